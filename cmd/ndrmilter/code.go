@@ -1,12 +1,86 @@
 package main
 
 import (
+	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
+	"strings"
+
+	"github.com/ndrmilter/ndrmilter/rules"
 )
 
-// runCode is the "code" subcommand. PLACEHOLDER: a helper replaces this file.
+// codeRecord is the JSON form of "ndrmilter code --json". Keys are fixed by
+// the issue "Bounce understanding".
+type codeRecord struct {
+	Code        string `json:"code"`
+	Status      string `json:"status"`
+	ReplyCode   string `json:"reply_code"`
+	Reason      string `json:"reason"`
+	Permanent   bool   `json:"permanent"`
+	HardBounce  bool   `json:"hard_bounce"`
+	Owner       string `json:"owner"`
+	Summary     string `json:"summary"`
+	Explanation string `json:"explanation"`
+	Fix         string `json:"fix"`
+}
+
+// runCode is "ndrmilter code [--json] CODE_OR_REPLY": the SMTP error code lookup.
 func runCode(args []string) int {
-	fmt.Fprintln(os.Stderr, "ndrmilter code: not implemented yet")
-	return 2
+	fs := flag.NewFlagSet("code", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	var ruleFiles stringList
+	fs.Var(&ruleFiles, "rules", "extra rules `FILE`, loaded before the built-in rules (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: ndrmilter code [--json] CODE_OR_REPLY   e.g. 5.7.509, or '550 5.7.26 Unauthenticated email ...'")
+		fs.PrintDefaults()
+	}
+	// Flags may come after the code: "ndrmilter code 5.7.509 --json".
+	var words []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return 2
+		}
+		args = fs.Args()
+		if len(args) > 0 {
+			words = append(words, args[0])
+			args = args[1:]
+		}
+	}
+	text := strings.TrimSpace(strings.Join(words, " "))
+	if text == "" {
+		fs.Usage()
+		return 2
+	}
+	engine, err := rules.Load(ruleFiles...)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ndrmilter code: %v\n", err)
+		return 2
+	}
+	v := engine.Lookup(text)
+	if *asJSON {
+		rec := codeRecord{Code: text, Status: v.Status, ReplyCode: v.ReplyCode, Reason: v.Reason,
+			Permanent: v.Permanent, HardBounce: v.HardBounce, Owner: v.Owner, Summary: v.Summary,
+			Explanation: v.Explanation, Fix: v.Fix}
+		if err := json.NewEncoder(os.Stdout).Encode(rec); err != nil {
+			return 2
+		}
+		return 0
+	}
+	fmt.Printf("%s\n", text)
+	if v.Status != "" || v.ReplyCode != "" {
+		fmt.Printf("  Code:             %s\n", strings.TrimSpace(v.ReplyCode+" "+v.Status))
+	}
+	fmt.Printf("  What it means:    %s\n", v.Explanation)
+	fmt.Printf("  Who must fix it:  %s\n", ownerWords[v.Owner])
+	if v.Fix != "" {
+		fmt.Printf("  How to fix it:    %s\n", v.Fix)
+	}
+	fmt.Printf("  Reason:           %s", v.Reason)
+	if v.Permanent {
+		fmt.Printf(" (permanent)\n")
+	} else {
+		fmt.Printf(" (temporary)\n")
+	}
+	return 0
 }
