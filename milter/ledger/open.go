@@ -46,5 +46,5 @@ func Open(spec, dataDir string, o Options) (Ledger, error) {
 	case strings.HasPrefix(spec, "redis://"), strings.HasPrefix(spec, "rediss://"):
 		return OpenRedis(spec, o)
 	}
-	return nil, fmt.Errorf("ledger: unknown ledger %q: expected empty (bbolt in the data directory), bolt:PATH, redis://HOST:PORT/DB or rediss://...", spec)
+	return nil, fmt.Errorf("ledger: unknown ledger %q: expected empty (bbolt in the data directory), bolt:PATH, redis://HOST:PORT/DB or rediss://HOST:PORT/DB", spec)
 }
