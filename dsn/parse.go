@@ -1,10 +1,322 @@
 package dsn
 
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+)
+
 // Parse reads raw (an RFC 5322 message, LF or CRLF line ends) into a Report.
 // It never panics; on input it cannot make sense of it returns a best-effort
 // Report (often KindNone) and, for malformed input, an error saying what was
 // expected and what came.
-func Parse(raw []byte) (*Report, error) {
-	// PLACEHOLDER: the dsn helper replaces this.
-	return &Report{Kind: KindNone}, nil
+func Parse(raw []byte) (rep *Report, err error) {
+	defer func() {
+		// A bug must not take the milter down with it: the message passes
+		// unexplained, and the error says why.
+		if x := recover(); x != nil {
+			rep = &Report{Kind: KindNone}
+			err = fmt.Errorf("dsn: internal error while reading the message: %v", x)
+		}
+	}()
+	p := &parser{rep: &Report{Kind: KindNone}}
+	if len(raw) > MaxInput {
+		raw = raw[:MaxInput]
+		p.rep.Truncated = true
+	}
+	h, body, truncated := parseHeader(raw)
+	if truncated {
+		p.rep.Truncated = true
+	}
+	if len(h) == 0 {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			return p.rep, errors.New("dsn: empty message")
+		}
+		err = errors.New("dsn: expected header fields at the start of the message, found none")
+	}
+	p.hdr = h
+	w := mimeWalker{}
+	w.walk(h, body, 0)
+	if w.truncated {
+		p.rep.Truncated = true
+	}
+	p.parts = w.parts
+	p.read()
+	return p.rep, err
+}
+
+// parser holds the state of one Parse.
+type parser struct {
+	rep   *Report
+	hdr   header // the top-level header
+	parts []part
+
+	text      []byte // the human-readable text of the message, decoded, for the free-text scanners
+	lowerText []byte // text in ASCII lower case
+	textDone  bool
+}
+
+// read decides what the message is and fills the report.
+func (p *parser) read() {
+	r := p.rep
+	var dsnParts, fbParts, mdnParts []int
+	for i := range p.parts {
+		switch p.parts[i].mediaType {
+		case "message/delivery-status", "message/global-delivery-status":
+			dsnParts = append(dsnParts, i)
+		case "message/feedback-report":
+			fbParts = append(fbParts, i)
+		case "message/disposition-notification", "message/global-disposition-notification":
+			mdnParts = append(mdnParts, i)
+		}
+	}
+	p.readOriginalParts()
+	switch {
+	case len(fbParts) > 0:
+		p.readFeedback(fbParts[0])
+		return
+	case len(mdnParts) > 0 && len(dsnParts) == 0:
+		p.readReceipt(mdnParts[0])
+		return
+	}
+	for _, i := range dsnParts {
+		body := decodePart(&p.parts[i])
+		msg, rcpts, truncated := parseDeliveryStatus(body)
+		if truncated {
+			r.Truncated = true
+		}
+		if r.ReportingMTA == "" {
+			r.ReportingMTA = msg.reportingMTA
+		}
+		if r.Original.Sender == "" {
+			r.Original.Sender = msg.sender
+		}
+		r.Recipients = append(r.Recipients, rcpts...)
+	}
+	if len(r.Recipients) > 0 {
+		r.Format = "rfc3464"
+		if len(r.Recipients) > MaxRecipients {
+			r.Recipients = r.Recipients[:MaxRecipients]
+			r.Truncated = true
+		}
+		p.enrichFromText()
+		p.finish("failed")
+		return
+	}
+	if p.readFreeText() {
+		return
+	}
+	if isAutoReply(p.hdr) {
+		p.readAutoReply()
+		return
+	}
+}
+
+// finish completes the recipient records: codes from the diagnostic text,
+// the kind, and the original message from inline text when no part gave it.
+func (p *parser) finish(fallbackAction string) {
+	r := p.rep
+	for i := range r.Recipients {
+		rc := &r.Recipients[i]
+		rc.Diagnostic = cleanDiagnostic(rc.Diagnostic)
+		if rc.Status == "" || isGenericStatus(rc.Status) {
+			if s := findStatus(rc.Diagnostic); s != "" && (rc.Status == "" || !isGenericStatus(s)) {
+				rc.Status = s
+			}
+		}
+		if rc.ReplyCode == "" {
+			rc.ReplyCode = findReplyCode(rc.Diagnostic)
+		}
+		if rc.Command == "" {
+			rc.Command = findCommand(rc.Diagnostic)
+		}
+	}
+	settleKinds(r, fallbackAction)
+	if r.Original.MessageID == "" && r.Original.From == "" {
+		p.loadText()
+		if h := inlineOriginal(p.text, p.lowerText); h != nil {
+			readOriginal(&r.Original, h)
+		}
+	}
+}
+
+// readOriginalParts reads the original message from the parts that carry it
+// (RFC 3462 text/rfc822-headers, message/rfc822, RFC 6533 message/global and
+// message/global-headers).
+func (p *parser) readOriginalParts() {
+	for i := range p.parts {
+		pt := &p.parts[i]
+		switch pt.mediaType {
+		case "text/rfc822-headers", "message/rfc822", "message/global", "message/global-headers", "message/partial":
+		default:
+			continue
+		}
+		b := pt.body
+		if pt.cte == "base64" || pt.cte == "quoted-printable" {
+			b = decodePart(pt)
+		}
+		h, _, _ := parseHeader(trimLeadingBlank(b))
+		readOriginal(&p.rep.Original, h)
+		if p.rep.Original.MessageID != "" {
+			return
+		}
+	}
+}
+
+// trimLeadingBlank drops empty lines at the start of b.
+func trimLeadingBlank(b []byte) []byte {
+	for len(b) > 0 {
+		line, next := nextLine(b, 0)
+		if len(bytes.TrimSpace(line)) != 0 {
+			return b
+		}
+		b = b[next:]
+	}
+	return b
+}
+
+// loadText gathers the human-readable text of the message once: its
+// text/plain parts (text/html, tags stripped, when there is no plain text),
+// decoded, up to MaxScanText.
+func (p *parser) loadText() {
+	if p.textDone {
+		return
+	}
+	p.textDone = true
+	var buf []byte
+	plain := false
+	for i := range p.parts {
+		pt := &p.parts[i]
+		if pt.mediaType == "text/plain" || pt.mediaType == "text" {
+			plain = true
+			break
+		}
+	}
+	for i := range p.parts {
+		pt := &p.parts[i]
+		switch {
+		case pt.mediaType == "text/plain" || pt.mediaType == "text" || pt.mediaType == "text/enriched":
+			buf = append(buf, decodePart(pt)...)
+		case pt.mediaType == "text/html" && !plain:
+			buf = append(buf, stripTags(decodePart(pt))...)
+		default:
+			continue
+		}
+		buf = append(buf, '\n')
+		if len(buf) > MaxScanText {
+			buf = buf[:MaxScanText]
+			break
+		}
+	}
+	p.text = buf
+	p.lowerText = toLower(buf)
+}
+
+// enrichFromText completes RFC 3464 recipient records from the
+// human-readable part: a diagnostic where the delivery-status part gave
+// none, the SMTP command and the remote host.
+func (p *parser) enrichFromText() {
+	r := p.rep
+	need := false
+	for i := range r.Recipients {
+		rc := &r.Recipients[i]
+		if rc.Diagnostic == "" || rc.RemoteMTA == "" || rc.Command == "" {
+			need = true
+		}
+	}
+	if !need {
+		return
+	}
+	p.loadText()
+	if len(p.text) == 0 {
+		return
+	}
+	blocks := scanRecipientBlocks(p.text, p.lowerText)
+	for i := range r.Recipients {
+		rc := &r.Recipients[i]
+		for _, b := range blocks {
+			if !strings.EqualFold(b.address, rc.Address) {
+				continue
+			}
+			if rc.Diagnostic == "" {
+				rc.Diagnostic = b.diagnostic
+			}
+			if rc.RemoteMTA == "" {
+				rc.RemoteMTA = b.remoteMTA
+			}
+			if rc.Command == "" {
+				rc.Command = b.command
+			}
+			break
+		}
+	}
+}
+
+// readFeedback reads an RFC 5965 feedback report: one recipient record per
+// Original-Rcpt-To, else per address of the original's To.
+func (p *parser) readFeedback(i int) {
+	r := p.rep
+	r.Kind = KindFeedback
+	r.Format = "arf"
+	body := decodePart(&p.parts[i])
+	h, _, _ := parseHeader(body)
+	r.FeedbackType = lowerString(h.getString("Feedback-Type"))
+	if v := h.getString("Reporting-MTA"); v != "" {
+		_, r.ReportingMTA = stripType(v)
+	}
+	if v := h.getString("Original-Mail-From"); v != "" && r.Original.Sender == "" {
+		r.Original.Sender = cleanAddress(v)
+	}
+	var addrs []string
+	for k := range h {
+		if equalFoldString(h[k].name, "Original-Rcpt-To") || equalFoldString(h[k].name, "Removal-Recipient") {
+			if a := cleanAddress(string(h[k].value)); a != "" {
+				addrs = append(addrs, a)
+			}
+		}
+	}
+	if len(addrs) == 0 {
+		addrs = addressList(r.Original.To)
+	}
+	for _, a := range addrs {
+		if len(r.Recipients) >= MaxRecipients {
+			r.Truncated = true
+			break
+		}
+		r.Recipients = append(r.Recipients, Recipient{Address: a})
+	}
+}
+
+// readReceipt reads an RFC 8098 message disposition notification.
+func (p *parser) readReceipt(i int) {
+	r := p.rep
+	r.Kind = KindReceipt
+	r.Format = "mdn"
+	body := decodePart(&p.parts[i])
+	h, _, _ := parseHeader(body)
+	if v := h.getString("Reporting-UA"); v != "" {
+		_, r.ReportingMTA = stripType(v)
+	}
+	a := h.getString("Final-Recipient")
+	if a == "" {
+		a = h.getString("Original-Recipient")
+	}
+	if a != "" {
+		r.Recipients = append(r.Recipients, Recipient{Address: recipientAddress(a)})
+	}
+}
+
+// readAutoReply reads an RFC 3834 auto-reply: the recipient is the one who
+// replied (From), the original sender the one the reply goes to (To).
+func (p *parser) readAutoReply() {
+	r := p.rep
+	r.Kind = KindAutoreply
+	r.Format = "rfc3834"
+	if a := firstAddress(decodeWords(p.hdr.getString("From"))); a != "" {
+		r.Recipients = append(r.Recipients, Recipient{Address: a})
+	}
+	if r.Original.Sender == "" {
+		r.Original.Sender = firstAddress(decodeWords(p.hdr.getString("To")))
+	}
 }

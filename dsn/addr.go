@@ -1,0 +1,140 @@
+package dsn
+
+import (
+	"strconv"
+	"strings"
+)
+
+// stripType removes an RFC 3464 type prefix ("rfc822;", "smtp;", "dns;",
+// "utf-8;", "X-Unix;") from a field value, and says which type it was (lower case).
+func stripType(v string) (typ, rest string) {
+	semi := strings.IndexByte(v, ';')
+	if semi <= 0 || semi > 16 {
+		return "", strings.TrimSpace(v)
+	}
+	t := v[:semi]
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !(isAlpha(c) || isDigit(c) || c == '-' || c == '_' || c == ' ') {
+			return "", strings.TrimSpace(v)
+		}
+	}
+	return lowerString(strings.TrimSpace(t)), strings.TrimSpace(v[semi+1:])
+}
+
+// recipientAddress reads a Final-Recipient or Original-Recipient value
+// (RFC 3464 section 2.3.2, RFC 6533 section 3): it drops the address type,
+// decodes utf-8 and xtext escapes and the angle brackets.
+func recipientAddress(v string) string {
+	typ, a := stripType(v)
+	switch typ {
+	case "utf-8":
+		a = decodeUnitext(a)
+	case "rfc822", "":
+		if strings.Contains(a, "+") {
+			a = decodeXtext(a)
+		}
+	}
+	return cleanAddress(a)
+}
+
+// cleanAddress takes the address out of a written form: angle brackets,
+// quotes, a trailing comment or punctuation.
+func cleanAddress(a string) string {
+	a = strings.TrimSpace(a)
+	if lt := strings.IndexByte(a, '<'); lt >= 0 {
+		if gt := strings.IndexByte(a[lt:], '>'); gt > 0 {
+			a = a[lt+1 : lt+gt]
+		} else {
+			a = a[lt+1:]
+		}
+	}
+	if sp := strings.IndexAny(a, " \t("); sp > 0 && strings.IndexByte(a[:sp], '@') > 0 {
+		a = a[:sp]
+	}
+	a = strings.Trim(a, " \t\"'<>[](),;:.")
+	if strings.HasPrefix(strings.ToLower(a), "mailto:") {
+		a = a[7:]
+	}
+	return validUTF8(a)
+}
+
+// decodeUnitext decodes RFC 6533 "\x{HHHH}" escapes.
+func decodeUnitext(s string) string {
+	if !strings.Contains(s, `\x{`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.HasPrefix(s[i:], `\x{`) {
+			if end := strings.IndexByte(s[i:], '}'); end > 3 && end <= 9 {
+				if r, err := strconv.ParseUint(s[i+3:i+end], 16, 32); err == nil && r <= 0x10FFFF {
+					b.WriteRune(rune(r))
+					i += end
+					continue
+				}
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// decodeXtext decodes RFC 3461 xtext "+HH" escapes, as in "user+2Btag@example.com".
+func decodeXtext(s string) string {
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(s); i++ {
+		if s[i] == '+' && i+2 < len(s) {
+			h, ok1 := unhex(s[i+1])
+			l, ok2 := unhex(s[i+2])
+			// Only upper-case hex is xtext; "+ab" in an address is a tag.
+			if ok1 && ok2 && !isLowerHex(s[i+1]) && !isLowerHex(s[i+2]) {
+				b.WriteByte(h<<4 | l)
+				i += 2
+				changed = true
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	if !changed {
+		return s
+	}
+	return b.String()
+}
+
+func isLowerHex(c byte) bool { return 'a' <= c && c <= 'f' }
+
+// isAddrChar says whether c may appear in the local part or domain of an
+// address as written in bounce text.
+func isAddrChar(c byte) bool {
+	return isAlpha(c) || isDigit(c) || c >= 0x80 || strings.IndexByte("!#$%&'*+-/=?^_`{|}~.", c) >= 0
+}
+
+// findAddress returns the first thing that looks like an email address in
+// s (local@domain.tld), and the index just after it; "" when none.
+func findAddress(s string, from int) (addr string, end int) {
+	for i := from; i < len(s); i++ {
+		at := strings.IndexByte(s[i:], '@')
+		if at < 0 {
+			return "", len(s)
+		}
+		at += i
+		st := at
+		for st > 0 && isAddrChar(s[st-1]) {
+			st--
+		}
+		en := at + 1
+		for en < len(s) && (isAlpha(s[en]) || isDigit(s[en]) || s[en] == '-' || s[en] == '.' || s[en] == '_' || s[en] >= 0x80) {
+			en++
+		}
+		local := strings.TrimLeft(s[st:at], ".")
+		domain := strings.TrimRight(s[at+1:en], ".-")
+		if len(local) > 0 && strings.IndexByte(domain, '.') > 0 && len(local) <= 256 {
+			return local + "@" + domain, at + 1 + len(domain)
+		}
+		i = at
+	}
+	return "", len(s)
+}

@@ -1,0 +1,34 @@
+package dsn
+
+// Caps on what Parse reads. A bounce is hostile input: these bound the time and
+// memory one message can cost. When a cap cuts the reading short, Parse sets
+// Report.Truncated and returns what it read so far.
+const (
+	// MaxInput is the number of bytes of a message Parse looks at. Reports put
+	// what matters first; the rest (a large attachment) is ignored.
+	MaxInput = 64 << 20
+
+	// MaxDepth is how deep MIME parts may nest (multipart in multipart, or
+	// message/rfc822 in message/rfc822). Real reports nest three or four deep.
+	MaxDepth = 12
+
+	// MaxParts is the number of MIME parts Parse looks at in one message.
+	MaxParts = 512
+
+	// MaxHeaderFields is the number of header fields read from one header block.
+	MaxHeaderFields = 1000
+
+	// MaxDecodedPart is the size of a part's body Parse decodes (base64,
+	// quoted-printable, charset). Text beyond it is cut: no report needs more.
+	MaxDecodedPart = 1 << 20
+
+	// MaxRecipients is the number of recipient records one report may hold.
+	MaxRecipients = 10000
+
+	// MaxDiagnostic is the length of one recipient's diagnostic text.
+	MaxDiagnostic = 4096
+
+	// MaxScanText is how much free text the free-text scanners read of one
+	// message when it has no RFC 3464 part.
+	MaxScanText = 256 << 10
+)

@@ -1,0 +1,192 @@
+package dsn
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/htmlindex"
+	"golang.org/x/text/encoding/ianaindex"
+)
+
+// decodePart returns the body of p decoded from its transfer encoding
+// (RFC 2045 section 6) and converted to UTF-8 from its charset, cut at
+// MaxDecodedPart. Undecodable input is passed through as it is: a
+// best-effort reading beats none.
+func decodePart(p *part) []byte {
+	b := p.body
+	switch p.cte {
+	case "base64":
+		if len(b) > MaxDecodedPart*4/3+4096 {
+			b = b[:MaxDecodedPart*4/3+4096]
+		}
+		b = decodeBase64(b)
+	case "quoted-printable":
+		if len(b) > 3*MaxDecodedPart {
+			b = b[:3*MaxDecodedPart]
+		}
+		b = decodeQP(b)
+	}
+	if len(b) > MaxDecodedPart {
+		b = b[:MaxDecodedPart]
+	}
+	return toUTF8(b, p.params.charset)
+}
+
+// decodeBase64 decodes base64 text leniently: characters outside the
+// alphabet (line ends, white space, garbage) are skipped and decoding stops
+// at the padding.
+func decodeBase64(b []byte) []byte {
+	out := make([]byte, 0, len(b)*3/4)
+	var acc uint32
+	n := 0
+	for _, c := range b {
+		var v byte
+		switch {
+		case 'A' <= c && c <= 'Z':
+			v = c - 'A'
+		case 'a' <= c && c <= 'z':
+			v = c - 'a' + 26
+		case '0' <= c && c <= '9':
+			v = c - '0' + 52
+		case c == '+' || c == '-':
+			v = 62
+		case c == '/' || c == '_':
+			v = 63
+		case c == '=':
+			// Padding ends a group; what follows may be a new stream of
+			// concatenated base64 from a broken writer, keep reading.
+			switch n {
+			case 2:
+				out = append(out, byte(acc>>4))
+			case 3:
+				out = append(out, byte(acc>>10), byte(acc>>2))
+			}
+			acc, n = 0, 0
+			continue
+		default:
+			continue
+		}
+		acc = acc<<6 | uint32(v)
+		n++
+		if n == 4 {
+			out = append(out, byte(acc>>16), byte(acc>>8), byte(acc))
+			acc, n = 0, 0
+		}
+	}
+	switch n {
+	case 2:
+		out = append(out, byte(acc>>4))
+	case 3:
+		out = append(out, byte(acc>>10), byte(acc>>2))
+	}
+	return out
+}
+
+// decodeQP decodes quoted-printable (RFC 2045 section 6.7) leniently: a
+// malformed escape is kept as it is.
+func decodeQP(b []byte) []byte {
+	if bytes.IndexByte(b, '=') < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '=' {
+			out = append(out, c)
+			continue
+		}
+		// Soft line break: "=" then optional white space and the line end.
+		j := i + 1
+		for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
+			j++
+		}
+		if j < len(b) && (b[j] == '\n' || b[j] == '\r') {
+			if b[j] == '\r' && j+1 < len(b) && b[j+1] == '\n' {
+				j++
+			}
+			i = j
+			continue
+		}
+		if j == len(b) {
+			i = j
+			continue
+		}
+		if i+2 < len(b) {
+			h, ok1 := unhex(b[i+1])
+			l, ok2 := unhex(b[i+2])
+			if ok1 && ok2 {
+				out = append(out, h<<4|l)
+				i += 2
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// toUTF8 converts b from charset to UTF-8 through golang.org/x/text. ASCII
+// text, UTF-8 and unknown charsets are returned as they are (an unknown
+// charset is most often a mislabelled ASCII or UTF-8 text).
+func toUTF8(b []byte, charset string) []byte {
+	if !needsConversion(b) {
+		return b
+	}
+	switch charset {
+	case "", "us-ascii", "utf-8", "utf8", "ascii":
+		return b
+	}
+	enc := lookupCharset(charset)
+	if enc == nil {
+		return b
+	}
+	out, err := enc.NewDecoder().Bytes(b)
+	if err != nil {
+		return b
+	}
+	return out
+}
+
+// needsConversion says whether b has bytes that a charset could change:
+// 8-bit bytes, or the escape that starts ISO-2022 shifts.
+func needsConversion(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 || c == 0x1b {
+			return true
+		}
+	}
+	return false
+}
+
+// lookupCharset finds an encoding by its MIME charset name, nil if unknown.
+func lookupCharset(name string) encoding.Encoding {
+	if e, err := htmlindex.Get(name); err == nil && e != nil {
+		return e
+	}
+	if e, err := ianaindex.MIME.Encoding(name); err == nil && e != nil {
+		return e
+	}
+	return nil
+}
+
+// validUTF8 returns s with invalid UTF-8 replaced, so that JSON output and
+// headers built from it stay well-formed.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return string(bytes.ToValidUTF8([]byte(s), []byte("\uFFFD")))
+}

@@ -1,0 +1,161 @@
+package dsn
+
+import "bytes"
+
+// field is one header field (RFC 5322 section 2.2), its value unfolded.
+type field struct {
+	name  []byte
+	value []byte
+}
+
+// header is a header block in the order of its fields.
+type header []field
+
+// get returns the value of the first field called name (case-insensitive), or nil.
+func (h header) get(name string) []byte {
+	for i := range h {
+		if equalFoldString(h[i].name, name) {
+			return h[i].value
+		}
+	}
+	return nil
+}
+
+// getString is get as a string with surrounding white space removed.
+func (h header) getString(name string) string {
+	return string(bytes.TrimSpace(h.get(name)))
+}
+
+// has says whether a field called name is present.
+func (h header) has(name string) bool {
+	for i := range h {
+		if equalFoldString(h[i].name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// nextLine returns the line of b that starts at i without its line end
+// (LF or CRLF), and the index of the next line.
+func nextLine(b []byte, i int) (line []byte, next int) {
+	j := bytes.IndexByte(b[i:], '\n')
+	if j < 0 {
+		line, next = b[i:], len(b)
+	} else {
+		line, next = b[i:i+j], i+j+1
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, next
+}
+
+// parseHeader reads the header block at the start of b (RFC 5322 section
+// 2.2) and returns its fields and the body after the empty line. A line that
+// is neither a field nor a continuation ends the block, as does the cap on
+// fields: the rest is taken as the body. An mbox "From " line at the very
+// start is skipped.
+func parseHeader(b []byte) (h header, body []byte, truncated bool) {
+	i := 0
+	if bytes.HasPrefix(b, []byte("From ")) {
+		_, i = nextLine(b, 0)
+	}
+	for i < len(b) {
+		line, next := nextLine(b, i)
+		if len(line) == 0 {
+			return h, b[next:], truncated
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			if len(h) == 0 {
+				// A continuation without a field: not a header block.
+				return h, b[i:], truncated
+			}
+			// Unfold (RFC 5322 section 2.2.3): the line joins the previous value.
+			t := bytes.TrimSpace(line)
+			if len(t) == 0 {
+				// A line of blanks: many writers mean it as the end of the block.
+				return h, b[next:], truncated
+			}
+			last := &h[len(h)-1]
+			v := make([]byte, 0, len(last.value)+1+len(t))
+			v = append(v, last.value...)
+			if len(v) > 0 {
+				v = append(v, ' ')
+			}
+			last.value = append(v, t...)
+			i = next
+			continue
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 || !isFieldName(bytes.TrimRight(line[:colon], " \t")) {
+			return h, b[i:], truncated
+		}
+		if len(h) >= MaxHeaderFields {
+			truncated = true
+			i = next
+			continue
+		}
+		h = append(h, field{
+			name:  bytes.TrimRight(line[:colon], " \t"),
+			value: bytes.TrimSpace(line[colon+1:]),
+		})
+		i = next
+	}
+	return h, nil, truncated
+}
+
+// isFieldName says whether b is a field name: printable ASCII without
+// colon or space (RFC 5322 section 2.2).
+func isFieldName(b []byte) bool {
+	if len(b) == 0 || len(b) > 76 {
+		return false
+	}
+	for _, c := range b {
+		if c <= ' ' || c >= 0x7f || c == ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// equalFoldString compares b and an ASCII string s without regard to case.
+func equalFoldString(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		c, d := b[i], s[i]
+		if c != d && lower(c) != lower(d) {
+			return false
+		}
+	}
+	return true
+}
+
+// lower is ASCII lower case of one byte.
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// toLower returns an ASCII lower-case copy of b.
+func toLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		out[i] = lower(c)
+	}
+	return out
+}
+
+// lowerString is strings.ToLower for ASCII, cheap when s is already lower case.
+func lowerString(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			return string(toLower([]byte(s)))
+		}
+	}
+	return s
+}

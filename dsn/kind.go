@@ -1,0 +1,106 @@
+package dsn
+
+import "strings"
+
+// kindOfAction maps an RFC 3464 Action (section 2.3.3) to a Kind.
+func kindOfAction(action string) Kind {
+	switch action {
+	case "failed":
+		return KindBounce
+	case "delayed":
+		return KindDelay
+	case "delivered":
+		return KindDelivered
+	case "relayed":
+		return KindRelayed
+	case "expanded":
+		return KindExpanded
+	}
+	return ""
+}
+
+// kindRank orders kinds by significance: a report with one failed and one
+// delayed recipient is a bounce.
+func kindRank(k Kind) int {
+	switch k {
+	case KindBounce:
+		return 5
+	case KindDelay:
+		return 4
+	case KindDelivered:
+		return 3
+	case KindRelayed:
+		return 2
+	case KindExpanded:
+		return 1
+	}
+	return 0
+}
+
+// settleKinds fills each recipient's missing Action from its status class
+// (or the fallback action) and sets the report's Kind to that of its most
+// significant recipient.
+func settleKinds(r *Report, fallback string) {
+	best := Kind("")
+	for i := range r.Recipients {
+		rc := &r.Recipients[i]
+		if rc.Action == "" || kindOfAction(rc.Action) == "" {
+			switch {
+			case strings.HasPrefix(rc.Status, "5"):
+				rc.Action = "failed"
+			case strings.HasPrefix(rc.Status, "4"):
+				if fallback == "failed" {
+					// A report that gave up on a temporary error (expired).
+					rc.Action = "failed"
+				} else {
+					rc.Action = "delayed"
+				}
+			case strings.HasPrefix(rc.Status, "2"):
+				rc.Action = "delivered"
+			default:
+				rc.Action = fallback
+			}
+		}
+		if k := kindOfAction(rc.Action); kindRank(k) > kindRank(best) {
+			best = k
+		}
+	}
+	if best != "" {
+		r.Kind = best
+	}
+}
+
+// isAutoReply says whether a message's header marks it as an automatic reply
+// (RFC 3834 section 5, and the fields and subjects common auto-responders
+// use instead).
+func isAutoReply(h header) bool {
+	if v := lowerString(h.getString("Auto-Submitted")); strings.HasPrefix(v, "auto-replied") {
+		return true
+	}
+	for _, name := range [...]string{"X-Autoreply", "X-Autorespond", "X-Autoresponder", "X-Vacation"} {
+		if h.has(name) {
+			return true
+		}
+	}
+	if p := lowerString(h.getString("Precedence")); p == "auto_reply" || p == "auto-reply" {
+		return true
+	}
+	if v := lowerString(h.getString("X-Auto-Response-Suppress")); v != "" && h.has("X-MS-Exchange-Inbox-Rules-Loop") {
+		return true
+	}
+	s := lowerString(decodeWords(h.getString("Subject")))
+	for _, p := range autoReplySubjects {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// autoReplySubjects are lower-case subject words of auto-responders.
+var autoReplySubjects = []string{
+	"auto:", "automatic reply", "autoreply", "auto-reply", "auto reply", "autoresponse",
+	"auto response", "auto-response", "out of office", "out of the office", "vacation",
+	"away from my mail", "abwesenheitsnotiz", "absence du bureau", "réponse automatique",
+	"risposta automatica", "respuesta automática", "自動応答", "不在",
+}

@@ -1,0 +1,144 @@
+package dsn
+
+import (
+	"bytes"
+	"strings"
+)
+
+// readOriginal fills o from the header of the original message, as a
+// text/rfc822-headers or message/rfc822 part or an inline copy gives it.
+// Fields already known are kept: the first source wins.
+func readOriginal(o *Original, h header) {
+	for i := range h {
+		f := &h[i]
+		switch {
+		case o.MessageID == "" && equalFoldString(f.name, "Message-ID"):
+			o.MessageID = messageID(string(f.value))
+		case o.From == "" && equalFoldString(f.name, "From"):
+			o.From = firstAddress(decodeWords(string(f.value)))
+		case o.To == "" && equalFoldString(f.name, "To"):
+			o.To = collapseSpace(decodeWords(string(f.value)))
+		case o.Subject == "" && equalFoldString(f.name, "Subject"):
+			o.Subject = collapseSpace(decodeWords(string(f.value)))
+		case o.Date == "" && equalFoldString(f.name, "Date"):
+			o.Date = collapseSpace(validUTF8(string(f.value)))
+		case o.Sender == "" && (equalFoldString(f.name, "Return-Path") || equalFoldString(f.name, "X-Envelope-From")):
+			o.Sender = cleanAddress(string(f.value))
+		case equalFoldString(f.name, "Received"):
+			if len(o.Received) < maxReceived {
+				o.Received = append(o.Received, collapseSpace(validUTF8(string(f.value))))
+			}
+		}
+	}
+}
+
+// maxReceived caps the Received lines kept of an original message.
+const maxReceived = 64
+
+// messageID takes the id out of a Message-ID value: between the angle
+// brackets when there are some.
+func messageID(v string) string {
+	v = strings.TrimSpace(v)
+	if lt := strings.IndexByte(v, '<'); lt >= 0 {
+		if gt := strings.IndexByte(v[lt:], '>'); gt > 0 {
+			return validUTF8(strings.TrimSpace(v[lt+1 : lt+gt]))
+		}
+		v = v[lt+1:]
+	}
+	if i := strings.IndexAny(v, " \t"); i > 0 {
+		v = v[:i]
+	}
+	return validUTF8(v)
+}
+
+// firstAddress returns the first address of an address list value.
+func firstAddress(v string) string {
+	if lt := strings.IndexByte(v, '<'); lt >= 0 {
+		return cleanAddress(v[lt:])
+	}
+	if a, _ := findAddress(v, 0); a != "" {
+		return a
+	}
+	return cleanAddress(v)
+}
+
+// addressList returns the addresses of an address list value (To, Cc).
+func addressList(v string) []string {
+	var out []string
+	for i := 0; i < len(v) && len(out) < MaxRecipients; {
+		a, end := findAddress(v, i)
+		if a == "" {
+			break
+		}
+		out = append(out, a)
+		i = end
+	}
+	return out
+}
+
+// inlineOriginal finds a copy of the original message's header in free
+// text, after a separator such as "----- Original message -----" or
+// "------ This is a copy of the message, including all the headers. ------",
+// and returns it; nil when there is none.
+func inlineOriginal(text, lowerText []byte) header {
+	for _, sep := range originalSeparators {
+		k := bytes.Index(lowerText, []byte(sep))
+		if k < 0 {
+			continue
+		}
+		_, next := nextLine(text, k)
+		h := headerAfter(text, next)
+		if len(h) > 0 {
+			return h
+		}
+	}
+	return nil
+}
+
+// headerAfter reads a header block that starts at text[i], after any empty
+// or indented-empty lines.
+func headerAfter(text []byte, i int) header {
+	for n := 0; i < len(text) && n < 5; n++ {
+		line, next := nextLine(text, i)
+		if len(bytes.TrimSpace(line)) != 0 {
+			break
+		}
+		i = next
+	}
+	if i >= len(text) {
+		return nil
+	}
+	rest := text[i:]
+	// Some writers indent the copied header.
+	h, _, _ := parseHeader(rest)
+	if len(h) < 2 {
+		return nil
+	}
+	return h
+}
+
+// originalSeparators are the lower-case lines after which writers copy the
+// original message (or its header), most specific first.
+var originalSeparators = []string{
+	"------ this is a copy of the message, including all the headers.",
+	"------ this is a copy of the message's headers.",
+	"--- below this line is a copy of the message.",
+	"--- below this line is the original message.",
+	"----- original message -----",
+	"----- original message follows -----",
+	"------ original message follows -----",
+	"----- message header follows -----",
+	"----- the header of the original message is following. -----",
+	"----- the following is the original message",
+	"----- transcript of session follows -----", // not a copy; kept last, headerAfter rejects it
+	"original message follows",
+	"original message headers",
+	"the original message was",
+	"unsent message below",
+	"undelivered message headers",
+	"-----original message-----",
+	"original message:",
+	"message header follows",
+	"content-type: message/rfc822",
+	"content-type: text/rfc822-headers",
+}

@@ -1,0 +1,204 @@
+package dsn
+
+import (
+	"bytes"
+	"strings"
+)
+
+// dsnFields are the per-message fields of a delivery-status body
+// (RFC 3464 section 2.2) that Parse keeps.
+type dsnFields struct {
+	reportingMTA string
+	sender       string // X-Postfix-Sender and the like: the original envelope sender
+}
+
+// parseDeliveryStatus reads the body of a message/delivery-status or
+// message/global-delivery-status part (RFC 3464 section 2, RFC 6533 section
+// 6): the per-message fields, then groups of per-recipient fields. Writers
+// that leave out the empty lines between groups are common; a new group also
+// starts where a Final-Recipient (or Original-Recipient) field repeats.
+func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated bool) {
+	var cur Recipient
+	var hasOriginal, hasFinal, inRecipient bool
+	var lastField *string // for continuation lines
+	flush := func() {
+		if cur.Address != "" || cur.Status != "" || cur.Diagnostic != "" {
+			if cur.Address != "" {
+				if len(rcpts) >= MaxRecipients {
+					truncated = true
+				} else {
+					rcpts = append(rcpts, cur)
+				}
+			}
+		}
+		cur = Recipient{}
+		hasOriginal, hasFinal, inRecipient = false, false, false
+		lastField = nil
+	}
+	var original string
+	i := 0
+	for i < len(b) {
+		line, next := nextLine(b, i)
+		i = next
+		if len(bytes.TrimSpace(line)) == 0 {
+			if inRecipient {
+				if cur.Address == "" && original != "" {
+					cur.Address = original
+				}
+				flush()
+				original = ""
+			}
+			lastField = nil
+			continue
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			if lastField != nil {
+				*lastField = joinFolded(*lastField, string(bytes.TrimSpace(line)))
+			}
+			continue
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 {
+			lastField = nil
+			continue
+		}
+		name := bytes.TrimSpace(line[:colon])
+		value := string(bytes.TrimSpace(line[colon+1:]))
+		lastField = nil
+		switch {
+		case equalFoldString(name, "Original-Recipient"):
+			if hasOriginal || hasFinal && (cur.Action != "" || cur.Status != "") {
+				if cur.Address == "" && original != "" {
+					cur.Address = original
+				}
+				flush()
+			}
+			hasOriginal, inRecipient = true, true
+			original = recipientAddress(value)
+		case equalFoldString(name, "Final-Recipient"):
+			if hasFinal {
+				flush()
+				original = ""
+			}
+			hasFinal, inRecipient = true, true
+			cur.Address = recipientAddress(value)
+		case equalFoldString(name, "X-Actual-Recipient"):
+			// Postfix: the recipient after alias expansion; Final-Recipient stays.
+		case equalFoldString(name, "Action"):
+			inRecipient = true
+			cur.Action = lowerString(firstWord(value))
+		case equalFoldString(name, "Status"):
+			inRecipient = true
+			cur.Status = firstWord(value)
+			lastField = nil
+		case equalFoldString(name, "Remote-MTA"):
+			inRecipient = true
+			_, cur.RemoteMTA = stripType(value)
+			lastField = &cur.RemoteMTA
+		case equalFoldString(name, "Diagnostic-Code"):
+			inRecipient = true
+			cur.Diagnostic = value
+			lastField = &cur.Diagnostic
+		case equalFoldString(name, "Reporting-MTA"):
+			_, msg.reportingMTA = stripType(value)
+			lastField = &msg.reportingMTA
+		case equalFoldString(name, "X-Postfix-Sender"), equalFoldString(name, "X-Original-Sender"):
+			_, s := stripType(value)
+			msg.sender = cleanAddress(s)
+		}
+	}
+	if cur.Address == "" && original != "" {
+		cur.Address = original
+	}
+	flush()
+	for k := range rcpts {
+		r := &rcpts[k]
+		r.Diagnostic = cleanDiagnostic(r.Diagnostic)
+		r.RemoteMTA = cleanHost(r.RemoteMTA)
+		if !isStatus(r.Status) {
+			// "5.1.1 (user unknown)" is read by firstWord; anything else is not a code.
+			r.Status = findStatus(r.Status)
+		}
+	}
+	msg.reportingMTA = cleanHost(msg.reportingMTA)
+	return msg, rcpts, truncated
+}
+
+// joinFolded joins a continuation line to a field value with one space.
+func joinFolded(v, more string) string {
+	if v == "" {
+		return more
+	}
+	if more == "" {
+		return v
+	}
+	return v + " " + more
+}
+
+// firstWord returns the first white-space separated word of s.
+func firstWord(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, " \t("); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// cleanDiagnostic makes one line of a diagnostic: the type ("smtp;") goes,
+// white space runs become one space, and it is cut at MaxDiagnostic.
+func cleanDiagnostic(d string) string {
+	typ, rest := stripType(d)
+	if typ != "" {
+		d = rest
+	}
+	d = collapseSpace(d)
+	if len(d) > MaxDiagnostic {
+		d = d[:MaxDiagnostic]
+	}
+	return validUTF8(d)
+}
+
+// collapseSpace trims s and turns each run of white space (line ends
+// included) into one space.
+func collapseSpace(s string) string {
+	needs := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\t' || c == '\n' || c == '\r' || c == ' ' && i+1 < len(s) && s[i+1] == ' ' {
+			needs = true
+			break
+		}
+	}
+	s = strings.TrimSpace(s)
+	if !needs {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			space = true
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// cleanHost reduces a Remote-MTA or Reporting-MTA value to the host name
+// (or address literal): "mx.example.com [192.0.2.1]" stays readable, a
+// trailing dot and surrounding brackets go.
+func cleanHost(h string) string {
+	h = strings.TrimSpace(h)
+	if _, rest := stripType(h); rest != h {
+		h = rest
+	}
+	h = strings.TrimSuffix(strings.TrimSpace(h), ".")
+	return validUTF8(h)
+}
