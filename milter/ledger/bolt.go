@@ -1,9 +1,408 @@
 package ledger
 
-import "errors"
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
 
-// OpenBolt opens (creating if needed) the bbolt ledger at path.
-// PLACEHOLDER: the milter helper replaces this file.
+	bolt "go.etcd.io/bbolt"
+)
+
+// Buckets of the bbolt ledger. Records live in bucketRecords under an 8-byte
+// big-endian sequence number; the other buckets are indexes into it.
+var (
+	bucketRecords = []byte("records") // id -> JSON Record
+	bucketTime    = []byte("time")    // time (8 bytes, unix ns) + id -> empty: expiry order
+	bucketMsgID   = []byte("msgid")   // normalized Message-ID -> id (latest)
+	bucketQueueID = []byte("queueid") // queue id -> id (latest)
+	bucketPair    = []byte("pair")    // sender NUL recipient -> time (8 bytes, unix ns, latest)
+)
+
+// maxBatch bounds the number of records committed in one transaction.
+const maxBatch = 1000
+
+// sweepChunk bounds the records expired in one transaction, so that a sweep
+// never holds the write lock for long.
+const sweepChunk = 1000
+
+// boltLedger is the embedded ledger: one bbolt file, written by a single
+// goroutine that commits every pending Put in one transaction (group commit),
+// so that N concurrent writers cost one pair of fsyncs, not N.
+type boltLedger struct {
+	db  *bolt.DB
+	o   Options
+	now func() time.Time
+
+	mu     sync.RWMutex // guards closed and sends on reqs
+	closed bool
+	reqs   chan putReq
+
+	stop    chan struct{}
+	writerD chan struct{}
+	sweepD  chan struct{}
+}
+
+type putReq struct {
+	r    Record
+	done chan error
+}
+
+// OpenBolt opens (creating if needed) the bbolt ledger at path. Records are
+// kept for o.Retention (default 30 days); a background sweep removes older
+// ones every o.SweepInterval (default: an hour, or Retention/24 if shorter).
 func OpenBolt(path string, o Options) (Ledger, error) {
-	return nil, errors.New("ledger: bbolt ledger not implemented yet")
+	o = o.withDefaults()
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("ledger: creating the directory of %s: %w", path, err)
+	}
+	db, err := bolt.Open(path, 0o640, &bolt.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("ledger: %s is locked by another process (is another ndrmilter running?)", path)
+		}
+		return nil, fmt.Errorf("ledger: opening %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketRecords, bucketTime, bucketMsgID, bucketQueueID, bucketPair} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("ledger: initialising %s: %w", path, err)
+	}
+	l := &boltLedger{
+		db:      db,
+		o:       o,
+		now:     time.Now,
+		reqs:    make(chan putReq, maxBatch),
+		stop:    make(chan struct{}),
+		writerD: make(chan struct{}),
+		sweepD:  make(chan struct{}),
+	}
+	go l.writer()
+	go l.sweeper()
+	return l, nil
+}
+
+func (l *boltLedger) cutoff() time.Time { return l.now().Add(-l.o.Retention) }
+
+// Put queues r for the next group commit and waits until it is durable. If
+// ctx ends first, Put returns ctx's error and r may still be committed.
+// A record older than the retention window is not stored.
+func (l *boltLedger) Put(ctx context.Context, r Record) error {
+	r = r.Normalize(l.now())
+	if r.MessageID == "" && r.QueueID == "" && (r.Sender == "" || len(r.Recipients) == 0) {
+		return errors.New("ledger: record has no Message-ID, no queue id and no sender/recipient pair: nothing to look it up by")
+	}
+	if r.Time.Before(l.cutoff()) {
+		return nil
+	}
+	req := putReq{r: r, done: make(chan error, 1)}
+	l.mu.RLock()
+	if l.closed {
+		l.mu.RUnlock()
+		return errors.New("ledger: closed")
+	}
+	select {
+	case l.reqs <- req:
+	case <-ctx.Done():
+		l.mu.RUnlock()
+		return ctx.Err()
+	}
+	l.mu.RUnlock()
+	select {
+	case err := <-req.done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// writer commits queued records: it takes what is waiting (up to maxBatch)
+// in one transaction, then acknowledges every one of them. While a commit
+// runs, new records queue up for the next one.
+func (l *boltLedger) writer() {
+	defer close(l.writerD)
+	batch := make([]putReq, 0, maxBatch)
+	for {
+		first, ok := <-l.reqs
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], first)
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case r, ok := <-l.reqs:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		err := l.db.Update(func(tx *bolt.Tx) error {
+			for _, req := range batch {
+				if err := putTx(tx, req.r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			err = fmt.Errorf("ledger: writing %d records: %w", len(batch), err)
+		}
+		for _, req := range batch {
+			req.done <- err
+		}
+	}
+}
+
+func timeKey(t time.Time, id uint64) []byte {
+	k := make([]byte, 16)
+	binary.BigEndian.PutUint64(k, uint64(t.UnixNano()))
+	binary.BigEndian.PutUint64(k[8:], id)
+	return k
+}
+
+func u64(v uint64) []byte {
+	b := make([]byte, 8)
+	binary.BigEndian.PutUint64(b, v)
+	return b
+}
+
+func pairKey(sender, rcpt string) []byte {
+	k := make([]byte, 0, len(sender)+1+len(rcpt))
+	k = append(k, sender...)
+	k = append(k, 0)
+	return append(k, rcpt...)
+}
+
+func putTx(tx *bolt.Tx, r Record) error {
+	recs := tx.Bucket(bucketRecords)
+	id, err := recs.NextSequence()
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	idk := u64(id)
+	if err := recs.Put(idk, data); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketTime).Put(timeKey(r.Time, id), nil); err != nil {
+		return err
+	}
+	if r.MessageID != "" {
+		if err := tx.Bucket(bucketMsgID).Put([]byte(r.MessageID), idk); err != nil {
+			return err
+		}
+	}
+	if r.QueueID != "" {
+		if err := tx.Bucket(bucketQueueID).Put([]byte(r.QueueID), idk); err != nil {
+			return err
+		}
+	}
+	if r.Sender != "" {
+		pairs := tx.Bucket(bucketPair)
+		ts := uint64(r.Time.UnixNano())
+		for _, rc := range r.Recipients {
+			k := pairKey(r.Sender, rc)
+			if old := pairs.Get(k); len(old) == 8 && binary.BigEndian.Uint64(old) >= ts {
+				continue // a later send of the same pair is already there
+			}
+			if err := pairs.Put(k, u64(ts)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// byIndex looks key up in an index bucket and returns the record it points to.
+func (l *boltLedger) byIndex(ctx context.Context, bucket []byte, key string) (Record, error) {
+	if err := ctx.Err(); err != nil {
+		return Record{}, err
+	}
+	if key == "" {
+		return Record{}, ErrNotFound
+	}
+	var r Record
+	err := l.db.View(func(tx *bolt.Tx) error {
+		id := tx.Bucket(bucket).Get([]byte(key))
+		if id == nil {
+			return ErrNotFound
+		}
+		data := tx.Bucket(bucketRecords).Get(id)
+		if data == nil {
+			return ErrNotFound
+		}
+		if err := json.Unmarshal(data, &r); err != nil {
+			return fmt.Errorf("ledger: record %x is corrupt: %w", id, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Record{}, err
+	}
+	if r.Time.Before(l.cutoff()) {
+		return Record{}, ErrNotFound
+	}
+	return r, nil
+}
+
+// ByMessageID returns the latest record with that Message-ID (compared in
+// the form NormalizeMessageID gives).
+func (l *boltLedger) ByMessageID(ctx context.Context, messageID string) (Record, error) {
+	return l.byIndex(ctx, bucketMsgID, NormalizeMessageID(messageID))
+}
+
+// ByQueueID returns the latest record with that queue id.
+func (l *boltLedger) ByQueueID(ctx context.Context, queueID string) (Record, error) {
+	return l.byIndex(ctx, bucketQueueID, queueID)
+}
+
+// SentTo reports whether sender sent to recipient within the retention window.
+func (l *boltLedger) SentTo(ctx context.Context, sender, recipient string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	sender, recipient = NormalizeAddress(sender), NormalizeAddress(recipient)
+	if sender == "" || recipient == "" {
+		return false, nil
+	}
+	var ts uint64
+	err := l.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketPair).Get(pairKey(sender, recipient)); len(v) == 8 {
+			ts = binary.BigEndian.Uint64(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	return ts != 0 && int64(ts) >= l.cutoff().UnixNano(), nil
+}
+
+// Stats counts the records and reports the oldest and newest times.
+func (l *boltLedger) Stats(ctx context.Context) (Stats, error) {
+	st := Stats{Backend: "bbolt " + l.db.Path()}
+	err := l.db.View(func(tx *bolt.Tx) error {
+		st.Records = int64(tx.Bucket(bucketRecords).Stats().KeyN)
+		c := tx.Bucket(bucketTime).Cursor()
+		if k, _ := c.First(); len(k) == 16 {
+			st.Oldest = time.Unix(0, int64(binary.BigEndian.Uint64(k)))
+		}
+		if k, _ := c.Last(); len(k) == 16 {
+			st.Newest = time.Unix(0, int64(binary.BigEndian.Uint64(k)))
+		}
+		return nil
+	})
+	return st, err
+}
+
+// sweeper expires old records at open and then periodically.
+func (l *boltLedger) sweeper() {
+	defer close(l.sweepD)
+	every := l.o.SweepInterval
+	if every <= 0 {
+		every = min(time.Hour, l.o.Retention/24)
+		every = max(every, time.Second)
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		l.sweep()
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// sweep deletes every record older than the retention window, in chunks of
+// sweepChunk records per transaction. It returns the number deleted.
+func (l *boltLedger) sweep() int {
+	total := 0
+	for {
+		n := 0
+		cut := uint64(l.cutoff().UnixNano())
+		err := l.db.Update(func(tx *bolt.Tx) error {
+			recs, times := tx.Bucket(bucketRecords), tx.Bucket(bucketTime)
+			mids, qids, pairs := tx.Bucket(bucketMsgID), tx.Bucket(bucketQueueID), tx.Bucket(bucketPair)
+			c := times.Cursor()
+			for k, _ := c.First(); k != nil && n < sweepChunk; k, _ = c.First() {
+				if len(k) != 16 || binary.BigEndian.Uint64(k) >= cut {
+					break
+				}
+				id := k[8:16]
+				if data := recs.Get(id); data != nil {
+					var r Record
+					if json.Unmarshal(data, &r) == nil {
+						if v := mids.Get([]byte(r.MessageID)); r.MessageID != "" && string(v) == string(id) {
+							if err := mids.Delete([]byte(r.MessageID)); err != nil {
+								return err
+							}
+						}
+						if v := qids.Get([]byte(r.QueueID)); r.QueueID != "" && string(v) == string(id) {
+							if err := qids.Delete([]byte(r.QueueID)); err != nil {
+								return err
+							}
+						}
+						for _, rc := range r.Recipients {
+							pk := pairKey(r.Sender, rc)
+							if v := pairs.Get(pk); len(v) == 8 && binary.BigEndian.Uint64(v) < cut {
+								if err := pairs.Delete(pk); err != nil {
+									return err
+								}
+							}
+						}
+					}
+					if err := recs.Delete(append([]byte(nil), id...)); err != nil {
+						return err
+					}
+				}
+				if err := c.Delete(); err != nil {
+					return err
+				}
+				n++
+			}
+			return nil
+		})
+		total += n
+		if err != nil || n < sweepChunk {
+			return total
+		}
+	}
+}
+
+// Close stops accepting records, commits those already queued, and closes
+// the file.
+func (l *boltLedger) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	close(l.reqs)
+	l.mu.Unlock()
+	<-l.writerD
+	close(l.stop)
+	<-l.sweepD
+	return l.db.Close()
 }

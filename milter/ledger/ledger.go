@@ -6,6 +6,7 @@ package ledger
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -45,4 +46,45 @@ type Stats struct {
 	Oldest  time.Time
 	Newest  time.Time
 	Backend string
+}
+
+// NormalizeMessageID returns the form of a Message-ID that ledgers store and
+// look up: surrounding white space and angle brackets removed, lower case.
+// Message-IDs are case-sensitive in principle (RFC 5322 section 3.6.4), but
+// relays and bounce generators are known to change case, and two distinct
+// Message-IDs differing only in case do not occur in practice.
+func NormalizeMessageID(id string) string {
+	id = strings.TrimSpace(id)
+	id = strings.TrimPrefix(id, "<")
+	id = strings.TrimSuffix(id, ">")
+	return strings.ToLower(strings.TrimSpace(id))
+}
+
+// NormalizeAddress returns the form of an envelope address that ledgers store
+// and look up: white space and angle brackets removed, lower case.
+func NormalizeAddress(addr string) string {
+	addr = strings.TrimSpace(addr)
+	addr = strings.TrimPrefix(addr, "<")
+	addr = strings.TrimSuffix(addr, ">")
+	return strings.ToLower(strings.TrimSpace(addr))
+}
+
+// Normalize returns r with its Message-ID and addresses in the form ledgers
+// store (see NormalizeMessageID and NormalizeAddress), empty recipients
+// dropped, and a zero Time replaced by now.
+func (r Record) Normalize(now time.Time) Record {
+	r.MessageID = NormalizeMessageID(r.MessageID)
+	r.QueueID = strings.TrimSpace(r.QueueID)
+	r.Sender = NormalizeAddress(r.Sender)
+	rcpts := make([]string, 0, len(r.Recipients))
+	for _, a := range r.Recipients {
+		if a = NormalizeAddress(a); a != "" {
+			rcpts = append(rcpts, a)
+		}
+	}
+	r.Recipients = rcpts
+	if r.Time.IsZero() {
+		r.Time = now
+	}
+	return r
 }

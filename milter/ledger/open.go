@@ -15,6 +15,9 @@ type Options struct {
 	LookupTimeout time.Duration
 	// WriteTimeout bounds each write against a remote ledger (default 1 s).
 	WriteTimeout time.Duration
+	// SweepInterval is how often the embedded ledger deletes expired records
+	// (default: an hour, or Retention/24 if that is shorter).
+	SweepInterval time.Duration
 }
 
 func (o Options) withDefaults() Options {
