@@ -1,0 +1,328 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ndrmilter/ndrmilter/internal/redistest"
+)
+
+// openTestRedis opens the ledger on url and closes it at the end of the test.
+func openTestRedis(t *testing.T, url string, o Options) Ledger {
+	t.Helper()
+	l, err := Open(url, "", o)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", url, err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// checkPutLookup records a few messages and checks every lookup; shared by
+// the standalone and cluster tests.
+func checkPutLookup(t *testing.T, l Ledger, n int) {
+	t.Helper()
+	ctx := context.Background()
+	base := time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+	for i := range n {
+		r := Record{
+			MessageID:  fmt.Sprintf("msg%d.%d@mx.example.org", i, base.UnixNano()),
+			QueueID:    fmt.Sprintf("4Q%dABC", i),
+			Sender:     fmt.Sprintf("user%d@example.org", i),
+			Recipients: []string{fmt.Sprintf("a%d@example.net", i), "b@example.com"},
+			Time:       base.Add(time.Duration(i) * time.Second),
+		}
+		if err := l.Put(ctx, r); err != nil {
+			t.Fatalf("Put %d: %v", i, err)
+		}
+	}
+	for i := range n {
+		id := fmt.Sprintf("msg%d.%d@mx.example.org", i, base.UnixNano())
+		got, err := l.ByMessageID(ctx, id)
+		if err != nil {
+			t.Fatalf("ByMessageID(%s): %v", id, err)
+		}
+		want := Record{
+			MessageID: id, QueueID: fmt.Sprintf("4Q%dABC", i), Sender: fmt.Sprintf("user%d@example.org", i),
+			Recipients: []string{fmt.Sprintf("a%d@example.net", i), "b@example.com"},
+			Time:       base.Add(time.Duration(i) * time.Second),
+		}
+		if got.MessageID != want.MessageID || got.QueueID != want.QueueID || got.Sender != want.Sender ||
+			!slices.Equal(got.Recipients, want.Recipients) || !got.Time.Equal(want.Time) {
+			t.Fatalf("ByMessageID(%s) = %+v, want %+v", id, got, want)
+		}
+		byQ, err := l.ByQueueID(ctx, want.QueueID)
+		if err != nil || byQ.MessageID != id {
+			t.Fatalf("ByQueueID(%s) = %+v, %v; want Message-ID %s", want.QueueID, byQ, err, id)
+		}
+		ok, err := l.SentTo(ctx, want.Sender, want.Recipients[0])
+		if err != nil || !ok {
+			t.Fatalf("SentTo(%s, %s) = %v, %v; want true", want.Sender, want.Recipients[0], ok, err)
+		}
+		// Addresses compare without case.
+		ok, err = l.SentTo(ctx, strings.ToUpper(want.Sender), "B@EXAMPLE.COM")
+		if err != nil || !ok {
+			t.Fatalf("SentTo in upper case = %v, %v; want true", ok, err)
+		}
+	}
+	if _, err := l.ByMessageID(ctx, "never-sent@example.org"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("ByMessageID(unknown) error = %v, want ErrNotFound", err)
+	}
+	if _, err := l.ByQueueID(ctx, "NOSUCHQ"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("ByQueueID(unknown) error = %v, want ErrNotFound", err)
+	}
+	if ok, err := l.SentTo(ctx, "user0@example.org", "stranger@example.net"); err != nil || ok {
+		t.Fatalf("SentTo(not a recipient) = %v, %v; want false, nil", ok, err)
+	}
+	if ok, err := l.SentTo(ctx, "forger@example.org", "b@example.com"); err != nil || ok {
+		t.Fatalf("SentTo(not a sender) = %v, %v; want false, nil", ok, err)
+	}
+	st, err := l.Stats(ctx)
+	if err != nil {
+		t.Fatalf("Stats: %v", err)
+	}
+	if st.Records != int64(n) || !strings.HasPrefix(st.Backend, "redis") {
+		t.Fatalf("Stats = %+v, want %d records from redis", st, n)
+	}
+	if st.Newest.Before(base) || st.Oldest.After(time.Now()) || st.Oldest.After(st.Newest.Add(time.Minute)) {
+		t.Fatalf("Stats Oldest/Newest = %v/%v, want around %v", st.Oldest, st.Newest, base)
+	}
+}
+
+func TestRedisPutLookup(t *testing.T) {
+	srv := redistest.Start(t)
+	l := openTestRedis(t, srv.URL(), Options{})
+	checkPutLookup(t, l, 20)
+
+	ctx := context.Background()
+	// A message without Message-ID is still found by queue id.
+	r := Record{QueueID: "4QNOID", Sender: "s@example.org", Recipients: []string{"r@example.net"}, Time: time.Now()}
+	if err := l.Put(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.ByQueueID(ctx, "4QNOID")
+	if err != nil || got.QueueID != "4QNOID" || got.Sender != "s@example.org" {
+		t.Fatalf("ByQueueID(no Message-ID) = %+v, %v", got, err)
+	}
+	if err := l.Put(ctx, Record{Sender: "s@example.org"}); err == nil {
+		t.Fatal("Put with neither Message-ID nor queue id: no error")
+	}
+	// A hostile, huge Message-ID is stored under a bounded key and found again.
+	huge := strings.Repeat("x", 5000) + "@example.org"
+	if err := l.Put(ctx, Record{MessageID: huge, Sender: "s@example.org", Time: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.ByMessageID(ctx, huge); err != nil || got.MessageID != huge {
+		t.Fatalf("ByMessageID(huge) = %v", err)
+	}
+	keys, err := srv.Cmd("--scan", "--pattern", "ndr:m:*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range strings.SplitSeq(keys, "\n") {
+		if len(k) > 300 {
+			t.Fatalf("key of %d bytes stored: key size is not bounded", len(k))
+		}
+	}
+	// Two ledgers with different prefixes on one server do not see each other.
+	other := openTestRedis(t, srv.URL()+"?prefix=other:", Options{})
+	if _, err := other.ByQueueID(ctx, "4QNOID"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("prefix=other: sees the default prefix's record: %v", err)
+	}
+}
+
+// TestRedisExpiry checks that records vanish after the retention, by Redis
+// TTL, and that a record already older than the retention is not written.
+func TestRedisExpiry(t *testing.T) {
+	srv := redistest.Start(t)
+	const retention = 2 * time.Second
+	l := openTestRedis(t, srv.URL(), Options{Retention: retention})
+	ctx := context.Background()
+	r := Record{MessageID: "ttl@example.org", QueueID: "4QTTL", Sender: "s@example.org", Recipients: []string{"r@example.net"}, Time: time.Now()}
+	if err := l.Put(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	ttl, err := srv.Cmd("PTTL", "ndr:m:ttl@example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms, _ := strconv.Atoi(ttl); ms <= 0 || ms > int(retention/time.Millisecond) {
+		t.Fatalf("PTTL of the record = %q, want 1..%d ms", ttl, retention/time.Millisecond)
+	}
+	if _, err := l.ByMessageID(ctx, "ttl@example.org"); err != nil {
+		t.Fatalf("fresh record: %v", err)
+	}
+	old := Record{MessageID: "old@example.org", Sender: "s@example.org", Time: time.Now().Add(-2 * retention)}
+	if err := l.Put(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.ByMessageID(ctx, "old@example.org"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("record older than the retention: err = %v, want ErrNotFound", err)
+	}
+
+	time.Sleep(retention + 300*time.Millisecond)
+	if _, err := l.ByMessageID(ctx, "ttl@example.org"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("after the retention: ByMessageID err = %v, want ErrNotFound", err)
+	}
+	if _, err := l.ByQueueID(ctx, "4QTTL"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("after the retention: ByQueueID err = %v, want ErrNotFound", err)
+	}
+	if ok, err := l.SentTo(ctx, "s@example.org", "r@example.net"); ok || err != nil {
+		t.Fatalf("after the retention: SentTo = %v, %v; want false, nil", ok, err)
+	}
+	// Only the Put counter of the current stats window may remain.
+	if keys, _ := srv.Cmd("--scan", "--pattern", "ndr:*"); keys != "" {
+		t.Fatalf("after the retention Redis still holds record keys: %q", keys)
+	}
+}
+
+// timed runs f and returns how long it took.
+func timed(f func()) time.Duration {
+	start := time.Now()
+	f()
+	return time.Since(start)
+}
+
+// TestRedisDownAndBack stops Redis mid-run: every call must fail within its
+// deadline plus a small slack; started again on the same port, the same
+// ledger (not reopened) works again.
+func TestRedisDownAndBack(t *testing.T) {
+	srv := redistest.Start(t)
+	o := Options{LookupTimeout: 50 * time.Millisecond, WriteTimeout: 200 * time.Millisecond}
+	const slack = 50 * time.Millisecond
+	l := openTestRedis(t, srv.URL(), o)
+	ctx := context.Background()
+	r := Record{MessageID: "up@example.org", QueueID: "4QUP", Sender: "s@example.org", Recipients: []string{"r@example.net"}}
+	if err := l.Put(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+
+	srv.Stop()
+	var worst time.Duration
+	for i := range 20 {
+		var err error
+		d := timed(func() { _, err = l.ByMessageID(ctx, "up@example.org") })
+		if err == nil || errors.Is(err, ErrNotFound) {
+			t.Fatalf("lookup %d with Redis down: err = %v, want a connection error", i, err)
+		}
+		if d > o.LookupTimeout+slack {
+			t.Fatalf("lookup %d with Redis down took %v, deadline %v", i, d, o.LookupTimeout)
+		}
+		worst = max(worst, d)
+		d = timed(func() { _, err = l.SentTo(ctx, "s@example.org", "r@example.net") })
+		if err == nil || d > o.LookupTimeout+slack {
+			t.Fatalf("SentTo %d with Redis down: %v after %v", i, err, d)
+		}
+		d = timed(func() { _, err = l.ByQueueID(ctx, "4QUP") })
+		if err == nil || d > o.LookupTimeout+slack {
+			t.Fatalf("ByQueueID %d with Redis down: %v after %v", i, err, d)
+		}
+		d = timed(func() { err = l.Put(ctx, r) })
+		if err == nil || d > o.WriteTimeout+slack {
+			t.Fatalf("Put %d with Redis down: %v after %v", i, err, d)
+		}
+	}
+	t.Logf("slowest lookup with Redis down: %v", worst)
+
+	// A ledger opened while Redis is down opens at once and fails per call.
+	var l2 Ledger
+	var err error
+	if d := timed(func() { l2, err = OpenRedis(srv.URL(), o) }); err != nil || d > 20*time.Millisecond {
+		t.Fatalf("OpenRedis with Redis down: %v after %v; want no error, no wait", err, d)
+	}
+	defer l2.Close()
+	if _, err := l2.ByMessageID(ctx, "up@example.org"); err == nil || errors.Is(err, ErrNotFound) {
+		t.Fatalf("lookup on a ledger opened while down: %v", err)
+	}
+
+	srv.Restart() // same port, empty (no persistence)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, err := l.ByMessageID(ctx, "up@example.org")
+		if errors.Is(err, ErrNotFound) {
+			break // Redis answered: the record died with the old process
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("5 s after Redis came back, lookups still fail: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := l.Put(ctx, r); err != nil {
+		t.Fatalf("Put after Redis came back: %v", err)
+	}
+	if got, err := l.ByMessageID(ctx, "up@example.org"); err != nil || got.QueueID != "4QUP" {
+		t.Fatalf("lookup after Redis came back: %+v, %v", got, err)
+	}
+	if got, err := l2.ByMessageID(ctx, "up@example.org"); err != nil || got.QueueID != "4QUP" {
+		t.Fatalf("ledger opened while Redis was down, after it came back: %+v, %v", got, err)
+	}
+}
+
+// TestRedisSlow pauses every Redis client (CLIENT PAUSE): a hung Redis must
+// not hold a lookup past its deadline.
+func TestRedisSlow(t *testing.T) {
+	srv := redistest.Start(t)
+	o := Options{LookupTimeout: 50 * time.Millisecond, WriteTimeout: 200 * time.Millisecond}
+	const slack = 50 * time.Millisecond
+	l := openTestRedis(t, srv.URL(), o)
+	ctx := context.Background()
+	r := Record{MessageID: "slow@example.org", Sender: "s@example.org", Recipients: []string{"r@example.net"}}
+	if err := l.Put(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := srv.Cmd("CLIENT", "PAUSE", "1500", "ALL"); err != nil || out != "OK" {
+		t.Fatalf("CLIENT PAUSE: %v %s", err, out)
+	}
+	for i := range 5 {
+		var err error
+		d := timed(func() { _, err = l.ByMessageID(ctx, "slow@example.org") })
+		if err == nil || !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(err.Error(), "timeout") {
+			t.Fatalf("lookup %d on a paused Redis: err = %v, want a timeout", i, err)
+		}
+		if d < o.LookupTimeout/2 || d > o.LookupTimeout+slack {
+			t.Fatalf("lookup %d on a paused Redis took %v, want about the deadline %v", i, d, o.LookupTimeout)
+		}
+		d = timed(func() { err = l.Put(ctx, r) })
+		if err == nil || d > o.WriteTimeout+slack {
+			t.Fatalf("Put %d on a paused Redis: %v after %v", i, err, d)
+		}
+	}
+	if _, err := srv.Cmd("CLIENT", "UNPAUSE"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.ByMessageID(ctx, "slow@example.org"); err != nil {
+		t.Fatalf("after CLIENT UNPAUSE: %v", err)
+	}
+}
+
+// TestRedisCluster runs the same checks through a three-master Redis Cluster
+// started here, and checks that the keys are spread over the masters.
+func TestRedisCluster(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	l := openTestRedis(t, c.URL(), Options{})
+	st, err := l.Stats(context.Background())
+	if err != nil || st.Backend != "redis (cluster)" || st.Records != 0 {
+		t.Fatalf("Stats on an empty cluster = %+v, %v", st, err)
+	}
+	checkPutLookup(t, l, 60)
+	for _, s := range c.Nodes {
+		n, err := s.Cmd("DBSIZE")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := strconv.Atoi(n); v == 0 {
+			t.Fatalf("master %s holds no key: the ledger does not spread over the cluster", s.Addr())
+		}
+	}
+	// One seed and ?cluster=1 find the other masters.
+	one := openTestRedis(t, "redis://"+c.Nodes[1].Addr()+"?cluster=1", Options{})
+	if _, err := one.ByQueueID(context.Background(), "4Q7ABC"); err != nil {
+		t.Fatalf("through one seed: %v", err)
+	}
+}
