@@ -19,6 +19,7 @@ type Input struct {
 	RemoteMTA    string
 	ReportingMTA string
 	Command      string
+	Recipient    string // the recipient's address, for the explanation ("" for a bare code)
 }
 
 // Verdict is the reading of one recipient record.
