@@ -39,9 +39,9 @@ func (c code) String() string { return fmt.Sprintf("%d.%d.%d", c.class, c.subjec
 // any class, subject or detail ("5.1.*", "*.2.2", "4.*.*"); or the word
 // "none", which matches a record with no enhanced status at all.
 type statusPattern struct {
-	none             bool
-	class, subject   int // -1: any
-	detailLo, detHi  int // -1: any
+	none            bool
+	class, subject  int // -1: any
+	detailLo, detHi int // -1: any
 }
 
 func parseStatusPattern(s string) (statusPattern, error) {

@@ -42,7 +42,9 @@ func explain(template string, in Input, action, status, cause string) string {
 		b.WriteString(".")
 	case rcpt == "" && remote == "":
 		// A bare code (ndrmilter code): the cause alone, as a sentence.
-		b.WriteString(strings.ToUpper(cause[:1]) + cause[1:] + ".")
+		if cause != "" {
+			b.WriteString(strings.ToUpper(cause[:1]) + cause[1:] + ".")
+		}
 	default:
 		b.WriteString("The message")
 		if rcpt != "" {
