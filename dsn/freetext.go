@@ -1,21 +1,587 @@
 package dsn
 
+import (
+	"bytes"
+	"strings"
+)
+
+// Free-text reports: bounces without an RFC 3464 part, as qmail, Exim,
+// Exchange 2003, Gmail, Yahoo and many appliances send them. The scanner is
+// generic: it finds the part of the text before the copy of the original
+// message, the recipient lines in it ("<user@example.com>:", an address
+// alone on a line, "Recipient: user@example.com", Sendmail's ">>> RCPT
+// To:<user@example.com>"), and takes the lines under each as its diagnostic.
+
 // textBlock is what the free-text scanners read about one recipient.
 type textBlock struct {
 	address    string
 	diagnostic string
 	remoteMTA  string
 	command    string
-	status     string
 }
 
-// scanRecipientBlocks finds recipient blocks in free text.
-func scanRecipientBlocks(text, lowerText []byte) []textBlock {
-	return nil
-}
+// maxBlockText caps the diagnostic text gathered for one recipient.
+const maxBlockText = 2048
 
 // readFreeText reads a report that has no RFC 3464 part. It says whether the
-// message was recognised as a report.
+// message was recognised as a report: the header or the text must show a
+// bounce, and recipients must be found.
 func (p *parser) readFreeText() bool {
+	p.loadText()
+	r := p.rep
+	ev := bounceEvidence(p.hdr, p.lowerText)
+	if ev == 0 {
+		return false
+	}
+	cut := cutOriginal(p.text, p.lowerText)
+	section, lowerSection := p.text[:cut], p.lowerText[:cut]
+
+	// An RFC 3464 report pasted into the text (Amazon WorkMail, forwarded reports).
+	if k := fieldLineIndex(lowerSection, "final-recipient:"); k >= 0 {
+		start := k
+		if j := fieldLineIndex(lowerSection, "reporting-mta:"); j >= 0 && j < k {
+			start = j
+		}
+		msg, rcpts, _ := parseDeliveryStatus(section[start:])
+		if len(rcpts) > 0 {
+			r.Recipients = rcpts
+			r.ReportingMTA = msg.reportingMTA
+			r.Format = "rfc3464-text"
+			p.enrichBlocks(scanRecipientBlocks(section[:start], lowerSection[:start]))
+			p.finish(p.fallbackAction())
+			return true
+		}
+	}
+
+	blocks := scanRecipientBlocks(section, lowerSection)
+	failed := failedRecipientsHeader(p.hdr)
+	switch {
+	case len(failed) > 0:
+		// X-Failed-Recipients (Exim, Google) names them for sure.
+		for _, a := range failed {
+			rc := Recipient{Address: a}
+			for _, b := range blocks {
+				if strings.EqualFold(b.address, a) {
+					rc.Diagnostic, rc.RemoteMTA, rc.Command = b.diagnostic, b.remoteMTA, b.command
+					break
+				}
+			}
+			if rc.Diagnostic == "" {
+				rc.Diagnostic = sectionSummary(section)
+			}
+			r.Recipients = append(r.Recipients, rc)
+		}
+	case len(blocks) > 0:
+		for _, b := range blocks {
+			if len(r.Recipients) >= MaxRecipients {
+				r.Truncated = true
+				break
+			}
+			r.Recipients = append(r.Recipients, Recipient{Address: b.address, Diagnostic: b.diagnostic, RemoteMTA: b.remoteMTA, Command: b.command})
+		}
+	default:
+		if ev < 2 {
+			return false
+		}
+		// A bounce that names its recipient only in a sentence
+		// ("could not be delivered to <user@example.com>"), or not at all.
+		a := sentenceRecipient(section, lowerSection)
+		if a == "" {
+			if h := inlineOriginal(p.text, p.lowerText); h != nil {
+				readOriginal(&r.Original, h)
+			}
+			a = firstAddress(r.Original.To)
+		}
+		if a == "" {
+			return false
+		}
+		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: sectionSummary(section)})
+	}
+	r.Format = "text"
+	p.finish(p.fallbackAction())
+	return true
+}
+
+// enrichBlocks completes recipient records from free-text blocks.
+func (p *parser) enrichBlocks(blocks []textBlock) {
+	for i := range p.rep.Recipients {
+		rc := &p.rep.Recipients[i]
+		for _, b := range blocks {
+			if strings.EqualFold(b.address, rc.Address) {
+				if rc.Diagnostic == "" {
+					rc.Diagnostic = b.diagnostic
+				}
+				if rc.RemoteMTA == "" {
+					rc.RemoteMTA = b.remoteMTA
+				}
+				if rc.Command == "" {
+					rc.Command = b.command
+				}
+				break
+			}
+		}
+	}
+}
+
+// fallbackAction is the action of recipients whose status does not say:
+// "delayed" when the subject or text says the message is delayed.
+func (p *parser) fallbackAction() string {
+	s := lowerString(decodeWords(p.hdr.getString("Subject")))
+	for _, w := range delaySubjects {
+		if strings.Contains(s, w) {
+			return "delayed"
+		}
+	}
+	return "failed"
+}
+
+// delaySubjects are lower-case subject words of delay warnings.
+var delaySubjects = []string{"delayed", "delay)", "warning: message", "still being retried", "will retry", "not yet been delivered"}
+
+// failedRecipientsHeader reads X-Failed-Recipients (Exim, Gmail).
+func failedRecipientsHeader(h header) []string {
+	var out []string
+	for i := range h {
+		if equalFoldString(h[i].name, "X-Failed-Recipients") {
+			out = append(out, addressList(string(h[i].value))...)
+		}
+	}
+	return out
+}
+
+// bounceEvidence says how sure the header and text make it that the
+// message is a bounce: 0 not at all, 1 the header says so (a mailer daemon
+// sender or a bounce subject), 2 the header and the text both do, or the
+// text does with an empty envelope sender.
+func bounceEvidence(h header, lowerText []byte) int {
+	score := 0
+	from := lowerString(decodeWords(h.getString("From")))
+	for _, w := range daemonSenders {
+		if strings.Contains(from, w) {
+			score = 1
+			break
+		}
+	}
+	if score == 0 {
+		subj := lowerString(decodeWords(h.getString("Subject")))
+		for _, w := range bounceSubjects {
+			if strings.Contains(subj, w) {
+				score = 1
+				break
+			}
+		}
+	}
+	if score == 0 && h.has("X-Failed-Recipients") {
+		score = 1
+	}
+	text := false
+	for _, w := range bouncePhrases {
+		if bytes.Contains(lowerText, []byte(w)) {
+			text = true
+			break
+		}
+	}
+	if text {
+		if score == 1 {
+			return 2
+		}
+		if rp := h.getString("Return-Path"); rp == "<>" || rp == "" && h.getString("From") == "" {
+			return 2
+		}
+	}
+	return score
+}
+
+// daemonSenders are lower-case parts of the From of automatic bounce senders.
+var daemonSenders = []string{
+	"mailer-daemon", "mailer_daemon", "mailerdaemon", "postmaster", "mail-daemon", "mail delivery",
+	"maildelivery", "mail administrator", "system administrator", "mail_delivery", "nobody@",
+	"bounce", "mailadmin", "mail-system", "mail system", "mmdf", "mdaemon", "internet mail delivery",
+	"returned mail", "no-reply@", "noreply@", "daemon@", "notify@", "mta@", "smtp@",
+}
+
+// bounceSubjects are lower-case subject words of bounces and delay warnings.
+var bounceSubjects = []string{
+	"undeliver", "undelivered", "delivery fail", "delivery status notification", "failure notice",
+	"returned mail", "mail delivery failed", "delivery problem", "could not be delivered",
+	"not delivered", "non remis", "unzustellbar", "nicht zustellbar", "returned to sender",
+	"delivery failure", "failed delivery", "mail failure", "delivery notification", "nondeliverable",
+	"non-deliverable", "bounce", "warning: message", "delayed mail", "delivery delayed",
+	"mail delivery", "mail system error", "message not delivered", "rejected", "error sending message",
+	"permanent error", "delivery report", "no se puede entregar", "onbestelbaar", "não entregue",
+	"配信", "エラー", "不達", "未送达", "退信", "недоставлен", "не доставлен", "не может быть доставлено",
+}
+
+// bouncePhrases are lower-case phrases of bounce texts.
+var bouncePhrases = []string{
+	"could not be delivered", "couldn't be delivered", "was not delivered", "undeliverable",
+	"unable to deliver", "delivery has failed", "delivery failed", "failed permanently",
+	"permanent error", "permanent failure", "did not reach", "not be delivered", "user unknown",
+	"no such user", "returned to sender", "the following address", "following recipient",
+	"delivery to the following", "i'm afraid i wasn't able to deliver", "not able to deliver",
+	"error delivering", "fatal error", "delivery error", "rejected", "mailbox unavailable",
+	"message delivery failed", "smtp error", "remote host said", "does not exist", "deliver your message",
+	"failed to deliver", "delivery attempt", "has not been delivered", "has been delayed",
+	"temporary failure", "transcript of session", "not yet been delivered", "could not deliver",
+	"unknown user", "invalid recipient", "recipient address rejected", "address rejected",
+	"mailbox full", "quota", "host unknown", "message not delivered", "non-delivery", "nondelivery",
+	"delivery status", "your message", "giving up", "following addresses", "failed recipient",
+	"配信", "送信できません", "届きません", "не может быть доставлено", "не доставлено",
+}
+
+// fieldLineIndex returns the index in lowerText of the first line that starts
+// with name (a lower-case "field:"), or -1.
+func fieldLineIndex(lowerText []byte, name string) int {
+	n := []byte(name)
+	for i := 0; i < len(lowerText); {
+		k := bytes.Index(lowerText[i:], n)
+		if k < 0 {
+			return -1
+		}
+		k += i
+		if k == 0 || lowerText[k-1] == '\n' {
+			return k
+		}
+		i = k + len(n)
+	}
+	return -1
+}
+
+// cutOriginal returns where the copy of the original message starts in the
+// text: at the first known separator line, or at the first block of two or
+// more header fields. len(text) when there is none.
+func cutOriginal(text, lowerText []byte) int {
+	cut := len(text)
+	for _, sep := range originalSeparators {
+		if k := bytes.Index(lowerText, []byte(sep)); k >= 0 && k < cut {
+			// Back to the start of the line.
+			for k > 0 && lowerText[k-1] != '\n' {
+				k--
+			}
+			cut = k
+		}
+	}
+	if k := headerBlockStart(text[:cut]); k >= 0 && k < cut {
+		cut = k
+	}
+	return cut
+}
+
+// copiedFields are the fields that start a copied header block.
+var copiedFields = []string{
+	"return-path", "received", "message-id", "date", "from", "to", "subject", "mime-version",
+	"content-type", "dkim-signature", "delivered-to", "reply-to", "x-mailer", "authentication-results",
+	"x-originating-ip", "x-received", "arc-seal", "envelope-to", "sender",
+}
+
+// headerBlockStart finds a line that starts a copied header: a field from
+// copiedFields followed by another field or a continuation line. -1 when
+// there is none.
+func headerBlockStart(text []byte) int {
+	for i := 0; i < len(text); {
+		line, next := nextLine(text, i)
+		if isCopiedField(line) && next < len(text) {
+			nl, _ := nextLine(text, next)
+			if len(nl) > 0 && (nl[0] == ' ' || nl[0] == '\t' || isHeaderLine(nl)) {
+				return i
+			}
+		}
+		i = next
+	}
+	return -1
+}
+
+// isCopiedField says whether line is a field of copiedFields.
+func isCopiedField(line []byte) bool {
+	colon := bytes.IndexByte(line, ':')
+	if colon <= 0 || colon > 30 {
+		return false
+	}
+	name := line[:colon]
+	for _, f := range copiedFields {
+		if equalFoldString(name, f) {
+			return true
+		}
+	}
 	return false
+}
+
+// isHeaderLine says whether line looks like a header field: a field name
+// without spaces, a colon and a value.
+func isHeaderLine(line []byte) bool {
+	colon := bytes.IndexByte(line, ':')
+	return colon > 0 && colon < 60 && isFieldName(line[:colon]) && colon+1 < len(line) && line[colon+1] == ' '
+}
+
+// sectionSummary is the text of a report section made one line, cut to
+// maxBlockText: the diagnostic when the recipient has no block of its own.
+func sectionSummary(section []byte) string {
+	s := collapseSpace(string(section))
+	if len(s) > maxBlockText {
+		s = s[:maxBlockText]
+	}
+	return s
+}
+
+// sentenceRecipient finds a recipient named in a sentence: an address in
+// angle brackets or after "to" near a bounce phrase. "" when none.
+func sentenceRecipient(section, lowerSection []byte) string {
+	for _, w := range [...]string{"delivering your mail to", "delivered to", "deliver to", "delivery to", "recipient", "message to", "mail to", "address"} {
+		k := bytes.Index(lowerSection, []byte(w))
+		if k < 0 {
+			continue
+		}
+		line, _ := nextLine(section, k+len(w))
+		if a, _ := findAddress(string(line), 0); a != "" {
+			return a
+		}
+	}
+	return ""
+}
+
+// scanRecipientBlocks finds the recipient blocks of a free-text report
+// section: each recipient line and the lines under it, up to the next
+// recipient line, or to an empty line once the block has text.
+func scanRecipientBlocks(text, lowerText []byte) []textBlock {
+	var blocks []textBlock
+	var cur *textBlock
+	var buf []byte
+	sendmail := false // inside a ">>> RCPT To:" transcript block
+	end := func() {
+		if cur == nil {
+			return
+		}
+		d := cleanDiagnostic(string(buf))
+		if len(d) > maxBlockText {
+			d = d[:maxBlockText]
+		}
+		cur.diagnostic = d
+		cur.remoteMTA = findRemoteHost(d)
+		cur.command = findCommand(d)
+		if cur.command == "" && sendmail {
+			cur.command = "RCPT"
+		}
+		// The same recipient twice (a report in two languages): keep the first with text.
+		for i := range blocks {
+			if strings.EqualFold(blocks[i].address, cur.address) {
+				if blocks[i].diagnostic == "" {
+					blocks[i] = *cur
+				}
+				cur, buf = nil, buf[:0]
+				return
+			}
+		}
+		if len(blocks) < MaxRecipients {
+			blocks = append(blocks, *cur)
+		}
+		cur, buf = nil, buf[:0]
+	}
+	lastTalk := ""
+	for i := 0; i < len(text); {
+		line, next := nextLine(text, i)
+		lline := lowerText[i : i+len(line)]
+		i = next
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			if cur != nil && len(bytes.TrimSpace(buf)) > 0 {
+				end()
+				sendmail = false
+			}
+			continue
+		}
+		if bytes.Contains(lline, []byte("while talking to ")) {
+			lastTalk = string(t)
+		}
+		addr, rest, kind := recipientLine(t)
+		if addr != "" {
+			if kind == lineTranscript && cur != nil && strings.EqualFold(cur.address, addr) {
+				// The RCPT line of the recipient already being read.
+				buf = appendLine(buf, t)
+				continue
+			}
+			end()
+			cur = &textBlock{address: addr}
+			buf = buf[:0]
+			sendmail = kind == lineTranscript
+			if sendmail && lastTalk != "" {
+				buf = appendLine(buf, []byte(lastTalk))
+			}
+			if len(rest) > 0 {
+				buf = appendLine(buf, rest)
+			}
+			continue
+		}
+		if cur != nil && len(buf) < maxBlockText {
+			buf = appendLine(buf, t)
+		}
+	}
+	end()
+	return blocks
+}
+
+// appendLine adds a line to a diagnostic being built, with a space between.
+func appendLine(buf, line []byte) []byte {
+	if len(buf) > 0 {
+		buf = append(buf, ' ')
+	}
+	return append(buf, line...)
+}
+
+// Kinds of recipient line.
+const (
+	lineNone       = iota
+	lineAddress    // "<user@example.com>: ...", "user@example.com ..."
+	lineLabelled   // "Recipient: user@example.com"
+	lineTranscript // Sendmail's ">>> RCPT To:<user@example.com>"
+)
+
+// recipientLabels are lower-case labels before a recipient's address.
+var recipientLabels = []string{
+	"recipient:", "recipients:", "recipient address:", "failed recipient:", "original recipient:",
+	"unknown recipient:", "invalid recipient:", "original-recipient:", "final-recipient:",
+	"address:", "e-mail address:", "email address:", "mail address:", "rcpt to:", "rcpt:",
+	"failed address:", "undeliverable address:", "bad address:", "recipient(s):", "to address:",
+	"destinataire :", "destinataire:", "empfänger:", "адресат:", "получатель:",
+}
+
+// recipientLine says whether a trimmed line names a recipient, and returns
+// the address and the rest of the line.
+func recipientLine(t []byte) (addr string, rest []byte, kind int) {
+	// Sendmail transcript: ">>> RCPT To:<user@example.com>".
+	if bytes.HasPrefix(t, []byte(">>> ")) {
+		l := toLower(t[4:])
+		if bytes.HasPrefix(l, []byte("rcpt to:")) {
+			a := cleanAddress(string(t[4+8:]))
+			if strings.IndexByte(a, '@') > 0 {
+				return a, nil, lineTranscript
+			}
+		}
+		return "", nil, lineNone
+	}
+	if t[0] == '<' {
+		gt := bytes.IndexByte(t, '>')
+		if gt < 0 {
+			return "", nil, lineNone
+		}
+		a := cleanAddress(string(t[1:gt]))
+		if !plausibleAddress(a) {
+			return "", nil, lineNone
+		}
+		rest = bytes.TrimLeft(t[gt+1:], " \t:")
+		if len(rest) > 0 && rest[0] == ',' {
+			return "", nil, lineNone
+		}
+		return a, rest, lineAddress
+	}
+	if lt := toLowerPrefix(t, 40); len(lt) > 0 {
+		for _, lab := range recipientLabels {
+			if bytes.HasPrefix(lt, []byte(lab)) {
+				v := bytes.TrimSpace(t[len(lab):])
+				a, end := findAddress(string(v), 0)
+				if a == "" || !plausibleAddress(a) {
+					return "", nil, lineNone
+				}
+				_, v2 := stripType(string(v))
+				if !strings.Contains(v2, a) {
+					return "", nil, lineNone
+				}
+				return a, bytes.TrimLeft(v[min(end+1, len(v)):], " \t:>"), lineLabelled
+			}
+		}
+	}
+	// An address as the first word of the line.
+	sp := bytes.IndexAny(t, " \t")
+	first := t
+	if sp > 0 {
+		first = t[:sp]
+	}
+	if bytes.IndexByte(first, '@') <= 0 {
+		return "", nil, lineNone
+	}
+	a := cleanAddress(string(first))
+	if !plausibleAddress(a) || !isBareAddress(a) {
+		return "", nil, lineNone
+	}
+	if sp > 0 {
+		rest = bytes.TrimLeft(t[sp:], " \t:")
+	}
+	return a, rest, lineAddress
+}
+
+// toLowerPrefix returns the lower-case copy of at most n bytes of t.
+func toLowerPrefix(t []byte, n int) []byte {
+	if len(t) > n {
+		t = t[:n]
+	}
+	return toLower(t)
+}
+
+// plausibleAddress says whether a is an address: a local part, an @ and a
+// domain with a dot.
+func plausibleAddress(a string) bool {
+	at := strings.LastIndexByte(a, '@')
+	if at <= 0 || at == len(a)-1 || len(a) > 320 {
+		return false
+	}
+	d := a[at+1:]
+	if !strings.Contains(d, ".") && !strings.HasPrefix(d, "[") {
+		return false
+	}
+	return !strings.ContainsAny(a, " \t<>()[],;\"")
+}
+
+// isBareAddress says whether a contains only address characters.
+func isBareAddress(a string) bool {
+	for i := 0; i < len(a); i++ {
+		if !isAddrChar(a[i]) && a[i] != '@' {
+			return false
+		}
+	}
+	return true
+}
+
+// findRemoteHost returns the remote server a diagnostic names: "host
+// mx.example.com[192.0.2.1] said", "host mx.example.com [192.0.2.1]:",
+// "while talking to mx.example.com.", qmail's "192.0.2.1 does not like
+// recipient", "Giving up on 192.0.2.1". "" when it names none.
+func findRemoteHost(d string) string {
+	l := lowerString(d)
+	for _, w := range [...]string{"host ", "while talking to ", "connected to ", "giving up on ", "remote server ", "remote mta "} {
+		for from := 0; from < len(l); {
+			k := strings.Index(l[from:], w)
+			if k < 0 {
+				break
+			}
+			k += from
+			from = k + len(w)
+			if k > 0 && isAlpha(l[k-1]) {
+				continue
+			}
+			if h := hostToken(d[k+len(w):]); h != "" {
+				return h
+			}
+		}
+	}
+	// qmail: "192.0.2.1 does not like recipient."
+	if k := strings.Index(l, " does not like "); k > 0 {
+		s := strings.LastIndexByte(d[:k], ' ')
+		if h := hostToken(d[s+1 : k]); h != "" {
+			return h
+		}
+	}
+	return ""
+}
+
+// hostToken reads a host name or IP address at the start of s: letters,
+// digits, dots and dashes with at least one dot; a trailing dot goes.
+func hostToken(s string) string {
+	n := 0
+	for n < len(s) && (isAlpha(s[n]) || isDigit(s[n]) || s[n] == '.' || s[n] == '-' || s[n] == '_') {
+		n++
+	}
+	h := strings.TrimRight(s[:n], ".-")
+	if !strings.Contains(h, ".") || len(h) < 4 {
+		return ""
+	}
+	return h
 }
