@@ -22,9 +22,11 @@ import (
 //	PREFIX q:QUEUE-ID             -> "m" + Message-ID, or "r" + record when it has none
 //	PREFIX p:SENDER LF RECIPIENT  -> time of the last Put (Unix ms), same TTL
 //	{PREFIX stats}:n:W:I          -> number of Puts in the I-th window of W seconds
-//	{PREFIX stats}:newest         -> time of the newest Put (Unix ms)
+//	{PREFIX stats}:times          -> sorted set: members "oldest" and "newest",
+//	                                 scores the extreme record times (Unix ms)
 //
-// The stats keys share one hash tag, so Stats reads them with a single MGET
+// Message-IDs and addresses are normalised first (NormalizeMessageID,
+// NormalizeAddress), as in every ledger. The stats keys share one hash tag, so Stats reads them with a single MGET
 // on one node. Parts of a key longer than maxKeyPart bytes (a hostile
 // Message-ID, say) are replaced by their SHA-256, which bounds key size.
 const (
@@ -67,27 +69,26 @@ func keyPart(s string) string {
 func (l *redisLedger) msgKey(id string) string   { return l.prefix + "m:" + keyPart(id) }
 func (l *redisLedger) queueKey(id string) string { return l.prefix + "q:" + keyPart(id) }
 func (l *redisLedger) pairKey(sender, rcpt string) string {
-	return l.prefix + "p:" + keyPart(strings.ToLower(sender)+"\n"+strings.ToLower(rcpt))
+	return l.prefix + "p:" + keyPart(sender+"\n"+rcpt)
 }
 func (l *redisLedger) statsTag() string { return "{" + l.prefix + "stats}" }
 func (l *redisLedger) bucketKey(i int64) string {
 	return l.statsTag() + ":n:" + strconv.FormatInt(int64(l.width/time.Second), 10) + ":" + strconv.FormatInt(i, 10)
 }
-func (l *redisLedger) newestKey() string { return l.statsTag() + ":newest" }
+func (l *redisLedger) timesKey() string { return l.statsTag() + ":times" }
 
 func (l *redisLedger) bucket(t time.Time) int64 { return t.UnixNano() / int64(l.width) }
 
 // Put records r with one pipelined round trip per Redis node, bounded by
 // Options.WriteTimeout. A record older than the retention is not written.
+// The last Put of a (sender, recipient) pair sets its time and expiry.
 func (l *redisLedger) Put(ctx context.Context, r Record) error {
-	if r.MessageID == "" && r.QueueID == "" {
-		return errors.New("ledger: record has neither Message-ID nor queue id")
-	}
 	now := time.Now()
-	t := r.Time
-	if t.IsZero() {
-		t = now
+	r = r.Normalize(now)
+	if r.MessageID == "" && r.QueueID == "" && (r.Sender == "" || len(r.Recipients) == 0) {
+		return errors.New("ledger: record has no Message-ID, no queue id and no sender/recipient pair: nothing to look it up by")
 	}
+	t := r.Time
 	ttl := min(t.Add(l.o.Retention).Sub(now), l.o.Retention)
 	if ttl < time.Millisecond {
 		return nil // already past the retention window: nothing to keep
@@ -117,8 +118,8 @@ func (l *redisLedger) Put(ctx context.Context, r Record) error {
 	seen := make(map[string]bool, len(r.Recipients))
 	for _, rcpt := range r.Recipients {
 		k := l.pairKey(r.Sender, rcpt)
-		if seen[k] {
-			continue
+		if r.Sender == "" || seen[k] {
+			continue // a null sender pairs with nobody (as in every ledger)
 		}
 		seen[k] = true
 		pipe.Set(ctx, k, ms, ttl)
@@ -127,7 +128,11 @@ func (l *redisLedger) Put(ctx context.Context, r Record) error {
 	bk := l.bucketKey(b)
 	pipe.Incr(ctx, bk)
 	pipe.PExpireAt(ctx, bk, time.Unix(0, (b+1)*int64(l.width)).Add(l.o.Retention))
-	pipe.Set(ctx, l.newestKey(), ms, l.o.Retention)
+	tk := l.timesKey()
+	score := float64(t.UnixMilli())
+	pipe.ZAddLT(ctx, tk, redis.Z{Score: score, Member: "oldest"})
+	pipe.ZAddGT(ctx, tk, redis.Z{Score: score, Member: "newest"})
+	pipe.PExpire(ctx, tk, l.o.Retention)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("ledger: redis: recording %q: %w", r.MessageID, err)
 	}
@@ -156,6 +161,7 @@ func decodeRecord(v string) (Record, error) {
 // ByMessageID returns the record with that Message-ID, bounded by
 // Options.LookupTimeout.
 func (l *redisLedger) ByMessageID(ctx context.Context, messageID string) (Record, error) {
+	messageID = NormalizeMessageID(messageID)
 	if messageID == "" {
 		return Record{}, ErrNotFound
 	}
@@ -174,6 +180,7 @@ func (l *redisLedger) ByMessageID(ctx context.Context, messageID string) (Record
 // ByQueueID returns the record with that queue id: two reads (the queue id
 // points to the Message-ID) under one Options.LookupTimeout.
 func (l *redisLedger) ByQueueID(ctx context.Context, queueID string) (Record, error) {
+	queueID = strings.TrimSpace(queueID)
 	if queueID == "" {
 		return Record{}, ErrNotFound
 	}
@@ -205,6 +212,10 @@ func (l *redisLedger) ByQueueID(ctx context.Context, queueID string) (Record, er
 // SentTo reports whether sender sent to recipient within the retention,
 // bounded by Options.LookupTimeout.
 func (l *redisLedger) SentTo(ctx context.Context, sender, recipient string) (bool, error) {
+	sender, recipient = NormalizeAddress(sender), NormalizeAddress(recipient)
+	if sender == "" || recipient == "" {
+		return false, ctx.Err()
+	}
 	ctx, cancel := context.WithTimeout(ctx, l.o.LookupTimeout)
 	defer cancel()
 	n, err := l.c.Exists(ctx, l.pairKey(sender, recipient)).Result()
@@ -214,12 +225,13 @@ func (l *redisLedger) SentTo(ctx context.Context, sender, recipient string) (boo
 	return n > 0, nil
 }
 
-// Stats reads the per-window Put counters with one MGET of about 260 small
-// keys on one node (cost independent of the number of records). Records is
-// the number of Puts in the retention window, counted per bucket of
-// retention/256 (a message recorded twice counts twice; the oldest bucket may
-// be counted while part of it has expired); Oldest is the start of the oldest
-// bucket with Puts, Newest the time of the newest Put.
+// Stats costs two reads on one node, independent of the number of records:
+// an MGET of the about 260 per-window Put counters and a ZRANGE of the
+// record-time extremes. Records is the number of Puts in the retention
+// window, counted per bucket of retention/256 (a message recorded twice
+// counts twice; the oldest bucket may be counted while part of it has
+// expired). Oldest and Newest are the extreme record times seen, Oldest
+// clamped to the retention window.
 func (l *redisLedger) Stats(ctx context.Context) (Stats, error) {
 	st := Stats{Backend: "redis (" + l.mode + ")"}
 	ctx, cancel := context.WithTimeout(ctx, max(l.o.LookupTimeout, l.o.WriteTimeout))
@@ -227,36 +239,39 @@ func (l *redisLedger) Stats(ctx context.Context) (Stats, error) {
 	now := time.Now()
 	last := l.bucket(now)
 	first := l.bucket(now.Add(-l.o.Retention))
-	keys := make([]string, 0, last-first+2)
+	keys := make([]string, 0, last-first+1)
 	for i := first; i <= last; i++ {
 		keys = append(keys, l.bucketKey(i))
 	}
-	keys = append(keys, l.newestKey())
-	vals, err := l.c.MGet(ctx, keys...).Result()
-	if err != nil {
+	pipe := l.c.Pipeline()
+	counts := pipe.MGet(ctx, keys...)
+	times := pipe.ZRangeWithScores(ctx, l.timesKey(), 0, -1)
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return st, fmt.Errorf("ledger: redis: reading stats: %w", err)
 	}
-	for i, v := range vals[:len(vals)-1] {
+	for _, v := range counts.Val() {
 		s, ok := v.(string)
 		if !ok {
 			continue
 		}
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n <= 0 {
-			continue
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
+			st.Records += n
 		}
-		if st.Records == 0 {
-			st.Oldest = time.Unix(0, (first+int64(i))*int64(l.width))
-			if lim := now.Add(-l.o.Retention); st.Oldest.Before(lim) {
-				st.Oldest = lim
-			}
-		}
-		st.Records += n
 	}
-	if s, ok := vals[len(vals)-1].(string); ok && st.Records > 0 {
-		if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-			st.Newest = time.UnixMilli(ms)
+	if st.Records == 0 {
+		return st, nil
+	}
+	for _, z := range times.Val() {
+		t := time.UnixMilli(int64(z.Score))
+		switch z.Member {
+		case "oldest":
+			st.Oldest = t
+		case "newest":
+			st.Newest = t
 		}
+	}
+	if lim := now.Add(-l.o.Retention); st.Oldest.Before(lim) {
+		st.Oldest = lim
 	}
 	return st, nil
 }

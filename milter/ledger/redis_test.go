@@ -95,6 +95,12 @@ func checkPutLookup(t *testing.T, l Ledger, n int) {
 	}
 }
 
+// TestRedisConformance runs the behaviour every ledger shares.
+func TestRedisConformance(t *testing.T) {
+	srv := redistest.Start(t)
+	testLedger(t, openTestRedis(t, srv.URL(), Options{}))
+}
+
 func TestRedisPutLookup(t *testing.T) {
 	srv := redistest.Start(t)
 	l := openTestRedis(t, srv.URL(), Options{})
@@ -311,6 +317,7 @@ func TestRedisCluster(t *testing.T) {
 		t.Fatalf("Stats on an empty cluster = %+v, %v", st, err)
 	}
 	checkPutLookup(t, l, 60)
+	testLedger(t, openTestRedis(t, c.URL()+"?prefix=conformance:", Options{}))
 	for _, s := range c.Nodes {
 		n, err := s.Cmd("DBSIZE")
 		if err != nil {
