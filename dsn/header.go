@@ -89,6 +89,13 @@ func parseHeader(b []byte) (h header, body []byte, truncated bool) {
 		}
 		colon := bytes.IndexByte(line, ':')
 		if colon <= 0 || !isFieldName(bytes.TrimRight(line[:colon], " \t")) {
+			if n := len(h); n > 0 && bytes.HasSuffix(h[n-1].value, []byte(";")) && bytes.IndexByte(line, '=') > 0 {
+				// A parameter on an unindented line after "type;": a broken
+				// fold (seen in Content-Type); join it to the field.
+				h[n-1].value = append(append(append([]byte(nil), h[n-1].value...), ' '), bytes.TrimSpace(line)...)
+				i = next
+				continue
+			}
 			return h, b[i:], truncated
 		}
 		if len(h) >= MaxHeaderFields {

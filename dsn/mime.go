@@ -35,6 +35,11 @@ func parseContentType(v []byte) (mediaType string, p ctParams) {
 		t = v[:semi]
 	}
 	t = bytes.TrimSpace(t)
+	if sp := bytes.IndexAny(t, " \t"); sp > 0 {
+		// "text/plain charset=x": a writer forgot the semicolon.
+		t = t[:sp]
+		semi = sp
+	}
 	if len(t) == 0 || bytes.IndexByte(t, '/') < 0 {
 		mediaType = "text/plain"
 	} else {

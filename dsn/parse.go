@@ -55,6 +55,8 @@ type parser struct {
 	text      []byte // the human-readable text of the message, decoded, for the free-text scanners
 	lowerText []byte // text in ASCII lower case
 	textDone  bool
+
+	embedDepth int // how deep this parser is in readEmbedded
 }
 
 // read decides what the message is and fills the report.
@@ -100,17 +102,154 @@ func (p *parser) read() {
 			r.Recipients = r.Recipients[:MaxRecipients]
 			r.Truncated = true
 		}
+		p.fixRecipients()
 		p.enrichFromText()
 		p.finish("failed")
 		return
 	}
+	if isAutoReply(p.hdr) {
+		p.loadText()
+		if bounceEvidence(p.hdr, p.lowerText) < 2 {
+			p.readAutoReply()
+			return
+		}
+	}
 	if p.readFreeText() {
+		return
+	}
+	if p.readEmbedded() {
 		return
 	}
 	if isAutoReply(p.hdr) {
 		p.readAutoReply()
+	}
+}
+
+// fixRecipients replaces RFC 3464 recipients that are not addresses (Exim
+// writes the pipe or file it delivered to, Sendmail sometimes "@host") by
+// the addresses the report gives elsewhere: X-Failed-Recipients, or the
+// recipient lines of the text.
+func (p *parser) fixRecipients() {
+	r := p.rep
+	bad := 0
+	for i := range r.Recipients {
+		if !plausibleAddress(r.Recipients[i].Address) {
+			bad++
+		}
+	}
+	if bad == 0 {
 		return
 	}
+	known := func(a string) bool {
+		for i := range r.Recipients {
+			if strings.EqualFold(r.Recipients[i].Address, a) {
+				return true
+			}
+		}
+		return false
+	}
+	var spare []textBlock
+	for _, a := range failedRecipientsHeader(p.hdr) {
+		if !known(a) {
+			spare = append(spare, textBlock{address: a})
+		}
+	}
+	p.loadText()
+	blocks := scanRecipientBlocks(p.text[:cutOriginal(p.text, p.lowerText)], p.lowerText)
+	if len(spare) == 0 {
+		for _, b := range blocks {
+			if !known(b.address) {
+				spare = append(spare, b)
+			}
+		}
+	}
+	for i := range r.Recipients {
+		rc := &r.Recipients[i]
+		if plausibleAddress(rc.Address) || len(spare) == 0 {
+			continue
+		}
+		rc.Address = spare[0].address
+		spare = spare[1:]
+	}
+}
+
+// maxEmbedDepth caps how deep readEmbedded looks for a report inside a
+// report (a forwarded bounce, a bounce about a bounce).
+const maxEmbedDepth = 2
+
+// readEmbedded looks for a bounce inside the message: a forwarded bounce
+// ("Begin forwarded message:", quoted with "> "), a bounce copied as the
+// "original message" of another, or one attached as message/rfc822. It
+// says whether one was found; the report then takes its recipients.
+func (p *parser) readEmbedded() bool {
+	if p.embedDepth >= maxEmbedDepth {
+		return false
+	}
+	p.loadText()
+	var candidates [][]byte
+	// Forwarded text, unquoted.
+	for _, m := range [...]string{"begin forwarded message", "forwarded message", "original message", "\nfrom mailer-daemon", "message/rfc822"} {
+		k := bytes.Index(p.lowerText, []byte(m))
+		if k < 0 {
+			continue
+		}
+		_, next := nextLine(p.text, k+1)
+		candidates = append(candidates, unquote(p.text[next:]))
+	}
+	for i := range p.parts {
+		if p.parts[i].mediaType == "message/rfc822" {
+			candidates = append(candidates, p.parts[i].body)
+		}
+	}
+	for _, c := range candidates {
+		c = trimLeadingBlank(c)
+		if bytes.HasPrefix(c, []byte("From ")) {
+			_, n := nextLine(c, 0)
+			c = c[n:]
+		}
+		sub := &parser{rep: &Report{Kind: KindNone}, embedDepth: p.embedDepth + 1}
+		h, body, _ := parseHeader(c)
+		if len(h) < 2 {
+			continue
+		}
+		sub.hdr = h
+		w := mimeWalker{}
+		w.walk(h, body, 0)
+		sub.parts = w.parts
+		sub.read()
+		if sub.rep.Kind != KindBounce && sub.rep.Kind != KindDelay || len(sub.rep.Recipients) == 0 {
+			continue
+		}
+		orig := p.rep.Original
+		*p.rep = *sub.rep
+		if p.rep.Original.MessageID == "" {
+			p.rep.Original = orig
+		}
+		p.rep.Format = "embedded-" + sub.rep.Format
+		return true
+	}
+	return false
+}
+
+// unquote removes the "> " marks of a quoted text.
+func unquote(b []byte) []byte {
+	if !bytes.Contains(b, []byte("\n>")) && !bytes.HasPrefix(b, []byte(">")) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		line, next := nextLine(b, i)
+		i = next
+		if len(line) > 0 && line[0] == '>' {
+			line = line[1:]
+			if len(line) > 0 && line[0] == ' ' {
+				line = line[1:]
+			}
+		}
+		out = append(out, line...)
+		out = append(out, '\n')
+	}
+	return out
 }
 
 // finish completes the recipient records: codes from the diagnostic text,
