@@ -1,12 +1,533 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ndrmilter/ndrmilter/milter/ledger"
 )
 
-// runLedger is the "ledger" subcommand. PLACEHOLDER: a helper replaces this file.
+const ledgerUsage = `usage:
+  ndrmilter ledger import [flags] FILE...    record the mail Postfix logs show leaving (plain or .gz; "-" is stdin)
+  ndrmilter ledger lookup [flags] ID         what the ledger knows of a Message-ID (or a queue id)
+  ndrmilter ledger stats [flags]             how many records, oldest and newest
+flags (all subcommands):
+  --data DIR      data directory of the embedded (bbolt) ledger
+  --ledger SPEC   bolt:PATH, redis://HOST:PORT/DB or rediss://... (default: bbolt in --data)
+  --config FILE   the serve configuration file (data_dir, ledger, domains, retention)
+  --json          machine-readable output
+import only:
+  --domain D      import only mail whose envelope sender is in domain D (repeatable; default: the
+                  config's domains, else all)
+  --dry-run       read and report, write nothing
+`
+
+// runLedger is "ndrmilter ledger import|lookup|stats".
 func runLedger(args []string) int {
-	fmt.Fprintln(os.Stderr, "ndrmilter ledger: not implemented yet")
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, ledgerUsage)
+		return 2
+	}
+	switch args[0] {
+	case "import":
+		return runLedgerImport(args[1:])
+	case "lookup":
+		return runLedgerLookup(args[1:])
+	case "stats":
+		return runLedgerStats(args[1:])
+	case "-h", "--help", "help":
+		fmt.Print(ledgerUsage)
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "ndrmilter ledger: unknown subcommand %q\n%s", args[0], ledgerUsage)
 	return 2
+}
+
+// ledgerFlags are the flags every ledger subcommand takes.
+type ledgerFlags struct {
+	fs      *flag.FlagSet
+	data    string
+	spec    string
+	config  string
+	asJSON  bool
+	domains stringList
+}
+
+func newLedgerFlags(name string) *ledgerFlags {
+	lf := &ledgerFlags{fs: flag.NewFlagSet("ledger "+name, flag.ContinueOnError)}
+	lf.fs.StringVar(&lf.data, "data", "", "data `DIR` of the embedded ledger")
+	lf.fs.StringVar(&lf.spec, "ledger", "", "ledger `SPEC`: bolt:PATH, redis://... (default: bbolt in --data)")
+	lf.fs.StringVar(&lf.config, "config", "", "serve configuration `FILE` (YAML)")
+	lf.fs.BoolVar(&lf.asJSON, "json", false, "machine-readable output")
+	lf.fs.Usage = func() { fmt.Fprint(lf.fs.Output(), ledgerUsage) }
+	return lf
+}
+
+// parse reads flags that may come before or after the positional arguments.
+func (lf *ledgerFlags) parse(args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := lf.fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = lf.fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// ledgerFileConfig is the part of the serve configuration file the ledger
+// commands read. Unknown keys are ignored: the file belongs to serve.
+type ledgerFileConfig struct {
+	DataDir   string   `yaml:"data_dir"`
+	Data      string   `yaml:"data"`
+	Ledger    string   `yaml:"ledger"`
+	Domains   []string `yaml:"domains"`
+	Retention string   `yaml:"retention"`
+}
+
+// resolved is where the ledger is and how long it keeps records, after the
+// config file and the flags (which win).
+type resolved struct {
+	dataDir   string
+	spec      string
+	domains   []string
+	retention time.Duration
+}
+
+func (lf *ledgerFlags) resolve() (resolved, error) {
+	var r resolved
+	if lf.config != "" {
+		b, err := os.ReadFile(lf.config)
+		if err != nil {
+			return r, err
+		}
+		var fc ledgerFileConfig
+		if err := yaml.Unmarshal(b, &fc); err != nil {
+			return r, fmt.Errorf("%s: %v", lf.config, err)
+		}
+		r.dataDir, r.spec, r.domains = fc.DataDir, fc.Ledger, fc.Domains
+		if r.dataDir == "" {
+			r.dataDir = fc.Data
+		}
+		if fc.Retention != "" {
+			d, err := parseRetention(fc.Retention)
+			if err != nil {
+				return r, fmt.Errorf("%s: retention: %v", lf.config, err)
+			}
+			r.retention = d
+		}
+	}
+	if lf.data != "" {
+		r.dataDir = lf.data
+	}
+	if lf.spec != "" {
+		r.spec = lf.spec
+	}
+	if len(lf.domains) > 0 {
+		r.domains = lf.domains
+	}
+	if r.spec == "" && r.dataDir == "" {
+		return r, errors.New("no ledger: give --data DIR (the embedded ledger), --ledger SPEC or --config FILE")
+	}
+	if r.retention <= 0 {
+		r.retention = 30 * 24 * time.Hour
+	}
+	return r, nil
+}
+
+// parseRetention reads a Go duration or a number of days ("30d").
+func parseRetention(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasSuffix(s, "d") {
+		var days int
+		if _, err := fmt.Sscanf(strings.TrimSuffix(s, "d"), "%d", &days); err != nil || days <= 0 {
+			return 0, fmt.Errorf("expected a number of days like 30d or a duration like 720h, got %q", s)
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(s)
+}
+
+func (r resolved) open() (ledger.Ledger, error) {
+	return ledger.Open(r.spec, r.dataDir, ledger.Options{Retention: r.retention})
+}
+
+func runLedgerImport(args []string) int {
+	lf := newLedgerFlags("import")
+	lf.fs.Var(&lf.domains, "domain", "import only mail from this `DOMAIN` (repeatable)")
+	dryRun := lf.fs.Bool("dry-run", false, "read and report, write nothing")
+	files, err := lf.parse(args)
+	if err != nil {
+		return 2
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(os.Stderr, "ndrmilter ledger import: no log file given")
+		fmt.Fprint(os.Stderr, ledgerUsage)
+		return 2
+	}
+	res, err := lf.resolve()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ndrmilter ledger import: %v\n", err)
+		return 2
+	}
+	var led ledger.Ledger
+	if !*dryRun {
+		if led, err = res.open(); err != nil {
+			fmt.Fprintf(os.Stderr, "ndrmilter ledger import: %v\n", err)
+			return 1
+		}
+		defer led.Close()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	imp := newImporter(ctx, led, time.Now().Add(-res.retention))
+	j := &ledger.LogJoiner{Domains: res.domains}
+	now := time.Now()
+	var total ledger.LogStats
+	status := 0
+	for _, name := range files {
+		st, err := importFile(name, j, now, imp.put)
+		total.Lines += st.Lines
+		total.Used += st.Used
+		total.Ignored += st.Ignored
+		total.Malformed += st.Malformed
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "ndrmilter ledger import: %s: %v\n", name, err)
+			status = 1
+			if ctx.Err() != nil || imp.failed() {
+				break
+			}
+			continue
+		}
+		if !lf.asJSON {
+			fmt.Printf("%s: %d lines, %d Postfix queue lines used, %d malformed (skipped)\n", name, st.Lines, st.Used, st.Malformed)
+		}
+	}
+	// Messages still queued when the logs end (deferred) left too, or tried to.
+	for _, r := range j.Flush() {
+		if imp.put(r) != nil {
+			break
+		}
+	}
+	sum := imp.wait()
+	if sum.Errors > 0 {
+		status = 1
+	}
+	sum.Lines, sum.Malformed, sum.Skipped, sum.Incomplete = total.Lines, total.Malformed, j.Skipped, j.Dropped
+	sum.DryRun = *dryRun
+	if lf.asJSON {
+		json.NewEncoder(os.Stdout).Encode(sum)
+		return status
+	}
+	verb := "imported"
+	if *dryRun {
+		verb = "would import"
+	}
+	fmt.Printf("%s %d messages (%d new, %d updated, %d already in the ledger, %d older than the retention period), %d errors\n",
+		verb, sum.New+sum.Updated, sum.New, sum.Updated, sum.Known, sum.TooOld, sum.Errors)
+	fmt.Printf("skipped %d messages that did not leave (local delivery, Postfix's own bounces, other domains), %d incomplete in the logs; %d malformed lines of %d\n",
+		sum.Skipped, sum.Incomplete, sum.Malformed, sum.Lines)
+	return status
+}
+
+// importFile reads one log file ("-" for stdin) into j.
+func importFile(name string, j *ledger.LogJoiner, now time.Time, put func(ledger.Record) error) (ledger.LogStats, error) {
+	var r io.Reader = os.Stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return ledger.LogStats{}, err
+		}
+		defer f.Close()
+		r = f
+	}
+	return ledger.ReadLog(r, j, now, time.Local, put)
+}
+
+// importSummary is what an import did; its JSON form is --json's output.
+type importSummary struct {
+	New        int  `json:"new"`
+	Updated    int  `json:"updated"`
+	Known      int  `json:"already_known"`
+	TooOld     int  `json:"older_than_retention"`
+	Errors     int  `json:"errors"`
+	Skipped    int  `json:"skipped_not_leaving"`
+	Incomplete int  `json:"incomplete"`
+	Lines      int  `json:"lines"`
+	Malformed  int  `json:"malformed_lines"`
+	DryRun     bool `json:"dry_run"`
+}
+
+// importer writes Records with a few writers at once, so that a ledger that
+// commits in groups (bbolt) syncs once per group, not once per record. It is
+// idempotent: a record the ledger already has with the same recipients is
+// not written again, and one with fewer recipients is completed.
+type importer struct {
+	ctx    context.Context
+	led    ledger.Ledger // nil for a dry run
+	cutoff time.Time
+
+	work chan ledger.Record
+	wg   sync.WaitGroup
+
+	mu  sync.Mutex
+	sum importSummary
+}
+
+const importWriters = 32
+
+func newImporter(ctx context.Context, led ledger.Ledger, cutoff time.Time) *importer {
+	imp := &importer{ctx: ctx, led: led, cutoff: cutoff, work: make(chan ledger.Record)}
+	for i := 0; i < importWriters; i++ {
+		imp.wg.Add(1)
+		go func() {
+			defer imp.wg.Done()
+			for r := range imp.work {
+				imp.write(r)
+			}
+		}()
+	}
+	return imp
+}
+
+// put hands r to a writer; it fails only when the import was interrupted.
+func (imp *importer) put(r ledger.Record) error {
+	select {
+	case imp.work <- r:
+		return nil
+	case <-imp.ctx.Done():
+		return imp.ctx.Err()
+	}
+}
+
+func (imp *importer) failed() bool {
+	imp.mu.Lock()
+	defer imp.mu.Unlock()
+	return imp.sum.Errors > 100
+}
+
+func (imp *importer) count(f func(*importSummary)) {
+	imp.mu.Lock()
+	f(&imp.sum)
+	imp.mu.Unlock()
+}
+
+func (imp *importer) write(r ledger.Record) {
+	if r.Time.Before(imp.cutoff) {
+		imp.count(func(s *importSummary) { s.TooOld++ })
+		return
+	}
+	if imp.led == nil {
+		imp.count(func(s *importSummary) { s.New++ })
+		return
+	}
+	ctx, cancel := context.WithTimeout(imp.ctx, 30*time.Second)
+	defer cancel()
+	var old ledger.Record
+	var err error
+	if r.MessageID != "" {
+		old, err = imp.led.ByMessageID(ctx, r.MessageID)
+	} else {
+		old, err = imp.led.ByQueueID(ctx, r.QueueID)
+	}
+	updated := false
+	switch {
+	case err == nil:
+		merged, grew := mergeRecipients(old, r)
+		if !grew {
+			imp.count(func(s *importSummary) { s.Known++ })
+			return
+		}
+		r, updated = merged, true
+	case !errors.Is(err, ledger.ErrNotFound):
+		imp.count(func(s *importSummary) { s.Errors++ })
+		fmt.Fprintf(os.Stderr, "ndrmilter ledger import: lookup %s: %v\n", r.MessageID, err)
+		return
+	}
+	if err := imp.led.Put(ctx, r); err != nil {
+		imp.count(func(s *importSummary) { s.Errors++ })
+		fmt.Fprintf(os.Stderr, "ndrmilter ledger import: record %s (queue id %s): %v\n", r.MessageID, r.QueueID, err)
+		return
+	}
+	imp.count(func(s *importSummary) {
+		if updated {
+			s.Updated++
+		} else {
+			s.New++
+		}
+	})
+}
+
+// mergeRecipients returns old completed with r's recipients, and whether it
+// gained any. The earlier time and the known queue id are kept.
+func mergeRecipients(old, r ledger.Record) (ledger.Record, bool) {
+	have := make(map[string]bool, len(old.Recipients))
+	for _, a := range old.Recipients {
+		have[ledger.NormalizeAddress(a)] = true
+	}
+	grew := false
+	for _, a := range r.Recipients {
+		if !have[ledger.NormalizeAddress(a)] {
+			old.Recipients = append(old.Recipients, a)
+			have[ledger.NormalizeAddress(a)] = true
+			grew = true
+		}
+	}
+	if old.QueueID == "" {
+		old.QueueID = r.QueueID
+	}
+	if old.Sender == "" {
+		old.Sender = r.Sender
+	}
+	if old.MessageID == "" {
+		old.MessageID = r.MessageID
+	}
+	if old.Time.IsZero() || (!r.Time.IsZero() && r.Time.Before(old.Time)) {
+		old.Time = r.Time
+	}
+	return old, grew
+}
+
+// wait stops the writers and returns the summary.
+func (imp *importer) wait() importSummary {
+	close(imp.work)
+	imp.wg.Wait()
+	imp.mu.Lock()
+	defer imp.mu.Unlock()
+	return imp.sum
+}
+
+// lookupRecord is the JSON form of "ledger lookup --json".
+type lookupRecord struct {
+	Found      bool      `json:"found"`
+	MessageID  string    `json:"message_id,omitempty"`
+	QueueID    string    `json:"queue_id,omitempty"`
+	Sender     string    `json:"sender,omitempty"`
+	Recipients []string  `json:"recipients,omitempty"`
+	Time       time.Time `json:"time,omitzero"`
+}
+
+func runLedgerLookup(args []string) int {
+	lf := newLedgerFlags("lookup")
+	ids, err := lf.parse(args)
+	if err != nil {
+		return 2
+	}
+	if len(ids) == 0 {
+		fmt.Fprintln(os.Stderr, "ndrmilter ledger lookup: give a Message-ID (or a Postfix queue id)")
+		return 2
+	}
+	res, err := lf.resolve()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ndrmilter ledger lookup: %v\n", err)
+		return 2
+	}
+	led, err := res.open()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ndrmilter ledger lookup: %v\n", err)
+		return 1
+	}
+	defer led.Close()
+	status := 0
+	for _, id := range ids {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		r, err := led.ByMessageID(ctx, id)
+		if errors.Is(err, ledger.ErrNotFound) && !strings.ContainsAny(id, "@<>") {
+			r, err = led.ByQueueID(ctx, id)
+		}
+		cancel()
+		switch {
+		case errors.Is(err, ledger.ErrNotFound):
+			status = 1
+			if lf.asJSON {
+				json.NewEncoder(os.Stdout).Encode(lookupRecord{Found: false, MessageID: ledger.NormalizeMessageID(id)})
+			} else {
+				fmt.Printf("%s: not in the ledger: no message with this Message-ID left through this server within the retention period (%s)\n", id, res.retention)
+			}
+		case err != nil:
+			fmt.Fprintf(os.Stderr, "ndrmilter ledger lookup: %s: %v\n", id, err)
+			return 1
+		case lf.asJSON:
+			json.NewEncoder(os.Stdout).Encode(lookupRecord{Found: true, MessageID: r.MessageID, QueueID: r.QueueID,
+				Sender: r.Sender, Recipients: r.Recipients, Time: r.Time})
+		default:
+			sender := r.Sender
+			if sender == "" {
+				sender = "<> (null sender)"
+			}
+			fmt.Printf("Message-ID: <%s>\nQueue ID:   %s\nSent:       %s (%s ago)\nFrom:       %s\nTo:         %s\n",
+				r.MessageID, orDash(r.QueueID), r.Time.Local().Format(time.RFC1123Z), time.Since(r.Time).Round(time.Second),
+				sender, strings.Join(r.Recipients, ", "))
+			fmt.Println("A bounce that names this message is about mail that really left: not backscatter.")
+		}
+	}
+	return status
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// statsRecord is the JSON form of "ledger stats --json".
+type statsRecord struct {
+	Backend string    `json:"backend"`
+	Records int64     `json:"records"`
+	Oldest  time.Time `json:"oldest,omitzero"`
+	Newest  time.Time `json:"newest,omitzero"`
+}
+
+func runLedgerStats(args []string) int {
+	lf := newLedgerFlags("stats")
+	if rest, err := lf.parse(args); err != nil {
+		return 2
+	} else if len(rest) > 0 {
+		fmt.Fprintf(os.Stderr, "ndrmilter ledger stats: unexpected argument %q\n", rest[0])
+		return 2
+	}
+	res, err := lf.resolve()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ndrmilter ledger stats: %v\n", err)
+		return 2
+	}
+	led, err := res.open()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ndrmilter ledger stats: %v\n", err)
+		return 1
+	}
+	defer led.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := led.Stats(ctx)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ndrmilter ledger stats: %v\n", err)
+		return 1
+	}
+	if lf.asJSON {
+		json.NewEncoder(os.Stdout).Encode(statsRecord{Backend: st.Backend, Records: st.Records, Oldest: st.Oldest, Newest: st.Newest})
+		return 0
+	}
+	fmt.Printf("backend:   %s\nrecords:   %d\nretention: %s\n", st.Backend, st.Records, res.retention)
+	if st.Records > 0 {
+		fmt.Printf("oldest:    %s\nnewest:    %s\n", st.Oldest.Local().Format(time.RFC1123Z), st.Newest.Local().Format(time.RFC1123Z))
+	}
+	return 0
 }

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// captureStdout runs f with os.Stdout sent to a file and returns what it wrote.
+func captureStdout(t *testing.T, f func() int) (string, int) {
+	t.Helper()
+	tmp, err := os.CreateTemp(t.TempDir(), "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = tmp
+	code := f()
+	os.Stdout = old
+	tmp.Close()
+	b, _ := os.ReadFile(tmp.Name())
+	return string(b), code
+}
+
+// importLog writes a log for two outbound messages (one deferred then sent
+// to a second recipient later) and an inbound one, dated today so that the
+// retention period keeps them.
+func importLog(day time.Time) string {
+	ts := day.Format("Jan _2 15:04:05")
+	return strings.Join([]string{
+		ts + " mx postfix/cleanup[1]: 1A2B3C4D5E: message-id=<Out1@Example.org>",
+		ts + " mx postfix/qmgr[2]: 1A2B3C4D5E: from=<alice@example.org>, size=900, nrcpt=1 (queue active)",
+		ts + " mx postfix/smtp[3]: 1A2B3C4D5E: to=<bob@remote.test>, relay=mx.remote.test[192.0.2.1]:25, delay=0.2, dsn=2.0.0, status=sent (250 ok)",
+		ts + " mx postfix/qmgr[2]: 1A2B3C4D5E: removed",
+		"not a log line at all",
+		ts + " mx postfix/cleanup[1]: 2B3C4D5E6F: message-id=<out2@example.org>",
+		ts + " mx postfix/qmgr[2]: 2B3C4D5E6F: from=<carol@example.org>, size=900, nrcpt=1 (queue active)",
+		ts + " mx postfix/smtp[3]: 2B3C4D5E6F: to=<dave@remote.test>, relay=none, delay=30, dsn=4.4.1, status=deferred (connect to mx.remote.test[192.0.2.1]:25: Connection timed out)",
+		ts + " mx postfix/cleanup[1]: 3C4D5E6F70: message-id=<in1@remote.test>",
+		ts + " mx postfix/qmgr[2]: 3C4D5E6F70: from=<x@remote.test>, size=900, nrcpt=1 (queue active)",
+		ts + " mx postfix/local[4]: 3C4D5E6F70: to=<alice@local.example.org>, relay=local, delay=0.1, dsn=2.0.0, status=sent (delivered to mailbox)",
+		ts + " mx postfix/qmgr[2]: 3C4D5E6F70: removed",
+	}, "\n") + "\n"
+}
+
+func TestLedgerImportLookupStats(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	now := time.Now().Add(-time.Hour).Truncate(time.Second)
+	plain := filepath.Join(dir, "mail.log")
+	if err := os.WriteFile(plain, []byte(importLog(now)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The rotated file, gzip-compressed, with out2's later delivery to a
+	// second recipient: import must complete the record, not duplicate it.
+	ts := now.Format("Jan _2 15:04:05")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	fmt.Fprintf(zw, "%s mx postfix/smtp[3]: 2B3C4D5E6F: to=<erin@remote.test>, relay=mx.remote.test[192.0.2.1]:25, delay=300, dsn=2.0.0, status=sent (250 ok)\n%s mx postfix/qmgr[2]: 2B3C4D5E6F: removed\n", ts, ts)
+	zw.Close()
+	rotated := filepath.Join(dir, "mail.log.1.gz")
+	if err := os.WriteFile(rotated, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out, code := captureStdout(t, func() int { return runLedger([]string{"import", "--data", data, "--json", plain}) })
+	if code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, out)
+	}
+	var sum importSummary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("import --json: %v\n%s", err, out)
+	}
+	if sum.New != 2 || sum.Malformed != 1 || sum.Skipped != 1 || sum.Errors != 0 {
+		t.Errorf("first import: %+v, want 2 new, 1 malformed line, 1 skipped (local delivery)", sum)
+	}
+
+	// The same file again, then the rotated one: nothing new, out2 updated.
+	out, code = captureStdout(t, func() int { return runLedger([]string{"import", "--data", data, "--json", plain, rotated}) })
+	if code != 0 {
+		t.Fatalf("second import: exit %d\n%s", code, out)
+	}
+	sum = importSummary{}
+	json.Unmarshal([]byte(out), &sum)
+	if sum.New != 0 || sum.Known != 1 || sum.Updated != 1 {
+		t.Errorf("second import: %+v, want 0 new, 1 already known (out1), 1 updated (out2 gained erin)", sum)
+	}
+	stats := func() int64 {
+		out, code := captureStdout(t, func() int { return runLedger([]string{"stats", "--data", data, "--json"}) })
+		var st statsRecord
+		if err := json.Unmarshal([]byte(out), &st); err != nil || code != 0 {
+			t.Fatalf("stats: exit %d, %v\n%s", code, err, out)
+		}
+		return st.Records
+	}
+	before := stats()
+	out, code = captureStdout(t, func() int { return runLedger([]string{"import", "--data", data, "--json", plain, rotated}) })
+	sum = importSummary{}
+	json.Unmarshal([]byte(out), &sum)
+	if code != 0 || sum.New != 0 || sum.Updated != 0 || sum.Known != 2 {
+		t.Errorf("third import: exit %d, %+v, want everything already known", code, sum)
+	}
+	if after := stats(); after != before || after < 2 {
+		t.Errorf("stats: %d records before the repeated import, %d after; want the same, at least 2", before, after)
+	}
+
+	out, code = captureStdout(t, func() int { return runLedger([]string{"lookup", "<out2@example.org>", "--data", data, "--json"}) })
+	var lr lookupRecord
+	if err := json.Unmarshal([]byte(out), &lr); err != nil || code != 0 {
+		t.Fatalf("lookup: exit %d, %v\n%s", code, err, out)
+	}
+	if !lr.Found || lr.QueueID != "2B3C4D5E6F" || lr.Sender != "carol@example.org" ||
+		strings.Join(lr.Recipients, ",") != "dave@remote.test,erin@remote.test" || !lr.Time.Equal(now) {
+		t.Errorf("lookup out2: %+v, want queue id 2B3C4D5E6F, carol -> dave, erin at %v", lr, now)
+	}
+	// By queue id, and the human form.
+	out, code = captureStdout(t, func() int { return runLedger([]string{"lookup", "--data", data, "1A2B3C4D5E"}) })
+	if code != 0 || !strings.Contains(out, "Message-ID: <out1@example.org>") || !strings.Contains(out, "bob@remote.test") {
+		t.Errorf("lookup by queue id: exit %d\n%s", code, out)
+	}
+	out, code = captureStdout(t, func() int { return runLedger([]string{"lookup", "--data", data, "in1@remote.test"}) })
+	if code != 1 || !strings.Contains(out, "not in the ledger") {
+		t.Errorf("lookup of inbound mail: exit %d, want 1 and 'not in the ledger'\n%s", code, out)
+	}
+}
+
+func TestLedgerImportErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, code := captureStdout(t, func() int { return runLedger([]string{"import", filepath.Join(dir, "x.log")}) }); code != 2 {
+		t.Errorf("import without --data/--ledger/--config: exit %d, want 2", code)
+	}
+	if _, code := captureStdout(t, func() int {
+		return runLedger([]string{"import", "--data", dir, filepath.Join(dir, "missing.log")})
+	}); code != 1 {
+		t.Errorf("import of a missing file: exit %d, want 1", code)
+	}
+	if _, code := captureStdout(t, func() int { return runLedger([]string{"frobnicate"}) }); code != 2 {
+		t.Errorf("unknown subcommand: exit %d, want 2", code)
+	}
+	// The config file supplies the data directory and the domain filter.
+	cfg := filepath.Join(dir, "ndrmilter.yaml")
+	os.WriteFile(cfg, []byte("data_dir: "+filepath.Join(dir, "d")+"\ndomains: [elsewhere.test]\nretention: 7d\nlisten: inet:127.0.0.1:8891\n"), 0o644)
+	log := filepath.Join(dir, "mail.log")
+	os.WriteFile(log, []byte(importLog(time.Now())), 0o644)
+	out, code := captureStdout(t, func() int { return runLedger([]string{"import", "--config", cfg, "--json", log}) })
+	var sum importSummary
+	json.Unmarshal([]byte(out), &sum)
+	if code != 0 || sum.New != 0 || sum.Skipped != 3 {
+		t.Errorf("import with a config whose domain is elsewhere.test: exit %d, %+v, want nothing imported, 3 skipped", code, sum)
+	}
+}
