@@ -18,6 +18,7 @@ type explainRecord struct {
 	Format            string `json:"format"`
 	Recipient         string `json:"recipient"`
 	Action            string `json:"action"`
+	Command           string `json:"command,omitempty"`
 	Status            string `json:"status"`
 	ReplyCode         string `json:"reply_code"`
 	Reason            string `json:"reason"`
@@ -44,6 +45,7 @@ func newExplainRecord(file string, r *dsn.Report, rd rules.Reading) explainRecor
 		Format:            r.Format,
 		Recipient:         rd.Recipient.Address,
 		Action:            rd.Recipient.Action,
+		Command:           rd.Recipient.Command,
 		Status:            rd.Status,
 		ReplyCode:         rd.ReplyCode,
 		Reason:            rd.Reason,
