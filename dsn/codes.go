@@ -140,3 +140,45 @@ func equalFoldASCII(a, b string) bool {
 	}
 	return true
 }
+
+// diagnosticStatus returns the enhanced status code the server's own reply
+// in a diagnostic carries, preferring one that differs from field (the
+// Status field): "554 4.4.7 Message expired <421 4.4.2 Connection timed
+// out>" gives 4.4.2, the cause under the expiry. Generic codes (X.0.0)
+// count only when there is nothing better. "" when the text has none.
+func diagnosticStatus(diag, field string) string {
+	first, generic := "", ""
+	for i := 0; i+5 <= len(diag); i++ {
+		c := diag[i]
+		if c != '2' && c != '4' && c != '5' {
+			continue
+		}
+		if i > 0 {
+			p := diag[i-1]
+			if isDigit(p) || p == '.' || isAlpha(p) || p == '-' && i > 1 && isDigit(diag[i-2]) {
+				continue
+			}
+		}
+		code, n := scanStatus(diag, i)
+		if n == 0 {
+			continue
+		}
+		i += n - 1
+		if isGenericStatus(code) {
+			if generic == "" {
+				generic = code
+			}
+			continue
+		}
+		if code != field {
+			return code
+		}
+		if first == "" {
+			first = code
+		}
+	}
+	if first != "" {
+		return first
+	}
+	return generic
+}

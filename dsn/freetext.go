@@ -197,7 +197,7 @@ var daemonSenders = []string{
 	"mailer-daemon", "mailer_daemon", "mailerdaemon", "postmaster", "mail-daemon", "mail delivery",
 	"maildelivery", "mail administrator", "system administrator", "mail_delivery", "nobody@",
 	"bounce", "mailadmin", "mail-system", "mail system", "mmdf", "mdaemon", "internet mail delivery",
-	"returned mail", "no-reply@", "noreply@", "daemon@", "notify@", "mta@", "smtp@",
+	"returned mail", "post_master", "no-reply@", "noreply@", "daemon@", "notify@", "mta@", "smtp@",
 }
 
 // bounceSubjects are lower-case subject words of bounces and delay warnings.
@@ -406,8 +406,8 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 		}
 		addr, rest, kind := recipientLine(t)
 		if addr != "" {
-			if kind == lineTranscript && cur != nil && strings.EqualFold(cur.address, addr) {
-				// The RCPT line of the recipient already being read.
+			if cur != nil && strings.EqualFold(cur.address, addr) {
+				// The recipient already being read, named again in its text.
 				buf = appendLine(buf, t)
 				continue
 			}

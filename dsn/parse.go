@@ -259,10 +259,11 @@ func (p *parser) finish(fallbackAction string) {
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		rc.Diagnostic = cleanDiagnostic(rc.Diagnostic)
-		if rc.Status == "" || isGenericStatus(rc.Status) {
-			if s := findStatus(rc.Diagnostic); s != "" && (rc.Status == "" || !isGenericStatus(s)) {
-				rc.Status = s
-			}
+		// The server's own code in its reply is more precise than the
+		// reporting MTA's summary in the Status field (Sendmail writes 4.4.7
+		// over a "450 4.7.1" refusal).
+		if s := diagnosticStatus(rc.Diagnostic, rc.Status); s != "" && (rc.Status == "" || !isGenericStatus(s)) {
+			rc.Status = s
 		}
 		if rc.ReplyCode == "" {
 			rc.ReplyCode = findReplyCode(rc.Diagnostic)

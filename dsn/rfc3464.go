@@ -19,34 +19,46 @@ type dsnFields struct {
 // starts where a Final-Recipient (or Original-Recipient) field repeats.
 func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated bool) {
 	var cur Recipient
-	var hasOriginal, hasFinal, inRecipient bool
+	var original string
+	// seen holds the per-recipient fields of the current record: when one
+	// comes again, a new record has started without an empty line.
+	var seen uint8
+	const (
+		seenOriginal uint8 = 1 << iota
+		seenFinal
+		seenAction
+		seenStatus
+		seenDiagnostic
+		seenRemote
+	)
 	var lastField *string // for continuation lines
 	flush := func() {
-		if cur.Address != "" || cur.Status != "" || cur.Diagnostic != "" {
-			if cur.Address != "" {
-				if len(rcpts) >= MaxRecipients {
-					truncated = true
-				} else {
-					rcpts = append(rcpts, cur)
-				}
+		if cur.Address == "" {
+			cur.Address = original
+		}
+		if cur.Address != "" {
+			if len(rcpts) >= MaxRecipients {
+				truncated = true
+			} else {
+				rcpts = append(rcpts, cur)
 			}
 		}
-		cur = Recipient{}
-		hasOriginal, hasFinal, inRecipient = false, false, false
-		lastField = nil
+		cur, original, seen, lastField = Recipient{}, "", 0, nil
 	}
-	var original string
+	// field notes a per-recipient field, starting a new record if needed.
+	field := func(bit uint8) {
+		if seen&bit != 0 {
+			flush()
+		}
+		seen |= bit
+	}
 	i := 0
 	for i < len(b) {
 		line, next := nextLine(b, i)
 		i = next
 		if len(bytes.TrimSpace(line)) == 0 {
-			if inRecipient {
-				if cur.Address == "" && original != "" {
-					cur.Address = original
-				}
+			if seen != 0 {
 				flush()
-				original = ""
 			}
 			lastField = nil
 			continue
@@ -58,45 +70,31 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 			continue
 		}
 		colon := bytes.IndexByte(line, ':')
+		lastField = nil
 		if colon <= 0 {
-			lastField = nil
 			continue
 		}
 		name := bytes.TrimSpace(line[:colon])
 		value := string(bytes.TrimSpace(line[colon+1:]))
-		lastField = nil
 		switch {
 		case equalFoldString(name, "Original-Recipient"):
-			if hasOriginal || hasFinal && (cur.Action != "" || cur.Status != "") {
-				if cur.Address == "" && original != "" {
-					cur.Address = original
-				}
-				flush()
-			}
-			hasOriginal, inRecipient = true, true
+			field(seenOriginal)
 			original = recipientAddress(value)
 		case equalFoldString(name, "Final-Recipient"):
-			if hasFinal {
-				flush()
-				original = ""
-			}
-			hasFinal, inRecipient = true, true
+			field(seenFinal)
 			cur.Address = recipientAddress(value)
-		case equalFoldString(name, "X-Actual-Recipient"):
-			// Postfix: the recipient after alias expansion; Final-Recipient stays.
 		case equalFoldString(name, "Action"):
-			inRecipient = true
+			field(seenAction)
 			cur.Action = lowerString(firstWord(value))
 		case equalFoldString(name, "Status"):
-			inRecipient = true
+			field(seenStatus)
 			cur.Status = firstWord(value)
-			lastField = nil
 		case equalFoldString(name, "Remote-MTA"):
-			inRecipient = true
+			field(seenRemote)
 			_, cur.RemoteMTA = stripType(value)
 			lastField = &cur.RemoteMTA
 		case equalFoldString(name, "Diagnostic-Code"):
-			inRecipient = true
+			field(seenDiagnostic)
 			cur.Diagnostic = value
 			lastField = &cur.Diagnostic
 		case equalFoldString(name, "Reporting-MTA"):
@@ -106,9 +104,6 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 			_, s := stripType(value)
 			msg.sender = cleanAddress(s)
 		}
-	}
-	if cur.Address == "" && original != "" {
-		cur.Address = original
 	}
 	flush()
 	for k := range rcpts {
