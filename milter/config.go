@@ -1,0 +1,150 @@
+package milter
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+)
+
+// Action is what happens to a bounce judged to be backscatter.
+type Action string
+
+// Backscatter actions.
+const (
+	ActionTag        Action = "tag"        // add the headers, deliver
+	ActionQuarantine Action = "quarantine" // add the headers, put the message on Postfix's hold queue
+	ActionReject     Action = "reject"     // 550 5.7.1 at end of data
+	ActionDiscard    Action = "discard"    // accept and drop silently
+)
+
+// ParseAction returns the Action s names.
+func ParseAction(s string) (Action, error) {
+	switch a := Action(strings.ToLower(strings.TrimSpace(s))); a {
+	case ActionTag, ActionQuarantine, ActionReject, ActionDiscard:
+		return a, nil
+	case "":
+		return ActionTag, nil
+	}
+	return "", fmt.Errorf("backscatter action %q: expected tag, quarantine, reject or discard", s)
+}
+
+// Config is the milter's behaviour. The zero value is usable: defaults are
+// filled in by New and Reload.
+type Config struct {
+	// Domains are our domains: only bounces to or about addresses in them
+	// are judged for backscatter. Empty means every domain is ours.
+	Domains []string
+	// TrustedNetworks are client networks whose mail is outbound (default
+	// 127.0.0.0/8 and ::1).
+	TrustedNetworks []netip.Prefix
+	// BackscatterAction is what happens to backscatter (default tag).
+	BackscatterAction Action
+	// ParseCap is how many bytes of a bounce (header and body) are kept for
+	// parsing (default 2 MiB). The rest streams through unbuffered.
+	ParseCap int
+	// MaxRecipientHeaders caps X-NDR-Status and X-NDR-Explanation headers
+	// per message (default 10).
+	MaxRecipientHeaders int
+	// SubjectTag prefixes the Subject of a bounce with "[Bounce: summary]".
+	// Off by default: it breaks a DKIM signature that covers Subject.
+	SubjectTag bool
+	// BodySummary puts a short plain-text summary at the top of the
+	// bounce's human-readable part. Off by default: it changes the body,
+	// which breaks the bounce's DKIM signature (body hash).
+	BodySummary bool
+	// RecordWait is how long end of message waits for the ledger to
+	// acknowledge an outbound record before letting the message go
+	// (default 0: do not wait; the record is written in the background,
+	// within one group commit).
+	RecordWait time.Duration
+	// LookupTimeout bounds all ledger lookups for one bounce (default 200 ms).
+	LookupTimeout time.Duration
+	// WriteTimeout bounds one ledger write (default 5 s).
+	WriteTimeout time.Duration
+	// MaxPendingRecords bounds outbound records being written at once
+	// (default 4096); beyond that a record is dropped, logged and counted.
+	MaxPendingRecords int
+	// IdleTimeout closes a milter connection that sends nothing for this
+	// long (default 10 minutes; Postfix keeps one connection per SMTP session).
+	IdleTimeout time.Duration
+}
+
+// DefaultTrustedNetworks are the networks whose clients send outbound mail
+// when no other list is configured.
+var DefaultTrustedNetworks = []netip.Prefix{
+	netip.MustParsePrefix("127.0.0.0/8"),
+	netip.MustParsePrefix("::1/128"),
+}
+
+func (c Config) withDefaults() Config {
+	if c.TrustedNetworks == nil {
+		c.TrustedNetworks = DefaultTrustedNetworks
+	}
+	if c.BackscatterAction == "" {
+		c.BackscatterAction = ActionTag
+	}
+	if c.ParseCap <= 0 {
+		c.ParseCap = 2 << 20
+	}
+	if c.MaxRecipientHeaders <= 0 {
+		c.MaxRecipientHeaders = 10
+	}
+	if c.LookupTimeout <= 0 {
+		c.LookupTimeout = 200 * time.Millisecond
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = 5 * time.Second
+	}
+	if c.MaxPendingRecords <= 0 {
+		c.MaxPendingRecords = 4096
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = 10 * time.Minute
+	}
+	doms := make([]string, 0, len(c.Domains))
+	for _, d := range c.Domains {
+		if d = strings.Trim(strings.ToLower(strings.TrimSpace(d)), "."); d != "" {
+			doms = append(doms, d)
+		}
+	}
+	c.Domains = doms
+	return c
+}
+
+func (c Config) validate() error {
+	if _, err := ParseAction(string(c.BackscatterAction)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// trusted reports whether ip is in a trusted network.
+func (c *Config) trusted(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	for _, p := range c.TrustedNetworks {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// ourAddress reports whether addr's domain is one of ours (or a subdomain of
+// one). With no domains configured, every address is ours.
+func (c *Config) ourAddress(addr string) bool {
+	if len(c.Domains) == 0 {
+		return true
+	}
+	at := strings.LastIndexByte(addr, '@')
+	if at < 0 {
+		return false
+	}
+	d := strings.Trim(strings.ToLower(addr[at+1:]), ".>] ")
+	for _, o := range c.Domains {
+		if d == o || strings.HasSuffix(d, "."+o) {
+			return true
+		}
+	}
+	return false
+}

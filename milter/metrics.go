@@ -1,0 +1,86 @@
+package milter
+
+import (
+	"errors"
+	"time"
+
+	"github.com/ndrmilter/ndrmilter/milter/ledger"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the milter's Prometheus metrics.
+type Metrics struct {
+	Bounces         *prometheus.CounterVec   // kind, reason, owner
+	Verdicts        *prometheus.CounterVec   // verdict, evidence
+	Actions         *prometheus.CounterVec   // action
+	Messages        *prometheus.CounterVec   // direction: outbound, inbound, bounce
+	LedgerOps       *prometheus.CounterVec   // op (put, lookup), result (ok, notfound, error, dropped)
+	LedgerLatency   *prometheus.HistogramVec // op
+	CallbackLatency *prometheus.HistogramVec // stage
+	Sessions        prometheus.Gauge
+	FailOpen        *prometheus.CounterVec // stage
+
+	cb [numStages]prometheus.Observer
+}
+
+type stage int
+
+const (
+	stConnect stage = iota
+	stHelo
+	stMail
+	stRcpt
+	stHeader
+	stEOH
+	stBody
+	stEOM
+	stAbort
+	numStages
+)
+
+var stageNames = [numStages]string{"connect", "helo", "mail", "rcpt", "header", "eoh", "body", "eom", "abort"}
+
+// NewMetrics creates the metrics and registers them with reg (nil: not registered).
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	lat := []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1}
+	m := &Metrics{
+		Bounces: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_bounces_total",
+			Help: "Inbound delivery reports read, by kind, reason and owner."}, []string{"kind", "reason", "owner"}),
+		Verdicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_backscatter_verdicts_total",
+			Help: "Backscatter verdicts, by verdict and evidence."}, []string{"verdict", "evidence"}),
+		Actions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_backscatter_actions_total",
+			Help: "Actions taken on backscatter."}, []string{"action"}),
+		Messages: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_messages_total",
+			Help: "Messages seen, by direction (outbound, inbound, bounce)."}, []string{"direction"}),
+		LedgerOps: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_ledger_operations_total",
+			Help: "Ledger writes and lookups, by result."}, []string{"op", "result"}),
+		LedgerLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "ndrmilter_ledger_latency_seconds",
+			Help: "Ledger operation latency.", Buckets: lat}, []string{"op"}),
+		CallbackLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "ndrmilter_callback_latency_seconds",
+			Help: "Milter callback latency, by protocol stage.", Buckets: lat}, []string{"stage"}),
+		Sessions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ndrmilter_sessions_in_flight",
+			Help: "Milter connections open."}),
+		FailOpen: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_fail_open_total",
+			Help: "Messages let through unchanged because of an internal error or panic, by stage."}, []string{"stage"}),
+	}
+	for i := range m.cb {
+		m.cb[i] = m.CallbackLatency.WithLabelValues(stageNames[i])
+	}
+	if reg != nil {
+		reg.MustRegister(m.Bounces, m.Verdicts, m.Actions, m.Messages, m.LedgerOps, m.LedgerLatency,
+			m.CallbackLatency, m.Sessions, m.FailOpen)
+	}
+	return m
+}
+
+func (m *Metrics) observeLookup(start time.Time, err error) {
+	m.LedgerLatency.WithLabelValues("lookup").Observe(time.Since(start).Seconds())
+	res := "ok"
+	switch {
+	case errors.Is(err, ledger.ErrNotFound):
+		res = "notfound"
+	case err != nil:
+		res = "error"
+	}
+	m.LedgerOps.WithLabelValues("lookup", res).Inc()
+}

@@ -1,0 +1,197 @@
+package milter
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/milter/ledger"
+)
+
+// Verdict says whether a bounce is backscatter.
+type Verdict string
+
+// Backscatter verdicts.
+const (
+	VerdictYes     Verdict = "yes"     // the original never left here
+	VerdictNo      Verdict = "no"      // we sent the original
+	VerdictUnknown Verdict = "unknown" // cannot tell
+)
+
+// Evidence values of a Judgement, strongest first.
+const (
+	EvidenceMessageID      = "message-id"
+	EvidenceQueueID        = "queue-id"
+	EvidenceRecipientMatch = "recipient-match"
+	EvidenceNone           = "none"
+	EvidenceLedgerError    = "ledger-error"
+	EvidenceNotOurDomain   = "not-our-domain"
+	EvidenceNoLedger       = "no-ledger"
+)
+
+// Judgement is a backscatter verdict with the evidence it rests on.
+type Judgement struct {
+	Verdict  Verdict
+	Evidence string
+	// Err is the ledger error behind evidence=ledger-error.
+	Err error
+}
+
+// String is the X-NDR-Backscatter header value.
+func (j Judgement) String() string {
+	return string(j.Verdict) + "; evidence=" + j.Evidence
+}
+
+// Limits on the lookups one bounce can cause.
+const (
+	maxQueueIDLookups = 5
+	maxPairLookups    = 20
+	maxReceived       = 20
+)
+
+// receivedID finds the queue id in a Received header value: "... id 4dLm2x0Q1Rz9 ..."
+// (RFC 5321 section 4.4, the "id" clause).
+var receivedID = regexp.MustCompile(`(?i)(?:^|[\s;(])id\s+<?([A-Za-z0-9][A-Za-z0-9._-]{4,63})>?`)
+
+// queueIDs returns the distinct queue ids named in the Received lines.
+func queueIDs(received []string) []string {
+	var ids []string
+	for i, r := range received {
+		if i == maxReceived {
+			break
+		}
+		for _, m := range receivedID.FindAllStringSubmatch(r, 2) {
+			id := m[1]
+			dup := false
+			for _, x := range ids {
+				dup = dup || x == id
+			}
+			if !dup {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) >= maxQueueIDLookups {
+			return ids[:maxQueueIDLookups]
+		}
+	}
+	return ids
+}
+
+// judge decides whether a bounce is backscatter. bounceRcpts are the
+// envelope recipients of the bounce, i.e. the original envelope sender(s).
+// Evidence is weighed strongest first: Message-ID, queue id, (sender,
+// recipient) pair. A positive finding ends the search with "no"; a ledger
+// error makes the answer "unknown" unless a positive finding comes first;
+// only when every reference was looked up and none was found is it "yes".
+func judge(ctx context.Context, cfg *Config, l ledger.Ledger, m *Metrics, rep *dsn.Report, bounceRcpts []string) Judgement {
+	if l == nil {
+		return Judgement{Verdict: VerdictUnknown, Evidence: EvidenceNoLedger}
+	}
+	// The original senders: the envelope recipients of the bounce first
+	// (a bounce goes to the original's envelope sender), then what the
+	// report shows of the original.
+	var senders []string
+	addSender := func(a string) {
+		a = ledger.NormalizeAddress(a)
+		if a == "" || !strings.Contains(a, "@") {
+			return
+		}
+		for _, s := range senders {
+			if s == a {
+				return
+			}
+		}
+		senders = append(senders, a)
+	}
+	for _, r := range bounceRcpts {
+		addSender(r)
+	}
+	addSender(rep.Original.Sender)
+	addSender(rep.Original.From)
+	ours := false
+	for _, s := range senders {
+		ours = ours || cfg.ourAddress(s)
+	}
+	if !ours && len(cfg.Domains) > 0 {
+		return Judgement{Verdict: VerdictUnknown, Evidence: EvidenceNotOurDomain}
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, cfg.LookupTimeout)
+	defer cancel()
+	var checked string // strongest reference looked up and not found
+	var lerr error
+	miss := func(ev string) {
+		if checked == "" {
+			checked = ev
+		}
+	}
+
+	if mid := ledger.NormalizeMessageID(rep.Original.MessageID); mid != "" {
+		start := time.Now()
+		_, err := l.ByMessageID(ctx, mid)
+		m.observeLookup(start, err)
+		switch {
+		case err == nil:
+			return Judgement{Verdict: VerdictNo, Evidence: EvidenceMessageID}
+		case errors.Is(err, ledger.ErrNotFound):
+			miss(EvidenceMessageID)
+		default:
+			lerr = err
+		}
+	}
+	for _, id := range queueIDs(rep.Original.Received) {
+		start := time.Now()
+		_, err := l.ByQueueID(ctx, id)
+		m.observeLookup(start, err)
+		switch {
+		case err == nil:
+			return Judgement{Verdict: VerdictNo, Evidence: EvidenceQueueID}
+		case errors.Is(err, ledger.ErrNotFound):
+			miss(EvidenceQueueID)
+		default:
+			lerr = err
+		}
+	}
+	var failed []string
+	for _, rc := range rep.Recipients {
+		if rc.Action == "failed" || rc.Action == "delayed" || rc.Action == "" {
+			if a := ledger.NormalizeAddress(rc.Address); strings.Contains(a, "@") {
+				failed = append(failed, a)
+			}
+		}
+	}
+	n := 0
+pairs:
+	for _, s := range senders {
+		if !cfg.ourAddress(s) {
+			continue
+		}
+		for _, rc := range failed {
+			if n == maxPairLookups {
+				break pairs
+			}
+			n++
+			start := time.Now()
+			ok, err := l.SentTo(ctx, s, rc)
+			m.observeLookup(start, err)
+			switch {
+			case err != nil:
+				lerr = err
+			case ok:
+				return Judgement{Verdict: VerdictNo, Evidence: EvidenceRecipientMatch}
+			default:
+				miss(EvidenceRecipientMatch)
+			}
+		}
+	}
+	switch {
+	case lerr != nil:
+		return Judgement{Verdict: VerdictUnknown, Evidence: EvidenceLedgerError, Err: lerr}
+	case checked == "":
+		return Judgement{Verdict: VerdictUnknown, Evidence: EvidenceNone}
+	}
+	return Judgement{Verdict: VerdictYes, Evidence: checked}
+}
