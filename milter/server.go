@@ -83,7 +83,7 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *Metrics { return s.metrics }
 
-func (s *Server) config() *Config        { return s.cfg.Load() }
+func (s *Server) config() *Config       { return s.cfg.Load() }
 func (s *Server) engine() *rules.Engine { return s.eng.Load() }
 
 // Reload replaces the configuration and the rules; sessions pick them up at
