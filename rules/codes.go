@@ -64,7 +64,7 @@ func parseStatusPattern(s string) (statusPattern, error) {
 		return n, nil
 	}
 	var err error
-	if p.class, err = num("class", parts[0], 5); err != nil {
+	if p.class, err = num("class", parts[0], 9); err != nil {
 		return p, err
 	}
 	if p.class != -1 && p.class != 2 && p.class != 4 && p.class != 5 {

@@ -188,12 +188,14 @@ func classOf(reply, action string, hasStatus bool, st code) int {
 	switch {
 	case hasStatus:
 		return st.class
-	case reply != "" && (reply[0] == '4' || reply[0] == '5' || reply[0] == '2'):
-		return int(reply[0] - '0')
+	case action == "failed" && reply != "" && reply[0] == '4':
+		return 4 // a temporary reply that the sending server gave up on
 	case action == "failed":
 		return 5
 	case action == "delayed":
 		return 4
+	case reply != "" && (reply[0] == '4' || reply[0] == '5' || reply[0] == '2'):
+		return int(reply[0] - '0')
 	case action == "delivered" || action == "relayed" || action == "expanded":
 		return 2
 	}
