@@ -147,6 +147,9 @@ func equalFoldASCII(a, b string) bool {
 // out>" gives 4.4.2, the cause under the expiry. Generic codes (X.0.0)
 // count only when there is nothing better. "" when the text has none.
 func diagnosticStatus(diag, field string) string {
+	if c := replyStatus(diag); c != "" && !isGenericStatus(c) {
+		return c
+	}
 	first, generic := "", ""
 	for i := 0; i+5 <= len(diag); i++ {
 		c := diag[i]
@@ -181,4 +184,29 @@ func diagnosticStatus(diag, field string) string {
 		return first
 	}
 	return generic
+}
+
+// replyStatus returns the first enhanced code that directly follows an SMTP
+// reply code ("550 5.1.1", "550-'5.2.2"), the surest sign of the remote
+// server's own words; "" when there is none.
+func replyStatus(diag string) string {
+	for i := 0; i+9 <= len(diag); i++ {
+		if !isReplyCode(diag[i:i+3]) || i > 0 && (isDigit(diag[i-1]) || diag[i-1] == '.') {
+			continue
+		}
+		j := i + 3
+		if diag[j] != ' ' && diag[j] != '-' {
+			continue
+		}
+		j++
+		if j < len(diag) && (diag[j] == '\'' || diag[j] == '"' || diag[j] == '#' || diag[j] == '(') {
+			j++
+		}
+		if j < len(diag) && diag[j] == diag[i] {
+			if code, n := scanStatus(diag, j); n > 0 {
+				return code
+			}
+		}
+	}
+	return ""
 }

@@ -107,6 +107,9 @@ func (p *parser) read() {
 		p.finish("failed")
 		return
 	}
+	if p.readSES() {
+		return
+	}
 	if isAutoReply(p.hdr) {
 		p.loadText()
 		if bounceEvidence(p.hdr, p.lowerText) < 2 {

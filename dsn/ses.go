@@ -1,0 +1,150 @@
+package dsn
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Amazon SES notifications: SES sends bounce, complaint and delivery events
+// as JSON (through SNS, by email), not as RFC 3464 reports. The fields are
+// those of SES's "notification contents" documentation.
+
+// sesNotification is the part of an SES notification Parse reads.
+type sesNotification struct {
+	NotificationType string `json:"notificationType"`
+	EventType        string `json:"eventType"`
+	Bounce           *struct {
+		BounceType        string `json:"bounceType"`
+		BouncedRecipients []struct {
+			EmailAddress   string `json:"emailAddress"`
+			Action         string `json:"action"`
+			Status         string `json:"status"`
+			DiagnosticCode string `json:"diagnosticCode"`
+		} `json:"bouncedRecipients"`
+		ReportingMTA string `json:"reportingMTA"`
+	} `json:"bounce"`
+	Complaint *struct {
+		ComplainedRecipients []struct {
+			EmailAddress string `json:"emailAddress"`
+		} `json:"complainedRecipients"`
+		ComplaintFeedbackType string `json:"complaintFeedbackType"`
+	} `json:"complaint"`
+	Delivery *struct {
+		Recipients   []string `json:"recipients"`
+		SMTPResponse string   `json:"smtpResponse"`
+		ReportingMTA string   `json:"reportingMTA"`
+	} `json:"delivery"`
+	Mail struct {
+		MessageID     string `json:"messageId"`
+		Source        string `json:"source"`
+		CommonHeaders struct {
+			MessageID string   `json:"messageId"`
+			From      []string `json:"from"`
+			To        []string `json:"to"`
+			Subject   string   `json:"subject"`
+			Date      string   `json:"date"`
+		} `json:"commonHeaders"`
+	} `json:"mail"`
+}
+
+// maxSESJSON caps the JSON text read of one notification.
+const maxSESJSON = 256 << 10
+
+// readSES reads an Amazon SES JSON notification in the text. It says
+// whether there was one with recipients.
+func (p *parser) readSES() bool {
+	p.loadText()
+	k := bytes.Index(p.text, []byte(`"notificationType"`))
+	if k < 0 {
+		k = bytes.Index(p.text, []byte(`"eventType"`))
+	}
+	if k < 0 {
+		return false
+	}
+	start := bytes.LastIndexByte(p.text[:k], '{')
+	if start < 0 {
+		return false
+	}
+	js := p.text[start:]
+	if len(js) > maxSESJSON {
+		js = js[:maxSESJSON]
+	}
+	// Mail gateways fold long lines by inserting "!" and a line break.
+	js = bytes.ReplaceAll(js, []byte("!\r\n "), nil)
+	js = bytes.ReplaceAll(js, []byte("!\n "), nil)
+	var n sesNotification
+	dec := json.NewDecoder(bytes.NewReader(js))
+	if err := dec.Decode(&n); err != nil {
+		return false
+	}
+	r := p.rep
+	typ := strings.ToLower(n.NotificationType)
+	if typ == "" {
+		typ = strings.ToLower(n.EventType)
+	}
+	add := func(rc Recipient) {
+		if rc.Address != "" && len(r.Recipients) < MaxRecipients {
+			r.Recipients = append(r.Recipients, rc)
+		}
+	}
+	switch {
+	case typ == "bounce" && n.Bounce != nil:
+		_, r.ReportingMTA = stripType(n.Bounce.ReportingMTA)
+		fallback := "failed"
+		if strings.EqualFold(n.Bounce.BounceType, "Transient") {
+			fallback = "delayed"
+		}
+		for _, b := range n.Bounce.BouncedRecipients {
+			add(Recipient{Address: cleanAddress(b.EmailAddress), Action: lowerString(b.Action), Status: b.Status, Diagnostic: b.DiagnosticCode})
+		}
+		p.sesOriginal(&n)
+		r.Format = "amazonses"
+		p.finish(fallback)
+	case typ == "complaint" && n.Complaint != nil:
+		for _, c := range n.Complaint.ComplainedRecipients {
+			add(Recipient{Address: cleanAddress(c.EmailAddress)})
+		}
+		p.sesOriginal(&n)
+		r.Kind = KindFeedback
+		r.FeedbackType = lowerString(n.Complaint.ComplaintFeedbackType)
+		r.Format = "amazonses"
+	case typ == "delivery" && n.Delivery != nil:
+		_, r.ReportingMTA = stripType(n.Delivery.ReportingMTA)
+		for _, a := range n.Delivery.Recipients {
+			add(Recipient{Address: cleanAddress(a), Action: "delivered", Diagnostic: n.Delivery.SMTPResponse})
+		}
+		p.sesOriginal(&n)
+		r.Format = "amazonses"
+		p.finish("delivered")
+	default:
+		return false
+	}
+	return len(r.Recipients) > 0
+}
+
+// sesOriginal fills the original message from an SES notification's mail object.
+func (p *parser) sesOriginal(n *sesNotification) {
+	o := &p.rep.Original
+	if o.MessageID == "" {
+		o.MessageID = messageID(n.Mail.CommonHeaders.MessageID)
+		if o.MessageID == "" {
+			o.MessageID = n.Mail.MessageID
+		}
+	}
+	if o.From == "" && len(n.Mail.CommonHeaders.From) > 0 {
+		o.From = firstAddress(n.Mail.CommonHeaders.From[0])
+	}
+	if o.To == "" {
+		o.To = strings.Join(n.Mail.CommonHeaders.To, ", ")
+	}
+	if o.Subject == "" {
+		o.Subject = validUTF8(n.Mail.CommonHeaders.Subject)
+	}
+	if o.Date == "" {
+		o.Date = n.Mail.CommonHeaders.Date
+	}
+	if o.Sender == "" {
+		o.Sender = cleanAddress(n.Mail.Source)
+	}
+}
