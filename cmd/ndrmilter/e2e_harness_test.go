@@ -308,16 +308,13 @@ func startPostfix(t testing.TB, cfg postfixConfig) *postfix {
 		"default_destination_concurrency_limit = 20",
 	}
 	if cfg.Milter != "" {
-		mainCf = append(mainCf,
-			"smtpd_milters = "+cfg.Milter,
-			"non_smtpd_milters = "+cfg.Milter,
-			"internal_mail_filter_classes = bounce",
-			"milter_default_action = accept",
-			"milter_protocol = 6",
-			"milter_connect_timeout = 5s",
-			"milter_command_timeout = 10s",
-			"milter_content_timeout = 30s",
-		)
+		// The milter settings are those of the deploy kit, so that the
+		// snippet users copy is the one tested.
+		milterCf, err := deployMainCf(cfg.Milter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mainCf = append(mainCf, milterCf...)
 	}
 	mainCf = append(mainCf, cfg.Extra...)
 	if err := os.WriteFile(filepath.Join(p.Etc, "main.cf"), []byte(strings.Join(mainCf, "\n")+"\n"), 0o644); err != nil {
@@ -358,6 +355,29 @@ postlog    unix-dgram n  -       n       -       1       postlogd
 		t.Fatalf("postfix smtpd at %s did not greet within 15s\n%s", p.SMTP, p.LogTail(40))
 	}
 	return p
+}
+
+// deployMainCf returns the active settings of deploy/postfix/main.cf with
+// its milter address replaced by milter.
+func deployMainCf(milter string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "postfix", "main.cf"))
+	if err != nil {
+		return nil, fmt.Errorf("the deploy kit's main.cf: %v", err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		if !strings.Contains(line, "=") {
+			return nil, fmt.Errorf("deploy/postfix/main.cf: not a setting: %q", line)
+		}
+		out = append(out, strings.ReplaceAll(line, "inet:127.0.0.1:8891", milter))
+	}
+	if len(out) == 0 || !strings.Contains(strings.Join(out, "\n"), milter) {
+		return nil, fmt.Errorf("deploy/postfix/main.cf: no smtpd_milters = inet:127.0.0.1:8891 to point at the test milter")
+	}
+	return out, nil
 }
 
 // smtpGreets reports whether an SMTP server at addr sends a 220 greeting.
