@@ -32,7 +32,15 @@ func parseCode(s string) (c code, ok bool) {
 	return code{n[0], n[1], n[2]}, true
 }
 
-func (c code) String() string { return fmt.Sprintf("%d.%d.%d", c.class, c.subject, c.detail) }
+func (c code) String() string {
+	var b [11]byte
+	out := strconv.AppendInt(b[:0], int64(c.class), 10)
+	out = append(out, '.')
+	out = strconv.AppendInt(out, int64(c.subject), 10)
+	out = append(out, '.')
+	out = strconv.AppendInt(out, int64(c.detail), 10)
+	return string(out)
+}
 
 // statusPattern matches enhanced status codes. Written in a rules file as an
 // exact code ("5.1.1"), a range of details ("5.7.606-649"), or with "*" for

@@ -36,9 +36,9 @@ type rule struct {
 	id      string
 	status  []statusPattern
 	reply   []replyPattern
-	text    []int32 // any
-	all     []int32 // all
-	unless  []int32 // none
+	text    phraseMask // any
+	all     []int32    // all
+	unless  phraseMask // none
 	regexps []*regexp.Regexp
 	mta     []string
 	action  []string
@@ -162,7 +162,7 @@ func (e *Engine) Classify(in Input) Verdict {
 		}
 		v.Status = c.String()
 	case rd.Code != "" && class != 0 && action != "delivered" && action != "relayed" && action != "expanded":
-		v.Status = fmt.Sprintf("%d.0.%s", class, rd.Code)
+		v.Status = string(rune('0'+class)) + ".0." + rd.Code
 	}
 	v.Permanent = strings.HasPrefix(v.Status, "5") || (v.Status == "" && strings.HasPrefix(reply, "5"))
 
@@ -233,28 +233,16 @@ func (r *rule) matches(in *Input, st code, hasStatus bool, reply, action string,
 	if len(r.command) > 0 && !containsString(r.command, strings.ToUpper(in.Command)) {
 		return false
 	}
-	hit := func(id int32) bool { return sc.hits[id>>6]&(1<<(uint(id)&63)) != 0 }
-	if len(r.text) > 0 {
-		ok := false
-		for _, id := range r.text {
-			if hit(id) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
+	if len(r.text) > 0 && !r.text.any(sc.hits) {
+		return false
 	}
 	for _, id := range r.all {
-		if !hit(id) {
+		if sc.hits[id>>6]&(1<<(uint(id)&63)) == 0 {
 			return false
 		}
 	}
-	for _, id := range r.unless {
-		if hit(id) {
-			return false
-		}
+	if len(r.unless) > 0 && r.unless.any(sc.hits) {
+		return false
 	}
 	if len(r.mta) > 0 {
 		ok := false
@@ -397,4 +385,42 @@ func (e *Engine) notBounce(r *dsn.Report, rc dsn.Recipient) Verdict {
 		v.Explanation = "This looks like a delivery report, but no recipient could be read from it."
 	}
 	return v
+}
+
+// phraseMask is a set of phrase ids as the non-zero words of a bitset, so
+// that "does any of these phrases occur" is a few ANDs.
+type phraseMask []maskWord
+
+type maskWord struct {
+	index int
+	bits  uint64
+}
+
+func newPhraseMask(ids []int32) phraseMask {
+	var m phraseMask
+	for _, id := range ids {
+		w, bit := int(id>>6), uint64(1)<<(uint(id)&63)
+		found := false
+		for i := range m {
+			if m[i].index == w {
+				m[i].bits |= bit
+				found = true
+				break
+			}
+		}
+		if !found {
+			m = append(m, maskWord{w, bit})
+		}
+	}
+	return m
+}
+
+// any reports whether hits holds any phrase of m.
+func (m phraseMask) any(hits []uint64) bool {
+	for _, w := range m {
+		if hits[w.index]&w.bits != 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -131,16 +131,18 @@ func compileRule(file string, index int, rs ruleSpec, phrases *phraseTable) (*ru
 		}
 		r.reply = append(r.reply, p)
 	}
-	var err error
-	if r.text, err = phrases.addAll(w.Text); err != nil {
+	ids, err := phrases.addAll(w.Text)
+	if err != nil {
 		return nil, fmt.Errorf("%s: text: %v", where, err)
 	}
+	r.text = newPhraseMask(ids)
 	if r.all, err = phrases.addAll(w.All); err != nil {
 		return nil, fmt.Errorf("%s: all: %v", where, err)
 	}
-	if r.unless, err = phrases.addAll(w.Unless); err != nil {
+	if ids, err = phrases.addAll(w.Unless); err != nil {
 		return nil, fmt.Errorf("%s: unless: %v", where, err)
 	}
+	r.unless = newPhraseMask(ids)
 	for _, s := range w.Regexp {
 		re, err := regexp.Compile("(?i)" + s)
 		if err != nil {
