@@ -2,27 +2,66 @@ package dsn
 
 import "strings"
 
+// commandMarks map the phrases reports use to name the SMTP command a
+// failure happened at to that command, surest first: Postfix's "in reply
+// to RCPT TO command", Exim's "after RCPT TO", Sendmail's ">>> DATA",
+// qmail's "does not like recipient", DragonFly's "did not like our final
+// DATA".
+var commandMarks = []struct{ mark, command string }{
+	{"in reply to rcpt to command", "RCPT"},
+	{"in reply to mail from command", "MAIL"},
+	{"in reply to end of data command", "DATA"},
+	{"in reply to data command", "DATA"},
+	{"in reply to ehlo command", "EHLO"},
+	{"in reply to helo command", "HELO"},
+	{"in reply to starttls command", "STARTTLS"},
+	{"in reply to auth", "AUTH"},
+	{"after rcpt to", "RCPT"},
+	{"after mail from", "MAIL"},
+	{"after end of data", "DATA"},
+	{"after data", "DATA"},
+	{"after ehlo", "EHLO"},
+	{"after helo", "HELO"},
+	{"after starttls", "STARTTLS"},
+	{"after initial connection", "CONN"},
+	{">>> rcpt to", "RCPT"},
+	{">>> mail from", "MAIL"},
+	{">>> data", "DATA"},
+	{">>> ehlo", "EHLO"},
+	{">>> helo", "HELO"},
+	{"did not like our rcpt to", "RCPT"},
+	{"did not like our mail from", "MAIL"},
+	{"did not like our final data", "DATA"},
+	{"did not like our data", "DATA"},
+	{"does not like recipient", "RCPT"},
+	{"does not like sender", "MAIL"},
+	{"didn't like the sender", "MAIL"},
+	{"didn't like the recipient", "RCPT"},
+	{"rcpt to:<", "RCPT"},
+	{"rcpt to: <", "RCPT"},
+	{"mail from:<", "MAIL"},
+	{"mail from: <", "MAIL"},
+	{"[rcpt_to]", "RCPT"},
+	{"[mail_from]", "MAIL"},
+	{"(rcpt)", "RCPT"},
+	{"rcpt command", "RCPT"},
+	{"mail command", "MAIL"},
+	{"data command", "DATA"},
+	{"end of data", "DATA"},
+}
+
 // findCommand returns the SMTP command a diagnostic says the failure
-// happened at: "in reply to RCPT TO command" (Postfix), "after RCPT TO"
-// (Exim), ">>> DATA" (Sendmail), "end of data". "" when it does not say.
+// happened at (RCPT, MAIL, DATA, EHLO, HELO, STARTTLS, AUTH, or CONN for
+// the greeting), "" when it does not say.
 func findCommand(diag string) string {
 	if diag == "" {
 		return ""
 	}
 	l := lowerString(diag)
-	switch {
-	case strings.Contains(l, "rcpt to"), strings.Contains(l, "rcpt command"), strings.Contains(l, "recipient address rejected"):
-		return "RCPT"
-	case strings.Contains(l, "mail from"), strings.Contains(l, "mail command"), strings.Contains(l, "sender address rejected"):
-		return "MAIL"
-	case strings.Contains(l, "end of data"), strings.Contains(l, "data command"), strings.Contains(l, "after data"), strings.Contains(l, ">>> data"):
-		return "DATA"
-	case strings.Contains(l, "in reply to helo"), strings.Contains(l, "in reply to ehlo"), strings.Contains(l, "after ehlo"), strings.Contains(l, "after helo"):
-		return "EHLO"
-	case strings.Contains(l, "starttls"):
-		return "STARTTLS"
-	case strings.Contains(l, "after initial connection"), strings.Contains(l, "greeting"):
-		return "CONN"
+	for _, m := range commandMarks {
+		if strings.Contains(l, m.mark) {
+			return m.command
+		}
 	}
 	return ""
 }

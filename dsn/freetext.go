@@ -18,6 +18,7 @@ type textBlock struct {
 	diagnostic string
 	remoteMTA  string
 	command    string
+	before     string // the paragraph just above the recipient line
 }
 
 // maxBlockText caps the diagnostic text gathered for one recipient.
@@ -364,6 +365,10 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 			buf = transcriptReplies(buf)
 		}
 		d := cleanDiagnostic(string(buf))
+		if d == "" {
+			// Lotus Notes and others give the reason above the address.
+			d = cur.before
+		}
 		if len(d) > maxBlockText {
 			d = d[:maxBlockText]
 		}
@@ -389,6 +394,8 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 		cur, buf = nil, buf[:0]
 	}
 	lastTalk := ""
+	var para []byte // the paragraph before a recipient line, outside blocks
+	reopen := false // after a heading line, text joins the last block
 	for i := 0; i < len(text); {
 		line, next := nextLine(text, i)
 		lline := lowerText[i : i+len(line)]
@@ -399,10 +406,46 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 				end()
 				sendmail = false
 			}
+			para = para[:0]
+			reopen = false
 			continue
 		}
 		if bytes.Contains(lline, []byte("while talking to ")) {
 			lastTalk = string(t)
+		}
+		if isSeparatorLine(t) {
+			para = para[:0]
+			if !isLabelledSeparator(lline) {
+				// "=====", "------- Returned Message -------": ends a block.
+				if cur != nil {
+					end()
+					sendmail = false
+				}
+				reopen = false
+				continue
+			}
+			// "----- Non-delivered information -----", "-------server
+			// message": a heading inside the report. What follows belongs
+			// to the recipient just read.
+			if cur == nil && len(blocks) > 0 {
+				reopen = true
+			}
+			continue
+		}
+		if reopen && cur == nil {
+			if _, _, k := recipientLine(t); k == lineNone {
+				b := &blocks[len(blocks)-1]
+				if len(b.diagnostic) < maxBlockText {
+					b.diagnostic = collapseSpace(b.diagnostic + " " + validUTF8(string(t)))
+				}
+				if b.command == "" {
+					b.command = findCommand(string(t))
+					if b.command == "" && len(t) <= 8 {
+						b.command = bareCommand(t)
+					}
+				}
+				continue
+			}
 		}
 		addr, rest, kind := recipientLine(t)
 		if addr != "" {
@@ -412,7 +455,8 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 				continue
 			}
 			end()
-			cur = &textBlock{address: addr}
+			cur = &textBlock{address: addr, before: collapseSpace(string(para))}
+			para = para[:0]
 			buf = buf[:0]
 			sendmail = kind == lineTranscript
 			if sendmail && lastTalk != "" {
@@ -423,8 +467,12 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 			}
 			continue
 		}
-		if cur != nil && len(buf) < maxBlockText {
-			buf = appendLine(buf, t)
+		if cur != nil {
+			if len(buf) < maxBlockText {
+				buf = appendLine(buf, t)
+			}
+		} else if len(para) < maxBlockText {
+			para = appendLine(para, t)
 		}
 	}
 	end()
@@ -663,4 +711,53 @@ func hostToken(s string) string {
 		return ""
 	}
 	return h
+}
+
+// isSeparatorLine says whether a trimmed line is a separator: it starts
+// with a run of three or more dashes, equal signs, stars or underscores.
+func isSeparatorLine(t []byte) bool {
+	if len(t) < 3 {
+		return false
+	}
+	c := t[0]
+	if c != '-' && c != '=' && c != '*' && c != '_' {
+		return false
+	}
+	return t[1] == c && t[2] == c
+}
+
+// isLabelledSeparator says whether a separator line carries a heading that
+// is not the start of the original message.
+func isLabelledSeparator(lline []byte) bool {
+	words := false
+	for _, c := range lline {
+		if isAlpha(c) || c >= 0x80 {
+			words = true
+			break
+		}
+	}
+	if !words {
+		return false
+	}
+	for _, w := range [...]string{"original", "returned message", "copy", "header", "unsent", "message follows", "below this line", "attached"} {
+		if bytes.Contains(lline, []byte(w)) {
+			return false
+		}
+	}
+	return true
+}
+
+// bareCommand reads a line that is only an SMTP command name.
+func bareCommand(t []byte) string {
+	switch string(bytes.ToUpper(bytes.TrimSpace(t))) {
+	case "RCPT", "RCPT TO":
+		return "RCPT"
+	case "MAIL", "MAIL FROM":
+		return "MAIL"
+	case "DATA":
+		return "DATA"
+	case "EHLO", "HELO", "STARTTLS", "AUTH":
+		return string(bytes.ToUpper(bytes.TrimSpace(t)))
+	}
+	return ""
 }

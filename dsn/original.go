@@ -139,6 +139,7 @@ var originalSeparators = []string{
 	"original message header",
 	"returned message follows",
 	"begin forwarded message",
+	"------- returned message",
 	"undelivered message headers",
 	"-----original message-----",
 	"original message:",
