@@ -7,6 +7,7 @@ package redistest
 
 import (
 	"bufio"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"os"
@@ -27,6 +28,7 @@ type Server struct {
 
 	t     testing.TB
 	extra []string
+	tls   *TLSFiles // serve TLS only (rediss://) when set
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -73,19 +75,50 @@ func Start(t testing.TB, extra ...string) *Server {
 	return nil
 }
 
+// TLSFiles are the PEM files of a TLS server.
+type TLSFiles struct {
+	Cert, Key, CA string
+}
+
+// StartTLS starts a standalone redis-server that speaks only TLS on its port
+// (no client certificates asked), with the certificate and key in files.
+func StartTLS(t testing.TB, files TLSFiles, extra ...string) *Server {
+	t.Helper()
+	s := &Server{Dir: t.TempDir(), t: t, extra: extra, tls: &files}
+	var err error
+	for range 5 {
+		s.Port = FreePort(t)
+		if err = s.start(); err == nil {
+			t.Cleanup(s.Stop)
+			return s
+		}
+	}
+	t.Fatalf("redistest: starting redis-server with TLS: %v", err)
+	return nil
+}
+
 // Addr is HOST:PORT.
 func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port)) }
 
-// URL is the ledger URL of database 0 on this server.
-func (s *Server) URL() string { return "redis://" + s.Addr() + "/0" }
+// URL is the ledger URL of database 0 on this server (rediss:// for TLS).
+func (s *Server) URL() string {
+	if s.tls != nil {
+		return "rediss://" + s.Addr() + "/0"
+	}
+	return "redis://" + s.Addr() + "/0"
+}
 
 func (s *Server) start() error {
-	args := []string{
-		"--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1",
+	port := []string{"--port", strconv.Itoa(s.Port)}
+	if s.tls != nil {
+		port = []string{"--port", "0", "--tls-port", strconv.Itoa(s.Port),
+			"--tls-cert-file", s.tls.Cert, "--tls-key-file", s.tls.Key,
+			"--tls-ca-cert-file", s.tls.CA, "--tls-auth-clients", "no"}
+	}
+	args := append(port, "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", s.Dir,
 		"--logfile", filepath.Join(s.Dir, "redis.log"), "--daemonize", "no",
-		"--protected-mode", "yes",
-	}
+		"--protected-mode", "yes")
 	args = append(args, s.extra...)
 	cmd := exec.Command(Binary(s.t, "redis-server"), args...)
 	cmd.Dir = s.Dir
@@ -106,7 +139,7 @@ func (s *Server) start() error {
 			return fmt.Errorf("redis-server on port %d exited at start: %s", s.Port, s.logTail())
 		default:
 		}
-		if pong(s.Addr()) == nil {
+		if pong(s.Addr(), s.tls != nil) == nil {
 			return nil
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -139,7 +172,11 @@ func (s *Server) Restart() {
 
 // Cmd runs redis-cli against this server and returns its trimmed output.
 func (s *Server) Cmd(args ...string) (string, error) {
-	a := append([]string{"-h", "127.0.0.1", "-p", strconv.Itoa(s.Port)}, args...)
+	a := []string{"-h", "127.0.0.1", "-p", strconv.Itoa(s.Port)}
+	if s.tls != nil {
+		a = append(a, "--tls", "--cacert", s.tls.CA)
+	}
+	a = append(a, args...)
 	out, err := exec.Command(Binary(s.t, "redis-cli"), a...).CombinedOutput()
 	return strings.TrimSpace(string(out)), err
 }
@@ -153,9 +190,17 @@ func (s *Server) logTail() string {
 	return strings.Join(lines[max(0, len(lines)-5):], " | ")
 }
 
-// pong sends PING in RESP and expects +PONG.
-func pong(addr string) error {
-	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+// pong sends PING in RESP and expects +PONG. With useTLS it speaks TLS
+// without checking the certificate: it only asks whether the server is up.
+func pong(addr string, useTLS bool) error {
+	d := &net.Dialer{Timeout: 200 * time.Millisecond}
+	var c net.Conn
+	var err error
+	if useTLS {
+		c, err = tls.DialWithDialer(d, "tcp", addr, &tls.Config{InsecureSkipVerify: true})
+	} else {
+		c, err = d.Dial("tcp", addr)
+	}
 	if err != nil {
 		return err
 	}

@@ -67,7 +67,13 @@ func OpenRedis(rawURL string, o Options) (Ledger, error) {
 	uo.MinRetryBackoff = time.Millisecond
 	uo.MaxRetryBackoff = 5 * time.Millisecond
 	uo.MinIdleConns = 0 // no dialling at start-up
+	uo.Dialer = dialer(uo.TLSConfig, cfg.tlsNameFixed, uo.DialTimeout)
 	uo.DisableIdentity = true
+	// RESP2: the ledger needs none of RESP3's push messages or client-side
+	// caching, and go-redis 9.23 on RESP3 over TLS 1.3 spends about 50 ms
+	// on each new connection (measured against Redis 7.0 here; plain RESP2
+	// over the same TLS takes 2-5 ms), which is the whole lookup budget.
+	uo.Protocol = 2
 	if uo.ClientName == "" {
 		uo.ClientName = "ndrmilter"
 	}
@@ -90,6 +96,35 @@ type redisURL struct {
 	opts   *redis.UniversalOptions
 	prefix string
 	mode   string // "standalone", "cluster" or "sentinel"
+	// tlsNameFixed: tls_server_name was given; otherwise each connection
+	// checks the certificate against the host it dials (cluster nodes and
+	// Sentinel-announced masters have names of their own).
+	tlsNameFixed bool
+}
+
+// dialer connects to addr within ctx's deadline, TLS handshake included
+// (go-redis's own TLS dialer would ignore the deadline for the handshake
+// and wait up to DialTimeout on a server that accepts and stays silent).
+func dialer(tc *tls.Config, nameFixed bool, timeout time.Duration) func(context.Context, string, string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		d := net.Dialer{Timeout: timeout, KeepAlive: time.Minute}
+		raw, err := d.DialContext(ctx, network, addr)
+		if err != nil || tc == nil {
+			return raw, err
+		}
+		cfg := tc.Clone()
+		if !nameFixed {
+			if host, _, err := net.SplitHostPort(addr); err == nil {
+				cfg.ServerName = host
+			}
+		}
+		c := tls.Client(raw, cfg)
+		if err := c.HandshakeContext(ctx); err != nil {
+			raw.Close()
+			return nil, err
+		}
+		return c, nil
+	}
 }
 
 // parseRedisURL reads the URL forms OpenRedis documents. net/url cannot
@@ -221,6 +256,7 @@ func parseRedisURL(raw string) (redisURL, error) {
 		tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: host}
 		if tlsName != "" {
 			tc.ServerName = tlsName
+			cfg.tlsNameFixed = true
 		}
 		if tlsCA != "" {
 			pem, err := os.ReadFile(tlsCA)
