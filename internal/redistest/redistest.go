@@ -29,6 +29,7 @@ type Server struct {
 	t     testing.TB
 	extra []string
 	tls   *TLSFiles // serve TLS only (rediss://) when set
+	conf  string    // configuration file, first argument (Sentinel)
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -120,6 +121,9 @@ func (s *Server) start() error {
 		"--logfile", filepath.Join(s.Dir, "redis.log"), "--daemonize", "no",
 		"--protected-mode", "yes")
 	args = append(args, s.extra...)
+	if s.conf != "" {
+		args = append([]string{s.conf}, args...)
+	}
 	cmd := exec.Command(Binary(s.t, "redis-server"), args...)
 	cmd.Dir = s.Dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -217,6 +221,42 @@ func pong(addr string, useTLS bool) error {
 		return fmt.Errorf("PING answered %q", strings.TrimSpace(line))
 	}
 	return nil
+}
+
+// StartSentinel starts one Redis Sentinel (redis-server --sentinel) that
+// watches master under the name masterName, with a quorum of 1. It fails the
+// test unless the sentinel knows the master within 10 s.
+func StartSentinel(t testing.TB, master *Server, masterName string) *Server {
+	t.Helper()
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "sentinel.conf")
+	text := fmt.Sprintf("sentinel monitor %s 127.0.0.1 %d 1\nsentinel down-after-milliseconds %s 2000\n", masterName, master.Port, masterName)
+	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Dir: dir, t: t, conf: conf, extra: []string{"--sentinel"}}
+	var err error
+	for range 5 {
+		s.Port = FreePort(t)
+		if err = s.start(); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("redistest: starting redis-server --sentinel: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, err := s.Cmd("SENTINEL", "GET-MASTER-ADDR-BY-NAME", masterName)
+		if err == nil && strings.Contains(out, strconv.Itoa(master.Port)) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redistest: sentinel does not know master %s after 10 s: %v %s", masterName, err, out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // Cluster is a Redis Cluster of masters without replicas.

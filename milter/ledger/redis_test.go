@@ -333,3 +333,19 @@ func TestRedisCluster(t *testing.T) {
 		t.Fatalf("through one seed: %v", err)
 	}
 }
+
+// TestRedisSentinel reaches the master through a Redis Sentinel started
+// here (?master_name=), with the same checks as on a standalone server.
+func TestRedisSentinel(t *testing.T) {
+	master := redistest.Start(t)
+	sentinel := redistest.StartSentinel(t, master, "ndrmaster")
+	l := openTestRedis(t, "redis://"+sentinel.Addr()+"/0?master_name=ndrmaster", Options{})
+	checkPutLookup(t, l, 10)
+	if st, _ := l.Stats(context.Background()); st.Backend != "redis (sentinel)" {
+		t.Fatalf("Backend = %q, want redis (sentinel)", st.Backend)
+	}
+	// The records are on the master itself.
+	if n, err := master.Cmd("DBSIZE"); err != nil || n == "0" {
+		t.Fatalf("master DBSIZE = %q, %v: records did not reach the master", n, err)
+	}
+}
