@@ -180,8 +180,16 @@ func (e *Engine) Classify(in Input) Verdict {
 	cause := first(t.Cause, rd.Cause, "the receiving side gave no reason that could be understood")
 	v.Explanation = explain(t.Explanation, in, action, v.Status, cause)
 	v.Fix = first(t.Fix, rd.Fix)
+	if action == "delayed" && (t.Fix == "" || !containsString(matched.action, "delayed")) {
+		// The reason's fix is for a final failure; a delay needs none yet.
+		v.Fix = delayedFix
+	}
 	return v
 }
+
+// delayedFix is the fix of a delayed record whose rule says nothing about
+// delays.
+const delayedFix = "Nothing to do yet: the sending server keeps retrying and sends a final report if it gives up. Check the address in the meantime."
 
 // classOf returns the class (2, 4, 5) of a record, or 0 when nothing says.
 func classOf(reply, action string, hasStatus bool, st code) int {

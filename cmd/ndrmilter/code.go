@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -27,7 +28,13 @@ type codeRecord struct {
 
 // runCode is "ndrmilter code [--json] CODE_OR_REPLY": the SMTP error code lookup.
 func runCode(args []string) int {
+	return codeMain(args, os.Stdout, os.Stderr)
+}
+
+// codeMain is runCode on explicit streams, for tests.
+func codeMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("code", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	var ruleFiles stringList
 	fs.Var(&ruleFiles, "rules", "extra rules `FILE`, loaded before the built-in rules (repeatable)")
@@ -54,7 +61,7 @@ func runCode(args []string) int {
 	}
 	engine, err := rules.Load(ruleFiles...)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "ndrmilter code: %v\n", err)
+		fmt.Fprintf(stderr, "ndrmilter code: %v\n", err)
 		return 2
 	}
 	v := engine.Lookup(text)
@@ -62,25 +69,25 @@ func runCode(args []string) int {
 		rec := codeRecord{Code: text, Status: v.Status, ReplyCode: v.ReplyCode, Reason: v.Reason,
 			Permanent: v.Permanent, HardBounce: v.HardBounce, Owner: v.Owner, Summary: v.Summary,
 			Explanation: v.Explanation, Fix: v.Fix}
-		if err := json.NewEncoder(os.Stdout).Encode(rec); err != nil {
+		if err := json.NewEncoder(stdout).Encode(rec); err != nil {
 			return 2
 		}
 		return 0
 	}
-	fmt.Printf("%s\n", text)
+	fmt.Fprintf(stdout, "%s\n", text)
 	if v.Status != "" || v.ReplyCode != "" {
-		fmt.Printf("  Code:             %s\n", strings.TrimSpace(v.ReplyCode+" "+v.Status))
+		fmt.Fprintf(stdout, "  Code:             %s\n", strings.TrimSpace(v.ReplyCode+" "+v.Status))
 	}
-	fmt.Printf("  What it means:    %s\n", v.Explanation)
-	fmt.Printf("  Who must fix it:  %s\n", ownerWords[v.Owner])
+	fmt.Fprintf(stdout, "  What it means:    %s\n", v.Explanation)
+	fmt.Fprintf(stdout, "  Who must fix it:  %s\n", ownerWords[v.Owner])
 	if v.Fix != "" {
-		fmt.Printf("  How to fix it:    %s\n", v.Fix)
+		fmt.Fprintf(stdout, "  How to fix it:    %s\n", v.Fix)
 	}
-	fmt.Printf("  Reason:           %s", v.Reason)
+	fmt.Fprintf(stdout, "  Reason:           %s", v.Reason)
 	if v.Permanent {
-		fmt.Printf(" (permanent)\n")
+		fmt.Fprintf(stdout, " (permanent)\n")
 	} else {
-		fmt.Printf(" (temporary)\n")
+		fmt.Fprintf(stdout, " (temporary)\n")
 	}
 	return 0
 }

@@ -18,7 +18,13 @@ const maxExplainInput = 64 << 20
 
 // runExplain is "ndrmilter explain [--json] [--rules FILE] FILE...".
 func runExplain(args []string) int {
+	return explainMain(args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// explainMain is runExplain on explicit streams, for tests.
+func explainMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object per recipient record")
 	var ruleFiles stringList
 	fs.Var(&ruleFiles, "rules", "extra rules `FILE`, loaded before the built-in rules (repeatable)")
@@ -35,23 +41,23 @@ func runExplain(args []string) int {
 	}
 	engine, err := rules.Load(ruleFiles...)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "ndrmilter explain: %v\n", err)
+		fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
 		return 2
 	}
-	out := bufio.NewWriter(os.Stdout)
+	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	status := 0
 	for _, name := range fs.Args() {
-		raw, err := readInput(name)
+		raw, err := readInput(name, stdin)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "ndrmilter explain: %v\n", err)
+			fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
 			status = 1
 			continue
 		}
 		report, err := dsn.Parse(raw)
 		if err != nil {
 			// A best-effort report still says what could be read.
-			fmt.Fprintf(os.Stderr, "ndrmilter explain: %s: %v\n", name, err)
+			fmt.Fprintf(stderr, "ndrmilter explain: %s: %v\n", name, err)
 		}
 		if report == nil {
 			status = 1
@@ -62,7 +68,7 @@ func runExplain(args []string) int {
 			enc := json.NewEncoder(out)
 			for _, rd := range readings {
 				if err := enc.Encode(newExplainRecord(name, report, rd)); err != nil {
-					fmt.Fprintf(os.Stderr, "ndrmilter explain: %v\n", err)
+					fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
 					return 2
 				}
 			}
@@ -74,10 +80,10 @@ func runExplain(args []string) int {
 }
 
 // readInput reads a file, or standard input for "-", up to maxExplainInput.
-func readInput(name string) ([]byte, error) {
+func readInput(name string, stdin io.Reader) ([]byte, error) {
 	var r io.Reader
 	if name == "-" {
-		r = os.Stdin
+		r = stdin
 	} else {
 		f, err := os.Open(name)
 		if err != nil {

@@ -93,7 +93,7 @@ func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.
 		}
 		fmt.Fprintf(w, "\n  Recipient:        %s\n", rd.Recipient.Address)
 		fmt.Fprintf(w, "  What happened:    %s\n", rd.Explanation)
-		fmt.Fprintf(w, "  Who must fix it:  %s\n", ownerWords[rd.Owner])
+		fmt.Fprintf(w, "  Who must fix it:  %s\n", ownerText(rd))
 		if rd.Fix != "" {
 			fmt.Fprintf(w, "  How to fix it:    %s\n", rd.Fix)
 		}
@@ -109,7 +109,7 @@ func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.
 			}
 		}
 		detail(w, "Enhanced status", code)
-		detail(w, "SMTP response", strings.TrimSpace(rd.ReplyCode+" "+rd.Recipient.Diagnostic))
+		detail(w, "SMTP response", smtpResponse(rd.ReplyCode, rd.Recipient.Diagnostic))
 		reason := rd.Reason
 		if rd.HardBounce {
 			reason += " (hard bounce: do not mail this address again)"
@@ -132,4 +132,26 @@ func detail(w io.Writer, name, value string) {
 		return
 	}
 	fmt.Fprintf(w, "    %-18s %s\n", name+":", value)
+}
+
+// ownerText says who must act on a reading; nobody, when nothing failed.
+func ownerText(rd rules.Reading) string {
+	switch rd.Kind {
+	case dsn.KindAutoreply, dsn.KindReceipt, dsn.KindDelivered, dsn.KindRelayed, dsn.KindExpanded, dsn.KindNone:
+		return "nobody: nothing failed"
+	}
+	if w, ok := ownerWords[rd.Owner]; ok {
+		return w
+	}
+	return rd.Owner
+}
+
+// smtpResponse is the reply as the server gave it: the reply code, unless the
+// diagnostic text already starts with it.
+func smtpResponse(reply, diagnostic string) string {
+	diagnostic = strings.TrimSpace(diagnostic)
+	if reply == "" || strings.HasPrefix(diagnostic, reply) {
+		return diagnostic
+	}
+	return strings.TrimSpace(reply + " " + diagnostic)
 }
