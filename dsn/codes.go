@@ -60,7 +60,7 @@ func findStatus(text string) string {
 			}
 		}
 		code, n := scanStatus(text, i)
-		if n == 0 {
+		if n == 0 || code[3] != '.' {
 			continue
 		}
 		if isGenericStatus(code) {
@@ -150,6 +150,10 @@ func diagnosticStatus(diag, field string) string {
 	if c := replyStatus(diag); c != "" && !isGenericStatus(c) {
 		return c
 	}
+	if field != "" && !isGenericStatus(field) {
+		// A precise Status field gives way only to the server's own reply.
+		return ""
+	}
 	first, generic := "", ""
 	for i := 0; i+5 <= len(diag); i++ {
 		c := diag[i]
@@ -163,7 +167,9 @@ func diagnosticStatus(diag, field string) string {
 			}
 		}
 		code, n := scanStatus(diag, i)
-		if n == 0 {
+		if n == 0 || code[3] != '.' {
+			// Subjects are one digit (RFC 3463 section 3.1 defines 0 to 7);
+			// "5.13.68" is a version or a score.
 			continue
 		}
 		i += n - 1

@@ -378,11 +378,22 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 		if cur.command == "" && sendmail {
 			cur.command = "RCPT"
 		}
-		// The same recipient twice (a report in two languages): keep the first with text.
+		// The same recipient twice (a report in two languages, or a summary
+		// and then details for admins): keep the first, unless only the
+		// second has the server's reply.
 		for i := range blocks {
 			if strings.EqualFold(blocks[i].address, cur.address) {
-				if blocks[i].diagnostic == "" {
+				switch {
+				case blocks[i].diagnostic == "":
 					blocks[i] = *cur
+				case cur.diagnostic != "" && !hasCode([]byte(blocks[i].diagnostic)) && hasCode([]byte(cur.diagnostic)):
+					blocks[i].diagnostic = collapseSpace(blocks[i].diagnostic + " " + cur.diagnostic)
+					if blocks[i].remoteMTA == "" {
+						blocks[i].remoteMTA = cur.remoteMTA
+					}
+					if blocks[i].command == "" {
+						blocks[i].command = cur.command
+					}
 				}
 				cur, buf = nil, buf[:0]
 				return
@@ -396,6 +407,7 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 	lastTalk := ""
 	var para []byte // the paragraph before a recipient line, outside blocks
 	reopen := false // after a heading line, text joins the last block
+	paras := 0      // paragraphs read into the current block
 	for i := 0; i < len(text); {
 		line, next := nextLine(text, i)
 		lline := lowerText[i : i+len(line)]
@@ -403,8 +415,15 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 		t := bytes.TrimSpace(line)
 		if len(t) == 0 {
 			if cur != nil && len(bytes.TrimSpace(buf)) > 0 {
-				end()
-				sendmail = false
+				// A paragraph without a reply or status code ("Technical
+				// details of permanent failure:") is often followed by the
+				// one that has it: read on, a few paragraphs at most.
+				if hasCode(buf) || paras >= maxBlockParagraphs {
+					end()
+					sendmail = false
+				} else {
+					paras++
+				}
 			}
 			para = para[:0]
 			reopen = false
@@ -455,6 +474,7 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 				continue
 			}
 			end()
+			paras = 0
 			cur = &textBlock{address: addr, before: collapseSpace(string(para))}
 			para = para[:0]
 			buf = buf[:0]
@@ -760,4 +780,24 @@ func bareCommand(t []byte) string {
 		return string(bytes.ToUpper(bytes.TrimSpace(t)))
 	}
 	return ""
+}
+
+// maxBlockParagraphs is how many paragraphs a recipient block may run
+// over while looking for the server's reply.
+const maxBlockParagraphs = 3
+
+// hasCode says whether text holds an SMTP reply code or an enhanced status code.
+func hasCode(text []byte) bool {
+	s := string(text)
+	return findStatus(s) != "" || findReplyCode(s) != ""
+}
+
+// generatingServer reads Exchange's "Generating server: host" line.
+func generatingServer(text, lowerText []byte) string {
+	k := bytes.Index(lowerText, []byte("generating server:"))
+	if k < 0 {
+		return ""
+	}
+	line, _ := nextLine(text, k+len("generating server:"))
+	return hostToken(strings.TrimSpace(string(line)))
 }

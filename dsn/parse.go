@@ -276,6 +276,10 @@ func (p *parser) finish(fallbackAction string) {
 		}
 	}
 	settleKinds(r, fallbackAction)
+	if r.ReportingMTA == "" {
+		p.loadText()
+		r.ReportingMTA = generatingServer(p.text, p.lowerText)
+	}
 	if r.Original.MessageID == "" && r.Original.From == "" {
 		p.loadText()
 		if h := inlineOriginal(p.text, p.lowerText); h != nil {
@@ -439,7 +443,8 @@ func (p *parser) readReceipt(i int) {
 	body := decodePart(&p.parts[i])
 	h, _, _ := parseHeader(body)
 	if v := h.getString("Reporting-UA"); v != "" {
-		_, r.ReportingMTA = stripType(v)
+		// "host; product" (RFC 8098 section 3.2.1).
+		r.ReportingMTA = cleanHost(v)
 	}
 	a := h.getString("Final-Recipient")
 	if a == "" {

@@ -191,8 +191,13 @@ func collapseSpace(s string) string {
 // trailing dot and surrounding brackets go.
 func cleanHost(h string) string {
 	h = strings.TrimSpace(h)
-	if _, rest := stripType(h); rest != h {
+	if typ, rest := stripType(h); typ != "" {
 		h = rest
+	}
+	// "mx.example.org (TCP|192.0.2.1|25) (mx.example.org ESMTP)",
+	// "mx.example.net [192.0.2.80]", "host; product": the name is the first word.
+	if i := strings.IndexAny(h, " \t(;"); i > 0 {
+		h = h[:i]
 	}
 	h = strings.TrimSuffix(strings.TrimSpace(h), ".")
 	return validUTF8(h)
