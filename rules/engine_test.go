@@ -131,11 +131,22 @@ func TestWordsChangeMeaning(t *testing.T) {
 		// A reply without an enhanced code: the words decide, the reason gives the code.
 		{Input{Action: "failed", ReplyCode: "550", Diagnostic: "550 <dan@example.com>: User unknown in local recipient table", Command: "RCPT"},
 			"userunknown", OwnerSender, "user-unknown-rcpt", "5.0.911"},
-		{Input{Action: "failed", Diagnostic: "550 Requested action not taken: mailbox unavailable, user does not exist"},
-			"userunknown", OwnerSender, "user-unknown-text", "5.0.911"},
-		// A user-unknown reply to DATA is a filter, not a missing address (Sisimai's reading).
+		{Input{Action: "failed", Diagnostic: "550 Requested action not taken: mailbox unavailable"},
+			"userunknown", OwnerSender, "user-unknown-directory", "5.0.911"},
+		// A user-unknown reply to anything but RCPT TO reads as a filter, not a
+		// missing address (Sisimai's reading, which the labels follow).
 		{Input{Action: "failed", ReplyCode: "550", Diagnostic: "550 : User unknown", Command: "DATA"},
-			"filtered", OwnerRecipientAdmin, "user-unknown-other-command", "5.0.910"},
+			"filtered", OwnerRecipientAdmin, "user-unknown-not-at-rcpt", "5.0.910"},
+		{Input{Action: "failed", ReplyCode: "550", Diagnostic: "550 kim@example.com... No such user"},
+			"filtered", OwnerRecipientAdmin, "user-unknown-not-at-rcpt", "5.0.910"},
+		{Input{Action: "failed", Status: "5.1.0", ReplyCode: "553", Diagnostic: "553 5.1.0 <amy@example.org>... unknown user", Command: "MAIL"},
+			"rejected", OwnerSenderAdmin, "unknown-at-mail-from", "5.1.0"},
+		{Input{Action: "failed", Status: "5.1.1", Diagnostic: "procmail: Couldn't create \"/var/mail/bob\": No such user"},
+			"mailererror", OwnerRecipientAdmin, "mailer-program-text", "5.1.1"},
+		{Input{Action: "failed", Status: "5.7.13", ReplyCode: "525", Diagnostic: "525 5.7.13 <al@example.com>: Recipient address rejected: account disabled"},
+			"suspend", OwnerRecipientAdmin, "x.7.13-account-disabled", "5.7.13"},
+		{Input{Action: "failed", ReplyCode: "554", Diagnostic: "554 5.7.1 Service unavailable; rejected at connection", Command: "CONN"},
+			"blocked", OwnerSenderAdmin, "blocked-at-connection", "5.7.1"},
 		// Generic code, specific words.
 		{Input{Action: "failed", Status: "5.0.0", ReplyCode: "554", Diagnostic: "554 5.0.0 Service unavailable; Client host [192.0.2.9] blocked using zen.example.org"},
 			"blocked", OwnerSenderAdmin, "blocked-text", "5.0.0"},

@@ -33,7 +33,7 @@ import (
 //	      regexp: ['quota .* exceeded']  # any of these (RE2), checked last
 //	      mta: [outlook.com]         # remote or reporting MTA contains
 //	      action: [failed, delayed]
-//	      command: [MAIL]
+//	      command: [MAIL, none]     # SMTP command of the failure; none: unknown
 //	    then:
 //	      reason: rejected
 //	      owner: sender-admin
@@ -167,7 +167,10 @@ func compileRule(file string, index int, rs ruleSpec, phrases *phraseTable) (*ru
 	for _, s := range w.Command {
 		s = strings.ToUpper(strings.TrimSpace(s))
 		if s == "" {
-			return nil, fmt.Errorf("%s: command: empty", where)
+			return nil, fmt.Errorf("%s: command: empty (write none for a record without a command)", where)
+		}
+		if s == "NONE" {
+			s = ""
 		}
 		r.command = append(r.command, s)
 	}
