@@ -709,6 +709,24 @@ func findRemoteHost(d string) string {
 			}
 		}
 	}
+	// Gmail: "... rejected by the server for the recipient domain
+	// example.org by mx.example.org. [192.0.2.1]."
+	for from := 0; from < len(l); {
+		k := strings.Index(l[from:], " by ")
+		if k < 0 {
+			break
+		}
+		k += from
+		from = k + 4
+		h := hostToken(d[k+4:])
+		if h == "" {
+			continue
+		}
+		rest := strings.TrimLeft(d[k+4+len(h):], ".")
+		if strings.HasPrefix(rest, " [") || strings.HasPrefix(rest, "[") {
+			return h
+		}
+	}
 	// qmail: "192.0.2.1 does not like recipient."
 	if k := strings.Index(l, " does not like "); k > 0 {
 		s := strings.LastIndexByte(d[:k], ' ')
