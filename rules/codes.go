@@ -198,7 +198,11 @@ func findCode(text string) (code, bool) {
 		if j < len(text) && (text[j] == '.' && j+1 < len(text) && isDigit(text[j+1]) || isDigit(text[j])) {
 			continue // 5.1.1.1: an address or version, not a status
 		}
-		if c, ok := parseCode(text[i:j]); ok {
+		if j < len(text) && (text[j] == ',' || text[j] == '-') && j+1 < len(text) && isDigit(text[j+1]) {
+			continue // a list of numbers (versions), not a status
+		}
+		// RFC 3463 defines subjects 0 to 7: "5.13.68" is a version number.
+		if c, ok := parseCode(text[i:j]); ok && c.subject <= 7 {
 			return c, true
 		}
 	}

@@ -357,6 +357,8 @@ func TestFindCode(t *testing.T) {
 		"version 5.2.10.1 of the software":              "",
 		"550 Requested action not taken":                "",
 		"451 4.7.650 rate limited":                      "4.7.650",
+		"engine=2.50.10432:5.13.68,1.0.28":              "",
+		"codes 5.1.2,5.1.3 in a list":                   "5.1.3",
 	}
 	for text, want := range tests {
 		c, ok := findCode(text)
