@@ -319,12 +319,12 @@ func TestRedisCluster(t *testing.T) {
 	checkPutLookup(t, l, 60)
 	testLedger(t, openTestRedis(t, c.URL()+"?prefix=conformance:", Options{}))
 	for _, s := range c.Nodes {
-		n, err := s.Cmd("DBSIZE")
+		keys, err := s.Cmd("--scan", "--pattern", "ndr:m:*")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v, _ := strconv.Atoi(n); v == 0 {
-			t.Fatalf("master %s holds no key: the ledger does not spread over the cluster", s.Addr())
+		if keys == "" {
+			t.Fatalf("master %s holds no record: the ledger does not spread over the cluster", s.Addr())
 		}
 	}
 	// One seed and ?cluster=1 find the other masters.
@@ -347,5 +347,68 @@ func TestRedisSentinel(t *testing.T) {
 	// The records are on the master itself.
 	if n, err := master.Cmd("DBSIZE"); err != nil || n == "0" {
 		t.Fatalf("master DBSIZE = %q, %v: records did not reach the master", n, err)
+	}
+}
+
+// TestRedisClusterNodeDown stops one of three masters: a lookup never says
+// "not found" for a record it cannot reach (that would turn into a false
+// "yes"), every call ends within its deadline, and once the master is back
+// the same ledger answers again.
+func TestRedisClusterNodeDown(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	o := Options{LookupTimeout: 50 * time.Millisecond, WriteTimeout: 200 * time.Millisecond}
+	const slack = 50 * time.Millisecond
+	l := openTestRedis(t, c.URL(), o)
+	ctx := context.Background()
+	const n = 30
+	// Spread the ids: keys that differ in one digit can share a third of
+	// the slot space (CRC16 is linear).
+	id := func(i int) string { return fmt.Sprintf("%08x.node-down@example.org", uint32(i+1)*2654435761) }
+	for i := range n {
+		if err := l.Put(ctx, Record{MessageID: id(i), Sender: "s@example.org", Recipients: []string{"r@example.net"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Nodes[0].Stop()
+	var found, failed int
+	for i := range n {
+		start := time.Now()
+		_, err := l.ByMessageID(ctx, id(i))
+		d := time.Since(start)
+		switch {
+		case err == nil:
+			found++
+		case errors.Is(err, ErrNotFound):
+			t.Fatalf("record %d: ErrNotFound with a master down; want the record or an error", i)
+		default:
+			failed++
+			if failed <= 3 {
+				t.Logf("lookup %d with a master down: %v after %v", i, err, d)
+			}
+		}
+		if d > o.LookupTimeout+slack {
+			t.Fatalf("lookup %d with a master down took %v, deadline %v", i, d, o.LookupTimeout)
+		}
+	}
+	t.Logf("one master of three down: %d records found, %d lookups failed", found, failed)
+	if failed == 0 {
+		t.Fatal("no lookup failed with a master down: the records were not spread over the masters")
+	}
+
+	c.Nodes[0].Restart() // rejoins from its nodes.conf, empty
+	deadline := time.Now().Add(20 * time.Second)
+	for i := 0; i < n; {
+		_, err := l.ByMessageID(ctx, id(i))
+		if err == nil || errors.Is(err, ErrNotFound) {
+			i++
+			continue
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("20 s after the master came back, lookup %d still fails: %v", i, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := l.Put(ctx, Record{MessageID: "after@example.org", Sender: "s@example.org", Recipients: []string{"r@example.net"}}); err != nil {
+		t.Fatalf("Put after the master came back: %v", err)
 	}
 }
