@@ -35,6 +35,10 @@ type Server struct {
 
 	records sync.WaitGroup // outbound records being written
 	recSem  chan struct{}
+
+	// onMessage, if set before serving, gets the time each message spent
+	// in the milter's callbacks (for benchmarks).
+	onMessage atomic.Pointer[func(time.Duration)]
 }
 
 // New returns a Server. l may be nil (no ledger: every verdict is unknown

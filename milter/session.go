@@ -61,6 +61,8 @@ type message struct {
 	truncated bool
 
 	failed bool // a panic happened: let the message through unchanged
+
+	busy time.Duration // time spent in callbacks for this message
 }
 
 // ndrHeader is an incoming X-NDR-* header: its name as sent and its index
@@ -92,8 +94,19 @@ func (s *session) guard(st stage, resp *gomilter.Response, err *error) {
 	}
 }
 
+// observe records the latency of a callback and adds it to the time the
+// message spent in the milter; at end of message it reports that total and
+// forgets the message.
 func (s *session) observe(st stage, start time.Time) {
-	s.srv.metrics.cb[st].Observe(time.Since(start).Seconds())
+	d := time.Since(start)
+	s.srv.metrics.cb[st].Observe(d.Seconds())
+	s.msg.busy += d
+	if st == stEOM {
+		if h := s.srv.onMessage.Load(); h != nil && s.msg.cfg != nil {
+			(*h)(s.msg.busy)
+		}
+		s.reset()
+	}
 }
 
 // Connect records the facts of the connection.
@@ -261,6 +274,7 @@ func (s *session) Headers(h textproto.MIMEHeader, m *gomilter.Modifier) (resp go
 // BodyChunk keeps the body of a possible bounce up to the cap; the rest, and
 // every other body, passes without being stored.
 func (s *session) BodyChunk(chunk []byte, m *gomilter.Modifier) (resp gomilter.Response, err error) {
+	defer s.observe(stBody, time.Now())
 	defer s.guard(stBody, &resp, &err)
 	msg := &s.msg
 	if msg.candidate && !msg.truncated {
@@ -296,7 +310,6 @@ func (s *session) Body(m *gomilter.Modifier) (resp gomilter.Response, err error)
 	if q := m.Macros["i"]; q != "" {
 		msg.queueID = q
 	}
-	defer s.reset()
 	if msg.outbound {
 		s.srv.metrics.Messages.WithLabelValues("outbound").Inc()
 		s.srv.record(ledger.Record{MessageID: msg.messageID, QueueID: msg.queueID, Sender: msg.from,
