@@ -161,7 +161,8 @@ func (e *Engine) Classify(in Input) Verdict {
 			c.class = class
 		}
 		v.Status = c.String()
-	case rd.Code != "" && class != 0 && action != "delivered" && action != "relayed" && action != "expanded":
+	case rd.Code != "" && class != 0 && (action == "failed" || action == "delayed"):
+		// Only for records of a report: a looked-up reply keeps its own codes.
 		v.Status = string(rune('0'+class)) + ".0." + rd.Code
 	}
 	v.Permanent = strings.HasPrefix(v.Status, "5") || (v.Status == "" && strings.HasPrefix(reply, "5"))
@@ -323,7 +324,9 @@ func first(s ...string) string {
 // ("550 5.7.26 Unauthenticated email ...").
 func (e *Engine) Lookup(codeOrReply string) Verdict {
 	text := strings.TrimSpace(codeOrReply)
-	in := Input{Diagnostic: text}
+	// A pasted reply is almost always the answer to a recipient (RCPT TO):
+	// read it so, rather than as a refusal of unknown origin.
+	in := Input{Diagnostic: text, Command: "RCPT"}
 	if c, ok := parseCode(text); ok {
 		in = Input{Status: c.String()}
 	} else if len(text) == 3 && leadingReply(text) != "" {
