@@ -211,3 +211,25 @@ func TestExplainMissingFile(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", rc, errOut)
 	}
 }
+
+// TestExplainGoldenParserFixtures reads the parser's own fixtures (dsn/testdata:
+// Postfix, Sendmail, Exim, qmail, Courier, OpenSMTPD, Exchange 2003 and
+// Office 365, Gmail, Yahoo, Amazon SES, Notes, MessagingServer, RFC 6533,
+// ISO-2022-JP, HTML-only, ARF, MDN, auto-reply), end to end.
+func TestExplainGoldenParserFixtures(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "dsn", "testdata", "*.eml"))
+	if err != nil || len(files) == 0 {
+		t.Skip("no parser fixtures")
+	}
+	sort.Strings(files)
+	out, errOut, rc := runExplainArgs(t, "", append([]string{"--json"}, files...)...)
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut)
+	}
+	checkGolden(t, "dsn-fixtures.jsonl", []byte(out))
+	out, errOut, rc = runExplainArgs(t, "", files...)
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut)
+	}
+	checkGolden(t, "dsn-fixtures.txt", []byte(out))
+}
