@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -401,5 +402,39 @@ func BenchmarkClassify(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		e.Classify(inputs[i%len(inputs)])
+	}
+}
+
+// TestClassifyConcurrent checks that one Engine serves many goroutines (the
+// milter shares it) with the same answers as one goroutine.
+func TestClassifyConcurrent(t *testing.T) {
+	e := builtin(t)
+	inputs := []Input{
+		{Action: "failed", Status: "5.1.1", Diagnostic: "550 5.1.1 user unknown"},
+		{Action: "failed", Diagnostic: "552 mailbox is full"},
+		{Action: "delayed", Diagnostic: "connect to mx.example.net: Connection timed out"},
+		{Action: "failed", Status: "5.7.1", Diagnostic: "554 5.7.1 Client host [192.0.2.1] blocked using dnsbl.example.org"},
+	}
+	want := make([]Verdict, len(inputs))
+	for i, in := range inputs {
+		want[i] = e.Classify(in)
+	}
+	done := make(chan string, 8)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			for n := 0; n < 200; n++ {
+				i := (g + n) % len(inputs)
+				if got := e.Classify(inputs[i]); got != want[i] {
+					done <- fmt.Sprintf("goroutine %d: %+v != %+v", g, got, want[i])
+					return
+				}
+			}
+			done <- ""
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
 	}
 }
