@@ -22,6 +22,10 @@ const (
 	// quoted-printable, charset). Text beyond it is cut: no report needs more.
 	MaxDecodedPart = 1 << 20
 
+	// MaxStatusPart is the size of a delivery-status part Parse reads:
+	// room for MaxRecipients records with long diagnostics.
+	MaxStatusPart = 8 << 20
+
 	// MaxRecipients is the number of recipient records one report may hold.
 	MaxRecipients = 10000
 

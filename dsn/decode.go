@@ -10,27 +10,27 @@ import (
 )
 
 // decodePart returns the body of p decoded from its transfer encoding
-// (RFC 2045 section 6) and converted to UTF-8 from its charset, cut at
-// MaxDecodedPart. Undecodable input is passed through as it is: a
-// best-effort reading beats none.
-func decodePart(p *part) []byte {
-	b := p.body
+// (RFC 2045 section 6) and converted to UTF-8 from its charset, cut at limit
+// bytes; cut says whether it was. Undecodable input is passed through as it
+// is: a best-effort reading beats none.
+func decodePart(p *part, limit int) (b []byte, cut bool) {
+	b = p.body
 	switch p.cte {
 	case "base64":
-		if len(b) > MaxDecodedPart*4/3+4096 {
-			b = b[:MaxDecodedPart*4/3+4096]
+		if n := limit*4/3 + 4096; len(b) > n {
+			b, cut = b[:n], true
 		}
 		b = decodeBase64(b)
 	case "quoted-printable":
-		if len(b) > 3*MaxDecodedPart {
-			b = b[:3*MaxDecodedPart]
+		if n := 3*limit + 4096; len(b) > n {
+			b, cut = b[:n], true
 		}
 		b = decodeQP(b)
 	}
-	if len(b) > MaxDecodedPart {
-		b = b[:MaxDecodedPart]
+	if len(b) > limit {
+		b, cut = b[:limit], true
 	}
-	return toUTF8(b, p.params.charset)
+	return toUTF8(b, p.params.charset), cut
 }
 
 // decodeBase64 decodes base64 text leniently: characters outside the

@@ -59,13 +59,12 @@ func (p *parser) readFreeText() bool {
 	switch {
 	case len(failed) > 0:
 		// X-Failed-Recipients (Exim, Google) names them for sure.
+		idx := indexBlocks(blocks)
 		for _, a := range failed {
 			rc := Recipient{Address: a}
-			for _, b := range blocks {
-				if strings.EqualFold(b.address, a) {
-					rc.Diagnostic, rc.RemoteMTA, rc.Command = b.diagnostic, b.remoteMTA, b.command
-					break
-				}
+			if k, ok := idx[lowerString(a)]; ok {
+				b := &blocks[k]
+				rc.Diagnostic, rc.RemoteMTA, rc.Command = b.diagnostic, b.remoteMTA, b.command
 			}
 			if rc.Diagnostic == "" {
 				rc.Diagnostic = sectionSummary(section)
@@ -105,23 +104,39 @@ func (p *parser) readFreeText() bool {
 
 // enrichBlocks completes recipient records from free-text blocks.
 func (p *parser) enrichBlocks(blocks []textBlock) {
+	if len(blocks) == 0 {
+		return
+	}
+	idx := indexBlocks(blocks)
 	for i := range p.rep.Recipients {
 		rc := &p.rep.Recipients[i]
-		for _, b := range blocks {
-			if strings.EqualFold(b.address, rc.Address) {
-				if rc.Diagnostic == "" {
-					rc.Diagnostic = b.diagnostic
-				}
-				if rc.RemoteMTA == "" {
-					rc.RemoteMTA = b.remoteMTA
-				}
-				if rc.Command == "" {
-					rc.Command = b.command
-				}
-				break
-			}
+		k, ok := idx[lowerString(rc.Address)]
+		if !ok {
+			continue
+		}
+		b := &blocks[k]
+		if rc.Diagnostic == "" {
+			rc.Diagnostic = b.diagnostic
+		}
+		if rc.RemoteMTA == "" {
+			rc.RemoteMTA = b.remoteMTA
+		}
+		if rc.Command == "" {
+			rc.Command = b.command
 		}
 	}
+}
+
+// indexBlocks maps the lower-case address of each block to its index.
+func indexBlocks(blocks []textBlock) map[string]int {
+	idx := make(map[string]int, len(blocks))
+	for i := range blocks {
+		a := lowerString(blocks[i].address)
+		if _, ok := idx[a]; !ok {
+			idx[a] = i
+		}
+	}
+	return idx
 }
 
 // fallbackAction is the action of recipients whose status does not say:
@@ -354,6 +369,7 @@ func sentenceRecipient(section, lowerSection []byte) string {
 // recipient line, or to an empty line once the block has text.
 func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 	var blocks []textBlock
+	seen := map[string]int{} // lower-case address -> index in blocks
 	var cur *textBlock
 	var buf []byte
 	sendmail := false // inside a ">>> RCPT To:" transcript block
@@ -381,25 +397,25 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 		// The same recipient twice (a report in two languages, or a summary
 		// and then details for admins): keep the first, unless only the
 		// second has the server's reply.
-		for i := range blocks {
-			if strings.EqualFold(blocks[i].address, cur.address) {
-				switch {
-				case blocks[i].diagnostic == "":
-					blocks[i] = *cur
-				case cur.diagnostic != "" && !hasCode([]byte(blocks[i].diagnostic)) && hasCode([]byte(cur.diagnostic)):
-					blocks[i].diagnostic = collapseSpace(blocks[i].diagnostic + " " + cur.diagnostic)
-					if blocks[i].remoteMTA == "" {
-						blocks[i].remoteMTA = cur.remoteMTA
-					}
-					if blocks[i].command == "" {
-						blocks[i].command = cur.command
-					}
+		key := lowerString(cur.address)
+		if i, ok := seen[key]; ok {
+			switch {
+			case blocks[i].diagnostic == "":
+				blocks[i] = *cur
+			case cur.diagnostic != "" && !hasCode([]byte(blocks[i].diagnostic)) && hasCode([]byte(cur.diagnostic)):
+				blocks[i].diagnostic = collapseSpace(blocks[i].diagnostic + " " + cur.diagnostic)
+				if blocks[i].remoteMTA == "" {
+					blocks[i].remoteMTA = cur.remoteMTA
 				}
-				cur, buf = nil, buf[:0]
-				return
+				if blocks[i].command == "" {
+					blocks[i].command = cur.command
+				}
 			}
+			cur, buf = nil, buf[:0]
+			return
 		}
 		if len(blocks) < MaxRecipients {
+			seen[key] = len(blocks)
 			blocks = append(blocks, *cur)
 		}
 		cur, buf = nil, buf[:0]

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
 )
+
+// ErrInternal is wrapped by the error Parse returns when it met a bug while
+// reading a message (a recovered panic). The report is then empty.
+var ErrInternal = errors.New("dsn: internal error while reading the message")
 
 // Parse reads raw (an RFC 5322 message, LF or CRLF line ends) into a Report.
 // It never panics; on input it cannot make sense of it returns a best-effort
@@ -17,7 +20,7 @@ func Parse(raw []byte) (rep *Report, err error) {
 		// unexplained, and the error says why.
 		if x := recover(); x != nil {
 			rep = &Report{Kind: KindNone}
-			err = fmt.Errorf("dsn: internal error while reading the message: %v", x)
+			err = fmt.Errorf("%w: %v", ErrInternal, x)
 		}
 	}()
 	p := &parser{rep: &Report{Kind: KindNone}}
@@ -43,7 +46,38 @@ func Parse(raw []byte) (rep *Report, err error) {
 	}
 	p.parts = w.parts
 	p.read()
+	sanitize(p.rep)
 	return p.rep, err
+}
+
+// sanitize makes every string of r valid UTF-8 (JSON output and header
+// values are built from them) and cuts diagnostics at MaxDiagnostic.
+func sanitize(r *Report) {
+	r.ReportingMTA = validUTF8(r.ReportingMTA)
+	r.FeedbackType = validUTF8(r.FeedbackType)
+	for i := range r.Recipients {
+		rc := &r.Recipients[i]
+		rc.Address = validUTF8(rc.Address)
+		rc.Action = validUTF8(rc.Action)
+		rc.RemoteMTA = validUTF8(rc.RemoteMTA)
+		rc.Command = validUTF8(rc.Command)
+		if len(rc.Diagnostic) > MaxDiagnostic {
+			rc.Diagnostic = rc.Diagnostic[:MaxDiagnostic]
+		}
+		rc.Diagnostic = validUTF8(rc.Diagnostic)
+		if rc.Status != "" && !isStatus(rc.Status) {
+			rc.Status = ""
+		}
+		if rc.ReplyCode != "" && !isReplyCode(rc.ReplyCode) {
+			rc.ReplyCode = ""
+		}
+	}
+	o := &r.Original
+	o.MessageID, o.From, o.To = validUTF8(o.MessageID), validUTF8(o.From), validUTF8(o.To)
+	o.Subject, o.Date, o.Sender = validUTF8(o.Subject), validUTF8(o.Date), validUTF8(o.Sender)
+	for i := range o.Received {
+		o.Received[i] = validUTF8(o.Received[i])
+	}
 }
 
 // parser holds the state of one Parse.
@@ -83,9 +117,9 @@ func (p *parser) read() {
 		return
 	}
 	for _, i := range dsnParts {
-		body := decodePart(&p.parts[i])
+		body, cut := decodePart(&p.parts[i], MaxStatusPart)
 		msg, rcpts, truncated := parseDeliveryStatus(body)
-		if truncated {
+		if truncated || cut {
 			r.Truncated = true
 		}
 		if r.ReportingMTA == "" {
@@ -143,14 +177,11 @@ func (p *parser) fixRecipients() {
 	if bad == 0 {
 		return
 	}
-	known := func(a string) bool {
-		for i := range r.Recipients {
-			if strings.EqualFold(r.Recipients[i].Address, a) {
-				return true
-			}
-		}
-		return false
+	have := make(map[string]bool, len(r.Recipients))
+	for i := range r.Recipients {
+		have[lowerString(r.Recipients[i].Address)] = true
 	}
+	known := func(a string) bool { return have[lowerString(a)] }
 	var spare []textBlock
 	for _, a := range failedRecipientsHeader(p.hdr) {
 		if !known(a) {
@@ -301,7 +332,7 @@ func (p *parser) readOriginalParts() {
 		}
 		b := pt.body
 		if pt.cte == "base64" || pt.cte == "quoted-printable" {
-			b = decodePart(pt)
+			b, _ = decodePart(pt, MaxDecodedPart)
 		}
 		h, _, _ := parseHeader(trimLeadingBlank(b))
 		readOriginal(&p.rep.Original, h)
@@ -344,9 +375,13 @@ func (p *parser) loadText() {
 		pt := &p.parts[i]
 		switch {
 		case pt.mediaType == "text/plain" || pt.mediaType == "text" || pt.mediaType == "text/enriched":
-			buf = append(buf, decodePart(pt)...)
+			d, cut := decodePart(pt, min(MaxDecodedPart, MaxScanText-len(buf)+1))
+			p.rep.Truncated = p.rep.Truncated || cut
+			buf = append(buf, d...)
 		case pt.mediaType == "text/html" && !plain:
-			buf = append(buf, stripTags(decodePart(pt))...)
+			d, cut := decodePart(pt, MaxDecodedPart)
+			p.rep.Truncated = p.rep.Truncated || cut
+			buf = append(buf, stripTags(d)...)
 		default:
 			continue
 		}
@@ -379,25 +414,7 @@ func (p *parser) enrichFromText() {
 	if len(p.text) == 0 {
 		return
 	}
-	blocks := scanRecipientBlocks(p.text, p.lowerText)
-	for i := range r.Recipients {
-		rc := &r.Recipients[i]
-		for _, b := range blocks {
-			if !strings.EqualFold(b.address, rc.Address) {
-				continue
-			}
-			if rc.Diagnostic == "" {
-				rc.Diagnostic = b.diagnostic
-			}
-			if rc.RemoteMTA == "" {
-				rc.RemoteMTA = b.remoteMTA
-			}
-			if rc.Command == "" {
-				rc.Command = b.command
-			}
-			break
-		}
-	}
+	p.enrichBlocks(scanRecipientBlocks(p.text, p.lowerText))
 }
 
 // readFeedback reads an RFC 5965 feedback report: one recipient record per
@@ -406,7 +423,7 @@ func (p *parser) readFeedback(i int) {
 	r := p.rep
 	r.Kind = KindFeedback
 	r.Format = "arf"
-	body := decodePart(&p.parts[i])
+	body, _ := decodePart(&p.parts[i], MaxDecodedPart)
 	h, _, _ := parseHeader(body)
 	r.FeedbackType = lowerString(h.getString("Feedback-Type"))
 	if v := h.getString("Reporting-MTA"); v != "" {
@@ -440,7 +457,7 @@ func (p *parser) readReceipt(i int) {
 	r := p.rep
 	r.Kind = KindReceipt
 	r.Format = "mdn"
-	body := decodePart(&p.parts[i])
+	body, _ := decodePart(&p.parts[i], MaxDecodedPart)
 	h, _, _ := parseHeader(body)
 	if v := h.getString("Reporting-UA"); v != "" {
 		// "host; product" (RFC 8098 section 3.2.1).

@@ -1,0 +1,66 @@
+package dsn
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzParse feeds Parse arbitrary messages, seeded with the fixtures. Parse
+// must not panic (a recovered panic is reported as ErrInternal), and what it
+// returns must keep its promises: a known kind, the caps, valid UTF-8 for
+// the JSON and headers built from it. Crashers found are kept in
+// testdata/fuzz/FuzzParse and run as regression cases by "go test".
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.eml"))
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("From: MAILER-DAEMON@x.example\nSubject: failure notice\n\n<a@b.example>:\n550 5.1.1 no\n"))
+	f.Add([]byte("Content-Type: multipart/report; boundary=x\n\n--x\nContent-Type: message/delivery-status\n\nFinal-Recipient: utf-8; \\x{41}@b.example\nStatus: 5.0.0\n"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		r, err := Parse(raw)
+		if errors.Is(err, ErrInternal) {
+			t.Fatalf("Parse panicked: %v", err)
+		}
+		if r == nil {
+			t.Fatal("nil report")
+		}
+		switch r.Kind {
+		case KindBounce, KindDelay, KindDelivered, KindRelayed, KindExpanded, KindAutoreply, KindFeedback, KindReceipt, KindNone:
+		default:
+			t.Fatalf("unknown kind %q", r.Kind)
+		}
+		if len(r.Recipients) > MaxRecipients {
+			t.Fatalf("%d recipients, over MaxRecipients", len(r.Recipients))
+		}
+		for _, rc := range r.Recipients {
+			if len(rc.Diagnostic) > MaxDiagnostic {
+				t.Fatalf("diagnostic of %d bytes, over MaxDiagnostic", len(rc.Diagnostic))
+			}
+			for _, s := range []string{rc.Address, rc.Diagnostic, rc.RemoteMTA, rc.Status, rc.ReplyCode} {
+				if !utf8.ValidString(s) {
+					t.Fatalf("invalid UTF-8 in recipient record %+v", rc)
+				}
+			}
+			if rc.Status != "" && !isStatus(rc.Status) {
+				t.Fatalf("status %q is not an enhanced status code", rc.Status)
+			}
+			if rc.ReplyCode != "" && !isReplyCode(rc.ReplyCode) {
+				t.Fatalf("reply code %q is not a reply code", rc.ReplyCode)
+			}
+		}
+		o := r.Original
+		for _, s := range []string{o.MessageID, o.From, o.To, o.Subject, o.Date, o.Sender, r.ReportingMTA} {
+			if !utf8.ValidString(s) {
+				t.Fatalf("invalid UTF-8 in report %+v", r)
+			}
+		}
+	})
+}
