@@ -1,0 +1,75 @@
+package dsn
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// corpusDir is the shared bounce corpus, beside the repository (../shared
+// from the repository root). The corpus benchmark skips when it is absent.
+var corpusDir = filepath.Join("..", "..", "shared", "corpus", "sisimai", "eml")
+
+// loadMessages reads every *.eml of dir.
+func loadMessages(b *testing.B, dir string) (msgs [][]byte, size int64) {
+	b.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.eml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range files {
+		m, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs = append(msgs, m)
+		size += int64(len(m))
+	}
+	return msgs, size
+}
+
+// benchParse parses every message once per iteration and reports
+// messages per second next to the MB/s of SetBytes.
+func benchParse(b *testing.B, msgs [][]byte, size int64) {
+	if len(msgs) == 0 {
+		b.Skip("no messages")
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, m := range msgs {
+			if _, err := Parse(m); err != nil && !isBenignError(err) {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.StopTimer()
+	if s := b.Elapsed().Seconds(); s > 0 {
+		b.ReportMetric(float64(b.N*len(msgs))/s, "msgs/s")
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(msgs)), "ns/msg")
+}
+
+// isBenignError says whether err is one a corpus message may well cause
+// (no header at all), as opposed to a bug.
+func isBenignError(err error) bool {
+	return err != nil && !errors.Is(err, ErrInternal)
+}
+
+// BenchmarkParse measures Parse over the fixtures and, when present, the
+// shared corpus. Run it on one core: GOMAXPROCS=1 go test -bench Parse -benchmem ./dsn
+func BenchmarkParse(b *testing.B) {
+	b.Run("fixtures", func(b *testing.B) {
+		msgs, size := loadMessages(b, "testdata")
+		benchParse(b, msgs, size)
+	})
+	b.Run("corpus", func(b *testing.B) {
+		if _, err := os.Stat(corpusDir); err != nil {
+			b.Skipf("shared corpus not found at %s", corpusDir)
+		}
+		msgs, size := loadMessages(b, corpusDir)
+		benchParse(b, msgs, size)
+	})
+}
