@@ -342,6 +342,7 @@ retry      unix  -       -       n       -       -       error
 discard    unix  -       -       n       -       -       discard
 local      unix  -       n       n       -       -       local
 scache     unix  -       -       n       -       1       scache
+anvil      unix  -       -       n       -       1       anvil
 postlog    unix-dgram n  -       n       -       1       postlogd
 `, p.SMTP)
 	if err := os.WriteFile(filepath.Join(p.Etc, "master.cf"), []byte(masterCf), 0o644); err != nil {
@@ -489,10 +490,15 @@ var (
 	binErr    error
 )
 
-// ndrmilterBinary builds the binary once per test run.
+// ndrmilterBinary builds the binary once per test run, or returns
+// $NDRMILTER_BIN when it is set (a binary built elsewhere, e.g. by CI).
 func ndrmilterBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if bin := os.Getenv("NDRMILTER_BIN"); bin != "" {
+			binPath, binErr = filepath.Abs(bin)
+			return
+		}
 		dir, err := os.MkdirTemp("", "ndrmilter-e2e-bin-")
 		if err != nil {
 			binErr = err
@@ -660,6 +666,7 @@ func smtpError(err error) *smtp.SMTPError {
 
 // e2eEnv wires the three together.
 type e2eEnv struct {
+	t       *testing.T // the test that owns the processes (not a subtest)
 	Sink    *sink
 	Postfix *postfix
 	Milter  *milterProc
@@ -669,7 +676,7 @@ type e2eEnv struct {
 
 func newE2EEnv(t *testing.T, milterFlags ...string) *e2eEnv {
 	t.Helper()
-	env := &e2eEnv{}
+	env := &e2eEnv{t: t}
 	env.Sink = startSink(t)
 	env.Addr = fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	env.Data = t.TempDir()
@@ -684,11 +691,12 @@ func newE2EEnv(t *testing.T, milterFlags ...string) *e2eEnv {
 }
 
 // RestartMilter stops ndrmilter and starts it again on the same address and
-// data directory with other flags.
+// data directory with other flags. The new process belongs to the top-level
+// test, so that a subtest's end does not stop it.
 func (env *e2eEnv) RestartMilter(t *testing.T, flags ...string) {
 	t.Helper()
 	env.Milter.Stop()
-	env.Milter = startMilter(t, env.Addr, env.Data, flags...)
+	env.Milter = startMilter(env.t, env.Addr, env.Data, flags...)
 }
 
 // uniqueID returns a Message-ID local part unique to this run.
