@@ -61,6 +61,12 @@ func findCommand(diag string) string {
 		return ""
 	}
 	l := lowerString(diag)
+	// Every mark holds one of these words: most diagnostics hold none.
+	if !strings.Contains(l, "rcpt") && !strings.Contains(l, "mail") && !strings.Contains(l, "data") &&
+		!strings.Contains(l, "helo") && !strings.Contains(l, "ehlo") && !strings.Contains(l, "starttls") && !strings.Contains(l, "connection") &&
+		!strings.Contains(l, "recipient") && !strings.Contains(l, "sender") && !strings.Contains(l, "auth") {
+		return ""
+	}
 	for _, m := range commandMarks {
 		if strings.Contains(l, m.mark) {
 			return m.command

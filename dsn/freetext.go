@@ -34,7 +34,7 @@ func (p *parser) readFreeText() bool {
 	if ev == 0 {
 		return false
 	}
-	cut := cutOriginal(p.text, p.lowerText)
+	cut := p.cut()
 	section, lowerSection := p.text[:cut], p.lowerText[:cut]
 
 	// An RFC 3464 report pasted into the text (Amazon WorkMail, forwarded reports).
@@ -87,7 +87,7 @@ func (p *parser) readFreeText() bool {
 		// ("could not be delivered to <user@example.com>"), or not at all.
 		a := sentenceRecipient(section, lowerSection)
 		if a == "" {
-			if h := inlineOriginal(p.text, p.lowerText); h != nil {
+			if h := inlineOriginal(p.text, p.separators()); h != nil {
 				readOriginal(&r.Original, h)
 			}
 			a = firstAddress(r.Original.To)
@@ -159,7 +159,7 @@ func failedRecipientsHeader(h header) []string {
 	var out []string
 	for i := range h {
 		if equalFoldString(h[i].name, "X-Failed-Recipients") {
-			out = append(out, addressList(string(h[i].value))...)
+			out = append(out, addressList(string(h[i].value()))...)
 		}
 	}
 	return out
@@ -266,16 +266,10 @@ func fieldLineIndex(lowerText []byte, name string) int {
 // cutOriginal returns where the copy of the original message starts in the
 // text: at the first known separator line, or at the first block of two or
 // more header fields. len(text) when there is none.
-func cutOriginal(text, lowerText []byte) int {
+func cutOriginal(text []byte, seps []int) int {
 	cut := len(text)
-	for _, sep := range originalSeparators {
-		if k := bytes.Index(lowerText, []byte(sep)); k >= 0 && k < cut {
-			// Back to the start of the line.
-			for k > 0 && lowerText[k-1] != '\n' {
-				k--
-			}
-			cut = k
-		}
+	if len(seps) > 0 {
+		cut = seps[0]
 	}
 	if k := headerBlockStart(text[:cut]); k >= 0 && k < cut {
 		cut = k
@@ -569,6 +563,10 @@ var recipientLabels = []string{
 // recipientLine says whether a trimmed line names a recipient, and returns
 // the address and the rest of the line.
 func recipientLine(t []byte) (addr string, rest []byte, kind int) {
+	if bytes.IndexByte(t, '@') < 0 {
+		// Every form names an address.
+		return "", nil, lineNone
+	}
 	// Sendmail transcript: ">>> RCPT To:<user@example.com>".
 	if bytes.HasPrefix(t, []byte(">>> ")) || bytes.HasPrefix(t, []byte("In: ")) {
 		c := bytes.TrimLeft(t[4:], " ")

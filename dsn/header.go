@@ -2,10 +2,40 @@ package dsn
 
 import "bytes"
 
-// field is one header field (RFC 5322 section 2.2), its value unfolded.
+// field is one header field (RFC 5322 section 2.2). Its value is kept as
+// it came, line breaks included, and unfolded only when read: most fields
+// of a report (Received, DKIM-Signature) are never read.
 type field struct {
-	name  []byte
-	value []byte
+	name   []byte
+	raw    []byte // the value as written, a slice of the input
+	off    int    // where raw starts in the header block
+	folded bool   // raw spans more than one line
+}
+
+// value returns the field's value unfolded (RFC 5322 section 2.2.3): each
+// line break and the white space around it become one space.
+func (f *field) value() []byte {
+	if !f.folded {
+		return f.raw
+	}
+	out := make([]byte, 0, len(f.raw))
+	space := false
+	for _, c := range f.raw {
+		if c == '\r' || c == '\n' {
+			space = true
+			continue
+		}
+		if space {
+			if c == ' ' || c == '\t' {
+				continue
+			}
+			out = bytes.TrimRight(out, " \t")
+			out = append(out, ' ')
+			space = false
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // header is a header block in the order of its fields.
@@ -15,7 +45,7 @@ type header []field
 func (h header) get(name string) []byte {
 	for i := range h {
 		if equalFoldString(h[i].name, name) {
-			return h[i].value
+			return h[i].value()
 		}
 	}
 	return nil
@@ -61,6 +91,7 @@ func parseHeader(b []byte) (h header, body []byte, truncated bool) {
 	if bytes.HasPrefix(b, []byte("From ")) {
 		_, i = nextLine(b, 0)
 	}
+	skipping := false // the current field is past MaxHeaderFields
 	for i < len(b) {
 		line, next := nextLine(b, i)
 		if len(line) == 0 {
@@ -71,45 +102,53 @@ func parseHeader(b []byte) (h header, body []byte, truncated bool) {
 				// A continuation without a field: not a header block.
 				return h, b[i:], truncated
 			}
-			// Unfold (RFC 5322 section 2.2.3): the line joins the previous value.
-			t := bytes.TrimSpace(line)
-			if len(t) == 0 {
+			if len(bytes.TrimSpace(line)) == 0 {
 				// A line of blanks: many writers mean it as the end of the block.
 				return h, b[next:], truncated
 			}
-			last := &h[len(h)-1]
-			v := make([]byte, 0, len(last.value)+1+len(t))
-			v = append(v, last.value...)
-			if len(v) > 0 {
-				v = append(v, ' ')
+			// Folding (RFC 5322 section 2.2.3): the value runs on.
+			if !skipping {
+				extend(&h[len(h)-1], b, i+len(line))
 			}
-			last.value = append(v, t...)
 			i = next
 			continue
 		}
 		colon := bytes.IndexByte(line, ':')
 		if colon <= 0 || !isFieldName(bytes.TrimRight(line[:colon], " \t")) {
-			if n := len(h); n > 0 && bytes.HasSuffix(h[n-1].value, []byte(";")) && bytes.IndexByte(line, '=') > 0 {
+			if n := len(h); n > 0 && !skipping && bytes.HasSuffix(h[n-1].raw, []byte(";")) && bytes.IndexByte(line, '=') > 0 {
 				// A parameter on an unindented line after "type;": a broken
 				// fold (seen in Content-Type); join it to the field.
-				h[n-1].value = append(append(append([]byte(nil), h[n-1].value...), ' '), bytes.TrimSpace(line)...)
+				extend(&h[n-1], b, i+len(line))
 				i = next
 				continue
 			}
 			return h, b[i:], truncated
 		}
 		if len(h) >= MaxHeaderFields {
-			truncated = true
+			truncated, skipping = true, true
 			i = next
 			continue
 		}
+		skipping = false
+		v := line[colon+1:]
+		start := i + colon + 1
+		for len(v) > 0 && (v[0] == ' ' || v[0] == '\t') {
+			v, start = v[1:], start+1
+		}
 		h = append(h, field{
-			name:  bytes.TrimRight(line[:colon], " \t"),
-			value: bytes.TrimSpace(line[colon+1:]),
+			name: bytes.TrimRight(line[:colon], " \t"),
+			raw:  bytes.TrimRight(v, " \t"),
+			off:  start,
 		})
 		i = next
 	}
 	return h, nil, truncated
+}
+
+// extend makes f's value run to end, the end of a continuation line in b.
+func extend(f *field, b []byte, end int) {
+	f.raw = bytes.TrimRight(b[f.off:end], " \t")
+	f.folded = true
 }
 
 // isFieldName says whether b is a field name: printable ASCII without
@@ -148,11 +187,19 @@ func lower(c byte) byte {
 	return c
 }
 
+// lowerTable maps each byte to its ASCII lower case.
+var lowerTable = func() (t [256]byte) {
+	for i := range t {
+		t[i] = lower(byte(i))
+	}
+	return t
+}()
+
 // toLower returns an ASCII lower-case copy of b.
 func toLower(b []byte) []byte {
 	out := make([]byte, len(b))
 	for i, c := range b {
-		out[i] = lower(c)
+		out[i] = lowerTable[c]
 	}
 	return out
 }

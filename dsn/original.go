@@ -13,20 +13,20 @@ func readOriginal(o *Original, h header) {
 		f := &h[i]
 		switch {
 		case o.MessageID == "" && equalFoldString(f.name, "Message-ID"):
-			o.MessageID = messageID(string(f.value))
+			o.MessageID = messageID(string(f.value()))
 		case o.From == "" && equalFoldString(f.name, "From"):
-			o.From = firstAddress(decodeWords(string(f.value)))
+			o.From = firstAddress(decodeWords(string(f.value())))
 		case o.To == "" && equalFoldString(f.name, "To"):
-			o.To = collapseSpace(decodeWords(string(f.value)))
+			o.To = collapseSpace(decodeWords(string(f.value())))
 		case o.Subject == "" && equalFoldString(f.name, "Subject"):
-			o.Subject = collapseSpace(decodeWords(string(f.value)))
+			o.Subject = collapseSpace(decodeWords(string(f.value())))
 		case o.Date == "" && equalFoldString(f.name, "Date"):
-			o.Date = collapseSpace(validUTF8(string(f.value)))
+			o.Date = collapseSpace(validUTF8(string(f.value())))
 		case o.Sender == "" && (equalFoldString(f.name, "Return-Path") || equalFoldString(f.name, "X-Envelope-From")):
-			o.Sender = cleanAddress(string(f.value))
+			o.Sender = cleanAddress(string(f.value()))
 		case equalFoldString(f.name, "Received"):
 			if len(o.Received) < maxReceived {
-				o.Received = append(o.Received, collapseSpace(validUTF8(string(f.value))))
+				o.Received = append(o.Received, collapseSpace(validUTF8(string(f.value()))))
 			}
 		}
 	}
@@ -80,21 +80,66 @@ func addressList(v string) []string {
 // text, after a separator such as "----- Original message -----" or
 // "------ This is a copy of the message, including all the headers. ------",
 // and returns it; nil when there is none.
-func inlineOriginal(text, lowerText []byte) header {
-	for _, sep := range originalSeparators {
-		k := bytes.Index(lowerText, []byte(sep))
-		if k < 0 {
-			continue
-		}
+func inlineOriginal(text []byte, seps []int) header {
+	for _, k := range seps {
 		_, next := nextLine(text, k)
-		h := headerAfter(text, next)
-		if len(h) > 0 {
+		if h := headerAfter(text, next); len(h) > 0 {
 			return h
 		}
 	}
 	return nil
 }
 
+// separatorLines returns the start of each line of lowerText that holds an
+// original-message separator, in order. Every separator holds "message",
+// "header" or "content-type", so only the lines around those words are
+// looked at: a few passes over the text instead of one per separator.
+func separatorLines(lowerText []byte) []int {
+	var starts []int
+	for _, anchor := range [...]string{"message", "header", "content-type"} {
+		a := []byte(anchor)
+		for i := 0; i < len(lowerText); {
+			k := bytes.Index(lowerText[i:], a)
+			if k < 0 {
+				break
+			}
+			k += i
+			ls := bytes.LastIndexByte(lowerText[:k], '\n') + 1
+			line, next := nextLine(lowerText, ls)
+			i = next
+			if len(line) > maxSeparatorLine {
+				continue
+			}
+			for _, sep := range originalSeparators {
+				if bytes.Contains(line, []byte(sep)) {
+					starts = insertSorted(starts, ls)
+					break
+				}
+			}
+		}
+	}
+	return starts
+}
+
+// maxSeparatorLine is the longest line taken for a separator: they are
+// short, the prose lines that also say "message" are long.
+const maxSeparatorLine = 100
+
+// insertSorted adds v to the sorted list s once.
+func insertSorted(s []int, v int) []int {
+	for i, x := range s {
+		if x == v {
+			return s
+		}
+		if x > v {
+			s = append(s, 0)
+			copy(s[i+1:], s[i:])
+			s[i] = v
+			return s
+		}
+	}
+	return append(s, v)
+}
 // headerAfter reads a header block that starts at text[i], after any empty
 // or indented-empty lines.
 func headerAfter(text []byte, i int) header {

@@ -23,7 +23,7 @@ func Parse(raw []byte) (rep *Report, err error) {
 			err = fmt.Errorf("%w: %v", ErrInternal, x)
 		}
 	}()
-	p := &parser{rep: &Report{Kind: KindNone}}
+	p := &parser{rep: &Report{Kind: KindNone}, textCut: -1}
 	if len(raw) > MaxInput {
 		raw = raw[:MaxInput]
 		p.rep.Truncated = true
@@ -89,6 +89,9 @@ type parser struct {
 	text      []byte // the human-readable text of the message, decoded, for the free-text scanners
 	lowerText []byte // text in ASCII lower case
 	textDone  bool
+	textCut   int // where the copy of the original starts in text, -1 until known
+	seps      []int
+	sepsDone  bool
 
 	embedDepth int // how deep this parser is in readEmbedded
 }
@@ -189,7 +192,8 @@ func (p *parser) fixRecipients() {
 		}
 	}
 	p.loadText()
-	blocks := scanRecipientBlocks(p.text[:cutOriginal(p.text, p.lowerText)], p.lowerText)
+	cut := p.cut()
+	blocks := scanRecipientBlocks(p.text[:cut], p.lowerText[:cut])
 	if len(spare) == 0 {
 		for _, b := range blocks {
 			if !known(b.address) {
@@ -241,7 +245,7 @@ func (p *parser) readEmbedded() bool {
 			_, n := nextLine(c, 0)
 			c = c[n:]
 		}
-		sub := &parser{rep: &Report{Kind: KindNone}, embedDepth: p.embedDepth + 1}
+		sub := &parser{rep: &Report{Kind: KindNone}, embedDepth: p.embedDepth + 1, textCut: -1}
 		h, body, _ := parseHeader(c)
 		if len(h) < 2 {
 			continue
@@ -313,7 +317,7 @@ func (p *parser) finish(fallbackAction string) {
 	}
 	if r.Original.MessageID == "" && r.Original.From == "" {
 		p.loadText()
-		if h := inlineOriginal(p.text, p.lowerText); h != nil {
+		if h := inlineOriginal(p.text, p.separators()); h != nil {
 			readOriginal(&r.Original, h)
 		}
 	}
@@ -395,6 +399,26 @@ func (p *parser) loadText() {
 	p.lowerText = toLower(buf)
 }
 
+// cut returns where the copy of the original message starts in the text
+// (see cutOriginal), computed once.
+func (p *parser) cut() int {
+	p.loadText()
+	if p.textCut < 0 {
+		p.textCut = cutOriginal(p.text, p.separators())
+	}
+	return p.textCut
+}
+
+// separators returns the starts of the separator lines of the text (see
+// separatorLines), computed once.
+func (p *parser) separators() []int {
+	p.loadText()
+	if !p.sepsDone {
+		p.seps, p.sepsDone = separatorLines(p.lowerText), true
+	}
+	return p.seps
+}
+
 // enrichFromText completes RFC 3464 recipient records from the
 // human-readable part: a diagnostic where the delivery-status part gave
 // none, the SMTP command and the remote host.
@@ -414,7 +438,8 @@ func (p *parser) enrichFromText() {
 	if len(p.text) == 0 {
 		return
 	}
-	p.enrichBlocks(scanRecipientBlocks(p.text, p.lowerText))
+	cut := p.cut()
+	p.enrichBlocks(scanRecipientBlocks(p.text[:cut], p.lowerText[:cut]))
 }
 
 // readFeedback reads an RFC 5965 feedback report: one recipient record per
@@ -435,7 +460,7 @@ func (p *parser) readFeedback(i int) {
 	var addrs []string
 	for k := range h {
 		if equalFoldString(h[k].name, "Original-Rcpt-To") || equalFoldString(h[k].name, "Removal-Recipient") {
-			if a := cleanAddress(string(h[k].value)); a != "" {
+			if a := cleanAddress(string(h[k].value())); a != "" {
 				addrs = append(addrs, a)
 			}
 		}
