@@ -140,6 +140,7 @@ func insertSorted(s []int, v int) []int {
 	}
 	return append(s, v)
 }
+
 // headerAfter reads a header block that starts at text[i], after any empty
 // or indented-empty lines.
 func headerAfter(text []byte, i int) header {
