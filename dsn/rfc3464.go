@@ -32,10 +32,15 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 		seenRemote
 	)
 	var lastField *string // for continuation lines
+	var statusComment string
 	flush := func() {
 		if cur.Address == "" {
 			cur.Address = original
 		}
+		if cur.Diagnostic == "" && statusComment != "" && !genericComment(statusComment) {
+			cur.Diagnostic = statusComment
+		}
+		statusComment = ""
 		if cur.Address != "" {
 			if len(rcpts) >= MaxRecipients {
 				truncated = true
@@ -89,6 +94,11 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 		case equalFoldString(name, "Status"):
 			field(seenStatus)
 			cur.Status = firstWord(value)
+			// "4.0.0 (cat.example.net: host name lookup failure)": the
+			// comment explains when no Diagnostic-Code does.
+			if c := strings.TrimSpace(value[len(cur.Status):]); len(c) > 2 && c[0] == '(' {
+				statusComment = strings.Trim(c, "() ")
+			}
 		case equalFoldString(name, "Remote-MTA"):
 			field(seenRemote)
 			_, cur.RemoteMTA = stripType(value)
@@ -201,4 +211,14 @@ func cleanHost(h string) string {
 	}
 	h = strings.TrimSuffix(strings.TrimSpace(h), ".")
 	return validUTF8(h)
+}
+
+// genericComment says whether a Status comment only restates the class
+// ("permanent failure", "temporary failure"), which explains nothing.
+func genericComment(c string) bool {
+	switch lowerString(c) {
+	case "permanent failure", "temporary failure", "permanent error", "temporary error", "persistent transient failure", "other", "success":
+		return true
+	}
+	return false
 }
