@@ -52,7 +52,7 @@ var fixtures = []struct {
 		},
 	},
 	{
-		file: "exim.eml", kind: KindBounce, format: "text",
+		file: "exim.eml", kind: KindBounce, format: "text", reportingMTA: "smtp.example.com",
 		messageID: "5f1c2a9e-team-lunch@example.com", from: "frank@example.com", subject: "Team lunch", sender: "frank@example.com",
 		recipients: []wantRecipient{
 			{"grace@example.net", "failed", "5.2.2", "552", "mx.example.net", "RCPT", "mailbox is over quota"},
@@ -74,7 +74,7 @@ var fixtures = []struct {
 		},
 	},
 	{
-		file: "opensmtpd.eml", kind: KindBounce, format: "text",
+		file: "opensmtpd.eml", kind: KindBounce, format: "text", reportingMTA: "mail.example.org",
 		messageID: "photos-1@example.org", from: "mia@example.org", subject: "photos",
 		recipients: []wantRecipient{
 			{"noah@example.net", "failed", "5.1.1", "550", "", "", "does not exist"},
