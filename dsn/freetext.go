@@ -98,9 +98,39 @@ func (p *parser) readFreeText() bool {
 		}
 		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: sectionSummary(section)})
 	}
-	r.Format = "text"
+	r.Format = textFamily(lowerSection)
 	p.finish(p.fallbackAction())
 	return true
+}
+
+// textFamilies name the writer of a free-text report from a phrase of its
+// boilerplate, for logs and tests: the reading itself is the same for all.
+var textFamilies = []struct{ phrase, family string }{
+	{"qmail-send program", "qmail"},
+	{"this message was created automatically by mail delivery software", "exim"},
+	{"this is the mail system at host", "postfix"},
+	{"this is the postfix program", "postfix"},
+	{"transcript of session follows", "sendmail"},
+	{"the original message was received at", "sendmail"},
+	{"did not reach the following recipient", "exchange2003"},
+	{"delivery has failed to these recipients or groups", "exchange2007"},
+	{"google tried to deliver your message", "gmail"},
+	{"delivery to the following recipient failed permanently", "gmail"},
+	{"we were unable to deliver your message to the following address", "yahoo"},
+	{"this is the mailer-daemon, please do not reply", "opensmtpd"},
+	{"failure reasons", "notes"},
+	{"dragonfly mail agent", "dragonfly"},
+	{"courier mail server", "courier"},
+}
+
+// textFamily returns the family of a free-text report, "text" when unknown.
+func textFamily(lowerSection []byte) string {
+	for _, f := range textFamilies {
+		if bytes.Contains(lowerSection, []byte(f.phrase)) {
+			return f.family
+		}
+	}
+	return "text"
 }
 
 // enrichBlocks completes recipient records from free-text blocks.

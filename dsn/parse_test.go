@@ -52,14 +52,14 @@ var fixtures = []struct {
 		},
 	},
 	{
-		file: "exim.eml", kind: KindBounce, format: "text", reportingMTA: "smtp.example.com",
+		file: "exim.eml", kind: KindBounce, format: "exim", reportingMTA: "smtp.example.com",
 		messageID: "5f1c2a9e-team-lunch@example.com", from: "frank@example.com", subject: "Team lunch", sender: "frank@example.com",
 		recipients: []wantRecipient{
 			{"grace@example.net", "failed", "5.2.2", "552", "mx.example.net", "RCPT", "mailbox is over quota"},
 		},
 	},
 	{
-		file: "qmail.eml", kind: KindBounce, format: "text",
+		file: "qmail.eml", kind: KindBounce, format: "qmail",
 		messageID: "20260505120001.30110.qmail@mail.example.jp", from: "henry@example.jp", subject: "meeting notes", sender: "henry@example.jp",
 		recipients: []wantRecipient{
 			{"ivy@example.org", "failed", "5.1.1", "550", "192.0.2.61", "RCPT", "No such user here"},
@@ -74,7 +74,7 @@ var fixtures = []struct {
 		},
 	},
 	{
-		file: "opensmtpd.eml", kind: KindBounce, format: "text", reportingMTA: "mail.example.org",
+		file: "opensmtpd.eml", kind: KindBounce, format: "opensmtpd", reportingMTA: "mail.example.org",
 		messageID: "photos-1@example.org", from: "mia@example.org", subject: "photos",
 		recipients: []wantRecipient{
 			{"noah@example.net", "failed", "5.1.1", "550", "", "", "does not exist"},
@@ -88,7 +88,7 @@ var fixtures = []struct {
 		},
 	},
 	{
-		file: "exchange2003-text.eml", kind: KindBounce, format: "text",
+		file: "exchange2003-text.eml", kind: KindBounce, format: "exchange2003",
 		recipients: []wantRecipient{
 			{"rose@example.org", "failed", "5.1.1", "", "", "", "does not exist at the organization"},
 		},
@@ -101,14 +101,14 @@ var fixtures = []struct {
 		},
 	},
 	{
-		file: "gmail.eml", kind: KindBounce, format: "text",
+		file: "gmail.eml", kind: KindBounce, format: "gmail",
 		messageID: "CAB1cde2F3gh@mail.gmail.example", from: "victor@gmail.example", subject: "hello again",
 		recipients: []wantRecipient{
 			{"uma@example.org", "failed", "5.2.1", "550", "mx.example.org", "", "account that you tried to reach is disabled"},
 		},
 	},
 	{
-		file: "yahoo.eml", kind: KindBounce, format: "text",
+		file: "yahoo.eml", kind: KindBounce, format: "yahoo",
 		messageID: "987654321.123.1778554797000@mail.yahoo.example.com", from: "wendy@yahoo.example.com", subject: "lunch?",
 		recipients: []wantRecipient{
 			{"xavier@example.net", "failed", "", "554", "", "", "This mailbox is disabled"},
@@ -123,7 +123,7 @@ var fixtures = []struct {
 	},
 	{
 		// The reason stands above the address.
-		file: "notes.eml", kind: KindBounce, format: "text",
+		file: "notes.eml", kind: KindBounce, format: "notes",
 		messageID: "ask-ben-77@example.co.jp", from: "amy@example.co.jp", subject: "question",
 		recipients: []wantRecipient{
 			{"ben@notes.example.co.jp", "failed", "", "", "", "", "User not listed in public Name & Address Book"},
@@ -154,7 +154,7 @@ var fixtures = []struct {
 	},
 	{
 		// HTML only, base64: the details for admins carry the reply.
-		file: "html-only.eml", kind: KindBounce, format: "text", reportingMTA: "EX01.example.com",
+		file: "html-only.eml", kind: KindBounce, format: "exchange2007", reportingMTA: "EX01.example.com",
 		recipients: []wantRecipient{
 			{"otto@example.org", "failed", "5.2.2", "552", "", "", "mailbox is full"},
 		},
