@@ -126,7 +126,7 @@ var textFamilies = []struct{ phrase, family string }{
 // textFamily returns the family of a free-text report, "text" when unknown.
 func textFamily(lowerSection []byte) string {
 	for _, f := range textFamilies {
-		if bytes.Contains(lowerSection, []byte(f.phrase)) {
+		if containsString(lowerSection, f.phrase) {
 			return f.family
 		}
 	}
@@ -223,7 +223,7 @@ func bounceEvidence(h header, lowerText []byte) int {
 	}
 	text := false
 	for _, w := range bouncePhrases {
-		if bytes.Contains(lowerText, []byte(w)) {
+		if containsString(lowerText, w) {
 			text = true
 			break
 		}
@@ -377,7 +377,7 @@ func sectionSummary(section []byte) string {
 // angle brackets or after "to" near a bounce phrase. "" when none.
 func sentenceRecipient(section, lowerSection []byte) string {
 	for _, w := range [...]string{"delivering your mail to", "delivered to", "deliver to", "delivery to", "recipient", "message to", "mail to", "address"} {
-		k := bytes.Index(lowerSection, []byte(w))
+		k := indexString(lowerSection, w)
 		if k < 0 {
 			continue
 		}
@@ -677,7 +677,7 @@ func recipientLine(t []byte) (addr string, rest []byte, kind int) {
 	}
 	if lt := toLowerPrefix(t, 40); len(lt) > 0 {
 		for _, lab := range recipientLabels {
-			if bytes.HasPrefix(lt, []byte(lab)) {
+			if len(lt) >= len(lab) && string(lt[:len(lab)]) == lab {
 				v := bytes.TrimSpace(t[len(lab):])
 				a, end := findAddress(string(v), 0)
 				if a == "" || !plausibleAddress(a) {
@@ -733,7 +733,7 @@ func sentenceAddress(t []byte) (string, []byte) {
 	}
 	l := toLower(t)
 	for _, m := range sentenceMarkers {
-		k := bytes.Index(l, []byte(m))
+		k := indexString(l, m)
 		if k < 0 {
 			continue
 		}
@@ -874,7 +874,7 @@ func isLabelledSeparator(lline []byte) bool {
 		return false
 	}
 	for _, w := range [...]string{"original", "returned message", "copy", "header", "unsent", "message follows", "below this line", "attached"} {
-		if bytes.Contains(lline, []byte(w)) {
+		if containsString(lline, w) {
 			return false
 		}
 	}
@@ -932,3 +932,27 @@ func pushParagraph(list []string, para []byte) []string {
 	}
 	return list
 }
+
+// indexString is bytes.Index with a string pattern, without converting
+// (and so copying) the pattern on every call.
+func indexString(b []byte, s string) int {
+	if len(s) == 0 {
+		return 0
+	}
+	c := s[0]
+	for i := 0; i+len(s) <= len(b); {
+		k := bytes.IndexByte(b[i:len(b)-len(s)+1], c)
+		if k < 0 {
+			return -1
+		}
+		i += k
+		if string(b[i:i+len(s)]) == s {
+			return i
+		}
+		i++
+	}
+	return -1
+}
+
+// containsString is bytes.Contains with a string pattern.
+func containsString(b []byte, s string) bool { return indexString(b, s) >= 0 }

@@ -92,6 +92,7 @@ func parseHeader(b []byte) (h header, body []byte, truncated bool) {
 		_, i = nextLine(b, 0)
 	}
 	skipping := false // the current field is past MaxHeaderFields
+	h = make(header, 0, 16)
 	for i < len(b) {
 		line, next := nextLine(b, i)
 		if len(line) == 0 {

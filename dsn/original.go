@@ -97,9 +97,8 @@ func inlineOriginal(text []byte, seps []int) header {
 func separatorLines(lowerText []byte) []int {
 	var starts []int
 	for _, anchor := range [...]string{"message", "header", "content-type"} {
-		a := []byte(anchor)
 		for i := 0; i < len(lowerText); {
-			k := bytes.Index(lowerText[i:], a)
+			k := indexString(lowerText[i:], anchor)
 			if k < 0 {
 				break
 			}
@@ -111,7 +110,7 @@ func separatorLines(lowerText []byte) []int {
 				continue
 			}
 			for _, sep := range originalSeparators {
-				if bytes.Contains(line, []byte(sep)) {
+				if containsString(line, sep) {
 					starts = insertSorted(starts, ls)
 					break
 				}

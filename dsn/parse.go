@@ -228,7 +228,7 @@ func (p *parser) readEmbedded() bool {
 	var candidates [][]byte
 	// Forwarded text, unquoted.
 	for _, m := range [...]string{"begin forwarded message", "forwarded message", "original message", "\nfrom mailer-daemon", "message/rfc822"} {
-		k := bytes.Index(p.lowerText, []byte(m))
+		k := indexString(p.lowerText, m)
 		if k < 0 {
 			continue
 		}
