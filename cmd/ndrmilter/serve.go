@@ -1,12 +1,273 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/ndrmilter/ndrmilter/milter"
+	"github.com/ndrmilter/ndrmilter/milter/ledger"
+	"github.com/ndrmilter/ndrmilter/rules"
 )
 
-// runServe is the "serve" subcommand. PLACEHOLDER: a helper replaces this file.
+// runServe is "ndrmilter serve [flags]".
 func runServe(args []string) int {
-	fmt.Fprintln(os.Stderr, "ndrmilter serve: not implemented yet")
-	return 2
+	return serveMain(args, os.Stderr)
+}
+
+// serveMain is runServe with an explicit stream for errors, for tests.
+func serveMain(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	flagged := defaultServeConfig()
+	flagged.Domains, flagged.TrustedNetworks, flagged.Rules = nil, nil, nil
+	var configPath string
+	serveFlags(fs, &flagged, &configPath)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: ndrmilter serve --listen inet:127.0.0.1:PORT --data DIR --domain example.org [--domain ...]\n"+
+			"       [--backscatter-action tag|quarantine|reject|discard] [--trusted-networks CIDR,...] [--config FILE] [flags]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "ndrmilter serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	cfg, err := resolveConfig(fs, flagged, configPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "ndrmilter serve: %v\n", err)
+		return 2
+	}
+	level := zap.NewAtomicLevel()
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		fmt.Fprintf(stderr, "ndrmilter serve: log level %q: expected debug, info, warn or error\n", cfg.LogLevel)
+		return 2
+	}
+	zc := zap.NewProductionConfig()
+	zc.Level = level
+	zc.Sampling = nil // one line per bounce, always
+	zc.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
+	log, err := zc.Build()
+	if err != nil {
+		fmt.Fprintf(stderr, "ndrmilter serve: logger: %v\n", err)
+		return 1
+	}
+	defer log.Sync()
+	if err := serve(cfg, fs, flagged, configPath, level, log); err != nil {
+		log.Error("ndrmilter serve stopped", zap.Error(err))
+		return 1
+	}
+	return 0
+}
+
+// serve runs the milter until SIGTERM or SIGINT; SIGHUP reloads the
+// configuration file and the rules.
+func serve(cfg serveConfig, fs *flag.FlagSet, flagged serveConfig, configPath string, level zap.AtomicLevel, log *zap.Logger) error {
+	eng, err := rules.Load(cfg.Rules...)
+	if err != nil {
+		return fmt.Errorf("rules: %w", err)
+	}
+	mcfg, err := cfg.milterConfig()
+	if err != nil {
+		return err
+	}
+	if len(cfg.Domains) == 0 {
+		log.Warn("no --domain given: bounces to every domain are judged for backscatter")
+	}
+	led, err := ledger.Open(cfg.Ledger, cfg.Data, ledger.Options{Retention: time.Duration(cfg.Retention)})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := led.Close(); err != nil {
+			log.Error("closing the ledger", zap.Error(err))
+		}
+	}()
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv, err := milter.New(mcfg, eng, led, log, reg)
+	if err != nil {
+		return err
+	}
+
+	network, address, _ := parseListen(cfg.Listen)
+	ln, err := listen(network, address, cfg.SocketMode)
+	if err != nil {
+		return err
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	var hs *http.Server
+	if cfg.MetricsListen != "" {
+		mln, err := net.Listen("tcp", cfg.MetricsListen)
+		if err != nil {
+			srv.Close()
+			return fmt.Errorf("metrics listener %s: %w", cfg.MetricsListen, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+			defer cancel()
+			if _, err := led.Stats(ctx); err != nil {
+				// Mail still flows (verdicts are "unknown"): degraded, not down.
+				http.Error(w, "degraded: ledger: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprintln(w, "ok")
+		})
+		hs = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go hs.Serve(mln)
+	}
+	log.Info("ndrmilter serving", zap.String("listen", cfg.Listen), zap.String("metrics", cfg.MetricsListen),
+		zap.Strings("domains", cfg.Domains), zap.String("backscatter_action", cfg.BackscatterAction),
+		zap.String("ledger", ledgerName(cfg)))
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	for {
+		select {
+		case err := <-serveErr:
+			if hs != nil {
+				hs.Close()
+			}
+			if err != nil {
+				return fmt.Errorf("milter listener: %w", err)
+			}
+			return nil
+		case sig := <-sigs:
+			if sig == syscall.SIGHUP {
+				reload(cfg, fs, flagged, configPath, srv, level, log)
+				continue
+			}
+			log.Info("draining milter sessions", zap.String("signal", sig.String()),
+				zap.Int("sessions", srv.Sessions()), zap.Duration("timeout", time.Duration(cfg.DrainTimeout)))
+			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.DrainTimeout))
+			err := srv.Shutdown(ctx)
+			cancel()
+			if err != nil {
+				log.Warn("drain timed out: remaining sessions closed", zap.Error(err))
+			}
+			<-serveErr
+			if hs != nil {
+				hs.Close()
+			}
+			if network == "unix" {
+				os.Remove(address)
+			}
+			log.Info("ndrmilter stopped")
+			return nil
+		}
+	}
+}
+
+// reload re-reads the configuration file and the rules on SIGHUP. Settings
+// that need new sockets or a new ledger (listen, data, ledger, retention,
+// metrics_listen) keep their old values until a restart.
+func reload(old serveConfig, fs *flag.FlagSet, flagged serveConfig, configPath string, srv *milter.Server, level zap.AtomicLevel, log *zap.Logger) {
+	cfg, err := resolveConfig(fs, flagged, configPath)
+	if err != nil {
+		log.Error("reload: configuration rejected, keeping the old one", zap.Error(err))
+		return
+	}
+	eng, err := rules.Load(cfg.Rules...)
+	if err != nil {
+		log.Error("reload: rules rejected, keeping the old ones", zap.Error(err))
+		return
+	}
+	mcfg, err := cfg.milterConfig()
+	if err == nil {
+		err = srv.Reload(mcfg, eng)
+	}
+	if err != nil {
+		log.Error("reload: configuration rejected, keeping the old one", zap.Error(err))
+		return
+	}
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		log.Warn("reload: bad log level kept the old one", zap.String("log_level", cfg.LogLevel))
+	}
+	if cfg.Listen != old.Listen || cfg.Data != old.Data || cfg.Ledger != old.Ledger ||
+		cfg.Retention != old.Retention || cfg.MetricsListen != old.MetricsListen {
+		log.Warn("reload: listen, data, ledger, retention and metrics_listen change only on restart")
+	}
+	log.Info("reloaded", zap.Strings("domains", cfg.Domains), zap.String("backscatter_action", cfg.BackscatterAction),
+		zap.Strings("rules", cfg.Rules))
+}
+
+func ledgerName(c serveConfig) string {
+	if c.Ledger == "" {
+		return "bbolt in " + c.Data
+	}
+	if u, _, ok := cutCredentials(c.Ledger); ok {
+		return u
+	}
+	return c.Ledger
+}
+
+// cutCredentials hides a password in a redis:// URL for logging.
+func cutCredentials(spec string) (string, string, bool) {
+	scheme, rest, ok := strings.Cut(spec, "://")
+	if !ok {
+		return "", "", false
+	}
+	at := strings.LastIndexByte(rest, '@')
+	if at < 0 {
+		return "", "", false
+	}
+	return scheme + "://***@" + rest[at+1:], rest[:at], true
+}
+
+// listen opens the milter socket. A unix socket left over from an earlier
+// run is removed first (only if it is a socket), and gets the given mode.
+func listen(network, address, mode string) (net.Listener, error) {
+	if network != "unix" {
+		ln, err := net.Listen(network, address)
+		if err != nil {
+			return nil, fmt.Errorf("milter listener: %w", err)
+		}
+		return ln, nil
+	}
+	if fi, err := os.Lstat(address); err == nil {
+		if fi.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("milter listener: %s exists and is not a socket", address)
+		}
+		if c, err := net.Dial("unix", address); err == nil {
+			c.Close()
+			return nil, fmt.Errorf("milter listener: %s is in use by another process", address)
+		}
+		os.Remove(address)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("milter listener: %w", err)
+	}
+	ln, err := net.Listen("unix", address)
+	if err != nil {
+		return nil, fmt.Errorf("milter listener: %w", err)
+	}
+	m, _ := strconv.ParseUint(mode, 8, 32)
+	if err := os.Chmod(address, os.FileMode(m)); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("milter listener: chmod %s: %w", address, err)
+	}
+	return ln, nil
 }

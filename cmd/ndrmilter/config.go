@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ndrmilter/ndrmilter/milter"
+)
+
+// serveConfig is the configuration of "ndrmilter serve": the YAML file
+// (deploy/ndrmilter.yaml documents every key) with the command-line flags
+// on top.
+type serveConfig struct {
+	Listen            string   `yaml:"listen"`
+	SocketMode        string   `yaml:"socket_mode"`
+	Data              string   `yaml:"data"`
+	Ledger            string   `yaml:"ledger"`
+	Retention         duration `yaml:"retention"`
+	Domains           []string `yaml:"domains"`
+	TrustedNetworks   []string `yaml:"trusted_networks"`
+	BackscatterAction string   `yaml:"backscatter_action"`
+	MetricsListen     string   `yaml:"metrics_listen"`
+	Rules             []string `yaml:"rules"`
+	LogLevel          string   `yaml:"log_level"`
+
+	ParseCap            int      `yaml:"parse_cap"`
+	MaxRecipientHeaders int      `yaml:"max_recipient_headers"`
+	SubjectTag          bool     `yaml:"subject_tag"`
+	BodySummary         bool     `yaml:"body_summary"`
+	RecordWait          duration `yaml:"record_wait"`
+	LookupTimeout       duration `yaml:"lookup_timeout"`
+	WriteTimeout        duration `yaml:"write_timeout"`
+	IdleTimeout         duration `yaml:"idle_timeout"`
+	DrainTimeout        duration `yaml:"drain_timeout"`
+}
+
+// defaultServeConfig is what serve runs with when neither file nor flag says otherwise.
+func defaultServeConfig() serveConfig {
+	return serveConfig{
+		Listen:            "inet:127.0.0.1:8891",
+		SocketMode:        "0660",
+		Data:              "/var/lib/ndrmilter",
+		Retention:         duration(30 * 24 * time.Hour),
+		TrustedNetworks:   []string{"127.0.0.0/8", "::1/128"},
+		BackscatterAction: "tag",
+		MetricsListen:     "127.0.0.1:9891",
+		LogLevel:          "info",
+		ParseCap:          2 << 20,
+		DrainTimeout:      duration(5 * time.Second),
+	}
+}
+
+// duration is a time.Duration that also reads days ("30d") in YAML and flags.
+type duration time.Duration
+
+func parseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseFloat(d, 64)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("duration %q: expected a number of days such as 30d, or a Go duration such as 720h", s)
+		}
+		return time.Duration(n * float64(24*time.Hour)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("duration %q: expected a Go duration such as 200ms, 10m, 720h, or days such as 30d", s)
+	}
+	return d, nil
+}
+
+func (d *duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := parseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*d = duration(v)
+	return nil
+}
+
+func (d *duration) String() string     { return time.Duration(*d).String() }
+func (d *duration) Set(s string) error { v, err := parseDuration(s); *d = duration(v); return err }
+
+// listFlag is a repeatable flag whose values may also be comma-separated.
+type listFlag struct{ dst *[]string }
+
+func (l listFlag) String() string {
+	if l.dst == nil {
+		return ""
+	}
+	return strings.Join(*l.dst, ",")
+}
+
+func (l listFlag) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l.dst = append(*l.dst, p)
+		}
+	}
+	return nil
+}
+
+// loadConfigFile reads a YAML configuration file over c. Unknown keys are errors.
+func loadConfigFile(path string, c *serveConfig) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	return nil
+}
+
+// serveFlags defines serve's flags on fs, writing into c. The caller parses,
+// then applies only the flags that were set (fs.Visit) over the file.
+func serveFlags(fs *flag.FlagSet, c *serveConfig, configPath *string) {
+	fs.StringVar(configPath, "config", "", "YAML configuration `FILE` (flags override it)")
+	fs.StringVar(&c.Listen, "listen", c.Listen, "milter socket: inet:HOST:PORT or unix:/PATH (Postfix notation)")
+	fs.StringVar(&c.SocketMode, "socket-mode", c.SocketMode, "permissions of a unix socket, octal")
+	fs.StringVar(&c.Data, "data", c.Data, "data `DIR` (the embedded ledger lives here)")
+	fs.StringVar(&c.Ledger, "ledger", c.Ledger, "ledger `SPEC`: empty for bbolt in --data, bolt:PATH, redis://HOST:PORT/DB")
+	fs.Var(&c.Retention, "retention", "how long sent mail is remembered (e.g. 30d, 720h)")
+	fs.Var(listFlag{&c.Domains}, "domain", "our `DOMAIN` (repeatable; comma-separated lists too)")
+	fs.Var(listFlag{&c.TrustedNetworks}, "trusted-networks", "`CIDR,...` whose clients send outbound mail")
+	fs.StringVar(&c.BackscatterAction, "backscatter-action", c.BackscatterAction, "tag|quarantine|reject|discard")
+	fs.StringVar(&c.MetricsListen, "metrics-listen", c.MetricsListen, "`HOST:PORT` for /metrics and /healthz (empty: off)")
+	fs.Var(listFlag{&c.Rules}, "rules", "extra rules `FILE` loaded before the built-in rules (repeatable)")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug|info|warn|error")
+	fs.IntVar(&c.ParseCap, "parse-cap", c.ParseCap, "bytes of a bounce kept for parsing")
+	fs.BoolVar(&c.SubjectTag, "subject-tag", c.SubjectTag, "prefix bounce subjects with [Bounce: ...] (breaks DKIM on the bounce)")
+	fs.BoolVar(&c.BodySummary, "body-summary", c.BodySummary, "add a plain-text summary at the top of bounces (breaks DKIM on the bounce)")
+	fs.Var(&c.RecordWait, "record-wait", "how long end of message waits for the ledger write of outbound mail")
+	fs.Var(&c.DrainTimeout, "drain-timeout", "how long SIGTERM waits for open milter sessions")
+}
+
+// mergeFlags copies the flags that were set on the command line from
+// flagged (parsed over a scratch config) into c (the file's config).
+// List flags replace the file's list rather than adding to it.
+func mergeFlags(fs *flag.FlagSet, flagged serveConfig, c *serveConfig) {
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "listen":
+			c.Listen = flagged.Listen
+		case "socket-mode":
+			c.SocketMode = flagged.SocketMode
+		case "data":
+			c.Data = flagged.Data
+		case "ledger":
+			c.Ledger = flagged.Ledger
+		case "retention":
+			c.Retention = flagged.Retention
+		case "domain":
+			c.Domains = flagged.Domains
+		case "trusted-networks":
+			c.TrustedNetworks = flagged.TrustedNetworks
+		case "backscatter-action":
+			c.BackscatterAction = flagged.BackscatterAction
+		case "metrics-listen":
+			c.MetricsListen = flagged.MetricsListen
+		case "rules":
+			c.Rules = flagged.Rules
+		case "log-level":
+			c.LogLevel = flagged.LogLevel
+		case "parse-cap":
+			c.ParseCap = flagged.ParseCap
+		case "subject-tag":
+			c.SubjectTag = flagged.SubjectTag
+		case "body-summary":
+			c.BodySummary = flagged.BodySummary
+		case "record-wait":
+			c.RecordWait = flagged.RecordWait
+		case "drain-timeout":
+			c.DrainTimeout = flagged.DrainTimeout
+		}
+	})
+}
+
+// resolveConfig builds the configuration: defaults, then the file (if
+// any), then the flags that were set.
+func resolveConfig(fs *flag.FlagSet, flagged serveConfig, configPath string) (serveConfig, error) {
+	c := defaultServeConfig()
+	if configPath != "" {
+		// Lists in the file replace the defaults.
+		c.TrustedNetworks = nil
+		if err := loadConfigFile(configPath, &c); err != nil {
+			return c, err
+		}
+		if c.TrustedNetworks == nil {
+			c.TrustedNetworks = defaultServeConfig().TrustedNetworks
+		}
+	}
+	mergeFlags(fs, flagged, &c)
+	return c, c.check()
+}
+
+// check validates what can be validated without side effects.
+func (c serveConfig) check() error {
+	if _, _, err := parseListen(c.Listen); err != nil {
+		return err
+	}
+	if _, err := c.milterConfig(); err != nil {
+		return err
+	}
+	if _, err := strconv.ParseUint(c.SocketMode, 8, 32); err != nil {
+		return fmt.Errorf("socket_mode %q: expected an octal mode such as 0660", c.SocketMode)
+	}
+	return nil
+}
+
+// milterConfig is the part of the configuration the milter package uses.
+func (c serveConfig) milterConfig() (milter.Config, error) {
+	action, err := milter.ParseAction(c.BackscatterAction)
+	if err != nil {
+		return milter.Config{}, err
+	}
+	nets := make([]netip.Prefix, 0, len(c.TrustedNetworks))
+	for _, s := range c.TrustedNetworks {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return milter.Config{}, fmt.Errorf("trusted network %q: expected a CIDR such as 192.0.2.0/24 or an address", s)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		nets = append(nets, p.Masked())
+	}
+	return milter.Config{
+		Domains:             c.Domains,
+		TrustedNetworks:     nets,
+		BackscatterAction:   action,
+		ParseCap:            c.ParseCap,
+		MaxRecipientHeaders: c.MaxRecipientHeaders,
+		SubjectTag:          c.SubjectTag,
+		BodySummary:         c.BodySummary,
+		RecordWait:          time.Duration(c.RecordWait),
+		LookupTimeout:       time.Duration(c.LookupTimeout),
+		WriteTimeout:        time.Duration(c.WriteTimeout),
+		IdleTimeout:         time.Duration(c.IdleTimeout),
+	}, nil
+}
+
+// parseListen reads Postfix's socket notation: inet:HOST:PORT (HOST may be
+// a bracketed IPv6 address), inet6:HOST:PORT, unix:/PATH or local:/PATH.
+func parseListen(s string) (network, address string, err error) {
+	kind, rest, ok := strings.Cut(s, ":")
+	if !ok || rest == "" {
+		return "", "", fmt.Errorf("listen %q: expected inet:HOST:PORT or unix:/PATH", s)
+	}
+	switch kind {
+	case "inet", "inet6":
+		i := strings.LastIndexByte(rest, ':')
+		if i < 0 {
+			return "", "", fmt.Errorf("listen %q: expected inet:HOST:PORT", s)
+		}
+		host, port := strings.Trim(rest[:i], "[]"), rest[i+1:]
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return "", "", fmt.Errorf("listen %q: port %q is not a number", s, port)
+		}
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		if strings.Contains(host, ":") {
+			return "tcp", "[" + host + "]:" + port, nil
+		}
+		return "tcp", host + ":" + port, nil
+	case "unix", "local":
+		return "unix", rest, nil
+	}
+	return "", "", fmt.Errorf("listen %q: unknown socket type %q: expected inet or unix", s, kind)
+}
