@@ -12,6 +12,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Buckets of the bbolt ledger. Records live in bucketRecords under an 8-byte
@@ -63,7 +64,7 @@ func OpenBolt(path string, o Options) (Ledger, error) {
 	}
 	db, err := bolt.Open(path, 0o640, &bolt.Options{Timeout: 2 * time.Second})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("ledger: %s is locked by another process (is another ndrmilter running?)", path)
 		}
 		return nil, fmt.Errorf("ledger: opening %s: %w", path, err)
