@@ -932,27 +932,3 @@ func pushParagraph(list []string, para []byte) []string {
 	}
 	return list
 }
-
-// indexString is bytes.Index with a string pattern, without converting
-// (and so copying) the pattern on every call.
-func indexString(b []byte, s string) int {
-	if len(s) == 0 {
-		return 0
-	}
-	c := s[0]
-	for i := 0; i+len(s) <= len(b); {
-		k := bytes.IndexByte(b[i:len(b)-len(s)+1], c)
-		if k < 0 {
-			return -1
-		}
-		i += k
-		if string(b[i:i+len(s)]) == s {
-			return i
-		}
-		i++
-	}
-	return -1
-}
-
-// containsString is bytes.Contains with a string pattern.
-func containsString(b []byte, s string) bool { return indexString(b, s) >= 0 }

@@ -1,6 +1,9 @@
 package dsn
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // field is one header field (RFC 5322 section 2.2). Its value is kept as
 // it came, line breaks included, and unfolded only when read: most fields
@@ -196,11 +199,21 @@ var lowerTable = func() (t [256]byte) {
 	return t
 }()
 
-// toLower returns an ASCII lower-case copy of b.
+// toLower returns an ASCII lower-case copy of b. It works on eight bytes
+// at a time: for each byte below 0x80, adding 0x3f sets the high bit from
+// 'A' up, adding 0x25 sets it above 'Z'; the difference marks the capitals,
+// which get 0x20 added. Bytes from 0x80 up (UTF-8) are left alone.
 func toLower(b []byte) []byte {
 	out := make([]byte, len(b))
-	for i, c := range b {
-		out[i] = lowerTable[c]
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		h := w & 0x7f7f7f7f7f7f7f7f
+		upper := (h + 0x3f3f3f3f3f3f3f3f) &^ (h + 0x2525252525252525) &^ w & 0x8080808080808080
+		binary.LittleEndian.PutUint64(out[i:], w|upper>>2)
+	}
+	for ; i < len(b); i++ {
+		out[i] = lowerTable[b[i]]
 	}
 	return out
 }
