@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // ErrInternal is wrapped by the error Parse returns when it met a bug while
@@ -49,36 +48,6 @@ func Parse(raw []byte) (rep *Report, err error) {
 	p.read()
 	sanitize(p.rep)
 	return p.rep, err
-}
-
-// sanitize makes every string of r valid UTF-8 (JSON output and header
-// values are built from them) and cuts diagnostics at MaxDiagnostic.
-func sanitize(r *Report) {
-	r.ReportingMTA = validUTF8(r.ReportingMTA)
-	r.FeedbackType = validUTF8(r.FeedbackType)
-	for i := range r.Recipients {
-		rc := &r.Recipients[i]
-		rc.Address = validUTF8(rc.Address)
-		rc.Action = validUTF8(rc.Action)
-		rc.RemoteMTA = validUTF8(rc.RemoteMTA)
-		rc.Command = validUTF8(rc.Command)
-		if len(rc.Diagnostic) > MaxDiagnostic {
-			rc.Diagnostic = rc.Diagnostic[:MaxDiagnostic]
-		}
-		rc.Diagnostic = validUTF8(rc.Diagnostic)
-		if rc.Status != "" && !isStatus(rc.Status) {
-			rc.Status = ""
-		}
-		if rc.ReplyCode != "" && !isReplyCode(rc.ReplyCode) {
-			rc.ReplyCode = ""
-		}
-	}
-	o := &r.Original
-	o.MessageID, o.From, o.To = validUTF8(o.MessageID), validUTF8(o.From), validUTF8(o.To)
-	o.Subject, o.Date, o.Sender = validUTF8(o.Subject), validUTF8(o.Date), validUTF8(o.Sender)
-	for i := range o.Received {
-		o.Received[i] = validUTF8(o.Received[i])
-	}
 }
 
 // parser holds the state of one Parse.
@@ -210,85 +179,6 @@ func (p *parser) fixRecipients() {
 		rc.Address = spare[0].address
 		spare = spare[1:]
 	}
-}
-
-// maxEmbedDepth caps how deep readEmbedded looks for a report inside a
-// report (a forwarded bounce, a bounce about a bounce).
-const maxEmbedDepth = 2
-
-// readEmbedded looks for a bounce inside the message: a forwarded bounce
-// ("Begin forwarded message:", quoted with "> "), a bounce copied as the
-// "original message" of another, or one attached as message/rfc822. It
-// says whether one was found; the report then takes its recipients.
-func (p *parser) readEmbedded() bool {
-	if p.embedDepth >= maxEmbedDepth {
-		return false
-	}
-	p.loadText()
-	var candidates [][]byte
-	// Forwarded text, unquoted.
-	for _, m := range [...]string{"begin forwarded message", "forwarded message", "original message", "\nfrom mailer-daemon", "message/rfc822"} {
-		k := indexString(p.lowerText, m)
-		if k < 0 {
-			continue
-		}
-		_, next := nextLine(p.text, k+1)
-		candidates = append(candidates, unquote(p.text[next:]))
-	}
-	for i := range p.parts {
-		if p.parts[i].mediaType == "message/rfc822" {
-			candidates = append(candidates, p.parts[i].body)
-		}
-	}
-	for _, c := range candidates {
-		c = trimLeadingBlank(c)
-		if bytes.HasPrefix(c, []byte("From ")) {
-			_, n := nextLine(c, 0)
-			c = c[n:]
-		}
-		sub := &parser{rep: &Report{Kind: KindNone}, embedDepth: p.embedDepth + 1, textCut: -1}
-		h, body, _ := parseHeader(c)
-		if len(h) < 2 {
-			continue
-		}
-		sub.hdr = h
-		w := mimeWalker{}
-		w.walk(h, body, 0)
-		sub.parts = w.parts
-		sub.read()
-		if sub.rep.Kind != KindBounce && sub.rep.Kind != KindDelay || len(sub.rep.Recipients) == 0 {
-			continue
-		}
-		orig := p.rep.Original
-		*p.rep = *sub.rep
-		if p.rep.Original.MessageID == "" {
-			p.rep.Original = orig
-		}
-		p.rep.Format = "embedded-" + sub.rep.Format
-		return true
-	}
-	return false
-}
-
-// unquote removes the "> " marks of a quoted text.
-func unquote(b []byte) []byte {
-	if !bytes.Contains(b, []byte("\n>")) && !bytes.HasPrefix(b, []byte(">")) {
-		return b
-	}
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); {
-		line, next := nextLine(b, i)
-		i = next
-		if len(line) > 0 && line[0] == '>' {
-			line = line[1:]
-			if len(line) > 0 && line[0] == ' ' {
-				line = line[1:]
-			}
-		}
-		out = append(out, line...)
-		out = append(out, '\n')
-	}
-	return out
 }
 
 // finish completes the recipient records: codes from the diagnostic text,
@@ -444,118 +334,4 @@ func (p *parser) enrichFromText() {
 	}
 	cut := p.cut()
 	p.enrichBlocks(scanRecipientBlocks(p.text[:cut], p.lowerText[:cut]))
-}
-
-// readFeedback reads an RFC 5965 feedback report: one recipient record per
-// Original-Rcpt-To, else per address of the original's To.
-func (p *parser) readFeedback(i int) {
-	r := p.rep
-	r.Kind = KindFeedback
-	r.Format = "arf"
-	body, _ := decodePart(&p.parts[i], MaxDecodedPart)
-	h, _, _ := parseHeader(body)
-	r.FeedbackType = lowerString(h.getString("Feedback-Type"))
-	if v := h.getString("Reporting-MTA"); v != "" {
-		_, r.ReportingMTA = stripType(v)
-	}
-	if v := h.getString("Original-Mail-From"); v != "" && r.Original.Sender == "" {
-		r.Original.Sender = cleanAddress(v)
-	}
-	var addrs []string
-	for k := range h {
-		if equalFoldString(h[k].name, "Original-Rcpt-To") || equalFoldString(h[k].name, "Removal-Recipient") {
-			if a := cleanAddress(string(h[k].value())); a != "" {
-				addrs = append(addrs, a)
-			}
-		}
-	}
-	if len(addrs) == 0 {
-		addrs = addressList(r.Original.To)
-	}
-	for _, a := range addrs {
-		if len(r.Recipients) >= MaxRecipients {
-			r.Truncated = true
-			break
-		}
-		r.Recipients = append(r.Recipients, Recipient{Address: a})
-	}
-}
-
-// readReceipt reads an RFC 8098 message disposition notification.
-func (p *parser) readReceipt(i int) {
-	r := p.rep
-	r.Kind = KindReceipt
-	r.Format = "mdn"
-	body, _ := decodePart(&p.parts[i], MaxDecodedPart)
-	h, _, _ := parseHeader(body)
-	if v := h.getString("Reporting-UA"); v != "" {
-		// "host; product" (RFC 8098 section 3.2.1).
-		r.ReportingMTA = cleanHost(v)
-	}
-	a := h.getString("Final-Recipient")
-	if a == "" {
-		a = h.getString("Original-Recipient")
-	}
-	if a != "" {
-		r.Recipients = append(r.Recipients, Recipient{Address: recipientAddress(a)})
-	}
-}
-
-// readAutoReply reads an RFC 3834 auto-reply: the recipient is the one who
-// replied (From), the original sender the one the reply goes to (To).
-func (p *parser) readAutoReply() {
-	r := p.rep
-	r.Kind = KindAutoreply
-	r.Format = "rfc3834"
-	if a := firstAddress(decodeWords(p.hdr.getString("From"))); a != "" {
-		r.Recipients = append(r.Recipients, Recipient{Address: a})
-	}
-	if r.Original.Sender == "" {
-		r.Original.Sender = firstAddress(decodeWords(p.hdr.getString("To")))
-	}
-}
-
-// receivedReporter guesses the reporting MTA from the report's own
-// Received chain: the bottom Received field is the first hop, where the
-// report entered transport. When it came "from" a named host other than
-// the local one, that host wrote the report; else the "by" host did.
-func receivedReporter(h header) string {
-	var last []byte
-	for i := range h {
-		if equalFoldString(h[i].name, "Received") {
-			last = h[i].value()
-		}
-	}
-	if last == nil {
-		return ""
-	}
-	l := lowerString(string(last))
-	from := ""
-	if strings.HasPrefix(l, "from ") {
-		from = hostToken(string(last[5:]))
-	}
-	if from != "" && from != "localhost" && !strings.HasPrefix(from, "127.") && strings.Contains(from, ".") && !isIPv4(from) {
-		return from
-	}
-	if k := strings.Index(l, " by "); k >= 0 || strings.HasPrefix(l, "by ") {
-		if k < 0 {
-			k = -1
-		}
-		return hostToken(string(last[k+4:]))
-	}
-	return ""
-}
-
-// isIPv4 says whether s is a dotted quad.
-func isIPv4(s string) bool {
-	dots := 0
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '.':
-			dots++
-		case !isDigit(s[i]):
-			return false
-		}
-	}
-	return dots == 3
 }

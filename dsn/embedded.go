@@ -1,0 +1,82 @@
+package dsn
+
+import "bytes"
+
+// maxEmbedDepth caps how deep readEmbedded looks for a report inside a
+// report (a forwarded bounce, a bounce about a bounce).
+const maxEmbedDepth = 2
+
+// readEmbedded looks for a bounce inside the message: a forwarded bounce
+// ("Begin forwarded message:", quoted with "> "), a bounce copied as the
+// "original message" of another, or one attached as message/rfc822. It
+// says whether one was found; the report then takes its recipients.
+func (p *parser) readEmbedded() bool {
+	if p.embedDepth >= maxEmbedDepth {
+		return false
+	}
+	p.loadText()
+	var candidates [][]byte
+	// Forwarded text, unquoted.
+	for _, m := range [...]string{"begin forwarded message", "forwarded message", "original message", "\nfrom mailer-daemon", "message/rfc822"} {
+		k := indexString(p.lowerText, m)
+		if k < 0 {
+			continue
+		}
+		_, next := nextLine(p.text, k+1)
+		candidates = append(candidates, unquote(p.text[next:]))
+	}
+	for i := range p.parts {
+		if p.parts[i].mediaType == "message/rfc822" {
+			candidates = append(candidates, p.parts[i].body)
+		}
+	}
+	for _, c := range candidates {
+		c = trimLeadingBlank(c)
+		if bytes.HasPrefix(c, []byte("From ")) {
+			_, n := nextLine(c, 0)
+			c = c[n:]
+		}
+		sub := &parser{rep: &Report{Kind: KindNone}, embedDepth: p.embedDepth + 1, textCut: -1}
+		h, body, _ := parseHeader(c)
+		if len(h) < 2 {
+			continue
+		}
+		sub.hdr = h
+		w := mimeWalker{}
+		w.walk(h, body, 0)
+		sub.parts = w.parts
+		sub.read()
+		if sub.rep.Kind != KindBounce && sub.rep.Kind != KindDelay || len(sub.rep.Recipients) == 0 {
+			continue
+		}
+		orig := p.rep.Original
+		*p.rep = *sub.rep
+		if p.rep.Original.MessageID == "" {
+			p.rep.Original = orig
+		}
+		p.rep.Format = "embedded-" + sub.rep.Format
+		return true
+	}
+	return false
+}
+
+// unquote removes the "> " marks of a quoted text.
+func unquote(b []byte) []byte {
+	if !bytes.Contains(b, []byte("\n>")) && !bytes.HasPrefix(b, []byte(">")) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		line, next := nextLine(b, i)
+		i = next
+		if len(line) > 0 && line[0] == '>' {
+			line = line[1:]
+			if len(line) > 0 && line[0] == ' ' {
+				line = line[1:]
+			}
+		}
+		out = append(out, line...)
+		out = append(out, '\n')
+	}
+	return out
+}

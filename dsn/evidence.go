@@ -1,0 +1,144 @@
+package dsn
+
+import (
+	"strings"
+)
+
+// Whether a message without a report part is a bounce at all, and which
+// writer it comes from.
+
+// textFamilies name the writer of a free-text report from a phrase of its
+// boilerplate, for logs and tests: the reading itself is the same for all.
+var textFamilies = []struct{ phrase, family string }{
+	{"qmail-send program", "qmail"},
+	{"this message was created automatically by mail delivery software", "exim"},
+	{"this is the mail system at host", "postfix"},
+	{"this is the postfix program", "postfix"},
+	{"transcript of session follows", "sendmail"},
+	{"the original message was received at", "sendmail"},
+	{"did not reach the following recipient", "exchange2003"},
+	{"delivery has failed to these recipients or groups", "exchange2007"},
+	{"google tried to deliver your message", "gmail"},
+	{"delivery to the following recipient failed permanently", "gmail"},
+	{"we were unable to deliver your message to the following address", "yahoo"},
+	{"this is the mailer-daemon, please do not reply", "opensmtpd"},
+	{"failure reasons", "notes"},
+	{"dragonfly mail agent", "dragonfly"},
+	{"courier mail server", "courier"},
+}
+
+// textFamily returns the family of a free-text report, "text" when unknown.
+func textFamily(lowerSection []byte) string {
+	for _, f := range textFamilies {
+		if containsString(lowerSection, f.phrase) {
+			return f.family
+		}
+	}
+	return "text"
+}
+
+// fallbackAction is the action of recipients whose status does not say:
+// "delayed" when the subject or text says the message is delayed.
+func (p *parser) fallbackAction() string {
+	s := lowerString(decodeWords(p.hdr.getString("Subject")))
+	for _, w := range delaySubjects {
+		if strings.Contains(s, w) {
+			return "delayed"
+		}
+	}
+	return "failed"
+}
+
+// delaySubjects are lower-case subject words of delay warnings.
+var delaySubjects = []string{"delayed", "delay)", "warning: message", "still being retried", "will retry", "not yet been delivered"}
+
+// failedRecipientsHeader reads X-Failed-Recipients (Exim, Gmail).
+func failedRecipientsHeader(h header) []string {
+	var out []string
+	for i := range h {
+		if equalFoldString(h[i].name, "X-Failed-Recipients") {
+			out = append(out, addressList(string(h[i].value()))...)
+		}
+	}
+	return out
+}
+
+// bounceEvidence says how sure the header and text make it that the
+// message is a bounce: 0 not at all, 1 the header says so (a mailer daemon
+// sender or a bounce subject), 2 the header and the text both do, or the
+// text does with an empty envelope sender.
+func bounceEvidence(h header, lowerText []byte) int {
+	score := 0
+	from := lowerString(decodeWords(h.getString("From")))
+	for _, w := range daemonSenders {
+		if strings.Contains(from, w) {
+			score = 1
+			break
+		}
+	}
+	if score == 0 {
+		subj := lowerString(decodeWords(h.getString("Subject")))
+		for _, w := range bounceSubjects {
+			if strings.Contains(subj, w) {
+				score = 1
+				break
+			}
+		}
+	}
+	if h.has("X-Failed-Recipients") {
+		return 2
+	}
+	text := false
+	for _, w := range bouncePhrases {
+		if containsString(lowerText, w) {
+			text = true
+			break
+		}
+	}
+	if text {
+		if score == 1 {
+			return 2
+		}
+		if rp := h.getString("Return-Path"); rp == "<>" || rp == "" && h.getString("From") == "" {
+			return 2
+		}
+	}
+	return score
+}
+
+// daemonSenders are lower-case parts of the From of automatic bounce senders.
+var daemonSenders = []string{
+	"mailer-daemon", "mailer_daemon", "mailerdaemon", "postmaster", "mail-daemon", "mail delivery",
+	"maildelivery", "mail administrator", "system administrator", "mail_delivery", "nobody@",
+	"bounce", "mailadmin", "mail-system", "mail system", "mmdf", "mdaemon", "internet mail delivery",
+	"returned mail", "post_master", "no-reply@", "noreply@", "daemon@", "notify@", "mta@", "smtp@",
+}
+
+// bounceSubjects are lower-case subject words of bounces and delay warnings.
+var bounceSubjects = []string{
+	"undeliver", "undelivered", "delivery fail", "delivery status notification", "failure notice",
+	"returned mail", "mail delivery failed", "delivery problem", "could not be delivered",
+	"not delivered", "non remis", "unzustellbar", "nicht zustellbar", "returned to sender",
+	"delivery failure", "failed delivery", "mail failure", "delivery notification", "nondeliverable",
+	"non-deliverable", "bounce", "warning: message", "delayed mail", "delivery delayed",
+	"mail delivery", "mail system error", "message not delivered", "rejected", "error sending message",
+	"permanent error", "delivery report", "no se puede entregar", "onbestelbaar", "não entregue",
+	"配信", "エラー", "不達", "未送达", "退信", "недоставлен", "не доставлен", "не может быть доставлено",
+}
+
+// bouncePhrases are lower-case phrases of bounce texts.
+var bouncePhrases = []string{
+	"could not be delivered", "couldn't be delivered", "was not delivered", "undeliverable",
+	"unable to deliver", "delivery has failed", "delivery failed", "failed permanently",
+	"permanent error", "permanent failure", "did not reach", "not be delivered", "user unknown",
+	"no such user", "returned to sender", "the following address", "following recipient",
+	"delivery to the following", "i'm afraid i wasn't able to deliver", "not able to deliver",
+	"error delivering", "fatal error", "delivery error", "rejected", "mailbox unavailable",
+	"message delivery failed", "smtp error", "remote host said", "does not exist", "deliver your message",
+	"failed to deliver", "delivery attempt", "has not been delivered", "has been delayed",
+	"temporary failure", "transcript of session", "not yet been delivered", "could not deliver",
+	"unknown user", "invalid recipient", "recipient address rejected", "address rejected",
+	"mailbox full", "quota", "host unknown", "message not delivered", "non-delivery", "nondelivery",
+	"delivery status", "your message", "giving up", "following addresses", "failed recipient",
+	"配信", "送信できません", "届きません", "не может быть доставлено", "не доставлено",
+}

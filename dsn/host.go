@@ -1,0 +1,82 @@
+package dsn
+
+import (
+	"bytes"
+	"strings"
+)
+
+// Host names in report text: the remote MTA and the reporting MTA.
+
+// findRemoteHost returns the remote server a diagnostic names: "host
+// mx.example.com[192.0.2.1] said", "host mx.example.com [192.0.2.1]:",
+// "while talking to mx.example.com.", qmail's "192.0.2.1 does not like
+// recipient", "Giving up on 192.0.2.1". "" when it names none.
+func findRemoteHost(d string) string {
+	l := lowerString(d)
+	for _, w := range [...]string{"host ", "while talking to ", "connected to ", "giving up on ", "remote server ", "remote mta "} {
+		for from := 0; from < len(l); {
+			k := strings.Index(l[from:], w)
+			if k < 0 {
+				break
+			}
+			k += from
+			from = k + len(w)
+			if k > 0 && isAlpha(l[k-1]) {
+				continue
+			}
+			if h := hostToken(d[k+len(w):]); h != "" {
+				return h
+			}
+		}
+	}
+	// Gmail: "... rejected by the server for the recipient domain
+	// example.org by mx.example.org. [192.0.2.1]."
+	for from := 0; from < len(l); {
+		k := strings.Index(l[from:], " by ")
+		if k < 0 {
+			break
+		}
+		k += from
+		from = k + 4
+		h := hostToken(d[k+4:])
+		if h == "" {
+			continue
+		}
+		rest := strings.TrimLeft(d[k+4+len(h):], ".")
+		if strings.HasPrefix(rest, " [") || strings.HasPrefix(rest, "[") {
+			return h
+		}
+	}
+	// qmail: "192.0.2.1 does not like recipient."
+	if k := strings.Index(l, " does not like "); k > 0 {
+		s := strings.LastIndexByte(d[:k], ' ')
+		if h := hostToken(d[s+1 : k]); h != "" {
+			return h
+		}
+	}
+	return ""
+}
+
+// hostToken reads a host name or IP address at the start of s: letters,
+// digits, dots and dashes with at least one dot; a trailing dot goes.
+func hostToken(s string) string {
+	n := 0
+	for n < len(s) && (isAlpha(s[n]) || isDigit(s[n]) || s[n] == '.' || s[n] == '-' || s[n] == '_') {
+		n++
+	}
+	h := strings.TrimRight(s[:n], ".-")
+	if !strings.Contains(h, ".") || len(h) < 4 {
+		return ""
+	}
+	return h
+}
+
+// generatingServer reads Exchange's "Generating server: host" line.
+func generatingServer(text, lowerText []byte) string {
+	k := bytes.Index(lowerText, []byte("generating server:"))
+	if k < 0 {
+		return ""
+	}
+	line, _ := nextLine(text, k+len("generating server:"))
+	return hostToken(strings.TrimSpace(string(line)))
+}

@@ -1,0 +1,48 @@
+package dsn
+
+import "strings"
+
+// receivedReporter guesses the reporting MTA from the report's own
+// Received chain: the bottom Received field is the first hop, where the
+// report entered transport. When it came "from" a named host other than
+// the local one, that host wrote the report; else the "by" host did.
+func receivedReporter(h header) string {
+	var last []byte
+	for i := range h {
+		if equalFoldString(h[i].name, "Received") {
+			last = h[i].value()
+		}
+	}
+	if last == nil {
+		return ""
+	}
+	l := lowerString(string(last))
+	from := ""
+	if strings.HasPrefix(l, "from ") {
+		from = hostToken(string(last[5:]))
+	}
+	if from != "" && from != "localhost" && !strings.HasPrefix(from, "127.") && strings.Contains(from, ".") && !isIPv4(from) {
+		return from
+	}
+	if k := strings.Index(l, " by "); k >= 0 || strings.HasPrefix(l, "by ") {
+		if k < 0 {
+			k = -1
+		}
+		return hostToken(string(last[k+4:]))
+	}
+	return ""
+}
+
+// isIPv4 says whether s is a dotted quad.
+func isIPv4(s string) bool {
+	dots := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '.':
+			dots++
+		case !isDigit(s[i]):
+			return false
+		}
+	}
+	return dots == 3
+}

@@ -1,0 +1,155 @@
+package dsn
+
+import (
+	"bytes"
+)
+
+// The report section of a free-text bounce: where the copy of the original
+// message starts, and what counts as a separator.
+
+// fieldLineIndex returns the index in lowerText of the first line that starts
+// with name (a lower-case "field:"), or -1.
+func fieldLineIndex(lowerText []byte, name string) int {
+	n := []byte(name)
+	for i := 0; i < len(lowerText); {
+		k := bytes.Index(lowerText[i:], n)
+		if k < 0 {
+			return -1
+		}
+		k += i
+		if k == 0 || lowerText[k-1] == '\n' {
+			return k
+		}
+		i = k + len(n)
+	}
+	return -1
+}
+
+// cutOriginal returns where the copy of the original message starts in the
+// text: at the first known separator line, or at the first block of two or
+// more header fields. len(text) when there is none.
+func cutOriginal(text []byte, seps []int) int {
+	cut := len(text)
+	if len(seps) > 0 {
+		cut = seps[0]
+	}
+	if k := headerBlockStart(text[:cut]); k >= 0 && k < cut {
+		cut = k
+	}
+	return cut
+}
+
+// copiedFields are the fields that start a copied header block.
+var copiedFields = []string{
+	"return-path", "received", "message-id", "date", "from", "to", "subject", "mime-version",
+	"content-type", "dkim-signature", "delivered-to", "reply-to", "x-mailer", "authentication-results",
+	"x-originating-ip", "x-received", "arc-seal", "envelope-to", "sender",
+}
+
+// headerBlockStart finds a line that starts a copied header: a field from
+// copiedFields followed by at least two more fields or continuation lines
+// (a summary of two lines, "Subject: x" and "Date: y", is not a copy).
+// -1 when there is none.
+func headerBlockStart(text []byte) int {
+	for i := 0; i < len(text); {
+		line, next := nextLine(text, i)
+		if isCopiedField(line) && next < len(text) {
+			n, j := 0, next
+			for n < 2 && j < len(text) {
+				nl, nn := nextLine(text, j)
+				if len(nl) == 0 || !(nl[0] == ' ' || nl[0] == '\t' || isHeaderLine(nl)) {
+					break
+				}
+				n++
+				j = nn
+			}
+			if n == 2 {
+				return i
+			}
+		}
+		i = next
+	}
+	return -1
+}
+
+// isCopiedField says whether line is a field of copiedFields.
+func isCopiedField(line []byte) bool {
+	colon := bytes.IndexByte(line, ':')
+	if colon <= 0 || colon > 30 {
+		return false
+	}
+	name := line[:colon]
+	for _, f := range copiedFields {
+		if equalFoldString(name, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// isHeaderLine says whether line looks like a header field: a field name
+// without spaces, a colon and a value.
+func isHeaderLine(line []byte) bool {
+	colon := bytes.IndexByte(line, ':')
+	return colon > 0 && colon < 60 && isFieldName(line[:colon]) && colon+1 < len(line) && line[colon+1] == ' '
+}
+
+// sectionSummary is the text of a report section made one line, cut to
+// maxBlockText: the diagnostic when the recipient has no block of its own.
+func sectionSummary(section []byte) string {
+	s := collapseSpace(string(section))
+	if len(s) > maxBlockText {
+		s = s[:maxBlockText]
+	}
+	return s
+}
+
+// sentenceRecipient finds a recipient named in a sentence: an address in
+// angle brackets or after "to" near a bounce phrase. "" when none.
+func sentenceRecipient(section, lowerSection []byte) string {
+	for _, w := range [...]string{"delivering your mail to", "delivered to", "deliver to", "delivery to", "recipient", "message to", "mail to", "address"} {
+		k := indexString(lowerSection, w)
+		if k < 0 {
+			continue
+		}
+		line, _ := nextLine(section, k+len(w))
+		if a, _ := findAddress(string(line), 0); a != "" {
+			return a
+		}
+	}
+	return ""
+}
+
+// isSeparatorLine says whether a trimmed line is a separator: it starts
+// with a run of three or more dashes, equal signs, stars or underscores.
+func isSeparatorLine(t []byte) bool {
+	if len(t) < 3 {
+		return false
+	}
+	c := t[0]
+	if c != '-' && c != '=' && c != '*' && c != '_' {
+		return false
+	}
+	return t[1] == c && t[2] == c
+}
+
+// isLabelledSeparator says whether a separator line carries a heading that
+// is not the start of the original message.
+func isLabelledSeparator(lline []byte) bool {
+	words := false
+	for _, c := range lline {
+		if isAlpha(c) || c >= 0x80 {
+			words = true
+			break
+		}
+	}
+	if !words {
+		return false
+	}
+	for _, w := range [...]string{"original", "returned message", "copy", "header", "unsent", "message follows", "below this line", "attached"} {
+		if containsString(lline, w) {
+			return false
+		}
+	}
+	return true
+}
