@@ -62,7 +62,10 @@ type Recipient struct {
 
 	// Status is the RFC 3463 enhanced status code, "5.1.1", or "" when none was
 	// found. When the Status field is missing or generic (X.0.0) and the
-	// diagnostic text carries a more precise code, that code is used.
+	// diagnostic text carries a more precise code, that code is used; so is
+	// the code right after the reply code of the remote server's reply
+	// ("550 5.7.1 ...") when it differs from the Status field, which is the
+	// reporting MTA's summary (Sendmail writes 4.4.7 over a 4.7.1 refusal).
 	Status string
 
 	// ReplyCode is the SMTP reply code, "550", or "".
