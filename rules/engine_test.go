@@ -167,6 +167,11 @@ func TestWordsChangeMeaning(t *testing.T) {
 			"mesgtoobig", OwnerSender, "mesg-too-big-status", "5.3.4"},
 		{Input{Action: "failed", Status: "5.0.0", Diagnostic: "554 5.0.0 This message has been scored as spam with a probability of 99%"},
 			"spamdetected", OwnerSender, "spamdetected-text", "5.0.0"},
+		// Text that cannot be read (no Latin letters): the cause is undecided.
+		{Input{Action: "failed", Diagnostic: "\u5b9b\u5148\u304c\u5b58\u5728\u3057\u307e\u305b\u3093 (550)"},
+			"onhold", OwnerUnknown, "unreadable-text", "5.0.901"},
+		{Input{Action: "failed", Diagnostic: "Delivery failed 20 attempts: ann@example.com"},
+			"expired", OwnerRecipientAdmin, "expired-attempts", "5.0.947"},
 		{Input{Action: "delivered", Status: "2.0.0", Diagnostic: "250 2.0.0 OK queued"},
 			"delivered", OwnerNone, "success", "2.0.0"},
 	}
