@@ -64,29 +64,37 @@ func failedRecipientsHeader(h header) []string {
 }
 
 // bounceEvidence says how sure the header and text make it that the
-// message is a bounce: 0 not at all, 1 the header says so (a mailer daemon
-// sender or a bounce subject), 2 the header and the text both do, or the
-// text does with an empty envelope sender.
+// message is a bounce: 0 not at all; 1 the sender is a mailer daemon (or
+// the null reverse path, or an automatic message), or the subject and the
+// text both read like a bounce; 2 such a sender and a bounce subject or
+// text, or X-Failed-Recipients. Words alone, from an ordinary sender, are
+// not enough for 2: newsletters say "delivery failed" too.
 func bounceEvidence(h header, lowerText []byte) int {
-	score := 0
+	if h.has("X-Failed-Recipients") {
+		return 2
+	}
+	// The sender: a mailer daemon, or the null reverse path bounces must
+	// use (RFC 5321 section 4.5.5), or an automatic message (RFC 3834).
+	sender := false
 	from := lowerString(decodeWords(h.getString("From")))
 	for _, w := range daemonSenders {
 		if strings.Contains(from, w) {
-			score = 1
+			sender = true
 			break
 		}
 	}
-	if score == 0 {
-		subj := lowerString(decodeWords(h.getString("Subject")))
-		for _, w := range bounceSubjects {
-			if strings.Contains(subj, w) {
-				score = 1
-				break
-			}
-		}
+	// Auto-Submitted: auto-replied marks vacation replies as much as
+	// bounces; only auto-generated counts here.
+	if rp := h.getString("Return-Path"); rp == "<>" || strings.HasPrefix(lowerString(h.getString("Auto-Submitted")), "auto-generated") {
+		sender = true
 	}
-	if h.has("X-Failed-Recipients") {
-		return 2
+	subject := false
+	subj := lowerString(decodeWords(h.getString("Subject")))
+	for _, w := range bounceSubjects {
+		if strings.Contains(subj, w) {
+			subject = true
+			break
+		}
 	}
 	text := false
 	for _, w := range bouncePhrases {
@@ -95,23 +103,30 @@ func bounceEvidence(h header, lowerText []byte) int {
 			break
 		}
 	}
-	if text {
-		if score == 1 {
-			return 2
-		}
-		if rp := h.getString("Return-Path"); rp == "<>" || rp == "" && h.getString("From") == "" {
-			return 2
+	if !sender {
+		if rp := h.getString("Return-Path"); rp != "" && rp != "<>" {
+			// An ordinary sender with a return path of its own: bounces
+			// travel with the null reverse path.
+			return 0
 		}
 	}
-	return score
+	switch {
+	case sender && (subject || text):
+		return 2
+	case sender || subject && text:
+		return 1
+	case subject && h.getString("From") == "":
+		return 1
+	}
+	return 0
 }
 
 // daemonSenders are lower-case parts of the From of automatic bounce senders.
 var daemonSenders = []string{
 	"mailer-daemon", "mailer_daemon", "mailerdaemon", "postmaster", "mail-daemon", "mail delivery",
-	"maildelivery", "mail administrator", "system administrator", "mail_delivery", "nobody@",
-	"bounce", "mailadmin", "mail-system", "mail system", "mmdf", "mdaemon", "internet mail delivery",
-	"returned mail", "post_master", "no-reply@", "noreply@", "daemon@", "notify@", "mta@", "smtp@",
+	"maildelivery", "mail administrator", "system administrator", "mail_delivery",
+	"mailadmin", "mail-system", "mail system", "mmdf", "mdaemon", "internet mail delivery",
+	"returned mail", "post_master", "daemon@",
 }
 
 // bounceSubjects are lower-case subject words of bounces and delay warnings.
@@ -139,6 +154,6 @@ var bouncePhrases = []string{
 	"temporary failure", "transcript of session", "not yet been delivered", "could not deliver",
 	"unknown user", "invalid recipient", "recipient address rejected", "address rejected",
 	"mailbox full", "quota", "host unknown", "message not delivered", "non-delivery", "nondelivery",
-	"delivery status", "your message", "giving up", "following addresses", "failed recipient",
+	"delivery status", "giving up", "following addresses", "failed recipient",
 	"配信", "送信できません", "届きません", "не может быть доставлено", "не доставлено",
 }

@@ -122,6 +122,14 @@ var fixtures = []struct {
 		},
 	},
 	{
+		// The SES notification inside an SNS envelope, as a JSON string.
+		file: "amazonses-sns.eml", kind: KindDelay, format: "amazonses", reportingMTA: "b2-3.smtp-out.amazonses.example.com",
+		messageID: "promo-7@example.com", from: "yara@example.com", subject: "Spring promo", sender: "yara@example.com",
+		recipients: []wantRecipient{
+			{"abel@example.org", "delayed", "4.2.2", "452", "", "", "mailbox full"},
+		},
+	},
+	{
 		// The reason stands above the address.
 		file: "notes.eml", kind: KindBounce, format: "notes",
 		messageID: "ask-ben-77@example.co.jp", from: "amy@example.co.jp", subject: "question",
@@ -171,6 +179,11 @@ var fixtures = []struct {
 	{
 		file: "autoreply.eml", kind: KindAutoreply, format: "rfc3834", sender: "kim@example.com",
 		recipients: []wantRecipient{{address: "jonas@example.net"}},
+	},
+	{
+		// Bounce words and an address at the start of a line, from a
+		// no-reply sender: still not a bounce.
+		file: "newsletter.eml", kind: KindNone,
 	},
 	{
 		// A message/rfc822 attachment alone does not make a bounce.

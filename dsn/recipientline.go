@@ -123,6 +123,8 @@ func sentenceAddress(t []byte) (string, []byte) {
 	}
 	l := toLower(t)
 	for _, m := range sentenceMarkers {
+		// "delivered to x" and "delivered to: x" alike.
+		m = strings.TrimRight(m, " ")
 		k := indexString(l, m)
 		if k < 0 {
 			continue

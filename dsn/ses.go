@@ -55,27 +55,12 @@ const maxSESJSON = 256 << 10
 // whether there was one with recipients.
 func (p *parser) readSES() bool {
 	p.loadText()
-	k := bytes.Index(p.text, []byte(`"notificationType"`))
-	if k < 0 {
-		k = bytes.Index(p.text, []byte(`"eventType"`))
-	}
-	if k < 0 {
+	js := sesJSON(p.text)
+	if js == nil {
 		return false
 	}
-	start := bytes.LastIndexByte(p.text[:k], '{')
-	if start < 0 {
-		return false
-	}
-	js := p.text[start:]
-	if len(js) > maxSESJSON {
-		js = js[:maxSESJSON]
-	}
-	// Mail gateways fold long lines by inserting "!" and a line break.
-	js = bytes.ReplaceAll(js, []byte("!\r\n "), nil)
-	js = bytes.ReplaceAll(js, []byte("!\n "), nil)
 	var n sesNotification
-	dec := json.NewDecoder(bytes.NewReader(js))
-	if err := dec.Decode(&n); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(js)).Decode(&n); err != nil {
 		return false
 	}
 	r := p.rep
@@ -147,4 +132,43 @@ func (p *parser) sesOriginal(n *sesNotification) {
 	if o.Sender == "" {
 		o.Sender = cleanAddress(n.Mail.Source)
 	}
+}
+
+// sesJSON finds the notification in text: a JSON object with a
+// notificationType (or eventType), sent as it is or, through SNS, as the
+// string "Message" of an SNS envelope. nil when there is none.
+func sesJSON(text []byte) []byte {
+	clean := func(js []byte) []byte {
+		if len(js) > maxSESJSON {
+			js = js[:maxSESJSON]
+		}
+		// Mail gateways fold long lines by inserting "!" and a line break.
+		if bytes.Contains(js, []byte("!\n ")) || bytes.Contains(js, []byte("!\r\n ")) {
+			js = bytes.ReplaceAll(js, []byte("!\r\n "), nil)
+			js = bytes.ReplaceAll(js, []byte("!\n "), nil)
+		}
+		return js
+	}
+	for _, key := range [...]string{`"notificationType"`, `"eventType"`} {
+		if k := bytes.Index(text, []byte(key)); k >= 0 {
+			if start := bytes.LastIndexByte(text[:k], '{'); start >= 0 {
+				return clean(text[start:])
+			}
+		}
+	}
+	// The SNS envelope: {"Type" : "Notification", "Message" : "{\"notificationType\":...}"}.
+	if !bytes.Contains(text, []byte(`\"notificationType\"`)) && !bytes.Contains(text, []byte(`\"eventType\"`)) {
+		return nil
+	}
+	start := bytes.IndexByte(text, '{')
+	if start < 0 {
+		return nil
+	}
+	var env struct {
+		Message string `json:"Message"`
+	}
+	if err := json.NewDecoder(bytes.NewReader(clean(text[start:]))).Decode(&env); err != nil || !strings.HasPrefix(env.Message, "{") {
+		return nil
+	}
+	return []byte(env.Message)
 }
