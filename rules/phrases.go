@@ -12,8 +12,13 @@ type phraseSet struct {
 	n       int        // number of phrases
 	classes [256]uint8 // byte -> alphabet class; 0 is "a byte no phrase uses"
 	width   int        // number of classes
-	next    []int32    // next[state*width+class]: the goto/fail function, precomputed
-	out     [][]int32  // out[state]: phrases that end at state (fail chain included)
+	// next[state*width+class] is the next state; its sign bit is set when
+	// phrases end there, so the common case (none) costs one test.
+	next []int32
+	// The phrases that end at state st (fail chain included) are
+	// outIDs[outStart[st]:outStart[st+1]].
+	outStart []int32
+	outIDs   []int32
 }
 
 // newPhraseSet compiles phrases (already normalized, non-empty). Phrase i of
@@ -91,10 +96,24 @@ func newPhraseSet(phrases []string) *phraseSet {
 			queue = append(queue, t)
 		}
 	}
+	// Mark the states where phrases end, flatten the outputs.
+	for i, t := range next {
+		if len(out[t]) > 0 {
+			next[i] = t | outFlag
+		}
+	}
 	ps.next = next
-	ps.out = out
+	ps.outStart = make([]int32, nstates+1)
+	for st, ids := range out {
+		ps.outStart[st] = int32(len(ps.outIDs))
+		ps.outIDs = append(ps.outIDs, ids...)
+	}
+	ps.outStart[nstates] = int32(len(ps.outIDs))
 	return ps
 }
+
+// outFlag marks, in next, a state where phrases end.
+const outFlag = -1 << 31
 
 func (ps *phraseSet) mappable(p string) bool {
 	for i := 0; i < len(p); i++ {
@@ -114,12 +133,16 @@ func (ps *phraseSet) match(text []byte, hits []uint64) {
 	if ps.n == 0 {
 		return
 	}
-	s := int32(0)
-	w := ps.width
+	st := int32(0)
+	w := int32(ps.width)
+	next, classes := ps.next, &ps.classes
 	for _, b := range text {
-		s = ps.next[int(s)*w+int(ps.classes[b])]
-		for _, id := range ps.out[s] {
-			hits[id>>6] |= 1 << (uint(id) & 63)
+		v := next[st*w+int32(classes[b])]
+		st = v &^ outFlag
+		if v < 0 {
+			for _, id := range ps.outIDs[ps.outStart[st]:ps.outStart[st+1]] {
+				hits[id>>6] |= 1 << (uint(id) & 63)
+			}
 		}
 	}
 }
