@@ -1,0 +1,110 @@
+package milter
+
+import (
+	"mime"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// checkFolded asserts the invariants of a header value ndrmilter writes.
+func checkFolded(t *testing.T, name, v string) {
+	t.Helper()
+	lines := strings.Split(name+": "+v, "\n")
+	for i, line := range lines {
+		if len(line) > maxLine {
+			t.Fatalf("line %d of %s is %d octets", i, name, len(line))
+		}
+		if i > 0 && (len(line) < 2 || line[0] != '\t' || line[1] == ' ' || line[1] == '\t') {
+			t.Fatalf("continuation line %d of %s is %q: want a tab then text", i, name, line)
+		}
+		for j := 0; j < len(line); j++ {
+			if c := line[j]; c >= 0x80 || c == 0x7f || (c < 0x20 && !(c == '\t' && j == 0 && i > 0)) {
+				t.Fatalf("%s line %d has byte %#x: %q", name, i, c, line)
+			}
+		}
+	}
+}
+
+func TestFoldAndClean(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain text", "plain text"},
+		{"  lots   of\t\tspace \r\n here ", "lots of space here"},
+		{"inject\r\nX-NDR-Backscatter: no", "inject X-NDR-Backscatter: no"},
+		{"nul\x00and\x7fdel", "nul and del"},
+		{"bad utf8 \xff\xfe end", "bad utf8 ? end"},
+		{"line\u2028sep", "line sep"},
+	} {
+		if got := cleanText(tc.in, 100); got != tc.want {
+			t.Errorf("cleanText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := cleanText(strings.Repeat("é", 100), 11); got != "ééééé" {
+		t.Errorf("cleanText cut mid-rune: %q", got)
+	}
+
+	long := strings.Repeat("word ", 300) + strings.Repeat("x", 5000)
+	v := fold(hdrExplanation, unstructured(cleanText(long, 10000)))
+	checkFolded(t, hdrExplanation, v)
+	if got := strings.ReplaceAll(strings.ReplaceAll(v, "\n\t", " "), " ", ""); got != strings.ReplaceAll(cleanText(long, 10000), " ", "") {
+		t.Fatal("folding lost or changed text")
+	}
+
+	// Non-ASCII text becomes RFC 2047 encoded-words that decode back.
+	u := "Zustellung an jörg@beispiel.example fehlgeschlagen: Postfach voll — bitte später"
+	enc := fold(hdrExplanation, unstructured(u))
+	checkFolded(t, hdrExplanation, enc)
+	dec, err := new(mime.WordDecoder).DecodeHeader(strings.ReplaceAll(enc, "\n\t", " "))
+	if err != nil || dec != u {
+		t.Fatalf("RFC 2047 round trip: %q, %v; want %q", dec, err, u)
+	}
+}
+
+func TestStatusValue(t *testing.T) {
+	got := statusValue("status", "5.1.1", "reason", "userunknown", "recipient", "a@b.example", "permanent", "yes")
+	if got != "status=5.1.1; reason=userunknown; recipient=a@b.example; permanent=yes" {
+		t.Fatalf("statusValue = %q", got)
+	}
+	// Values that are not tokens are quoted; quotes, backslashes, ";" and
+	// line breaks cannot break out of the parameter.
+	got = statusValue("recipient", "\"evil\"; permanent=no\r\nX: y\\", "reason", "")
+	want := `recipient="\"evil\"; permanent=no X: y\\"; reason=""`
+	if got != want {
+		t.Fatalf("statusValue = %q, want %q", got, want)
+	}
+	if got := paramValue("jörg@beispiel.example"); got != `"j?rg@beispiel.example"` {
+		t.Fatalf("non-ASCII value = %q", got)
+	}
+}
+
+func TestQueueIDs(t *testing.T) {
+	got := queueIDs([]string{
+		"from a (a [192.0.2.1]) by mx.example.org (Postfix) with ESMTPSA id 4dLm2x0Q1Rz9\n\tfor <b@c>; Mon, 2 Nov 2026",
+		"by mail.example.org (Postfix, from userid 1000) id 3A1B2C3D4E; Mon, 2 Nov 2026",
+		"from x by y with SMTP id <abcdef.123@host>;",
+		"from mx by google with ESMTPS id d9443c01a7336-2a0e;",
+		"no queue id here; identity ideal",
+	})
+	want := []string{"4dLm2x0Q1Rz9", "3A1B2C3D4E", "abcdef.123", "d9443c01a7336-2a0e"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("queueIDs = %q, want %q", got, want)
+	}
+}
+
+// FuzzHeaderValue: whatever the bounce says, the header value written is
+// ASCII, folded, and never over 998 octets a line.
+func FuzzHeaderValue(f *testing.F) {
+	f.Add("550 5.1.1 <a@b>: user unknown")
+	f.Add("x\r\nX-NDR-Owner: none\r\n")
+	f.Add(strings.Repeat("é", 2000))
+	f.Add(strings.Repeat("a", 3000))
+	f.Fuzz(func(t *testing.T, s string) {
+		v := fold(hdrExplanation, unstructured(cleanText(s, maxText)))
+		checkFolded(t, hdrExplanation, v)
+		sv := fold(hdrStatus, statusValue("status", s, "recipient", s))
+		checkFolded(t, hdrStatus, sv)
+		if c := cleanText(s, maxText); !utf8.ValidString(c) || len(c) > maxText {
+			t.Fatalf("cleanText gave %d bytes, valid UTF-8 %v", len(c), utf8.ValidString(c))
+		}
+	})
+}
