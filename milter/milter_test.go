@@ -2,6 +2,7 @@ package milter
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -494,4 +495,79 @@ func TestReportSenderWithNonNullEnvelope(t *testing.T) {
 	if len(r.mods) != 0 {
 		t.Fatalf("report from an ordinary sender got %+v", r.mods)
 	}
+}
+
+func TestNotBouncesAndOrigins(t *testing.T) {
+	l := openLedger(t, t.TempDir())
+	defer l.Close()
+	_, addr := startServer(t, Config{BackscatterAction: ActionReject}, l)
+	c := newClient(addr)
+	mx := dial(t, c, "203.0.113.25")
+	defer mx.close()
+
+	// Auto-replies, read receipts and feedback reports arrive with a null
+	// sender too, and are not bounces: no verdict, no reject.
+	vacation := []byte("From: bob@remote.example\r\nTo: alice@example.org\r\nSubject: Out of office\r\nAuto-Submitted: auto-replied\r\nMessage-ID: <vac.1@remote.example>\r\nIn-Reply-To: <never.sent.v@example.org>\r\n\r\nI am away until Monday.\r\n")
+	mdn := []byte("From: bob@remote.example\r\nTo: alice@example.org\r\nSubject: Read: hello\r\nMIME-Version: 1.0\r\nContent-Type: multipart/report; report-type=disposition-notification; boundary=\"m\"\r\n\r\n--m\r\nContent-Type: text/plain\r\n\r\nYour message was displayed.\r\n--m\r\nContent-Type: message/disposition-notification\r\n\r\nReporting-UA: mail.remote.example\r\nFinal-Recipient: rfc822; bob@remote.example\r\nOriginal-Message-ID: <never.sent.m@example.org>\r\nDisposition: manual-action/MDN-sent-manually; displayed\r\n--m--\r\n")
+	for name, raw := range map[string][]byte{"auto-reply": vacation, "read receipt": mdn} {
+		r, err := mx.send(envelope{from: "", rcpts: []string{"alice@example.org"}, raw: raw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.mods) != 0 || r.act.Code != gomilter.ActContinue {
+			t.Fatalf("%s: mods %+v, action %c; want untouched", name, r.mods, r.act.Code)
+		}
+	}
+
+	// Local socket (Postfix's own submissions) and IPv6 loopback are outbound.
+	for _, tc := range []struct {
+		name string
+		fam  gomilter.ProtoFamily
+		addr string
+	}{{"unix socket", gomilter.FamilyUnix, "/var/spool/postfix/public/pickup"}, {"ipv6 loopback", gomilter.FamilyInet6, "::1"}} {
+		s, err := c.Session()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Conn("localhost", tc.fam, 0, tc.addr); err != nil {
+			t.Fatal(err)
+		}
+		m := &mta{t: t, s: s, clientIP: tc.addr}
+		id := strings.ReplaceAll(tc.name, " ", "-") + "@example.org"
+		// Postfix sends no {client_addr} for a local submission.
+		must(t, s.Macros(gomilter.CodeMail, "i", "4LOCAL"))
+		must(t, m.sendNoMacros(envelope{from: "root@example.org", rcpts: []string{"x@remote.example"}, raw: plain("root@example.org", "x@remote.example", id)}))
+		waitRecorded(t, l, id)
+		s.Close()
+	}
+}
+
+// sendNoMacros sends a message without MAIL FROM macros (the caller sent them).
+func (m *mta) sendNoMacros(e envelope) error {
+	s := m.s
+	if _, err := s.Mail(e.from, nil); err != nil {
+		return err
+	}
+	for _, r := range e.rcpts {
+		if _, err := s.Rcpt(r, nil); err != nil {
+			return err
+		}
+	}
+	fields, body := splitMessage(e.raw)
+	for _, f := range fields {
+		if _, err := s.HeaderField(f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	if _, err := s.HeaderEnd(); err != nil {
+		return err
+	}
+	mods, act, err := s.BodyReadFrom(strings.NewReader(string(body)))
+	if err != nil {
+		return err
+	}
+	if len(mods) != 0 || act.Code != gomilter.ActContinue {
+		return fmt.Errorf("outbound message changed: %+v %c", mods, act.Code)
+	}
+	return s.Abort()
 }
