@@ -1,7 +1,5 @@
 package dsn
 
-import "strings"
-
 // commandMarks map the phrases reports use to name the SMTP command a
 // failure happened at to that command, surest first: Postfix's "in reply
 // to RCPT TO command", Exim's "after RCPT TO", Sendmail's ">>> DATA",
@@ -60,15 +58,26 @@ func findCommand(diag string) string {
 	if diag == "" {
 		return ""
 	}
-	l := lowerString(diag)
+	// Lower-case into a buffer on the stack: most diagnostics are short.
+	var small [512]byte
+	var lb []byte
+	if len(diag) <= len(small) {
+		lb = small[:len(diag)]
+		for i := 0; i < len(diag); i++ {
+			lb[i] = lowerTable[diag[i]]
+		}
+	} else {
+		lb = toLower([]byte(diag))
+	}
 	// Every mark holds one of these words: most diagnostics hold none.
-	if !strings.Contains(l, "rcpt") && !strings.Contains(l, "mail") && !strings.Contains(l, "data") &&
-		!strings.Contains(l, "helo") && !strings.Contains(l, "ehlo") && !strings.Contains(l, "starttls") && !strings.Contains(l, "connection") &&
-		!strings.Contains(l, "recipient") && !strings.Contains(l, "sender") && !strings.Contains(l, "auth") {
+	if !containsString(lb, "rcpt") && !containsString(lb, "mail") && !containsString(lb, "data") &&
+		!containsString(lb, "helo") && !containsString(lb, "ehlo") && !containsString(lb, "starttls") &&
+		!containsString(lb, "connection") && !containsString(lb, "recipient") && !containsString(lb, "sender") &&
+		!containsString(lb, "auth") {
 		return ""
 	}
 	for _, m := range commandMarks {
-		if strings.Contains(l, m.mark) {
+		if containsString(lb, m.mark) {
 			return m.command
 		}
 	}

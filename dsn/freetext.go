@@ -18,8 +18,9 @@ type textBlock struct {
 	diagnostic string
 	remoteMTA  string
 	command    string
-	before     string   // the paragraph just above the recipient line
-	earlier    []string // the paragraphs above it, nearest last
+	before     string             // the paragraph just above the recipient line
+	earlier    [maxEarlier][2]int // the paragraphs above it as offsets in the text, nearest last
+	nEarlier   int
 }
 
 // maxBlockText caps the diagnostic text gathered for one recipient.
@@ -161,13 +162,13 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 			// Lotus Notes and others give the reason above the address.
 			d = cur.before
 		}
-		if !hasCode([]byte(d)) {
+		if !hasCode(d) {
 			// "Could not be delivered because of / 550 5.1.1 User unknown /
 			// The following recipients were affected: / user@example.com":
 			// the server's reply is in a paragraph above.
-			for k := len(cur.earlier) - 1; k >= 0; k-- {
-				if hasCode([]byte(cur.earlier[k])) {
-					d = collapseSpace(cur.earlier[k] + " " + d)
+			for k := cur.nEarlier - 1; k >= 0; k-- {
+				if e := text[cur.earlier[k][0]:cur.earlier[k][1]]; hasCode(string(e)) {
+					d = collapseSpace(string(e) + " " + d)
 					break
 				}
 			}
@@ -191,7 +192,7 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 			switch {
 			case blocks[i].diagnostic == "":
 				blocks[i] = *cur
-			case cur.diagnostic != "" && !hasCode([]byte(blocks[i].diagnostic)) && hasCode([]byte(cur.diagnostic)):
+			case cur.diagnostic != "" && !hasCode(blocks[i].diagnostic) && hasCode(cur.diagnostic):
 				blocks[i].diagnostic = collapseSpace(blocks[i].diagnostic + " " + cur.diagnostic)
 				if blocks[i].remoteMTA == "" {
 					blocks[i].remoteMTA = cur.remoteMTA
@@ -210,40 +211,57 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 		cur, buf = nil, buf[:0]
 	}
 	lastTalk := ""
-	var para []byte      // the paragraph before a recipient line, outside blocks
-	var earlier []string // the last paragraphs before para, outside blocks
-	reopen := false      // after a heading line, text joins the last block
-	paras := 0           // paragraphs read into the current block
+	// The paragraph outside blocks before a recipient line, and the ones
+	// before it, as [start, end) offsets in text: most are never used, so
+	// they are not copied.
+	paraStart, paraEnd := -1, -1
+	var earlier [maxEarlier][2]int
+	nEarlier := 0
+	pushPara := func() {
+		if paraStart < 0 {
+			return
+		}
+		if nEarlier == maxEarlier {
+			copy(earlier[:], earlier[1:])
+			nEarlier--
+		}
+		earlier[nEarlier] = [2]int{paraStart, paraEnd}
+		nEarlier++
+	}
+	reopen := false // after a heading line, text joins the last block
+	paras := 0      // paragraphs read into the current block
 	for i := 0; i < len(text); {
+		lineStart := i
 		line, next := nextLine(text, i)
-		lline := lowerText[i : i+len(line)]
 		i = next
-		t := bytes.TrimSpace(line)
+		ts, te := trimASCIISpace(line)
+		t := line[ts:te]
+		lt := lowerText[lineStart+ts : lineStart+te]
 		if len(t) == 0 {
 			if cur != nil && len(bytes.TrimSpace(buf)) > 0 {
 				// A paragraph without a reply or status code ("Technical
 				// details of permanent failure:") is often followed by the
 				// one that has it: read on, a few paragraphs at most.
-				if hasCode(buf) || paras >= maxBlockParagraphs {
+				if hasCode(string(buf)) || paras >= maxBlockParagraphs {
 					end()
 					sendmail = false
 				} else {
 					paras++
 				}
 			}
-			if cur == nil && len(para) > 0 {
-				earlier = pushParagraph(earlier, para)
+			if cur == nil {
+				pushPara()
 			}
-			para = para[:0]
+			paraStart = -1
 			reopen = false
 			continue
 		}
-		if bytes.Contains(lline, []byte("while talking to ")) {
+		if bytes.Contains(lt, []byte("while talking to ")) {
 			lastTalk = string(t)
 		}
 		if isSeparatorLine(t) {
-			para = para[:0]
-			if !isLabelledSeparator(lline) {
+			paraStart = -1
+			if !isLabelledSeparator(lt) {
 				// "=====", "------- Returned Message -------": ends a
 				// block that has text; an address alone reads on.
 				if cur != nil && len(bytes.TrimSpace(buf)) == 0 {
@@ -265,7 +283,7 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 			continue
 		}
 		if reopen && cur == nil {
-			if _, _, k := recipientLine(t); k == lineNone {
+			if _, _, k := recipientLine(t, lt); k == lineNone {
 				b := &blocks[len(blocks)-1]
 				if len(b.diagnostic) < maxBlockText {
 					b.diagnostic = collapseSpace(b.diagnostic + " " + validUTF8(string(t)))
@@ -279,7 +297,7 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 				continue
 			}
 		}
-		addr, rest, kind := recipientLine(t)
+		addr, rest, kind := recipientLine(t, lt)
 		if addr != "" {
 			if cur != nil && strings.EqualFold(cur.address, addr) {
 				// The recipient already being read, named again in its text.
@@ -288,32 +306,40 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 			}
 			end()
 			paras = 0
-			cur = &textBlock{address: addr, before: collapseSpace(string(para))}
-			if cur.before == "" && len(earlier) > 0 {
-				cur.before = earlier[len(earlier)-1]
+			var para []byte
+			if paraStart >= 0 {
+				para = text[paraStart:paraEnd]
 			}
-			if len(para) > 0 {
-				cur.earlier = pushParagraph(append([]string(nil), earlier...), para)
-			} else {
-				cur.earlier = append([]string(nil), earlier...)
+			cur = &textBlock{address: addr}
+			cur.earlier, cur.nEarlier = earlier, nEarlier
+			if paraStart >= 0 {
+				cur.before = collapseSpace(string(para))
+				if cur.nEarlier == maxEarlier {
+					copy(cur.earlier[:], cur.earlier[1:])
+					cur.nEarlier--
+				}
+				cur.earlier[cur.nEarlier] = [2]int{paraStart, paraEnd}
+				cur.nEarlier++
+			} else if nEarlier > 0 {
+				cur.before = collapseSpace(string(text[earlier[nEarlier-1][0]:earlier[nEarlier-1][1]]))
 			}
 			buf = buf[:0]
-			if lt := bytes.TrimSpace(lline); kind == lineLabelled && (bytes.HasPrefix(lt, []byte("rcpt to:")) || bytes.HasPrefix(lt, []byte("rcpt:"))) {
+			if kind == lineLabelled && (bytes.HasPrefix(lt, []byte("rcpt to:")) || bytes.HasPrefix(lt, []byte("rcpt:"))) {
 				cur.command = "RCPT"
 			}
 			if kind == lineSentence {
 				// "Delivery failed 20 attempts: user@example.com": the
 				// sentence is the diagnostic.
 				rest = t
-			} else if bytes.HasPrefix(bytes.TrimSpace(lline), []byte("generated by ")) {
+			} else if bytes.HasPrefix(lt, []byte("generated by ")) && len(para) > 0 {
 				// Exim: "pipe to |/usr/bin/x" then "generated by user@...".
-				if k := bytes.LastIndexByte(para, '\n'); k >= 0 {
-					buf = appendLine(buf, para[k+1:])
-				} else if len(para) > 0 {
-					buf = appendLine(buf, para)
+				last := bytes.TrimSpace(para)
+				if k := bytes.LastIndexByte(last, '\n'); k >= 0 {
+					last = bytes.TrimSpace(last[k+1:])
 				}
+				buf = appendLine(buf, last)
 			}
-			para = para[:0]
+			paraStart = -1
 			sendmail = kind == lineTranscript
 			if sendmail && lastTalk != "" {
 				buf = appendLine(buf, []byte(lastTalk))
@@ -327,8 +353,11 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 			if len(buf) < maxBlockText {
 				buf = appendLine(buf, t)
 			}
-		} else if len(para) < maxBlockText {
-			para = appendLine(para, t)
+		} else {
+			if paraStart < 0 {
+				paraStart = lineStart + ts
+			}
+			paraEnd = lineStart + te
 		}
 	}
 	end()
@@ -388,8 +417,7 @@ func bareCommand(t []byte) string {
 const maxBlockParagraphs = 3
 
 // hasCode says whether text holds an SMTP reply code or an enhanced status code.
-func hasCode(text []byte) bool {
-	s := string(text)
+func hasCode(s string) bool {
 	if c := findStatus(s); c != "" && c[0] != '2' {
 		return true
 	}
@@ -401,11 +429,20 @@ func hasCode(text []byte) bool {
 // look for the server's reply.
 const maxEarlier = 3
 
-// pushParagraph adds a paragraph to the list of the last maxEarlier ones.
-func pushParagraph(list []string, para []byte) []string {
-	list = append(list, collapseSpace(string(para)))
-	if len(list) > maxEarlier {
-		list = list[len(list)-maxEarlier:]
+// trimASCIISpace returns the bounds of line without its leading and
+// trailing ASCII white space.
+func trimASCIISpace(line []byte) (start, end int) {
+	end = len(line)
+	for start < end && isSpace(line[start]) {
+		start++
 	}
-	return list
+	for end > start && isSpace(line[end-1]) {
+		end--
+	}
+	return start, end
+}
+
+// isSpace says whether c is ASCII white space.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
 }

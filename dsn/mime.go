@@ -43,7 +43,7 @@ func parseContentType(v []byte) (mediaType string, p ctParams) {
 	if len(t) == 0 || bytes.IndexByte(t, '/') < 0 {
 		mediaType = "text/plain"
 	} else {
-		mediaType = lowerString(string(t))
+		mediaType = internFold(t, knownMediaTypes)
 	}
 	for semi >= 0 {
 		v = v[semi+1:]
@@ -88,7 +88,7 @@ func parseContentType(v []byte) (mediaType string, p ctParams) {
 		case equalFoldString(name, "boundary"):
 			p.boundary = string(val)
 		case equalFoldString(name, "charset"):
-			p.charset = lowerString(strings.Trim(string(val), "'\" "))
+			p.charset = internFold(bytes.Trim(val, "'\" "), knownCharsets)
 		case equalFoldString(name, "report-type"):
 			p.reportType = lowerString(string(val))
 		}
@@ -186,4 +186,30 @@ func splitMultipart(b []byte, boundary string) (parts [][]byte, complete bool) {
 		parts = append(parts, b[start:])
 	}
 	return parts, false
+}
+
+// knownMediaTypes and knownCharsets are the common values, returned
+// without allocating by internFold.
+var (
+	knownMediaTypes = []string{
+		"text/plain", "text/html", "multipart/mixed", "multipart/report", "multipart/alternative",
+		"multipart/related", "message/delivery-status", "message/rfc822", "text/rfc822-headers",
+		"message/global-delivery-status", "message/global", "message/global-headers",
+		"message/feedback-report", "message/disposition-notification", "application/octet-stream",
+	}
+	knownCharsets = []string{
+		"us-ascii", "utf-8", "iso-8859-1", "iso-2022-jp", "shift_jis", "euc-jp", "windows-1252",
+		"iso-8859-15", "koi8-r", "windows-1251", "gb2312", "big5", "ks_c_5601-1987",
+	}
+)
+
+// internFold returns the entry of known equal to b without regard to
+// case, or b in lower case.
+func internFold(b []byte, known []string) string {
+	for _, k := range known {
+		if equalFoldString(b, k) {
+			return k
+		}
+	}
+	return string(toLower(b))
 }

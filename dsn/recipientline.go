@@ -27,21 +27,25 @@ var recipientLabels = []string{
 
 // recipientLine says whether a trimmed line names a recipient, and returns
 // the address and the rest of the line.
-func recipientLine(t []byte) (addr string, rest []byte, kind int) {
+//
+// lt is t in lower case (the same length: only ASCII letters change).
+func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 	if bytes.IndexByte(t, '@') < 0 {
 		// Every form names an address.
 		return "", nil, lineNone
 	}
 	// A list item: "* user@example.com", "- user@example.com".
 	if len(t) > 2 && (t[0] == '*' || t[0] == '-' || t[0] == '+') && (t[1] == ' ' || t[1] == '\t') {
-		t = bytes.TrimLeft(t[1:], " \t")
+		n := len(t) - len(bytes.TrimLeft(t[1:], " \t"))
+		t, lt = t[n:], lt[n:]
 	} else if bytes.HasPrefix(t, []byte("\u2022")) {
-		t = bytes.TrimLeft(t[len("\u2022"):], " \t")
+		n := len(t) - len(bytes.TrimLeft(t[len("\u2022"):], " \t"))
+		t, lt = t[n:], lt[n:]
 	}
 	// Sendmail transcript: ">>> RCPT To:<user@example.com>".
 	if bytes.HasPrefix(t, []byte(">>> ")) || bytes.HasPrefix(t, []byte("In: ")) {
-		c := bytes.TrimLeft(t[4:], " ")
-		l := toLower(c)
+		n := len(t) - len(bytes.TrimLeft(t[4:], " "))
+		c, l := t[n:], lt[n:]
 		if bytes.HasPrefix(l, []byte("rcpt to:")) {
 			a := cleanAddress(string(c[8:]))
 			if strings.IndexByte(a, '@') > 0 {
@@ -65,7 +69,7 @@ func recipientLine(t []byte) (addr string, rest []byte, kind int) {
 		}
 		return a, rest, lineAddress
 	}
-	if lt := toLowerPrefix(t, 40); len(lt) > 0 {
+	{
 		for _, lab := range recipientLabels {
 			if len(lt) >= len(lab) && string(lt[:len(lab)]) == lab {
 				v := bytes.TrimSpace(t[len(lab):])
@@ -98,7 +102,7 @@ func recipientLine(t []byte) (addr string, rest []byte, kind int) {
 	}
 	// An address after a bounce phrase in a sentence: "Delivery failed 20
 	// attempts: user@example.com", "undeliverable to user@example.com".
-	if a, rest := sentenceAddress(t); a != "" {
+	if a, rest := sentenceAddress(t, lt); a != "" {
 		return a, rest, lineSentence
 	}
 	return "", nil, lineNone
@@ -116,12 +120,12 @@ var sentenceMarkers = []string{
 	"could not deliver to ", "undeliverable: ", "rejected: ", "not delivered: ",
 }
 
-// sentenceAddress finds an address after a sentence marker in line t.
-func sentenceAddress(t []byte) (string, []byte) {
+// sentenceAddress finds an address after a sentence marker in line t; l is
+// t in lower case.
+func sentenceAddress(t, l []byte) (string, []byte) {
 	if bytes.IndexByte(t, '@') < 0 {
 		return "", nil
 	}
-	l := toLower(t)
 	for _, m := range sentenceMarkers {
 		// "delivered to x" and "delivered to: x" alike.
 		m = strings.TrimRight(m, " ")

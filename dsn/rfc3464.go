@@ -80,7 +80,11 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 			continue
 		}
 		name := bytes.TrimSpace(line[:colon])
-		value := string(bytes.TrimSpace(line[colon+1:]))
+		raw := bytes.TrimSpace(line[colon+1:])
+		var value string
+		if isKeptStatusField(name) {
+			value = string(raw)
+		}
 		switch {
 		case equalFoldString(name, "Original-Recipient"):
 			field(seenOriginal)
@@ -219,6 +223,17 @@ func genericComment(c string) bool {
 	switch lowerString(c) {
 	case "permanent failure", "temporary failure", "permanent error", "temporary error", "persistent transient failure", "other", "success":
 		return true
+	}
+	return false
+}
+
+// isKeptStatusField says whether a delivery-status field is one
+// parseDeliveryStatus keeps, so that the others cost no copy.
+func isKeptStatusField(name []byte) bool {
+	for _, f := range [...]string{"Original-Recipient", "Final-Recipient", "Action", "Status", "Remote-MTA", "Diagnostic-Code", "Reporting-MTA", "X-Postfix-Sender", "X-Original-Sender"} {
+		if equalFoldString(name, f) {
+			return true
+		}
 	}
 	return false
 }
