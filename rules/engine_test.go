@@ -443,3 +443,36 @@ func TestClassifyConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeReceivers reads refusal texts in the shapes the large receivers
+// (Google, Microsoft, Yahoo/AOL, Apple) send, with our own addresses.
+func TestLargeReceivers(t *testing.T) {
+	e := builtin(t)
+	tests := []struct{ reply, reason, owner string }{
+		{"550-5.1.1 The email account that you tried to reach does not exist. Please try double-checking the recipient's email address for typos", "userunknown", OwnerSender},
+		{"552-5.2.2 The email account that you tried to reach is over quota and inactive.", "mailboxfull", OwnerRecipientAdmin},
+		{"550-5.2.1 The email account that you tried to reach is disabled.", "suspend", OwnerRecipientAdmin},
+		{"550-5.7.26 This mail has been blocked because the sender is unauthenticated. Gmail requires all senders to authenticate with either SPF or DKIM.", "authfailure", OwnerSenderAdmin},
+		{"550-5.7.25 [192.0.2.7] The IP address sending this message does not have a PTR record setup", "requireptr", OwnerSenderAdmin},
+		{"550-5.7.1 [192.0.2.7] The IP you're using to send mail is not authorized to send email directly to our servers. Please use the SMTP relay at your service provider instead.", "blocked", OwnerSenderAdmin},
+		{"550-5.7.1 [192.0.2.7] Our system has detected that this message is likely unsolicited mail.", "spamdetected", OwnerSender},
+		{"550 5.7.1 Messages missing a valid address in From: header, or having no From: header, are not accepted.", "notcompliantrfc", OwnerSenderAdmin},
+		{"550 5.7.1 Unfortunately, messages from [192.0.2.7] weren't sent. Please contact your Internet service provider since part of their network is on our block list (S3150).", "blocked", OwnerSenderAdmin},
+		{"550 5.5.0 Requested action not taken: mailbox unavailable (S2017062302)", "userunknown", OwnerSender},
+		{"550 5.7.708 Service unavailable. Access denied, traffic not accepted from this IP.", "blocked", OwnerSenderAdmin},
+		{"451 4.7.500 Server busy. Please try again later from [192.0.2.7]. (S77714)", "blocked", OwnerNone},
+		{"554 5.4.14 Hop count exceeded - possible mail loop ATTR34", "networkerror", OwnerRecipientAdmin},
+		{"553 5.7.1 [BL21] Connections will not be accepted from 192.0.2.7, because the ip is in Spamhaus's list", "blocked", OwnerSenderAdmin},
+		{"554 5.7.9 Message not accepted for policy reasons. See https://postmaster.example.com/error-codes", "policyviolation", OwnerSender},
+		{"421 4.7.0 [TSS04] Messages from 192.0.2.7 temporarily deferred due to unexpected volume or user complaints", "badreputation", OwnerSenderAdmin},
+		{"550 5.7.0 Blocked - see https://dnsbl.example.com/lookup?ip=192.0.2.7", "blocked", OwnerSenderAdmin},
+		{"550 5.1.1 <ann@example.com>: inactive email address", "userunknown", OwnerSender},
+		{"554 5.7.1 [CS01] Message rejected due to local policy.", "policyviolation", OwnerSender},
+	}
+	for _, tc := range tests {
+		v := e.Classify(Input{Action: "failed", Diagnostic: tc.reply, Command: "RCPT"})
+		if v.Reason != tc.reason || v.Owner != tc.owner {
+			t.Errorf("%q: %s/%s (rule %s), want %s/%s", tc.reply, v.Reason, v.Owner, v.Rule, tc.reason, tc.owner)
+		}
+	}
+}
