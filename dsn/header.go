@@ -90,12 +90,18 @@ func nextLine(b []byte, i int) (line []byte, next int) {
 // fields: the rest is taken as the body. An mbox "From " line at the very
 // start is skipped.
 func parseHeader(b []byte) (h header, body []byte, truncated bool) {
+	return parseHeaderCap(b, 16)
+}
+
+// parseHeaderCap is parseHeader with room for n fields to start with: MIME
+// part headers have a handful, message headers dozens.
+func parseHeaderCap(b []byte, n int) (h header, body []byte, truncated bool) {
 	i := 0
 	if bytes.HasPrefix(b, []byte("From ")) {
 		_, i = nextLine(b, 0)
 	}
 	skipping := false // the current field is past MaxHeaderFields
-	h = make(header, 0, 16)
+	h = make(header, 0, n)
 	for i < len(b) {
 		line, next := nextLine(b, i)
 		if len(line) == 0 {

@@ -36,3 +36,20 @@ func TestParseHeaderFolding(t *testing.T) {
 		t.Errorf("fields %d, body %q", len(h), body)
 	}
 }
+
+func TestDecodeWords(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{"=?UTF-8?Q?Quarterly_report_=E2=80=93_draft?=", "Quarterly report – draft"},
+		{"=?ISO-8859-1?Q?R=E9union?= du lundi", "Réunion du lundi"},
+		{"=?utf-8?B?0J/RgNC40LI=?= =?utf-8?B?0LXRgg==?=", "Привет"},
+		{"a =?ISO-2022-JP?B?GyRCJDMkcyRLJEEkTxsoQg==?= b", "a こんにちは b"},
+		{"=?x-unknown?Q?abc?=", "=?x-unknown?Q?abc?="},
+		{"=?utf-8?Q?broken", "=?utf-8?Q?broken"},
+		{"=?=?utf-8?Q?x?=", "=?x"},
+	} {
+		if got := decodeWords(c.in); got != c.want {
+			t.Errorf("decodeWords(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -122,7 +122,7 @@ func (w *mimeWalker) walk(h header, b []byte, depth int) {
 			}
 			if len(subs) > 0 {
 				for _, s := range subs {
-					sh, sb, tr := parseHeader(s)
+					sh, sb, tr := parseHeaderCap(s, 4)
 					if tr {
 						w.truncated = true
 					}

@@ -28,7 +28,7 @@ func Parse(raw []byte) (rep *Report, err error) {
 		raw = raw[:MaxInput]
 		p.rep.Truncated = true
 	}
-	h, body, truncated := parseHeader(raw)
+	h, body, truncated := parseHeaderCap(raw, 48)
 	if truncated {
 		p.rep.Truncated = true
 	}
@@ -232,7 +232,7 @@ func (p *parser) readOriginalParts() {
 		if pt.cte == "base64" || pt.cte == "quoted-printable" {
 			b, _ = decodePart(pt, MaxDecodedPart)
 		}
-		h, _, _ := parseHeader(trimLeadingBlank(b))
+		h, _, _ := parseHeaderCap(trimLeadingBlank(b), 32)
 		readOriginal(&p.rep.Original, h)
 		if p.rep.Original.MessageID != "" {
 			return
@@ -260,7 +260,6 @@ func (p *parser) loadText() {
 		return
 	}
 	p.textDone = true
-	var buf []byte
 	plain := false
 	for i := range p.parts {
 		pt := &p.parts[i]
@@ -269,25 +268,42 @@ func (p *parser) loadText() {
 			break
 		}
 	}
+	var pieces [][]byte
+	total := 0
 	for i := range p.parts {
+		if total > MaxScanText {
+			break
+		}
 		pt := &p.parts[i]
+		var d []byte
+		var cut bool
 		switch {
 		case pt.mediaType == "text/plain" || pt.mediaType == "text" || pt.mediaType == "text/enriched":
-			d, cut := decodePart(pt, min(MaxDecodedPart, MaxScanText-len(buf)+1))
-			p.rep.Truncated = p.rep.Truncated || cut
-			buf = append(buf, d...)
+			d, cut = decodePart(pt, min(MaxDecodedPart, MaxScanText-total+1))
 		case pt.mediaType == "text/html" && !plain:
-			d, cut := decodePart(pt, MaxDecodedPart)
-			p.rep.Truncated = p.rep.Truncated || cut
-			buf = append(buf, stripTags(d)...)
+			d, cut = decodePart(pt, MaxDecodedPart)
+			d = stripTags(d)
 		default:
 			continue
 		}
-		buf = append(buf, '\n')
-		if len(buf) > MaxScanText {
-			buf = buf[:MaxScanText]
-			break
+		p.rep.Truncated = p.rep.Truncated || cut
+		pieces = append(pieces, d)
+		total += len(d) + 1
+	}
+	var buf []byte
+	if len(pieces) == 1 {
+		// One text part, often the body itself: no copy. The text is
+		// only read, never changed.
+		buf = pieces[0]
+	} else {
+		buf = make([]byte, 0, total)
+		for _, d := range pieces {
+			buf = append(buf, d...)
+			buf = append(buf, '\n')
 		}
+	}
+	if len(buf) > MaxScanText {
+		buf = buf[:MaxScanText]
 	}
 	p.text = buf
 	p.lowerText = toLower(buf)
