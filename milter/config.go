@@ -148,3 +148,13 @@ func (c *Config) ourAddress(addr string) bool {
 	}
 	return false
 }
+
+// allOurs reports whether there is at least one address and every one is ours.
+func (c *Config) allOurs(addrs []string) bool {
+	for _, a := range addrs {
+		if !c.ourAddress(a) {
+			return false
+		}
+	}
+	return len(addrs) > 0
+}

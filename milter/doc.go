@@ -8,6 +8,16 @@
 // fails open: an internal error or panic lets the message through unchanged,
 // logged and counted.
 //
+// # Outbound and inbound
+//
+// A message is outbound when the client authenticated (macro {auth_authen}),
+// connected from a trusted network, or over a local socket. Outbound mail is
+// recorded in the ledger and never changed. One exception: a bounce (null or
+// MAILER-DAEMON/postmaster sender) from a trusted or local client whose
+// recipients are all in our domains, such as Postfix's own bounces to local
+// users, is read and explained like an inbound one. Everything else is
+// inbound.
+//
 // # Headers written on inbound bounces
 //
 // Every X-NDR-* header that arrives on inbound mail is deleted first, bounce

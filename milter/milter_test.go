@@ -571,3 +571,30 @@ func (m *mta) sendNoMacros(e envelope) error {
 	}
 	return s.Abort()
 }
+
+func TestBounceFromInside(t *testing.T) {
+	l := openLedger(t, t.TempDir())
+	defer l.Close()
+	if err := l.Put(context.Background(), ledger.Record{MessageID: "mine.1@example.org", Sender: "alice@example.org", Recipients: []string{"ghost@example.org"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, addr := startServer(t, Config{}, l)
+	local := dial(t, newClient(addr), "127.0.0.1")
+	defer local.close()
+	// Postfix's own bounce (internal_mail_filter_classes = bounce) to a user
+	// of ours: trusted client, null sender, our recipient: explained.
+	raw := report("mine.1@example.org", "alice@example.org", "ghost@example.org", "5.1.1", "550 5.1.1 unknown user: ghost")
+	r, err := local.send(envelope{from: "", rcpts: []string{"alice@example.org"}, raw: raw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := checkNDRHeaders(t, raw, r).get("X-NDR-Backscatter"); len(got) != 1 || got[0] != "no; evidence=message-id" {
+		t.Fatalf("our own bounce to our user: X-NDR-Backscatter = %q, want no; evidence=message-id", got)
+	}
+	// The same from inside to an outside sender is outbound mail: unchanged.
+	raw2 := report("theirs.1@remote.example", "stranger@remote.example", "ghost@example.org", "5.1.1", "550 5.1.1 unknown user: ghost")
+	r, err = local.send(envelope{from: "", rcpts: []string{"stranger@remote.example"}, raw: raw2})
+	if err != nil || len(r.mods) != 0 || r.act.Code != gomilter.ActContinue {
+		t.Fatalf("our bounce to an outside sender: %+v %v; want unchanged", r, err)
+	}
+}

@@ -50,7 +50,7 @@ type message struct {
 	queueID  string
 	rcpts    []string
 
-	candidate bool // inbound, and the envelope sender says it may be a bounce
+	candidate bool // not authenticated, and the envelope sender says it may be a bounce
 	messageID string
 	subject   string
 	hasSubj   bool
@@ -175,10 +175,13 @@ func (s *session) MailFrom(from string, m *gomilter.Modifier) (resp gomilter.Res
 		// safe side, since inbound processing only adds headers.
 		s.msg.outbound, s.msg.why = true, "local"
 	}
-	if !s.msg.outbound {
+	// A bounce may come from a trusted or local client too: Postfix's own
+	// bounces (internal_mail_filter_classes = bounce) or an internal relay's.
+	// It is kept for parsing; end of message decides by its recipients.
+	if s.msg.why != "auth" {
 		s.msg.candidate = s.msg.from == "" || isReportSender(s.msg.from)
-		s.msg.counts = make(map[string]int)
 	}
+	s.msg.counts = make(map[string]int)
 	return gomilter.RespContinue, nil
 }
 
@@ -224,7 +227,7 @@ func (s *session) Header(name string, value string, m *gomilter.Modifier) (resp 
 	if lname == "message-id" && msg.messageID == "" {
 		msg.messageID = ledger.NormalizeMessageID(value)
 	}
-	if msg.outbound {
+	if msg.outbound && !msg.candidate {
 		return gomilter.RespContinue, nil
 	}
 	switch {
@@ -309,6 +312,11 @@ func (s *session) Body(m *gomilter.Modifier) (resp gomilter.Response, err error)
 	}
 	if q := m.Macros["i"]; q != "" {
 		msg.queueID = q
+	}
+	if msg.outbound && msg.candidate && msg.cfg.allOurs(msg.rcpts) {
+		// A bounce from inside (Postfix's own, or an internal server's) to
+		// our own users: it is explained like one from outside.
+		msg.outbound = false
 	}
 	if msg.outbound {
 		s.srv.metrics.Messages.WithLabelValues("outbound").Inc()
