@@ -68,3 +68,14 @@ func BenchmarkExplainCorpus(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 }
+
+// BenchmarkLoad is the cost of reading and compiling the built-in rules
+// (start-up and reload).
+func BenchmarkLoad(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := Load(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

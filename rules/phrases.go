@@ -56,11 +56,9 @@ func newPhraseSet(phrases []string) *phraseSet {
 			if t < 0 {
 				t = int32(len(out))
 				out = append(out, nil)
-				row := make([]int32, width)
-				for j := range row {
-					row[j] = -1
+				for j := 0; j < width; j++ {
+					next = append(next, -1)
 				}
-				next = append(next, row...)
 				next[int(s)*width+c] = t
 			}
 			s = t
