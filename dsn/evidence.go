@@ -96,6 +96,9 @@ func bounceEvidence(h header, lowerText []byte) int {
 			break
 		}
 	}
+	if sender && subject {
+		return 2 // the text need not be read
+	}
 	text := false
 	for _, w := range bouncePhrases {
 		if containsString(lowerText, w) {

@@ -106,7 +106,7 @@ func separatorLines(lowerText []byte) []int {
 			ls := bytes.LastIndexByte(lowerText[:k], '\n') + 1
 			line, next := nextLine(lowerText, ls)
 			i = next
-			if len(line) > maxSeparatorLine {
+			if len(line) > maxSeparatorLine || !mayBeSeparator(line) {
 				continue
 			}
 			for _, sep := range originalSeparators {
@@ -191,4 +191,16 @@ var originalSeparators = []string{
 	"message header follows",
 	"content-type: message/rfc822",
 	"content-type: text/rfc822-headers",
+}
+
+// mayBeSeparator says cheaply whether a line holds a word that every
+// original-message separator has besides "message" or "header", before
+// the separators are tried one by one.
+func mayBeSeparator(line []byte) bool {
+	for _, w := range [...]string{"original", "copy", "follow", "below", "unsent", "undelivered", "returned", "forwarded", "content-type", "header"} {
+		if containsString(line, w) {
+			return true
+		}
+	}
+	return false
 }
