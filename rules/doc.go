@@ -43,6 +43,8 @@
 // regular expressions and unknown template placeholders, naming the file and
 // the rule.
 //
+// example-local.yaml in this directory is a small, tested example.
+//
 // # Order of the built-in rules
 //
 // The built-in rules follow the order in which Sisimai (whose reasons the

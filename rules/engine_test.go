@@ -476,3 +476,26 @@ func TestLargeReceivers(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleLocalRules keeps the shipped example valid and working.
+func TestExampleLocalRules(t *testing.T) {
+	e, err := Load("example-local.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := e.Classify(Input{Action: "failed", Status: "5.1.1", Diagnostic: "550 5.1.1 account parked until June",
+		RemoteMTA: "gw.example.org", Recipient: "kay@example.org"})
+	if v.Rule != "example-gateway-parked-accounts" || v.HardBounce || v.Explanation != "kay@example.org is parked by gw.example.org (5.1.1): the person is away." {
+		t.Errorf("parked account: %+v", v)
+	}
+	v = e.Classify(Input{Action: "delayed", ReplyCode: "451", Diagnostic: "451 4.7.1 greylisted, try again later"})
+	if v.Rule != "example-partner-greylisting" || v.Owner != OwnerNone || v.Permanent {
+		t.Errorf("greylisting: %+v", v)
+	}
+	if v := e.Lookup("5.2.2"); !strings.Contains(v.Fix, "helpdesk.example.org") {
+		t.Errorf("local reason default not used: %+v", v)
+	}
+	if v := e.Lookup("5.1.1"); v.Rule != "ms-5.1.1" {
+		t.Errorf("built-in rule lost: %+v", v)
+	}
+}
