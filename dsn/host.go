@@ -13,7 +13,7 @@ import (
 // recipient", "Giving up on 192.0.2.1". "" when it names none.
 func findRemoteHost(d string) string {
 	l := lowerString(d)
-	for _, w := range [...]string{"host ", "while talking to ", "connected to ", "giving up on ", "remote server ", "remote mta "} {
+	for _, w := range [...]string{"host ", "while talking to ", "connected to ", "connect to ", "giving up on ", "remote server ", "remote mta "} {
 		for from := 0; from < len(l); {
 			k := strings.Index(l[from:], w)
 			if k < 0 {

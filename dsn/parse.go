@@ -200,6 +200,9 @@ func (p *parser) finish(fallbackAction string) {
 		if rc.Command == "" {
 			rc.Command = findCommand(rc.Diagnostic)
 		}
+		if rc.RemoteMTA == "" {
+			rc.RemoteMTA = findRemoteHost(rc.Diagnostic)
+		}
 	}
 	settleKinds(r, fallbackAction)
 	if r.ReportingMTA == "" {

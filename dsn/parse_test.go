@@ -168,6 +168,23 @@ var fixtures = []struct {
 		},
 	},
 	{
+		// Success: the report's kind is its most significant record.
+		file: "delivered.eml", kind: KindDelivered, format: "rfc3464", reportingMTA: "mx.example.com",
+		messageID: "signed-9@example.com", from: "rita@example.com", subject: "contract signed",
+		recipients: []wantRecipient{
+			{"sven@example.net", "delivered", "2.0.0", "250", "mx.example.net", "", "queued as"},
+			{"tom@legacy.example", "relayed", "2.0.0", "250", "relay.legacy.example", "", "does not report"},
+		},
+	},
+	{
+		// X-Postfix diagnostic type, folded; the host from "connect to".
+		file: "delay.eml", kind: KindDelay, format: "rfc3464", reportingMTA: "mail.example.org",
+		messageID: "minutes-3@example.org", from: "ursula@example.org", subject: "minutes",
+		recipients: []wantRecipient{
+			{"victor@slow.example", "delayed", "4.4.1", "", "mx.slow.example", "", "connect to mx.slow.example[192.0.2.150]:25: Connection timed out"},
+		},
+	},
+	{
 		file: "arf.eml", kind: KindFeedback, format: "arf", reportingMTA: "mx.isp.example.net",
 		messageID: "sale-2026@example.com", from: "news@example.com", subject: "Summer sale", sender: "news@example.com",
 		recipients: []wantRecipient{{address: "gina@isp.example.net"}},
