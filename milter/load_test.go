@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -36,9 +37,11 @@ func rssKB() int64 {
 	return -1
 }
 
+// heapAfterGC collects garbage, returns freed memory to the OS (so that RSS
+// figures compare), and reports the live heap.
 func heapAfterGC() uint64 {
 	runtime.GC()
-	runtime.GC()
+	debug.FreeOSMemory()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
