@@ -11,7 +11,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -198,14 +197,10 @@ type postfixConfig struct {
 // startPostfix configures and starts a private Postfix instance.
 func startPostfix(t testing.TB, cfg postfixConfig) *postfix {
 	t.Helper()
-	if _, err := exec.LookPath("postfix"); err != nil {
-		if _, err := os.Stat("/usr/sbin/postfix"); err != nil {
-			t.Fatalf("postfix is not installed: run scripts/deps (or make deps)")
-		}
-	}
 	if os.Geteuid() != 0 {
 		t.Skip("a private Postfix instance needs root (master runs as root and drops to mail_owner)")
 	}
+	installDeps(t)
 	// Postfix's daemons run as mail_owner and must traverse every parent of
 	// the queue: t.TempDir's 0700 directories would lock them out.
 	dir, err := os.MkdirTemp("", "ndrmilter-e2e-postfix-")
@@ -379,6 +374,34 @@ func deployMainCf(milter string) ([]string, error) {
 		return nil, fmt.Errorf("deploy/postfix/main.cf: no smtpd_milters = inet:127.0.0.1:8891 to point at the test milter")
 	}
 	return out, nil
+}
+
+var depsOnce sync.Once
+
+// installDeps runs scripts/deps (apt-get, non-interactive) once when Postfix,
+// smtp-source or saslpasswd2 is missing, so that the suite runs on a fresh
+// machine without "make deps" first.
+func installDeps(t testing.TB) {
+	t.Helper()
+	missing := false
+	for _, c := range []string{"postfix", "postconf", "saslpasswd2"} {
+		if _, err := exec.LookPath(c); err != nil {
+			if _, err := os.Stat("/usr/sbin/" + c); err != nil {
+				missing = true
+			}
+		}
+	}
+	if !missing {
+		return
+	}
+	var out []byte
+	var err error
+	depsOnce.Do(func() {
+		out, err = exec.Command(filepath.Join("..", "..", "scripts", "deps")).CombinedOutput()
+	})
+	if err != nil {
+		t.Fatalf("Postfix or the SASL tools are missing and scripts/deps failed: %v\n%s", err, out)
+	}
 }
 
 // smtpGreets reports whether an SMTP server at addr sends a 220 greeting.
@@ -702,11 +725,4 @@ func (env *e2eEnv) RestartMilter(t *testing.T, flags ...string) {
 // uniqueID returns a Message-ID local part unique to this run.
 func uniqueID(tag string) string {
 	return fmt.Sprintf("%s.%d.%d@client.e2e.test", tag, time.Now().UnixNano(), os.Getpid())
-}
-
-// ctx returns a bounded context for a test step.
-func stepContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
 }
