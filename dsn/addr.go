@@ -49,6 +49,16 @@ func cleanAddress(a string) string {
 			a = a[lt+1:]
 		}
 	}
+	if strings.HasPrefix(a, `"`) {
+		// A quoted local part (RFC 5321 section 4.1.2): "a..b"@example.com.
+		if q := strings.Index(a[1:], `"@`); q >= 0 {
+			end := 1 + q + 2
+			for end < len(a) && (isAlpha(a[end]) || isDigit(a[end]) || a[end] == '.' || a[end] == '-' || a[end] == '_' || a[end] >= 0x80) {
+				end++
+			}
+			return validUTF8(strings.TrimRight(a[:end], "."))
+		}
+	}
 	if sp := strings.IndexAny(a, " \t("); sp > 0 && strings.IndexByte(a[:sp], '@') > 0 {
 		a = a[:sp]
 	}

@@ -97,6 +97,15 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 			if sp > 0 {
 				rest = bytes.TrimLeft(t[sp:], " \t:")
 			}
+			// "x@example.com <y@example.net>: ...": a display form, the
+			// address is the one in angle brackets.
+			if len(rest) > 0 && rest[0] == '<' {
+				if gt := bytes.IndexByte(rest, '>'); gt > 0 {
+					if b := cleanAddress(string(rest[1:gt])); plausibleAddress(b) {
+						return b, bytes.TrimLeft(rest[gt+1:], " \t:"), lineAddress
+					}
+				}
+			}
 			return a, rest, lineAddress
 		}
 	}

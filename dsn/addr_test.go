@@ -1,0 +1,67 @@
+package dsn
+
+import "testing"
+
+func TestRecipientAddress(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"rfc822; user@example.com", "user@example.com"},
+		{"RFC822;<User@Example.COM>", "User@Example.COM"},
+		{`rfc822; "a..b"@example.org`, `"a..b"@example.org`},
+		{`utf-8; \x{7528}\x{6237}@example.org`, "用户@example.org"},
+		{"rfc822; user+2Btag@example.com", "user+tag@example.com"},
+		{"rfc822; user+tag@example.com", "user+tag@example.com"},
+		{"rfc822; user@example.com (Real Name)", "user@example.com"},
+	} {
+		if got := recipientAddress(c.in); got != c.want {
+			t.Errorf("recipientAddress(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestRecipientLine(t *testing.T) {
+	for _, c := range []struct {
+		line, addr, rest string
+		kind             int
+	}{
+		{"<bob@example.net>: host mx[192.0.2.1] said: 550", "bob@example.net", "host mx[192.0.2.1] said: 550", lineAddress},
+		{"bob@example.net", "bob@example.net", "", lineAddress},
+		{"* bob@example.net", "bob@example.net", "", lineAddress},
+		{"x@example.com <y@example.net>: malformed address", "y@example.net", "malformed address", lineAddress},
+		{"Recipient address: bob@example.net", "bob@example.net", "", lineLabelled},
+		{">>> RCPT To:<bob@example.net>", "bob@example.net", "", lineTranscript},
+		{"Delivery failed 20 attempts: bob@example.net", "bob@example.net", "", lineSentence},
+		{"Please contact <postmaster@example.net>, thank you", "", "", lineNone},
+		{"no address here", "", "", lineNone},
+	} {
+		t.Run(c.line, func(t *testing.T) {
+			a, rest, kind := recipientLine([]byte(c.line), toLower([]byte(c.line)))
+			if a != c.addr || string(rest) != c.rest || kind != c.kind {
+				t.Errorf("got %q %q kind %d, want %q %q kind %d", a, rest, kind, c.addr, c.rest, c.kind)
+			}
+		})
+	}
+}
+
+func TestCodes(t *testing.T) {
+	for _, c := range []struct{ diag, field, status, reply string }{
+		{"550 5.1.1 <a@example.com>: User unknown", "", "5.1.1", "550"},
+		{"450 4.7.1 Access denied", "4.4.7", "4.7.1", "450"},
+		{"554 4.4.7 expired <421 4.4.2 Connection timed out>", "4.4.7", "4.4.2", "554"},
+		{"5.1.0 - Unknown address error 550-'5.2.2 mailbox full'", "5.0.0", "5.2.2", "550"},
+		{"host 192.0.2.5.1.1 said no", "", "", ""},
+		{"engine=2.50.10432:5.13.68", "", "", ""},
+		{"message size 552 bytes over the limit", "", "", ""},
+		{"Sorry, no mailbox here by that name. (#5.1.1)", "", "5.1.1", ""},
+	} {
+		s := diagnosticStatus(c.diag, c.field)
+		if s == "" {
+			s = c.field
+		}
+		if s != c.status {
+			t.Errorf("status of %q (field %q) = %q, want %q", c.diag, c.field, s, c.status)
+		}
+		if r := findReplyCode(c.diag); r != c.reply {
+			t.Errorf("reply code of %q = %q, want %q", c.diag, r, c.reply)
+		}
+	}
+}
