@@ -54,22 +54,48 @@ func headerBlockStart(text []byte) int {
 	for i := 0; i < len(text); {
 		line, next := nextLine(text, i)
 		if isCopiedField(line) && next < len(text) {
-			n, j := 0, next
-			for n < 2 && j < len(text) {
+			// Read the block: at least three lines, and one field that a
+			// summary of the message ("To:", "Subject:", "Date:") would
+			// not have.
+			n, strong, j := 1, !isSummaryField(line), next
+			for n < maxBlockProbe && j < len(text) {
 				nl, nn := nextLine(text, j)
 				if len(nl) == 0 || !(nl[0] == ' ' || nl[0] == '\t' || isHeaderLine(nl)) {
 					break
 				}
+				if nl[0] != ' ' && nl[0] != '\t' && !isSummaryField(nl) {
+					strong = true
+				}
 				n++
 				j = nn
 			}
-			if n == 2 {
+			if n >= 3 && strong {
 				return i
 			}
 		}
 		i = next
 	}
 	return -1
+}
+
+// maxBlockProbe is how many lines of a candidate header block are read.
+const maxBlockProbe = 12
+
+// isSummaryField says whether a header line is one that reports quote to
+// describe the message (To, Cc, From, Date, Subject, Sent), as opposed to
+// a field only a copy of the header has (Received, Message-ID...).
+func isSummaryField(line []byte) bool {
+	colon := bytes.IndexByte(line, ':')
+	if colon <= 0 {
+		return false
+	}
+	name := bytes.TrimSpace(line[:colon])
+	for _, f := range [...]string{"to", "cc", "from", "date", "subject", "sent"} {
+		if equalFoldString(name, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // isCopiedField says whether line is a field of copiedFields.
