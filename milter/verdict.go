@@ -3,7 +3,7 @@ package milter
 import (
 	"context"
 	"errors"
-	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,24 +52,22 @@ const (
 	maxReceived       = 20
 )
 
-// receivedID finds the queue id in a Received header value: "... id 4dLm2x0Q1Rz9 ..."
-// (RFC 5321 section 4.4, the "id" clause).
-var receivedID = regexp.MustCompile(`(?i)(?:^|[\s;(])id\s+<?([A-Za-z0-9][A-Za-z0-9._-]{4,63})>?`)
-
-// queueIDs returns the distinct queue ids named in the Received lines.
+// queueIDs returns the distinct queue ids named in the Received lines: the
+// word after "id" (RFC 5321 section 4.4, the "id" clause), e.g.
+// "... with ESMTPSA id 4dLm2x0Q1Rz9 for <b@c>; ...".
 func queueIDs(received []string) []string {
 	var ids []string
 	for i, r := range received {
 		if i == maxReceived {
 			break
 		}
-		for _, m := range receivedID.FindAllStringSubmatch(r, 2) {
-			id := m[1]
-			dup := false
-			for _, x := range ids {
-				dup = dup || x == id
+		for n := 0; n < 2; n++ {
+			id, rest := nextReceivedID(r)
+			if id == "" {
+				break
 			}
-			if !dup {
+			r = rest
+			if !slices.Contains(ids, id) {
 				ids = append(ids, id)
 			}
 		}
@@ -78,6 +76,47 @@ func queueIDs(received []string) []string {
 		}
 	}
 	return ids
+}
+
+// nextReceivedID finds the next "id ID" clause in r and returns ID (without
+// angle brackets, 5 to 64 characters of [A-Za-z0-9._-]) and the rest of r.
+func nextReceivedID(r string) (string, string) {
+	for i := 0; i+3 < len(r); i++ {
+		if (r[i] != 'i' && r[i] != 'I') || (r[i+1] != 'd' && r[i+1] != 'D') {
+			continue
+		}
+		if i > 0 && !strings.ContainsRune(" \t\r\n;(", rune(r[i-1])) {
+			continue
+		}
+		j := i + 2
+		if r[j] != ' ' && r[j] != '\t' && r[j] != '\n' && r[j] != '\r' {
+			continue
+		}
+		for j < len(r) && (r[j] == ' ' || r[j] == '\t' || r[j] == '\n' || r[j] == '\r') {
+			j++
+		}
+		if j < len(r) && r[j] == '<' {
+			j++
+		}
+		k := j
+		for k < len(r) && k-j <= 64 && isIDChar(r[k], k == j) {
+			k++
+		}
+		if n := k - j; n >= 5 && n <= 64 {
+			return r[j:k], r[k:]
+		}
+	}
+	return "", ""
+}
+
+func isIDChar(c byte, first bool) bool {
+	switch {
+	case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		return true
+	case c == '.' || c == '_' || c == '-':
+		return !first
+	}
+	return false
 }
 
 // judge decides whether a bounce is backscatter. bounceRcpts are the
