@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/ndrmilter/ndrmilter/milter/ledger"
 )
 
@@ -23,10 +21,10 @@ const ledgerUsage = `usage:
   ndrmilter ledger import [flags] FILE...    record the mail Postfix logs show leaving (plain or .gz; "-" is stdin)
   ndrmilter ledger lookup [flags] ID         what the ledger knows of a Message-ID (or a queue id)
   ndrmilter ledger stats [flags]             how many records, oldest and newest
-flags (all subcommands):
-  --data DIR      data directory of the embedded (bbolt) ledger
+flags (all subcommands; the defaults are serve's):
+  --data DIR      data directory of the embedded (bbolt) ledger (default /var/lib/ndrmilter)
   --ledger SPEC   bolt:PATH, redis://HOST:PORT/DB or rediss://... (default: bbolt in --data)
-  --config FILE   the serve configuration file (data_dir, ledger, domains, retention)
+  --config FILE   serve's configuration file: its data, ledger, domains and retention
   --json          machine-readable output
 import only:
   --domain D      import only mail whose envelope sender is in domain D (repeatable; default: the
@@ -67,7 +65,7 @@ type ledgerFlags struct {
 
 func newLedgerFlags(name string) *ledgerFlags {
 	lf := &ledgerFlags{fs: flag.NewFlagSet("ledger "+name, flag.ContinueOnError)}
-	lf.fs.StringVar(&lf.data, "data", "", "data `DIR` of the embedded ledger")
+	lf.fs.StringVar(&lf.data, "data", "", "data `DIR` of the embedded ledger (default /var/lib/ndrmilter)")
 	lf.fs.StringVar(&lf.spec, "ledger", "", "ledger `SPEC`: bolt:PATH, redis://... (default: bbolt in --data)")
 	lf.fs.StringVar(&lf.config, "config", "", "serve configuration `FILE` (YAML)")
 	lf.fs.BoolVar(&lf.asJSON, "json", false, "machine-readable output")
@@ -91,18 +89,9 @@ func (lf *ledgerFlags) parse(args []string) ([]string, error) {
 	}
 }
 
-// ledgerFileConfig is the part of the serve configuration file the ledger
-// commands read. Unknown keys are ignored: the file belongs to serve.
-type ledgerFileConfig struct {
-	DataDir   string   `yaml:"data_dir"`
-	Data      string   `yaml:"data"`
-	Ledger    string   `yaml:"ledger"`
-	Domains   []string `yaml:"domains"`
-	Retention string   `yaml:"retention"`
-}
-
-// resolved is where the ledger is and how long it keeps records, after the
-// config file and the flags (which win).
+// resolved is where the ledger is and how long it keeps records: serve's
+// defaults, then the configuration file (read exactly as serve reads it),
+// then the flags.
 type resolved struct {
 	dataDir   string
 	spec      string
@@ -111,28 +100,13 @@ type resolved struct {
 }
 
 func (lf *ledgerFlags) resolve() (resolved, error) {
-	var r resolved
+	c := defaultServeConfig()
 	if lf.config != "" {
-		b, err := os.ReadFile(lf.config)
-		if err != nil {
-			return r, err
-		}
-		var fc ledgerFileConfig
-		if err := yaml.Unmarshal(b, &fc); err != nil {
-			return r, fmt.Errorf("%s: %v", lf.config, err)
-		}
-		r.dataDir, r.spec, r.domains = fc.DataDir, fc.Ledger, fc.Domains
-		if r.dataDir == "" {
-			r.dataDir = fc.Data
-		}
-		if fc.Retention != "" {
-			d, err := parseRetention(fc.Retention)
-			if err != nil {
-				return r, fmt.Errorf("%s: retention: %v", lf.config, err)
-			}
-			r.retention = d
+		if err := loadConfigFile(lf.config, &c); err != nil {
+			return resolved{}, err
 		}
 	}
+	r := resolved{dataDir: c.Data, spec: c.Ledger, domains: c.Domains, retention: time.Duration(c.Retention)}
 	if lf.data != "" {
 		r.dataDir = lf.data
 	}
@@ -149,19 +123,6 @@ func (lf *ledgerFlags) resolve() (resolved, error) {
 		r.retention = 30 * 24 * time.Hour
 	}
 	return r, nil
-}
-
-// parseRetention reads a Go duration or a number of days ("30d").
-func parseRetention(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if strings.HasSuffix(s, "d") {
-		var days int
-		if _, err := fmt.Sscanf(strings.TrimSuffix(s, "d"), "%d", &days); err != nil || days <= 0 {
-			return 0, fmt.Errorf("expected a number of days like 30d or a duration like 720h, got %q", s)
-		}
-		return time.Duration(days) * 24 * time.Hour, nil
-	}
-	return time.ParseDuration(s)
 }
 
 func (r resolved) open() (ledger.Ledger, error) {

@@ -132,8 +132,13 @@ func TestLedgerImportLookupStats(t *testing.T) {
 
 func TestLedgerImportErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, code := captureStdout(t, func() int { return runLedger([]string{"import", filepath.Join(dir, "x.log")}) }); code != 2 {
-		t.Errorf("import without --data/--ledger/--config: exit %d, want 2", code)
+	if _, code := captureStdout(t, func() int { return runLedger([]string{"import", "--data", dir}) }); code != 2 {
+		t.Errorf("import without a file: exit %d, want 2", code)
+	}
+	if _, code := captureStdout(t, func() int {
+		return runLedger([]string{"stats", "--ledger", "memcached://127.0.0.1:1"})
+	}); code != 1 {
+		t.Errorf("stats with an unknown ledger spec: exit %d, want 1", code)
 	}
 	if _, code := captureStdout(t, func() int {
 		return runLedger([]string{"import", "--data", dir, filepath.Join(dir, "missing.log")})
@@ -145,7 +150,7 @@ func TestLedgerImportErrors(t *testing.T) {
 	}
 	// The config file supplies the data directory and the domain filter.
 	cfg := filepath.Join(dir, "ndrmilter.yaml")
-	os.WriteFile(cfg, []byte("data_dir: "+filepath.Join(dir, "d")+"\ndomains: [elsewhere.test]\nretention: 7d\nlisten: inet:127.0.0.1:8891\n"), 0o644)
+	os.WriteFile(cfg, []byte("data: "+filepath.Join(dir, "d")+"\ndomains: [elsewhere.test]\nretention: 7d\nlisten: inet:127.0.0.1:8891\n"), 0o644)
 	log := filepath.Join(dir, "mail.log")
 	os.WriteFile(log, []byte(importLog(time.Now())), 0o644)
 	out, code := captureStdout(t, func() int { return runLedger([]string{"import", "--config", cfg, "--json", log}) })
@@ -153,5 +158,13 @@ func TestLedgerImportErrors(t *testing.T) {
 	json.Unmarshal([]byte(out), &sum)
 	if code != 0 || sum.New != 0 || sum.Skipped != 3 {
 		t.Errorf("import with a config whose domain is elsewhere.test: exit %d, %+v, want nothing imported, 3 skipped", code, sum)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "d", "ledger.db")); err != nil {
+		t.Errorf("the config's data directory was not used: %v", err)
+	}
+	// A key serve does not know is an error, as it is for serve.
+	os.WriteFile(cfg, []byte("data_dir: /nowhere\n"), 0o644)
+	if _, code := captureStdout(t, func() int { return runLedger([]string{"stats", "--config", cfg}) }); code != 2 {
+		t.Errorf("config with an unknown key: exit %d, want 2", code)
 	}
 }
