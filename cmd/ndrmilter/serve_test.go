@@ -298,3 +298,40 @@ func hasHeader(mods []gomilter.ModifyAction, name, value string) bool {
 	}
 	return false
 }
+
+func TestListenUnixSocket(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ndrmilter.sock")
+	ln, err := listen("unix", path, "0640")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o640 || fi.Mode()&os.ModeSocket == 0 {
+		t.Fatalf("socket %v mode %v, want a socket with 0640", err, fi.Mode())
+	}
+	// In use: refused.
+	if _, err := listen("unix", path, "0660"); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("second listen on a live socket: %v", err)
+	}
+	// Left over from a dead process: replaced. (Close would remove the
+	// file; unlink-on-close is turned off to leave it behind.)
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	ln2, err := listen("unix", path, "0660")
+	if err != nil {
+		t.Fatalf("listen over a stale socket: %v", err)
+	}
+	ln2.Close()
+	// A regular file is never removed.
+	file := filepath.Join(t.TempDir(), "not-a-socket")
+	os.WriteFile(file, []byte("x"), 0o600)
+	if _, err := listen("unix", file, "0660"); err == nil {
+		t.Fatal("listen over a regular file succeeded")
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Fatal("the regular file was removed")
+	}
+	if code := serveMain([]string{"--help"}, io.Discard); code != 0 {
+		t.Fatalf("serve --help exits %d, want 0", code)
+	}
+}
