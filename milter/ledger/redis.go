@@ -40,6 +40,8 @@ import (
 //	tls_ca=PATH         PEM file of the CA that signed the server's certificate (rediss://)
 //	tls_server_name=N   name to check in the server's certificate (rediss://)
 //	pool_size=N         connections per node (default 10 per CPU)
+//	lookup_timeout=D    deadline of each lookup, e.g. 80ms (default: Options.LookupTimeout, 50 ms)
+//	write_timeout=D     deadline of each write, e.g. 2s (default: Options.WriteTimeout, 1 s)
 //
 // A port left out means 6379. Timeouts come from o: each lookup is bounded by
 // o.LookupTimeout and each write by o.WriteTimeout, on the socket and in the
@@ -51,6 +53,12 @@ func OpenRedis(rawURL string, o Options) (Ledger, error) {
 		return nil, err
 	}
 	uo := cfg.opts
+	if cfg.lookupTimeout > 0 {
+		o.LookupTimeout = cfg.lookupTimeout
+	}
+	if cfg.writeTimeout > 0 {
+		o.WriteTimeout = cfg.writeTimeout
+	}
 	// Fail fast: a call never takes longer than its own deadline (the context
 	// deadline reaches the socket), and the ceilings below only matter for
 	// calls without a deadline.
@@ -100,6 +108,9 @@ type redisURL struct {
 	// checks the certificate against the host it dials (cluster nodes and
 	// Sentinel-announced masters have names of their own).
 	tlsNameFixed bool
+	// lookupTimeout and writeTimeout override Options when set, so that
+	// the one ledger spec (flag or config file) can tune a remote Redis.
+	lookupTimeout, writeTimeout time.Duration
 }
 
 // dialer connects to addr within ctx's deadline, TLS handshake included
@@ -227,8 +238,18 @@ func parseRedisURL(raw string) (redisURL, error) {
 				return zero, fmt.Errorf("ledger: redis URL %q: pool_size=%q: expected a positive number", redact(raw), v)
 			}
 			uo.PoolSize = n
+		case "lookup_timeout", "write_timeout":
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 || d > time.Minute {
+				return zero, fmt.Errorf("ledger: redis URL %q: %s=%q: expected a duration from 1ms to 1m, such as 80ms", redact(raw), name, v)
+			}
+			if name == "lookup_timeout" {
+				cfg.lookupTimeout = d
+			} else {
+				cfg.writeTimeout = d
+			}
 		default:
-			return zero, fmt.Errorf("ledger: redis URL %q: unknown parameter %q: expected addr, cluster, master_name, sentinel_password, db, prefix, tls_ca, tls_server_name or pool_size", redact(raw), name)
+			return zero, fmt.Errorf("ledger: redis URL %q: unknown parameter %q: expected addr, cluster, master_name, sentinel_password, db, prefix, tls_ca, tls_server_name, pool_size, lookup_timeout or write_timeout", redact(raw), name)
 		}
 	}
 	if len(addrs) == 0 {

@@ -13,6 +13,12 @@ import (
 	"github.com/ndrmilter/ndrmilter/internal/redistest"
 )
 
+// functional are the options of the tests of what the ledger stores and
+// finds (not of its deadlines): the default retention, and deadlines that a
+// lookup does not miss on a loaded test machine (the production 50 ms is
+// sometimes missed here at load 14 on 2 cores; the deadline tests use it).
+var functional = Options{LookupTimeout: time.Second, WriteTimeout: 5 * time.Second}
+
 // openTestRedis opens the ledger on url and closes it at the end of the test.
 func openTestRedis(t *testing.T, url string, o Options) Ledger {
 	t.Helper()
@@ -98,12 +104,12 @@ func checkPutLookup(t *testing.T, l Ledger, n int) {
 // TestRedisConformance runs the behaviour every ledger shares.
 func TestRedisConformance(t *testing.T) {
 	srv := redistest.Start(t)
-	testLedger(t, openTestRedis(t, srv.URL(), Options{}))
+	testLedger(t, openTestRedis(t, srv.URL(), functional))
 }
 
 func TestRedisPutLookup(t *testing.T) {
 	srv := redistest.Start(t)
-	l := openTestRedis(t, srv.URL(), Options{})
+	l := openTestRedis(t, srv.URL(), functional)
 	checkPutLookup(t, l, 20)
 
 	ctx := context.Background()
@@ -137,7 +143,7 @@ func TestRedisPutLookup(t *testing.T) {
 		}
 	}
 	// Two ledgers with different prefixes on one server do not see each other.
-	other := openTestRedis(t, srv.URL()+"?prefix=other:", Options{})
+	other := openTestRedis(t, srv.URL()+"?prefix=other:", functional)
 	if _, err := other.ByQueueID(ctx, "4QNOID"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("prefix=other: sees the default prefix's record: %v", err)
 	}
@@ -148,7 +154,7 @@ func TestRedisPutLookup(t *testing.T) {
 func TestRedisExpiry(t *testing.T) {
 	srv := redistest.Start(t)
 	const retention = 2 * time.Second
-	l := openTestRedis(t, srv.URL(), Options{Retention: retention})
+	l := openTestRedis(t, srv.URL(), Options{Retention: retention, LookupTimeout: functional.LookupTimeout, WriteTimeout: functional.WriteTimeout})
 	ctx := context.Background()
 	r := Record{MessageID: "ttl@example.org", QueueID: "4QTTL", Sender: "s@example.org", Recipients: []string{"r@example.net"}, Time: time.Now()}
 	if err := l.Put(ctx, r); err != nil {
@@ -188,6 +194,26 @@ func TestRedisExpiry(t *testing.T) {
 	}
 }
 
+// Timing bounds of the deadline tests. A single call may overrun its
+// deadline by the scheduling delay of a loaded machine (the 2 shared cores
+// here reach load 14), up to callSlack; the median call must end within
+// medianSlack of it. A call that waited for a socket timeout instead of its
+// own deadline (seconds by go-redis default) fails both.
+const (
+	callSlack   = 100 * time.Millisecond
+	medianSlack = 15 * time.Millisecond
+)
+
+// checkMedian fails the test if the median of ds is over limit+medianSlack.
+func checkMedian(t *testing.T, what string, ds []time.Duration, limit time.Duration) {
+	t.Helper()
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	if med := s[len(s)/2]; med > limit+medianSlack {
+		t.Fatalf("%s: median %v over the deadline %v (all: %v)", what, med, limit, s)
+	}
+}
+
 // timed runs f and returns how long it took.
 func timed(f func()) time.Duration {
 	start := time.Now()
@@ -201,7 +227,7 @@ func timed(f func()) time.Duration {
 func TestRedisDownAndBack(t *testing.T) {
 	srv := redistest.Start(t)
 	o := Options{LookupTimeout: 50 * time.Millisecond, WriteTimeout: 200 * time.Millisecond}
-	const slack = 50 * time.Millisecond
+	const slack = callSlack
 	l := openTestRedis(t, srv.URL(), o)
 	ctx := context.Background()
 	r := Record{MessageID: "up@example.org", QueueID: "4QUP", Sender: "s@example.org", Recipients: []string{"r@example.net"}}
@@ -211,6 +237,7 @@ func TestRedisDownAndBack(t *testing.T) {
 
 	srv.Stop()
 	var worst time.Duration
+	var lookups []time.Duration
 	for i := range 20 {
 		var err error
 		d := timed(func() { _, err = l.ByMessageID(ctx, "up@example.org") })
@@ -221,6 +248,7 @@ func TestRedisDownAndBack(t *testing.T) {
 			t.Fatalf("lookup %d with Redis down took %v, deadline %v", i, d, o.LookupTimeout)
 		}
 		worst = max(worst, d)
+		lookups = append(lookups, d)
 		d = timed(func() { _, err = l.SentTo(ctx, "s@example.org", "r@example.net") })
 		if err == nil || d > o.LookupTimeout+slack {
 			t.Fatalf("SentTo %d with Redis down: %v after %v", i, err, d)
@@ -234,6 +262,7 @@ func TestRedisDownAndBack(t *testing.T) {
 			t.Fatalf("Put %d with Redis down: %v after %v", i, err, d)
 		}
 	}
+	checkMedian(t, "lookups with Redis down", lookups, o.LookupTimeout)
 	t.Logf("slowest lookup with Redis down: %v", worst)
 
 	// A ledger opened while Redis is down opens at once and fails per call.
@@ -275,29 +304,42 @@ func TestRedisDownAndBack(t *testing.T) {
 func TestRedisSlow(t *testing.T) {
 	srv := redistest.Start(t)
 	o := Options{LookupTimeout: 50 * time.Millisecond, WriteTimeout: 200 * time.Millisecond}
-	const slack = 50 * time.Millisecond
+	const slack = callSlack
 	l := openTestRedis(t, srv.URL(), o)
 	ctx := context.Background()
 	r := Record{MessageID: "slow@example.org", Sender: "s@example.org", Recipients: []string{"r@example.net"}}
 	if err := l.Put(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := srv.Cmd("CLIENT", "PAUSE", "1500", "ALL"); err != nil || out != "OK" {
+	if out, err := srv.Cmd("CLIENT", "PAUSE", "2500", "ALL"); err != nil || out != "OK" {
 		t.Fatalf("CLIENT PAUSE: %v %s", err, out)
 	}
-	for i := range 5 {
+	var lookups, puts []time.Duration
+	for i := range 9 {
 		var err error
 		d := timed(func() { _, err = l.ByMessageID(ctx, "slow@example.org") })
 		if err == nil || !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(err.Error(), "timeout") {
 			t.Fatalf("lookup %d on a paused Redis: err = %v, want a timeout", i, err)
 		}
-		if d < o.LookupTimeout/2 || d > o.LookupTimeout+slack {
+		if d < o.LookupTimeout || d > o.LookupTimeout+slack {
 			t.Fatalf("lookup %d on a paused Redis took %v, want about the deadline %v", i, d, o.LookupTimeout)
 		}
-		d = timed(func() { err = l.Put(ctx, r) })
-		if err == nil || d > o.WriteTimeout+slack {
-			t.Fatalf("Put %d on a paused Redis: %v after %v", i, err, d)
+		lookups = append(lookups, d)
+		if i%3 == 0 {
+			d = timed(func() { err = l.Put(ctx, r) })
+			if err == nil || d < o.WriteTimeout || d > o.WriteTimeout+slack {
+				t.Fatalf("Put %d on a paused Redis: %v after %v, want a timeout at %v", i, err, d, o.WriteTimeout)
+			}
+			puts = append(puts, d)
 		}
+	}
+	checkMedian(t, "lookups on a paused Redis", lookups, o.LookupTimeout)
+	t.Logf("lookups on a paused Redis: %v; writes: %v", lookups, puts)
+	// The URL's lookup_timeout overrides Options.LookupTimeout.
+	long := openTestRedis(t, srv.URL()+"?lookup_timeout=300ms", o)
+	var err error
+	if d := timed(func() { _, err = long.ByMessageID(ctx, "slow@example.org") }); err == nil || d < 300*time.Millisecond || d > 300*time.Millisecond+slack {
+		t.Fatalf("lookup with ?lookup_timeout=300ms on a paused Redis: %v after %v, want a timeout after about 300ms", err, d)
 	}
 	if _, err := srv.Cmd("CLIENT", "UNPAUSE"); err != nil {
 		t.Fatal(err)
@@ -311,13 +353,13 @@ func TestRedisSlow(t *testing.T) {
 // started here, and checks that the keys are spread over the masters.
 func TestRedisCluster(t *testing.T) {
 	c := redistest.StartCluster(t, 3)
-	l := openTestRedis(t, c.URL(), Options{})
+	l := openTestRedis(t, c.URL(), functional)
 	st, err := l.Stats(context.Background())
 	if err != nil || st.Backend != "redis (cluster)" || st.Records != 0 {
 		t.Fatalf("Stats on an empty cluster = %+v, %v", st, err)
 	}
 	checkPutLookup(t, l, 60)
-	testLedger(t, openTestRedis(t, c.URL()+"?prefix=conformance:", Options{}))
+	testLedger(t, openTestRedis(t, c.URL()+"?prefix=conformance:", functional))
 	for _, s := range c.Nodes {
 		keys, err := s.Cmd("--scan", "--pattern", "ndr:m:*")
 		if err != nil {
@@ -328,7 +370,7 @@ func TestRedisCluster(t *testing.T) {
 		}
 	}
 	// One seed and ?cluster=1 find the other masters.
-	one := openTestRedis(t, "redis://"+c.Nodes[1].Addr()+"?cluster=1", Options{})
+	one := openTestRedis(t, "redis://"+c.Nodes[1].Addr()+"?cluster=1", functional)
 	if _, err := one.ByQueueID(context.Background(), "4Q7ABC"); err != nil {
 		t.Fatalf("through one seed: %v", err)
 	}
@@ -339,7 +381,7 @@ func TestRedisCluster(t *testing.T) {
 func TestRedisSentinel(t *testing.T) {
 	master := redistest.Start(t)
 	sentinel := redistest.StartSentinel(t, master, "ndrmaster")
-	l := openTestRedis(t, "redis://"+sentinel.Addr()+"/0?master_name=ndrmaster", Options{})
+	l := openTestRedis(t, "redis://"+sentinel.Addr()+"/0?master_name=ndrmaster", functional)
 	checkPutLookup(t, l, 10)
 	if st, _ := l.Stats(context.Background()); st.Backend != "redis (sentinel)" {
 		t.Fatalf("Backend = %q, want redis (sentinel)", st.Backend)
@@ -357,7 +399,7 @@ func TestRedisSentinel(t *testing.T) {
 func TestRedisClusterNodeDown(t *testing.T) {
 	c := redistest.StartCluster(t, 3)
 	o := Options{LookupTimeout: 50 * time.Millisecond, WriteTimeout: 200 * time.Millisecond}
-	const slack = 50 * time.Millisecond
+	const slack = callSlack
 	l := openTestRedis(t, c.URL(), o)
 	ctx := context.Background()
 	const n = 30
@@ -371,10 +413,12 @@ func TestRedisClusterNodeDown(t *testing.T) {
 	}
 	c.Nodes[0].Stop()
 	var found, failed int
+	var lookups []time.Duration
 	for i := range n {
 		start := time.Now()
 		_, err := l.ByMessageID(ctx, id(i))
 		d := time.Since(start)
+		lookups = append(lookups, d)
 		switch {
 		case err == nil:
 			found++
@@ -390,6 +434,7 @@ func TestRedisClusterNodeDown(t *testing.T) {
 			t.Fatalf("lookup %d with a master down took %v, deadline %v", i, d, o.LookupTimeout)
 		}
 	}
+	checkMedian(t, "lookups with a master down", lookups, o.LookupTimeout)
 	t.Logf("one master of three down: %d records found, %d lookups failed", found, failed)
 	if failed == 0 {
 		t.Fatal("no lookup failed with a master down: the records were not spread over the masters")

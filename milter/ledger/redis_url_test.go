@@ -3,6 +3,7 @@ package ledger
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseRedisURL(t *testing.T) {
@@ -16,6 +17,8 @@ func TestParseRedisURL(t *testing.T) {
 		master   string
 		prefix   string
 		tls      bool
+		lookup   time.Duration
+		write    time.Duration
 		errMatch string
 	}{
 		{url: "redis://127.0.0.1:6380/2", mode: "standalone", addrs: []string{"127.0.0.1:6380"}, db: 2, prefix: "ndr:"},
@@ -30,6 +33,7 @@ func TestParseRedisURL(t *testing.T) {
 		{url: "redis://a:1?cluster=true", mode: "cluster", addrs: []string{"a:1"}, prefix: "ndr:"},
 		{url: "redis://s1:26379,s2:26379/3?master_name=mymaster", mode: "sentinel", addrs: []string{"s1:26379", "s2:26379"}, db: 3, master: "mymaster", prefix: "ndr:"},
 		{url: "redis://h?db=4", mode: "standalone", addrs: []string{"h:6379"}, db: 4, prefix: "ndr:"},
+		{url: "redis://h?lookup_timeout=80ms&write_timeout=2s", mode: "standalone", addrs: []string{"h:6379"}, prefix: "ndr:", lookup: 80 * time.Millisecond, write: 2 * time.Second},
 
 		{url: "http://h:1", errMatch: "expected redis:// or rediss://"},
 		{url: "redis://h:1/x", errMatch: "expected a number"},
@@ -42,6 +46,8 @@ func TestParseRedisURL(t *testing.T) {
 		{url: "redis://a:1?tls_ca=/x", errMatch: "need rediss://"},
 		{url: "rediss://a:1?tls_ca=/nonexistent/ca.pem", errMatch: "tls_ca"},
 		{url: "redis://h:1?pool_size=0", errMatch: "positive number"},
+		{url: "redis://h:1?lookup_timeout=50", errMatch: "expected a duration"},
+		{url: "redis://h:1?write_timeout=-1s", errMatch: "expected a duration"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.url, func(t *testing.T) {
@@ -70,6 +76,9 @@ func TestParseRedisURL(t *testing.T) {
 			}
 			if (o.TLSConfig != nil) != tc.tls {
 				t.Errorf("TLS = %v, want %v", o.TLSConfig != nil, tc.tls)
+			}
+			if cfg.lookupTimeout != tc.lookup || cfg.writeTimeout != tc.write {
+				t.Errorf("timeouts = %v/%v, want %v/%v", cfg.lookupTimeout, cfg.writeTimeout, tc.lookup, tc.write)
 			}
 			if (cfg.mode == "cluster") != o.IsClusterMode {
 				t.Errorf("IsClusterMode = %v in mode %s", o.IsClusterMode, cfg.mode)
