@@ -138,6 +138,11 @@ func (p *parser) sesOriginal(n *sesNotification) {
 // notificationType (or eventType), sent as it is or, through SNS, as the
 // string "Message" of an SNS envelope. nil when there is none.
 func sesJSON(text []byte) []byte {
+	brace := bytes.IndexByte(text, '{')
+	if brace < 0 {
+		return nil // most texts: no JSON at all
+	}
+	text = text[brace:]
 	clean := func(js []byte) []byte {
 		if len(js) > maxSESJSON {
 			js = js[:maxSESJSON]
