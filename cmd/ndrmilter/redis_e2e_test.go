@@ -10,6 +10,9 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -209,6 +212,32 @@ func recordThroughA(t *testing.T, srv *redistest.Server, a *milterProc, msgID, q
 	})
 }
 
+// metricValue scrapes m's /metrics and returns the value of the sample
+// named exactly series (name and labels, as Prometheus prints them), or 0.
+func metricValue(t *testing.T, m *milterProc, series string) float64 {
+	t.Helper()
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get("http://" + m.Metrics + "/metrics")
+	if err != nil {
+		t.Fatalf("scraping %s: %v", m.Metrics, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		t.Fatalf("scraping %s: %v", m.Metrics, err)
+	}
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				t.Fatalf("metric %s: value %q", series, v)
+			}
+			return f
+		}
+	}
+	return 0
+}
+
 // TestE2ERedisSharedLedger: a message recorded through ndrmilter A; its
 // bounce through ndrmilter B gets X-NDR-Backscatter: no; a forged bounce
 // (a Message-ID and recipient alice never used) gets yes.
@@ -289,6 +318,18 @@ func TestE2ERedisDown(t *testing.T) {
 		}
 	}
 	t.Logf("bounces with Redis stopped answered in %v (slowest %v)", took, worst)
+	// The errors are counted: failed lookups in B, failed writes in A.
+	if n := metricValue(t, b, `ndrmilter_ledger_operations_total{op="lookup",result="error"}`); n < 20 {
+		t.Fatalf("B counted %v failed lookups for 20 bounces with Redis down", n)
+	}
+	if !waitFor(5*time.Second, func() bool {
+		return metricValue(t, a, `ndrmilter_ledger_operations_total{op="put",result="error"}`) >= 10
+	}) {
+		t.Fatalf("A did not count 10 failed writes with Redis down")
+	}
+	if n := metricValue(t, b, `ndrmilter_backscatter_verdicts_total{evidence="ledger-error",verdict="unknown"}`); n < 20 {
+		t.Fatalf("B counted %v unknown verdicts for ledger errors, want 20", n)
+	}
 
 	// Redis is back on the same port (empty: the test server keeps nothing
 	// on disk). New mail through A is recorded again and B's verdicts come
