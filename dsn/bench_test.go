@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -63,6 +64,21 @@ func isBenignError(err error) bool {
 func BenchmarkParse(b *testing.B) {
 	b.Run("fixtures", func(b *testing.B) {
 		msgs, size := loadMessages(b, "testdata")
+		benchParse(b, msgs, size)
+	})
+	b.Run("ordinary", func(b *testing.B) {
+		// What the milter sees most: mail that is no report at all.
+		var msgs [][]byte
+		var size int64
+		for _, name := range []string{"not-bounce.eml", "newsletter.eml"} {
+			m := readFixture(b, name)
+			msgs = append(msgs, m)
+			size += int64(len(m))
+		}
+		big := []byte("From: Ann <ann@example.com>\nTo: ben@example.org\nSubject: report\nMessage-ID: <big-1@example.com>\nContent-Type: text/plain\n\n" +
+			strings.Repeat("The quarterly figures are attached; the delivery of parts was late.\n", 3000))
+		msgs = append(msgs, big)
+		size += int64(len(big))
 		benchParse(b, msgs, size)
 	})
 	b.Run("corpus", func(b *testing.B) {

@@ -14,10 +14,17 @@ func (p *parser) readEmbedded() bool {
 	if p.embedDepth >= maxEmbedDepth {
 		return false
 	}
-	p.loadText()
 	var candidates [][]byte
-	// Forwarded text, unquoted.
+	// Forwarded text, unquoted; only when the header reads like a bounce
+	// ("Fwd: Returned mail"), so that ordinary mail costs no text search.
+	sender, subject := headerEvidence(p.hdr)
+	if sender || subject {
+		p.loadText()
+	}
 	for _, m := range [...]string{"begin forwarded message", "forwarded message", "original message", "\nfrom mailer-daemon", "message/rfc822"} {
+		if !p.textDone {
+			break
+		}
 		k := indexString(p.lowerText, m)
 		if k < 0 {
 			continue
@@ -36,7 +43,7 @@ func (p *parser) readEmbedded() bool {
 			_, n := nextLine(c, 0)
 			c = c[n:]
 		}
-		sub := &parser{rep: &Report{Kind: KindNone}, embedDepth: p.embedDepth + 1, textCut: -1}
+		sub := &parser{rep: &Report{Kind: KindNone}, embedDepth: p.embedDepth + 1, textCut: -1, ev: -1}
 		h, body, _ := parseHeader(c)
 		if len(h) < 2 {
 			continue

@@ -69,13 +69,47 @@ func failedRecipientsHeader(h header) []string {
 // text both read like a bounce; 2 such a sender and a bounce subject or
 // text, or X-Failed-Recipients. Words alone, from an ordinary sender, are
 // not enough for 2: newsletters say "delivery failed" too.
-func bounceEvidence(h header, lowerText []byte) int {
+func bounceEvidence(h header, lowerText func() []byte) int {
 	if h.has("X-Failed-Recipients") {
 		return 2
 	}
-	// The sender: a mailer daemon, or the null reverse path bounces must
-	// use (RFC 5321 section 4.5.5), or an automatic message (RFC 3834).
-	sender := false
+	sender, subject := headerEvidence(h)
+	switch {
+	case sender && subject:
+		return 2 // the text need not be read
+	case !sender && !subject:
+		return 0 // nor here: words alone never make a bounce
+	case !sender:
+		if rp := h.getString("Return-Path"); rp != "" && rp != "<>" {
+			// An ordinary sender with a return path of its own: bounces
+			// travel with the null reverse path.
+			return 0
+		}
+	}
+	text := false
+	lt := lowerText()
+	for _, w := range bouncePhrases {
+		if containsString(lt, w) {
+			text = true
+			break
+		}
+	}
+	switch {
+	case sender && text:
+		return 2
+	case sender || text:
+		return 1
+	case h.getString("From") == "":
+		return 1
+	}
+	return 0
+}
+
+// headerEvidence reads the header's side of bounceEvidence: whether the
+// sender is a mailer daemon, the null reverse path (RFC 5321 section
+// 4.5.5) or an auto-generated message (RFC 3834), and whether the subject
+// reads like a bounce.
+func headerEvidence(h header) (sender, subject bool) {
 	from := lowerString(decodeWords(h.getString("From")))
 	for _, w := range daemonSenders {
 		if strings.Contains(from, w) {
@@ -88,7 +122,6 @@ func bounceEvidence(h header, lowerText []byte) int {
 	if rp := h.getString("Return-Path"); rp == "<>" || strings.HasPrefix(lowerString(h.getString("Auto-Submitted")), "auto-generated") {
 		sender = true
 	}
-	subject := false
 	subj := lowerString(decodeWords(h.getString("Subject")))
 	for _, w := range bounceSubjects {
 		if strings.Contains(subj, w) {
@@ -96,32 +129,7 @@ func bounceEvidence(h header, lowerText []byte) int {
 			break
 		}
 	}
-	if sender && subject {
-		return 2 // the text need not be read
-	}
-	text := false
-	for _, w := range bouncePhrases {
-		if containsString(lowerText, w) {
-			text = true
-			break
-		}
-	}
-	if !sender {
-		if rp := h.getString("Return-Path"); rp != "" && rp != "<>" {
-			// An ordinary sender with a return path of its own: bounces
-			// travel with the null reverse path.
-			return 0
-		}
-	}
-	switch {
-	case sender && (subject || text):
-		return 2
-	case sender || subject && text:
-		return 1
-	case subject && h.getString("From") == "":
-		return 1
-	}
-	return 0
+	return sender, subject
 }
 
 // daemonSenders are lower-case parts of the From of automatic bounce senders.

@@ -30,12 +30,12 @@ const maxBlockText = 2048
 // message was recognised as a report: the header or the text must show a
 // bounce, and recipients must be found.
 func (p *parser) readFreeText() bool {
-	p.loadText()
 	r := p.rep
-	ev := bounceEvidence(p.hdr, p.lowerText)
+	ev := p.evidence()
 	if ev == 0 {
 		return false
 	}
+	p.loadText()
 	cut := p.cut()
 	section, lowerSection := p.text[:cut], p.lowerText[:cut]
 

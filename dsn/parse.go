@@ -23,7 +23,7 @@ func Parse(raw []byte) (rep *Report, err error) {
 			err = fmt.Errorf("%w: %v", ErrInternal, x)
 		}
 	}()
-	p := &parser{rep: &Report{Kind: KindNone}, textCut: -1}
+	p := &parser{rep: &Report{Kind: KindNone}, textCut: -1, ev: -1}
 	if len(raw) > MaxInput {
 		raw = raw[:MaxInput]
 		p.rep.Truncated = true
@@ -64,6 +64,19 @@ type parser struct {
 	sepsDone  bool
 
 	embedDepth int // how deep this parser is in readEmbedded
+	ev         int // bounceEvidence, -1 until known
+}
+
+// evidence returns bounceEvidence for the message, computed once; the
+// text is read only when the header does not decide.
+func (p *parser) evidence() int {
+	if p.ev < 0 {
+		p.ev = bounceEvidence(p.hdr, func() []byte {
+			p.loadText()
+			return p.lowerText
+		})
+	}
+	return p.ev
 }
 
 // read decides what the message is and fills the report.
@@ -118,8 +131,7 @@ func (p *parser) read() {
 		return
 	}
 	if isAutoReply(p.hdr) {
-		p.loadText()
-		if bounceEvidence(p.hdr, p.lowerText) < 2 {
+		if p.evidence() < 2 {
 			p.readAutoReply()
 			return
 		}

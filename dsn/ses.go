@@ -54,6 +54,9 @@ const maxSESJSON = 256 << 10
 // readSES reads an Amazon SES JSON notification in the text. It says
 // whether there was one with recipients.
 func (p *parser) readSES() bool {
+	if !p.textDone && !sesHint(p.hdr) {
+		return false // ordinary mail: no text search
+	}
 	p.loadText()
 	js := sesJSON(p.text)
 	if js == nil {
@@ -176,4 +179,16 @@ func sesJSON(text []byte) []byte {
 		return nil
 	}
 	return []byte(env.Message)
+}
+
+// sesHint says whether the header suggests an Amazon SES (or SNS)
+// notification: its sender or subject names Amazon or AWS.
+func sesHint(h header) bool {
+	for _, name := range [...]string{"From", "Return-Path", "Subject"} {
+		v := lowerString(h.getString(name))
+		if strings.Contains(v, "amazon") || strings.Contains(v, "aws") {
+			return true
+		}
+	}
+	return false
 }
