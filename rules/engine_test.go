@@ -163,6 +163,11 @@ func TestWordsChangeMeaning(t *testing.T) {
 			"hostunknown", OwnerSender, "host-unknown-text", "5.0.912"},
 		{Input{Action: "failed", Diagnostic: "DNS type 'mx' lookup of example.org responded with code NOERROR The domain example.org doesn't receive email according to the administrator: returned Null MX"},
 			"notaccept", OwnerSender, "notaccept-text", "5.0.932"},
+		// 5.1.10 is Microsoft's "recipient not found" and RFC 7505's null MX.
+		{Input{Action: "failed", Status: "5.1.10", ReplyCode: "556", Diagnostic: "556 5.1.10 Recipient address has null MX"},
+			"notaccept", OwnerSender, "x.1.10-null-mx", "5.1.10"},
+		{Input{Action: "failed", Status: "5.1.10", ReplyCode: "550", Diagnostic: "550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup"},
+			"userunknown", OwnerSender, "ms-5.1.10", "5.1.10"},
 		{Input{Action: "failed", Status: "5.3.4", ReplyCode: "552", Diagnostic: "552 5.3.4 Message size exceeds fixed limit"},
 			"mesgtoobig", OwnerSender, "mesg-too-big-status", "5.3.4"},
 		{Input{Action: "failed", Status: "5.0.0", Diagnostic: "554 5.0.0 This message has been scored as spam with a probability of 99%"},
