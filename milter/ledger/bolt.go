@@ -58,6 +58,11 @@ type putReq struct {
 // kept for o.Retention (default 30 days); a background sweep removes older
 // ones every o.SweepInterval (default: an hour, or Retention/24 if shorter).
 func OpenBolt(path string, o Options) (Ledger, error) {
+	return openBolt(path, o, time.Now)
+}
+
+// openBolt is OpenBolt with a clock (tests move it forward).
+func openBolt(path string, o Options, now func() time.Time) (*boltLedger, error) {
 	o = o.withDefaults()
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("ledger: creating the directory of %s: %w", path, err)
@@ -84,7 +89,7 @@ func OpenBolt(path string, o Options) (Ledger, error) {
 	l := &boltLedger{
 		db:      db,
 		o:       o,
-		now:     time.Now,
+		now:     now,
 		reqs:    make(chan putReq, maxBatch),
 		stop:    make(chan struct{}),
 		writerD: make(chan struct{}),
