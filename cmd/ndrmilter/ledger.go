@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -155,6 +156,7 @@ func runLedgerImport(args []string) int {
 		}
 		defer led.Close()
 	}
+	files = oldestFirst(files)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	imp := newImporter(ctx, led, time.Now().Add(-res.retention))
@@ -205,6 +207,40 @@ func runLedgerImport(args []string) int {
 	fmt.Printf("skipped %d messages that did not leave (local delivery, Postfix's own bounces, other domains), %d incomplete in the logs; %d malformed lines of %d\n",
 		sum.Skipped, sum.Incomplete, sum.Malformed, sum.Lines)
 	return status
+}
+
+// oldestFirst orders log files by modification time, oldest first, so that
+// a message whose lines span a rotation ("mail.log.1" then "mail.log", which
+// a shell glob lists the other way round) is joined in the order it was
+// logged. Standard input and files that cannot be read keep their place
+// relative to each other at the end.
+func oldestFirst(files []string) []string {
+	type f struct {
+		name string
+		t    time.Time
+		ok   bool
+	}
+	fs := make([]f, len(files))
+	for i, n := range files {
+		fs[i].name = n
+		if n == "-" {
+			continue
+		}
+		if st, err := os.Stat(n); err == nil {
+			fs[i].t, fs[i].ok = st.ModTime(), true
+		}
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].ok != fs[j].ok {
+			return fs[i].ok
+		}
+		return fs[i].ok && fs[i].t.Before(fs[j].t)
+	})
+	out := make([]string, len(fs))
+	for i := range fs {
+		out[i] = fs[i].name
+	}
+	return out
 }
 
 // importFile reads one log file ("-" for stdin) into j.

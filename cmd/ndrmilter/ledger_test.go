@@ -57,7 +57,7 @@ func TestLedgerImportLookupStats(t *testing.T) {
 	if err := os.WriteFile(plain, []byte(importLog(now)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// The rotated file, gzip-compressed, with out2's later delivery to a
+	// A newer file, gzip-compressed, with out2's later delivery to a
 	// second recipient: import must complete the record, not duplicate it.
 	ts := now.Format("Jan _2 15:04:05")
 	var gz bytes.Buffer
@@ -69,6 +69,13 @@ func TestLedgerImportLookupStats(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The file with the earlier lines is older: whatever order the files
+	// are named in (a shell glob lists mail.log before mail.log.1), they
+	// are read oldest first.
+	os.Chtimes(plain, now.Add(-48*time.Hour), now.Add(-48*time.Hour))
+	if got := oldestFirst([]string{rotated, "-", plain}); strings.Join(got, " ") != plain+" "+rotated+" -" {
+		t.Errorf("oldestFirst = %v, want the older file, the newer one, then stdin", got)
+	}
 	out, code := captureStdout(t, func() int { return runLedger([]string{"import", "--data", data, "--json", plain}) })
 	if code != 0 {
 		t.Fatalf("import: exit %d\n%s", code, out)
@@ -81,8 +88,9 @@ func TestLedgerImportLookupStats(t *testing.T) {
 		t.Errorf("first import: %+v, want 2 new, 1 malformed line, 1 skipped (local delivery)", sum)
 	}
 
-	// The same file again, then the rotated one: nothing new, out2 updated.
-	out, code = captureStdout(t, func() int { return runLedger([]string{"import", "--data", data, "--json", plain, rotated}) })
+	// The same file again and the newer one, named newest first: nothing
+	// new, out2 updated.
+	out, code = captureStdout(t, func() int { return runLedger([]string{"import", "--data", data, "--json", rotated, plain}) })
 	if code != 0 {
 		t.Fatalf("second import: exit %d\n%s", code, out)
 	}
