@@ -9,6 +9,7 @@ import (
 	"time"
 
 	gomilter "github.com/emersion/go-milter"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/milter/ledger"
@@ -596,5 +597,41 @@ func TestBounceFromInside(t *testing.T) {
 	r, err = local.send(envelope{from: "", rcpts: []string{"stranger@remote.example"}, raw: raw2})
 	if err != nil || len(r.mods) != 0 || r.act.Code != gomilter.ActContinue {
 		t.Fatalf("our bounce to an outside sender: %+v %v; want unchanged", r, err)
+	}
+}
+
+// panickyLedger is a real bbolt ledger whose lookups panic: fault injection
+// for the fail-open path.
+type panickyLedger struct{ ledger.Ledger }
+
+func (panickyLedger) ByMessageID(context.Context, string) (ledger.Record, error) {
+	panic("injected fault in ledger lookup")
+}
+
+func TestPanicFailsOpen(t *testing.T) {
+	l := openLedger(t, t.TempDir())
+	defer l.Close()
+	srv, addr := startServer(t, Config{BackscatterAction: ActionReject}, panickyLedger{l})
+	mx := dial(t, newClient(addr), "203.0.113.25")
+	defer mx.close()
+	raw := report("boom.1@example.org", "alice@example.org", "x@remote.example", "5.1.1", "550 5.1.1 user unknown",
+		"X-NDR-Owner: forged")
+	r, err := mx.send(envelope{from: "", rcpts: []string{"alice@example.org"}, raw: raw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.mods) != 0 || r.act.Code != gomilter.ActContinue {
+		t.Fatalf("after a panic: mods %+v, action %c; want the message unchanged and accepted", r.mods, r.act.Code)
+	}
+	var mv dto.Metric
+	if err := srv.Metrics().FailOpen.WithLabelValues("eom").Write(&mv); err != nil || mv.GetCounter().GetValue() != 1 {
+		n := mv.GetCounter().GetValue()
+		t.Fatalf("fail-open counter = %v, want 1", n)
+	}
+	// The connection goes on: the next message is handled normally.
+	r, err = mx.send(envelope{from: "friend@remote.example", rcpts: []string{"alice@example.org"},
+		raw: plain("friend@remote.example", "alice@example.org", "next@remote.example", "X-NDR-Owner: forged")})
+	if err != nil || len(r.mods) != 1 || r.mods[0].Code != gomilter.ActChangeHeader {
+		t.Fatalf("message after the panic: %+v %v; want the forged header deleted", r, err)
 	}
 }
