@@ -168,6 +168,9 @@ func TestWordsChangeMeaning(t *testing.T) {
 			"notaccept", OwnerSender, "x.1.10-null-mx", "5.1.10"},
 		{Input{Action: "failed", Status: "5.1.10", ReplyCode: "550", Diagnostic: "550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup"},
 			"userunknown", OwnerSender, "ms-5.1.10", "5.1.10"},
+		// 5.4.1 is Microsoft's "relay access denied" and RFC 3463's "no answer from host".
+		{Input{Action: "failed", Status: "5.4.1", Diagnostic: "No answer from host mx.example.com: connection timed out"},
+			"expired", OwnerRecipientAdmin, "rfc3463-x.4.1", "5.4.1"},
 		{Input{Action: "failed", Status: "5.3.4", ReplyCode: "552", Diagnostic: "552 5.3.4 Message size exceeds fixed limit"},
 			"mesgtoobig", OwnerSender, "mesg-too-big-status", "5.3.4"},
 		{Input{Action: "failed", Status: "5.0.0", Diagnostic: "554 5.0.0 This message has been scored as spam with a probability of 99%"},
