@@ -183,32 +183,43 @@ func bounce(msgID, queueID, rcpt string) milterMsg {
 
 // twoMilters starts one Redis and two ndrmilter processes sharing it, each
 // with its own data directory (so nothing is shared but Redis).
-func twoMilters(t *testing.T, extra ...string) (*redistest.Server, *milterProc, *milterProc) {
+func twoMilters(t *testing.T) (*redistest.Server, *milterProc, *milterProc) {
 	t.Helper()
 	srv := redistest.Start(t)
-	flags := append([]string{"--ledger", srv.URL()}, extra...)
-	a := startMilter(t, fmt.Sprintf("127.0.0.1:%d", freePort(t)), t.TempDir(), flags...)
-	b := startMilter(t, fmt.Sprintf("127.0.0.1:%d", freePort(t)), t.TempDir(), flags...)
+	a, b := milterPair(t, srv.URL())
+	return srv, a, b
+}
+
+// milterPair starts two ndrmilter processes on the ledger ledgerURL.
+func milterPair(t *testing.T, ledgerURL string) (*milterProc, *milterProc) {
+	t.Helper()
+	a := startMilter(t, fmt.Sprintf("127.0.0.1:%d", freePort(t)), t.TempDir(), "--ledger", ledgerURL)
+	b := startMilter(t, fmt.Sprintf("127.0.0.1:%d", freePort(t)), t.TempDir(), "--ledger", ledgerURL)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("--- ndrmilter A ---\n%s\n--- ndrmilter B ---\n%s", a.Output(), b.Output())
 		}
 	})
-	return srv, a, b
+	return a, b
 }
 
 // recordThroughA submits an outbound message through A and waits until its
-// record is in Redis (A writes records in the background). It reports
-// whether the record arrived within timeout.
-func recordThroughA(t *testing.T, srv *redistest.Server, a *milterProc, msgID, queueID, rcpt string, timeout time.Duration) bool {
+// record is in Redis, on any of nodes (A writes records in the background).
+// It reports whether the record arrived within timeout.
+func recordThroughA(t *testing.T, nodes []*redistest.Server, a *milterProc, msgID, queueID, rcpt string, timeout time.Duration) bool {
 	t.Helper()
 	res := sendMilter(t, a.Addr, outbound(msgID, queueID, rcpt))
 	if res.Action.Code != gomilter.ActContinue && res.Action.Code != gomilter.ActAccept {
 		t.Fatalf("outbound message through A: action %q, want continue/accept", res.Action.Code)
 	}
 	return waitFor(timeout, func() bool {
-		out, err := srv.Cmd("EXISTS", "ndr:m:"+strings.ToLower(msgID))
-		return err == nil && out == "1"
+		for _, n := range nodes {
+			// In a cluster, a node that does not own the key answers MOVED.
+			if out, err := n.Cmd("EXISTS", "ndr:m:"+strings.ToLower(msgID)); err == nil && out == "1" {
+				return true
+			}
+		}
+		return false
 	})
 }
 
@@ -244,7 +255,7 @@ func metricValue(t *testing.T, m *milterProc, series string) float64 {
 func TestE2ERedisSharedLedger(t *testing.T) {
 	srv, a, b := twoMilters(t)
 	id := uniqueID("shared")
-	if !recordThroughA(t, srv, a, id, "4QA0001", "bob@remote.example.net", 5*time.Second) {
+	if !recordThroughA(t, []*redistest.Server{srv}, a, id, "4QA0001", "bob@remote.example.net", 5*time.Second) {
 		t.Fatalf("the outbound message through A never reached Redis:\n%s", a.Output())
 	}
 	res := sendMilter(t, b.Addr, bounce(id, "4QB0001", "bob@remote.example.net"))
@@ -281,7 +292,7 @@ func TestE2ERedisDown(t *testing.T) {
 	const slack = 150 * time.Millisecond    // connect, parse, scheduling on a shared 2-core machine
 	srv, a, b := twoMilters(t)
 	id := uniqueID("before")
-	if !recordThroughA(t, srv, a, id, "4QA1001", "bob@remote.example.net", 5*time.Second) {
+	if !recordThroughA(t, []*redistest.Server{srv}, a, id, "4QA1001", "bob@remote.example.net", 5*time.Second) {
 		t.Fatal("the outbound message through A never reached Redis")
 	}
 	if got := sendMilter(t, b.Addr, bounce(id, "4QB1001", "bob@remote.example.net")).Header("X-NDR-Backscatter"); !strings.HasPrefix(got, "no") {
@@ -339,7 +350,7 @@ func TestE2ERedisDown(t *testing.T) {
 	var id2 string
 	for try := 0; ; try++ {
 		id2 = uniqueID("after")
-		if recordThroughA(t, srv, a, id2, fmt.Sprintf("4QA5%03d", try), "erin@remote.example.net", time.Second) {
+		if recordThroughA(t, []*redistest.Server{srv}, a, id2, fmt.Sprintf("4QA5%03d", try), "erin@remote.example.net", time.Second) {
 			break
 		}
 		if try == 10 {
@@ -376,5 +387,37 @@ func TestE2ERedisDown(t *testing.T) {
 	}
 	if got := sendMilter(t, b.Addr, bounce(id2, "4QB6001", "erin@remote.example.net")).Header("X-NDR-Backscatter"); !strings.HasPrefix(got, "no") {
 		t.Fatalf("after CLIENT UNPAUSE: X-NDR-Backscatter %q, want no", got)
+	}
+}
+
+// TestE2ERedisClusterVerdicts is acceptance 3 through the milters: the same
+// verdicts with the shared ledger on a three-master Redis Cluster started
+// here (redis-server --cluster-enabled yes, joined by redis-cli --cluster
+// create).
+func TestE2ERedisClusterVerdicts(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	a, b := milterPair(t, c.URL())
+	for i := range 9 {
+		id := uniqueID(fmt.Sprintf("cluster%d", i))
+		if !recordThroughA(t, c.Nodes, a, id, fmt.Sprintf("4QC%04d", i), "bob@remote.example.net", 5*time.Second) {
+			t.Fatalf("outbound message %d through A never reached the cluster:\n%s", i, a.Output())
+		}
+		if got := sendMilter(t, b.Addr, bounce(id, fmt.Sprintf("4QD%04d", i), "bob@remote.example.net")).Header("X-NDR-Backscatter"); !strings.HasPrefix(got, "no") {
+			t.Fatalf("bounce %d of a message sent through A, judged by B on the cluster: X-NDR-Backscatter %q, want no", i, got)
+		}
+		if got := sendMilter(t, b.Addr, bounce(uniqueID("forged-cluster"), fmt.Sprintf("4QE%04d", i), "victim@remote.example.net")).Header("X-NDR-Backscatter"); !strings.HasPrefix(got, "yes") {
+			t.Fatalf("forged bounce %d judged by B on the cluster: X-NDR-Backscatter %q, want yes", i, got)
+		}
+	}
+	// The records are spread over the masters.
+	holding := 0
+	for _, n := range c.Nodes {
+		if keys, _ := n.Cmd("--scan", "--pattern", "ndr:m:*"); keys != "" {
+			holding++
+		}
+	}
+	t.Logf("%d of 3 masters hold records", holding)
+	if holding < 2 {
+		t.Fatalf("records on %d master(s) only: the ledger does not spread over the cluster", holding)
 	}
 }

@@ -87,7 +87,9 @@ func OpenRedis(rawURL string, o Options) (Ledger, error) {
 	}
 	quietRedis.Do(func() { redis.SetLogger(discardLogger{}) })
 	client := redis.NewUniversalClient(uo)
-	return newRedisLedger(client, cfg.prefix, cfg.mode, o), nil
+	l := newRedisLedger(client, cfg.prefix, cfg.mode, o)
+	go l.warmUp()
+	return l, nil
 }
 
 // quietRedis silences go-redis's own logger (process-wide, once): it prints

@@ -457,3 +457,37 @@ func TestRedisClusterNodeDown(t *testing.T) {
 		t.Fatalf("Put after the master came back: %v", err)
 	}
 }
+
+// TestRedisWarmUp: OpenRedis returns at once and connects in the background
+// (so the first lookup does not pay for it); Close right after Open does
+// not wait for a Redis that is down.
+func TestRedisWarmUp(t *testing.T) {
+	srv := redistest.Start(t)
+	openTestRedis(t, srv.URL(), functional) // and no call
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out, err := srv.Cmd("CLIENT", "LIST")
+		if err == nil && strings.Contains(out, "name=ndrmilter") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no connection from the ledger 5 s after Open, without a call: CLIENT LIST = %q, %v", out, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	srv.Stop()
+	for range 3 {
+		start := time.Now()
+		down, err := OpenRedis(srv.URL(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := down.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > callSlack {
+			t.Fatalf("Open and Close with Redis down took %v", d)
+		}
+	}
+}
