@@ -65,3 +65,19 @@ func TestCodes(t *testing.T) {
 		}
 	}
 }
+
+func TestJoinMultiline(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"550-5.7.26 Unauthenticated email 550-5.7.26 from example.org is 550 5.7.26 not accepted", "550 5.7.26 Unauthenticated email from example.org is not accepted"},
+		{"550-Your message was rejected 550-because of 550 its content", "550 Your message was rejected because of its content"},
+		{"550 5.1.1 one line", "550 5.1.1 one line"},
+		{"550-5.1.1", "550-5.1.1"},
+	} {
+		if got := joinMultiline(c.in); got != c.want {
+			t.Errorf("joinMultiline(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := serverReply("Technical details: Google tried. The error that the other server returned was: 550-5.2.1 disabled 550 5.2.1 account"); got != "550 5.2.1 disabled account" {
+		t.Errorf("serverReply: %q", got)
+	}
+}

@@ -173,12 +173,14 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 				}
 			}
 		}
+		full := d // the host and command may be named in the words around the reply
+		d = serverReply(d)
 		if len(d) > maxBlockText {
 			d = d[:maxBlockText]
 		}
 		cur.diagnostic = d
-		cur.remoteMTA = findRemoteHost(d)
-		if c := findCommand(d); c != "" || cur.command == "" {
+		cur.remoteMTA = findRemoteHost(full)
+		if c := findCommand(full); c != "" || cur.command == "" {
 			cur.command = c
 		}
 		if cur.command == "" && sendmail {
@@ -445,4 +447,31 @@ func trimASCIISpace(line []byte) (start, end int) {
 // isSpace says whether c is ASCII white space.
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
+}
+
+// replyIntros are lower-case phrases after which a report quotes the
+// remote server's reply, and before which it only says that there was one
+// (Gmail: "The error that the other server returned was: 550 ...").
+var replyIntros = []string{
+	"the error that the other server returned was:",
+	"the response from the remote server was:",
+	"the response was:",
+}
+
+// serverReply keeps of a diagnostic the remote server's reply when the
+// report introduces it with one of replyIntros and it starts with a reply
+// code: the boilerplate before it would mislead the rules.
+func serverReply(d string) string {
+	l := lowerString(d)
+	for _, intro := range replyIntros {
+		k := strings.Index(l, intro)
+		if k < 0 {
+			continue
+		}
+		r := strings.TrimSpace(d[k+len(intro):])
+		if len(r) >= 3 && isReplyCode(r[:3]) {
+			return joinMultiline(r)
+		}
+	}
+	return d
 }

@@ -161,6 +161,7 @@ func cleanDiagnostic(d string) string {
 		d = rest
 	}
 	d = collapseSpace(d)
+	d = joinMultiline(d)
 	if len(d) > MaxDiagnostic {
 		d = d[:MaxDiagnostic]
 	}
@@ -236,4 +237,53 @@ func isKeptStatusField(name []byte) bool {
 		}
 	}
 	return false
+}
+
+// joinMultiline joins the lines of a multiline SMTP reply (RFC 5321
+// section 4.2.1) made one line: "550-5.7.26 Unauthenticated email
+// 550-5.7.26 from example.org 550 5.7.26 is not accepted" becomes
+// "550 5.7.26 Unauthenticated email from example.org is not accepted".
+func joinMultiline(d string) string {
+	if len(d) < 8 || !isReplyCode(d[:3]) || d[3] != '-' {
+		return d
+	}
+	code := d[:3]
+	status, n := scanStatus(d, 4)
+	prefix := d[:4+n] // "550-5.7.26" or "550-"
+	if n > 0 && (len(d) <= 4+n || d[4+n] != ' ') {
+		return d
+	}
+	var b strings.Builder
+	b.Grow(len(d))
+	b.WriteString(code)
+	b.WriteByte(' ')
+	if status != "" {
+		b.WriteString(status)
+		b.WriteByte(' ')
+	}
+	rest := strings.TrimSpace(d[len(prefix):])
+	last := code + " " + status
+	if status == "" {
+		last = code
+	}
+	for rest != "" {
+		// The next continuation ("550-5.7.26 ") or last line ("550 5.7.26 ").
+		cont := " " + prefix + " "
+		if status == "" {
+			cont = " " + prefix // "550-because"
+		}
+		k := strings.Index(rest, cont)
+		m := len(cont)
+		if j := strings.Index(rest, " "+last+" "); j >= 0 && (k < 0 || j < k) {
+			k, m = j, len(last)+2
+		}
+		if k < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:k])
+		b.WriteByte(' ')
+		rest = rest[k+m:]
+	}
+	return strings.TrimSpace(b.String())
 }
