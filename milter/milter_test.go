@@ -635,3 +635,49 @@ func TestPanicFailsOpen(t *testing.T) {
 		t.Fatalf("message after the panic: %+v %v; want the forged header deleted", r, err)
 	}
 }
+
+func TestShutdownDrains(t *testing.T) {
+	l := openLedger(t, t.TempDir())
+	defer l.Close()
+	srv, addr := startServer(t, Config{}, l)
+	c := newClient(addr)
+	m := dial(t, c, "203.0.113.25")
+	if srv.Sessions() != 1 {
+		t.Fatalf("%d sessions, want 1", srv.Sessions())
+	}
+	// The session ends 100 ms into the drain: Shutdown waits for it.
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		m.send(envelope{from: "friend@remote.example", rcpts: []string{"alice@example.org"}, raw: plain("friend@remote.example", "alice@example.org", "drain.1@remote.example")})
+		m.close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if d := time.Since(start); d < 90*time.Millisecond {
+		t.Fatalf("Shutdown returned after %v, before the session ended", d)
+	}
+	// No new connections once draining.
+	if _, err := c.Session(); err == nil {
+		t.Fatal("a new milter connection was accepted after Shutdown")
+	}
+}
+
+func TestShutdownTimesOut(t *testing.T) {
+	l := openLedger(t, t.TempDir())
+	defer l.Close()
+	srv, addr := startServer(t, Config{}, l)
+	m := dial(t, newClient(addr), "203.0.113.25")
+	defer m.close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err == nil {
+		t.Fatal("Shutdown with a session that never ends returned nil, want the deadline error")
+	}
+	if n := srv.Sessions(); n != 0 {
+		t.Fatalf("%d sessions left after a timed-out drain, want them closed", n)
+	}
+}
