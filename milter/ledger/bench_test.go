@@ -2,7 +2,9 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -103,13 +105,17 @@ func fill(b *testing.B, l Ledger, n int64) {
 	}
 }
 
-// runMeasured runs op b.N times from callers goroutines, fails the benchmark
-// on any error, and reports ops/s and the p99 latency of one call.
+// runMeasured runs op b.N times from callers goroutines and reports ops/s,
+// the p99 latency of one call and the number of calls that missed their
+// deadline (on a loaded machine a 50 ms lookup sometimes does: that is the
+// "unknown" verdict the milter would give, so it is counted, not hidden).
+// Any other error fails the benchmark.
 func runMeasured(b *testing.B, callers int, op func(context.Context) error) {
 	b.Helper()
 	lat := make([]time.Duration, b.N)
 	var next atomic.Int64
 	var failed atomic.Pointer[error]
+	var missed atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
 	start := time.Now()
@@ -118,11 +124,14 @@ func runMeasured(b *testing.B, callers int, op func(context.Context) error) {
 			ctx := context.Background()
 			for i := next.Add(1) - 1; i < int64(b.N); i = next.Add(1) - 1 {
 				t0 := time.Now()
-				if err := op(ctx); err != nil {
+				err := op(ctx)
+				lat[i] = time.Since(t0)
+				if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+					missed.Add(1)
+				} else if err != nil {
 					failed.CompareAndSwap(nil, &err)
 					return
 				}
-				lat[i] = time.Since(t0)
 			}
 		})
 	}
@@ -135,4 +144,5 @@ func runMeasured(b *testing.B, callers int, op func(context.Context) error) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "ops/s")
 	b.ReportMetric(float64(lat[(len(lat)*99)/100].Microseconds()), "p99-µs")
+	b.ReportMetric(float64(missed.Load()), "missed-deadline")
 }
