@@ -49,6 +49,11 @@ func TestParseLogLine(t *testing.T) {
 			want: LogEvent{Time: time.Date(2026, 11, 29, 21, 14, 20, 123456000, time.UTC), Service: "smtp", QueueID: "389EF984284", Kind: "to", Value: "b@remote.test", Status: "sent"},
 		},
 		{
+			name: "journalctl -o short-iso form, zone without colon",
+			line: "2026-11-29T22:14:20+0100 mx postfix/qmgr[5374]: 389EF984284: removed",
+			want: LogEvent{Time: time.Date(2026, 11, 29, 21, 14, 20, 0, time.UTC), Service: "qmgr", QueueID: "389EF984284", Kind: "removed"},
+		},
+		{
 			name: "smtp deferred with orig_to, long queue id, multi-instance syslog_name",
 			line: "Nov 29 21:30:00 mx postfix-out/smtp[901]: 4Q3JfN1Kx5z9sH7: to=<carol@remote.test>, orig_to=<sales@example.org>, relay=none, delay=30, delays=0.1/0/30/0, dsn=4.4.1, status=deferred (connect to mx.remote.test[192.0.2.1]:25: Connection timed out)",
 			want: LogEvent{Time: time.Date(2026, 11, 29, 21, 30, 0, 0, time.UTC), Service: "smtp", QueueID: "4Q3JfN1Kx5z9sH7", Kind: "to", Value: "carol@remote.test", Status: "deferred"},
