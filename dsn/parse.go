@@ -63,8 +63,9 @@ type parser struct {
 	seps      []int
 	sepsDone  bool
 
-	embedDepth int // how deep this parser is in readEmbedded
-	ev         int // bounceEvidence, -1 until known
+	embedDepth   int  // how deep this parser is in readEmbedded
+	ev           int  // bounceEvidence, -1 until known
+	originalPart bool // the original message came in a part of its own
 }
 
 // evidence returns bounceEvidence for the message, computed once; the
@@ -243,6 +244,7 @@ func (p *parser) readOriginalParts() {
 		default:
 			continue
 		}
+		p.originalPart = true
 		b := pt.body
 		if pt.cte == "base64" || pt.cte == "quoted-printable" {
 			b, _ = decodePart(pt, MaxDecodedPart)
@@ -363,6 +365,11 @@ func (p *parser) enrichFromText() {
 	if len(p.text) == 0 {
 		return
 	}
-	cut := p.cut()
+	cut := len(p.text)
+	if !p.originalPart {
+		// The copy of the original may be in the text: stop before it.
+		// When it has a part of its own, the text is the notice alone.
+		cut = p.cut()
+	}
 	p.enrichBlocks(scanRecipientBlocks(p.text[:cut], p.lowerText[:cut]))
 }
