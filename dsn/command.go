@@ -5,97 +5,96 @@ package dsn
 // to RCPT TO command", Exim's "after RCPT TO", Sendmail's ">>> DATA",
 // qmail's "does not like recipient", DragonFly's "did not like our final
 // DATA".
-var commandMarks = []struct{ mark, key, command string }{
-	{"in reply to rcpt to command", "rcpt", "RCPT"},
-	{"in reply to mail from command", "mail", "MAIL"},
-	{"in reply to end of data command", "data", "DATA"},
-	{"in reply to data command", "data", "DATA"},
-	{"in reply to ehlo command", "ehlo", "EHLO"},
-	{"in reply to helo command", "helo", "HELO"},
-	{"in reply to starttls command", "starttls", "STARTTLS"},
-	{"in reply to auth", "auth", "AUTH"},
-	{"after rcpt to", "rcpt", "RCPT"},
-	{"after mail from", "mail", "MAIL"},
-	{"after end of data", "data", "DATA"},
-	{"after data", "data", "DATA"},
-	{"after ehlo", "ehlo", "EHLO"},
-	{"after helo", "helo", "HELO"},
-	{"after starttls", "starttls", "STARTTLS"},
-	{"after initial connection", "connection", "CONN"},
-	{">>> rcpt to", "rcpt", "RCPT"},
-	{">>> mail from", "mail", "MAIL"},
-	{">>> data", "data", "DATA"},
-	{">>> ehlo", "ehlo", "EHLO"},
-	{">>> helo", "helo", "HELO"},
-	{"did not like our rcpt to", "rcpt", "RCPT"},
-	{"did not like our mail from", "mail", "MAIL"},
-	{"did not like our final data", "data", "DATA"},
-	{"did not like our data", "data", "DATA"},
-	{"does not like recipient", "like", "RCPT"},
-	{"does not like sender", "like", "MAIL"},
-	{"didn't like the sender", "like", "MAIL"},
-	{"didn't like the recipient", "like", "RCPT"},
-	{"smtp:rcpt", "rcpt", "RCPT"},
-	{"smtp:mail", "mail", "MAIL"},
-	{"smtp:data", "data", "DATA"},
-	{"rcpt to:<", "rcpt", "RCPT"},
-	{"rcpt to: <", "rcpt", "RCPT"},
-	{"mail from:<", "mail", "MAIL"},
-	{"mail from: <", "mail", "MAIL"},
-	{"[rcpt_to]", "rcpt", "RCPT"},
-	{"[mail_from]", "mail", "MAIL"},
-	{"(rcpt)", "rcpt", "RCPT"},
-	{"rcpt command", "rcpt", "RCPT"},
-	{"mail command", "mail", "MAIL"},
-	{"data command", "data", "DATA"},
-	{"end of data", "data", "DATA"},
+var commandMarks = []struct{ mark, command string }{
+	{"in reply to rcpt to command", "RCPT"},
+	{"in reply to mail from command", "MAIL"},
+	{"in reply to end of data command", "DATA"},
+	{"in reply to data command", "DATA"},
+	{"in reply to ehlo command", "EHLO"},
+	{"in reply to helo command", "HELO"},
+	{"in reply to starttls command", "STARTTLS"},
+	{"in reply to auth", "AUTH"},
+	{"after rcpt to", "RCPT"},
+	{"after mail from", "MAIL"},
+	{"after end of data", "DATA"},
+	{"after data", "DATA"},
+	{"after ehlo", "EHLO"},
+	{"after helo", "HELO"},
+	{"after starttls", "STARTTLS"},
+	{"after initial connection", "CONN"},
+	{">>> rcpt to", "RCPT"},
+	{">>> mail from", "MAIL"},
+	{">>> data", "DATA"},
+	{">>> ehlo", "EHLO"},
+	{">>> helo", "HELO"},
+	{"did not like our rcpt to", "RCPT"},
+	{"did not like our mail from", "MAIL"},
+	{"did not like our final data", "DATA"},
+	{"did not like our data", "DATA"},
+	{"does not like recipient", "RCPT"},
+	{"does not like sender", "MAIL"},
+	{"didn't like the sender", "MAIL"},
+	{"didn't like the recipient", "RCPT"},
+	{"smtp:rcpt", "RCPT"},
+	{"smtp:mail", "MAIL"},
+	{"smtp:data", "DATA"},
+	{"rcpt to:<", "RCPT"},
+	{"rcpt to: <", "RCPT"},
+	{"mail from:<", "MAIL"},
+	{"mail from: <", "MAIL"},
+	{"[rcpt_to]", "RCPT"},
+	{"[mail_from]", "MAIL"},
+	{"(rcpt)", "RCPT"},
+	{"rcpt command", "RCPT"},
+	{"mail command", "MAIL"},
+	{"data command", "DATA"},
+	{"end of data", "DATA"},
 }
 
 // findCommand returns the SMTP command a diagnostic says the failure
 // happened at (RCPT, MAIL, DATA, EHLO, HELO, STARTTLS, AUTH, or CONN for
-// the greeting), "" when it does not say.
+// the greeting), "" when it does not say. The answer is that of the first
+// mark in commandMarks the text holds, wherever it is; the text is read
+// once, trying at each byte only the marks that start with that byte
+// (searching for each mark in turn read it dozens of times).
 func findCommand(diag string) string {
-	if diag == "" {
-		return ""
-	}
-	// Lower-case into a buffer on the stack: most diagnostics are short.
-	var small [512]byte
-	var lb []byte
-	if len(diag) <= len(small) {
-		lb = small[:len(diag)]
-		for i := 0; i < len(diag); i++ {
-			lb[i] = lowerTable[diag[i]]
-		}
-	} else {
-		lb = toLower([]byte(diag))
-	}
-	// Each mark holds a key word; a key word is looked for once, and only
-	// the marks whose key word is there are tried.
-	var state [len(commandKeys)]int8 // 0 unknown, 1 present, -1 absent
-	for _, m := range commandMarks {
-		k := keyIndex(m.key)
-		if state[k] == 0 {
-			state[k] = -1
-			if containsString(lb, m.key) {
-				state[k] = 1
+	best := len(commandMarks)
+	for i := 0; i < len(diag) && best > 0; i++ {
+		for _, m := range marksByFirst[lowerTable[diag[i]]] {
+			if int(m) >= best {
+				break // the list is in mark order: the rest come later still
+			}
+			if hasPrefixFold(diag[i:], commandMarks[m].mark) {
+				best = int(m)
+				break
 			}
 		}
-		if state[k] == 1 && containsString(lb, m.mark) {
-			return m.command
-		}
 	}
-	return ""
+	if best == len(commandMarks) {
+		return ""
+	}
+	return commandMarks[best].command
 }
 
-// commandKeys are the key words of commandMarks.
-var commandKeys = [...]string{"rcpt", "mail", "data", "ehlo", "helo", "starttls", "auth", "connection", "like"}
+// marksByFirst lists, for each byte, the indexes in commandMarks of the
+// marks that start with it, in order.
+var marksByFirst = func() (t [256][]uint8) {
+	for i, m := range commandMarks {
+		t[m.mark[0]] = append(t[m.mark[0]], uint8(i))
+	}
+	return t
+}()
 
-// keyIndex returns the index of key in commandKeys.
-func keyIndex(key string) int {
-	for i, k := range commandKeys {
-		if k == key {
-			return i
+// hasPrefixFold says whether s starts with the lower-case ASCII prefix,
+// without regard to the case of s.
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for j := 0; j < len(prefix); j++ {
+		if lowerTable[s[j]] != prefix[j] {
+			return false
 		}
 	}
-	return 0
+	return true
 }

@@ -183,23 +183,28 @@ func collapseSpace(s string) string {
 	if !needs {
 		return s
 	}
+	// Copy the runs of non-space whole, with one space between them.
 	var b strings.Builder
 	b.Grow(len(s))
-	space := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-			space = true
-			continue
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && !isCollapsible(s[j]) {
+			j++
 		}
-		if space {
+		if i > 0 {
 			b.WriteByte(' ')
-			space = false
 		}
-		b.WriteByte(c)
+		b.WriteString(s[i:j])
+		for j < len(s) && isCollapsible(s[j]) {
+			j++
+		}
+		i = j
 	}
 	return b.String()
 }
+
+// isCollapsible says whether collapseSpace turns c into part of a space.
+func isCollapsible(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // cleanHost reduces a Remote-MTA or Reporting-MTA value to the host name
 // (or address literal): "mx.example.com [192.0.2.1]" stays readable, a
