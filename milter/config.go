@@ -62,6 +62,10 @@ type Config struct {
 	LookupTimeout time.Duration
 	// WriteTimeout bounds one ledger write (default 5 s).
 	WriteTimeout time.Duration
+	// RecordRetry is how long a failed outbound record is retried, with
+	// backoff, before it is given up (default 10 minutes). A negative value
+	// disables retries.
+	RecordRetry time.Duration
 	// MaxPendingRecords bounds outbound records being written at once
 	// (default 4096); beyond that a record is dropped, logged and counted.
 	MaxPendingRecords int
@@ -95,6 +99,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = 5 * time.Second
+	}
+	if c.RecordRetry == 0 {
+		c.RecordRetry = 10 * time.Minute
 	}
 	if c.MaxPendingRecords <= 0 {
 		c.MaxPendingRecords = 4096

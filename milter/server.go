@@ -35,6 +35,8 @@ type Server struct {
 
 	records sync.WaitGroup // outbound records being written
 	recSem  chan struct{}
+	stop    chan struct{} // closed by Shutdown and Close: pending retries give up
+	stopped sync.Once
 
 	// onMessage, if set before serving, gets the time each message spent
 	// in the milter's callbacks (for benchmarks).
@@ -63,6 +65,7 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 		conns:   make(map[*conn]struct{}),
 		idle:    make(chan struct{}),
 		recSem:  make(chan struct{}, cfg.MaxPendingRecords),
+		stop:    make(chan struct{}),
 	}
 	s.cfg.Store(&cfg)
 	s.eng.Store(eng)
@@ -154,6 +157,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		break
 	}
 	s.closeConns()
+	// Records still failing will not get through in the time left: only
+	// the writes in flight are waited for.
+	s.stopped.Do(func() { close(s.stop) })
 	done := make(chan struct{})
 	go func() { s.records.Wait(); close(done) }()
 	select {
@@ -172,6 +178,7 @@ func (s *Server) Close() error {
 		ln.Close()
 	}
 	s.mu.Unlock()
+	s.stopped.Do(func() { close(s.stop) })
 	s.closeConns()
 	return nil
 }
@@ -197,7 +204,11 @@ func (s *Server) Sessions() int {
 
 // record writes an outbound record in the background, waiting at most
 // RecordWait for it. Records beyond MaxPendingRecords are dropped (and
-// logged): mail is never held up for the ledger.
+// logged): mail is never held up for the ledger. A write that fails (a
+// shared ledger that is down) is retried with backoff for up to
+// RecordRetry, so that the bounces of mail sent during an outage are not
+// called backscatter later; the pending records stay bounded by
+// MaxPendingRecords.
 func (s *Server) record(r ledger.Record, why string) {
 	if s.ledger == nil {
 		return
@@ -217,22 +228,7 @@ func (s *Server) record(r ledger.Record, why string) {
 		defer s.records.Done()
 		defer func() { <-s.recSem }()
 		defer close(done)
-		ctx, cancel := context.WithTimeout(context.Background(), cfg.WriteTimeout)
-		defer cancel()
-		start := time.Now()
-		err := s.ledger.Put(ctx, r)
-		d := time.Since(start)
-		s.metrics.LedgerLatency.WithLabelValues("put").Observe(d.Seconds())
-		if err != nil {
-			s.metrics.LedgerOps.WithLabelValues("put", "error").Inc()
-			s.log.Error("outbound record not written", zap.String("queue_id", r.QueueID),
-				zap.String("message_id", r.MessageID), zap.Error(err))
-			return
-		}
-		s.metrics.LedgerOps.WithLabelValues("put", "ok").Inc()
-		s.log.Info("outbound recorded", zap.String("queue_id", r.QueueID), zap.String("message_id", r.MessageID),
-			zap.String("sender", r.Sender), zap.Int("recipients", len(r.Recipients)), zap.String("why", why),
-			zap.Float64("ms", float64(d.Microseconds())/1000))
+		s.write(r, why, cfg)
 	}()
 	if cfg.RecordWait > 0 {
 		t := time.NewTimer(cfg.RecordWait)
@@ -241,6 +237,54 @@ func (s *Server) record(r ledger.Record, why string) {
 		case <-done:
 		case <-t.C:
 		}
+	}
+}
+
+// Backoff between retries of a failed outbound record.
+const (
+	firstRetryDelay = 250 * time.Millisecond
+	maxRetryDelay   = 30 * time.Second
+)
+
+// write puts r in the ledger, retrying failures until cfg.RecordRetry has
+// passed or the server stops.
+func (s *Server) write(r ledger.Record, why string, cfg *Config) {
+	first := time.Now()
+	delay := firstRetryDelay
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), cfg.WriteTimeout)
+		start := time.Now()
+		err := s.ledger.Put(ctx, r)
+		cancel()
+		d := time.Since(start)
+		s.metrics.LedgerLatency.WithLabelValues("put").Observe(d.Seconds())
+		if err == nil {
+			s.metrics.LedgerOps.WithLabelValues("put", "ok").Inc()
+			s.log.Info("outbound recorded", zap.String("queue_id", r.QueueID), zap.String("message_id", r.MessageID),
+				zap.String("sender", r.Sender), zap.Int("recipients", len(r.Recipients)), zap.String("why", why),
+				zap.Int("attempt", attempt), zap.Float64("ms", float64(d.Microseconds())/1000))
+			return
+		}
+		s.metrics.LedgerOps.WithLabelValues("put", "error").Inc()
+		if time.Since(first)+delay > cfg.RecordRetry {
+			s.log.Error("outbound record not written", zap.String("queue_id", r.QueueID),
+				zap.String("message_id", r.MessageID), zap.Int("attempts", attempt), zap.Error(err))
+			return
+		}
+		if attempt == 1 {
+			s.log.Warn("outbound record not written yet, retrying", zap.String("queue_id", r.QueueID),
+				zap.String("message_id", r.MessageID), zap.Error(err))
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-s.stop:
+			t.Stop()
+			s.log.Error("outbound record not written: shutting down", zap.String("queue_id", r.QueueID),
+				zap.String("message_id", r.MessageID), zap.Int("attempts", attempt), zap.Error(err))
+			return
+		}
+		delay = min(2*delay, maxRetryDelay)
 	}
 }
 

@@ -38,6 +38,7 @@ type serveConfig struct {
 	SubjectTag          bool     `yaml:"subject_tag"`
 	BodySummary         bool     `yaml:"body_summary"`
 	RecordWait          duration `yaml:"record_wait"`
+	RecordRetry         duration `yaml:"record_retry"`
 	LookupTimeout       duration `yaml:"lookup_timeout"`
 	WriteTimeout        duration `yaml:"write_timeout"`
 	IdleTimeout         duration `yaml:"idle_timeout"`
@@ -143,6 +144,7 @@ func serveFlags(fs *flag.FlagSet, c *serveConfig, configPath *string) {
 	fs.BoolVar(&c.SubjectTag, "subject-tag", c.SubjectTag, "prefix bounce subjects with [Bounce: ...] (breaks DKIM on the bounce)")
 	fs.BoolVar(&c.BodySummary, "body-summary", c.BodySummary, "add a plain-text summary at the top of bounces (breaks DKIM on the bounce)")
 	fs.Var(&c.RecordWait, "record-wait", "how long end of message waits for the ledger write of outbound mail")
+	fs.Var(&c.RecordRetry, "record-retry", "how long a failed ledger write of outbound mail is retried in the background")
 	fs.Var(&c.DrainTimeout, "drain-timeout", "how long SIGTERM waits for open milter sessions")
 }
 
@@ -182,6 +184,8 @@ func mergeFlags(fs *flag.FlagSet, flagged serveConfig, c *serveConfig) {
 			c.BodySummary = flagged.BodySummary
 		case "record-wait":
 			c.RecordWait = flagged.RecordWait
+		case "record-retry":
+			c.RecordRetry = flagged.RecordRetry
 		case "drain-timeout":
 			c.DrainTimeout = flagged.DrainTimeout
 		}
@@ -247,6 +251,7 @@ func (c serveConfig) milterConfig() (milter.Config, error) {
 		SubjectTag:          c.SubjectTag,
 		BodySummary:         c.BodySummary,
 		RecordWait:          time.Duration(c.RecordWait),
+		RecordRetry:         time.Duration(c.RecordRetry),
 		LookupTimeout:       time.Duration(c.LookupTimeout),
 		WriteTimeout:        time.Duration(c.WriteTimeout),
 		IdleTimeout:         time.Duration(c.IdleTimeout),
