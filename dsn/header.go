@@ -96,12 +96,16 @@ func parseHeader(b []byte) (h header, body []byte, truncated bool) {
 // parseHeaderCap is parseHeader with room for n fields to start with: MIME
 // part headers have a handful, message headers dozens.
 func parseHeaderCap(b []byte, n int) (h header, body []byte, truncated bool) {
+	return parseHeaderInto(b, make(header, 0, n))
+}
+
+// parseHeaderInto is parseHeader appending the fields to h (empty).
+func parseHeaderInto(b []byte, h header) (_ header, body []byte, truncated bool) {
 	i := 0
 	if bytes.HasPrefix(b, []byte("From ")) {
 		_, i = nextLine(b, 0)
 	}
 	skipping := false // the current field is past MaxHeaderFields
-	h = make(header, 0, n)
 	for i < len(b) {
 		line, next := nextLine(b, i)
 		if len(line) == 0 {

@@ -100,6 +100,7 @@ func parseContentType(v []byte) (mediaType string, p ctParams) {
 type mimeWalker struct {
 	parts     []part
 	truncated bool
+	fields    *fieldArena // where the parts' headers go; nil allocates
 }
 
 // walk adds the leaves of the entity with header h and body b. Entities
@@ -122,7 +123,7 @@ func (w *mimeWalker) walk(h header, b []byte, depth int) {
 			}
 			if len(subs) > 0 {
 				for _, s := range subs {
-					sh, sb, tr := parseHeaderCap(s, 4)
+					sh, sb, tr := w.fields.parseHeader(s, 4)
 					if tr {
 						w.truncated = true
 					}

@@ -23,12 +23,13 @@ func Parse(raw []byte) (rep *Report, err error) {
 			err = fmt.Errorf("%w: %v", ErrInternal, x)
 		}
 	}()
-	p := &parser{rep: &Report{Kind: KindNone}, textCut: -1, ev: -1}
+	p := &parser{rep: &Report{Kind: KindNone}, textCut: -1, ev: -1, fields: getArena()}
+	defer p.fields.release()
 	if len(raw) > MaxInput {
 		raw = raw[:MaxInput]
 		p.rep.Truncated = true
 	}
-	h, body, truncated := parseHeaderCap(raw, 48)
+	h, body, truncated := p.fields.parseHeader(raw, 48)
 	if truncated {
 		p.rep.Truncated = true
 	}
@@ -39,7 +40,7 @@ func Parse(raw []byte) (rep *Report, err error) {
 		err = errors.New("dsn: expected header fields at the start of the message, found none")
 	}
 	p.hdr = h
-	w := mimeWalker{}
+	w := mimeWalker{fields: p.fields}
 	w.walk(h, body, 0)
 	if w.truncated {
 		p.rep.Truncated = true
@@ -63,9 +64,10 @@ type parser struct {
 	seps      []int
 	sepsDone  bool
 
-	embedDepth   int  // how deep this parser is in readEmbedded
-	ev           int  // bounceEvidence, -1 until known
-	originalPart bool // the original message came in a part of its own
+	fields       *fieldArena // the headers' fields; nil (allocate) in readEmbedded's parsers
+	embedDepth   int         // how deep this parser is in readEmbedded
+	ev           int         // bounceEvidence, -1 until known
+	originalPart bool        // the original message came in a part of its own
 }
 
 // evidence returns bounceEvidence for the message, computed once; the
@@ -249,7 +251,7 @@ func (p *parser) readOriginalParts() {
 		if pt.cte == "base64" || pt.cte == "quoted-printable" {
 			b, _ = decodePart(pt, MaxDecodedPart)
 		}
-		h, _, _ := parseHeaderCap(trimLeadingBlank(b), 32)
+		h, _, _ := p.fields.parseHeader(trimLeadingBlank(b), 32)
 		readOriginal(&p.rep.Original, h)
 		if p.rep.Original.MessageID != "" {
 			return
