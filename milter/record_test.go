@@ -3,6 +3,7 @@ package milter
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -114,5 +115,41 @@ func TestRecordRetryBounded(t *testing.T) {
 	}
 	if d := time.Since(t0); d > 2*time.Second {
 		t.Fatalf("Shutdown took %v with a record in retry; retries must stop at shutdown", d)
+	}
+}
+
+// A bounce written inside (Postfix's own) for a message the ledger does not
+// know is tagged, never rejected or discarded: refusing it inside Postfix
+// would leave the original deferred and its sender never told.
+func TestBounceFromInsideNeverRefused(t *testing.T) {
+	for _, action := range []Action{ActionReject, ActionDiscard} {
+		l := openLedger(t, t.TempDir())
+		_, addr := startServer(t, Config{BackscatterAction: action}, l)
+		local := dial(t, newClient(addr), "127.0.0.1")
+		raw := report("unrecorded.1@example.org", "alice@example.org", "ghost@example.org", "5.1.1", "550 5.1.1 unknown user: ghost")
+		r, err := local.send(envelope{from: "", rcpts: []string{"alice@example.org"}, raw: raw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.act.Code != gomilter.ActContinue {
+			t.Fatalf("%s: Postfix's own bounce got action %c, want continue (accept, tagged)", action, r.act.Code)
+		}
+		if got := checkNDRHeaders(t, raw, r).get("X-NDR-Backscatter"); len(got) != 1 || !strings.HasPrefix(got[0], "yes;") {
+			t.Fatalf("%s: X-NDR-Backscatter = %q, want yes (tagged)", action, got)
+		}
+
+		// The same bounce from outside is refused as configured.
+		mx := dial(t, newClient(addr), "203.0.113.25")
+		r, err = mx.send(envelope{from: "", rcpts: []string{"alice@example.org"}, raw: raw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[Action]gomilter.ActionCode{ActionReject: gomilter.ActReplyCode, ActionDiscard: gomilter.ActDiscard}[action]
+		if r.act.Code != want {
+			t.Fatalf("%s: bounce from outside got action %c, want %c", action, r.act.Code, want)
+		}
+		local.close()
+		mx.close()
+		l.Close()
 	}
 }

@@ -47,6 +47,7 @@ type message struct {
 	from     string
 	outbound bool
 	why      string // why outbound: auth, trusted-network, local
+	inside   bool   // a bounce from inside to our own users (e.g. Postfix's own)
 	queueID  string
 	rcpts    []string
 
@@ -316,7 +317,7 @@ func (s *session) Body(m *gomilter.Modifier) (resp gomilter.Response, err error)
 	if msg.outbound && msg.candidate && msg.cfg.allOurs(msg.rcpts) {
 		// A bounce from inside (Postfix's own, or an internal server's) to
 		// our own users: it is explained like one from outside.
-		msg.outbound = false
+		msg.outbound, msg.inside = false, true
 	}
 	if msg.outbound {
 		s.srv.metrics.Messages.WithLabelValues("outbound").Inc()
@@ -400,7 +401,15 @@ func (s *session) inbound(msg *message) outcome {
 
 	action := "none"
 	if j.Verdict == VerdictYes {
-		action = string(cfg.BackscatterAction)
+		act := cfg.BackscatterAction
+		if msg.inside && (act == ActionReject || act == ActionDiscard) {
+			// A bounce written inside (Postfix's own, with
+			// internal_mail_filter_classes = bounce) is refused inside
+			// Postfix's cleanup: the original then stays deferred and its
+			// sender is never told. Such a bounce is tagged instead.
+			act = ActionTag
+		}
+		action = string(act)
 		s.srv.metrics.Actions.WithLabelValues(action).Inc()
 	}
 	defer func() {
@@ -430,7 +439,7 @@ func (s *session) inbound(msg *message) outcome {
 	}()
 
 	if j.Verdict == VerdictYes {
-		switch cfg.BackscatterAction {
+		switch Action(action) {
 		case ActionReject:
 			out.resp = gomilter.NewResponseStr('y', "550 5.7.1 Rejected as backscatter: this is a bounce for a message that was not sent from here")
 			return out
