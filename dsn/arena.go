@@ -8,9 +8,16 @@ import "sync"
 // (64 bytes each, dozens per message) and all die when Parse returns: the
 // Report keeps copies, never the fields. Allocating them afresh was a third
 // of the bytes Parse allocated.
+//
+// It also keeps the array of the message's lower-case text (parser.lowerText),
+// which likewise never outlives Parse.
 type fieldArena struct {
-	buf []field // the fields handed out so far; the spare capacity is free
+	buf   []field // the fields handed out so far; the spare capacity is free
+	lower []byte  // the array for the lower-case text; its contents are dead
 }
+
+// maxArenaLower caps the lower-case text array kept for the next Parse.
+const maxArenaLower = 1 << 20
 
 // maxArenaFields caps the arena kept for the next Parse, so that one
 // message with a huge header does not pin its memory in the pool.
@@ -27,6 +34,9 @@ func getArena() *fieldArena { return arenaPool.Get().(*fieldArena) }
 func (a *fieldArena) release() {
 	clear(a.buf)
 	a.buf = a.buf[:0]
+	if cap(a.lower) > maxArenaLower {
+		a.lower = nil
+	}
 	if cap(a.buf) <= maxArenaFields {
 		arenaPool.Put(a)
 	}
@@ -51,4 +61,14 @@ func (a *fieldArena) parseHeader(b []byte, n int) (h header, body []byte, trunca
 		a.buf = a.buf[:start+len(h)]
 	}
 	return h[:len(h):len(h)], body, truncated
+}
+
+// toLower is the package's toLower into the arena's text array (a nil
+// arena allocates). Only one such text is live per Parse: the parser's.
+func (a *fieldArena) toLower(b []byte) []byte {
+	if a == nil {
+		return toLower(b)
+	}
+	a.lower = lowerInto(a.lower, b)
+	return a.lower
 }

@@ -3,6 +3,7 @@ package dsn
 import (
 	"bytes"
 	"encoding/binary"
+	"unsafe"
 )
 
 // field is one header field (RFC 5322 section 2.2). Its value is kept as
@@ -214,7 +215,18 @@ var lowerTable = func() (t [256]byte) {
 // 'A' up, adding 0x25 sets it above 'Z'; the difference marks the capitals,
 // which get 0x20 added. Bytes from 0x80 up (UTF-8) are left alone.
 func toLower(b []byte) []byte {
-	out := make([]byte, len(b))
+	return lowerInto(nil, b)
+}
+
+// lowerInto is toLower writing into dst's array (its contents are lost)
+// when it has room; b and dst may be the same slice.
+func lowerInto(dst, b []byte) []byte {
+	var out []byte
+	if dst != nil && cap(dst) >= len(b) {
+		out = dst[:len(b)]
+	} else {
+		out = make([]byte, len(b))
+	}
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
@@ -232,7 +244,10 @@ func toLower(b []byte) []byte {
 func lowerString(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; 'A' <= c && c <= 'Z' {
-			return string(toLower([]byte(s)))
+			// One copy, not two ([]byte(s), then string of it): s is
+			// only read, and out is not changed after it becomes a string.
+			out := lowerInto(make([]byte, len(s)), unsafe.Slice(unsafe.StringData(s), len(s)))
+			return unsafe.String(unsafe.SliceData(out), len(out))
 		}
 	}
 	return s

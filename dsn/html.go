@@ -16,15 +16,15 @@ func stripTags(b []byte) []byte {
 				return out
 			}
 			tag := b[i+1 : i+end]
-			name := tagName(tag)
+			var nameBuf [16]byte
+			name := tagName(nameBuf[:0], tag)
 			switch string(name) {
 			case "br", "p", "/p", "div", "/div", "tr", "/tr", "li", "/li", "/h1", "/h2", "/h3", "/table", "/td":
 				out = append(out, '\n')
 			case "td":
 				out = append(out, ' ')
 			case "script", "style":
-				closing := []byte("</" + string(name))
-				if k := bytes.Index(toLower(b[i+end:]), closing); k >= 0 {
+				if k := indexCloseTag(b[i+end:], string(name)); k >= 0 {
 					i += end + k
 					if e := bytes.IndexByte(b[i:], '>'); e >= 0 {
 						i += e
@@ -50,13 +50,35 @@ func stripTags(b []byte) []byte {
 	return out
 }
 
-// tagName returns the lower-case name of an HTML tag, with a leading "/".
-func tagName(tag []byte) []byte {
+// tagName appends to dst the lower-case name of an HTML tag, with a
+// leading "/" (dst has room for the names stripTags acts on, so it need not
+// allocate).
+func tagName(dst, tag []byte) []byte {
 	n := 0
 	for n < len(tag) && (isAlpha(tag[n]) || isDigit(tag[n]) || n == 0 && tag[n] == '/') {
 		n++
 	}
-	return toLower(tag[:n])
+	for _, c := range tag[:n] {
+		dst = append(dst, lowerTable[c])
+	}
+	return dst
+}
+
+// indexCloseTag returns the index in b of the closing tag "</name" in any
+// case (name in lower case), or -1. It reads b in place: lower-casing the
+// rest of the body for each <style> made a copy of it each time.
+func indexCloseTag(b []byte, name string) int {
+	for from := 0; ; {
+		k := bytes.Index(b[from:], []byte("</"))
+		if k < 0 {
+			return -1
+		}
+		k += from
+		if hasPrefixFold(string(b[k+2:min(len(b), k+2+len(name))]), name) {
+			return k
+		}
+		from = k + 2
+	}
 }
 
 // entities are the HTML character references bounces use.

@@ -325,7 +325,7 @@ func (p *parser) loadText() {
 		buf = buf[:MaxScanText]
 	}
 	p.text = buf
-	p.lowerText = toLower(buf)
+	p.lowerText = p.fields.toLower(buf)
 }
 
 // cut returns where the copy of the original message starts in the text
