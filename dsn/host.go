@@ -12,23 +12,30 @@ import (
 // "while talking to mx.example.com.", qmail's "192.0.2.1 does not like
 // recipient", "Giving up on 192.0.2.1". "" when it names none.
 func findRemoteHost(d string) string {
-	l := lowerString(d)
-	for _, w := range [...]string{"host ", "while talking to ", "connected to ", "connect to ", "giving up on ", "remote server ", "remote mta "} {
-		for from := 0; from < len(l); {
-			k := strings.Index(l[from:], w)
-			if k < 0 {
-				break
+	// The host after the first of hostIntros (in list order) that is
+	// followed by one: read d once, trying at each byte the intros that
+	// start with it (a search per intro read it seven times, on a
+	// lower-case copy).
+	best, host := len(hostIntros), ""
+	for i := 0; i < len(d) && best > 0; i++ {
+		for _, w := range introsByFirst[lowerTable[d[i]]] {
+			if int(w) >= best {
+				break // in list order: the rest come later still
 			}
-			k += from
-			from = k + len(w)
-			if k > 0 && isAlpha(l[k-1]) {
+			intro := hostIntros[w]
+			if !hasPrefixFold(d[i:], intro) || i > 0 && isAlpha(d[i-1]) {
 				continue
 			}
-			if h := hostToken(d[k+len(w):]); h != "" {
-				return h
+			if h := hostToken(d[i+len(intro):]); h != "" {
+				best, host = int(w), h
+				break
 			}
 		}
 	}
+	if host != "" {
+		return host
+	}
+	l := lowerString(d)
 	// Gmail: "... rejected by the server for the recipient domain
 	// example.org by mx.example.org. [192.0.2.1]."
 	for from := 0; from < len(l); {
@@ -56,6 +63,19 @@ func findRemoteHost(d string) string {
 	}
 	return ""
 }
+
+// hostIntros are the lower-case words after which a diagnostic names the
+// remote server, surest first.
+var hostIntros = [...]string{"host ", "while talking to ", "connected to ", "connect to ", "giving up on ", "remote server ", "remote mta "}
+
+// introsByFirst lists, for each byte, the indexes in hostIntros of the
+// intros that start with it, in order.
+var introsByFirst = func() (t [256][]uint8) {
+	for i, w := range hostIntros {
+		t[w[0]] = append(t[w[0]], uint8(i))
+	}
+	return t
+}()
 
 // hostToken reads a host name or IP address at the start of s: letters,
 // digits, dots and dashes with at least one dot; a trailing dot goes.
