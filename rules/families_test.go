@@ -179,6 +179,8 @@ func TestPhraseFamilies(t *testing.T) {
 		{diag: "550 This system is not configured to relay mail", reason: "norelaying"},
 		{diag: "550 we don't handle mail for example.net", reason: "norelaying"},
 		{diag: "550 not an open relay, so get lost", reason: "norelaying"},
+		{diag: "550 could not connect and send the mail to mx.example.net", reason: "networkerror"},
+		{diag: "550 It has a potentially executable attachment", reason: "virusdetected"},
 		// suppressed.
 		{diag: "Amazon SES has suppressed sending to this address because it has a recent history of bouncing as an invalid address.", reason: "suppressed"},
 	})
@@ -224,6 +226,28 @@ func TestHostTables(t *testing.T) {
 		{diag: "421 4.7.0 [TSS04] Messages from 192.0.2.8 temporarily deferred due to unexpected volume or user complaints", status: "4.7.0", mta: "mta5.am0.yahoodns.net", reason: "rejected"},
 		// Spectrum (Charter): AUP codes.
 		{diag: "550 5.1.0 <sid@example.org> sender rejected. Please see the error code page. AUP#In-1310", status: "5.1.0", reason: "toomanyconn"},
+		// Cox: codes in the reply.
+		{diag: "554 5.7.1 Connection refused - CXBL - see the Cox error codes page", reason: "blocked"},
+		{diag: "550 5.7.1 IPBL1000 192.0.2.10 is listed", reason: "blocked"},
+		{diag: "421 4.7.1 CXDNS the connecting IP has no valid DNS", reason: "requireptr"},
+		{diag: "550 5.1.0 CXSNDR sender domain refused", reason: "rejected"},
+		{diag: "421 4.7.0 CXCNCT too many connections", reason: "toomanyconn"},
+		{diag: "452 4.2.0 CXMXRT too many messages for the period", reason: "speeding"},
+		{diag: "554 5.7.1 URLBL011 the message holds a listed URL", reason: "spamdetected"},
+		// AOL: a domain without mail service.
+		{diag: "Host or domain name not found. Name service error for name=example.invalid type=MX: Malformed or unexpected name server reply", mta: "mailin-01.mx.aol.com", reason: "notaccept"},
+		// MessageLabs: "542 <addr> Rejected".
+		{diag: "542 ulla@example.org Rejected", status: "5.0.0", mta: "server-9.tower-1.messagelabs.com", reason: "userunknown"},
+		// Apple (iCloud).
+		{diag: "421 4.7.1 Messages to vera@icloud.example deferred due to excessive volume. Try again later", reason: "speeding"},
+		{diag: "554 5.7.1 [HME1] This message was blocked for failing both SPF and DKIM authentication checks", reason: "authfailure"},
+		{diag: "550 5.1.6 recipient no longer on server: walt@icloud.example", reason: "hasmoved"},
+		// Google.
+		{diag: "450 4.2.1 The user you are trying to contact is receiving mail too quickly. Please resend your message at a later time.", reason: "speeding"},
+		{diag: "535 5.7.1 Username and Password not accepted.", reason: "securityerror"},
+		{diag: "550 5.7.26 This message does not have authentication information or fails to pass authentication checks (SPF or DKIM).", reason: "authfailure"},
+		// Zoho.
+		{diag: "550 5.7.1 Email rejected per SPF policy - example.org", reason: "authfailure"},
 		// Tencent (QQ).
 		{diag: "550 Connection frequency limited [192.0.2.9]", reason: "toomanyconn"},
 		{diag: "550 Mailbox not found or access denied", command: "RCPT", reason: "userunknown"},
