@@ -18,7 +18,8 @@ type textBlock struct {
 	diagnostic string
 	remoteMTA  string
 	command    string
-	before     string             // the paragraph just above the recipient line
+	before     [2]int             // the paragraph just above the recipient line, as offsets in the text
+	hasBefore  bool               // before is set
 	earlier    [maxEarlier][2]int // the paragraphs above it as offsets in the text, nearest last
 	nEarlier   int
 }
@@ -160,7 +161,10 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 		d := cleanDiagnostic(string(buf))
 		if d == "" {
 			// Lotus Notes and others give the reason above the address.
-			d = cur.before
+			// (Copied only now: most blocks have their own text.)
+			if cur.hasBefore {
+				d = collapseSpace(string(text[cur.before[0]:cur.before[1]]))
+			}
 		}
 		if !hasCode(d) {
 			// "Could not be delivered because of / 550 5.1.1 User unknown /
@@ -315,7 +319,7 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 			cur = &textBlock{address: addr}
 			cur.earlier, cur.nEarlier = earlier, nEarlier
 			if paraStart >= 0 {
-				cur.before = collapseSpace(string(para))
+				cur.before, cur.hasBefore = [2]int{paraStart, paraEnd}, true
 				if cur.nEarlier == maxEarlier {
 					copy(cur.earlier[:], cur.earlier[1:])
 					cur.nEarlier--
@@ -323,7 +327,7 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 				cur.earlier[cur.nEarlier] = [2]int{paraStart, paraEnd}
 				cur.nEarlier++
 			} else if nEarlier > 0 {
-				cur.before = collapseSpace(string(text[earlier[nEarlier-1][0]:earlier[nEarlier-1][1]]))
+				cur.before, cur.hasBefore = earlier[nEarlier-1], true
 			}
 			buf = buf[:0]
 			if kind == lineLabelled && (bytes.HasPrefix(lt, []byte("rcpt to:")) || bytes.HasPrefix(lt, []byte("rcpt:"))) {

@@ -21,12 +21,12 @@ func readOriginal(o *Original, h header) {
 		case o.Subject == "" && equalFoldString(f.name, "Subject"):
 			o.Subject = collapseSpace(decodeWords(string(f.value())))
 		case o.Date == "" && equalFoldString(f.name, "Date"):
-			o.Date = collapseSpace(validUTF8(string(f.value())))
+			o.Date = validUTF8(collapseBytes(f.raw))
 		case o.Sender == "" && (equalFoldString(f.name, "Return-Path") || equalFoldString(f.name, "X-Envelope-From")):
 			o.Sender = cleanAddress(string(f.value()))
 		case equalFoldString(f.name, "Received"):
 			if len(o.Received) < maxReceived {
-				o.Received = append(o.Received, collapseSpace(validUTF8(string(f.value()))))
+				o.Received = append(o.Received, validUTF8(collapseBytes(f.raw)))
 			}
 		}
 	}

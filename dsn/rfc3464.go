@@ -203,6 +203,31 @@ func collapseSpace(s string) string {
 	return b.String()
 }
 
+// collapseBytes is collapseSpace(string(b)), always a copy. It also unfolds
+// a folded header value (RFC 5322 section 2.2.3) on the way, since the line
+// breaks of a fold are white space like any other: one pass and one copy
+// instead of three (unfold, string, collapse).
+func collapseBytes(b []byte) string {
+	b = bytes.TrimSpace(b)
+	var sb strings.Builder
+	sb.Grow(len(b))
+	for i := 0; i < len(b); {
+		j := i
+		for j < len(b) && !isCollapsible(b[j]) {
+			j++
+		}
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.Write(b[i:j])
+		for j < len(b) && isCollapsible(b[j]) {
+			j++
+		}
+		i = j
+	}
+	return sb.String()
+}
+
 // isCollapsible says whether collapseSpace turns c into part of a space.
 func isCollapsible(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
