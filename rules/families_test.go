@@ -181,6 +181,25 @@ func TestPhraseFamilies(t *testing.T) {
 		{diag: "550 not an open relay, so get lost", reason: "norelaying"},
 		{diag: "550 could not connect and send the mail to mx.example.net", reason: "networkerror"},
 		{diag: "550 It has a potentially executable attachment", reason: "virusdetected"},
+		// The delivery agents' own words (Exim, qmail, qmail-ldap, OpenSMTPD,
+		// Courier, Domino, IMail, EZweb).
+		{diag: "Message 1a2b3c-000abc-XY has been frozen", reason: "expired"},
+		{diag: "Sorry. Although I'm listed as a best-preference MX or A for that host, it isn't in my control/locals file", reason: "networkerror"},
+		{diag: "DNS lookup failed.", reason: "networkerror"},
+		{diag: "Temporary failure in MX lookup", reason: "networkerror"},
+		{diag: "No valid route to remote MX", reason: "networkerror"},
+		{diag: "Destination seem to reject all mails", reason: "notaccept"},
+		{diag: "Could not retrieve credentials", reason: "securityerror"},
+		{diag: "Mailaddress is administrativly disabled. (#5.2.1)", reason: "suspend"},
+		{diag: "The message exeeded the maximum size the user accepts", reason: "exceedlimit"},
+		{diag: "Temporary failure in LDAP lookup. (#4.4.3)", reason: "systemerror"},
+		{diag: "This domain's DNS violates RFC 1035.", reason: "systemerror"},
+		{diag: "xena/Example is not listed in Domino Directory", reason: "userunknown"},
+		{diag: "Cannot route mail to user (yuri@example.net)", reason: "filtered"},
+		{diag: "Several matches found in Domino Directory", reason: "systemerror"},
+		{diag: "User mailbox exceeds allowed size: zoe@example.net", reason: "mailboxfull"},
+		{diag: "The user(s) account is temporarily limited.", reason: "suspend"},
+		{diag: "The number of messages in recipient's mailbox exceeded the local limit.", reason: "mailboxfull"},
 		// suppressed.
 		{diag: "Amazon SES has suppressed sending to this address because it has a recent history of bouncing as an invalid address.", reason: "suppressed"},
 	})
@@ -248,6 +267,16 @@ func TestHostTables(t *testing.T) {
 		{diag: "550 5.7.26 This message does not have authentication information or fails to pass authentication checks (SPF or DKIM).", reason: "authfailure"},
 		// Zoho.
 		{diag: "550 5.7.1 Email rejected per SPF policy - example.org", reason: "authfailure"},
+		// Exchange 2000/2003 error codes.
+		{diag: "The recipient name is not recognized MSEXCH:IMS:Example:Site:SRV1 0 (000C05A6) Unknown Recipient", reason: "userunknown"},
+		{diag: "MSEXCH:IMS:Example:Site:SRV1 0 (000C0595) Ambiguous Recipient", reason: "filtered"},
+		{diag: "MSEXCH:IMS:Example:Site:SRV1 0 (00120270) Too Many Hops", reason: "networkerror"},
+		// Facebook's codes.
+		{diag: "550 5.1.1 RCP-P1 The attempted recipient address does not exist", reason: "userunknown"},
+		{diag: "550 5.7.1 RCP-P2 The attempted recipient's preferences prevent messages from being delivered", reason: "filtered"},
+		{diag: "421 4.7.1 CON-T3 Your mail server opened too many new connections in a short time", reason: "toomanyconn"},
+		{diag: "550 5.2.1 RCP-T4 The attempted recipient address is currently deactivated", reason: "suspend"},
+		{diag: "554 5.6.0 MSG-P1 The message exceeds the maximum allowed size", reason: "mesgtoobig"},
 		// Tencent (QQ).
 		{diag: "550 Connection frequency limited [192.0.2.9]", reason: "toomanyconn"},
 		{diag: "550 Mailbox not found or access denied", command: "RCPT", reason: "userunknown"},
