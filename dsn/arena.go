@@ -14,6 +14,7 @@ import "sync"
 type fieldArena struct {
 	buf   []field // the fields handed out so far; the spare capacity is free
 	lower []byte  // the array for the lower-case text; its contents are dead
+	parts []part  // the array for the message's MIME parts (mimeWalker.parts)
 }
 
 // maxArenaLower caps the lower-case text array kept for the next Parse.
@@ -34,6 +35,10 @@ func getArena() *fieldArena { return arenaPool.Get().(*fieldArena) }
 func (a *fieldArena) release() {
 	clear(a.buf)
 	a.buf = a.buf[:0]
+	clear(a.parts[:cap(a.parts)])
+	if cap(a.parts) > MaxParts {
+		a.parts = nil
+	}
 	if cap(a.lower) > maxArenaLower {
 		a.lower = nil
 	}

@@ -98,3 +98,17 @@ func hasPrefixFold(s, prefix string) bool {
 	}
 	return true
 }
+
+// indexFold is strings.Index(lowerString(s), sub) for a lower-case sub,
+// without the lower-case copy.
+func indexFold(s, sub string) int {
+	if sub == "" {
+		return 0
+	}
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if lowerTable[s[i]] == sub[0] && hasPrefixFold(s[i:], sub) {
+			return i
+		}
+	}
+	return -1
+}

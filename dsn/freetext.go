@@ -466,9 +466,8 @@ var replyIntros = []string{
 // report introduces it with one of replyIntros and it starts with a reply
 // code: the boilerplate before it would mislead the rules.
 func serverReply(d string) string {
-	l := lowerString(d)
 	for _, intro := range replyIntros {
-		k := strings.Index(l, intro)
+		k := indexFold(d, intro)
 		if k < 0 {
 			continue
 		}

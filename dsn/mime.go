@@ -106,12 +106,15 @@ type mimeWalker struct {
 // walk adds the leaves of the entity with header h and body b. Entities
 // deeper than MaxDepth, and parts beyond MaxParts, are not read.
 func (w *mimeWalker) walk(h header, b []byte, depth int) {
+	if w.parts == nil && w.fields != nil {
+		w.parts = w.fields.parts[:0]
+	}
 	if depth > MaxDepth || len(w.parts) >= MaxParts {
 		w.truncated = true
 		return
 	}
 	mt, params := parseContentType(h.get("Content-Type"))
-	cte := lowerString(h.getString("Content-Transfer-Encoding"))
+	cte := internFold(bytes.TrimSpace(h.get("Content-Transfer-Encoding")), knownEncodings)
 	if strings.HasPrefix(mt, "multipart/") {
 		if params.boundary == "" {
 			// RFC 2046 section 5.1.1 requires a boundary; read the body as text.
@@ -198,7 +201,8 @@ var (
 		"message/global-delivery-status", "message/global", "message/global-headers",
 		"message/feedback-report", "message/disposition-notification", "application/octet-stream",
 	}
-	knownCharsets = []string{
+	knownEncodings = []string{"7bit", "8bit", "base64", "quoted-printable", "binary"}
+	knownCharsets  = []string{
 		"us-ascii", "utf-8", "iso-8859-1", "iso-2022-jp", "shift_jis", "euc-jp", "windows-1252",
 		"iso-8859-15", "koi8-r", "windows-1251", "gb2312", "big5", "ks_c_5601-1987",
 	}

@@ -46,6 +46,7 @@ func Parse(raw []byte) (rep *Report, err error) {
 		p.rep.Truncated = true
 	}
 	p.parts = w.parts
+	p.fields.parts = w.parts // the grown array, for the next Parse
 	p.read()
 	sanitize(p.rep)
 	return p.rep, err
