@@ -211,6 +211,9 @@ func TestStatusFallbacks(t *testing.T) {
 		// X.7: a security or policy status whose words say nothing more.
 		{diag: "550 5.7.1 Access denied", status: "5.7.1", reason: "securityerror"},
 		{diag: "554 5.7.0 Go away", status: "5.7.0", reason: "securityerror"},
+		{diag: "550 5.7.16 Message is too big for the specified priority", status: "5.7.16", reason: "mesgtoobig"},
+		{diag: "550 5.7.17 Mailbox owner has changed", status: "5.7.17", reason: "hasmoved"},
+		{diag: "550 5.7.18 Domain owner has changed", status: "5.7.18", reason: "hasmoved"},
 	})
 }
 
