@@ -33,7 +33,7 @@ func (f *field) value() []byte {
 			if c == ' ' || c == '\t' {
 				continue
 			}
-			out = bytes.TrimRight(out, " \t")
+			out = trimBlankRight(out)
 			out = append(out, ' ')
 			space = false
 		}
@@ -129,7 +129,7 @@ func parseHeaderInto(b []byte, h header) (_ header, body []byte, truncated bool)
 			continue
 		}
 		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 || !isFieldName(bytes.TrimRight(line[:colon], " \t")) {
+		if colon <= 0 || !isFieldName(trimBlankRight(line[:colon])) {
 			if n := len(h); n > 0 && !skipping && bytes.HasSuffix(h[n-1].raw, []byte(";")) && bytes.IndexByte(line, '=') > 0 {
 				// A parameter on an unindented line after "type;": a broken
 				// fold (seen in Content-Type); join it to the field.
@@ -151,8 +151,8 @@ func parseHeaderInto(b []byte, h header) (_ header, body []byte, truncated bool)
 			v, start = v[1:], start+1
 		}
 		h = append(h, field{
-			name: bytes.TrimRight(line[:colon], " \t"),
-			raw:  bytes.TrimRight(v, " \t"),
+			name: trimBlankRight(line[:colon]),
+			raw:  trimBlankRight(v),
 			off:  start,
 		})
 		i = next
@@ -162,7 +162,7 @@ func parseHeaderInto(b []byte, h header) (_ header, body []byte, truncated bool)
 
 // extend makes f's value run to end, the end of a continuation line in b.
 func extend(f *field, b []byte, end int) {
-	f.raw = bytes.TrimRight(b[f.off:end], " \t")
+	f.raw = trimBlankRight(b[f.off:end])
 	f.folded = true
 }
 
@@ -251,4 +251,14 @@ func lowerString(s string) string {
 		}
 	}
 	return s
+}
+
+// trimBlankRight is bytes.TrimRight(b, " \t") without building a cut set
+// at each call (it ran several times per header line).
+func trimBlankRight(b []byte) []byte {
+	n := len(b)
+	for n > 0 && (b[n-1] == ' ' || b[n-1] == '\t') {
+		n--
+	}
+	return b[:n]
 }
