@@ -280,6 +280,17 @@ func TestHostTables(t *testing.T) {
 		{diag: "421 4.7.1 CON-T3 Your mail server opened too many new connections in a short time", reason: "toomanyconn"},
 		{diag: "550 5.2.1 RCP-T4 The attempted recipient address is currently deactivated", reason: "suspend"},
 		{diag: "554 5.6.0 MSG-P1 The message exceeds the maximum allowed size", reason: "mesgtoobig"},
+		// Outlook.com / Hotmail policy codes for the sending IP.
+		{diag: "550 SC-001 (EXAMPLE-MC1) Unfortunately, mail was rejected for policy reasons. Please contact your Internet service provider.", reason: "blocked"},
+		{diag: "550 DY-001 (EXAMPLE-MC2) Mail rejected for policy reasons. We generally do not accept email from dynamic IPs.", reason: "blocked"},
+		// AOL.
+		{diag: "421 4.7.1 : (DYN:T1) https://postmaster.example/errors/421dynt1.html", reason: "blocked"},
+		{diag: "421 4.7.1 : (DNS:NR) https://postmaster.example/errors/421dnsnr.html", reason: "requireptr"},
+		// Yahoo [TS0x].
+		{diag: "421 4.7.0 [TS01] Messages from 192.0.2.11 temporarily deferred due to user complaints", reason: "blocked"},
+		{diag: "421 4.7.0 [TS03] All messages from 192.0.2.11 will be permanently deferred; Retrying will NOT succeed.", reason: "blocked"},
+		// Google: content judged suspicious.
+		{diag: "421 4.7.0 [192.0.2.12] Our system has detected that this message is suspicious due to the nature of the content and/or the links within.", reason: "spamdetected"},
 		// Tencent (QQ).
 		{diag: "550 Connection frequency limited [192.0.2.9]", reason: "toomanyconn"},
 		{diag: "550 Mailbox not found or access denied", command: "RCPT", reason: "userunknown"},
