@@ -75,6 +75,7 @@ func newPhraseSet(phrases []string) *phraseSet {
 	nstates := len(out)
 	fail := make([]int32, nstates)
 	queue := make([]int32, 0, nstates)
+	bfs := queue // the same array: it keeps the whole order as queue moves on
 	for c := 0; c < width; c++ {
 		t := next[c]
 		if t < 0 {
@@ -98,6 +99,7 @@ func newPhraseSet(phrases []string) *phraseSet {
 			queue = append(queue, t)
 		}
 	}
+	next, out = renumber(next, out, width, bfs[:nstates-1])
 	// Mark the states where phrases end, flatten the outputs.
 	for i, t := range next {
 		if len(out[t]) > 0 {
@@ -118,6 +120,33 @@ func newPhraseSet(phrases []string) *phraseSet {
 	}
 	ps.outStart[nstates] = int32(len(ps.outIDs))
 	return ps
+}
+
+// renumber gives the states new numbers in breadth-first order (bfs: every
+// state but the root, in the order the fail links were computed), so that
+// the shallow states, where a scan spends nearly all its time, have their
+// rows of next side by side: fewer cache misses in match. The automaton is
+// the same.
+func renumber(next []int32, out [][]int32, width int, bfs []int32) ([]int32, [][]int32) {
+	n := len(out)
+	if len(bfs) != n-1 {
+		return next, out // cannot happen; keep the insertion order
+	}
+	perm := make([]int32, n) // old -> new
+	perm[0] = 0
+	for i, s := range bfs {
+		perm[s] = int32(i + 1)
+	}
+	next2 := make([]int32, len(next))
+	out2 := make([][]int32, n)
+	for s := 0; s < n; s++ {
+		ns := int(perm[s])
+		out2[ns] = out[s]
+		for c := 0; c < width; c++ {
+			next2[ns*width+c] = perm[next[s*width+c]]
+		}
+	}
+	return next2, out2
 }
 
 // outFlag marks, in next, a state where phrases end.
