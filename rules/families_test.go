@@ -291,6 +291,16 @@ func TestHostTables(t *testing.T) {
 		{diag: "421 4.7.0 [TS03] All messages from 192.0.2.11 will be permanently deferred; Retrying will NOT succeed.", reason: "blocked"},
 		// Google: content judged suspicious.
 		{diag: "421 4.7.0 [192.0.2.12] Our system has detected that this message is suspicious due to the nature of the content and/or the links within.", reason: "spamdetected"},
+		// Exchange 2007 and later: the name after the code.
+		{diag: "554 5.4.4 SMTPSEND.DNS.NonExistentDomain; nonexistent domain", status: "5.4.4", reason: "hostunknown"},
+		{diag: "554 5.4.4 SMTPSEND.DNS.MxLoopback; DNS config error", status: "5.4.4", reason: "networkerror"},
+		{diag: "550 5.1.4 RESOLVER.ADR.Ambiguous; ambiguous address", status: "5.1.4", reason: "systemerror"},
+		{diag: "550 5.2.3 RESOLVER.RST.RecipSizeLimit; message too large for this recipient", status: "5.2.3", reason: "mesgtoobig"},
+		{diag: "550 5.5.3 RESOLVER.ADR.RecipLimit; too many recipients", status: "5.5.3", reason: "toomanyconn"},
+		// Exchange Online's own x.4.3xx codes.
+		{diag: "550 5.4.316 Message expired, connection refused(Socket error code 10061)", status: "5.4.316", reason: "expired"},
+		{diag: "451 4.4.312 DNS query failed", status: "4.4.312", reason: "networkerror"},
+		{diag: "550 5.4.310 DNS domain example.invalid does not exist", status: "5.4.310", reason: "hostunknown"},
 		// Tencent (QQ).
 		{diag: "550 Connection frequency limited [192.0.2.9]", reason: "toomanyconn"},
 		{diag: "550 Mailbox not found or access denied", command: "RCPT", reason: "userunknown"},
