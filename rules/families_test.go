@@ -295,7 +295,7 @@ func TestHostTables(t *testing.T) {
 		{diag: "554 5.4.4 SMTPSEND.DNS.NonExistentDomain; nonexistent domain", status: "5.4.4", reason: "hostunknown"},
 		{diag: "554 5.4.4 SMTPSEND.DNS.MxLoopback; DNS config error", status: "5.4.4", reason: "networkerror"},
 		{diag: "550 5.1.4 RESOLVER.ADR.Ambiguous; ambiguous address", status: "5.1.4", reason: "systemerror"},
-		{diag: "550 5.2.3 RESOLVER.RST.RecipSizeLimit; message too large for this recipient", status: "5.2.3", reason: "mesgtoobig"},
+		{diag: "550 5.2.3 RESOLVER.RST.RecipSizeLimit; message too large for this recipient", status: "5.3.4", reason: "exceedlimit"},
 		{diag: "550 5.5.3 RESOLVER.ADR.RecipLimit; too many recipients", status: "5.5.3", reason: "toomanyconn"},
 		// Exchange Online's own x.4.3xx codes.
 		{diag: "550 5.4.316 Message expired, connection refused(Socket error code 10061)", status: "5.4.316", reason: "expired"},
