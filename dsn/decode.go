@@ -91,11 +91,17 @@ func decodeQP(b []byte) []byte {
 	}
 	out := make([]byte, 0, len(b))
 	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c != '=' {
-			out = append(out, c)
-			continue
+		if b[i] != '=' {
+			// Copy the plain run up to the next "=" whole.
+			k := bytes.IndexByte(b[i:], '=')
+			if k < 0 {
+				out = append(out, b[i:]...)
+				break
+			}
+			out = append(out, b[i:i+k]...)
+			i += k
 		}
+		c := b[i] // '='
 		// Soft line break: "=" then optional white space and the line end.
 		j := i + 1
 		for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
@@ -142,11 +148,11 @@ func unhex(c byte) (byte, bool) {
 // text, UTF-8 and unknown charsets are returned as they are (an unknown
 // charset is most often a mislabelled ASCII or UTF-8 text).
 func toUTF8(b []byte, charset string) []byte {
-	if !needsConversion(b) {
-		return b
-	}
 	switch charset {
 	case "", "us-ascii", "utf-8", "utf8", "ascii":
+		return b
+	}
+	if !needsConversion(b) {
 		return b
 	}
 	enc := lookupCharset(charset)
