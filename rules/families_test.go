@@ -200,6 +200,15 @@ func TestPhraseFamilies(t *testing.T) {
 		{diag: "User mailbox exceeds allowed size: zoe@example.net", reason: "mailboxfull"},
 		{diag: "The user(s) account is temporarily limited.", reason: "suspend"},
 		{diag: "The number of messages in recipient's mailbox exceeded the local limit.", reason: "mailboxfull"},
+		{diag: "550 Your message has been temporarily blocked by our filter", reason: "spamdetected"},
+		{diag: "554 Message given low priority", reason: "policyviolation"},
+		{diag: "550 The address you sent from is not subscribed to this group", reason: "policyviolation"},
+		{diag: "550 Mailfrom domain is listed in Spamhaus", reason: "rejected"},
+		{diag: "550 RFC 1035 violation: recursive CNAME records for example.org", reason: "rejected"},
+		{diag: "550 Invalid IP for sending mail of domain example.org", reason: "blocked"},
+		{diag: "552 User has exceeded quota, bouncing mail", reason: "mailboxfull"},
+		{diag: "554 Account not subscribed to SES", reason: "securityerror"},
+		{diag: "Giving up on 192.0.2.13.", reason: "expired"},
 		// suppressed.
 		{diag: "Amazon SES has suppressed sending to this address because it has a recent history of bouncing as an invalid address.", reason: "suppressed"},
 	})
