@@ -60,7 +60,7 @@ var commandMarks = []struct{ mark, command string }{
 func findCommand(diag string) string {
 	best := len(commandMarks)
 	for i := 0; i < len(diag) && best > 0; i++ {
-		for _, m := range marksByFirst[lowerTable[diag[i]]] {
+		for _, m := range commandIndex.at(diag, i) {
 			if int(m) >= best {
 				break // the list is in mark order: the rest come later still
 			}
@@ -76,14 +76,52 @@ func findCommand(diag string) string {
 	return commandMarks[best].command
 }
 
-// marksByFirst lists, for each byte, the indexes in commandMarks of the
-// marks that start with it, in order.
-var marksByFirst = func() (t [256][]uint8) {
+// commandIndex finds the commandMarks that may start at a place.
+var commandIndex = func() *wordIndex {
+	marks := make([]string, len(commandMarks))
 	for i, m := range commandMarks {
-		t[m.mark[0]] = append(t[m.mark[0]], uint8(i))
+		marks[i] = m.mark
 	}
-	return t
+	return newWordIndex(marks)
 }()
+
+// wordIndex finds cheaply which of a list of lower-case ASCII words (two
+// bytes or more, at most 256) may start at a given place of a text, without
+// regard to case: the words whose first two bytes are there. Most places
+// start no word; a bitmap of the first two bytes of the words tells so in
+// one lookup, where a list by first byte alone sent every "a" of a text
+// through all the words in "after".
+type wordIndex struct {
+	byFirst [256][]uint8         // indexes of the words by first byte, in list order
+	pairs   [1 << 16 / 64]uint64 // bit c0<<8|c1 set when a word starts with c0 c1
+}
+
+func newWordIndex(words []string) *wordIndex {
+	x := &wordIndex{}
+	for i, w := range words {
+		if len(w) < 2 || i > 255 {
+			panic("dsn: wordIndex word too short or too many words: " + w)
+		}
+		x.byFirst[w[0]] = append(x.byFirst[w[0]], uint8(i))
+		k := uint16(w[0])<<8 | uint16(w[1])
+		x.pairs[k>>6] |= 1 << (k & 63)
+	}
+	return x
+}
+
+// at returns the indexes, in list order, of the words that may start at
+// s[i] (a superset of those that do), nil when none can.
+func (x *wordIndex) at(s string, i int) []uint8 {
+	if i+1 >= len(s) {
+		return nil
+	}
+	c0 := lowerTable[s[i]]
+	k := uint16(c0)<<8 | uint16(lowerTable[s[i+1]])
+	if x.pairs[k>>6]&(1<<(k&63)) == 0 {
+		return nil
+	}
+	return x.byFirst[c0]
+}
 
 // hasPrefixFold says whether s starts with the lower-case ASCII prefix,
 // without regard to the case of s.

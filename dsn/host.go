@@ -18,7 +18,7 @@ func findRemoteHost(d string) string {
 	// lower-case copy).
 	best, host := len(hostIntros), ""
 	for i := 0; i < len(d) && best > 0; i++ {
-		for _, w := range introsByFirst[lowerTable[d[i]]] {
+		for _, w := range hostIntroIndex.at(d, i) {
 			if int(w) >= best {
 				break // in list order: the rest come later still
 			}
@@ -68,14 +68,8 @@ func findRemoteHost(d string) string {
 // remote server, surest first.
 var hostIntros = [...]string{"host ", "while talking to ", "connected to ", "connect to ", "giving up on ", "remote server ", "remote mta "}
 
-// introsByFirst lists, for each byte, the indexes in hostIntros of the
-// intros that start with it, in order.
-var introsByFirst = func() (t [256][]uint8) {
-	for i, w := range hostIntros {
-		t[w[0]] = append(t[w[0]], uint8(i))
-	}
-	return t
-}()
+// hostIntroIndex finds the hostIntros that may start at a place.
+var hostIntroIndex = newWordIndex(hostIntros[:])
 
 // hostToken reads a host name or IP address at the start of s: letters,
 // digits, dots and dashes with at least one dot; a trailing dot goes.
