@@ -64,6 +64,9 @@ func TestPhraseFamilies(t *testing.T) {
 		{diag: "552 Message size exceeds fixed maximum message size: 10485760", reason: "mesgtoobig"},
 		{diag: "552 Taille limite du message atteinte", reason: "mesgtoobig"},
 		{diag: "552 5.2.3 Message header size exceeds limit", status: "5.2.3", reason: "exceedlimit"},
+		{diag: "552 Message header size exceeds limit", reason: "exceedlimit"},
+		// mailererror.
+		{diag: "554 command failed: /usr/local/bin/sorter exited with status 1", reason: "mailererror"},
 		// suspend.
 		{diag: "554 Sorry, your message to gail@example.net cannot be delivered. This mailbox is disabled (554.30)", reason: "suspend"},
 		{diag: "550 Mailbox currently suspended - contact the postmaster", reason: "suspend"},
