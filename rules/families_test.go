@@ -315,6 +315,11 @@ func TestHostTables(t *testing.T) {
 		{diag: "550 5.4.310 DNS domain example.invalid does not exist", status: "5.4.310", reason: "hostunknown"},
 		// Tencent (QQ).
 		{diag: "550 Connection frequency limited [192.0.2.9]", reason: "toomanyconn"},
+		{diag: "550 Ip frequency limited [192.0.2.9]", reason: "toomanyconn"},
+		{diag: "550 Mailbox unavailable or access denied", mta: "mx3.qq.com", reason: "speeding"},
+		{diag: "550 Mailbox unavailable or access denied", mta: "mx.example.net", reason: "suspend"},
+		{diag: "550 Suspected spam ip [192.0.2.9]", mta: "mx3.qq.com", reason: "blocked"},
+		{diag: "550 Mail is rejected by recipients", mta: "mx3.qq.com", reason: "rejected"},
 		{diag: "550 Mailbox not found or access denied", command: "RCPT", reason: "userunknown"},
 	})
 }
