@@ -65,7 +65,7 @@ func (p *parser) readFreeText() bool {
 		idx := indexBlocks(blocks)
 		for _, a := range failed {
 			rc := Recipient{Address: a}
-			if k, ok := idx[lowerString(a)]; ok {
+			if k := idx.find(blocks, a); k >= 0 {
 				b := &blocks[k]
 				rc.Diagnostic, rc.RemoteMTA, rc.Command = b.diagnostic, b.remoteMTA, b.command
 			}
@@ -113,8 +113,8 @@ func (p *parser) enrichBlocks(blocks []textBlock) {
 	idx := indexBlocks(blocks)
 	for i := range p.rep.Recipients {
 		rc := &p.rep.Recipients[i]
-		k, ok := idx[lowerString(rc.Address)]
-		if !ok {
+		k := idx.find(blocks, rc.Address)
+		if k < 0 {
 			continue
 		}
 		b := &blocks[k]
@@ -130,16 +130,55 @@ func (p *parser) enrichBlocks(blocks []textBlock) {
 	}
 }
 
-// indexBlocks maps the lower-case address of each block to its index.
-func indexBlocks(blocks []textBlock) map[string]int {
-	idx := make(map[string]int, len(blocks))
-	for i := range blocks {
-		a := lowerString(blocks[i].address)
-		if _, ok := idx[a]; !ok {
-			idx[a] = i
+// indexBlocks returns the index of blocks by address.
+func indexBlocks(blocks []textBlock) *blockIndex {
+	x := &blockIndex{}
+	x.update(blocks)
+	return x
+}
+
+// smallBlocks is how many blocks a blockIndex searches in turn before it
+// builds a map: reports name few recipients, and a map cost more to make
+// than the searches.
+const smallBlocks = 16
+
+// blockIndex finds a block by its address, without regard to ASCII case;
+// the first block with the address when there are several.
+type blockIndex struct {
+	m map[string]int // lower-case address -> index, once there are many blocks
+	n int            // blocks in m
+}
+
+// update indexes the blocks added since the last call.
+func (x *blockIndex) update(blocks []textBlock) {
+	if x.m == nil {
+		if len(blocks) <= smallBlocks {
+			return
+		}
+		x.m = make(map[string]int, 2*len(blocks))
+	}
+	for ; x.n < len(blocks); x.n++ {
+		a := lowerString(blocks[x.n].address)
+		if _, ok := x.m[a]; !ok {
+			x.m[a] = x.n
 		}
 	}
-	return idx
+}
+
+// find returns the index of the block for addr, -1 if none.
+func (x *blockIndex) find(blocks []textBlock, addr string) int {
+	if x.m != nil {
+		if i, ok := x.m[lowerString(addr)]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range blocks {
+		if equalFoldASCII(blocks[i].address, addr) {
+			return i
+		}
+	}
+	return -1
 }
 
 // scanRecipientBlocks finds the recipient blocks of a free-text report
@@ -147,7 +186,7 @@ func indexBlocks(blocks []textBlock) map[string]int {
 // recipient line, or to an empty line once the block has text.
 func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 	var blocks []textBlock
-	seen := map[string]int{} // lower-case address -> index in blocks
+	var seen blockIndex // the blocks by address
 	var cur *textBlock
 	var buf []byte
 	sendmail := false // inside a ">>> RCPT To:" transcript block
@@ -193,8 +232,7 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 		// The same recipient twice (a report in two languages, or a summary
 		// and then details for admins): keep the first, unless only the
 		// second has the server's reply.
-		key := lowerString(cur.address)
-		if i, ok := seen[key]; ok {
+		if i := seen.find(blocks, cur.address); i >= 0 {
 			switch {
 			case blocks[i].diagnostic == "":
 				blocks[i] = *cur
@@ -211,8 +249,8 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 			return
 		}
 		if len(blocks) < MaxRecipients {
-			seen[key] = len(blocks)
 			blocks = append(blocks, *cur)
+			seen.update(blocks)
 		}
 		cur, buf = nil, buf[:0]
 	}
