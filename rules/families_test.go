@@ -280,6 +280,13 @@ func TestHostTables(t *testing.T) {
 		{diag: "450 4.2.1 The user you are trying to contact is receiving mail too quickly. Please resend your message at a later time.", reason: "speeding"},
 		{diag: "535 5.7.1 Username and Password not accepted.", reason: "securityerror"},
 		{diag: "550 5.7.26 This message does not have authentication information or fails to pass authentication checks (SPF or DKIM).", reason: "authfailure"},
+		{diag: "421 4.7.0 [192.0.2.14] IP not in whitelist for RCPT domain, closing connection.", status: "4.7.0", reason: "blocked"},
+		{diag: "552 5.3.4 Your message exceeded Google's message size limits.", reason: "mesgtoobig"},
+		{diag: "550 5.7.1 Daily SMTP relay limit exceeded for user.", status: "5.7.1", reason: "speeding"},
+		{diag: "550 5.7.1 Email quota exceeded.", status: "5.7.1", reason: "speeding"},
+		{diag: "550 5.7.0 Mail Sending denied.", status: "5.7.0", reason: "rejected"},
+		{diag: "454 4.7.0 Too many login attempts, please try again later.", status: "4.7.0", reason: "securityerror"},
+		{diag: "452 4.5.3 Domain policy size per transaction exceeded, please try this recipient in a separate transaction.", status: "4.5.3", reason: "toomanyconn"},
 		// Zoho.
 		{diag: "550 5.7.1 Email rejected per SPF policy - example.org", reason: "authfailure"},
 		// Exchange 2000/2003 error codes.
