@@ -494,16 +494,36 @@ func isSpace(c byte) bool {
 // replyIntros are lower-case phrases after which a report quotes the
 // remote server's reply, and before which it only says that there was one
 // (Gmail: "The error that the other server returned was: 550 ...").
+// Each ends in "was:", which serverReply looks for first.
 var replyIntros = []string{
 	"the error that the other server returned was:",
 	"the response from the remote server was:",
 	"the response was:",
 }
 
+// hasWasColon says whether d holds "was:" in any case: the colons are
+// found by a fast byte search, and are few.
+func hasWasColon(d string) bool {
+	for i := 0; ; {
+		k := strings.IndexByte(d[i:], ':')
+		if k < 0 {
+			return false
+		}
+		i += k
+		if i >= 3 && hasPrefixFold(d[i-3:], "was:") {
+			return true
+		}
+		i++
+	}
+}
+
 // serverReply keeps of a diagnostic the remote server's reply when the
 // report introduces it with one of replyIntros and it starts with a reply
 // code: the boilerplate before it would mislead the rules.
 func serverReply(d string) string {
+	if !hasWasColon(d) {
+		return d // every intro ends in "was:"; most diagnostics have none
+	}
 	for _, intro := range replyIntros {
 		k := indexFold(d, intro)
 		if k < 0 {
