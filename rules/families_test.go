@@ -293,6 +293,10 @@ func TestHostTables(t *testing.T) {
 		{diag: "The recipient name is not recognized MSEXCH:IMS:Example:Site:SRV1 0 (000C05A6) Unknown Recipient", reason: "userunknown"},
 		{diag: "MSEXCH:IMS:Example:Site:SRV1 0 (000C0595) Ambiguous Recipient", reason: "filtered"},
 		{diag: "MSEXCH:IMS:Example:Site:SRV1 0 (00120270) Too Many Hops", reason: "networkerror"},
+		// ... where the code only says "the remote server refused", the words
+		// decide, and without them the cause is undecided.
+		{diag: "MSEXCH:IMS:Example:Site:SRV1 0 (000B09AA) Unable to relay for amy@example.net", reason: "norelaying"},
+		{diag: "MSEXCH:IMS:Example:Site:SRV1 0 (000B09B6) Error messages by remote MTA", reason: "onhold"},
 		// Facebook's codes.
 		{diag: "550 5.1.1 RCP-P1 The attempted recipient address does not exist", reason: "userunknown"},
 		{diag: "550 5.7.1 RCP-P2 The attempted recipient's preferences prevent messages from being delivered", reason: "filtered"},
