@@ -3,7 +3,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,20 +10,12 @@ import (
 
 // TestE2EOwnBounceUnknownOriginalReject: Postfix's own bounce for a message
 // the ledger does not know (sent while ndrmilter was not running), with
-// --backscatter-action reject. The bounce must still reach the sender:
-// rejecting it inside cleanup(8) would leave alice without her bounce.
-//
-// Found on 2026-11-29: ndrmilter rejects that bounce ("milter-reject:
-// END-OF-MESSAGE ... Rejected as backscatter"), qmgr logs "status=deferred
-// (bounce failed)" for the original, and Postfix retries the bounce at every
-// queue run, rejected each time: the sender is never told. The test is
-// skipped until the milter exempts Postfix's own bounces (and bounces from
-// inside generally) from reject and discard; run it with
-// NDR_E2E_PENDING=1.
+// --backscatter-action reject. The bounce must still reach the sender,
+// tagged: rejecting it inside cleanup(8) made qmgr log "status=deferred
+// (bounce failed)" and retry at every queue run, and the sender was never
+// told (found here on 2026-11-29, fixed in the milter by "never reject or
+// discard a bounce written inside; tag it").
 func TestE2EOwnBounceUnknownOriginalReject(t *testing.T) {
-	if os.Getenv("NDR_E2E_PENDING") == "" {
-		t.Skip("pending milter fix: Postfix's own bounce for an unrecorded message is rejected in cleanup (set NDR_E2E_PENDING=1 to run)")
-	}
 	env := newE2EEnv(t, "--backscatter-action", "reject")
 	// Hold local deliveries, and send while the milter is down: the
 	// original is accepted without being recorded.
@@ -44,5 +35,10 @@ func TestE2EOwnBounceUnknownOriginalReject(t *testing.T) {
 		t.Fatalf("Postfix's own bounce for <%s> (original unknown to the ledger) never reached alice with --backscatter-action reject\n%s\n%s",
 			id, env.Postfix.LogTail(30), tail(env.Milter.Output(), 10))
 	}
-	t.Logf("X-NDR-Backscatter: %q", headerValues(m, "X-NDR-Backscatter"))
+	if bs := headerValues(m, "X-NDR-Backscatter"); len(bs) != 1 || !strings.HasPrefix(bs[0], "yes") {
+		t.Errorf("X-NDR-Backscatter = %q, want yes (the original is not in the ledger), tagged rather than rejected", bs)
+	}
+	if log := env.Postfix.LogText(); strings.Contains(log, "bounce failed") || strings.Contains(log, "milter-reject") {
+		t.Errorf("Postfix refused its own bounce at least once:\n%s", env.Postfix.LogTail(20))
+	}
 }
