@@ -60,6 +60,17 @@ func (h header) getString(name string) string {
 	return string(bytes.TrimSpace(h.get(name)))
 }
 
+// count returns the number of fields called name.
+func (h header) count(name string) int {
+	n := 0
+	for i := range h {
+		if equalFoldString(h[i].name, name) {
+			n++
+		}
+	}
+	return n
+}
+
 // has says whether a field called name is present.
 func (h header) has(name string) bool {
 	for i := range h {

@@ -26,6 +26,10 @@ func readOriginal(o *Original, h header) {
 			o.Sender = cleanAddress(string(f.value()))
 		case equalFoldString(f.name, "Received"):
 			if len(o.Received) < maxReceived {
+				if o.Received == nil {
+					// Room for all of them at once: the list grew by doubling.
+					o.Received = make([]string, 0, min(h.count("Received"), maxReceived))
+				}
 				o.Received = append(o.Received, validUTF8(collapseBytes(f.raw)))
 			}
 		}
