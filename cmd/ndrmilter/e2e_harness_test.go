@@ -541,6 +541,15 @@ func ndrmilterBinary(t testing.TB) string {
 	return binPath
 }
 
+// TestMain removes the binary ndrmilterBinary built, after all tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" && os.Getenv("NDRMILTER_BIN") == "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 // milterProc is a running "ndrmilter serve".
 type milterProc struct {
 	t       testing.TB
