@@ -15,10 +15,6 @@ type phraseSet struct {
 	// next[state*width+class] is the next state; its sign bit is set when
 	// phrases end there, so the common case (none) costs one test.
 	next []int32
-	// next16 is next in 16 bits (sign bit the same flag), used when the
-	// states fit: the table is then half the size and stays in the
-	// processor's cache better, which is most of the cost of match.
-	next16 []int16
 	// The phrases that end at state st (fail chain included) are
 	// outIDs[outStart[st]:outStart[st+1]].
 	outStart []int32
@@ -75,7 +71,6 @@ func newPhraseSet(phrases []string) *phraseSet {
 	nstates := len(out)
 	fail := make([]int32, nstates)
 	queue := make([]int32, 0, nstates)
-	bfs := queue // the same array: it keeps the whole order as queue moves on
 	for c := 0; c < width; c++ {
 		t := next[c]
 		if t < 0 {
@@ -99,7 +94,6 @@ func newPhraseSet(phrases []string) *phraseSet {
 			queue = append(queue, t)
 		}
 	}
-	next, out = renumber(next, out, width, bfs[:nstates-1])
 	// Mark the states where phrases end, flatten the outputs.
 	for i, t := range next {
 		if len(out[t]) > 0 {
@@ -107,12 +101,6 @@ func newPhraseSet(phrases []string) *phraseSet {
 		}
 	}
 	ps.next = next
-	if nstates <= 1<<15 {
-		ps.next16 = make([]int16, len(next))
-		for i, v := range next {
-			ps.next16[i] = int16(v&^outFlag) | int16(v>>31)<<15
-		}
-	}
 	ps.outStart = make([]int32, nstates+1)
 	for st, ids := range out {
 		ps.outStart[st] = int32(len(ps.outIDs))
@@ -120,33 +108,6 @@ func newPhraseSet(phrases []string) *phraseSet {
 	}
 	ps.outStart[nstates] = int32(len(ps.outIDs))
 	return ps
-}
-
-// renumber gives the states new numbers in breadth-first order (bfs: every
-// state but the root, in the order the fail links were computed), so that
-// the shallow states, where a scan spends nearly all its time, have their
-// rows of next side by side: fewer cache misses in match. The automaton is
-// the same.
-func renumber(next []int32, out [][]int32, width int, bfs []int32) ([]int32, [][]int32) {
-	n := len(out)
-	if len(bfs) != n-1 {
-		return next, out // cannot happen; keep the insertion order
-	}
-	perm := make([]int32, n) // old -> new
-	perm[0] = 0
-	for i, s := range bfs {
-		perm[s] = int32(i + 1)
-	}
-	next2 := make([]int32, len(next))
-	out2 := make([][]int32, n)
-	for s := 0; s < n; s++ {
-		ns := int(perm[s])
-		out2[ns] = out[s]
-		for c := 0; c < width; c++ {
-			next2[ns*width+c] = perm[next[s*width+c]]
-		}
-	}
-	return next2, out2
 }
 
 // outFlag marks, in next, a state where phrases end.
@@ -170,32 +131,12 @@ func (ps *phraseSet) match(text []byte, hits []uint64) {
 	if ps.n == 0 {
 		return
 	}
-	if ps.next16 != nil {
-		ps.match16(text, hits)
-		return
-	}
 	st := int32(0)
 	w := int32(ps.width)
 	next, classes := ps.next, &ps.classes
 	for _, b := range text {
 		v := next[st*w+int32(classes[b])]
 		st = v &^ outFlag
-		if v < 0 {
-			for _, id := range ps.outIDs[ps.outStart[st]:ps.outStart[st+1]] {
-				hits[id>>6] |= 1 << (uint(id) & 63)
-			}
-		}
-	}
-}
-
-// match16 is match over next16.
-func (ps *phraseSet) match16(text []byte, hits []uint64) {
-	st := int32(0)
-	w := int32(ps.width)
-	next, classes := ps.next16, &ps.classes
-	for _, b := range text {
-		v := next[st*w+int32(classes[b])]
-		st = int32(uint16(v) &^ 0x8000)
 		if v < 0 {
 			for _, id := range ps.outIDs[ps.outStart[st]:ps.outStart[st+1]] {
 				hits[id>>6] |= 1 << (uint(id) & 63)
