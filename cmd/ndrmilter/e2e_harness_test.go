@@ -30,6 +30,8 @@ import (
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+
+	"github.com/ndrmilter/ndrmilter/internal/redistest"
 )
 
 // e2eDomain is the domain the private Postfix and ndrmilter treat as ours.
@@ -55,15 +57,7 @@ func waitFor(timeout time.Duration, cond func() bool) bool {
 }
 
 // freePort returns a loopback TCP port that was free a moment ago.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+func freePort(t testing.TB) int { return redistest.FreePort(t) }
 
 // dialable reports whether something accepts TCP connections at addr.
 func dialable(addr string) bool {
