@@ -14,7 +14,7 @@ import (
 	gomilter "github.com/emersion/go-milter"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/ndrmilter/ndrmilter/milter/ledger"
+	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 

@@ -18,7 +18,7 @@ import (
 
 	gomilter "github.com/emersion/go-milter"
 
-	"github.com/ndrmilter/ndrmilter/milter/ledger"
+	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
 // rssKB reads this process's resident set size from /proc.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/ndrmilter/ndrmilter/milter/ledger"
+	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/prometheus/client_golang/prometheus"
 )
 

@@ -12,7 +12,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
-	"github.com/ndrmilter/ndrmilter/milter/ledger"
+	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
 var owners = map[string]bool{"sender": true, "sender-admin": true, "recipient-admin": true,

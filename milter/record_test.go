@@ -10,7 +10,7 @@ import (
 
 	gomilter "github.com/emersion/go-milter"
 
-	"github.com/ndrmilter/ndrmilter/milter/ledger"
+	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
 // flakyLedger is a real bbolt ledger whose first Puts fail, as a shared

@@ -13,7 +13,7 @@ import (
 	gomilter "github.com/emersion/go-milter"
 
 	"github.com/ndrmilter/ndrmilter/internal/redistest"
-	"github.com/ndrmilter/ndrmilter/milter/ledger"
+	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
 // BenchmarkBouncesByLedger is the milter's bounce throughput on each ledger

@@ -14,7 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
-	"github.com/ndrmilter/ndrmilter/milter/ledger"
+	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
-	"github.com/ndrmilter/ndrmilter/milter/ledger"
+	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
 // Verdict says whether a bounce is backscatter.

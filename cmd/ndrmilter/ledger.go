@@ -15,7 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ndrmilter/ndrmilter/milter/ledger"
+	"github.com/ndrmilter/ndrmilter/ledger"
+	"github.com/ndrmilter/ndrmilter/ledger/postfixlog"
 )
 
 const ledgerUsage = `usage:
@@ -160,9 +161,9 @@ func runLedgerImport(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	imp := newImporter(ctx, led, time.Now().Add(-res.retention))
-	j := &ledger.LogJoiner{Domains: res.domains}
+	j := &postfixlog.LogJoiner{Domains: res.domains}
 	now := time.Now()
-	var total ledger.LogStats
+	var total postfixlog.LogStats
 	status := 0
 	for _, name := range files {
 		st, err := importFile(name, j, now, imp.put)
@@ -244,17 +245,17 @@ func oldestFirst(files []string) []string {
 }
 
 // importFile reads one log file ("-" for stdin) into j.
-func importFile(name string, j *ledger.LogJoiner, now time.Time, put func(ledger.Record) error) (ledger.LogStats, error) {
+func importFile(name string, j *postfixlog.LogJoiner, now time.Time, put func(ledger.Record) error) (postfixlog.LogStats, error) {
 	var r io.Reader = os.Stdin
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
-			return ledger.LogStats{}, err
+			return postfixlog.LogStats{}, err
 		}
 		defer f.Close()
 		r = f
 	}
-	return ledger.ReadLog(r, j, now, time.Local, put)
+	return postfixlog.ReadLog(r, j, now, time.Local, put)
 }
 
 // importSummary is what an import did; its JSON form is --json's output.

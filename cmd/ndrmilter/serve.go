@@ -21,8 +21,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/milter"
-	"github.com/ndrmilter/ndrmilter/milter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 

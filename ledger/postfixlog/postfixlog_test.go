@@ -1,4 +1,4 @@
-package ledger
+package postfixlog
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
 // The log lines below were written for these tests on the model of what a
@@ -149,10 +151,10 @@ Nov 29 21:40:30 mx postfix/smtp[5392]: 5D0000000B2: to=<e@remote.test>, relay=no
 Nov 29 21:41:00 mx postfix/smtp[5392]: 5D0000000B2: to=<f@remote.test, relay=none, status=sent
 `
 
-func readAll(t *testing.T, j *LogJoiner, input []byte) ([]Record, LogStats) {
+func readAll(t *testing.T, j *LogJoiner, input []byte) ([]ledger.Record, LogStats) {
 	t.Helper()
-	var got []Record
-	st, err := ReadLog(bytes.NewReader(input), j, logNow, time.UTC, func(r Record) error {
+	var got []ledger.Record
+	st, err := ReadLog(bytes.NewReader(input), j, logNow, time.UTC, func(r ledger.Record) error {
 		got = append(got, r)
 		return nil
 	})
@@ -164,7 +166,7 @@ func readAll(t *testing.T, j *LogJoiner, input []byte) ([]Record, LogStats) {
 
 func TestReadLogJoinsByQueueID(t *testing.T) {
 	at := func(h, m, s int) time.Time { return time.Date(2026, 11, 29, h, m, s, 0, time.UTC) }
-	want := []Record{
+	want := []ledger.Record{
 		{MessageID: "m1@example.org", QueueID: "3B7D4984286", Sender: "alice@example.org", Recipients: []string{"b@remote.test", "c@remote.test"}, Time: at(21, 14, 19)},
 		{MessageID: "m2@example.org", QueueID: "4C0000000A1", Sender: "bob@example.org", Recipients: []string{"d@remote.test"}, Time: at(21, 15, 0)},
 		// Still deferred when the log ends: Flush emits it.
@@ -215,7 +217,7 @@ func TestReadLogBoundedPending(t *testing.T) {
 		b.WriteString("Nov 29 21:00:00 mx postfix/cleanup[1]: " + qid + ": message-id=<p" + qid + "@example.org>\n")
 	}
 	j := LogJoiner{MaxPending: 10}
-	_, err := ReadLog(strings.NewReader(b.String()), &j, logNow, time.UTC, func(Record) error { return nil })
+	_, err := ReadLog(strings.NewReader(b.String()), &j, logNow, time.UTC, func(ledger.Record) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +232,7 @@ func TestReadLogBoundedPending(t *testing.T) {
 func TestReadLogLongLineAndEmitError(t *testing.T) {
 	long := "Nov 29 21:00:00 mx postfix/cleanup[1]: ABCDEF123: message-id=<" + strings.Repeat("x", 200<<10) + ">\n"
 	var j LogJoiner
-	st, err := ReadLog(strings.NewReader(long+sampleLog), &j, logNow, time.UTC, func(Record) error { return nil })
+	st, err := ReadLog(strings.NewReader(long+sampleLog), &j, logNow, time.UTC, func(ledger.Record) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +241,7 @@ func TestReadLogLongLineAndEmitError(t *testing.T) {
 	}
 	stop := errors.New("disk full")
 	var j2 LogJoiner
-	if _, err := ReadLog(strings.NewReader(sampleLog), &j2, logNow, time.UTC, func(Record) error { return stop }); !errors.Is(err, stop) {
+	if _, err := ReadLog(strings.NewReader(sampleLog), &j2, logNow, time.UTC, func(ledger.Record) error { return stop }); !errors.Is(err, stop) {
 		t.Errorf("ReadLog with a failing emit: got %v, want the emit error", err)
 	}
 }

@@ -1,4 +1,7 @@
-package ledger
+// Package postfixlog reads Postfix logs back into ledger Records, so that a
+// fresh install knows the mail that left before it ran ("ndrmilter ledger
+// import").
+package postfixlog
 
 // Reading Postfix logs back into ledger Records, so that a fresh install
 // knows the mail that left before it ran ("ndrmilter ledger import").
@@ -27,6 +30,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
 // LogEvent is what one Postfix log line says about a queued message.
@@ -45,7 +50,7 @@ type LogEvent struct {
 
 // ErrNotPostfix is returned by ParseLogLine for a well-formed log line that
 // says nothing the ledger needs (another program, another Postfix message).
-var ErrNotPostfix = errors.New("ledger: not a Postfix queue line")
+var ErrNotPostfix = errors.New("postfixlog: not a Postfix queue line")
 
 // maxLogLine caps the length of a log line; longer lines are malformed.
 const maxLogLine = 64 << 10
@@ -191,7 +196,7 @@ type LogJoiner struct {
 }
 
 type pendingMessage struct {
-	rec      Record
+	rec      ledger.Record
 	hasFrom  bool
 	leftHere bool // an smtp/lmtp to= with a status that means it left or tried to
 	seen     map[string]bool
@@ -199,7 +204,7 @@ type pendingMessage struct {
 
 // Add takes one event and returns the Records it completes (on qmgr's
 // "removed"), possibly none.
-func (j *LogJoiner) Add(ev LogEvent) []Record {
+func (j *LogJoiner) Add(ev LogEvent) []ledger.Record {
 	if j.pending == nil {
 		j.pending = make(map[string]*pendingMessage)
 	}
@@ -208,7 +213,7 @@ func (j *LogJoiner) Add(ev LogEvent) []Record {
 		if ev.Kind == "removed" {
 			return nil
 		}
-		pm = &pendingMessage{rec: Record{QueueID: ev.QueueID, Time: ev.Time}, seen: map[string]bool{}}
+		pm = &pendingMessage{rec: ledger.Record{QueueID: ev.QueueID, Time: ev.Time}, seen: map[string]bool{}}
 		j.pending[ev.QueueID] = pm
 		j.order = append(j.order, ev.QueueID)
 	}
@@ -234,7 +239,7 @@ func (j *LogJoiner) Add(ev LogEvent) []Record {
 	case "removed":
 		delete(j.pending, ev.QueueID)
 		if r, ok := j.complete(pm); ok {
-			return []Record{r}
+			return []ledger.Record{r}
 		}
 		return nil
 	}
@@ -251,18 +256,18 @@ func (j *LogJoiner) limit() int {
 	return j.MaxPending
 }
 
-// complete returns pm's Record if it is mail that left from our domains.
-func (j *LogJoiner) complete(pm *pendingMessage) (Record, bool) {
+// complete returns pm's ledger.Record if it is mail that left from our domains.
+func (j *LogJoiner) complete(pm *pendingMessage) (ledger.Record, bool) {
 	if !pm.hasFrom || !pm.leftHere || len(pm.rec.Recipients) == 0 {
 		if pm.hasFrom && !pm.leftHere {
 			j.Skipped++
 		}
-		return Record{}, false
+		return ledger.Record{}, false
 	}
 	// Bounces Postfix itself sends (null sender) are never bounced back.
 	if pm.rec.Sender == "" || !j.ourSender(pm.rec.Sender) {
 		j.Skipped++
-		return Record{}, false
+		return ledger.Record{}, false
 	}
 	return pm.rec, true
 }
@@ -289,8 +294,8 @@ func (j *LogJoiner) ourSender(sender string) bool {
 // leaving (still queued ones: deferred, or whose "removed" line is in a later
 // file) and forgets all pending messages. Incomplete ones are counted in
 // Dropped.
-func (j *LogJoiner) Flush() []Record {
-	var out []Record
+func (j *LogJoiner) Flush() []ledger.Record {
+	var out []ledger.Record
 	for _, id := range j.order {
 		pm := j.pending[id]
 		if pm == nil {
@@ -316,10 +321,10 @@ type LogStats struct {
 
 // ReadLog reads a Postfix log, plain or gzip-compressed (detected by its
 // magic bytes), feeds its lines to j and calls emit for each completed
-// Record. A malformed line is counted and skipped; ReadLog stops only on a
+// ledger.Record. A malformed line is counted and skipped; ReadLog stops only on a
 // read error or when emit returns an error. It does not Flush j, so that
 // rotated files can be read in order into one join.
-func ReadLog(r io.Reader, j *LogJoiner, now time.Time, loc *time.Location, emit func(Record) error) (LogStats, error) {
+func ReadLog(r io.Reader, j *LogJoiner, now time.Time, loc *time.Location, emit func(ledger.Record) error) (LogStats, error) {
 	var st LogStats
 	br := bufio.NewReaderSize(r, 64<<10)
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -369,7 +374,7 @@ func ReadLog(r io.Reader, j *LogJoiner, now time.Time, loc *time.Location, emit 
 	}
 }
 
-func feed(line string, j *LogJoiner, now time.Time, loc *time.Location, st *LogStats, emit func(Record) error) error {
+func feed(line string, j *LogJoiner, now time.Time, loc *time.Location, st *LogStats, emit func(ledger.Record) error) error {
 	if strings.TrimSpace(line) == "" {
 		st.Ignored++
 		return nil
