@@ -12,10 +12,12 @@ import (
 // Event is what the log line and the metrics say of one explained report.
 // Text taken from the message is cleaned and bounded.
 type Event struct {
-	QueueID         string   // the MTA's queue id
-	Recipients      []string // envelope recipients
-	Kind            dsn.Kind
-	Status          string // status, reason, owner and recipient of the reading shown first
+	QueueID    string   // the MTA's queue id
+	Recipients []string // envelope recipients
+	Kind       dsn.Kind // bounce or delay
+	// Status, Reason, Owner and FailedRecipient are those of the reading
+	// shown first (the first failed recipient, else the first delayed one).
+	Status          string
 	Reason          string
 	Owner           string
 	FailedRecipient string
