@@ -1,33 +1,12 @@
 package milter
 
 import (
-	"fmt"
 	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/ndrmilter/ndrmilter/decide"
 )
-
-// Action is what happens to a bounce judged to be backscatter.
-type Action string
-
-// Backscatter actions.
-const (
-	ActionTag        Action = "tag"        // add the headers, deliver
-	ActionQuarantine Action = "quarantine" // add the headers, put the message on Postfix's hold queue
-	ActionReject     Action = "reject"     // 550 5.7.1 at end of data
-	ActionDiscard    Action = "discard"    // accept and drop silently
-)
-
-// ParseAction returns the Action s names.
-func ParseAction(s string) (Action, error) {
-	switch a := Action(strings.ToLower(strings.TrimSpace(s))); a {
-	case ActionTag, ActionQuarantine, ActionReject, ActionDiscard:
-		return a, nil
-	case "":
-		return ActionTag, nil
-	}
-	return "", fmt.Errorf("backscatter action %q: expected tag, quarantine, reject or discard", s)
-}
 
 // Config is the milter's behaviour. The zero value is usable: defaults are
 // filled in by New and Reload.
@@ -39,7 +18,7 @@ type Config struct {
 	// 127.0.0.0/8 and ::1).
 	TrustedNetworks []netip.Prefix
 	// BackscatterAction is what happens to backscatter (default tag).
-	BackscatterAction Action
+	BackscatterAction decide.Action
 	// ParseCap is how many bytes of a bounce (header and body) are kept for
 	// parsing (default 2 MiB). The rest streams through unbuffered.
 	ParseCap int
@@ -85,14 +64,8 @@ func (c Config) withDefaults() Config {
 	if c.TrustedNetworks == nil {
 		c.TrustedNetworks = DefaultTrustedNetworks
 	}
-	if c.BackscatterAction == "" {
-		c.BackscatterAction = ActionTag
-	}
 	if c.ParseCap <= 0 {
 		c.ParseCap = 2 << 20
-	}
-	if c.MaxRecipientHeaders <= 0 {
-		c.MaxRecipientHeaders = 10
 	}
 	if c.LookupTimeout <= 0 {
 		c.LookupTimeout = 200 * time.Millisecond
@@ -120,10 +93,29 @@ func (c Config) withDefaults() Config {
 }
 
 func (c Config) validate() error {
-	if _, err := ParseAction(string(c.BackscatterAction)); err != nil {
+	if _, err := decide.ParseAction(string(c.BackscatterAction)); err != nil {
 		return err
 	}
 	return nil
+}
+
+// policy is the part of the configuration the decision reads.
+func (c *Config) policy() decide.Policy {
+	return decide.Policy{
+		BackscatterAction:   c.BackscatterAction,
+		MaxRecipientHeaders: c.MaxRecipientHeaders,
+		SubjectTag:          c.SubjectTag,
+		BodySummary:         c.BodySummary,
+	}
+}
+
+// ours is the predicate backscatter.Judge wants: nil when every domain is
+// ours (no domains configured), else ourAddress.
+func (c *Config) ours() func(addr string) bool {
+	if len(c.Domains) == 0 {
+		return nil
+	}
+	return c.ourAddress
 }
 
 // trusted reports whether ip is in a trusted network.

@@ -1,11 +1,14 @@
 package milter
 
 import (
+	"context"
 	"errors"
 	"time"
 
-	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ndrmilter/ndrmilter/decide"
+	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
 // Metrics are the milter's Prometheus metrics.
@@ -83,4 +86,47 @@ func (m *Metrics) observeLookup(start time.Time, err error) {
 		res = "error"
 	}
 	m.LedgerOps.WithLabelValues("lookup", res).Inc()
+}
+
+// countInbound counts an inbound message by what was decided for it.
+func (m *Metrics) countInbound(out *decide.Outcome) {
+	e := out.Event
+	if e == nil {
+		m.Messages.WithLabelValues("inbound").Inc()
+		return
+	}
+	m.Messages.WithLabelValues("bounce").Inc()
+	m.Verdicts.WithLabelValues(string(e.Judgement.Verdict), string(e.Judgement.Evidence)).Inc()
+	m.Bounces.WithLabelValues(string(e.Kind), e.ReasonLabel(), e.Owner).Inc()
+	if e.Action != decide.ActionNone {
+		m.Actions.WithLabelValues(string(e.Action)).Inc()
+	}
+}
+
+// observedLedger is the ledger as a backscatter judgement reads it, every
+// lookup timed and counted.
+type observedLedger struct {
+	l ledger.Ledger
+	m *Metrics
+}
+
+func (o observedLedger) ByMessageID(ctx context.Context, messageID string) (ledger.Record, error) {
+	start := time.Now()
+	r, err := o.l.ByMessageID(ctx, messageID)
+	o.m.observeLookup(start, err)
+	return r, err
+}
+
+func (o observedLedger) ByQueueID(ctx context.Context, queueID string) (ledger.Record, error) {
+	start := time.Now()
+	r, err := o.l.ByQueueID(ctx, queueID)
+	o.m.observeLookup(start, err)
+	return r, err
+}
+
+func (o observedLedger) SentTo(ctx context.Context, sender, recipient string) (bool, error) {
+	start := time.Now()
+	ok, err := o.l.SentTo(ctx, sender, recipient)
+	o.m.observeLookup(start, err)
+	return ok, err
 }

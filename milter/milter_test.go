@@ -11,6 +11,7 @@ import (
 	gomilter "github.com/emersion/go-milter"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/ndrmilter/ndrmilter/decide"
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/ledger"
 )
@@ -146,10 +147,10 @@ func TestOutboundRecordedAndBounceForIt(t *testing.T) {
 func TestBackscatterActions(t *testing.T) {
 	never := report("never.sent@example.org", "victim@example.org", "spamtrap@remote.example", "5.1.1", "550 5.1.1 no such user")
 	for _, tc := range []struct {
-		action Action
+		action decide.Action
 		check  func(t *testing.T, r result)
 	}{
-		{ActionTag, func(t *testing.T, r result) {
+		{decide.ActionTag, func(t *testing.T, r result) {
 			a := checkNDRHeaders(t, never, r)
 			if r.act.Code != gomilter.ActContinue || a.quarantine != "" {
 				t.Fatalf("tag: action %c, quarantine %q; want continue, none", r.act.Code, a.quarantine)
@@ -158,7 +159,7 @@ func TestBackscatterActions(t *testing.T) {
 				t.Fatalf("tag: X-NDR-Backscatter = %q", got)
 			}
 		}},
-		{ActionQuarantine, func(t *testing.T, r result) {
+		{decide.ActionQuarantine, func(t *testing.T, r result) {
 			a := checkNDRHeaders(t, never, r)
 			if r.act.Code != gomilter.ActContinue || !strings.Contains(a.quarantine, "backscatter") {
 				t.Fatalf("quarantine: action %c, quarantine %q; want continue with a quarantine reason", r.act.Code, a.quarantine)
@@ -167,13 +168,13 @@ func TestBackscatterActions(t *testing.T) {
 				t.Fatalf("quarantine: X-NDR-Backscatter = %q", got)
 			}
 		}},
-		{ActionReject, func(t *testing.T, r result) {
+		{decide.ActionReject, func(t *testing.T, r result) {
 			if r.act.Code != gomilter.ActReplyCode || r.act.SMTPCode != 550 || !strings.Contains(r.act.SMTPText, "5.7.1") ||
 				!strings.Contains(r.act.SMTPText, "backscatter") {
 				t.Fatalf("reject: action %+v, want 550 5.7.1 ... backscatter", r.act)
 			}
 		}},
-		{ActionDiscard, func(t *testing.T, r result) {
+		{decide.ActionDiscard, func(t *testing.T, r result) {
 			if r.act.Code != gomilter.ActDiscard {
 				t.Fatalf("discard: action %c, want discard", r.act.Code)
 			}
@@ -320,7 +321,7 @@ func TestLedgerDownGivesUnknown(t *testing.T) {
 	l := openLedger(t, t.TempDir())
 	// A closed ledger fails every lookup: the real failure, not a mock.
 	l.Close()
-	_, addr := startServer(t, Config{BackscatterAction: ActionReject}, l)
+	_, addr := startServer(t, Config{BackscatterAction: decide.ActionReject}, l)
 	c := newClient(addr)
 	mx := dial(t, c, "203.0.113.25")
 	defer mx.close()
@@ -347,7 +348,7 @@ func TestLedgerDownGivesUnknown(t *testing.T) {
 func TestBounceReferencingNothingIsUnknown(t *testing.T) {
 	l := openLedger(t, t.TempDir())
 	defer l.Close()
-	_, addr := startServer(t, Config{BackscatterAction: ActionReject}, l)
+	_, addr := startServer(t, Config{BackscatterAction: decide.ActionReject}, l)
 	mx := dial(t, newClient(addr), "203.0.113.25")
 	defer mx.close()
 	raw := []byte("From: MAILER-DAEMON@remote.example\r\nTo: alice@example.org\r\nSubject: Delivery Status Notification\r\nMIME-Version: 1.0\r\nContent-Type: multipart/report; report-type=delivery-status; boundary=\"b\"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nYour message could not be delivered.\r\n--b\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; remote.example\r\n\r\nFinal-Recipient: rfc822; gone@remote.example\r\nAction: failed\r\nStatus: 5.1.1\r\n--b--\r\n")
@@ -501,7 +502,7 @@ func TestReportSenderWithNonNullEnvelope(t *testing.T) {
 func TestNotBouncesAndOrigins(t *testing.T) {
 	l := openLedger(t, t.TempDir())
 	defer l.Close()
-	_, addr := startServer(t, Config{BackscatterAction: ActionReject}, l)
+	_, addr := startServer(t, Config{BackscatterAction: decide.ActionReject}, l)
 	c := newClient(addr)
 	mx := dial(t, c, "203.0.113.25")
 	defer mx.close()
@@ -611,7 +612,7 @@ func (panickyLedger) ByMessageID(context.Context, string) (ledger.Record, error)
 func TestPanicFailsOpen(t *testing.T) {
 	l := openLedger(t, t.TempDir())
 	defer l.Close()
-	srv, addr := startServer(t, Config{BackscatterAction: ActionReject}, panickyLedger{l})
+	srv, addr := startServer(t, Config{BackscatterAction: decide.ActionReject}, panickyLedger{l})
 	mx := dial(t, newClient(addr), "203.0.113.25")
 	defer mx.close()
 	raw := report("boom.1@example.org", "alice@example.org", "x@remote.example", "5.1.1", "550 5.1.1 user unknown",

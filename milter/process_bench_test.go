@@ -23,8 +23,8 @@ func BenchmarkBounceProcessing(b *testing.B) {
 		s := &session{srv: srv}
 		s.msg = message{cfg: cfg, candidate: true, rcpts: []string{"alice@example.org"}, buf: raw}
 		out := s.inbound(&s.msg)
-		if len(out.add) < 3 {
-			b.Fatalf("headers: %+v", out.add)
+		if len(out.Add) < 3 {
+			b.Fatalf("headers: %+v", out.Add)
 		}
 	}
 }

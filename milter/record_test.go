@@ -10,6 +10,7 @@ import (
 
 	gomilter "github.com/emersion/go-milter"
 
+	"github.com/ndrmilter/ndrmilter/decide"
 	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
@@ -122,7 +123,7 @@ func TestRecordRetryBounded(t *testing.T) {
 // know is tagged, never rejected or discarded: refusing it inside Postfix
 // would leave the original deferred and its sender never told.
 func TestBounceFromInsideNeverRefused(t *testing.T) {
-	for _, action := range []Action{ActionReject, ActionDiscard} {
+	for _, action := range []decide.Action{decide.ActionReject, decide.ActionDiscard} {
 		l := openLedger(t, t.TempDir())
 		_, addr := startServer(t, Config{BackscatterAction: action}, l)
 		local := dial(t, newClient(addr), "127.0.0.1")
@@ -144,7 +145,7 @@ func TestBounceFromInsideNeverRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[Action]gomilter.ActionCode{ActionReject: gomilter.ActReplyCode, ActionDiscard: gomilter.ActDiscard}[action]
+		want := map[decide.Action]gomilter.ActionCode{decide.ActionReject: gomilter.ActReplyCode, decide.ActionDiscard: gomilter.ActDiscard}[action]
 		if r.act.Code != want {
 			t.Fatalf("%s: bounce from outside got action %c, want %c", action, r.act.Code, want)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
@@ -23,6 +24,7 @@ type Server struct {
 	cfg     atomic.Pointer[Config]
 	eng     atomic.Pointer[rules.Engine]
 	ledger  ledger.Ledger
+	lookups backscatter.Ledger // ledger, with its lookups observed; nil without a ledger
 	log     *zap.Logger
 	metrics *Metrics
 	ms      *gomilter.Server
@@ -66,6 +68,9 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 		idle:    make(chan struct{}),
 		recSem:  make(chan struct{}, cfg.MaxPendingRecords),
 		stop:    make(chan struct{}),
+	}
+	if l != nil {
+		s.lookups = observedLedger{l: l, m: s.metrics}
 	}
 	s.cfg.Store(&cfg)
 	s.eng.Store(eng)

@@ -2,7 +2,6 @@ package milter
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"net/netip"
 	"net/textproto"
@@ -13,9 +12,10 @@ import (
 	gomilter "github.com/emersion/go-milter"
 	"go.uber.org/zap"
 
+	"github.com/ndrmilter/ndrmilter/backscatter"
+	"github.com/ndrmilter/ndrmilter/decide"
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/ledger"
-	"github.com/ndrmilter/ndrmilter/rules"
 )
 
 // Limits on what one message can make the session keep.
@@ -55,8 +55,8 @@ type message struct {
 	messageID string
 	subject   string
 	hasSubj   bool
-	ndr       []ndrHeader
-	counts    map[string]int // occurrences of X-NDR-* and Subject names, lower case
+	ndr       []decide.Header // incoming X-NDR-* fields: name as sent, index among that name's fields
+	counts    map[string]int  // occurrences of X-NDR-* and Subject names, lower case
 
 	buf       []byte // header and body kept for parsing, up to cfg.ParseCap
 	truncated bool
@@ -64,14 +64,6 @@ type message struct {
 	failed bool // a panic happened: let the message through unchanged
 
 	busy time.Duration // time spent in callbacks for this message
-}
-
-// ndrHeader is an incoming X-NDR-* header: its name as sent and its index
-// among the headers of that name (1-based, case-insensitive), as
-// SMFIR_CHGHEADER wants.
-type ndrHeader struct {
-	name  string
-	index int
 }
 
 func (s *session) reset() {
@@ -180,21 +172,10 @@ func (s *session) MailFrom(from string, m *gomilter.Modifier) (resp gomilter.Res
 	// bounces (internal_mail_filter_classes = bounce) or an internal relay's.
 	// It is kept for parsing; end of message decides by its recipients.
 	if s.msg.why != "auth" {
-		s.msg.candidate = s.msg.from == "" || isReportSender(s.msg.from)
+		s.msg.candidate = decide.BounceSender(s.msg.from)
 	}
 	s.msg.counts = make(map[string]int)
 	return gomilter.RespContinue, nil
-}
-
-// isReportSender reports whether addr's local part is one that sends
-// delivery reports with a non-null envelope sender.
-func isReportSender(addr string) bool {
-	local, _, _ := strings.Cut(addr, "@")
-	switch local {
-	case "mailer-daemon", "postmaster", "mail-daemon", "mailerdaemon":
-		return true
-	}
-	return false
 }
 
 // RcptTo remembers the envelope recipients.
@@ -232,10 +213,10 @@ func (s *session) Header(name string, value string, m *gomilter.Modifier) (resp 
 		return gomilter.RespContinue, nil
 	}
 	switch {
-	case strings.HasPrefix(lname, hdrPrefix):
+	case decide.IsNDRHeader(lname):
 		msg.counts[lname]++
 		if len(msg.ndr) < maxNDRHeaders {
-			msg.ndr = append(msg.ndr, ndrHeader{name: name, index: msg.counts[lname]})
+			msg.ndr = append(msg.ndr, decide.Header{Name: name, Index: msg.counts[lname]})
 		}
 	case lname == "subject":
 		msg.counts[lname]++
@@ -329,240 +310,66 @@ func (s *session) Body(m *gomilter.Modifier) (resp gomilter.Response, err error)
 	out := s.inbound(msg)
 	// Everything is decided: now write. A failure to write means the
 	// connection is gone; nothing can be let through or held any more.
-	for i := len(msg.ndr) - 1; i >= 0; i-- {
-		h := msg.ndr[i]
-		if err := m.ChangeHeader(h.index, h.name, ""); err != nil {
+	for _, h := range out.Delete {
+		if err := m.ChangeHeader(h.Index, h.Name, ""); err != nil {
 			return nil, err
 		}
 	}
-	for _, h := range out.change {
-		if err := m.ChangeHeader(h.index, h.name, h.value); err != nil {
+	for _, h := range out.Change {
+		if err := m.ChangeHeader(h.Index, h.Name, h.Value); err != nil {
 			return nil, err
 		}
 	}
-	for _, h := range out.add {
-		if err := m.AddHeader(h.name, h.value); err != nil {
+	for _, h := range out.Add {
+		if err := m.AddHeader(h.Name, h.Value); err != nil {
 			return nil, err
 		}
 	}
-	if out.body != nil {
-		if err := m.ReplaceBody(out.body); err != nil {
+	if out.Body != nil {
+		if err := m.ReplaceBody(out.Body); err != nil {
 			return nil, err
 		}
 	}
-	if out.quarantine != "" {
-		if err := m.Quarantine(out.quarantine); err != nil {
+	switch out.Action {
+	case decide.ActionQuarantine:
+		if err := m.Quarantine(out.Quarantine); err != nil {
 			return nil, err
 		}
-	}
-	if out.resp != nil {
-		return out.resp, nil
+	case decide.ActionReject:
+		return gomilter.NewResponseStr('y', out.Reply.String()), nil
+	case decide.ActionDiscard:
+		return gomilter.RespDiscard, nil
 	}
 	return gomilter.RespContinue, nil
 }
 
-// header is a header to add or change.
-type header struct {
-	name, value string
-	index       int
-}
-
-// outcome is what end of message does to an inbound message.
-type outcome struct {
-	change     []header
-	add        []header
-	body       []byte
-	quarantine string
-	resp       gomilter.Response // nil: continue (accept)
-}
-
-// inbound reads a possible bounce and decides the outcome.
-func (s *session) inbound(msg *message) outcome {
-	var out outcome
-	if !msg.candidate {
-		s.srv.metrics.Messages.WithLabelValues("inbound").Inc()
-		return out
-	}
-	rep, perr := dsn.Parse(msg.buf)
-	if rep == nil || (rep.Kind != dsn.KindBounce && rep.Kind != dsn.KindDelay) {
-		s.srv.metrics.Messages.WithLabelValues("inbound").Inc()
-		return out
-	}
-	s.srv.metrics.Messages.WithLabelValues("bounce").Inc()
+// inbound gathers the facts of an inbound message (reading, explaining and
+// judging a possible bounce), decides, and logs and counts the decision.
+func (s *session) inbound(msg *message) decide.Outcome {
 	cfg := msg.cfg
-	readings := s.srv.engine().Explain(rep)
-	shown := pickReadings(readings, cfg.MaxRecipientHeaders)
-	win := shown[0]
-	owner := validOwner(win.Owner)
-
-	j := judge(context.Background(), cfg, s.srv.ledger, s.srv.metrics, rep, msg.rcpts)
-	s.srv.metrics.Verdicts.WithLabelValues(string(j.Verdict), j.Evidence).Inc()
-	s.srv.metrics.Bounces.WithLabelValues(string(rep.Kind), labelReason(win.Reason), owner).Inc()
-
-	action := "none"
-	if j.Verdict == VerdictYes {
-		act := cfg.BackscatterAction
-		if msg.inside && (act == ActionReject || act == ActionDiscard) {
-			// A bounce written inside (Postfix's own, with
-			// internal_mail_filter_classes = bounce) is refused inside
-			// Postfix's cleanup: the original then stays deferred and its
-			// sender is never told. Such a bounce is tagged instead.
-			act = ActionTag
-		}
-		action = string(act)
-		s.srv.metrics.Actions.WithLabelValues(action).Inc()
+	f := decide.Facts{
+		QueueID:    msg.queueID,
+		Recipients: msg.rcpts,
+		Inside:     msg.inside,
+		Subject:    msg.subject,
+		HasSubject: msg.hasSubj,
+		Incoming:   msg.ndr,
+		Raw:        msg.buf,
+		Truncated:  msg.truncated,
 	}
-	defer func() {
-		fields := []zap.Field{
-			zap.String("queue_id", cleanText(msg.queueID, 64)),
-			zap.Strings("recipients", msg.rcpts),
-			zap.String("kind", string(rep.Kind)),
-			zap.String("status", win.Status),
-			zap.String("reason", win.Reason),
-			zap.String("owner", owner),
-			zap.String("failed_recipient", cleanText(win.Recipient.Address, 320)),
-			zap.String("verdict", string(j.Verdict)),
-			zap.String("evidence", j.Evidence),
-			zap.String("action", action),
-			zap.Float64("ms", float64(time.Since(msg.start).Microseconds())/1000),
-		}
-		if j.Err != nil {
-			fields = append(fields, zap.NamedError("ledger_error", j.Err))
-		}
-		if perr != nil {
-			fields = append(fields, zap.NamedError("parse_error", perr))
-		}
-		if msg.truncated {
-			fields = append(fields, zap.Bool("truncated", true))
-		}
-		s.srv.log.Info("bounce", fields...)
-	}()
-
-	if j.Verdict == VerdictYes {
-		switch Action(action) {
-		case ActionReject:
-			out.resp = gomilter.NewResponseStr('y', "550 5.7.1 Rejected as backscatter: this is a bounce for a message that was not sent from here")
-			return out
-		case ActionDiscard:
-			out.resp = gomilter.RespDiscard
-			return out
-		case ActionQuarantine:
-			out.quarantine = "ndrmilter: backscatter (" + j.String() + ")"
+	if msg.candidate {
+		if rep, perr := dsn.Parse(msg.buf); decide.Annotates(rep) {
+			f.Report, f.ParseErr = rep, perr
+			f.Readings = s.srv.engine().Explain(rep)
+			ctx, cancel := context.WithTimeout(context.Background(), cfg.LookupTimeout)
+			f.Judgement = backscatter.Judge{Ledger: s.srv.lookups, Ours: cfg.ours()}.Report(ctx, rep, msg.rcpts)
+			cancel()
 		}
 	}
-
-	out.add = append(out.add,
-		header{name: hdrBackscatter, value: fold(hdrBackscatter, j.String())},
-		header{name: hdrOwner, value: owner})
-	for _, r := range shown {
-		st := r.Status
-		if st == "" {
-			st = "none"
-		}
-		v := statusValue("status", st, "reason", r.Reason, "recipient", r.Recipient.Address,
-			"permanent", yesNo(r.Permanent), "owner", validOwner(r.Owner), "action", r.Recipient.Action)
-		out.add = append(out.add, header{name: hdrStatus, value: fold(hdrStatus, v)})
-	}
-	for _, r := range shown {
-		out.add = append(out.add, header{name: hdrExplanation, value: fold(hdrExplanation, explanation(r))})
-	}
-	if more := len(readings) - len(shown); more > 0 && len(shown) == cfg.MaxRecipientHeaders {
-		t := fmt.Sprintf("%d more recipients are reported in this message and not shown here.", more)
-		out.add = append(out.add, header{name: hdrExplanation, value: fold(hdrExplanation, t)})
-	}
-	if cfg.SubjectTag {
-		summary := cleanText(win.Summary, 80)
-		if summary == "" {
-			summary = "delivery failed"
-			if rep.Kind == dsn.KindDelay {
-				summary = "delivery delayed"
-			}
-		}
-		tag := "[Bounce: " + summary + "]"
-		if msg.hasSubj {
-			out.change = append(out.change, header{name: "Subject", index: 1,
-				value: fold("Subject", unstructured(tag)+" "+unfold(msg.subject))})
-		} else {
-			out.add = append(out.add, header{name: "Subject", value: fold("Subject", unstructured(tag))})
-		}
-	}
-	if cfg.BodySummary && !msg.truncated {
-		out.body = withSummary(msg.buf, summaryText(shown, j))
+	out := decide.Inbound(cfg.policy(), f)
+	s.srv.metrics.countInbound(&out)
+	if out.Event != nil {
+		s.srv.log.Info("bounce", out.Event.Fields(time.Since(msg.start))...)
 	}
 	return out
-}
-
-// pickReadings returns the readings to show, failed first then delayed
-// then the rest, each group in report order, at most max.
-func pickReadings(rs []rules.Reading, max int) []rules.Reading {
-	out := make([]rules.Reading, 0, min(len(rs), max))
-	for _, group := range []int{0, 1, 2} {
-		for _, r := range rs {
-			g := 2
-			switch r.Recipient.Action {
-			case "failed":
-				g = 0
-			case "delayed":
-				g = 1
-			}
-			if g == group && len(out) < max {
-				out = append(out, r)
-			}
-		}
-	}
-	if len(out) == 0 {
-		out = append(out, rules.Reading{Verdict: rules.Verdict{Owner: rules.OwnerUnknown, Reason: "undefined"}})
-	}
-	return out
-}
-
-func validOwner(o string) string {
-	switch o {
-	case rules.OwnerSender, rules.OwnerSenderAdmin, rules.OwnerRecipientAdmin, rules.OwnerGroupOwner, rules.OwnerNone, rules.OwnerUnknown:
-		return o
-	}
-	return rules.OwnerUnknown
-}
-
-// labelReason keeps a metric label within a sane alphabet and length.
-func labelReason(r string) string {
-	if r == "" {
-		return "undefined"
-	}
-	for i := 0; i < len(r); i++ {
-		c := r[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') || i > 40 {
-			return "other"
-		}
-	}
-	return r
-}
-
-// explanation is the X-NDR-Explanation text of one reading.
-func explanation(r rules.Reading) string {
-	text := cleanText(r.Explanation, maxText)
-	if text == "" {
-		text = "Delivery failed"
-		if r.Recipient.Action == "delayed" {
-			text = "Delivery is delayed"
-		}
-		if r.Status != "" {
-			text += " with status " + cleanText(r.Status, 16)
-		}
-		text += "; no explanation is known for it."
-	}
-	if fix := cleanText(r.Fix, maxText); fix != "" {
-		text += " " + fix
-	}
-	if a := cleanText(r.Recipient.Address, 320); a != "" {
-		text = a + ": " + text
-	}
-	return unstructured(text)
-}
-
-// unfold joins a folded header value into one line.
-func unfold(v string) string {
-	v = strings.ReplaceAll(v, "\r", "")
-	v = strings.ReplaceAll(v, "\n", "")
-	return strings.ReplaceAll(v, "\x00", "")
 }

@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ndrmilter/ndrmilter/decide"
 	"github.com/ndrmilter/ndrmilter/milter"
 )
 
@@ -226,7 +227,7 @@ func (c serveConfig) check() error {
 
 // milterConfig is the part of the configuration the milter package uses.
 func (c serveConfig) milterConfig() (milter.Config, error) {
-	action, err := milter.ParseAction(c.BackscatterAction)
+	action, err := decide.ParseAction(c.BackscatterAction)
 	if err != nil {
 		return milter.Config{}, err
 	}

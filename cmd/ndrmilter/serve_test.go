@@ -18,7 +18,7 @@ import (
 
 	gomilter "github.com/emersion/go-milter"
 
-	"github.com/ndrmilter/ndrmilter/milter"
+	"github.com/ndrmilter/ndrmilter/decide"
 )
 
 func TestParseListen(t *testing.T) {
@@ -69,7 +69,7 @@ func TestConfigPrecedence(t *testing.T) {
 		t.Fatalf("config from flags: %+v", c)
 	}
 	mc, err := c.milterConfig()
-	if err != nil || mc.BackscatterAction != milter.ActionReject || len(mc.TrustedNetworks) != 2 || mc.TrustedNetworks[1].String() != "192.0.2.1/32" {
+	if err != nil || mc.BackscatterAction != decide.ActionReject || len(mc.TrustedNetworks) != 2 || mc.TrustedNetworks[1].String() != "192.0.2.1/32" {
 		t.Fatalf("milter config: %+v %v", mc, err)
 	}
 

@@ -1,4 +1,4 @@
-package milter
+package decide
 
 import (
 	"mime"
@@ -6,7 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// Header names ndrmilter writes; every incoming X-NDR-* header is removed.
+// Header names ndrmilter writes; every incoming X-NDR-* header is removed
+// (IsNDRHeader).
 const (
 	hdrPrefix      = "x-ndr-"
 	hdrExplanation = "X-NDR-Explanation"
@@ -159,4 +160,11 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// unfold joins a folded header value into one line.
+func unfold(v string) string {
+	v = strings.ReplaceAll(v, "\r", "")
+	v = strings.ReplaceAll(v, "\n", "")
+	return strings.ReplaceAll(v, "\x00", "")
 }

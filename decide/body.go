@@ -1,4 +1,4 @@
-package milter
+package decide
 
 import (
 	"bytes"
@@ -6,12 +6,13 @@ import (
 	"net/mail"
 	"strings"
 
+	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 
 // summaryText is the short plain-text summary BodySummary puts at the top
 // of a bounce: ASCII lines of at most 76 characters.
-func summaryText(shown []rules.Reading, j Judgement) string {
+func summaryText(shown []rules.Reading, j backscatter.Judgement) string {
 	var b strings.Builder
 	b.WriteString("[ndrmilter] What this bounce means:\r\n")
 	for i, r := range shown {
@@ -29,9 +30,9 @@ func summaryText(shown []rules.Reading, j Judgement) string {
 		}
 	}
 	switch j.Verdict {
-	case VerdictYes:
+	case backscatter.Yes:
 		b.WriteString("This bounce is for a message that was not sent from here (backscatter).\r\n")
-	case VerdictNo:
+	case backscatter.No:
 		b.WriteString("The message it refers to was sent from here.\r\n")
 	}
 	b.WriteString("--\r\n\r\n")

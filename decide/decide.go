@@ -1,0 +1,222 @@
+package decide
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ndrmilter/ndrmilter/backscatter"
+	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/ledger"
+	"github.com/ndrmilter/ndrmilter/rules"
+)
+
+// Policy is what a site chose for the reports ndrmilter reads. The zero
+// Policy tags backscatter, shows up to 10 recipients, and changes neither
+// the Subject nor the body.
+type Policy struct {
+	// BackscatterAction is what happens to a report judged backscatter
+	// ("": ActionTag).
+	BackscatterAction Action
+	// MaxRecipientHeaders caps the X-NDR-Status and X-NDR-Explanation
+	// fields of one message (0: 10).
+	MaxRecipientHeaders int
+	// SubjectTag prefixes the Subject with "[Bounce: summary]". It breaks a
+	// DKIM signature that covers Subject.
+	SubjectTag bool
+	// BodySummary puts a short plain-text summary at the top of the
+	// report's human-readable part. It breaks the report's DKIM body hash.
+	BodySummary bool
+}
+
+// defaultMaxRecipientHeaders is MaxRecipientHeaders when the Policy gives none.
+const defaultMaxRecipientHeaders = 10
+
+// Facts are what a front end knows of an inbound message at the end of its
+// data: what it gathered from the envelope and header, and, for a message
+// that may be a report, what dsn, rules and backscatter made of it.
+type Facts struct {
+	// QueueID is the MTA's queue id, for the log.
+	QueueID string
+	// Recipients are the envelope recipients.
+	Recipients []string
+	// Inside is set for a report written inside (by our MTA, or an internal
+	// server) to our own users: it is never rejected or discarded, since
+	// refusing it inside the MTA would leave the original deferred and its
+	// sender never told.
+	Inside bool
+	// Subject is the value of the first Subject field, as received;
+	// HasSubject says whether there is one.
+	Subject    string
+	HasSubject bool
+	// Incoming are the X-NDR-* fields that came with the message (see
+	// IsNDRHeader), in order: Name as sent and Index among the fields of
+	// that name, counted case-insensitively from 1.
+	Incoming []Header
+	// Raw is the header and body as kept for parsing; Truncated says that
+	// a size cap cut it short.
+	Raw       []byte
+	Truncated bool
+
+	// Report is what dsn.Parse read of Raw, nil when the message was not
+	// read; ParseErr is its error, for the log.
+	Report   *dsn.Report
+	ParseErr error
+	// Readings are what the rules engine made of Report.
+	Readings []rules.Reading
+	// Judgement is what backscatter made of Report.
+	Judgement backscatter.Judgement
+}
+
+// Header is a header field to add, to change (Index: which field of that
+// name, from 1) or to delete (Name and Index). Value is folded with "\n\t"
+// between lines, as the milter protocol wants; a front end that writes the
+// message itself puts "\r\n\t" there.
+type Header struct {
+	Name  string
+	Value string
+	Index int
+}
+
+// Outcome is what a front end does to an inbound message, in this order:
+// delete, change, add, replace the body, then act.
+type Outcome struct {
+	// Action is what happens to the message. ActionNone and ActionTag
+	// deliver it with the header changes; ActionQuarantine too, held.
+	Action Action
+	// Reply is the refusal for ActionReject.
+	Reply Reply
+	// Quarantine is the reason given to the MTA for ActionQuarantine.
+	Quarantine string
+	// Delete are the incoming X-NDR-* fields, last first, so that the
+	// indexes of those still to delete do not move.
+	Delete []Header
+	// Change are fields whose value is replaced.
+	Change []Header
+	// Add are fields appended to the header, in order.
+	Add []Header
+	// Body is the new body, nil when it stays as it is.
+	Body []byte
+	// Event is what the log line and the metrics say of an explained
+	// report; nil for any other message.
+	Event *Event
+}
+
+// Annotates reports whether rep is a report that gets the X-NDR headers
+// and a backscatter judgement: a bounce or a delay report.
+func Annotates(rep *dsn.Report) bool {
+	return rep != nil && (rep.Kind == dsn.KindBounce || rep.Kind == dsn.KindDelay)
+}
+
+// BounceSender reports whether from, an envelope sender, is one delivery
+// reports come from: the null sender (RFC 5321 section 4.5.5), or a
+// MAILER-DAEMON or postmaster address, which some servers use instead.
+// Only such messages are read as possible reports.
+func BounceSender(from string) bool {
+	from = ledger.NormalizeAddress(from)
+	if from == "" {
+		return true
+	}
+	local, _, _ := strings.Cut(from, "@")
+	switch local {
+	case "mailer-daemon", "postmaster", "mail-daemon", "mailerdaemon":
+		return true
+	}
+	return false
+}
+
+// IsNDRHeader reports whether a field of that name is one ndrmilter writes
+// (X-NDR-*, any case). Every such field that comes with an inbound message
+// is deleted, report or not: it is trustworthy only when ndrmilter wrote it.
+func IsNDRHeader(name string) bool {
+	return strings.HasPrefix(strings.ToLower(name), hdrPrefix)
+}
+
+// Inbound decides what happens to an inbound message: its X-NDR-* fields
+// are deleted, and a report that Annotates is explained in X-NDR-* fields
+// and, when judged backscatter, tagged, quarantined, rejected or discarded
+// as the Policy says. It does no I/O.
+func Inbound(p Policy, f Facts) Outcome {
+	out := Outcome{Action: ActionNone}
+	for i := len(f.Incoming) - 1; i >= 0; i-- {
+		out.Delete = append(out.Delete, Header{Name: f.Incoming[i].Name, Index: f.Incoming[i].Index})
+	}
+	if !Annotates(f.Report) {
+		return out
+	}
+	rep, j := f.Report, f.Judgement
+	maxShown := p.MaxRecipientHeaders
+	if maxShown <= 0 {
+		maxShown = defaultMaxRecipientHeaders
+	}
+	shown := pickReadings(f.Readings, maxShown)
+	win := shown[0]
+	owner := validOwner(win.Owner)
+
+	if j.Verdict == backscatter.Yes {
+		out.Action = backscatterAction(p.BackscatterAction, f.Inside)
+	}
+	out.Event = &Event{
+		QueueID:         cleanText(f.QueueID, 64),
+		Recipients:      f.Recipients,
+		Kind:            rep.Kind,
+		Status:          win.Status,
+		Reason:          win.Reason,
+		Owner:           owner,
+		FailedRecipient: cleanText(win.Recipient.Address, 320),
+		Judgement:       j,
+		Action:          out.Action,
+		ParseErr:        f.ParseErr,
+		Truncated:       f.Truncated,
+	}
+	switch out.Action {
+	case ActionReject:
+		out.Reply = backscatterReply
+		return out
+	case ActionDiscard:
+		return out
+	case ActionQuarantine:
+		out.Quarantine = "ndrmilter: backscatter (" + j.String() + ")"
+	}
+
+	out.Add = append(out.Add,
+		Header{Name: hdrBackscatter, Value: fold(hdrBackscatter, j.String())},
+		Header{Name: hdrOwner, Value: owner})
+	for _, r := range shown {
+		out.Add = append(out.Add, Header{Name: hdrStatus, Value: fold(hdrStatus, statusOf(r))})
+	}
+	for _, r := range shown {
+		out.Add = append(out.Add, Header{Name: hdrExplanation, Value: fold(hdrExplanation, explanation(r))})
+	}
+	if more := len(f.Readings) - len(shown); more > 0 && len(shown) == maxShown {
+		t := fmt.Sprintf("%d more recipients are reported in this message and not shown here.", more)
+		out.Add = append(out.Add, Header{Name: hdrExplanation, Value: fold(hdrExplanation, t)})
+	}
+	if p.SubjectTag {
+		tag := subjectTag(rep.Kind, win)
+		if f.HasSubject {
+			out.Change = append(out.Change, Header{Name: "Subject", Index: 1,
+				Value: fold("Subject", unstructured(tag)+" "+unfold(f.Subject))})
+		} else {
+			out.Add = append(out.Add, Header{Name: "Subject", Value: fold("Subject", unstructured(tag))})
+		}
+	}
+	if p.BodySummary && !f.Truncated {
+		out.Body = withSummary(f.Raw, summaryText(shown, j))
+	}
+	return out
+}
+
+// backscatterAction is the action the policy takes on backscatter. A report
+// written inside is tagged instead of rejected or discarded (see
+// Facts.Inside).
+func backscatterAction(a Action, inside bool) Action {
+	switch a {
+	case ActionQuarantine:
+		return a
+	case ActionReject, ActionDiscard:
+		if !inside {
+			return a
+		}
+	}
+	return ActionTag
+}

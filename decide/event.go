@@ -1,0 +1,73 @@
+package decide
+
+import (
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/ndrmilter/ndrmilter/backscatter"
+	"github.com/ndrmilter/ndrmilter/dsn"
+)
+
+// Event is what the log line and the metrics say of one explained report.
+// Text taken from the message is cleaned and bounded.
+type Event struct {
+	QueueID    string   // the MTA's queue id
+	Recipients []string // envelope recipients
+	Kind       dsn.Kind // bounce or delay
+	// Status, Reason, Owner and FailedRecipient are those of the reading
+	// shown first (the first failed recipient, else the first delayed one).
+	Status          string
+	Reason          string
+	Owner           string
+	FailedRecipient string
+	Judgement       backscatter.Judgement
+	Action          Action // ActionNone unless the report is backscatter
+	ParseErr        error  // what dsn.Parse said, nil when it read the whole message
+	Truncated       bool   // the message was longer than the front end keeps for parsing
+}
+
+// Fields are the fields of the "bounce" log line; elapsed is the time since
+// the message started (MAIL FROM).
+func (e *Event) Fields(elapsed time.Duration) []zap.Field {
+	fields := []zap.Field{
+		zap.String("queue_id", e.QueueID),
+		zap.Strings("recipients", e.Recipients),
+		zap.String("kind", string(e.Kind)),
+		zap.String("status", e.Status),
+		zap.String("reason", e.Reason),
+		zap.String("owner", e.Owner),
+		zap.String("failed_recipient", e.FailedRecipient),
+		zap.String("verdict", string(e.Judgement.Verdict)),
+		zap.String("evidence", string(e.Judgement.Evidence)),
+		zap.String("action", string(e.Action)),
+		zap.Float64("ms", float64(elapsed.Microseconds())/1000),
+	}
+	if e.Judgement.Err != nil {
+		fields = append(fields, zap.NamedError("ledger_error", e.Judgement.Err))
+	}
+	if e.ParseErr != nil {
+		fields = append(fields, zap.NamedError("parse_error", e.ParseErr))
+	}
+	if e.Truncated {
+		fields = append(fields, zap.Bool("truncated", true))
+	}
+	return fields
+}
+
+// ReasonLabel is Reason as a metric label: "undefined" when empty, "other"
+// when it is not a short word of [a-z0-9._-], so that hostile text cannot
+// make new time series.
+func (e *Event) ReasonLabel() string {
+	r := e.Reason
+	if r == "" {
+		return "undefined"
+	}
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') || i > 40 {
+			return "other"
+		}
+	}
+	return r
+}

@@ -1,0 +1,90 @@
+package decide
+
+import (
+	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/rules"
+)
+
+// pickReadings returns the readings to show, failed first then delayed
+// then the rest, each group in report order, at most max. With none, it
+// returns one reading that says nothing is known: a report is never shown
+// without an owner.
+func pickReadings(rs []rules.Reading, max int) []rules.Reading {
+	out := make([]rules.Reading, 0, min(len(rs), max))
+	for _, group := range []int{0, 1, 2} {
+		for _, r := range rs {
+			g := 2
+			switch r.Recipient.Action {
+			case "failed":
+				g = 0
+			case "delayed":
+				g = 1
+			}
+			if g == group && len(out) < max {
+				out = append(out, r)
+			}
+		}
+	}
+	if len(out) == 0 {
+		var unknown rules.Reading
+		unknown.Owner, unknown.Reason = rules.OwnerUnknown, "undefined"
+		out = append(out, unknown)
+	}
+	return out
+}
+
+// validOwner is o when it is one of the owner vocabulary, else unknown: an
+// owner goes into a header and a metric label as it is.
+func validOwner(o string) string {
+	switch o {
+	case rules.OwnerSender, rules.OwnerSenderAdmin, rules.OwnerRecipientAdmin, rules.OwnerGroupOwner, rules.OwnerNone, rules.OwnerUnknown:
+		return o
+	}
+	return rules.OwnerUnknown
+}
+
+// statusOf is the X-NDR-Status value of one reading (see the package
+// documentation for its parameters).
+func statusOf(r rules.Reading) string {
+	st := r.Status
+	if st == "" {
+		st = "none"
+	}
+	return statusValue("status", st, "reason", r.Reason, "recipient", r.Recipient.Address,
+		"permanent", yesNo(r.Permanent), "owner", validOwner(r.Owner), "action", r.Recipient.Action)
+}
+
+// explanation is the X-NDR-Explanation text of one reading.
+func explanation(r rules.Reading) string {
+	text := cleanText(r.Explanation, maxText)
+	if text == "" {
+		text = "Delivery failed"
+		if r.Recipient.Action == "delayed" {
+			text = "Delivery is delayed"
+		}
+		if r.Status != "" {
+			text += " with status " + cleanText(r.Status, 16)
+		}
+		text += "; no explanation is known for it."
+	}
+	if fix := cleanText(r.Fix, maxText); fix != "" {
+		text += " " + fix
+	}
+	if a := cleanText(r.Recipient.Address, 320); a != "" {
+		text = a + ": " + text
+	}
+	return unstructured(text)
+}
+
+// subjectTag is the "[Bounce: summary]" prefix of the Subject, from the
+// reading shown first.
+func subjectTag(kind dsn.Kind, win rules.Reading) string {
+	summary := cleanText(win.Summary, 80)
+	if summary == "" {
+		summary = "delivery failed"
+		if kind == dsn.KindDelay {
+			summary = "delivery delayed"
+		}
+	}
+	return "[Bounce: " + summary + "]"
+}
