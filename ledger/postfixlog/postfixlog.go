@@ -184,7 +184,8 @@ type LogJoiner struct {
 	// dropped and counted, so memory stays bounded on any input.
 	MaxPending int
 	// Domains, when set, keep only mail whose envelope sender is in one of
-	// them (or a subdomain): the ledger is about mail from our domains.
+	// them or a subdomain (as ledger.InDomains compares them): the ledger is
+	// about mail from our domains.
 	Domains []string
 
 	pending map[string]*pendingMessage
@@ -272,22 +273,10 @@ func (j *LogJoiner) complete(pm *pendingMessage) (ledger.Record, bool) {
 	return pm.rec, true
 }
 
+// ourSender reports whether sender is in Domains (ledger.InDomains: the
+// milter's notion of our addresses); with no Domains, every sender is.
 func (j *LogJoiner) ourSender(sender string) bool {
-	if len(j.Domains) == 0 {
-		return true
-	}
-	at := strings.LastIndexByte(sender, '@')
-	if at < 0 {
-		return false
-	}
-	dom := sender[at+1:]
-	for _, d := range j.Domains {
-		d = strings.ToLower(strings.TrimSuffix(d, "."))
-		if dom == d || strings.HasSuffix(dom, "."+d) {
-			return true
-		}
-	}
-	return false
+	return len(j.Domains) == 0 || ledger.InDomains(sender, j.Domains)
 }
 
 // Flush returns the Records of every pending message that already shows mail
