@@ -1,10 +1,10 @@
-// Package ledger is the store of the mail that left: it records every
-// message that leaves the domain (Message-ID, queue ids, sender,
-// recipients), so that a bounce can be matched to mail we really sent, and
-// it owns the normal forms those are compared in (NormalizeMessageID,
-// NormalizeAddress, InDomains). Implementations: bbolt on disk (the
-// default, OpenBolt) and Redis shared by several servers (OpenRedis); Open
-// picks one from a spec.
+// Package ledger is the store of the mail that left the domain: it records
+// each message that leaves (Message-ID, queue ids, sender, recipients) for
+// a retention period, so that a bounce can be matched to mail we really
+// sent, and it owns the forms those are compared in (NormalizeMessageID,
+// NormalizeAddress, InDomains). Two stores implement the Ledger: bbolt on
+// disk (the default, OpenBolt) and Redis shared by several servers
+// (OpenRedis); Open picks one from a spec.
 package ledger
 
 import (
@@ -124,10 +124,10 @@ func (c Change) String() string {
 
 // Stats summarises a ledger.
 type Stats struct {
-	Records int64
-	Oldest  time.Time
-	Newest  time.Time
-	Backend string
+	Records int64     // records (messages) held; see each store's Stats for how it counts
+	Oldest  time.Time // time of the oldest record
+	Newest  time.Time // time of the newest record
+	Backend string    // which store: "bbolt PATH", "redis (standalone)"...
 }
 
 // NormalizeMessageID returns the form of a Message-ID that ledgers store and

@@ -28,17 +28,18 @@ import (
 //	                                 scores the extreme record times (Unix ms)
 //
 // Message-IDs and addresses are normalised first (NormalizeMessageID,
-// NormalizeAddress), as in every ledger. The stats keys share one hash tag, so Stats reads them with a single MGET
-// on one node. Parts of a key longer than maxKeyPart bytes (a hostile
+// NormalizeAddress), as in every ledger. The stats keys share one hash
+// tag, so Stats reads them with a single MGET on one node. Parts of a key longer than maxKeyPart bytes (a hostile
 // Message-ID, say) are replaced by their SHA-256, which bounds key size.
 //
-// Merging (see Ledger) is optimistic, per key: read the value, merge in Go
-// (the same merge as bbolt's), and write it with casScript, which writes
-// only if the key still holds what was read, and otherwise returns what it
-// holds now, to merge again. Two keys change in a fixed order: a record of
-// the message kept under its queue id alone is merged into the Message-ID's
-// record before the queue id is pointed to it, and the queue id moves only
-// if it still holds what was merged.
+// Merging (see Ledger) is optimistic, per key: casScript writes a value
+// only if the key still holds what the writer last saw (at first: nothing,
+// the common case of a new message), and otherwise returns what it holds
+// now, for the writer to merge into in Go (the same merge as bbolt's) and
+// try again. Two keys change in a fixed order: a record of the message kept
+// under its queue id alone is merged into the Message-ID's record before
+// the queue id is pointed to it, and the queue id moves only if it still
+// holds what was merged.
 const (
 	maxKeyPart   = 256
 	statsBuckets = 256
@@ -157,7 +158,12 @@ func (l *redisLedger) ttl(t, now time.Time) time.Duration {
 // cas runs casScript: it reports whether key held expect and now holds
 // val, and else what key holds.
 func (l *redisLedger) cas(ctx context.Context, key, expect, val string, ttl time.Duration) (bool, string, error) {
-	res, err := casScript.Run(ctx, l.c, []string{key}, expect, val, ttl.Milliseconds()).Slice()
+	return casReply(casScript.Run(ctx, l.c, []string{key}, expect, val, ttl.Milliseconds()))
+}
+
+// casReply reads casScript's reply.
+func casReply(cmd *redis.Cmd) (bool, string, error) {
+	res, err := cmd.Slice()
 	if err != nil {
 		return false, "", err
 	}
@@ -182,30 +188,32 @@ func encodeRecord(r Record) string {
 	return string(val)
 }
 
-// mergeAt merges recs, in turn, into the record stored at key, which held
-// cur when last read, and returns the change and what key holds now. An
+// mergeAt merges into the record stored at key, which held cur when last
+// read, the records before (ahead of it: they were recorded earlier) and
+// recs (after it), and returns the change and what key holds now. An
 // unreadable stored record is replaced. With mustExist, a key that holds
 // nothing is not created: mergeAt returns errGone.
-func (l *redisLedger) mergeAt(ctx context.Context, key, cur string, mustExist bool, now time.Time, recs ...Record) (Change, string, error) {
+func (l *redisLedger) mergeAt(ctx context.Context, key, cur string, mustExist bool, now time.Time, before []Record, recs ...Record) (Change, string, error) {
 	for range maxCASAttempts {
 		if cur == "" && mustExist {
 			return ChangeNone, "", errGone
 		}
-		var old Record
+		var merged Record
+		for _, r := range before {
+			merged, _ = merge(merged, r)
+		}
 		if cur != "" {
-			old, _ = decodeRecord(cur)
+			old, _ := decodeRecord(cur)
+			merged, _ = merge(merged, old)
 		}
-		merged, changed := old, false
 		for _, r := range recs {
-			var c bool
-			merged, c = merge(merged, r)
-			changed = changed || c
-		}
-		if !changed && cur != "" {
-			return ChangeNone, cur, nil
+			merged, _ = merge(merged, r)
 		}
 		val := encodeRecord(merged)
-		ok, now2, err := l.cas(ctx, key, cur, val, l.ttl(merged.Time, now))
+		if val == cur {
+			return ChangeNone, cur, nil
+		}
+		ok, held, err := l.cas(ctx, key, cur, val, l.ttl(merged.Time, now))
 		if err != nil {
 			return ChangeNone, "", err
 		}
@@ -215,7 +223,7 @@ func (l *redisLedger) mergeAt(ctx context.Context, key, cur string, mustExist bo
 			}
 			return ChangeMerged, val, nil
 		}
-		cur = now2
+		cur = held
 	}
 	return ChangeNone, "", fmt.Errorf("ledger: redis: key %s changed under %d attempts to merge into it: gave up", key, maxCASAttempts)
 }
@@ -227,11 +235,13 @@ func (l *redisLedger) Put(ctx context.Context, r Record) error {
 }
 
 // Merge records r, merged with the record of its message (see Ledger),
-// bounded by Options.WriteTimeout: two reads and one compare-and-set when
-// nothing interferes, and one pipelined round trip per Redis node for the
-// pairs and stats. A record older than the retention is not written. Each
-// (sender, recipient) pair lives for the retention after its latest
-// sending.
+// bounded by Options.WriteTimeout. The first round trip (one pipeline per
+// Redis node) expects the common case, a message not recorded yet: it
+// creates its keys if they hold nothing, and records the pairs and the
+// stats. A message already recorded costs one more round trip per key to
+// merge into, and one per conflict with a concurrent writer. A record older
+// than the retention is not written. Each (sender, recipient) pair lives
+// for the retention after its latest sending.
 func (l *redisLedger) Merge(ctx context.Context, r Record) (Change, error) {
 	now := time.Now()
 	r = r.Normalize(now)
@@ -246,20 +256,26 @@ func (l *redisLedger) Merge(ctx context.Context, r Record) (Change, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.o.WriteTimeout)
 	defer cancel()
 
-	change := ChangeAdded // a record of pairs alone is new each time, as in bbolt
-	var err error
+	first, _ := merge(Record{}, r) // the record if the message is new
+	var mkey, mval, qkey, qval string
 	switch {
 	case r.MessageID != "":
-		change, err = l.mergeByMessageID(ctx, r, now)
+		mkey, mval = l.msgKey(r.MessageID), encodeRecord(first)
+		if r.QueueID != "" {
+			qkey, qval = l.queueKey(r.QueueID), "m"+r.MessageID
+		}
 	case r.QueueID != "":
-		change, err = l.mergeByQueueID(ctx, r, now)
+		qkey, qval = l.queueKey(r.QueueID), "r"+encodeRecord(first)
 	}
-	if err != nil {
-		return ChangeNone, fmt.Errorf("ledger: redis: recording %q (queue id %q): %w", r.MessageID, r.QueueID, err)
-	}
-
-	ms := strconv.FormatInt(t.UnixMilli(), 10)
 	pipe := l.c.Pipeline()
+	var mcas, qcas *redis.Cmd
+	if mkey != "" {
+		mcas = casScript.Eval(ctx, pipe, []string{mkey}, "", mval, ttl.Milliseconds())
+	}
+	if qkey != "" {
+		qcas = casScript.Eval(ctx, pipe, []string{qkey}, "", qval, ttl.Milliseconds())
+	}
+	ms := strconv.FormatInt(t.UnixMilli(), 10)
 	seen := make(map[string]bool, len(r.Recipients))
 	for _, rcpt := range r.Recipients {
 		k := l.pairKey(r.Sender, rcpt)
@@ -269,12 +285,11 @@ func (l *redisLedger) Merge(ctx context.Context, r Record) (Change, error) {
 		seen[k] = true
 		lengthenScript.Eval(ctx, pipe, []string{k}, ms, ttl.Milliseconds())
 	}
-	if change == ChangeAdded {
-		b := l.bucket(now)
-		bk := l.bucketKey(b)
-		pipe.Incr(ctx, bk)
-		pipe.PExpireAt(ctx, bk, time.Unix(0, (b+1)*int64(l.width)).Add(l.o.Retention))
-	}
+	// Counted as a new record now, taken back below if it was not one.
+	b := l.bucket(now)
+	bk := l.bucketKey(b)
+	pipe.Incr(ctx, bk)
+	pipe.PExpireAt(ctx, bk, time.Unix(0, (b+1)*int64(l.width)).Add(l.o.Retention))
 	tk := l.timesKey()
 	score := float64(t.UnixMilli())
 	pipe.ZAddLT(ctx, tk, redis.Z{Score: score, Member: "oldest"})
@@ -283,53 +298,88 @@ func (l *redisLedger) Merge(ctx context.Context, r Record) (Change, error) {
 	if _, err := pipe.Exec(ctx); err != nil {
 		return ChangeNone, fmt.Errorf("ledger: redis: recording %q: %w", r.MessageID, err)
 	}
+
+	change := ChangeAdded // a record of pairs alone is new each time, as in bbolt
+	var err error
+	switch {
+	case mcas != nil:
+		mok, mcur, merr := casReply(mcas)
+		qok, qcur := true, qval
+		if qcas != nil {
+			var qerr error
+			qok, qcur, qerr = casReply(qcas)
+			merr = errors.Join(merr, qerr)
+		}
+		if merr != nil {
+			return ChangeNone, fmt.Errorf("ledger: redis: recording %q: %w", r.MessageID, merr)
+		}
+		if mok {
+			mcur = mval
+		}
+		if !mok || !qok {
+			change, err = l.mergeByMessageID(ctx, r, now, mcur, mok, qcur, qok)
+		}
+	case qcas != nil:
+		qok, qcur, qerr := casReply(qcas)
+		switch {
+		case qerr != nil:
+			err = qerr
+		case !qok:
+			change, err = l.mergeByQueueID(ctx, r, now, qcur)
+		}
+	}
+	if err != nil {
+		return ChangeNone, fmt.Errorf("ledger: redis: recording %q (queue id %q): %w", r.MessageID, r.QueueID, err)
+	}
+	if change != ChangeAdded {
+		if err := l.c.Decr(ctx, bk).Err(); err != nil {
+			return ChangeNone, fmt.Errorf("ledger: redis: recording %q: correcting the stats: %w", r.MessageID, err)
+		}
+	}
 	return change, nil
 }
 
-// mergeByMessageID merges r into the record of its Message-ID, then points
-// its queue id there. A record of the same message kept under the queue
-// id alone (recorded before its Message-ID was known) is merged in first.
-func (l *redisLedger) mergeByMessageID(ctx context.Context, r Record, now time.Time) (Change, error) {
+// mergeByMessageID merges r into the record of its Message-ID, which held
+// mcur (created holds if the first round trip wrote it), then points r's
+// queue id, which held qcur, there (done holds if that is done). A record
+// of the same message kept under the queue id alone (recorded before its
+// Message-ID was known) is merged in first.
+func (l *redisLedger) mergeByMessageID(ctx context.Context, r Record, now time.Time, mcur string, created bool, qcur string, done bool) (Change, error) {
 	mkey := l.msgKey(r.MessageID)
 	pointer := "m" + r.MessageID
-	var mget, qget *redis.StringCmd
-	pipe := l.c.Pipeline()
-	mget = pipe.Get(ctx, mkey)
-	var qkey string
-	if r.QueueID != "" {
-		qkey = l.queueKey(r.QueueID)
-		qget = pipe.Get(ctx, qkey)
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return ChangeNone, err
-	}
-	mcur := mget.Val()
-	if qkey == "" {
-		change, _, err := l.mergeAt(ctx, mkey, mcur, false, now, r)
-		return change, err
-	}
-	qcur := qget.Val()
 	change := ChangeNone
+	if created {
+		change = ChangeAdded
+	}
 	for range maxCASAttempts {
-		recs := []Record{r}
+		var before, recs []Record
 		qttl := l.ttl(r.Time, now)
 		known := false // the message is in the ledger under its queue id
-		if y, ok := strings.CutPrefix(qcur, "r"); ok {
+		if y, ok := strings.CutPrefix(qcur, "r"); ok && !done {
 			if yr, err := decodeRecord(y); err == nil && yr.MessageID == "" {
-				recs = []Record{yr, r}
+				// Recorded before the Message-ID's record if this Put
+				// created that, else after it.
+				if created {
+					before = []Record{yr}
+				} else {
+					recs = []Record{yr}
+				}
 				qttl = max(qttl, l.ttl(yr.Time, now))
 				known = true
 			}
 		}
-		c, cur, err := l.mergeAt(ctx, mkey, mcur, false, now, recs...)
+		c, cur, err := l.mergeAt(ctx, mkey, mcur, false, now, before, append(recs, r)...)
 		if err != nil {
 			return ChangeNone, err
 		}
-		if c == ChangeAdded && known {
-			c = ChangeMerged
-		}
 		change, mcur = mergeChanges(change, c), cur
-		ok, now2, err := l.cas(ctx, qkey, qcur, pointer, qttl)
+		if known && change == ChangeAdded {
+			change = ChangeMerged
+		}
+		if done || r.QueueID == "" {
+			return change, nil
+		}
+		ok, held, err := l.cas(ctx, l.queueKey(r.QueueID), qcur, pointer, qttl)
 		if err != nil {
 			return ChangeNone, err
 		}
@@ -339,20 +389,16 @@ func (l *redisLedger) mergeByMessageID(ctx context.Context, r Record, now time.T
 			}
 			return change, nil
 		}
-		qcur = now2
+		qcur = held
 	}
-	return ChangeNone, fmt.Errorf("key %s changed under %d attempts to point it to the Message-ID: gave up", qkey, maxCASAttempts)
+	return ChangeNone, fmt.Errorf("queue id %s changed under %d attempts to point it to the Message-ID: gave up", r.QueueID, maxCASAttempts)
 }
 
 // mergeByQueueID merges r, which has no Message-ID, into the record of its
-// queue id: the Message-ID's record it points to, or the record kept under
-// it alone.
-func (l *redisLedger) mergeByQueueID(ctx context.Context, r Record, now time.Time) (Change, error) {
+// queue id, which held qcur: the Message-ID's record it points to, or the
+// record kept under it alone.
+func (l *redisLedger) mergeByQueueID(ctx context.Context, r Record, now time.Time, qcur string) (Change, error) {
 	qkey := l.queueKey(r.QueueID)
-	qcur, err := l.get(ctx, qkey)
-	if err != nil && err != ErrNotFound {
-		return ChangeNone, err
-	}
 	for range maxCASAttempts {
 		if mid, ok := strings.CutPrefix(qcur, "m"); ok {
 			mkey := l.msgKey(mid)
@@ -360,7 +406,7 @@ func (l *redisLedger) mergeByQueueID(ctx context.Context, r Record, now time.Tim
 			if err != nil && err != ErrNotFound {
 				return ChangeNone, err
 			}
-			change, _, err := l.mergeAt(ctx, mkey, mcur, true, now, r)
+			change, _, err := l.mergeAt(ctx, mkey, mcur, true, now, nil, r)
 			if err == nil {
 				// The queue id lives as long as its latest queue file.
 				if _, _, err := l.cas(ctx, qkey, qcur, qcur, l.ttl(r.Time, now)); err != nil {
@@ -381,7 +427,7 @@ func (l *redisLedger) mergeByQueueID(ctx context.Context, r Record, now time.Tim
 		if !changed && strings.HasPrefix(qcur, "r") {
 			return ChangeNone, nil
 		}
-		ok, now2, err := l.cas(ctx, qkey, qcur, "r"+encodeRecord(merged), l.ttl(merged.Time, now))
+		ok, held, err := l.cas(ctx, qkey, qcur, "r"+encodeRecord(merged), l.ttl(merged.Time, now))
 		if err != nil {
 			return ChangeNone, err
 		}
@@ -391,7 +437,7 @@ func (l *redisLedger) mergeByQueueID(ctx context.Context, r Record, now time.Tim
 			}
 			return ChangeAdded, nil
 		}
-		qcur = now2
+		qcur = held
 	}
 	return ChangeNone, fmt.Errorf("key %s changed under %d attempts to merge into it: gave up", qkey, maxCASAttempts)
 }

@@ -1,10 +1,6 @@
 // Package postfixlog reads Postfix logs back into ledger Records, so that a
 // fresh install knows the mail that left before it ran ("ndrmilter ledger
 // import").
-package postfixlog
-
-// Reading Postfix logs back into ledger Records, so that a fresh install
-// knows the mail that left before it ran ("ndrmilter ledger import").
 //
 // A message's life is spread over several log lines, joined by queue id:
 //
@@ -19,6 +15,7 @@ package postfixlog
 // (RFC 3164 "Nov 29 21:14:24 host prog[pid]: text", and RFC 3339 time stamps
 // as rsyslog writes them by default on Debian) and of Postfix's own
 // maillog_file, which uses the RFC 3164 form.
+package postfixlog
 
 import (
 	"bufio"
