@@ -34,10 +34,11 @@ var ErrNotFound = errors.New("ledger: not found")
 // # One record per message
 //
 // A message can be recorded several times: Postfix gives one message
-// several queue files (a content filter re-injects it, a message too large
-// for one delivery is split), a user re-sends it with the same Message-ID, a
-// list re-sends it, and the milter and "ndrmilter ledger import" record the
-// same mail. So a Put does not replace what the ledger has on a message; it
+// several queue files (an after-queue content filter re-injects it, at
+// times one copy per group of recipients; local(8) forwards it for an alias
+// or a .forward), a user re-sends it with the same Message-ID, a list
+// re-sends it, and the milter and "ndrmilter ledger import" record the same
+// mail. So a Put does not replace what the ledger has on a message; it
 // merges into it, atomically (one bbolt transaction; one compare-and-set
 // per Redis key), whatever Puts run at the same time:
 //
