@@ -20,7 +20,7 @@ import (
 // latency one milter session sees) and with 16 concurrent callers (a busy
 // milter), and reports ops/s and the 99th percentile latency per call:
 //
-//	go test -run '^$' -bench BenchmarkLedger -benchtime 2s ./milter/ledger
+//	go test -run '^$' -bench BenchmarkLedger -benchtime 2s ./ledger
 //
 // Redis is a private redis-server on loopback (no persistence); bbolt is a
 // file in a temporary directory (fsync on every group commit).

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,8 +22,8 @@ import (
 var (
 	bucketRecords = []byte("records") // id -> JSON Record
 	bucketTime    = []byte("time")    // time (8 bytes, unix ns) + id -> empty: expiry order
-	bucketMsgID   = []byte("msgid")   // normalized Message-ID -> id (latest)
-	bucketQueueID = []byte("queueid") // queue id -> id (latest)
+	bucketMsgID   = []byte("msgid")   // normalized Message-ID -> id
+	bucketQueueID = []byte("queueid") // queue id -> id of the record of its message
 	bucketPair    = []byte("pair")    // sender NUL recipient -> time (8 bytes, unix ns, latest)
 )
 
@@ -47,12 +49,38 @@ type boltLedger struct {
 	stop    chan struct{}
 	writerD chan struct{}
 	sweepD  chan struct{}
+
+	pairMu   sync.Mutex // guards pairNext
+	pairNext []byte     // where the next sweepPairs starts; nil: at the first pair
 }
 
 type putReq struct {
 	r    Record
-	done chan error
+	done chan putResult
 }
+
+type putResult struct {
+	change Change
+	err    error
+}
+
+// boltRecord is the stored form of a Record: the Record (in the JSON form
+// records had before they were merged) and the other queue ids that point
+// to it, so that the sweep deletes their index entries with it.
+type boltRecord struct {
+	Record
+	// QueueIDs are the queue ids recorded after QueueID, oldest first.
+	QueueIDs []string `json:",omitempty"`
+}
+
+// maxQueueIDs bounds the queue ids of one record. Past it the oldest queue
+// id stops finding the record: it is the one least likely to be named by a
+// bounce still to come.
+const maxQueueIDs = 1000
+
+// pairScanChunk bounds the (sender, recipient) pairs one sweep reads in its
+// scan of the pair index (see sweepPairs).
+const pairScanChunk = 10000
 
 // OpenBolt opens (creating if needed) the bbolt ledger at path. Records are
 // kept for o.Retention (default 30 days); a background sweep removes older
@@ -106,31 +134,37 @@ func (l *boltLedger) cutoff() time.Time { return l.now().Add(-l.o.Retention) }
 // ctx ends first, Put returns ctx's error and r may still be committed.
 // A record older than the retention window is not stored.
 func (l *boltLedger) Put(ctx context.Context, r Record) error {
+	_, err := l.Merge(ctx, r)
+	return err
+}
+
+// Merge is Put that reports what the commit changed.
+func (l *boltLedger) Merge(ctx context.Context, r Record) (Change, error) {
 	r = r.Normalize(l.now())
 	if r.MessageID == "" && r.QueueID == "" && (r.Sender == "" || len(r.Recipients) == 0) {
-		return errors.New("ledger: record has no Message-ID, no queue id and no sender/recipient pair: nothing to look it up by")
+		return ChangeNone, errors.New("ledger: record has no Message-ID, no queue id and no sender/recipient pair: nothing to look it up by")
 	}
 	if r.Time.Before(l.cutoff()) {
-		return nil
+		return ChangeTooOld, nil
 	}
-	req := putReq{r: r, done: make(chan error, 1)}
+	req := putReq{r: r, done: make(chan putResult, 1)}
 	l.mu.RLock()
 	if l.closed {
 		l.mu.RUnlock()
-		return errors.New("ledger: closed")
+		return ChangeNone, errors.New("ledger: closed")
 	}
 	select {
 	case l.reqs <- req:
 	case <-ctx.Done():
 		l.mu.RUnlock()
-		return ctx.Err()
+		return ChangeNone, ctx.Err()
 	}
 	l.mu.RUnlock()
 	select {
-	case err := <-req.done:
-		return err
+	case res := <-req.done:
+		return res.change, res.err
 	case <-ctx.Done():
-		return ctx.Err()
+		return ChangeNone, ctx.Err()
 	}
 }
 
@@ -158,19 +192,23 @@ func (l *boltLedger) writer() {
 				break drain
 			}
 		}
+		changes := make([]Change, len(batch))
+		cutoff := l.cutoff()
 		err := l.db.Update(func(tx *bolt.Tx) error {
-			for _, req := range batch {
-				if err := putTx(tx, req.r); err != nil {
+			for i, req := range batch {
+				c, err := putTx(tx, req.r, cutoff)
+				if err != nil {
 					return err
 				}
+				changes[i] = c
 			}
 			return nil
 		})
 		if err != nil {
 			err = fmt.Errorf("ledger: writing %d records: %w", len(batch), err)
 		}
-		for _, req := range batch {
-			req.done <- err
+		for i, req := range batch {
+			req.done <- putResult{changes[i], err}
 		}
 	}
 }
@@ -195,33 +233,122 @@ func pairKey(sender, rcpt string) []byte {
 	return append(k, rcpt...)
 }
 
-func putTx(tx *bolt.Tx, r Record) error {
-	recs := tx.Bucket(bucketRecords)
-	id, err := recs.NextSequence()
-	if err != nil {
-		return err
+// putTx merges r into the record of its message (see Ledger), inside the
+// group commit's transaction: whatever else the batch or a concurrent Put
+// writes, the read, the merge and the writes of the indexes are one atomic
+// step.
+func putTx(tx *bolt.Tx, r Record, cutoff time.Time) (Change, error) {
+	recs, mids, qids := tx.Bucket(bucketRecords), tx.Bucket(bucketMsgID), tx.Bucket(bucketQueueID)
+	// load returns the live record that an index entry points to; an
+	// expired or unreadable record counts as none, and is replaced.
+	load := func(id []byte) (boltRecord, bool) {
+		var br boltRecord
+		data := recs.Get(id)
+		if data == nil || json.Unmarshal(data, &br) != nil || br.Time.Before(cutoff) {
+			return boltRecord{}, false
+		}
+		return br, true
 	}
-	data, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	idk := u64(id)
-	if err := recs.Put(idk, data); err != nil {
-		return err
-	}
-	if err := tx.Bucket(bucketTime).Put(timeKey(r.Time, id), nil); err != nil {
-		return err
-	}
+
+	// The record of r's message: by Message-ID, else by queue id.
+	var id []byte // its key in bucketRecords; nil: a new record
+	var old boltRecord
 	if r.MessageID != "" {
-		if err := tx.Bucket(bucketMsgID).Put([]byte(r.MessageID), idk); err != nil {
-			return err
+		if v := mids.Get([]byte(r.MessageID)); v != nil {
+			if br, ok := load(v); ok {
+				id, old = bytes.Clone(v), br
+			}
 		}
 	}
+	var absorb []byte // a record of the same message kept under the queue id alone
+	var absorbed boltRecord
 	if r.QueueID != "" {
-		if err := tx.Bucket(bucketQueueID).Put([]byte(r.QueueID), idk); err != nil {
-			return err
+		if v := qids.Get([]byte(r.QueueID)); v != nil && !bytes.Equal(v, id) {
+			if br, ok := load(v); ok {
+				switch {
+				case id == nil && (r.MessageID == "" || br.MessageID == ""):
+					id, old = bytes.Clone(v), br // the queue file's record is this message's
+				case br.MessageID == "":
+					absorb, absorbed = bytes.Clone(v), br
+				}
+				// Otherwise the queue id was another message's: it moves.
+			}
 		}
 	}
+
+	change := ChangeMerged
+	if id == nil {
+		seq, err := recs.NextSequence()
+		if err != nil {
+			return ChangeNone, err
+		}
+		id, change = u64(seq), ChangeAdded
+	}
+	cur := old
+	changed := false
+	var moved []string // queue ids to point to id
+	if absorb != nil {
+		cur.Record, changed = merge(cur.Record, absorbed.Record)
+		for _, q := range append([]string{absorbed.QueueID}, absorbed.QueueIDs...) {
+			if q != "" && bytes.Equal(qids.Get([]byte(q)), absorb) {
+				moved = append(moved, q)
+			}
+		}
+	}
+	var grew bool
+	cur.Record, grew = merge(cur.Record, r)
+	changed = changed || grew
+	if r.QueueID != "" {
+		moved = append(moved, r.QueueID)
+	}
+	for _, q := range moved {
+		if addQueueID(qids, &cur, q, id) || !bytes.Equal(qids.Get([]byte(q)), id) {
+			changed = true
+		}
+	}
+	if change == ChangeMerged && !changed {
+		change = ChangeNone
+	}
+
+	if change != ChangeNone {
+		data, err := json.Marshal(cur)
+		if err != nil {
+			return ChangeNone, err
+		}
+		if err := recs.Put(id, data); err != nil {
+			return ChangeNone, err
+		}
+		times := tx.Bucket(bucketTime)
+		if change == ChangeMerged && !old.Time.Equal(cur.Time) {
+			if err := times.Delete(timeKey(old.Time, binary.BigEndian.Uint64(id))); err != nil {
+				return ChangeNone, err
+			}
+		}
+		if err := times.Put(timeKey(cur.Time, binary.BigEndian.Uint64(id)), nil); err != nil {
+			return ChangeNone, err
+		}
+		if cur.MessageID != "" && !bytes.Equal(mids.Get([]byte(cur.MessageID)), id) {
+			if err := mids.Put([]byte(cur.MessageID), id); err != nil {
+				return ChangeNone, err
+			}
+		}
+		// Only the queue ids of this Put move: one recorded earlier may
+		// since name another message.
+		for _, q := range moved {
+			if err := qids.Put([]byte(q), id); err != nil {
+				return ChangeNone, err
+			}
+		}
+	}
+	if absorb != nil {
+		if err := recs.Delete(absorb); err != nil {
+			return ChangeNone, err
+		}
+		if err := tx.Bucket(bucketTime).Delete(timeKey(absorbed.Time, binary.BigEndian.Uint64(absorb))); err != nil {
+			return ChangeNone, err
+		}
+	}
+
 	if r.Sender != "" {
 		pairs := tx.Bucket(bucketPair)
 		ts := uint64(r.Time.UnixNano())
@@ -231,11 +358,33 @@ func putTx(tx *bolt.Tx, r Record) error {
 				continue // a later send of the same pair is already there
 			}
 			if err := pairs.Put(k, u64(ts)); err != nil {
-				return err
+				return ChangeNone, err
 			}
 		}
 	}
-	return nil
+	return change, nil
+}
+
+// addQueueID notes that queue id q finds the record br (key id), and
+// reports whether that is new. Past maxQueueIDs the oldest queue id is
+// forgotten, and its index entry deleted if it still points to id.
+func addQueueID(qids *bolt.Bucket, br *boltRecord, q string, id []byte) bool {
+	if q == "" || q == br.QueueID || slices.Contains(br.QueueIDs, q) {
+		return false
+	}
+	if br.QueueID == "" {
+		br.QueueID = q
+		return true
+	}
+	if len(br.QueueIDs) >= maxQueueIDs {
+		oldest := br.QueueIDs[0]
+		br.QueueIDs = slices.Delete(br.QueueIDs, 0, 1)
+		if bytes.Equal(qids.Get([]byte(oldest)), id) {
+			qids.Delete([]byte(oldest))
+		}
+	}
+	br.QueueIDs = append(br.QueueIDs, q)
+	return true
 }
 
 // byIndex looks key up in an index bucket and returns the record it points to.
@@ -270,13 +419,13 @@ func (l *boltLedger) byIndex(ctx context.Context, bucket []byte, key string) (Re
 	return r, nil
 }
 
-// ByMessageID returns the latest record with that Message-ID (compared in
-// the form NormalizeMessageID gives).
+// ByMessageID returns the record with that Message-ID (compared in the
+// form NormalizeMessageID gives).
 func (l *boltLedger) ByMessageID(ctx context.Context, messageID string) (Record, error) {
 	return l.byIndex(ctx, bucketMsgID, NormalizeMessageID(messageID))
 }
 
-// ByQueueID returns the latest record with that queue id.
+// ByQueueID returns the record of the message with that queue id.
 func (l *boltLedger) ByQueueID(ctx context.Context, queueID string) (Record, error) {
 	return l.byIndex(ctx, bucketQueueID, queueID)
 }
@@ -357,16 +506,18 @@ func (l *boltLedger) sweep() int {
 				}
 				id := k[8:16]
 				if data := recs.Get(id); data != nil {
-					var r Record
+					var r boltRecord
 					if json.Unmarshal(data, &r) == nil {
 						if v := mids.Get([]byte(r.MessageID)); r.MessageID != "" && string(v) == string(id) {
 							if err := mids.Delete([]byte(r.MessageID)); err != nil {
 								return err
 							}
 						}
-						if v := qids.Get([]byte(r.QueueID)); r.QueueID != "" && string(v) == string(id) {
-							if err := qids.Delete([]byte(r.QueueID)); err != nil {
-								return err
+						for _, q := range append([]string{r.QueueID}, r.QueueIDs...) {
+							if v := qids.Get([]byte(q)); q != "" && string(v) == string(id) {
+								if err := qids.Delete([]byte(q)); err != nil {
+									return err
+								}
 							}
 						}
 						for _, rc := range r.Recipients {
@@ -391,9 +542,56 @@ func (l *boltLedger) sweep() int {
 		})
 		total += n
 		if err != nil || n < sweepChunk {
+			l.sweepPairs()
 			return total
 		}
 	}
+}
+
+// sweepPairs deletes expired (sender, recipient) pairs that the sweep of
+// their record does not reach: pairs of a sender other than the record's
+// (a message recorded by two senders), of recipients past MaxRecipients, of
+// records without a Message-ID or queue id that were merged away. It reads
+// at most pairScanChunk pairs per call, going on where the last call
+// stopped, so that the whole index is reviewed over some sweeps without
+// holding the write lock for long. It returns the number deleted.
+func (l *boltLedger) sweepPairs() int {
+	l.pairMu.Lock()
+	defer l.pairMu.Unlock()
+	cut := uint64(l.cutoff().UnixNano())
+	var expired [][]byte
+	next := l.pairNext
+	err := l.db.Update(func(tx *bolt.Tx) error {
+		pairs := tx.Bucket(bucketPair)
+		c := pairs.Cursor()
+		k, v := c.First()
+		if next != nil {
+			k, v = c.Seek(next)
+		}
+		next = nil
+		for i := 0; k != nil; k, v = c.Next() {
+			if i++; i > pairScanChunk {
+				next = bytes.Clone(k)
+				break
+			}
+			if len(v) == 8 && binary.BigEndian.Uint64(v) < cut {
+				expired = append(expired, bytes.Clone(k))
+			}
+		}
+		// Deleted after the scan: a bbolt cursor may skip a key that
+		// follows one deleted under it.
+		for _, k := range expired {
+			if err := pairs.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0
+	}
+	l.pairNext = next
+	return len(expired)
 }
 
 // Close stops accepting records, commits those already queued, and closes

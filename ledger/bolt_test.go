@@ -141,6 +141,55 @@ func TestBoltSweepExpires(t *testing.T) {
 	}
 }
 
+// TestBoltSweepExpiresMergedRecords: a record merged from several queue
+// files and senders, and one that absorbed a record kept under its queue
+// id alone, leave no index entry and no pair behind once expired.
+func TestBoltSweepExpiresMergedRecords(t *testing.T) {
+	ctx := context.Background()
+	base := time.Now()
+	var later atomic.Bool
+	clock := func() time.Time {
+		if later.Load() {
+			return base.Add(20 * time.Minute)
+		}
+		return time.Now()
+	}
+	l, err := openBolt(filepath.Join(t.TempDir(), "ledger.db"), Options{Retention: time.Hour, SweepInterval: time.Hour}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, r := range []Record{
+		{MessageID: "m@example.org", QueueID: "QA", Sender: "s1@example.org", Recipients: []string{"x@example.net"}, Time: base.Add(-50 * time.Minute)},
+		{MessageID: "m@example.org", QueueID: "QB", Sender: "s2@example.org", Recipients: []string{"y@example.net"}, Time: base.Add(-45 * time.Minute)},
+		{QueueID: "QC", Sender: "s3@example.org", Recipients: []string{"z@example.net"}, Time: base.Add(-50 * time.Minute)},
+		{MessageID: "n@example.org", Sender: "s3@example.org", Recipients: []string{"w@example.net"}, Time: base.Add(-50 * time.Minute)},
+		{MessageID: "n@example.org", QueueID: "QC", Sender: "s3@example.org", Recipients: []string{"v@example.net"}, Time: base.Add(-50 * time.Minute)},
+	} {
+		if err := l.Put(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, _ := l.Stats(ctx); st.Records != 2 {
+		t.Fatalf("%d records of two messages, want 2", st.Records)
+	}
+	later.Store(true)
+	if n := l.sweep(); n != 2 {
+		t.Fatalf("sweep deleted %d records, want 2", n)
+	}
+	err = l.db.View(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketRecords, bucketTime, bucketMsgID, bucketQueueID, bucketPair} {
+			if k, _ := tx.Bucket(b).Cursor().First(); k != nil {
+				return fmt.Errorf("bucket %s still holds %q after every record expired", b, k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // The kill -9 test: a child process writes records as fast as it can from
 // several goroutines and prints each Message-ID once Put has returned; the
 // parent kills it with SIGKILL mid-stream, reopens the file, and checks that

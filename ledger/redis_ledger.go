@@ -14,21 +14,32 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Key design. Every key holds one value and is read or written alone, so the
-// ledger works unchanged on Redis Cluster (no multi-key command spans two
-// hash slots); a Put is one pipeline, which go-redis splits per node.
+// Key design. Every key holds one value and every command or script reads
+// or writes one key, so the ledger works unchanged on Redis Cluster (no
+// command spans two hash slots); the writes of a Put that do not depend on
+// each other go in one pipeline, which go-redis splits per node.
 //
 //	PREFIX m:MESSAGE-ID           -> record (JSON), TTL = retention from Record.Time
-//	PREFIX q:QUEUE-ID             -> "m" + Message-ID, or "r" + record when it has none
-//	PREFIX p:SENDER LF RECIPIENT  -> time of the last Put (Unix ms), same TTL
-//	{PREFIX stats}:n:W:I          -> number of Puts in the I-th window of W seconds
+//	PREFIX q:QUEUE-ID             -> "m" + Message-ID, or "r" + record when it has none;
+//	                                 TTL = retention from the time of its queue file
+//	PREFIX p:SENDER LF RECIPIENT  -> time of the latest sending (Unix ms), same TTL
+//	{PREFIX stats}:n:W:I          -> number of records added in the I-th window of W seconds
 //	{PREFIX stats}:times          -> sorted set: members "oldest" and "newest",
 //	                                 scores the extreme record times (Unix ms)
 //
 // Message-IDs and addresses are normalised first (NormalizeMessageID,
-// NormalizeAddress), as in every ledger. The stats keys share one hash tag, so Stats reads them with a single MGET
-// on one node. Parts of a key longer than maxKeyPart bytes (a hostile
+// NormalizeAddress), as in every ledger. The stats keys share one hash
+// tag, so Stats reads them with a single MGET on one node. Parts of a key longer than maxKeyPart bytes (a hostile
 // Message-ID, say) are replaced by their SHA-256, which bounds key size.
+//
+// Merging (see Ledger) is optimistic, per key: casScript writes a value
+// only if the key still holds what the writer last saw (at first: nothing,
+// the common case of a new message), and otherwise returns what it holds
+// now, for the writer to merge into in Go (the same merge as bbolt's) and
+// try again. Two keys change in a fixed order: a record of the message kept
+// under its queue id alone is merged into the Message-ID's record before
+// the queue id is pointed to it, and the queue id moves only if it still
+// holds what was merged.
 const (
 	maxKeyPart   = 256
 	statsBuckets = 256
@@ -104,42 +115,167 @@ func (l *redisLedger) timesKey() string { return l.statsTag() + ":times" }
 
 func (l *redisLedger) bucket(t time.Time) int64 { return t.UnixNano() / int64(l.width) }
 
-// Put records r with one pipelined round trip per Redis node, bounded by
-// Options.WriteTimeout. A record older than the retention is not written.
-// The last Put of a (sender, recipient) pair sets its time and expiry.
+// casScript sets KEYS[1] to ARGV[2] with a time to live of ARGV[3] ms if it
+// holds ARGV[1] ("" for nothing), and returns {1}; otherwise it returns
+// {0, what it holds}. Setting a key to the value it holds only lengthens
+// its time to live, never shortens it.
+var casScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if not cur then cur = '' end
+if cur ~= ARGV[1] then return {0, cur} end
+local ttl = tonumber(ARGV[3])
+if cur == ARGV[2] and redis.call('PTTL', KEYS[1]) >= ttl then return {1} end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
+return {1}
+`)
+
+// lengthenScript sets KEYS[1] to ARGV[1] with a time to live of ARGV[2] ms
+// unless it lives longer already: a pair recorded again with an older time
+// (a log imported after the milter recorded a later sending) keeps the
+// later expiry.
+var lengthenScript = redis.NewScript(`
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+end
+return 1
+`)
+
+// maxCASAttempts bounds the compare-and-set attempts of one merge. An
+// attempt fails only when another writer changed the key since it was read,
+// so each failure is another writer's success; the write deadline bounds
+// the whole.
+const maxCASAttempts = 100
+
+// errGone: the record a queue id points to has expired.
+var errGone = errors.New("ledger: redis: record gone")
+
+// ttl returns how long a record of time t is kept, from now; under a
+// millisecond means it is past the retention period.
+func (l *redisLedger) ttl(t, now time.Time) time.Duration {
+	return min(t.Add(l.o.Retention).Sub(now), l.o.Retention)
+}
+
+// cas runs casScript: it reports whether key held expect and now holds
+// val, and else what key holds.
+func (l *redisLedger) cas(ctx context.Context, key, expect, val string, ttl time.Duration) (bool, string, error) {
+	return casReply(casScript.Run(ctx, l.c, []string{key}, expect, val, ttl.Milliseconds()))
+}
+
+// casReply reads casScript's reply.
+func casReply(cmd *redis.Cmd) (bool, string, error) {
+	res, err := cmd.Slice()
+	if err != nil {
+		return false, "", err
+	}
+	if len(res) == 0 {
+		return false, "", fmt.Errorf("ledger: redis: compare-and-set: expected a result, got none")
+	}
+	if ok, _ := res[0].(int64); ok == 1 {
+		return true, "", nil
+	}
+	if len(res) < 2 {
+		return false, "", fmt.Errorf("ledger: redis: compare-and-set: expected the current value, got %v", res)
+	}
+	cur, _ := res[1].(string)
+	return false, cur, nil
+}
+
+func encodeRecord(r Record) string {
+	val, _ := json.Marshal(redisRecord{
+		MessageID: r.MessageID, QueueID: r.QueueID, Sender: r.Sender,
+		Recipients: r.Recipients, Time: r.Time.UnixNano(),
+	})
+	return string(val)
+}
+
+// mergeAt merges into the record stored at key, which held cur when last
+// read, the records before (ahead of it: they were recorded earlier) and
+// recs (after it), and returns the change and what key holds now. An
+// unreadable stored record is replaced. With mustExist, a key that holds
+// nothing is not created: mergeAt returns errGone.
+func (l *redisLedger) mergeAt(ctx context.Context, key, cur string, mustExist bool, now time.Time, before []Record, recs ...Record) (Change, string, error) {
+	for range maxCASAttempts {
+		if cur == "" && mustExist {
+			return ChangeNone, "", errGone
+		}
+		var merged Record
+		for _, r := range before {
+			merged, _ = merge(merged, r)
+		}
+		if cur != "" {
+			old, _ := decodeRecord(cur)
+			merged, _ = merge(merged, old)
+		}
+		for _, r := range recs {
+			merged, _ = merge(merged, r)
+		}
+		val := encodeRecord(merged)
+		if val == cur {
+			return ChangeNone, cur, nil
+		}
+		ok, held, err := l.cas(ctx, key, cur, val, l.ttl(merged.Time, now))
+		if err != nil {
+			return ChangeNone, "", err
+		}
+		if ok {
+			if cur == "" {
+				return ChangeAdded, val, nil
+			}
+			return ChangeMerged, val, nil
+		}
+		cur = held
+	}
+	return ChangeNone, "", fmt.Errorf("ledger: redis: key %s changed under %d attempts to merge into it: gave up", key, maxCASAttempts)
+}
+
+// Put records r (see Merge).
 func (l *redisLedger) Put(ctx context.Context, r Record) error {
+	_, err := l.Merge(ctx, r)
+	return err
+}
+
+// Merge records r, merged with the record of its message (see Ledger),
+// bounded by Options.WriteTimeout. The first round trip (one pipeline per
+// Redis node) expects the common case, a message not recorded yet: it
+// creates its keys if they hold nothing, and records the pairs and the
+// stats. A message already recorded costs one more round trip per key to
+// merge into, and one per conflict with a concurrent writer. A record older
+// than the retention is not written. Each (sender, recipient) pair lives
+// for the retention after its latest sending.
+func (l *redisLedger) Merge(ctx context.Context, r Record) (Change, error) {
 	now := time.Now()
 	r = r.Normalize(now)
 	if r.MessageID == "" && r.QueueID == "" && (r.Sender == "" || len(r.Recipients) == 0) {
-		return errors.New("ledger: record has no Message-ID, no queue id and no sender/recipient pair: nothing to look it up by")
+		return ChangeNone, errors.New("ledger: record has no Message-ID, no queue id and no sender/recipient pair: nothing to look it up by")
 	}
 	t := r.Time
-	ttl := min(t.Add(l.o.Retention).Sub(now), l.o.Retention)
+	ttl := l.ttl(t, now)
 	if ttl < time.Millisecond {
-		return nil // already past the retention window: nothing to keep
+		return ChangeTooOld, nil // already past the retention window: nothing to keep
 	}
-	val, err := json.Marshal(redisRecord{
-		MessageID: r.MessageID, QueueID: r.QueueID, Sender: r.Sender,
-		Recipients: r.Recipients, Time: t.UnixNano(),
-	})
-	if err != nil {
-		return fmt.Errorf("ledger: encoding record: %w", err)
-	}
-	ms := strconv.FormatInt(t.UnixMilli(), 10)
-
 	ctx, cancel := context.WithTimeout(ctx, l.o.WriteTimeout)
 	defer cancel()
-	pipe := l.c.Pipeline()
-	if r.MessageID != "" {
-		pipe.Set(ctx, l.msgKey(r.MessageID), val, ttl)
-	}
-	if r.QueueID != "" {
-		qv := "m" + r.MessageID
-		if r.MessageID == "" {
-			qv = "r" + string(val)
+
+	first, _ := merge(Record{}, r) // the record if the message is new
+	var mkey, mval, qkey, qval string
+	switch {
+	case r.MessageID != "":
+		mkey, mval = l.msgKey(r.MessageID), encodeRecord(first)
+		if r.QueueID != "" {
+			qkey, qval = l.queueKey(r.QueueID), "m"+r.MessageID
 		}
-		pipe.Set(ctx, l.queueKey(r.QueueID), qv, ttl)
+	case r.QueueID != "":
+		qkey, qval = l.queueKey(r.QueueID), "r"+encodeRecord(first)
 	}
+	pipe := l.c.Pipeline()
+	var mcas, qcas *redis.Cmd
+	if mkey != "" {
+		mcas = casScript.Eval(ctx, pipe, []string{mkey}, "", mval, ttl.Milliseconds())
+	}
+	if qkey != "" {
+		qcas = casScript.Eval(ctx, pipe, []string{qkey}, "", qval, ttl.Milliseconds())
+	}
+	ms := strconv.FormatInt(t.UnixMilli(), 10)
 	seen := make(map[string]bool, len(r.Recipients))
 	for _, rcpt := range r.Recipients {
 		k := l.pairKey(r.Sender, rcpt)
@@ -147,8 +283,9 @@ func (l *redisLedger) Put(ctx context.Context, r Record) error {
 			continue // a null sender pairs with nobody (as in every ledger)
 		}
 		seen[k] = true
-		pipe.Set(ctx, k, ms, ttl)
+		lengthenScript.Eval(ctx, pipe, []string{k}, ms, ttl.Milliseconds())
 	}
+	// Counted as a new record now, taken back below if it was not one.
 	b := l.bucket(now)
 	bk := l.bucketKey(b)
 	pipe.Incr(ctx, bk)
@@ -159,9 +296,150 @@ func (l *redisLedger) Put(ctx context.Context, r Record) error {
 	pipe.ZAddGT(ctx, tk, redis.Z{Score: score, Member: "newest"})
 	pipe.PExpire(ctx, tk, l.o.Retention)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return fmt.Errorf("ledger: redis: recording %q: %w", r.MessageID, err)
+		return ChangeNone, fmt.Errorf("ledger: redis: recording %q: %w", r.MessageID, err)
 	}
-	return nil
+
+	change := ChangeAdded // a record of pairs alone is new each time, as in bbolt
+	var err error
+	switch {
+	case mcas != nil:
+		mok, mcur, merr := casReply(mcas)
+		qok, qcur := true, qval
+		if qcas != nil {
+			var qerr error
+			qok, qcur, qerr = casReply(qcas)
+			merr = errors.Join(merr, qerr)
+		}
+		if merr != nil {
+			return ChangeNone, fmt.Errorf("ledger: redis: recording %q: %w", r.MessageID, merr)
+		}
+		if mok {
+			mcur = mval
+		}
+		if !mok || !qok {
+			change, err = l.mergeByMessageID(ctx, r, now, mcur, mok, qcur, qok)
+		}
+	case qcas != nil:
+		qok, qcur, qerr := casReply(qcas)
+		switch {
+		case qerr != nil:
+			err = qerr
+		case !qok:
+			change, err = l.mergeByQueueID(ctx, r, now, qcur)
+		}
+	}
+	if err != nil {
+		return ChangeNone, fmt.Errorf("ledger: redis: recording %q (queue id %q): %w", r.MessageID, r.QueueID, err)
+	}
+	if change != ChangeAdded {
+		if err := l.c.Decr(ctx, bk).Err(); err != nil {
+			return ChangeNone, fmt.Errorf("ledger: redis: recording %q: correcting the stats: %w", r.MessageID, err)
+		}
+	}
+	return change, nil
+}
+
+// mergeByMessageID merges r into the record of its Message-ID, which held
+// mcur (created holds if the first round trip wrote it), then points r's
+// queue id, which held qcur, there (done holds if that is done). A record
+// of the same message kept under the queue id alone (recorded before its
+// Message-ID was known) is merged in first.
+func (l *redisLedger) mergeByMessageID(ctx context.Context, r Record, now time.Time, mcur string, created bool, qcur string, done bool) (Change, error) {
+	mkey := l.msgKey(r.MessageID)
+	pointer := "m" + r.MessageID
+	change := ChangeNone
+	if created {
+		change = ChangeAdded
+	}
+	for range maxCASAttempts {
+		var before, recs []Record
+		qttl := l.ttl(r.Time, now)
+		known := false // the message is in the ledger under its queue id
+		if y, ok := strings.CutPrefix(qcur, "r"); ok && !done {
+			if yr, err := decodeRecord(y); err == nil && yr.MessageID == "" {
+				// Recorded before the Message-ID's record if this Put
+				// created that, else after it.
+				if created {
+					before = []Record{yr}
+				} else {
+					recs = []Record{yr}
+				}
+				qttl = max(qttl, l.ttl(yr.Time, now))
+				known = true
+			}
+		}
+		c, cur, err := l.mergeAt(ctx, mkey, mcur, false, now, before, append(recs, r)...)
+		if err != nil {
+			return ChangeNone, err
+		}
+		change, mcur = mergeChanges(change, c), cur
+		if known && change == ChangeAdded {
+			change = ChangeMerged
+		}
+		if done || r.QueueID == "" {
+			return change, nil
+		}
+		ok, held, err := l.cas(ctx, l.queueKey(r.QueueID), qcur, pointer, qttl)
+		if err != nil {
+			return ChangeNone, err
+		}
+		if ok {
+			if qcur != pointer && change == ChangeNone {
+				change = ChangeMerged // the message gained a queue id
+			}
+			return change, nil
+		}
+		qcur = held
+	}
+	return ChangeNone, fmt.Errorf("queue id %s changed under %d attempts to point it to the Message-ID: gave up", r.QueueID, maxCASAttempts)
+}
+
+// mergeByQueueID merges r, which has no Message-ID, into the record of its
+// queue id, which held qcur: the Message-ID's record it points to, or the
+// record kept under it alone.
+func (l *redisLedger) mergeByQueueID(ctx context.Context, r Record, now time.Time, qcur string) (Change, error) {
+	qkey := l.queueKey(r.QueueID)
+	for range maxCASAttempts {
+		if mid, ok := strings.CutPrefix(qcur, "m"); ok {
+			mkey := l.msgKey(mid)
+			mcur, err := l.get(ctx, mkey)
+			if err != nil && err != ErrNotFound {
+				return ChangeNone, err
+			}
+			change, _, err := l.mergeAt(ctx, mkey, mcur, true, now, nil, r)
+			if err == nil {
+				// The queue id lives as long as its latest queue file.
+				if _, _, err := l.cas(ctx, qkey, qcur, qcur, l.ttl(r.Time, now)); err != nil {
+					return ChangeNone, err
+				}
+				return change, nil
+			}
+			if err != errGone {
+				return ChangeNone, err
+			}
+			// The Message-ID's record expired: keep r under the queue id.
+		}
+		var old Record
+		if y, ok := strings.CutPrefix(qcur, "r"); ok {
+			old, _ = decodeRecord(y)
+		}
+		merged, changed := merge(old, r)
+		if !changed && strings.HasPrefix(qcur, "r") {
+			return ChangeNone, nil
+		}
+		ok, held, err := l.cas(ctx, qkey, qcur, "r"+encodeRecord(merged), l.ttl(merged.Time, now))
+		if err != nil {
+			return ChangeNone, err
+		}
+		if ok {
+			if strings.HasPrefix(qcur, "r") {
+				return ChangeMerged, nil
+			}
+			return ChangeAdded, nil
+		}
+		qcur = held
+	}
+	return ChangeNone, fmt.Errorf("key %s changed under %d attempts to merge into it: gave up", qkey, maxCASAttempts)
 }
 
 func (l *redisLedger) get(ctx context.Context, key string) (string, error) {
@@ -251,11 +529,12 @@ func (l *redisLedger) SentTo(ctx context.Context, sender, recipient string) (boo
 }
 
 // Stats costs two reads on one node, independent of the number of records:
-// an MGET of the about 260 per-window Put counters and a ZRANGE of the
-// record-time extremes. Records is the number of Puts in the retention
-// window, counted per bucket of retention/256 (a message recorded twice
-// counts twice; the oldest bucket may be counted while part of it has
-// expired). Oldest and Newest are the extreme record times seen, Oldest
+// an MGET of the about 260 per-window counters and a ZRANGE of the
+// record-time extremes. Records is the number of records added in the
+// retention window, counted per bucket of retention/256 (a Put merged into
+// the record of its message does not count; a message re-sent after its
+// record expired counts again; the oldest bucket may be counted while part
+// of it has expired). Oldest and Newest are the extreme record times seen, Oldest
 // clamped to the retention window.
 func (l *redisLedger) Stats(ctx context.Context) (Stats, error) {
 	st := Stats{Backend: "redis (" + l.mode + ")"}

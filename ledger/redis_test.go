@@ -194,6 +194,63 @@ func TestRedisExpiry(t *testing.T) {
 	}
 }
 
+// TestRedisMergeKeepsTheLongestLife: a merged record lives for the
+// retention after its latest sending, each queue id for the retention
+// after its own, and a pair recorded again with an older time (a log
+// imported after the milter recorded a later sending) keeps its later
+// expiry.
+func TestRedisMergeKeepsTheLongestLife(t *testing.T) {
+	srv := redistest.Start(t)
+	const retention = 3 * time.Second
+	l := openTestRedis(t, srv.URL(), Options{Retention: retention, LookupTimeout: functional.LookupTimeout, WriteTimeout: functional.WriteTimeout})
+	ctx := context.Background()
+	now := time.Now()
+	old := now.Add(-retention + 500*time.Millisecond) // half a second left
+	for _, r := range []Record{
+		{MessageID: "life@example.org", QueueID: "4LIFE1", Sender: "s@example.org", Recipients: []string{"a@example.net"}, Time: old},
+		{MessageID: "life@example.org", QueueID: "4LIFE2", Sender: "s@example.org", Recipients: []string{"b@example.net"}, Time: now},
+		{MessageID: "pair@example.org", Sender: "s@example.org", Recipients: []string{"c@example.net"}, Time: now},
+		{MessageID: "pair-again@example.org", Sender: "s@example.org", Recipients: []string{"c@example.net"}, Time: old},
+	} {
+		if err := l.Put(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(time.Second)
+	if r, err := l.ByMessageID(ctx, "life@example.org"); err != nil || !slices.Equal(r.Recipients, []string{"a@example.net", "b@example.net"}) {
+		t.Fatalf("after the first sending's retention: ByMessageID = %+v, %v; want the record of both sendings", r, err)
+	}
+	if _, err := l.ByQueueID(ctx, "4LIFE2"); err != nil {
+		t.Fatalf("queue id of the later sending: %v", err)
+	}
+	if _, err := l.ByQueueID(ctx, "4LIFE1"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("queue id of the sending past retention: %v, want ErrNotFound", err)
+	}
+	if ok, err := l.SentTo(ctx, "s@example.org", "c@example.net"); err != nil || !ok {
+		t.Fatalf("pair recorded again with an older time: SentTo = %v, %v; want true", ok, err)
+	}
+}
+
+// TestRedisMergeKeysAreSingleSlot: the merge runs on a three-master
+// Redis Cluster, with a Message-ID and its queue ids in different slots.
+func TestRedisMergeKeysAreSingleSlot(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	l := openTestRedis(t, c.URL(), functional)
+	ctx := context.Background()
+	for i := range 20 {
+		q := fmt.Sprintf("%08X", uint32(i+1)*2654435761)
+		if err := l.Put(ctx, Record{QueueID: q, Sender: "s@example.org", Recipients: []string{"x@example.net"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Put(ctx, Record{MessageID: "slots@example.org", QueueID: q, Sender: "s@example.org", Recipients: []string{fmt.Sprintf("r%d@example.net", i)}}); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := l.ByQueueID(ctx, q); err != nil || r.MessageID != "slots@example.org" || len(r.Recipients) != i+2 {
+			t.Fatalf("ByQueueID(%s) = %+v, %v; want slots@example.org with x and %d more recipients", q, r, err, i+1)
+		}
+	}
+}
+
 // Timing bounds of the deadline tests. A single call may overrun its
 // deadline by the scheduling delay of a loaded machine (the 2 shared cores
 // here reach load 14), up to callSlack; the median call must end within

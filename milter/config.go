@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ndrmilter/ndrmilter/decide"
+	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
 // Config is the milter's behaviour. The zero value is usable: defaults are
@@ -129,23 +130,11 @@ func (c *Config) trusted(ip netip.Addr) bool {
 	return false
 }
 
-// ourAddress reports whether addr's domain is one of ours (or a subdomain of
-// one). With no domains configured, every address is ours.
+// ourAddress reports whether addr is in one of our domains or a subdomain
+// of one (ledger.InDomains, which the log importer uses too). With no
+// domains configured, every address is ours.
 func (c *Config) ourAddress(addr string) bool {
-	if len(c.Domains) == 0 {
-		return true
-	}
-	at := strings.LastIndexByte(addr, '@')
-	if at < 0 {
-		return false
-	}
-	d := strings.Trim(strings.ToLower(addr[at+1:]), ".>] ")
-	for _, o := range c.Domains {
-		if d == o || strings.HasSuffix(d, "."+o) {
-			return true
-		}
-	}
-	return false
+	return len(c.Domains) == 0 || ledger.InDomains(addr, c.Domains)
 }
 
 // allOurs reports whether there is at least one address and every one is ours.

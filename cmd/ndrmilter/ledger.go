@@ -273,9 +273,10 @@ type importSummary struct {
 }
 
 // importer writes Records with a few writers at once, so that a ledger that
-// commits in groups (bbolt) syncs once per group, not once per record. It is
-// idempotent: a record the ledger already has with the same recipients is
-// not written again, and one with fewer recipients is completed.
+// commits in groups (bbolt) syncs once per group, not once per record. The
+// ledger merges each record into the one of its message (ledger.Ledger), so
+// an import is idempotent and completes what the milter or an earlier
+// import recorded; the ledger's Change is what the summary counts.
 type importer struct {
 	ctx    context.Context
 	led    ledger.Ledger // nil for a dry run
@@ -337,69 +338,24 @@ func (imp *importer) write(r ledger.Record) {
 	}
 	ctx, cancel := context.WithTimeout(imp.ctx, 30*time.Second)
 	defer cancel()
-	var old ledger.Record
-	var err error
-	if r.MessageID != "" {
-		old, err = imp.led.ByMessageID(ctx, r.MessageID)
-	} else {
-		old, err = imp.led.ByQueueID(ctx, r.QueueID)
-	}
-	updated := false
-	switch {
-	case err == nil:
-		merged, grew := mergeRecipients(old, r)
-		if !grew {
-			imp.count(func(s *importSummary) { s.Known++ })
-			return
-		}
-		r, updated = merged, true
-	case !errors.Is(err, ledger.ErrNotFound):
-		imp.count(func(s *importSummary) { s.Errors++ })
-		fmt.Fprintf(os.Stderr, "ndrmilter ledger import: lookup %s: %v\n", r.MessageID, err)
-		return
-	}
-	if err := imp.led.Put(ctx, r); err != nil {
+	change, err := imp.led.Merge(ctx, r)
+	if err != nil {
 		imp.count(func(s *importSummary) { s.Errors++ })
 		fmt.Fprintf(os.Stderr, "ndrmilter ledger import: record %s (queue id %s): %v\n", r.MessageID, r.QueueID, err)
 		return
 	}
 	imp.count(func(s *importSummary) {
-		if updated {
-			s.Updated++
-		} else {
+		switch change {
+		case ledger.ChangeAdded:
 			s.New++
+		case ledger.ChangeMerged:
+			s.Updated++
+		case ledger.ChangeTooOld:
+			s.TooOld++
+		default:
+			s.Known++
 		}
 	})
-}
-
-// mergeRecipients returns old completed with r's recipients, and whether it
-// gained any. The earlier time and the known queue id are kept.
-func mergeRecipients(old, r ledger.Record) (ledger.Record, bool) {
-	have := make(map[string]bool, len(old.Recipients))
-	for _, a := range old.Recipients {
-		have[ledger.NormalizeAddress(a)] = true
-	}
-	grew := false
-	for _, a := range r.Recipients {
-		if !have[ledger.NormalizeAddress(a)] {
-			old.Recipients = append(old.Recipients, a)
-			have[ledger.NormalizeAddress(a)] = true
-			grew = true
-		}
-	}
-	if old.QueueID == "" {
-		old.QueueID = r.QueueID
-	}
-	if old.Sender == "" {
-		old.Sender = r.Sender
-	}
-	if old.MessageID == "" {
-		old.MessageID = r.MessageID
-	}
-	if old.Time.IsZero() || (!r.Time.IsZero() && r.Time.Before(old.Time)) {
-		old.Time = r.Time
-	}
-	return old, grew
 }
 
 // wait stops the writers and returns the summary.

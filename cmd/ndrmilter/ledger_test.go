@@ -3,13 +3,17 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
 // captureStdout runs f with os.Stdout sent to a file and returns what it wrote.
@@ -174,5 +178,49 @@ func TestLedgerImportErrors(t *testing.T) {
 	os.WriteFile(cfg, []byte("data_dir: /nowhere\n"), 0o644)
 	if _, code := captureStdout(t, func() int { return runLedger([]string{"stats", "--config", cfg}) }); code != 2 {
 		t.Errorf("config with an unknown key: exit %d, want 2", code)
+	}
+}
+
+// The importer writes with many writers at once; records of one message
+// (one Message-ID, several queue files) that reach different writers all
+// end up in the ledger's record of that Message-ID.
+func TestLedgerImportKeepsEveryRecipientOfOneMessage(t *testing.T) {
+	led, err := ledger.OpenBolt(filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	const rounds, queueFiles = 30, 8
+	base := time.Now().Add(-time.Hour).Truncate(time.Second)
+	lost := 0
+	for round := range rounds {
+		imp := newImporter(context.Background(), led, base.Add(-24*time.Hour))
+		mid := fmt.Sprintf("split.%d@example.org", round)
+		var want []string
+		for q := range queueFiles {
+			rcpt := fmt.Sprintf("rcpt%d.%d@remote.test", q, round)
+			want = append(want, rcpt)
+			if err := imp.put(ledger.Record{MessageID: mid, QueueID: fmt.Sprintf("%dA%dB", round, q),
+				Sender: "alice@example.org", Recipients: []string{rcpt}, Time: base}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if sum := imp.wait(); sum.Errors != 0 || sum.New != 1 || sum.Updated != queueFiles-1 {
+			t.Errorf("round %d: %+v, want 1 new and %d updated, no error", round, sum, queueFiles-1)
+		}
+		r, err := led.ByMessageID(context.Background(), mid)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		for _, w := range want {
+			if !slices.Contains(r.Recipients, w) {
+				lost++
+				t.Errorf("round %d: recipient %s of <%s> lost: the record has %q", round, w, mid, r.Recipients)
+				break
+			}
+		}
+	}
+	if lost > 0 {
+		t.Errorf("recipients lost in %d of %d rounds", lost, rounds)
 	}
 }

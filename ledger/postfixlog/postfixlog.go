@@ -1,10 +1,6 @@
 // Package postfixlog reads Postfix logs back into ledger Records, so that a
 // fresh install knows the mail that left before it ran ("ndrmilter ledger
 // import").
-package postfixlog
-
-// Reading Postfix logs back into ledger Records, so that a fresh install
-// knows the mail that left before it ran ("ndrmilter ledger import").
 //
 // A message's life is spread over several log lines, joined by queue id:
 //
@@ -19,6 +15,7 @@ package postfixlog
 // (RFC 3164 "Nov 29 21:14:24 host prog[pid]: text", and RFC 3339 time stamps
 // as rsyslog writes them by default on Debian) and of Postfix's own
 // maillog_file, which uses the RFC 3164 form.
+package postfixlog
 
 import (
 	"bufio"
@@ -184,7 +181,8 @@ type LogJoiner struct {
 	// dropped and counted, so memory stays bounded on any input.
 	MaxPending int
 	// Domains, when set, keep only mail whose envelope sender is in one of
-	// them (or a subdomain): the ledger is about mail from our domains.
+	// them or a subdomain (as ledger.InDomains compares them): the ledger is
+	// about mail from our domains.
 	Domains []string
 
 	pending map[string]*pendingMessage
@@ -272,22 +270,10 @@ func (j *LogJoiner) complete(pm *pendingMessage) (ledger.Record, bool) {
 	return pm.rec, true
 }
 
+// ourSender reports whether sender is in Domains (ledger.InDomains: the
+// milter's notion of our addresses); with no Domains, every sender is.
 func (j *LogJoiner) ourSender(sender string) bool {
-	if len(j.Domains) == 0 {
-		return true
-	}
-	at := strings.LastIndexByte(sender, '@')
-	if at < 0 {
-		return false
-	}
-	dom := sender[at+1:]
-	for _, d := range j.Domains {
-		d = strings.ToLower(strings.TrimSuffix(d, "."))
-		if dom == d || strings.HasSuffix(dom, "."+d) {
-			return true
-		}
-	}
-	return false
+	return len(j.Domains) == 0 || ledger.InDomains(sender, j.Domains)
 }
 
 // Flush returns the Records of every pending message that already shows mail

@@ -209,6 +209,21 @@ func TestReadLogDomainsFilter(t *testing.T) {
 	}
 }
 
+// A domain written with spaces and a leading dot (Postfix's notation for
+// subdomains) still names the domain, as it does for the milter.
+func TestReadLogDomainsAsTheMilterReadsThem(t *testing.T) {
+	j := LogJoiner{Domains: []string{" .EXAMPLE.org "}}
+	got, _ := readAll(t, &j, []byte(sampleLog))
+	if len(got) == 0 {
+		t.Fatalf("with Domains=%q: nothing imported, want the mail from example.org", j.Domains)
+	}
+	for _, r := range got {
+		if !strings.HasSuffix(r.Sender, "example.org") {
+			t.Errorf("with Domains=%q: imported mail from %s", j.Domains, r.Sender)
+		}
+	}
+}
+
 func TestReadLogBoundedPending(t *testing.T) {
 	// Messages that never finish: the joiner must not hold more than MaxPending.
 	var b strings.Builder
