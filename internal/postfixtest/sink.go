@@ -16,9 +16,9 @@ import (
 
 // Message is one message the sink received.
 type Message struct {
-	From   string   // envelope sender, "" for a bounce
-	To     []string // envelope recipients, lower-cased
-	Data   []byte   // the message as Postfix sent it
+	From   string      // envelope sender, "" for a bounce
+	To     []string    // envelope recipients, lower-cased
+	Data   []byte      // the message as Postfix sent it
 	Header mail.Header // its header, nil when it does not parse
 }
 
