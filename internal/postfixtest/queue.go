@@ -18,7 +18,7 @@ import (
 func layOutQueue(queue, postfixFiles string, params map[string]string) error {
 	f, err := os.Open(postfixFiles)
 	if err != nil {
-		return fmt.Errorf("Postfix's list of its files: %v", err)
+		return fmt.Errorf("the list of Postfix's files: %v", err)
 	}
 	defer f.Close()
 	made := 0
