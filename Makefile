@@ -4,18 +4,24 @@ BIN     ?= ./ndrmilter
 SHARED  ?= ../shared
 STATICCHECK_VERSION ?= v0.8.2
 
-.PHONY: build test deps run lint bench fuzz score e2e clean
+.PHONY: build test deps deps-test run lint bench fuzz score e2e clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/ndrmilter
 
-# deps installs the real servers the tests drive (Postfix, Redis, SASL tools)
-# when they are missing. It needs root and Debian's apt-get; it does nothing
-# when everything is there.
+# deps installs the real servers every test drives, when they are missing:
+# Redis, and for the end-to-end tests Postfix, the SASL tools and
+# Pigeonhole's sieve-test. It needs root and Debian's apt-get; it does
+# nothing when everything is there.
 deps:
-	./scripts/deps
+	./scripts/deps all
 
-test: deps
+# deps-test is the part of deps that "make test" needs: Redis only.
+deps-test:
+	./scripts/deps test
+
+# test runs the tests as any user, with Redis the only server they need.
+test: deps-test
 	$(GO) test ./...
 
 # run starts the milter on the embedded (bbolt) ledger in ./data.
@@ -36,8 +42,11 @@ fuzz:
 score: build
 	$(SHARED)/tools/corpus-score --bin $(BIN) --misses 40
 
+# e2e runs the end-to-end tests: private Postfix instances (as root) with
+# ndrmilter as their milter, and milters sharing Redis. Each Postfix test has
+# an instance of its own; they run four at a time.
 e2e: deps build
-	$(GO) test -tags e2e -count 1 -run E2E -v ./cmd/ndrmilter
+	NDRMILTER_BIN=$(abspath $(BIN)) $(GO) test -tags e2e -count 1 -p 1 -parallel 4 -v ./internal/postfixtest ./cmd/ndrmilter
 
 clean:
 	rm -f $(BIN)

@@ -1,9 +1,11 @@
 //go:build e2e
 
-// Two ndrmilter processes sharing one Redis ledger (issue 5, acceptance 1
-// and 2), driven over the milter protocol with go-milter's client as
-// Postfix would drive them: no Postfix here, so that each message's time in
-// the milter is measured exactly.
+// Two ndrmilter processes sharing one Redis ledger (a standalone server or
+// a Redis Cluster), driven over the milter protocol with go-milter's client
+// as Postfix would drive them: no Postfix here, so that each message's time
+// in the milter is measured exactly. These tests do not run in parallel
+// with the Postfix ones (no t.Parallel): their time bounds must not wait on
+// a busy machine.
 
 package main
 
@@ -193,8 +195,8 @@ func twoMilters(t *testing.T) (*redistest.Server, *milterProc, *milterProc) {
 // milterPair starts two ndrmilter processes on the ledger ledgerURL.
 func milterPair(t *testing.T, ledgerURL string) (*milterProc, *milterProc) {
 	t.Helper()
-	a := startMilter(t, fmt.Sprintf("127.0.0.1:%d", freePort(t)), t.TempDir(), "--ledger", ledgerURL)
-	b := startMilter(t, fmt.Sprintf("127.0.0.1:%d", freePort(t)), t.TempDir(), "--ledger", ledgerURL)
+	a := startMilter(t, fmt.Sprintf("127.0.0.1:%d", redistest.FreePort(t)), t.TempDir(), "--ledger", ledgerURL)
+	b := startMilter(t, fmt.Sprintf("127.0.0.1:%d", redistest.FreePort(t)), t.TempDir(), "--ledger", ledgerURL)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("--- ndrmilter A ---\n%s\n--- ndrmilter B ---\n%s", a.Output(), b.Output())
@@ -249,10 +251,11 @@ func metricValue(t *testing.T, m *milterProc, series string) float64 {
 	return 0
 }
 
-// TestE2ERedisSharedLedger: a message recorded through ndrmilter A; its
-// bounce through ndrmilter B gets X-NDR-Backscatter: no; a forged bounce
-// (a Message-ID and recipient alice never used) gets yes.
-func TestE2ERedisSharedLedger(t *testing.T) {
+// Two milters sharing a Redis ledger judge each other's mail: a message
+// recorded through ndrmilter A makes its bounce through ndrmilter B "no"
+// backscatter, a forged bounce (a Message-ID and recipient alice never
+// used) is "yes", and the other way round.
+func TestE2EMiltersSharingRedisJudgeEachOthersMail(t *testing.T) {
 	srv, a, b := twoMilters(t)
 	id := uniqueID("shared")
 	if !recordThroughA(t, []*redistest.Server{srv}, a, id, "4QA0001", "bob@remote.example.net", 5*time.Second) {
@@ -283,11 +286,12 @@ func TestE2ERedisSharedLedger(t *testing.T) {
 	}
 }
 
-// TestE2ERedisDown: Redis stopped mid-run: mail keeps flowing, bounces get
-// unknown, and no message waits longer than the lookup deadline (plus
-// slack); Redis started again on the same port: verdicts come back without
-// restarting either ndrmilter.
-func TestE2ERedisDown(t *testing.T) {
+// With Redis stopped mid-run, mail keeps flowing, bounces get "unknown",
+// and no message waits longer than the lookup deadline (plus slack); with
+// Redis started again on the same port, verdicts come back without
+// restarting either ndrmilter; with Redis hung, lookups give up at the
+// deadline.
+func TestE2EMailFlowsWhileRedisIsDownOrHung(t *testing.T) {
 	const deadline = 200 * time.Millisecond // the milter's lookup budget per bounce (default)
 	const slack = 150 * time.Millisecond    // connect, parse, scheduling on a shared 2-core machine
 	srv, a, b := twoMilters(t)
@@ -390,11 +394,10 @@ func TestE2ERedisDown(t *testing.T) {
 	}
 }
 
-// TestE2ERedisClusterVerdicts is acceptance 3 through the milters: the same
-// verdicts with the shared ledger on a three-master Redis Cluster started
-// here (redis-server --cluster-enabled yes, joined by redis-cli --cluster
-// create).
-func TestE2ERedisClusterVerdicts(t *testing.T) {
+// On a three-master Redis Cluster (redis-server --cluster-enabled yes,
+// joined by redis-cli --cluster create) the shared ledger gives the same
+// verdicts, and its records spread over the masters.
+func TestE2EMiltersSharingARedisClusterJudgeEachOthersMail(t *testing.T) {
 	c := redistest.StartCluster(t, 3)
 	a, b := milterPair(t, c.URL())
 	for i := range 9 {

@@ -2,7 +2,7 @@
 // standalone server or a three-master Redis Cluster, on free loopback ports,
 // with their files in a temporary directory, stopped when the test ends.
 // It drives the real binaries (redis-server, redis-cli from Debian's
-// redis-server and redis-tools packages; scripts/deps installs them).
+// redis-server and redis-tools packages; "make deps-test" installs them).
 package redistest
 
 import (
@@ -36,12 +36,13 @@ type Server struct {
 	done chan struct{}
 }
 
-// Binary returns the path of redis-server, or fails the test saying why.
+// Binary returns the path of the Redis program name (redis-server,
+// redis-cli), or fails the test saying what to install.
 func Binary(t testing.TB, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
-		t.Fatalf("redistest: %s not found on PATH (%v): install redis-server and redis-tools (scripts/deps)", name, err)
+		t.Fatalf("redistest: %s not found on PATH (%v): run \"make deps-test\" as root (or apt-get install redis-server redis-tools)", name, err)
 	}
 	return p
 }

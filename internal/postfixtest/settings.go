@@ -1,0 +1,79 @@
+package postfixtest
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// ReadSettings returns the settings of a main.cf file (or a snippet of
+// one), one "name = value" string per setting, in order. It reads main.cf's
+// syntax (postconf(5)): blank lines and lines starting with # are ignored,
+// and a line starting with white space continues the setting above, so a
+// value spread over several lines comes back as one string.
+func ReadSettings(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := parseSettings(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return settings, nil
+}
+
+// parseSettings splits main.cf text into logical lines, "name = value".
+func parseSettings(text string) ([]string, error) {
+	var out []string
+	for n, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			if len(out) == 0 {
+				return nil, fmt.Errorf("line %d: a continuation line with no setting above: %q", n+1, line)
+			}
+			out[len(out)-1] += " " + trimmed
+			continue
+		}
+		if _, _, ok := strings.Cut(trimmed, "="); !ok {
+			return nil, fmt.Errorf("line %d: want \"name = value\", got %q", n+1, line)
+		}
+		out = append(out, trimmed)
+	}
+	return out, nil
+}
+
+// settingName returns the parameter name of "name = value".
+func settingName(setting string) string {
+	name, _, _ := strings.Cut(setting, "=")
+	return strings.TrimSpace(name)
+}
+
+// mergeSettings returns the main.cf text of base with each of settings
+// replacing base's setting of the same name, or added at the end.
+func mergeSettings(base string, settings []string) (string, error) {
+	lines, err := parseSettings(base)
+	if err != nil {
+		return "", fmt.Errorf("main.cf template: %v", err)
+	}
+	at := map[string]int{}
+	for i, l := range lines {
+		at[settingName(l)] = i
+	}
+	for _, s := range settings {
+		if _, _, ok := strings.Cut(s, "="); !ok {
+			return "", fmt.Errorf("setting %q: want \"name = value\"", s)
+		}
+		name := settingName(s)
+		if i, ok := at[name]; ok {
+			lines[i] = s
+			continue
+		}
+		at[name] = len(lines)
+		lines = append(lines, s)
+	}
+	return strings.Join(lines, "\n") + "\n", nil
+}
