@@ -16,6 +16,7 @@ import (
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // Limits on what one message can make the session keep.
@@ -418,7 +419,7 @@ func (s *session) inbound(msg *message) outcome {
 			zap.Strings("recipients", msg.rcpts),
 			zap.String("kind", string(rep.Kind)),
 			zap.String("status", win.Status),
-			zap.String("reason", win.Reason),
+			zap.String("reason", string(win.Reason)),
 			zap.String("owner", owner),
 			zap.String("failed_recipient", cleanText(win.Recipient.Address, 320)),
 			zap.String("verdict", string(j.Verdict)),
@@ -459,8 +460,8 @@ func (s *session) inbound(msg *message) outcome {
 		if st == "" {
 			st = "none"
 		}
-		v := statusValue("status", st, "reason", r.Reason, "recipient", r.Recipient.Address,
-			"permanent", yesNo(r.Permanent), "owner", validOwner(r.Owner), "action", r.Recipient.Action)
+		v := statusValue("status", st, "reason", string(r.Reason), "recipient", r.Recipient.Address,
+			"permanent", yesNo(r.Permanent), "owner", validOwner(r.Owner), "action", string(r.Recipient.Action))
 		out.add = append(out.add, header{name: hdrStatus, value: fold(hdrStatus, v)})
 	}
 	for _, r := range shown {
@@ -500,9 +501,9 @@ func pickReadings(rs []rules.Reading, max int) []rules.Reading {
 		for _, r := range rs {
 			g := 2
 			switch r.Recipient.Action {
-			case "failed":
+			case smtpcode.ActionFailed:
 				g = 0
-			case "delayed":
+			case smtpcode.ActionDelayed:
 				g = 1
 			}
 			if g == group && len(out) < max {
@@ -511,23 +512,22 @@ func pickReadings(rs []rules.Reading, max int) []rules.Reading {
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, rules.Reading{Verdict: rules.Verdict{Owner: rules.OwnerUnknown, Reason: "undefined"}})
+		out = append(out, rules.Reading{Classification: rules.Classification{Owner: rules.OwnerUnknown, Reason: rules.ReasonUndefined}})
 	}
 	return out
 }
 
-func validOwner(o string) string {
-	switch o {
-	case rules.OwnerSender, rules.OwnerSenderAdmin, rules.OwnerRecipientAdmin, rules.OwnerGroupOwner, rules.OwnerNone, rules.OwnerUnknown:
-		return o
+func validOwner(o rules.Owner) string {
+	if !o.Valid() {
+		o = rules.OwnerUnknown
 	}
-	return rules.OwnerUnknown
+	return string(o)
 }
 
 // labelReason keeps a metric label within a sane alphabet and length.
-func labelReason(r string) string {
+func labelReason(r rules.Reason) string {
 	if r == "" {
-		return "undefined"
+		return string(rules.ReasonUndefined)
 	}
 	for i := 0; i < len(r); i++ {
 		c := r[i]
@@ -535,7 +535,7 @@ func labelReason(r string) string {
 			return "other"
 		}
 	}
-	return r
+	return string(r)
 }
 
 // explanation is the X-NDR-Explanation text of one reading.
@@ -543,7 +543,7 @@ func explanation(r rules.Reading) string {
 	text := cleanText(r.Explanation, maxText)
 	if text == "" {
 		text = "Delivery failed"
-		if r.Recipient.Action == "delayed" {
+		if r.Recipient.Action == smtpcode.ActionDelayed {
 			text = "Delivery is delayed"
 		}
 		if r.Status != "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/ledger"
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // Verdict says whether a bounce is backscatter.
@@ -196,7 +197,7 @@ func judge(ctx context.Context, cfg *Config, l ledger.Ledger, m *Metrics, rep *d
 	}
 	var failed []string
 	for _, rc := range rep.Recipients {
-		if rc.Action == "failed" || rc.Action == "delayed" || rc.Action == "" {
+		if rc.Action == smtpcode.ActionFailed || rc.Action == smtpcode.ActionDelayed || rc.Action == "" {
 			if a := ledger.NormalizeAddress(rc.Address); strings.Contains(a, "@") {
 				failed = append(failed, a)
 			}
