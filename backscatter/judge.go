@@ -7,6 +7,7 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/ledger"
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // Ledger is what a judgement reads of the ledger of sent mail; a
@@ -113,7 +114,7 @@ func (j Judge) Report(ctx context.Context, rep *dsn.Report, envelopeRcpts []stri
 	}
 	var failed []string
 	for _, rc := range rep.Recipients {
-		if rc.Action == "failed" || rc.Action == "delayed" || rc.Action == "" {
+		if rc.Action == smtpcode.ActionFailed || rc.Action == smtpcode.ActionDelayed || rc.Action == "" {
 			if a := ledger.NormalizeAddress(rc.Address); strings.Contains(a, "@") {
 				failed = append(failed, a)
 			}

@@ -180,7 +180,7 @@ func Inbound(p Policy, f Facts) Outcome {
 
 	out.Add = append(out.Add,
 		Header{Name: hdrBackscatter, Value: fold(hdrBackscatter, j.String())},
-		Header{Name: hdrOwner, Value: owner})
+		Header{Name: hdrOwner, Value: string(owner)})
 	for _, r := range shown {
 		out.Add = append(out.Add, Header{Name: hdrStatus, Value: fold(hdrStatus, statusOf(r))})
 	}

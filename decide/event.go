@@ -7,6 +7,7 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/rules"
 )
 
 // Event is what the log line and the metrics say of one explained report.
@@ -18,8 +19,8 @@ type Event struct {
 	// Status, Reason, Owner and FailedRecipient are those of the reading
 	// shown first (the first failed recipient, else the first delayed one).
 	Status          string
-	Reason          string
-	Owner           string
+	Reason          rules.Reason
+	Owner           rules.Owner
 	FailedRecipient string
 	Judgement       backscatter.Judgement
 	Action          Action // ActionNone unless the report is backscatter
@@ -35,8 +36,8 @@ func (e *Event) Fields(elapsed time.Duration) []zap.Field {
 		zap.Strings("recipients", e.Recipients),
 		zap.String("kind", string(e.Kind)),
 		zap.String("status", e.Status),
-		zap.String("reason", e.Reason),
-		zap.String("owner", e.Owner),
+		zap.String("reason", string(e.Reason)),
+		zap.String("owner", string(e.Owner)),
 		zap.String("failed_recipient", e.FailedRecipient),
 		zap.String("verdict", string(e.Judgement.Verdict)),
 		zap.String("evidence", string(e.Judgement.Evidence)),
@@ -56,18 +57,14 @@ func (e *Event) Fields(elapsed time.Duration) []zap.Field {
 }
 
 // ReasonLabel is Reason as a metric label: "undefined" when empty, "other"
-// when it is not a short word of [a-z0-9._-], so that hostile text cannot
-// make new time series.
+// when it is outside the vocabulary, so that no text can make new time
+// series.
 func (e *Event) ReasonLabel() string {
-	r := e.Reason
-	if r == "" {
-		return "undefined"
+	switch {
+	case e.Reason == "":
+		return string(rules.ReasonUndefined)
+	case !e.Reason.Valid():
+		return "other"
 	}
-	for i := 0; i < len(r); i++ {
-		c := r[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') || i > 40 {
-			return "other"
-		}
-	}
-	return r
+	return string(e.Reason)
 }

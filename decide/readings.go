@@ -3,6 +3,7 @@ package decide
 import (
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/rules"
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // pickReadings returns the readings to show, failed first then delayed
@@ -15,9 +16,9 @@ func pickReadings(rs []rules.Reading, max int) []rules.Reading {
 		for _, r := range rs {
 			g := 2
 			switch r.Recipient.Action {
-			case "failed":
+			case smtpcode.ActionFailed:
 				g = 0
-			case "delayed":
+			case smtpcode.ActionDelayed:
 				g = 1
 			}
 			if g == group && len(out) < max {
@@ -27,7 +28,7 @@ func pickReadings(rs []rules.Reading, max int) []rules.Reading {
 	}
 	if len(out) == 0 {
 		var unknown rules.Reading
-		unknown.Owner, unknown.Reason = rules.OwnerUnknown, "undefined"
+		unknown.Owner, unknown.Reason = rules.OwnerUnknown, rules.ReasonUndefined
 		out = append(out, unknown)
 	}
 	return out
@@ -35,9 +36,8 @@ func pickReadings(rs []rules.Reading, max int) []rules.Reading {
 
 // validOwner is o when it is one of the owner vocabulary, else unknown: an
 // owner goes into a header and a metric label as it is.
-func validOwner(o string) string {
-	switch o {
-	case rules.OwnerSender, rules.OwnerSenderAdmin, rules.OwnerRecipientAdmin, rules.OwnerGroupOwner, rules.OwnerNone, rules.OwnerUnknown:
+func validOwner(o rules.Owner) rules.Owner {
+	if o.Valid() {
 		return o
 	}
 	return rules.OwnerUnknown
@@ -50,8 +50,8 @@ func statusOf(r rules.Reading) string {
 	if st == "" {
 		st = "none"
 	}
-	return statusValue("status", st, "reason", r.Reason, "recipient", r.Recipient.Address,
-		"permanent", yesNo(r.Permanent), "owner", validOwner(r.Owner), "action", r.Recipient.Action)
+	return statusValue("status", st, "reason", string(r.Reason), "recipient", r.Recipient.Address,
+		"permanent", yesNo(r.Permanent), "owner", string(validOwner(r.Owner)), "action", string(r.Recipient.Action))
 }
 
 // explanation is the X-NDR-Explanation text of one reading.
@@ -59,7 +59,7 @@ func explanation(r rules.Reading) string {
 	text := cleanText(r.Explanation, maxText)
 	if text == "" {
 		text = "Delivery failed"
-		if r.Recipient.Action == "delayed" {
+		if r.Recipient.Action == smtpcode.ActionDelayed {
 			text = "Delivery is delayed"
 		}
 		if r.Status != "" {

@@ -2,6 +2,8 @@ package dsn
 
 import (
 	"strings"
+
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // Whether a message without a report part is a bounce at all, and which
@@ -38,15 +40,15 @@ func textFamily(lowerSection []byte) string {
 }
 
 // fallbackAction is the action of recipients whose status does not say:
-// "delayed" when the subject or text says the message is delayed.
-func (p *parser) fallbackAction() string {
+// delayed when the subject or text says the message is delayed.
+func (p *parser) fallbackAction() smtpcode.Action {
 	s := lowerString(decodeWords(p.hdr.getString("Subject")))
 	for _, w := range delaySubjects {
 		if strings.Contains(s, w) {
-			return "delayed"
+			return smtpcode.ActionDelayed
 		}
 	}
-	return "failed"
+	return smtpcode.ActionFailed
 }
 
 // delaySubjects are lower-case subject words of delay warnings.

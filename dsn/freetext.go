@@ -3,6 +3,8 @@ package dsn
 import (
 	"bytes"
 	"strings"
+
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // Free-text reports: bounces without an RFC 3464 part, as qmail, Exim,
@@ -431,7 +433,7 @@ func transcriptReplies(buf []byte) []byte {
 				t = bytes.TrimSpace(t[len(mark):])
 			}
 		}
-		if len(t) >= 3 && (t[0] == '4' || t[0] == '5') && isReplyCode(string(t[:3])) || bytes.Contains(toLowerPrefix(t, 20), []byte("while talking")) {
+		if len(t) >= 3 && (t[0] == '4' || t[0] == '5') && smtpcode.IsReply(string(t[:3])) || bytes.Contains(toLowerPrefix(t, 20), []byte("while talking")) {
 			out = appendLine(out, t)
 		}
 	}
@@ -462,10 +464,10 @@ const maxBlockParagraphs = 3
 
 // hasCode says whether text holds an SMTP reply code or an enhanced status code.
 func hasCode(s string) bool {
-	if c := findStatus(s); c != "" && c[0] != '2' {
+	if c := smtpcode.FindStatus(s); c != "" && c[0] != '2' {
 		return true
 	}
-	c := findReplyCode(s)
+	c := smtpcode.FindReply(s)
 	return c != "" && c[0] != '2'
 }
 
@@ -530,7 +532,7 @@ func serverReply(d string) string {
 			continue
 		}
 		r := strings.TrimSpace(d[k+len(intro):])
-		if len(r) >= 3 && isReplyCode(r[:3]) {
+		if len(r) >= 3 && smtpcode.IsReply(r[:3]) {
 			return joinMultiline(r)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // FuzzParse feeds Parse arbitrary messages, seeded with the fixtures. Parse
@@ -49,10 +51,10 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("invalid UTF-8 in recipient record %+v", rc)
 				}
 			}
-			if rc.Status != "" && !isStatus(rc.Status) {
+			if rc.Status != "" && !smtpcode.IsStatus(rc.Status) {
 				t.Fatalf("status %q is not an enhanced status code", rc.Status)
 			}
-			if rc.ReplyCode != "" && !isReplyCode(rc.ReplyCode) {
+			if rc.ReplyCode != "" && !smtpcode.IsReply(rc.ReplyCode) {
 				t.Fatalf("reply code %q is not a reply code", rc.ReplyCode)
 			}
 		}

@@ -1,19 +1,23 @@
 package dsn
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ndrmilter/ndrmilter/smtpcode"
+)
 
 // kindOfAction maps an RFC 3464 Action (section 2.3.3) to a Kind.
-func kindOfAction(action string) Kind {
+func kindOfAction(action smtpcode.Action) Kind {
 	switch action {
-	case "failed":
+	case smtpcode.ActionFailed:
 		return KindBounce
-	case "delayed":
+	case smtpcode.ActionDelayed:
 		return KindDelay
-	case "delivered":
+	case smtpcode.ActionDelivered:
 		return KindDelivered
-	case "relayed":
+	case smtpcode.ActionRelayed:
 		return KindRelayed
-	case "expanded":
+	case smtpcode.ActionExpanded:
 		return KindExpanded
 	}
 	return ""
@@ -40,23 +44,23 @@ func kindRank(k Kind) int {
 // settleKinds fills each recipient's missing Action from its status class
 // (or the fallback action) and sets the report's Kind to that of its most
 // significant recipient.
-func settleKinds(r *Report, fallback string) {
+func settleKinds(r *Report, fallback smtpcode.Action) {
 	best := Kind("")
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		if rc.Action == "" || kindOfAction(rc.Action) == "" {
 			switch {
 			case strings.HasPrefix(rc.Status, "5"):
-				rc.Action = "failed"
+				rc.Action = smtpcode.ActionFailed
 			case strings.HasPrefix(rc.Status, "4"):
-				if fallback == "failed" {
+				if fallback == smtpcode.ActionFailed {
 					// A report that gave up on a temporary error (expired).
-					rc.Action = "failed"
+					rc.Action = smtpcode.ActionFailed
 				} else {
-					rc.Action = "delayed"
+					rc.Action = smtpcode.ActionDelayed
 				}
 			case strings.HasPrefix(rc.Status, "2"):
-				rc.Action = "delivered"
+				rc.Action = smtpcode.ActionDelivered
 			default:
 				rc.Action = fallback
 			}

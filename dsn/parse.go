@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // ErrInternal is wrapped by the error Parse returns when it met a bug while
@@ -128,7 +130,7 @@ func (p *parser) read() {
 		}
 		p.fixRecipients()
 		p.enrichFromText()
-		p.finish("failed")
+		p.finish(smtpcode.ActionFailed)
 		return
 	}
 	if p.readSES() {
@@ -199,7 +201,7 @@ func (p *parser) fixRecipients() {
 
 // finish completes the recipient records: codes from the diagnostic text,
 // the kind, and the original message from inline text when no part gave it.
-func (p *parser) finish(fallbackAction string) {
+func (p *parser) finish(fallbackAction smtpcode.Action) {
 	r := p.rep
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
@@ -207,11 +209,9 @@ func (p *parser) finish(fallbackAction string) {
 		// The server's own code in its reply is more precise than the
 		// reporting MTA's summary in the Status field (Sendmail writes 4.4.7
 		// over a "450 4.7.1" refusal).
-		if s := diagnosticStatus(rc.Diagnostic, rc.Status); s != "" && (rc.Status == "" || !isGenericStatus(s)) {
-			rc.Status = s
-		}
+		rc.Status = recordStatus(rc.Diagnostic, rc.Status)
 		if rc.ReplyCode == "" {
-			rc.ReplyCode = findReplyCode(rc.Diagnostic)
+			rc.ReplyCode = smtpcode.FindReply(rc.Diagnostic)
 		}
 		if rc.Command == "" {
 			rc.Command = findCommand(rc.Diagnostic)

@@ -260,7 +260,7 @@ func TestParseFixtures(t *testing.T) {
 						t.Errorf("recipient %d (%s): %s %q, want %q", i, w.address, what, got, want)
 					}
 				}
-				check("action", g.Action, w.action)
+				check("action", string(g.Action), w.action)
 				check("status", g.Status, w.status)
 				check("reply code", g.ReplyCode, w.reply)
 				check("remote MTA", g.RemoteMTA, w.remote)

@@ -8,6 +8,8 @@
 // who must act on it is the job of package rules.
 package dsn
 
+import "github.com/ndrmilter/ndrmilter/smtpcode"
+
 // Kind says what a message is, as far as delivery reporting goes.
 type Kind string
 
@@ -56,9 +58,11 @@ type Recipient struct {
 	// Original-Recipient), without the address type, e.g. "user@example.com".
 	Address string
 
-	// Action is RFC 3464's action in lower case: failed, delayed, delivered,
-	// relayed or expanded.
-	Action string
+	// Action is RFC 3464's action: failed, delayed, delivered, relayed or
+	// expanded. When a delivery report does not give a valid one, it is read
+	// from the status class or, without one, from what the report as a whole
+	// says. Empty for the records of feedback reports.
+	Action smtpcode.Action
 
 	// Status is the RFC 3463 enhanced status code, "5.1.1", or "" when none was
 	// found. When the Status field is missing or generic (X.0.0) and the

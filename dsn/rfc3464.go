@@ -3,6 +3,8 @@ package dsn
 import (
 	"bytes"
 	"strings"
+
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // dsnFields are the per-message fields of a delivery-status body
@@ -94,7 +96,7 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 			cur.Address = recipientAddress(value)
 		case equalFoldString(name, "Action"):
 			field(seenAction)
-			cur.Action = lowerString(firstWord(value))
+			cur.Action = smtpcode.ParseAction(firstWord(value))
 		case equalFoldString(name, "Status"):
 			field(seenStatus)
 			cur.Status = firstWord(value)
@@ -124,9 +126,9 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 		r := &rcpts[k]
 		r.Diagnostic = cleanDiagnostic(r.Diagnostic)
 		r.RemoteMTA = cleanHost(r.RemoteMTA)
-		if !isStatus(r.Status) {
+		if !smtpcode.IsStatus(r.Status) {
 			// "5.1.1 (user unknown)" is read by firstWord; anything else is not a code.
-			r.Status = findStatus(r.Status)
+			r.Status = smtpcode.FindStatus(r.Status)
 		}
 	}
 	msg.reportingMTA = cleanHost(msg.reportingMTA)
@@ -274,11 +276,12 @@ func isKeptStatusField(name []byte) bool {
 // 550-5.7.26 from example.org 550 5.7.26 is not accepted" becomes
 // "550 5.7.26 Unauthenticated email from example.org is not accepted".
 func joinMultiline(d string) string {
-	if len(d) < 8 || !isReplyCode(d[:3]) || d[3] != '-' {
+	if len(d) < 8 || !smtpcode.IsReply(d[:3]) || d[3] != '-' {
 		return d
 	}
 	code := d[:3]
-	status, n := scanStatus(d, 4)
+	status := smtpcode.StatusPrefix(d[4:])
+	n := len(status)
 	prefix := d[:4+n] // "550-5.7.26" or "550-"
 	if n > 0 && (len(d) <= 4+n || d[4+n] != ' ') {
 		return d

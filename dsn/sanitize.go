@@ -1,5 +1,7 @@
 package dsn
 
+import "github.com/ndrmilter/ndrmilter/smtpcode"
+
 // sanitize makes every string of r valid UTF-8 (JSON output and header
 // values are built from them) and cuts diagnostics at MaxDiagnostic.
 func sanitize(r *Report) {
@@ -8,17 +10,16 @@ func sanitize(r *Report) {
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		rc.Address = validUTF8(rc.Address)
-		rc.Action = validUTF8(rc.Action)
 		rc.RemoteMTA = validUTF8(rc.RemoteMTA)
 		rc.Command = validUTF8(rc.Command)
 		if len(rc.Diagnostic) > MaxDiagnostic {
 			rc.Diagnostic = rc.Diagnostic[:MaxDiagnostic]
 		}
 		rc.Diagnostic = validUTF8(rc.Diagnostic)
-		if rc.Status != "" && !isStatus(rc.Status) {
+		if rc.Status != "" && !smtpcode.IsStatus(rc.Status) {
 			rc.Status = ""
 		}
-		if rc.ReplyCode != "" && !isReplyCode(rc.ReplyCode) {
+		if rc.ReplyCode != "" && !smtpcode.IsReply(rc.ReplyCode) {
 			rc.ReplyCode = ""
 		}
 	}

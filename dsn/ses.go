@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // Amazon SES notifications: SES sends bounce, complaint and delivery events
@@ -79,12 +81,12 @@ func (p *parser) readSES() bool {
 	switch {
 	case typ == "bounce" && n.Bounce != nil:
 		_, r.ReportingMTA = stripType(n.Bounce.ReportingMTA)
-		fallback := "failed"
+		fallback := smtpcode.ActionFailed
 		if strings.EqualFold(n.Bounce.BounceType, "Transient") {
-			fallback = "delayed"
+			fallback = smtpcode.ActionDelayed
 		}
 		for _, b := range n.Bounce.BouncedRecipients {
-			add(Recipient{Address: cleanAddress(b.EmailAddress), Action: lowerString(b.Action), Status: b.Status, Diagnostic: b.DiagnosticCode})
+			add(Recipient{Address: cleanAddress(b.EmailAddress), Action: smtpcode.ParseAction(b.Action), Status: b.Status, Diagnostic: b.DiagnosticCode})
 		}
 		p.sesOriginal(&n)
 		r.Format = "amazonses"
@@ -100,11 +102,11 @@ func (p *parser) readSES() bool {
 	case typ == "delivery" && n.Delivery != nil:
 		_, r.ReportingMTA = stripType(n.Delivery.ReportingMTA)
 		for _, a := range n.Delivery.Recipients {
-			add(Recipient{Address: cleanAddress(a), Action: "delivered", Diagnostic: n.Delivery.SMTPResponse})
+			add(Recipient{Address: cleanAddress(a), Action: smtpcode.ActionDelivered, Diagnostic: n.Delivery.SMTPResponse})
 		}
 		p.sesOriginal(&n)
 		r.Format = "amazonses"
-		p.finish("delivered")
+		p.finish(smtpcode.ActionDelivered)
 	default:
 		return false
 	}

@@ -97,7 +97,7 @@ func (m *Metrics) countInbound(out *decide.Outcome) {
 	}
 	m.Messages.WithLabelValues("bounce").Inc()
 	m.Verdicts.WithLabelValues(string(e.Judgement.Verdict), string(e.Judgement.Evidence)).Inc()
-	m.Bounces.WithLabelValues(string(e.Kind), e.ReasonLabel(), e.Owner).Inc()
+	m.Bounces.WithLabelValues(string(e.Kind), e.ReasonLabel(), string(e.Owner)).Inc()
 	if e.Action != decide.ActionNone {
 		m.Actions.WithLabelValues(string(e.Action)).Inc()
 	}

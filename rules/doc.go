@@ -1,16 +1,30 @@
 // Package rules holds ndrmilter's knowledge of bounces: what enhanced status
-// codes and reply texts mean, the reason they map to, who must fix the problem,
-// and the plain-English explanation and fix. The knowledge is data: an embedded
-// rules file (rules.yaml), validated at load, that a user can extend or
-// override with files of their own, first match wins, local rules first.
+// codes and reply texts mean, the reason they map to (a Reason), who must fix
+// the problem (an Owner), and the plain-English explanation and fix. The
+// knowledge is data: an embedded rules file (rules.yaml), validated at load,
+// that a user can extend or override with files of their own, first match
+// wins, local rules first. Codes are read with package smtpcode, as package
+// dsn reads them, so that a reply means the same in a bounce and in
+// Engine.Lookup.
 //
 // # Rules files
 //
-// A rules file is YAML with two optional keys. "reasons" sets, per reason of
-// the vocabulary (Reasons), the defaults a rule does not give: owner,
-// hard_bounce, code (the status detail filled in when a record has no
-// enhanced code, "911" giving 5.0.911), summary, cause and fix. "rules" is a
-// list; the first rule whose every condition holds decides:
+// A rules file is YAML with three optional keys. "texts" gives, by name, the
+// sentences and phrases the engine writes itself: the explanation of a
+// record whose rule has none ("The message[ to {recipient}] was refused by
+// {remote} because {cause}."), the cause when nothing says one, the fix of a
+// delay, and the readings of messages that are not bounces. Placeholders are
+// written {name}; a part in [square brackets] is shown only when all its
+// placeholders have values. The names, and the placeholders each may use, are
+// listed in texts.go; Load rejects unknown names and placeholders, and the
+// files together (the built-in one gives them all) must give every text, the
+// first file that gives one winning, so that a local file can reword or
+// translate some of them.
+//
+// "reasons" sets, per reason of the vocabulary (Reasons), the defaults a rule
+// does not give: owner, hard_bounce, code (the status detail filled in when a
+// record has no enhanced code, "911" giving 5.0.911), summary, cause and fix.
+// "rules" is a list; the first rule whose every condition holds decides:
 //
 //	rules:
 //	  - id: our-gateway-parks-accounts      # unique in the file, shown in logs
@@ -41,7 +55,8 @@
 // whatever the number of rules. Load rejects unknown keys, reasons outside the
 // vocabulary, unknown owners, malformed codes, ranges and reply codes, bad
 // regular expressions and unknown template placeholders, naming the file and
-// the rule.
+// the rule. Texts must be plain printable ASCII, as rule texts are: they
+// become header fields (X-NDR-Explanation).
 //
 // example-local.yaml in this directory is a small, tested example.
 //

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 //go:embed rules.yaml
@@ -26,7 +28,8 @@ const maxDiagnostic = 4096
 // immutable after Load and safe for concurrent use.
 type Engine struct {
 	rules   []*rule
-	reasons map[string]reasonSpec
+	reasons map[Reason]reasonSpec
+	texts   *[numTexts]text
 	phrases *phraseSet
 	scratch sync.Pool // *scratch
 }
@@ -41,12 +44,11 @@ type rule struct {
 	unless  phraseMask // none
 	regexps []*regexp.Regexp
 	mta     []string
-	action  []string
+	action  []smtpcode.Action
 	command []string
 
-	then         thenSpec
-	setStatus    code
-	hasSetStatus bool
+	then      thenSpec
+	setStatus smtpcode.Status // the zero Status when the rule sets none
 }
 
 type scratch struct {
@@ -57,7 +59,9 @@ type scratch struct {
 // Load returns an Engine with the rules of the given files, in order, followed
 // by the built-in rules. First match wins, so local rules override built-in ones.
 // Every file is validated: unknown keys, reasons outside the vocabulary, bad
-// owners and malformed codes are errors that name the file and the rule.
+// owners, malformed codes and texts are errors that name the file and the
+// rule; the texts of all files together must give every text the engine
+// writes.
 func Load(files ...string) (*Engine, error) {
 	type named struct {
 		name string
@@ -73,14 +77,16 @@ func Load(files ...string) (*Engine, error) {
 	}
 	srcs = append(srcs, named{BuiltinName, builtinRules})
 
-	e := &Engine{reasons: map[string]reasonSpec{}}
+	e := &Engine{reasons: map[Reason]reasonSpec{}}
 	table := &phraseTable{ids: map[string]int32{}}
 	ids := map[string]string{}
+	var texts []namedTexts
 	for _, src := range srcs {
 		f, err := decodeFile(src.name, src.data)
 		if err != nil {
 			return nil, fmt.Errorf("rules: %v", err)
 		}
+		texts = append(texts, namedTexts{src.name, f.Texts})
 		for name, rs := range f.Reasons {
 			if err := checkReason(src.name, name, rs); err != nil {
 				return nil, fmt.Errorf("rules: %v", err)
@@ -101,6 +107,10 @@ func Load(files ...string) (*Engine, error) {
 			e.rules = append(e.rules, r)
 		}
 	}
+	var err error
+	if e.texts, err = compileTexts(texts); err != nil {
+		return nil, fmt.Errorf("rules: %v", err)
+	}
 	e.phrases = newPhraseSet(table.list)
 	words := e.phrases.words()
 	e.scratch.New = func() any {
@@ -110,20 +120,21 @@ func Load(files ...string) (*Engine, error) {
 }
 
 // Classify reads one recipient record.
-func (e *Engine) Classify(in Input) Verdict {
+func (e *Engine) Classify(in Input) Classification {
 	diag := in.Diagnostic
 	if len(diag) > maxDiagnostic {
 		diag = diag[:maxDiagnostic]
 	}
-	st, hasStatus := parseCode(in.Status)
+	st, hasStatus := statusOf(in.Status)
 	if !hasStatus {
-		st, hasStatus = findCode(diag)
+		st, hasStatus = statusOf(smtpcode.FindStatus(diag))
 	}
 	reply := in.ReplyCode
 	if reply == "" {
-		reply = leadingReply(diag)
+		reply = smtpcode.FindReply(diag)
 	}
-	action := strings.ToLower(in.Action)
+	rp := replyOf(reply)
+	action := smtpcode.ParseAction(string(in.Action)) // "" when not an RFC 3464 action
 
 	sc := e.scratch.Get().(*scratch)
 	defer e.scratch.Put(sc)
@@ -133,13 +144,13 @@ func (e *Engine) Classify(in Input) Verdict {
 
 	var matched *rule
 	for _, r := range e.rules {
-		if r.matches(&in, st, hasStatus, reply, action, sc) {
+		if r.matches(&in, st, hasStatus, rp, action, sc) {
 			matched = r
 			break
 		}
 	}
 
-	v := Verdict{ReplyCode: reply, Reason: "undefined", Rule: ""}
+	v := Classification{ReplyCode: reply, Reason: ReasonUndefined, Rule: ""}
 	var t thenSpec
 	if matched != nil {
 		t = matched.then
@@ -151,68 +162,83 @@ func (e *Engine) Classify(in Input) Verdict {
 	// The status: the record's own, else the rule's, else one made from the
 	// reason (as Sisimai does: class from the reply code or the action,
 	// detail from the reason's code), so that every failure carries a code.
-	class := classOf(reply, action, hasStatus, st)
+	class := classOf(rp.Class(), action, hasStatus, st)
 	switch {
 	case hasStatus:
 		v.Status = st.String()
-	case matched != nil && matched.hasSetStatus:
+	case matched != nil && !matched.setStatus.IsZero():
 		c := matched.setStatus
-		if class != 0 && c.class != 2 {
-			c.class = class
+		if class != 0 && c.Class != smtpcode.ClassSuccess {
+			c.Class = class
 		}
 		v.Status = c.String()
-	case rd.Code != "" && class != 0 && (action == "failed" || action == "delayed"):
+	case rd.Code != "" && class != 0 && (action == smtpcode.ActionFailed || action == smtpcode.ActionDelayed):
 		// Only for records of a report: a looked-up reply keeps its own codes.
 		v.Status = string(rune('0'+class)) + ".0." + rd.Code
 	}
-	v.Permanent = strings.HasPrefix(v.Status, "5") || (v.Status == "" && strings.HasPrefix(reply, "5"))
+	v.Permanent = strings.HasPrefix(v.Status, "5") || (v.Status == "" && rp.Class() == smtpcode.ClassPermanent)
 
 	v.Owner = first(t.Owner, rd.Owner, OwnerUnknown)
-	if action == "delayed" {
+	if action == smtpcode.ActionDelayed {
 		v.Owner = OwnerNone // the sending server keeps trying
 	}
 	hard := rd.HardBounce
 	if t.HardBounce != nil {
 		hard = t.HardBounce
 	}
-	v.HardBounce = hard != nil && *hard && !strings.HasPrefix(v.Status, "4") && action != "delayed" &&
-		!(v.Status == "" && strings.HasPrefix(reply, "4"))
+	v.HardBounce = hard != nil && *hard && !strings.HasPrefix(v.Status, "4") && action != smtpcode.ActionDelayed &&
+		!(v.Status == "" && rp.Class() == smtpcode.ClassTransient)
 	v.Summary = first(t.Summary, rd.Summary)
-	cause := first(t.Cause, rd.Cause, "the receiving side gave no reason that could be understood")
-	v.Explanation = explain(t.Explanation, in, action, v.Status, cause)
+	cause := first(t.Cause, rd.Cause, e.texts[textUnknownCause].plain())
+	v.Explanation = e.explain(t.Explanation, in, action, v.Status, cause)
 	v.Fix = first(t.Fix, rd.Fix)
-	if action == "delayed" && (t.Fix == "" || !containsString(matched.action, "delayed")) {
+	if action == smtpcode.ActionDelayed && (t.Fix == "" || !slices.Contains(matched.action, smtpcode.ActionDelayed)) {
 		// The reason's fix is for a final failure; a delay needs none yet.
-		v.Fix = delayedFix
+		v.Fix = e.texts[textDelayedFix].plain()
 	}
 	return v
 }
 
-// delayedFix is the fix of a delayed record whose rule says nothing about
-// delays.
-const delayedFix = "Nothing to do yet: the sending server keeps retrying and sends a final report if it gives up. Check the address in the meantime."
+// statusOf reads an enhanced status code; false when code is not one.
+func statusOf(code string) (smtpcode.Status, bool) {
+	if code == "" || !smtpcode.IsStatus(code) {
+		return smtpcode.Status{}, false
+	}
+	st, err := smtpcode.ParseStatus(code)
+	return st, err == nil
+}
 
-// classOf returns the class (2, 4, 5) of a record, or 0 when nothing says.
-func classOf(reply, action string, hasStatus bool, st code) int {
+// replyOf reads a reply code; 0 when code is not one.
+func replyOf(code string) smtpcode.Reply {
+	if !smtpcode.IsReply(code) {
+		return 0
+	}
+	r, _ := smtpcode.ParseReply(code)
+	return r
+}
+
+// classOf returns the class of a record, or 0 when nothing says. reply is
+// the class of its reply code, 0 when it has none.
+func classOf(reply smtpcode.Class, action smtpcode.Action, hasStatus bool, st smtpcode.Status) smtpcode.Class {
 	switch {
 	case hasStatus:
-		return st.class
-	case action == "failed" && reply != "" && reply[0] == '4':
-		return 4 // a temporary reply that the sending server gave up on
-	case action == "failed":
-		return 5
-	case action == "delayed":
-		return 4
-	case reply != "" && (reply[0] == '4' || reply[0] == '5' || reply[0] == '2'):
-		return int(reply[0] - '0')
-	case action == "delivered" || action == "relayed" || action == "expanded":
-		return 2
+		return st.Class
+	case action == smtpcode.ActionFailed && reply == smtpcode.ClassTransient:
+		return smtpcode.ClassTransient // a temporary reply that the sending server gave up on
+	case action == smtpcode.ActionFailed:
+		return smtpcode.ClassPermanent
+	case action == smtpcode.ActionDelayed:
+		return smtpcode.ClassTransient
+	case reply != 0:
+		return reply
+	case action.Success():
+		return smtpcode.ClassSuccess
 	}
 	return 0
 }
 
-func (r *rule) matches(in *Input, st code, hasStatus bool, reply, action string, sc *scratch) bool {
-	if len(r.action) > 0 && !containsString(r.action, action) {
+func (r *rule) matches(in *Input, st smtpcode.Status, hasStatus bool, reply smtpcode.Reply, action smtpcode.Action, sc *scratch) bool {
+	if len(r.action) > 0 && !slices.Contains(r.action, action) {
 		return false
 	}
 	if len(r.status) > 0 {
@@ -239,7 +265,7 @@ func (r *rule) matches(in *Input, st code, hasStatus bool, reply, action string,
 			return false
 		}
 	}
-	if len(r.command) > 0 && !containsString(r.command, strings.ToUpper(in.Command)) {
+	if len(r.command) > 0 && !slices.Contains(r.command, strings.ToUpper(in.Command)) {
 		return false
 	}
 	if len(r.text) > 0 && !r.text.any(sc.hits) {
@@ -280,15 +306,6 @@ func (r *rule) matches(in *Input, st code, hasStatus bool, reply, action string,
 	return true
 }
 
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // containsFold reports whether s contains sub (lower case ASCII), ignoring
 // ASCII case, without allocating.
 func containsFold(s, sub string) bool {
@@ -311,7 +328,7 @@ func containsFold(s, sub string) bool {
 	return false
 }
 
-func first(s ...string) string {
+func first[T ~string](s ...T) T {
 	for _, x := range s {
 		if x != "" {
 			return x
@@ -320,16 +337,18 @@ func first(s ...string) string {
 	return ""
 }
 
-// Lookup explains a bare enhanced code ("5.7.509") or a pasted reply line
-// ("550 5.7.26 Unauthenticated email ...").
-func (e *Engine) Lookup(codeOrReply string) Verdict {
+// Lookup explains a bare enhanced code ("5.7.509"), a bare reply code
+// ("550") or a pasted reply line ("550 5.7.26 Unauthenticated email ...").
+// A reply line is read as the diagnostic of a bounce is: the same codes
+// come out of it (package smtpcode reads both).
+func (e *Engine) Lookup(codeOrReply string) Classification {
 	text := strings.TrimSpace(codeOrReply)
 	// A pasted reply is almost always the answer to a recipient (RCPT TO):
 	// read it so, rather than as a refusal of unknown origin.
 	in := Input{Diagnostic: text, Command: "RCPT"}
-	if c, ok := parseCode(text); ok {
-		in = Input{Status: c.String()}
-	} else if len(text) == 3 && leadingReply(text) != "" {
+	if st, ok := statusOf(text); ok {
+		in = Input{Status: st.String()}
+	} else if smtpcode.IsReply(text) {
 		in = Input{ReplyCode: text}
 	}
 	return e.Classify(in)
@@ -339,7 +358,7 @@ func (e *Engine) Lookup(codeOrReply string) Verdict {
 type Reading struct {
 	Kind      dsn.Kind
 	Recipient dsn.Recipient
-	Verdict
+	Classification
 }
 
 // Explain reads every recipient record of r. A report that is not a delivery
@@ -348,52 +367,54 @@ type Reading struct {
 // reasons "vacation" and "feedback".
 func (e *Engine) Explain(r *dsn.Report) []Reading {
 	if len(r.Recipients) == 0 {
-		return []Reading{{Kind: r.Kind, Verdict: e.notBounce(r, dsn.Recipient{})}}
+		return []Reading{{Kind: r.Kind, Classification: e.notBounce(r)}}
 	}
 	out := make([]Reading, 0, len(r.Recipients))
 	for _, rc := range r.Recipients {
-		var v Verdict
+		var v Classification
 		switch r.Kind {
 		case dsn.KindAutoreply, dsn.KindFeedback, dsn.KindReceipt, dsn.KindNone:
-			v = e.notBounce(r, rc)
+			v = e.notBounce(r)
 		default:
 			v = e.Classify(Input{Action: rc.Action, Status: rc.Status, ReplyCode: rc.ReplyCode,
 				Diagnostic: rc.Diagnostic, RemoteMTA: rc.RemoteMTA, ReportingMTA: r.ReportingMTA,
 				Command: rc.Command, Recipient: rc.Address})
 		}
-		out = append(out, Reading{Kind: r.Kind, Recipient: rc, Verdict: v})
+		out = append(out, Reading{Kind: r.Kind, Recipient: rc, Classification: v})
 	}
 	return out
 }
 
-// notBounce is the verdict for a message that reports no delivery failure.
-func (e *Engine) notBounce(r *dsn.Report, rc dsn.Recipient) Verdict {
-	v := Verdict{Owner: OwnerNone}
+// notBounce is the reading of a message that reports no delivery failure,
+// or of a report without a recipient.
+func (e *Engine) notBounce(r *dsn.Report) Classification {
+	v := Classification{Owner: OwnerNone}
+	t := e.texts
 	switch r.Kind {
 	case dsn.KindAutoreply:
-		v.Reason = "vacation"
-		v.Summary = "auto-reply"
-		v.Explanation = "This is an automatic reply (for example an out-of-office notice), not a bounce: the message was delivered."
+		v.Reason = ReasonVacation
+		v.Summary = t[textAutoreplySummary].plain()
+		v.Explanation = t[textAutoreplyExplanation].plain()
 	case dsn.KindFeedback:
-		v.Reason = "feedback"
+		v.Reason = ReasonFeedback
 		v.Owner = OwnerSenderAdmin
-		v.Summary = "complaint report"
-		v.Explanation = "This is a feedback (abuse) report: a recipient or their provider flagged the message, for example as spam. It is not a bounce."
+		v.Summary = t[textFeedbackSummary].plain()
+		v.Explanation = t[textFeedbackExplanation].plain()
 		if r.FeedbackType != "" {
-			v.Explanation = fmt.Sprintf("This is a feedback report of type %s: a recipient or their provider flagged the message. It is not a bounce.", sanitize(r.FeedbackType))
+			v.Explanation = t[textFeedbackTypedExplanation].render(&slotValues{slotType: sanitize(r.FeedbackType)})
 		}
-		v.Fix = "Stop mailing the recipient who complained, and check why they did not expect the message."
+		v.Fix = t[textFeedbackFix].plain()
 	case dsn.KindReceipt:
-		v.Summary = "read receipt"
-		v.Explanation = "This is a read receipt (message disposition notification), not a bounce."
+		v.Summary = t[textReceiptSummary].plain()
+		v.Explanation = t[textReceiptExplanation].plain()
 	case dsn.KindNone:
-		v.Summary = "not a bounce"
-		v.Explanation = "This message is not a delivery report."
+		v.Summary = t[textNotReportSummary].plain()
+		v.Explanation = t[textNotReportExplanation].plain()
 	default:
-		v.Reason = "undefined"
+		v.Reason = ReasonUndefined
 		v.Owner = OwnerUnknown
-		v.Summary = "no recipient found"
-		v.Explanation = "This looks like a delivery report, but no recipient could be read from it."
+		v.Summary = t[textNoRecipientSummary].plain()
+		v.Explanation = t[textNoRecipientExplanation].plain()
 	}
 	return v
 }

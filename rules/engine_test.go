@@ -25,8 +25,10 @@ func builtin(t testing.TB) *Engine {
 func TestSeedCodes(t *testing.T) {
 	e := builtin(t)
 	tests := []struct {
-		code, rule, reason, owner string
-		permanent                 bool
+		code, rule string
+		reason     Reason
+		owner      Owner
+		permanent  bool
 	}{
 		{"4.4.7", "ms-4.4.7", "expired", OwnerRecipientAdmin, false},
 		{"4.7.26", "ms-4.7.26-ipv6-unauthenticated", "authfailure", OwnerSenderAdmin, false},
@@ -114,8 +116,10 @@ func TestRangeEdges(t *testing.T) {
 func TestWordsChangeMeaning(t *testing.T) {
 	e := builtin(t)
 	tests := []struct {
-		in                          Input
-		reason, owner, rule, status string
+		in           Input
+		reason       Reason
+		owner        Owner
+		rule, status string
 	}{
 		// Seed 000: 5.2.2 "submission quota exceeded" is the sender's quota.
 		{Input{Status: "5.2.2", ReplyCode: "554", Diagnostic: "554 5.2.2 mailbox full; STOREDRV.Submission.Exception:SubmissionQuotaExceededException; Submission quota exceeded", RemoteMTA: "outlook.office365.com"},
@@ -197,7 +201,7 @@ func TestHardBounceAndOwnerOfDelays(t *testing.T) {
 	tests := []struct {
 		in         Input
 		hard, perm bool
-		owner      string
+		owner      Owner
 	}{
 		{Input{Action: "failed", Status: "5.1.1", Diagnostic: "550 5.1.1 user unknown"}, true, true, OwnerSender},
 		{Input{Action: "failed", Status: "4.1.1", Diagnostic: "450 4.1.1 recipient verification temporarily failed"}, false, false, OwnerSender},
@@ -346,6 +350,12 @@ func TestValidationErrors(t *testing.T) {
 		{"rules:\n- id: a\n  when: {status: [5.1.1]}\n  then: {reason: blocked}\n- id: a\n  when: {status: [5.1.2]}\n  then: {reason: blocked}\n", `id "a" is used twice`},
 		{"reasons:\n  nosuch: {owner: sender}\n", "reasons: nosuch: not in the vocabulary"},
 		{"rules: [\n", "yaml"},
+		{"texts:\n  no_such_text: x\n", `texts: unknown text "no_such_text"`},
+		{"texts:\n  explain_delayed: 'Delayed {status}'\n", "texts: explain_delayed: unknown placeholder {status}"},
+		{"texts:\n  explain_delivered: 'The message[ to {recipient} was delivered.'\n", "texts: explain_delivered: unclosed ["},
+		{"texts:\n  explain_delivered: '[The message] was delivered.'\n", "needs a placeholder"},
+		{"texts:\n  unknown_cause: ''\n", "texts: unknown_cause: empty"},
+		{"texts:\n  unknown_cause: \"caf\\u00e9\"\n", "printable ASCII"},
 	}
 	for _, tc := range tests {
 		p := writeRules(t, tc.text)
@@ -360,29 +370,6 @@ func TestValidationErrors(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
 		t.Error("missing file: no error")
-	}
-}
-
-func TestFindCode(t *testing.T) {
-	tests := map[string]string{
-		"550 5.1.1 <a@b>: user unknown":                 "5.1.1",
-		"Sorry, no mailbox here by that name. (#5.1.1)": "5.1.1",
-		"host 192.0.2.5 said: 550 4.7.1 go away":        "4.7.1",
-		"version 5.2.10.1 of the software":              "",
-		"550 Requested action not taken":                "",
-		"451 4.7.650 rate limited":                      "4.7.650",
-		"engine=2.50.10432:5.13.68,1.0.28":              "",
-		"codes 5.1.2,5.1.3 in a list":                   "5.1.3",
-	}
-	for text, want := range tests {
-		c, ok := findCode(text)
-		got := ""
-		if ok {
-			got = c.String()
-		}
-		if got != want {
-			t.Errorf("findCode(%q) = %q, want %q", text, got, want)
-		}
 	}
 }
 
@@ -428,7 +415,7 @@ func TestClassifyConcurrent(t *testing.T) {
 		{Action: "delayed", Diagnostic: "connect to mx.example.net: Connection timed out"},
 		{Action: "failed", Status: "5.7.1", Diagnostic: "554 5.7.1 Client host [192.0.2.1] blocked using dnsbl.example.org"},
 	}
-	want := make([]Verdict, len(inputs))
+	want := make([]Classification, len(inputs))
 	for i, in := range inputs {
 		want[i] = e.Classify(in)
 	}
@@ -456,7 +443,11 @@ func TestClassifyConcurrent(t *testing.T) {
 // (Google, Microsoft, Yahoo/AOL, Apple) send, with our own addresses.
 func TestLargeReceivers(t *testing.T) {
 	e := builtin(t)
-	tests := []struct{ reply, reason, owner string }{
+	tests := []struct {
+		reply  string
+		reason Reason
+		owner  Owner
+	}{
 		{"550-5.1.1 The email account that you tried to reach does not exist. Please try double-checking the recipient's email address for typos", "userunknown", OwnerSender},
 		{"552-5.2.2 The email account that you tried to reach is over quota and inactive.", "mailboxfull", OwnerRecipientAdmin},
 		{"550-5.2.1 The email account that you tried to reach is disabled.", "suspend", OwnerRecipientAdmin},

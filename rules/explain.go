@@ -1,6 +1,10 @@
 package rules
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ndrmilter/ndrmilter/smtpcode"
+)
 
 // maxNameInText caps how much of an address or host name goes into an
 // explanation: they come from the bounce, and the explanation may become a
@@ -8,56 +12,41 @@ import "strings"
 const maxNameInText = 200
 
 // explain writes the explanation of a record: the rule's template when it has
-// one, else a sentence naming the recipient, the remote server and the cause.
-// Everything taken from the message is made plain printable ASCII first.
-func explain(template string, in Input, action, status, cause string) string {
+// one, else the sentence of the texts for the record's action, naming the
+// recipient, the remote server and the cause. Everything taken from the
+// message is made plain printable ASCII first.
+func (e *Engine) explain(template string, in Input, action smtpcode.Action, status, cause string) string {
 	rcpt := sanitize(in.Recipient)
 	remote := sanitize(in.RemoteMTA)
+	t := e.texts
 	if template != "" {
-		r := strings.NewReplacer("{recipient}", orWord(rcpt, "the recipient"), "{remote}", orWord(remote, "the receiving server"),
-			"{reporting}", orWord(sanitize(in.ReportingMTA), "the reporting server"), "{status}", status, "{cause}", cause)
+		r := strings.NewReplacer("{recipient}", orWord(rcpt, t[textUnnamedRecipient].plain()), "{remote}", orWord(remote, t[textUnnamedRemote].plain()),
+			"{reporting}", orWord(sanitize(in.ReportingMTA), t[textUnnamedReporting].plain()), "{status}", status, "{cause}", cause)
 		return r.Replace(template)
 	}
-	var b strings.Builder
+	v := slotValues{slotRecipient: rcpt, slotRemote: remote, slotCause: cause}
+	var frame textKey
 	switch {
-	case action == "delayed":
-		b.WriteString("Delivery of the message")
-		if rcpt != "" {
-			b.WriteString(" to " + rcpt)
-		}
-		b.WriteString(" is delayed")
-		if remote != "" {
-			b.WriteString(" at " + remote)
-		}
-		b.WriteString(" because " + cause + "; the sending server keeps trying.")
-	case action == "delivered" || action == "relayed" || action == "expanded":
-		b.WriteString("The message")
-		if rcpt != "" {
-			b.WriteString(" to " + rcpt)
-		}
-		b.WriteString(" was " + action)
-		if remote != "" {
-			b.WriteString(" by " + remote)
-		}
-		b.WriteString(".")
+	case action == smtpcode.ActionDelayed:
+		frame = textExplainDelayed
+	case action == smtpcode.ActionDelivered:
+		frame = textExplainDelivered
+	case action == smtpcode.ActionRelayed:
+		frame = textExplainRelayed
+	case action == smtpcode.ActionExpanded:
+		frame = textExplainExpanded
 	case rcpt == "" && remote == "":
 		// A bare code (ndrmilter code): the cause alone, as a sentence.
+		frame = textExplainCause
 		if cause != "" {
-			b.WriteString(strings.ToUpper(cause[:1]) + cause[1:] + ".")
+			v[slotCauseCapital] = strings.ToUpper(cause[:1]) + cause[1:]
 		}
+	case remote != "":
+		frame = textExplainRefused
 	default:
-		b.WriteString("The message")
-		if rcpt != "" {
-			b.WriteString(" to " + rcpt)
-		}
-		if remote != "" {
-			b.WriteString(" was refused by " + remote)
-		} else {
-			b.WriteString(" could not be delivered")
-		}
-		b.WriteString(" because " + cause + ".")
+		frame = textExplainUndelivered
 	}
-	return b.String()
+	return t[frame].render(&v)
 }
 
 func orWord(s, word string) string {

@@ -10,7 +10,7 @@ type family struct {
 	status  string
 	command string
 	mta     string
-	reason  string
+	reason  Reason
 }
 
 func checkFamilies(t *testing.T, tests []family) {

@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // FuzzClassify feeds arbitrary records to Classify and Lookup: no panic, and
@@ -16,21 +18,21 @@ func FuzzClassify(f *testing.F) {
 	f.Add("failed", "5.0.0", "", "\xff\xfe\x00 5.13.68,1 \u5b9b\u5148", "DATA", "x@\xe4\xbe\x8b", "\r\nX-Evil: 1")
 	f.Add("expanded", "2.0.0", "250", "ok", "", "", "")
 	f.Fuzz(func(t *testing.T, action, status, reply, diag, command, rcpt, remote string) {
-		for _, v := range []Verdict{
-			e.Classify(Input{Action: action, Status: status, ReplyCode: reply, Diagnostic: diag, Command: command, Recipient: rcpt, RemoteMTA: remote}),
+		for _, v := range []Classification{
+			e.Classify(Input{Action: smtpcode.Action(action), Status: status, ReplyCode: reply, Diagnostic: diag, Command: command, Recipient: rcpt, RemoteMTA: remote}),
 			e.Lookup(diag),
 		} {
-			if v.Reason != "" && !isReason(v.Reason) {
+			if v.Reason != "" && !v.Reason.Valid() {
 				t.Fatalf("reason %q outside the vocabulary", v.Reason)
 			}
-			if !isOwner(v.Owner) {
+			if !v.Owner.Valid() {
 				t.Fatalf("owner %q", v.Owner)
 			}
 			if !isPrintableASCII(v.Explanation) || strings.ContainsAny(v.Explanation, "\r\n") {
 				t.Fatalf("explanation not one ASCII line: %q", v.Explanation)
 			}
 			if v.Status != "" {
-				if _, ok := parseCode(v.Status); !ok {
+				if !smtpcode.IsStatus(v.Status) {
 					t.Fatalf("status %q is not an enhanced code", v.Status)
 				}
 			}

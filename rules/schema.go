@@ -9,11 +9,17 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // The rules file format (YAML). See rules.yaml for the built-in set and
 // README.md for a user's override file.
 //
+//	texts:                # the sentences the engine writes itself (texts.go)
+//	  unknown_cause: the receiving side gave no reason that could be understood
+//	  explain_delayed: "Delivery of the message[ to {recipient}] is delayed[ at {remote}] because {cause}; ..."
+//	  ...                 # every text named in texts.go; [...] is shown when its placeholders have values
 //	reasons:              # defaults per reason, used when a rule does not say
 //	  userunknown:
 //	    owner: sender
@@ -44,12 +50,13 @@ import (
 //	      explanation: ... # full template instead: {recipient} {remote} {reporting} {status} {cause}
 //	      fix: ...
 type fileSpec struct {
-	Reasons map[string]reasonSpec `yaml:"reasons"`
+	Texts   map[string]string     `yaml:"texts"`
+	Reasons map[Reason]reasonSpec `yaml:"reasons"`
 	Rules   []ruleSpec            `yaml:"rules"`
 }
 
 type reasonSpec struct {
-	Owner      string `yaml:"owner"`
+	Owner      Owner  `yaml:"owner"`
 	HardBounce *bool  `yaml:"hard_bounce"`
 	Code       string `yaml:"code"`
 	Summary    string `yaml:"summary"`
@@ -76,8 +83,8 @@ type whenSpec struct {
 }
 
 type thenSpec struct {
-	Reason      string `yaml:"reason"`
-	Owner       string `yaml:"owner"`
+	Reason      Reason `yaml:"reason"`
+	Owner       Owner  `yaml:"owner"`
 	HardBounce  *bool  `yaml:"hard_bounce"`
 	Status      string `yaml:"status"`
 	Summary     string `yaml:"summary"`
@@ -99,8 +106,6 @@ func decodeFile(name string, data []byte) (*fileSpec, error) {
 	}
 	return &f, nil
 }
-
-var actions = map[string]bool{"failed": true, "delayed": true, "delivered": true, "relayed": true, "expanded": true}
 
 // compileRule validates a rule and compiles it against the phrase table.
 // Errors name the file and the rule.
@@ -158,11 +163,11 @@ func compileRule(file string, index int, rs ruleSpec, phrases *phraseTable) (*ru
 		r.mta = append(r.mta, s)
 	}
 	for _, s := range w.Action {
-		s = strings.ToLower(strings.TrimSpace(s))
-		if !actions[s] {
+		a := smtpcode.ParseAction(strings.TrimSpace(s))
+		if a == "" {
 			return nil, fmt.Errorf("%s: action %q: expected failed, delayed, delivered, relayed or expanded (RFC 3464 section 2.3.3)", where, s)
 		}
-		r.action = append(r.action, s)
+		r.action = append(r.action, a)
 	}
 	for _, s := range w.Command {
 		s = strings.ToUpper(strings.TrimSpace(s))
@@ -179,18 +184,18 @@ func compileRule(file string, index int, rs ruleSpec, phrases *phraseTable) (*ru
 	if t.Reason == "" {
 		return nil, fmt.Errorf("%s: then.reason is missing", where)
 	}
-	if !isReason(t.Reason) {
-		return nil, fmt.Errorf("%s: reason %q is not in the vocabulary (%s)", where, t.Reason, strings.Join(Reasons, ", "))
+	if !t.Reason.Valid() {
+		return nil, fmt.Errorf("%s: reason %q is not in the vocabulary (%s)", where, t.Reason, joined(reasons[:]))
 	}
-	if t.Owner != "" && !isOwner(t.Owner) {
-		return nil, fmt.Errorf("%s: owner %q: expected one of %s", where, t.Owner, strings.Join(Owners, ", "))
+	if t.Owner != "" && !t.Owner.Valid() {
+		return nil, fmt.Errorf("%s: owner %q: expected one of %s", where, t.Owner, joined(owners[:]))
 	}
 	if t.Status != "" {
-		c, ok := parseCode(t.Status)
+		c, ok := statusOf(t.Status)
 		if !ok {
 			return nil, fmt.Errorf("%s: then.status %q: expected an enhanced status code such as 5.1.1", where, t.Status)
 		}
-		r.setStatus, r.hasSetStatus = c, true
+		r.setStatus = c
 	}
 	if err := checkTemplate(t.Explanation); err != nil {
 		return nil, fmt.Errorf("%s: explanation: %v", where, err)
@@ -203,16 +208,16 @@ func compileRule(file string, index int, rs ruleSpec, phrases *phraseTable) (*ru
 	return r, nil
 }
 
-func checkReason(file, name string, rs reasonSpec) error {
+func checkReason(file string, name Reason, rs reasonSpec) error {
 	where := fmt.Sprintf("%s: reasons: %s", file, name)
-	if !isReason(name) {
-		return fmt.Errorf("%s: not in the vocabulary (%s)", where, strings.Join(Reasons, ", "))
+	if !name.Valid() {
+		return fmt.Errorf("%s: not in the vocabulary (%s)", where, joined(reasons[:]))
 	}
-	if rs.Owner != "" && !isOwner(rs.Owner) {
-		return fmt.Errorf("%s: owner %q: expected one of %s", where, rs.Owner, strings.Join(Owners, ", "))
+	if rs.Owner != "" && !rs.Owner.Valid() {
+		return fmt.Errorf("%s: owner %q: expected one of %s", where, rs.Owner, joined(owners[:]))
 	}
 	if rs.Code != "" {
-		if _, ok := parseCode("5.0." + rs.Code); !ok {
+		if _, ok := statusOf("5.0." + rs.Code); !ok {
 			return fmt.Errorf("%s: code %q: expected a status detail number 0-999", where, rs.Code)
 		}
 	}

@@ -1,33 +1,26 @@
 package rules
 
-// Owners: who must act so that the message gets through.
-const (
-	OwnerSender         = "sender"
-	OwnerSenderAdmin    = "sender-admin"
-	OwnerRecipientAdmin = "recipient-admin"
-	OwnerGroupOwner     = "group-owner"
-	OwnerNone           = "none" // temporary: nothing to do but wait
-	OwnerUnknown        = "unknown"
-)
+import "github.com/ndrmilter/ndrmilter/smtpcode"
 
 // Input is what is known about one failed, delayed or delivered recipient.
 type Input struct {
-	Action       string // failed, delayed, delivered... ("" when unknown)
-	Status       string // enhanced status code or ""
-	ReplyCode    string // SMTP reply code or ""
-	Diagnostic   string // reply text or explanation
+	Action       smtpcode.Action // "" when unknown
+	Status       string          // enhanced status code or ""
+	ReplyCode    string          // SMTP reply code or ""
+	Diagnostic   string          // reply text or explanation
 	RemoteMTA    string
 	ReportingMTA string
 	Command      string
 	Recipient    string // the recipient's address, for the explanation ("" for a bare code)
 }
 
-// Verdict is the reading of one recipient record.
-type Verdict struct {
+// Classification is the reading of one recipient record: why it failed,
+// who must act, and the words for the person who got the bounce.
+type Classification struct {
 	Status      string // enhanced code, possibly refined from the text
 	ReplyCode   string
-	Reason      string // vocabulary of reasons.md
-	Owner       string
+	Reason      Reason
+	Owner       Owner
 	Permanent   bool   // class 5
 	HardBounce  bool   // the address itself is bad; do not mail it again
 	Summary     string // a few words, for a subject tag: "address does not exist"

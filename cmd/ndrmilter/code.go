@@ -14,16 +14,16 @@ import (
 // codeRecord is the JSON form of "ndrmilter code --json". Keys are fixed by
 // the issue "Bounce understanding".
 type codeRecord struct {
-	Code        string `json:"code"`
-	Status      string `json:"status"`
-	ReplyCode   string `json:"reply_code"`
-	Reason      string `json:"reason"`
-	Permanent   bool   `json:"permanent"`
-	HardBounce  bool   `json:"hard_bounce"`
-	Owner       string `json:"owner"`
-	Summary     string `json:"summary"`
-	Explanation string `json:"explanation"`
-	Fix         string `json:"fix"`
+	Code        string       `json:"code"`
+	Status      string       `json:"status"`
+	ReplyCode   string       `json:"reply_code"`
+	Reason      rules.Reason `json:"reason"`
+	Permanent   bool         `json:"permanent"`
+	HardBounce  bool         `json:"hard_bounce"`
+	Owner       rules.Owner  `json:"owner"`
+	Summary     string       `json:"summary"`
+	Explanation string       `json:"explanation"`
+	Fix         string       `json:"fix"`
 }
 
 // runCode is "ndrmilter code [--json] CODE_OR_REPLY": the SMTP error code lookup.

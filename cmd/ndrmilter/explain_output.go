@@ -7,35 +7,36 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/rules"
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // explainRecord is one line of "explain --json". Other tools depend on these
 // key names and meanings (issue "Bounce understanding"): add keys, never
 // rename them.
 type explainRecord struct {
-	File              string `json:"file"`
-	Kind              string `json:"kind"`
-	Format            string `json:"format"`
-	Recipient         string `json:"recipient"`
-	Action            string `json:"action"`
-	Command           string `json:"command,omitempty"`
-	Status            string `json:"status"`
-	ReplyCode         string `json:"reply_code"`
-	Reason            string `json:"reason"`
-	HardBounce        bool   `json:"hard_bounce"`
-	Permanent         bool   `json:"permanent"`
-	Owner             string `json:"owner"`
-	Summary           string `json:"summary"`
-	Explanation       string `json:"explanation"`
-	Fix               string `json:"fix"`
-	RemoteMTA         string `json:"remote_mta"`
-	ReportingMTA      string `json:"reporting_mta"`
-	Diagnostic        string `json:"diagnostic"`
-	OriginalMessageID string `json:"original_message_id"`
-	OriginalFrom      string `json:"original_from"`
-	OriginalTo        string `json:"original_to"`
-	OriginalSubject   string `json:"original_subject"`
-	Rule              string `json:"rule,omitempty"`
+	File              string          `json:"file"`
+	Kind              string          `json:"kind"`
+	Format            string          `json:"format"`
+	Recipient         string          `json:"recipient"`
+	Action            smtpcode.Action `json:"action"`
+	Command           string          `json:"command,omitempty"`
+	Status            string          `json:"status"`
+	ReplyCode         string          `json:"reply_code"`
+	Reason            rules.Reason    `json:"reason"`
+	HardBounce        bool            `json:"hard_bounce"`
+	Permanent         bool            `json:"permanent"`
+	Owner             rules.Owner     `json:"owner"`
+	Summary           string          `json:"summary"`
+	Explanation       string          `json:"explanation"`
+	Fix               string          `json:"fix"`
+	RemoteMTA         string          `json:"remote_mta"`
+	ReportingMTA      string          `json:"reporting_mta"`
+	Diagnostic        string          `json:"diagnostic"`
+	OriginalMessageID string          `json:"original_message_id"`
+	OriginalFrom      string          `json:"original_from"`
+	OriginalTo        string          `json:"original_to"`
+	OriginalSubject   string          `json:"original_subject"`
+	Rule              string          `json:"rule,omitempty"`
 }
 
 func newExplainRecord(file string, r *dsn.Report, rd rules.Reading) explainRecord {
@@ -67,7 +68,7 @@ func newExplainRecord(file string, r *dsn.Report, rd rules.Reading) explainRecor
 }
 
 // ownerWords says who an owner is, for people.
-var ownerWords = map[string]string{
+var ownerWords = map[rules.Owner]string{
 	rules.OwnerSender:         "the sender (you)",
 	rules.OwnerSenderAdmin:    "the sender's email admin",
 	rules.OwnerRecipientAdmin: "the recipient's email admin",
@@ -110,7 +111,7 @@ func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.
 		}
 		detail(w, "Enhanced status", code)
 		detail(w, "SMTP response", smtpResponse(rd.ReplyCode, rd.Recipient.Diagnostic))
-		reason := rd.Reason
+		reason := string(rd.Reason)
 		if rd.HardBounce {
 			reason += " (hard bounce: do not mail this address again)"
 		}
@@ -143,7 +144,7 @@ func ownerText(rd rules.Reading) string {
 	if w, ok := ownerWords[rd.Owner]; ok {
 		return w
 	}
-	return rd.Owner
+	return string(rd.Owner)
 }
 
 // smtpResponse is the reply as the server gave it: the reply code, unless the
