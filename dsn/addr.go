@@ -3,6 +3,9 @@ package dsn
 import (
 	"strconv"
 	"strings"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
 )
 
 // stripType removes an RFC 3464 type prefix ("rfc822;", "smtp;", "dns;",
@@ -19,7 +22,7 @@ func stripType(v string) (typ, rest string) {
 			return "", strings.TrimSpace(v)
 		}
 	}
-	return lowerString(strings.TrimSpace(t)), strings.TrimSpace(v[semi+1:])
+	return ascii.LowerString(strings.TrimSpace(t)), strings.TrimSpace(v[semi+1:])
 }
 
 // recipientAddress reads a Final-Recipient or Original-Recipient value
@@ -56,7 +59,7 @@ func cleanAddress(a string) string {
 			for end < len(a) && (isAlpha(a[end]) || isDigit(a[end]) || a[end] == '.' || a[end] == '-' || a[end] == '_' || a[end] >= 0x80) {
 				end++
 			}
-			return validUTF8(strings.TrimRight(a[:end], "."))
+			return textclean.UTF8(strings.TrimRight(a[:end], "."))
 		}
 	}
 	if sp := strings.IndexAny(a, " \t("); sp > 0 && strings.IndexByte(a[:sp], '@') > 0 {
@@ -66,7 +69,7 @@ func cleanAddress(a string) string {
 	if strings.HasPrefix(strings.ToLower(a), "mailto:") {
 		a = a[7:]
 	}
-	return validUTF8(a)
+	return textclean.UTF8(a)
 }
 
 // decodeUnitext decodes RFC 6533 "\x{HHHH}" escapes.
@@ -96,8 +99,8 @@ func decodeXtext(s string) string {
 	changed := false
 	for i := 0; i < len(s); i++ {
 		if s[i] == '+' && i+2 < len(s) {
-			h, ok1 := unhex(s[i+1])
-			l, ok2 := unhex(s[i+2])
+			h, ok1 := ascii.Unhex(s[i+1])
+			l, ok2 := ascii.Unhex(s[i+2])
 			// Only upper-case hex is xtext; "+ab" in an address is a tag.
 			if ok1 && ok2 && !isLowerHex(s[i+1]) && !isLowerHex(s[i+2]) {
 				b.WriteByte(h<<4 | l)

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/ndrmilter/ndrmilter/message"
 )
 
 // Bad input (issue 2, acceptance 3): no panic, bounded memory, a clear
@@ -204,7 +206,7 @@ func TestUnknownCharset(t *testing.T) {
 		t.Errorf("diagnostic %q: want the text, valid UTF-8", d)
 	}
 	// An encoded word in an unknown charset stays as it is.
-	if got := decodeWords("=?x-unknown?Q?abc?="); got != "=?x-unknown?Q?abc?=" {
+	if got := message.DecodeWords("=?x-unknown?Q?abc?="); got != "=?x-unknown?Q?abc?=" {
 		t.Errorf("decodeWords kept %q", got)
 	}
 }

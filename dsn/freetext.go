@@ -3,6 +3,9 @@ package dsn
 import (
 	"bytes"
 	"strings"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
 )
 
 // Free-text reports: bounces without an RFC 3464 part, as qmail, Exim,
@@ -158,7 +161,7 @@ func (x *blockIndex) update(blocks []textBlock) {
 		x.m = make(map[string]int, 2*len(blocks))
 	}
 	for ; x.n < len(blocks); x.n++ {
-		a := lowerString(blocks[x.n].address)
+		a := ascii.LowerString(blocks[x.n].address)
 		if _, ok := x.m[a]; !ok {
 			x.m[a] = x.n
 		}
@@ -168,7 +171,7 @@ func (x *blockIndex) update(blocks []textBlock) {
 // find returns the index of the block for addr, -1 if none.
 func (x *blockIndex) find(blocks []textBlock, addr string) int {
 	if x.m != nil {
-		if i, ok := x.m[lowerString(addr)]; ok {
+		if i, ok := x.m[ascii.LowerString(addr)]; ok {
 			return i
 		}
 		return -1
@@ -276,7 +279,7 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 	paras := 0      // paragraphs read into the current block
 	for i := 0; i < len(text); {
 		lineStart := i
-		line, next := nextLine(text, i)
+		line, next := ascii.NextLine(text, i)
 		i = next
 		ts, te := trimASCIISpace(line)
 		t := line[ts:te]
@@ -330,7 +333,7 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 			if _, _, k := recipientLine(t, lt); k == lineNone {
 				b := &blocks[len(blocks)-1]
 				if len(b.diagnostic) < maxBlockText {
-					b.diagnostic = collapseSpace(b.diagnostic + " " + validUTF8(string(t)))
+					b.diagnostic = collapseSpace(b.diagnostic + " " + textclean.UTF8(string(t)))
 				}
 				if b.command == "" {
 					b.command = findCommand(string(t))
@@ -423,7 +426,7 @@ func appendLine(buf, line []byte) []byte {
 func transcriptReplies(buf []byte) []byte {
 	var out []byte
 	for i := 0; i < len(buf); {
-		line, next := nextLine(buf, i)
+		line, next := ascii.NextLine(buf, i)
 		i = next
 		t := bytes.TrimSpace(line)
 		for _, mark := range [...]string{"<<<", "Out:"} {
@@ -510,7 +513,7 @@ func hasWasColon(d string) bool {
 			return false
 		}
 		i += k
-		if i >= 3 && hasPrefixFold(d[i-3:], "was:") {
+		if i >= 3 && ascii.HasPrefixFold(d[i-3:], "was:") {
 			return true
 		}
 		i++

@@ -3,6 +3,8 @@ package dsn
 import (
 	"strings"
 	"unsafe"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
 )
 
 // indexString is bytes.Index with a string pattern. It views b as a string
@@ -20,3 +22,6 @@ func indexString(b []byte, s string) int {
 
 // containsString is bytes.Contains with a string pattern.
 func containsString(b []byte, s string) bool { return indexString(b, s) >= 0 }
+
+// lower is the ASCII lower case of c (codes.go's equalFoldASCII uses it).
+func lower(c byte) byte { return ascii.Lower(c) }
