@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
@@ -414,13 +415,13 @@ func (s *session) inbound(msg *message) outcome {
 	}
 	defer func() {
 		fields := []zap.Field{
-			zap.String("queue_id", cleanText(msg.queueID, 64)),
+			zap.String("queue_id", textclean.Line(msg.queueID, 64)),
 			zap.Strings("recipients", msg.rcpts),
 			zap.String("kind", string(rep.Kind)),
 			zap.String("status", win.Status),
 			zap.String("reason", win.Reason),
 			zap.String("owner", owner),
-			zap.String("failed_recipient", cleanText(win.Recipient.Address, 320)),
+			zap.String("failed_recipient", textclean.Line(win.Recipient.Address, 320)),
 			zap.String("verdict", string(j.Verdict)),
 			zap.String("evidence", j.Evidence),
 			zap.String("action", action),
@@ -471,7 +472,7 @@ func (s *session) inbound(msg *message) outcome {
 		out.add = append(out.add, header{name: hdrExplanation, value: fold(hdrExplanation, t)})
 	}
 	if cfg.SubjectTag {
-		summary := cleanText(win.Summary, 80)
+		summary := textclean.Line(win.Summary, 80)
 		if summary == "" {
 			summary = "delivery failed"
 			if rep.Kind == dsn.KindDelay {
@@ -481,9 +482,9 @@ func (s *session) inbound(msg *message) outcome {
 		tag := "[Bounce: " + summary + "]"
 		if msg.hasSubj {
 			out.change = append(out.change, header{name: "Subject", index: 1,
-				value: fold("Subject", unstructured(tag)+" "+unfold(msg.subject))})
+				value: fold("Subject", textclean.Unstructured(tag)+" "+unfold(msg.subject))})
 		} else {
-			out.add = append(out.add, header{name: "Subject", value: fold("Subject", unstructured(tag))})
+			out.add = append(out.add, header{name: "Subject", value: fold("Subject", textclean.Unstructured(tag))})
 		}
 	}
 	if cfg.BodySummary && !msg.truncated {
@@ -540,24 +541,24 @@ func labelReason(r string) string {
 
 // explanation is the X-NDR-Explanation text of one reading.
 func explanation(r rules.Reading) string {
-	text := cleanText(r.Explanation, maxText)
+	text := textclean.Line(r.Explanation, maxText)
 	if text == "" {
 		text = "Delivery failed"
 		if r.Recipient.Action == "delayed" {
 			text = "Delivery is delayed"
 		}
 		if r.Status != "" {
-			text += " with status " + cleanText(r.Status, 16)
+			text += " with status " + textclean.Line(r.Status, 16)
 		}
 		text += "; no explanation is known for it."
 	}
-	if fix := cleanText(r.Fix, maxText); fix != "" {
+	if fix := textclean.Line(r.Fix, maxText); fix != "" {
 		text += " " + fix
 	}
-	if a := cleanText(r.Recipient.Address, 320); a != "" {
+	if a := textclean.Line(r.Recipient.Address, 320); a != "" {
 		text = a + ": " + text
 	}
-	return unstructured(text)
+	return textclean.Unstructured(text)
 }
 
 // unfold joins a folded header value into one line.
