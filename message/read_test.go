@@ -165,8 +165,8 @@ func TestParseContentType(t *testing.T) {
 func TestDecode(t *testing.T) {
 	for _, tc := range []struct {
 		name, cte, charset, body, want string
-		limit                           int
-		cut                             bool
+		limit                          int
+		cut                            bool
 	}{
 		{"base64 with junk", "base64", "", "aGVs\r\nbG8g*d29y\nbGQ=\n", "hello world", 100, false},
 		{"base64 url alphabet", "base64", "", "-_8=", "\xfb\xff", 100, false},
