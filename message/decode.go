@@ -18,7 +18,7 @@ import (
 // unknown charset, or that its charset cannot decode, is passed through as
 // it is: a best-effort reading beats none. The result may be a slice of the
 // message; it must not be changed.
-func (p *Part) decodeOwn(limit int) (b []byte, cut bool) {
+func (p *Part) Decode(limit int) (b []byte, cut bool) {
 	b = p.Body
 	switch p.TransferEncoding {
 	case "base64":

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
-	gmtextproto "github.com/emersion/go-message/textproto"
 )
 
 // Message is a message read into its header and the leaves of its MIME tree
@@ -35,8 +34,6 @@ type Part struct {
 	Body             []byte // the body as written (see Decode), a slice of the message
 	Offset           int    // where Body starts in the message
 	Depth            int    // 0 for the message itself, 1 for the parts of its multipart...
-
-	tp *gmtextproto.Header // EVAL: the header as go-message read it
 }
 
 // Read reads raw (an RFC 5322 message, LF or CRLF line ends) into its
@@ -50,7 +47,7 @@ func Read(raw []byte) Message {
 
 // Read is the package's Read with the fields and parts in the arena (a nil
 // Arena allocates).
-func (a *Arena) readOwn(raw []byte) Message {
+func (a *Arena) Read(raw []byte) Message {
 	var m Message
 	n := 16
 	if a != nil {

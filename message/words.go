@@ -14,7 +14,7 @@ import (
 // be decoded (unknown charset, broken syntax) stays as it is, and so does
 // the text around the words. The result is valid UTF-8 (invalid bytes
 // become U+FFFD).
-func decodeWordsOwn(v string) string {
+func DecodeWords(v string) string {
 	if !strings.Contains(v, "=?") {
 		return textclean.UTF8(v)
 	}
