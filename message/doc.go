@@ -13,14 +13,14 @@
 //
 // Mail in the wild is broken, and a bounce most of all: the reader takes
 // what a strict parser refuses and still says what it read. An mbox "From "
-// line, a continuation line where a field should be, a parameter on an
-// unindented line after "type;", a Content-Type without its semicolon, a
-// multipart without its close delimiter (Message.Truncated), a delimiter
-// with padding, base64 with junk or several padded runs, a malformed
-// quoted-printable escape, an unknown charset, an encoded word that does not
-// decode: each is read as well as it can be, never an error. Hostile input
-// is bounded by MaxDepth, MaxParts and MaxHeaderFields and by the callers'
-// limits on decoding.
+// line, a line that is no field (the header ends there), a line of blanks
+// for the empty line, a parameter on an unindented line after "type;", a
+// Content-Type without its semicolon, a multipart without its close
+// delimiter (Message.Truncated), a delimiter with padding, base64 with junk
+// or several padded runs, a malformed quoted-printable escape, an unknown
+// charset, an encoded word that does not decode: each is read as well as it
+// can be, never an error. Hostile input is bounded by MaxDepth, MaxParts and
+// MaxHeaderFields and by the callers' limits on decoding.
 //
 // # Why it is hand-written
 //
