@@ -106,7 +106,7 @@ func FuzzHeaderValue(f *testing.F) {
 		sv := fold(hdrStatus, statusValue("status", s, "recipient", s))
 		checkFolded(t, hdrStatus, sv)
 		if c := textclean.Line(s, maxText); !utf8.ValidString(c) || len(c) > maxText {
-			t.Fatalf("cleanText gave %d bytes, valid UTF-8 %v", len(c), utf8.ValidString(c))
+			t.Fatalf("textclean.Line gave %d bytes, valid UTF-8 %v", len(c), utf8.ValidString(c))
 		}
 	})
 }
