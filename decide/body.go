@@ -2,11 +2,11 @@ package decide
 
 import (
 	"bytes"
-	"mime"
-	"net/mail"
 	"strings"
 
 	"github.com/ndrmilter/ndrmilter/backscatter"
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
+	"github.com/ndrmilter/ndrmilter/message"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 
@@ -22,7 +22,8 @@ func summaryText(shown []rules.Reading, j backscatter.Judgement) string {
 		}
 		text := explanation(r)
 		if !isASCII(text) || strings.Contains(text, "=?") {
-			text = asciiOnly(cleanText(r.Recipient.Address+": "+r.Explanation, maxText))
+			// The part's charset is not known: plain ASCII, not encoded words.
+			text = textclean.ASCII(textclean.Line(r.Recipient.Address+": "+r.Explanation, maxText), maxText)
 		}
 		for _, line := range strings.Split(fold("", text), "\n\t") {
 			b.WriteString(line)
@@ -39,105 +40,81 @@ func summaryText(shown []rules.Reading, j backscatter.Judgement) string {
 	return b.String()
 }
 
-func asciiOnly(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 0x80 {
-			return '?'
+// isASCII says whether s is ASCII only.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
 		}
-		return r
-	}, s)
+	}
+	return true
 }
 
 // withSummary returns the body of the message in raw (header and complete
 // body) with text inserted at the top of its human-readable part: the body
 // itself for a text/plain message, the first part of a multipart one when
 // that part is text/plain. It returns nil when it cannot insert the text
-// without breaking the message (base64 or quoted-printable part, HTML...).
+// without breaking the message (base64 or quoted-printable part, HTML...)
+// or when the message is too broken to be sure where that part starts.
 func withSummary(raw []byte, text string) []byte {
-	h, bodyStart, ok := splitHeader(raw)
-	if !ok {
+	_, body, truncated := message.ReadHeader(raw)
+	bodyStart := len(raw) - len(body)
+	if truncated || body == nil || !endsAtEmptyLine(raw, bodyStart) {
 		return nil
 	}
-	body := raw[bodyStart:]
-	insertAt, ok := textStart(h, body)
-	if !ok {
+	at, ok := textStart(raw, message.Read(raw))
+	if !ok || at < bodyStart {
 		return nil
 	}
 	out := make([]byte, 0, len(body)+len(text))
-	out = append(out, body[:insertAt]...)
+	out = append(out, raw[bodyStart:at]...)
 	out = append(out, text...)
-	return append(out, body[insertAt:]...)
+	return append(out, raw[at:]...)
 }
 
-// splitHeader parses the header at the start of b and returns it with the
-// offset of the body (after the empty line).
-func splitHeader(b []byte) (mail.Header, int, bool) {
-	end := -1
-	for i := 0; i < len(b); {
-		nl := bytes.IndexByte(b[i:], '\n')
-		if nl < 0 {
-			break
-		}
-		line := b[i : i+nl]
-		if len(line) == 0 || (len(line) == 1 && line[0] == '\r') {
-			end = i + nl + 1
-			break
-		}
-		i += nl + 1
-	}
-	if end < 0 {
-		return nil, 0, false
-	}
-	msg, err := mail.ReadMessage(bytes.NewReader(b[:end]))
-	if err != nil {
-		return nil, 0, false
-	}
-	return msg.Header, end, true
-}
-
-// textStart finds where the human-readable text starts in body, given its header.
-func textStart(h mail.Header, body []byte) (int, bool) {
-	ct := h.Get("Content-Type")
-	mt, params, err := mime.ParseMediaType(ct)
-	if ct == "" {
-		mt, err = "text/plain", nil
-	}
-	if err != nil {
+// textStart returns where in raw, read into m, the text a reader sees first
+// starts: the body of a text/plain message, or that of the first part of a
+// multipart one when that part is text/plain. The part must be right under
+// the top multipart: the first leaf of a nested multipart/alternative is not
+// what a mail reader shows. ok is false when there is no such text, or when
+// it is not written as it is (base64, quoted-printable), so that text put in
+// front of it would not read as text.
+func textStart(raw []byte, m message.Message) (at int, ok bool) {
+	if len(m.Parts) == 0 {
 		return 0, false
 	}
-	switch {
-	case mt == "text/plain":
-		cte := strings.ToLower(strings.TrimSpace(h.Get("Content-Transfer-Encoding")))
-		return 0, cte == "" || cte == "7bit" || cte == "8bit"
-	case strings.HasPrefix(mt, "multipart/"):
-		boundary := params["boundary"]
-		if boundary == "" {
+	p := &m.Parts[0]
+	switch top := message.ParseContentType(m.Header.Get("Content-Type")).MediaType; {
+	case top == "text/plain":
+		// p is the message itself.
+	case strings.HasPrefix(top, "multipart/"):
+		// The part as declared, not as the lenient reader falls back to
+		// text for a multipart it cannot split.
+		declared := message.ParseContentType(p.Header.Get("Content-Type")).MediaType
+		if p.Depth != 1 || declared != "text/plain" || !endsAtEmptyLine(raw, p.Offset) {
 			return 0, false
 		}
-		delim := []byte("--" + boundary)
-		i := bytes.Index(body, delim)
-		if i < 0 || (i > 0 && body[i-1] != '\n') {
-			return 0, false
-		}
-		partStart := i + len(delim)
-		nl := bytes.IndexByte(body[partStart:], '\n')
-		if nl < 0 {
-			return 0, false
-		}
-		partStart += nl + 1
-		ph, off, ok := splitHeader(body[partStart:])
-		if !ok {
-			return 0, false
-		}
-		if pct := ph.Get("Content-Type"); pct != "" {
-			if pmt, _, err := mime.ParseMediaType(pct); err != nil || pmt != "text/plain" {
-				return 0, false
-			}
-		}
-		if _, ok := textStart(ph, nil); !ok {
-			return 0, false
-		}
-		return partStart + off, true
+	default:
+		return 0, false
+	}
+	switch p.TransferEncoding {
+	case "", "7bit", "8bit":
+		return p.Offset, true
 	}
 	return 0, false
+}
+
+// endsAtEmptyLine says whether the header block that ends at end in b (where
+// the reader found the body) ended at an empty line. The reader is lenient:
+// it also ends a header at the first line that is not a field, or at a line
+// of blanks, and a rewrite must not take such a line for the start of the
+// body.
+func endsAtEmptyLine(b []byte, end int) bool {
+	head := b[:end]
+	for _, empty := range [...]string{"\n", "\r\n"} {
+		if string(head) == empty || bytes.HasSuffix(head, []byte("\n"+empty)) {
+			return true
+		}
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
@@ -156,13 +157,13 @@ func Inbound(p Policy, f Facts) Outcome {
 		out.Action = backscatterAction(p.BackscatterAction, f.Inside)
 	}
 	out.Event = &Event{
-		QueueID:         cleanText(f.QueueID, 64),
+		QueueID:         textclean.Line(f.QueueID, 64),
 		Recipients:      f.Recipients,
 		Kind:            rep.Kind,
 		Status:          win.Status,
 		Reason:          win.Reason,
 		Owner:           owner,
-		FailedRecipient: cleanText(win.Recipient.Address, 320),
+		FailedRecipient: textclean.Line(win.Recipient.Address, 320),
 		Judgement:       j,
 		Action:          out.Action,
 		ParseErr:        f.ParseErr,
@@ -195,9 +196,9 @@ func Inbound(p Policy, f Facts) Outcome {
 		tag := subjectTag(rep.Kind, win)
 		if f.HasSubject {
 			out.Change = append(out.Change, Header{Name: "Subject", Index: 1,
-				Value: fold("Subject", unstructured(tag)+" "+unfold(f.Subject))})
+				Value: fold("Subject", textclean.Unstructured(tag)+" "+unfold(f.Subject))})
 		} else {
-			out.Add = append(out.Add, Header{Name: "Subject", Value: fold("Subject", unstructured(tag))})
+			out.Add = append(out.Add, Header{Name: "Subject", Value: fold("Subject", textclean.Unstructured(tag))})
 		}
 	}
 	if p.BodySummary && !f.Truncated {

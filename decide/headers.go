@@ -1,9 +1,9 @@
 package decide
 
 import (
-	"mime"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
 )
 
 // Header names ndrmilter writes; every incoming X-NDR-* header is removed
@@ -27,49 +27,6 @@ const (
 	// to 90 octets the first line stays within maxLine.
 	maxWord = 900
 )
-
-// cleanText makes hostile text safe for a header value: invalid UTF-8 and
-// every control character (CR, LF, NUL, TAB, DEL...) become spaces, runs of
-// white space collapse, and the result is cut to max bytes on a rune boundary.
-func cleanText(s string, max int) string {
-	s = strings.ToValidUTF8(s, "?")
-	var b strings.Builder
-	b.Grow(min(len(s), max))
-	space := true // drop leading space
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || r == ' ' {
-			if !space {
-				b.WriteByte(' ')
-				space = true
-			}
-			continue
-		}
-		if b.Len()+utf8.RuneLen(r) > max {
-			break
-		}
-		b.WriteRune(r)
-		space = false
-	}
-	return strings.TrimRight(b.String(), " ")
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// unstructured returns clean text as an unstructured header value: ASCII as
-// is, anything else as RFC 2047 encoded-words (each at most 75 octets).
-func unstructured(s string) string {
-	if isASCII(s) {
-		return s
-	}
-	return mime.QEncoding.Encode("utf-8", s)
-}
 
 // fold folds the value of header name at white space so that lines stay
 // within foldWidth where possible, and cuts any word that would make a line
@@ -116,7 +73,7 @@ func tokenChar(c byte) bool {
 // paramValue returns v as a token if it is one, else as an RFC 5322
 // quoted-string with non-ASCII characters replaced by "?".
 func paramValue(v string) string {
-	v = cleanText(v, 320)
+	v = textclean.Line(v, 320)
 	tok := v != ""
 	for i := 0; i < len(v) && tok; i++ {
 		tok = tokenChar(v[i])

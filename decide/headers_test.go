@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
 )
 
 // checkFolded asserts the invariants of a header value ndrmilter writes.
@@ -35,24 +37,24 @@ func TestFoldAndClean(t *testing.T) {
 		{"bad utf8 \xff\xfe end", "bad utf8 ? end"},
 		{"line\u2028sep", "line sep"},
 	} {
-		if got := cleanText(tc.in, 100); got != tc.want {
-			t.Errorf("cleanText(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := textclean.Line(tc.in, 100); got != tc.want {
+			t.Errorf("textclean.Line(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	if got := cleanText(strings.Repeat("é", 100), 11); got != "ééééé" {
-		t.Errorf("cleanText cut mid-rune: %q", got)
+	if got := textclean.Line(strings.Repeat("é", 100), 11); got != "ééééé" {
+		t.Errorf("textclean.Line cut mid-rune: %q", got)
 	}
 
 	long := strings.Repeat("word ", 300) + strings.Repeat("x", 5000)
-	v := fold(hdrExplanation, unstructured(cleanText(long, 10000)))
+	v := fold(hdrExplanation, textclean.Unstructured(textclean.Line(long, 10000)))
 	checkFolded(t, hdrExplanation, v)
-	if got := strings.ReplaceAll(strings.ReplaceAll(v, "\n\t", " "), " ", ""); got != strings.ReplaceAll(cleanText(long, 10000), " ", "") {
+	if got := strings.ReplaceAll(strings.ReplaceAll(v, "\n\t", " "), " ", ""); got != strings.ReplaceAll(textclean.Line(long, 10000), " ", "") {
 		t.Fatal("folding lost or changed text")
 	}
 
 	// Non-ASCII text becomes RFC 2047 encoded-words that decode back.
 	u := "Zustellung an jörg@beispiel.example fehlgeschlagen: Postfach voll — bitte später"
-	enc := fold(hdrExplanation, unstructured(u))
+	enc := fold(hdrExplanation, textclean.Unstructured(u))
 	checkFolded(t, hdrExplanation, enc)
 	dec, err := new(mime.WordDecoder).DecodeHeader(strings.ReplaceAll(enc, "\n\t", " "))
 	if err != nil || dec != u {
@@ -85,12 +87,12 @@ func FuzzHeaderValue(f *testing.F) {
 	f.Add(strings.Repeat("é", 2000))
 	f.Add(strings.Repeat("a", 3000))
 	f.Fuzz(func(t *testing.T, s string) {
-		v := fold(hdrExplanation, unstructured(cleanText(s, maxText)))
+		v := fold(hdrExplanation, textclean.Unstructured(textclean.Line(s, maxText)))
 		checkFolded(t, hdrExplanation, v)
 		sv := fold(hdrStatus, statusValue("status", s, "recipient", s))
 		checkFolded(t, hdrStatus, sv)
-		if c := cleanText(s, maxText); !utf8.ValidString(c) || len(c) > maxText {
-			t.Fatalf("cleanText gave %d bytes, valid UTF-8 %v", len(c), utf8.ValidString(c))
+		if c := textclean.Line(s, maxText); !utf8.ValidString(c) || len(c) > maxText {
+			t.Fatalf("textclean.Line gave %d bytes, valid UTF-8 %v", len(c), utf8.ValidString(c))
 		}
 	})
 }

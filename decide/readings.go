@@ -2,6 +2,7 @@ package decide
 
 import (
 	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
 	"github.com/ndrmilter/ndrmilter/rules"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
@@ -56,30 +57,30 @@ func statusOf(r rules.Reading) string {
 
 // explanation is the X-NDR-Explanation text of one reading.
 func explanation(r rules.Reading) string {
-	text := cleanText(r.Explanation, maxText)
+	text := textclean.Line(r.Explanation, maxText)
 	if text == "" {
 		text = "Delivery failed"
 		if r.Recipient.Action == smtpcode.ActionDelayed {
 			text = "Delivery is delayed"
 		}
 		if r.Status != "" {
-			text += " with status " + cleanText(r.Status, 16)
+			text += " with status " + textclean.Line(r.Status, 16)
 		}
 		text += "; no explanation is known for it."
 	}
-	if fix := cleanText(r.Fix, maxText); fix != "" {
+	if fix := textclean.Line(r.Fix, maxText); fix != "" {
 		text += " " + fix
 	}
-	if a := cleanText(r.Recipient.Address, 320); a != "" {
+	if a := textclean.Line(r.Recipient.Address, 320); a != "" {
 		text = a + ": " + text
 	}
-	return unstructured(text)
+	return textclean.Unstructured(text)
 }
 
 // subjectTag is the "[Bounce: summary]" prefix of the Subject, from the
 // reading shown first.
 func subjectTag(kind dsn.Kind, win rules.Reading) string {
-	summary := cleanText(win.Summary, 80)
+	summary := textclean.Line(win.Summary, 80)
 	if summary == "" {
 		summary = "delivery failed"
 		if kind == dsn.KindDelay {

@@ -3,6 +3,9 @@ package dsn
 import (
 	"strconv"
 	"strings"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
 )
 
 // stripType removes an RFC 3464 type prefix ("rfc822;", "smtp;", "dns;",
@@ -15,11 +18,11 @@ func stripType(v string) (typ, rest string) {
 	t := v[:semi]
 	for i := 0; i < len(t); i++ {
 		c := t[i]
-		if !(isAlpha(c) || isDigit(c) || c == '-' || c == '_' || c == ' ') {
+		if !(ascii.IsAlpha(c) || ascii.IsDigit(c) || c == '-' || c == '_' || c == ' ') {
 			return "", strings.TrimSpace(v)
 		}
 	}
-	return lowerString(strings.TrimSpace(t)), strings.TrimSpace(v[semi+1:])
+	return ascii.LowerString(strings.TrimSpace(t)), strings.TrimSpace(v[semi+1:])
 }
 
 // recipientAddress reads a Final-Recipient or Original-Recipient value
@@ -53,10 +56,10 @@ func cleanAddress(a string) string {
 		// A quoted local part (RFC 5321 section 4.1.2): "a..b"@example.com.
 		if q := strings.Index(a[1:], `"@`); q >= 0 {
 			end := 1 + q + 2
-			for end < len(a) && (isAlpha(a[end]) || isDigit(a[end]) || a[end] == '.' || a[end] == '-' || a[end] == '_' || a[end] >= 0x80) {
+			for end < len(a) && (ascii.IsAlpha(a[end]) || ascii.IsDigit(a[end]) || a[end] == '.' || a[end] == '-' || a[end] == '_' || a[end] >= 0x80) {
 				end++
 			}
-			return validUTF8(strings.TrimRight(a[:end], "."))
+			return textclean.UTF8(strings.TrimRight(a[:end], "."))
 		}
 	}
 	if sp := strings.IndexAny(a, " \t("); sp > 0 && strings.IndexByte(a[:sp], '@') > 0 {
@@ -66,7 +69,7 @@ func cleanAddress(a string) string {
 	if strings.HasPrefix(strings.ToLower(a), "mailto:") {
 		a = a[7:]
 	}
-	return validUTF8(a)
+	return textclean.UTF8(a)
 }
 
 // decodeUnitext decodes RFC 6533 "\x{HHHH}" escapes.
@@ -96,8 +99,8 @@ func decodeXtext(s string) string {
 	changed := false
 	for i := 0; i < len(s); i++ {
 		if s[i] == '+' && i+2 < len(s) {
-			h, ok1 := unhex(s[i+1])
-			l, ok2 := unhex(s[i+2])
+			h, ok1 := ascii.Unhex(s[i+1])
+			l, ok2 := ascii.Unhex(s[i+2])
 			// Only upper-case hex is xtext; "+ab" in an address is a tag.
 			if ok1 && ok2 && !isLowerHex(s[i+1]) && !isLowerHex(s[i+2]) {
 				b.WriteByte(h<<4 | l)
@@ -119,7 +122,7 @@ func isLowerHex(c byte) bool { return 'a' <= c && c <= 'f' }
 // isAddrChar says whether c may appear in the local part or domain of an
 // address as written in bounce text.
 func isAddrChar(c byte) bool {
-	return isAlpha(c) || isDigit(c) || c >= 0x80 || strings.IndexByte("!#$%&'*+-/=?^_`{|}~.", c) >= 0
+	return ascii.IsAlpha(c) || ascii.IsDigit(c) || c >= 0x80 || strings.IndexByte("!#$%&'*+-/=?^_`{|}~.", c) >= 0
 }
 
 // findAddress returns the first thing that looks like an email address in
@@ -136,7 +139,7 @@ func findAddress(s string, from int) (addr string, end int) {
 			st--
 		}
 		en := at + 1
-		for en < len(s) && (isAlpha(s[en]) || isDigit(s[en]) || s[en] == '-' || s[en] == '.' || s[en] == '_' || s[en] >= 0x80) {
+		for en < len(s) && (ascii.IsAlpha(s[en]) || ascii.IsDigit(s[en]) || s[en] == '-' || s[en] == '.' || s[en] == '_' || s[en] >= 0x80) {
 			en++
 		}
 		local := strings.TrimLeft(s[st:at], ".")

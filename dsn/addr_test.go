@@ -1,6 +1,10 @@
 package dsn
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+)
 
 func TestRecipientAddress(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
@@ -34,7 +38,7 @@ func TestRecipientLine(t *testing.T) {
 		{"no address here", "", "", lineNone},
 	} {
 		t.Run(c.line, func(t *testing.T) {
-			a, rest, kind := recipientLine([]byte(c.line), toLower([]byte(c.line)))
+			a, rest, kind := recipientLine([]byte(c.line), ascii.ToLower([]byte(c.line)))
 			if a != c.addr || string(rest) != c.rest || kind != c.kind {
 				t.Errorf("got %q %q kind %d, want %q %q kind %d", a, rest, kind, c.addr, c.rest, c.kind)
 			}

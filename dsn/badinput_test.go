@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/ndrmilter/ndrmilter/message"
 )
 
 // Bad input (issue 2, acceptance 3): no panic, bounded memory, a clear
@@ -161,7 +163,7 @@ func TestDeepNesting(t *testing.T) {
 	if r.Kind == KindBounce {
 		t.Errorf("a bounce 50 forwards deep was read as a bounce: the embedded search must stop at %d levels", maxEmbedDepth)
 	}
-	// multipart nested 50 deep: the walk stops at MaxDepth.
+	// multipart nested 50 deep: the walk stops at message.MaxDepth.
 	var b bytes.Buffer
 	b.WriteString("From: MAILER-DAEMON@mx.example.com\nSubject: Undelivered Mail\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"D0\"\n\n")
 	for i := 0; i < 50; i++ {
@@ -170,7 +172,7 @@ func TestDeepNesting(t *testing.T) {
 	b.WriteString("--D50\nContent-Type: text/plain\n\n<deep@example.net>: host mx.example.net[192.0.2.1] said: 550 5.1.1 no such user\n")
 	r = mustParse(t, b.Bytes())
 	if !r.Truncated {
-		t.Error("Truncated not set for multiparts nested deeper than MaxDepth")
+		t.Error("Truncated not set for multiparts nested deeper than message.MaxDepth")
 	}
 }
 
@@ -204,7 +206,7 @@ func TestUnknownCharset(t *testing.T) {
 		t.Errorf("diagnostic %q: want the text, valid UTF-8", d)
 	}
 	// An encoded word in an unknown charset stays as it is.
-	if got := decodeWords("=?x-unknown?Q?abc?="); got != "=?x-unknown?Q?abc?=" {
+	if got := message.DecodeWords("=?x-unknown?Q?abc?="); got != "=?x-unknown?Q?abc?=" {
 		t.Errorf("decodeWords kept %q", got)
 	}
 }

@@ -2,21 +2,14 @@ package dsn
 
 // Caps on what Parse reads. A bounce is hostile input: these bound the time and
 // memory one message can cost. When a cap cuts the reading short, Parse sets
-// Report.Truncated and returns what it read so far.
+// Report.Truncated and returns what it read so far. The caps of the MIME
+// reading itself (message.MaxDepth, message.MaxParts,
+// message.MaxHeaderFields) are package message's; a report nested in a
+// report is looked for at most maxEmbedDepth deep.
 const (
 	// MaxInput is the number of bytes of a message Parse looks at. Reports put
 	// what matters first; the rest (a large attachment) is ignored.
 	MaxInput = 64 << 20
-
-	// MaxDepth is how deep MIME parts may nest (multipart in multipart, or
-	// message/rfc822 in message/rfc822). Real reports nest three or four deep.
-	MaxDepth = 12
-
-	// MaxParts is the number of MIME parts Parse looks at in one message.
-	MaxParts = 512
-
-	// MaxHeaderFields is the number of header fields read from one header block.
-	MaxHeaderFields = 1000
 
 	// MaxDecodedPart is the size of a part's body Parse decodes (base64,
 	// quoted-printable, charset). Text beyond it is cut: no report needs more.

@@ -1,5 +1,7 @@
 package dsn
 
+import "github.com/ndrmilter/ndrmilter/internal/ascii"
+
 // commandMarks map the phrases reports use to name the SMTP command a
 // failure happened at to that command, surest first: Postfix's "in reply
 // to RCPT TO command", Exim's "after RCPT TO", Sendmail's ">>> DATA",
@@ -64,7 +66,7 @@ func findCommand(diag string) string {
 			if int(m) >= best {
 				break // the list is in mark order: the rest come later still
 			}
-			if hasPrefixFold(diag[i:], commandMarks[m].mark) {
+			if ascii.HasPrefixFold(diag[i:], commandMarks[m].mark) {
 				best = int(m)
 				break
 			}
@@ -115,36 +117,22 @@ func (x *wordIndex) at(s string, i int) []uint8 {
 	if i+1 >= len(s) {
 		return nil
 	}
-	c0 := lowerTable[s[i]]
-	k := uint16(c0)<<8 | uint16(lowerTable[s[i+1]])
+	c0 := ascii.Lower(s[i])
+	k := uint16(c0)<<8 | uint16(ascii.Lower(s[i+1]))
 	if x.pairs[k>>6]&(1<<(k&63)) == 0 {
 		return nil
 	}
 	return x.byFirst[c0]
 }
 
-// hasPrefixFold says whether s starts with the lower-case ASCII prefix,
-// without regard to the case of s.
-func hasPrefixFold(s, prefix string) bool {
-	if len(s) < len(prefix) {
-		return false
-	}
-	for j := 0; j < len(prefix); j++ {
-		if lowerTable[s[j]] != prefix[j] {
-			return false
-		}
-	}
-	return true
-}
-
-// indexFold is strings.Index(lowerString(s), sub) for a lower-case sub,
+// indexFold is strings.Index(ascii.LowerString(s), sub) for a lower-case sub,
 // without the lower-case copy.
 func indexFold(s, sub string) int {
 	if sub == "" {
 		return 0
 	}
 	for i := 0; i+len(sub) <= len(s); i++ {
-		if lowerTable[s[i]] == sub[0] && hasPrefixFold(s[i:], sub) {
+		if ascii.Lower(s[i]) == sub[0] && ascii.HasPrefixFold(s[i:], sub) {
 			return i
 		}
 	}

@@ -1,6 +1,11 @@
 package dsn
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/message"
+)
 
 // maxEmbedDepth caps how deep readEmbedded looks for a report inside a
 // report (a forwarded bounce, a bounce about a bounce).
@@ -29,29 +34,26 @@ func (p *parser) readEmbedded() bool {
 		if k < 0 {
 			continue
 		}
-		_, next := nextLine(p.text, k+1)
+		_, next := ascii.NextLine(p.text, k+1)
 		candidates = append(candidates, unquote(p.text[next:]))
 	}
 	for i := range p.parts {
-		if p.parts[i].mediaType == "message/rfc822" {
-			candidates = append(candidates, p.parts[i].body)
+		if p.parts[i].MediaType == "message/rfc822" {
+			candidates = append(candidates, p.parts[i].Body)
 		}
 	}
 	for _, c := range candidates {
 		c = trimLeadingBlank(c)
 		if bytes.HasPrefix(c, []byte("From ")) {
-			_, n := nextLine(c, 0)
+			_, n := ascii.NextLine(c, 0)
 			c = c[n:]
 		}
 		sub := &parser{rep: &Report{Kind: KindNone}, embedDepth: p.embedDepth + 1, textCut: -1, ev: -1}
-		h, body, _ := parseHeader(c)
-		if len(h) < 2 {
+		m := message.Read(c)
+		if len(m.Header) < 2 {
 			continue
 		}
-		sub.hdr = h
-		w := mimeWalker{}
-		w.walk(h, body, 0)
-		sub.parts = w.parts
+		sub.hdr, sub.parts = m.Header, m.Parts
 		sub.read()
 		if sub.rep.Kind != KindBounce && sub.rep.Kind != KindDelay || len(sub.rep.Recipients) == 0 {
 			continue
@@ -74,7 +76,7 @@ func unquote(b []byte) []byte {
 	}
 	out := make([]byte, 0, len(b))
 	for i := 0; i < len(b); {
-		line, next := nextLine(b, i)
+		line, next := ascii.NextLine(b, i)
 		i = next
 		if len(line) > 0 && line[0] == '>' {
 			line = line[1:]

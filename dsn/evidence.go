@@ -3,6 +3,8 @@ package dsn
 import (
 	"strings"
 
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/message"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
@@ -42,7 +44,7 @@ func textFamily(lowerSection []byte) string {
 // fallbackAction is the action of recipients whose status does not say:
 // delayed when the subject or text says the message is delayed.
 func (p *parser) fallbackAction() smtpcode.Action {
-	s := lowerString(decodeWords(p.hdr.getString("Subject")))
+	s := ascii.LowerString(message.DecodeWords(p.hdr.GetString("Subject")))
 	for _, w := range delaySubjects {
 		if strings.Contains(s, w) {
 			return smtpcode.ActionDelayed
@@ -55,11 +57,11 @@ func (p *parser) fallbackAction() smtpcode.Action {
 var delaySubjects = []string{"delayed", "delay)", "warning: message", "still being retried", "will retry", "not yet been delivered"}
 
 // failedRecipientsHeader reads X-Failed-Recipients (Exim, Gmail).
-func failedRecipientsHeader(h header) []string {
+func failedRecipientsHeader(h message.Header) []string {
 	var out []string
 	for i := range h {
-		if equalFoldString(h[i].name, "X-Failed-Recipients") {
-			out = append(out, addressList(string(h[i].value()))...)
+		if ascii.EqualFold(h[i].Name, "X-Failed-Recipients") {
+			out = append(out, addressList(string(h[i].Value()))...)
 		}
 	}
 	return out
@@ -71,8 +73,8 @@ func failedRecipientsHeader(h header) []string {
 // text both read like a bounce; 2 such a sender and a bounce subject or
 // text, or X-Failed-Recipients. Words alone, from an ordinary sender, are
 // not enough for 2: newsletters say "delivery failed" too.
-func bounceEvidence(h header, lowerText func() []byte) int {
-	if h.has("X-Failed-Recipients") {
+func bounceEvidence(h message.Header, lowerText func() []byte) int {
+	if h.Has("X-Failed-Recipients") {
 		return 2
 	}
 	sender, subject := headerEvidence(h)
@@ -82,7 +84,7 @@ func bounceEvidence(h header, lowerText func() []byte) int {
 	case !sender && !subject:
 		return 0 // nor here: words alone never make a bounce
 	case !sender:
-		if rp := h.getString("Return-Path"); rp != "" && rp != "<>" {
+		if rp := h.GetString("Return-Path"); rp != "" && rp != "<>" {
 			// An ordinary sender with a return path of its own: bounces
 			// travel with the null reverse path.
 			return 0
@@ -101,7 +103,7 @@ func bounceEvidence(h header, lowerText func() []byte) int {
 		return 2
 	case sender || text:
 		return 1
-	case h.getString("From") == "":
+	case h.GetString("From") == "":
 		return 1
 	}
 	return 0
@@ -111,8 +113,8 @@ func bounceEvidence(h header, lowerText func() []byte) int {
 // sender is a mailer daemon, the null reverse path (RFC 5321 section
 // 4.5.5) or an auto-generated message (RFC 3834), and whether the subject
 // reads like a bounce.
-func headerEvidence(h header) (sender, subject bool) {
-	from := lowerString(decodeWords(h.getString("From")))
+func headerEvidence(h message.Header) (sender, subject bool) {
+	from := ascii.LowerString(message.DecodeWords(h.GetString("From")))
 	for _, w := range daemonSenders {
 		if strings.Contains(from, w) {
 			sender = true
@@ -121,10 +123,10 @@ func headerEvidence(h header) (sender, subject bool) {
 	}
 	// Auto-Submitted: auto-replied marks vacation replies as much as
 	// bounces; only auto-generated counts here.
-	if rp := h.getString("Return-Path"); rp == "<>" || strings.HasPrefix(lowerString(h.getString("Auto-Submitted")), "auto-generated") {
+	if rp := h.GetString("Return-Path"); rp == "<>" || strings.HasPrefix(ascii.LowerString(h.GetString("Auto-Submitted")), "auto-generated") {
 		sender = true
 	}
-	subj := lowerString(decodeWords(h.getString("Subject")))
+	subj := ascii.LowerString(message.DecodeWords(h.GetString("Subject")))
 	for _, w := range bounceSubjects {
 		if strings.Contains(subj, w) {
 			subject = true

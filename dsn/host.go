@@ -3,6 +3,8 @@ package dsn
 import (
 	"bytes"
 	"strings"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
 )
 
 // Host names in report text: the remote MTA and the reporting MTA.
@@ -23,7 +25,7 @@ func findRemoteHost(d string) string {
 				break // in list order: the rest come later still
 			}
 			intro := hostIntros[w]
-			if !hasPrefixFold(d[i:], intro) || i > 0 && isAlpha(d[i-1]) {
+			if !ascii.HasPrefixFold(d[i:], intro) || i > 0 && ascii.IsAlpha(d[i-1]) {
 				continue
 			}
 			if h := hostToken(d[i+len(intro):]); h != "" {
@@ -35,7 +37,7 @@ func findRemoteHost(d string) string {
 	if host != "" {
 		return host
 	}
-	l := lowerString(d)
+	l := ascii.LowerString(d)
 	// Gmail: "... rejected by the server for the recipient domain
 	// example.org by mx.example.org. [192.0.2.1]."
 	for from := 0; from < len(l); {
@@ -75,7 +77,7 @@ var hostIntroIndex = newWordIndex(hostIntros[:])
 // digits, dots and dashes with at least one dot; a trailing dot goes.
 func hostToken(s string) string {
 	n := 0
-	for n < len(s) && (isAlpha(s[n]) || isDigit(s[n]) || s[n] == '.' || s[n] == '-' || s[n] == '_') {
+	for n < len(s) && (ascii.IsAlpha(s[n]) || ascii.IsDigit(s[n]) || s[n] == '.' || s[n] == '-' || s[n] == '_') {
 		n++
 	}
 	h := strings.TrimRight(s[:n], ".-")
@@ -91,6 +93,6 @@ func generatingServer(text, lowerText []byte) string {
 	if k < 0 {
 		return ""
 	}
-	line, _ := nextLine(text, k+len("generating server:"))
+	line, _ := ascii.NextLine(text, k+len("generating server:"))
 	return hostToken(strings.TrimSpace(string(line)))
 }

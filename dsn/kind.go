@@ -3,6 +3,8 @@ package dsn
 import (
 	"strings"
 
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/message"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
@@ -77,22 +79,22 @@ func settleKinds(r *Report, fallback smtpcode.Action) {
 // isAutoReply says whether a message's header marks it as an automatic reply
 // (RFC 3834 section 5, and the fields and subjects common auto-responders
 // use instead).
-func isAutoReply(h header) bool {
-	if v := lowerString(h.getString("Auto-Submitted")); strings.HasPrefix(v, "auto-replied") {
+func isAutoReply(h message.Header) bool {
+	if v := ascii.LowerString(h.GetString("Auto-Submitted")); strings.HasPrefix(v, "auto-replied") {
 		return true
 	}
 	for _, name := range [...]string{"X-Autoreply", "X-Autorespond", "X-Autoresponder", "X-Vacation"} {
-		if h.has(name) {
+		if h.Has(name) {
 			return true
 		}
 	}
-	if p := lowerString(h.getString("Precedence")); p == "auto_reply" || p == "auto-reply" {
+	if p := ascii.LowerString(h.GetString("Precedence")); p == "auto_reply" || p == "auto-reply" {
 		return true
 	}
-	if v := lowerString(h.getString("X-Auto-Response-Suppress")); v != "" && h.has("X-MS-Exchange-Inbox-Rules-Loop") {
+	if v := ascii.LowerString(h.GetString("X-Auto-Response-Suppress")); v != "" && h.Has("X-MS-Exchange-Inbox-Rules-Loop") {
 		return true
 	}
-	s := lowerString(decodeWords(h.getString("Subject")))
+	s := ascii.LowerString(message.DecodeWords(h.GetString("Subject")))
 	for _, p := range autoReplySubjects {
 		if strings.Contains(s, p) {
 			return true

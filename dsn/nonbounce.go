@@ -1,5 +1,10 @@
 package dsn
 
+import (
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/message"
+)
+
 // Reports that are not bounces: RFC 5965 feedback reports, RFC 8098 read
 // receipts and RFC 3834 auto-replies.
 
@@ -9,19 +14,19 @@ func (p *parser) readFeedback(i int) {
 	r := p.rep
 	r.Kind = KindFeedback
 	r.Format = "arf"
-	body, _ := decodePart(&p.parts[i], MaxDecodedPart)
-	h, _, _ := parseHeader(body)
-	r.FeedbackType = lowerString(h.getString("Feedback-Type"))
-	if v := h.getString("Reporting-MTA"); v != "" {
+	body, _ := p.parts[i].Decode(MaxDecodedPart)
+	h, _, _ := message.ReadHeader(body)
+	r.FeedbackType = ascii.LowerString(h.GetString("Feedback-Type"))
+	if v := h.GetString("Reporting-MTA"); v != "" {
 		_, r.ReportingMTA = stripType(v)
 	}
-	if v := h.getString("Original-Mail-From"); v != "" && r.Original.Sender == "" {
+	if v := h.GetString("Original-Mail-From"); v != "" && r.Original.Sender == "" {
 		r.Original.Sender = cleanAddress(v)
 	}
 	var addrs []string
 	for k := range h {
-		if equalFoldString(h[k].name, "Original-Rcpt-To") || equalFoldString(h[k].name, "Removal-Recipient") {
-			if a := cleanAddress(string(h[k].value())); a != "" {
+		if ascii.EqualFold(h[k].Name, "Original-Rcpt-To") || ascii.EqualFold(h[k].Name, "Removal-Recipient") {
+			if a := cleanAddress(string(h[k].Value())); a != "" {
 				addrs = append(addrs, a)
 			}
 		}
@@ -43,15 +48,15 @@ func (p *parser) readReceipt(i int) {
 	r := p.rep
 	r.Kind = KindReceipt
 	r.Format = "mdn"
-	body, _ := decodePart(&p.parts[i], MaxDecodedPart)
-	h, _, _ := parseHeader(body)
-	if v := h.getString("Reporting-UA"); v != "" {
+	body, _ := p.parts[i].Decode(MaxDecodedPart)
+	h, _, _ := message.ReadHeader(body)
+	if v := h.GetString("Reporting-UA"); v != "" {
 		// "host; product" (RFC 8098 section 3.2.1).
 		r.ReportingMTA = cleanHost(v)
 	}
-	a := h.getString("Final-Recipient")
+	a := h.GetString("Final-Recipient")
 	if a == "" {
-		a = h.getString("Original-Recipient")
+		a = h.GetString("Original-Recipient")
 	}
 	if a != "" {
 		r.Recipients = append(r.Recipients, Recipient{Address: recipientAddress(a)})
@@ -64,10 +69,10 @@ func (p *parser) readAutoReply() {
 	r := p.rep
 	r.Kind = KindAutoreply
 	r.Format = "rfc3834"
-	if a := firstAddress(decodeWords(p.hdr.getString("From"))); a != "" {
+	if a := firstAddress(message.DecodeWords(p.hdr.GetString("From"))); a != "" {
 		r.Recipients = append(r.Recipients, Recipient{Address: a})
 	}
 	if r.Original.Sender == "" {
-		r.Original.Sender = firstAddress(decodeWords(p.hdr.getString("To")))
+		r.Original.Sender = firstAddress(message.DecodeWords(p.hdr.GetString("To")))
 	}
 }

@@ -3,34 +3,38 @@ package dsn
 import (
 	"bytes"
 	"strings"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
+	"github.com/ndrmilter/ndrmilter/message"
 )
 
 // readOriginal fills o from the header of the original message, as a
 // text/rfc822-headers or message/rfc822 part or an inline copy gives it.
 // Fields already known are kept: the first source wins.
-func readOriginal(o *Original, h header) {
+func readOriginal(o *Original, h message.Header) {
 	for i := range h {
 		f := &h[i]
 		switch {
-		case o.MessageID == "" && equalFoldString(f.name, "Message-ID"):
-			o.MessageID = messageID(string(f.value()))
-		case o.From == "" && equalFoldString(f.name, "From"):
-			o.From = firstAddress(decodeWords(string(f.value())))
-		case o.To == "" && equalFoldString(f.name, "To"):
-			o.To = collapseSpace(decodeWords(string(f.value())))
-		case o.Subject == "" && equalFoldString(f.name, "Subject"):
-			o.Subject = collapseSpace(decodeWords(string(f.value())))
-		case o.Date == "" && equalFoldString(f.name, "Date"):
-			o.Date = validUTF8(collapseBytes(f.raw))
-		case o.Sender == "" && (equalFoldString(f.name, "Return-Path") || equalFoldString(f.name, "X-Envelope-From")):
-			o.Sender = cleanAddress(string(f.value()))
-		case equalFoldString(f.name, "Received"):
+		case o.MessageID == "" && ascii.EqualFold(f.Name, "Message-ID"):
+			o.MessageID = messageID(string(f.Value()))
+		case o.From == "" && ascii.EqualFold(f.Name, "From"):
+			o.From = firstAddress(message.DecodeWords(string(f.Value())))
+		case o.To == "" && ascii.EqualFold(f.Name, "To"):
+			o.To = collapseSpace(message.DecodeWords(string(f.Value())))
+		case o.Subject == "" && ascii.EqualFold(f.Name, "Subject"):
+			o.Subject = collapseSpace(message.DecodeWords(string(f.Value())))
+		case o.Date == "" && ascii.EqualFold(f.Name, "Date"):
+			o.Date = textclean.UTF8(collapseBytes(f.Raw))
+		case o.Sender == "" && (ascii.EqualFold(f.Name, "Return-Path") || ascii.EqualFold(f.Name, "X-Envelope-From")):
+			o.Sender = cleanAddress(string(f.Value()))
+		case ascii.EqualFold(f.Name, "Received"):
 			if len(o.Received) < maxReceived {
 				if o.Received == nil {
 					// Room for all of them at once: the list grew by doubling.
-					o.Received = make([]string, 0, min(h.count("Received"), maxReceived))
+					o.Received = make([]string, 0, min(h.Count("Received"), maxReceived))
 				}
-				o.Received = append(o.Received, validUTF8(collapseBytes(f.raw)))
+				o.Received = append(o.Received, textclean.UTF8(collapseBytes(f.Raw)))
 			}
 		}
 	}
@@ -45,14 +49,14 @@ func messageID(v string) string {
 	v = strings.TrimSpace(v)
 	if lt := strings.IndexByte(v, '<'); lt >= 0 {
 		if gt := strings.IndexByte(v[lt:], '>'); gt > 0 {
-			return validUTF8(strings.TrimSpace(v[lt+1 : lt+gt]))
+			return textclean.UTF8(strings.TrimSpace(v[lt+1 : lt+gt]))
 		}
 		v = v[lt+1:]
 	}
 	if i := strings.IndexAny(v, " \t"); i > 0 {
 		v = v[:i]
 	}
-	return validUTF8(v)
+	return textclean.UTF8(v)
 }
 
 // firstAddress returns the first address of an address list value.
@@ -84,9 +88,9 @@ func addressList(v string) []string {
 // text, after a separator such as "----- Original message -----" or
 // "------ This is a copy of the message, including all the headers. ------",
 // and returns it; nil when there is none.
-func inlineOriginal(text []byte, seps []int) header {
+func inlineOriginal(text []byte, seps []int) message.Header {
 	for _, k := range seps {
-		_, next := nextLine(text, k)
+		_, next := ascii.NextLine(text, k)
 		if h := headerAfter(text, next); len(h) > 0 {
 			return h
 		}
@@ -108,7 +112,7 @@ func separatorLines(lowerText []byte) []int {
 			}
 			k += i
 			ls := bytes.LastIndexByte(lowerText[:k], '\n') + 1
-			line, next := nextLine(lowerText, ls)
+			line, next := ascii.NextLine(lowerText, ls)
 			i = next
 			if len(line) > maxSeparatorLine || !mayBeSeparator(line) {
 				continue
@@ -146,9 +150,9 @@ func insertSorted(s []int, v int) []int {
 
 // headerAfter reads a header block that starts at text[i], after any empty
 // or indented-empty lines.
-func headerAfter(text []byte, i int) header {
+func headerAfter(text []byte, i int) message.Header {
 	for n := 0; i < len(text) && n < 5; n++ {
-		line, next := nextLine(text, i)
+		line, next := ascii.NextLine(text, i)
 		if len(bytes.TrimSpace(line)) != 0 {
 			break
 		}
@@ -159,7 +163,7 @@ func headerAfter(text []byte, i int) header {
 	}
 	rest := text[i:]
 	// Some writers indent the copied header.
-	h, _, _ := parseHeader(rest)
+	h, _, _ := message.ReadHeader(rest)
 	if len(h) < 2 {
 		return nil
 	}

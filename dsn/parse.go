@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/message"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
@@ -25,30 +27,24 @@ func Parse(raw []byte) (rep *Report, err error) {
 			err = fmt.Errorf("%w: %v", ErrInternal, x)
 		}
 	}()
-	p := &parser{rep: &Report{Kind: KindNone}, textCut: -1, ev: -1, fields: getArena()}
-	defer p.fields.release()
+	p := &parser{rep: &Report{Kind: KindNone}, textCut: -1, ev: -1, arena: message.NewArena()}
+	defer p.arena.Release()
 	if len(raw) > MaxInput {
 		raw = raw[:MaxInput]
 		p.rep.Truncated = true
 	}
-	h, body, truncated := p.fields.parseHeader(raw, 48)
-	if truncated {
+	m := p.arena.Read(raw)
+	if m.Truncated {
 		p.rep.Truncated = true
 	}
-	if len(h) == 0 {
+	if len(m.Header) == 0 {
 		if len(bytes.TrimSpace(raw)) == 0 {
 			return p.rep, errors.New("dsn: empty message")
 		}
 		err = errors.New("dsn: expected header fields at the start of the message, found none")
 	}
-	p.hdr = h
-	w := mimeWalker{fields: p.fields}
-	w.walk(h, body, 0)
-	if w.truncated {
-		p.rep.Truncated = true
-	}
-	p.parts = w.parts
-	p.fields.parts = w.parts // the grown array, for the next Parse
+	p.hdr = m.Header
+	p.parts = m.Parts
 	p.read()
 	sanitize(p.rep)
 	return p.rep, err
@@ -57,8 +53,8 @@ func Parse(raw []byte) (rep *Report, err error) {
 // parser holds the state of one Parse.
 type parser struct {
 	rep   *Report
-	hdr   header // the top-level header
-	parts []part
+	hdr   message.Header // the top-level header
+	parts []message.Part
 
 	text      []byte // the human-readable text of the message, decoded, for the free-text scanners
 	lowerText []byte // text in ASCII lower case
@@ -67,10 +63,10 @@ type parser struct {
 	seps      []int
 	sepsDone  bool
 
-	fields       *fieldArena // the headers' fields; nil (allocate) in readEmbedded's parsers
-	embedDepth   int         // how deep this parser is in readEmbedded
-	ev           int         // bounceEvidence, -1 until known
-	originalPart bool        // the original message came in a part of its own
+	arena        *message.Arena // the memory of the reading; nil (allocate) in readEmbedded's parsers
+	embedDepth   int            // how deep this parser is in readEmbedded
+	ev           int            // bounceEvidence, -1 until known
+	originalPart bool           // the original message came in a part of its own
 }
 
 // evidence returns bounceEvidence for the message, computed once; the
@@ -90,7 +86,7 @@ func (p *parser) read() {
 	r := p.rep
 	var dsnParts, fbParts, mdnParts []int
 	for i := range p.parts {
-		switch p.parts[i].mediaType {
+		switch p.parts[i].MediaType {
 		case "message/delivery-status", "message/global-delivery-status":
 			dsnParts = append(dsnParts, i)
 		case "message/feedback-report":
@@ -109,7 +105,7 @@ func (p *parser) read() {
 		return
 	}
 	for _, i := range dsnParts {
-		body, cut := decodePart(&p.parts[i], MaxStatusPart)
+		body, cut := p.parts[i].Decode(MaxStatusPart)
 		msg, rcpts, truncated := parseDeliveryStatus(body)
 		if truncated || cut {
 			r.Truncated = true
@@ -170,9 +166,9 @@ func (p *parser) fixRecipients() {
 	}
 	have := make(map[string]bool, len(r.Recipients))
 	for i := range r.Recipients {
-		have[lowerString(r.Recipients[i].Address)] = true
+		have[ascii.LowerString(r.Recipients[i].Address)] = true
 	}
-	known := func(a string) bool { return have[lowerString(a)] }
+	known := func(a string) bool { return have[ascii.LowerString(a)] }
 	var spare []textBlock
 	for _, a := range failedRecipientsHeader(p.hdr) {
 		if !known(a) {
@@ -242,17 +238,17 @@ func (p *parser) finish(fallbackAction smtpcode.Action) {
 func (p *parser) readOriginalParts() {
 	for i := range p.parts {
 		pt := &p.parts[i]
-		switch pt.mediaType {
+		switch pt.MediaType {
 		case "text/rfc822-headers", "message/rfc822", "message/global", "message/global-headers", "message/partial":
 		default:
 			continue
 		}
 		p.originalPart = true
-		b := pt.body
-		if pt.cte == "base64" || pt.cte == "quoted-printable" {
-			b, _ = decodePart(pt, MaxDecodedPart)
+		b := pt.Body
+		if pt.TransferEncoding == "base64" || pt.TransferEncoding == "quoted-printable" {
+			b, _ = pt.Decode(MaxDecodedPart)
 		}
-		h, _, _ := p.fields.parseHeader(trimLeadingBlank(b), 32)
+		h, _, _ := p.arena.ReadHeader(trimLeadingBlank(b))
 		readOriginal(&p.rep.Original, h)
 		if p.rep.Original.MessageID != "" {
 			return
@@ -263,7 +259,7 @@ func (p *parser) readOriginalParts() {
 // trimLeadingBlank drops empty lines at the start of b.
 func trimLeadingBlank(b []byte) []byte {
 	for len(b) > 0 {
-		line, next := nextLine(b, 0)
+		line, next := ascii.NextLine(b, 0)
 		if len(bytes.TrimSpace(line)) != 0 {
 			return b
 		}
@@ -283,7 +279,7 @@ func (p *parser) loadText() {
 	plain := false
 	for i := range p.parts {
 		pt := &p.parts[i]
-		if pt.mediaType == "text/plain" || pt.mediaType == "text" {
+		if pt.MediaType == "text/plain" || pt.MediaType == "text" {
 			plain = true
 			break
 		}
@@ -298,11 +294,11 @@ func (p *parser) loadText() {
 		var d []byte
 		var cut bool
 		switch {
-		case pt.mediaType == "text/plain" || pt.mediaType == "text" || pt.mediaType == "text/enriched":
-			d, cut = decodePart(pt, min(MaxDecodedPart, MaxScanText-total+1))
-		case pt.mediaType == "text/html" && !plain:
-			d, cut = decodePart(pt, MaxDecodedPart)
-			d = stripTags(d)
+		case pt.MediaType == "text/plain" || pt.MediaType == "text" || pt.MediaType == "text/enriched":
+			d, cut = pt.Decode(min(MaxDecodedPart, MaxScanText-total+1))
+		case pt.MediaType == "text/html" && !plain:
+			d, cut = pt.Decode(MaxDecodedPart)
+			d = message.HTMLText(d)
 		default:
 			continue
 		}
@@ -326,7 +322,7 @@ func (p *parser) loadText() {
 		buf = buf[:MaxScanText]
 	}
 	p.text = buf
-	p.lowerText = p.fields.toLower(buf)
+	p.lowerText = p.arena.Lower(buf)
 }
 
 // cut returns where the copy of the original message starts in the text

@@ -3,6 +3,8 @@ package dsn
 import (
 	"bytes"
 	"strings"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
 )
 
 // Recognising the line of a free-text report that names a recipient.
@@ -161,7 +163,7 @@ func toLowerPrefix(t []byte, n int) []byte {
 	if len(t) > n {
 		t = t[:n]
 	}
-	return toLower(t)
+	return ascii.ToLower(t)
 }
 
 // plausibleAddress says whether a is an address: a local part, an @ and a

@@ -4,8 +4,10 @@
 // text, and the headers of the original message it is about.
 //
 // It understands RFC 3464 and RFC 6533 reports and the free-text formats that
-// real mail servers still send. It only reads: deciding what a status means and
-// who must act on it is the job of package rules.
+// real mail servers still send. It holds the bounce heuristics only: the
+// message itself (header fields, MIME tree, decoding) is read by package
+// message. It only reads: deciding what a status means and who must act on it
+// is the job of package rules.
 package dsn
 
 import "github.com/ndrmilter/ndrmilter/smtpcode"

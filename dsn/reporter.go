@@ -1,22 +1,27 @@
 package dsn
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/message"
+)
 
 // receivedReporter guesses the reporting MTA from the report's own
 // Received chain: the bottom Received field is the first hop, where the
 // report entered transport. When it came "from" a named host other than
 // the local one, that host wrote the report; else the "by" host did.
-func receivedReporter(h header) string {
+func receivedReporter(h message.Header) string {
 	var last []byte
 	for i := range h {
-		if equalFoldString(h[i].name, "Received") {
-			last = h[i].value()
+		if ascii.EqualFold(h[i].Name, "Received") {
+			last = h[i].Value()
 		}
 	}
 	if last == nil {
 		return ""
 	}
-	l := lowerString(string(last))
+	l := ascii.LowerString(string(last))
 	from := ""
 	if strings.HasPrefix(l, "from ") {
 		from = hostToken(string(last[5:]))
@@ -40,7 +45,7 @@ func isIPv4(s string) bool {
 		switch {
 		case s[i] == '.':
 			dots++
-		case !isDigit(s[i]):
+		case !ascii.IsDigit(s[i]):
 			return false
 		}
 	}

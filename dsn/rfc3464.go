@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
@@ -61,7 +63,7 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 	}
 	i := 0
 	for i < len(b) {
-		line, next := nextLine(b, i)
+		line, next := ascii.NextLine(b, i)
 		i = next
 		if len(bytes.TrimSpace(line)) == 0 {
 			if seen != 0 {
@@ -88,16 +90,16 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 			value = string(raw)
 		}
 		switch {
-		case equalFoldString(name, "Original-Recipient"):
+		case ascii.EqualFold(name, "Original-Recipient"):
 			field(seenOriginal)
 			original = recipientAddress(value)
-		case equalFoldString(name, "Final-Recipient"):
+		case ascii.EqualFold(name, "Final-Recipient"):
 			field(seenFinal)
 			cur.Address = recipientAddress(value)
-		case equalFoldString(name, "Action"):
+		case ascii.EqualFold(name, "Action"):
 			field(seenAction)
 			cur.Action = smtpcode.ParseAction(firstWord(value))
-		case equalFoldString(name, "Status"):
+		case ascii.EqualFold(name, "Status"):
 			field(seenStatus)
 			cur.Status = firstWord(value)
 			// "4.0.0 (cat.example.net: host name lookup failure)": the
@@ -105,18 +107,18 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 			if c := strings.TrimSpace(value[len(cur.Status):]); len(c) > 2 && c[0] == '(' {
 				statusComment = strings.Trim(c, "() ")
 			}
-		case equalFoldString(name, "Remote-MTA"):
+		case ascii.EqualFold(name, "Remote-MTA"):
 			field(seenRemote)
 			_, cur.RemoteMTA = stripType(value)
 			lastField = &cur.RemoteMTA
-		case equalFoldString(name, "Diagnostic-Code"):
+		case ascii.EqualFold(name, "Diagnostic-Code"):
 			field(seenDiagnostic)
 			cur.Diagnostic = value
 			lastField = &cur.Diagnostic
-		case equalFoldString(name, "Reporting-MTA"):
+		case ascii.EqualFold(name, "Reporting-MTA"):
 			_, msg.reportingMTA = stripType(value)
 			lastField = &msg.reportingMTA
-		case equalFoldString(name, "X-Postfix-Sender"), equalFoldString(name, "X-Original-Sender"):
+		case ascii.EqualFold(name, "X-Postfix-Sender"), ascii.EqualFold(name, "X-Original-Sender"):
 			_, s := stripType(value)
 			msg.sender = cleanAddress(s)
 		}
@@ -167,7 +169,7 @@ func cleanDiagnostic(d string) string {
 	if len(d) > MaxDiagnostic {
 		d = d[:MaxDiagnostic]
 	}
-	return validUTF8(d)
+	return textclean.UTF8(d)
 }
 
 // collapseSpace trims s and turns each run of white space (line ends
@@ -247,13 +249,13 @@ func cleanHost(h string) string {
 		h = h[:i]
 	}
 	h = strings.TrimSuffix(strings.TrimSpace(h), ".")
-	return validUTF8(h)
+	return textclean.UTF8(h)
 }
 
 // genericComment says whether a Status comment only restates the class
 // ("permanent failure", "temporary failure"), which explains nothing.
 func genericComment(c string) bool {
-	switch lowerString(c) {
+	switch ascii.LowerString(c) {
 	case "permanent failure", "temporary failure", "permanent error", "temporary error", "persistent transient failure", "other", "success":
 		return true
 	}
@@ -264,7 +266,7 @@ func genericComment(c string) bool {
 // parseDeliveryStatus keeps, so that the others cost no copy.
 func isKeptStatusField(name []byte) bool {
 	for _, f := range [...]string{"Original-Recipient", "Final-Recipient", "Action", "Status", "Remote-MTA", "Diagnostic-Code", "Reporting-MTA", "X-Postfix-Sender", "X-Original-Sender"} {
-		if equalFoldString(name, f) {
+		if ascii.EqualFold(name, f) {
 			return true
 		}
 	}

@@ -2,6 +2,9 @@ package dsn
 
 import (
 	"bytes"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/message"
 )
 
 // The report section of a free-text bounce: where the copy of the original
@@ -52,14 +55,14 @@ var copiedFields = []string{
 // -1 when there is none.
 func headerBlockStart(text []byte) int {
 	for i := 0; i < len(text); {
-		line, next := nextLine(text, i)
+		line, next := ascii.NextLine(text, i)
 		if isCopiedField(line) && next < len(text) {
 			// Read the block: at least three lines, and one field that a
 			// summary of the message ("To:", "Subject:", "Date:") would
 			// not have.
 			n, strong, j := 1, !isSummaryField(line), next
 			for n < maxBlockProbe && j < len(text) {
-				nl, nn := nextLine(text, j)
+				nl, nn := ascii.NextLine(text, j)
 				if len(nl) == 0 || !(nl[0] == ' ' || nl[0] == '\t' || isHeaderLine(nl)) {
 					break
 				}
@@ -91,7 +94,7 @@ func isSummaryField(line []byte) bool {
 	}
 	name := bytes.TrimSpace(line[:colon])
 	for _, f := range [...]string{"to", "cc", "from", "date", "subject", "sent"} {
-		if equalFoldString(name, f) {
+		if ascii.EqualFold(name, f) {
 			return true
 		}
 	}
@@ -106,7 +109,7 @@ func isCopiedField(line []byte) bool {
 	}
 	name := line[:colon]
 	for _, f := range copiedFields {
-		if equalFoldString(name, f) {
+		if ascii.EqualFold(name, f) {
 			return true
 		}
 	}
@@ -117,7 +120,7 @@ func isCopiedField(line []byte) bool {
 // without spaces, a colon and a value.
 func isHeaderLine(line []byte) bool {
 	colon := bytes.IndexByte(line, ':')
-	return colon > 0 && colon < 60 && isFieldName(line[:colon]) && colon+1 < len(line) && line[colon+1] == ' '
+	return colon > 0 && colon < 60 && message.IsFieldName(line[:colon]) && colon+1 < len(line) && line[colon+1] == ' '
 }
 
 // sectionSummary is the text of a report section made one line, cut to
@@ -138,7 +141,7 @@ func sentenceRecipient(section, lowerSection []byte) string {
 		if k < 0 {
 			continue
 		}
-		line, _ := nextLine(section, k+len(w))
+		line, _ := ascii.NextLine(section, k+len(w))
 		if a, _ := findAddress(string(line), 0); a != "" {
 			return a
 		}
@@ -164,7 +167,7 @@ func isSeparatorLine(t []byte) bool {
 func isLabelledSeparator(lline []byte) bool {
 	words := false
 	for _, c := range lline {
-		if isAlpha(c) || c >= 0x80 {
+		if ascii.IsAlpha(c) || c >= 0x80 {
 			words = true
 			break
 		}

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
+	"github.com/ndrmilter/ndrmilter/message"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
@@ -97,7 +100,7 @@ func (p *parser) readSES() bool {
 		}
 		p.sesOriginal(&n)
 		r.Kind = KindFeedback
-		r.FeedbackType = lowerString(n.Complaint.ComplaintFeedbackType)
+		r.FeedbackType = ascii.LowerString(n.Complaint.ComplaintFeedbackType)
 		r.Format = "amazonses"
 	case typ == "delivery" && n.Delivery != nil:
 		_, r.ReportingMTA = stripType(n.Delivery.ReportingMTA)
@@ -129,7 +132,7 @@ func (p *parser) sesOriginal(n *sesNotification) {
 		o.To = strings.Join(n.Mail.CommonHeaders.To, ", ")
 	}
 	if o.Subject == "" {
-		o.Subject = validUTF8(n.Mail.CommonHeaders.Subject)
+		o.Subject = textclean.UTF8(n.Mail.CommonHeaders.Subject)
 	}
 	if o.Date == "" {
 		o.Date = n.Mail.CommonHeaders.Date
@@ -185,9 +188,9 @@ func sesJSON(text []byte) []byte {
 
 // sesHint says whether the header suggests an Amazon SES (or SNS)
 // notification: its sender or subject names Amazon or AWS.
-func sesHint(h header) bool {
+func sesHint(h message.Header) bool {
 	for _, name := range [...]string{"From", "Return-Path", "Subject"} {
-		v := lowerString(h.getString(name))
+		v := ascii.LowerString(h.GetString(name))
 		if strings.Contains(v, "amazon") || strings.Contains(v, "aws") {
 			return true
 		}

@@ -3,6 +3,7 @@ package rules
 import (
 	"strings"
 
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
@@ -56,41 +57,9 @@ func orWord(s, word string) string {
 	return s
 }
 
-// sanitize makes s safe for a one-line ASCII text: control bytes (CR, LF...)
-// become spaces, other non-ASCII bytes '?', runs of space one space, and the
-// result is cut at maxNameInText.
+// sanitize makes text taken from the message plain printable ASCII on one
+// line, cut at maxNameInText (see textclean.ASCII; Unicode white space at
+// the ends goes first).
 func sanitize(s string) string {
-	s = strings.TrimSpace(s)
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if s[i] < ' ' || s[i] > '~' {
-			clean = false
-			break
-		}
-	}
-	if clean && len(s) <= maxNameInText && !strings.Contains(s, "  ") {
-		return s
-	}
-	b := make([]byte, 0, len(s))
-	space := false
-	for i := 0; i < len(s) && len(b) < maxNameInText; i++ {
-		c := s[i]
-		switch {
-		case c < ' ' || c == 0x7f || c == ' ':
-			if !space {
-				b = append(b, ' ')
-			}
-			space = true
-			continue
-		case c > '~':
-			// One '?' per UTF-8 sequence: skip continuation bytes.
-			if c&0xC0 == 0x80 {
-				continue
-			}
-			c = '?'
-		}
-		b = append(b, c)
-		space = false
-	}
-	return strings.TrimSpace(string(b))
+	return textclean.ASCII(strings.TrimSpace(s), maxNameInText)
 }

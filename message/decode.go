@@ -1,21 +1,26 @@
-package dsn
+package message
 
 import (
 	"bytes"
-	"unicode/utf8"
 
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/htmlindex"
 	"golang.org/x/text/encoding/ianaindex"
 )
 
-// decodePart returns the body of p decoded from its transfer encoding
-// (RFC 2045 section 6) and converted to UTF-8 from its charset, cut at limit
-// bytes; cut says whether it was. Undecodable input is passed through as it
-// is: a best-effort reading beats none.
-func decodePart(p *part, limit int) (b []byte, cut bool) {
-	b = p.body
-	switch p.cte {
+// Decode returns the body of p decoded from its transfer encoding (RFC 2045
+// section 6: base64 and quoted-printable) and converted to UTF-8 from its
+// charset (any golang.org/x/text knows), cut at limit bytes; cut says
+// whether it was. Only as much of the encoded body as limit needs is read.
+// Decoding is lenient: characters outside the base64 alphabet are skipped,
+// a malformed quoted-printable escape is kept as it is, and text in an
+// unknown charset, or that its charset cannot decode, is passed through as
+// it is: a best-effort reading beats none. The result may be a slice of the
+// message; it must not be changed.
+func (p *Part) Decode(limit int) (b []byte, cut bool) {
+	b = p.Body
+	switch p.TransferEncoding {
 	case "base64":
 		if n := limit*4/3 + 4096; len(b) > n {
 			b, cut = b[:n], true
@@ -30,7 +35,7 @@ func decodePart(p *part, limit int) (b []byte, cut bool) {
 	if len(b) > limit {
 		b, cut = b[:limit], true
 	}
-	return toUTF8(b, p.params.charset), cut
+	return toUTF8(b, p.Charset), cut
 }
 
 // decodeBase64 decodes base64 text leniently: characters outside the
@@ -119,8 +124,8 @@ func decodeQP(b []byte) []byte {
 			continue
 		}
 		if i+2 < len(b) {
-			h, ok1 := unhex(b[i+1])
-			l, ok2 := unhex(b[i+2])
+			h, ok1 := ascii.Unhex(b[i+1])
+			l, ok2 := ascii.Unhex(b[i+2])
 			if ok1 && ok2 {
 				out = append(out, h<<4|l)
 				i += 2
@@ -130,18 +135,6 @@ func decodeQP(b []byte) []byte {
 		out = append(out, c)
 	}
 	return out
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // toUTF8 converts b from charset to UTF-8 through golang.org/x/text. ASCII
@@ -186,13 +179,4 @@ func lookupCharset(name string) encoding.Encoding {
 		return e
 	}
 	return nil
-}
-
-// validUTF8 returns s with invalid UTF-8 replaced, so that JSON output and
-// headers built from it stay well-formed.
-func validUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	return string(bytes.ToValidUTF8([]byte(s), []byte("\uFFFD")))
 }

@@ -1,16 +1,22 @@
-package dsn
+package message
 
 import (
 	"strings"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
 )
 
-// decodeWords decodes the RFC 2047 encoded words of a header value
-// ("=?iso-2022-jp?B?...?="), in any charset golang.org/x/text knows. White
-// space between two encoded words goes (RFC 2047 section 6.2). A word that
-// cannot be decoded stays as it is. The result is valid UTF-8.
-func decodeWords(v string) string {
+// DecodeWords decodes the RFC 2047 encoded words of a header value
+// ("=?iso-2022-jp?B?...?="), in any charset golang.org/x/text knows, in Q or
+// B encoding, with or without an RFC 2231 language suffix. White space
+// between two encoded words goes (RFC 2047 section 6.2). A word that cannot
+// be decoded (unknown charset, broken syntax) stays as it is, and so does
+// the text around the words. The result is valid UTF-8 (invalid bytes
+// become U+FFFD).
+func DecodeWords(v string) string {
 	if !strings.Contains(v, "=?") {
-		return validUTF8(v)
+		return textclean.UTF8(v)
 	}
 	var b strings.Builder
 	b.Grow(len(v))
@@ -52,7 +58,7 @@ func decodeWords(v string) string {
 	}
 	b.WriteString(pendingSpace)
 	b.WriteString(v)
-	return validUTF8(b.String())
+	return textclean.UTF8(b.String())
 }
 
 // maxWordLength bounds one encoded word; RFC 2047 section 2 allows 75
@@ -95,8 +101,8 @@ func decodeWord(s string) (string, int, bool) {
 			case c == '_':
 				raw = append(raw, ' ')
 			case c == '=' && i+2 < len(text):
-				h, ok1 := unhex(text[i+1])
-				l, ok2 := unhex(text[i+2])
+				h, ok1 := ascii.Unhex(text[i+1])
+				l, ok2 := ascii.Unhex(text[i+2])
 				if ok1 && ok2 {
 					raw = append(raw, h<<4|l)
 					i += 2
@@ -110,7 +116,7 @@ func decodeWord(s string) (string, int, bool) {
 	default:
 		return "", 0, false
 	}
-	cs := lowerString(charset)
+	cs := ascii.LowerString(charset)
 	switch cs {
 	case "utf-8", "utf8", "us-ascii", "ascii":
 	default:

@@ -1,11 +1,17 @@
-package dsn
+package message
 
-import "bytes"
+import (
+	"bytes"
 
-// stripTags turns an HTML body into text: tags go, <br>, <p>, <div>, <tr>
-// and <li> end lines, script and style contents go, and the common entities
-// are decoded.
-func stripTags(b []byte) []byte {
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+)
+
+// HTMLText turns an HTML body into text for reading, not for display:
+// tags go, <br>, <p>, <div>, <tr>, <li> and the ends of headings and tables
+// end lines, the contents of <script> and <style> go, and the character
+// references bounces use are decoded. It is not an HTML parser: a tag left
+// open at the end ends the text.
+func HTMLText(b []byte) []byte {
 	out := make([]byte, 0, len(b))
 	for i := 0; i < len(b); i++ {
 		c := b[i]
@@ -51,15 +57,15 @@ func stripTags(b []byte) []byte {
 }
 
 // tagName appends to dst the lower-case name of an HTML tag, with a
-// leading "/" (dst has room for the names stripTags acts on, so it need not
+// leading "/" (dst has room for the names HTMLText acts on, so it need not
 // allocate).
 func tagName(dst, tag []byte) []byte {
 	n := 0
-	for n < len(tag) && (isAlpha(tag[n]) || isDigit(tag[n]) || n == 0 && tag[n] == '/') {
+	for n < len(tag) && (ascii.IsAlpha(tag[n]) || ascii.IsDigit(tag[n]) || n == 0 && tag[n] == '/') {
 		n++
 	}
 	for _, c := range tag[:n] {
-		dst = append(dst, lowerTable[c])
+		dst = append(dst, ascii.Lower(c))
 	}
 	return dst
 }
@@ -74,7 +80,7 @@ func indexCloseTag(b []byte, name string) int {
 			return -1
 		}
 		k += from
-		if hasPrefixFold(string(b[k+2:min(len(b), k+2+len(name))]), name) {
+		if ascii.HasPrefixFold(string(b[k+2:min(len(b), k+2+len(name))]), name) {
 			return k
 		}
 		from = k + 2

@@ -1,0 +1,372 @@
+package dsn
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
+	"github.com/ndrmilter/ndrmilter/smtpcode"
+)
+
+// The recipient blocks of a free-text report: each recipient line and the
+// lines under it, which are its diagnostic.
+
+// textBlock is what the free-text scanners read about one recipient.
+type textBlock struct {
+	address    string
+	diagnostic string
+	remoteMTA  string
+	command    string
+	before     [2]int             // the paragraph just above the recipient line, as offsets in the text
+	hasBefore  bool               // before is set
+	earlier    [maxEarlier][2]int // the paragraphs above it as offsets in the text, nearest last
+	nEarlier   int
+}
+
+// maxBlockText caps the diagnostic text gathered for one recipient.
+const maxBlockText = 2048
+
+// maxBlockParagraphs is how many paragraphs a recipient block may run
+// over while looking for the server's reply.
+const maxBlockParagraphs = 3
+
+// maxEarlier is how many paragraphs above a recipient line are kept to
+// look for the server's reply.
+const maxEarlier = 3
+
+// scanRecipientBlocks finds the recipient blocks of a free-text report
+// section: each recipient line and the lines under it, up to the next
+// recipient line, or to an empty line once the block has text.
+func scanRecipientBlocks(text, lowerText []byte) []textBlock {
+	s := blockScanner{text: text, lowerText: lowerText, paraStart: -1, paraEnd: -1}
+	for i := 0; i < len(text); {
+		start := i
+		line, next := ascii.NextLine(text, i)
+		i = next
+		ts, te := trimASCIISpace(line)
+		s.line(start+ts, start+te)
+	}
+	s.endBlock()
+	return s.blocks
+}
+
+// blockScanner reads a report section line by line into recipient blocks.
+// Between blocks it keeps the paragraphs it passed, as [start, end) offsets
+// in the text (most are never used, so they are not copied): the reason is
+// often above the recipient line rather than under it.
+type blockScanner struct {
+	text, lowerText []byte // lowerText is text in ASCII lower case
+
+	blocks []textBlock
+	seen   blockIndex // blocks by address
+
+	cur        *textBlock // the block being read, nil between blocks
+	buf        []byte     // its text so far
+	paras      int        // paragraphs read into it
+	transcript bool       // it is a ">>> RCPT To:" transcript block
+
+	reopen   bool   // after a heading line inside the report, text joins the last block
+	lastTalk string // the last "while talking to" line, for transcript blocks
+
+	paraStart, paraEnd int                // the paragraph outside blocks being read; paraStart -1 when none
+	earlier            [maxEarlier][2]int // the paragraphs before it, nearest last
+	nEarlier           int
+}
+
+// line reads one line, text[start:end], trimmed.
+func (s *blockScanner) line(start, end int) {
+	t, lt := s.text[start:end], s.lowerText[start:end]
+	if len(t) == 0 {
+		s.emptyLine()
+		return
+	}
+	if bytes.Contains(lt, []byte("while talking to ")) {
+		s.lastTalk = string(t)
+	}
+	if isSeparatorLine(t) {
+		s.separatorLine(lt)
+		return
+	}
+	addr, rest, kind := recipientLine(t, lt)
+	switch {
+	case kind == lineNone && s.reopen && s.cur == nil:
+		s.headingText(t)
+	case kind != lineNone:
+		s.recipient(t, lt, addr, rest, kind)
+	default:
+		s.textLine(start, end)
+	}
+}
+
+// emptyLine ends a paragraph. A paragraph of a block without a reply or
+// status code ("Technical details of permanent failure:") is often followed
+// by the one that has it: the block reads on, a few paragraphs at most.
+func (s *blockScanner) emptyLine() {
+	if s.cur != nil && len(bytes.TrimSpace(s.buf)) > 0 {
+		if hasCode(string(s.buf)) || s.paras >= maxBlockParagraphs {
+			s.endBlock()
+		} else {
+			s.paras++
+		}
+	}
+	if s.cur == nil {
+		s.pushParagraph()
+	}
+	s.paraStart = -1
+	s.reopen = false
+}
+
+// separatorLine reads a line of dashes, equal signs... (lt in lower case).
+// A bare one ("=====", "------- Returned Message -------") ends a block
+// that has text; an address alone reads on. A labelled one ("-----
+// Non-delivered information -----", "-------server message") is a heading
+// inside the report: what follows belongs to the recipient just read.
+func (s *blockScanner) separatorLine(lt []byte) {
+	s.paraStart = -1
+	if isLabelledSeparator(lt) {
+		if s.cur == nil && len(s.blocks) > 0 {
+			s.reopen = true
+		}
+		return
+	}
+	if s.cur != nil && len(bytes.TrimSpace(s.buf)) == 0 {
+		return
+	}
+	s.endBlock()
+	s.reopen = false
+}
+
+// headingText adds a line under a heading to the last block.
+func (s *blockScanner) headingText(t []byte) {
+	b := &s.blocks[len(s.blocks)-1]
+	if len(b.diagnostic) < maxBlockText {
+		b.diagnostic = collapseSpace(b.diagnostic + " " + textclean.UTF8(string(t)))
+	}
+	if b.command == "" {
+		b.command = findCommand(string(t))
+		if b.command == "" && len(t) <= 8 {
+			b.command = bareCommand(t)
+		}
+	}
+}
+
+// recipient reads a recipient line (t, lt in lower case) naming addr, with
+// rest the text after the address: it starts a block, unless it names the
+// recipient already being read.
+func (s *blockScanner) recipient(t, lt []byte, addr string, rest []byte, kind int) {
+	if s.cur != nil && strings.EqualFold(s.cur.address, addr) {
+		s.buf = appendLine(s.buf, t)
+		return
+	}
+	s.endBlock()
+	s.paras = 0
+	var para []byte
+	cur := &textBlock{address: addr, earlier: s.earlier, nEarlier: s.nEarlier}
+	if s.paraStart >= 0 {
+		para = s.text[s.paraStart:s.paraEnd]
+		cur.before, cur.hasBefore = [2]int{s.paraStart, s.paraEnd}, true
+		if cur.nEarlier == maxEarlier {
+			copy(cur.earlier[:], cur.earlier[1:])
+			cur.nEarlier--
+		}
+		cur.earlier[cur.nEarlier] = [2]int{s.paraStart, s.paraEnd}
+		cur.nEarlier++
+	} else if s.nEarlier > 0 {
+		cur.before, cur.hasBefore = s.earlier[s.nEarlier-1], true
+	}
+	s.cur = cur
+	s.buf = s.buf[:0]
+	if kind == lineLabelled && (bytes.HasPrefix(lt, []byte("rcpt to:")) || bytes.HasPrefix(lt, []byte("rcpt:"))) {
+		cur.command = "RCPT"
+	}
+	if kind == lineSentence {
+		// "Delivery failed 20 attempts: user@example.com": the sentence
+		// is the diagnostic.
+		rest = t
+	} else if bytes.HasPrefix(lt, []byte("generated by ")) && len(para) > 0 {
+		// Exim: "pipe to |/usr/bin/x" then "generated by user@...".
+		last := bytes.TrimSpace(para)
+		if k := bytes.LastIndexByte(last, '\n'); k >= 0 {
+			last = bytes.TrimSpace(last[k+1:])
+		}
+		s.buf = appendLine(s.buf, last)
+	}
+	s.paraStart = -1
+	s.transcript = kind == lineTranscript
+	if s.transcript && s.lastTalk != "" {
+		s.buf = appendLine(s.buf, []byte(s.lastTalk))
+	}
+	if len(rest) > 0 {
+		s.buf = appendLine(s.buf, rest)
+	}
+}
+
+// textLine reads any other line, text[start:end]: the text of the block
+// being read, or of the paragraph between blocks.
+func (s *blockScanner) textLine(start, end int) {
+	if s.cur != nil {
+		if len(s.buf) < maxBlockText {
+			s.buf = appendLine(s.buf, s.text[start:end])
+		}
+		return
+	}
+	if s.paraStart < 0 {
+		s.paraStart = start
+	}
+	s.paraEnd = end
+}
+
+// pushParagraph keeps the paragraph just read among the earlier ones.
+func (s *blockScanner) pushParagraph() {
+	if s.paraStart < 0 {
+		return
+	}
+	if s.nEarlier == maxEarlier {
+		copy(s.earlier[:], s.earlier[1:])
+		s.nEarlier--
+	}
+	s.earlier[s.nEarlier] = [2]int{s.paraStart, s.paraEnd}
+	s.nEarlier++
+}
+
+// endBlock finishes the block being read, if any: its diagnostic, remote
+// host and command, and keeps it.
+func (s *blockScanner) endBlock() {
+	cur := s.cur
+	if cur == nil {
+		return
+	}
+	if s.transcript {
+		s.buf = transcriptReplies(s.buf)
+	}
+	full := s.blockText(cur) // the host and command may be named in the words around the reply
+	d := serverReply(full)
+	if len(d) > maxBlockText {
+		d = d[:maxBlockText]
+	}
+	cur.diagnostic = d
+	cur.remoteMTA = findRemoteHost(full)
+	if c := findCommand(full); c != "" || cur.command == "" {
+		cur.command = c
+	}
+	if cur.command == "" && s.transcript {
+		cur.command = "RCPT"
+	}
+	s.keep(cur)
+	s.cur, s.buf, s.transcript = nil, s.buf[:0], false
+}
+
+// blockText is the text of a block made one line: its own, else the
+// paragraph above it (Lotus Notes and others give the reason above the
+// address); with the nearest paragraph above that has a code in front when
+// it has none ("Could not be delivered because of / 550 5.1.1 User unknown
+// / The following recipients were affected: / user@example.com").
+func (s *blockScanner) blockText(b *textBlock) string {
+	d := cleanDiagnostic(string(s.buf))
+	if d == "" && b.hasBefore {
+		// Copied only now: most blocks have their own text.
+		d = collapseSpace(string(s.text[b.before[0]:b.before[1]]))
+	}
+	if !hasCode(d) {
+		for k := b.nEarlier - 1; k >= 0; k-- {
+			if e := s.text[b.earlier[k][0]:b.earlier[k][1]]; hasCode(string(e)) {
+				return collapseSpace(string(e) + " " + d)
+			}
+		}
+	}
+	return d
+}
+
+// keep adds a finished block. The same recipient twice (a report in two
+// languages, or a summary and then details for admins): the first is kept,
+// unless only the second has the server's reply.
+func (s *blockScanner) keep(b *textBlock) {
+	i := s.seen.find(s.blocks, b.address)
+	if i < 0 {
+		if len(s.blocks) < MaxRecipients {
+			s.blocks = append(s.blocks, *b)
+			s.seen.update(s.blocks)
+		}
+		return
+	}
+	first := &s.blocks[i]
+	switch {
+	case first.diagnostic == "":
+		*first = *b
+	case b.diagnostic != "" && !hasCode(first.diagnostic) && hasCode(b.diagnostic):
+		first.diagnostic = collapseSpace(first.diagnostic + " " + b.diagnostic)
+		if first.remoteMTA == "" {
+			first.remoteMTA = b.remoteMTA
+		}
+		if first.command == "" {
+			first.command = b.command
+		}
+	}
+}
+
+// appendLine adds a line to a diagnostic being built, with a line end
+// between (cleanDiagnostic makes it one line).
+func appendLine(buf, line []byte) []byte {
+	if len(buf) > 0 {
+		buf = append(buf, '\n')
+	}
+	return append(buf, line...)
+}
+
+// transcriptReplies keeps, of an SMTP transcript block, the error replies
+// of the server (4xx and 5xx lines, without the "<<<" or "Out:" marks) and
+// the line that names the host; all of it when there are none.
+func transcriptReplies(buf []byte) []byte {
+	var out []byte
+	for i := 0; i < len(buf); {
+		line, next := ascii.NextLine(buf, i)
+		i = next
+		t := bytes.TrimSpace(line)
+		for _, mark := range [...]string{"<<<", "Out:"} {
+			if bytes.HasPrefix(t, []byte(mark)) {
+				t = bytes.TrimSpace(t[len(mark):])
+			}
+		}
+		if len(t) >= 3 && (t[0] == '4' || t[0] == '5') && smtpcode.IsReply(string(t[:3])) || bytes.Contains(toLowerPrefix(t, 20), []byte("while talking")) {
+			out = appendLine(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return buf
+	}
+	return out
+}
+
+// bareCommand reads a line that is only an SMTP command name.
+func bareCommand(t []byte) string {
+	switch string(bytes.ToUpper(bytes.TrimSpace(t))) {
+	case "RCPT", "RCPT TO":
+		return "RCPT"
+	case "MAIL", "MAIL FROM":
+		return "MAIL"
+	case "DATA":
+		return "DATA"
+	case "EHLO", "HELO", "STARTTLS", "AUTH":
+		return string(bytes.ToUpper(bytes.TrimSpace(t)))
+	}
+	return ""
+}
+
+// trimASCIISpace returns the bounds of line without its leading and
+// trailing ASCII white space.
+func trimASCIISpace(line []byte) (start, end int) {
+	end = len(line)
+	for start < end && isSpace(line[start]) {
+		start++
+	}
+	for end > start && isSpace(line[end-1]) {
+		end--
+	}
+	return start, end
+}
+
+// isSpace says whether c is ASCII white space.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
+}
