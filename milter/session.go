@@ -19,7 +19,7 @@ import (
 // Limits on what one message can make the session keep.
 const (
 	maxRcpts      = frontend.MaxRecipients // envelope recipients remembered (for the ledger and the verdict)
-	maxNDRHeaders = 100  // incoming X-NDR-* headers deleted; more are left (and logged)
+	maxNDRHeaders = 100                    // incoming X-NDR-* headers deleted; more are left (and logged)
 )
 
 // session is one milter connection's state. go-milter makes a new session
@@ -40,12 +40,12 @@ type session struct {
 
 // message is the state of the message in progress; MailFrom and Abort reset it.
 type message struct {
-	cfg      *Config
-	start    time.Time
-	from     string
-	route    decide.Route // outbound or inbound, and whether it may be a bounce
-	queueID  string
-	rcpts    []string
+	cfg     *Config
+	start   time.Time
+	from    string
+	route   decide.Route // outbound or inbound, and whether it may be a bounce
+	queueID string
+	rcpts   []string
 
 	messageID string
 	subject   string
