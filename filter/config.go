@@ -179,3 +179,6 @@ func (c *Config) policy() decide.Policy {
 		BodySummary:         c.BodySummary,
 	}
 }
+
+// Check reports whether the configuration is one New accepts.
+func (c Config) Check() error { return c.withDefaults().validate() }
