@@ -76,7 +76,7 @@ func peakHeap(f func()) uint64 {
 // read and annotated.
 func TestHugeMessageStreams(t *testing.T) {
 	const size = 30 << 20
-	const heapCap = 8 << 20  // asserted bound on heap growth while one message passes
+	const heapCap = 8 << 20 // asserted bound on heap growth while one message passes
 	k := startSink(t, func(k *sink) { k.countOnly = true })
 	l := openLedger(t)
 	_, addr := startFilter(t, Config{Next: k.addr, Direction: DirectionInbound}, l)
