@@ -38,6 +38,7 @@ type conn struct {
 	r       *bufio.Reader
 	peer    netip.Addr // the connecting address
 	trusted bool       // the peer is in a trusted network: XFORWARD allowed
+	dir     Direction  // the listener's direction, "" for Config.Direction
 
 	// Read side, go-smtp's goroutine only.
 	pending   []byte // the rest of the command line being handed out

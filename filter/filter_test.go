@@ -168,14 +168,25 @@ func TestXForwardDirection(t *testing.T) {
 }
 
 // --direction outbound records everything through the listener, whatever
-// the client's address.
+// the client's address; a second listener served as outbound does the same
+// beside an inbound one (an MTA without XFORWARD).
 func TestDirectionOutbound(t *testing.T) {
 	k := startSink(t, nil)
 	l := openLedger(t)
-	_, addr := startFilter(t, Config{Next: k.addr, Direction: DirectionOutbound, TrustedNetworks: []netipPrefix{}}, l)
+	srv, addr := startFilter(t, Config{Next: k.addr, Direction: DirectionOutbound, TrustedNetworks: []netipPrefix{}}, l)
 	c := client(t, addr)
 	must(t, sendMail(c, "alice@example.org", []string{"bob@remote.example"}, bytes.NewReader(plain("alice@example.org", "bob@remote.example", "sub.1@example.org"))))
 	waitRecorded(t, l, "sub.1@example.org")
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	go srv.ServeDirection(ln, DirectionInbound)
+	c = client(t, ln.Addr().String())
+	must(t, sendMail(c, "alice@example.org", []string{"bob@remote.example"}, bytes.NewReader(plain("alice@example.org", "bob@remote.example", "in.1@example.org"))))
+	time.Sleep(100 * time.Millisecond)
+	if _, err := l.ByMessageID(context.Background(), "in.1@example.org"); !errors.Is(err, ledger.ErrNotFound) {
+		t.Fatalf("mail through the inbound listener was recorded as outbound (%v)", err)
+	}
 }
 
 // A bounce for a message recorded through the filter is explained ("no"),

@@ -113,14 +113,30 @@ func (s *Server) Reload(cfg Config, eng *rules.Engine) error {
 	return nil
 }
 
-// Serve accepts SMTP connections on ln until Shutdown or Close. It returns
-// nil after Shutdown or Close, else the accept error.
-func (s *Server) Serve(ln net.Listener) error {
+// Serve accepts SMTP connections on ln until Shutdown or Close, the
+// direction of their mail as Config.Direction says. It returns nil after
+// Shutdown or Close, else the accept error.
+func (s *Server) Serve(ln net.Listener) error { return s.ServeDirection(ln, "") }
+
+// ServeDirection is Serve for a listener whose mail goes the direction d
+// whatever Config.Direction says ("": as it says). An MTA that cannot send
+// XFORWARD (Exim, OpenSMTPD) connects from its own address for all mail,
+// and sends its users' mail to a listener served with DirectionOutbound and
+// the rest to one served with DirectionInbound; both share one ledger.
+func (s *Server) ServeDirection(ln net.Listener, d Direction) error {
+	if d != "" {
+		pd, err := ParseDirection(string(d))
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		d = pd
+	}
 	if s.closing.Load() {
 		ln.Close()
 		return nil
 	}
-	err := s.smtp.Serve(&listener{Listener: ln, srv: s})
+	err := s.smtp.Serve(&listener{Listener: ln, srv: s, dir: d})
 	if s.closing.Load() {
 		return nil
 	}
@@ -247,6 +263,7 @@ func (s *Server) sawAfterQueue() {
 type listener struct {
 	net.Listener
 	srv *Server
+	dir Direction // "" for Config.Direction
 }
 
 func (l *listener) Accept() (net.Conn, error) {
@@ -268,6 +285,7 @@ func (l *listener) Accept() (net.Conn, error) {
 			continue
 		}
 		c := newConn(nc, s)
+		c.dir = l.dir
 		s.conns[c] = struct{}{}
 		s.mu.Unlock()
 		s.metrics.Sessions.Inc()

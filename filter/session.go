@@ -149,7 +149,11 @@ func (s *session) mailNext(from string, opts *smtp.MailOptions) error {
 // origin is where the message comes from, as the direction setting and the
 // client (or what it forwarded with XFORWARD) say.
 func (s *session) origin(cfg *Config) decide.Origin {
-	switch cfg.Direction {
+	dir := cfg.Direction
+	if s.c.dir != "" {
+		dir = s.c.dir
+	}
+	switch dir {
 	case DirectionInbound:
 		return decide.Origin{}
 	case DirectionOutbound:

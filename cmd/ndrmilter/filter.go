@@ -23,6 +23,7 @@ import (
 type filterConfig struct {
 	serveConfig    `yaml:",inline"`
 	Next           string   `yaml:"next"`
+	ListenOutbound string   `yaml:"listen_outbound"`
 	Direction      string   `yaml:"direction"`
 	Hostname       string   `yaml:"hostname"`
 	MaxConnections int      `yaml:"max_connections"`
@@ -96,7 +97,8 @@ func filterFlags(fs *flag.FlagSet, c *filterConfig, configPath *string) {
 	fs.Lookup("backscatter-action").Usage = "tag|reject|discard (reject only before the queue)"
 	fs.Lookup("drain-timeout").Usage = "how long SIGTERM waits for transactions in progress"
 	fs.StringVar(&c.Next, "next", c.Next, "next hop `HOST:PORT`: the MTA's reinjection listener")
-	fs.StringVar(&c.Direction, "direction", c.Direction, "auto|outbound|inbound: which way the mail through this listener goes")
+	fs.StringVar(&c.Direction, "direction", c.Direction, "auto|outbound|inbound: which way the mail through --listen goes")
+	fs.StringVar(&c.ListenOutbound, "listen-outbound", c.ListenOutbound, "a second `HOST:PORT` whose mail is all outbound (for an MTA without XFORWARD)")
 	fs.StringVar(&c.Hostname, "hostname", c.Hostname, "name in the greeting and the EHLO to the next hop (default: host name)")
 	fs.IntVar(&c.MaxConnections, "max-connections", c.MaxConnections, "client connections open at once; beyond: 421")
 	fs.Var(&c.NextTimeout, "next-timeout", "timeout for the next hop: connect, each command, each write, reply to the data")
@@ -123,6 +125,8 @@ func resolveFilterConfig(fs *flag.FlagSet, flagged filterConfig, configPath stri
 			c.Next = flagged.Next
 		case "direction":
 			c.Direction = flagged.Direction
+		case "listen-outbound":
+			c.ListenOutbound = flagged.ListenOutbound
 		case "hostname":
 			c.Hostname = flagged.Hostname
 		case "max-connections":
@@ -161,6 +165,11 @@ func (c filterConfig) filterConfig() (filter.Config, error) {
 	}
 	if _, err := hostPort("listen", c.Listen); err != nil {
 		return filter.Config{}, err
+	}
+	if c.ListenOutbound != "" {
+		if _, err := hostPort("listen_outbound", c.ListenOutbound); err != nil {
+			return filter.Config{}, err
+		}
 	}
 	next, err := hostPort("next", c.Next)
 	if err != nil {
@@ -225,14 +234,24 @@ func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), lev
 	if err != nil {
 		return fmt.Errorf("filter listener: %w", err)
 	}
-	serveErr := make(chan error, 1)
+	serveErr := make(chan error, 2)
+	if cfg.ListenOutbound != "" {
+		oaddr, _ := hostPort("listen_outbound", cfg.ListenOutbound)
+		oln, err := net.Listen("tcp", oaddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("filter listener: %w", err)
+		}
+		go func() { serveErr <- srv.ServeDirection(oln, filter.DirectionOutbound) }()
+	}
 	go func() { serveErr <- srv.Serve(ln) }()
 	hs, err := startHTTP(cfg.MetricsListen, reg, led)
 	if err != nil {
 		srv.Close()
 		return err
 	}
-	log.Info("ndrmilter filter serving", zap.String("listen", addr), zap.String("next", fcfg.Next),
+	log.Info("ndrmilter filter serving", zap.String("listen", addr), zap.String("listen_outbound", cfg.ListenOutbound),
+		zap.String("next", fcfg.Next),
 		zap.String("direction", string(fcfg.Direction)), zap.String("metrics", cfg.MetricsListen),
 		zap.Strings("domains", cfg.Domains), zap.String("backscatter_action", cfg.BackscatterAction),
 		zap.String("ledger", ledgerName(cfg.serveConfig)))
