@@ -11,12 +11,8 @@ import (
 	"time"
 )
 
-// bigBody streams a message: head, then n bytes of text lines (some
+// newBigBody streams a message: head, then n bytes of text lines (some
 // starting with a dot, which SMTP stuffs), then tail.
-type bigBody struct {
-	r io.Reader
-}
-
 func newBigBody(head []byte, n int, tail []byte) io.Reader {
 	line := []byte("Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.\r\n.dot\r\n")
 	return io.MultiReader(bytes.NewReader(head), io.LimitReader(&repeat{line: line}, int64(n)), bytes.NewReader(tail))
