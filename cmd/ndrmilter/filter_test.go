@@ -140,11 +140,15 @@ func TestFilterSignals(t *testing.T) {
 			<-done
 		}
 	}()
+	// Wait for the child's own word that it listens: the port was free when
+	// picked, but a test running in parallel may have taken it since, and a
+	// connection to it would reach someone else's server.
 	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
+	for !strings.Contains(out.String(), `"msg":"ndrmilter filter serving"`) {
+		select {
+		case <-done:
+			t.Fatalf("filter exited at start:\n%s", out.String())
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("filter did not listen:\n%s", out.String())
@@ -164,8 +168,15 @@ func TestFilterSignals(t *testing.T) {
 		t.Fatalf("bounce through the filter: %v\n%s", err, out.String())
 	}
 	sink.mu.Lock()
-	got := sink.msgs[0]
+	n := len(sink.msgs)
+	var got []byte
+	if n > 0 {
+		got = sink.msgs[0]
+	}
 	sink.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("the sink got %d messages, want 1:\n%s", n, out.String())
+	}
 	if !bytes.Contains(got, []byte("\r\nX-NDR-Backscatter: yes; evidence=message-id\r\n")) {
 		t.Fatalf("bounce delivered without X-NDR-Backscatter: yes:\n%s", got)
 	}
