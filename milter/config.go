@@ -2,11 +2,10 @@ package milter
 
 import (
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/ndrmilter/ndrmilter/decide"
-	"github.com/ndrmilter/ndrmilter/ledger"
+	"github.com/ndrmilter/ndrmilter/frontend"
 )
 
 // Config is the milter's behaviour. The zero value is usable: defaults are
@@ -52,6 +51,8 @@ type Config struct {
 	// IdleTimeout closes a milter connection that sends nothing for this
 	// long (default 10 minutes; Postfix keeps one connection per SMTP session).
 	IdleTimeout time.Duration
+
+	site decide.Site // Domains and TrustedNetworks, set by withDefaults
 }
 
 // DefaultTrustedNetworks are the networks whose clients send outbound mail
@@ -66,30 +67,25 @@ func (c Config) withDefaults() Config {
 		c.TrustedNetworks = DefaultTrustedNetworks
 	}
 	if c.ParseCap <= 0 {
-		c.ParseCap = 2 << 20
+		c.ParseCap = frontend.DefaultParseCap
 	}
 	if c.LookupTimeout <= 0 {
-		c.LookupTimeout = 200 * time.Millisecond
+		c.LookupTimeout = frontend.DefaultLookupTimeout
 	}
 	if c.WriteTimeout <= 0 {
-		c.WriteTimeout = 5 * time.Second
+		c.WriteTimeout = frontend.DefaultWriteTimeout
 	}
 	if c.RecordRetry == 0 {
-		c.RecordRetry = 10 * time.Minute
+		c.RecordRetry = frontend.DefaultRecordRetry
 	}
 	if c.MaxPendingRecords <= 0 {
-		c.MaxPendingRecords = 4096
+		c.MaxPendingRecords = frontend.DefaultMaxPendingRecords
 	}
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = 10 * time.Minute
 	}
-	doms := make([]string, 0, len(c.Domains))
-	for _, d := range c.Domains {
-		if d = strings.Trim(strings.ToLower(strings.TrimSpace(d)), "."); d != "" {
-			doms = append(doms, d)
-		}
-	}
-	c.Domains = doms
+	c.site = decide.NewSite(c.Domains, c.TrustedNetworks)
+	c.Domains = c.site.Domains
 	return c
 }
 
@@ -100,6 +96,11 @@ func (c Config) validate() error {
 	return nil
 }
 
+// recordPolicy is how outbound records are written.
+func (c *Config) recordPolicy() frontend.RecordPolicy {
+	return frontend.RecordPolicy{Wait: c.RecordWait, WriteTimeout: c.WriteTimeout, Retry: c.RecordRetry}
+}
+
 // policy is the part of the configuration the decision reads.
 func (c *Config) policy() decide.Policy {
 	return decide.Policy{
@@ -108,41 +109,4 @@ func (c *Config) policy() decide.Policy {
 		SubjectTag:          c.SubjectTag,
 		BodySummary:         c.BodySummary,
 	}
-}
-
-// ours is the predicate backscatter.Judge wants: nil when every domain is
-// ours (no domains configured), else ourAddress.
-func (c *Config) ours() func(addr string) bool {
-	if len(c.Domains) == 0 {
-		return nil
-	}
-	return c.ourAddress
-}
-
-// trusted reports whether ip is in a trusted network.
-func (c *Config) trusted(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	for _, p := range c.TrustedNetworks {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
-}
-
-// ourAddress reports whether addr is in one of our domains or a subdomain
-// of one (ledger.InDomains, which the log importer uses too). With no
-// domains configured, every address is ours.
-func (c *Config) ourAddress(addr string) bool {
-	return len(c.Domains) == 0 || ledger.InDomains(addr, c.Domains)
-}
-
-// allOurs reports whether there is at least one address and every one is ours.
-func (c *Config) allOurs(addrs []string) bool {
-	for _, a := range addrs {
-		if !c.ourAddress(a) {
-			return false
-		}
-	}
-	return len(addrs) > 0
 }

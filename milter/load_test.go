@@ -201,7 +201,7 @@ func waitSessions(t *testing.T, srv *Server, n int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	// Outbound records are written in the background.
-	srv.records.Wait()
+	srv.rec.Wait(context.Background())
 }
 
 // hugeBody streams a bounce body whose returned message is n bytes long.

@@ -1,31 +1,12 @@
 package milter
 
 import (
-	"context"
-	"errors"
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/ndrmilter/ndrmilter/decide"
-	"github.com/ndrmilter/ndrmilter/ledger"
+	"github.com/ndrmilter/ndrmilter/frontend"
 )
 
-// Metrics are the milter's Prometheus metrics.
-type Metrics struct {
-	Bounces         *prometheus.CounterVec   // kind, reason, owner
-	Verdicts        *prometheus.CounterVec   // verdict, evidence
-	Actions         *prometheus.CounterVec   // action
-	Messages        *prometheus.CounterVec   // direction: outbound, inbound, bounce
-	LedgerOps       *prometheus.CounterVec   // op (put, lookup), result (ok, notfound, error, dropped)
-	LedgerLatency   *prometheus.HistogramVec // op
-	CallbackLatency *prometheus.HistogramVec // stage
-	Sessions        prometheus.Gauge
-	FailOpen        *prometheus.CounterVec // stage
-
-	cb [numStages]prometheus.Observer
-}
-
+// stage is a milter protocol stage, a label of the callback latency metric.
 type stage int
 
 const (
@@ -43,90 +24,10 @@ const (
 
 var stageNames = [numStages]string{"connect", "helo", "mail", "rcpt", "header", "eoh", "body", "eom", "abort"}
 
-// NewMetrics creates the metrics and registers them with reg (nil: not registered).
-func NewMetrics(reg prometheus.Registerer) *Metrics {
-	lat := []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1}
-	m := &Metrics{
-		Bounces: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_bounces_total",
-			Help: "Inbound delivery reports read, by kind, reason and owner."}, []string{"kind", "reason", "owner"}),
-		Verdicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_backscatter_verdicts_total",
-			Help: "Backscatter verdicts, by verdict and evidence."}, []string{"verdict", "evidence"}),
-		Actions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_backscatter_actions_total",
-			Help: "Actions taken on backscatter."}, []string{"action"}),
-		Messages: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_messages_total",
-			Help: "Messages seen, by direction (outbound, inbound, bounce)."}, []string{"direction"}),
-		LedgerOps: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_ledger_operations_total",
-			Help: "Ledger writes and lookups, by result."}, []string{"op", "result"}),
-		LedgerLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "ndrmilter_ledger_latency_seconds",
-			Help: "Ledger operation latency.", Buckets: lat}, []string{"op"}),
-		CallbackLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "ndrmilter_callback_latency_seconds",
-			Help: "Milter callback latency, by protocol stage.", Buckets: lat}, []string{"stage"}),
-		Sessions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ndrmilter_sessions_in_flight",
-			Help: "Milter connections open."}),
-		FailOpen: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_fail_open_total",
-			Help: "Messages let through unchanged because of an internal error or panic, by stage."}, []string{"stage"}),
+// stageObservers returns the callback latency observer of each stage.
+func stageObservers(m *frontend.Metrics) (cb [numStages]prometheus.Observer) {
+	for i := range cb {
+		cb[i] = m.CallbackLatency.WithLabelValues(stageNames[i])
 	}
-	for i := range m.cb {
-		m.cb[i] = m.CallbackLatency.WithLabelValues(stageNames[i])
-	}
-	if reg != nil {
-		reg.MustRegister(m.Bounces, m.Verdicts, m.Actions, m.Messages, m.LedgerOps, m.LedgerLatency,
-			m.CallbackLatency, m.Sessions, m.FailOpen)
-	}
-	return m
-}
-
-func (m *Metrics) observeLookup(start time.Time, err error) {
-	m.LedgerLatency.WithLabelValues("lookup").Observe(time.Since(start).Seconds())
-	res := "ok"
-	switch {
-	case errors.Is(err, ledger.ErrNotFound):
-		res = "notfound"
-	case err != nil:
-		res = "error"
-	}
-	m.LedgerOps.WithLabelValues("lookup", res).Inc()
-}
-
-// countInbound counts an inbound message by what was decided for it.
-func (m *Metrics) countInbound(out *decide.Outcome) {
-	e := out.Event
-	if e == nil {
-		m.Messages.WithLabelValues("inbound").Inc()
-		return
-	}
-	m.Messages.WithLabelValues("bounce").Inc()
-	m.Verdicts.WithLabelValues(string(e.Judgement.Verdict), string(e.Judgement.Evidence)).Inc()
-	m.Bounces.WithLabelValues(string(e.Kind), e.ReasonLabel(), string(e.Owner)).Inc()
-	if e.Action != decide.ActionNone {
-		m.Actions.WithLabelValues(string(e.Action)).Inc()
-	}
-}
-
-// observedLedger is the ledger as a backscatter judgement reads it, every
-// lookup timed and counted.
-type observedLedger struct {
-	l ledger.Ledger
-	m *Metrics
-}
-
-func (o observedLedger) ByMessageID(ctx context.Context, messageID string) (ledger.Record, error) {
-	start := time.Now()
-	r, err := o.l.ByMessageID(ctx, messageID)
-	o.m.observeLookup(start, err)
-	return r, err
-}
-
-func (o observedLedger) ByQueueID(ctx context.Context, queueID string) (ledger.Record, error) {
-	start := time.Now()
-	r, err := o.l.ByQueueID(ctx, queueID)
-	o.m.observeLookup(start, err)
-	return r, err
-}
-
-func (o observedLedger) SentTo(ctx context.Context, sender, recipient string) (bool, error) {
-	start := time.Now()
-	ok, err := o.l.SentTo(ctx, sender, recipient)
-	o.m.observeLookup(start, err)
-	return ok, err
+	return cb
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ndrmilter/ndrmilter/decide"
 )
 
 // BenchmarkBounceProcessing is the CPU one bounce costs in the milter,
@@ -21,7 +23,7 @@ func BenchmarkBounceProcessing(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s := &session{srv: srv}
-		s.msg = message{cfg: cfg, candidate: true, rcpts: []string{"alice@example.org"}, buf: raw}
+		s.msg = message{cfg: cfg, route: decide.Route{Candidate: true}, rcpts: []string{"alice@example.org"}, buf: raw}
 		out := s.inbound(&s.msg)
 		if len(out.Add) < 3 {
 			b.Fatalf("headers: %+v", out.Add)

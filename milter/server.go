@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ndrmilter/ndrmilter/backscatter"
+	"github.com/ndrmilter/ndrmilter/frontend"
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
@@ -23,10 +24,11 @@ import (
 type Server struct {
 	cfg     atomic.Pointer[Config]
 	eng     atomic.Pointer[rules.Engine]
-	ledger  ledger.Ledger
 	lookups backscatter.Ledger // ledger, with its lookups observed; nil without a ledger
+	rec     *frontend.Recorder // outbound records
 	log     *zap.Logger
-	metrics *Metrics
+	metrics *frontend.Metrics
+	cb      [numStages]prometheus.Observer // callback latency by stage
 	ms      *gomilter.Server
 
 	mu      sync.Mutex
@@ -34,11 +36,6 @@ type Server struct {
 	conns   map[*conn]struct{}
 	closing bool
 	idle    chan struct{} // closed and replaced when the last connection closes
-
-	records sync.WaitGroup // outbound records being written
-	recSem  chan struct{}
-	stop    chan struct{} // closed by Shutdown and Close: pending retries give up
-	stopped sync.Once
 
 	// onMessage, if set before serving, gets the time each message spent
 	// in the milter's callbacks (for benchmarks).
@@ -59,18 +56,16 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 	if log == nil {
 		log = zap.NewNop()
 	}
+	m := frontend.NewMetrics(reg)
 	s := &Server{
-		ledger:  l,
+		lookups: m.Lookups(l),
+		rec:     frontend.NewRecorder(l, m, log, cfg.MaxPendingRecords),
 		log:     log,
-		metrics: NewMetrics(reg),
+		metrics: m,
+		cb:      stageObservers(m),
 		lns:     make(map[net.Listener]struct{}),
 		conns:   make(map[*conn]struct{}),
 		idle:    make(chan struct{}),
-		recSem:  make(chan struct{}, cfg.MaxPendingRecords),
-		stop:    make(chan struct{}),
-	}
-	if l != nil {
-		s.lookups = observedLedger{l: l, m: s.metrics}
 	}
 	s.cfg.Store(&cfg)
 	s.eng.Store(eng)
@@ -93,7 +88,7 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 }
 
 // Metrics returns the server's metrics.
-func (s *Server) Metrics() *Metrics { return s.metrics }
+func (s *Server) Metrics() *frontend.Metrics { return s.metrics }
 
 func (s *Server) config() *Config       { return s.cfg.Load() }
 func (s *Server) engine() *rules.Engine { return s.eng.Load() }
@@ -164,13 +159,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeConns()
 	// Records still failing will not get through in the time left: only
 	// the writes in flight are waited for.
-	s.stopped.Do(func() { close(s.stop) })
-	done := make(chan struct{})
-	go func() { s.records.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		err = ctx.Err()
+	s.rec.Stop()
+	if werr := s.rec.Wait(ctx); werr != nil {
+		err = werr
 	}
 	return err
 }
@@ -183,7 +174,7 @@ func (s *Server) Close() error {
 		ln.Close()
 	}
 	s.mu.Unlock()
-	s.stopped.Do(func() { close(s.stop) })
+	s.rec.Stop()
 	s.closeConns()
 	return nil
 }
@@ -205,92 +196,6 @@ func (s *Server) Sessions() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.conns)
-}
-
-// record writes an outbound record in the background, waiting at most
-// RecordWait for it. Records beyond MaxPendingRecords are dropped (and
-// logged): mail is never held up for the ledger. A write that fails (a
-// shared ledger that is down) is retried with backoff for up to
-// RecordRetry, so that the bounces of mail sent during an outage are not
-// called backscatter later; the pending records stay bounded by
-// MaxPendingRecords.
-func (s *Server) record(r ledger.Record, why string) {
-	if s.ledger == nil {
-		return
-	}
-	select {
-	case s.recSem <- struct{}{}:
-	default:
-		s.metrics.LedgerOps.WithLabelValues("put", "dropped").Inc()
-		s.log.Warn("outbound record dropped: too many writes pending", zap.String("queue_id", r.QueueID),
-			zap.String("message_id", r.MessageID))
-		return
-	}
-	cfg := s.config()
-	done := make(chan struct{})
-	s.records.Add(1)
-	go func() {
-		defer s.records.Done()
-		defer func() { <-s.recSem }()
-		defer close(done)
-		s.write(r, why, cfg)
-	}()
-	if cfg.RecordWait > 0 {
-		t := time.NewTimer(cfg.RecordWait)
-		defer t.Stop()
-		select {
-		case <-done:
-		case <-t.C:
-		}
-	}
-}
-
-// Backoff between retries of a failed outbound record.
-const (
-	firstRetryDelay = 250 * time.Millisecond
-	maxRetryDelay   = 30 * time.Second
-)
-
-// write puts r in the ledger, retrying failures until cfg.RecordRetry has
-// passed or the server stops.
-func (s *Server) write(r ledger.Record, why string, cfg *Config) {
-	first := time.Now()
-	delay := firstRetryDelay
-	for attempt := 1; ; attempt++ {
-		ctx, cancel := context.WithTimeout(context.Background(), cfg.WriteTimeout)
-		start := time.Now()
-		err := s.ledger.Put(ctx, r)
-		cancel()
-		d := time.Since(start)
-		s.metrics.LedgerLatency.WithLabelValues("put").Observe(d.Seconds())
-		if err == nil {
-			s.metrics.LedgerOps.WithLabelValues("put", "ok").Inc()
-			s.log.Info("outbound recorded", zap.String("queue_id", r.QueueID), zap.String("message_id", r.MessageID),
-				zap.String("sender", r.Sender), zap.Int("recipients", len(r.Recipients)), zap.String("why", why),
-				zap.Int("attempt", attempt), zap.Float64("ms", float64(d.Microseconds())/1000))
-			return
-		}
-		s.metrics.LedgerOps.WithLabelValues("put", "error").Inc()
-		if time.Since(first)+delay > cfg.RecordRetry {
-			s.log.Error("outbound record not written", zap.String("queue_id", r.QueueID),
-				zap.String("message_id", r.MessageID), zap.Int("attempts", attempt), zap.Error(err))
-			return
-		}
-		if attempt == 1 {
-			s.log.Warn("outbound record not written yet, retrying", zap.String("queue_id", r.QueueID),
-				zap.String("message_id", r.MessageID), zap.Error(err))
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-s.stop:
-			t.Stop()
-			s.log.Error("outbound record not written: shutting down", zap.String("queue_id", r.QueueID),
-				zap.String("message_id", r.MessageID), zap.Int("attempts", attempt), zap.Error(err))
-			return
-		}
-		delay = min(2*delay, maxRetryDelay)
-	}
 }
 
 // listener tracks the connections it accepts.

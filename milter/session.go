@@ -1,7 +1,6 @@
 package milter
 
 import (
-	"context"
 	"net"
 	"net/netip"
 	"net/textproto"
@@ -12,16 +11,15 @@ import (
 	gomilter "github.com/emersion/go-milter"
 	"go.uber.org/zap"
 
-	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/decide"
-	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/frontend"
 	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
 // Limits on what one message can make the session keep.
 const (
-	maxRcpts      = 1000 // envelope recipients remembered (for the ledger and the verdict)
-	maxNDRHeaders = 100  // incoming X-NDR-* headers deleted; more are left (and logged)
+	maxRcpts      = frontend.MaxRecipients // envelope recipients remembered (for the ledger and the verdict)
+	maxNDRHeaders = 100                    // incoming X-NDR-* headers deleted; more are left (and logged)
 )
 
 // session is one milter connection's state. go-milter makes a new session
@@ -42,16 +40,13 @@ type session struct {
 
 // message is the state of the message in progress; MailFrom and Abort reset it.
 type message struct {
-	cfg      *Config
-	start    time.Time
-	from     string
-	outbound bool
-	why      string // why outbound: auth, trusted-network, local
-	inside   bool   // a bounce from inside to our own users (e.g. Postfix's own)
-	queueID  string
-	rcpts    []string
+	cfg     *Config
+	start   time.Time
+	from    string
+	route   decide.Route // outbound or inbound, and whether it may be a bounce
+	queueID string
+	rcpts   []string
 
-	candidate bool // not authenticated, and the envelope sender says it may be a bounce
 	messageID string
 	subject   string
 	hasSubj   bool
@@ -92,7 +87,7 @@ func (s *session) guard(st stage, resp *gomilter.Response, err *error) {
 // forgets the message.
 func (s *session) observe(st stage, start time.Time) {
 	d := time.Since(start)
-	s.srv.metrics.cb[st].Observe(d.Seconds())
+	s.srv.cb[st].Observe(d.Seconds())
 	s.msg.busy += d
 	if st == stEOM {
 		if h := s.srv.onMessage.Load(); h != nil && s.msg.cfg != nil {
@@ -153,12 +148,10 @@ func (s *session) MailFrom(from string, m *gomilter.Modifier) (resp gomilter.Res
 	if !haveClient && s.client.IsValid() {
 		client, haveClient = s.client, true
 	}
-	switch {
-	case m.Macros["{auth_authen}"] != "":
-		s.msg.outbound, s.msg.why = true, "auth"
-	case haveClient && cfg.trusted(client):
-		s.msg.outbound, s.msg.why = true, "trusted-network"
-	case !haveClient && s.local:
+	o := decide.Origin{Authenticated: m.Macros["{auth_authen}"] != ""}
+	if haveClient {
+		o.Addr = client
+	} else {
 		// Connected over a local socket or with an unknown address family:
 		// Postfix's own submissions. (Postfix presents sendmail and pickup
 		// submissions as coming from 127.0.0.1, which the default trusted
@@ -166,14 +159,12 @@ func (s *session) MailFrom(from string, m *gomilter.Modifier) (resp gomilter.Res
 		// go-milter made after a reject or discard on an inbound connection
 		// whose MAIL FROM macros lack {client_addr}: it stays inbound, the
 		// safe side, since inbound processing only adds headers.
-		s.msg.outbound, s.msg.why = true, "local"
+		o.Local = s.local
 	}
 	// A bounce may come from a trusted or local client too: Postfix's own
 	// bounces (internal_mail_filter_classes = bounce) or an internal relay's.
 	// It is kept for parsing; end of message decides by its recipients.
-	if s.msg.why != "auth" {
-		s.msg.candidate = decide.BounceSender(s.msg.from)
-	}
+	s.msg.route = cfg.site.Classify(o, s.msg.from)
 	s.msg.counts = make(map[string]int)
 	return gomilter.RespContinue, nil
 }
@@ -209,7 +200,7 @@ func (s *session) Header(name string, value string, m *gomilter.Modifier) (resp 
 	if lname == "message-id" && msg.messageID == "" {
 		msg.messageID = ledger.NormalizeMessageID(value)
 	}
-	if msg.outbound && !msg.candidate {
+	if msg.route.Outbound() && !msg.route.Candidate {
 		return gomilter.RespContinue, nil
 	}
 	switch {
@@ -224,7 +215,7 @@ func (s *session) Header(name string, value string, m *gomilter.Modifier) (resp 
 			msg.hasSubj, msg.subject = true, value
 		}
 	}
-	if msg.candidate && !msg.truncated {
+	if msg.route.Candidate && !msg.truncated {
 		msg.keep(name, ": ", value, "\r\n")
 	}
 	return gomilter.RespContinue, nil
@@ -247,7 +238,7 @@ func (msg *message) keep(parts ...string) {
 func (s *session) Headers(h textproto.MIMEHeader, m *gomilter.Modifier) (resp gomilter.Response, err error) {
 	defer s.observe(stEOH, time.Now())
 	defer s.guard(stEOH, &resp, &err)
-	if s.msg.candidate && !s.msg.truncated {
+	if s.msg.route.Candidate && !s.msg.truncated {
 		s.msg.keep("\r\n")
 	}
 	if s.msg.queueID == "" {
@@ -262,7 +253,7 @@ func (s *session) BodyChunk(chunk []byte, m *gomilter.Modifier) (resp gomilter.R
 	defer s.observe(stBody, time.Now())
 	defer s.guard(stBody, &resp, &err)
 	msg := &s.msg
-	if msg.candidate && !msg.truncated {
+	if msg.route.Candidate && !msg.truncated {
 		room := msg.cfg.ParseCap - len(msg.buf)
 		if len(chunk) > room {
 			chunk = chunk[:room]
@@ -295,15 +286,13 @@ func (s *session) Body(m *gomilter.Modifier) (resp gomilter.Response, err error)
 	if q := m.Macros["i"]; q != "" {
 		msg.queueID = q
 	}
-	if msg.outbound && msg.candidate && msg.cfg.allOurs(msg.rcpts) {
-		// A bounce from inside (Postfix's own, or an internal server's) to
-		// our own users: it is explained like one from outside.
-		msg.outbound, msg.inside = false, true
-	}
-	if msg.outbound {
-		s.srv.metrics.Messages.WithLabelValues("outbound").Inc()
-		s.srv.record(ledger.Record{MessageID: msg.messageID, QueueID: msg.queueID, Sender: msg.from,
-			Recipients: msg.rcpts, Time: msg.start}, msg.why)
+	// A bounce from inside (Postfix's own, or an internal server's) to our
+	// own users is explained like one from outside.
+	msg.route = msg.route.WithRecipients(msg.cfg.site, msg.rcpts)
+	if msg.route.Outbound() {
+		s.srv.metrics.CountOutbound()
+		s.srv.rec.Record(ledger.Record{MessageID: msg.messageID, QueueID: msg.queueID, Sender: msg.from,
+			Recipients: msg.rcpts, Time: msg.start}, string(msg.route.Why), msg.cfg.recordPolicy())
 		return gomilter.RespContinue, nil
 	}
 
@@ -343,33 +332,22 @@ func (s *session) Body(m *gomilter.Modifier) (resp gomilter.Response, err error)
 	return gomilter.RespContinue, nil
 }
 
-// inbound gathers the facts of an inbound message (reading, explaining and
-// judging a possible bounce), decides, and logs and counts the decision.
+// inbound gathers the facts of an inbound message and hands them to the
+// shared reader, which reads, explains and judges a possible bounce,
+// decides, and logs and counts the decision.
 func (s *session) inbound(msg *message) decide.Outcome {
 	cfg := msg.cfg
 	f := decide.Facts{
 		QueueID:    msg.queueID,
 		Recipients: msg.rcpts,
-		Inside:     msg.inside,
+		Inside:     msg.route.Inside,
 		Subject:    msg.subject,
 		HasSubject: msg.hasSubj,
 		Incoming:   msg.ndr,
 		Raw:        msg.buf,
 		Truncated:  msg.truncated,
 	}
-	if msg.candidate {
-		if rep, perr := dsn.Parse(msg.buf); decide.Annotates(rep) {
-			f.Report, f.ParseErr = rep, perr
-			f.Readings = s.srv.engine().Explain(rep)
-			ctx, cancel := context.WithTimeout(context.Background(), cfg.LookupTimeout)
-			f.Judgement = backscatter.Judge{Ledger: s.srv.lookups, Ours: cfg.ours()}.Report(ctx, rep, msg.rcpts)
-			cancel()
-		}
-	}
-	out := decide.Inbound(cfg.policy(), f)
-	s.srv.metrics.countInbound(&out)
-	if out.Event != nil {
-		s.srv.log.Info("bounce", out.Event.Fields(time.Since(msg.start))...)
-	}
-	return out
+	r := frontend.Reader{Rules: s.srv.engine(), Ledger: s.srv.lookups, Site: cfg.site, Policy: cfg.policy(),
+		LookupTimeout: cfg.LookupTimeout, Metrics: s.srv.metrics, Log: s.srv.log}
+	return r.Inbound(f, msg.route.Candidate, msg.start)
 }

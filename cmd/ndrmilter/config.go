@@ -113,7 +113,7 @@ func (l listFlag) Set(v string) error {
 }
 
 // loadConfigFile reads a YAML configuration file over c. Unknown keys are errors.
-func loadConfigFile(path string, c *serveConfig) error {
+func loadConfigFile(path string, c any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("config: %w", err)

@@ -22,6 +22,7 @@ var commands = map[string]command{
 	"explain": runExplain,
 	"code":    runCode,
 	"serve":   runServe,
+	"filter":  runFilter,
 	"ledger":  runLedger,
 }
 

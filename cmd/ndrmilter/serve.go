@@ -59,19 +59,9 @@ func serveMain(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ndrmilter serve: %v\n", err)
 		return 2
 	}
-	level := zap.NewAtomicLevel()
-	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
-		fmt.Fprintf(stderr, "ndrmilter serve: log level %q: expected debug, info, warn or error\n", cfg.LogLevel)
-		return 2
-	}
-	zc := zap.NewProductionConfig()
-	zc.Level = level
-	zc.Sampling = nil // one line per bounce, always
-	zc.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
-	log, err := zc.Build()
-	if err != nil {
-		fmt.Fprintf(stderr, "ndrmilter serve: logger: %v\n", err)
-		return 1
+	log, level, code := newLogger(cfg.LogLevel, "serve", stderr)
+	if log == nil {
+		return code
 	}
 	defer log.Sync()
 	if err := serve(cfg, fs, flagged, configPath, level, log); err != nil {
@@ -79,6 +69,106 @@ func serveMain(args []string, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// newLogger is the JSON logger of serve and filter at level; on a bad level
+// or logger it reports to stderr and returns nil with the exit status.
+func newLogger(levelName, cmd string, stderr io.Writer) (*zap.Logger, zap.AtomicLevel, int) {
+	level := zap.NewAtomicLevel()
+	if err := level.UnmarshalText([]byte(levelName)); err != nil {
+		fmt.Fprintf(stderr, "ndrmilter %s: log level %q: expected debug, info, warn or error\n", cmd, levelName)
+		return nil, level, 2
+	}
+	zc := zap.NewProductionConfig()
+	zc.Level = level
+	zc.Sampling = nil // one line per bounce, always
+	zc.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
+	log, err := zc.Build()
+	if err != nil {
+		fmt.Fprintf(stderr, "ndrmilter %s: logger: %v\n", cmd, err)
+		return nil, level, 1
+	}
+	return log, level, 0
+}
+
+// newRegistry is the Prometheus registry of serve and filter, with the Go
+// runtime's and the process's collectors.
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// startHTTP serves /metrics and /healthz on addr; nil when addr is empty.
+func startHTTP(addr string, reg *prometheus.Registry, led ledger.Ledger) (*http.Server, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	mln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listener %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		// A lookup, not Stats: it is cheap on every ledger, whatever its size.
+		if _, err := led.ByMessageID(ctx, "healthz.probe@ndrmilter.invalid"); err != nil && !errors.Is(err, ledger.ErrNotFound) {
+			// Mail still flows (verdicts are "unknown"): degraded, not down.
+			http.Error(w, "degraded: ledger: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go hs.Serve(mln)
+	return hs, nil
+}
+
+// frontEnd is a running front end (the milter or the filter) as the signal
+// loop drives it.
+type frontEnd interface {
+	Shutdown(ctx context.Context) error
+	Sessions() int
+}
+
+// supervise runs until the front end's Serve returns (serveErr) or SIGTERM
+// or SIGINT drains it, for at most drain; SIGHUP calls reload. It closes hs
+// at the end.
+func supervise(fe frontEnd, serveErr <-chan error, hs *http.Server, drain time.Duration, reload func(), log *zap.Logger) error {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	defer func() {
+		if hs != nil {
+			hs.Close()
+		}
+	}()
+	for {
+		select {
+		case err := <-serveErr:
+			if err != nil {
+				return fmt.Errorf("listener: %w", err)
+			}
+			return nil
+		case sig := <-sigs:
+			if sig == syscall.SIGHUP {
+				reload()
+				continue
+			}
+			log.Info("draining sessions", zap.String("signal", sig.String()),
+				zap.Int("sessions", fe.Sessions()), zap.Duration("timeout", drain))
+			ctx, cancel := context.WithTimeout(context.Background(), drain)
+			err := fe.Shutdown(ctx)
+			cancel()
+			if err != nil {
+				log.Warn("drain timed out: remaining sessions closed", zap.Error(err))
+			}
+			<-serveErr
+			return nil
+		}
+	}
 }
 
 // serve runs the milter until SIGTERM or SIGINT; SIGHUP reloads the
@@ -105,8 +195,7 @@ func serve(cfg serveConfig, fs *flag.FlagSet, flagged serveConfig, configPath st
 		}
 	}()
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := newRegistry()
 	srv, err := milter.New(mcfg, eng, led, log, reg)
 	if err != nil {
 		return err
@@ -120,70 +209,25 @@ func serve(cfg serveConfig, fs *flag.FlagSet, flagged serveConfig, configPath st
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
-	var hs *http.Server
-	if cfg.MetricsListen != "" {
-		mln, err := net.Listen("tcp", cfg.MetricsListen)
-		if err != nil {
-			srv.Close()
-			return fmt.Errorf("metrics listener %s: %w", cfg.MetricsListen, err)
-		}
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-			defer cancel()
-			// A lookup, not Stats: it is cheap on every ledger, whatever its size.
-			if _, err := led.ByMessageID(ctx, "healthz.probe@ndrmilter.invalid"); err != nil && !errors.Is(err, ledger.ErrNotFound) {
-				// Mail still flows (verdicts are "unknown"): degraded, not down.
-				http.Error(w, "degraded: ledger: "+err.Error(), http.StatusServiceUnavailable)
-				return
-			}
-			fmt.Fprintln(w, "ok")
-		})
-		hs = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-		go hs.Serve(mln)
+	hs, err := startHTTP(cfg.MetricsListen, reg, led)
+	if err != nil {
+		srv.Close()
+		return err
 	}
 	log.Info("ndrmilter serving", zap.String("listen", cfg.Listen), zap.String("metrics", cfg.MetricsListen),
 		zap.Strings("domains", cfg.Domains), zap.String("backscatter_action", cfg.BackscatterAction),
 		zap.String("ledger", ledgerName(cfg)))
 
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	for {
-		select {
-		case err := <-serveErr:
-			if hs != nil {
-				hs.Close()
-			}
-			if err != nil {
-				return fmt.Errorf("milter listener: %w", err)
-			}
-			return nil
-		case sig := <-sigs:
-			if sig == syscall.SIGHUP {
-				reload(cfg, fs, flagged, configPath, srv, level, log)
-				continue
-			}
-			log.Info("draining milter sessions", zap.String("signal", sig.String()),
-				zap.Int("sessions", srv.Sessions()), zap.Duration("timeout", time.Duration(cfg.DrainTimeout)))
-			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.DrainTimeout))
-			err := srv.Shutdown(ctx)
-			cancel()
-			if err != nil {
-				log.Warn("drain timed out: remaining sessions closed", zap.Error(err))
-			}
-			<-serveErr
-			if hs != nil {
-				hs.Close()
-			}
-			if network == "unix" {
-				os.Remove(address)
-			}
-			log.Info("ndrmilter stopped")
-			return nil
-		}
+	err = supervise(srv, serveErr, hs, time.Duration(cfg.DrainTimeout),
+		func() { reload(cfg, fs, flagged, configPath, srv, level, log) }, log)
+	if network == "unix" {
+		os.Remove(address)
 	}
+	if err != nil {
+		return fmt.Errorf("milter %w", err)
+	}
+	log.Info("ndrmilter stopped")
+	return nil
 }
 
 // reload re-reads the configuration file and the rules on SIGHUP. Settings

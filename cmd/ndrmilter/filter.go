@@ -1,0 +1,293 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/ndrmilter/ndrmilter/filter"
+	"github.com/ndrmilter/ndrmilter/ledger"
+	"github.com/ndrmilter/ndrmilter/rules"
+)
+
+// filterConfig is the configuration of "ndrmilter filter": serve's keys
+// (those that concern a milter socket are ignored) and the filter's own.
+type filterConfig struct {
+	serveConfig    `yaml:",inline"`
+	Next           string   `yaml:"next"`
+	ListenOutbound string   `yaml:"listen_outbound"`
+	Direction      string   `yaml:"direction"`
+	Hostname       string   `yaml:"hostname"`
+	MaxConnections int      `yaml:"max_connections"`
+	NextTimeout    duration `yaml:"next_timeout"`
+}
+
+// defaultFilterConfig is what filter runs with when neither file nor flag
+// says otherwise: FILTER_README's ports, and a metrics port of its own so
+// that serve and filter can run side by side.
+func defaultFilterConfig() filterConfig {
+	c := filterConfig{serveConfig: defaultServeConfig(), Next: "127.0.0.1:10026", Direction: "auto",
+		MaxConnections: 100, NextTimeout: duration(60 * time.Second)}
+	c.Listen = "127.0.0.1:10025"
+	c.MetricsListen = "127.0.0.1:9892"
+	return c
+}
+
+// runFilter is "ndrmilter filter [flags]".
+func runFilter(args []string) int {
+	return filterMain(args, os.Stderr)
+}
+
+// filterMain is runFilter with an explicit stream for errors, for tests.
+func filterMain(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("filter", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	flagged := defaultFilterConfig()
+	flagged.Domains, flagged.TrustedNetworks, flagged.Rules = nil, nil, nil
+	var configPath string
+	filterFlags(fs, &flagged, &configPath)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: ndrmilter filter --listen 127.0.0.1:10025 --next 127.0.0.1:10026 --data DIR --domain example.org\n"+
+			"       [--backscatter-action tag|reject|discard] [--trusted-networks CIDR,...] [--direction auto|outbound|inbound]\n"+
+			"       [--ledger SPEC] [--config FILE] [--metrics-listen ADDR] [flags]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "ndrmilter filter: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	cfg, err := resolveFilterConfig(fs, flagged, configPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "ndrmilter filter: %v\n", err)
+		return 2
+	}
+	log, level, code := newLogger(cfg.LogLevel, "filter", stderr)
+	if log == nil {
+		return code
+	}
+	defer log.Sync()
+	if err := runFilterServer(cfg, func() (filterConfig, error) { return resolveFilterConfig(fs, flagged, configPath) },
+		level, log); err != nil {
+		log.Error("ndrmilter filter stopped", zap.Error(err))
+		return 1
+	}
+	return 0
+}
+
+// filterFlags defines filter's flags on fs: serve's (their help adjusted
+// where the filter differs) and the filter's own.
+func filterFlags(fs *flag.FlagSet, c *filterConfig, configPath *string) {
+	serveFlags(fs, &c.serveConfig, configPath)
+	fs.Lookup("listen").Usage = "`HOST:PORT` the filter listens on (loopback: the MTA's content filter or proxy)"
+	fs.Lookup("socket-mode").Usage = "(serve only)"
+	fs.Lookup("backscatter-action").Usage = "tag|reject|discard (reject only before the queue)"
+	fs.Lookup("drain-timeout").Usage = "how long SIGTERM waits for transactions in progress"
+	fs.StringVar(&c.Next, "next", c.Next, "next hop `HOST:PORT`: the MTA's reinjection listener")
+	fs.StringVar(&c.Direction, "direction", c.Direction, "auto|outbound|inbound: which way the mail through --listen goes")
+	fs.StringVar(&c.ListenOutbound, "listen-outbound", c.ListenOutbound, "a second `HOST:PORT` whose mail is all outbound (for an MTA without XFORWARD)")
+	fs.StringVar(&c.Hostname, "hostname", c.Hostname, "name in the greeting and the EHLO to the next hop (default: host name)")
+	fs.IntVar(&c.MaxConnections, "max-connections", c.MaxConnections, "client connections open at once; beyond: 421")
+	fs.Var(&c.NextTimeout, "next-timeout", "timeout for the next hop: connect, each command, each write, reply to the data")
+	fs.Var(&c.IdleTimeout, "idle-timeout", "how long a client may stay silent (default 5m)")
+}
+
+// resolveFilterConfig builds the configuration: defaults, then the file
+// (if any), then the flags that were set.
+func resolveFilterConfig(fs *flag.FlagSet, flagged filterConfig, configPath string) (filterConfig, error) {
+	c := defaultFilterConfig()
+	if configPath != "" {
+		c.TrustedNetworks = nil // lists in the file replace the defaults
+		if err := loadConfigFile(configPath, &c); err != nil {
+			return c, err
+		}
+		if c.TrustedNetworks == nil {
+			c.TrustedNetworks = defaultServeConfig().TrustedNetworks
+		}
+	}
+	mergeFlags(fs, flagged.serveConfig, &c.serveConfig)
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "next":
+			c.Next = flagged.Next
+		case "direction":
+			c.Direction = flagged.Direction
+		case "listen-outbound":
+			c.ListenOutbound = flagged.ListenOutbound
+		case "hostname":
+			c.Hostname = flagged.Hostname
+		case "max-connections":
+			c.MaxConnections = flagged.MaxConnections
+		case "next-timeout":
+			c.NextTimeout = flagged.NextTimeout
+		case "idle-timeout":
+			c.IdleTimeout = flagged.IdleTimeout
+		}
+	})
+	_, err := c.filterConfig()
+	return c, err
+}
+
+// hostPort reads HOST:PORT, also in Postfix's inet:HOST:PORT notation.
+func hostPort(what, s string) (string, error) {
+	if strings.HasPrefix(s, "inet:") || strings.HasPrefix(s, "inet6:") {
+		network, address, err := parseListen(s)
+		if err == nil && network == "tcp" {
+			return address, nil
+		}
+	}
+	if _, port, err := net.SplitHostPort(s); err == nil {
+		if _, err := strconv.ParseUint(port, 10, 16); err == nil {
+			return s, nil
+		}
+	}
+	return "", fmt.Errorf("%s %q: expected HOST:PORT, such as 127.0.0.1:10025", what, s)
+}
+
+// filterConfig is the part of the configuration the filter package uses.
+func (c filterConfig) filterConfig() (filter.Config, error) {
+	mc, err := c.milterConfig()
+	if err != nil {
+		return filter.Config{}, err
+	}
+	if _, err := hostPort("listen", c.Listen); err != nil {
+		return filter.Config{}, err
+	}
+	if c.ListenOutbound != "" {
+		if _, err := hostPort("listen_outbound", c.ListenOutbound); err != nil {
+			return filter.Config{}, err
+		}
+	}
+	next, err := hostPort("next", c.Next)
+	if err != nil {
+		return filter.Config{}, err
+	}
+	dir, err := filter.ParseDirection(c.Direction)
+	if err != nil {
+		return filter.Config{}, err
+	}
+	fc := filter.Config{
+		Next:                next,
+		Hostname:            c.Hostname,
+		Direction:           dir,
+		Domains:             mc.Domains,
+		TrustedNetworks:     mc.TrustedNetworks,
+		BackscatterAction:   mc.BackscatterAction,
+		ParseCap:            mc.ParseCap,
+		MaxRecipientHeaders: mc.MaxRecipientHeaders,
+		SubjectTag:          mc.SubjectTag,
+		BodySummary:         mc.BodySummary,
+		RecordWait:          mc.RecordWait,
+		LookupTimeout:       mc.LookupTimeout,
+		WriteTimeout:        mc.WriteTimeout,
+		RecordRetry:         mc.RecordRetry,
+		MaxConnections:      c.MaxConnections,
+		IdleTimeout:         mc.IdleTimeout,
+		NextTimeout:         time.Duration(c.NextTimeout),
+	}
+	return fc, fc.Check()
+}
+
+// runFilterServer runs the filter until SIGTERM or SIGINT; SIGHUP reloads
+// the configuration (re-read by resolve) and the rules.
+func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), level zap.AtomicLevel, log *zap.Logger) error {
+	eng, err := rules.Load(cfg.Rules...)
+	if err != nil {
+		return fmt.Errorf("rules: %w", err)
+	}
+	fcfg, err := cfg.filterConfig()
+	if err != nil {
+		return err
+	}
+	if len(cfg.Domains) == 0 {
+		log.Warn("no --domain given: bounces to every domain are judged for backscatter")
+	}
+	led, err := ledger.Open(cfg.Ledger, cfg.Data, ledger.Options{Retention: time.Duration(cfg.Retention)})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := led.Close(); err != nil {
+			log.Error("closing the ledger", zap.Error(err))
+		}
+	}()
+	reg := newRegistry()
+	srv, err := filter.New(fcfg, eng, led, log, reg)
+	if err != nil {
+		return err
+	}
+	addr, _ := hostPort("listen", cfg.Listen)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("filter listener: %w", err)
+	}
+	serveErr := make(chan error, 2)
+	if cfg.ListenOutbound != "" {
+		oaddr, _ := hostPort("listen_outbound", cfg.ListenOutbound)
+		oln, err := net.Listen("tcp", oaddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("filter listener: %w", err)
+		}
+		go func() { serveErr <- srv.ServeDirection(oln, filter.DirectionOutbound) }()
+	}
+	go func() { serveErr <- srv.Serve(ln) }()
+	hs, err := startHTTP(cfg.MetricsListen, reg, led)
+	if err != nil {
+		srv.Close()
+		return err
+	}
+	log.Info("ndrmilter filter serving", zap.String("listen", addr), zap.String("listen_outbound", cfg.ListenOutbound),
+		zap.String("next", fcfg.Next),
+		zap.String("direction", string(fcfg.Direction)), zap.String("metrics", cfg.MetricsListen),
+		zap.Strings("domains", cfg.Domains), zap.String("backscatter_action", cfg.BackscatterAction),
+		zap.String("ledger", ledgerName(cfg.serveConfig)))
+
+	reload := func() {
+		nc, err := resolve()
+		if err != nil {
+			log.Error("reload: configuration rejected, keeping the old one", zap.Error(err))
+			return
+		}
+		eng, err := rules.Load(nc.Rules...)
+		if err != nil {
+			log.Error("reload: rules rejected, keeping the old ones", zap.Error(err))
+			return
+		}
+		nf, err := nc.filterConfig()
+		if err == nil {
+			err = srv.Reload(nf, eng)
+		}
+		if err != nil {
+			log.Error("reload: configuration rejected, keeping the old one", zap.Error(err))
+			return
+		}
+		if err := level.UnmarshalText([]byte(nc.LogLevel)); err != nil {
+			log.Warn("reload: bad log level kept the old one", zap.String("log_level", nc.LogLevel))
+		}
+		if nc.Listen != cfg.Listen || nc.Data != cfg.Data || nc.Ledger != cfg.Ledger ||
+			nc.Retention != cfg.Retention || nc.MetricsListen != cfg.MetricsListen || nc.Hostname != cfg.Hostname {
+			log.Warn("reload: listen, data, ledger, retention, metrics_listen and hostname change only on restart")
+		}
+		log.Info("reloaded", zap.Strings("domains", nc.Domains), zap.String("backscatter_action", nc.BackscatterAction),
+			zap.String("next", nf.Next), zap.String("direction", string(nf.Direction)), zap.Strings("rules", nc.Rules))
+	}
+	if err := supervise(srv, serveErr, hs, time.Duration(cfg.DrainTimeout), reload, log); err != nil {
+		return fmt.Errorf("filter %w", err)
+	}
+	log.Info("ndrmilter filter stopped")
+	return nil
+}

@@ -1,0 +1,400 @@
+package filter
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-smtp"
+	"go.uber.org/zap"
+
+	"github.com/ndrmilter/ndrmilter/decide"
+	"github.com/ndrmilter/ndrmilter/frontend"
+	"github.com/ndrmilter/ndrmilter/ledger"
+)
+
+// Replies of the filter's own. Everything else a client hears is the next
+// hop's reply, or go-smtp's.
+var (
+	// errNextHopDown: no connection to the next hop; the client keeps the
+	// message and tries again (RFC 3463 4.4.1: no answer from host).
+	errNextHopDown = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 4, 1},
+		Message: "Next hop not available, try again later"}
+	// errNextHopLost: the next hop went away or timed out in the middle of
+	// a transaction (4.4.2: bad connection).
+	errNextHopLost = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 4, 2},
+		Message: "Connection to the next hop lost, try again later"}
+	// errClientLost: reading the message from the client failed.
+	errClientLost = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 4, 2},
+		Message: "Error reading the message, try again later"}
+	// errNoTransaction: RCPT or DATA after a failed MAIL.
+	errNoTransaction = &smtp.SMTPError{Code: 503, EnhancedCode: smtp.EnhancedCode{5, 5, 1},
+		Message: "Error: need MAIL command"}
+)
+
+// session is one client connection: go-smtp calls it for each command, and
+// it relays each to the next hop as it comes.
+type session struct {
+	srv *Server
+	c   *conn
+	hop *nextHop // nil when not connected
+
+	// The transaction in progress.
+	cfg     *Config
+	open    bool // MAIL accepted by the next hop, transaction not finished there
+	start   time.Time
+	from    string
+	rcpts   []string // normalised, at most frontend.MaxRecipients
+	route   decide.Route
+	queueID string // the upstream MTA's queue id (XFORWARD IDENT)
+}
+
+func (s *session) observe(stage string, start time.Time) {
+	s.srv.metrics.CallbackLatency.WithLabelValues(stage).Observe(time.Since(start).Seconds())
+}
+
+// connect makes sure there is a connection to the next hop.
+func (s *session) connect() error {
+	if s.hop != nil {
+		return nil
+	}
+	cfg := s.srv.config()
+	h, err := dialNext(cfg.Next, cfg.Hostname, cfg.NextTimeout)
+	if err != nil {
+		s.srv.nextHopFailed("connect", err)
+		return err
+	}
+	s.hop = h
+	return nil
+}
+
+// drop forgets the next hop connection after a failure: err, the next
+// hop's at stage, or nil when the client failed (the message cut off: the
+// connection is closed without ending the data, so nothing is delivered).
+func (s *session) drop(stage string, err error) {
+	if err != nil {
+		s.srv.nextHopFailed(stage, err)
+	}
+	if s.hop != nil {
+		s.hop.abort()
+		s.hop = nil
+	}
+	s.open = false
+}
+
+// Mail starts a transaction at the next hop, passing on the client's
+// XFORWARD attributes and the MAIL parameters (SIZE, SMTPUTF8, DSN's RET
+// and ENVID; go-smtp's client declares BODY=8BITMIME to a next hop that
+// offers it), and decides where the message comes from.
+func (s *session) Mail(from string, opts *smtp.MailOptions) error {
+	defer s.observe("mail", time.Now())
+	s.finish()
+	cfg := s.srv.config()
+	if err := s.mailNext(from, opts); err != nil {
+		return err
+	}
+	s.open, s.cfg, s.start = true, cfg, time.Now()
+	s.c.inTx.Store(true)
+	s.from = ledger.NormalizeAddress(from)
+	s.queueID = s.c.xf.value("IDENT")
+	if s.queueID != "" && s.c.xf.value("SOURCE") != "" {
+		// A Postfix content_filter forwards the queue id of a message
+		// already in its queue: this filter runs after the queue.
+		s.srv.sawAfterQueue()
+	}
+	s.route = cfg.site.Classify(s.origin(cfg), s.from)
+	return nil
+}
+
+// mailNext sends MAIL to the next hop, connecting first if needed; a
+// connection found dead (a next hop that timed out an idle connection) is
+// replaced once.
+func (s *session) mailNext(from string, opts *smtp.MailOptions) error {
+	for attempt := 0; ; attempt++ {
+		if err := s.connect(); err != nil {
+			return errNextHopDown
+		}
+		err := s.hop.xforward(s.c.xf.commands(s.hop.caps.xforward))
+		if se, ok := isSMTPReply(err); ok {
+			s.srv.log.Warn("next hop refused XFORWARD: the client's attributes are not passed on", zap.Error(se))
+			err = nil
+		}
+		if err == nil {
+			err = s.hop.c.Mail(from, opts)
+		}
+		if err == nil {
+			return nil
+		}
+		if se, ok := isSMTPReply(err); ok {
+			return se
+		}
+		if strings.HasPrefix(err.Error(), "smtp: server does not support") {
+			// Checked by go-smtp's client before sending: a parameter the
+			// next hop did not offer (SMTPUTF8 with a next hop without it).
+			return &smtp.SMTPError{Code: 555, EnhancedCode: smtp.EnhancedCode{5, 5, 4},
+				Message: "MAIL parameter not supported by the next hop"}
+		}
+		s.drop("mail", err)
+		if attempt > 0 {
+			return errNextHopDown
+		}
+	}
+}
+
+// origin is where the message comes from, as the direction setting and the
+// client (or what it forwarded with XFORWARD) say.
+func (s *session) origin(cfg *Config) decide.Origin {
+	dir := cfg.Direction
+	if s.c.dir != "" {
+		dir = s.c.dir
+	}
+	switch dir {
+	case DirectionInbound:
+		return decide.Origin{}
+	case DirectionOutbound:
+		return decide.Origin{Submission: true}
+	}
+	if !s.c.xf.set {
+		return decide.Origin{Addr: s.c.peer}
+	}
+	// The XFORWARD attributes replace the connection's, never mixed with
+	// them (XFORWARD_README): an unknown address is not the connecting one.
+	if a, ok := s.c.xf.addr(); ok {
+		return decide.Origin{Addr: a}
+	}
+	return decide.Origin{Local: s.c.xf.local()}
+}
+
+// Rcpt relays a recipient; the client gets the next hop's refusal as it is.
+func (s *session) Rcpt(to string, opts *smtp.RcptOptions) error {
+	defer s.observe("rcpt", time.Now())
+	if !s.open || s.hop == nil {
+		return errNoTransaction
+	}
+	if err := s.hop.c.Rcpt(to, opts); err != nil {
+		if se, ok := isSMTPReply(err); ok {
+			return se
+		}
+		s.drop("rcpt", err)
+		return errNextHopLost
+	}
+	if len(s.rcpts) < frontend.MaxRecipients {
+		if a := ledger.NormalizeAddress(to); a != "" {
+			s.rcpts = append(s.rcpts, a)
+		}
+	}
+	return nil
+}
+
+// Data reads the start of the message, decides, and streams the message,
+// annotated, to the next hop; the client gets the next hop's reply to it.
+func (s *session) Data(r io.Reader) error {
+	s.c.enterData()
+	defer s.observe("data", time.Now())
+	if !s.open || s.hop == nil {
+		return errNoTransaction
+	}
+	cfg := s.cfg
+	route := s.route.WithRecipients(cfg.site, s.rcpts)
+	keep := route.Candidate && !route.Outbound()
+	br := bufio.NewReaderSize(r, 32<<10)
+	h, err := readHead(br, keep, cfg.ParseCap)
+	if err != nil {
+		s.drop("data", nil)
+		return errClientLost
+	}
+
+	out := s.decide(h, route, cfg)
+	switch out.Action {
+	case decide.ActionReject:
+		return replyError(out.Reply)
+	case decide.ActionDiscard:
+		// Accepted and dropped: the next hop's transaction is reset in
+		// Reset. (Reject and discard apply only to a report from outside.)
+		return nil
+	}
+
+	w, err := s.hop.c.Data()
+	if err != nil {
+		if se, ok := isSMTPReply(err); ok {
+			return se
+		}
+		s.drop("data", err)
+		return errNextHopLost
+	}
+	if err := send(w, h, br, &out, route.Outbound()); err != nil {
+		if errors.Is(err, errReadClient) {
+			s.drop("data", nil)
+			return errClientLost
+		}
+		s.drop("data", err)
+		return errNextHopLost
+	}
+	resp, err := w.CloseWithResponse()
+	s.open = false
+	if err != nil {
+		if se, ok := isSMTPReply(err); ok {
+			return se
+		}
+		// No reply to the end of data: whether the next hop has the message
+		// is not known. A 4xx makes the client try again (a duplicate at
+		// worst, never a loss).
+		s.drop("data", err)
+		return errNextHopLost
+	}
+	if route.Outbound() {
+		s.srv.metrics.CountOutbound()
+		s.srv.rec.Record(ledger.Record{MessageID: h.messageID(), QueueID: s.queueID, Sender: s.from,
+			Recipients: s.rcpts, Time: s.start}, string(route.Why), cfg.recordPolicy())
+	}
+	s.srv.log.Debug("relayed", zap.String("queue_id", s.queueID), zap.String("route", routeName(route)),
+		zap.String("next_hop_reply", resp.StatusText))
+	return acceptedReply(resp.StatusText)
+}
+
+func routeName(r decide.Route) string {
+	switch {
+	case r.Outbound():
+		return "outbound:" + string(r.Why)
+	case r.Inside:
+		return "inside"
+	}
+	return "inbound"
+}
+
+// decide is the Outcome for the message: nothing for outbound mail, the
+// shared reader's decision for inbound mail. A panic in reading the message
+// fails open: the message passes unannotated, its X-NDR-* fields removed.
+func (s *session) decide(h *head, route decide.Route, cfg *Config) (out decide.Outcome) {
+	if route.Outbound() || h.oversize {
+		if h.oversize {
+			s.srv.metrics.FailOpen.WithLabelValues("header").Inc()
+			s.srv.log.Warn("header too large: message passes unannotated", zap.String("queue_id", s.queueID),
+				zap.Int("limit", maxHeaderBytes))
+		}
+		return decide.Outcome{Action: decide.ActionNone}
+	}
+	f := h.facts(cfg.ParseCap)
+	f.QueueID, f.Recipients, f.Inside = s.queueID, s.rcpts, route.Inside
+	defer func() {
+		if v := recover(); v != nil {
+			s.srv.metrics.FailOpen.WithLabelValues("data").Inc()
+			s.srv.log.Error("internal error: message passes unannotated", zap.Any("panic", v),
+				zap.ByteString("stack", debug.Stack()))
+			out = decide.Inbound(decide.Policy{}, decide.Facts{Incoming: f.Incoming})
+		}
+	}()
+	rd := frontend.Reader{Rules: s.srv.engine(), Ledger: s.srv.lookups, Site: cfg.site, Policy: cfg.policy(),
+		LookupTimeout: cfg.LookupTimeout, Metrics: s.srv.metrics, Log: s.srv.log}
+	return rd.Inbound(f, route.Candidate, s.start)
+}
+
+// errReadClient marks a failure to read the message from the client.
+var errReadClient = errors.New("reading the message from the client")
+
+// clientReader tells read errors apart from write errors in io.Copy.
+type clientReader struct{ r *bufio.Reader }
+
+func (c clientReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = fmt.Errorf("%w: %w", errReadClient, err)
+	}
+	return n, err
+}
+
+// send writes the message to the next hop: its start with the Outcome
+// applied, then the rest as it comes from the client.
+func send(w io.Writer, h *head, br *bufio.Reader, out *decide.Outcome, outbound bool) error {
+	if h.oversize {
+		if outbound {
+			if _, err := w.Write(h.raw); err != nil {
+				return err
+			}
+		} else if err := h.passOversize(w, br); err != nil {
+			return err
+		}
+	} else if err := h.write(w, out); err != nil {
+		return err
+	}
+	_, err := io.Copy(w, clientReader{br})
+	return err
+}
+
+// finish ends the transaction at the next hop if it is still open there
+// (the client said RSET, or the message was rejected or discarded).
+func (s *session) finish() {
+	if s.open && s.hop != nil {
+		if err := s.hop.reset(); err != nil {
+			if _, ok := isSMTPReply(err); !ok {
+				s.drop("rset", err)
+			}
+		}
+	}
+	s.open, s.cfg, s.from, s.rcpts, s.route, s.queueID = false, nil, "", nil, decide.Route{}, ""
+}
+
+// Reset ends the transaction: after each message, at RSET and at EHLO.
+// The XFORWARD attributes end with it (XFORWARD_README).
+func (s *session) Reset() {
+	s.finish()
+	s.c.inTx.Store(false)
+	s.c.xf = xforward{}
+}
+
+// Logout closes the connection to the next hop.
+func (s *session) Logout() error {
+	s.finish()
+	if s.hop != nil {
+		s.hop.close()
+		s.hop = nil
+	}
+	return nil
+}
+
+// replyError is a decide.Reply as go-smtp's error.
+func replyError(r decide.Reply) error {
+	return &smtp.SMTPError{Code: r.Code, EnhancedCode: enhanced(r.Enhanced), Message: r.Text}
+}
+
+// acceptedReply passes the next hop's acceptance on ("250 2.0.0 Ok: queued
+// as 4Xq..."), so that the client's log shows where the message went.
+// go-smtp's server writes the code and text of an *SMTPError returned from
+// Data, whatever the code.
+func acceptedReply(text string) error {
+	code, msg, ok := strings.Cut(text, " ")
+	ec := enhanced(code)
+	if !ok || ec == smtp.EnhancedCodeNotSet {
+		ec, msg = smtp.EnhancedCode{2, 0, 0}, text
+	}
+	if msg == "" {
+		msg = "Ok"
+	}
+	return &smtp.SMTPError{Code: 250, EnhancedCode: ec, Message: msg}
+}
+
+// enhanced parses an enhanced status code "x.y.z" (RFC 3463), the zero
+// EnhancedCode (not set) when s is not one.
+func enhanced(s string) smtp.EnhancedCode {
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 {
+		return smtp.EnhancedCodeNotSet
+	}
+	var ec smtp.EnhancedCode
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || n > 999 {
+			return smtp.EnhancedCodeNotSet
+		}
+		ec[i] = n
+	}
+	if ec[0] < 2 || ec[0] > 5 {
+		return smtp.EnhancedCodeNotSet
+	}
+	return ec
+}

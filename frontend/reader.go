@@ -1,0 +1,62 @@
+package frontend
+
+import (
+	"context"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/ndrmilter/ndrmilter/backscatter"
+	"github.com/ndrmilter/ndrmilter/decide"
+	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/rules"
+)
+
+// Reader is what a front end needs to decide on an inbound message. A front
+// end makes one per message from its current configuration and rules (both
+// may be reloaded).
+type Reader struct {
+	// Rules explain a report.
+	Rules *rules.Engine
+	// Ledger is where reports are judged (see Metrics.Lookups); nil
+	// without a ledger.
+	Ledger backscatter.Ledger
+	// Site says which addresses are ours.
+	Site decide.Site
+	// Policy is what the site chose for reports.
+	Policy decide.Policy
+	// LookupTimeout bounds the ledger lookups for one report (0:
+	// DefaultLookupTimeout).
+	LookupTimeout time.Duration
+	// Metrics count the outcome; Log gets a line per explained report.
+	Metrics *Metrics
+	Log     *zap.Logger
+}
+
+// Inbound decides what happens to an inbound message from the facts f a
+// front end gathered (envelope, header, and f.Raw as kept). When candidate
+// (decide.Route.Candidate), it first reads f.Raw as a possible report and,
+// when it is one, explains it and judges it against the ledger. The outcome
+// is counted and, for a report, logged with the time since start (when the
+// message began).
+func (r *Reader) Inbound(f decide.Facts, candidate bool, start time.Time) decide.Outcome {
+	if candidate {
+		if rep, perr := dsn.Parse(f.Raw); decide.Annotates(rep) {
+			f.Report, f.ParseErr = rep, perr
+			f.Readings = r.Rules.Explain(rep)
+			t := r.LookupTimeout
+			if t <= 0 {
+				t = DefaultLookupTimeout
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), t)
+			f.Judgement = backscatter.Judge{Ledger: r.Ledger, Ours: r.Site.JudgeOurs()}.Report(ctx, rep, f.Recipients)
+			cancel()
+		}
+	}
+	out := decide.Inbound(r.Policy, f)
+	r.Metrics.CountInbound(&out)
+	if out.Event != nil && r.Log != nil {
+		r.Log.Info("bounce", out.Event.Fields(time.Since(start))...)
+	}
+	return out
+}
