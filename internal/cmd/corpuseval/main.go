@@ -93,8 +93,9 @@ func main() {
 	rulesSrc := flag.String("rules", "rules/rules.yaml", "the built-in rules file, read for its unless phrases")
 	all := flag.Bool("all", false, "list every rule, not only the flagged ones")
 	perFamily := flag.Bool("families", false, "print the score of every family")
+	phrases := flag.Bool("phrases", false, "list the text phrases found in one corpus file only and in no reference table")
 	flag.Parse()
-	if err := run(os.Stdout, *shared, *rulesSrc, *all, *perFamily); err != nil {
+	if err := run(os.Stdout, *shared, *rulesSrc, *all, *perFamily, *phrases); err != nil {
 		fmt.Fprintf(os.Stderr, "corpuseval: %v\n", err)
 		os.Exit(2)
 	}
@@ -194,7 +195,7 @@ func (c *corpus) scoreFile(name string, got []record) score {
 	return s
 }
 
-func run(w io.Writer, shared, rulesSrc string, all, perFamily bool) error {
+func run(w io.Writer, shared, rulesSrc string, all, perFamily, phrases bool) error {
 	c, err := loadCorpus(shared)
 	if err != nil {
 		return err
@@ -265,6 +266,11 @@ func run(w io.Writer, shared, rulesSrc string, all, perFamily bool) error {
 	if err := reportUnless(w, rulesSrc, c, readings); err != nil {
 		return err
 	}
+	if phrases {
+		if err := reportPhrases(w, shared, rulesSrc, c, readings); err != nil {
+			return err
+		}
+	}
 
 	// Leave-family-out.
 	fams := make([]string, 0, len(famFiles))
@@ -323,25 +329,20 @@ func run(w io.Writer, shared, rulesSrc string, all, perFamily bool) error {
 
 // rulesFile is the part of a rules file that reportUnless reads.
 type rulesFile struct {
-	Rules []struct {
+	unlessAlias map[string]string // rule id -> anchor of its unless list
+	Rules       []struct {
 		ID   string `yaml:"id"`
 		When struct {
+			Text   []string `yaml:"text"`
+			All    []string `yaml:"all"`
 			Unless []string `yaml:"unless"`
 		} `yaml:"when"`
 	} `yaml:"rules"`
 }
 
-// reportUnless lists the unless phrases of the rules file that occur in the
-// diagnostic text of exactly one corpus file, or of none.
-func reportUnless(w io.Writer, path string, c *corpus, readings map[string][]record) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var f rulesFile
-	if err := yaml.Unmarshal(data, &f); err != nil {
-		return fmt.Errorf("%s: %v", path, err)
-	}
+// corpusTexts returns, per corpus file, the folded diagnostic texts of its
+// readings, one per line.
+func corpusTexts(c *corpus, readings map[string][]record) map[string]string {
 	texts := make(map[string]string, len(c.files))
 	for _, name := range c.files {
 		var b strings.Builder
@@ -351,9 +352,159 @@ func reportUnless(w io.Writer, path string, c *corpus, readings map[string][]rec
 		}
 		texts[name] = b.String()
 	}
-	fmt.Fprintln(w, "# unless phrases found in exactly one corpus file (ONE) or in none (NONE)")
+	return texts
+}
+
+func readRulesFile(path string) (*rulesFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f rulesFile
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	f.unlessAlias = unlessAliases(&root)
+	return &f, nil
+}
+
+// unlessAliases returns, by rule id, the anchor name of an unless list that
+// is a named list (unless: &name [...] or unless: *name): such a list is a
+// whole family's phrase list used as a veto, read as one exception, not
+// phrase by phrase.
+func unlessAliases(root *yaml.Node) map[string]string {
+	out := map[string]string{}
+	get := func(m *yaml.Node, key string) *yaml.Node {
+		if m == nil || m.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == key {
+				return m.Content[i+1]
+			}
+		}
+		return nil
+	}
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = root.Content[0]
+	}
+	rules := get(root, "rules")
+	if rules == nil {
+		return out
+	}
+	for _, r := range rules.Content {
+		id, when := get(r, "id"), get(r, "when")
+		u := get(when, "unless")
+		switch {
+		case id == nil || u == nil:
+		case u.Kind == yaml.AliasNode:
+			out[id.Value] = u.Value
+		case u.Anchor != "":
+			out[id.Value] = u.Anchor
+		}
+	}
+	return out
+}
+
+// reportPhrases lists the text and all phrases of the rules file that occur
+// in exactly one corpus file and in no table of the reference
+// (sisimai-phrases.json, any string of it, folded): the phrases that only a
+// sample supports.
+func reportPhrases(w io.Writer, shared, path string, c *corpus, readings map[string][]record) error {
+	f, err := readRulesFile(path)
+	if err != nil {
+		return err
+	}
+	refData, err := os.ReadFile(filepath.Join(shared, "reference", "sisimai-phrases.json"))
+	if err != nil {
+		return err
+	}
+	var ref any
+	if err := json.Unmarshal(refData, &ref); err != nil {
+		return fmt.Errorf("sisimai-phrases.json: %v", err)
+	}
+	var refText strings.Builder
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			refText.WriteString(fold(v))
+			refText.WriteByte('\n')
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			for k, x := range v {
+				refText.WriteString(fold(k))
+				refText.WriteByte('\n')
+				walk(x)
+			}
+		}
+	}
+	walk(ref)
+	known := refText.String()
+	texts := corpusTexts(c, readings)
+	fmt.Fprintln(w, "# text phrases found in exactly one corpus file and in no reference table")
+	var n int
+	for _, r := range f.Rules {
+		for _, p := range append(append([]string(nil), r.When.Text...), r.When.All...) {
+			p = fold(p)
+			if strings.Contains(known, p) {
+				continue
+			}
+			var hits []string
+			for _, name := range c.files {
+				if strings.Contains(texts[name], p) {
+					hits = append(hits, name)
+				}
+			}
+			if len(hits) == 1 {
+				n++
+				fmt.Fprintf(w, "%-44s %q  (%s)\n", r.ID, p, hits[0])
+			}
+		}
+	}
+	fmt.Fprintf(w, "phrases in one corpus file only: %d\n\n", n)
+	return nil
+}
+
+// reportUnless lists the unless phrases of the rules file that occur in the
+// diagnostic text of exactly one corpus file, or of none.
+func reportUnless(w io.Writer, path string, c *corpus, readings map[string][]record) error {
+	f, err := readRulesFile(path)
+	if err != nil {
+		return err
+	}
+	texts := corpusTexts(c, readings)
+	fmt.Fprintln(w, "# unless phrases found in exactly one corpus file (ONE) or in none (NONE); a whole list (*anchor) counts once")
 	var total, one, zero int
 	for _, r := range f.Rules {
+		if anchor, ok := f.unlessAlias[r.ID]; ok {
+			total++
+			var hits []string
+			for _, name := range c.files {
+				for _, p := range r.When.Unless {
+					if strings.Contains(texts[name], fold(p)) {
+						hits = append(hits, name)
+						break
+					}
+				}
+			}
+			switch len(hits) {
+			case 0:
+				zero++
+				fmt.Fprintf(w, "%-44s NONE *%s\n", r.ID, anchor)
+			case 1:
+				one++
+				fmt.Fprintf(w, "%-44s ONE  *%s  (%s)\n", r.ID, anchor, hits[0])
+			}
+			continue
+		}
 		for _, p := range r.When.Unless {
 			total++
 			p = fold(p)
@@ -373,7 +524,7 @@ func reportUnless(w io.Writer, path string, c *corpus, readings map[string][]rec
 			}
 		}
 	}
-	fmt.Fprintf(w, "unless phrases: %d; in exactly one file: %d; in none: %d\n\n", total, one, zero)
+	fmt.Fprintf(w, "unless entries: %d; in exactly one file: %d; in none: %d\n\n", total, one, zero)
 	return nil
 }
 
