@@ -60,15 +60,77 @@
 //
 // example-local.yaml in this directory is a small, tested example.
 //
-// # Order of the built-in rules
+// # Precedence
 //
-// The built-in rules follow the order in which Sisimai (whose reasons the
-// vocabulary uses) tries reasons: first the cases where the words change the
-// meaning of a code (5.2.2 "submission quota exceeded" is the sender's quota;
-// 5.7.1 "unable to relay", "client was not authenticated", "delivery not
-// authorized"), then the codes of Microsoft's tables that mean one thing
-// whatever the words, then the reasons a phrase or a precise code decides
-// (mailbox full before user unknown before blocked...), then precise RFC 3463
-// codes, then the phrases of reasons a code does not decide, then defaults by
-// class and subject.
+// The first rule that matches decides, so the order of the built-in rules is
+// their precedence. rules.yaml follows these principles, in this order, and
+// precedence_test.go tests each conflict they settle ("A and B both match:
+// C wins"). Local rules (the files given to Load) come before all of them, so
+// an admin overrides any reading with a rule of the same conditions.
+//
+//  1. What the record is. A success (Action delivered, relayed or expanded;
+//     a 2.X.X code) is never read as a failure, whatever its words.
+//  2. Vendor tables beat generic text. The codes and phrases that one
+//     receiving host or one MTA documents (Sisimai's rhost and lhost tables,
+//     the local delivery agents) mean there what the vendor says, whatever
+//     the generic reading of the same words: at KDDI "550 : User unknown" is
+//     the recipient's filter, at QQ "mailbox unavailable or access denied"
+//     is a receiving limit, an MTA's own "mailbox unavailable (not enough
+//     free space)" is a full system. A vendor's phrase is read only at its
+//     hosts (the remote or reporting MTA names the host); a code that names
+//     its vendor (Orange's LPN007_416, Cox's CXBL, Facebook's RCP-P1) at any
+//     host. An MTA message too general to name its MTA is left to the
+//     families below.
+//  3. Words that change the meaning of a code beat the code: 5.2.2
+//     "submission quota exceeded" is the sender's quota, not a full mailbox;
+//     5.7.1 "unable to relay", "client was not authenticated" and "delivery
+//     not authorized" are three causes; 5.4.1 with words of an unanswered
+//     connection is RFC 3463's "no answer from host", not Microsoft's relay
+//     refusal; 5.1.10 with "null MX" is RFC 7505's.
+//  4. A precise code with one meaning (Microsoft's seed tables: 5.7.509,
+//     5.7.606-649...) beats the phrases of the reason families.
+//  5. A specific phrase beats a weak code, and reasons are tried in Sisimai's
+//     order. The reasons that a phrase or a precise code decides come first,
+//     in the order Sisimai's first pass tries them (mailboxfull, mesgtoobig,
+//     exceedlimit, suspend, hasmoved, norelaying, authfailure, userunknown,
+//     filtered, requireptr, notcompliantrfc, badreputation, contenterror,
+//     rejected, hostunknown, spamdetected, speeding, toomanyconn, blocked): a
+//     phrase or a precise code of an earlier reason beats those of a later
+//     one (5.1.1 with "mailbox full" is mailboxfull; 5.2.2 with "user
+//     unknown" too). A code that means a missing address (5.1.0, 5.1.1,
+//     5.1.3) yields to the words of blocked, rejected and notaccept, as
+//     Sisimai's notes say. Then the reasons only phrases decide, in Sisimai's
+//     second-pass order (virusdetected, policyviolation, systemerror,
+//     networkerror, systemfull, notaccept, expired, failedstarttls,
+//     securityerror, mailererror). Weak codes are read only after all of
+//     these: the class alone (X.0.0), the "other" codes (X.n.0), the routing
+//     codes (X.4.x, 4.4.7 included: often the reporting server's summary of a
+//     refusal its words name), the media codes (X.6.x), X.7.1 and the
+//     temporary 4.2.1, 4.7.1 and 4.7.2.
+//  6. The more specific phrase beats the general one. A phrase that contains
+//     a more general phrase of an earlier reason is placed right before that
+//     general phrase (the rules named *-specific): "requested mail action
+//     aborted: exceeded storage allocation" is systemfull though it contains
+//     mailboxfull's "exceeded storage allocation"; "host not found, try
+//     again" is a DNS failure though it contains "host not found". It does
+//     not beat the codes of the earlier reason (with 5.2.2 the first is
+//     mailboxfull). A phrase that Sisimai lists under two reasons goes to the
+//     reason tried first, unless its rule's comment says otherwise.
+//  7. Precise registry codes (X.1.1 .. X.7.30, IANA's SMTP Enhanced Status
+//     Codes) decide when no phrase did: 5.1.6 with "no such user" at RCPT is
+//     userunknown, 5.1.6 alone hasmoved.
+//  8. Catch-alls come last, after every specific phrase and precise code but
+//     before the weak codes: the SMTP stage alone (a failure at the
+//     connection or greeting is a refusal of the sending host; a
+//     user-unknown answer after DATA, or at no known stage, comes from a
+//     filter) and the very general words of each family ("ip address",
+//     "violation", "timed out", "reputation", "spf record").
+//  9. Last, the weak codes, defaults by subject, the MTAs' onhold readings,
+//     reply codes alone (RFC 5321, RFC 7504), auto-reply words, and text
+//     that cannot be read at all.
+//
+// The stage also says whose address a reply is about: an answer to MAIL FROM
+// concerns the sender (RFC 5321 section 3.3), so a user-unknown answer there
+// is a refusal of the sender (rejected) whatever the code; at RCPT TO a
+// user-unknown phrase is a missing address.
 package rules

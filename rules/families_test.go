@@ -222,7 +222,9 @@ func TestStatusFallbacks(t *testing.T) {
 	checkFamilies(t, []family{
 		// X.7: a security or policy status whose words say nothing more.
 		{diag: "550 5.7.1 Access denied", status: "5.7.1", reason: "securityerror"},
-		{diag: "554 5.7.0 Go away", status: "5.7.0", reason: "securityerror"},
+		{diag: "554 5.7.0 Not accepted here", status: "5.7.0", reason: "securityerror"},
+		// ... but "go away" is one of Sisimai's blocked phrases.
+		{diag: "554 5.7.0 Go away", status: "5.7.0", reason: "blocked"},
 		{diag: "550 5.7.16 Message is too big for the specified priority", status: "5.7.16", reason: "mesgtoobig"},
 		{diag: "550 5.7.17 Mailbox owner has changed", status: "5.7.17", reason: "hasmoved"},
 		{diag: "550 5.7.18 Domain owner has changed", status: "5.7.18", reason: "hasmoved"},
@@ -264,9 +266,9 @@ func TestHostTables(t *testing.T) {
 		{diag: "554 5.7.1 Connection refused - CXBL - see the Cox error codes page", reason: "blocked"},
 		{diag: "550 5.7.1 IPBL1000 192.0.2.10 is listed", reason: "blocked"},
 		{diag: "421 4.7.1 CXDNS the connecting IP has no valid DNS", reason: "requireptr"},
-		{diag: "550 5.1.0 CXSNDR sender domain refused", reason: "rejected"},
+		{diag: "550 5.1.0 CXSNDR sender domain refused", reason: "authfailure"},
 		{diag: "421 4.7.0 CXCNCT too many connections", reason: "toomanyconn"},
-		{diag: "452 4.2.0 CXMXRT too many messages for the period", reason: "speeding"},
+		{diag: "452 4.2.0 CXMXRT too many messages for the period", reason: "toomanyconn"},
 		{diag: "554 5.7.1 URLBL011 the message holds a listed URL", reason: "spamdetected"},
 		// AOL: a domain without mail service.
 		{diag: "Host or domain name not found. Name service error for name=example.invalid type=MX: Malformed or unexpected name server reply", mta: "mailin-01.mx.aol.com", reason: "notaccept"},
@@ -283,8 +285,8 @@ func TestHostTables(t *testing.T) {
 		{diag: "421 4.7.0 [192.0.2.14] IP not in whitelist for RCPT domain, closing connection.", status: "4.7.0", reason: "blocked"},
 		{diag: "552 5.3.4 Your message exceeded Google's message size limits.", reason: "mesgtoobig"},
 		{diag: "550 5.7.1 Daily SMTP relay limit exceeded for user.", status: "5.7.1", reason: "speeding"},
-		{diag: "550 5.7.1 Email quota exceeded.", status: "5.7.1", reason: "speeding"},
-		{diag: "550 5.7.0 Mail Sending denied.", status: "5.7.0", reason: "rejected"},
+		{diag: "550 5.7.1 Email quota exceeded.", status: "5.7.1", reason: "mailboxfull"},
+		{diag: "550 5.7.0 Mail Sending denied.", status: "5.7.0", mta: "gmail-smtp-in.l.google.com", reason: "rejected"},
 		{diag: "454 4.7.0 Too many login attempts, please try again later.", status: "4.7.0", reason: "securityerror"},
 		{diag: "452 4.5.3 Domain policy size per transaction exceeded, please try this recipient in a separate transaction.", status: "4.5.3", reason: "toomanyconn"},
 		// Zoho.
@@ -326,7 +328,7 @@ func TestHostTables(t *testing.T) {
 		{diag: "550 5.4.310 DNS domain example.invalid does not exist", status: "5.4.310", reason: "hostunknown"},
 		// Tencent (QQ).
 		{diag: "550 Connection frequency limited [192.0.2.9]", reason: "toomanyconn"},
-		{diag: "550 Ip frequency limited [192.0.2.9]", reason: "toomanyconn"},
+		{diag: "550 Ip frequency limited [192.0.2.9]", mta: "mx3.qq.com", reason: "toomanyconn"},
 		{diag: "550 Mailbox unavailable or access denied", mta: "mx3.qq.com", reason: "speeding"},
 		{diag: "550 Mailbox unavailable or access denied", mta: "mx.example.net", reason: "suspend"},
 		{diag: "550 Suspected spam ip [192.0.2.9]", mta: "mx3.qq.com", reason: "blocked"},

@@ -39,8 +39,13 @@ func newPhraseSet(phrases []string) *phraseSet {
 	}
 	ps.width = width
 
-	// Trie.
-	next := make([]int32, width) // state 0 = root
+	// Trie. A phrase adds at most one state per byte: sizing the table for
+	// that bound once spares copying it at every growth.
+	bound := 1
+	for _, p := range phrases {
+		bound += len(p)
+	}
+	next := make([]int32, width, bound*width) // state 0 = root
 	for i := range next {
 		next[i] = -1
 	}

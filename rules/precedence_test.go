@@ -1,0 +1,283 @@
+package rules
+
+import (
+	"sync"
+	"testing"
+)
+
+// conflict is one case of the precedence written in doc.go: a reply that two
+// rules match, the rule that must win, and the rule that must decide when
+// the winner is left out (which proves that the loser matches too).
+type conflict struct {
+	name   string
+	in     Input
+	winner string // rule id
+	reason string // the winner's reading
+	loser  string // rule id of the other match
+	lost   string // its reading
+}
+
+// withoutCache holds one engine per left-out rule: Load is not cheap.
+var withoutCache sync.Map // rule id -> *Engine
+
+func engineWithout(t *testing.T, id string) *Engine {
+	t.Helper()
+	if e, ok := withoutCache.Load(id); ok {
+		return e.(*Engine)
+	}
+	e, err := LoadWithout([]string{id})
+	if err != nil {
+		t.Fatalf("LoadWithout(%s): %v", id, err)
+	}
+	withoutCache.Store(id, e)
+	return e
+}
+
+func checkConflicts(t *testing.T, tests []conflict) {
+	t.Helper()
+	e := builtin(t)
+	for _, tc := range tests {
+		if tc.in.Action == "" {
+			tc.in.Action = "failed"
+		}
+		v := e.Classify(tc.in)
+		if v.Rule != tc.winner || v.Reason != tc.reason {
+			t.Errorf("%s: %q: %s (rule %s), want %s (rule %s)", tc.name, tc.in.Diagnostic, v.Reason, v.Rule, tc.reason, tc.winner)
+			continue
+		}
+		w := engineWithout(t, tc.winner).Classify(tc.in)
+		if w.Rule != tc.loser || w.Reason != tc.lost {
+			t.Errorf("%s: %q without %s: %s (rule %s), want the other match %s (rule %s)",
+				tc.name, tc.in.Diagnostic, tc.winner, w.Reason, w.Rule, tc.lost, tc.loser)
+		}
+	}
+}
+
+// TestPrecedenceRecordKind: a success report is never read as a failure.
+func TestPrecedenceRecordKind(t *testing.T) {
+	checkConflicts(t, []conflict{
+		{name: "success code beats a failure phrase",
+			in:     Input{Action: "failed", Status: "2.0.0", Diagnostic: "250 2.0.0 queued, although the user unknown list was consulted", Command: "RCPT"},
+			winner: "success-code", reason: "delivered", loser: "user-unknown-rcpt", lost: "userunknown"},
+		{name: "delivered action beats a failure phrase",
+			in:     Input{Action: "delivered", Status: "2.0.0", Diagnostic: "250 ok, the mailbox is full of good news"},
+			winner: "success", reason: "delivered", loser: "success-code", lost: "delivered"},
+	})
+}
+
+// TestPrecedenceVendorTables: a vendor's own code or phrase beats the
+// generic reading of the same words; a vendor phrase counts only at its host.
+func TestPrecedenceVendorTables(t *testing.T) {
+	checkConflicts(t, []conflict{
+		{name: "KDDI's empty-address user unknown is a filter, not a missing address",
+			in:     Input{Diagnostic: "550 : User unknown", Command: "RCPT", RemoteMTA: "lsean.ezweb.ne.jp"},
+			winner: "kddi-filtered", reason: "filtered", loser: "user-unknown-rcpt", lost: "userunknown"},
+		{name: "QQ's mailbox unavailable or access denied is a receiving limit, not a suspended box",
+			in:     Input{Diagnostic: "550 Mailbox unavailable or access denied for this hour", RemoteMTA: "mx2.qq.com"},
+			winner: "tencent-speeding", reason: "speeding", loser: "suspend-text", lost: "suspend"},
+		{name: "Yahoo's TSS04 deferral at Yahoo is a refusal of the sender, not a reputation verdict",
+			in:     Input{Status: "4.7.0", Diagnostic: "421 4.7.0 [TSS04] Mail from 198.51.100.4 temporarily deferred due to unexpected volume or user complaints", RemoteMTA: "mta7.am0.yahoodns.net"},
+			winner: "yahoo-rejected", reason: "rejected", loser: "badreputation-text", lost: "badreputation"},
+		{name: "Orange's code beats the words of another reason",
+			in:     Input{Diagnostic: "550 5.5.0 Destinataire bloque, sender rejected here. LPN007_426"},
+			winner: "orange-code-suspend", reason: "suspend", loser: "rejected-text", lost: "rejected"},
+		{name: "an MTA's own full-system message beats the generic mailbox-unavailable phrase",
+			in:     Input{Diagnostic: "452 Requested action not taken: mailbox unavailable (not enough free space) on the spool"},
+			winner: "lhost-qmail-systemfull", reason: "systemfull", loser: "user-unknown-any-stage", lost: "userunknown"},
+		{name: "an MTA's own table beats a more specific generic phrase that contains its words",
+			in:     Input{Diagnostic: "550 Error: no valid recipients from this relay", Command: "RCPT"},
+			winner: "lhost-verizon-userunknown", reason: "userunknown", loser: "blocked-specific", lost: "blocked"},
+		{name: "a delivery agent's message beats the after-DATA reading of user unknown",
+			in:     Input{Diagnostic: "maildrop: Cannot find system user for nina", Command: "DATA"},
+			winner: "lda-maildrop-userunknown", reason: "userunknown", loser: "lda-other-message", lost: "mailererror"},
+		{name: "an MTA message that names its program beats the words of a reason",
+			in:     Input{Diagnostic: "Connected to 203.0.113.5 but my name was rejected: invalid domain"},
+			winner: "lhost-qmail-helo-refused", reason: "blocked", loser: "host-unknown-text", lost: "hostunknown"},
+	})
+	// A vendor phrase away from the vendor's hosts keeps its generic reading.
+	e := builtin(t)
+	v := e.Classify(Input{Action: "failed", Diagnostic: "550 Mailbox unavailable or access denied for this hour", RemoteMTA: "mx.example.net"})
+	if v.Reason != "suspend" || v.Rule != "suspend-text" {
+		t.Errorf("QQ's phrase elsewhere: %s (rule %s), want suspend (rule suspend-text)", v.Reason, v.Rule)
+	}
+}
+
+// TestPrecedenceWordsChangeCode: the words that change a code's meaning beat
+// the code.
+func TestPrecedenceWordsChangeCode(t *testing.T) {
+	checkConflicts(t, []conflict{
+		{name: "the sender's submission quota is not a full mailbox",
+			in:     Input{Status: "5.2.2", Diagnostic: "554 5.2.2 mailbox full; Submission quota exceeded for this account"},
+			winner: "ms-submission-quota", reason: "speeding", loser: "mailbox-full-status", lost: "mailboxfull"},
+		{name: "5.7.1 unable to relay",
+			in:     Input{Status: "5.7.1", Diagnostic: "550 5.7.1 Unable to relay for pat@example.org"},
+			winner: "relay-denied-5.7.1", reason: "norelaying", loser: "norelaying-text", lost: "norelaying"},
+		{name: "5.7.1 client was not authenticated",
+			in:     Input{Status: "5.7.1", Diagnostic: "530 5.7.1 Client was not authenticated to this server"},
+			winner: "not-authenticated-5.7.1", reason: "securityerror", loser: "security-text", lost: "securityerror"},
+		{name: "5.7.1 delivery not authorized is a restriction of the recipient, not the bare code",
+			in:     Input{Status: "5.7.1", Diagnostic: "550 5.7.1 Delivery not authorized to the staff list"},
+			winner: "ms-5.7.1-delivery-not-authorized", reason: "filtered", loser: "rfc3463-x.7.1", lost: "securityerror"},
+		{name: "5.4.1 with words of no answer is RFC 3463's, not Microsoft's relay refusal",
+			in:     Input{Status: "5.4.1", Diagnostic: "mx9.example.com did not respond: the connection timed out"},
+			winner: "rfc3463-x.4.1-no-answer", reason: "expired", loser: "expired-text", lost: "expired"},
+		{name: "5.1.10 with null MX is RFC 7505's, not Microsoft's recipient not found",
+			in:     Input{Status: "5.1.10", Diagnostic: "556 5.1.10 the domain publishes a null MX"},
+			winner: "x.1.10-null-mx", reason: "notaccept", loser: "ms-5.1.10", lost: "userunknown"},
+		{name: "5.7.13 with a disabled account is RFC 5248's, not Microsoft's public folder",
+			in:     Input{Status: "5.7.13", Diagnostic: "525 5.7.13 the account of lee is disabled"},
+			winner: "x.7.13-account-disabled", reason: "suspend", loser: "ms-5.7.13", lost: "filtered"},
+	})
+}
+
+// TestPrecedencePreciseCodes: a precise code of the seed tables beats the
+// phrases of the reason families; a precise registry code decides when no
+// phrase did, and a phrase beats it.
+func TestPrecedencePreciseCodes(t *testing.T) {
+	checkConflicts(t, []conflict{
+		{name: "a Microsoft seed code beats a spam phrase",
+			in:     Input{Status: "5.7.509", Diagnostic: "550 5.7.509 Access denied, the From domain does not pass DMARC and this looks like spam"},
+			winner: "ms-5.7.509", reason: "authfailure", loser: "authfailure-dmarc", lost: "authfailure"},
+		{name: "a phrase beats a precise registry code that comes later",
+			in:     Input{Status: "5.1.6", Diagnostic: "550 5.1.6 no such user in this domain", Command: "RCPT"},
+			winner: "user-unknown-rcpt", reason: "userunknown", loser: "rfc3463-x.1.6", lost: "hasmoved"},
+		{name: "a precise registry code beats the after-DATA catch-all",
+			in:     Input{Status: "5.1.6", Diagnostic: "550 5.1.6 no such user in this domain", Command: "DATA"},
+			winner: "rfc3463-x.1.6", reason: "hasmoved", loser: "user-unknown-after-data", lost: "filtered"},
+	})
+}
+
+// TestPrecedenceSisimaiOrder: a phrase or precise code of an earlier reason
+// beats those of a later one; a weak code yields to any phrase.
+func TestPrecedenceSisimaiOrder(t *testing.T) {
+	checkConflicts(t, []conflict{
+		{name: "mailboxfull's phrase beats userunknown's code",
+			in:     Input{Status: "5.1.1", Diagnostic: "550 5.1.1 this mailbox is full, sorry", Command: "RCPT"},
+			winner: "mailbox-full-text", reason: "mailboxfull", loser: "ms-5.1.1", lost: "userunknown"},
+		{name: "mailboxfull's code beats userunknown's phrase",
+			in:     Input{Status: "5.2.2", Diagnostic: "552 5.2.2 user unknown or over its storage", Command: "RCPT"},
+			winner: "mailbox-full-status", reason: "mailboxfull", loser: "user-unknown-rcpt", lost: "userunknown"},
+		{name: "userunknown's code yields to blocked's words",
+			in:     Input{Status: "5.1.1", Diagnostic: "550 5.1.1 client 192.0.2.8 blocked using zen.example.org", Command: "RCPT"},
+			winner: "userunknown-code-yields-blocked", reason: "blocked", loser: "ms-5.1.1", lost: "userunknown"},
+		{name: "userunknown's code yields to rejected's words",
+			in:     Input{Status: "5.1.1", Diagnostic: "553 5.1.1 sender verify failed for this message", Command: "RCPT"},
+			winner: "userunknown-code-yields-rejected", reason: "rejected", loser: "ms-5.1.1", lost: "userunknown"},
+		{name: "...but not to a refusal of the recipient address (rejected's isnot list)",
+			in:     Input{Status: "5.1.1", Diagnostic: "550 5.1.1 recipient address rejected: no mailbox for kai", Command: "RCPT"},
+			winner: "ms-5.1.1", reason: "userunknown", loser: "user-unknown-rcpt", lost: "userunknown"},
+		{name: "a specific phrase beats the class alone (X.0.0)",
+			in:     Input{Status: "5.0.0", Diagnostic: "554 5.0.0 your mailbox is full at the other end"},
+			winner: "mailbox-full-text", reason: "mailboxfull", loser: "rfc3463-x.0.0", lost: "undefined"},
+		{name: "a specific phrase beats a routing code (4.4.7)",
+			in:     Input{Status: "4.4.7", Diagnostic: "Deferred: Connection refused by mx.example.org, then the message timed out"},
+			winner: "blocked-text", reason: "blocked", loser: "expired-text", lost: "expired"},
+		{name: "a specific phrase beats a media code (X.6.x)",
+			in:     Input{Status: "5.6.0", Diagnostic: "554 5.6.0 message detected as spam by the gateway"},
+			winner: "spamdetected-text", reason: "spamdetected", loser: "rfc3463-x.6", lost: "contenterror"},
+		{name: "a specific phrase beats X.7.1",
+			in:     Input{Status: "5.7.1", Diagnostic: "554 5.7.1 client 192.0.2.9 blocked using bl.example.net"},
+			winner: "blocked-text", reason: "blocked", loser: "rfc3463-x.7.1", lost: "securityerror"},
+		{name: "a specific phrase beats the temporary 4.7.1",
+			in:     Input{Status: "4.7.1", Diagnostic: "450 4.7.1 greylisted for now, please try again in 300 seconds"},
+			winner: "spamdetected-pairs", reason: "spamdetected", loser: "sisimai-4.2.1-4.7.1-4.7.2", lost: "blocked"},
+	})
+}
+
+// TestPrecedenceSpecificPhrase: a phrase that contains a more general phrase
+// of an earlier reason beats it, but not that reason's code; a phrase listed
+// under two reasons goes to the one tried first.
+func TestPrecedenceSpecificPhrase(t *testing.T) {
+	checkConflicts(t, []conflict{
+		{name: "systemfull's storage allocation beats mailboxfull's",
+			in:     Input{Diagnostic: "452 Requested mail action aborted: exceeded storage allocation on this server"},
+			winner: "systemfull-specific", reason: "systemfull", loser: "mailbox-full-text", lost: "mailboxfull"},
+		{name: "...but not mailboxfull's code",
+			in:     Input{Status: "5.2.2", Diagnostic: "552 5.2.2 Requested mail action aborted: exceeded storage allocation on this server"},
+			winner: "mailbox-full-status", reason: "mailboxfull", loser: "systemfull-specific", lost: "systemfull"},
+		{name: "toomanyconn's throttling failure beats mailboxfull's quota exceeded",
+			in:     Input{Diagnostic: "454 Throttling failure: Daily message quota exceeded for the sender"},
+			winner: "toomanyconn-specific", reason: "toomanyconn", loser: "mailbox-full-text", lost: "mailboxfull"},
+		{name: "hostunknown's domain does not exist beats userunknown's does not exist",
+			in:     Input{Diagnostic: "550 that domain does not exist anywhere", Command: "RCPT"},
+			winner: "hostunknown-specific", reason: "hostunknown", loser: "user-unknown-rcpt", lost: "userunknown"},
+		{name: "553 and a domain that does not exist is hostunknown",
+			in:     Input{Diagnostic: "553 mail.nowhere.example does not exist", Command: "RCPT"},
+			winner: "hostunknown-specific-553", reason: "hostunknown", loser: "user-unknown-rcpt", lost: "userunknown"},
+		{name: "rejected's E2110 beats userunknown's does not exist",
+			in:     Input{Diagnostic: "553 the sender does not exist E2110", Command: "RCPT"},
+			winner: "rejected-specific", reason: "rejected", loser: "user-unknown-rcpt", lost: "userunknown"},
+		{name: "spamdetected's sender domain listed beats rejected's sender domain",
+			in:     Input{Diagnostic: "550 Sender domain listed at a domain blocklist of ours"},
+			winner: "spamdetected-specific", reason: "spamdetected", loser: "rejected-text", lost: "rejected"},
+		{name: "spamdetected's message filtered for spam beats filtered's message filtered",
+			in:     Input{Diagnostic: "550 Message filtered. Please see the FAQs section on spam at our site", Command: "DATA"},
+			winner: "spamdetected-specific", reason: "spamdetected", loser: "filtered-text", lost: "filtered"},
+		{name: "notaccept's dot name server beats hostunknown's host not found",
+			in:     Input{Diagnostic: "550 Host unknown (Name server: .: host not found)"},
+			winner: "notaccept-specific", reason: "notaccept", loser: "host-unknown-text", lost: "hostunknown"},
+		{name: "shared phrase: suspend is tried before userunknown",
+			in:     Input{Diagnostic: "550 this address no longer accepts mail, goodbye", Command: "RCPT"},
+			winner: "suspend-text", reason: "suspend", loser: "user-unknown-rcpt", lost: "userunknown"},
+		{name: "shared phrase: notcompliantrfc is tried before contenterror",
+			in:     Input{Diagnostic: "554 duplicate header: Subject appears twice"},
+			winner: "rfc-compliance-text", reason: "notcompliantrfc", loser: "contenterror-text", lost: "contenterror"},
+		{name: "shared phrase: norelaying is tried before securityerror",
+			in:     Input{Diagnostic: "550 insecure mail relay refused", Command: "RCPT"},
+			winner: "norelaying-text", reason: "norelaying", loser: "security-text", lost: "securityerror"},
+		{name: "shared phrase: badreputation is tried before blocked (away from Yahoo)",
+			in:     Input{Diagnostic: "421 Mail temporarily deferred due to unexpected volume or user complaints"},
+			winner: "badreputation-text", reason: "badreputation", loser: "blocked-text", lost: "blocked"},
+		{name: "shared phrase: user not found at RCPT is a missing address",
+			in:     Input{Diagnostic: "550 user not found here", Command: "RCPT"},
+			winner: "user-unknown-rcpt", reason: "userunknown", loser: "filtered-text", lost: "filtered"},
+		{name: "shared phrase: user not found after DATA is a filter",
+			in:     Input{Diagnostic: "550 user not found here", Command: "DATA"},
+			winner: "filtered-text", reason: "filtered", loser: "user-unknown-after-data", lost: "filtered"},
+	})
+}
+
+// TestPrecedenceNetworkVeto: hostunknown's phrases yield to a network
+// error's phrase (Sisimai's veto for X.1.2, read for the words too): "host not
+// found, try again" is a DNS failure though it contains "host not found".
+func TestPrecedenceNetworkVeto(t *testing.T) {
+	e := builtin(t)
+	for _, tc := range []struct{ diag, rule, reason string }{
+		{"550 Host not found for the domain of bo@example.org", "host-unknown-text", "hostunknown"},
+		{"550 Host not found, try again in a minute", "network-text", "networkerror"},
+		{"Name service error for the MX of example.org: malformed or unexpected name server reply", "network-text", "networkerror"},
+	} {
+		v := e.Classify(Input{Action: "failed", Diagnostic: tc.diag})
+		if v.Rule != tc.rule || v.Reason != tc.reason {
+			t.Errorf("%q: %s (rule %s), want %s (rule %s)", tc.diag, v.Reason, v.Rule, tc.reason, tc.rule)
+		}
+	}
+}
+
+// TestPrecedenceCatchAlls: the stage and very general words are read after
+// every specific phrase and precise code, and before the weak codes.
+func TestPrecedenceCatchAlls(t *testing.T) {
+	checkConflicts(t, []conflict{
+		{name: "a user-unknown answer after DATA beats a weak code",
+			in:     Input{Status: "5.7.1", Diagnostic: "550 5.7.1 no such user at this site", Command: "DATA"},
+			winner: "user-unknown-after-data", reason: "filtered", loser: "rfc3463-x.7.1", lost: "securityerror"},
+		{name: "a refusal at the greeting beats general words",
+			in:     Input{Status: "5.7.1", Diagnostic: "554 5.7.1 service unavailable for you", Command: "HELO"},
+			winner: "blocked-at-connection", reason: "blocked", loser: "systemerror-general-text", lost: "systemerror"},
+		{name: "a specific phrase beats a general word of another family",
+			in:     Input{Diagnostic: "550 violation: this message looks like spam"},
+			winner: "spamdetected-text", reason: "spamdetected", loser: "policy-general-text", lost: "policyviolation"},
+		{name: "a precise code beats a general word",
+			in:     Input{Status: "5.1.6", Diagnostic: "550 5.1.6 the IP address book has no entry"},
+			winner: "rfc3463-x.1.6", reason: "hasmoved", loser: "blocked-general-text", lost: "blocked"},
+		{name: "a general word beats a weak code",
+			in:     Input{Status: "5.7.1", Diagnostic: "554 5.7.1 this violates our rules"},
+			winner: "policy-general-text", reason: "policyviolation", loser: "rfc3463-x.7.1", lost: "securityerror"},
+		{name: "at MAIL FROM a user-unknown answer names the sender, whatever the code",
+			in:     Input{Status: "5.1.1", Diagnostic: "550 5.1.1 no such user here", Command: "MAIL"},
+			winner: "unknown-at-mail-from", reason: "rejected", loser: "ms-5.1.1", lost: "userunknown"},
+		{name: "the words of a reply beat an MTA's onhold code",
+			in:     Input{Diagnostic: "MSEXCH:IMS:Example:Site:SRV1 0 (000B09AA) Unable to relay for amy@example.net"},
+			winner: "relay-denied-5.7.1", reason: "norelaying", loser: "norelaying-text", lost: "norelaying"},
+	})
+}
