@@ -12,9 +12,9 @@ type conflict struct {
 	name   string
 	in     Input
 	winner string // rule id
-	reason string // the winner's reading
+	reason Reason // the winner's reading
 	loser  string // rule id of the other match
-	lost   string // its reading
+	lost   Reason // its reading
 }
 
 // withoutCache holds one engine per left-out rule: Load is not cheap.
@@ -248,7 +248,7 @@ func TestPrecedenceNetworkVeto(t *testing.T) {
 		{"Name service error for the MX of example.org: malformed or unexpected name server reply", "network-text", "networkerror"},
 	} {
 		v := e.Classify(Input{Action: "failed", Diagnostic: tc.diag})
-		if v.Rule != tc.rule || v.Reason != tc.reason {
+		if v.Rule != tc.rule || string(v.Reason) != tc.reason {
 			t.Errorf("%q: %s (rule %s), want %s (rule %s)", tc.diag, v.Reason, v.Rule, tc.reason, tc.rule)
 		}
 	}

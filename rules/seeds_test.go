@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,38 +15,38 @@ func TestSeedOwners(t *testing.T) {
 	e := builtin(t)
 	tests := []struct {
 		code   string // a bare code, or a code with the seed's text
-		owners []string
+		owners []Owner
 		seed   string // the seed's "Who fixes it"
 	}{
-		{"5.1.1", []string{OwnerSender}, "Sender"},
-		{"5.1.10", []string{OwnerSender, OwnerRecipientAdmin}, "Sender, or recipient's admin"},
-		{"5.7.1", []string{OwnerRecipientAdmin, OwnerGroupOwner}, "Recipient's admin or group owner"},
-		{"5.7.124", []string{OwnerGroupOwner}, "Group owner"},
-		{"5.7.133", []string{OwnerRecipientAdmin}, "Recipient's admin"},
-		{"5.7.134", []string{OwnerRecipientAdmin}, "Recipient's admin"},
-		{"5.7.135", []string{OwnerRecipientAdmin}, "Recipient's admin"},
-		{"5.7.136", []string{OwnerRecipientAdmin}, "Recipient's admin"},
-		{"5.7.23", []string{OwnerSenderAdmin}, "Your admin"},
-		{"5.7.509", []string{OwnerSenderAdmin}, "The sending domain's admin"},
-		{"5.1.8", []string{OwnerSenderAdmin}, "Your admin"},
-		{"5.1.90", []string{OwnerSenderAdmin}, "Your admin; check for compromise"},
+		{"5.1.1", []Owner{OwnerSender}, "Sender"},
+		{"5.1.10", []Owner{OwnerSender, OwnerRecipientAdmin}, "Sender, or recipient's admin"},
+		{"5.7.1", []Owner{OwnerRecipientAdmin, OwnerGroupOwner}, "Recipient's admin or group owner"},
+		{"5.7.124", []Owner{OwnerGroupOwner}, "Group owner"},
+		{"5.7.133", []Owner{OwnerRecipientAdmin}, "Recipient's admin"},
+		{"5.7.134", []Owner{OwnerRecipientAdmin}, "Recipient's admin"},
+		{"5.7.135", []Owner{OwnerRecipientAdmin}, "Recipient's admin"},
+		{"5.7.136", []Owner{OwnerRecipientAdmin}, "Recipient's admin"},
+		{"5.7.23", []Owner{OwnerSenderAdmin}, "Your admin"},
+		{"5.7.509", []Owner{OwnerSenderAdmin}, "The sending domain's admin"},
+		{"5.1.8", []Owner{OwnerSenderAdmin}, "Your admin"},
+		{"5.1.90", []Owner{OwnerSenderAdmin}, "Your admin; check for compromise"},
 		// The seed's 5.2.2 is "Submission quota exceeded"; a bare 5.2.2 is
 		// RFC 3463's full mailbox, whose owner is the recipient's side.
-		{"554 5.2.2 Submission quota exceeded", []string{OwnerSenderAdmin}, "Your admin; check for compromise"},
-		{"5.7.233", []string{OwnerSenderAdmin}, "Your admin"},
-		{"5.7.520", []string{OwnerSenderAdmin}, "Your admin"},
-		{"5.7.703", []string{OwnerSenderAdmin}, "Your admin"},
-		{"5.7.606", []string{OwnerSenderAdmin}, "The sending server's admin"},
-		{"5.7.649", []string{OwnerSenderAdmin}, "The sending server's admin"},
-		{"5.7.57", []string{OwnerSenderAdmin}, "Your admin"},
-		{"4.4.7", []string{OwnerRecipientAdmin}, "Usually the recipient's admin"},
-		{"5.4.14", []string{OwnerRecipientAdmin}, "Whoever owns the loop"},
-		{"5.4.6", []string{OwnerRecipientAdmin}, "Whoever owns the loop"},
+		{"554 5.2.2 Submission quota exceeded", []Owner{OwnerSenderAdmin}, "Your admin; check for compromise"},
+		{"5.7.233", []Owner{OwnerSenderAdmin}, "Your admin"},
+		{"5.7.520", []Owner{OwnerSenderAdmin}, "Your admin"},
+		{"5.7.703", []Owner{OwnerSenderAdmin}, "Your admin"},
+		{"5.7.606", []Owner{OwnerSenderAdmin}, "The sending server's admin"},
+		{"5.7.649", []Owner{OwnerSenderAdmin}, "The sending server's admin"},
+		{"5.7.57", []Owner{OwnerSenderAdmin}, "Your admin"},
+		{"4.4.7", []Owner{OwnerRecipientAdmin}, "Usually the recipient's admin"},
+		{"5.4.14", []Owner{OwnerRecipientAdmin}, "Whoever owns the loop"},
+		{"5.4.6", []Owner{OwnerRecipientAdmin}, "Whoever owns the loop"},
 	}
 	for _, tc := range tests {
 		v := e.Lookup(tc.code)
-		if !containsString(tc.owners, v.Owner) {
-			t.Errorf("%s: owner %s (rule %s), want %s (seed 000: %q)", tc.code, v.Owner, v.Rule, strings.Join(tc.owners, " or "), tc.seed)
+		if !slices.Contains(tc.owners, v.Owner) {
+			t.Errorf("%s: owner %s (rule %s), want %s (seed 000: %q)", tc.code, v.Owner, v.Rule, fmt.Sprint(tc.owners), tc.seed)
 		}
 	}
 
@@ -103,7 +105,7 @@ func TestRegistryCodes(t *testing.T) {
 		for class, reason := range map[string]string{"5": r5, "4": r4} {
 			code := class + x[1:]
 			v := e.Lookup(code)
-			if v.Reason != reason {
+			if string(v.Reason) != reason {
 				t.Errorf("%s: %s (rule %s), want %s", code, v.Reason, v.Rule, reason)
 			}
 			if v.Owner == "" || v.Summary == "" || v.Explanation == "" || v.Fix == "" && v.Reason != "delivered" {

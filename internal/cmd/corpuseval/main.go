@@ -173,7 +173,7 @@ func (c *corpus) read(e *rules.Engine, files []string) map[string][]record {
 		}
 		for _, rd := range e.Explain(rep) {
 			out[name] = append(out[name], record{
-				recipient: strings.ToLower(rd.Recipient.Address), status: rd.Status, reason: rd.Reason,
+				recipient: strings.ToLower(rd.Recipient.Address), status: rd.Status, reason: string(rd.Reason),
 				hard: rd.HardBounce, rule: rd.Rule, diagnostic: rd.Recipient.Diagnostic,
 			})
 		}
