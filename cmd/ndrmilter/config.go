@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
+	"io/fs"
 	"net/netip"
 	"os"
 	"strconv"
@@ -80,10 +79,14 @@ func parseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// UnmarshalYAML reads a duration; the decoder adds the file and line to an error.
 func (d *duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return errors.New("expected a duration such as 10m or 30d")
+	}
 	v, err := parseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return err
 	}
 	*d = duration(v)
 	return nil
@@ -111,18 +114,40 @@ func (l listFlag) Set(v string) error {
 	return nil
 }
 
-// loadConfigFile reads a YAML configuration file over c. Unknown keys are errors.
+// loadConfigFile reads a YAML configuration file over c. Unknown keys are
+// errors; every error names the file and the line (a configProblems).
 func loadConfigFile(path string, c *serveConfig) error {
+	_, err := loadConfigSource(path, c)
+	return err
+}
+
+// loadConfigSource is loadConfigFile that also says where each key is.
+func loadConfigSource(path string, c *serveConfig) (*configSource, error) {
+	src := &configSource{file: path, keys: map[string]keyPos{}, flags: map[string]string{}}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("config: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return src, configProblems{{pos: path, msg: fmt.Sprintf("cannot read the configuration file: %v", err)}}
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("config %s: %w", path, err)
+	if probs := decodeConfig(src, data, c); len(probs) > 0 {
+		return src, probs
 	}
-	return nil
+	return src, nil
+}
+
+// serveFlagSet defines serve's flags on a new flag set. The flags write into
+// flagged, a scratch configuration: the caller applies only those that were
+// set (mergeFlags) over the file.
+func serveFlagSet() (fs *flag.FlagSet, flagged *serveConfig, configPath *string) {
+	fs = flag.NewFlagSet("serve", flag.ContinueOnError)
+	c := defaultServeConfig()
+	c.Domains, c.TrustedNetworks, c.Rules = nil, nil, nil
+	configPath = new(string)
+	serveFlags(fs, &c, configPath)
+	return fs, &c, configPath
 }
 
 // serveFlags defines serve's flags on fs, writing into c. The caller parses,
@@ -193,35 +218,42 @@ func mergeFlags(fs *flag.FlagSet, flagged serveConfig, c *serveConfig) {
 }
 
 // resolveConfig builds the configuration: defaults, then the file (if
-// any), then the flags that were set.
+// any), then the flags that were set; and checks the values that can be
+// checked without side effects.
 func resolveConfig(fs *flag.FlagSet, flagged serveConfig, configPath string) (serveConfig, error) {
+	c, src, err := resolveConfigSource(fs, flagged, configPath)
+	if err != nil {
+		return c, err
+	}
+	if probs := c.checkValues(src); len(probs) > 0 {
+		return c, probs
+	}
+	return c, nil
+}
+
+// resolveConfigSource is resolveConfig without the checks, and with where
+// each value came from.
+func resolveConfigSource(fs *flag.FlagSet, flagged serveConfig, configPath string) (serveConfig, *configSource, error) {
 	c := defaultServeConfig()
+	src := &configSource{keys: map[string]keyPos{}, flags: map[string]string{}}
 	if configPath != "" {
 		// Lists in the file replace the defaults.
 		c.TrustedNetworks = nil
-		if err := loadConfigFile(configPath, &c); err != nil {
-			return c, err
+		var err error
+		if src, err = loadConfigSource(configPath, &c); err != nil {
+			return c, src, err
 		}
 		if c.TrustedNetworks == nil {
 			c.TrustedNetworks = defaultServeConfig().TrustedNetworks
 		}
 	}
 	mergeFlags(fs, flagged, &c)
-	return c, c.check()
-}
-
-// check validates what can be validated without side effects.
-func (c serveConfig) check() error {
-	if _, _, err := parseListen(c.Listen); err != nil {
-		return err
-	}
-	if _, err := c.milterConfig(); err != nil {
-		return err
-	}
-	if _, err := strconv.ParseUint(c.SocketMode, 8, 32); err != nil {
-		return fmt.Errorf("socket_mode %q: expected an octal mode such as 0660", c.SocketMode)
-	}
-	return nil
+	fs.Visit(func(f *flag.Flag) {
+		if key, ok := flagKeys[f.Name]; ok {
+			src.flags[key] = "--" + f.Name
+		}
+	})
+	return c, src, nil
 }
 
 // milterConfig is the part of the configuration the milter package uses.
@@ -232,15 +264,11 @@ func (c serveConfig) milterConfig() (milter.Config, error) {
 	}
 	nets := make([]netip.Prefix, 0, len(c.TrustedNetworks))
 	for _, s := range c.TrustedNetworks {
-		p, err := netip.ParsePrefix(s)
+		p, err := parseNetwork(s)
 		if err != nil {
-			a, aerr := netip.ParseAddr(s)
-			if aerr != nil {
-				return milter.Config{}, fmt.Errorf("trusted network %q: expected a CIDR such as 192.0.2.0/24 or an address", s)
-			}
-			p = netip.PrefixFrom(a, a.BitLen())
+			return milter.Config{}, fmt.Errorf("trusted_networks: %w", err)
 		}
-		nets = append(nets, p.Masked())
+		nets = append(nets, p)
 	}
 	return milter.Config{
 		Domains:             c.Domains,

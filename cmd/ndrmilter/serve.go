@@ -19,114 +19,173 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/milter"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 
-// runServe is "ndrmilter serve [flags]".
-func runServe(args []string) int {
-	return serveMain(args, os.Stderr)
-}
-
-// serveMain is runServe with an explicit stream for errors, for tests.
+// serveMain is "ndrmilter serve [flags]", with an explicit stream for
+// errors and logs.
 func serveMain(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs, flagged, configPath := serveFlagSet()
 	fs.SetOutput(stderr)
-	flagged := defaultServeConfig()
-	flagged.Domains, flagged.TrustedNetworks, flagged.Rules = nil, nil, nil
-	var configPath string
-	serveFlags(fs, &flagged, &configPath)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: ndrmilter serve --listen inet:127.0.0.1:PORT --data DIR --domain example.org [--domain ...]\n"+
-			"       [--backscatter-action tag|quarantine|reject|discard] [--trusted-networks CIDR,...] [--config FILE] [flags]")
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() { fmt.Fprint(fs.Output(), commandByName("serve").usageText()) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return exitOK
 		}
-		return 2
+		return exitUsage
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "ndrmilter serve: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		fmt.Fprintf(stderr, "ndrmilter serve: unexpected argument %q (serve takes only flags)\n", fs.Arg(0))
+		return exitUsage
 	}
-	cfg, err := resolveConfig(fs, flagged, configPath)
+	f, _ := stderr.(*os.File)
+	journal := stderrIsJournal(f)
+	cfg, src, eng, err := loadServeConfig(fs, *flagged, *configPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "ndrmilter serve: %v\n", err)
-		return 2
+		startError(stderr, journal, err)
+		return exitConfig
 	}
 	level := zap.NewAtomicLevel()
-	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
-		fmt.Fprintf(stderr, "ndrmilter serve: log level %q: expected debug, info, warn or error\n", cfg.LogLevel)
-		return 2
-	}
-	zc := zap.NewProductionConfig()
-	zc.Level = level
-	zc.Sampling = nil // one line per bounce, always
-	zc.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
-	log, err := zc.Build()
-	if err != nil {
-		fmt.Fprintf(stderr, "ndrmilter serve: logger: %v\n", err)
-		return 1
-	}
+	level.UnmarshalText([]byte(cfg.LogLevel)) // checked by loadServeConfig
+	log := newLogger(stderr, level, journal).WithOptions(zap.AddCaller())
 	defer log.Sync()
-	if err := serve(cfg, fs, flagged, configPath, level, log); err != nil {
-		log.Error("ndrmilter serve stopped", zap.Error(err))
-		return 1
+	st := &serveState{fs: fs, flagged: *flagged, configPath: *configPath, level: level, log: log}
+	code, err := st.start(cfg, eng)
+	if err != nil {
+		startError(stderr, journal, err)
+		return code
 	}
-	return 0
+	logFlagSettings(log, fs, src)
+	if err := st.run(); err != nil {
+		log.Error("ndrmilter serve stopped", zap.Error(err))
+		return exitNo
+	}
+	return exitOK
 }
 
-// serve runs the milter until SIGTERM or SIGINT; SIGHUP reloads the
-// configuration file and the rules.
-func serve(cfg serveConfig, fs *flag.FlagSet, flagged serveConfig, configPath string, level zap.AtomicLevel, log *zap.Logger) error {
-	eng, err := rules.Load(cfg.Rules...)
-	if err != nil {
-		return fmt.Errorf("rules: %w", err)
+// startError writes a start-up error: one sentence a line, at journald's
+// error priority when standard error is the journal.
+func startError(w io.Writer, journal bool, err error) {
+	prefix := "ndrmilter serve: "
+	if journal {
+		prefix = fmt.Sprintf("<%d>%s", priorityErr, prefix)
 	}
+	var probs configProblems
+	if errors.As(err, &probs) {
+		for _, p := range probs {
+			fmt.Fprintf(w, "%sconfiguration rejected: %s\n", prefix, p.Error())
+		}
+		return
+	}
+	fmt.Fprintf(w, "%s%v\n", prefix, err)
+}
+
+// loadServeConfig resolves and validates the configuration as serve runs
+// it, and loads its rules.
+func loadServeConfig(fs *flag.FlagSet, flagged serveConfig, configPath string) (serveConfig, *configSource, *rules.Engine, error) {
+	cfg, src, err := resolveConfigSource(fs, flagged, configPath)
+	if err != nil {
+		return cfg, src, nil, err
+	}
+	probs := cfg.checkValues(src)
+	eng, loadProbs := cfg.checkLoads(src)
+	if probs = append(probs, loadProbs...); len(probs) > 0 {
+		return cfg, src, nil, probs
+	}
+	return cfg, src, eng, nil
+}
+
+// logFlagSettings logs the values that came from flags rather than the
+// file, and warns for each one that overrides a value the file sets.
+func logFlagSettings(log *zap.Logger, fs *flag.FlagSet, src *configSource) {
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		v := f.Value.String()
+		if f.Name == "ledger" {
+			if u, _, ok := cutCredentials(v); ok {
+				v = u
+			}
+		}
+		set = append(set, "--"+f.Name+"="+v)
+		if key, ok := flagKeys[f.Name]; ok && src != nil && src.file != "" {
+			if p, inFile := src.keys[key]; inFile {
+				log.Warn("a command-line flag overrides the configuration file", zap.String("flag", "--"+f.Name),
+					zap.String("key", key), zap.String("file", fmt.Sprintf("%s:%d", src.file, p.line)))
+			}
+		}
+	})
+	if len(set) > 0 {
+		log.Info("settings from command-line flags", zap.Strings("flags", set))
+	}
+}
+
+// serveState is a running serve: what it was started with and what it runs.
+type serveState struct {
+	fs         *flag.FlagSet
+	flagged    serveConfig
+	configPath string
+	level      zap.AtomicLevel
+	log        *zap.Logger
+
+	cfg      serveConfig
+	led      ledger.Ledger
+	srv      *milter.Server
+	hs       *http.Server
+	network  string
+	address  string
+	serveErr chan error
+	reloads  *reloadMetrics
+}
+
+// start opens the ledger and the sockets and starts serving. On error it
+// returns the exit status that names the failure, with everything opened
+// closed again.
+func (st *serveState) start(cfg serveConfig, eng *rules.Engine) (int, error) {
+	st.cfg = cfg
 	mcfg, err := cfg.milterConfig()
 	if err != nil {
-		return err
+		return exitConfig, err
 	}
 	if len(cfg.Domains) == 0 {
-		log.Warn("no --domain given: bounces to every domain are judged for backscatter")
+		st.log.Warn("no domains configured: bounces to every domain are judged for backscatter")
 	}
 	led, err := ledger.Open(cfg.Ledger, cfg.Data, ledger.Options{Retention: time.Duration(cfg.Retention)})
 	if err != nil {
-		return err
+		return exitLedger, fmt.Errorf("cannot open the ledger (%s): %w", ledgerName(cfg), err)
 	}
-	defer func() {
-		if err := led.Close(); err != nil {
-			log.Error("closing the ledger", zap.Error(err))
-		}
-	}()
+	st.led = led
+	fail := func(code int, err error) (int, error) {
+		led.Close()
+		return code, err
+	}
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	srv, err := milter.New(mcfg, eng, led, log, reg)
+	st.reloads = newReloadMetrics(reg)
+	srv, err := milter.New(mcfg, eng, led, st.log, reg)
 	if err != nil {
-		return err
+		return fail(exitConfig, err)
 	}
+	st.srv = srv
 
-	network, address, _ := parseListen(cfg.Listen)
-	ln, err := listen(network, address, cfg.SocketMode)
+	st.network, st.address, _ = parseListen(cfg.Listen)
+	ln, err := listen(st.network, st.address, cfg.SocketMode)
 	if err != nil {
-		return err
+		return fail(exitListen, fmt.Errorf("cannot listen on %s: %w", cfg.Listen, err))
 	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-
-	var hs *http.Server
+	var mln net.Listener
 	if cfg.MetricsListen != "" {
-		mln, err := net.Listen("tcp", cfg.MetricsListen)
-		if err != nil {
-			srv.Close()
-			return fmt.Errorf("metrics listener %s: %w", cfg.MetricsListen, err)
+		if mln, err = net.Listen("tcp", cfg.MetricsListen); err != nil {
+			ln.Close()
+			return fail(exitListen, fmt.Errorf("cannot open the metrics listener on %s: %w", cfg.MetricsListen, err))
 		}
+	}
+	st.serveErr = make(chan error, 1)
+	go func() { st.serveErr <- srv.Serve(ln) }()
+	if mln != nil {
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 		mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -140,21 +199,32 @@ func serve(cfg serveConfig, fs *flag.FlagSet, flagged serveConfig, configPath st
 			}
 			fmt.Fprintln(w, "ok")
 		})
-		hs = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-		go hs.Serve(mln)
+		st.hs = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go st.hs.Serve(mln)
 	}
-	log.Info("ndrmilter serving", zap.String("listen", cfg.Listen), zap.String("metrics", cfg.MetricsListen),
-		zap.Strings("domains", cfg.Domains), zap.String("backscatter_action", cfg.BackscatterAction),
-		zap.String("ledger", ledgerName(cfg)))
+	st.reloads.loaded(true, time.Now())
+	st.log.Info("ndrmilter serving", zap.String("version", versionLine()), zap.String("listen", cfg.Listen),
+		zap.String("metrics", cfg.MetricsListen), zap.Strings("domains", cfg.Domains),
+		zap.String("backscatter_action", cfg.BackscatterAction), zap.String("ledger", ledgerName(cfg)))
+	return exitOK, nil
+}
 
+// run serves until SIGTERM or SIGINT; SIGHUP reloads the configuration
+// file and the rules. It returns an error when the milter listener fails.
+func (st *serveState) run() error {
+	defer func() {
+		if err := st.led.Close(); err != nil {
+			st.log.Error("closing the ledger", zap.Error(err))
+		}
+	}()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	for {
 		select {
-		case err := <-serveErr:
-			if hs != nil {
-				hs.Close()
+		case err := <-st.serveErr:
+			if st.hs != nil {
+				st.hs.Close()
 			}
 			if err != nil {
 				return fmt.Errorf("milter listener: %w", err)
@@ -162,60 +232,64 @@ func serve(cfg serveConfig, fs *flag.FlagSet, flagged serveConfig, configPath st
 			return nil
 		case sig := <-sigs:
 			if sig == syscall.SIGHUP {
-				reload(cfg, fs, flagged, configPath, srv, level, log)
+				st.reload()
 				continue
 			}
-			log.Info("draining milter sessions", zap.String("signal", sig.String()),
-				zap.Int("sessions", srv.Sessions()), zap.Duration("timeout", time.Duration(cfg.DrainTimeout)))
-			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.DrainTimeout))
-			err := srv.Shutdown(ctx)
+			drain := time.Duration(st.cfg.DrainTimeout)
+			st.log.Info("draining milter sessions", zap.String("signal", sig.String()),
+				zap.Int("sessions", st.srv.Sessions()), zap.Duration("timeout", drain))
+			ctx, cancel := context.WithTimeout(context.Background(), drain)
+			err := st.srv.Shutdown(ctx)
 			cancel()
 			if err != nil {
-				log.Warn("drain timed out: remaining sessions closed", zap.Error(err))
+				st.log.Warn("drain timed out: remaining sessions closed", zap.Error(err))
 			}
-			<-serveErr
-			if hs != nil {
-				hs.Close()
+			<-st.serveErr
+			if st.hs != nil {
+				st.hs.Close()
 			}
-			if network == "unix" {
-				os.Remove(address)
+			if st.network == "unix" {
+				os.Remove(st.address)
 			}
-			log.Info("ndrmilter stopped")
+			st.log.Info("ndrmilter stopped")
 			return nil
 		}
 	}
 }
 
-// reload re-reads the configuration file and the rules on SIGHUP. Settings
-// that need new sockets or a new ledger (listen, data, ledger, retention,
+// reload re-reads the configuration file and the rules on SIGHUP, and
+// records the outcome in the reload metrics. Settings that need new
+// sockets or a new ledger (listen, data, ledger, retention,
 // metrics_listen) keep their old values until a restart.
-func reload(old serveConfig, fs *flag.FlagSet, flagged serveConfig, configPath string, srv *milter.Server, level zap.AtomicLevel, log *zap.Logger) {
-	cfg, err := resolveConfig(fs, flagged, configPath)
-	if err != nil {
-		log.Error("reload: configuration rejected, keeping the old one", zap.Error(err))
-		return
-	}
-	eng, err := rules.Load(cfg.Rules...)
-	if err != nil {
-		log.Error("reload: rules rejected, keeping the old ones", zap.Error(err))
-		return
-	}
-	mcfg, err := cfg.milterConfig()
+func (st *serveState) reload() {
+	cfg, _, eng, err := loadServeConfig(st.fs, st.flagged, st.configPath)
 	if err == nil {
-		err = srv.Reload(mcfg, eng)
+		var mcfg milter.Config
+		if mcfg, err = cfg.milterConfig(); err == nil {
+			err = st.srv.Reload(mcfg, eng)
+		}
 	}
 	if err != nil {
-		log.Error("reload: configuration rejected, keeping the old one", zap.Error(err))
+		st.reloads.loaded(false, time.Now())
+		var probs configProblems
+		if errors.As(err, &probs) {
+			for _, p := range probs {
+				st.log.Error("reload: configuration rejected, keeping the old one", zap.String("problem", p.Error()))
+			}
+		} else {
+			st.log.Error("reload: configuration rejected, keeping the old one", zap.Error(err))
+		}
 		return
 	}
-	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
-		log.Warn("reload: bad log level kept the old one", zap.String("log_level", cfg.LogLevel))
-	}
+	st.reloads.loaded(true, time.Now())
+	st.level.UnmarshalText([]byte(cfg.LogLevel)) // checked by loadServeConfig
+	old := st.cfg
 	if cfg.Listen != old.Listen || cfg.Data != old.Data || cfg.Ledger != old.Ledger ||
-		cfg.Retention != old.Retention || cfg.MetricsListen != old.MetricsListen {
-		log.Warn("reload: listen, data, ledger, retention and metrics_listen change only on restart")
+		cfg.Retention != old.Retention || cfg.MetricsListen != old.MetricsListen || cfg.SocketMode != old.SocketMode {
+		st.log.Warn("reload: listen, socket_mode, data, ledger, retention and metrics_listen change only on restart")
 	}
-	log.Info("reloaded", zap.Strings("domains", cfg.Domains), zap.String("backscatter_action", cfg.BackscatterAction),
+	st.cfg.Domains, st.cfg.BackscatterAction, st.cfg.Rules, st.cfg.LogLevel = cfg.Domains, cfg.BackscatterAction, cfg.Rules, cfg.LogLevel
+	st.log.Info("reloaded", zap.Strings("domains", cfg.Domains), zap.String("backscatter_action", cfg.BackscatterAction),
 		zap.Strings("rules", cfg.Rules))
 }
 
