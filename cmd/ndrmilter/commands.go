@@ -23,7 +23,7 @@ type subcommand struct {
 	// usage, when set, is the command's own preformatted usage (ledger),
 	// shown instead of the synopsis and the flag list.
 	usage string
-	exits []int // the exit statuses it uses, from exitCodes
+	exits []exitCode // what each exit status it uses means for it
 	run   func(args []string, env cliEnv) int
 }
 
@@ -43,8 +43,13 @@ func init() {
 				"with a \"From \" line is read as an mbox); or - for standard input. At most 64 MiB of a message is read. " +
 				"Messages of an mbox are named FILE#N (N from 1).",
 			flags: func() *flag.FlagSet { fs, _ := explainFlagSet(); return fs },
-			exits: []int{exitOK, exitNo, exitUsage, exitConfig},
-			run:   func(args []string, env cliEnv) int { return explainMain(args, env.stdin, env.stdout, env.stderr) },
+			exits: []exitCode{
+				{exitOK, "every input was read and explained (a message that is not a bounce is explained as such)"},
+				{exitNo, "an input could not be read, or held no message (an empty directory or mbox file)"},
+				{exitUsage, "an unknown flag, or no input"},
+				{exitConfig, "a --rules file is rejected"},
+			},
+			run: func(args []string, env cliEnv) int { return explainMain(args, env.stdin, env.stdout, env.stderr) },
 		},
 		{
 			name:     "code",
@@ -55,8 +60,12 @@ func init() {
 				"a Diagnostic-Code: smtp; prefix is allowed). Anything else is refused with exit status 2: to read a whole " +
 				"message, use explain.",
 			flags: func() *flag.FlagSet { fs, _ := codeFlagSet(); return fs },
-			exits: []int{exitOK, exitUsage, exitConfig},
-			run:   func(args []string, env cliEnv) int { return codeMain(args, env.stdout, env.stderr) },
+			exits: []exitCode{
+				{exitOK, "the code was explained"},
+				{exitUsage, "an unknown flag, no argument, or an argument that is neither an enhanced status code, a reply code nor a reply line"},
+				{exitConfig, "a --rules file is rejected"},
+			},
+			run: func(args []string, env cliEnv) int { return codeMain(args, env.stdout, env.stderr) },
 		},
 		{
 			name:     "serve",
@@ -68,8 +77,15 @@ func init() {
 				"SIGHUP re-reads the file and the rules files; SIGTERM and SIGINT drain the open sessions and stop. " +
 				"A start-up error is one sentence on standard error and an exit status of 3, 4 or 5.",
 			flags: func() *flag.FlagSet { fs, _, _ := serveFlagSet(); return fs },
-			exits: []int{exitOK, exitNo, exitUsage, exitLedger, exitConfig, exitListen},
-			run:   func(args []string, env cliEnv) int { return serveMain(args, env.stderr) },
+			exits: []exitCode{
+				{exitOK, "stopped by SIGTERM or SIGINT, after draining the open sessions"},
+				{exitNo, "stopped on an error after it had started (the milter listener failed)"},
+				{exitUsage, "an unknown flag or an argument"},
+				{exitLedger, "the ledger cannot be opened (the bbolt file is locked by another process, a directory cannot be written)"},
+				{exitConfig, "the configuration is rejected: the file, a flag, or a rules file"},
+				{exitListen, "the milter socket or the metrics listener cannot be opened (address in use, permission denied)"},
+			},
+			run: func(args []string, env cliEnv) int { return serveMain(args, env.stderr) },
 		},
 		{
 			name:     "config check",
@@ -80,8 +96,12 @@ func init() {
 				"prints each problem as FILE:LINE: what is wrong and exits 1. The systemd unit runs it before each reload, " +
 				"so that a bad file fails \"systemctl reload\" instead of being only logged.",
 			flags: func() *flag.FlagSet { fs, _ := configCheckFlagSet(); return fs },
-			exits: []int{exitOK, exitNo, exitUsage},
-			run:   func(args []string, env cliEnv) int { return configCheckMain(args, env.stdout, env.stderr) },
+			exits: []exitCode{
+				{exitOK, "the configuration is valid (warnings, if any, on standard error)"},
+				{exitNo, "the configuration has a problem: each is printed as FILE:LINE: what is wrong"},
+				{exitUsage, "an unknown flag or an argument"},
+			},
+			run: func(args []string, env cliEnv) int { return configCheckMain(args, env.stdout, env.stderr) },
 		},
 		{
 			name:     "ledger",
@@ -90,8 +110,13 @@ func init() {
 			about: "The ledger is the record of the mail that left: a bounce for a message in it is not backscatter. " +
 				"import fills it from Postfix logs, lookup says what it knows of a Message-ID or a queue id, stats counts.",
 			usage: ledgerUsage,
-			exits: []int{exitOK, exitNo, exitUsage, exitLedger},
-			run:   func(args []string, env cliEnv) int { return runLedger(args) },
+			exits: []exitCode{
+				{exitOK, "done: import read every file and wrote every record; lookup found every ID"},
+				{exitNo, "lookup: an ID is not in the ledger; import: a file could not be read or a record not written"},
+				{exitUsage, "an unknown subcommand or flag, a missing argument"},
+				{exitLedger, "the ledger cannot be opened or used"},
+			},
+			run: func(args []string, env cliEnv) int { return runLedger(args) },
 		},
 		{
 			name:     "version",
@@ -99,7 +124,7 @@ func init() {
 			summary:  "print the version, the commit, the Go version and the digest of the built-in rules",
 			about: "Prints one line: ndrmilter VERSION (commit C, go GOVERSION, rules R), where R names the built-in rules. " +
 				"--version does the same.",
-			exits: []int{exitOK},
+			exits: []exitCode{{exitOK, "always"}},
 			run:   runVersion,
 		},
 	}
@@ -116,12 +141,15 @@ func findCommand(args []string) *subcommand {
 			return sc
 		}
 	}
-	// "help config" and the like: the first word is enough to name it.
-	if len(args) == 1 {
-		for _, sc := range commands {
-			if sc.words()[0] == args[0] {
-				return sc
-			}
+	return nil
+}
+
+// findCommandByFirstWord returns the command whose name starts with word
+// ("config" names "config check"), for help.
+func findCommandByFirstWord(word string) *subcommand {
+	for _, sc := range commands {
+		if sc.words()[0] == word {
+			return sc
 		}
 	}
 	return nil
@@ -165,7 +193,7 @@ func mainUsage() string {
 	}
 	b.WriteString("\nFlags may come before or after the arguments; -- ends the flags.\n" +
 		"\"ndrmilter COMMAND --help\" shows a command's flags; \"ndrmilter --version\" its version.\n\nexit status:\n")
-	writeExitCodes(&b, nil)
+	writeExitCodes(&b, exitCodes)
 	return b.String()
 }
 
@@ -232,30 +260,18 @@ func writeFlags(w io.Writer, fs *flag.FlagSet) {
 			text += fmt.Sprintf(" (default %s)", fd.def)
 		}
 		if len(head) < 24 {
-			fmt.Fprintf(w, "%-24s%s\n", head, wrapText(text, 78-24, strings.Repeat(" ", 24)))
+			fmt.Fprintf(w, "%-24s%s", head, wrapText(text, 78-24, strings.Repeat(" ", 24)))
 		} else {
 			fmt.Fprintf(w, "%s\n%s%s", head, strings.Repeat(" ", 24), wrapText(text, 78-24, strings.Repeat(" ", 24)))
 		}
 	}
 }
 
-// writeExitCodes writes the exit status lines for the given codes (all when nil).
-func writeExitCodes(w io.Writer, codes []int) {
-	for _, ec := range exitCodes {
-		if codes != nil && !containsInt(codes, ec.code) {
-			continue
-		}
+// writeExitCodes writes an exit status table.
+func writeExitCodes(w io.Writer, codes []exitCode) {
+	for _, ec := range codes {
 		fmt.Fprintf(w, "  %d  %s", ec.code, wrapText(ec.meaning, 78-5, "     "))
 	}
-}
-
-func containsInt(list []int, n int) bool {
-	for _, v := range list {
-		if v == n {
-			return true
-		}
-	}
-	return false
 }
 
 // wrapText fills text into lines of at most width columns; lines after the

@@ -56,6 +56,7 @@ func defaultServeConfig() serveConfig {
 		MetricsListen:     "127.0.0.1:9891",
 		LogLevel:          "info",
 		ParseCap:          2 << 20,
+		RecordRetry:       duration(10 * time.Minute),
 		DrainTimeout:      duration(5 * time.Second),
 	}
 }
@@ -92,7 +93,23 @@ func (d *duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-func (d *duration) String() string     { return time.Duration(*d).String() }
+// String writes whole days as days (30d) and leaves out zero minutes and
+// seconds (10m, not 10m0s), as the configuration file writes durations.
+func (d *duration) String() string {
+	v := time.Duration(*d)
+	if v > 0 && v%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", v/(24*time.Hour))
+	}
+	s := v.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 func (d *duration) Set(s string) error { v, err := parseDuration(s); *d = duration(v); return err }
 
 // listFlag is a repeatable flag whose values may also be comma-separated.
@@ -154,23 +171,29 @@ func serveFlagSet() (fs *flag.FlagSet, flagged *serveConfig, configPath *string)
 // then applies only the flags that were set (fs.Visit) over the file.
 func serveFlags(fs *flag.FlagSet, c *serveConfig, configPath *string) {
 	fs.StringVar(configPath, "config", "", "YAML configuration `FILE` (flags override it)")
-	fs.StringVar(&c.Listen, "listen", c.Listen, "milter socket: inet:HOST:PORT or unix:/PATH (Postfix notation)")
-	fs.StringVar(&c.SocketMode, "socket-mode", c.SocketMode, "permissions of a unix socket, octal")
+	fs.StringVar(&c.Listen, "listen", c.Listen, "milter `SOCKET`: inet:HOST:PORT or unix:/PATH (Postfix notation)")
+	fs.StringVar(&c.SocketMode, "socket-mode", c.SocketMode, "permissions of a unix socket, an octal `MODE`")
 	fs.StringVar(&c.Data, "data", c.Data, "data `DIR` (the embedded ledger lives here)")
 	fs.StringVar(&c.Ledger, "ledger", c.Ledger, "ledger `SPEC`: empty for bbolt in --data, bolt:PATH, redis://HOST:PORT/DB")
-	fs.Var(&c.Retention, "retention", "how long sent mail is remembered (e.g. 30d, 720h)")
+	fs.Var(&c.Retention, "retention", "how long sent mail is remembered, a `DURATION` such as 30d or 720h")
 	fs.Var(listFlag{&c.Domains}, "domain", "our `DOMAIN` (repeatable; comma-separated lists too)")
 	fs.Var(listFlag{&c.TrustedNetworks}, "trusted-networks", "`CIDR,...` whose clients send outbound mail")
-	fs.StringVar(&c.BackscatterAction, "backscatter-action", c.BackscatterAction, "tag|quarantine|reject|discard")
+	fs.StringVar(&c.BackscatterAction, "backscatter-action", c.BackscatterAction, "what to do with backscatter, an `ACTION`: "+strings.Join(flagChoices["backscatter-action"], ", "))
 	fs.StringVar(&c.MetricsListen, "metrics-listen", c.MetricsListen, "`HOST:PORT` for /metrics and /healthz (empty: off)")
 	fs.Var(listFlag{&c.Rules}, "rules", "extra rules `FILE` loaded before the built-in rules (repeatable)")
-	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug|info|warn|error")
-	fs.IntVar(&c.ParseCap, "parse-cap", c.ParseCap, "bytes of a bounce kept for parsing")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log `LEVEL`: "+strings.Join(flagChoices["log-level"], ", "))
+	fs.IntVar(&c.ParseCap, "parse-cap", c.ParseCap, "how many `BYTES` of a bounce are kept for parsing")
 	fs.BoolVar(&c.SubjectTag, "subject-tag", c.SubjectTag, "prefix bounce subjects with [Bounce: ...] (breaks DKIM on the bounce)")
 	fs.BoolVar(&c.BodySummary, "body-summary", c.BodySummary, "add a plain-text summary at the top of bounces (breaks DKIM on the bounce)")
-	fs.Var(&c.RecordWait, "record-wait", "how long end of message waits for the ledger write of outbound mail")
-	fs.Var(&c.RecordRetry, "record-retry", "how long a failed ledger write of outbound mail is retried in the background")
-	fs.Var(&c.DrainTimeout, "drain-timeout", "how long SIGTERM waits for open milter sessions")
+	fs.Var(&c.RecordWait, "record-wait", "how long end of message waits for the ledger write of outbound mail, a `DURATION`")
+	fs.Var(&c.RecordRetry, "record-retry", "how long a failed ledger write of outbound mail is retried in the background, a `DURATION`")
+	fs.Var(&c.DrainTimeout, "drain-timeout", "how long SIGTERM waits for open milter sessions, a `DURATION`")
+}
+
+// flagChoices are the values a flag takes, where they are a closed list.
+var flagChoices = map[string][]string{
+	"backscatter-action": {"tag", "quarantine", "reject", "discard"},
+	"log-level":          {"debug", "info", "warn", "error"},
 }
 
 // mergeFlags copies the flags that were set on the command line from

@@ -103,6 +103,8 @@ var yamlDecodeError = regexp.MustCompile(`line \d+: (.*)`)
 // key stands.
 func decodeConfig(src *configSource, data []byte, c *serveConfig) configProblems {
 	var doc yaml.Node
+	// The decoder's line is exact for most syntax errors; for an unclosed
+	// flow list or mapping it names the line before the one that opens it.
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		if m := yamlLineError.FindStringSubmatch(err.Error()); m != nil {

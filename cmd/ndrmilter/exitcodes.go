@@ -18,22 +18,20 @@ const (
 	exitListen = 5
 )
 
-// exitCode is one line of the documented exit status table.
+// exitCode is one line of an exit status table.
 type exitCode struct {
 	code    int
 	meaning string
 }
 
-// exitCodes is the exit status table, as documented.
+// exitCodes is the exit status table every command follows; each command
+// documents what each status means for it (subcommand.exits).
 var exitCodes = []exitCode{
-	{exitOK, "done: every input explained, the code explained, the configuration valid, every ID found; serve stopped by SIGTERM or SIGINT"},
-	{exitNo, "the answer is no, or part of the work failed: explain could not read an input or found no message in it; " +
-		"ledger lookup did not find an ID; config check found an error; ledger import could not read a file or write a record; " +
-		"serve stopped on an error after it had started"},
-	{exitUsage, "usage: an unknown command or flag, a missing or extra argument, " +
-		"or a code that is neither an enhanced status code, a reply code nor a reply line"},
+	{exitOK, "done (and the answer, where a question was asked, is yes)"},
+	{exitNo, "the answer is no (not found, not valid), or part of the work could not be done"},
+	{exitUsage, "usage: an unknown command or flag, a missing or extra argument"},
 	{exitLedger, "the ledger is unavailable: it cannot be opened (the bbolt file is locked by a running serve, " +
 		"its directory cannot be written) or an operation on it failed"},
-	{exitConfig, "the configuration is rejected: serve's file or flags at start-up, or a rules file given with --rules"},
-	{exitListen, "serve cannot open its milter socket or its metrics listener (address in use, permission denied)"},
+	{exitConfig, "the configuration or a rules file is rejected"},
+	{exitListen, "serve cannot open its milter socket or its metrics listener"},
 }

@@ -43,7 +43,7 @@ func runMain(args []string, env cliEnv) int {
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 {
-			if sc := findCommand(args[1:]); sc != nil {
+			if sc := findCommandByFirstWord(args[1]); sc != nil {
 				fmt.Fprint(env.stdout, sc.usageText())
 				return exitOK
 			}
@@ -55,6 +55,10 @@ func runMain(args []string, env cliEnv) int {
 	}
 	sc := findCommand(args)
 	if sc == nil {
+		if sc := findCommandByFirstWord(args[0]); sc != nil && helpRequested(args[1:]) {
+			fmt.Fprint(env.stdout, sc.usageText())
+			return exitOK
+		}
 		if args[0] == "config" {
 			fmt.Fprintf(env.stderr, "ndrmilter config: expected the subcommand check\n%s", commandByName("config check").usageText())
 			return exitUsage

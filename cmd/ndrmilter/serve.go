@@ -149,9 +149,6 @@ func (st *serveState) start(cfg serveConfig, eng *rules.Engine) (int, error) {
 	if err != nil {
 		return exitConfig, err
 	}
-	if len(cfg.Domains) == 0 {
-		st.log.Warn("no domains configured: bounces to every domain are judged for backscatter")
-	}
 	led, err := ledger.Open(cfg.Ledger, cfg.Data, ledger.Options{Retention: time.Duration(cfg.Retention)})
 	if err != nil {
 		return exitLedger, fmt.Errorf("cannot open the ledger (%s): %w", ledgerName(cfg), err)
@@ -206,6 +203,9 @@ func (st *serveState) start(cfg serveConfig, eng *rules.Engine) (int, error) {
 	st.log.Info("ndrmilter serving", zap.String("version", versionLine()), zap.String("listen", cfg.Listen),
 		zap.String("metrics", cfg.MetricsListen), zap.Strings("domains", cfg.Domains),
 		zap.String("backscatter_action", cfg.BackscatterAction), zap.String("ledger", ledgerName(cfg)))
+	if len(cfg.Domains) == 0 {
+		st.log.Warn("no domains configured: bounces to every domain are judged for backscatter")
+	}
 	return exitOK, nil
 }
 
@@ -322,30 +322,30 @@ func listen(network, address, mode string) (net.Listener, error) {
 	if network != "unix" {
 		ln, err := net.Listen(network, address)
 		if err != nil {
-			return nil, fmt.Errorf("milter listener: %w", err)
+			return nil, err
 		}
 		return ln, nil
 	}
 	if fi, err := os.Lstat(address); err == nil {
 		if fi.Mode()&os.ModeSocket == 0 {
-			return nil, fmt.Errorf("milter listener: %s exists and is not a socket", address)
+			return nil, fmt.Errorf("%s exists and is not a socket", address)
 		}
 		if c, err := net.Dial("unix", address); err == nil {
 			c.Close()
-			return nil, fmt.Errorf("milter listener: %s is in use by another process", address)
+			return nil, fmt.Errorf("%s is in use by another process", address)
 		}
 		os.Remove(address)
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("milter listener: %w", err)
+		return nil, err
 	}
 	ln, err := net.Listen("unix", address)
 	if err != nil {
-		return nil, fmt.Errorf("milter listener: %w", err)
+		return nil, err
 	}
 	m, _ := strconv.ParseUint(mode, 8, 32)
 	if err := os.Chmod(address, os.FileMode(m)); err != nil {
 		ln.Close()
-		return nil, fmt.Errorf("milter listener: chmod %s: %w", address, err)
+		return nil, fmt.Errorf("chmod %s: %w", address, err)
 	}
 	return ln, nil
 }
