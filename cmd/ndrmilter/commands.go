@@ -342,11 +342,6 @@ func ledgerSubcommands() []string {
 	return uniqueMatches(regexp.MustCompile(`ndrmilter ledger ([a-z]+)`), ledgerUsage)
 }
 
-// ledgerFlagNames are the flags the ledger usage documents.
-func ledgerFlagNames() []string {
-	return uniqueMatches(regexp.MustCompile(`(?m)^\s+--([a-z][a-z-]*)`), ledgerUsage)
-}
-
 func uniqueMatches(re *regexp.Regexp, s string) []string {
 	seen := map[string]bool{}
 	var out []string
