@@ -728,6 +728,58 @@ func TestZshCompletionParses(t *testing.T) {
 	}
 }
 
+// zshCompleteScript types each command line followed by a tab into an
+// interactive zsh (zsh/zpty) with the completion directory in fpath, and
+// prints what the line became and what was listed.
+const zshCompleteScript = `zmodload zsh/zpty
+try() {
+  zpty z 'TERM=dumb zsh -f -i'
+  zpty -w z 'PROMPT="P> "; fpath=(%s $fpath); autoload -Uz compinit; compinit -u -d %s; setopt nobeep; echo READY'
+  local out all chunk
+  zpty -r z out '*READY*P> '
+  zpty -w -n z "$1"$'\t'
+  sleep 2
+  while zpty -r -t z chunk; do all+=$chunk; done
+  print -r -- "[$1] -> $(print -r -- "$all" | tr -d '\r' | tr '\n' '|')"
+  zpty -d z
+}
+for line in "$@"; do try "$line"; done
+`
+
+func TestZshCompletionCompletes(t *testing.T) {
+	zsh, err := exec.LookPath("zsh")
+	if err != nil || testing.Short() {
+		t.Skip("needs zsh (Debian package zsh) and a few seconds")
+	}
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "doc", "completion"))
+	script := fmt.Sprintf(zshCompleteScript, dir, filepath.Join(t.TempDir(), "zcompdump"))
+	cases := []struct{ line, want string }{
+		{"ndrmilter con", "ndrmilter config "},
+		{"ndrmilter ledger ", "import  lookup  stats"},
+		{"ndrmilter serve --backscatter-action=re", "ndrmilter serve --backscatter-action=reject "},
+		{"ndrmilter explain --j", "ndrmilter explain --json "},
+	}
+	args := []string{"-f", "-c", script, "zsh"}
+	for _, c := range cases {
+		args = append(args, c.line)
+	}
+	out, err := exec.Command(zsh, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("zsh: %v\n%s", err, out)
+	}
+	for _, c := range cases {
+		var got string
+		for _, l := range strings.Split(string(out), "\n") {
+			if r, ok := strings.CutPrefix(l, "["+c.line+"] -> "); ok {
+				got = r
+			}
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("zsh completion of %q: %q, want it to contain %q", c.line, got, c.want)
+		}
+	}
+}
+
 // Every flag of every command appears in both completions and the man
 // page: the generated files are made from the flag sets, and this checks
 // the generator too.
