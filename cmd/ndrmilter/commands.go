@@ -41,7 +41,7 @@ func init() {
 				"An INPUT is a message file; a directory (each regular file in it, in name order); a Maildir (the messages " +
 				"in its cur/ and new/, in name order, which is delivery order); an mbox file (each message; a file that starts " +
 				"with a \"From \" line is read as an mbox); or - for standard input. At most 64 MiB of a message is read. " +
-				"Messages of an mbox are named FILE#N (N from 1).",
+				"The messages of an mbox are named FILE#N (N from 1); in --json, \"file\" is the mbox and \"message\" is N.",
 			flags: func() *flag.FlagSet { fs, _ := explainFlagSet(); return fs },
 			exits: []exitCode{
 				{exitOK, "every input was read and explained (a message that is not a bounce is explained as such)"},

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -167,8 +168,8 @@ func TestJournalIsDetectedFromJournalStream(t *testing.T) {
 	}
 }
 
-// metricValue reads one sample from a Prometheus text exposition.
-func metricValue(t *testing.T, body, name string) string {
+// metricSample reads one sample from a Prometheus text exposition.
+func metricSample(t *testing.T, body, name string) string {
 	t.Helper()
 	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` (\S+)$`).FindStringSubmatch(body)
 	if m == nil {
@@ -223,10 +224,10 @@ func TestReloadGaugesAndFlagLog(t *testing.T) {
 			t.Fatalf("serve did not start:\n%s", out.String())
 		}
 	}
-	if v := metricValue(t, body, "ndrmilter_config_last_reload_success"); v != "1" {
+	if v := metricSample(t, body, "ndrmilter_config_last_reload_success"); v != "1" {
 		t.Fatalf("after start: last_reload_success = %s, want 1", v)
 	}
-	started := metricValue(t, body, "ndrmilter_config_last_reload_success_timestamp_seconds")
+	started := metricSample(t, body, "ndrmilter_config_last_reload_success_timestamp_seconds")
 	log := out.String()
 	if !strings.Contains(log, `"msg":"settings from command-line flags"`) || !strings.Contains(log, `"--listen=inet:`+addr+`"`) {
 		t.Errorf("the values from flags are not logged:\n%s", log)
@@ -242,7 +243,7 @@ func TestReloadGaugesAndFlagLog(t *testing.T) {
 	waitMetric := func(want string) string {
 		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			body := metrics()
-			if body != "" && metricValue(t, body, "ndrmilter_config_last_reload_success") == want {
+			if body != "" && metricSample(t, body, "ndrmilter_config_last_reload_success") == want {
 				return body
 			}
 			if time.Now().After(deadline) {
@@ -251,7 +252,7 @@ func TestReloadGaugesAndFlagLog(t *testing.T) {
 		}
 	}
 	body = waitMetric("0")
-	if ts := metricValue(t, body, "ndrmilter_config_last_reload_success_timestamp_seconds"); ts != started {
+	if ts := metricSample(t, body, "ndrmilter_config_last_reload_success_timestamp_seconds"); ts != started {
 		t.Errorf("a failed reload moved the success time from %s to %s", started, ts)
 	}
 	if !strings.Contains(out.String(), cfgPath+`:2: backscatter action \"bounce\"`) {
@@ -261,9 +262,19 @@ func TestReloadGaugesAndFlagLog(t *testing.T) {
 	os.WriteFile(cfgPath, []byte("domains: [example.org]\nbackscatter_action: reject\n"), 0o600)
 	cmd.Process.Signal(syscall.SIGHUP)
 	body = waitMetric("1")
-	if ts := metricValue(t, body, "ndrmilter_config_last_reload_success_timestamp_seconds"); ts <= started {
+	ts := metricSample(t, body, "ndrmilter_config_last_reload_success_timestamp_seconds")
+	if after, before := parseFloat(t, ts), parseFloat(t, started); after <= before {
 		t.Errorf("a successful reload left the success time at %s (start: %s)", ts, started)
 	}
+}
+
+func parseFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return f
 }
 
 // The unit passes only --config (the file is the one source of settings)
