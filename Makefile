@@ -3,11 +3,25 @@ GO      ?= go
 BIN     ?= ./ndrmilter
 SHARED  ?= ../shared
 STATICCHECK_VERSION ?= v0.8.2
+# The version and commit stamped in the binary (ndrmilter version).
+VERSION ?= $(shell ./scripts/version)
+COMMIT  ?= $(shell ./scripts/version --commit)
 
-.PHONY: build test deps deps-test run lint bench fuzz score e2e clean
+.PHONY: build test deps deps-test run lint bench fuzz score e2e clean man deb
 
+# build: a static binary with the version stamped from git.
 build:
-	$(GO) build -o $(BIN) ./cmd/ndrmilter
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/ndrmilter
+
+# man regenerates the man pages and shell completions in doc/ from the
+# command definitions (a test fails when the committed ones are stale).
+man:
+	$(GO) generate ./cmd/ndrmilter
+
+# deb builds dist/ndrmilter_VERSION_ARCH.deb (scripts/build-deb; nfpm from
+# the Go module proxy). scripts/deb-check installs and purges it.
+deb:
+	GO=$(GO) VERSION=$(VERSION) COMMIT=$(COMMIT) ./scripts/build-deb
 
 # deps installs the real servers every test drives, when they are missing:
 # Redis, and for the end-to-end tests Postfix, the SASL tools and
@@ -50,3 +64,4 @@ e2e: deps build
 
 clean:
 	rm -f $(BIN)
+	rm -rf dist

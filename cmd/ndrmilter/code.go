@@ -2,10 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"regexp"
 	"strings"
 
 	"github.com/ndrmilter/ndrmilter/rules"
@@ -26,53 +27,71 @@ type codeRecord struct {
 	Fix         string       `json:"fix"`
 }
 
-// runCode is "ndrmilter code [--json] CODE_OR_REPLY": the SMTP error code lookup.
-func runCode(args []string) int {
-	return codeMain(args, os.Stdout, os.Stderr)
+// codeOptions are code's flags.
+type codeOptions struct {
+	asJSON bool
+	rules  stringList
 }
 
-// codeMain is runCode on explicit streams, for tests.
-func codeMain(args []string, stdout, stderr io.Writer) int {
+// codeFlagSet defines code's flags.
+func codeFlagSet() (*flag.FlagSet, *codeOptions) {
+	o := &codeOptions{}
 	fs := flag.NewFlagSet("code", flag.ContinueOnError)
+	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object")
+	fs.Var(&o.rules, "rules", "extra rules `FILE`, loaded before the built-in rules (repeatable)")
+	return fs, o
+}
+
+// codeArgument matches what code explains (after an optional
+// "Diagnostic-Code:" and an optional RFC 3464 diagnostic type such as
+// "smtp;"): a reply code (RFC 5321, section 4.2: three digits, the first 2
+// to 5, the second 0 to 5) or an enhanced status code (RFC 3463, section 2:
+// class 2, 4 or 5, then subject and detail of one to three digits), alone or
+// at the start of a reply line.
+var codeArgument = regexp.MustCompile(`(?is)^(?:diagnostic-code:\s*)?(?:[a-z][a-z0-9-]*;\s*)?` +
+	`((?:[2-5][0-5][0-9](?:[ \t-]|$)|[245]\.[0-9]{1,3}\.[0-9]{1,3}(?:[ \t]|$)).*)$`)
+
+// codeMain is "ndrmilter code [--json] CODE_OR_REPLY" (the SMTP error code
+// lookup), on explicit streams.
+func codeMain(args []string, stdout, stderr io.Writer) int {
+	fs, o := codeFlagSet()
 	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print one JSON object")
-	var ruleFiles stringList
-	fs.Var(&ruleFiles, "rules", "extra rules `FILE`, loaded before the built-in rules (repeatable)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: ndrmilter code [--json] CODE_OR_REPLY   e.g. 5.7.509, or '550 5.7.26 Unauthenticated email ...'")
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() { fmt.Fprint(fs.Output(), commandByName("code").usageText()) }
 	// Flags may come after the code: "ndrmilter code 5.7.509 --json".
-	var words []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return 2
-		}
-		args = fs.Args()
-		if len(args) > 0 {
-			words = append(words, args[0])
-			args = args[1:]
-		}
+	words, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return exitUsage
 	}
 	text := strings.TrimSpace(strings.Join(words, " "))
 	if text == "" {
-		fs.Usage()
-		return 2
+		fmt.Fprintln(stderr, "ndrmilter code: give an enhanced status code (5.7.509), a reply code (550) or a reply line ('550 5.7.26 ...')")
+		return exitUsage
 	}
-	engine, err := rules.Load(ruleFiles...)
+	m := codeArgument.FindStringSubmatch(text)
+	if m == nil {
+		fmt.Fprintf(stderr, "ndrmilter code: %q is not a status code or a reply: expected an enhanced status code (5.7.509), "+
+			"a reply code (550) or a reply line that starts with one ('550 5.7.26 ...'); to read a whole message, use ndrmilter explain\n",
+			clip(text, 60))
+		return exitUsage
+	}
+	lookup := m[1]
+	engine, err := rules.Load(o.rules...)
 	if err != nil {
 		fmt.Fprintf(stderr, "ndrmilter code: %v\n", err)
-		return 2
+		return exitConfig
 	}
-	v := engine.Lookup(text)
-	if *asJSON {
+	v := engine.Lookup(lookup)
+	if o.asJSON {
 		rec := codeRecord{Code: text, Status: v.Status, ReplyCode: v.ReplyCode, Reason: v.Reason,
 			Permanent: v.Permanent, HardBounce: v.HardBounce, Owner: v.Owner, Summary: v.Summary,
 			Explanation: v.Explanation, Fix: v.Fix}
 		if err := json.NewEncoder(stdout).Encode(rec); err != nil {
-			return 2
+			return exitNo
 		}
-		return 0
+		return exitOK
 	}
 	fmt.Fprintf(stdout, "%s\n", text)
 	if v.Status != "" || v.ReplyCode != "" {
@@ -89,5 +108,13 @@ func codeMain(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stdout, " (temporary)\n")
 	}
-	return 0
+	return exitOK
+}
+
+// clip shortens s to at most n bytes for an error message, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
+	"io/fs"
 	"net/netip"
 	"os"
 	"strconv"
@@ -58,6 +57,7 @@ func defaultServeConfig() serveConfig {
 		MetricsListen:     "127.0.0.1:9891",
 		LogLevel:          "info",
 		ParseCap:          2 << 20,
+		RecordRetry:       duration(10 * time.Minute),
 		DrainTimeout:      duration(5 * time.Second),
 	}
 }
@@ -81,16 +81,36 @@ func parseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// UnmarshalYAML reads a duration; the decoder adds the file and line to an error.
 func (d *duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return errors.New("expected a duration such as 10m or 30d")
+	}
 	v, err := parseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return err
 	}
 	*d = duration(v)
 	return nil
 }
 
-func (d *duration) String() string     { return time.Duration(*d).String() }
+// String writes whole days as days (30d) and leaves out zero minutes and
+// seconds (10m, not 10m0s), as the configuration file writes durations.
+func (d *duration) String() string {
+	v := time.Duration(*d)
+	if v > 0 && v%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", v/(24*time.Hour))
+	}
+	s := v.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 func (d *duration) Set(s string) error { v, err := parseDuration(s); *d = duration(v); return err }
 
 // listFlag is a repeatable flag whose values may also be comma-separated.
@@ -112,41 +132,69 @@ func (l listFlag) Set(v string) error {
 	return nil
 }
 
-// loadConfigFile reads a YAML configuration file over c. Unknown keys are errors.
-func loadConfigFile(path string, c any) error {
+// loadConfigFile reads a YAML configuration file over c. Unknown keys are
+// errors; every error names the file and the line (a configProblems).
+func loadConfigFile(path string, c *serveConfig) error {
+	_, err := loadConfigSource(path, c)
+	return err
+}
+
+// loadConfigSource is loadConfigFile that also says where each key is.
+func loadConfigSource(path string, c *serveConfig) (*configSource, error) {
+	src := &configSource{file: path, keys: map[string]keyPos{}, flags: map[string]string{}}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("config: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return src, configProblems{{pos: path, msg: fmt.Sprintf("cannot read the configuration file: %v", err)}}
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("config %s: %w", path, err)
+	if probs := decodeConfig(src, data, c); len(probs) > 0 {
+		return src, probs
 	}
-	return nil
+	return src, nil
+}
+
+// serveFlagSet defines serve's flags on a new flag set. The flags write into
+// flagged, a scratch configuration: the caller applies only those that were
+// set (mergeFlags) over the file.
+func serveFlagSet() (fs *flag.FlagSet, flagged *serveConfig, configPath *string) {
+	fs = flag.NewFlagSet("serve", flag.ContinueOnError)
+	c := defaultServeConfig()
+	c.Domains, c.TrustedNetworks, c.Rules = nil, nil, nil
+	configPath = new(string)
+	serveFlags(fs, &c, configPath)
+	return fs, &c, configPath
 }
 
 // serveFlags defines serve's flags on fs, writing into c. The caller parses,
 // then applies only the flags that were set (fs.Visit) over the file.
 func serveFlags(fs *flag.FlagSet, c *serveConfig, configPath *string) {
 	fs.StringVar(configPath, "config", "", "YAML configuration `FILE` (flags override it)")
-	fs.StringVar(&c.Listen, "listen", c.Listen, "milter socket: inet:HOST:PORT or unix:/PATH (Postfix notation)")
-	fs.StringVar(&c.SocketMode, "socket-mode", c.SocketMode, "permissions of a unix socket, octal")
+	fs.StringVar(&c.Listen, "listen", c.Listen, "milter `SOCKET`: inet:HOST:PORT or unix:/PATH (Postfix notation)")
+	fs.StringVar(&c.SocketMode, "socket-mode", c.SocketMode, "permissions of a unix socket, an octal `MODE`")
 	fs.StringVar(&c.Data, "data", c.Data, "data `DIR` (the embedded ledger lives here)")
 	fs.StringVar(&c.Ledger, "ledger", c.Ledger, "ledger `SPEC`: empty for bbolt in --data, bolt:PATH, redis://HOST:PORT/DB")
-	fs.Var(&c.Retention, "retention", "how long sent mail is remembered (e.g. 30d, 720h)")
+	fs.Var(&c.Retention, "retention", "how long sent mail is remembered, a `DURATION` such as 30d or 720h")
 	fs.Var(listFlag{&c.Domains}, "domain", "our `DOMAIN` (repeatable; comma-separated lists too)")
 	fs.Var(listFlag{&c.TrustedNetworks}, "trusted-networks", "`CIDR,...` whose clients send outbound mail")
-	fs.StringVar(&c.BackscatterAction, "backscatter-action", c.BackscatterAction, "tag|quarantine|reject|discard")
+	fs.StringVar(&c.BackscatterAction, "backscatter-action", c.BackscatterAction, "what to do with backscatter, an `ACTION`: "+strings.Join(flagChoices["backscatter-action"], ", "))
 	fs.StringVar(&c.MetricsListen, "metrics-listen", c.MetricsListen, "`HOST:PORT` for /metrics and /healthz (empty: off)")
 	fs.Var(listFlag{&c.Rules}, "rules", "extra rules `FILE` loaded before the built-in rules (repeatable)")
-	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug|info|warn|error")
-	fs.IntVar(&c.ParseCap, "parse-cap", c.ParseCap, "bytes of a bounce kept for parsing")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log `LEVEL`: "+strings.Join(flagChoices["log-level"], ", "))
+	fs.IntVar(&c.ParseCap, "parse-cap", c.ParseCap, "how many `BYTES` of a bounce are kept for parsing")
 	fs.BoolVar(&c.SubjectTag, "subject-tag", c.SubjectTag, "prefix bounce subjects with [Bounce: ...] (breaks DKIM on the bounce)")
 	fs.BoolVar(&c.BodySummary, "body-summary", c.BodySummary, "add a plain-text summary at the top of bounces (breaks DKIM on the bounce)")
-	fs.Var(&c.RecordWait, "record-wait", "how long end of message waits for the ledger write of outbound mail")
-	fs.Var(&c.RecordRetry, "record-retry", "how long a failed ledger write of outbound mail is retried in the background")
-	fs.Var(&c.DrainTimeout, "drain-timeout", "how long SIGTERM waits for open milter sessions")
+	fs.Var(&c.RecordWait, "record-wait", "how long end of message waits for the ledger write of outbound mail, a `DURATION`")
+	fs.Var(&c.RecordRetry, "record-retry", "how long a failed ledger write of outbound mail is retried in the background, a `DURATION`")
+	fs.Var(&c.DrainTimeout, "drain-timeout", "how long SIGTERM waits for open milter sessions, a `DURATION`")
+}
+
+// flagChoices are the values a flag takes, where they are a closed list.
+var flagChoices = map[string][]string{
+	"backscatter-action": {"tag", "quarantine", "reject", "discard"},
+	"log-level":          {"debug", "info", "warn", "error"},
 }
 
 // mergeFlags copies the flags that were set on the command line from
@@ -194,35 +242,42 @@ func mergeFlags(fs *flag.FlagSet, flagged serveConfig, c *serveConfig) {
 }
 
 // resolveConfig builds the configuration: defaults, then the file (if
-// any), then the flags that were set.
+// any), then the flags that were set; and checks the values that can be
+// checked without side effects.
 func resolveConfig(fs *flag.FlagSet, flagged serveConfig, configPath string) (serveConfig, error) {
+	c, src, err := resolveConfigSource(fs, flagged, configPath)
+	if err != nil {
+		return c, err
+	}
+	if probs := c.checkValues(src); len(probs) > 0 {
+		return c, probs
+	}
+	return c, nil
+}
+
+// resolveConfigSource is resolveConfig without the checks, and with where
+// each value came from.
+func resolveConfigSource(fs *flag.FlagSet, flagged serveConfig, configPath string) (serveConfig, *configSource, error) {
 	c := defaultServeConfig()
+	src := &configSource{keys: map[string]keyPos{}, flags: map[string]string{}}
 	if configPath != "" {
 		// Lists in the file replace the defaults.
 		c.TrustedNetworks = nil
-		if err := loadConfigFile(configPath, &c); err != nil {
-			return c, err
+		var err error
+		if src, err = loadConfigSource(configPath, &c); err != nil {
+			return c, src, err
 		}
 		if c.TrustedNetworks == nil {
 			c.TrustedNetworks = defaultServeConfig().TrustedNetworks
 		}
 	}
 	mergeFlags(fs, flagged, &c)
-	return c, c.check()
-}
-
-// check validates what can be validated without side effects.
-func (c serveConfig) check() error {
-	if _, _, err := parseListen(c.Listen); err != nil {
-		return err
-	}
-	if _, err := c.milterConfig(); err != nil {
-		return err
-	}
-	if _, err := strconv.ParseUint(c.SocketMode, 8, 32); err != nil {
-		return fmt.Errorf("socket_mode %q: expected an octal mode such as 0660", c.SocketMode)
-	}
-	return nil
+	fs.Visit(func(f *flag.Flag) {
+		if key, ok := flagKeys[f.Name]; ok {
+			src.flags[key] = "--" + f.Name
+		}
+	})
+	return c, src, nil
 }
 
 // milterConfig is the part of the configuration the milter package uses.
@@ -233,15 +288,11 @@ func (c serveConfig) milterConfig() (milter.Config, error) {
 	}
 	nets := make([]netip.Prefix, 0, len(c.TrustedNetworks))
 	for _, s := range c.TrustedNetworks {
-		p, err := netip.ParsePrefix(s)
+		p, err := parseNetwork(s)
 		if err != nil {
-			a, aerr := netip.ParseAddr(s)
-			if aerr != nil {
-				return milter.Config{}, fmt.Errorf("trusted network %q: expected a CIDR such as 192.0.2.0/24 or an address", s)
-			}
-			p = netip.PrefixFrom(a, a.BitLen())
+			return milter.Config{}, fmt.Errorf("trusted_networks: %w", err)
 		}
-		nets = append(nets, p.Masked())
+		nets = append(nets, p)
 	}
 	return milter.Config{
 		Domains:             c.Domains,

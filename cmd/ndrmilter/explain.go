@@ -3,104 +3,100 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 
-// maxExplainInput caps what explain reads of one file: more than any bounce
-// needs, little enough to keep memory bounded on hostile input.
+// maxExplainInput caps what explain reads of one message: more than any
+// bounce needs, little enough to keep memory bounded on hostile input.
 const maxExplainInput = 64 << 20
 
-// runExplain is "ndrmilter explain [--json] [--rules FILE] FILE...".
-func runExplain(args []string) int {
-	return explainMain(args, os.Stdin, os.Stdout, os.Stderr)
+// explainOptions are explain's flags.
+type explainOptions struct {
+	asJSON bool
+	rules  stringList
 }
 
-// explainMain is runExplain on explicit streams, for tests.
-func explainMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// explainFlagSet defines explain's flags.
+func explainFlagSet() (*flag.FlagSet, *explainOptions) {
+	o := &explainOptions{}
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per recipient record")
+	fs.Var(&o.rules, "rules", "extra rules `FILE`, loaded before the built-in rules (repeatable)")
+	return fs, o
+}
+
+// explainMain is "ndrmilter explain [--json] [--rules FILE] INPUT...", on
+// explicit streams.
+func explainMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs, o := explainFlagSet()
 	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print one JSON object per recipient record")
-	var ruleFiles stringList
-	fs.Var(&ruleFiles, "rules", "extra rules `FILE`, loaded before the built-in rules (repeatable)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: ndrmilter explain [--json] [--rules FILE] FILE... (\"-\" reads standard input)")
-		fs.PrintDefaults()
+	fs.Usage = func() { fmt.Fprint(fs.Output(), commandByName("explain").usageText()) }
+	inputs, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if err != nil {
+		return exitUsage
 	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return 2
+	if len(inputs) == 0 {
+		fmt.Fprintln(stderr, "ndrmilter explain: give a message file, a directory, a Maildir, an mbox file or - (standard input)")
+		return exitUsage
 	}
-	engine, err := rules.Load(ruleFiles...)
+	engine, err := rules.Load(o.rules...)
 	if err != nil {
 		fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
-		return 2
+		return exitConfig
 	}
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
-	status := 0
-	for _, name := range fs.Args() {
-		raw, err := readInput(name, stdin)
-		if err != nil {
-			fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
-			status = 1
-			continue
-		}
-		report, err := dsn.Parse(raw)
-		if err != nil {
-			// A best-effort report still says what could be read.
-			fmt.Fprintf(stderr, "ndrmilter explain: %s: %v\n", name, err)
-		}
-		if report == nil {
-			status = 1
-			continue
-		}
-		readings := engine.Explain(report)
-		if *asJSON {
-			enc := json.NewEncoder(out)
-			for _, rd := range readings {
-				if err := enc.Encode(newExplainRecord(name, report, rd)); err != nil {
-					fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
-					return 2
-				}
+	status := exitOK
+	fail := func(err error) {
+		fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
+		status = exitNo
+	}
+	for _, arg := range inputs {
+		readInputs(arg, stdin, func(m inputMessage) {
+			if !explainMessage(out, m, engine, o.asJSON, stderr) {
+				status = exitNo
 			}
-		} else {
-			writeExplainText(out, name, report, readings)
-		}
+		}, fail)
 	}
 	return status
 }
 
-// readInput reads a file, or standard input for "-", up to maxExplainInput.
-func readInput(name string, stdin io.Reader) ([]byte, error) {
-	var r io.Reader
-	if name == "-" {
-		r = stdin
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
-	}
-	raw, err := io.ReadAll(io.LimitReader(r, maxExplainInput+1))
+// explainMessage writes the reading of one message; it reports false when
+// nothing could be read from it.
+func explainMessage(out io.Writer, m inputMessage, engine *rules.Engine, asJSON bool, stderr io.Writer) bool {
+	name := m.label()
+	report, err := dsn.Parse(m.raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		// A best-effort report still says what could be read.
+		fmt.Fprintf(stderr, "ndrmilter explain: %s: %v\n", name, err)
 	}
-	if len(raw) > maxExplainInput {
-		// Keep the head: reports put what matters first.
-		raw = raw[:maxExplainInput]
+	if report == nil {
+		return false
 	}
-	return raw, nil
+	readings := engine.Explain(report)
+	if !asJSON {
+		writeExplainText(out, name, report, readings)
+		return true
+	}
+	enc := json.NewEncoder(out)
+	for _, rd := range readings {
+		rec := newExplainRecord(m.file, report, rd)
+		rec.Message = m.index
+		if err := enc.Encode(rec); err != nil {
+			fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
+			return false
+		}
+	}
+	return true
 }
 
 // stringList is a repeatable string flag.

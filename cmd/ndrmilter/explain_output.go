@@ -15,6 +15,7 @@ import (
 // rename them.
 type explainRecord struct {
 	File              string          `json:"file"`
+	Message           int             `json:"message,omitempty"` // position in an mbox file, from 1
 	Kind              string          `json:"kind"`
 	Format            string          `json:"format"`
 	Recipient         string          `json:"recipient"`

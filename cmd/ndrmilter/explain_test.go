@@ -200,7 +200,7 @@ func TestExplainStdinAndRulesFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errOut, rc = runExplainArgs(t, "", "--rules", bad, "-")
-	if rc != 2 || !strings.Contains(errOut, bad) || !strings.Contains(errOut, `reason "gone"`) {
+	if rc != exitConfig || !strings.Contains(errOut, bad) || !strings.Contains(errOut, `reason "gone"`) {
 		t.Errorf("bad rules file: exit %d, stderr %q", rc, errOut)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/ndrmilter/ndrmilter/filter"
 	"github.com/ndrmilter/ndrmilter/ledger"
@@ -41,51 +43,57 @@ func defaultFilterConfig() filterConfig {
 	return c
 }
 
-// runFilter is "ndrmilter filter [flags]".
-func runFilter(args []string) int {
-	return filterMain(args, os.Stderr)
+// filterFlagSet is filter's flag set, as filterMain parses it and the
+// usage text and the man page show it.
+func filterFlagSet() (fs *flag.FlagSet, flagged *filterConfig, configPath *string) {
+	fs = flag.NewFlagSet("filter", flag.ContinueOnError)
+	c := defaultFilterConfig()
+	c.Domains, c.TrustedNetworks, c.Rules = nil, nil, nil
+	configPath = new(string)
+	filterFlags(fs, &c, configPath)
+	return fs, &c, configPath
 }
 
-// filterMain is runFilter with an explicit stream for errors, for tests.
+// filterMain is "ndrmilter filter [flags]", with an explicit stream for
+// errors and logs.
 func filterMain(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("filter", flag.ContinueOnError)
+	fs, flagged, configPath := filterFlagSet()
 	fs.SetOutput(stderr)
-	flagged := defaultFilterConfig()
-	flagged.Domains, flagged.TrustedNetworks, flagged.Rules = nil, nil, nil
-	var configPath string
-	filterFlags(fs, &flagged, &configPath)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: ndrmilter filter --listen 127.0.0.1:10025 --next 127.0.0.1:10026 --data DIR --domain example.org\n"+
-			"       [--backscatter-action tag|reject|discard] [--trusted-networks CIDR,...] [--direction auto|outbound|inbound]\n"+
-			"       [--ledger SPEC] [--config FILE] [--metrics-listen ADDR] [flags]")
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() { fmt.Fprint(fs.Output(), commandByName("filter").usageText()) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return exitOK
 		}
-		return 2
+		return exitUsage
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "ndrmilter filter: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		fmt.Fprintf(stderr, "ndrmilter filter: unexpected argument %q (filter takes only flags)\n", fs.Arg(0))
+		return exitUsage
 	}
-	cfg, err := resolveFilterConfig(fs, flagged, configPath)
+	f, _ := stderr.(*os.File)
+	journal := stderrIsJournal(f)
+	cfg, err := resolveFilterConfig(fs, *flagged, *configPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "ndrmilter filter: %v\n", err)
-		return 2
+		startError(stderr, "filter", journal, err)
+		return exitConfig
 	}
-	log, level, code := newLogger(cfg.LogLevel, "filter", stderr)
-	if log == nil {
+	level := zap.NewAtomicLevel()
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		startError(stderr, "filter", journal, fmt.Errorf("log level %q: expected debug, info, warn or error", cfg.LogLevel))
+		return exitConfig
+	}
+	log := newLogger(stderr, level, journal).WithOptions(zap.AddCaller())
+	defer log.Sync()
+	resolve := func() (filterConfig, error) { return resolveFilterConfig(fs, *flagged, *configPath) }
+	if code, err := runFilterServer(cfg, resolve, level, log); err != nil {
+		if code == exitNo {
+			log.Error("ndrmilter filter stopped", zap.Error(err))
+		} else {
+			startError(stderr, "filter", journal, err)
+		}
 		return code
 	}
-	defer log.Sync()
-	if err := runFilterServer(cfg, func() (filterConfig, error) { return resolveFilterConfig(fs, flagged, configPath) },
-		level, log); err != nil {
-		log.Error("ndrmilter filter stopped", zap.Error(err))
-		return 1
-	}
-	return 0
+	return exitOK
 }
 
 // filterFlags defines filter's flags on fs: serve's (their help adjusted
@@ -111,7 +119,7 @@ func resolveFilterConfig(fs *flag.FlagSet, flagged filterConfig, configPath stri
 	c := defaultFilterConfig()
 	if configPath != "" {
 		c.TrustedNetworks = nil // lists in the file replace the defaults
-		if err := loadConfigFile(configPath, &c); err != nil {
+		if err := loadFilterFile(configPath, &c); err != nil {
 			return c, err
 		}
 		if c.TrustedNetworks == nil {
@@ -203,21 +211,21 @@ func (c filterConfig) filterConfig() (filter.Config, error) {
 
 // runFilterServer runs the filter until SIGTERM or SIGINT; SIGHUP reloads
 // the configuration (re-read by resolve) and the rules.
-func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), level zap.AtomicLevel, log *zap.Logger) error {
+func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), level zap.AtomicLevel, log *zap.Logger) (int, error) {
 	eng, err := rules.Load(cfg.Rules...)
 	if err != nil {
-		return fmt.Errorf("rules: %w", err)
+		return exitConfig, fmt.Errorf("rules: %w", err)
 	}
 	fcfg, err := cfg.filterConfig()
 	if err != nil {
-		return err
+		return exitConfig, err
 	}
 	if len(cfg.Domains) == 0 {
 		log.Warn("no --domain given: bounces to every domain are judged for backscatter")
 	}
 	led, err := ledger.Open(cfg.Ledger, cfg.Data, ledger.Options{Retention: time.Duration(cfg.Retention)})
 	if err != nil {
-		return err
+		return exitLedger, fmt.Errorf("cannot open the ledger (%s): %w", ledgerName(cfg.serveConfig), err)
 	}
 	defer func() {
 		if err := led.Close(); err != nil {
@@ -227,12 +235,12 @@ func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), lev
 	reg := newRegistry()
 	srv, err := filter.New(fcfg, eng, led, log, reg)
 	if err != nil {
-		return err
+		return exitConfig, err
 	}
 	addr, _ := hostPort("listen", cfg.Listen)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("filter listener: %w", err)
+		return exitListen, fmt.Errorf("cannot listen on %s: %w", addr, err)
 	}
 	serveErr := make(chan error, 2)
 	if cfg.ListenOutbound != "" {
@@ -240,16 +248,18 @@ func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), lev
 		oln, err := net.Listen("tcp", oaddr)
 		if err != nil {
 			ln.Close()
-			return fmt.Errorf("filter listener: %w", err)
+			return exitListen, fmt.Errorf("cannot listen on %s: %w", oaddr, err)
 		}
 		go func() { serveErr <- srv.ServeDirection(oln, filter.DirectionOutbound) }()
 	}
-	go func() { serveErr <- srv.Serve(ln) }()
-	hs, err := startHTTP(cfg.MetricsListen, reg, led)
+	mln, err := listenHTTP(cfg.MetricsListen)
 	if err != nil {
+		ln.Close()
 		srv.Close()
-		return err
+		return exitListen, err
 	}
+	go func() { serveErr <- srv.Serve(ln) }()
+	hs := serveHTTP(mln, reg, led)
 	log.Info("ndrmilter filter serving", zap.String("listen", addr), zap.String("listen_outbound", cfg.ListenOutbound),
 		zap.String("next", fcfg.Next),
 		zap.String("direction", string(fcfg.Direction)), zap.String("metrics", cfg.MetricsListen),
@@ -286,8 +296,23 @@ func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), lev
 			zap.String("next", nf.Next), zap.String("direction", string(nf.Direction)), zap.Strings("rules", nc.Rules))
 	}
 	if err := supervise(srv, serveErr, hs, time.Duration(cfg.DrainTimeout), reload, log); err != nil {
-		return fmt.Errorf("filter %w", err)
+		return exitNo, fmt.Errorf("filter %w", err)
 	}
 	log.Info("ndrmilter filter stopped")
+	return exitOK, nil
+}
+
+// loadFilterFile reads a YAML configuration file over c. Unknown keys are
+// errors.
+func loadFilterFile(path string, c *filterConfig) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("cannot read the configuration file: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	return nil
 }

@@ -3,49 +3,73 @@
 //
 // Usage:
 //
-//	ndrmilter explain [--json] [--rules FILE] FILE...
-//	ndrmilter code [--json] CODE_OR_REPLY
-//	ndrmilter serve [flags]
+//	ndrmilter explain [--json] [--rules FILE] INPUT...
+//	ndrmilter code [--json] [--rules FILE] CODE|REPLY
+//	ndrmilter serve [--config FILE] [flags]
+//	ndrmilter config check [--config FILE]
 //	ndrmilter ledger import|lookup|stats ...
+//	ndrmilter version
+//
+// "ndrmilter --help" lists the commands and the exit status table;
+// "ndrmilter COMMAND --help" gives each command's own flags. The man pages
+// (doc/man) are generated from the same definitions.
 package main
+
+//go:generate go test -run ^TestGeneratedDocs$ -update .
 
 import (
 	"fmt"
+	"io"
 	"os"
 )
 
-// command is one subcommand: it gets the arguments after its name and returns
-// the process exit status.
-type command func(args []string) int
-
-var commands = map[string]command{
-	"explain": runExplain,
-	"code":    runCode,
-	"serve":   runServe,
-	"filter":  runFilter,
-	"ledger":  runLedger,
+func main() {
+	os.Exit(runMain(os.Args[1:], cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))
 }
 
-const usage = `usage:
-  ndrmilter explain [--json] [--rules FILE] FILE...   explain bounce messages ("-" reads stdin)
-  ndrmilter code [--json] [--rules FILE] CODE_OR_REPLY  explain a status code or reply line
-  ndrmilter serve [flags]                              run as a Postfix milter
-  ndrmilter ledger import|lookup|stats ...             the sent-mail ledger
-`
+// cliEnv is the streams a command reads and writes.
+type cliEnv struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
 
-func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
+// runMain dispatches the command line (without the program name) and
+// returns the exit status.
+func runMain(args []string, env cliEnv) int {
+	if len(args) == 0 {
+		fmt.Fprint(env.stderr, mainUsage())
+		return exitUsage
 	}
-	cmd, ok := commands[os.Args[1]]
-	if !ok {
-		if os.Args[1] == "-h" || os.Args[1] == "--help" || os.Args[1] == "help" {
-			fmt.Print(usage)
-			os.Exit(0)
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 {
+			if sc := findCommandByFirstWord(args[1]); sc != nil {
+				fmt.Fprint(env.stdout, sc.usageText())
+				return exitOK
+			}
 		}
-		fmt.Fprintf(os.Stderr, "ndrmilter: unknown command %q\n%s", os.Args[1], usage)
-		os.Exit(2)
+		fmt.Fprint(env.stdout, mainUsage())
+		return exitOK
+	case "-version", "--version", "-V":
+		return runVersion(args[1:], env)
 	}
-	os.Exit(cmd(os.Args[2:]))
+	sc := findCommand(args)
+	if sc == nil {
+		if sc := findCommandByFirstWord(args[0]); sc != nil && helpRequested(args[1:]) {
+			fmt.Fprint(env.stdout, sc.usageText())
+			return exitOK
+		}
+		if args[0] == "config" {
+			fmt.Fprintf(env.stderr, "ndrmilter config: expected the subcommand check\n%s", commandByName("config check").usageText())
+			return exitUsage
+		}
+		fmt.Fprintf(env.stderr, "ndrmilter: unknown command %q\n%s", args[0], mainUsage())
+		return exitUsage
+	}
+	rest := args[len(sc.words()):]
+	if helpRequested(rest) {
+		fmt.Fprint(env.stdout, sc.usageText())
+		return exitOK
+	}
+	return sc.run(rest, env)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,257 +8,234 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/milter"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 
-// runServe is "ndrmilter serve [flags]".
-func runServe(args []string) int {
-	return serveMain(args, os.Stderr)
-}
-
-// serveMain is runServe with an explicit stream for errors, for tests.
+// serveMain is "ndrmilter serve [flags]", with an explicit stream for
+// errors and logs.
 func serveMain(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs, flagged, configPath := serveFlagSet()
 	fs.SetOutput(stderr)
-	flagged := defaultServeConfig()
-	flagged.Domains, flagged.TrustedNetworks, flagged.Rules = nil, nil, nil
-	var configPath string
-	serveFlags(fs, &flagged, &configPath)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: ndrmilter serve --listen inet:127.0.0.1:PORT --data DIR --domain example.org [--domain ...]\n"+
-			"       [--backscatter-action tag|quarantine|reject|discard] [--trusted-networks CIDR,...] [--config FILE] [flags]")
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() { fmt.Fprint(fs.Output(), commandByName("serve").usageText()) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return exitOK
 		}
-		return 2
+		return exitUsage
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "ndrmilter serve: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		fmt.Fprintf(stderr, "ndrmilter serve: unexpected argument %q (serve takes only flags)\n", fs.Arg(0))
+		return exitUsage
 	}
-	cfg, err := resolveConfig(fs, flagged, configPath)
+	f, _ := stderr.(*os.File)
+	journal := stderrIsJournal(f)
+	cfg, src, eng, err := loadServeConfig(fs, *flagged, *configPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "ndrmilter serve: %v\n", err)
-		return 2
+		startError(stderr, "serve", journal, err)
+		return exitConfig
 	}
-	log, level, code := newLogger(cfg.LogLevel, "serve", stderr)
-	if log == nil {
+	level := zap.NewAtomicLevel()
+	level.UnmarshalText([]byte(cfg.LogLevel)) // checked by loadServeConfig
+	log := newLogger(stderr, level, journal).WithOptions(zap.AddCaller())
+	defer log.Sync()
+	st := &serveState{fs: fs, flagged: *flagged, configPath: *configPath, level: level, log: log}
+	code, err := st.start(cfg, eng)
+	if err != nil {
+		startError(stderr, "serve", journal, err)
 		return code
 	}
-	defer log.Sync()
-	if err := serve(cfg, fs, flagged, configPath, level, log); err != nil {
+	logFlagSettings(log, fs, src)
+	if err := st.run(); err != nil {
 		log.Error("ndrmilter serve stopped", zap.Error(err))
-		return 1
+		return exitNo
 	}
-	return 0
+	return exitOK
 }
 
-// newLogger is the JSON logger of serve and filter at level; on a bad level
-// or logger it reports to stderr and returns nil with the exit status.
-func newLogger(levelName, cmd string, stderr io.Writer) (*zap.Logger, zap.AtomicLevel, int) {
-	level := zap.NewAtomicLevel()
-	if err := level.UnmarshalText([]byte(levelName)); err != nil {
-		fmt.Fprintf(stderr, "ndrmilter %s: log level %q: expected debug, info, warn or error\n", cmd, levelName)
-		return nil, level, 2
+// startError writes a start-up error: one sentence a line, at journald's
+// error priority when standard error is the journal.
+func startError(w io.Writer, cmd string, journal bool, err error) {
+	prefix := "ndrmilter " + cmd + ": "
+	if journal {
+		prefix = fmt.Sprintf("<%d>%s", priorityErr, prefix)
 	}
-	zc := zap.NewProductionConfig()
-	zc.Level = level
-	zc.Sampling = nil // one line per bounce, always
-	zc.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
-	log, err := zc.Build()
-	if err != nil {
-		fmt.Fprintf(stderr, "ndrmilter %s: logger: %v\n", cmd, err)
-		return nil, level, 1
-	}
-	return log, level, 0
-}
-
-// newRegistry is the Prometheus registry of serve and filter, with the Go
-// runtime's and the process's collectors.
-func newRegistry() *prometheus.Registry {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return reg
-}
-
-// startHTTP serves /metrics and /healthz on addr; nil when addr is empty.
-func startHTTP(addr string, reg *prometheus.Registry, led ledger.Ledger) (*http.Server, error) {
-	if addr == "" {
-		return nil, nil
-	}
-	mln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("metrics listener %s: %w", addr, err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		// A lookup, not Stats: it is cheap on every ledger, whatever its size.
-		if _, err := led.ByMessageID(ctx, "healthz.probe@ndrmilter.invalid"); err != nil && !errors.Is(err, ledger.ErrNotFound) {
-			// Mail still flows (verdicts are "unknown"): degraded, not down.
-			http.Error(w, "degraded: ledger: "+err.Error(), http.StatusServiceUnavailable)
-			return
+	var probs configProblems
+	if errors.As(err, &probs) {
+		for _, p := range probs {
+			fmt.Fprintf(w, "%sconfiguration rejected: %s\n", prefix, p.Error())
 		}
-		fmt.Fprintln(w, "ok")
+		return
+	}
+	fmt.Fprintf(w, "%s%v\n", prefix, err)
+}
+
+// loadServeConfig resolves and validates the configuration as serve runs
+// it, and loads its rules.
+func loadServeConfig(fs *flag.FlagSet, flagged serveConfig, configPath string) (serveConfig, *configSource, *rules.Engine, error) {
+	cfg, src, err := resolveConfigSource(fs, flagged, configPath)
+	if err != nil {
+		return cfg, src, nil, err
+	}
+	probs := cfg.checkValues(src)
+	eng, loadProbs := cfg.checkLoads(src)
+	if probs = append(probs, loadProbs...); len(probs) > 0 {
+		return cfg, src, nil, probs
+	}
+	return cfg, src, eng, nil
+}
+
+// logFlagSettings logs the values that came from flags rather than the
+// file, and warns for each one that overrides a value the file sets.
+func logFlagSettings(log *zap.Logger, fs *flag.FlagSet, src *configSource) {
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		v := f.Value.String()
+		if f.Name == "ledger" {
+			if u, _, ok := cutCredentials(v); ok {
+				v = u
+			}
+		}
+		set = append(set, "--"+f.Name+"="+v)
+		if key, ok := flagKeys[f.Name]; ok && src != nil && src.file != "" {
+			if p, inFile := src.keys[key]; inFile {
+				log.Warn("a command-line flag overrides the configuration file", zap.String("flag", "--"+f.Name),
+					zap.String("key", key), zap.String("file", fmt.Sprintf("%s:%d", src.file, p.line)))
+			}
+		}
 	})
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go hs.Serve(mln)
-	return hs, nil
-}
-
-// frontEnd is a running front end (the milter or the filter) as the signal
-// loop drives it.
-type frontEnd interface {
-	Shutdown(ctx context.Context) error
-	Sessions() int
-}
-
-// supervise runs until the front end's Serve returns (serveErr) or SIGTERM
-// or SIGINT drains it, for at most drain; SIGHUP calls reload. It closes hs
-// at the end.
-func supervise(fe frontEnd, serveErr <-chan error, hs *http.Server, drain time.Duration, reload func(), log *zap.Logger) error {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	defer func() {
-		if hs != nil {
-			hs.Close()
-		}
-	}()
-	for {
-		select {
-		case err := <-serveErr:
-			if err != nil {
-				return fmt.Errorf("listener: %w", err)
-			}
-			return nil
-		case sig := <-sigs:
-			if sig == syscall.SIGHUP {
-				reload()
-				continue
-			}
-			log.Info("draining sessions", zap.String("signal", sig.String()),
-				zap.Int("sessions", fe.Sessions()), zap.Duration("timeout", drain))
-			ctx, cancel := context.WithTimeout(context.Background(), drain)
-			err := fe.Shutdown(ctx)
-			cancel()
-			if err != nil {
-				log.Warn("drain timed out: remaining sessions closed", zap.Error(err))
-			}
-			<-serveErr
-			return nil
-		}
+	if len(set) > 0 {
+		log.Info("settings from command-line flags", zap.Strings("flags", set))
 	}
 }
 
-// serve runs the milter until SIGTERM or SIGINT; SIGHUP reloads the
-// configuration file and the rules.
-func serve(cfg serveConfig, fs *flag.FlagSet, flagged serveConfig, configPath string, level zap.AtomicLevel, log *zap.Logger) error {
-	eng, err := rules.Load(cfg.Rules...)
-	if err != nil {
-		return fmt.Errorf("rules: %w", err)
-	}
+// serveState is a running serve: what it was started with and what it runs.
+type serveState struct {
+	fs         *flag.FlagSet
+	flagged    serveConfig
+	configPath string
+	level      zap.AtomicLevel
+	log        *zap.Logger
+
+	cfg      serveConfig
+	led      ledger.Ledger
+	srv      *milter.Server
+	hs       *http.Server
+	network  string
+	address  string
+	serveErr chan error
+	reloads  *reloadMetrics
+}
+
+// start opens the ledger and the sockets and starts serving. On error it
+// returns the exit status that names the failure, with everything opened
+// closed again.
+func (st *serveState) start(cfg serveConfig, eng *rules.Engine) (int, error) {
+	st.cfg = cfg
 	mcfg, err := cfg.milterConfig()
 	if err != nil {
-		return err
-	}
-	if len(cfg.Domains) == 0 {
-		log.Warn("no --domain given: bounces to every domain are judged for backscatter")
+		return exitConfig, err
 	}
 	led, err := ledger.Open(cfg.Ledger, cfg.Data, ledger.Options{Retention: time.Duration(cfg.Retention)})
 	if err != nil {
-		return err
+		return exitLedger, fmt.Errorf("cannot open the ledger (%s): %w", ledgerName(cfg), err)
 	}
-	defer func() {
-		if err := led.Close(); err != nil {
-			log.Error("closing the ledger", zap.Error(err))
-		}
-	}()
+	st.led = led
+	fail := func(code int, err error) (int, error) {
+		led.Close()
+		return code, err
+	}
 
 	reg := newRegistry()
-	srv, err := milter.New(mcfg, eng, led, log, reg)
+	st.reloads = newReloadMetrics(reg)
+	srv, err := milter.New(mcfg, eng, led, st.log, reg)
 	if err != nil {
-		return err
+		return fail(exitConfig, err)
 	}
+	st.srv = srv
 
-	network, address, _ := parseListen(cfg.Listen)
-	ln, err := listen(network, address, cfg.SocketMode)
+	st.network, st.address, _ = parseListen(cfg.Listen)
+	ln, err := listen(st.network, st.address, cfg.SocketMode)
 	if err != nil {
-		return err
+		return fail(exitListen, fmt.Errorf("cannot listen on %s: %w", cfg.Listen, err))
 	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-
-	hs, err := startHTTP(cfg.MetricsListen, reg, led)
+	mln, err := listenHTTP(cfg.MetricsListen)
 	if err != nil {
-		srv.Close()
-		return err
+		ln.Close()
+		return fail(exitListen, err)
 	}
-	log.Info("ndrmilter serving", zap.String("listen", cfg.Listen), zap.String("metrics", cfg.MetricsListen),
-		zap.Strings("domains", cfg.Domains), zap.String("backscatter_action", cfg.BackscatterAction),
-		zap.String("ledger", ledgerName(cfg)))
+	st.serveErr = make(chan error, 1)
+	go func() { st.serveErr <- srv.Serve(ln) }()
+	st.hs = serveHTTP(mln, reg, led)
+	st.reloads.loaded(true, time.Now())
+	st.log.Info("ndrmilter serving", zap.String("version", versionLine()), zap.String("listen", cfg.Listen),
+		zap.String("metrics", cfg.MetricsListen), zap.Strings("domains", cfg.Domains),
+		zap.String("backscatter_action", cfg.BackscatterAction), zap.String("ledger", ledgerName(cfg)))
+	if len(cfg.Domains) == 0 {
+		st.log.Warn("no domains configured: bounces to every domain are judged for backscatter")
+	}
+	return exitOK, nil
+}
 
-	err = supervise(srv, serveErr, hs, time.Duration(cfg.DrainTimeout),
-		func() { reload(cfg, fs, flagged, configPath, srv, level, log) }, log)
-	if network == "unix" {
-		os.Remove(address)
-	}
+// run serves until SIGTERM or SIGINT; SIGHUP reloads the configuration
+// file and the rules. It returns an error when the milter listener fails.
+func (st *serveState) run() error {
+	defer func() {
+		if err := st.led.Close(); err != nil {
+			st.log.Error("closing the ledger", zap.Error(err))
+		}
+	}()
+	err := supervise(st.srv, st.serveErr, st.hs, time.Duration(st.cfg.DrainTimeout), st.reload, st.log)
 	if err != nil {
 		return fmt.Errorf("milter %w", err)
 	}
-	log.Info("ndrmilter stopped")
+	if st.network == "unix" {
+		os.Remove(st.address)
+	}
+	st.log.Info("ndrmilter stopped")
 	return nil
 }
 
-// reload re-reads the configuration file and the rules on SIGHUP. Settings
-// that need new sockets or a new ledger (listen, data, ledger, retention,
+// reload re-reads the configuration file and the rules on SIGHUP, and
+// records the outcome in the reload metrics. Settings that need new
+// sockets or a new ledger (listen, data, ledger, retention,
 // metrics_listen) keep their old values until a restart.
-func reload(old serveConfig, fs *flag.FlagSet, flagged serveConfig, configPath string, srv *milter.Server, level zap.AtomicLevel, log *zap.Logger) {
-	cfg, err := resolveConfig(fs, flagged, configPath)
-	if err != nil {
-		log.Error("reload: configuration rejected, keeping the old one", zap.Error(err))
-		return
-	}
-	eng, err := rules.Load(cfg.Rules...)
-	if err != nil {
-		log.Error("reload: rules rejected, keeping the old ones", zap.Error(err))
-		return
-	}
-	mcfg, err := cfg.milterConfig()
+func (st *serveState) reload() {
+	cfg, _, eng, err := loadServeConfig(st.fs, st.flagged, st.configPath)
 	if err == nil {
-		err = srv.Reload(mcfg, eng)
+		var mcfg milter.Config
+		if mcfg, err = cfg.milterConfig(); err == nil {
+			err = st.srv.Reload(mcfg, eng)
+		}
 	}
 	if err != nil {
-		log.Error("reload: configuration rejected, keeping the old one", zap.Error(err))
+		st.reloads.loaded(false, time.Now())
+		var probs configProblems
+		if errors.As(err, &probs) {
+			for _, p := range probs {
+				st.log.Error("reload: configuration rejected, keeping the old one", zap.String("problem", p.Error()))
+			}
+		} else {
+			st.log.Error("reload: configuration rejected, keeping the old one", zap.Error(err))
+		}
 		return
 	}
-	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
-		log.Warn("reload: bad log level kept the old one", zap.String("log_level", cfg.LogLevel))
-	}
+	st.reloads.loaded(true, time.Now())
+	st.level.UnmarshalText([]byte(cfg.LogLevel)) // checked by loadServeConfig
+	old := st.cfg
 	if cfg.Listen != old.Listen || cfg.Data != old.Data || cfg.Ledger != old.Ledger ||
-		cfg.Retention != old.Retention || cfg.MetricsListen != old.MetricsListen {
-		log.Warn("reload: listen, data, ledger, retention and metrics_listen change only on restart")
+		cfg.Retention != old.Retention || cfg.MetricsListen != old.MetricsListen || cfg.SocketMode != old.SocketMode {
+		st.log.Warn("reload: listen, socket_mode, data, ledger, retention and metrics_listen change only on restart")
 	}
-	log.Info("reloaded", zap.Strings("domains", cfg.Domains), zap.String("backscatter_action", cfg.BackscatterAction),
+	st.cfg.Domains, st.cfg.BackscatterAction, st.cfg.Rules, st.cfg.LogLevel = cfg.Domains, cfg.BackscatterAction, cfg.Rules, cfg.LogLevel
+	st.log.Info("reloaded", zap.Strings("domains", cfg.Domains), zap.String("backscatter_action", cfg.BackscatterAction),
 		zap.Strings("rules", cfg.Rules))
 }
 
@@ -292,30 +268,30 @@ func listen(network, address, mode string) (net.Listener, error) {
 	if network != "unix" {
 		ln, err := net.Listen(network, address)
 		if err != nil {
-			return nil, fmt.Errorf("milter listener: %w", err)
+			return nil, err
 		}
 		return ln, nil
 	}
 	if fi, err := os.Lstat(address); err == nil {
 		if fi.Mode()&os.ModeSocket == 0 {
-			return nil, fmt.Errorf("milter listener: %s exists and is not a socket", address)
+			return nil, fmt.Errorf("%s exists and is not a socket", address)
 		}
 		if c, err := net.Dial("unix", address); err == nil {
 			c.Close()
-			return nil, fmt.Errorf("milter listener: %s is in use by another process", address)
+			return nil, fmt.Errorf("%s is in use by another process", address)
 		}
 		os.Remove(address)
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("milter listener: %w", err)
+		return nil, err
 	}
 	ln, err := net.Listen("unix", address)
 	if err != nil {
-		return nil, fmt.Errorf("milter listener: %w", err)
+		return nil, err
 	}
 	m, _ := strconv.ParseUint(mode, 8, 32)
 	if err := os.Chmod(address, os.FileMode(m)); err != nil {
 		ln.Close()
-		return nil, fmt.Errorf("milter listener: chmod %s: %w", address, err)
+		return nil, fmt.Errorf("chmod %s: %w", address, err)
 	}
 	return ln, nil
 }

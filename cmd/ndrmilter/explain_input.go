@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// inputMessage is one message that explain reads.
+type inputMessage struct {
+	file  string // the file it came from; "-" for standard input
+	index int    // its position in an mbox file, from 1; 0 for a file of one message
+	raw   []byte // at most maxExplainInput bytes
+}
+
+// label names the message in explain's output: the file, and FILE#N for
+// the Nth message of an mbox.
+func (m inputMessage) label() string {
+	if m.index == 0 {
+		return m.file
+	}
+	return fmt.Sprintf("%s#%d", m.file, m.index)
+}
+
+// readInputs calls emit for each message that arg names: a message file, a
+// directory (each regular file in it, in name order), a Maildir (the
+// messages of cur/ and new/, in name order), an mbox file (each message), or
+// "-" for standard input (a message or an mbox). It calls fail for each
+// file that cannot be read and returns how many messages it found.
+func readInputs(arg string, stdin io.Reader, emit func(inputMessage), fail func(error)) int {
+	if arg == "-" {
+		n, err := readMessages("-", stdin, emit)
+		if err != nil {
+			fail(err)
+		}
+		return n
+	}
+	fi, err := os.Stat(arg)
+	if err != nil {
+		fail(err)
+		return 0
+	}
+	if !fi.IsDir() {
+		return readFile(arg, emit, fail)
+	}
+	files, err := directoryMessages(arg)
+	if err != nil {
+		fail(err)
+	}
+	n := 0
+	for _, f := range files {
+		n += readFile(f, emit, fail)
+	}
+	if n == 0 && err == nil {
+		fail(fmt.Errorf("%s: no message in this directory", arg))
+	}
+	return n
+}
+
+// readFile reads one file of one message or an mbox.
+func readFile(name string, emit func(inputMessage), fail func(error)) int {
+	f, err := os.Open(name)
+	if err != nil {
+		fail(err)
+		return 0
+	}
+	defer f.Close()
+	n, err := readMessages(name, f, emit)
+	if err != nil {
+		fail(err)
+	}
+	return n
+}
+
+// readMessages reads r as an mbox when it starts with a "From " line, else
+// as one message.
+func readMessages(name string, r io.Reader, emit func(inputMessage)) (int, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(len(mboxFromLine))
+	if !bytes.Equal(head, mboxFromLine) {
+		raw, err := io.ReadAll(io.LimitReader(br, maxExplainInput))
+		if err != nil {
+			return 0, fmt.Errorf("%s: %v", name, err)
+		}
+		// Whatever is beyond the cap is not read: reports put what matters first.
+		emit(inputMessage{file: name, raw: raw})
+		return 1, nil
+	}
+	mr := newMboxReader(br, maxExplainInput)
+	n := 0
+	for {
+		raw, err := mr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return n, fmt.Errorf("%s: message %d: %v", name, n+1, err)
+		}
+		n++
+		emit(inputMessage{file: name, index: n, raw: raw})
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("%s: no message in this mbox file", name)
+	}
+	return n, nil
+}
+
+// directoryMessages lists the files of a directory to read: for a Maildir
+// (a directory with cur/ and new/), the files of cur/ and new/ in name order
+// (Maildir names start with the delivery time); otherwise the regular files
+// of the directory itself in name order. Subdirectories are not entered.
+func directoryMessages(dir string) ([]string, error) {
+	if isDir(filepath.Join(dir, "cur")) && isDir(filepath.Join(dir, "new")) {
+		var all []string
+		for _, sub := range []string{"cur", "new"} {
+			files, err := regularFiles(filepath.Join(dir, sub))
+			if err != nil {
+				return all, err
+			}
+			all = append(all, files...)
+		}
+		sort.SliceStable(all, func(i, j int) bool { return filepath.Base(all[i]) < filepath.Base(all[j]) })
+		return all, nil
+	}
+	return regularFiles(dir)
+}
+
+// regularFiles lists the regular files in dir (links followed), by name.
+func regularFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	return out, nil // os.ReadDir sorts by name
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
