@@ -32,6 +32,8 @@ import only:
   --domain D      import only mail whose envelope sender is in domain D (repeatable; default: the
                   config's domains, else all)
   --dry-run       read and report, write nothing
+A message's record keeps its first 1000 recipients; the others are kept as
+sender/recipient pairs, and the summary says how many.
 `
 
 // runLedger is "ndrmilter ledger import|lookup|stats".
