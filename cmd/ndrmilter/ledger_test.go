@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ndrmilter/ndrmilter/internal/redistest"
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/ledger/postfixlog/postfixlogtest"
 )
@@ -353,4 +354,66 @@ func BenchmarkLedgerImport(b *testing.B) {
 // recipients (issue 9 asks for under 5 s).
 func BenchmarkLedgerImportHugeRecipientList(b *testing.B) {
 	benchmarkImport(b, hugeListLog(b, b.TempDir(), 150000))
+}
+
+// An import into Redis (pipelined batches) records what an import into
+// bbolt records: the same summary, the same records, the pairs of
+// recipients past the cap.
+func TestLedgerImportIntoRedisAsIntoBolt(t *testing.T) {
+	srv := redistest.Start(t)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "mail.log")
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []ledger.Record
+	if _, err := postfixlogtest.Write(f, postfixlogtest.Options{Messages: 3000, Seed: 5, End: time.Now().Add(-time.Hour),
+		Expect: func(r ledger.Record) { want = append(want, r) }}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	list := hugeListLog(t, t.TempDir(), 2*ledger.MaxRecipients+500)
+	imports := map[string]importSummary{}
+	for name, args := range map[string][]string{
+		"bolt":  {"--data", filepath.Join(dir, "data")},
+		"redis": {"--ledger", srv.URL()},
+	} {
+		out, code := captureStdout(t, func() int {
+			return runLedger(append(append([]string{"import", "--json", "--domain", "example.org"}, args...), log, list))
+		})
+		var sum importSummary
+		if err := json.Unmarshal([]byte(out), &sum); err != nil || code != 0 {
+			t.Fatalf("%s: import: exit %d, %v\n%s", name, code, err, out)
+		}
+		imports[name] = sum
+	}
+	if b, r := imports["bolt"], imports["redis"]; b != r || b.New != len(want)+2 || b.CappedRecipients != ledger.MaxRecipients+500 {
+		t.Errorf("summaries: bolt %+v, redis %+v; want the same, %d new, %d capped", b, r, len(want)+2, ledger.MaxRecipients+500)
+	}
+	bolt, err := ledger.OpenBolt(filepath.Join(dir, "data", "ledger.db"), ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bolt.Close()
+	red, err := ledger.OpenRedis(srv.URL(), ledger.Options{LookupTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer red.Close()
+	ctx := context.Background()
+	for i, w := range want {
+		if i%50 != 0 {
+			continue
+		}
+		b, berr := bolt.ByQueueID(ctx, w.QueueID)
+		r, rerr := red.ByQueueID(ctx, w.QueueID)
+		if berr != nil || rerr != nil || !slices.Equal(b.Recipients, r.Recipients) || b.MessageID != r.MessageID || !b.Time.Equal(r.Time) {
+			t.Errorf("queue id %s: bolt %+v (%v), redis %+v (%v)", w.QueueID, b, berr, r, rerr)
+		}
+	}
+	last := fmt.Sprintf("user%d@remote%d.test", 2*ledger.MaxRecipients+500, (2*ledger.MaxRecipients+500)%97)
+	if ok, err := red.SentTo(ctx, "list@example.org", last); !ok || err != nil {
+		t.Errorf("redis: SentTo(list, %s) = %v, %v; want true (a recipient past the cap)", last, ok, err)
+	}
 }
