@@ -17,9 +17,15 @@ import (
 // records: bbolt splits its pages only at commit, so the keys a transaction
 // inserts into one page cost it time in their number squared; the pairs of
 // RecordPairs are sorted, which makes them cost linear time.
+//
+// A transaction of records also ends once it has read maxTxNodes pages
+// into memory to change them: in a large ledger each record's index keys
+// land on pages of their own, and what a transaction holds until its
+// commit (the pages, and their new copies) must not grow with the ledger.
 const (
 	maxTxRecords = 2048  // records per transaction
 	maxTxPairs   = 8192  // (sender, recipient) pairs of those records per transaction
+	maxTxNodes   = 2048  // pages read to be changed, per transaction of records
 	maxTxSorted  = 65536 // sorted pairs per transaction of RecordPairs
 )
 

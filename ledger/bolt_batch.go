@@ -21,8 +21,8 @@ type plannedRecord struct {
 }
 
 // mergeBatch writes recs (see MergeBatch) in transactions of at most
-// maxTxRecords records and maxTxPairs pairs, each committed (fsync) before
-// the next starts.
+// maxTxRecords records, maxTxPairs pairs and maxTxNodes pages changed, each
+// committed (fsync) before the next starts.
 func (l *boltLedger) mergeBatch(ctx context.Context, recs []Record) ([]Change, error) {
 	norm, err := normalizeBatch(recs, l.now())
 	if err != nil {
@@ -37,6 +37,7 @@ func (l *boltLedger) mergeBatch(ctx context.Context, recs []Record) ([]Change, e
 	}
 	changes := make([]Change, 0, len(norm))
 	plan := make([]plannedRecord, 0, min(len(norm), maxTxRecords))
+	tailsDone := 0 // norm[:tailsDone] have their pairs past the cap written
 	for len(changes) < len(norm) {
 		if err := ctx.Err(); err != nil {
 			return changes, err
@@ -57,13 +58,17 @@ func (l *boltLedger) mergeBatch(ctx context.Context, recs []Record) ([]Change, e
 		}
 		// The pairs the records cannot hold go first: a record is never
 		// found without them.
-		for _, p := range plan {
+		for i, p := range plan {
+			if len(changes)+i < tailsDone {
+				continue // written before a transaction that ended early
+			}
 			if !p.tooOld && len(p.tail) > 0 && p.head.Sender != "" {
 				if err := l.putPairs(ctx, p.head.Sender, p.tail, p.head.Time); err != nil {
 					return changes, err
 				}
 			}
 		}
+		tailsDone = max(tailsDone, len(changes)+len(plan))
 		txChanges := make([]Change, len(plan))
 		err := l.db.Update(func(tx *bolt.Tx) error {
 			// Records are keyed by a sequence and the time index by time:
@@ -80,6 +85,10 @@ func (l *boltLedger) mergeBatch(ctx context.Context, recs []Record) ([]Change, e
 					return err
 				}
 				txChanges[i] = c
+				if st := tx.Stats(); st.GetNodeCount() >= maxTxNodes && i+1 < len(plan) {
+					plan, txChanges = plan[:i+1], txChanges[:i+1]
+					break
+				}
 			}
 			return nil
 		})
@@ -87,6 +96,12 @@ func (l *boltLedger) mergeBatch(ctx context.Context, recs []Record) ([]Change, e
 			return changes, fmt.Errorf("ledger: writing %d records: %w", len(plan), err)
 		}
 		if l.observeTx != nil {
+			pairs = 0 // of the records written, if the transaction ended early
+			for _, p := range plan {
+				if !p.tooOld {
+					pairs += len(p.head.Recipients)
+				}
+			}
 			l.observeTx(len(plan), pairs)
 		}
 		changes = append(changes, txChanges...)

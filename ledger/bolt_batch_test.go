@@ -66,3 +66,57 @@ func TestBoltMergeBatchBoundsTransactions(t *testing.T) {
 	}
 	t.Logf("%d transactions, the biggest of %d writes", txs, biggest)
 }
+
+// In a large ledger each record's index keys land on pages of their own: a
+// transaction ends once it has read maxTxNodes pages to change them, and
+// the rest of the batch goes on in the next, each record and each pair
+// written once.
+func TestBoltMergeBatchBoundsPagesPerTransaction(t *testing.T) {
+	l, err := openBolt(filepath.Join(t.TempDir(), "ledger.db"), Options{}, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := context.Background()
+	base := time.Now().Add(-time.Hour).Truncate(time.Second)
+	record := func(i, rcpts int) Record {
+		r := Record{MessageID: fmt.Sprintf("%x.%d@example.org", uint32(i)*2654435761, i), QueueID: fmt.Sprintf("%011X", uint64(i)*0x9E3779B97F4A7C15>>20),
+			Sender: "alice@example.org", Time: base}
+		for k := range rcpts {
+			r.Recipients = append(r.Recipients, fmt.Sprintf("%x.%d.%d@remote.test", uint32(i)*2246822519, i, k))
+		}
+		return r
+	}
+	var recs []Record
+	for i := range 40000 {
+		recs = append(recs, record(i, 1))
+	}
+	if _, err := MergeBatch(ctx, l, recs); err != nil {
+		t.Fatal(err)
+	}
+	var txs []int
+	pairs := 0
+	l.observeTx = func(r, p int) {
+		if r > 0 {
+			txs = append(txs, r)
+		}
+		pairs += p
+	}
+	recs = []Record{record(40000, MaxRecipients+500)}
+	for i := 40001; i < 40000+maxTxRecords; i++ {
+		recs = append(recs, record(i, 1))
+	}
+	changes, err := MergeBatch(ctx, l, recs)
+	if err != nil || len(changes) != len(recs) {
+		t.Fatalf("MergeBatch: %d changes, %v", len(changes), err)
+	}
+	if len(txs) < 2 {
+		t.Errorf("%d records in transactions of %v: want more than one in a ledger of 40,000 records", len(recs), txs)
+	}
+	if want := MaxRecipients + 500 + len(recs) - 1; pairs != want {
+		t.Errorf("%d pairs written, want %d (each once)", pairs, want)
+	}
+	if ok, err := l.SentTo(ctx, "alice@example.org", recs[0].Recipients[MaxRecipients+499]); !ok || err != nil {
+		t.Errorf("SentTo for the last recipient past the cap = %v, %v", ok, err)
+	}
+}
