@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/ndrmilter/ndrmilter/ledger"
@@ -81,16 +82,21 @@ func ReadLog(r io.Reader, j *LogJoiner, now time.Time, loc *time.Location, emit 
 	jobs := make(chan *block, nblocks)
 	order := make(chan *block, nblocks)
 	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	// On an early return, the reader stops at its next block and the
+	// parsers with it; none outlives ReadLog (the reader reads src, which
+	// the caller closes).
+	defer wg.Wait()
 	defer close(stop)
-	go readBlocks(src, free, jobs, order, stop)
+	wg.Go(func() { readBlocks(src, free, jobs, order, stop) })
 	for range parsers {
-		go func() {
+		wg.Go(func() {
 			p := lineParser{now: now, loc: loc}
 			for b := range jobs {
 				p.parseBlock(b)
 				b.ready <- struct{}{}
 			}
-		}()
+		})
 	}
 
 	var out []ledger.Record
