@@ -284,11 +284,11 @@ type importSummary struct {
 	CappedRecipients int `json:"capped_recipients"`
 }
 
-// Batches of an import. The first is small, so that a small import
-// finishes at once; each is twice the last, up to importBatchMax: a
-// bbolt transaction's index keys cost it time in their number squared
-// within one page of a young ledger, and a batch of twice what the ledger
-// holds keeps them few per page.
+// Batches of an import. The first is small and each is twice the last, up
+// to importBatchMax: bbolt splits its pages only at commit, so the keys one
+// transaction puts on one page cost it time in their number squared, and
+// growing batches keep them few per page while the ledger is young (and a
+// small import finishes at once).
 const (
 	importBatchFirst = 512
 	importBatchMax   = 4096

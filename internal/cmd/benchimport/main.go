@@ -1,6 +1,6 @@
 // Command benchimport measures "ndrmilter ledger import" against gzip -1 of
 // the same log, in the same run (issue 14): it writes a realistic Postfix log
-// (package postfixlogtest: 80,000 messages, about 67 MB, by default), then,
+// (package postfixlogtest: 80,000 messages, about 77 MB, by default), then,
 // run after run, times "gzip -1 -c LOG > /dev/null" and an import of LOG into
 // a fresh bbolt ledger, both as whole processes, and prints both times, their
 // ratio and each process's peak RSS (from wait4's rusage; and, sampled from

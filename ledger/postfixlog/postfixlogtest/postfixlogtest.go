@@ -27,7 +27,7 @@ import (
 )
 
 // Options shape a generated log. The zero value is a realistic day of
-// 80,000 messages (about 67 MB) ending now, from domain example.org.
+// 80,000 messages (about 77 MB) ending now, from domain example.org.
 type Options struct {
 	Messages int           // messages logged (default 80,000)
 	End      time.Time     // time of the last message's arrival (default now)
