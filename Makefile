@@ -7,7 +7,7 @@ STATICCHECK_VERSION ?= v0.8.2
 VERSION ?= $(shell ./scripts/version)
 COMMIT  ?= $(shell ./scripts/version --commit)
 
-.PHONY: build test deps deps-test run lint bench fuzz score e2e clean man deb
+.PHONY: build test deps deps-test run lint bench bench-import fuzz score e2e clean man deb
 
 # build: a static binary with the version stamped from git.
 build:
@@ -49,6 +49,11 @@ lint:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# bench-import times "ndrmilter ledger import" of a generated 80,000-message
+# Postfix log against gzip -1 of the same file, three runs (issue 14).
+bench-import:
+	$(GO) run ./internal/cmd/benchimport -runs 3
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./dsn

@@ -52,6 +52,10 @@ type boltLedger struct {
 
 	pairMu   sync.Mutex // guards pairNext
 	pairNext []byte     // where the next sweepPairs starts; nil: at the first pair
+
+	// observeTx, when set (by tests, before any write), is told the
+	// records and pairs of each transaction of MergeBatch and RecordPairs.
+	observeTx func(records, pairs int)
 }
 
 type putReq struct {

@@ -151,6 +151,8 @@ func testLedger(t *testing.T, l Ledger) {
 
 	testSameMessageFromConcurrentWriters(t, l)
 	testOneRecordPerMessage(t, l)
+	testMergeBatch(t, l)
+	testRecordPairs(t, l)
 }
 
 // testSameMessageFromConcurrentWriters puts, in each round, sameMessageWriters

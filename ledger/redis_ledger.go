@@ -255,81 +255,16 @@ func (l *redisLedger) Merge(ctx context.Context, r Record) (Change, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.o.WriteTimeout)
 	defer cancel()
-
-	first, _ := merge(Record{}, r) // the record if the message is new
-	var mkey, mval, qkey, qval string
-	switch {
-	case r.MessageID != "":
-		mkey, mval = l.msgKey(r.MessageID), encodeRecord(first)
-		if r.QueueID != "" {
-			qkey, qval = l.queueKey(r.QueueID), "m"+r.MessageID
-		}
-	case r.QueueID != "":
-		qkey, qval = l.queueKey(r.QueueID), "r"+encodeRecord(first)
-	}
 	pipe := l.c.Pipeline()
-	var mcas, qcas *redis.Cmd
-	if mkey != "" {
-		mcas = casScript.Eval(ctx, pipe, []string{mkey}, "", mval, ttl.Milliseconds())
-	}
-	if qkey != "" {
-		qcas = casScript.Eval(ctx, pipe, []string{qkey}, "", qval, ttl.Milliseconds())
-	}
-	ms := strconv.FormatInt(t.UnixMilli(), 10)
-	seen := make(map[string]bool, len(r.Recipients))
-	for _, rcpt := range r.Recipients {
-		k := l.pairKey(r.Sender, rcpt)
-		if r.Sender == "" || seen[k] {
-			continue // a null sender pairs with nobody (as in every ledger)
-		}
-		seen[k] = true
-		lengthenScript.Eval(ctx, pipe, []string{k}, ms, ttl.Milliseconds())
-	}
+	fr := l.queueMerge(ctx, pipe, r, ttl)
 	// Counted as a new record now, taken back below if it was not one.
-	b := l.bucket(now)
-	bk := l.bucketKey(b)
-	pipe.Incr(ctx, bk)
-	pipe.PExpireAt(ctx, bk, time.Unix(0, (b+1)*int64(l.width)).Add(l.o.Retention))
-	tk := l.timesKey()
-	score := float64(t.UnixMilli())
-	pipe.ZAddLT(ctx, tk, redis.Z{Score: score, Member: "oldest"})
-	pipe.ZAddGT(ctx, tk, redis.Z{Score: score, Member: "newest"})
-	pipe.PExpire(ctx, tk, l.o.Retention)
+	bk := l.queueStats(ctx, pipe, now, 1, t, t)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return ChangeNone, fmt.Errorf("ledger: redis: recording %q: %w", r.MessageID, err)
 	}
-
-	change := ChangeAdded // a record of pairs alone is new each time, as in bbolt
-	var err error
-	switch {
-	case mcas != nil:
-		mok, mcur, merr := casReply(mcas)
-		qok, qcur := true, qval
-		if qcas != nil {
-			var qerr error
-			qok, qcur, qerr = casReply(qcas)
-			merr = errors.Join(merr, qerr)
-		}
-		if merr != nil {
-			return ChangeNone, fmt.Errorf("ledger: redis: recording %q: %w", r.MessageID, merr)
-		}
-		if mok {
-			mcur = mval
-		}
-		if !mok || !qok {
-			change, err = l.mergeByMessageID(ctx, r, now, mcur, mok, qcur, qok)
-		}
-	case qcas != nil:
-		qok, qcur, qerr := casReply(qcas)
-		switch {
-		case qerr != nil:
-			err = qerr
-		case !qok:
-			change, err = l.mergeByQueueID(ctx, r, now, qcur)
-		}
-	}
+	change, err := l.finishMerge(ctx, fr, now)
 	if err != nil {
-		return ChangeNone, fmt.Errorf("ledger: redis: recording %q (queue id %q): %w", r.MessageID, r.QueueID, err)
+		return ChangeNone, err
 	}
 	if change != ChangeAdded {
 		if err := l.c.Decr(ctx, bk).Err(); err != nil {

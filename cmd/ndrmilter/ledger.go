@@ -32,6 +32,8 @@ import only:
   --domain D      import only mail whose envelope sender is in domain D (repeatable; default: the
                   config's domains, else all)
   --dry-run       read and report, write nothing
+A message's record keeps its first 1000 recipients; the others are kept as
+sender/recipient pairs, and the summary says how many.
 `
 
 // runLedger is "ndrmilter ledger import|lookup|stats".
@@ -161,7 +163,7 @@ func runLedgerImport(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	imp := newImporter(ctx, led, time.Now().Add(-res.retention))
-	j := &postfixlog.LogJoiner{Domains: res.domains}
+	j := &postfixlog.LogJoiner{Domains: res.domains, PastCap: imp.pastCap}
 	now := time.Now()
 	var total postfixlog.LogStats
 	status := 0
@@ -194,6 +196,7 @@ func runLedgerImport(args []string) int {
 		status = 1
 	}
 	sum.Lines, sum.Malformed, sum.Skipped, sum.Incomplete = total.Lines, total.Malformed, j.Skipped, j.Dropped
+	sum.CappedMessages, sum.CappedRecipients = j.CappedMessages, j.Capped
 	sum.DryRun = *dryRun
 	if lf.asJSON {
 		json.NewEncoder(os.Stdout).Encode(sum)
@@ -207,6 +210,10 @@ func runLedgerImport(args []string) int {
 		verb, sum.New+sum.Updated, sum.New, sum.Updated, sum.Known, sum.TooOld, sum.Errors)
 	fmt.Printf("skipped %d messages that did not leave (local delivery, Postfix's own bounces, other domains), %d incomplete in the logs; %d malformed lines of %d\n",
 		sum.Skipped, sum.Incomplete, sum.Malformed, sum.Lines)
+	if sum.CappedMessages > 0 {
+		fmt.Printf("capped %d messages with more than %d recipients: their records keep the first %d; the other %d recipients are kept as sender/recipient pairs only (a bounce for them is still matched)\n",
+			sum.CappedMessages, ledger.MaxRecipients, ledger.MaxRecipients, sum.CappedRecipients)
+	}
 	return status
 }
 
@@ -270,45 +277,116 @@ type importSummary struct {
 	Lines      int  `json:"lines"`
 	Malformed  int  `json:"malformed_lines"`
 	DryRun     bool `json:"dry_run"`
+	// CappedMessages had more recipients than a record keeps
+	// (ledger.MaxRecipients); CappedRecipients were past that cap: kept as
+	// (sender, recipient) pairs only.
+	CappedMessages   int `json:"capped_messages"`
+	CappedRecipients int `json:"capped_recipients"`
 }
 
-// importer writes Records with a few writers at once, so that a ledger that
-// commits in groups (bbolt) syncs once per group, not once per record. The
-// ledger merges each record into the one of its message (ledger.Ledger), so
-// an import is idempotent and completes what the milter or an earlier
-// import recorded; the ledger's Change is what the summary counts.
+// Batches of an import. The first is small and each is twice the last, up
+// to importBatchMax: bbolt splits its pages only at commit, so the keys one
+// transaction puts on one page cost it time in their number squared, and
+// growing batches keep them few per page while the ledger is young (and a
+// small import finishes at once).
+const (
+	importBatchFirst = 512
+	importBatchMax   = 4096
+	importPairsMax   = 65536 // pairs past the cap per batch
+)
+
+// importer writes Records in batches (ledger.MergeBatch: thousands per
+// bbolt transaction, hundreds per Redis round trip), on one goroutine while
+// the log is read on others. The ledger merges each record into the one of
+// its message (ledger.Ledger), so an import is idempotent and completes
+// what the milter or an earlier import recorded; the ledger's Change is
+// what the summary counts.
 type importer struct {
 	ctx    context.Context
 	led    ledger.Ledger // nil for a dry run
 	cutoff time.Time
 
-	work chan ledger.Record
-	wg   sync.WaitGroup
+	cur  *importBatch // being filled (by put and pastCap, on one goroutine)
+	size int          // records of the next batch
+	work chan *importBatch
+	done chan struct{}
 
 	mu  sync.Mutex
 	sum importSummary
 }
 
-const importWriters = 32
+// importBatch is what one ledger.MergeBatch writes, with the pairs past the
+// cap that came with it.
+type importBatch struct {
+	recs   []ledger.Record
+	pairs  []importPairs
+	npairs int
+}
+
+// importPairs are recipients past the cap of one message.
+type importPairs struct {
+	sender     string
+	recipients []string
+	t          time.Time
+}
 
 func newImporter(ctx context.Context, led ledger.Ledger, cutoff time.Time) *importer {
-	imp := &importer{ctx: ctx, led: led, cutoff: cutoff, work: make(chan ledger.Record)}
-	for i := 0; i < importWriters; i++ {
-		imp.wg.Add(1)
-		go func() {
-			defer imp.wg.Done()
-			for r := range imp.work {
-				imp.write(r)
-			}
-		}()
-	}
+	imp := &importer{ctx: ctx, led: led, cutoff: cutoff, size: importBatchFirst,
+		work: make(chan *importBatch, 1), done: make(chan struct{})}
+	imp.cur = &importBatch{}
+	go func() {
+		defer close(imp.done)
+		for b := range imp.work {
+			imp.write(b)
+		}
+	}()
 	return imp
 }
 
-// put hands r to a writer; it fails only when the import was interrupted.
+// put queues r; it fails only when the import was interrupted.
 func (imp *importer) put(r ledger.Record) error {
+	if err := imp.ctx.Err(); err != nil {
+		return err
+	}
+	if r.Time.Before(imp.cutoff) {
+		imp.count(func(s *importSummary) { s.TooOld++ })
+		return nil
+	}
+	imp.cur.recs = append(imp.cur.recs, r)
+	if len(imp.cur.recs) >= imp.size {
+		return imp.send()
+	}
+	return nil
+}
+
+// pastCap queues the pairs of recipients past the cap of a message
+// (postfixlog.LogJoiner.PastCap).
+func (imp *importer) pastCap(sender string, recipients []string, t time.Time) {
+	if imp.ctx.Err() != nil || t.Before(imp.cutoff) {
+		return
+	}
+	// One message's recipients come a thousand at a time: one write.
+	if n := len(imp.cur.pairs); n > 0 && imp.cur.pairs[n-1].sender == sender && imp.cur.pairs[n-1].t.Equal(t) {
+		imp.cur.pairs[n-1].recipients = append(imp.cur.pairs[n-1].recipients, recipients...)
+	} else {
+		imp.cur.pairs = append(imp.cur.pairs, importPairs{sender, recipients, t})
+	}
+	imp.cur.npairs += len(recipients)
+	if imp.cur.npairs >= importPairsMax {
+		imp.send()
+	}
+}
+
+// send hands the batch being filled to the writer.
+func (imp *importer) send() error {
+	b := imp.cur
+	if len(b.recs) == 0 && len(b.pairs) == 0 {
+		return nil
+	}
+	imp.cur = &importBatch{recs: make([]ledger.Record, 0, min(2*imp.size, importBatchMax))}
+	imp.size = min(2*imp.size, importBatchMax)
 	select {
-	case imp.work <- r:
+	case imp.work <- b:
 		return nil
 	case <-imp.ctx.Done():
 		return imp.ctx.Err()
@@ -327,41 +405,48 @@ func (imp *importer) count(f func(*importSummary)) {
 	imp.mu.Unlock()
 }
 
-func (imp *importer) write(r ledger.Record) {
-	if r.Time.Before(imp.cutoff) {
-		imp.count(func(s *importSummary) { s.TooOld++ })
-		return
-	}
+// write writes one batch and counts what it changed.
+func (imp *importer) write(b *importBatch) {
 	if imp.led == nil {
-		imp.count(func(s *importSummary) { s.New++ })
+		imp.count(func(s *importSummary) { s.New += len(b.recs) })
 		return
 	}
-	ctx, cancel := context.WithTimeout(imp.ctx, 30*time.Second)
-	defer cancel()
-	change, err := imp.led.Merge(ctx, r)
-	if err != nil {
-		imp.count(func(s *importSummary) { s.Errors++ })
-		fmt.Fprintf(os.Stderr, "ndrmilter ledger import: record %s (queue id %s): %v\n", r.MessageID, r.QueueID, err)
-		return
-	}
-	imp.count(func(s *importSummary) {
-		switch change {
-		case ledger.ChangeAdded:
-			s.New++
-		case ledger.ChangeMerged:
-			s.Updated++
-		case ledger.ChangeTooOld:
-			s.TooOld++
-		default:
-			s.Known++
+	for _, p := range b.pairs {
+		if err := ledger.RecordPairs(imp.ctx, imp.led, p.sender, p.recipients, p.t); err != nil {
+			imp.count(func(s *importSummary) { s.Errors++ })
+			fmt.Fprintf(os.Stderr, "ndrmilter ledger import: %d recipients past the cap of a message from %s: %v\n", len(p.recipients), p.sender, err)
 		}
+	}
+	if len(b.recs) == 0 {
+		return
+	}
+	changes, err := ledger.MergeBatch(imp.ctx, imp.led, b.recs)
+	imp.count(func(s *importSummary) {
+		for _, c := range changes {
+			switch c {
+			case ledger.ChangeAdded:
+				s.New++
+			case ledger.ChangeMerged:
+				s.Updated++
+			case ledger.ChangeTooOld:
+				s.TooOld++
+			default:
+				s.Known++
+			}
+		}
+		s.Errors += len(b.recs) - len(changes)
 	})
+	if err != nil {
+		r := b.recs[min(len(changes), len(b.recs)-1)]
+		fmt.Fprintf(os.Stderr, "ndrmilter ledger import: %d records from %s (queue id %s) on: %v\n", len(b.recs)-len(changes), r.MessageID, r.QueueID, err)
+	}
 }
 
-// wait stops the writers and returns the summary.
+// wait writes what is queued, stops the writer and returns the summary.
 func (imp *importer) wait() importSummary {
+	imp.send()
 	close(imp.work)
-	imp.wg.Wait()
+	<-imp.done
 	imp.mu.Lock()
 	defer imp.mu.Unlock()
 	return imp.sum

@@ -261,14 +261,27 @@ func TestReadLogLongLineAndEmitError(t *testing.T) {
 	}
 }
 
+// FuzzParseLogLine checks that no line makes the scanner panic or give an
+// event without a queue id, and that it reads every line as the regular
+// expressions it replaced read it (reference_test.go), in UTC and in a
+// zone with summer time.
 func FuzzParseLogLine(f *testing.F) {
 	for _, l := range strings.Split(sampleLog, "\n") {
 		f.Add(l)
 	}
+	for _, l := range trickyLines {
+		f.Add(l)
+	}
+	berlin := mustLoadLocation(f, "Europe/Berlin")
 	f.Fuzz(func(t *testing.T, line string) {
 		ev, err := ParseLogLine(line, logNow, time.UTC)
 		if err == nil && ev.QueueID == "" {
 			t.Errorf("event without queue id from %q", line)
+		}
+		for _, loc := range []*time.Location{time.UTC, berlin} {
+			if msg := disagreement(line, loc); msg != "" {
+				t.Error(msg)
+			}
 		}
 	})
 }
