@@ -1,6 +1,7 @@
 package explanation
 
 import (
+	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/rules"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
@@ -84,4 +85,14 @@ func (r Record) Failed() bool {
 		return true
 	}
 	return false
+}
+
+// Judged is a Record with the backscatter verdict of its report: an element
+// of the array POST /api/v1/explain answers. The verdict is the report's,
+// the same in each of its records, and is left out for a message that is
+// not a bounce or a delay report (the milter judges only those).
+type Judged struct {
+	Record
+	Backscatter         backscatter.Verdict  `json:"backscatter,omitempty"`
+	BackscatterEvidence backscatter.Evidence `json:"backscatter_evidence,omitempty"`
 }
