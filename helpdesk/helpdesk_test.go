@@ -29,7 +29,12 @@ import (
 
 // bounce is a Postfix bounce (RFC 3464) for a message from
 // alice@example.org to an address that does not exist.
-func bounce(messageID string) string {
+func bounce(messageID string) string { return bounceOf(messageID, "Quarterly figures") }
+
+// hostileBounce is bounce with a subject that is HTML.
+func hostileBounce(messageID string) string { return bounceOf(messageID, "<script>alert(1)</script> figures") }
+
+func bounceOf(messageID, subject string) string {
 	return "From: MAILER-DAEMON@mx.remote.example\r\nTo: alice@example.org\r\nSubject: Undelivered Mail Returned to Sender\r\n" +
 		"MIME-Version: 1.0\r\nContent-Type: multipart/report; report-type=delivery-status; boundary=\"B\"\r\n\r\n" +
 		"--B\r\nContent-Type: text/plain\r\n\r\nYour message could not be delivered.\r\n" +
@@ -37,7 +42,7 @@ func bounce(messageID string) string {
 		"Final-Recipient: rfc822; nobody@remote.example\r\nAction: failed\r\nStatus: 5.1.1\r\n" +
 		"Remote-MTA: dns; mx.remote.example\r\nDiagnostic-Code: smtp; 550 5.1.1 <nobody@remote.example>: Recipient address rejected: User unknown\r\n\r\n" +
 		"--B\r\nContent-Type: text/rfc822-headers\r\n\r\nFrom: alice@example.org\r\nTo: nobody@remote.example\r\n" +
-		"Message-ID: <" + messageID + ">\r\nSubject: <script>alert(1)</script> figures\r\n\r\n--B--\r\n"
+		"Message-ID: <" + messageID + ">\r\nSubject: " + subject + "\r\n\r\n--B--\r\n"
 }
 
 // page serves the helpdesk page (through httpapi, its real backend) on a
@@ -99,7 +104,7 @@ var acting = regexp.MustCompile(`<li class="owner acting" aria-current="true">\s
 
 func TestPageExplainsAPastedBounce(t *testing.T) {
 	base := page(t, nil, 0)
-	status, body := post(t, base, bounce("never.sent@example.org"), nil)
+	status, body := post(t, base, hostileBounce("never.sent@example.org"), nil)
 	if status != http.StatusOK {
 		t.Fatalf("POST /: %d\n%s", status, body)
 	}
@@ -265,7 +270,7 @@ func TestEveryWordOfThePageComesFromTheCatalog(t *testing.T) {
 	add := func(_ int, body string) { pages = append(pages, body) }
 	add(get(t, base+"/"))
 	add(post(t, base, bounce("sent.1@example.org"), nil))
-	add(post(t, base, bounce("never@example.org"), nil))
+	add(post(t, base, hostileBounce("never@example.org"), nil))
 	add(post(t, base, "5.7.124", nil))
 	add(post(t, base, "", nil))
 	add(post(t, base, strings.Repeat("z", 5000), nil))
@@ -278,14 +283,14 @@ func TestEveryWordOfThePageComesFromTheCatalog(t *testing.T) {
 		"550 5.1.1 <nobody@remote.example>: Recipient address rejected: User unknown", "sent.1@example.org", "never@example.org",
 		"alice@example.org", "<script>alert(1)</script> figures", "4QUEUE1", "2026-11-30 09:15:00 UTC", "nope@example.org",
 		"5.1.1", "5.7.124", "ms-5.7.124", "someone@remote.example", "4096", // the parse cap, in the error
-		bounce("sent.1@example.org"), bounce("never@example.org")} // the pasted text, shown again
+		"Quarterly figures", bounce("sent.1@example.org"), hostileBounce("never@example.org")} // the pasted text, shown again
 	// The explanations and fixes come from the rules, as in the API.
 	for _, q := range []string{"/api/v1/code?q=5.7.124"} {
 		_, body := get(t, base+q)
 		data = append(data, jsonStrings(t, body)...)
 	}
-	for _, id := range []string{"sent.1@example.org", "never@example.org"} {
-		resp, err := http.Post(base+"/api/v1/explain", "message/rfc822", strings.NewReader(bounce(id)))
+	for _, raw := range []string{bounce("sent.1@example.org"), hostileBounce("never@example.org")} {
+		resp, err := http.Post(base+"/api/v1/explain", "message/rfc822", strings.NewReader(raw))
 		if err != nil {
 			t.Fatal(err)
 		}
