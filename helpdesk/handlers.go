@@ -1,9 +1,12 @@
 package helpdesk
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"strconv"
 	"strings"
@@ -24,7 +27,7 @@ var errTooLarge = errors.New("too large")
 
 // form is what the explain form sent.
 type form struct {
-	text string
+	text []byte
 	file []byte
 	lang string
 }
@@ -39,21 +42,24 @@ func readForm(w http.ResponseWriter, r *http.Request, limit int) (form, error) {
 		return f, errTooLarge
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, int64(limit+formOverhead))
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt != "multipart/form-data" {
 		if err := r.ParseForm(); err != nil {
 			return f, tooLarge(err)
 		}
-		f.text = r.PostForm.Get("text")
+		f.text = []byte(r.PostForm.Get("text"))
 		if len(f.text) > limit {
 			return f, errTooLarge
 		}
 		return f, nil
 	}
-	mr, err := r.MultipartReader()
-	if err != nil {
-		return f, err
+	if params["boundary"] == "" {
+		return f, errors.New("multipart/form-data without a boundary")
 	}
+	// The multipart reader reads 4 KB at a time: through a larger buffer, a
+	// pasted bounce of a megabyte takes a few reads of the connection, not
+	// hundreds.
+	mr := multipart.NewReader(bufio.NewReaderSize(r.Body, 256<<10), params["boundary"])
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
@@ -67,7 +73,7 @@ func readForm(w http.ResponseWriter, r *http.Request, limit int) (form, error) {
 		default:
 			continue
 		}
-		b, err := io.ReadAll(io.LimitReader(part, int64(limit)+1))
+		b, err := readPart(part, limit, r.ContentLength)
 		if err != nil {
 			return f, tooLarge(err)
 		}
@@ -76,13 +82,34 @@ func readForm(w http.ResponseWriter, r *http.Request, limit int) (form, error) {
 		}
 		switch part.FormName() {
 		case "text":
-			f.text = string(b)
+			f.text = b
 		case "file":
 			f.file = b
 		case "lang":
 			f.lang = string(b)
 		}
 	}
+}
+
+// readPart reads a form field of at most limit bytes (limit+1 when it is
+// longer): a short one in a small buffer, a long one in one buffer as large
+// as the request says it is, so that a pasted megabyte is not copied from
+// buffer to ever larger buffer.
+func readPart(part io.Reader, limit int, contentLength int64) ([]byte, error) {
+	lr := io.LimitReader(part, int64(limit)+1)
+	first := make([]byte, 32<<10)
+	n, err := io.ReadFull(lr, first)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return first[:n], nil
+	case err != nil:
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Grow(int(min(contentLength, int64(limit)+1)) + bytes.MinRead)
+	b.Write(first)
+	_, err = b.ReadFrom(lr)
+	return b.Bytes(), err
 }
 
 // tooLarge turns the error of a body over its cap into errTooLarge.
@@ -103,7 +130,7 @@ func (p *Page) handleExplain(w http.ResponseWriter, r *http.Request) {
 	t := p.textFunc(tag)
 	d := data{LangParam: lp}
 	if len(f.text) <= maxEcho {
-		d.Text = f.text
+		d.Text = string(f.text)
 	}
 	switch {
 	case errors.Is(err, errTooLarge):
@@ -117,14 +144,14 @@ func (p *Page) handleExplain(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := f.file
 	if len(raw) == 0 {
-		text := strings.TrimSpace(f.text)
-		if text == "" {
+		text := bytes.TrimSpace(f.text)
+		if len(text) == 0 {
 			d.Error = t("error.empty")
 			p.render(w, r, tag, http.StatusBadRequest, d)
 			return
 		}
-		if !strings.ContainsAny(text, "\r\n") {
-			if q, err := explanation.ParseCodeQuery(text); err == nil {
+		if len(text) < maxCode && !bytes.ContainsAny(text, "\r\n") {
+			if q, err := explanation.ParseCodeQuery(string(text)); err == nil {
 				rec := p.backend.Code(q)
 				d.Code = &codeView{CodeRecord: rec, Owner: newOwnerView(rec.Owner, true, t),
 					StatusText: statusText(rec.Status, rec.Permanent, t)}
@@ -132,7 +159,7 @@ func (p *Page) handleExplain(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		raw = []byte(f.text)
+		raw = f.text
 	}
 	recs, err := p.backend.Explain(r.Context(), raw)
 	if err != nil {
@@ -143,6 +170,10 @@ func (p *Page) handleExplain(w http.ResponseWriter, r *http.Request) {
 	d.Explained = newExplainedView(recs, t)
 	p.render(w, r, tag, http.StatusOK, d)
 }
+
+// maxCode is the longest line read as a code or a reply rather than a
+// message.
+const maxCode = 4096
 
 // maxLookupID bounds the id looked up.
 const maxLookupID = 1000
