@@ -32,7 +32,9 @@ import (
 func bounce(messageID string) string { return bounceOf(messageID, "Quarterly figures") }
 
 // hostileBounce is bounce with a subject that is HTML.
-func hostileBounce(messageID string) string { return bounceOf(messageID, "<script>alert(1)</script> figures") }
+func hostileBounce(messageID string) string {
+	return bounceOf(messageID, "<script>alert(1)</script> figures")
+}
 
 func bounceOf(messageID, subject string) string {
 	return "From: MAILER-DAEMON@mx.remote.example\r\nTo: alice@example.org\r\nSubject: Undelivered Mail Returned to Sender\r\n" +
