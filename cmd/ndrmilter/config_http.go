@@ -7,7 +7,6 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
-	"net"
 
 	"go.yaml.in/yaml/v3"
 
@@ -65,20 +64,6 @@ func (c serveConfig) checkHTTPLoads(src *configSource) configProblems {
 		}
 	}
 	return probs
-}
-
-// httpOnLoopback reports whether a HOST:PORT is on a loopback address
-// (a name other than localhost counts as not).
-func httpOnLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // httpChanged reports whether a reload changed what only a restart applies
