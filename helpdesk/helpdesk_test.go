@@ -21,7 +21,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/catalog"
+	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/httpapi"
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
@@ -358,4 +360,35 @@ func jsonStrings(t *testing.T, body string) []string {
 	}
 	walk(v)
 	return out
+}
+
+// The ids the page makes from a vocabulary (a kind, an owner, a verdict,
+// an evidence) are all in the catalog, whatever value comes.
+func TestCatalogHasATextForEveryValueOfTheVocabularies(t *testing.T) {
+	c := catalog.Default()
+	var ids []string
+	for _, k := range []dsn.Kind{dsn.KindBounce, dsn.KindDelay, dsn.KindDelivered, dsn.KindRelayed, dsn.KindExpanded,
+		dsn.KindAutoreply, dsn.KindFeedback, dsn.KindReceipt, dsn.KindNone} {
+		ids = append(ids, "kind."+string(k))
+	}
+	for _, o := range rules.Owners() {
+		ids = append(ids, "owner."+string(o))
+	}
+	ids = append(ids, "owner.nofailure")
+	for _, s := range []string{"sender", "sender-admin", "recipient"} {
+		ids = append(ids, "owner.step."+s, "owner.step."+s+"_note")
+	}
+	ids = append(ids, "owner.step.recipient-admin_note", "owner.step.group-owner_note")
+	for _, v := range []backscatter.Verdict{backscatter.Yes, backscatter.No, backscatter.Unknown} {
+		ids = append(ids, "verdict."+string(v))
+	}
+	for _, e := range []backscatter.Evidence{backscatter.EvidenceMessageID, backscatter.EvidenceQueueID, backscatter.EvidenceRecipientMatch,
+		backscatter.EvidenceNone, backscatter.EvidenceLedgerError, backscatter.EvidenceNotOurDomain, backscatter.EvidenceNoLedger} {
+		ids = append(ids, "evidence."+string(e))
+	}
+	for _, id := range ids {
+		if !c.Has(id) {
+			t.Errorf("the catalog has no %s", id)
+		}
+	}
 }
