@@ -13,6 +13,7 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/explanation"
 	"github.com/ndrmilter/ndrmilter/ledger"
+	"github.com/ndrmilter/ndrmilter/message"
 )
 
 // formOverhead is what a form may carry besides the message: the other
@@ -161,7 +162,7 @@ func (p *Page) handleExplain(w http.ResponseWriter, r *http.Request) {
 		}
 		raw = f.text
 	}
-	recs, err := p.backend.Explain(r.Context(), raw)
+	recs, err := p.backend.Explain(r.Context(), pastedMessage(raw))
 	if err != nil {
 		d.Error = t("error.unreadable")
 		p.render(w, r, tag, http.StatusBadRequest, d)
@@ -169,6 +170,25 @@ func (p *Page) handleExplain(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Explained = newExplainedView(recs, t)
 	p.render(w, r, tag, http.StatusOK, d)
+}
+
+// pastedHeader is the header given to a pasted text that has none.
+const pastedHeader = "From: MAILER-DAEMON (text pasted in the helpdesk page)\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n"
+
+// pastedMessage is what the page reads of what was pasted or dropped. A
+// bounce copied out of a mail program is often its text only, without a
+// header; such a text is read as the body of a message from a mail system
+// (which is what the person says it is by pasting it here), so that the
+// free-text readers of package dsn look at it. Text that is no bounce stays
+// no bounce.
+func pastedMessage(b []byte) []byte {
+	b = bytes.TrimLeft(b, "\r\n")
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	name, _, colon := bytes.Cut(line, []byte(":"))
+	if (colon && message.IsFieldName(name)) || bytes.HasPrefix(line, []byte("From ")) {
+		return b
+	}
+	return append([]byte(pastedHeader), b...)
 }
 
 // maxCode is the longest line read as a code or a reply rather than a

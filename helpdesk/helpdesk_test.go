@@ -392,3 +392,24 @@ func TestCatalogHasATextForEveryValueOfTheVocabularies(t *testing.T) {
 		}
 	}
 }
+
+// A bounce copied out of a mail program without its header is read from
+// its text; text that is no bounce stays no bounce.
+func TestPageReadsTheTextOfABounceWithoutItsHeader(t *testing.T) {
+	base := page(t, nil, 0)
+	text := "Delivery has failed to these recipients or groups:\n\nmarta@fabrikam.example\n" +
+		"Your message wasn't delivered due to a permission or security issue.\n\n" +
+		"Diagnostic information for administrators:\n\nGenerating server: mail.example.org\n\nmarta@fabrikam.example\n" +
+		"mx.fabrikam.example #<mx.fabrikam.example #5.7.1 smtp;530 5.7.1 Client was not authenticated> #SMTP#\n"
+	status, body := post(t, base, "\n"+text, nil)
+	if status != http.StatusOK || !strings.Contains(body, "<h3>To marta@fabrikam.example</h3>") || !strings.Contains(body, "This is a bounce.") {
+		t.Errorf("the text of a bounce: %d\n%s", status, body)
+	}
+	if m := acting.FindAllStringSubmatch(body, -1); len(m) != 1 || m[0][1] != "Your email admin" {
+		t.Errorf("the text of a bounce: acting %v; want Your email admin", m)
+	}
+	_, body = post(t, base, "Hi Marta,\nthe figures are attached.\nBest, Alice\n", nil)
+	if !strings.Contains(body, "This does not look like a bounce.") {
+		t.Errorf("a letter read as a bounce")
+	}
+}
