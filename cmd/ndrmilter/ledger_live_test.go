@@ -116,7 +116,12 @@ func TestLedgerCommandsReachTheRunningService(t *testing.T) {
 	out, stop := startServeChild(t, addr, "--listen", "inet:"+addr, "--data", data, "--domain", "example.org",
 		"--http-listen", haddr, "--http-users", users)
 
+	// The milter socket listens before the service has written the address
+	// file: wait for it.
 	a, err := httpapi.ReadAddrFile(data)
+	for deadline := time.Now().Add(10 * time.Second); err != nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		a, err = httpapi.ReadAddrFile(data)
+	}
 	if err != nil || a.URL != "http://"+haddr || a.Token == "" {
 		t.Fatalf("address file: %+v, %v; want the API's URL and a token\n%s", a, err, out.String())
 	}
@@ -194,7 +199,14 @@ func TestLedgerCommandsSayWhatToDoWhenTheServiceHasNoAPI(t *testing.T) {
 	// A file left by a service killed earlier (kill -9) is removed at start.
 	os.MkdirAll(data, 0o750)
 	httpapi.WriteAddrFile(data, httpapi.AddrFile{URL: "http://127.0.0.1:1", PID: 1})
-	startServeChild(t, addr, "--listen", "inet:"+addr, "--data", data, "--http-listen", "")
+	out, _ := startServeChild(t, addr, "--listen", "inet:"+addr, "--data", data, "--http-listen", "")
+	// The milter socket listens before the stale file is removed: wait for
+	// the service's start-up line.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), `"msg":"ndrmilter serving"`); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", out.String())
+		}
+	}
 	if _, err := os.Stat(filepath.Join(data, httpapi.AddrFileName)); !os.IsNotExist(err) {
 		t.Errorf("a stale address file is left by a service without an API: %v", err)
 	}
