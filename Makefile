@@ -24,8 +24,8 @@ deb:
 	GO=$(GO) VERSION=$(VERSION) COMMIT=$(COMMIT) ./scripts/build-deb
 
 # deps installs the real servers every test drives, when they are missing:
-# Redis, and for the end-to-end tests Postfix, the SASL tools and
-# Pigeonhole's sieve-test. It needs root and Debian's apt-get; it does
+# Redis, and for the end-to-end tests Postfix, the SASL tools,
+# Pigeonhole's sieve-test and Chromium (the helpdesk page in a browser). It needs root and Debian's apt-get; it does
 # nothing when everything is there.
 deps:
 	./scripts/deps all
@@ -62,10 +62,11 @@ score: build
 	$(SHARED)/tools/corpus-score --bin $(BIN) --misses 40
 
 # e2e runs the end-to-end tests: private Postfix instances (as root) with
-# ndrmilter as their milter, and milters sharing Redis. Each Postfix test has
-# an instance of its own; they run four at a time.
+# ndrmilter as their milter, milters sharing Redis, and the helpdesk page in
+# headless Chromium. Each Postfix test has an instance of its own; they run
+# four at a time.
 e2e: deps build
-	NDRMILTER_BIN=$(abspath $(BIN)) $(GO) test -tags e2e -count 1 -p 1 -parallel 4 -v ./internal/postfixtest ./cmd/ndrmilter
+	NDRMILTER_BIN=$(abspath $(BIN)) $(GO) test -tags e2e -count 1 -p 1 -parallel 4 -v ./internal/postfixtest ./cmd/ndrmilter ./helpdesk
 
 clean:
 	rm -f $(BIN)

@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/ndrmilter/ndrmilter/explanation"
 )
 
 // runCLI runs the command line as main would, and returns stdout, stderr
@@ -242,7 +244,7 @@ func TestCodeRefusesWhatIsNotACode(t *testing.T) {
 	// The prefix is only what the line is pasted with: the reading is the reply's.
 	a, _, _ := runCLI(t, "", "code", "--json", "Diagnostic-Code: smtp; 550 5.1.1 user unknown")
 	b, _, _ := runCLI(t, "", "code", "--json", "550 5.1.1 user unknown")
-	var ra, rb codeRecord
+	var ra, rb explanation.CodeRecord
 	json.Unmarshal([]byte(a), &ra)
 	json.Unmarshal([]byte(b), &rb)
 	ra.Code, rb.Code = "", ""

@@ -6,26 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
+	"github.com/ndrmilter/ndrmilter/explanation"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
-
-// codeRecord is the JSON form of "ndrmilter code --json". Keys are fixed by
-// the issue "Bounce understanding".
-type codeRecord struct {
-	Code        string       `json:"code"`
-	Status      string       `json:"status"`
-	ReplyCode   string       `json:"reply_code"`
-	Reason      rules.Reason `json:"reason"`
-	Permanent   bool         `json:"permanent"`
-	HardBounce  bool         `json:"hard_bounce"`
-	Owner       rules.Owner  `json:"owner"`
-	Summary     string       `json:"summary"`
-	Explanation string       `json:"explanation"`
-	Fix         string       `json:"fix"`
-}
 
 // codeOptions are code's flags.
 type codeOptions struct {
@@ -42,15 +27,6 @@ func codeFlagSet() (*flag.FlagSet, *codeOptions) {
 	return fs, o
 }
 
-// codeArgument matches what code explains (after an optional
-// "Diagnostic-Code:" and an optional RFC 3464 diagnostic type such as
-// "smtp;"): a reply code (RFC 5321, section 4.2: three digits, the first 2
-// to 5, the second 0 to 5) or an enhanced status code (RFC 3463, section 2:
-// class 2, 4 or 5, then subject and detail of one to three digits), alone or
-// at the start of a reply line.
-var codeArgument = regexp.MustCompile(`(?is)^(?:diagnostic-code:\s*)?(?:[a-z][a-z0-9-]*;\s*)?` +
-	`((?:[2-5][0-5][0-9](?:[ \t-]|$)|[245]\.[0-9]{1,3}\.[0-9]{1,3}(?:[ \t]|$)).*)$`)
-
 // codeMain is "ndrmilter code [--json] CODE_OR_REPLY" (the SMTP error code
 // lookup), on explicit streams.
 func codeMain(args []string, stdout, stderr io.Writer) int {
@@ -65,29 +41,23 @@ func codeMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitUsage
 	}
-	text := strings.TrimSpace(strings.Join(words, " "))
-	if text == "" {
-		fmt.Fprintln(stderr, "ndrmilter code: give an enhanced status code (5.7.509), a reply code (550) or a reply line ('550 5.7.26 ...')")
+	q, err := explanation.ParseCodeQuery(strings.Join(words, " "))
+	if err != nil {
+		if errors.Is(err, explanation.ErrNotACode) {
+			err = fmt.Errorf("%w (ndrmilter explain FILE)", err)
+		}
+		fmt.Fprintf(stderr, "ndrmilter code: %v\n", err)
 		return exitUsage
 	}
-	m := codeArgument.FindStringSubmatch(text)
-	if m == nil {
-		fmt.Fprintf(stderr, "ndrmilter code: %q is not a status code or a reply: expected an enhanced status code (5.7.509), "+
-			"a reply code (550) or a reply line that starts with one ('550 5.7.26 ...'); to read a whole message, use ndrmilter explain\n",
-			clip(text, 60))
-		return exitUsage
-	}
-	lookup := m[1]
+	text := q.Text
 	engine, err := rules.Load(o.rules...)
 	if err != nil {
 		fmt.Fprintf(stderr, "ndrmilter code: %v\n", err)
 		return exitConfig
 	}
-	v := engine.Lookup(lookup)
+	rec := q.Lookup(engine)
+	v := rec
 	if o.asJSON {
-		rec := codeRecord{Code: text, Status: v.Status, ReplyCode: v.ReplyCode, Reason: v.Reason,
-			Permanent: v.Permanent, HardBounce: v.HardBounce, Owner: v.Owner, Summary: v.Summary,
-			Explanation: v.Explanation, Fix: v.Fix}
 		if err := json.NewEncoder(stdout).Encode(rec); err != nil {
 			return exitNo
 		}
@@ -109,12 +79,4 @@ func codeMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, " (temporary)\n")
 	}
 	return exitOK
-}
-
-// clip shortens s to at most n bytes for an error message, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }

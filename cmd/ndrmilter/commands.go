@@ -83,7 +83,7 @@ func init() {
 				{exitUsage, "an unknown flag or an argument"},
 				{exitLedger, "the ledger cannot be opened (the bbolt file is locked by another process, a directory cannot be written)"},
 				{exitConfig, "the configuration is rejected: the file, a flag, or a rules file"},
-				{exitListen, "the milter socket or the metrics listener cannot be opened (address in use, permission denied)"},
+				{exitListen, "the milter socket or the HTTP listener cannot be opened (address in use, permission denied)"},
 			},
 			run: func(args []string, env cliEnv) int { return serveMain(args, env.stderr) },
 		},

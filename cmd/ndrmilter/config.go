@@ -29,7 +29,7 @@ type serveConfig struct {
 	Domains           []string `yaml:"domains"`
 	TrustedNetworks   []string `yaml:"trusted_networks"`
 	BackscatterAction string   `yaml:"backscatter_action"`
-	MetricsListen     string   `yaml:"metrics_listen"`
+	HTTPListen        string   `yaml:"http_listen"` // also read as metrics_listen, its former name
 	Rules             []string `yaml:"rules"`
 	LogLevel          string   `yaml:"log_level"`
 
@@ -43,6 +43,11 @@ type serveConfig struct {
 	WriteTimeout        duration `yaml:"write_timeout"`
 	IdleTimeout         duration `yaml:"idle_timeout"`
 	DrainTimeout        duration `yaml:"drain_timeout"`
+
+	// The HTTP listener's authentication and TLS (package httpapi).
+	HTTPUsers   string `yaml:"http_users"`
+	HTTPTLSCert string `yaml:"http_tls_cert"`
+	HTTPTLSKey  string `yaml:"http_tls_key"`
 }
 
 // defaultServeConfig is what serve runs with when neither file nor flag says otherwise.
@@ -54,7 +59,7 @@ func defaultServeConfig() serveConfig {
 		Retention:         duration(30 * 24 * time.Hour),
 		TrustedNetworks:   []string{"127.0.0.0/8", "::1/128"},
 		BackscatterAction: "tag",
-		MetricsListen:     "127.0.0.1:9891",
+		HTTPListen:        "127.0.0.1:9891",
 		LogLevel:          "info",
 		ParseCap:          2 << 20,
 		RecordRetry:       duration(10 * time.Minute),
@@ -180,7 +185,7 @@ func serveFlags(fs *flag.FlagSet, c *serveConfig, configPath *string) {
 	fs.Var(listFlag{&c.Domains}, "domain", "our `DOMAIN` (repeatable; comma-separated lists too)")
 	fs.Var(listFlag{&c.TrustedNetworks}, "trusted-networks", "`CIDR,...` whose clients send outbound mail")
 	fs.StringVar(&c.BackscatterAction, "backscatter-action", c.BackscatterAction, "what to do with backscatter, an `ACTION`: "+strings.Join(flagChoices["backscatter-action"], ", "))
-	fs.StringVar(&c.MetricsListen, "metrics-listen", c.MetricsListen, "`HOST:PORT` for /metrics and /healthz (empty: off)")
+	httpFlags(fs, c)
 	fs.Var(listFlag{&c.Rules}, "rules", "extra rules `FILE` loaded before the built-in rules (repeatable)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log `LEVEL`: "+strings.Join(flagChoices["log-level"], ", "))
 	fs.IntVar(&c.ParseCap, "parse-cap", c.ParseCap, "how many `BYTES` of a bounce are kept for parsing")
@@ -219,8 +224,14 @@ func mergeFlags(fs *flag.FlagSet, flagged serveConfig, c *serveConfig) {
 			c.TrustedNetworks = flagged.TrustedNetworks
 		case "backscatter-action":
 			c.BackscatterAction = flagged.BackscatterAction
-		case "metrics-listen":
-			c.MetricsListen = flagged.MetricsListen
+		case "http-listen", "metrics-listen":
+			c.HTTPListen = flagged.HTTPListen
+		case "http-users":
+			c.HTTPUsers = flagged.HTTPUsers
+		case "http-tls-cert":
+			c.HTTPTLSCert = flagged.HTTPTLSCert
+		case "http-tls-key":
+			c.HTTPTLSKey = flagged.HTTPTLSKey
 		case "rules":
 			c.Rules = flagged.Rules
 		case "log-level":

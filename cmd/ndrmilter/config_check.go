@@ -32,7 +32,11 @@ var flagKeys = map[string]string{
 	"domain":             "domains",
 	"trusted-networks":   "trusted_networks",
 	"backscatter-action": "backscatter_action",
-	"metrics-listen":     "metrics_listen",
+	"http-listen":        "http_listen",
+	"metrics-listen":     "http_listen",
+	"http-users":         "http_users",
+	"http-tls-cert":      "http_tls_cert",
+	"http-tls-key":       "http_tls_key",
 	"rules":              "rules",
 	"log-level":          "log_level",
 	"parse-cap":          "parse_cap",
@@ -82,11 +86,7 @@ func (c serveConfig) checkValues(src *configSource) configProblems {
 	if _, err := decide.ParseAction(c.BackscatterAction); err != nil {
 		add("backscatter_action", -1, "%v", err)
 	}
-	if c.MetricsListen != "" {
-		if err := checkHostPort(c.MetricsListen); err != nil {
-			add("metrics_listen", -1, "metrics_listen %q: %v", c.MetricsListen, err)
-		}
-	}
+	probs = append(probs, c.checkHTTPValues(src)...)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
@@ -120,6 +120,7 @@ func (c serveConfig) checkLoads(src *configSource) (*rules.Engine, configProblem
 			l.Close()
 		}
 	}
+	probs = append(probs, c.checkHTTPLoads(src)...)
 	for i, f := range c.Rules {
 		if _, err := rules.Load(f); err != nil {
 			add("rules", i, "rules: "+strings.TrimPrefix(err.Error(), "rules: "))

@@ -33,7 +33,7 @@ func TestConfigCheckNamesFileAndLineOfEveryProblem(t *testing.T) {
 		"  - " + rulesOK, // 9
 		"  - " + filepath.Join(dir, "missing.yaml"),    // 10: missing rules file
 		"ledger: redis://127.0.0.1:6379/0?colour=blue", // 11: unknown URL parameter
-		"metrics_listen: 127.0.0.1",                    // 12: no port
+		"metrics_listen: 127.0.0.1",                    // 12: no port (the former name of http_listen)
 		"parse_cap: lots",                              // 13: not a number
 		"listen: inet:127.0.0.1:10892",                 // 14: given twice
 		"socket_mode: \"0999\"",                        // 15: not octal
@@ -84,7 +84,7 @@ func TestConfigCheckNamesFileAndLineOfEveryProblem(t *testing.T) {
 		{7, `domains: "alice@example.org" is not a domain name (an address, not a domain)`},
 		{10, `rules: open ` + filepath.Join(dir, "missing.yaml") + `: no such file or directory`},
 		{11, `ledger: redis URL "redis://127.0.0.1:6379/0?colour=blue": unknown parameter "colour"`},
-		{12, `metrics_listen "127.0.0.1": expected HOST:PORT`},
+		{12, `http_listen "127.0.0.1": expected HOST:PORT`},
 		{15, `socket_mode "0999": expected an octal mode`},
 		{16, `log_level "loud": expected debug, info, warn or error`},
 		{17, `backscatter action "bounce": expected tag, quarantine, reject or discard`},

@@ -128,6 +128,9 @@ func decodeConfig(src *configSource, data []byte, c *serveConfig) configProblems
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		key := k.Value
+		if canonical, ok := configAliases[key]; ok {
+			key = canonical
+		}
 		if prev, dup := src.keys[key]; dup {
 			probs = append(probs, configProblem{at(k.Line), fmt.Sprintf("%s: given twice (first at line %d)", key, prev.line)})
 			continue

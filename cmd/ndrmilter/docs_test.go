@@ -347,9 +347,9 @@ tell which happened.
 .BR data ,
 .BR ledger ,
 .B retention
-and
-.B metrics_listen
-change only on restart.
+and the
+.B http_*
+keys change only on restart.
 .TP
 .BR SIGTERM ", " SIGINT
 stop accepting connections, wait up to

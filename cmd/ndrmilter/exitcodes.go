@@ -33,5 +33,5 @@ var exitCodes = []exitCode{
 	{exitLedger, "the ledger is unavailable: it cannot be opened (the bbolt file is locked by a running serve, " +
 		"its directory cannot be written) or an operation on it failed"},
 	{exitConfig, "the configuration or a rules file is rejected"},
-	{exitListen, "serve cannot open its milter socket or its metrics listener"},
+	{exitListen, "serve cannot open its milter socket or its HTTP listener"},
 }

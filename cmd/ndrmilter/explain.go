@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/explanation"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 
@@ -89,7 +90,7 @@ func explainMessage(out io.Writer, m inputMessage, engine *rules.Engine, asJSON 
 	}
 	enc := json.NewEncoder(out)
 	for _, rd := range readings {
-		rec := newExplainRecord(m.file, report, rd)
+		rec := explanation.NewRecord(m.file, report, rd)
 		rec.Message = m.index
 		if err := enc.Encode(rec); err != nil {
 			fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)

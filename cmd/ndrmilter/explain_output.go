@@ -6,67 +6,13 @@ import (
 	"strings"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/explanation"
 	"github.com/ndrmilter/ndrmilter/rules"
-	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
-// explainRecord is one line of "explain --json". Other tools depend on these
-// key names and meanings (issue "Bounce understanding"): add keys, never
-// rename them.
-type explainRecord struct {
-	File              string          `json:"file"`
-	Message           int             `json:"message,omitempty"` // position in an mbox file, from 1
-	Kind              string          `json:"kind"`
-	Format            string          `json:"format"`
-	Recipient         string          `json:"recipient"`
-	Action            smtpcode.Action `json:"action"`
-	Command           string          `json:"command,omitempty"`
-	Status            string          `json:"status"`
-	ReplyCode         string          `json:"reply_code"`
-	Reason            rules.Reason    `json:"reason"`
-	HardBounce        bool            `json:"hard_bounce"`
-	Permanent         bool            `json:"permanent"`
-	Owner             rules.Owner     `json:"owner"`
-	Summary           string          `json:"summary"`
-	Explanation       string          `json:"explanation"`
-	Fix               string          `json:"fix"`
-	RemoteMTA         string          `json:"remote_mta"`
-	ReportingMTA      string          `json:"reporting_mta"`
-	Diagnostic        string          `json:"diagnostic"`
-	OriginalMessageID string          `json:"original_message_id"`
-	OriginalFrom      string          `json:"original_from"`
-	OriginalTo        string          `json:"original_to"`
-	OriginalSubject   string          `json:"original_subject"`
-	Rule              string          `json:"rule,omitempty"`
-}
-
-func newExplainRecord(file string, r *dsn.Report, rd rules.Reading) explainRecord {
-	return explainRecord{
-		File:              file,
-		Kind:              string(rd.Kind),
-		Format:            r.Format,
-		Recipient:         rd.Recipient.Address,
-		Action:            rd.Recipient.Action,
-		Command:           rd.Recipient.Command,
-		Status:            rd.Status,
-		ReplyCode:         rd.ReplyCode,
-		Reason:            rd.Reason,
-		HardBounce:        rd.HardBounce,
-		Permanent:         rd.Permanent,
-		Owner:             rd.Owner,
-		Summary:           rd.Summary,
-		Explanation:       rd.Explanation,
-		Fix:               rd.Fix,
-		RemoteMTA:         rd.Recipient.RemoteMTA,
-		ReportingMTA:      r.ReportingMTA,
-		Diagnostic:        rd.Recipient.Diagnostic,
-		OriginalMessageID: r.Original.MessageID,
-		OriginalFrom:      r.Original.From,
-		OriginalTo:        r.Original.To,
-		OriginalSubject:   r.Original.Subject,
-		Rule:              rd.Rule,
-	}
-}
+// explainRecord is one line of "explain --json": package explanation builds
+// it, for the API too.
+type explainRecord = explanation.Record
 
 // ownerWords says who an owner is, for people.
 var ownerWords = map[rules.Owner]string{

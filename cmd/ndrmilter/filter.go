@@ -30,6 +30,9 @@ type filterConfig struct {
 	Hostname       string   `yaml:"hostname"`
 	MaxConnections int      `yaml:"max_connections"`
 	NextTimeout    duration `yaml:"next_timeout"`
+
+	// FormerHTTPListen is metrics_listen, the former name of http_listen.
+	FormerHTTPListen *string `yaml:"metrics_listen"`
 }
 
 // defaultFilterConfig is what filter runs with when neither file nor flag
@@ -39,7 +42,7 @@ func defaultFilterConfig() filterConfig {
 	c := filterConfig{serveConfig: defaultServeConfig(), Next: "127.0.0.1:10026", Direction: "auto",
 		MaxConnections: 100, NextTimeout: duration(60 * time.Second)}
 	c.Listen = "127.0.0.1:10025"
-	c.MetricsListen = "127.0.0.1:9892"
+	c.HTTPListen = "127.0.0.1:9892"
 	return c
 }
 
@@ -252,17 +255,23 @@ func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), lev
 		}
 		go func() { serveErr <- srv.ServeDirection(oln, filter.DirectionOutbound) }()
 	}
-	mln, err := listenHTTP(cfg.MetricsListen)
+	mln, err := listenHTTP(cfg.serveConfig)
 	if err != nil {
 		ln.Close()
 		srv.Close()
 		return exitListen, err
 	}
+	hf, err := startHTTP(mln, cfg.serveConfig, eng, reg, led, log)
+	if err != nil {
+		ln.Close()
+		mln.Close()
+		srv.Close()
+		return exitConfig, err
+	}
 	go func() { serveErr <- srv.Serve(ln) }()
-	hs := serveHTTP(mln, reg, led)
 	log.Info("ndrmilter filter serving", zap.String("listen", addr), zap.String("listen_outbound", cfg.ListenOutbound),
 		zap.String("next", fcfg.Next),
-		zap.String("direction", string(fcfg.Direction)), zap.String("metrics", cfg.MetricsListen),
+		zap.String("direction", string(fcfg.Direction)), zap.String("http", cfg.HTTPListen),
 		zap.Strings("domains", cfg.Domains), zap.String("backscatter_action", cfg.BackscatterAction),
 		zap.String("ledger", ledgerName(cfg.serveConfig)))
 
@@ -285,17 +294,20 @@ func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), lev
 			log.Error("reload: configuration rejected, keeping the old one", zap.Error(err))
 			return
 		}
+		hf.reload(nc.serveConfig, eng)
 		if err := level.UnmarshalText([]byte(nc.LogLevel)); err != nil {
 			log.Warn("reload: bad log level kept the old one", zap.String("log_level", nc.LogLevel))
 		}
 		if nc.Listen != cfg.Listen || nc.Data != cfg.Data || nc.Ledger != cfg.Ledger ||
-			nc.Retention != cfg.Retention || nc.MetricsListen != cfg.MetricsListen || nc.Hostname != cfg.Hostname {
-			log.Warn("reload: listen, data, ledger, retention, metrics_listen and hostname change only on restart")
+			nc.Retention != cfg.Retention || httpChanged(nc.serveConfig, cfg.serveConfig) || nc.Hostname != cfg.Hostname {
+			log.Warn("reload: listen, data, ledger, retention, http_listen (its users and TLS) and hostname change only on restart")
 		}
 		log.Info("reloaded", zap.Strings("domains", nc.Domains), zap.String("backscatter_action", nc.BackscatterAction),
 			zap.String("next", nf.Next), zap.String("direction", string(nf.Direction)), zap.Strings("rules", nc.Rules))
 	}
-	if err := supervise(srv, serveErr, hs, time.Duration(cfg.DrainTimeout), reload, log); err != nil {
+	err = supervise(srv, serveErr, hf.server(), time.Duration(cfg.DrainTimeout), reload, log)
+	hf.stopped()
+	if err != nil {
 		return exitNo, fmt.Errorf("filter %w", err)
 	}
 	log.Info("ndrmilter filter stopped")
@@ -314,5 +326,5 @@ func loadFilterFile(path string, c *filterConfig) error {
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return nil
+	return applyFormerHTTPListen(path, data, c)
 }

@@ -45,7 +45,7 @@ func TestFilterConfig(t *testing.T) {
 	}
 	fc, err := c.filterConfig()
 	if err != nil || fc.Next != "[::1]:10026" || fc.Direction != filter.DirectionOutbound || fc.BackscatterAction != decide.ActionDiscard ||
-		fc.NextTimeout != 30*time.Second || c.MetricsListen != "127.0.0.1:9892" {
+		fc.NextTimeout != 30*time.Second || c.HTTPListen != "127.0.0.1:9892" {
 		t.Fatalf("filter config from flags: %+v %v", fc, err)
 	}
 	// The filter's own keys in a file, with serve's.

@@ -1,25 +1,27 @@
 package main
 
 // What serve and filter share once they run: the metrics registry, the
-// loopback HTTP listener of /metrics and /healthz, and the signal loop.
+// loopback HTTP listener (the API, the helpdesk page, /metrics and /healthz:
+// package httpapi), and the signal loop.
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
+	"github.com/ndrmilter/ndrmilter/httpapi"
 	"github.com/ndrmilter/ndrmilter/ledger"
+	"github.com/ndrmilter/ndrmilter/rules"
 )
 
 // newRegistry is the Prometheus registry of serve and filter, with the Go
@@ -30,41 +32,102 @@ func newRegistry() *prometheus.Registry {
 	return reg
 }
 
-// listenHTTP opens the listener of /metrics and /healthz; nil when addr is
-// empty. It is opened before anything is served, so that a port in use is a
-// start-up error.
-func listenHTTP(addr string) (net.Listener, error) {
-	if addr == "" {
-		return nil, nil
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open the metrics listener on %s: %w", addr, err)
-	}
-	return ln, nil
+// httpFront is the HTTP listener of serve or filter as it runs: the API,
+// the helpdesk page, /metrics and /healthz (package httpapi).
+type httpFront struct {
+	hs      *http.Server
+	api     *httpapi.Server
+	addrDir string           // where the API address file is; "" for none
+	addr    httpapi.AddrFile // what was written there
 }
 
-// serveHTTP serves /metrics and /healthz on ln; nil when ln is nil.
-func serveHTTP(ln net.Listener, reg *prometheus.Registry, led ledger.Ledger) *http.Server {
+// listenHTTP opens the HTTP listener; nil when http_listen is empty. It is
+// opened before anything is served, so that a port in use is a start-up
+// error.
+func listenHTTP(c serveConfig) (*httpapi.Listener, error) {
+	if c.HTTPListen == "" {
+		return nil, nil
+	}
+	return httpapi.Listen(c.HTTPListen, c.HTTPTLSCert, c.HTTPTLSKey)
+}
+
+// addrFileDir is where the API address file goes: next to an embedded
+// ledger, whose file the service locks; "" for a shared (Redis) ledger,
+// which the command line opens itself.
+func addrFileDir(c serveConfig) string {
+	switch {
+	case boltInData(c.Ledger):
+		return c.Data
+	case strings.HasPrefix(c.Ledger, "bolt:"):
+		return filepath.Dir(strings.TrimPrefix(c.Ledger, "bolt:"))
+	}
+	return ""
+}
+
+// httpSettings are the API's settings from the configuration.
+func httpSettings(c serveConfig, eng *rules.Engine) httpapi.Settings {
+	return httpapi.Settings{Rules: eng, Domains: c.Domains, ParseCap: c.ParseCap, LookupTimeout: time.Duration(c.LookupTimeout)}
+}
+
+// startHTTP serves on ln (nil: the listener is off), and leaves the API's
+// address next to an embedded ledger for the ledger commands. It first
+// removes the address file an earlier run left (after a crash).
+func startHTTP(ln *httpapi.Listener, c serveConfig, eng *rules.Engine, reg *prometheus.Registry, led ledger.Ledger, log *zap.Logger) (*httpFront, error) {
+	h := &httpFront{addrDir: addrFileDir(c)}
+	if h.addrDir != "" {
+		httpapi.RemoveAddrFile(h.addrDir, httpapi.AddrFile{})
+	}
 	if ln == nil {
+		return h, nil
+	}
+	var users *httpapi.Users
+	if c.HTTPUsers != "" {
+		var err error
+		if users, err = httpapi.LoadUsers(c.HTTPUsers); err != nil {
+			return nil, err
+		}
+	}
+	if users == nil && !ln.Loopback() {
+		log.Warn("the HTTP listener is not on loopback and has no http_users: whoever reaches it can read the ledger and add to it",
+			zap.String("http_listen", c.HTTPListen))
+	}
+	token := ""
+	if users != nil {
+		token = httpapi.NewToken()
+	}
+	h.api = httpapi.New(httpapi.Config{Settings: httpSettings(c, eng), Ledger: led, Retention: time.Duration(c.Retention),
+		Metrics: reg, Users: users, Token: token, Log: log})
+	h.hs = httpapi.Serve(ln, h.api.Handler())
+	if h.addrDir != "" {
+		h.addr = httpapi.AddrFile{URL: ln.URL(), PID: os.Getpid(), Token: token, CertSHA256: ln.CertSHA256}
+		if err := httpapi.WriteAddrFile(h.addrDir, h.addr); err != nil {
+			log.Warn("ledger lookup, stats and import cannot reach this service while it runs", zap.Error(err))
+			h.addr = httpapi.AddrFile{}
+		}
+	}
+	return h, nil
+}
+
+// server is the HTTP server, nil when the listener is off.
+func (h *httpFront) server() *http.Server {
+	if h == nil {
 		return nil
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		// A lookup, not Stats: it is cheap on every ledger, whatever its size.
-		if _, err := led.ByMessageID(ctx, "healthz.probe@ndrmilter.invalid"); err != nil && !errors.Is(err, ledger.ErrNotFound) {
-			// Mail still flows (verdicts are "unknown"): degraded, not down.
-			http.Error(w, "degraded: ledger: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go hs.Serve(ln)
-	return hs
+	return h.hs
+}
+
+// reload gives the API the reloaded configuration and rules.
+func (h *httpFront) reload(c serveConfig, eng *rules.Engine) {
+	if h != nil && h.api != nil {
+		h.api.Reload(httpSettings(c, eng))
+	}
+}
+
+// stopped removes the address file once the server is closed.
+func (h *httpFront) stopped() {
+	if h != nil && h.addrDir != "" && h.addr.URL != "" {
+		httpapi.RemoveAddrFile(h.addrDir, h.addr)
+	}
 }
 
 // frontEnd is a running front end (the milter or the filter) as the signal

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ndrmilter/ndrmilter/httpapi"
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/ledger/postfixlog"
 )
@@ -153,9 +154,13 @@ func runLedgerImport(args []string) int {
 	}
 	var led ledger.Ledger
 	if !*dryRun {
-		if led, err = res.open(); err != nil {
+		var svc *httpapi.Client
+		if led, svc, err = res.openOrService(); err != nil {
 			fmt.Fprintf(os.Stderr, "ndrmilter ledger import: %v\n", err)
 			return 1
+		}
+		if svc != nil {
+			return importThroughService(svc, files, res.domains, lf.asJSON)
 		}
 		defer led.Close()
 	}
@@ -477,7 +482,7 @@ func runLedgerLookup(args []string) int {
 		fmt.Fprintf(os.Stderr, "ndrmilter ledger lookup: %v\n", err)
 		return 2
 	}
-	led, err := res.open()
+	led, err := res.openReader()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ndrmilter ledger lookup: %v\n", err)
 		return 1
@@ -547,7 +552,7 @@ func runLedgerStats(args []string) int {
 		fmt.Fprintf(os.Stderr, "ndrmilter ledger stats: %v\n", err)
 		return 2
 	}
-	led, err := res.open()
+	led, err := res.openReader()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ndrmilter ledger stats: %v\n", err)
 		return 1

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -127,7 +126,7 @@ type serveState struct {
 	cfg      serveConfig
 	led      ledger.Ledger
 	srv      *milter.Server
-	hs       *http.Server
+	http     *httpFront
 	network  string
 	address  string
 	serveErr chan error
@@ -166,17 +165,21 @@ func (st *serveState) start(cfg serveConfig, eng *rules.Engine) (int, error) {
 	if err != nil {
 		return fail(exitListen, fmt.Errorf("cannot listen on %s: %w", cfg.Listen, err))
 	}
-	mln, err := listenHTTP(cfg.MetricsListen)
+	mln, err := listenHTTP(cfg)
 	if err != nil {
 		ln.Close()
 		return fail(exitListen, err)
 	}
+	if st.http, err = startHTTP(mln, cfg, eng, reg, led, st.log); err != nil {
+		ln.Close()
+		mln.Close()
+		return fail(exitConfig, err)
+	}
 	st.serveErr = make(chan error, 1)
 	go func() { st.serveErr <- srv.Serve(ln) }()
-	st.hs = serveHTTP(mln, reg, led)
 	st.reloads.loaded(true, time.Now())
 	st.log.Info("ndrmilter serving", zap.String("version", versionLine()), zap.String("listen", cfg.Listen),
-		zap.String("metrics", cfg.MetricsListen), zap.Strings("domains", cfg.Domains),
+		zap.String("http", cfg.HTTPListen), zap.Strings("domains", cfg.Domains),
 		zap.String("backscatter_action", cfg.BackscatterAction), zap.String("ledger", ledgerName(cfg)))
 	if len(cfg.Domains) == 0 {
 		st.log.Warn("no domains configured: bounces to every domain are judged for backscatter")
@@ -192,7 +195,8 @@ func (st *serveState) run() error {
 			st.log.Error("closing the ledger", zap.Error(err))
 		}
 	}()
-	err := supervise(st.srv, st.serveErr, st.hs, time.Duration(st.cfg.DrainTimeout), st.reload, st.log)
+	err := supervise(st.srv, st.serveErr, st.http.server(), time.Duration(st.cfg.DrainTimeout), st.reload, st.log)
+	st.http.stopped()
 	if err != nil {
 		return fmt.Errorf("milter %w", err)
 	}
@@ -206,13 +210,16 @@ func (st *serveState) run() error {
 // reload re-reads the configuration file and the rules on SIGHUP, and
 // records the outcome in the reload metrics. Settings that need new
 // sockets or a new ledger (listen, data, ledger, retention,
-// metrics_listen) keep their old values until a restart.
+// http_listen and its users and TLS) keep their old values until a restart.
 func (st *serveState) reload() {
 	cfg, _, eng, err := loadServeConfig(st.fs, st.flagged, st.configPath)
 	if err == nil {
 		var mcfg milter.Config
 		if mcfg, err = cfg.milterConfig(); err == nil {
 			err = st.srv.Reload(mcfg, eng)
+		}
+		if err == nil {
+			st.http.reload(cfg, eng)
 		}
 	}
 	if err != nil {
@@ -231,8 +238,8 @@ func (st *serveState) reload() {
 	st.level.UnmarshalText([]byte(cfg.LogLevel)) // checked by loadServeConfig
 	old := st.cfg
 	if cfg.Listen != old.Listen || cfg.Data != old.Data || cfg.Ledger != old.Ledger ||
-		cfg.Retention != old.Retention || cfg.MetricsListen != old.MetricsListen || cfg.SocketMode != old.SocketMode {
-		st.log.Warn("reload: listen, socket_mode, data, ledger, retention and metrics_listen change only on restart")
+		cfg.Retention != old.Retention || cfg.SocketMode != old.SocketMode || httpChanged(cfg, old) {
+		st.log.Warn("reload: listen, socket_mode, data, ledger, retention, http_listen, http_users, http_tls_cert and http_tls_key change only on restart")
 	}
 	st.cfg.Domains, st.cfg.BackscatterAction, st.cfg.Rules, st.cfg.LogLevel = cfg.Domains, cfg.BackscatterAction, cfg.Rules, cfg.LogLevel
 	st.log.Info("reloaded", zap.Strings("domains", cfg.Domains), zap.String("backscatter_action", cfg.BackscatterAction),

@@ -61,7 +61,7 @@ func TestServeStartErrorsAreOneSentenceWithTheirExitStatus(t *testing.T) {
 
 	port := freeLoopbackPort(t)
 	rc, out = serveStartError(t, "--listen", fmt.Sprintf("inet:127.0.0.1:%d", port), "--data", t.TempDir(), "--metrics-listen", busy.Addr().String())
-	if rc != exitListen || !strings.Contains(out, "cannot open the metrics listener on "+busy.Addr().String()) {
+	if rc != exitListen || !strings.Contains(out, "cannot open the HTTP listener on "+busy.Addr().String()) {
 		t.Errorf("metrics port in use: exit %d, %q; want %d", rc, out, exitListen)
 	}
 	checkOneSentence(t, "metrics port in use", out)

@@ -65,7 +65,7 @@ func TestConfigPrecedence(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Listen != "inet:127.0.0.1:9999" || c.Data != "/tmp/x" || strings.Join(c.Domains, " ") != "example.org example.net example.com" ||
-		c.BackscatterAction != "reject" || strings.Join(c.TrustedNetworks, " ") != "10.0.0.0/8 192.0.2.1" || c.MetricsListen != "127.0.0.1:9891" {
+		c.BackscatterAction != "reject" || strings.Join(c.TrustedNetworks, " ") != "10.0.0.0/8 192.0.2.1" || c.HTTPListen != "127.0.0.1:9891" {
 		t.Fatalf("config from flags: %+v", c)
 	}
 	mc, err := c.milterConfig()

@@ -1,0 +1,98 @@
+package explanation
+
+import (
+	"github.com/ndrmilter/ndrmilter/backscatter"
+	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/rules"
+	"github.com/ndrmilter/ndrmilter/smtpcode"
+)
+
+// Record is the reading of one recipient record of a report: one line of
+// "explain --json", one element of the array POST /api/v1/explain answers.
+// Other tools depend on these key names and meanings (issue "Bounce
+// understanding"): add keys, never rename them.
+type Record struct {
+	File              string          `json:"file"`
+	Message           int             `json:"message,omitempty"` // position in an mbox file, from 1
+	Kind              string          `json:"kind"`
+	Format            string          `json:"format"`
+	Recipient         string          `json:"recipient"`
+	Action            smtpcode.Action `json:"action"`
+	Command           string          `json:"command,omitempty"`
+	Status            string          `json:"status"`
+	ReplyCode         string          `json:"reply_code"`
+	Reason            rules.Reason    `json:"reason"`
+	HardBounce        bool            `json:"hard_bounce"`
+	Permanent         bool            `json:"permanent"`
+	Owner             rules.Owner     `json:"owner"`
+	Summary           string          `json:"summary"`
+	Explanation       string          `json:"explanation"`
+	Fix               string          `json:"fix"`
+	RemoteMTA         string          `json:"remote_mta"`
+	ReportingMTA      string          `json:"reporting_mta"`
+	Diagnostic        string          `json:"diagnostic"`
+	OriginalMessageID string          `json:"original_message_id"`
+	OriginalFrom      string          `json:"original_from"`
+	OriginalTo        string          `json:"original_to"`
+	OriginalSubject   string          `json:"original_subject"`
+	Rule              string          `json:"rule,omitempty"`
+}
+
+// NewRecord is the Record of one reading of report r; file names where the
+// message came from ("-" for standard input, "" for an HTTP body).
+func NewRecord(file string, r *dsn.Report, rd rules.Reading) Record {
+	return Record{
+		File:              file,
+		Kind:              string(rd.Kind),
+		Format:            r.Format,
+		Recipient:         rd.Recipient.Address,
+		Action:            rd.Recipient.Action,
+		Command:           rd.Recipient.Command,
+		Status:            rd.Status,
+		ReplyCode:         rd.ReplyCode,
+		Reason:            rd.Reason,
+		HardBounce:        rd.HardBounce,
+		Permanent:         rd.Permanent,
+		Owner:             rd.Owner,
+		Summary:           rd.Summary,
+		Explanation:       rd.Explanation,
+		Fix:               rd.Fix,
+		RemoteMTA:         rd.Recipient.RemoteMTA,
+		ReportingMTA:      r.ReportingMTA,
+		Diagnostic:        rd.Recipient.Diagnostic,
+		OriginalMessageID: r.Original.MessageID,
+		OriginalFrom:      r.Original.From,
+		OriginalTo:        r.Original.To,
+		OriginalSubject:   r.Original.Subject,
+		Rule:              rd.Rule,
+	}
+}
+
+// Records is the Record of every reading of r, in order.
+func Records(file string, r *dsn.Report, readings []rules.Reading) []Record {
+	out := make([]Record, len(readings))
+	for i, rd := range readings {
+		out[i] = NewRecord(file, r, rd)
+	}
+	return out
+}
+
+// Failed reports whether the record is about a recipient that was not
+// delivered (a bounce or a delay), that is one with an owner to act.
+func (r Record) Failed() bool {
+	switch dsn.Kind(r.Kind) {
+	case dsn.KindBounce, dsn.KindDelay:
+		return true
+	}
+	return false
+}
+
+// Judged is a Record with the backscatter verdict of its report: an element
+// of the array POST /api/v1/explain answers. The verdict is the report's,
+// the same in each of its records, and is left out for a message that is
+// not a bounce or a delay report (the milter judges only those).
+type Judged struct {
+	Record
+	Backscatter         backscatter.Verdict  `json:"backscatter,omitempty"`
+	BackscatterEvidence backscatter.Evidence `json:"backscatter_evidence,omitempty"`
+}
