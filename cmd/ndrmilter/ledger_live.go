@@ -160,7 +160,9 @@ func importThroughService(c *httpapi.Client, files, domains []string, asJSON boo
 		status = 1
 	}
 	if asJSON {
-		json.NewEncoder(os.Stdout).Encode(importSummary(sum))
+		json.NewEncoder(os.Stdout).Encode(importSummary{New: sum.New, Updated: sum.Updated, Known: sum.Known,
+			TooOld: sum.TooOld, Errors: sum.Errors, Skipped: sum.Skipped, Incomplete: sum.Incomplete,
+			Lines: sum.Lines, Malformed: sum.Malformed, DryRun: sum.DryRun})
 		return status
 	}
 	fmt.Printf("the ledger is held by the running service: imported through its API\n")
