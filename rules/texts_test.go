@@ -74,7 +74,7 @@ func TestLocalTextsOverride(t *testing.T) {
 		t.Errorf("delivered: %q", v.Explanation)
 	}
 	v = e.Classify(Input{Action: smtpcode.ActionDelayed, Status: "4.2.2", Diagnostic: "452 4.2.2 mailbox full"})
-	if want := "Delivery is delayed, and the sending server keeps trying. The message was refused because the recipient's mailbox is full."; v.Explanation != want {
+	if want := "Delivery is delayed: the attempts so far failed, and the sending server keeps trying. The message was refused because the recipient's mailbox is full."; v.Explanation != want {
 		t.Errorf("delayed (built-in text): %q, want %q", v.Explanation, want)
 	}
 }

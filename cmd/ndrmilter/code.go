@@ -15,16 +15,20 @@ import (
 // codeRecord is the JSON form of "ndrmilter code --json". Keys are fixed by
 // the issue "Bounce understanding".
 type codeRecord struct {
-	Code        string       `json:"code"`
-	Status      string       `json:"status"`
-	ReplyCode   string       `json:"reply_code"`
-	Reason      rules.Reason `json:"reason"`
-	Permanent   bool         `json:"permanent"`
-	HardBounce  bool         `json:"hard_bounce"`
-	Owner       rules.Owner  `json:"owner"`
-	Summary     string       `json:"summary"`
-	Explanation string       `json:"explanation"`
-	Fix         string       `json:"fix"`
+	Code         string       `json:"code"`
+	Status       string       `json:"status"`
+	StatusSource string       `json:"status_source"` // server (it was in the argument), inferred, or ""
+	ReplyCode    string       `json:"reply_code"`
+	Reason       rules.Reason `json:"reason"`
+	Permanent    bool         `json:"permanent"`
+	HardBounce   bool         `json:"hard_bounce"`
+	Owner        rules.Owner  `json:"owner"`
+	Summary      string       `json:"summary"`
+	Explanation  string       `json:"explanation"`
+	Fix          string       `json:"fix"`
+	Rule         string       `json:"rule"`    // the rule that decided, "" when none
+	Matched      string       `json:"matched"` // what decided in it: the code, a phrase...
+	Facts        rules.Facts  `json:"facts"`   // what the server named: list, limit, host...
 }
 
 // codeOptions are code's flags.
@@ -85,17 +89,22 @@ func codeMain(args []string, stdout, stderr io.Writer) int {
 	}
 	v := engine.Lookup(lookup)
 	if o.asJSON {
-		rec := codeRecord{Code: text, Status: v.Status, ReplyCode: v.ReplyCode, Reason: v.Reason,
-			Permanent: v.Permanent, HardBounce: v.HardBounce, Owner: v.Owner, Summary: v.Summary,
-			Explanation: v.Explanation, Fix: v.Fix}
+		rec := codeRecord{Code: text, Status: v.Status, StatusSource: string(v.StatusSource), ReplyCode: v.ReplyCode,
+			Reason: v.Reason, Permanent: v.Permanent, HardBounce: v.HardBounce, Owner: v.Owner, Summary: v.Summary,
+			Explanation: v.Explanation, Fix: v.Fix, Rule: v.Rule, Matched: v.Matched, Facts: v.Facts}
 		if err := json.NewEncoder(stdout).Encode(rec); err != nil {
 			return exitNo
 		}
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "%s\n", text)
-	if v.Status != "" || v.ReplyCode != "" {
-		fmt.Fprintf(stdout, "  Code:             %s\n", strings.TrimSpace(v.ReplyCode+" "+v.Status))
+	// Only the codes given: a status ndrmilter inferred is not shown as one.
+	given := v.ReplyCode
+	if v.StatusSource == rules.StatusServer {
+		given = strings.TrimSpace(given + " " + v.Status)
+	}
+	if given != "" {
+		fmt.Fprintf(stdout, "  Code:             %s\n", given)
 	}
 	fmt.Fprintf(stdout, "  What it means:    %s\n", v.Explanation)
 	fmt.Fprintf(stdout, "  Who must fix it:  %s\n", ownerWords[v.Owner])
@@ -103,10 +112,16 @@ func codeMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  How to fix it:    %s\n", v.Fix)
 	}
 	fmt.Fprintf(stdout, "  Reason:           %s", v.Reason)
-	if v.Permanent {
+	switch {
+	case v.Reason == rules.ReasonDelivered:
+		fmt.Fprintf(stdout, " (success)\n")
+	case v.Permanent:
 		fmt.Fprintf(stdout, " (permanent)\n")
-	} else {
+	default:
 		fmt.Fprintf(stdout, " (temporary)\n")
+	}
+	if v.Rule != "" {
+		fmt.Fprintf(stdout, "  Rule:             %s (matched %q)\n", v.Rule, v.Matched)
 	}
 	return exitOK
 }

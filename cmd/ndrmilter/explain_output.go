@@ -22,6 +22,7 @@ type explainRecord struct {
 	Action            smtpcode.Action `json:"action"`
 	Command           string          `json:"command,omitempty"`
 	Status            string          `json:"status"`
+	StatusSource      string          `json:"status_source"` // server, inferred, or "" without a status
 	ReplyCode         string          `json:"reply_code"`
 	Reason            rules.Reason    `json:"reason"`
 	HardBounce        bool            `json:"hard_bounce"`
@@ -37,7 +38,34 @@ type explainRecord struct {
 	OriginalFrom      string          `json:"original_from"`
 	OriginalTo        string          `json:"original_to"`
 	OriginalSubject   string          `json:"original_subject"`
-	Rule              string          `json:"rule,omitempty"`
+	Rule              string          `json:"rule"`          // the rule that decided, "" when none
+	Matched           string          `json:"matched"`       // what decided in it: a phrase, a code...
+	Facts             rules.Facts     `json:"facts"`         // what the server named: list, limit, host...
+	Why               *whyRecord      `json:"why,omitempty"` // with --why
+}
+
+// whyRecord is the "why" of explain --json --why: every rule that matches,
+// in the order they are tried, and where each fact came from.
+type whyRecord struct {
+	Matches []whyMatch `json:"matches"`
+	Facts   []whyFact  `json:"facts,omitempty"`
+}
+
+type whyMatch struct {
+	Rule    string       `json:"rule"`
+	File    string       `json:"file"`
+	Line    int          `json:"line"`
+	Matched string       `json:"matched"`
+	Reason  rules.Reason `json:"reason"`
+	Decided bool         `json:"decided"`
+}
+
+type whyFact struct {
+	Fact  rules.Fact `json:"fact"`
+	Value string     `json:"value"`
+	From  string     `json:"from"`
+	File  string     `json:"file"`
+	Line  int        `json:"line"`
 }
 
 func newExplainRecord(file string, r *dsn.Report, rd rules.Reading) explainRecord {
@@ -49,6 +77,7 @@ func newExplainRecord(file string, r *dsn.Report, rd rules.Reading) explainRecor
 		Action:            rd.Recipient.Action,
 		Command:           rd.Recipient.Command,
 		Status:            rd.Status,
+		StatusSource:      string(rd.StatusSource),
 		ReplyCode:         rd.ReplyCode,
 		Reason:            rd.Reason,
 		HardBounce:        rd.HardBounce,
@@ -65,6 +94,8 @@ func newExplainRecord(file string, r *dsn.Report, rd rules.Reading) explainRecor
 		OriginalTo:        r.Original.To,
 		OriginalSubject:   r.Original.Subject,
 		Rule:              rd.Rule,
+		Matched:           rd.Matched,
+		Facts:             rd.Facts,
 	}
 }
 
@@ -80,7 +111,8 @@ var ownerWords = map[rules.Owner]string{
 
 // writeExplainText prints a reading in the spirit of a new-style Microsoft 365
 // NDR: what happened, who must fix it, how, then the details for admins.
-func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.Reading) {
+// why, when not nil, is called after the details of each recipient.
+func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.Reading, why func(rules.Reading)) {
 	fmt.Fprintf(w, "%s: %s", file, r.Kind)
 	if r.Format != "" {
 		fmt.Fprintf(w, " (%s)", r.Format)
@@ -102,21 +134,21 @@ func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.
 		fmt.Fprintf(w, "  Details for admins:\n")
 		detail(w, "Generating server", r.ReportingMTA)
 		detail(w, "Remote server", rd.Recipient.RemoteMTA)
-		code := rd.Status
-		if code != "" {
-			if rd.Permanent {
-				code += " (permanent)"
-			} else {
-				code += " (temporary)"
-			}
-		}
-		detail(w, "Enhanced status", code)
+		detail(w, "Enhanced status", statusText(rd))
 		detail(w, "SMTP response", smtpResponse(rd.ReplyCode, rd.Recipient.Diagnostic))
+		detail(w, "SMTP command", rd.Recipient.Command)
 		reason := string(rd.Reason)
 		if rd.HardBounce {
 			reason += " (hard bounce: do not mail this address again)"
 		}
 		detail(w, "Reason", reason)
+		if rd.Rule != "" {
+			detail(w, "Rule", fmt.Sprintf("%s (matched %q)", rd.Rule, rd.Matched))
+		}
+		detail(w, "Named by server", factsText(rd.Facts))
+		if why != nil {
+			why(rd)
+		}
 	}
 	o := r.Original
 	if o.MessageID != "" || o.From != "" || o.To != "" || o.Subject != "" {
@@ -127,6 +159,33 @@ func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.
 		detail(w, "Subject", o.Subject)
 	}
 	fmt.Fprintln(w)
+}
+
+// statusText is the enhanced status code as the server gave it, with what
+// its class means; "none given" when the server gave none, even if the
+// reading carries one ndrmilter inferred (a pseudo-code such as 5.0.911,
+// which no admin would find in the server's logs).
+func statusText(rd rules.Reading) string {
+	if rd.StatusSource != rules.StatusServer {
+		if rd.Recipient.Action == smtpcode.ActionFailed || rd.Recipient.Action == smtpcode.ActionDelayed {
+			return "none given"
+		}
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(rd.Status, "2"):
+		return rd.Status + " (success)"
+	case rd.Permanent:
+		return rd.Status + " (permanent)"
+	}
+	return rd.Status + " (temporary)"
+}
+
+// factsText lists the facts of a reading, "list=zen.spamhaus.org, ip=...".
+func factsText(fs rules.Facts) string {
+	var parts []string
+	fs.Each(func(f rules.Fact, v string) { parts = append(parts, string(f)+"="+v) })
+	return strings.Join(parts, ", ")
 }
 
 func detail(w io.Writer, name, value string) {
