@@ -37,6 +37,7 @@ const (
 
 	FactLoop              Fact = "loop"                // condition: the server names a mail loop
 	FactNoMX              Fact = "no_mx"               // condition: the domain has no MX record
+	FactNoDomain          Fact = "no_domain"           // condition: the DNS does not know the domain (NXDOMAIN)
 	FactConnRefused       Fact = "conn_refused"        // condition: the connection was refused
 	FactConnTimeout       Fact = "conn_timeout"        // condition: the connection timed out or got no answer
 	FactTooManyRecipients Fact = "too_many_recipients" // condition: too many recipients in one message
@@ -44,7 +45,7 @@ const (
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress,
-	FactLoop, FactNoMX, FactConnRefused, FactConnTimeout, FactTooManyRecipients}
+	FactLoop, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients}
 
 const numFacts = len(facts)
 

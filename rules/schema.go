@@ -401,7 +401,7 @@ func compileRule(file string, index, line int, rs ruleSpec, phrases *phraseTable
 	if !isPrintableASCII(t.Cause) {
 		return nil, fmt.Errorf("%s: summary, cause, explanation and fix must be plain printable ASCII", where)
 	}
-	ws, err := compileWords(t.Owner, t.Summary, t.Explanation, t.Fix)
+	ws, err := compileWords(t.Owner, t.Summary, t.Explanation, t.Fix, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", where, err)
 	}
@@ -420,7 +420,9 @@ func compileRule(file string, index, line int, rs ruleSpec, phrases *phraseTable
 
 // compileWords validates and compiles the words of a reason, a rule or a
 // stage.
-func compileWords(owner Owner, summary string, explanation, fix textList) (words, error) {
+// given are the slots sure to have a value where the words are used (the
+// fact of a "facts:" entry).
+func compileWords(owner Owner, summary string, explanation, fix textList, given slotSet) (words, error) {
 	if owner != "" && !owner.Valid() {
 		return words{}, fmt.Errorf("owner %q: expected one of %s", owner, joined(owners[:]))
 	}
@@ -429,10 +431,10 @@ func compileWords(owner Owner, summary string, explanation, fix textList) (words
 	}
 	w := words{owner: owner, summary: summary}
 	var err error
-	if w.explanation, err = compileAlts(explanation); err != nil {
+	if w.explanation, err = compileAlts(explanation, given); err != nil {
 		return words{}, fmt.Errorf("explanation: %v", err)
 	}
-	if w.fix, err = compileAlts(fix); err != nil {
+	if w.fix, err = compileAlts(fix, given); err != nil {
 		return words{}, fmt.Errorf("fix: %v", err)
 	}
 	return w, nil
@@ -452,7 +454,7 @@ func compileStages(m map[string]stageSpec) ([numStages]words, error) {
 			return out, fmt.Errorf("stages: %q is not a stage (known: %s)", k, strings.Join(stageKeys[:], ", "))
 		}
 		s := m[k]
-		w, err := compileWords(s.Owner, s.Summary, s.Explanation, s.Fix)
+		w, err := compileWords(s.Owner, s.Summary, s.Explanation, s.Fix, 0)
 		if err != nil {
 			return out, fmt.Errorf("stages: %s: %v", k, err)
 		}
@@ -475,7 +477,7 @@ func compileFactWords(m map[string]stageSpec) ([numFacts]words, error) {
 			return out, fmt.Errorf("facts: %q is not a fact (known: %s)", k, joined(facts[:]))
 		}
 		s := m[k]
-		w, err := compileWords(s.Owner, s.Summary, s.Explanation, s.Fix)
+		w, err := compileWords(s.Owner, s.Summary, s.Explanation, s.Fix, setOf(slotFact0+slot(i)))
 		if err != nil {
 			return out, fmt.Errorf("facts: %s: %v", k, err)
 		}
@@ -497,7 +499,7 @@ func compileReason(file string, name Reason, rs reasonSpec) (reasonDef, error) {
 	if !isPrintableASCII(rs.Cause) {
 		return reasonDef{}, fmt.Errorf("%s: summary, cause and fix must be plain printable ASCII", where)
 	}
-	ws, err := compileWords(rs.Owner, rs.Summary, rs.Explanation, rs.Fix)
+	ws, err := compileWords(rs.Owner, rs.Summary, rs.Explanation, rs.Fix, 0)
 	if err != nil {
 		return reasonDef{}, fmt.Errorf("%s: %v", where, err)
 	}

@@ -360,9 +360,10 @@ type alts struct {
 func (a alts) empty() bool { return len(a.list) == 0 }
 
 // compileAlts compiles the alternatives of a reason's or a rule's explanation
-// or fix. The last one may need no fact, {reply} or {domain}: it is the
-// sentence shown when the server named nothing more.
-func compileAlts(src []string) (alts, error) {
+// or fix. The last one may need no fact, {reply} or {domain} but those of
+// given (the fact whose words these are): it is the sentence shown when the
+// server named nothing more.
+func compileAlts(src []string, given slotSet) (alts, error) {
 	var a alts
 	for i, s := range src {
 		t, err := compileText(s, ruleSlots)
@@ -376,7 +377,7 @@ func compileAlts(src []string) (alts, error) {
 		a.uses |= t.uses()
 	}
 	if n := len(a.list); n > 0 {
-		if extra := a.list[n-1].needs() &^ standInSlots; extra != 0 {
+		if extra := a.list[n-1].needs() &^ standInSlots &^ given; extra != 0 {
 			return alts{}, fmt.Errorf("the last alternative needs %s, which the reply may not give: put it in [...] or add a sentence without it after this one", extra)
 		}
 	}
