@@ -503,8 +503,12 @@ func TestExampleLocalRules(t *testing.T) {
 	if v.Rule != "example-partner-greylisting" || v.Owner != OwnerNone || v.Permanent {
 		t.Errorf("greylisting: %+v", v)
 	}
-	if v := e.Lookup("5.2.2"); !strings.Contains(v.Fix, "helpdesk.example.org") {
-		t.Errorf("local reason default not used: %+v", v)
+	if v := e.Lookup("5.2.2"); !strings.Contains(v.Fix, "helpdesk.example.org") || v.Owner != OwnerRecipientAdmin || v.Summary != "mailbox full" {
+		t.Errorf("local reason default not used, or the built-in fields it does not give lost: %+v", v)
+	}
+	v = e.Classify(Input{Action: "failed", Diagnostic: "550 5.7.0 over your quota of 300 messages", RemoteMTA: "relay.example.org"})
+	if v.Rule != "example-relay-quota" || v.Explanation != "Our relay lets each account send 300 messages a day, and yours has sent them." {
+		t.Errorf("relay quota: %+v", v)
 	}
 	if v := e.Lookup("5.1.1"); v.Rule != "ms-5.1.1" {
 		t.Errorf("built-in rule lost: %+v", v)
