@@ -21,6 +21,9 @@ var (
 	quoteCodes = regexp.MustCompile(`(?:^|\s)[245][0-9][0-9](?:[- ]#?[245]\.[0-9]{1,3}\.[0-9]{1,3})?[- ]|^#?[245]\.[0-9]{1,3}\.[0-9]{1,3}\s`)
 	// quoteStage is Postfix's note of the command a reply answered.
 	quoteStage = regexp.MustCompile(`(?i)\s*\(in reply to [a-z ]+ command\)`)
+	// quoteAddress is the address a reply starts with ("<bob@example.com>:"),
+	// which the explanation names already.
+	quoteAddress = regexp.MustCompile(`^<[^<>\s]*>:?\s*`)
 )
 
 // quoteReply returns what the server said, for a person: the reply of a
@@ -34,6 +37,7 @@ func quoteReply(diag string) string {
 	s = quotePrefix.ReplaceAllString(s, "")
 	s = quoteStage.ReplaceAllString(s, "")
 	s = strings.TrimSpace(quoteCodes.ReplaceAllString(" "+s, " "))
+	s = quoteAddress.ReplaceAllString(s, "")
 	s = strings.Join(strings.Fields(strings.ReplaceAll(s, `"`, "'")), " ")
 	if !readable(s) {
 		return ""

@@ -272,7 +272,8 @@ func TestQuoteReply(t *testing.T) {
 		"smtp; 550-5.1.1 The email account that you tried to reach does not exist. 550 5.1.1 Please try again":                     "The email account that you tried to reach does not exist. Please try again",
 		"<bob@example.com>: host mx.example.com[192.0.2.1] said: 554 5.7.1 Go away, you \"spammer\" (in reply to RCPT TO command)": "Go away, you 'spammer'",
 		"550 5.0.0 ok": "",
-		"550 \u5b9b\u5148\u304c\u5b58\u5728\u3057\u307e\u305b\u3093 abc": "",
+		"450 4.2.0 <eva@bakery.example>: Recipient address rejected: Greylisted, see http://postgrey.example/help": "Recipient address rejected: Greylisted, see http://postgrey.example/help",
+		"550 \u5b9b\u5148\u304c\u5b58\u5728\u3057\u307e\u305b\u3093 abc":                                           "",
 	} {
 		if got := quoteReply(in); got != want {
 			t.Errorf("quoteReply(%q) = %q, want %q", in, got, want)
