@@ -321,6 +321,17 @@ rules:
 	if v.Matched != "quota of 500 Messages per DAY" {
 		t.Errorf("matched %q, want the regexp's match in the reply's own case", v.Matched)
 	}
+	// {?name} tests a fact without showing it.
+	p = writeRules(t, "rules:\n- id: looped\n  when: {text: [hops]}\n  then: {reason: networkerror, explanation: ['{?loop}It looped.', 'It went astray.']}\n")
+	if e, err = Load(p); err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Classify(Input{Action: "failed", Diagnostic: "554 too many hops"}); v.Explanation != "It looped." {
+		t.Errorf("with the loop: %q", v.Explanation)
+	}
+	if v := e.Classify(Input{Action: "failed", Diagnostic: "554 hops"}); v.Explanation != "It went astray." {
+		t.Errorf("without the loop: %q", v.Explanation)
+	}
 	for _, tc := range []struct{ text, want string }{
 		{"rules:\n- id: a\n  when: {regexp: ['(?P<colour>red)']}\n  then: {reason: blocked}\n", "group (?P<colour>...) is not a fact"},
 		{"rules:\n- id: a\n  when: {status: [5.1.1]}\n  then: {reason: blocked, explanation: 'Listed on {list}.'}\n", "the last alternative needs {list}"},
