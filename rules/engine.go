@@ -28,7 +28,7 @@ const maxDiagnostic = 4096
 // immutable after Load and safe for concurrent use.
 type Engine struct {
 	rules      []*rule
-	reasons    map[Reason]reasonDef
+	reasons    map[Reason]*reasonDef
 	extractors []*extractor
 	texts      *[numTexts]text
 	phrases    *phraseSet
@@ -84,7 +84,7 @@ func Load(files ...string) (*Engine, error) {
 	}
 	srcs = append(srcs, named{BuiltinName, builtinRules})
 
-	e := &Engine{reasons: map[Reason]reasonDef{}}
+	e := &Engine{reasons: map[Reason]*reasonDef{}}
 	table := &phraseTable{ids: map[string]int32{}}
 	ids := map[string]string{}
 	extractorIDs := map[string]string{}
@@ -106,8 +106,11 @@ func Load(files ...string) (*Engine, error) {
 				return nil, fmt.Errorf("rules: %v", err)
 			}
 			have := e.reasons[name]
+			if have == nil {
+				have = &reasonDef{}
+				e.reasons[name] = have
+			}
 			have.fill(rd) // an earlier file's fields win, like rules
-			e.reasons[name] = have
 		}
 		for i, xs := range f.Extractors {
 			x, err := compileExtractor(src.name, i, lineOf(extractorLines, i), xs, table)
@@ -212,14 +215,17 @@ func (e *Engine) Classify(in Input) Classification {
 	}
 
 	v := Classification{ReplyCode: reply, Reason: ReasonUndefined, Rule: ""}
-	var t thenDef
+	t := &noThen
 	if matched != nil {
-		t = matched.then
+		t = &matched.then
 		v.Reason = t.Reason
 		v.Rule = matched.id
 		v.Matched = e.matchedBy(matched, &rec)
 	}
 	rd := e.reasons[v.Reason]
+	if rd == nil {
+		rd = &noReason
+	}
 
 	// The status: the record's own, else the rule's, else one made from the
 	// reason (as Sisimai does: class from the reply code or the action,
@@ -280,9 +286,16 @@ func (e *Engine) Classify(in Input) Classification {
 		!(v.Status == "" && rp.Class() == smtpcode.ClassTransient)
 	v.Summary = w.summary
 
-	v.Explanation, v.Fix = e.words(&rec, &v, t, rd, ruleWords, w)
+	v.Explanation, v.Fix = e.sentences(&rec, &v, t, rd, ruleWords, w)
 	return v
 }
+
+// noThen and noReason stand for the rule and the reason of a record that
+// none decides or defines.
+var (
+	noThen   thenDef
+	noReason reasonDef
+)
 
 // slotIndexOf returns the index of f in facts.
 func slotIndexOf(f Fact) int {
@@ -290,8 +303,8 @@ func slotIndexOf(f Fact) int {
 	return i
 }
 
-// words writes the explanation and the fix of a reading.
-func (e *Engine) words(rec *record, v *Classification, t thenDef, rd reasonDef, ruleWords, w words) (explanation, fix string) {
+// sentences writes the explanation and the fix of a reading.
+func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reasonDef, ruleWords, w words) (explanation, fix string) {
 	in, action := rec.in, rec.action
 	cause := first(t.Cause, rd.Cause, e.texts[textUnknownCause].plain())
 	var vals, standIn slotValues
