@@ -163,6 +163,7 @@ func Inbound(p Policy, f Facts) Outcome {
 		Status:          win.Status,
 		Reason:          win.Reason,
 		Owner:           owner,
+		Rule:            win.Rule,
 		FailedRecipient: textclean.Line(win.Recipient.Address, 320),
 		Judgement:       j,
 		Action:          out.Action,

@@ -346,13 +346,14 @@ func TestBodySummary(t *testing.T) {
 
 func TestEventIsWhatTheLogAndMetricsSay(t *testing.T) {
 	f := bounce(unknown)
+	f.Readings[0].Rule = "ms-5.1.1"
 	f.QueueID = "4Q\r\nforged"
 	f.ParseErr = errors.New("part cut")
 	f.Truncated = true
 	out := Inbound(Policy{}, f)
 	e := out.Event
 	want := Event{QueueID: "4Q forged", Recipients: []string{"alice@example.org"}, Kind: dsn.KindBounce, Status: "5.1.1",
-		Reason: "userunknown", Owner: "sender", FailedRecipient: "bob@remote.example", Judgement: unknown,
+		Reason: "userunknown", Owner: "sender", Rule: "ms-5.1.1", FailedRecipient: "bob@remote.example", Judgement: unknown,
 		Action: ActionNone, ParseErr: f.ParseErr, Truncated: true}
 	if e == nil || !reflect.DeepEqual(*e, want) {
 		t.Fatalf("Event = %+v, want %+v", e, want)
@@ -363,11 +364,11 @@ func TestEventIsWhatTheLogAndMetricsSay(t *testing.T) {
 		keys = append(keys, fl.Key)
 		fl.AddTo(enc)
 	}
-	if got := strings.Join(keys, " "); got != "queue_id recipients kind status reason owner failed_recipient verdict evidence action ms ledger_error parse_error truncated" {
+	if got := strings.Join(keys, " "); got != "queue_id recipients kind status reason owner rule failed_recipient verdict evidence action ms ledger_error parse_error truncated" {
 		t.Errorf("log fields %s", got)
 	}
 	if enc.Fields["ms"] != 1.5 || enc.Fields["verdict"] != "unknown" || enc.Fields["evidence"] != "ledger-error" ||
-		enc.Fields["ledger_error"] != "ledger down" || enc.Fields["action"] != "none" {
+		enc.Fields["ledger_error"] != "ledger down" || enc.Fields["action"] != "none" || enc.Fields["rule"] != "ms-5.1.1" {
 		t.Errorf("log values %v", enc.Fields)
 	}
 	for _, tc := range []struct {
@@ -380,6 +381,12 @@ func TestEventIsWhatTheLogAndMetricsSay(t *testing.T) {
 		if got := (&Event{Reason: tc.reason}).ReasonLabel(); got != tc.label {
 			t.Errorf("ReasonLabel(%q) = %q, want %q", tc.reason, got, tc.label)
 		}
+	}
+	if got := (&Event{}).RuleLabel(); got != "none" {
+		t.Errorf("RuleLabel of no rule = %q, want none", got)
+	}
+	if got := e.RuleLabel(); got != "ms-5.1.1" {
+		t.Errorf("RuleLabel = %q, want the rule's id", got)
 	}
 }
 

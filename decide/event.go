@@ -16,11 +16,15 @@ type Event struct {
 	QueueID    string   // the MTA's queue id
 	Recipients []string // envelope recipients
 	Kind       dsn.Kind // bounce or delay
-	// Status, Reason, Owner and FailedRecipient are those of the reading
-	// shown first (the first failed recipient, else the first delayed one).
+	// Status, Reason, Owner, Rule and FailedRecipient are those of the
+	// reading shown first (the first failed recipient, else the first
+	// delayed one). Rule is the id of the rule that decided the reading, ""
+	// when none did: an id of the loaded rules files, never text from the
+	// message.
 	Status          string
 	Reason          rules.Reason
 	Owner           rules.Owner
+	Rule            string
 	FailedRecipient string
 	Judgement       backscatter.Judgement
 	Action          Action // ActionNone unless the report is backscatter
@@ -38,6 +42,7 @@ func (e *Event) Fields(elapsed time.Duration) []zap.Field {
 		zap.String("status", e.Status),
 		zap.String("reason", string(e.Reason)),
 		zap.String("owner", string(e.Owner)),
+		zap.String("rule", e.Rule),
 		zap.String("failed_recipient", e.FailedRecipient),
 		zap.String("verdict", string(e.Judgement.Verdict)),
 		zap.String("evidence", string(e.Judgement.Evidence)),
@@ -54,6 +59,16 @@ func (e *Event) Fields(elapsed time.Duration) []zap.Field {
 		fields = append(fields, zap.Bool("truncated", true))
 	}
 	return fields
+}
+
+// RuleLabel is Rule as a metric label: "none" when no rule decided. Rule
+// ids come from the loaded rules files (a fixed set, validated at load), so
+// the label's values are bounded.
+func (e *Event) RuleLabel() string {
+	if e.Rule == "" {
+		return "none"
+	}
+	return e.Rule
 }
 
 // ReasonLabel is Reason as a metric label: "undefined" when empty, "other"

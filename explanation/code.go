@@ -13,16 +13,20 @@ import (
 // "code --json" and of GET /api/v1/code. Keys are fixed by the issue
 // "Bounce understanding": add keys, never rename them.
 type CodeRecord struct {
-	Code        string       `json:"code"`
-	Status      string       `json:"status"`
-	ReplyCode   string       `json:"reply_code"`
-	Reason      rules.Reason `json:"reason"`
-	Permanent   bool         `json:"permanent"`
-	HardBounce  bool         `json:"hard_bounce"`
-	Owner       rules.Owner  `json:"owner"`
-	Summary     string       `json:"summary"`
-	Explanation string       `json:"explanation"`
-	Fix         string       `json:"fix"`
+	Code         string             `json:"code"`
+	Status       string             `json:"status"`
+	StatusSource rules.StatusSource `json:"status_source"` // server (it was in the query), inferred, or ""
+	ReplyCode    string             `json:"reply_code"`
+	Reason       rules.Reason       `json:"reason"`
+	Permanent    bool               `json:"permanent"`
+	HardBounce   bool               `json:"hard_bounce"`
+	Owner        rules.Owner        `json:"owner"`
+	Summary      string             `json:"summary"`
+	Explanation  string             `json:"explanation"`
+	Fix          string             `json:"fix"`
+	Rule         string             `json:"rule"`    // the rule that decided, "" when none
+	Matched      string             `json:"matched"` // what decided in it: the code, a phrase...
+	Facts        rules.Facts        `json:"facts"`   // what the server named: list, limit, host...
 }
 
 // ErrNoCode is wrapped by the error of ParseCodeQuery for a query that is
@@ -70,9 +74,9 @@ func ParseCodeQuery(q string) (CodeQuery, error) {
 // Lookup reads the query with the rules engine.
 func (q CodeQuery) Lookup(e *rules.Engine) CodeRecord {
 	v := e.Lookup(q.lookup)
-	return CodeRecord{Code: q.Text, Status: v.Status, ReplyCode: v.ReplyCode, Reason: v.Reason,
-		Permanent: v.Permanent, HardBounce: v.HardBounce, Owner: v.Owner, Summary: v.Summary,
-		Explanation: v.Explanation, Fix: v.Fix}
+	return CodeRecord{Code: q.Text, Status: v.Status, StatusSource: v.StatusSource, ReplyCode: v.ReplyCode,
+		Reason: v.Reason, Permanent: v.Permanent, HardBounce: v.HardBounce, Owner: v.Owner, Summary: v.Summary,
+		Explanation: v.Explanation, Fix: v.Fix, Rule: v.Rule, Matched: v.Matched, Facts: v.Facts}
 }
 
 // clip shortens s to at most n bytes for an error message, marking the cut.

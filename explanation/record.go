@@ -12,30 +12,60 @@ import (
 // Other tools depend on these key names and meanings (issue "Bounce
 // understanding"): add keys, never rename them.
 type Record struct {
-	File              string          `json:"file"`
-	Message           int             `json:"message,omitempty"` // position in an mbox file, from 1
-	Kind              string          `json:"kind"`
-	Format            string          `json:"format"`
-	Recipient         string          `json:"recipient"`
-	Action            smtpcode.Action `json:"action"`
-	Command           string          `json:"command,omitempty"`
-	Status            string          `json:"status"`
-	ReplyCode         string          `json:"reply_code"`
-	Reason            rules.Reason    `json:"reason"`
-	HardBounce        bool            `json:"hard_bounce"`
-	Permanent         bool            `json:"permanent"`
-	Owner             rules.Owner     `json:"owner"`
-	Summary           string          `json:"summary"`
-	Explanation       string          `json:"explanation"`
-	Fix               string          `json:"fix"`
-	RemoteMTA         string          `json:"remote_mta"`
-	ReportingMTA      string          `json:"reporting_mta"`
-	Diagnostic        string          `json:"diagnostic"`
-	OriginalMessageID string          `json:"original_message_id"`
-	OriginalFrom      string          `json:"original_from"`
-	OriginalTo        string          `json:"original_to"`
-	OriginalSubject   string          `json:"original_subject"`
-	Rule              string          `json:"rule,omitempty"`
+	File              string             `json:"file"`
+	Message           int                `json:"message,omitempty"` // position in an mbox file, from 1
+	Kind              string             `json:"kind"`
+	Format            string             `json:"format"`
+	Recipient         string             `json:"recipient"`
+	Action            smtpcode.Action    `json:"action"`
+	Command           string             `json:"command,omitempty"`
+	Status            string             `json:"status"`
+	StatusSource      rules.StatusSource `json:"status_source"` // server, inferred, or "" without a status
+	ReplyCode         string             `json:"reply_code"`
+	Reason            rules.Reason       `json:"reason"`
+	HardBounce        bool               `json:"hard_bounce"`
+	Permanent         bool               `json:"permanent"`
+	Owner             rules.Owner        `json:"owner"`
+	Summary           string             `json:"summary"`
+	Explanation       string             `json:"explanation"`
+	Fix               string             `json:"fix"`
+	RemoteMTA         string             `json:"remote_mta"`
+	ReportingMTA      string             `json:"reporting_mta"`
+	Diagnostic        string             `json:"diagnostic"`
+	OriginalMessageID string             `json:"original_message_id"`
+	OriginalFrom      string             `json:"original_from"`
+	OriginalTo        string             `json:"original_to"`
+	OriginalSubject   string             `json:"original_subject"`
+	Rule              string             `json:"rule"`          // the rule that decided, "" when none
+	Matched           string             `json:"matched"`       // what decided in it: a phrase, a code...
+	Facts             rules.Facts        `json:"facts"`         // what the server named: list, limit, host...
+	Why               *Why               `json:"why,omitempty"` // with explain --why
+}
+
+// Why is the "why" of explain --json --why: every rule that matches, in the
+// order they are tried, and where each fact came from.
+type Why struct {
+	Matches []WhyMatch `json:"matches"`
+	Facts   []WhyFact  `json:"facts,omitempty"`
+}
+
+// WhyMatch is one rule that matches a record, and where it is written.
+type WhyMatch struct {
+	Rule    string       `json:"rule"`
+	File    string       `json:"file"`
+	Line    int          `json:"line"`
+	Matched string       `json:"matched"`
+	Reason  rules.Reason `json:"reason"`
+	Decided bool         `json:"decided"` // the rule that decided
+}
+
+// WhyFact is one fact of a record and the rule or extractor that captured it.
+type WhyFact struct {
+	Fact  rules.Fact `json:"fact"`
+	Value string     `json:"value"`
+	From  string     `json:"from"`
+	File  string     `json:"file"`
+	Line  int        `json:"line"`
 }
 
 // NewRecord is the Record of one reading of report r; file names where the
@@ -49,6 +79,7 @@ func NewRecord(file string, r *dsn.Report, rd rules.Reading) Record {
 		Action:            rd.Recipient.Action,
 		Command:           rd.Recipient.Command,
 		Status:            rd.Status,
+		StatusSource:      rd.StatusSource,
 		ReplyCode:         rd.ReplyCode,
 		Reason:            rd.Reason,
 		HardBounce:        rd.HardBounce,
@@ -65,6 +96,8 @@ func NewRecord(file string, r *dsn.Report, rd rules.Reading) Record {
 		OriginalTo:        r.Original.To,
 		OriginalSubject:   r.Original.Subject,
 		Rule:              rd.Rule,
+		Matched:           rd.Matched,
+		Facts:             rd.Facts,
 	}
 }
 

@@ -23,6 +23,11 @@ type Metrics struct {
 	CallbackLatency *prometheus.HistogramVec // stage (the protocol's: milter callback, SMTP command)
 	Sessions        prometheus.Gauge
 	FailOpen        *prometheus.CounterVec // stage
+
+	// RuleDecisions counts the reports read, by the rule that decided the
+	// reading shown first (issue 8, "Say why"): rule ids only, from the
+	// loaded rules files, "none" when no rule decided.
+	RuleDecisions *prometheus.CounterVec // rule
 }
 
 // LatencyBuckets are the buckets of the latency histograms, in seconds.
@@ -54,7 +59,23 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		reg.MustRegister(m.Bounces, m.Verdicts, m.Actions, m.Messages, m.LedgerOps, m.LedgerLatency,
 			m.CallbackLatency, m.Sessions, m.FailOpen)
 	}
+	m.newRuleMetrics(reg)
 	return m
+}
+
+// newRuleMetrics creates and registers the counter of rule decisions (a
+// block of its own: the label is a rule id).
+func (m *Metrics) newRuleMetrics(reg prometheus.Registerer) {
+	m.RuleDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_rule_decisions_total",
+		Help: "Delivery reports read, by the rule that decided the reading shown first (none: no rule did)."}, []string{"rule"})
+	if reg != nil {
+		reg.MustRegister(m.RuleDecisions)
+	}
+}
+
+// countRule counts the rule that decided an explained report.
+func (m *Metrics) countRule(e *decide.Event) {
+	m.RuleDecisions.WithLabelValues(e.RuleLabel()).Inc()
 }
 
 // CountOutbound counts an outbound message.
@@ -70,6 +91,7 @@ func (m *Metrics) CountInbound(out *decide.Outcome) {
 	m.Messages.WithLabelValues("bounce").Inc()
 	m.Verdicts.WithLabelValues(string(e.Judgement.Verdict), string(e.Judgement.Evidence)).Inc()
 	m.Bounces.WithLabelValues(string(e.Kind), e.ReasonLabel(), string(e.Owner)).Inc()
+	m.countRule(e)
 	if e.Action != decide.ActionNone {
 		m.Actions.WithLabelValues(string(e.Action)).Inc()
 	}

@@ -9,32 +9,48 @@
 //
 // # Rules files
 //
-// A rules file is YAML with three optional keys. "texts" gives, by name, the
-// sentences and phrases the engine writes itself: the explanation of a
-// record whose rule has none ("The message[ to {recipient}] was refused by
-// {remote} because {cause}."), the cause when nothing says one, the fix of a
-// delay, and the readings of messages that are not bounces. Placeholders are
-// written {name}; a part in [square brackets] is shown only when all its
-// placeholders have values. The names, and the placeholders each may use, are
-// listed in texts.go; Load rejects unknown names and placeholders, and the
-// files together (the built-in one gives them all) must give every text, the
-// first file that gives one winning, so that a local file can reword or
-// translate some of them.
+// A rules file is YAML with four optional keys. "texts" gives, by name, the
+// fixed sentences the engine writes itself: the opening of a delay, the fix
+// of a delay, the readings of messages that are not bounces, and the older
+// sentences for rules that give a cause instead of an explanation
+// ("The message[ to {recipient}] was refused by {remote} because {cause}.").
+// Placeholders are written {name}; a part in [square brackets] is shown only
+// when all its placeholders have values. The names, and the placeholders
+// each may use, are listed in texts.go; Load rejects unknown names and
+// placeholders, and the files together (the built-in one gives them all)
+// must give every text, the first file that gives one winning, so that a
+// local file can reword or translate some of them.
 //
 // "reasons" sets, per reason of the vocabulary (Reasons), the defaults a rule
 // does not give: owner, hard_bounce, code (the status detail filled in when a
-// record has no enhanced code, "911" giving 5.0.911), summary, cause and fix.
+// record has no enhanced code, "911" giving 5.0.911; such a status is marked
+// StatusInferred), summary, explanation and fix. A reason given by several
+// files takes each field from the first file that gives it.
+//
+// "extractors" capture facts (Fact: the block list, a page, a size limit, the
+// host, the sending IP, a file, a virus, a contact address, and conditions
+// such as a mail loop or a refused connection) from the reply of every
+// record, with the named groups of their regexps; "text" phrases are a quick
+// test tried first, and "unit: bytes" writes a bare number captured as
+// {limit} in MB:
+//
+//	extractors:
+//	  - id: blocklist-used
+//	    text: [blocked using]
+//	    regexp: ['blocked using (?P<list>[a-z0-9.-]+)']
+//
 // "rules" is a list; the first rule whose every condition holds decides:
 //
 //	rules:
-//	  - id: our-gateway-parks-accounts      # unique in the file, shown in logs
+//	  - id: our-gateway-parks-accounts      # unique in the file, shown in logs and metrics
 //	    when:                               # all keys must hold; any item of a key
 //	      status: [5.1.1, "5.7.606-649", "5.1.*", "*.2.2", none]
 //	      reply: [550, 55x, 5xx, none]      # SMTP reply code
 //	      text: [account parked]            # any phrase (case-insensitive)
 //	      all: [quota, submission]          # every phrase
 //	      unless: [mailbox full]            # no phrase
-//	      regexp: ['quota .* exceeded']     # RE2, case-insensitive, tried last
+//	      regexp: ['parked until (?P<limit>[a-z]+)']  # RE2, case-insensitive, tried last;
+//	                                        # named groups capture facts
 //	      mta: [gw.example.org]             # remote or reporting MTA contains
 //	      action: [failed, delayed]         # RFC 3464 Action
 //	      command: [RCPT, DATA, none]       # SMTP command of the failure
@@ -45,18 +61,39 @@
 //	      hard_bounce: false
 //	      status: 5.2.1                     # filled in when the record has none
 //	      summary: account parked
-//	      cause: the account is parked at our gateway   # ends "... because <cause>."
-//	      explanation: "{recipient} is parked by {remote} ({status})."  # instead of cause
-//	      fix: Ask the helpdesk to unpark the account.
+//	      explanation:                      # the first sentence whose placeholders have values
+//	        - "The mailbox[ of {recipient}] is parked until {limit}."
+//	        - "The mailbox[ of {recipient}] is parked."
+//	      fix: Write again after the person is back.
+//	      stages:                           # other words at an SMTP stage: connection,
+//	        connection: {owner: sender-admin, explanation: ..., fix: ...}  # sender, recipient, content, unknown
+//	      facts:                            # other words when a fact was captured
+//	        loop: {summary: mail loop, explanation: ..., fix: ...}
+//
+// Explanations and fixes are whole sentences with named placeholders
+// ({recipient}, {remote}, {reporting}, {domain}, {reply}: the server's reply
+// shortened when it can be read; and every fact, {list}, {limit}...), never a
+// sentence glued from fragments, so that they translate; {?name} tests that
+// a value is there without showing it. The last sentence of a list may need
+// no fact, {reply} or {domain}: it is what is shown when the server named
+// nothing more (Load checks it). The words of a reading are taken, field by
+// field, from the rule at the record's stage, the rule for a captured fact,
+// the rule, then the reason in the same order. An older rule's "cause"
+// (a clause completing "... because <cause>.") is still read.
 //
 // Phrases are compared after lower-casing and folding runs of white space, so
 // "Mailbox  Full" matches "mailbox full". Every phrase of every rule goes into
 // one automaton (phraseSet) at Load, so Classify reads the diagnostic text once
 // whatever the number of rules. Load rejects unknown keys, reasons outside the
-// vocabulary, unknown owners, malformed codes, ranges and reply codes, bad
-// regular expressions and unknown template placeholders, naming the file and
-// the rule. Texts must be plain printable ASCII, as rule texts are: they
-// become header fields (X-NDR-Explanation).
+// vocabulary, unknown owners, stages and facts, malformed codes, ranges and
+// reply codes, bad regular expressions, regexp groups that are not facts, ids
+// that are not short words, and unknown template placeholders, naming the
+// file, the line and the rule. Texts must be plain printable ASCII, as rule
+// texts are: they become header fields (X-NDR-Explanation).
+//
+// Engine.Trace lists every rule that matches a record, in precedence order,
+// with its file and line (ndrmilter explain --why), and where each fact came
+// from.
 //
 // example-local.yaml in this directory is a small, tested example.
 //

@@ -27,19 +27,24 @@ const maxDiagnostic = 4096
 // Engine classifies recipient records with a loaded rule set. An Engine is
 // immutable after Load and safe for concurrent use.
 type Engine struct {
-	rules   []*rule
-	reasons map[Reason]reasonSpec
-	texts   *[numTexts]text
-	phrases *phraseSet
-	scratch sync.Pool // *scratch
+	rules      []*rule
+	reasons    map[Reason]*reasonDef
+	extractors []*extractor
+	texts      *[numTexts]text
+	phrases    *phraseSet
+	phraseList []string  // the phrases by id, as normalized, for Matched
+	scratch    sync.Pool // *scratch
 }
 
 // rule is a compiled rule: every non-empty condition must hold.
 type rule struct {
 	id      string
+	file    string // the rules file, BuiltinName for the built-in one
+	line    int    // the line of the rule in it, 0 when unknown
 	status  []statusPattern
 	reply   []replyPattern
 	text    phraseMask // any
+	textIDs []int32    // the same phrases in file order, for Matched
 	all     []int32    // all
 	unless  phraseMask // none
 	regexps []*regexp.Regexp
@@ -47,12 +52,13 @@ type rule struct {
 	action  []smtpcode.Action
 	command []string
 
-	then      thenSpec
+	then      thenDef
 	setStatus smtpcode.Status // the zero Status when the rule sets none
 }
 
 type scratch struct {
-	text []byte
+	text []byte // the diagnostic as normalize made it
+	orig []byte // the same bytes with their case (foldSpace), for captures
 	hits []uint64
 }
 
@@ -61,7 +67,8 @@ type scratch struct {
 // Every file is validated: unknown keys, reasons outside the vocabulary, bad
 // owners, malformed codes and texts are errors that name the file and the
 // rule; the texts of all files together must give every text the engine
-// writes.
+// writes. A reason given by several files takes each of its fields from the
+// first file that gives it.
 func Load(files ...string) (*Engine, error) {
 	type named struct {
 		name string
@@ -77,26 +84,47 @@ func Load(files ...string) (*Engine, error) {
 	}
 	srcs = append(srcs, named{BuiltinName, builtinRules})
 
-	e := &Engine{reasons: map[Reason]reasonSpec{}}
+	e := &Engine{reasons: map[Reason]*reasonDef{}}
 	table := &phraseTable{ids: map[string]int32{}}
 	ids := map[string]string{}
+	extractorIDs := map[string]string{}
 	var texts []namedTexts
 	for _, src := range srcs {
-		f, err := decodeFile(src.name, src.data)
+		f, ruleLines, extractorLines, err := decodeFile(src.name, src.data)
 		if err != nil {
 			return nil, fmt.Errorf("rules: %v", err)
 		}
 		texts = append(texts, namedTexts{src.name, f.Texts})
-		for name, rs := range f.Reasons {
-			if err := checkReason(src.name, name, rs); err != nil {
+		names := make([]Reason, 0, len(f.Reasons))
+		for name := range f.Reasons {
+			names = append(names, name)
+		}
+		slices.Sort(names) // errors in a stable order
+		for _, name := range names {
+			rd, err := compileReason(src.name, name, f.Reasons[name])
+			if err != nil {
 				return nil, fmt.Errorf("rules: %v", err)
 			}
-			if _, seen := e.reasons[name]; !seen {
-				e.reasons[name] = rs // first definition wins, like rules
+			have := e.reasons[name]
+			if have == nil {
+				have = &reasonDef{}
+				e.reasons[name] = have
 			}
+			have.fill(rd) // an earlier file's fields win, like rules
+		}
+		for i, xs := range f.Extractors {
+			x, err := compileExtractor(src.name, i, lineOf(extractorLines, i), xs, table)
+			if err != nil {
+				return nil, fmt.Errorf("rules: %v", err)
+			}
+			if prev, dup := extractorIDs[x.id]; dup && prev == src.name {
+				return nil, fmt.Errorf("rules: %s: extractor %d: id %q is used twice in the file", src.name, i+1, x.id)
+			}
+			extractorIDs[x.id] = src.name
+			e.extractors = append(e.extractors, x)
 		}
 		for i, rs := range f.Rules {
-			r, err := compileRule(src.name, i, rs, table)
+			r, err := compileRule(src.name, i, lineOf(ruleLines, i), rs, table)
 			if err != nil {
 				return nil, fmt.Errorf("rules: %v", err)
 			}
@@ -111,53 +139,93 @@ func Load(files ...string) (*Engine, error) {
 	if e.texts, err = compileTexts(texts); err != nil {
 		return nil, fmt.Errorf("rules: %v", err)
 	}
+	e.phraseList = table.list
 	e.phrases = newPhraseSet(table.list)
 	words := e.phrases.words()
 	e.scratch.New = func() any {
-		return &scratch{text: make([]byte, 0, 512), hits: make([]uint64, words)}
+		return &scratch{text: make([]byte, 0, 512), orig: make([]byte, 0, 512), hits: make([]uint64, words)}
 	}
 	return e, nil
 }
 
+// StatusSource says where the status of a reading came from.
+type StatusSource string
+
+// The sources of a status.
+const (
+	StatusNone     StatusSource = ""         // the reading has no status
+	StatusServer   StatusSource = "server"   // the report or the server's reply gave it
+	StatusInferred StatusSource = "inferred" // ndrmilter filled it in from the rule or the reason (a pseudo-code such as 5.0.911): no server sent it
+)
+
+// record is a record made ready for the rules: its codes read, its text
+// normalized and its phrases found.
+type record struct {
+	in        *Input
+	diag      string // the diagnostic, cut at maxDiagnostic
+	st        smtpcode.Status
+	hasStatus bool
+	reply     string
+	rp        smtpcode.Reply
+	action    smtpcode.Action
+	sc        *scratch
+}
+
+// prepare reads in for the rules; the caller returns rec.sc to the pool.
+func (e *Engine) prepare(in *Input) record {
+	rec := record{in: in, diag: in.Diagnostic}
+	if len(rec.diag) > maxDiagnostic {
+		rec.diag = rec.diag[:maxDiagnostic]
+	}
+	rec.st, rec.hasStatus = statusOf(in.Status)
+	if !rec.hasStatus {
+		rec.st, rec.hasStatus = statusOf(smtpcode.FindStatus(rec.diag))
+	}
+	rec.reply = in.ReplyCode
+	if rec.reply == "" {
+		rec.reply = smtpcode.FindReply(rec.diag)
+	}
+	rec.rp = replyOf(rec.reply)
+	rec.action = smtpcode.ParseAction(string(in.Action)) // "" when not an RFC 3464 action
+
+	rec.sc = e.scratch.Get().(*scratch)
+	rec.sc.text = normalize(rec.sc.text[:0], rec.diag)
+	rec.sc.orig = rec.sc.orig[:0]
+	clear(rec.sc.hits)
+	e.phrases.match(rec.sc.text, rec.sc.hits)
+	return rec
+}
+
+func (rec *record) matches(r *rule) bool {
+	return r.matches(rec.in, rec.st, rec.hasStatus, rec.rp, rec.action, rec.sc)
+}
+
 // Classify reads one recipient record.
 func (e *Engine) Classify(in Input) Classification {
-	diag := in.Diagnostic
-	if len(diag) > maxDiagnostic {
-		diag = diag[:maxDiagnostic]
-	}
-	st, hasStatus := statusOf(in.Status)
-	if !hasStatus {
-		st, hasStatus = statusOf(smtpcode.FindStatus(diag))
-	}
-	reply := in.ReplyCode
-	if reply == "" {
-		reply = smtpcode.FindReply(diag)
-	}
-	rp := replyOf(reply)
-	action := smtpcode.ParseAction(string(in.Action)) // "" when not an RFC 3464 action
-
-	sc := e.scratch.Get().(*scratch)
-	defer e.scratch.Put(sc)
-	sc.text = normalize(sc.text[:0], diag)
-	clear(sc.hits)
-	e.phrases.match(sc.text, sc.hits)
+	rec := e.prepare(&in)
+	defer e.scratch.Put(rec.sc)
+	st, hasStatus, reply, rp, action := rec.st, rec.hasStatus, rec.reply, rec.rp, rec.action
 
 	var matched *rule
 	for _, r := range e.rules {
-		if r.matches(&in, st, hasStatus, rp, action, sc) {
+		if rec.matches(r) {
 			matched = r
 			break
 		}
 	}
 
 	v := Classification{ReplyCode: reply, Reason: ReasonUndefined, Rule: ""}
-	var t thenSpec
+	t := &noThen
 	if matched != nil {
-		t = matched.then
+		t = &matched.then
 		v.Reason = t.Reason
 		v.Rule = matched.id
+		v.Matched = e.matchedBy(matched, &rec)
 	}
 	rd := e.reasons[v.Reason]
+	if rd == nil {
+		rd = &noReason
+	}
 
 	// The status: the record's own, else the rule's, else one made from the
 	// reason (as Sisimai does: class from the reply code or the action,
@@ -176,9 +244,37 @@ func (e *Engine) Classify(in Input) Classification {
 		// Only for records of a report: a looked-up reply keeps its own codes.
 		v.Status = string(rune('0'+class)) + ".0." + rd.Code
 	}
+	switch {
+	case hasStatus:
+		v.StatusSource = StatusServer
+	case v.Status != "":
+		v.StatusSource = StatusInferred
+	}
 	v.Permanent = strings.HasPrefix(v.Status, "5") || (v.Status == "" && rp.Class() == smtpcode.ClassPermanent)
 
-	v.Owner = first(t.Owner, rd.Owner, OwnerUnknown)
+	if v.Reason != ReasonDelivered {
+		v.Facts = e.captureFacts(matched, &rec, nil)
+		if a := v.Facts.Get(FactAddress); a != "" && strings.EqualFold(a, strings.TrimSpace(in.Recipient)) {
+			v.Facts.v[slotIndexOf(FactAddress)] = "" // the recipient, not a contact
+		}
+	}
+
+	// The words: the rule's at this stage, for a fact it names, in general;
+	// then the reason's, in the same order.
+	v.Stage = StageOf(in.Command)
+	if in.lookup {
+		v.Stage = StageUnknown // a pasted reply: the stage Lookup assumes is not known
+	}
+	si := v.Stage.index()
+	ruleWords := t.stages[si]
+	ruleWords.fill(factWords(&t.byFact, v.Facts))
+	ruleWords.fill(t.words)
+	w := ruleWords
+	w.fill(rd.stages[si])
+	w.fill(factWords(&rd.byFact, v.Facts))
+	w.fill(rd.words)
+
+	v.Owner = first(w.owner, OwnerUnknown)
 	if action == smtpcode.ActionDelayed {
 		v.Owner = OwnerNone // the sending server keeps trying
 	}
@@ -188,15 +284,110 @@ func (e *Engine) Classify(in Input) Classification {
 	}
 	v.HardBounce = hard != nil && *hard && !strings.HasPrefix(v.Status, "4") && action != smtpcode.ActionDelayed &&
 		!(v.Status == "" && rp.Class() == smtpcode.ClassTransient)
-	v.Summary = first(t.Summary, rd.Summary)
-	cause := first(t.Cause, rd.Cause, e.texts[textUnknownCause].plain())
-	v.Explanation = e.explain(t.Explanation, in, action, v.Status, cause)
-	v.Fix = first(t.Fix, rd.Fix)
-	if action == smtpcode.ActionDelayed && (t.Fix == "" || !slices.Contains(matched.action, smtpcode.ActionDelayed)) {
-		// The reason's fix is for a final failure; a delay needs none yet.
-		v.Fix = e.texts[textDelayedFix].plain()
-	}
+	v.Summary = w.summary
+
+	v.Explanation, v.Fix = e.sentences(&rec, &v, t, rd, ruleWords, w)
 	return v
+}
+
+// noThen and noReason stand for the rule and the reason of a record that
+// none decides or defines.
+var (
+	noThen   thenDef
+	noReason reasonDef
+)
+
+// slotIndexOf returns the index of f in facts.
+func slotIndexOf(f Fact) int {
+	i, _ := factIndex(string(f))
+	return i
+}
+
+// sentences writes the explanation and the fix of a reading.
+func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reasonDef, ruleWords, w words) (explanation, fix string) {
+	in, action := rec.in, rec.action
+	cause := first(t.Cause, rd.Cause, e.texts[textUnknownCause].plain())
+	var vals, standIn slotValues
+	vals[slotRecipient] = sanitize(in.Recipient)
+	vals[slotRemote] = sanitize(in.RemoteMTA)
+	vals[slotReporting] = sanitize(in.ReportingMTA)
+	vals[slotStatus] = v.Status
+	vals[slotCause] = cause
+	if _, domain, ok := strings.Cut(vals[slotRecipient], "@"); ok {
+		vals[slotDomain] = domain
+	}
+	for i, f := range v.Facts.v {
+		vals[slotFact0+slot(i)] = f
+	}
+	if (w.explanation.uses | w.fix.uses).has(slotReply) {
+		vals[slotReply] = quoteReply(rec.diag)
+	}
+	standIn[slotRecipient] = e.texts[textUnnamedRecipient].plain()
+	standIn[slotRemote] = e.texts[textUnnamedRemote].plain()
+	standIn[slotReporting] = e.texts[textUnnamedReporting].plain()
+
+	delayed := action == smtpcode.ActionDelayed
+	switch {
+	case action.Success():
+		explanation = e.explain(in, action, cause)
+	case ruleWords.explanation.empty() && t.Cause != "":
+		explanation = e.explain(in, action, cause) // an older rule: its cause in the texts' sentence
+	case !w.explanation.empty():
+		own := vals
+		if delayed && !t.delays {
+			own[slotRecipient] = "" // the opening sentence names the recipient
+		}
+		explanation = w.explanation.render(&own, &standIn)
+		if delayed && !t.delays {
+			explanation = e.texts[textDelayedIntro].render(&vals) + " " + explanation
+		}
+	default:
+		explanation = e.explain(in, action, cause)
+	}
+	fix = w.fix.render(&vals, &standIn)
+	if delayed && (ruleWords.fix.empty() || !t.delays) {
+		// The reason's fix is for a final failure; a delay needs none yet.
+		fix = e.texts[textDelayedFix].plain()
+	}
+	return explanation, fix
+}
+
+// captureFacts returns the facts of a record: those the named groups of the
+// deciding rule's matching regexp capture, then those of the extractors, in
+// order, each fact from the first that gives it. src, when not nil, gets
+// where each came from.
+func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource) Facts {
+	var fs Facts
+	sc := rec.sc
+	if len(sc.text) == 0 {
+		return fs
+	}
+	if len(sc.orig) == 0 {
+		sc.orig = foldSpace(sc.orig[:0], rec.diag)
+	}
+	if len(sc.orig) != len(sc.text) {
+		return fs // cannot happen: both fold the same bytes
+	}
+	if r != nil {
+		for _, re := range r.regexps {
+			if !re.Match(sc.text) {
+				continue
+			}
+			if hasCaptures(re) {
+				capture(re, sc.text, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
+			}
+			break // the regexp that matched
+		}
+	}
+	for _, x := range e.extractors {
+		if len(x.text) > 0 && !x.text.any(sc.hits) {
+			continue
+		}
+		for _, re := range x.regexps {
+			capture(re, sc.text, sc.orig, &fs, src, factSource{x.id, x.file, x.line}, x.bytes)
+		}
+	}
+	return fs
 }
 
 // statusOf reads an enhanced status code; false when code is not one.
@@ -345,13 +536,20 @@ func (e *Engine) Lookup(codeOrReply string) Classification {
 	text := strings.TrimSpace(codeOrReply)
 	// A pasted reply is almost always the answer to a recipient (RCPT TO):
 	// read it so, rather than as a refusal of unknown origin.
-	in := Input{Diagnostic: text, Command: "RCPT"}
+	in := Input{Diagnostic: text, Command: "RCPT", lookup: true}
 	if st, ok := statusOf(text); ok {
-		in = Input{Status: st.String()}
+		in = Input{Status: st.String(), lookup: true}
 	} else if smtpcode.IsReply(text) {
-		in = Input{ReplyCode: text}
+		in = Input{ReplyCode: text, lookup: true}
 	}
 	return e.Classify(in)
+}
+
+// InputOf returns what the rules read of one recipient record of a report.
+func InputOf(r *dsn.Report, rc dsn.Recipient) Input {
+	return Input{Action: rc.Action, Status: rc.Status, ReplyCode: rc.ReplyCode,
+		Diagnostic: rc.Diagnostic, RemoteMTA: rc.RemoteMTA, ReportingMTA: r.ReportingMTA,
+		Command: rc.Command, Recipient: rc.Address}
 }
 
 // Reading is the reading of one recipient record of a report.
@@ -376,9 +574,7 @@ func (e *Engine) Explain(r *dsn.Report) []Reading {
 		case dsn.KindAutoreply, dsn.KindFeedback, dsn.KindReceipt, dsn.KindNone:
 			v = e.notBounce(r)
 		default:
-			v = e.Classify(Input{Action: rc.Action, Status: rc.Status, ReplyCode: rc.ReplyCode,
-				Diagnostic: rc.Diagnostic, RemoteMTA: rc.RemoteMTA, ReportingMTA: r.ReportingMTA,
-				Command: rc.Command, Recipient: rc.Address})
+			v = e.Classify(InputOf(r, rc))
 		}
 		out = append(out, Reading{Kind: r.Kind, Recipient: rc, Classification: v})
 	}

@@ -139,11 +139,14 @@ func TestWordsChangeMeaning(t *testing.T) {
 		{Input{Action: "failed", Diagnostic: "550 Requested action not taken: mailbox unavailable"},
 			"userunknown", OwnerSender, "user-unknown-any-stage", "5.0.911"},
 		// A user-unknown reply to anything but RCPT TO reads as a filter, not a
-		// missing address (Sisimai's reading, which the labels follow).
+		// missing address (Sisimai's reading, which the labels follow). After
+		// DATA the recipient's side must act; at an unknown stage the words
+		// mean a missing address first, and the sender checks it (issue 8,
+		// item 6: "user unknown" is not "probably a filter" there).
 		{Input{Action: "failed", ReplyCode: "550", Diagnostic: "550 : User unknown", Command: "DATA"},
 			"filtered", OwnerRecipientAdmin, "user-unknown-after-data", "5.0.910"},
 		{Input{Action: "failed", ReplyCode: "550", Diagnostic: "550 kim@example.com... No such user"},
-			"filtered", OwnerRecipientAdmin, "user-unknown-after-data", "5.0.910"},
+			"filtered", OwnerSender, "user-unknown-after-data", "5.0.910"},
 		{Input{Action: "failed", Status: "5.1.0", ReplyCode: "553", Diagnostic: "553 5.1.0 <amy@example.org>... unknown user", Command: "MAIL"},
 			"rejected", OwnerSenderAdmin, "unknown-at-mail-from", "5.1.0"},
 		{Input{Action: "failed", Status: "5.1.1", Diagnostic: "procmail: Couldn't create \"/var/mail/bob\": No such user"},
@@ -247,7 +250,7 @@ func TestExplanationNamesRecipientAndServer(t *testing.T) {
 	}
 	v = e.Classify(Input{Action: "delayed", Status: "4.4.1", Diagnostic: "connect to mx.example.net: Connection timed out",
 		Recipient: "eve@example.net"})
-	if !strings.HasPrefix(v.Explanation, "Delivery of the message to eve@example.net is delayed because") ||
+	if !strings.HasPrefix(v.Explanation, "Delivery to eve@example.net is delayed because the receiving server mx.example.net does not answer") ||
 		!strings.HasSuffix(v.Explanation, "the sending server keeps trying.") {
 		t.Errorf("delay explanation %q", v.Explanation)
 	}
@@ -448,6 +451,9 @@ func TestLargeReceivers(t *testing.T) {
 		reason Reason
 		owner  Owner
 	}{
+		// Each is read at RCPT TO but the content verdicts, which these
+		// receivers give after DATA (the owner of a spam or policy refusal
+		// depends on the stage).
 		{"550-5.1.1 The email account that you tried to reach does not exist. Please try double-checking the recipient's email address for typos", "userunknown", OwnerSender},
 		{"552-5.2.2 The email account that you tried to reach is over quota and inactive.", "mailboxfull", OwnerRecipientAdmin},
 		{"550-5.2.1 The email account that you tried to reach is disabled.", "suspend", OwnerRecipientAdmin},
@@ -471,7 +477,11 @@ func TestLargeReceivers(t *testing.T) {
 		{"554 5.7.1 [CS01] Message rejected due to local policy.", "policyviolation", OwnerSender},
 	}
 	for _, tc := range tests {
-		v := e.Classify(Input{Action: "failed", Diagnostic: tc.reply, Command: "RCPT"})
+		command := "RCPT"
+		if tc.reason == ReasonSpamDetected || tc.reason == ReasonPolicyViolation {
+			command = "DATA"
+		}
+		v := e.Classify(Input{Action: "failed", Diagnostic: tc.reply, Command: command})
 		if v.Reason != tc.reason || v.Owner != tc.owner {
 			t.Errorf("%q: %s/%s (rule %s), want %s/%s", tc.reply, v.Reason, v.Owner, v.Rule, tc.reason, tc.owner)
 		}
@@ -493,8 +503,12 @@ func TestExampleLocalRules(t *testing.T) {
 	if v.Rule != "example-partner-greylisting" || v.Owner != OwnerNone || v.Permanent {
 		t.Errorf("greylisting: %+v", v)
 	}
-	if v := e.Lookup("5.2.2"); !strings.Contains(v.Fix, "helpdesk.example.org") {
-		t.Errorf("local reason default not used: %+v", v)
+	if v := e.Lookup("5.2.2"); !strings.Contains(v.Fix, "helpdesk.example.org") || v.Owner != OwnerRecipientAdmin || v.Summary != "mailbox full" {
+		t.Errorf("local reason default not used, or the built-in fields it does not give lost: %+v", v)
+	}
+	v = e.Classify(Input{Action: "failed", Diagnostic: "550 5.7.0 over your quota of 300 messages", RemoteMTA: "relay.example.org"})
+	if v.Rule != "example-relay-quota" || v.Explanation != "Our relay lets each account send 300 messages a day, and yours has sent them." {
+		t.Errorf("relay quota: %+v", v)
 	}
 	if v := e.Lookup("5.1.1"); v.Rule != "ms-5.1.1" {
 		t.Errorf("built-in rule lost: %+v", v)

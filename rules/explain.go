@@ -12,19 +12,14 @@ import (
 // header (X-NDR-Explanation).
 const maxNameInText = 200
 
-// explain writes the explanation of a record: the rule's template when it has
-// one, else the sentence of the texts for the record's action, naming the
-// recipient, the remote server and the cause. Everything taken from the
-// message is made plain printable ASCII first.
-func (e *Engine) explain(template string, in Input, action smtpcode.Action, status, cause string) string {
+// explain writes the sentence of the texts for a record's action, naming the
+// recipient, the remote server and the cause: the explanation of a success,
+// and of a rule written in the older form (a cause, no explanation).
+// Everything taken from the message is made plain printable ASCII first.
+func (e *Engine) explain(in *Input, action smtpcode.Action, cause string) string {
 	rcpt := sanitize(in.Recipient)
 	remote := sanitize(in.RemoteMTA)
 	t := e.texts
-	if template != "" {
-		r := strings.NewReplacer("{recipient}", orWord(rcpt, t[textUnnamedRecipient].plain()), "{remote}", orWord(remote, t[textUnnamedRemote].plain()),
-			"{reporting}", orWord(sanitize(in.ReportingMTA), t[textUnnamedReporting].plain()), "{status}", status, "{cause}", cause)
-		return r.Replace(template)
-	}
 	v := slotValues{slotRecipient: rcpt, slotRemote: remote, slotCause: cause}
 	var frame textKey
 	switch {
@@ -48,13 +43,6 @@ func (e *Engine) explain(template string, in Input, action smtpcode.Action, stat
 		frame = textExplainUndelivered
 	}
 	return t[frame].render(&v)
-}
-
-func orWord(s, word string) string {
-	if s == "" {
-		return word
-	}
-	return s
 }
 
 // sanitize makes text taken from the message plain printable ASCII on one

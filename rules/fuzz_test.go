@@ -3,6 +3,7 @@ package rules
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
@@ -17,7 +18,15 @@ func FuzzClassify(f *testing.F) {
 	f.Add("", "4.7.650", "451", "451 4.7.650 rate limited due to IP reputation", "MAIL", "", "")
 	f.Add("failed", "5.0.0", "", "\xff\xfe\x00 5.13.68,1 \u5b9b\u5148", "DATA", "x@\xe4\xbe\x8b", "\r\nX-Evil: 1")
 	f.Add("expanded", "2.0.0", "250", "ok", "", "", "")
+	f.Add("failed", "5.7.1", "554", "554 5.7.1 Client host [203.0.113.7] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/203.0.113.7 contact postmaster@x.example", "RCPT", "a@x.example", "")
+	f.Add("failed", "", "", "message too big: read=26214400 max=15728640 virus 'Troj/X-1' in attachment 'a b.docm' mail forwarding loop", "DATA", "", "")
 	f.Fuzz(func(t *testing.T, action, status, reply, diag, command, rcpt, remote string) {
+		tr := e.Trace(Input{Action: smtpcode.Action(action), Status: status, ReplyCode: reply, Diagnostic: diag, Command: command})
+		for _, f := range tr.Facts {
+			if !isPrintableASCII(f.Value) || f.Value == "" {
+				t.Fatalf("fact %s = %q: not printable ASCII", f.Fact, f.Value)
+			}
+		}
 		for _, v := range []Classification{
 			e.Classify(Input{Action: smtpcode.Action(action), Status: status, ReplyCode: reply, Diagnostic: diag, Command: command, Recipient: rcpt, RemoteMTA: remote}),
 			e.Lookup(diag),
@@ -30,6 +39,14 @@ func FuzzClassify(f *testing.F) {
 			}
 			if !isPrintableASCII(v.Explanation) || strings.ContainsAny(v.Explanation, "\r\n") {
 				t.Fatalf("explanation not one ASCII line: %q", v.Explanation)
+			}
+			if !isPrintableASCII(v.Fix) {
+				t.Fatalf("fix not one ASCII line: %q", v.Fix)
+			}
+			// Matched is a phrase of a rules file (UTF-8) or text of the reply
+			// made ASCII: one line either way.
+			if !utf8.ValidString(v.Matched) || strings.ContainsAny(v.Matched, "\r\n\x00") {
+				t.Fatalf("matched not one line of UTF-8: %q", v.Matched)
 			}
 			if v.Status != "" {
 				if !smtpcode.IsStatus(v.Status) {

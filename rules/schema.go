@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -14,11 +14,10 @@ import (
 )
 
 // The rules file format (YAML). See rules.yaml for the built-in set and
-// README.md for a user's override file.
+// the package documentation for a user's override file.
 //
-//	texts:                # the sentences the engine writes itself (texts.go)
-//	  unknown_cause: the receiving side gave no reason that could be understood
-//	  explain_delayed: "Delivery of the message[ to {recipient}] is delayed[ at {remote}] because {cause}; ..."
+//	texts:                # the fixed sentences the engine writes (texts.go)
+//	  delayed_intro: "Delivery[ to {recipient}] is delayed, and the sending server keeps trying."
 //	  ...                 # every text named in texts.go; [...] is shown when its placeholders have values
 //	reasons:              # defaults per reason, used when a rule does not say
 //	  userunknown:
@@ -26,8 +25,17 @@ import (
 //	    hard_bounce: true
 //	    code: "911"        # detail of the status filled in when none is known
 //	    summary: address does not exist
-//	    cause: the address does not exist there
+//	    explanation: "The address[ {recipient}] does not exist[ at {remote}]."
 //	    fix: Check the address for typos ...
+//	    stages:            # where the SMTP stage changes the meaning
+//	      connection: {owner: sender-admin, explanation: ..., fix: ...}
+//	    facts:             # where a fact the server named changes it
+//	      loop: {summary: mail loop, explanation: ..., fix: ...}
+//	extractors:           # facts captured from any record's reply
+//	  - id: blocklist-used
+//	    text: [blocked using]        # any of these phrases (a cheap test first)
+//	    regexp: ['blocked using (?P<list>[a-z0-9.-]+)']
+//	    unit: bytes                  # a bare number captured as {limit} is bytes
 //	rules:                # first match wins
 //	  - id: ms-submission-quota
 //	    when:             # every key given must match; within a key, any item
@@ -36,7 +44,7 @@ import (
 //	      text: [submission quota]   # any of these phrases (case-insensitive)
 //	      all: [quota, sender]       # all of these phrases
 //	      unless: [mailbox full]     # none of these phrases
-//	      regexp: ['quota .* exceeded']  # any of these (RE2), checked last
+//	      regexp: ['quota of (?P<limit>[0-9]+)']  # any of these (RE2), checked last; named groups capture facts
 //	      mta: [outlook.com]         # remote or reporting MTA contains
 //	      action: [failed, delayed]
 //	      command: [MAIL, none]     # SMTP command of the failure; none: unknown
@@ -46,22 +54,43 @@ import (
 //	      hard_bounce: false
 //	      status: 5.2.2    # filled in when the record has no enhanced code
 //	      summary: ...
-//	      cause: ...       # completes "... because <cause>."
-//	      explanation: ... # full template instead: {recipient} {remote} {reporting} {status} {cause}
+//	      explanation: ... # a template, or a list of them: the first whose placeholders have values
 //	      fix: ...
+//	      stages: {...}    # as for reasons
+//	      facts: {...}     # as for reasons
+//	      cause: ...       # older form: completes "... because <cause>." (explain_refused)
 type fileSpec struct {
-	Texts   map[string]string     `yaml:"texts"`
-	Reasons map[Reason]reasonSpec `yaml:"reasons"`
-	Rules   []ruleSpec            `yaml:"rules"`
+	Texts      map[string]string     `yaml:"texts"`
+	Reasons    map[Reason]reasonSpec `yaml:"reasons"`
+	Extractors []extractorSpec       `yaml:"extractors"`
+	Rules      []ruleSpec            `yaml:"rules"`
 }
 
 type reasonSpec struct {
-	Owner      Owner  `yaml:"owner"`
-	HardBounce *bool  `yaml:"hard_bounce"`
-	Code       string `yaml:"code"`
-	Summary    string `yaml:"summary"`
-	Cause      string `yaml:"cause"`
-	Fix        string `yaml:"fix"`
+	Owner       Owner                `yaml:"owner"`
+	HardBounce  *bool                `yaml:"hard_bounce"`
+	Code        string               `yaml:"code"`
+	Summary     string               `yaml:"summary"`
+	Cause       string               `yaml:"cause"`
+	Explanation textList             `yaml:"explanation"`
+	Fix         textList             `yaml:"fix"`
+	Stages      map[string]stageSpec `yaml:"stages"`
+	Facts       map[string]stageSpec `yaml:"facts"`
+}
+
+// stageSpec are the words of a reason or a rule at one SMTP stage.
+type stageSpec struct {
+	Owner       Owner    `yaml:"owner"`
+	Summary     string   `yaml:"summary"`
+	Explanation textList `yaml:"explanation"`
+	Fix         textList `yaml:"fix"`
+}
+
+type extractorSpec struct {
+	ID     string   `yaml:"id"`
+	Text   []string `yaml:"text"`
+	Regexp []string `yaml:"regexp"`
+	Unit   string   `yaml:"unit"`
 }
 
 type ruleSpec struct {
@@ -83,45 +112,219 @@ type whenSpec struct {
 }
 
 type thenSpec struct {
-	Reason      Reason `yaml:"reason"`
-	Owner       Owner  `yaml:"owner"`
-	HardBounce  *bool  `yaml:"hard_bounce"`
-	Status      string `yaml:"status"`
-	Summary     string `yaml:"summary"`
-	Cause       string `yaml:"cause"`
-	Explanation string `yaml:"explanation"`
-	Fix         string `yaml:"fix"`
+	Reason      Reason               `yaml:"reason"`
+	Owner       Owner                `yaml:"owner"`
+	HardBounce  *bool                `yaml:"hard_bounce"`
+	Status      string               `yaml:"status"`
+	Summary     string               `yaml:"summary"`
+	Cause       string               `yaml:"cause"`
+	Explanation textList             `yaml:"explanation"`
+	Fix         textList             `yaml:"fix"`
+	Stages      map[string]stageSpec `yaml:"stages"`
+	Facts       map[string]stageSpec `yaml:"facts"`
 }
 
-// decodeFile reads one rules file strictly: unknown keys are errors.
-func decodeFile(name string, data []byte) (*fileSpec, error) {
+// textList is a template or a list of alternative templates: a string or a
+// sequence of strings in the file.
+type textList []string
+
+// UnmarshalYAML reads a string or a sequence of strings.
+func (t *textList) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		*t = textList{n.Value}
+		return nil
+	case yaml.SequenceNode:
+		out := make(textList, 0, len(n.Content))
+		for _, c := range n.Content {
+			if c.Kind != yaml.ScalarNode {
+				return fmt.Errorf("line %d: expected a sentence, got a %s", c.Line, kindName(c.Kind))
+			}
+			out = append(out, c.Value)
+		}
+		*t = out
+		return nil
+	}
+	return fmt.Errorf("line %d: expected a sentence or a list of sentences, got a %s", n.Line, kindName(n.Kind))
+}
+
+func kindName(k yaml.Kind) string {
+	switch k {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "value"
+}
+
+// words are what a reading says to people: who must act, a summary, what
+// happened and how to fix it. Empty fields defer to the next source (a
+// rule's stage, the rule, the reason's stage, the reason).
+type words struct {
+	owner       Owner
+	summary     string
+	explanation alts
+	fix         alts
+}
+
+// fill sets the empty fields of w from o.
+func (w *words) fill(o words) {
+	if w.owner == "" {
+		w.owner = o.owner
+	}
+	if w.summary == "" {
+		w.summary = o.summary
+	}
+	if w.explanation.empty() {
+		w.explanation = o.explanation
+	}
+	if w.fix.empty() {
+		w.fix = o.fix
+	}
+}
+
+// reasonDef is the compiled defaults of a reason.
+type reasonDef struct {
+	HardBounce *bool
+	Code       string
+	Cause      string // the older form of an explanation
+	words             // at any stage
+	stages     [numStages]words
+	byFact     [numFacts]words // when the fact was captured
+}
+
+// fill sets the empty fields of d from o: a reason given by several files
+// takes each field from the first file that gives it.
+func (d *reasonDef) fill(o reasonDef) {
+	if d.HardBounce == nil {
+		d.HardBounce = o.HardBounce
+	}
+	if d.Code == "" {
+		d.Code = o.Code
+	}
+	if d.Cause == "" {
+		d.Cause = o.Cause
+	}
+	d.words.fill(o.words)
+	for i := range d.stages {
+		d.stages[i].fill(o.stages[i])
+	}
+	for i := range d.byFact {
+		d.byFact[i].fill(o.byFact[i])
+	}
+}
+
+// factWords returns the words of the first fact in fs that has words of its
+// own, in the order of the fact vocabulary.
+func factWords(byFact *[numFacts]words, fs Facts) words {
+	for i, v := range fs.v {
+		if v != "" && !byFact[i].isZero() {
+			return byFact[i]
+		}
+	}
+	return words{}
+}
+
+func (w words) isZero() bool {
+	return w.owner == "" && w.summary == "" && w.explanation.empty() && w.fix.empty()
+}
+
+// thenDef is the compiled "then" of a rule.
+type thenDef struct {
+	Reason     Reason
+	HardBounce *bool
+	Cause      string
+	words
+	stages [numStages]words
+	byFact [numFacts]words
+	// delays says that the rule is written for delay reports (its when
+	// names the action delayed): its explanation and fix stand as they are.
+	delays bool
+}
+
+// decodeFile reads one rules file strictly: unknown keys are errors. It
+// also returns the line of each rule and each extractor, in file order.
+func decodeFile(name string, data []byte) (f *fileSpec, ruleLines, extractorLines []int, err error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	var f fileSpec
-	if err := dec.Decode(&f); err != nil {
+	f = &fileSpec{}
+	if err := dec.Decode(f); err != nil {
 		if errors.Is(err, io.EOF) {
-			return &f, nil // an empty file adds nothing
+			return f, nil, nil, nil // an empty file adds nothing
 		}
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, nil, nil, fmt.Errorf("%s: %v", name, err)
 	}
-	return &f, nil
+	// The same document as nodes, for the lines (yaml.v3 keeps them on nodes
+	// only; a node's Decode would not be strict).
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err == nil && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
+		m := doc.Content[0]
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			var lines *[]int
+			switch m.Content[i].Value {
+			case "rules":
+				lines = &ruleLines
+			case "extractors":
+				lines = &extractorLines
+			default:
+				continue
+			}
+			for _, item := range m.Content[i+1].Content {
+				*lines = append(*lines, item.Line)
+			}
+		}
+	}
+	return f, ruleLines, extractorLines, nil
+}
+
+// lineOf returns lines[i], 0 when unknown.
+func lineOf(lines []int, i int) int {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return 0
+}
+
+// validID reports whether id may name a rule or an extractor: it goes into
+// logs and is the label of a metric, so it is a short word of letters,
+// digits and . _ : -.
+func validID(id string) bool {
+	if id == "" || len(id) > 100 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_' || c == ':') {
+			return false
+		}
+	}
+	return true
 }
 
 // compileRule validates a rule and compiles it against the phrase table.
 // Errors name the file and the rule.
-func compileRule(file string, index int, rs ruleSpec, phrases *phraseTable) (*rule, error) {
+func compileRule(file string, index, line int, rs ruleSpec, phrases *phraseTable) (*rule, error) {
 	where := fmt.Sprintf("%s: rule %d", file, index+1)
+	if line > 0 {
+		where = fmt.Sprintf("%s:%d: rule %d", file, line, index+1)
+	}
 	if rs.ID != "" {
 		where += fmt.Sprintf(" (%s)", rs.ID)
 	}
 	if rs.ID == "" {
 		return nil, fmt.Errorf("%s: missing id", where)
 	}
+	if !validID(rs.ID) {
+		return nil, fmt.Errorf("%s: id %q: expected letters, digits and . _ : - (at most 100)", where, rs.ID)
+	}
 	w := rs.When
 	if len(w.Status)+len(w.Reply)+len(w.Text)+len(w.All)+len(w.Regexp)+len(w.MTA)+len(w.Action)+len(w.Command) == 0 {
 		return nil, fmt.Errorf("%s: empty when: a rule must test at least one of status, reply, text, all, regexp, mta, action, command", where)
 	}
-	r := &rule{id: rs.ID, then: rs.Then}
+	r := &rule{id: rs.ID, file: file, line: line}
 	for _, s := range w.Status {
 		p, err := parseStatusPattern(strings.TrimSpace(s))
 		if err != nil {
@@ -140,6 +343,7 @@ func compileRule(file string, index int, rs ruleSpec, phrases *phraseTable) (*ru
 	if err != nil {
 		return nil, fmt.Errorf("%s: text: %v", where, err)
 	}
+	r.textIDs = ids
 	r.text = newPhraseMask(ids)
 	if r.all, err = phrases.addAll(w.All); err != nil {
 		return nil, fmt.Errorf("%s: all: %v", where, err)
@@ -149,9 +353,9 @@ func compileRule(file string, index int, rs ruleSpec, phrases *phraseTable) (*ru
 	}
 	r.unless = newPhraseMask(ids)
 	for _, s := range w.Regexp {
-		re, err := regexp.Compile("(?i)" + s)
+		re, err := compileFactRegexp(s)
 		if err != nil {
-			return nil, fmt.Errorf("%s: regexp %q: %v", where, s, err)
+			return nil, fmt.Errorf("%s: %v", where, err)
 		}
 		r.regexps = append(r.regexps, re)
 	}
@@ -187,9 +391,6 @@ func compileRule(file string, index int, rs ruleSpec, phrases *phraseTable) (*ru
 	if !t.Reason.Valid() {
 		return nil, fmt.Errorf("%s: reason %q is not in the vocabulary (%s)", where, t.Reason, joined(reasons[:]))
 	}
-	if t.Owner != "" && !t.Owner.Valid() {
-		return nil, fmt.Errorf("%s: owner %q: expected one of %s", where, t.Owner, joined(owners[:]))
-	}
 	if t.Status != "" {
 		c, ok := statusOf(t.Status)
 		if !ok {
@@ -197,61 +398,162 @@ func compileRule(file string, index int, rs ruleSpec, phrases *phraseTable) (*ru
 		}
 		r.setStatus = c
 	}
-	if err := checkTemplate(t.Explanation); err != nil {
-		return nil, fmt.Errorf("%s: explanation: %v", where, err)
+	if !isPrintableASCII(t.Cause) {
+		return nil, fmt.Errorf("%s: summary, cause, explanation and fix must be plain printable ASCII", where)
 	}
-	for _, s := range []string{t.Summary, t.Cause, t.Explanation, t.Fix} {
-		if !isPrintableASCII(s) {
-			return nil, fmt.Errorf("%s: summary, cause, explanation and fix must be plain printable ASCII", where)
-		}
+	ws, err := compileWords(t.Owner, t.Summary, t.Explanation, t.Fix, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", where, err)
 	}
+	st, err := compileStages(t.Stages)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", where, err)
+	}
+	bf, err := compileFactWords(t.Facts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", where, err)
+	}
+	r.then = thenDef{Reason: t.Reason, HardBounce: t.HardBounce, Cause: t.Cause, words: ws, stages: st, byFact: bf,
+		delays: slices.Contains(r.action, smtpcode.ActionDelayed)}
 	return r, nil
 }
 
-func checkReason(file string, name Reason, rs reasonSpec) error {
+// compileWords validates and compiles the words of a reason, a rule or a
+// stage.
+// given are the slots sure to have a value where the words are used (the
+// fact of a "facts:" entry).
+func compileWords(owner Owner, summary string, explanation, fix textList, given slotSet) (words, error) {
+	if owner != "" && !owner.Valid() {
+		return words{}, fmt.Errorf("owner %q: expected one of %s", owner, joined(owners[:]))
+	}
+	if !isPrintableASCII(summary) {
+		return words{}, fmt.Errorf("summary, cause, explanation and fix must be plain printable ASCII")
+	}
+	w := words{owner: owner, summary: summary}
+	var err error
+	if w.explanation, err = compileAlts(explanation, given); err != nil {
+		return words{}, fmt.Errorf("explanation: %v", err)
+	}
+	if w.fix, err = compileAlts(fix, given); err != nil {
+		return words{}, fmt.Errorf("fix: %v", err)
+	}
+	return w, nil
+}
+
+// compileStages compiles the "stages:" of a reason or a rule.
+func compileStages(m map[string]stageSpec) ([numStages]words, error) {
+	var out [numStages]words
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // errors in a stable order
+	for _, k := range keys {
+		i, ok := stageKeyIndex(k)
+		if !ok {
+			return out, fmt.Errorf("stages: %q is not a stage (known: %s)", k, strings.Join(stageKeys[:], ", "))
+		}
+		s := m[k]
+		w, err := compileWords(s.Owner, s.Summary, s.Explanation, s.Fix, 0)
+		if err != nil {
+			return out, fmt.Errorf("stages: %s: %v", k, err)
+		}
+		out[i] = w
+	}
+	return out, nil
+}
+
+// compileFactWords compiles the "facts:" of a reason or a rule.
+func compileFactWords(m map[string]stageSpec) ([numFacts]words, error) {
+	var out [numFacts]words
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		i, ok := factIndex(k)
+		if !ok {
+			return out, fmt.Errorf("facts: %q is not a fact (known: %s)", k, joined(facts[:]))
+		}
+		s := m[k]
+		w, err := compileWords(s.Owner, s.Summary, s.Explanation, s.Fix, setOf(slotFact0+slot(i)))
+		if err != nil {
+			return out, fmt.Errorf("facts: %s: %v", k, err)
+		}
+		out[i] = w
+	}
+	return out, nil
+}
+
+func compileReason(file string, name Reason, rs reasonSpec) (reasonDef, error) {
 	where := fmt.Sprintf("%s: reasons: %s", file, name)
 	if !name.Valid() {
-		return fmt.Errorf("%s: not in the vocabulary (%s)", where, joined(reasons[:]))
-	}
-	if rs.Owner != "" && !rs.Owner.Valid() {
-		return fmt.Errorf("%s: owner %q: expected one of %s", where, rs.Owner, joined(owners[:]))
+		return reasonDef{}, fmt.Errorf("%s: not in the vocabulary (%s)", where, joined(reasons[:]))
 	}
 	if rs.Code != "" {
 		if _, ok := statusOf("5.0." + rs.Code); !ok {
-			return fmt.Errorf("%s: code %q: expected a status detail number 0-999", where, rs.Code)
+			return reasonDef{}, fmt.Errorf("%s: code %q: expected a status detail number 0-999", where, rs.Code)
 		}
 	}
-	for _, s := range []string{rs.Summary, rs.Cause, rs.Fix} {
-		if !isPrintableASCII(s) {
-			return fmt.Errorf("%s: summary, cause and fix must be plain printable ASCII", where)
-		}
+	if !isPrintableASCII(rs.Cause) {
+		return reasonDef{}, fmt.Errorf("%s: summary, cause and fix must be plain printable ASCII", where)
 	}
-	return nil
+	ws, err := compileWords(rs.Owner, rs.Summary, rs.Explanation, rs.Fix, 0)
+	if err != nil {
+		return reasonDef{}, fmt.Errorf("%s: %v", where, err)
+	}
+	st, err := compileStages(rs.Stages)
+	if err != nil {
+		return reasonDef{}, fmt.Errorf("%s: %v", where, err)
+	}
+	bf, err := compileFactWords(rs.Facts)
+	if err != nil {
+		return reasonDef{}, fmt.Errorf("%s: %v", where, err)
+	}
+	return reasonDef{HardBounce: rs.HardBounce, Code: rs.Code, Cause: rs.Cause, words: ws, stages: st, byFact: bf}, nil
 }
 
-var templateVars = []string{"{recipient}", "{remote}", "{reporting}", "{status}", "{cause}"}
-
-func checkTemplate(t string) error {
-	for i := strings.IndexByte(t, '{'); i >= 0; {
-		j := strings.IndexByte(t[i:], '}')
-		if j < 0 {
-			return fmt.Errorf("unclosed { in %q", t)
-		}
-		v := t[i : i+j+1]
-		known := false
-		for _, k := range templateVars {
-			known = known || v == k
-		}
-		if !known {
-			return fmt.Errorf("unknown placeholder %s (known: %s)", v, strings.Join(templateVars, " "))
-		}
-		next := strings.IndexByte(t[i+j+1:], '{')
-		if next < 0 {
-			break
-		}
-		i = i + j + 1 + next
+// compileExtractor validates an extractor: an id, at least one regexp, each
+// with named groups that are facts.
+func compileExtractor(file string, index, line int, xs extractorSpec, phrases *phraseTable) (*extractor, error) {
+	where := fmt.Sprintf("%s: extractor %d", file, index+1)
+	if line > 0 {
+		where = fmt.Sprintf("%s:%d: extractor %d", file, line, index+1)
 	}
-	return nil
+	if xs.ID != "" {
+		where += fmt.Sprintf(" (%s)", xs.ID)
+	}
+	if !validID(xs.ID) {
+		return nil, fmt.Errorf("%s: id %q: expected letters, digits and . _ : - (at most 100)", where, xs.ID)
+	}
+	if len(xs.Regexp) == 0 {
+		return nil, fmt.Errorf("%s: no regexp: an extractor captures facts with the named groups of its regexps", where)
+	}
+	x := &extractor{id: xs.ID, file: file, line: line}
+	switch xs.Unit {
+	case "":
+	case "bytes":
+		x.bytes = true
+	default:
+		return nil, fmt.Errorf("%s: unit %q: expected bytes or nothing", where, xs.Unit)
+	}
+	ids, err := phrases.addAll(xs.Text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: text: %v", where, err)
+	}
+	x.text = newPhraseMask(ids)
+	for _, s := range xs.Regexp {
+		re, err := compileFactRegexp(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", where, err)
+		}
+		if !hasCaptures(re) {
+			return nil, fmt.Errorf("%s: regexp %q captures nothing: name a group after a fact, (?P<list>...)", where, s)
+		}
+		x.regexps = append(x.regexps, re)
+	}
+	return x, nil
 }
 
 func isPrintableASCII(s string) bool {

@@ -6,24 +6,31 @@ import (
 	"strings"
 )
 
-// The sentences and phrases the engine writes itself (explanations of
-// records no rule explains, the readings of messages that are not bounces)
-// are data, in the "texts" section of a rules file, so that they can be
-// reworded or translated without touching the code. Each text has a name;
-// Load requires every name below, rejects unknown ones and checks that a
-// text uses only the placeholders its name allows.
+// Every sentence ndrmilter writes is data: the fixed sentences in the "texts"
+// section of a rules file (the readings of messages that are not bounces,
+// the opening of a delay...), and the summary, explanation and fix of each
+// reason and rule. Each is a whole sentence (or several) with named
+// placeholders, never a sentence glued together from fragments, so that it
+// can be reworded or translated as a whole.
 //
-// A text may hold placeholders, {recipient}, and optional parts in square
-// brackets, shown only when every placeholder inside has a value:
-// "The message[ to {recipient}] was delivered[ by {remote}]." reads "The
-// message was delivered." when neither is known.
+// A template holds placeholders, {recipient}, and optional parts in square
+// brackets, shown only when every placeholder inside has a value: "The
+// message[ to {recipient}] was refused[ by {remote}]." reads "The message was
+// refused." when neither is known. {?name} is a test: it shows nothing, and
+// the template needs the value as {name} would. An explanation or a fix may
+// be a list of alternatives: the first whose placeholders outside brackets
+// all have values is used, so a sentence that names the block list comes
+// first and a fallback that does not comes last. Load checks every
+// placeholder against the names the template may use, and that the last
+// alternative needs no fact.
 
-// textKey names a text.
+// textKey names a fixed text of the "texts" section.
 type textKey int
 
 const (
 	textUnknownCause textKey = iota
 	textDelayedFix
+	textDelayedIntro
 	textUnnamedRecipient
 	textUnnamedRemote
 	textUnnamedReporting
@@ -49,50 +56,123 @@ const (
 	numTexts
 )
 
-// slot names a value a text may hold.
+// slot names a value a template may hold: a value of the record, or a fact
+// (slotFact0 + the fact's index in facts).
 type slot uint8
 
 const (
 	slotRecipient    slot = iota // {recipient}: the recipient's address
 	slotRemote                   // {remote}: the server that refused or took the message
-	slotCause                    // {cause}: the cause, "the address does not exist there"
+	slotReporting                // {reporting}: the server that wrote the report
+	slotStatus                   // {status}: the status code (older local rules use it)
+	slotDomain                   // {domain}: the domain of the recipient's address
+	slotReply                    // {reply}: the server's reply, shortened, when it can be read
+	slotCause                    // {cause}: the cause of an older rule, "the address does not exist there"
 	slotCauseCapital             // {Cause}: the cause starting with a capital letter
 	slotType                     // {type}: the feedback type of an abuse report
-	numSlots
+	slotFact0                    // the facts follow, in the order of facts
 )
 
-var slotNames = [numSlots]string{"recipient", "remote", "cause", "Cause", "type"}
+const numSlots = int(slotFact0) + numFacts
 
-// textDefs are the texts, by key: the name in the rules file and the
+var baseSlotNames = [slotFact0]string{"recipient", "remote", "reporting", "status", "domain", "reply", "cause", "Cause", "type"}
+
+func (s slot) name() string {
+	if s < slotFact0 {
+		return baseSlotNames[s]
+	}
+	return string(facts[s-slotFact0])
+}
+
+// slotOf returns the slot called name, in any template.
+func slotOf(name string) (slot, bool) {
+	for i, n := range baseSlotNames {
+		if n == name {
+			return slot(i), true
+		}
+	}
+	if i, ok := factIndex(name); ok {
+		return slotFact0 + slot(i), true
+	}
+	return 0, false
+}
+
+// slotSet is a set of slots (numSlots is below 64).
+type slotSet uint64
+
+func setOf(slots ...slot) slotSet {
+	var s slotSet
+	for _, sl := range slots {
+		s |= 1 << sl
+	}
+	return s
+}
+
+func (s slotSet) has(sl slot) bool { return s&(1<<sl) != 0 }
+
+func (s slotSet) String() string {
+	var names []string
+	for sl := slot(0); int(sl) < numSlots; sl++ {
+		if s.has(sl) {
+			names = append(names, "{"+sl.name()+"}")
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, " ")
+}
+
+// factSlots are the slots of the facts.
+var factSlots = func() slotSet {
+	var s slotSet
+	for i := range facts {
+		s |= 1 << (slotFact0 + slot(i))
+	}
+	return s
+}()
+
+// ruleSlots are the placeholders of the explanation and fix of a reason or
+// a rule.
+var ruleSlots = setOf(slotRecipient, slotRemote, slotReporting, slotStatus, slotDomain, slotReply, slotCause) | factSlots
+
+// standInSlots are the placeholders the last alternative of a reason's or a
+// rule's template may use outside [...]: they get a stand-in word when they
+// have no value ("the recipient"), as older local rules expect. Built-in
+// templates do not rely on that (a test checks).
+var standInSlots = setOf(slotRecipient, slotRemote, slotReporting, slotStatus, slotCause)
+
+// textDefs are the fixed texts, by key: the name in the rules file and the
 // placeholders the text may use.
 var textDefs = [numTexts]struct {
 	name  string
-	slots []slot
+	slots slotSet
 }{
-	textUnknownCause:             {"unknown_cause", nil},
-	textDelayedFix:               {"delayed_fix", nil},
-	textUnnamedRecipient:         {"unnamed_recipient", nil},
-	textUnnamedRemote:            {"unnamed_remote", nil},
-	textUnnamedReporting:         {"unnamed_reporting", nil},
-	textExplainDelayed:           {"explain_delayed", []slot{slotRecipient, slotRemote, slotCause}},
-	textExplainRefused:           {"explain_refused", []slot{slotRecipient, slotRemote, slotCause}},
-	textExplainUndelivered:       {"explain_undelivered", []slot{slotRecipient, slotCause}},
-	textExplainDelivered:         {"explain_delivered", []slot{slotRecipient, slotRemote}},
-	textExplainRelayed:           {"explain_relayed", []slot{slotRecipient, slotRemote}},
-	textExplainExpanded:          {"explain_expanded", []slot{slotRecipient, slotRemote}},
-	textExplainCause:             {"explain_cause", []slot{slotCause, slotCauseCapital}},
-	textAutoreplySummary:         {"autoreply_summary", nil},
-	textAutoreplyExplanation:     {"autoreply_explanation", nil},
-	textFeedbackSummary:          {"feedback_summary", nil},
-	textFeedbackExplanation:      {"feedback_explanation", nil},
-	textFeedbackTypedExplanation: {"feedback_typed_explanation", []slot{slotType}},
-	textFeedbackFix:              {"feedback_fix", nil},
-	textReceiptSummary:           {"receipt_summary", nil},
-	textReceiptExplanation:       {"receipt_explanation", nil},
-	textNotReportSummary:         {"not_report_summary", nil},
-	textNotReportExplanation:     {"not_report_explanation", nil},
-	textNoRecipientSummary:       {"no_recipient_summary", nil},
-	textNoRecipientExplanation:   {"no_recipient_explanation", nil},
+	textUnknownCause:             {"unknown_cause", 0},
+	textDelayedFix:               {"delayed_fix", 0},
+	textDelayedIntro:             {"delayed_intro", setOf(slotRecipient, slotRemote)},
+	textUnnamedRecipient:         {"unnamed_recipient", 0},
+	textUnnamedRemote:            {"unnamed_remote", 0},
+	textUnnamedReporting:         {"unnamed_reporting", 0},
+	textExplainDelayed:           {"explain_delayed", setOf(slotRecipient, slotRemote, slotCause)},
+	textExplainRefused:           {"explain_refused", setOf(slotRecipient, slotRemote, slotCause)},
+	textExplainUndelivered:       {"explain_undelivered", setOf(slotRecipient, slotCause)},
+	textExplainDelivered:         {"explain_delivered", setOf(slotRecipient, slotRemote)},
+	textExplainRelayed:           {"explain_relayed", setOf(slotRecipient, slotRemote)},
+	textExplainExpanded:          {"explain_expanded", setOf(slotRecipient, slotRemote)},
+	textExplainCause:             {"explain_cause", setOf(slotCause, slotCauseCapital)},
+	textAutoreplySummary:         {"autoreply_summary", 0},
+	textAutoreplyExplanation:     {"autoreply_explanation", 0},
+	textFeedbackSummary:          {"feedback_summary", 0},
+	textFeedbackExplanation:      {"feedback_explanation", 0},
+	textFeedbackTypedExplanation: {"feedback_typed_explanation", setOf(slotType)},
+	textFeedbackFix:              {"feedback_fix", 0},
+	textReceiptSummary:           {"receipt_summary", 0},
+	textReceiptExplanation:       {"receipt_explanation", 0},
+	textNotReportSummary:         {"not_report_summary", 0},
+	textNotReportExplanation:     {"not_report_explanation", 0},
+	textNoRecipientSummary:       {"no_recipient_summary", 0},
+	textNoRecipientExplanation:   {"no_recipient_explanation", 0},
 }
 
 // textNames lists the names of the texts, sorted, for error messages.
@@ -105,23 +185,25 @@ func textNames() string {
 	return strings.Join(names, ", ")
 }
 
-// textPart is a piece of a compiled text: a literal, a placeholder, or an
-// optional group of those.
+// textPart is a piece of a compiled template: a literal, a placeholder (or
+// a test, {?name}), or an optional group of those.
 type textPart struct {
 	literal string
 	slot    slot
 	isSlot  bool
-	group   []textPart // an optional part: shown when all its slots have values
+	test    bool // {?name}: needs the value, shows nothing
+	group   []textPart
 }
 
-// text is a compiled text.
+// text is one compiled template.
 type text []textPart
 
 // slotValues are the values of the placeholders of one rendering.
 type slotValues [numSlots]string
 
-// compileText parses a text of the given key; errors say what is wrong.
-func compileText(key textKey, s string) (text, error) {
+// compileText parses a template that may use the slots of allowed; errors
+// say what is wrong.
+func compileText(s string, allowed slotSet) (text, error) {
 	if s == "" {
 		return nil, fmt.Errorf("empty")
 	}
@@ -169,11 +251,13 @@ func compileText(key textKey, s string) (text, error) {
 				return nil, fmt.Errorf("unclosed {")
 			}
 			name := s[i+1 : i+j]
-			sl, ok := slotOf(key, name)
-			if !ok {
-				return nil, fmt.Errorf("unknown placeholder {%s} (known here: %s)", name, slotList(key))
+			test := strings.HasPrefix(name, "?")
+			name = strings.TrimPrefix(name, "?")
+			sl, ok := slotOf(name)
+			if !ok || !allowed.has(sl) {
+				return nil, fmt.Errorf("unknown placeholder {%s} (known here: %s)", s[i+1:i+j], allowed)
 			}
-			add(textPart{slot: sl, isSlot: true})
+			add(textPart{slot: sl, isSlot: true, test: test})
 			s = s[i+j+1:]
 		}
 	}
@@ -192,28 +276,39 @@ func hasSlot(parts []textPart) bool {
 	return false
 }
 
-// slotOf returns the slot called name, if the text key may use it.
-func slotOf(key textKey, name string) (slot, bool) {
-	for _, sl := range textDefs[key].slots {
-		if slotNames[sl] == name {
-			return sl, true
+// needs returns the slots a template needs: those outside [...].
+func (t text) needs() slotSet {
+	var s slotSet
+	for _, p := range t {
+		if p.isSlot {
+			s |= 1 << p.slot
 		}
 	}
-	return 0, false
+	return s
 }
 
-func slotList(key textKey) string {
-	if len(textDefs[key].slots) == 0 {
-		return "none"
-	}
-	var b strings.Builder
-	for i, sl := range textDefs[key].slots {
-		if i > 0 {
-			b.WriteByte(' ')
+// uses returns every slot a template names.
+func (t text) uses() slotSet {
+	var s slotSet
+	for _, p := range t {
+		switch {
+		case p.isSlot:
+			s |= 1 << p.slot
+		case p.group != nil:
+			s |= text(p.group).uses()
 		}
-		b.WriteString("{" + slotNames[sl] + "}")
 	}
-	return b.String()
+	return s
+}
+
+// satisfied reports whether every slot t needs has a value.
+func (t text) satisfied(v *slotValues) bool {
+	for _, p := range t {
+		if p.isSlot && v[p.slot] == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // plain returns a text without placeholders as a string.
@@ -246,11 +341,70 @@ func writeParts(b *strings.Builder, parts []textPart, v *slotValues) {
 				writeParts(b, p.group, v)
 			}
 		case p.isSlot:
-			b.WriteString(v[p.slot])
+			if !p.test {
+				b.WriteString(v[p.slot])
+			}
 		default:
 			b.WriteString(p.literal)
 		}
 	}
+}
+
+// alts are the alternatives of an explanation or a fix: the first whose
+// needs are met is shown, else the last.
+type alts struct {
+	list []text
+	uses slotSet
+}
+
+func (a alts) empty() bool { return len(a.list) == 0 }
+
+// compileAlts compiles the alternatives of a reason's or a rule's explanation
+// or fix. The last one may need no fact, {reply} or {domain} but those of
+// given (the fact whose words these are): it is the sentence shown when the
+// server named nothing more.
+func compileAlts(src []string, given slotSet) (alts, error) {
+	var a alts
+	for i, s := range src {
+		t, err := compileText(s, ruleSlots)
+		if err != nil {
+			if len(src) > 1 {
+				return alts{}, fmt.Errorf("alternative %d: %v", i+1, err)
+			}
+			return alts{}, err
+		}
+		a.list = append(a.list, t)
+		a.uses |= t.uses()
+	}
+	if n := len(a.list); n > 0 {
+		if extra := a.list[n-1].needs() &^ standInSlots &^ given; extra != 0 {
+			return alts{}, fmt.Errorf("the last alternative needs %s, which the reply may not give: put it in [...] or add a sentence without it after this one", extra)
+		}
+	}
+	return a, nil
+}
+
+// render shows the first alternative whose needs are met; failing all, the
+// last, with the stand-in words for the record's values it lacks.
+func (a alts) render(v *slotValues, standIn *slotValues) string {
+	for i, t := range a.list {
+		if i == len(a.list)-1 {
+			if t.satisfied(v) {
+				return t.render(v)
+			}
+			w := *v
+			for sl := slot(0); int(sl) < numSlots; sl++ {
+				if w[sl] == "" {
+					w[sl] = standIn[sl]
+				}
+			}
+			return t.render(&w)
+		}
+		if t.satisfied(v) {
+			return t.render(v)
+		}
+	}
+	return ""
 }
 
 // compileTexts compiles the texts of the rules files, given in the order of
@@ -269,7 +423,7 @@ func compileTexts(files []namedTexts) (*[numTexts]text, error) {
 			if !ok {
 				return nil, fmt.Errorf("%s: texts: unknown text %q (known: %s)", f.file, name, textNames())
 			}
-			t, err := compileText(key, f.texts[name])
+			t, err := compileText(f.texts[name], textDefs[key].slots)
 			if err != nil {
 				return nil, fmt.Errorf("%s: texts: %s: %v", f.file, name, err)
 			}

@@ -30,12 +30,17 @@ func TestExplanationSentences(t *testing.T) {
 		{smtpcode.ActionRelayed, "bob@example.com", "", "The message to bob@example.com was relayed."},
 		{smtpcode.ActionExpanded, "", "lists.example.com", "The message was expanded by lists.example.com."},
 	} {
-		got := e.explain("", Input{Recipient: c.rcpt, RemoteMTA: c.remote}, c.action, "5.1.1", cause)
+		got := e.explain(&Input{Recipient: c.rcpt, RemoteMTA: c.remote}, c.action, cause)
 		if got != c.want {
 			t.Errorf("%s, recipient %q, remote %q:\n got %q\nwant %q", c.action, c.rcpt, c.remote, got, c.want)
 		}
 	}
-	got := e.explain("{recipient} at {remote} via {reporting}: {status}, {cause}.", Input{}, smtpcode.ActionFailed, "5.1.1", cause)
+	p := writeRules(t, "rules:\n- id: x\n  when: {status: [5.1.1]}\n  then: {reason: userunknown, cause: '"+cause+"', explanation: '{recipient} at {remote} via {reporting}: {status}, {cause}.'}\n")
+	le, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := le.Classify(Input{Status: "5.1.1"}).Explanation
 	if want := "the recipient at the receiving server via the reporting server: 5.1.1, " + cause + "."; got != want {
 		t.Errorf("rule template with nothing known:\n got %q\nwant %q", got, want)
 	}
@@ -69,8 +74,8 @@ func TestLocalTextsOverride(t *testing.T) {
 		t.Errorf("delivered: %q", v.Explanation)
 	}
 	v = e.Classify(Input{Action: smtpcode.ActionDelayed, Status: "4.2.2", Diagnostic: "452 4.2.2 mailbox full"})
-	if !strings.HasPrefix(v.Explanation, "Delivery of the message is delayed because") {
-		t.Errorf("delayed (built-in text): %q", v.Explanation)
+	if want := "Delivery is delayed: the attempts so far failed, and the sending server keeps trying. The message was refused because the recipient's mailbox is full."; v.Explanation != want {
+		t.Errorf("delayed (built-in text): %q, want %q", v.Explanation, want)
 	}
 }
 

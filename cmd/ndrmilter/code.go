@@ -64,8 +64,13 @@ func codeMain(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "%s\n", text)
-	if v.Status != "" || v.ReplyCode != "" {
-		fmt.Fprintf(stdout, "  Code:             %s\n", strings.TrimSpace(v.ReplyCode+" "+v.Status))
+	// Only the codes given: a status ndrmilter inferred is not shown as one.
+	given := v.ReplyCode
+	if v.StatusSource == rules.StatusServer {
+		given = strings.TrimSpace(given + " " + v.Status)
+	}
+	if given != "" {
+		fmt.Fprintf(stdout, "  Code:             %s\n", given)
 	}
 	fmt.Fprintf(stdout, "  What it means:    %s\n", v.Explanation)
 	fmt.Fprintf(stdout, "  Who must fix it:  %s\n", ownerWords[v.Owner])
@@ -73,10 +78,16 @@ func codeMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  How to fix it:    %s\n", v.Fix)
 	}
 	fmt.Fprintf(stdout, "  Reason:           %s", v.Reason)
-	if v.Permanent {
+	switch {
+	case v.Reason == rules.ReasonDelivered:
+		fmt.Fprintf(stdout, " (success)\n")
+	case v.Permanent:
 		fmt.Fprintf(stdout, " (permanent)\n")
-	} else {
+	default:
 		fmt.Fprintf(stdout, " (temporary)\n")
+	}
+	if v.Rule != "" {
+		fmt.Fprintf(stdout, "  Rule:             %s (matched %q)\n", v.Rule, v.Matched)
 	}
 	return exitOK
 }

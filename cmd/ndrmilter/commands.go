@@ -35,7 +35,7 @@ func init() {
 	commands = []*subcommand{
 		{
 			name:     "explain",
-			synopsis: "[--json] [--rules FILE] INPUT...",
+			synopsis: "[--json] [--why] [--rules FILE] INPUT...",
 			summary:  "explain bounce messages: files, directories, Maildirs, mbox files, - for standard input",
 			about: "Reads each INPUT and says what happened, to which recipient, where, who must fix it and how. " +
 				"An INPUT is a message file; a directory (each regular file in it, in name order); a Maildir (the messages " +

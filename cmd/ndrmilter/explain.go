@@ -20,6 +20,7 @@ const maxExplainInput = 64 << 20
 // explainOptions are explain's flags.
 type explainOptions struct {
 	asJSON bool
+	why    bool
 	rules  stringList
 }
 
@@ -28,6 +29,7 @@ func explainFlagSet() (*flag.FlagSet, *explainOptions) {
 	o := &explainOptions{}
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per recipient record")
+	fs.BoolVar(&o.why, "why", false, "print, per record, every rule that matches it in the order they are tried (the first decides), with its file and line, and where each fact came from")
 	fs.Var(&o.rules, "rules", "extra rules `FILE`, loaded before the built-in rules (repeatable)")
 	return fs, o
 }
@@ -63,7 +65,7 @@ func explainMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	for _, arg := range inputs {
 		readInputs(arg, stdin, func(m inputMessage) {
-			if !explainMessage(out, m, engine, o.asJSON, stderr) {
+			if !explainMessage(out, m, engine, o, stderr) {
 				status = exitNo
 			}
 		}, fail)
@@ -73,7 +75,7 @@ func explainMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // explainMessage writes the reading of one message; it reports false when
 // nothing could be read from it.
-func explainMessage(out io.Writer, m inputMessage, engine *rules.Engine, asJSON bool, stderr io.Writer) bool {
+func explainMessage(out io.Writer, m inputMessage, engine *rules.Engine, o *explainOptions, stderr io.Writer) bool {
 	name := m.label()
 	report, err := dsn.Parse(m.raw)
 	if err != nil {
@@ -84,14 +86,21 @@ func explainMessage(out io.Writer, m inputMessage, engine *rules.Engine, asJSON 
 		return false
 	}
 	readings := engine.Explain(report)
-	if !asJSON {
-		writeExplainText(out, name, report, readings)
+	if !o.asJSON {
+		var why func(rules.Reading)
+		if o.why {
+			why = func(rd rules.Reading) { writeWhyText(out, engine, report, rd) }
+		}
+		writeExplainText(out, name, report, readings, why)
 		return true
 	}
 	enc := json.NewEncoder(out)
 	for _, rd := range readings {
 		rec := explanation.NewRecord(m.file, report, rd)
 		rec.Message = m.index
+		if o.why {
+			rec.Why = newWhyRecord(engine, report, rd)
+		}
 		if err := enc.Encode(rec); err != nil {
 			fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
 			return false

@@ -8,11 +8,20 @@ import (
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/explanation"
 	"github.com/ndrmilter/ndrmilter/rules"
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // explainRecord is one line of "explain --json": package explanation builds
 // it, for the API too.
 type explainRecord = explanation.Record
+
+// The "why" of explain --json --why: package explanation defines it, so that
+// the API can give it too.
+type (
+	whyRecord = explanation.Why
+	whyMatch  = explanation.WhyMatch
+	whyFact   = explanation.WhyFact
+)
 
 // ownerWords says who an owner is, for people.
 var ownerWords = map[rules.Owner]string{
@@ -26,7 +35,8 @@ var ownerWords = map[rules.Owner]string{
 
 // writeExplainText prints a reading in the spirit of a new-style Microsoft 365
 // NDR: what happened, who must fix it, how, then the details for admins.
-func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.Reading) {
+// why, when not nil, is called after the details of each recipient.
+func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.Reading, why func(rules.Reading)) {
 	fmt.Fprintf(w, "%s: %s", file, r.Kind)
 	if r.Format != "" {
 		fmt.Fprintf(w, " (%s)", r.Format)
@@ -48,21 +58,21 @@ func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.
 		fmt.Fprintf(w, "  Details for admins:\n")
 		detail(w, "Generating server", r.ReportingMTA)
 		detail(w, "Remote server", rd.Recipient.RemoteMTA)
-		code := rd.Status
-		if code != "" {
-			if rd.Permanent {
-				code += " (permanent)"
-			} else {
-				code += " (temporary)"
-			}
-		}
-		detail(w, "Enhanced status", code)
+		detail(w, "Enhanced status", statusText(rd))
 		detail(w, "SMTP response", smtpResponse(rd.ReplyCode, rd.Recipient.Diagnostic))
+		detail(w, "SMTP command", rd.Recipient.Command)
 		reason := string(rd.Reason)
 		if rd.HardBounce {
 			reason += " (hard bounce: do not mail this address again)"
 		}
 		detail(w, "Reason", reason)
+		if rd.Rule != "" {
+			detail(w, "Rule", fmt.Sprintf("%s (matched %q)", rd.Rule, rd.Matched))
+		}
+		detail(w, "Named by server", factsText(rd.Facts))
+		if why != nil {
+			why(rd)
+		}
 	}
 	o := r.Original
 	if o.MessageID != "" || o.From != "" || o.To != "" || o.Subject != "" {
@@ -73,6 +83,33 @@ func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.
 		detail(w, "Subject", o.Subject)
 	}
 	fmt.Fprintln(w)
+}
+
+// statusText is the enhanced status code as the server gave it, with what
+// its class means; "none given" when the server gave none, even if the
+// reading carries one ndrmilter inferred (a pseudo-code such as 5.0.911,
+// which no admin would find in the server's logs).
+func statusText(rd rules.Reading) string {
+	if rd.StatusSource != rules.StatusServer {
+		if rd.Recipient.Action == smtpcode.ActionFailed || rd.Recipient.Action == smtpcode.ActionDelayed {
+			return "none given"
+		}
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(rd.Status, "2"):
+		return rd.Status + " (success)"
+	case rd.Permanent:
+		return rd.Status + " (permanent)"
+	}
+	return rd.Status + " (temporary)"
+}
+
+// factsText lists the facts of a reading, "list=zen.spamhaus.org, ip=...".
+func factsText(fs rules.Facts) string {
+	var parts []string
+	fs.Each(func(f rules.Fact, v string) { parts = append(parts, string(f)+"="+v) })
+	return strings.Join(parts, ", ")
 }
 
 func detail(w io.Writer, name, value string) {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -111,12 +112,16 @@ func explainRecords(t *testing.T, files ...string) []map[string]any {
 // "Bounce understanding"): present on every line, with their types.
 func TestExplainJSONKeys(t *testing.T) {
 	strKeys := []string{"file", "kind", "recipient", "status", "reply_code", "reason", "owner", "explanation",
-		"fix", "remote_mta", "reporting_mta", "diagnostic", "original_message_id", "original_from", "original_subject"}
+		"fix", "remote_mta", "reporting_mta", "diagnostic", "original_message_id", "original_from", "original_subject",
+		"rule", "matched", "status_source"}
 	for _, rec := range explainRecords(t, fixtures(t)...) {
 		for _, k := range strKeys {
 			if _, ok := rec[k].(string); !ok {
 				t.Errorf("%v: key %q missing or not a string", rec["file"], k)
 			}
+		}
+		if _, ok := rec["facts"].(map[string]any); !ok {
+			t.Errorf("%v: key facts missing or not an object", rec["file"])
 		}
 		for _, k := range []string{"hard_bounce", "permanent"} {
 			if _, ok := rec[k].(bool); !ok {
@@ -232,4 +237,101 @@ func TestExplainGoldenParserFixtures(t *testing.T) {
 		t.Fatalf("exit %d: %s", rc, errOut)
 	}
 	checkGolden(t, "dsn-fixtures.txt", []byte(out))
+}
+
+// TestExplainSaysWhy: every record names the rule that decided it and what
+// it matched, with the facts the server named; --why lists every rule that
+// matches, the deciding one first, with its file and line, local rules
+// before the built-in ones.
+func TestExplainSaysWhy(t *testing.T) {
+	blocked := filepath.Join("testdata", "bounces", "exim-blocked.eml")
+	rec := explainRecords(t, blocked)[0]
+	facts, _ := rec["facts"].(map[string]any)
+	if rec["rule"] != "blocked-text" || rec["matched"] != "blocked using" || rec["status_source"] != "server" ||
+		facts["list"] != "dnsbl.example.net" || facts["ip"] != "203.0.113.5" {
+		t.Errorf("record: rule %v matched %v status_source %v facts %v", rec["rule"], rec["matched"], rec["status_source"], facts)
+	}
+	if !strings.Contains(rec["explanation"].(string), "dnsbl.example.net") {
+		t.Errorf("explanation drops the block list the server named: %q", rec["explanation"])
+	}
+
+	local := filepath.Join(t.TempDir(), "local.yaml")
+	if err := os.WriteFile(local, []byte("rules:\n  - id: our-dnsbl\n    when: {text: [dnsbl.example.net]}\n    then: {reason: blocked, owner: sender-admin}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, rc := runExplainArgs(t, "", "--why", "--rules", local, blocked)
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut)
+	}
+	first := regexp.MustCompile(`(?m)^    \* 1\. our-dnsbl \(` + regexp.QuoteMeta(local) + `:2\) matched "dnsbl.example.net" -> blocked$`)
+	second := regexp.MustCompile(`(?m)^      2\. blocked-text \(rules\.yaml \(built-in\):[1-9][0-9]*\) matched "blocked using" -> blocked$`)
+	if !first.MatchString(out) || !second.MatchString(out) {
+		t.Errorf("--why does not list the local rule first and the built-in one after it, with files and lines:\n%s", out)
+	}
+	if !strings.Contains(out, `Fact list = "dnsbl.example.net", from blocklist-used (rules.yaml (built-in):`) {
+		t.Errorf("--why does not say where the block list came from:\n%s", out)
+	}
+
+	out, errOut, rc = runExplainArgs(t, "", "--json", "--why", blocked)
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut)
+	}
+	var withWhy struct {
+		Rule string `json:"rule"`
+		Why  struct {
+			Matches []struct {
+				Rule, File string
+				Line       int
+				Decided    bool
+			} `json:"matches"`
+		} `json:"why"`
+	}
+	if err := json.Unmarshal([]byte(out), &withWhy); err != nil {
+		t.Fatal(err)
+	}
+	m := withWhy.Why.Matches
+	if len(m) < 2 || m[0].Rule != withWhy.Rule || !m[0].Decided || m[1].Decided || m[0].File != "rules.yaml (built-in)" || m[0].Line == 0 {
+		t.Errorf("--json --why matches %+v, want the deciding rule first, with its file and line", m)
+	}
+}
+
+// qmailNoMailbox is a qmail bounce: no enhanced status code at all.
+const qmailNoMailbox = `From: MAILER-DAEMON@mail.example.org
+To: ann@example.org
+Subject: failure notice
+Date: Mon, 4 May 2026 10:00:00 +0000
+
+Hi. This is the qmail-send program at mail.example.org.
+I'm afraid I wasn't able to deliver your message to the following addresses.
+This is a permanent error; I've given up. Sorry it didn't work out.
+
+<zed@example.net>:
+192.0.2.8 does not like recipient.
+Remote host said: 550 sorry, no mailbox here by that name
+Giving up on 192.0.2.8.
+`
+
+// TestExplainShowsOnlyCodesTheServerGave: a status made up from the reason
+// (Sisimai's pseudo-codes, 5.0.9xx) stays in JSON for compatibility, marked
+// inferred, and is never shown to people as the server's.
+func TestExplainShowsOnlyCodesTheServerGave(t *testing.T) {
+	out, errOut, rc := runExplainArgs(t, qmailNoMailbox, "--json", "-")
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatal(err)
+	}
+	status, _ := rec["status"].(string)
+	if !strings.HasPrefix(status, "5.0.9") || rec["status_source"] != "inferred" {
+		t.Fatalf("status %q source %v, want a pseudo-code marked inferred", status, rec["status_source"])
+	}
+	text, errOut, rc := runExplainArgs(t, qmailNoMailbox, "-")
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut)
+	}
+	if strings.Contains(text, status) || !strings.Contains(text, "Enhanced status:   none given") {
+		t.Errorf("text output shows the inferred %s as the server's, or not \"none given\":\n%s", status, text)
+	}
 }

@@ -45,7 +45,7 @@ _ndrmilter() {
 		;;
 	explain)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "--help --json --rules" -- "$cur"))
+			COMPREPLY=($(compgen -W "--help --json --rules --why" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi

@@ -1,0 +1,255 @@
+package rules
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
+)
+
+// A Fact is a specific thing the server named in its reply: the block list
+// it checked, the size limit it enforces, the virus it found, the host that
+// could not be reached. Facts are captured from the diagnostic text by the
+// named groups of a rule's regexps, (?P<list>...), and by the extractors of
+// a rules file, and the explanation and fix use them as placeholders
+// ({list}, {limit}...), so that what the server said is not dropped.
+//
+// A value fact is shown as written ({list} is "zen.spamhaus.org"); a
+// condition fact records that the server said something ("a mail loop"),
+// and is usually tested with {?loop}, which shows nothing and chooses the
+// sentence that needs it.
+type Fact string
+
+// The facts. Their names are the placeholders and the regexp group names of
+// rules files.
+const (
+	FactList    Fact = "list"    // a block list: "zen.spamhaus.org", "Spamhaus", "SORBS"
+	FactURL     Fact = "url"     // a page the reply points to (look-up, removal, help)
+	FactLimit   Fact = "limit"   // a limit the server states: "10 MB (10485760 bytes)", "100"
+	FactHost    Fact = "host"    // the host a failure concerns: the unreachable server, the domain without a mail server
+	FactIP      Fact = "ip"      // the sending IP address the server names
+	FactFile    Fact = "file"    // an attachment's file name
+	FactVirus   Fact = "virus"   // the name of the malware found
+	FactAddress Fact = "address" // a contact address the reply gives
+
+	FactLoop              Fact = "loop"                // condition: the server names a mail loop
+	FactNoMX              Fact = "no_mx"               // condition: the domain has no MX record
+	FactNoDomain          Fact = "no_domain"           // condition: the DNS does not know the domain (NXDOMAIN)
+	FactConnRefused       Fact = "conn_refused"        // condition: the connection was refused
+	FactConnTimeout       Fact = "conn_timeout"        // condition: the connection timed out or got no answer
+	FactTooManyRecipients Fact = "too_many_recipients" // condition: too many recipients in one message
+)
+
+// facts is the fact vocabulary, in the order JSON and --why list them.
+var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress,
+	FactLoop, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients}
+
+const numFacts = len(facts)
+
+// factIndex returns the position of the fact called name in facts.
+func factIndex(name string) (int, bool) {
+	for i, f := range facts {
+		if string(f) == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Valid says whether f is in the fact vocabulary.
+func (f Fact) Valid() bool {
+	_, ok := factIndex(string(f))
+	return ok
+}
+
+// Facts are the facts captured from one record, at most one value per fact.
+// The zero Facts holds none. Facts is comparable, as Classification is.
+type Facts struct {
+	v [numFacts]string
+}
+
+// Get returns the value of f, "" when it was not captured.
+func (fs Facts) Get(f Fact) string {
+	if i, ok := factIndex(string(f)); ok {
+		return fs.v[i]
+	}
+	return ""
+}
+
+// Len returns how many facts were captured.
+func (fs Facts) Len() int {
+	n := 0
+	for _, v := range fs.v {
+		if v != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Each calls fn for each captured fact, in the order of the vocabulary.
+func (fs Facts) Each(fn func(f Fact, value string)) {
+	for i, v := range fs.v {
+		if v != "" {
+			fn(facts[i], v)
+		}
+	}
+}
+
+// MarshalJSON writes the captured facts as an object, {"list": "..."}.
+func (fs Facts) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	n := 0
+	var err error
+	fs.Each(func(f Fact, v string) {
+		if err != nil {
+			return
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		k, _ := json.Marshal(string(f))
+		var val []byte
+		val, err = json.Marshal(v)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(val)
+	})
+	b.WriteByte('}')
+	return []byte(b.String()), err
+}
+
+// maxFactLen caps a fact's value: it comes from the bounce and goes into an
+// explanation, and so into a header.
+const maxFactLen = 160
+
+// extractor is a compiled extractor of a rules file: regexps whose named
+// groups capture facts from the diagnostic text of any record.
+type extractor struct {
+	id      string
+	file    string
+	line    int
+	text    phraseMask // any of these phrases must occur (a cheap test before the regexps); empty: always
+	regexps []*regexp.Regexp
+	bytes   bool // a bare number captured as limit is a number of bytes
+}
+
+// compileFactRegexp compiles a regexp of a rules file (case-insensitive) and
+// checks that its named groups are facts.
+func compileFactRegexp(s string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile("(?i)" + s)
+	if err != nil {
+		return nil, fmt.Errorf("regexp %q: %v", s, err)
+	}
+	for _, name := range re.SubexpNames() {
+		if name == "" {
+			continue
+		}
+		if _, ok := factIndex(name); !ok {
+			return nil, fmt.Errorf("regexp %q: group (?P<%s>...) is not a fact (known: %s)", s, name, joined(facts[:]))
+		}
+	}
+	return re, nil
+}
+
+// hasCaptures reports whether re has named groups.
+func hasCaptures(re *regexp.Regexp) bool {
+	for _, name := range re.SubexpNames() {
+		if name != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// factSource says where a fact was captured, for --why.
+type factSource struct {
+	from string // the rule or extractor id
+	file string
+	line int
+}
+
+// capture fills the facts that the named groups of re capture in text, for
+// the facts not set yet. lower is text as normalize made it and orig the same
+// bytes with their case kept (foldSpace): the regexps match lower, the values
+// are cut from orig. It reports whether re matched.
+func capture(re *regexp.Regexp, lower, orig []byte, fs *Facts, src *[numFacts]factSource, from factSource, bytes bool) bool {
+	m := re.FindSubmatchIndex(lower)
+	if m == nil {
+		return false
+	}
+	for g, name := range re.SubexpNames() {
+		if name == "" || m[2*g] < 0 || m[2*g+1] <= m[2*g] {
+			continue
+		}
+		i, _ := factIndex(name)
+		if fs.v[i] != "" {
+			continue
+		}
+		v := cleanFact(facts[i], string(orig[m[2*g]:m[2*g+1]]))
+		if facts[i] == FactLimit && bytes {
+			v = withMegabytes(v)
+		}
+		if v == "" {
+			continue
+		}
+		fs.v[i] = v
+		if src != nil {
+			src[i] = from
+		}
+	}
+	return true
+}
+
+// cleanFact makes a captured value printable ASCII on one line and drops the
+// punctuation around it that a sentence or a bracket left.
+func cleanFact(f Fact, v string) string {
+	v = textclean.ASCII(strings.TrimSpace(v), maxFactLen)
+	v = strings.TrimRight(strings.TrimLeft(v, `(<['"`), `.,;:)]>'"`)
+	if f == FactURL && !strings.Contains(v, "://") && !strings.HasPrefix(strings.ToLower(v), "www.") {
+		return ""
+	}
+	return v
+}
+
+// withMegabytes writes a size given as a bare number of bytes ("10485760",
+// "10485760 bytes") as "10 MB (10485760 bytes)"; any other value is kept.
+func withMegabytes(v string) string {
+	digits := strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(v), "bytes"), "byte"))
+	n, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil || n < 1<<16 {
+		return v
+	}
+	mb := float64(n) / (1 << 20)
+	s := strconv.FormatFloat(mb, 'f', 1, 64)
+	s = strings.TrimSuffix(s, ".0")
+	return s + " MB (" + digits + " bytes)"
+}
+
+// foldSpace is normalize without the lower-casing: the same bytes at the
+// same offsets, their case kept, so that a capture found in the normalized
+// text can be cut from this one.
+func foldSpace(dst []byte, text string) []byte {
+	space := true
+	for i := 0; i < len(text); i++ {
+		b := text[i]
+		if b <= ' ' || b == 0x7f {
+			if !space {
+				dst = append(dst, ' ')
+				space = true
+			}
+			continue
+		}
+		dst = append(dst, b)
+		space = false
+	}
+	if n := len(dst); n > 0 && dst[n-1] == ' ' {
+		dst = dst[:n-1]
+	}
+	return dst
+}

@@ -1,0 +1,78 @@
+package rules
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
+)
+
+// maxQuote caps the server's reply quoted in an explanation ({reply}).
+const maxQuote = 160
+
+var (
+	// quotePrefix is what a reporting server writes before the reply it
+	// relays: "<bob@example.com>: host mx.example.com[192.0.2.1] said:",
+	// "SMTP error from remote mail server after RCPT TO:<bob@example.com>:",
+	// an RFC 3464 diagnostic type "smtp;".
+	quotePrefix = regexp.MustCompile(`(?i)^(?:[a-z][a-z0-9-]*;\s*)?(?:.{0,300}?\b(?:said|after rcpt to:<[^>]*>|after mail from:<[^>]*>|after end of data|after data|after initial connection)\s*:\s*)?`)
+	// quoteCodes are the reply and enhanced status codes at the start of a
+	// reply and of each line of a multi-line one ("550-5.1.1 ... 550 5.1.1 ...").
+	quoteCodes = regexp.MustCompile(`(?:^|\s)[245][0-9][0-9](?:[- ]#?[245]\.[0-9]{1,3}\.[0-9]{1,3})?[- ]|^#?[245]\.[0-9]{1,3}\.[0-9]{1,3}\s`)
+	// quoteStage is Postfix's note of the command a reply answered.
+	quoteStage = regexp.MustCompile(`(?i)\s*\(in reply to [a-z ]+ command\)`)
+	// quoteAddress is the address a reply starts with ("<bob@example.com>:"),
+	// which the explanation names already.
+	quoteAddress = regexp.MustCompile(`^<[^<>\s]*>:?\s*`)
+)
+
+// quoteReply returns what the server said, for a person: the reply of a
+// diagnostic without the reporting server's prefix, the codes and the SMTP
+// stage, shortened to maxQuote at a word, printable ASCII, with no double
+// quotes (it is shown between them). It returns "" when the reply cannot be
+// read as words: fewer than three words of letters, or mostly characters
+// that are not ASCII.
+func quoteReply(diag string) string {
+	s := textclean.ASCII(diag, maxDiagnostic)
+	s = quotePrefix.ReplaceAllString(s, "")
+	s = quoteStage.ReplaceAllString(s, "")
+	s = strings.TrimSpace(quoteCodes.ReplaceAllString(" "+s, " "))
+	s = quoteAddress.ReplaceAllString(s, "")
+	s = strings.Join(strings.Fields(strings.ReplaceAll(s, `"`, "'")), " ")
+	if !readable(s) {
+		return ""
+	}
+	if len(s) > maxQuote {
+		cut := strings.LastIndexByte(s[:maxQuote], ' ')
+		if cut < maxQuote/2 {
+			cut = maxQuote
+		}
+		s = strings.TrimRight(s[:cut], " ,;:-") + "..."
+	}
+	return s
+}
+
+// readable reports whether s holds at least three words of three or more
+// letters, and few bytes that stood for characters outside ASCII ("?").
+func readable(s string) bool {
+	words, letters, unknown, run := 0, 0, 0, 0
+	for i := 0; i <= len(s); i++ {
+		var c byte
+		if i < len(s) {
+			c = s[i]
+		}
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
+			run++
+			letters++
+			continue
+		}
+		if c == '?' {
+			unknown++
+		}
+		if run >= 3 {
+			words++
+		}
+		run = 0
+	}
+	return words >= 3 && unknown*5 < letters
+}
