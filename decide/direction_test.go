@@ -55,13 +55,14 @@ func TestClassifyAndWithRecipients(t *testing.T) {
 		{"submission listener", Origin{Submission: true, Addr: outside}, "alice@example.org", mixed, Route{Why: WhySubmission}, true},
 		{"outside", Origin{Addr: outside}, "x@remote.example", ours, Route{}, false},
 		{"unknown origin is inbound", Origin{}, "x@remote.example", ours, Route{}, false},
-		{"bounce from outside", Origin{Addr: outside}, "", ours, Route{Candidate: true}, false},
-		{"MTA's own bounce to our users", Origin{Local: true}, "", ours, Route{Why: WhyLocal, Candidate: true, Inside: true}, false},
+		{"bounce from outside", Origin{Addr: outside}, "", ours, Route{Candidate: true, NullSender: true}, false},
+		{"MTA's own bounce to our users", Origin{Local: true}, "", ours, Route{Why: WhyLocal, Candidate: true, Inside: true, NullSender: true}, false},
 		{"internal relay's bounce to our users", Origin{Addr: trusted}, "MAILER-DAEMON@relay.example.org", ours,
 			Route{Why: WhyTrustedNetwork, Candidate: true, Inside: true}, false},
-		{"inside bounce to someone else stays outbound", Origin{Addr: trusted}, "", mixed, Route{Why: WhyTrustedNetwork, Candidate: true}, true},
+		{"inside bounce to someone else stays outbound", Origin{Addr: trusted}, "", mixed, Route{Why: WhyTrustedNetwork, Candidate: true, NullSender: true}, true},
+		{"bounce from postmaster outside: read, not null", Origin{Addr: outside}, "postmaster@partner.example", ours, Route{Candidate: true}, false},
 		{"bounce through a submission listener to our users", Origin{Submission: true}, "", ours,
-			Route{Why: WhySubmission, Candidate: true, Inside: true}, false},
+			Route{Why: WhySubmission, Candidate: true, Inside: true, NullSender: true}, false},
 	} {
 		got := testSite.Classify(tc.o, tc.from).WithRecipients(testSite, tc.rcpts)
 		if got != tc.want || got.Outbound() != tc.outbound {

@@ -280,7 +280,7 @@ func (s *session) decide(h *head, route decide.Route, cfg *Config) (out decide.O
 		return decide.Outcome{Action: decide.ActionNone}
 	}
 	f := h.facts(cfg.ParseCap)
-	f.QueueID, f.Recipients, f.Inside = s.queueID, s.rcpts, route.Inside
+	f.QueueID, f.Recipients, f.Inside, f.NullSender = s.queueID, s.rcpts, route.Inside, route.NullSender
 	defer func() {
 		if v := recover(); v != nil {
 			s.srv.metrics.FailOpen.WithLabelValues("data").Inc()

@@ -341,6 +341,7 @@ func (s *session) inbound(msg *message) decide.Outcome {
 		QueueID:    msg.queueID,
 		Recipients: msg.rcpts,
 		Inside:     msg.route.Inside,
+		NullSender: msg.route.NullSender,
 		Subject:    msg.subject,
 		HasSubject: msg.hasSubj,
 		Incoming:   msg.ndr,
