@@ -65,8 +65,9 @@
 //     Message-ID or a queue id of ours; one judged on (sender, recipient)
 //     pairs alone is tagged or quarantined;
 //   - one written inside to our own users is never refused (see
-//     Facts.Inside). Policy.SubjectTag and Policy.BodySummary add a
+//     Facts.Inside).
 //
+// Policy.SubjectTag and Policy.BodySummary add a
 // "[Bounce: summary]" Subject prefix and a plain-text summary at the top of
 // the report's human-readable part.
 package decide
