@@ -2,6 +2,7 @@ package decide
 
 import (
 	"net/netip"
+	"reflect"
 	"testing"
 )
 
@@ -68,5 +69,27 @@ func TestClassifyAndWithRecipients(t *testing.T) {
 		if got != tc.want || got.Outbound() != tc.outbound {
 			t.Errorf("%s: route %+v (outbound %v), want %+v (outbound %v)", tc.name, got, got.Outbound(), tc.want, tc.outbound)
 		}
+	}
+}
+
+func TestOutboundLosesNDRFieldsOnlyToOurUsers(t *testing.T) {
+	incoming := []Header{{Name: "X-NDR-Owner", Index: 1}, {Name: "X-NDR-Backscatter", Index: 1}, {Name: "X-NDR-Owner", Index: 2}}
+	last := []Header{{Name: "X-NDR-Owner", Index: 2}, {Name: "X-NDR-Backscatter", Index: 1}, {Name: "X-NDR-Owner", Index: 1}}
+	for _, tc := range []struct {
+		name  string
+		rcpts []string
+		want  []Header
+	}{
+		{"to our user", []string{"bob@example.org"}, last},
+		{"to a subdomain of ours and outside", []string{"x@remote.example", "bob@mail.example.org"}, last},
+		{"outside only", []string{"x@remote.example"}, nil},
+	} {
+		out := Outbound(testSite, Facts{Recipients: tc.rcpts, Incoming: incoming})
+		if out.Action != ActionNone || out.Event != nil || out.Add != nil || !reflect.DeepEqual(out.Delete, tc.want) {
+			t.Errorf("%s: %+v, want deletions %v (last first) and nothing else", tc.name, out, tc.want)
+		}
+	}
+	if out := Outbound(NewSite(nil, nil), Facts{Recipients: []string{"x@remote.example"}, Incoming: incoming}); len(out.Delete) != 3 {
+		t.Errorf("with every domain ours: %+v, want the 3 fields deleted", out.Delete)
 	}
 }

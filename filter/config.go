@@ -81,6 +81,14 @@ type Config struct {
 	// MaxConnections bounds the client connections open at once (default
 	// 100, Postfix's default process limit); beyond it a client gets 421.
 	MaxConnections int
+	// ListenAllow are the networks whose clients may connect (empty: any
+	// client that can reach the listener). Others are closed at once,
+	// logged and counted.
+	ListenAllow []netip.Prefix
+	// BufferBudget bounds the message bytes held in memory by all
+	// connections at once (default frontend.DefaultBufferBudget); past it
+	// a message passes unread, its X-NDR-* fields still removed.
+	BufferBudget int64
 	// IdleTimeout is how long the filter waits for a client's next command
 	// or its next bytes of data (default 5 minutes, RFC 5321 section
 	// 4.5.3.2.7).
@@ -133,6 +141,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxConnections <= 0 {
 		c.MaxConnections = 100
+	}
+	if c.BufferBudget <= 0 {
+		c.BufferBudget = frontend.DefaultBufferBudget
 	}
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = 5 * time.Minute

@@ -23,6 +23,8 @@ type Metrics struct {
 	CallbackLatency *prometheus.HistogramVec // stage (the protocol's: milter callback, SMTP command)
 	Sessions        prometheus.Gauge
 	FailOpen        *prometheus.CounterVec // stage
+
+	*guardMetrics // limits, removed fields, spool (guard_metrics.go)
 }
 
 // LatencyBuckets are the buckets of the latency histograms, in seconds.
@@ -50,6 +52,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		FailOpen: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_fail_open_total",
 			Help: "Messages let through unchanged because of an internal error or panic, by stage."}, []string{"stage"}),
 	}
+	m.guardMetrics = newGuardMetrics(reg)
 	if reg != nil {
 		reg.MustRegister(m.Bounces, m.Verdicts, m.Actions, m.Messages, m.LedgerOps, m.LedgerLatency,
 			m.CallbackLatency, m.Sessions, m.FailOpen)

@@ -49,11 +49,39 @@ type Config struct {
 	// (default 4096); beyond that a record is dropped, logged and counted.
 	MaxPendingRecords int
 	// IdleTimeout closes a milter connection that sends nothing for this
-	// long (default 10 minutes; Postfix keeps one connection per SMTP session).
+	// long (default 6 minutes). Postfix keeps one connection per SMTP
+	// session, silent while smtpd waits for its client: longer than
+	// smtpd_timeout (300 s), so that a slow client's message still reaches
+	// the milter. A connection that has not begun the milter negotiation
+	// is closed after HandshakeTimeout.
 	IdleTimeout time.Duration
+	// MaxConnections bounds the milter connections open at once (default
+	// 200: Postfix's smtpd and cleanup processes, 100 each by
+	// default_process_limit). One more is closed at once, and Postfix
+	// applies milter_default_action to its SMTP session.
+	MaxConnections int
+	// ListenAllow are the networks whose clients may connect over TCP
+	// (empty: any client that can reach the socket). Others are closed at
+	// once, logged and counted.
+	ListenAllow []netip.Prefix
+	// BufferBudget bounds the message bytes held in memory by all sessions
+	// at once (default frontend.DefaultBufferBudget); past it a message
+	// passes unread, its X-NDR-* fields still removed.
+	BufferBudget int64
 
 	site decide.Site // Domains and TrustedNetworks, set by withDefaults
 }
+
+// Defaults of the connection limits.
+const (
+	// DefaultIdleTimeout is Config.IdleTimeout when none is given.
+	DefaultIdleTimeout = 6 * time.Minute
+	// DefaultMaxConnections is Config.MaxConnections when none is given.
+	DefaultMaxConnections = 200
+	// HandshakeTimeout closes a connection that has not sent its first
+	// packet (Postfix sends the option negotiation as soon as it connects).
+	HandshakeTimeout = 10 * time.Second
+)
 
 // DefaultTrustedNetworks are the networks whose clients send outbound mail
 // when no other list is configured.
@@ -82,7 +110,13 @@ func (c Config) withDefaults() Config {
 		c.MaxPendingRecords = frontend.DefaultMaxPendingRecords
 	}
 	if c.IdleTimeout <= 0 {
-		c.IdleTimeout = 10 * time.Minute
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.MaxConnections <= 0 {
+		c.MaxConnections = DefaultMaxConnections
+	}
+	if c.BufferBudget <= 0 {
+		c.BufferBudget = frontend.DefaultBufferBudget
 	}
 	c.site = decide.NewSite(c.Domains, c.TrustedNetworks)
 	c.Domains = c.site.Domains
