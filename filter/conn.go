@@ -40,8 +40,8 @@ type conn struct {
 	r       *bufio.Reader
 	hold    *frontend.Hold // what the message in progress holds of the budget
 	peer    netip.Addr     // the connecting address
-	trusted bool       // the peer is in a trusted network: XFORWARD allowed
-	dir     Direction  // the listener's direction, "" for Config.Direction
+	trusted bool           // the peer is in a trusted network: XFORWARD allowed
+	dir     Direction      // the listener's direction, "" for Config.Direction
 
 	// Read side, go-smtp's goroutine only.
 	pending   []byte // the rest of the command line being handed out
