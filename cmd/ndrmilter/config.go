@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ndrmilter/ndrmilter/decide"
+	"github.com/ndrmilter/ndrmilter/frontend"
 	"github.com/ndrmilter/ndrmilter/milter"
 )
 
@@ -43,6 +44,10 @@ type serveConfig struct {
 	WriteTimeout        duration `yaml:"write_timeout"`
 	IdleTimeout         duration `yaml:"idle_timeout"`
 	DrainTimeout        duration `yaml:"drain_timeout"`
+
+	MaxConnections int      `yaml:"max_connections"`
+	ListenAllow    []string `yaml:"listen_allow"`
+	BufferBudget   int64    `yaml:"buffer_budget"`
 }
 
 // defaultServeConfig is what serve runs with when neither file nor flag says otherwise.
@@ -58,7 +63,10 @@ func defaultServeConfig() serveConfig {
 		LogLevel:          "info",
 		ParseCap:          2 << 20,
 		RecordRetry:       duration(10 * time.Minute),
+		IdleTimeout:       duration(milter.DefaultIdleTimeout),
 		DrainTimeout:      duration(5 * time.Second),
+		MaxConnections:    milter.DefaultMaxConnections,
+		BufferBudget:      frontend.DefaultBufferBudget,
 	}
 }
 
@@ -189,6 +197,10 @@ func serveFlags(fs *flag.FlagSet, c *serveConfig, configPath *string) {
 	fs.Var(&c.RecordWait, "record-wait", "how long end of message waits for the ledger write of outbound mail, a `DURATION`")
 	fs.Var(&c.RecordRetry, "record-retry", "how long a failed ledger write of outbound mail is retried in the background, a `DURATION`")
 	fs.Var(&c.DrainTimeout, "drain-timeout", "how long SIGTERM waits for open milter sessions, a `DURATION`")
+	fs.Var(&c.IdleTimeout, "idle-timeout", "how long a milter connection may stay silent before it is closed, a `DURATION`")
+	fs.IntVar(&c.MaxConnections, "max-connections", c.MaxConnections, "`N` milter connections open at once; one more is closed at once")
+	fs.Var(listFlag{&c.ListenAllow}, "listen-allow", "`CIDR,...` of the clients that may connect (empty: any that can reach the socket)")
+	fs.Int64Var(&c.BufferBudget, "buffer-budget", c.BufferBudget, "`BYTES` of messages held in memory at once, over all sessions; past it mail passes unread")
 }
 
 // flagChoices are the values a flag takes, where they are a closed list.
@@ -237,6 +249,14 @@ func mergeFlags(fs *flag.FlagSet, flagged serveConfig, c *serveConfig) {
 			c.RecordRetry = flagged.RecordRetry
 		case "drain-timeout":
 			c.DrainTimeout = flagged.DrainTimeout
+		case "idle-timeout":
+			c.IdleTimeout = flagged.IdleTimeout
+		case "max-connections":
+			c.MaxConnections = flagged.MaxConnections
+		case "listen-allow":
+			c.ListenAllow = flagged.ListenAllow
+		case "buffer-budget":
+			c.BufferBudget = flagged.BufferBudget
 		}
 	})
 }
@@ -294,6 +314,14 @@ func (c serveConfig) milterConfig() (milter.Config, error) {
 		}
 		nets = append(nets, p)
 	}
+	var allow []netip.Prefix
+	for _, s := range c.ListenAllow {
+		p, err := parseNetwork(s)
+		if err != nil {
+			return milter.Config{}, fmt.Errorf("listen_allow: %w", err)
+		}
+		allow = append(allow, p)
+	}
 	return milter.Config{
 		Domains:             c.Domains,
 		TrustedNetworks:     nets,
@@ -307,6 +335,9 @@ func (c serveConfig) milterConfig() (milter.Config, error) {
 		LookupTimeout:       time.Duration(c.LookupTimeout),
 		WriteTimeout:        time.Duration(c.WriteTimeout),
 		IdleTimeout:         time.Duration(c.IdleTimeout),
+		MaxConnections:      c.MaxConnections,
+		ListenAllow:         allow,
+		BufferBudget:        c.BufferBudget,
 	}, nil
 }
 

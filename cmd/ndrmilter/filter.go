@@ -28,7 +28,6 @@ type filterConfig struct {
 	ListenOutbound string   `yaml:"listen_outbound"`
 	Direction      string   `yaml:"direction"`
 	Hostname       string   `yaml:"hostname"`
-	MaxConnections int      `yaml:"max_connections"`
 	NextTimeout    duration `yaml:"next_timeout"`
 }
 
@@ -37,9 +36,11 @@ type filterConfig struct {
 // that serve and filter can run side by side.
 func defaultFilterConfig() filterConfig {
 	c := filterConfig{serveConfig: defaultServeConfig(), Next: "127.0.0.1:10026", Direction: "auto",
-		MaxConnections: 100, NextTimeout: duration(60 * time.Second)}
+		NextTimeout: duration(60 * time.Second)}
 	c.Listen = "127.0.0.1:10025"
 	c.MetricsListen = "127.0.0.1:9892"
+	c.MaxConnections = 100                    // Postfix's default process limit
+	c.IdleTimeout = duration(5 * time.Minute) // RFC 5321 section 4.5.3.2.7
 	return c
 }
 
@@ -108,9 +109,9 @@ func filterFlags(fs *flag.FlagSet, c *filterConfig, configPath *string) {
 	fs.StringVar(&c.Direction, "direction", c.Direction, "auto|outbound|inbound: which way the mail through --listen goes")
 	fs.StringVar(&c.ListenOutbound, "listen-outbound", c.ListenOutbound, "a second `HOST:PORT` whose mail is all outbound (for an MTA without XFORWARD)")
 	fs.StringVar(&c.Hostname, "hostname", c.Hostname, "name in the greeting and the EHLO to the next hop (default: host name)")
-	fs.IntVar(&c.MaxConnections, "max-connections", c.MaxConnections, "client connections open at once; beyond: 421")
+	fs.Lookup("max-connections").Usage = "`N` client connections open at once; beyond: 421"
+	fs.Lookup("idle-timeout").Usage = "how long a client may stay silent, a `DURATION`"
 	fs.Var(&c.NextTimeout, "next-timeout", "timeout for the next hop: connect, each command, each write, reply to the data")
-	fs.Var(&c.IdleTimeout, "idle-timeout", "how long a client may stay silent (default 5m)")
 }
 
 // resolveFilterConfig builds the configuration: defaults, then the file
@@ -137,12 +138,8 @@ func resolveFilterConfig(fs *flag.FlagSet, flagged filterConfig, configPath stri
 			c.ListenOutbound = flagged.ListenOutbound
 		case "hostname":
 			c.Hostname = flagged.Hostname
-		case "max-connections":
-			c.MaxConnections = flagged.MaxConnections
 		case "next-timeout":
 			c.NextTimeout = flagged.NextTimeout
-		case "idle-timeout":
-			c.IdleTimeout = flagged.IdleTimeout
 		}
 	})
 	_, err := c.filterConfig()
@@ -203,6 +200,8 @@ func (c filterConfig) filterConfig() (filter.Config, error) {
 		WriteTimeout:        mc.WriteTimeout,
 		RecordRetry:         mc.RecordRetry,
 		MaxConnections:      c.MaxConnections,
+		ListenAllow:         mc.ListenAllow,
+		BufferBudget:        mc.BufferBudget,
 		IdleTimeout:         mc.IdleTimeout,
 		NextTimeout:         time.Duration(c.NextTimeout),
 	}
@@ -250,14 +249,17 @@ func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), lev
 			ln.Close()
 			return exitListen, fmt.Errorf("cannot listen on %s: %w", oaddr, err)
 		}
+		warnExposed(log, "filter", oln, cfg.ListenAllow)
 		go func() { serveErr <- srv.ServeDirection(oln, filter.DirectionOutbound) }()
 	}
+	warnExposed(log, "filter", ln, cfg.ListenAllow)
 	mln, err := listenHTTP(cfg.MetricsListen)
 	if err != nil {
 		ln.Close()
 		srv.Close()
 		return exitListen, err
 	}
+	warnExposed(log, "metrics", mln, nil)
 	go func() { serveErr <- srv.Serve(ln) }()
 	hs := serveHTTP(mln, reg, led)
 	log.Info("ndrmilter filter serving", zap.String("listen", addr), zap.String("listen_outbound", cfg.ListenOutbound),

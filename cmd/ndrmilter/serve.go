@@ -171,6 +171,8 @@ func (st *serveState) start(cfg serveConfig, eng *rules.Engine) (int, error) {
 		ln.Close()
 		return fail(exitListen, err)
 	}
+	warnExposed(st.log, "milter", ln, cfg.ListenAllow)
+	warnExposed(st.log, "metrics", mln, nil)
 	st.serveErr = make(chan error, 1)
 	go func() { st.serveErr <- srv.Serve(ln) }()
 	st.hs = serveHTTP(mln, reg, led)
