@@ -22,6 +22,11 @@ const MaxHeaderBytes = 1 << 20
 // that grows a line at a time does not touch the shared counter each time.
 const budgetStep = 64 << 10
 
+// maxParses bounds the reports read at once: reading a 2 MB report of a
+// thousand recipients allocates about 5 MB for a moment. Bounces are a small
+// share of mail; four at once read thousands a second.
+const maxParses = 4
+
 // parseWait bounds how long a message waits for a parse slot before it
 // passes unread: far below the MTA's timeout for the end of data (Postfix's
 // milter_content_timeout, 60 s in the deploy kit).
@@ -48,12 +53,12 @@ type Budget struct {
 // NewBudget returns a Budget of maxBytes (0: DefaultBufferBudget) whose
 // refusals are counted in m (nil: not counted) and logged to log (nil: not
 // logged; at most a line every ten seconds), with one parse slot per CPU
-// the Go scheduler uses, and at least two.
+// the Go scheduler uses, at least two and at most maxParses.
 func NewBudget(maxBytes int64, m *Metrics, log *zap.Logger) *Budget {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	b := &Budget{parses: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))), m: m, log: log, quiet: newThrottle(refusalLogEvery)}
+	b := &Budget{parses: make(chan struct{}, min(maxParses, max(2, runtime.GOMAXPROCS(0)))), m: m, log: log, quiet: newThrottle(refusalLogEvery)}
 	b.SetMax(maxBytes)
 	if m != nil {
 		m.setBudget(b)
