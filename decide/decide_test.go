@@ -381,7 +381,7 @@ func TestEventIsWhatTheLogAndMetricsSay(t *testing.T) {
 	}
 	var keys []string
 	enc := zapcore.NewMapObjectEncoder()
-	for _, fl := range e.Fields(1500 * time.Microsecond) {
+	for _, fl := range e.Fields(1500*time.Microsecond, nil) {
 		keys = append(keys, fl.Key)
 		fl.AddTo(enc)
 	}
@@ -389,8 +389,17 @@ func TestEventIsWhatTheLogAndMetricsSay(t *testing.T) {
 		t.Errorf("log fields %s", got)
 	}
 	if enc.Fields["ms"] != 1.5 || enc.Fields["verdict"] != "unknown" || enc.Fields["evidence"] != "ledger-error" ||
-		enc.Fields["ledger_error"] != "ledger down" || enc.Fields["action"] != "none" {
+		enc.Fields["ledger_error"] != "ledger down" || enc.Fields["action"] != "none" ||
+		enc.Fields["failed_recipient"] != "bob@remote.example" {
 		t.Errorf("log values %v", enc.Fields)
+	}
+	// Addresses as the site chose to log them.
+	enc = zapcore.NewMapObjectEncoder()
+	for _, fl := range e.Fields(0, func(a string) string { return "@" + a[strings.IndexByte(a, '@')+1:] }) {
+		fl.AddTo(enc)
+	}
+	if enc.Fields["failed_recipient"] != "@remote.example" || fmt.Sprint(enc.Fields["recipients"]) != "[@example.org]" {
+		t.Errorf("log values with addresses hidden: %v", enc.Fields)
 	}
 	for _, tc := range []struct {
 		reason rules.Reason

@@ -70,14 +70,17 @@ type Config struct {
 	// they break DKIM signatures on the bounce).
 	SubjectTag  bool
 	BodySummary bool
-	// RecordWait, LookupTimeout, WriteTimeout, RecordRetry and
-	// MaxPendingRecords are as in the milter (see package frontend for
-	// the defaults).
+	// RecordWait, SpoolDir, SpoolMax, LookupTimeout, WriteTimeout,
+	// RecordRetry, MaxPendingRecords and LogAddresses are as in the milter
+	// (see package frontend for the defaults).
 	RecordWait        time.Duration
+	SpoolDir          string
+	SpoolMax          int64
 	LookupTimeout     time.Duration
 	WriteTimeout      time.Duration
 	RecordRetry       time.Duration
 	MaxPendingRecords int
+	LogAddresses      frontend.Privacy
 	// MaxConnections bounds the client connections open at once (default
 	// 100, Postfix's default process limit); beyond it a client gets 421.
 	MaxConnections int
@@ -127,6 +130,12 @@ func (c Config) withDefaults() Config {
 	if c.ParseCap <= 0 {
 		c.ParseCap = frontend.DefaultParseCap
 	}
+	if c.RecordWait == 0 {
+		c.RecordWait = frontend.DefaultRecordWait
+	}
+	if c.LogAddresses == "" {
+		c.LogAddresses = frontend.PrivacyHash
+	}
 	if c.LookupTimeout <= 0 {
 		c.LookupTimeout = frontend.DefaultLookupTimeout
 	}
@@ -165,6 +174,9 @@ func (c Config) validate() error {
 	}
 	a, err := decide.ParseAction(string(c.BackscatterAction))
 	if err != nil {
+		return err
+	}
+	if _, err := frontend.ParsePrivacy(string(c.LogAddresses)); err != nil {
 		return err
 	}
 	if a == decide.ActionQuarantine {

@@ -76,6 +76,13 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 	if reg != nil {
 		reg.MustRegister(s.nextHop, s.refused)
 	}
+	s.rec.SetPrivacy(cfg.LogAddresses)
+	if cfg.SpoolDir != "" {
+		if err := s.rec.UseSpool(cfg.SpoolDir, cfg.SpoolMax); err != nil {
+			log.Error("no record spool: outbound records the ledger does not take are kept in memory only, and lost on a restart",
+				zap.Error(err))
+		}
+	}
 	s.cfg.Store(&cfg)
 	s.eng.Store(eng)
 	be := smtp.BackendFunc(s.newSession)
@@ -94,6 +101,10 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 	}
 	return s, nil
 }
+
+// Health reports what keeps outbound records from being durable (no
+// record spool, or its last write failed); nil when all is well.
+func (s *Server) Health() error { return s.rec.Health() }
 
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *frontend.Metrics { return s.metrics }

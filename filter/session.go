@@ -301,7 +301,8 @@ func (s *session) decide(h *head, route decide.Route, cfg *Config) (out decide.O
 		}
 	}()
 	rd := frontend.Reader{Rules: s.srv.engine(), Ledger: s.srv.lookups, Site: cfg.site, Policy: cfg.policy(),
-		LookupTimeout: cfg.LookupTimeout, Metrics: s.srv.metrics, Log: s.srv.log, Budget: s.srv.budget}
+		LookupTimeout: cfg.LookupTimeout, Metrics: s.srv.metrics, Log: s.srv.log, Budget: s.srv.budget,
+		Privacy: cfg.LogAddresses}
 	return rd.Inbound(f, route.Candidate && !h.unread, s.start)
 }
 

@@ -38,6 +38,8 @@ type Reader struct {
 	// held, so that a front end that keeps it in pieces joins them only
 	// then.
 	Text func() []byte
+	// Privacy is how the log line shows addresses.
+	Privacy Privacy
 }
 
 // Inbound decides what happens to an inbound message from the facts f a
@@ -70,7 +72,7 @@ func (r *Reader) Inbound(f decide.Facts, candidate bool, start time.Time) decide
 	out := decide.Inbound(r.Policy, f)
 	r.Metrics.CountInbound(&out)
 	if out.Event != nil && r.Log != nil {
-		r.Log.Info("bounce", out.Event.Fields(time.Since(start))...)
+		r.Log.Info("bounce", out.Event.Fields(time.Since(start), r.Privacy.Address)...)
 	}
 	return out
 }

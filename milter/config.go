@@ -32,11 +32,22 @@ type Config struct {
 	// bounce's human-readable part. Off by default: it changes the body,
 	// which breaks the bounce's DKIM signature (body hash).
 	BodySummary bool
-	// RecordWait is how long end of message waits for the ledger to
-	// acknowledge an outbound record before letting the message go
-	// (default 0: do not wait; the record is written in the background,
-	// within one group commit).
+	// RecordWait is how long end of message waits for the ledger to take
+	// an outbound record before it writes it to the spool (SpoolDir) and
+	// lets the message go (default frontend.DefaultRecordWait; negative:
+	// do not wait, the record is written in the background and a kill in
+	// that moment loses it).
 	RecordWait time.Duration
+	// SpoolDir is where outbound records the ledger has not taken wait,
+	// on disk, to be written once it answers ("": no spool; a record the
+	// ledger does not take is retried in memory, within
+	// MaxPendingRecords and RecordRetry).
+	SpoolDir string
+	// SpoolMax bounds the spool files (default frontend.DefaultSpoolMax).
+	SpoolMax int64
+	// LogAddresses is how log lines show addresses and Message-IDs
+	// (default frontend.PrivacyHash).
+	LogAddresses frontend.Privacy
 	// LookupTimeout bounds all ledger lookups for one bounce (default 200 ms).
 	LookupTimeout time.Duration
 	// WriteTimeout bounds one ledger write (default 5 s).
@@ -97,6 +108,12 @@ func (c Config) withDefaults() Config {
 	if c.ParseCap <= 0 {
 		c.ParseCap = frontend.DefaultParseCap
 	}
+	if c.RecordWait == 0 {
+		c.RecordWait = frontend.DefaultRecordWait
+	}
+	if c.LogAddresses == "" {
+		c.LogAddresses = frontend.PrivacyHash
+	}
 	if c.LookupTimeout <= 0 {
 		c.LookupTimeout = frontend.DefaultLookupTimeout
 	}
@@ -125,6 +142,9 @@ func (c Config) withDefaults() Config {
 
 func (c Config) validate() error {
 	if _, err := decide.ParseAction(string(c.BackscatterAction)); err != nil {
+		return err
+	}
+	if _, err := frontend.ParsePrivacy(string(c.LogAddresses)); err != nil {
 		return err
 	}
 	return nil

@@ -433,6 +433,6 @@ func (s *session) inbound(msg *message) decide.Outcome {
 	}
 	r := frontend.Reader{Rules: s.srv.engine(), Ledger: s.srv.lookups, Site: cfg.site, Policy: cfg.policy(),
 		LookupTimeout: cfg.LookupTimeout, Metrics: s.srv.metrics, Log: s.srv.log, Budget: s.srv.budget,
-		Text: msg.text.bytes}
+		Text: msg.text.bytes, Privacy: cfg.LogAddresses}
 	return r.Inbound(f, msg.route.Candidate && !msg.unread, msg.start)
 }

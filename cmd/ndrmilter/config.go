@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +49,8 @@ type serveConfig struct {
 	MaxConnections int      `yaml:"max_connections"`
 	ListenAllow    []string `yaml:"listen_allow"`
 	BufferBudget   int64    `yaml:"buffer_budget"`
+	RecordSpoolMax int64    `yaml:"record_spool_max"`
+	LogAddresses   string   `yaml:"log_addresses"`
 }
 
 // defaultServeConfig is what serve runs with when neither file nor flag says otherwise.
@@ -62,11 +65,14 @@ func defaultServeConfig() serveConfig {
 		MetricsListen:     "127.0.0.1:9891",
 		LogLevel:          "info",
 		ParseCap:          2 << 20,
+		RecordWait:        duration(frontend.DefaultRecordWait),
 		RecordRetry:       duration(10 * time.Minute),
 		IdleTimeout:       duration(milter.DefaultIdleTimeout),
 		DrainTimeout:      duration(5 * time.Second),
 		MaxConnections:    milter.DefaultMaxConnections,
 		BufferBudget:      frontend.DefaultBufferBudget,
+		RecordSpoolMax:    frontend.DefaultSpoolMax,
+		LogAddresses:      string(frontend.PrivacyHash),
 	}
 }
 
@@ -201,12 +207,14 @@ func serveFlags(fs *flag.FlagSet, c *serveConfig, configPath *string) {
 	fs.IntVar(&c.MaxConnections, "max-connections", c.MaxConnections, "`N` milter connections open at once; one more is closed at once")
 	fs.Var(listFlag{&c.ListenAllow}, "listen-allow", "`CIDR,...` of the clients that may connect (empty: any that can reach the socket)")
 	fs.Int64Var(&c.BufferBudget, "buffer-budget", c.BufferBudget, "`BYTES` of messages held in memory at once, over all sessions; past it mail passes unread")
+	fs.StringVar(&c.LogAddresses, "log-addresses", c.LogAddresses, "how logs show addresses and Message-IDs, a `MODE`: "+strings.Join(flagChoices["log-addresses"], ", "))
 }
 
 // flagChoices are the values a flag takes, where they are a closed list.
 var flagChoices = map[string][]string{
 	"backscatter-action": {"tag", "quarantine", "reject", "discard"},
 	"log-level":          {"debug", "info", "warn", "error"},
+	"log-addresses":      {"hash", "domain", "full"},
 }
 
 // mergeFlags copies the flags that were set on the command line from
@@ -257,6 +265,8 @@ func mergeFlags(fs *flag.FlagSet, flagged serveConfig, c *serveConfig) {
 			c.ListenAllow = flagged.ListenAllow
 		case "buffer-budget":
 			c.BufferBudget = flagged.BufferBudget
+		case "log-addresses":
+			c.LogAddresses = flagged.LogAddresses
 		}
 	})
 }
@@ -322,6 +332,19 @@ func (c serveConfig) milterConfig() (milter.Config, error) {
 		}
 		allow = append(allow, p)
 	}
+	privacy, err := frontend.ParsePrivacy(c.LogAddresses)
+	if err != nil {
+		return milter.Config{}, err
+	}
+	// record_wait 0 in the file: do not wait (the package's zero is its default).
+	wait := time.Duration(c.RecordWait)
+	if wait == 0 {
+		wait = -1
+	}
+	var spool string
+	if strings.TrimSpace(c.Data) != "" {
+		spool = filepath.Join(c.Data, "spool")
+	}
 	return milter.Config{
 		Domains:             c.Domains,
 		TrustedNetworks:     nets,
@@ -330,7 +353,10 @@ func (c serveConfig) milterConfig() (milter.Config, error) {
 		MaxRecipientHeaders: c.MaxRecipientHeaders,
 		SubjectTag:          c.SubjectTag,
 		BodySummary:         c.BodySummary,
-		RecordWait:          time.Duration(c.RecordWait),
+		RecordWait:          wait,
+		SpoolDir:            spool,
+		SpoolMax:            c.RecordSpoolMax,
+		LogAddresses:        privacy,
 		RecordRetry:         time.Duration(c.RecordRetry),
 		LookupTimeout:       time.Duration(c.LookupTimeout),
 		WriteTimeout:        time.Duration(c.WriteTimeout),

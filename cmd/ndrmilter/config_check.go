@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ndrmilter/ndrmilter/decide"
+	"github.com/ndrmilter/ndrmilter/frontend"
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
@@ -45,6 +46,7 @@ var flagKeys = map[string]string{
 	"max-connections":    "max_connections",
 	"listen-allow":       "listen_allow",
 	"buffer-budget":      "buffer_budget",
+	"log-addresses":      "log_addresses",
 }
 
 // checkValues checks what can be checked without reading other files or
@@ -106,6 +108,12 @@ func (c serveConfig) checkValues(src *configSource) configProblems {
 	}
 	if c.MaxConnections < 0 {
 		add("max_connections", -1, "max_connections %d: expected a number of connections, such as 200", c.MaxConnections)
+	}
+	if _, err := frontend.ParsePrivacy(c.LogAddresses); err != nil {
+		add("log_addresses", -1, "%v", err)
+	}
+	if c.RecordSpoolMax < 0 {
+		add("record_spool_max", -1, "record_spool_max %d: expected a number of bytes, such as 67108864", c.RecordSpoolMax)
 	}
 	if c.BufferBudget < 0 {
 		add("buffer_budget", -1, "buffer_budget %d: expected a number of bytes, such as 268435456", c.BufferBudget)

@@ -16,7 +16,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ndrmilter/ndrmilter/filter"
-	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 
@@ -196,6 +195,9 @@ func (c filterConfig) filterConfig() (filter.Config, error) {
 		SubjectTag:          mc.SubjectTag,
 		BodySummary:         mc.BodySummary,
 		RecordWait:          mc.RecordWait,
+		SpoolDir:            mc.SpoolDir,
+		SpoolMax:            mc.SpoolMax,
+		LogAddresses:        mc.LogAddresses,
 		LookupTimeout:       mc.LookupTimeout,
 		WriteTimeout:        mc.WriteTimeout,
 		RecordRetry:         mc.RecordRetry,
@@ -222,7 +224,7 @@ func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), lev
 	if len(cfg.Domains) == 0 {
 		log.Warn("no --domain given: bounces to every domain are judged for backscatter")
 	}
-	led, err := ledger.Open(cfg.Ledger, cfg.Data, ledger.Options{Retention: time.Duration(cfg.Retention)})
+	led, err := openFrontEndLedger(cfg.serveConfig, log)
 	if err != nil {
 		return exitLedger, fmt.Errorf("cannot open the ledger (%s): %w", ledgerName(cfg.serveConfig), err)
 	}
@@ -261,7 +263,7 @@ func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), lev
 	}
 	warnExposed(log, "metrics", mln, nil)
 	go func() { serveErr <- srv.Serve(ln) }()
-	hs := serveHTTP(mln, reg, led)
+	hs := serveHTTP(mln, reg, led, srv.Health)
 	log.Info("ndrmilter filter serving", zap.String("listen", addr), zap.String("listen_outbound", cfg.ListenOutbound),
 		zap.String("next", fcfg.Next),
 		zap.String("direction", string(fcfg.Direction)), zap.String("metrics", cfg.MetricsListen),

@@ -44,8 +44,10 @@ func listenHTTP(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// serveHTTP serves /metrics and /healthz on ln; nil when ln is nil.
-func serveHTTP(ln net.Listener, reg *prometheus.Registry, led ledger.Ledger) *http.Server {
+// serveHTTP serves /metrics and /healthz on ln; nil when ln is nil. health
+// says what else keeps the front end from being healthy (its outbound
+// records cannot be made durable); nil when nothing does.
+func serveHTTP(ln net.Listener, reg *prometheus.Registry, led ledger.Ledger, health func() error) *http.Server {
 	if ln == nil {
 		return nil
 	}
@@ -58,6 +60,10 @@ func serveHTTP(ln net.Listener, reg *prometheus.Registry, led ledger.Ledger) *ht
 		if _, err := led.ByMessageID(ctx, "healthz.probe@ndrmilter.invalid"); err != nil && !errors.Is(err, ledger.ErrNotFound) {
 			// Mail still flows (verdicts are "unknown"): degraded, not down.
 			http.Error(w, "degraded: ledger: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		if err := health(); err != nil {
+			http.Error(w, "degraded: outbound records: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ok")

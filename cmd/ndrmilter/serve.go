@@ -143,7 +143,7 @@ func (st *serveState) start(cfg serveConfig, eng *rules.Engine) (int, error) {
 	if err != nil {
 		return exitConfig, err
 	}
-	led, err := ledger.Open(cfg.Ledger, cfg.Data, ledger.Options{Retention: time.Duration(cfg.Retention)})
+	led, err := openFrontEndLedger(cfg, st.log)
 	if err != nil {
 		return exitLedger, fmt.Errorf("cannot open the ledger (%s): %w", ledgerName(cfg), err)
 	}
@@ -175,7 +175,7 @@ func (st *serveState) start(cfg serveConfig, eng *rules.Engine) (int, error) {
 	warnExposed(st.log, "metrics", mln, nil)
 	st.serveErr = make(chan error, 1)
 	go func() { st.serveErr <- srv.Serve(ln) }()
-	st.hs = serveHTTP(mln, reg, led)
+	st.hs = serveHTTP(mln, reg, led, srv.Health)
 	st.reloads.loaded(true, time.Now())
 	st.log.Info("ndrmilter serving", zap.String("version", versionLine()), zap.String("listen", cfg.Listen),
 		zap.String("metrics", cfg.MetricsListen), zap.Strings("domains", cfg.Domains),

@@ -12,7 +12,7 @@ _ndrmilter() {
 	cmd= sub=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		--config|--rules|--data|--buffer-budget|--direction|--domain|--drain-timeout|--hostname|--idle-timeout|--ledger|--listen|--listen-allow|--listen-outbound|--max-connections|--metrics-listen|--next|--next-timeout|--parse-cap|--record-retry|--record-wait|--retention|--socket-mode|--trusted-networks|--backscatter-action|--log-level) ((i++)) ;;
+		--config|--rules|--data|--buffer-budget|--direction|--domain|--drain-timeout|--hostname|--idle-timeout|--ledger|--listen|--listen-allow|--listen-outbound|--max-connections|--metrics-listen|--next|--next-timeout|--parse-cap|--record-retry|--record-wait|--retention|--socket-mode|--trusted-networks|--backscatter-action|--log-addresses|--log-level) ((i++)) ;;
 		-*) ;;
 		*)
 			if [[ -z $cmd ]]; then
@@ -32,6 +32,9 @@ _ndrmilter() {
 		return ;;
 	--backscatter-action)
 		COMPREPLY=($(compgen -W "tag quarantine reject discard" -- "$cur"))
+		return ;;
+	--log-addresses)
+		COMPREPLY=($(compgen -W "hash domain full" -- "$cur"))
 		return ;;
 	--log-level)
 		COMPREPLY=($(compgen -W "debug info warn error" -- "$cur"))
@@ -54,10 +57,10 @@ _ndrmilter() {
 		COMPREPLY=($(compgen -W "--help --json --rules" -- "$cur"))
 		;;
 	serve)
-		COMPREPLY=($(compgen -W "--help --backscatter-action --body-summary --buffer-budget --config --data --domain --drain-timeout --idle-timeout --ledger --listen --listen-allow --log-level --max-connections --metrics-listen --parse-cap --record-retry --record-wait --retention --rules --socket-mode --subject-tag --trusted-networks" -- "$cur"))
+		COMPREPLY=($(compgen -W "--help --backscatter-action --body-summary --buffer-budget --config --data --domain --drain-timeout --idle-timeout --ledger --listen --listen-allow --log-addresses --log-level --max-connections --metrics-listen --parse-cap --record-retry --record-wait --retention --rules --socket-mode --subject-tag --trusted-networks" -- "$cur"))
 		;;
 	filter)
-		COMPREPLY=($(compgen -W "--help --backscatter-action --body-summary --buffer-budget --config --data --direction --domain --drain-timeout --hostname --idle-timeout --ledger --listen --listen-allow --listen-outbound --log-level --max-connections --metrics-listen --next --next-timeout --parse-cap --record-retry --record-wait --retention --rules --socket-mode --subject-tag --trusted-networks" -- "$cur"))
+		COMPREPLY=($(compgen -W "--help --backscatter-action --body-summary --buffer-budget --config --data --direction --domain --drain-timeout --hostname --idle-timeout --ledger --listen --listen-allow --listen-outbound --log-addresses --log-level --max-connections --metrics-listen --next --next-timeout --parse-cap --record-retry --record-wait --retention --rules --socket-mode --subject-tag --trusted-networks" -- "$cur"))
 		;;
 	config)
 		if [[ -z $sub ]]; then
