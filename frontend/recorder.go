@@ -189,7 +189,6 @@ func (q *Recorder) spoolOrLose(r ledger.Record, why error) bool {
 	}
 	q.m.RecordsSpooled.WithLabelValues(spoolSpooled).Inc()
 	q.log.Warn("outbound record spooled: the ledger did not take it in time", append(q.ids(r), zap.Error(why))...)
-	q.wake()
 	return true
 }
 
@@ -198,11 +197,20 @@ func (q *Recorder) ids(r ledger.Record) []zap.Field {
 	return []zap.Field{zap.String("queue_id", r.QueueID), zap.String("message_id", q.p.MessageID(r.MessageID))}
 }
 
-// Backoff between retries of a failed outbound record, and of the replay
-// of the spool.
+// Backoff between retries of a failed outbound record in memory.
 const (
 	firstRetryDelay = 250 * time.Millisecond
 	maxRetryDelay   = 30 * time.Second
+)
+
+// Pace of the replay of the spool: it looks for spooled records this often
+// when idle, and retries a failed replay with backoff up to
+// maxReplayDelay, so that the spool is written within seconds of the
+// ledger coming back, even when no new mail shows it is back. A write of
+// new mail that succeeds starts a replay at once.
+const (
+	replayPoll     = time.Second
+	maxReplayDelay = 5 * time.Second
 )
 
 // write puts a record in the ledger. When the ledger fails, the record goes
@@ -266,7 +274,7 @@ func (q *Recorder) put(r ledger.Record, timeout time.Duration) error {
 	return nil
 }
 
-// wake asks the replay to run soon.
+// wake asks the replay to run now: the ledger answers.
 func (q *Recorder) wake() {
 	select {
 	case q.kick <- struct{}{}:
@@ -278,47 +286,53 @@ func (q *Recorder) wake() {
 // retrying with backoff while the ledger fails, until Stop.
 func (q *Recorder) replayLoop() {
 	defer close(q.replayD)
-	delay := time.Duration(0)
-	retry := time.NewTimer(time.Hour)
-	retry.Stop()
-	defer retry.Stop()
+	var delay time.Duration // of the backoff; 0 when the last replay did not fail
+	t := time.NewTimer(replayPoll)
+	defer t.Stop()
 	for {
-		if delay > 0 {
-			retry.Reset(delay)
-		}
 		select {
 		case <-q.stop:
 			return
 		case <-q.kick:
-			retry.Stop()
-		case <-retry.C:
-		}
-		if !q.sp.pending() {
 			delay = 0
-			continue
+		case <-t.C:
 		}
-		n, skipped, err := q.sp.replay(func(r ledger.Record) error {
+		if q.sp.pending() {
+			n, skipped, err := q.sp.replay(func(r ledger.Record) error {
+				select {
+				case <-q.stop:
+					return errors.New("shutting down")
+				default:
+				}
+				return q.put(r, DefaultWriteTimeout)
+			})
+			if n > 0 {
+				q.m.RecordsSpooled.WithLabelValues(spoolReplayed).Add(float64(n))
+			}
+			if skipped > 0 {
+				q.log.Error("damaged lines skipped in the record spool (cut by a crash?)", zap.Int("lines", skipped))
+			}
+			switch {
+			case err != nil:
+				delay = min(max(2*delay, replayPoll), maxReplayDelay)
+				q.log.Warn("the ledger does not take the spooled records yet: retrying", zap.Int("written", n),
+					zap.Int64("spool_bytes", q.sp.size()), zap.Duration("retry_in", delay), zap.Error(err))
+			case n > 0:
+				delay = 0
+				q.log.Info("spooled outbound records written to the ledger", zap.Int("records", n))
+			}
+		}
+		next := replayPoll
+		if delay > 0 {
+			next = delay
+		}
+		if !t.Stop() {
 			select {
-			case <-q.stop:
-				return errors.New("shutting down")
+			case <-t.C:
 			default:
 			}
-			return q.put(r, DefaultWriteTimeout)
-		})
-		if n > 0 {
-			q.m.RecordsSpooled.WithLabelValues(spoolReplayed).Add(float64(n))
 		}
-		if skipped > 0 {
-			q.log.Error("damaged lines skipped in the record spool (cut by a crash?)", zap.Int("lines", skipped))
-		}
-		if err != nil {
-			delay = min(max(2*delay, firstRetryDelay*4), maxRetryDelay)
-			q.log.Warn("the ledger does not take the spooled records yet: retrying", zap.Int("written", n),
-				zap.Int64("spool_bytes", q.sp.size()), zap.Duration("retry_in", delay), zap.Error(err))
-			continue
-		}
-		delay = 0
-		q.log.Info("spooled outbound records written to the ledger", zap.Int("records", n))
+		t.Reset(next)
 	}
 }
 

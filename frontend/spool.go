@@ -210,32 +210,44 @@ func (s *spool) sealedFiles() []string {
 	return names
 }
 
-// replay seals the active file and writes the records of every sealed file
-// with put, oldest first, deleting each file once put took all its
-// records. It stops at the first error of put, which it returns; the file
-// it was reading stays, and is read again from its start next time (a
-// record put twice is merged, not doubled). It returns the number of
+// replay writes the records of the sealed files with put, oldest first,
+// deleting each file once put took all its records; when there is no sealed
+// file left, it seals the active one and goes on, until the spool is empty.
+// It stops at the first error of put, which it returns; the file it was
+// reading stays, and is read again from its start next time (a record put
+// twice is merged, not doubled). So while the ledger stays down, the active
+// file is sealed once, not at every attempt. It returns the number of
 // records put and of lines skipped (damaged).
 func (s *spool) replay(put func(ledger.Record) error) (replayed, skipped int, err error) {
-	if err := s.seal(); err != nil {
-		return 0, 0, fmt.Errorf("record spool: sealing: %w", err)
-	}
-	for _, name := range s.sealedFiles() {
-		n, bad, size, err := replayFile(name, put)
-		replayed += n
-		skipped += bad
-		if err != nil {
-			return replayed, skipped, err
+	for {
+		files := s.sealedFiles()
+		if len(files) == 0 {
+			if !s.pending() {
+				return replayed, skipped, nil
+			}
+			if err := s.seal(); err != nil {
+				return replayed, skipped, fmt.Errorf("record spool: sealing: %w", err)
+			}
+			if files = s.sealedFiles(); len(files) == 0 {
+				return replayed, skipped, nil
+			}
 		}
-		if err := os.Remove(name); err != nil {
-			return replayed, skipped, fmt.Errorf("record spool: %w", err)
+		for _, name := range files {
+			n, bad, size, err := replayFile(name, put)
+			replayed += n
+			skipped += bad
+			if err != nil {
+				return replayed, skipped, err
+			}
+			if err := os.Remove(name); err != nil {
+				return replayed, skipped, fmt.Errorf("record spool: %w", err)
+			}
+			s.mu.Lock()
+			s.sealed = max(0, s.sealed-size)
+			s.mu.Unlock()
 		}
-		s.mu.Lock()
-		s.sealed = max(0, s.sealed-size)
-		s.mu.Unlock()
+		syncDir(s.dir)
 	}
-	syncDir(s.dir)
-	return replayed, skipped, nil
 }
 
 // replayFile puts every good record of one spool file.

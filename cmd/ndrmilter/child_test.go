@@ -27,10 +27,11 @@ type child struct {
 
 // childOptions say how to start a child.
 type childOptions struct {
-	filter bool     // ndrmilter filter instead of serve
-	shell  string   // a sh command run before the binary (e.g. "ulimit -n 128"), "" for none
-	env    []string // more environment
-	wait   string   // HOST:PORT to wait for; "" for none
+	filter  bool     // ndrmilter filter instead of serve
+	shell   string   // a sh command run before the binary (e.g. "ulimit -n 128"), "" for none
+	unshare bool     // run the shell in a mount namespace of its own (unshare -m), as root
+	env     []string // more environment
+	wait    string   // HOST:PORT to wait for; "" for none
 }
 
 // startChild starts the child with args and waits until o.wait accepts
@@ -43,9 +44,12 @@ func startChild(t *testing.T, o childOptions, args ...string) *child {
 	}
 	argv := []string{os.Args[0], "-test.run=" + run, "-test.count=1"}
 	var cmd *exec.Cmd
-	if o.shell != "" {
+	switch {
+	case o.unshare:
+		cmd = exec.Command("unshare", append([]string{"-m", "/bin/sh", "-c", o.shell + ` && exec "$0" "$@"`}, argv...)...)
+	case o.shell != "":
 		cmd = exec.Command("/bin/sh", append([]string{"-c", o.shell + ` && exec "$0" "$@"`}, argv...)...)
-	} else {
+	default:
 		cmd = exec.Command(argv[0], argv[1:]...)
 	}
 	cmd.Env = append(append(os.Environ(), env+"="+strings.Join(args, "\x1f")), o.env...)
