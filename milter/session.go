@@ -23,7 +23,8 @@ const (
 	maxRcpts = frontend.MaxRecipients // envelope recipients remembered (for the ledger and the verdict)
 	// maxNDRFields bounds the X-NDR-* fields of one message the milter
 	// deletes: each is a packet, and Postfix looks the field up from the
-	// start of the header for each one. A message with more gets a
+	// start of the header for each one (Postfix 3.7 here: 0.5 s for 1000,
+	// 3.8 s for 5000, 10.7 s for 10,000). A message with more gets a
 	// temporary failure: never delivered with one of them left.
 	maxNDRFields = 1000
 	// maxReplyChunk bounds one body replacement packet: libmilter and
