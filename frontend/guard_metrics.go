@@ -16,7 +16,7 @@ type guardMetrics struct {
 	BudgetExceeded     *prometheus.CounterVec // limit: buffer, parse_wait
 	Tempfails          *prometheus.CounterVec // reason
 	NDRFieldsRemoved   prometheus.Counter
-	RecordsSpooled     *prometheus.CounterVec // result: spooled, replayed, dropped
+	RecordsSpooled     *prometheus.CounterVec // result: spooled, replayed, failed
 
 	budget atomic.Pointer[Budget]
 	spool  atomic.Pointer[spool]
@@ -49,7 +49,7 @@ func newGuardMetrics(reg prometheus.Registerer) *guardMetrics {
 		NDRFieldsRemoved: prometheus.NewCounter(prometheus.CounterOpts{Name: "ndrmilter_ndr_fields_removed_total",
 			Help: "X-NDR-* header fields removed from mail because ndrmilter did not write them."}),
 		RecordsSpooled: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_record_spool_total",
-			Help: "Outbound records written to the local spool while the ledger did not take them, replayed from it, or dropped when it was full or could not be written, by result."}, []string{"result"}),
+			Help: "Outbound records written to the local spool while the ledger did not take them, written from it to the ledger, or not taken by it (full, or its disk failed: kept in memory), by result (spooled, replayed, failed)."}, []string{"result"}),
 	}
 	// Every label value from the start, so that a rate is defined before
 	// the first event.
@@ -62,7 +62,7 @@ func newGuardMetrics(reg prometheus.Registerer) *guardMetrics {
 	for _, r := range []string{TempfailNDRFields, TempfailHeaderLimit} {
 		g.Tempfails.WithLabelValues(r)
 	}
-	for _, r := range []string{spoolSpooled, spoolReplayed, spoolDropped} {
+	for _, r := range []string{spoolSpooled, spoolReplayed, spoolFailed} {
 		g.RecordsSpooled.WithLabelValues(r)
 	}
 	if reg != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -126,19 +125,19 @@ func (q *Recorder) Record(r ledger.Record, why string, p RecordPolicy) {
 	if p.Retry == 0 {
 		p.Retry = DefaultRecordRetry
 	}
+	w := &pendingRecord{r: r, why: why, p: p, done: make(chan struct{})}
 	select {
 	case q.sem <- struct{}{}:
 	default:
 		// Too many writes pending: the ledger is slow or down.
-		if q.spoolOrLose(r, errors.New("too many writes pending")) {
+		if q.trySpool(w, errors.New("too many writes pending")) {
 			return
 		}
 		q.m.LedgerOps.WithLabelValues("put", "dropped").Inc()
-		q.log.Warn("outbound record dropped: too many writes pending", append(q.ids(r),
+		q.log.Error("outbound record lost: too many writes pending, and no spool took it", append(q.ids(r),
 			zap.String("why", why))...)
 		return
 	}
-	w := &pendingRecord{r: r, why: why, p: p, done: make(chan struct{})}
 	q.writes.Add(1)
 	go func() {
 		defer q.writes.Done()
@@ -154,41 +153,54 @@ func (q *Recorder) Record(r ledger.Record, why string, p RecordPolicy) {
 	case <-w.done:
 	case <-t.C:
 		// The ledger is slow: make the record durable in the spool now; the
-		// write goes on, and a record put twice is merged, not doubled.
-		if w.spooled.CompareAndSwap(false, true) {
-			q.spoolOrLose(r, context.DeadlineExceeded)
-		} else {
-			<-w.done // the write failed and is spooling it
-		}
+		// write goes on (and retries in memory if the spool did not take
+		// it), and a record put twice is merged, not doubled.
+		q.trySpool(w, context.DeadlineExceeded)
 	}
 }
 
 // pendingRecord is a record being written.
 type pendingRecord struct {
-	r       ledger.Record
-	why     string
-	p       RecordPolicy
-	done    chan struct{} // closed once durable, or given up
-	once    sync.Once
-	spooled atomic.Bool // in the spool already
+	r    ledger.Record
+	why  string
+	p    RecordPolicy
+	done chan struct{} // closed once durable, or when the mail need not wait any more
+	once sync.Once
+
+	mu      sync.Mutex
+	spooled bool // in the spool
 }
 
 func (w *pendingRecord) finish() { w.once.Do(func() { close(w.done) }) }
 
-// spoolOrLose writes r to the spool; it reports false when there is no
-// spool. A record the spool cannot take is lost: logged and counted.
-func (q *Recorder) spoolOrLose(r ledger.Record, why error) bool {
+// isSpooled reports whether the record is in the spool.
+func (w *pendingRecord) isSpooled() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.spooled
+}
+
+// trySpool writes the record to the spool, once, and reports whether it is
+// there. A spool that cannot take it (full, or its disk) is logged and
+// counted; the record is then retried in memory, as without a spool.
+func (q *Recorder) trySpool(w *pendingRecord, why error) bool {
 	if q.sp == nil {
 		return false
 	}
-	if err := q.sp.add(r); err != nil {
-		q.m.RecordsSpooled.WithLabelValues(spoolDropped).Inc()
-		q.log.Error("outbound record lost: the ledger did not take it and the spool cannot", append(q.ids(r),
-			zap.NamedError("ledger_error", why), zap.Error(err))...)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.spooled {
 		return true
 	}
+	if err := q.sp.add(w.r); err != nil {
+		q.m.RecordsSpooled.WithLabelValues(spoolFailed).Inc()
+		q.log.Error("outbound record not spooled: kept in memory only", append(q.ids(w.r),
+			zap.NamedError("ledger_error", why), zap.Error(err))...)
+		return false
+	}
+	w.spooled = true
 	q.m.RecordsSpooled.WithLabelValues(spoolSpooled).Inc()
-	q.log.Warn("outbound record spooled: the ledger did not take it in time", append(q.ids(r), zap.Error(why))...)
+	q.log.Warn("outbound record spooled: the ledger did not take it in time", append(q.ids(w.r), zap.Error(why))...)
 	return true
 }
 
@@ -231,17 +243,15 @@ func (q *Recorder) write(w *pendingRecord) {
 			}
 			return
 		}
-		if q.sp != nil {
-			if w.spooled.CompareAndSwap(false, true) {
-				q.spoolOrLose(r, err)
-			}
-			return
+		if attempt == 1 && q.trySpool(w, err) || w.isSpooled() {
+			return // the replay writes it
 		}
-		// No spool: the record cannot be made durable now, and the mail
-		// does not wait for the retries.
+		// Not in the spool: the record cannot be made durable now, and the
+		// mail does not wait for the retries.
 		w.finish()
 		if time.Since(first)+delay > p.Retry {
-			q.log.Error("outbound record not written", append(q.ids(r), zap.Int("attempts", attempt), zap.Error(err))...)
+			q.m.LedgerOps.WithLabelValues("put", "dropped").Inc()
+			q.log.Error("outbound record lost: not written", append(q.ids(r), zap.Int("attempts", attempt), zap.Error(err))...)
 			return
 		}
 		if attempt == 1 {
@@ -252,7 +262,8 @@ func (q *Recorder) write(w *pendingRecord) {
 		case <-t.C:
 		case <-q.stop:
 			t.Stop()
-			q.log.Error("outbound record not written: shutting down", append(q.ids(r), zap.Int("attempts", attempt), zap.Error(err))...)
+			q.m.LedgerOps.WithLabelValues("put", "dropped").Inc()
+			q.log.Error("outbound record lost: not written, shutting down", append(q.ids(r), zap.Int("attempts", attempt), zap.Error(err))...)
 			return
 		}
 		delay = min(2*delay, maxRetryDelay)

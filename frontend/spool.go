@@ -25,7 +25,7 @@ const DefaultSpoolMax = 64 << 20
 const (
 	spoolSpooled  = "spooled"  // written to the spool
 	spoolReplayed = "replayed" // written from the spool to the ledger
-	spoolDropped  = "dropped"  // lost: the spool was full or could not be written
+	spoolFailed   = "failed"   // the spool was full or could not be written: kept in memory
 )
 
 // Names of the spool files in the spool directory: records are appended to
@@ -49,8 +49,8 @@ var errSpoolFull = errors.New("the record spool is full")
 // again. Each record is a line, "CRC32 JSON", appended and fsynced before
 // the message it records is acknowledged; concurrent appends share one
 // fsync. A line cut by a crash, or damaged, fails its checksum and is
-// skipped. The files together are bounded; past the bound a record is
-// dropped, counted and logged.
+// skipped. The files together are bounded; past the bound a record is kept
+// in memory only, as without a spool (counted and logged).
 type spool struct {
 	dir string
 	max int64

@@ -157,8 +157,8 @@ func TestSpoolSkipsACutLineAndIsBounded(t *testing.T) {
 	for i := range 3 {
 		q.Record(rec(i), "test", RecordPolicy{Wait: time.Second})
 	}
-	if got := counterOf(t, m.RecordsSpooled.WithLabelValues(spoolDropped)); got < 1 {
-		t.Fatalf("a spool of 300 bytes took 3 records: %v dropped", got)
+	if got := counterOf(t, m.RecordsSpooled.WithLabelValues(spoolFailed)); got < 1 {
+		t.Fatalf("a spool of 300 bytes took 3 records: %v failed", got)
 	}
 	if q.Health() == nil {
 		t.Fatal("a full spool is reported healthy")

@@ -81,7 +81,7 @@ func init() {
 				{exitOK, "stopped by SIGTERM or SIGINT, after draining the open sessions"},
 				{exitNo, "stopped on an error after it had started (the milter listener failed)"},
 				{exitUsage, "an unknown flag or an argument"},
-				{exitLedger, "the ledger cannot be opened (the bbolt file is locked by another process, a directory cannot be written)"},
+				{exitLedger, "the ledger cannot be opened (the bbolt file is locked by another process, a bad ledger URL); a data directory that cannot be written does not stop serve: it runs without the ledger, and /healthz says so"},
 				{exitConfig, "the configuration is rejected: the file, a flag, or a rules file"},
 				{exitListen, "the milter socket or the metrics listener cannot be opened (address in use, permission denied)"},
 			},
