@@ -3,6 +3,7 @@ package milter
 import (
 	"net"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,5 +87,44 @@ func TestIdleTimeoutDefaults(t *testing.T) {
 	time.Sleep(time.Second)
 	if _, err := mx.send(envelope{from: "x@remote.example", rcpts: []string{"alice@example.org"}, raw: plain("x@remote.example", "alice@example.org", "idle.1@remote.example")}); err == nil {
 		t.Fatal("a connection idle past idle_timeout was still served")
+	}
+}
+
+// A header section over 1 MiB gets a temporary failure (go-milter keeps
+// every field until the message ends); a client that goes on sending
+// fields after it is cut off once those pass 1 MiB too.
+func TestHugeHeaderGetsATemporaryFailure(t *testing.T) {
+	srv, addr := startServer(t, Config{}, nil)
+	mx := dial(t, newClient(addr), "203.0.113.1")
+	defer mx.close()
+	s := mx.s
+	must(t, s.Macros(gomilter.CodeMail, "{client_addr}", "203.0.113.1"))
+	if _, err := s.Mail("", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Rcpt("alice@example.org", nil); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 900<<10)
+	act, err := s.HeaderField("X-Filler-1", big)
+	if err != nil || act.Code != gomilter.ActContinue {
+		t.Fatalf("the first 900 KiB field: %+v %v", act, err)
+	}
+	act, err = s.HeaderField("X-Filler-2", big)
+	if err != nil || act.Code != gomilter.ActReplyCode || act.SMTPCode != 451 {
+		t.Fatalf("a header past 1 MiB: %+v %v, want 451", act, err)
+	}
+	if got := counterValue(t, srv.Metrics().Tempfails.WithLabelValues("header_limit")); got != 1 {
+		t.Fatalf(`ndrmilter_tempfail_total{reason="header_limit"} = %v, want 1`, got)
+	}
+	if srv.budget.Used() != 0 {
+		t.Fatalf("%d bytes of the budget held after the temporary failure", srv.budget.Used())
+	}
+	// A client that goes on regardless is cut off.
+	for i := 0; i < 3 && err == nil; i++ {
+		_, err = s.HeaderField("X-Filler-More", big)
+	}
+	if err == nil {
+		t.Fatal("a client sending 2.7 MiB of fields after the temporary failure was not cut off")
 	}
 }

@@ -160,3 +160,69 @@ func sendRaw(addr, clientIP string, head, body []byte, start <-chan struct{}) (b
 	}
 	return false, nil
 }
+
+// Twenty milter connections sending header fields of nearly 1 MiB each,
+// thirty per message (the attack run's "many 1 MB headers", 1.46 GB before):
+// each message gets a temporary failure once its header passes 1 MiB, a
+// client that goes on is cut off, and serve stays under 512 MB and up.
+func TestManyHugeHeaderFieldsStayUnder512MB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ndrmilter serve in a child process with 600 MB of header fields")
+	}
+	const (
+		conns, fields = 20, 30
+		limitKB       = 512 * 1000 * 1000 / 1024
+	)
+	addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	c := startChild(t, childOptions{wait: addr, env: []string{"GOMEMLIMIT=" + unitEnvironment(t, "GOMEMLIMIT")}},
+		"--listen", "inet:"+addr, "--data", t.TempDir(), "--domain", "example.org", "--metrics-listen", "")
+	big := strings.Repeat("h", (1<<20)-64)
+	var wg sync.WaitGroup
+	tempfails := make([]bool, conns)
+	for i := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl := gomilter.NewClientWithOptions("tcp", addr, gomilter.ClientOptions{ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
+				ActionMask: gomilter.OptAddHeader | gomilter.OptChangeHeader})
+			s, err := cl.Session()
+			if err != nil {
+				return
+			}
+			defer s.Close()
+			ip := fmt.Sprintf("203.0.113.%d", i+1)
+			s.Macros(gomilter.CodeConn, "{client_addr}", ip)
+			s.Conn("mx.remote.example", gomilter.FamilyInet, 25, ip)
+			s.Macros(gomilter.CodeMail, "{client_addr}", ip)
+			s.Mail("", nil)
+			s.Rcpt("alice@example.org", nil)
+			for f := range fields {
+				act, err := s.HeaderField(fmt.Sprintf("X-Big-%d", f), big)
+				if err != nil {
+					return
+				}
+				if act.Code == gomilter.ActReplyCode && act.SMTPCode == 451 {
+					tempfails[i] = true
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	peak := c.status("VmHWM")
+	t.Logf("%d connections x %d header fields of 1 MiB: serve's peak RSS %d kB", conns, fields, peak)
+	if !c.running() {
+		t.Fatalf("serve exited: %v", c.exitErr)
+	}
+	if peak >= limitKB {
+		t.Errorf("serve's peak RSS %d kB, want under %d kB (512 MB)", peak, limitKB)
+	}
+	for i, ok := range tempfails {
+		if !ok {
+			t.Errorf("connection %d got no temporary failure for its 30 MiB header", i+1)
+		}
+	}
+	mods, act := sendBounce(t, addr)
+	if act.Code != gomilter.ActContinue || len(mods) == 0 {
+		t.Errorf("a bounce after the flood: %c %+v", act.Code, mods)
+	}
+}
