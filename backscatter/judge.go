@@ -3,6 +3,7 @@ package backscatter
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
@@ -112,14 +113,7 @@ func (j Judge) Report(ctx context.Context, rep *dsn.Report, envelopeRcpts []stri
 			lerr = err
 		}
 	}
-	var failed []string
-	for _, rc := range rep.Recipients {
-		if rc.Action == smtpcode.ActionFailed || rc.Action == smtpcode.ActionDelayed || rc.Action == "" {
-			if a := ledger.NormalizeAddress(rc.Address); strings.Contains(a, "@") {
-				failed = append(failed, a)
-			}
-		}
-	}
+	failed := failedAddresses(rep.Recipients)
 	n := 0
 pairs:
 	for _, s := range senders {
@@ -149,4 +143,29 @@ pairs:
 		return Judgement{Verdict: Unknown, Evidence: EvidenceNone}
 	}
 	return Judgement{Verdict: Yes, Evidence: checked}
+}
+
+// failedAddresses returns the distinct addresses the report gives for its
+// failed or delayed recipients (and those without an action), in report
+// order: for each, the final address (Final-Recipient) and the address the
+// original was sent to (Original-Recipient), which differ when the message
+// was forwarded or went through an alias. The original sender wrote to the
+// latter, so both are looked up: a pair found for either is proof that the
+// message left here.
+func failedAddresses(rcpts []dsn.Recipient) []string {
+	var out []string
+	add := func(a string) {
+		a = ledger.NormalizeAddress(a)
+		if !strings.Contains(a, "@") || slices.Contains(out, a) {
+			return
+		}
+		out = append(out, a)
+	}
+	for _, rc := range rcpts {
+		if rc.Action == smtpcode.ActionFailed || rc.Action == smtpcode.ActionDelayed || rc.Action == "" {
+			add(rc.Address)
+			add(rc.OriginalRecipient)
+		}
+	}
+	return out
 }

@@ -62,6 +62,16 @@ func bounceFor(messageID, received string, failed ...string) *dsn.Report {
 	return rep
 }
 
+// forwarded is a report of a message forwarded on the way, as a report
+// writes it (RFC 3464 section 2.3.1): Original-Recipient is the address the
+// sender wrote to, Final-Recipient the one the forwarding led to, and the
+// original is not attached.
+func forwarded(original, final string) *dsn.Report {
+	rep := bounceFor("", "")
+	rep.Recipients = []dsn.Recipient{{Address: final, OriginalRecipient: original, Action: "failed", Status: "5.1.1"}}
+	return rep
+}
+
 func ourDomain(addr string) bool { return strings.HasSuffix(addr, "@example.org") }
 
 func TestJudgeReport(t *testing.T) {
@@ -90,6 +100,10 @@ func TestJudgeReport(t *testing.T) {
 		{"no references but a pair we sent: no", Judge{Ledger: l}, bounceFor("", "", "BOB@remote.example"), alice,
 			"no; evidence=recipient-match"},
 		{"no references, a pair we never sent: yes", Judge{Ledger: l}, bounceFor("", "", "carol@remote.example"), alice,
+			"yes; evidence=recipient-match"},
+		{"forwarded: the original recipient is one we sent to: no", Judge{Ledger: l}, forwarded("bob@remote.example", "bob@other.example"), alice,
+			"no; evidence=recipient-match"},
+		{"forwarded: neither address is one we sent to: yes", Judge{Ledger: l}, forwarded("carol@remote.example", "carol@other.example"), alice,
 			"yes; evidence=recipient-match"},
 		{"nothing to look up: unknown", Judge{Ledger: l}, &dsn.Report{Kind: dsn.KindBounce}, alice,
 			"unknown; evidence=none"},

@@ -45,6 +45,10 @@ type Facts struct {
 	// refusing it inside the MTA would leave the original deferred and its
 	// sender never told.
 	Inside bool
+	// NullSender is set when the envelope sender is null (RFC 5321 section
+	// 4.5.5), as it is for every delivery report: only such a message is
+	// ever rejected, discarded or quarantined (see Route.NullSender).
+	NullSender bool
 	// Subject is the value of the first Subject field, as received;
 	// HasSubject says whether there is one.
 	Subject    string
@@ -154,7 +158,7 @@ func Inbound(p Policy, f Facts) Outcome {
 	owner := validOwner(win.Owner)
 
 	if j.Verdict == backscatter.Yes {
-		out.Action = backscatterAction(p.BackscatterAction, f.Inside)
+		out.Action = backscatterAction(p.BackscatterAction, f, j)
 	}
 	out.Event = &Event{
 		QueueID:         textclean.Line(f.QueueID, 64),
@@ -208,17 +212,36 @@ func Inbound(p Policy, f Facts) Outcome {
 	return out
 }
 
-// backscatterAction is the action the policy takes on backscatter. A report
-// written inside is tagged instead of rejected or discarded (see
-// Facts.Inside).
-func backscatterAction(a Action, inside bool) Action {
+// backscatterAction is the action the policy takes on a report judged
+// backscatter. Only a message that is a report by its envelope as well as
+// its content (NullSender: a person writes from postmaster@ with an
+// ordinary sender, and may quote a bounce) is ever held, and it is refused
+// (rejected or discarded) only when it comes from outside (see
+// Facts.Inside) and the evidence positively says that the original never
+// left here (refusable). Anything else is tagged: a wrong tag costs a
+// reader a look, a wrong refusal loses real mail.
+func backscatterAction(a Action, f Facts, j backscatter.Judgement) Action {
+	if !f.NullSender {
+		return ActionTag
+	}
 	switch a {
 	case ActionQuarantine:
 		return a
 	case ActionReject, ActionDiscard:
-		if !inside {
+		if !f.Inside && refusable(j) {
 			return a
 		}
 	}
 	return ActionTag
+}
+
+// refusable reports whether a backscatter judgement rests on evidence that
+// positively names the original and found it missing: its Message-ID, or a
+// queue id of ours in its Received lines, looked up and not found. A
+// judgement on (sender, recipient) pairs alone is not enough to refuse: the
+// report may name a recipient the original was never addressed to (a
+// forwarding address, an alias, a list member).
+func refusable(j backscatter.Judgement) bool {
+	return j.Verdict == backscatter.Yes &&
+		(j.Evidence == backscatter.EvidenceMessageID || j.Evidence == backscatter.EvidenceQueueID)
 }

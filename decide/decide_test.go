@@ -50,6 +50,7 @@ func bounce(j backscatter.Judgement, rs ...rules.Reading) Facts {
 		Subject:    "Undelivered Mail Returned to Sender",
 		HasSubject: true,
 		Incoming:   []Header{{Name: "X-NDR-Owner", Index: 1}},
+		NullSender: true,
 		Report:     rep,
 		Readings:   rs,
 		Judgement:  j,
@@ -109,6 +110,27 @@ func TestBackscatterActionFollowsPolicyAndJudgement(t *testing.T) {
 		{"backscatter written inside, quarantine: held", Policy{BackscatterAction: ActionQuarantine},
 			func() Facts { f := bounce(judgedYes); f.Inside = true; return f }(),
 			ActionQuarantine, "", "ndrmilter: backscatter (yes; evidence=message-id)", headersOf("yes; evidence=message-id")},
+		{"backscatter from a non-null sender (postmaster@), reject: tagged instead", Policy{BackscatterAction: ActionReject},
+			func() Facts { f := bounce(judgedYes); f.NullSender = false; return f }(),
+			ActionTag, "", "", headersOf("yes; evidence=message-id")},
+		{"backscatter from a non-null sender, discard: tagged instead", Policy{BackscatterAction: ActionDiscard},
+			func() Facts { f := bounce(judgedYes); f.NullSender = false; return f }(),
+			ActionTag, "", "", headersOf("yes; evidence=message-id")},
+		{"backscatter from a non-null sender, quarantine: tagged instead", Policy{BackscatterAction: ActionQuarantine},
+			func() Facts { f := bounce(judgedYes); f.NullSender = false; return f }(),
+			ActionTag, "", "", headersOf("yes; evidence=message-id")},
+		{"backscatter on recipient pairs only, reject: tagged instead", Policy{BackscatterAction: ActionReject},
+			bounce(backscatter.Judgement{Verdict: backscatter.Yes, Evidence: backscatter.EvidenceRecipientMatch}),
+			ActionTag, "", "", headersOf("yes; evidence=recipient-match")},
+		{"backscatter on recipient pairs only, discard: tagged instead", Policy{BackscatterAction: ActionDiscard},
+			bounce(backscatter.Judgement{Verdict: backscatter.Yes, Evidence: backscatter.EvidenceRecipientMatch}),
+			ActionTag, "", "", headersOf("yes; evidence=recipient-match")},
+		{"backscatter on recipient pairs only, quarantine: held", Policy{BackscatterAction: ActionQuarantine},
+			bounce(backscatter.Judgement{Verdict: backscatter.Yes, Evidence: backscatter.EvidenceRecipientMatch}),
+			ActionQuarantine, "", "ndrmilter: backscatter (yes; evidence=recipient-match)", headersOf("yes; evidence=recipient-match")},
+		{"backscatter on a queue id of ours, reject: refused", Policy{BackscatterAction: ActionReject},
+			bounce(backscatter.Judgement{Verdict: backscatter.Yes, Evidence: backscatter.EvidenceQueueID}),
+			ActionReject, "550 5.7.1 Rejected as backscatter: this is a bounce for a message that was not sent from here", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := Inbound(tc.policy, tc.facts)
@@ -360,7 +382,7 @@ func TestEventIsWhatTheLogAndMetricsSay(t *testing.T) {
 	}
 	var keys []string
 	enc := zapcore.NewMapObjectEncoder()
-	for _, fl := range e.Fields(1500 * time.Microsecond) {
+	for _, fl := range e.Fields(1500*time.Microsecond, nil) {
 		keys = append(keys, fl.Key)
 		fl.AddTo(enc)
 	}
@@ -368,8 +390,17 @@ func TestEventIsWhatTheLogAndMetricsSay(t *testing.T) {
 		t.Errorf("log fields %s", got)
 	}
 	if enc.Fields["ms"] != 1.5 || enc.Fields["verdict"] != "unknown" || enc.Fields["evidence"] != "ledger-error" ||
-		enc.Fields["ledger_error"] != "ledger down" || enc.Fields["action"] != "none" || enc.Fields["rule"] != "ms-5.1.1" {
+		enc.Fields["ledger_error"] != "ledger down" || enc.Fields["action"] != "none" || enc.Fields["rule"] != "ms-5.1.1" ||
+		enc.Fields["failed_recipient"] != "bob@remote.example" {
 		t.Errorf("log values %v", enc.Fields)
+	}
+	// Addresses as the site chose to log them.
+	enc = zapcore.NewMapObjectEncoder()
+	for _, fl := range e.Fields(0, func(a string) string { return "@" + a[strings.IndexByte(a, '@')+1:] }) {
+		fl.AddTo(enc)
+	}
+	if enc.Fields["failed_recipient"] != "@remote.example" || fmt.Sprint(enc.Fields["recipients"]) != "[@example.org]" {
+		t.Errorf("log values with addresses hidden: %v", enc.Fields)
 	}
 	for _, tc := range []struct {
 		reason rules.Reason

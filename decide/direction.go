@@ -110,6 +110,11 @@ type Route struct {
 	// (WithRecipients). It goes inbound, and is never rejected or discarded
 	// (Facts.Inside).
 	Inside bool
+	// NullSender: the envelope sender is null, as that of a delivery
+	// report is (RFC 5321 section 4.5.5, RFC 3464 section 2). A Candidate
+	// whose sender is MAILER-DAEMON or postmaster is read and tagged but
+	// never refused (Facts.NullSender).
+	NullSender bool
 }
 
 // Outbound reports whether the message goes outbound.
@@ -135,7 +140,8 @@ func (s Site) Classify(o Origin, from string) Route {
 	// A report may come from a trusted or local client too: the MTA's own
 	// bounces, or an internal relay's. It is kept for parsing, and
 	// WithRecipients decides by its recipients.
-	return Route{Why: why, Candidate: why != WhyAuth && BounceSender(from)}
+	cand := why != WhyAuth && BounceSender(from)
+	return Route{Why: why, Candidate: cand, NullSender: cand && ledger.NormalizeAddress(from) == ""}
 }
 
 // WithRecipients completes r at the end of the envelope: a possible report

@@ -2,6 +2,7 @@ package decide
 
 import (
 	"net/netip"
+	"reflect"
 	"testing"
 )
 
@@ -55,17 +56,40 @@ func TestClassifyAndWithRecipients(t *testing.T) {
 		{"submission listener", Origin{Submission: true, Addr: outside}, "alice@example.org", mixed, Route{Why: WhySubmission}, true},
 		{"outside", Origin{Addr: outside}, "x@remote.example", ours, Route{}, false},
 		{"unknown origin is inbound", Origin{}, "x@remote.example", ours, Route{}, false},
-		{"bounce from outside", Origin{Addr: outside}, "", ours, Route{Candidate: true}, false},
-		{"MTA's own bounce to our users", Origin{Local: true}, "", ours, Route{Why: WhyLocal, Candidate: true, Inside: true}, false},
+		{"bounce from outside", Origin{Addr: outside}, "", ours, Route{Candidate: true, NullSender: true}, false},
+		{"MTA's own bounce to our users", Origin{Local: true}, "", ours, Route{Why: WhyLocal, Candidate: true, Inside: true, NullSender: true}, false},
 		{"internal relay's bounce to our users", Origin{Addr: trusted}, "MAILER-DAEMON@relay.example.org", ours,
 			Route{Why: WhyTrustedNetwork, Candidate: true, Inside: true}, false},
-		{"inside bounce to someone else stays outbound", Origin{Addr: trusted}, "", mixed, Route{Why: WhyTrustedNetwork, Candidate: true}, true},
+		{"inside bounce to someone else stays outbound", Origin{Addr: trusted}, "", mixed, Route{Why: WhyTrustedNetwork, Candidate: true, NullSender: true}, true},
+		{"bounce from postmaster outside: read, not null", Origin{Addr: outside}, "postmaster@partner.example", ours, Route{Candidate: true}, false},
 		{"bounce through a submission listener to our users", Origin{Submission: true}, "", ours,
-			Route{Why: WhySubmission, Candidate: true, Inside: true}, false},
+			Route{Why: WhySubmission, Candidate: true, Inside: true, NullSender: true}, false},
 	} {
 		got := testSite.Classify(tc.o, tc.from).WithRecipients(testSite, tc.rcpts)
 		if got != tc.want || got.Outbound() != tc.outbound {
 			t.Errorf("%s: route %+v (outbound %v), want %+v (outbound %v)", tc.name, got, got.Outbound(), tc.want, tc.outbound)
 		}
+	}
+}
+
+func TestOutboundLosesNDRFieldsOnlyToOurUsers(t *testing.T) {
+	incoming := []Header{{Name: "X-NDR-Owner", Index: 1}, {Name: "X-NDR-Backscatter", Index: 1}, {Name: "X-NDR-Owner", Index: 2}}
+	last := []Header{{Name: "X-NDR-Owner", Index: 2}, {Name: "X-NDR-Backscatter", Index: 1}, {Name: "X-NDR-Owner", Index: 1}}
+	for _, tc := range []struct {
+		name  string
+		rcpts []string
+		want  []Header
+	}{
+		{"to our user", []string{"bob@example.org"}, last},
+		{"to a subdomain of ours and outside", []string{"x@remote.example", "bob@mail.example.org"}, last},
+		{"outside only", []string{"x@remote.example"}, nil},
+	} {
+		out := Outbound(testSite, Facts{Recipients: tc.rcpts, Incoming: incoming})
+		if out.Action != ActionNone || out.Event != nil || out.Add != nil || !reflect.DeepEqual(out.Delete, tc.want) {
+			t.Errorf("%s: %+v, want deletions %v (last first) and nothing else", tc.name, out, tc.want)
+		}
+	}
+	if out := Outbound(NewSite(nil, nil), Facts{Recipients: []string{"x@remote.example"}, Incoming: incoming}); len(out.Delete) != 3 {
+		t.Errorf("with every domain ours: %+v, want the 3 fields deleted", out.Delete)
 	}
 }

@@ -53,9 +53,21 @@
 //
 // A report judged backscatter is tagged (the headers above, delivered),
 // quarantined (the headers, and held by the MTA), rejected (550 5.7.1 at the
-// end of data, no headers) or discarded, as Policy.BackscatterAction says;
-// one written inside to our own users is never rejected or discarded (see
-// Facts.Inside). Policy.SubjectTag and Policy.BodySummary add a
+// end of data, no headers) or discarded, as Policy.BackscatterAction says,
+// within these bounds, which keep real mail from being lost:
+//
+//   - only a message that is a report by its envelope (null sender) as well
+//     as by its content is held or refused; one from a MAILER-DAEMON or
+//     postmaster address with an ordinary sender (a person may write from
+//     it, quoting a bounce) is tagged at most (Facts.NullSender);
+//   - it is refused (rejected or discarded) only when the judgement rests
+//     on evidence that names the original and found it missing, its
+//     Message-ID or a queue id of ours; one judged on (sender, recipient)
+//     pairs alone is tagged or quarantined;
+//   - one written inside to our own users is never refused (see
+//     Facts.Inside).
+//
+// Policy.SubjectTag and Policy.BodySummary add a
 // "[Bounce: summary]" Subject prefix and a plain-text summary at the top of
 // the report's human-readable part.
 package decide

@@ -33,17 +33,26 @@ type Event struct {
 }
 
 // Fields are the fields of the "bounce" log line; elapsed is the time since
-// the message started (MAIL FROM).
-func (e *Event) Fields(elapsed time.Duration) []zap.Field {
+// the message started (MAIL FROM); addr shows an address as the log may
+// (nil: as it is), so that a site logs its users' addresses only when it
+// chose to.
+func (e *Event) Fields(elapsed time.Duration, addr func(string) string) []zap.Field {
+	if addr == nil {
+		addr = func(a string) string { return a }
+	}
+	rcpts := make([]string, len(e.Recipients))
+	for i, r := range e.Recipients {
+		rcpts[i] = addr(r)
+	}
 	fields := []zap.Field{
 		zap.String("queue_id", e.QueueID),
-		zap.Strings("recipients", e.Recipients),
+		zap.Strings("recipients", rcpts),
 		zap.String("kind", string(e.Kind)),
 		zap.String("status", e.Status),
 		zap.String("reason", string(e.Reason)),
 		zap.String("owner", string(e.Owner)),
 		zap.String("rule", e.Rule),
-		zap.String("failed_recipient", e.FailedRecipient),
+		zap.String("failed_recipient", addr(e.FailedRecipient)),
 		zap.String("verdict", string(e.Judgement.Verdict)),
 		zap.String("evidence", string(e.Judgement.Evidence)),
 		zap.String("action", string(e.Action)),

@@ -98,6 +98,7 @@ func Example_reject() {
 	}
 	out := decide.Inbound(decide.Policy{BackscatterAction: decide.ActionReject}, decide.Facts{
 		Recipients: []string{"alice@example.org"},
+		NullSender: true, // a report by its envelope too: only such a message is ever refused
 		Report:     rep,
 		Readings:   eng.Explain(rep),
 		Judgement:  backscatter.Judgement{Verdict: backscatter.Yes, Evidence: backscatter.EvidenceMessageID},

@@ -99,18 +99,28 @@ func manyRecipients(n int) []byte {
 }
 
 func TestTenThousandRecipients(t *testing.T) {
-	raw := manyRecipients(10000)
+	raw := manyRecipients(MaxRecipients)
 	var r *Report
 	alloc := allocatedBy(func() { r = mustParse(t, raw) })
-	if len(r.Recipients) != 10000 || r.Truncated {
-		t.Fatalf("%d recipients (truncated %v), want all 10000", len(r.Recipients), r.Truncated)
+	if len(r.Recipients) != MaxRecipients || r.Truncated {
+		t.Fatalf("%d recipients (truncated %v), want all %d", len(r.Recipients), r.Truncated, MaxRecipients)
 	}
-	if last := r.Recipients[9999]; last.Address != "user9999@example.net" || last.Status != "5.1.1" || last.ReplyCode != "550" {
+	if last := r.Recipients[MaxRecipients-1]; last.Address != fmt.Sprintf("user%d@example.net", MaxRecipients-1) || last.Status != "5.1.1" || last.ReplyCode != "550" {
 		t.Errorf("last record %+v", last)
 	}
 	// Linear in the input: a few times its size, not its square.
 	if limit := uint64(20 * len(raw)); alloc > limit {
 		t.Errorf("allocated %d bytes for a %d-byte report, want under %d", alloc, len(raw), limit)
+	}
+	// Ten thousand: the cap, and what is read past it costs no more than
+	// the text itself.
+	raw = manyRecipients(10000)
+	alloc = allocatedBy(func() { r = mustParse(t, raw) })
+	if len(r.Recipients) != MaxRecipients || !r.Truncated {
+		t.Fatalf("%d recipients (truncated %v) of 10000, want the cap %d and Truncated", len(r.Recipients), r.Truncated, MaxRecipients)
+	}
+	if limit := uint64(4 * len(raw)); alloc > limit {
+		t.Errorf("allocated %d bytes for a %d-byte report of 10000 recipients, want under %d", alloc, len(raw), limit)
 	}
 	r = mustParse(t, manyRecipients(MaxRecipients+5))
 	if len(r.Recipients) != MaxRecipients || !r.Truncated {

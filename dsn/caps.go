@@ -20,7 +20,12 @@ const (
 	MaxStatusPart = 8 << 20
 
 	// MaxRecipients is the number of recipient records one report may hold.
-	MaxRecipients = 10000
+	// It bounds what reading one report allocates (a list bounce of 11,000
+	// failed recipients cost 7 MB to read with 10,000 kept, 2 MB with
+	// 1,000; explaining them, 6 MB and 0.6 MB): the milter shows 10 and
+	// judges on 20 (sender, recipient) pairs, and a report with more
+	// recipients than this says so (Report.Truncated).
+	MaxRecipients = 1000
 
 	// MaxDiagnostic is the length of one recipient's diagnostic text.
 	MaxDiagnostic = 4096

@@ -60,6 +60,12 @@ type Recipient struct {
 	// Original-Recipient), without the address type, e.g. "user@example.com".
 	Address string
 
+	// OriginalRecipient is the address of the Original-Recipient field
+	// (RFC 3464 section 2.3.1), the recipient as the sender wrote it before
+	// any forwarding or alias, without the address type; "" when the
+	// report gives none.
+	OriginalRecipient string
+
 	// Action is RFC 3464's action: failed, delayed, delivered, relayed or
 	// expanded. When a delivery report does not give a valid one, it is read
 	// from the status class or, without one, from what the report as a whole

@@ -41,6 +41,7 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 		if cur.Address == "" {
 			cur.Address = original
 		}
+		cur.OriginalRecipient = original
 		if cur.Diagnostic == "" && statusComment != "" && !genericComment(statusComment) {
 			cur.Diagnostic = statusComment
 		}

@@ -11,6 +11,7 @@ func sanitize(r *Report) {
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		rc.Address = textclean.UTF8(rc.Address)
+		rc.OriginalRecipient = textclean.UTF8(rc.OriginalRecipient)
 		rc.RemoteMTA = textclean.UTF8(rc.RemoteMTA)
 		rc.Command = textclean.UTF8(rc.Command)
 		if len(rc.Diagnostic) > MaxDiagnostic {

@@ -70,17 +70,28 @@ type Config struct {
 	// they break DKIM signatures on the bounce).
 	SubjectTag  bool
 	BodySummary bool
-	// RecordWait, LookupTimeout, WriteTimeout, RecordRetry and
-	// MaxPendingRecords are as in the milter (see package frontend for
-	// the defaults).
+	// RecordWait, SpoolDir, SpoolMax, LookupTimeout, WriteTimeout,
+	// RecordRetry, MaxPendingRecords and LogAddresses are as in the milter
+	// (see package frontend for the defaults).
 	RecordWait        time.Duration
+	SpoolDir          string
+	SpoolMax          int64
 	LookupTimeout     time.Duration
 	WriteTimeout      time.Duration
 	RecordRetry       time.Duration
 	MaxPendingRecords int
+	LogAddresses      frontend.Privacy
 	// MaxConnections bounds the client connections open at once (default
 	// 100, Postfix's default process limit); beyond it a client gets 421.
 	MaxConnections int
+	// ListenAllow are the networks whose clients may connect (empty: any
+	// client that can reach the listener). Others are closed at once,
+	// logged and counted.
+	ListenAllow []netip.Prefix
+	// BufferBudget bounds the message bytes held in memory by all
+	// connections at once (default frontend.DefaultBufferBudget); past it
+	// a message passes unread, its X-NDR-* fields still removed.
+	BufferBudget int64
 	// IdleTimeout is how long the filter waits for a client's next command
 	// or its next bytes of data (default 5 minutes, RFC 5321 section
 	// 4.5.3.2.7).
@@ -119,6 +130,12 @@ func (c Config) withDefaults() Config {
 	if c.ParseCap <= 0 {
 		c.ParseCap = frontend.DefaultParseCap
 	}
+	if c.RecordWait == 0 {
+		c.RecordWait = frontend.DefaultRecordWait
+	}
+	if c.LogAddresses == "" {
+		c.LogAddresses = frontend.PrivacyHash
+	}
 	if c.LookupTimeout <= 0 {
 		c.LookupTimeout = frontend.DefaultLookupTimeout
 	}
@@ -133,6 +150,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxConnections <= 0 {
 		c.MaxConnections = 100
+	}
+	if c.BufferBudget <= 0 {
+		c.BufferBudget = frontend.DefaultBufferBudget
 	}
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = 5 * time.Minute
@@ -154,6 +174,9 @@ func (c Config) validate() error {
 	}
 	a, err := decide.ParseAction(string(c.BackscatterAction))
 	if err != nil {
+		return err
+	}
+	if _, err := frontend.ParsePrivacy(string(c.LogAddresses)); err != nil {
 		return err
 	}
 	if a == decide.ActionQuarantine {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ndrmilter/ndrmilter/frontend"
 )
 
 // conn is a client connection as go-smtp's server reads and writes it. It
@@ -36,9 +38,10 @@ type conn struct {
 	net.Conn
 	srv     *Server
 	r       *bufio.Reader
-	peer    netip.Addr // the connecting address
-	trusted bool       // the peer is in a trusted network: XFORWARD allowed
-	dir     Direction  // the listener's direction, "" for Config.Direction
+	hold    *frontend.Hold // what the message in progress holds of the budget
+	peer    netip.Addr     // the connecting address
+	trusted bool           // the peer is in a trusted network: XFORWARD allowed
+	dir     Direction      // the listener's direction, "" for Config.Direction
 
 	// Read side, go-smtp's goroutine only.
 	pending   []byte // the rest of the command line being handed out
@@ -77,7 +80,7 @@ const (
 var errLineTooLong = errors.New("filter: command line too long")
 
 func newConn(nc net.Conn, s *Server) *conn {
-	c := &conn{Conn: nc, srv: s, r: bufio.NewReaderSize(nc, readBufferSize), chunkNext: -1}
+	c := &conn{Conn: nc, srv: s, r: bufio.NewReaderSize(nc, readBufferSize), chunkNext: -1, hold: s.budget.NewHold()}
 	if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
 		if a, ok := netip.AddrFromSlice(ta.IP); ok {
 			c.peer = a.Unmap()

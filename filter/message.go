@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ndrmilter/ndrmilter/decide"
+	"github.com/ndrmilter/ndrmilter/frontend"
 	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
@@ -15,7 +16,7 @@ import (
 // longer header (only hostile or broken mail has one: Postfix's own
 // header_size_limit is 100 KiB) passes unannotated, its X-NDR-* fields
 // still removed as it streams (passTail).
-const maxHeaderBytes = 1 << 20
+const maxHeaderBytes = frontend.MaxHeaderBytes
 
 // head is the start of a message as the filter keeps it to decide: the
 // header section and, for a possible report, the body up to the parse cap.
@@ -27,10 +28,14 @@ type head struct {
 	bodyAt int     // start of the body (after the empty line, if there is one)
 	// complete: raw holds the whole message.
 	complete bool
-	// oversize: the header did not end within maxHeaderBytes; raw holds
-	// its start, the last field perhaps cut (lineOpen: in mid-line).
+	// oversize: the header did not end within maxHeaderBytes, or holding
+	// more of it would have gone over the budget; raw holds its start, the
+	// last field perhaps cut (lineOpen: in mid-line).
 	oversize bool
 	lineOpen bool
+	// unread: holding the text for parsing would have gone over the
+	// budget: the message passes unread (raw holds the header only).
+	unread bool
 }
 
 // field is one header field: raw[start:end], its lines and line endings.
@@ -40,12 +45,14 @@ type field struct {
 }
 
 // readHead reads the header section of a message from r and, when keep,
-// the body too until raw holds parseCap bytes.
-func readHead(r *bufio.Reader, keep bool, parseCap int) (*head, error) {
+// the body too until raw holds parseCap bytes, within what hold may take of
+// the budget: a header it cannot hold is oversize (passed on as it
+// streams), a body it cannot hold is left unread.
+func readHead(r *bufio.Reader, keep bool, parseCap int, hold *frontend.Hold) (*head, error) {
 	h := &head{}
 	lineStart, inHeader := true, true
 	for inHeader {
-		if len(h.raw) >= maxHeaderBytes {
+		if len(h.raw) >= maxHeaderBytes || !hold.Grow(len(h.raw)+r.Buffered()) {
 			h.oversize, h.lineOpen = true, !lineStart
 			h.hdrEnd, h.bodyAt = len(h.raw), len(h.raw)
 			return h, nil
@@ -91,9 +98,15 @@ func readHead(r *bufio.Reader, keep bool, parseCap int) (*head, error) {
 			return nil, err
 		}
 	}
-	if keep && len(h.raw) < parseCap {
-		h.raw = growTo(h.raw, parseCap)
-		n, err := io.ReadFull(r, h.raw[len(h.raw):parseCap])
+	for keep && len(h.raw) < parseCap {
+		// Grown as the text comes: a small report takes little.
+		want := min(parseCap, max(2*len(h.raw), len(h.raw)+r.Buffered(), 64<<10))
+		if !hold.Grow(want) {
+			h.unread = true
+			break
+		}
+		h.raw = growTo(h.raw, want)
+		n, err := io.ReadFull(r, h.raw[len(h.raw):want])
 		h.raw = h.raw[:len(h.raw)+n]
 		switch {
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):

@@ -31,6 +31,8 @@ type Server struct {
 	metrics *frontend.Metrics
 	nextHop *prometheus.CounterVec // next hop failures, by stage
 	refused prometheus.Counter     // connections refused over MaxConnections
+	gate    *frontend.Gate         // admits connections
+	budget  *frontend.Budget       // memory of all connections
 	smtp    *smtp.Server
 
 	mu      sync.Mutex
@@ -65,11 +67,21 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 			Help: "Failures to reach or talk to the next hop (not its replies), by stage."}, []string{"stage"}),
 		refused: prometheus.NewCounter(prometheus.CounterOpts{Name: "ndrmilter_filter_connections_refused_total",
 			Help: "Client connections refused because max_connections were open."}),
-		conns: make(map[*conn]struct{}),
-		idle:  make(chan struct{}),
+		gate:   frontend.NewGate(m, log),
+		budget: frontend.NewBudget(cfg.BufferBudget, m, log),
+		conns:  make(map[*conn]struct{}),
+		idle:   make(chan struct{}),
 	}
+	s.gate.Configure(cfg.ListenAllow, cfg.MaxConnections)
 	if reg != nil {
 		reg.MustRegister(s.nextHop, s.refused)
+	}
+	s.rec.SetPrivacy(cfg.LogAddresses)
+	if cfg.SpoolDir != "" {
+		if err := s.rec.UseSpool(cfg.SpoolDir, cfg.SpoolMax); err != nil {
+			log.Error("no record spool: outbound records the ledger does not take are kept in memory only, and lost on a restart",
+				zap.Error(err))
+		}
 	}
 	s.cfg.Store(&cfg)
 	s.eng.Store(eng)
@@ -90,6 +102,10 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 	return s, nil
 }
 
+// Health reports what keeps outbound records from being durable (no
+// record spool, or its last write failed); nil when all is well.
+func (s *Server) Health() error { return s.rec.Health() }
+
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *frontend.Metrics { return s.metrics }
 
@@ -108,6 +124,8 @@ func (s *Server) Reload(cfg Config, eng *rules.Engine) error {
 	if eng != nil {
 		s.eng.Store(eng)
 	}
+	s.gate.Configure(cfg.ListenAllow, cfg.MaxConnections)
+	s.budget.SetMax(cfg.BufferBudget)
 	s.cfg.Store(&cfg)
 	s.afterQueueWarned.Store(false)
 	return nil
@@ -214,6 +232,8 @@ func (s *Server) connections() []*conn {
 }
 
 func (s *Server) forget(c *conn) {
+	c.hold.Release()
+	s.gate.Done()
 	s.metrics.Sessions.Dec()
 	s.mu.Lock()
 	delete(s.conns, c)
@@ -258,8 +278,8 @@ func (s *Server) sawAfterQueue() {
 		"where it is dropped; use discard or tag here, reject only before the queue (smtpd_proxy_filter)")
 }
 
-// listener counts the connections it accepts and refuses those beyond
-// MaxConnections with 421.
+// listener admits connections through the server's gate: those beyond
+// MaxConnections get 421, those from outside ListenAllow are closed.
 type listener struct {
 	net.Listener
 	srv *Server
@@ -268,29 +288,25 @@ type listener struct {
 
 func (l *listener) Accept() (net.Conn, error) {
 	s := l.srv
-	for {
-		nc, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		if s.closing.Load() {
-			nc.Close()
-			return nil, net.ErrClosed
-		}
-		s.mu.Lock()
-		if len(s.conns) >= s.config().MaxConnections {
-			s.mu.Unlock()
-			s.refused.Inc()
-			go refuse(nc)
-			continue
-		}
-		c := newConn(nc, s)
-		c.dir = l.dir
-		s.conns[c] = struct{}{}
-		s.mu.Unlock()
-		s.metrics.Sessions.Inc()
-		return c, nil
+	nc, err := s.gate.Accept(l.Listener, func(nc net.Conn) {
+		s.refused.Inc()
+		go refuse(nc)
+	})
+	if err != nil {
+		return nil, err
 	}
+	if s.closing.Load() {
+		nc.Close()
+		s.gate.Done()
+		return nil, net.ErrClosed
+	}
+	c := newConn(nc, s)
+	c.dir = l.dir
+	s.mu.Lock()
+	s.conns[c] = struct{}{}
+	s.mu.Unlock()
+	s.metrics.Sessions.Inc()
+	return c, nil
 }
 
 // refuse tells a client over the connection limit to come back later

@@ -203,13 +203,20 @@ func (s *session) Data(r io.Reader) error {
 	route := s.route.WithRecipients(cfg.site, s.rcpts)
 	keep := route.Candidate && !route.Outbound()
 	br := bufio.NewReaderSize(r, 32<<10)
-	h, err := readHead(br, keep, cfg.ParseCap)
+	// What the message holds of the budget is given back when it is gone.
+	defer s.c.hold.Release()
+	h, err := readHead(br, keep, cfg.ParseCap, s.c.hold)
 	if err != nil {
 		s.drop("data", nil)
 		return errClientLost
 	}
 
 	out := s.decide(h, route, cfg)
+	if len(out.Delete) > 0 || h.oversize {
+		s.srv.metrics.NDRFieldsRemoved.Add(float64(len(out.Delete)))
+		s.srv.log.Info("X-NDR-* fields removed: ndrmilter did not write them", zap.String("queue_id", s.queueID),
+			zap.Int("fields", len(out.Delete)), zap.Bool("outbound", route.Outbound()), zap.Bool("oversize_header", h.oversize))
+	}
 	switch out.Action {
 	case decide.ActionReject:
 		return replyError(out.Reply)
@@ -227,7 +234,7 @@ func (s *session) Data(r io.Reader) error {
 		s.drop("data", err)
 		return errNextHopLost
 	}
-	if err := send(w, h, br, &out, route.Outbound()); err != nil {
+	if err := send(w, h, br, &out, route.Outbound() && !stripsOutbound(cfg, s.rcpts)); err != nil {
 		if errors.Is(err, errReadClient) {
 			s.drop("data", nil)
 			return errClientLost
@@ -267,20 +274,24 @@ func routeName(r decide.Route) string {
 	return "inbound"
 }
 
-// decide is the Outcome for the message: nothing for outbound mail, the
-// shared reader's decision for inbound mail. A panic in reading the message
-// fails open: the message passes unannotated, its X-NDR-* fields removed.
+// decide is the Outcome for the message: for outbound mail, only its
+// X-NDR-* fields deleted when it goes to one of our users; for inbound
+// mail, the shared reader's decision. A panic in reading the message fails
+// open: the message passes unannotated, its X-NDR-* fields removed. So does
+// one over the budget. A header too large to hold passes as it streams
+// (passOversize), its X-NDR-* fields left out there.
 func (s *session) decide(h *head, route decide.Route, cfg *Config) (out decide.Outcome) {
-	if route.Outbound() || h.oversize {
-		if h.oversize {
-			s.srv.metrics.FailOpen.WithLabelValues("header").Inc()
-			s.srv.log.Warn("header too large: message passes unannotated", zap.String("queue_id", s.queueID),
-				zap.Int("limit", maxHeaderBytes))
-		}
+	if h.oversize {
+		s.srv.metrics.FailOpen.WithLabelValues("header").Inc()
+		s.srv.log.Warn("header too large: message passes unannotated", zap.String("queue_id", s.queueID),
+			zap.Int("limit", maxHeaderBytes))
 		return decide.Outcome{Action: decide.ActionNone}
 	}
 	f := h.facts(cfg.ParseCap)
-	f.QueueID, f.Recipients, f.Inside = s.queueID, s.rcpts, route.Inside
+	f.QueueID, f.Recipients, f.Inside, f.NullSender = s.queueID, s.rcpts, route.Inside, route.NullSender
+	if route.Outbound() {
+		return decide.Outbound(cfg.site, f)
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			s.srv.metrics.FailOpen.WithLabelValues("data").Inc()
@@ -290,8 +301,20 @@ func (s *session) decide(h *head, route decide.Route, cfg *Config) (out decide.O
 		}
 	}()
 	rd := frontend.Reader{Rules: s.srv.engine(), Ledger: s.srv.lookups, Site: cfg.site, Policy: cfg.policy(),
-		LookupTimeout: cfg.LookupTimeout, Metrics: s.srv.metrics, Log: s.srv.log}
-	return rd.Inbound(f, route.Candidate, s.start)
+		LookupTimeout: cfg.LookupTimeout, Metrics: s.srv.metrics, Log: s.srv.log, Budget: s.srv.budget,
+		Privacy: cfg.LogAddresses}
+	return rd.Inbound(f, route.Candidate && !h.unread, s.start)
+}
+
+// stripsOutbound reports whether outbound mail to rcpts loses its X-NDR-*
+// fields (decide.Outbound): one of its recipients is ours.
+func stripsOutbound(cfg *Config, rcpts []string) bool {
+	for _, r := range rcpts {
+		if cfg.site.Ours(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // errReadClient marks a failure to read the message from the client.
@@ -309,10 +332,12 @@ func (c clientReader) Read(p []byte) (int, error) {
 }
 
 // send writes the message to the next hop: its start with the Outcome
-// applied, then the rest as it comes from the client.
-func send(w io.Writer, h *head, br *bufio.Reader, out *decide.Outcome, outbound bool) error {
+// applied, then the rest as it comes from the client. A header too large to
+// hold streams through, its X-NDR-* fields left out, unless asIs (outbound
+// mail to other domains only, which keeps them).
+func send(w io.Writer, h *head, br *bufio.Reader, out *decide.Outcome, asIs bool) error {
 	if h.oversize {
-		if outbound {
+		if asIs {
 			if _, err := w.Write(h.raw); err != nil {
 				return err
 			}

@@ -28,6 +28,8 @@ type Metrics struct {
 	// reading shown first (issue 8, "Say why"): rule ids only, from the
 	// loaded rules files, "none" when no rule decided.
 	RuleDecisions *prometheus.CounterVec // rule
+
+	*guardMetrics // limits, removed fields, spool (guard_metrics.go)
 }
 
 // LatencyBuckets are the buckets of the latency histograms, in seconds.
@@ -55,6 +57,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		FailOpen: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_fail_open_total",
 			Help: "Messages let through unchanged because of an internal error or panic, by stage."}, []string{"stage"}),
 	}
+	m.guardMetrics = newGuardMetrics(reg)
 	if reg != nil {
 		reg.MustRegister(m.Bounces, m.Verdicts, m.Actions, m.Messages, m.LedgerOps, m.LedgerLatency,
 			m.CallbackLatency, m.Sessions, m.FailOpen)

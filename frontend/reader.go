@@ -31,6 +31,15 @@ type Reader struct {
 	// Metrics count the outcome; Log gets a line per explained report.
 	Metrics *Metrics
 	Log     *zap.Logger
+	// Budget, when set, bounds the reports read at once (Budget.Parse): a
+	// message that finds no parse slot in time passes unread.
+	Budget *Budget
+	// Text, when set, gives the kept text (f.Raw) once a parse slot is
+	// held, so that a front end that keeps it in pieces joins them only
+	// then.
+	Text func() []byte
+	// Privacy is how the log line shows addresses.
+	Privacy Privacy
 }
 
 // Inbound decides what happens to an inbound message from the facts f a
@@ -41,9 +50,16 @@ type Reader struct {
 // message began).
 func (r *Reader) Inbound(f decide.Facts, candidate bool, start time.Time) decide.Outcome {
 	if candidate {
-		if rep, perr := dsn.Parse(f.Raw); decide.Annotates(rep) {
-			f.Report, f.ParseErr = rep, perr
-			f.Readings = r.Rules.Explain(rep)
+		r.Budget.Parse(func() {
+			if r.Text != nil {
+				f.Raw = r.Text()
+			}
+			if rep, perr := dsn.Parse(f.Raw); decide.Annotates(rep) {
+				f.Report, f.ParseErr = rep, perr
+				f.Readings = r.Rules.Explain(rep)
+			}
+		})
+		if rep := f.Report; rep != nil {
 			t := r.LookupTimeout
 			if t <= 0 {
 				t = DefaultLookupTimeout
@@ -56,7 +72,7 @@ func (r *Reader) Inbound(f decide.Facts, candidate bool, start time.Time) decide
 	out := decide.Inbound(r.Policy, f)
 	r.Metrics.CountInbound(&out)
 	if out.Event != nil && r.Log != nil {
-		r.Log.Info("bounce", out.Event.Fields(time.Since(start))...)
+		r.Log.Info("bounce", out.Event.Fields(time.Since(start), r.Privacy.Address)...)
 	}
 	return out
 }

@@ -76,3 +76,12 @@ func TestRecorderBoundedAndWritten(t *testing.T) {
 	// No ledger: Record does nothing.
 	NewRecorder(nil, m, nil, 0).Record(ledger.Record{MessageID: "x@example.org"}, "test", p)
 }
+
+func counterOf(t *testing.T, c interface{ Write(*dto.Metric) error }) float64 {
+	t.Helper()
+	var mv dto.Metric
+	if err := c.Write(&mv); err != nil {
+		t.Fatal(err)
+	}
+	return mv.GetCounter().GetValue()
+}

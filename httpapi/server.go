@@ -57,6 +57,10 @@ type Config struct {
 	// Users, when not nil, must authenticate (basic authentication) on
 	// every route but /healthz.
 	Users *Users
+	// Health, when not nil, says what else than the ledger keeps the front
+	// end from being healthy (its outbound records cannot be made durable):
+	// /healthz answers 503 with its error.
+	Health func() error
 	// Token, when not empty and Users is set, is accepted as a bearer
 	// token in place of a user: the service's own command line uses it
 	// (AddrFile).
@@ -225,6 +229,13 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		if _, err := s.cfg.Ledger.ByMessageID(ctx, "healthz.probe@ndrmilter.invalid"); err != nil && !errors.Is(err, ledger.ErrNotFound) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			w.Write([]byte("degraded: ledger: " + err.Error() + "\n"))
+			return
+		}
+	}
+	if s.cfg.Health != nil {
+		if err := s.cfg.Health(); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte("degraded: outbound records: " + err.Error() + "\n"))
 			return
 		}
 	}

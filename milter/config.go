@@ -32,11 +32,22 @@ type Config struct {
 	// bounce's human-readable part. Off by default: it changes the body,
 	// which breaks the bounce's DKIM signature (body hash).
 	BodySummary bool
-	// RecordWait is how long end of message waits for the ledger to
-	// acknowledge an outbound record before letting the message go
-	// (default 0: do not wait; the record is written in the background,
-	// within one group commit).
+	// RecordWait is how long end of message waits for the ledger to take
+	// an outbound record before it writes it to the spool (SpoolDir) and
+	// lets the message go (default frontend.DefaultRecordWait; negative:
+	// do not wait, the record is written in the background and a kill in
+	// that moment loses it).
 	RecordWait time.Duration
+	// SpoolDir is where outbound records the ledger has not taken wait,
+	// on disk, to be written once it answers ("": no spool; a record the
+	// ledger does not take is retried in memory, within
+	// MaxPendingRecords and RecordRetry).
+	SpoolDir string
+	// SpoolMax bounds the spool files (default frontend.DefaultSpoolMax).
+	SpoolMax int64
+	// LogAddresses is how log lines show addresses and Message-IDs
+	// (default frontend.PrivacyHash).
+	LogAddresses frontend.Privacy
 	// LookupTimeout bounds all ledger lookups for one bounce (default 200 ms).
 	LookupTimeout time.Duration
 	// WriteTimeout bounds one ledger write (default 5 s).
@@ -49,11 +60,39 @@ type Config struct {
 	// (default 4096); beyond that a record is dropped, logged and counted.
 	MaxPendingRecords int
 	// IdleTimeout closes a milter connection that sends nothing for this
-	// long (default 10 minutes; Postfix keeps one connection per SMTP session).
+	// long (default 6 minutes). Postfix keeps one connection per SMTP
+	// session, silent while smtpd waits for its client: longer than
+	// smtpd_timeout (300 s), so that a slow client's message still reaches
+	// the milter. A connection that has not begun the milter negotiation
+	// is closed after HandshakeTimeout.
 	IdleTimeout time.Duration
+	// MaxConnections bounds the milter connections open at once (default
+	// 200: Postfix's smtpd and cleanup processes, 100 each by
+	// default_process_limit). One more is closed at once, and Postfix
+	// applies milter_default_action to its SMTP session.
+	MaxConnections int
+	// ListenAllow are the networks whose clients may connect over TCP
+	// (empty: any client that can reach the socket). Others are closed at
+	// once, logged and counted.
+	ListenAllow []netip.Prefix
+	// BufferBudget bounds the message bytes held in memory by all sessions
+	// at once (default frontend.DefaultBufferBudget); past it a message
+	// passes unread, its X-NDR-* fields still removed.
+	BufferBudget int64
 
 	site decide.Site // Domains and TrustedNetworks, set by withDefaults
 }
+
+// Defaults of the connection limits.
+const (
+	// DefaultIdleTimeout is Config.IdleTimeout when none is given.
+	DefaultIdleTimeout = 6 * time.Minute
+	// DefaultMaxConnections is Config.MaxConnections when none is given.
+	DefaultMaxConnections = 200
+	// HandshakeTimeout closes a connection that has not sent its first
+	// packet (Postfix sends the option negotiation as soon as it connects).
+	HandshakeTimeout = 10 * time.Second
+)
 
 // DefaultTrustedNetworks are the networks whose clients send outbound mail
 // when no other list is configured.
@@ -69,6 +108,12 @@ func (c Config) withDefaults() Config {
 	if c.ParseCap <= 0 {
 		c.ParseCap = frontend.DefaultParseCap
 	}
+	if c.RecordWait == 0 {
+		c.RecordWait = frontend.DefaultRecordWait
+	}
+	if c.LogAddresses == "" {
+		c.LogAddresses = frontend.PrivacyHash
+	}
 	if c.LookupTimeout <= 0 {
 		c.LookupTimeout = frontend.DefaultLookupTimeout
 	}
@@ -82,7 +127,13 @@ func (c Config) withDefaults() Config {
 		c.MaxPendingRecords = frontend.DefaultMaxPendingRecords
 	}
 	if c.IdleTimeout <= 0 {
-		c.IdleTimeout = 10 * time.Minute
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.MaxConnections <= 0 {
+		c.MaxConnections = DefaultMaxConnections
+	}
+	if c.BufferBudget <= 0 {
+		c.BufferBudget = frontend.DefaultBufferBudget
 	}
 	c.site = decide.NewSite(c.Domains, c.TrustedNetworks)
 	c.Domains = c.site.Domains
@@ -91,6 +142,9 @@ func (c Config) withDefaults() Config {
 
 func (c Config) validate() error {
 	if _, err := decide.ParseAction(string(c.BackscatterAction)); err != nil {
+		return err
+	}
+	if _, err := frontend.ParsePrivacy(string(c.LogAddresses)); err != nil {
 		return err
 	}
 	return nil

@@ -23,7 +23,8 @@ func BenchmarkBounceProcessing(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s := &session{srv: srv}
-		s.msg = message{cfg: cfg, route: decide.Route{Candidate: true}, rcpts: []string{"alice@example.org"}, buf: raw}
+		s.msg = message{cfg: cfg, route: decide.Route{Candidate: true}, rcpts: []string{"alice@example.org"}}
+		s.msg.text.add(raw)
 		out := s.inbound(&s.msg)
 		if len(out.Add) < 3 {
 			b.Fatalf("headers: %+v", out.Add)

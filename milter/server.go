@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,7 +30,8 @@ type Server struct {
 	log     *zap.Logger
 	metrics *frontend.Metrics
 	cb      [numStages]prometheus.Observer // callback latency by stage
-	ms      *gomilter.Server
+	gate    *frontend.Gate                 // admits connections
+	budget  *frontend.Budget               // memory of all sessions
 
 	mu      sync.Mutex
 	lns     map[net.Listener]struct{}
@@ -63,29 +65,55 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 		log:     log,
 		metrics: m,
 		cb:      stageObservers(m),
+		gate:    frontend.NewGate(m, log),
+		budget:  frontend.NewBudget(cfg.BufferBudget, m, log),
 		lns:     make(map[net.Listener]struct{}),
 		conns:   make(map[*conn]struct{}),
 		idle:    make(chan struct{}),
 	}
+	s.gate.Configure(cfg.ListenAllow, cfg.MaxConnections)
+	s.rec.SetPrivacy(cfg.LogAddresses)
+	if cfg.SpoolDir != "" {
+		if err := s.rec.UseSpool(cfg.SpoolDir, cfg.SpoolMax); err != nil {
+			log.Error("no record spool: outbound records the ledger does not take are kept in memory only, and lost on a restart",
+				zap.Error(err))
+		}
+	}
 	s.cfg.Store(&cfg)
 	s.eng.Store(eng)
-	s.ms = &gomilter.Server{
-		NewMilter: func() gomilter.Milter { return &session{srv: s} },
-		Actions: gomilter.OptAddHeader | gomilter.OptChangeHeader | gomilter.OptChangeBody |
-			gomilter.OptQuarantine | gomilter.OptSetSymList,
-		// Ask Postfix for the connection facts again at MAIL FROM, so that a
-		// session made after a reject or discard on the same connection
-		// still knows them, and for the queue id wherever Postfix has it.
-		SymList: map[gomilter.Stage][]string{
-			gomilter.StageConnect:  {"j", "{daemon_name}", "{client_addr}", "{client_name}", "_"},
-			gomilter.StageMailFrom: {"i", "{auth_authen}", "{auth_type}", "{client_addr}", "{daemon_name}", "{mail_addr}"},
-			gomilter.StageRcptTo:   {"i", "{rcpt_addr}"},
-			gomilter.StageEOH:      {"i"},
-			gomilter.StageEOM:      {"i", "{auth_authen}"},
-		},
-	}
 	return s, nil
 }
+
+// symList asks Postfix for the connection facts again at MAIL FROM, so that
+// a session made after a reject or discard on the same connection still
+// knows them, and for the queue id wherever Postfix has it.
+var symList = map[gomilter.Stage][]string{
+	gomilter.StageConnect:  {"j", "{daemon_name}", "{client_addr}", "{client_name}", "_"},
+	gomilter.StageMailFrom: {"i", "{auth_authen}", "{auth_type}", "{client_addr}", "{daemon_name}", "{mail_addr}"},
+	gomilter.StageRcptTo:   {"i", "{rcpt_addr}"},
+	gomilter.StageEOH:      {"i"},
+	gomilter.StageEOM:      {"i", "{auth_authen}"},
+}
+
+// serveConn runs go-milter's protocol on one connection. go-milter's server
+// has no way to serve a connection it did not accept, nor to tell a session
+// which connection it runs on: a server of its own, on a listener that
+// hands it this one connection, makes every session of the connection know
+// it (for what the connection holds of the budget, released when it closes
+// however the session ends).
+func (s *Server) serveConn(c *conn) {
+	ms := &gomilter.Server{
+		NewMilter: func() gomilter.Milter { return &session{srv: s, c: c} },
+		Actions: gomilter.OptAddHeader | gomilter.OptChangeHeader | gomilter.OptChangeBody |
+			gomilter.OptQuarantine | gomilter.OptSetSymList,
+		SymList: symList,
+	}
+	ms.Serve(&connListener{c: c})
+}
+
+// Health reports what keeps outbound records from being durable (no
+// record spool, or its last write failed); nil when all is well.
+func (s *Server) Health() error { return s.rec.Health() }
 
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *frontend.Metrics { return s.metrics }
@@ -103,12 +131,15 @@ func (s *Server) Reload(cfg Config, eng *rules.Engine) error {
 	if eng != nil {
 		s.eng.Store(eng)
 	}
+	s.gate.Configure(cfg.ListenAllow, cfg.MaxConnections)
+	s.budget.SetMax(cfg.BufferBudget)
 	s.cfg.Store(&cfg)
 	return nil
 }
 
 // Serve accepts milter connections on ln until Shutdown or Close. It
-// returns nil after Shutdown or Close, else the accept error.
+// returns nil after Shutdown or Close, else the accept error that does not
+// pass (frontend.Gate retries those that do: too many open files, ...).
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	if s.closing {
@@ -118,7 +149,18 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.lns[ln] = struct{}{}
 	s.mu.Unlock()
-	err := s.ms.Serve(&listener{Listener: ln, srv: s})
+	var err error
+	for {
+		var nc net.Conn
+		nc, err = s.gate.Accept(ln, nil)
+		if err != nil {
+			break
+		}
+		if c := s.track(nc); c != nil {
+			go s.serveConn(c)
+		}
+	}
+	ln.Close()
 	s.mu.Lock()
 	closing := s.closing
 	delete(s.lns, ln)
@@ -198,54 +240,71 @@ func (s *Server) Sessions() int {
 	return len(s.conns)
 }
 
-// listener tracks the connections it accepts.
-type listener struct {
-	net.Listener
-	srv *Server
-}
-
-func (l *listener) Accept() (net.Conn, error) {
-	nc, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	c := &conn{Conn: nc, srv: l.srv, r: bufio.NewReaderSize(nc, 16<<10)}
-	s := l.srv
+// track registers a connection the gate admitted; nil when the server is
+// closing (the connection is closed).
+func (s *Server) track(nc net.Conn) *conn {
+	c := &conn{Conn: nc, srv: s, r: bufio.NewReaderSize(nc, 16<<10), hold: s.budget.NewHold(), closed: make(chan struct{})}
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
 		nc.Close()
-		return nil, net.ErrClosed
+		s.gate.Done()
+		return nil
 	}
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
 	s.metrics.Sessions.Inc()
-	return c, nil
+	return c
 }
 
 // conn is a milter connection: buffered reads (go-milter reads the length
-// and the payload of every packet separately), an idle timeout, and
+// and the payload of every packet separately), a deadline for the first
+// packet and an idle timeout after it, what its messages hold of the
+// budget, the facts of the connection that every session on it shares, and
 // accounting for drain.
 type conn struct {
 	net.Conn
-	srv  *Server
-	r    *bufio.Reader
-	once sync.Once
+	srv    *Server
+	r      *bufio.Reader
+	hold   *frontend.Hold // what the message in progress holds of the budget
+	once   sync.Once
+	closed chan struct{}
+	began  bool // a packet was read: the negotiation began
+
+	// Connection facts, from the Connect callback; a session made after a
+	// final response on the connection sees them too. The sessions of a
+	// connection run one after the other on its goroutine.
+	connSeen bool       // a Connect callback came
+	local    bool       // connected over a local socket or from an unknown family
+	client   netip.Addr // client IP, if known
+	// stray counts the header bytes that came outside a message (after a
+	// temporary failure, to a client that goes on sending): go-milter keeps
+	// them until the next message, so a connection that sends too many is
+	// closed.
+	stray int
 }
 
 func (c *conn) Read(p []byte) (int, error) {
 	if c.r.Buffered() == 0 {
-		if t := c.srv.config().IdleTimeout; t > 0 {
-			c.Conn.SetReadDeadline(time.Now().Add(t))
+		t := c.srv.config().IdleTimeout
+		if !c.began {
+			t = min(t, HandshakeTimeout)
 		}
+		c.Conn.SetReadDeadline(time.Now().Add(t))
 	}
-	return c.r.Read(p)
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.began = true
+	}
+	return n, err
 }
 
 func (c *conn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(func() {
 		s := c.srv
+		c.hold.Release()
+		s.gate.Done()
 		s.metrics.Sessions.Dec()
 		s.mu.Lock()
 		delete(s.conns, c)
@@ -254,6 +313,27 @@ func (c *conn) Close() error {
 			s.idle = make(chan struct{})
 		}
 		s.mu.Unlock()
+		close(c.closed)
 	})
 	return err
 }
+
+// connListener hands go-milter's server its one connection, then waits
+// until that connection is closed, so that the server's accept loop ends
+// with it.
+type connListener struct {
+	c     *conn
+	taken bool
+}
+
+func (l *connListener) Accept() (net.Conn, error) {
+	if !l.taken {
+		l.taken = true
+		return l.c, nil
+	}
+	<-l.c.closed
+	return nil, net.ErrClosed
+}
+
+func (l *connListener) Close() error   { return nil }
+func (l *connListener) Addr() net.Addr { return l.c.LocalAddr() }

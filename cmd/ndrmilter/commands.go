@@ -81,7 +81,7 @@ func init() {
 				{exitOK, "stopped by SIGTERM or SIGINT, after draining the open sessions"},
 				{exitNo, "stopped on an error after it had started (the milter listener failed)"},
 				{exitUsage, "an unknown flag or an argument"},
-				{exitLedger, "the ledger cannot be opened (the bbolt file is locked by another process, a directory cannot be written)"},
+				{exitLedger, "the ledger cannot be opened (the bbolt file is locked by another process, a bad ledger URL); a data directory that cannot be written does not stop serve: it runs without the ledger, and /healthz says so"},
 				{exitConfig, "the configuration is rejected: the file, a flag, or a rules file"},
 				{exitListen, "the milter socket or the HTTP listener cannot be opened (address in use, permission denied)"},
 			},
@@ -95,7 +95,7 @@ func init() {
 				"with the next hop's own replies, and applies the same decision as serve: outbound mail recorded in the ledger, " +
 				"inbound bounces explained in X-NDR-* headers, backscatter acted on. It keeps no queue: with the next hop down or " +
 				"slow the client gets a 4xx. XFORWARD is accepted from --trusted-networks. The configuration file takes serve's keys " +
-				"and the filter's own (next, listen_outbound, direction, hostname, max_connections, next_timeout). " +
+				"and the filter's own (next, listen_outbound, direction, hostname, next_timeout). " +
 				"SIGHUP re-reads the file and the rules files; SIGTERM and SIGINT drain the open transactions and stop.",
 			flags: func() *flag.FlagSet { fs, _, _ := filterFlagSet(); return fs },
 			exits: []exitCode{

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ndrmilter/ndrmilter/decide"
+	"github.com/ndrmilter/ndrmilter/frontend"
 	"github.com/ndrmilter/ndrmilter/milter"
 )
 
@@ -44,6 +46,12 @@ type serveConfig struct {
 	IdleTimeout         duration `yaml:"idle_timeout"`
 	DrainTimeout        duration `yaml:"drain_timeout"`
 
+	MaxConnections int      `yaml:"max_connections"`
+	ListenAllow    []string `yaml:"listen_allow"`
+	BufferBudget   int64    `yaml:"buffer_budget"`
+	RecordSpoolMax int64    `yaml:"record_spool_max"`
+	LogAddresses   string   `yaml:"log_addresses"`
+
 	// The HTTP listener's authentication and TLS (package httpapi).
 	HTTPUsers   string `yaml:"http_users"`
 	HTTPTLSCert string `yaml:"http_tls_cert"`
@@ -62,8 +70,14 @@ func defaultServeConfig() serveConfig {
 		HTTPListen:        "127.0.0.1:9891",
 		LogLevel:          "info",
 		ParseCap:          2 << 20,
+		RecordWait:        duration(frontend.DefaultRecordWait),
 		RecordRetry:       duration(10 * time.Minute),
+		IdleTimeout:       duration(milter.DefaultIdleTimeout),
 		DrainTimeout:      duration(5 * time.Second),
+		MaxConnections:    milter.DefaultMaxConnections,
+		BufferBudget:      frontend.DefaultBufferBudget,
+		RecordSpoolMax:    frontend.DefaultSpoolMax,
+		LogAddresses:      string(frontend.PrivacyHash),
 	}
 }
 
@@ -194,12 +208,18 @@ func serveFlags(fs *flag.FlagSet, c *serveConfig, configPath *string) {
 	fs.Var(&c.RecordWait, "record-wait", "how long end of message waits for the ledger write of outbound mail, a `DURATION`")
 	fs.Var(&c.RecordRetry, "record-retry", "how long a failed ledger write of outbound mail is retried in the background, a `DURATION`")
 	fs.Var(&c.DrainTimeout, "drain-timeout", "how long SIGTERM waits for open milter sessions, a `DURATION`")
+	fs.Var(&c.IdleTimeout, "idle-timeout", "how long a milter connection may stay silent before it is closed, a `DURATION`")
+	fs.IntVar(&c.MaxConnections, "max-connections", c.MaxConnections, "`N` milter connections open at once; one more is closed at once")
+	fs.Var(listFlag{&c.ListenAllow}, "listen-allow", "`CIDR,...` of the clients that may connect (empty: any that can reach the socket)")
+	fs.Int64Var(&c.BufferBudget, "buffer-budget", c.BufferBudget, "`BYTES` of messages held in memory at once, over all sessions; past it mail passes unread")
+	fs.StringVar(&c.LogAddresses, "log-addresses", c.LogAddresses, "how logs show addresses and Message-IDs, a `MODE`: "+strings.Join(flagChoices["log-addresses"], ", "))
 }
 
 // flagChoices are the values a flag takes, where they are a closed list.
 var flagChoices = map[string][]string{
 	"backscatter-action": {"tag", "quarantine", "reject", "discard"},
 	"log-level":          {"debug", "info", "warn", "error"},
+	"log-addresses":      {"hash", "domain", "full"},
 }
 
 // mergeFlags copies the flags that were set on the command line from
@@ -248,6 +268,16 @@ func mergeFlags(fs *flag.FlagSet, flagged serveConfig, c *serveConfig) {
 			c.RecordRetry = flagged.RecordRetry
 		case "drain-timeout":
 			c.DrainTimeout = flagged.DrainTimeout
+		case "idle-timeout":
+			c.IdleTimeout = flagged.IdleTimeout
+		case "max-connections":
+			c.MaxConnections = flagged.MaxConnections
+		case "listen-allow":
+			c.ListenAllow = flagged.ListenAllow
+		case "buffer-budget":
+			c.BufferBudget = flagged.BufferBudget
+		case "log-addresses":
+			c.LogAddresses = flagged.LogAddresses
 		}
 	})
 }
@@ -305,6 +335,27 @@ func (c serveConfig) milterConfig() (milter.Config, error) {
 		}
 		nets = append(nets, p)
 	}
+	var allow []netip.Prefix
+	for _, s := range c.ListenAllow {
+		p, err := parseNetwork(s)
+		if err != nil {
+			return milter.Config{}, fmt.Errorf("listen_allow: %w", err)
+		}
+		allow = append(allow, p)
+	}
+	privacy, err := frontend.ParsePrivacy(c.LogAddresses)
+	if err != nil {
+		return milter.Config{}, err
+	}
+	// record_wait 0 in the file: do not wait (the package's zero is its default).
+	wait := time.Duration(c.RecordWait)
+	if wait == 0 {
+		wait = -1
+	}
+	var spool string
+	if strings.TrimSpace(c.Data) != "" {
+		spool = filepath.Join(c.Data, "spool")
+	}
 	return milter.Config{
 		Domains:             c.Domains,
 		TrustedNetworks:     nets,
@@ -313,11 +364,17 @@ func (c serveConfig) milterConfig() (milter.Config, error) {
 		MaxRecipientHeaders: c.MaxRecipientHeaders,
 		SubjectTag:          c.SubjectTag,
 		BodySummary:         c.BodySummary,
-		RecordWait:          time.Duration(c.RecordWait),
+		RecordWait:          wait,
+		SpoolDir:            spool,
+		SpoolMax:            c.RecordSpoolMax,
+		LogAddresses:        privacy,
 		RecordRetry:         time.Duration(c.RecordRetry),
 		LookupTimeout:       time.Duration(c.LookupTimeout),
 		WriteTimeout:        time.Duration(c.WriteTimeout),
 		IdleTimeout:         time.Duration(c.IdleTimeout),
+		MaxConnections:      c.MaxConnections,
+		ListenAllow:         allow,
+		BufferBudget:        c.BufferBudget,
 	}, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ndrmilter/ndrmilter/decide"
+	"github.com/ndrmilter/ndrmilter/frontend"
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
@@ -45,6 +46,11 @@ var flagKeys = map[string]string{
 	"record-wait":        "record_wait",
 	"record-retry":       "record_retry",
 	"drain-timeout":      "drain_timeout",
+	"idle-timeout":       "idle_timeout",
+	"max-connections":    "max_connections",
+	"listen-allow":       "listen_allow",
+	"buffer-budget":      "buffer_budget",
+	"log-addresses":      "log_addresses",
 }
 
 // checkValues checks what can be checked without reading other files or
@@ -94,6 +100,23 @@ func (c serveConfig) checkValues(src *configSource) configProblems {
 	}
 	if c.ParseCap < 0 {
 		add("parse_cap", -1, "parse_cap %d: expected a number of bytes, such as 2097152", c.ParseCap)
+	}
+	for i, n := range c.ListenAllow {
+		if _, err := parseNetwork(n); err != nil {
+			add("listen_allow", i, "listen_allow: %v", err)
+		}
+	}
+	if c.MaxConnections < 0 {
+		add("max_connections", -1, "max_connections %d: expected a number of connections, such as 200", c.MaxConnections)
+	}
+	if _, err := frontend.ParsePrivacy(c.LogAddresses); err != nil {
+		add("log_addresses", -1, "%v", err)
+	}
+	if c.RecordSpoolMax < 0 {
+		add("record_spool_max", -1, "record_spool_max %d: expected a number of bytes, such as 67108864", c.RecordSpoolMax)
+	}
+	if c.BufferBudget < 0 {
+		add("buffer_budget", -1, "buffer_budget %d: expected a number of bytes, such as 268435456", c.BufferBudget)
 	}
 	if c.MaxRecipientHeaders < 0 {
 		add("max_recipient_headers", -1, "max_recipient_headers %d: expected 0 (the default, 10) or more", c.MaxRecipientHeaders)
@@ -245,6 +268,16 @@ func configCheckMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(c.Domains) == 0 {
 		fmt.Fprintf(stderr, "%s: warning: no domains: bounces to every domain are judged for backscatter\n", *path)
+	}
+	if network, address, _ := parseListen(c.Listen); network == "tcp" && exposedAddress(address) {
+		allow := "any client that can reach it"
+		if len(c.ListenAllow) > 0 {
+			allow = "clients in listen_allow"
+		}
+		fmt.Fprintf(stderr, "%s: warning: listen %s is beyond the loopback (%s): %s\n", *path, c.Listen, allow, exposureRisk["milter"])
+	}
+	if c.HTTPListen != "" && exposedAddress(c.HTTPListen) {
+		fmt.Fprintf(stderr, "%s: warning: http_listen %s is beyond the loopback: %s\n", *path, c.HTTPListen, exposureRisk["metrics"])
 	}
 	fmt.Fprintf(stdout, "%s: OK: listen %s, ledger %s, %d domains, %d trusted networks, backscatter action %s, %d rules files\n",
 		*path, c.Listen, ledgerName(c), len(c.Domains), len(c.TrustedNetworks), c.BackscatterAction, len(c.Rules))

@@ -89,7 +89,7 @@ func explainMessage(out io.Writer, m inputMessage, engine *rules.Engine, o *expl
 	if !o.asJSON {
 		var why func(rules.Reading)
 		if o.why {
-			why = func(rd rules.Reading) { writeWhyText(out, engine, report, rd) }
+			why = func(rd rules.Reading) { writeWhyText(terminalWriter{out}, engine, report, rd) }
 		}
 		writeExplainText(out, name, report, readings, why)
 		return true

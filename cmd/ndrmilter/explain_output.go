@@ -7,6 +7,7 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/explanation"
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
 	"github.com/ndrmilter/ndrmilter/rules"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
@@ -37,6 +38,8 @@ var ownerWords = map[rules.Owner]string{
 // NDR: what happened, who must fix it, how, then the details for admins.
 // why, when not nil, is called after the details of each recipient.
 func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.Reading, why func(rules.Reading)) {
+	// Every byte of a bounce is hostile, and this goes to a terminal.
+	w = terminalWriter{w}
 	fmt.Fprintf(w, "%s: %s", file, r.Kind)
 	if r.Format != "" {
 		fmt.Fprintf(w, " (%s)", r.Format)
@@ -139,4 +142,19 @@ func smtpResponse(reply, diagnostic string) string {
 		return diagnostic
 	}
 	return strings.TrimSpace(reply + " " + diagnostic)
+}
+
+// terminalWriter writes text for a terminal: every control character but
+// newline and tab (ESC and the escape sequences it starts, such as a screen
+// clear or an OSC 52 clipboard write; BEL, CR, backspace, C1 controls) and
+// the bidirectional formatting characters are taken out
+// (textclean.Terminal). Each Write is cleaned on its own: it must hold whole
+// UTF-8 sequences, as each Fprintf does.
+type terminalWriter struct{ w io.Writer }
+
+func (t terminalWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(t.w, textclean.Terminal(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

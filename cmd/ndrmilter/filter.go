@@ -16,7 +16,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ndrmilter/ndrmilter/filter"
-	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 
@@ -28,7 +27,6 @@ type filterConfig struct {
 	ListenOutbound string   `yaml:"listen_outbound"`
 	Direction      string   `yaml:"direction"`
 	Hostname       string   `yaml:"hostname"`
-	MaxConnections int      `yaml:"max_connections"`
 	NextTimeout    duration `yaml:"next_timeout"`
 
 	// FormerHTTPListen is metrics_listen, the former name of http_listen.
@@ -40,9 +38,11 @@ type filterConfig struct {
 // that serve and filter can run side by side.
 func defaultFilterConfig() filterConfig {
 	c := filterConfig{serveConfig: defaultServeConfig(), Next: "127.0.0.1:10026", Direction: "auto",
-		MaxConnections: 100, NextTimeout: duration(60 * time.Second)}
+		NextTimeout: duration(60 * time.Second)}
 	c.Listen = "127.0.0.1:10025"
 	c.HTTPListen = "127.0.0.1:9892"
+	c.MaxConnections = 100                    // Postfix's default process limit
+	c.IdleTimeout = duration(5 * time.Minute) // RFC 5321 section 4.5.3.2.7
 	return c
 }
 
@@ -111,9 +111,9 @@ func filterFlags(fs *flag.FlagSet, c *filterConfig, configPath *string) {
 	fs.StringVar(&c.Direction, "direction", c.Direction, "auto|outbound|inbound: which way the mail through --listen goes")
 	fs.StringVar(&c.ListenOutbound, "listen-outbound", c.ListenOutbound, "a second `HOST:PORT` whose mail is all outbound (for an MTA without XFORWARD)")
 	fs.StringVar(&c.Hostname, "hostname", c.Hostname, "name in the greeting and the EHLO to the next hop (default: host name)")
-	fs.IntVar(&c.MaxConnections, "max-connections", c.MaxConnections, "client connections open at once; beyond: 421")
+	fs.Lookup("max-connections").Usage = "`N` client connections open at once; beyond: 421"
+	fs.Lookup("idle-timeout").Usage = "how long a client may stay silent, a `DURATION`"
 	fs.Var(&c.NextTimeout, "next-timeout", "timeout for the next hop: connect, each command, each write, reply to the data")
-	fs.Var(&c.IdleTimeout, "idle-timeout", "how long a client may stay silent (default 5m)")
 }
 
 // resolveFilterConfig builds the configuration: defaults, then the file
@@ -140,12 +140,8 @@ func resolveFilterConfig(fs *flag.FlagSet, flagged filterConfig, configPath stri
 			c.ListenOutbound = flagged.ListenOutbound
 		case "hostname":
 			c.Hostname = flagged.Hostname
-		case "max-connections":
-			c.MaxConnections = flagged.MaxConnections
 		case "next-timeout":
 			c.NextTimeout = flagged.NextTimeout
-		case "idle-timeout":
-			c.IdleTimeout = flagged.IdleTimeout
 		}
 	})
 	_, err := c.filterConfig()
@@ -202,10 +198,15 @@ func (c filterConfig) filterConfig() (filter.Config, error) {
 		SubjectTag:          mc.SubjectTag,
 		BodySummary:         mc.BodySummary,
 		RecordWait:          mc.RecordWait,
+		SpoolDir:            mc.SpoolDir,
+		SpoolMax:            mc.SpoolMax,
+		LogAddresses:        mc.LogAddresses,
 		LookupTimeout:       mc.LookupTimeout,
 		WriteTimeout:        mc.WriteTimeout,
 		RecordRetry:         mc.RecordRetry,
 		MaxConnections:      c.MaxConnections,
+		ListenAllow:         mc.ListenAllow,
+		BufferBudget:        mc.BufferBudget,
 		IdleTimeout:         mc.IdleTimeout,
 		NextTimeout:         time.Duration(c.NextTimeout),
 	}
@@ -226,7 +227,7 @@ func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), lev
 	if len(cfg.Domains) == 0 {
 		log.Warn("no --domain given: bounces to every domain are judged for backscatter")
 	}
-	led, err := ledger.Open(cfg.Ledger, cfg.Data, ledger.Options{Retention: time.Duration(cfg.Retention)})
+	led, err := openFrontEndLedger(cfg.serveConfig, log)
 	if err != nil {
 		return exitLedger, fmt.Errorf("cannot open the ledger (%s): %w", ledgerName(cfg.serveConfig), err)
 	}
@@ -253,15 +254,18 @@ func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), lev
 			ln.Close()
 			return exitListen, fmt.Errorf("cannot listen on %s: %w", oaddr, err)
 		}
+		warnExposed(log, "filter", oln, cfg.ListenAllow)
 		go func() { serveErr <- srv.ServeDirection(oln, filter.DirectionOutbound) }()
 	}
+	warnExposed(log, "filter", ln, cfg.ListenAllow)
 	mln, err := listenHTTP(cfg.serveConfig)
 	if err != nil {
 		ln.Close()
 		srv.Close()
 		return exitListen, err
 	}
-	hf, err := startHTTP(mln, cfg.serveConfig, eng, reg, led, log)
+	warnExposed(log, "metrics", netListener(mln), nil)
+	hf, err := startHTTP(mln, cfg.serveConfig, eng, reg, led, log, srv.Health)
 	if err != nil {
 		ln.Close()
 		mln.Close()

@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -72,7 +73,10 @@ func httpSettings(c serveConfig, eng *rules.Engine) httpapi.Settings {
 // startHTTP serves on ln (nil: the listener is off), and leaves the API's
 // address next to an embedded ledger for the ledger commands. It first
 // removes the address file an earlier run left (after a crash).
-func startHTTP(ln *httpapi.Listener, c serveConfig, eng *rules.Engine, reg *prometheus.Registry, led ledger.Ledger, log *zap.Logger) (*httpFront, error) {
+// health, when not nil, says what else keeps the front end from being
+// healthy (its outbound records cannot be made durable): /healthz answers
+// 503 then.
+func startHTTP(ln *httpapi.Listener, c serveConfig, eng *rules.Engine, reg *prometheus.Registry, led ledger.Ledger, log *zap.Logger, health func() error) (*httpFront, error) {
 	h := &httpFront{addrDir: addrFileDir(c)}
 	if h.addrDir != "" {
 		httpapi.RemoveAddrFile(h.addrDir, httpapi.AddrFile{})
@@ -96,7 +100,7 @@ func startHTTP(ln *httpapi.Listener, c serveConfig, eng *rules.Engine, reg *prom
 		token = httpapi.NewToken()
 	}
 	h.api = httpapi.New(httpapi.Config{Settings: httpSettings(c, eng), Ledger: led, Retention: time.Duration(c.Retention),
-		Metrics: reg, Users: users, Token: token, Log: log})
+		Metrics: reg, Users: users, Token: token, Log: log, Health: health})
 	h.hs = httpapi.Serve(ln, h.api.Handler())
 	if h.addrDir != "" {
 		h.addr = httpapi.AddrFile{URL: ln.URL(), PID: os.Getpid(), Token: token, CertSHA256: ln.CertSHA256}
@@ -173,4 +177,13 @@ func supervise(fe frontEnd, serveErr <-chan error, hs *http.Server, drain time.D
 			return nil
 		}
 	}
+}
+
+// netListener is ln as a net.Listener, nil when ln is nil (the HTTP listener
+// is off).
+func netListener(ln *httpapi.Listener) net.Listener {
+	if ln == nil {
+		return nil
+	}
+	return ln.Listener
 }

@@ -54,9 +54,9 @@ func startServeChild(t *testing.T, addr string, args ...string) (out *syncBuffer
 	}
 }
 
-// sendOutbound sends a message from alice@example.org through the milter
+// recordThroughMilter sends a message from alice@example.org through the milter
 // at addr as a client of the loopback (a trusted network): it is recorded.
-func sendOutbound(t *testing.T, addr, messageID, queueID string) {
+func recordThroughMilter(t *testing.T, addr, messageID, queueID string) {
 	t.Helper()
 	c := gomilter.NewClientWithOptions("tcp", addr, gomilter.ClientOptions{ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Second,
 		ActionMask: gomilter.OptAddHeader | gomilter.OptChangeHeader})
@@ -129,7 +129,7 @@ func TestLedgerCommandsReachTheRunningService(t *testing.T) {
 		t.Errorf("the address file (it holds a token) is not readable by its owner only: %v %v", fi.Mode(), err)
 	}
 
-	sendOutbound(t, addr, "live.1@example.org", "4LIVE1")
+	recordThroughMilter(t, addr, "live.1@example.org", "4LIVE1")
 	var rec httpapi.LedgerRecord
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		got, rc := ledgerCLI(t, "lookup", "--data", data, "--json", "<live.1@example.org>")

@@ -311,8 +311,11 @@ func TestE2EMailFlowsWhileRedisIsDownOrHung(t *testing.T) {
 		if out.Action.Code != gomilter.ActContinue && out.Action.Code != gomilter.ActAccept {
 			t.Fatalf("outbound %d with Redis down: action %q, want the message to pass", i, out.Action.Code)
 		}
-		if out.Took > deadline+slack {
-			t.Fatalf("outbound %d with Redis down took %v", i, out.Took)
+		// An outbound message is acknowledged once its record is durable:
+		// Redis refuses at once, so the record goes to the spool, one fsync
+		// (record_wait, 2 s, bounds a Redis that does not answer).
+		if out.Took > time.Second {
+			t.Fatalf("outbound %d with Redis down took %v, want its record spooled within a second", i, out.Took)
 		}
 		for _, msg := range []milterMsg{
 			bounce(id, fmt.Sprintf("4QB2%03d", i), "bob@remote.example.net"),

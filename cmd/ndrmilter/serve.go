@@ -142,7 +142,7 @@ func (st *serveState) start(cfg serveConfig, eng *rules.Engine) (int, error) {
 	if err != nil {
 		return exitConfig, err
 	}
-	led, err := ledger.Open(cfg.Ledger, cfg.Data, ledger.Options{Retention: time.Duration(cfg.Retention)})
+	led, err := openFrontEndLedger(cfg, st.log)
 	if err != nil {
 		return exitLedger, fmt.Errorf("cannot open the ledger (%s): %w", ledgerName(cfg), err)
 	}
@@ -170,7 +170,9 @@ func (st *serveState) start(cfg serveConfig, eng *rules.Engine) (int, error) {
 		ln.Close()
 		return fail(exitListen, err)
 	}
-	if st.http, err = startHTTP(mln, cfg, eng, reg, led, st.log); err != nil {
+	warnExposed(st.log, "milter", ln, cfg.ListenAllow)
+	warnExposed(st.log, "metrics", netListener(mln), nil)
+	if st.http, err = startHTTP(mln, cfg, eng, reg, led, st.log, srv.Health); err != nil {
 		ln.Close()
 		mln.Close()
 		return fail(exitConfig, err)

@@ -12,7 +12,7 @@ _ndrmilter() {
 	cmd= sub=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		--config|--http-tls-cert|--http-tls-key|--http-users|--rules|--data|--direction|--domain|--drain-timeout|--hostname|--http-listen|--idle-timeout|--ledger|--listen|--listen-outbound|--max-connections|--metrics-listen|--next|--next-timeout|--parse-cap|--record-retry|--record-wait|--retention|--socket-mode|--trusted-networks|--backscatter-action|--log-level) ((i++)) ;;
+		--config|--http-tls-cert|--http-tls-key|--http-users|--rules|--data|--buffer-budget|--direction|--domain|--drain-timeout|--hostname|--http-listen|--idle-timeout|--ledger|--listen|--listen-allow|--listen-outbound|--max-connections|--metrics-listen|--next|--next-timeout|--parse-cap|--record-retry|--record-wait|--retention|--socket-mode|--trusted-networks|--backscatter-action|--log-addresses|--log-level) ((i++)) ;;
 		-*) ;;
 		*)
 			if [[ -z $cmd ]]; then
@@ -33,10 +33,13 @@ _ndrmilter() {
 	--backscatter-action)
 		COMPREPLY=($(compgen -W "tag quarantine reject discard" -- "$cur"))
 		return ;;
+	--log-addresses)
+		COMPREPLY=($(compgen -W "hash domain full" -- "$cur"))
+		return ;;
 	--log-level)
 		COMPREPLY=($(compgen -W "debug info warn error" -- "$cur"))
 		return ;;
-	--direction|--domain|--drain-timeout|--hostname|--http-listen|--idle-timeout|--ledger|--listen|--listen-outbound|--max-connections|--metrics-listen|--next|--next-timeout|--parse-cap|--record-retry|--record-wait|--retention|--socket-mode|--trusted-networks)
+	--buffer-budget|--direction|--domain|--drain-timeout|--hostname|--http-listen|--idle-timeout|--ledger|--listen|--listen-allow|--listen-outbound|--max-connections|--metrics-listen|--next|--next-timeout|--parse-cap|--record-retry|--record-wait|--retention|--socket-mode|--trusted-networks)
 		return ;;
 	esac
 	case $cmd in
@@ -54,10 +57,10 @@ _ndrmilter() {
 		COMPREPLY=($(compgen -W "--help --json --rules" -- "$cur"))
 		;;
 	serve)
-		COMPREPLY=($(compgen -W "--help --backscatter-action --body-summary --config --data --domain --drain-timeout --http-listen --http-tls-cert --http-tls-key --http-users --ledger --listen --log-level --metrics-listen --parse-cap --record-retry --record-wait --retention --rules --socket-mode --subject-tag --trusted-networks" -- "$cur"))
+		COMPREPLY=($(compgen -W "--help --backscatter-action --body-summary --buffer-budget --config --data --domain --drain-timeout --http-listen --http-tls-cert --http-tls-key --http-users --idle-timeout --ledger --listen --listen-allow --log-addresses --log-level --max-connections --metrics-listen --parse-cap --record-retry --record-wait --retention --rules --socket-mode --subject-tag --trusted-networks" -- "$cur"))
 		;;
 	filter)
-		COMPREPLY=($(compgen -W "--help --backscatter-action --body-summary --config --data --direction --domain --drain-timeout --hostname --http-listen --http-tls-cert --http-tls-key --http-users --idle-timeout --ledger --listen --listen-outbound --log-level --max-connections --metrics-listen --next --next-timeout --parse-cap --record-retry --record-wait --retention --rules --socket-mode --subject-tag --trusted-networks" -- "$cur"))
+		COMPREPLY=($(compgen -W "--help --backscatter-action --body-summary --buffer-budget --config --data --direction --domain --drain-timeout --hostname --http-listen --http-tls-cert --http-tls-key --http-users --idle-timeout --ledger --listen --listen-allow --listen-outbound --log-addresses --log-level --max-connections --metrics-listen --next --next-timeout --parse-cap --record-retry --record-wait --retention --rules --socket-mode --subject-tag --trusted-networks" -- "$cur"))
 		;;
 	config)
 		if [[ -z $sub ]]; then
