@@ -56,6 +56,7 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 		log = zap.NewNop()
 	}
 	m := frontend.NewMetrics(reg)
+	m.InitStages([]string{"mail", "rcpt", "data"}, []string{"header", "data"}) // session.go's observe and FailOpen
 	s := &Server{
 		lookups: m.Lookups(l),
 		rec:     frontend.NewRecorder(l, m, log, cfg.MaxPendingRecords),
@@ -70,6 +71,9 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 	}
 	if reg != nil {
 		reg.MustRegister(s.nextHop, s.refused)
+	}
+	for _, st := range []string{"connect", "mail", "rcpt", "data", "rset"} { // session.go's nextHopFailed and drop
+		s.nextHop.WithLabelValues(st)
 	}
 	s.cfg.Store(&cfg)
 	s.eng.Store(eng)

@@ -54,6 +54,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		reg.MustRegister(m.Bounces, m.Verdicts, m.Actions, m.Messages, m.LedgerOps, m.LedgerLatency,
 			m.CallbackLatency, m.Sessions, m.FailOpen)
 	}
+	m.initKnownSeries() // metrics_known.go
 	return m
 }
 

@@ -57,6 +57,7 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 		log = zap.NewNop()
 	}
 	m := frontend.NewMetrics(reg)
+	m.InitStages(stageNames[:], stageNames[:]) // every callback can fail open
 	s := &Server{
 		lookups: m.Lookups(l),
 		rec:     frontend.NewRecorder(l, m, log, cfg.MaxPendingRecords),

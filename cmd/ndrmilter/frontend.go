@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
+	"github.com/ndrmilter/ndrmilter/frontend"
 	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
@@ -27,6 +28,7 @@ import (
 func newRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(frontend.NewBuildInfoGauge(buildInfo()))
 	return reg
 }
 
