@@ -30,7 +30,7 @@ deb:
 deps:
 	./scripts/deps all
 
-# deps-test is the part of deps that "make test" needs: Redis only.
+# deps-test is the part of deps that "make test" needs: Redis and zsh.
 deps-test:
 	./scripts/deps test
 
