@@ -30,7 +30,7 @@ deb:
 deps:
 	./scripts/deps all
 
-# deps-test is the part of deps that "make test" needs: Redis only.
+# deps-test is the part of deps that "make test" needs: Redis and zsh.
 deps-test:
 	./scripts/deps test
 
@@ -40,7 +40,7 @@ test: deps-test
 
 # run starts the milter on the embedded (bbolt) ledger in ./data.
 run: build
-	$(BIN) serve --listen inet:127.0.0.1:8891 --data ./data --domain example.org
+	$(BIN) serve --listen inet:127.0.0.1:9890 --data ./data --domain example.org
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -58,6 +58,7 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 		log = zap.NewNop()
 	}
 	m := frontend.NewMetrics(reg)
+	m.InitStages([]string{"mail", "rcpt", "data"}, []string{"header", "data"}) // session.go's observe and FailOpen
 	s := &Server{
 		lookups: m.Lookups(l),
 		rec:     frontend.NewRecorder(l, m, log, cfg.MaxPendingRecords),
@@ -83,8 +84,12 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 				zap.Error(err))
 		}
 	}
+	for _, st := range []string{"connect", "mail", "rcpt", "data", "rset"} { // session.go's nextHopFailed and drop
+		s.nextHop.WithLabelValues(st)
+	}
 	s.cfg.Store(&cfg)
 	s.eng.Store(eng)
+	s.metrics.InitRules(eng)
 	be := smtp.BackendFunc(s.newSession)
 	s.smtp = smtp.NewServer(be)
 	s.smtp.Domain = cfg.Hostname
@@ -123,6 +128,7 @@ func (s *Server) Reload(cfg Config, eng *rules.Engine) error {
 	}
 	if eng != nil {
 		s.eng.Store(eng)
+		s.metrics.InitRules(eng)
 	}
 	s.gate.Configure(cfg.ListenAllow, cfg.MaxConnections)
 	s.budget.SetMax(cfg.BufferBudget)

@@ -10,6 +10,7 @@ import (
 	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/decide"
 	"github.com/ndrmilter/ndrmilter/ledger"
+	"github.com/ndrmilter/ndrmilter/rules"
 )
 
 // Metrics are the Prometheus metrics of a front end.
@@ -63,6 +64,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			m.CallbackLatency, m.Sessions, m.FailOpen)
 	}
 	m.newRuleMetrics(reg)
+	m.initKnownSeries() // metrics_known.go
 	return m
 }
 
@@ -73,6 +75,19 @@ func (m *Metrics) newRuleMetrics(reg prometheus.Registerer) {
 		Help: "Delivery reports read, by the rule that decided the reading shown first (none: no rule did)."}, []string{"rule"})
 	if reg != nil {
 		reg.MustRegister(m.RuleDecisions)
+	}
+	m.RuleDecisions.WithLabelValues("none")
+}
+
+// InitRules creates the rule decision series of every rule of eng at 0, so
+// that an alert on one rule sees 0 rather than "no data". The front ends
+// call it with each engine they load; series of rules a reload removed stay.
+func (m *Metrics) InitRules(eng *rules.Engine) {
+	if eng == nil {
+		return
+	}
+	for _, id := range eng.RuleIDs() {
+		m.RuleDecisions.WithLabelValues(id)
 	}
 }
 

@@ -461,6 +461,7 @@ func (l *boltLedger) Stats(ctx context.Context) (Stats, error) {
 	st := Stats{Backend: "bbolt " + l.db.Path()}
 	err := l.db.View(func(tx *bolt.Tx) error {
 		st.Records = int64(tx.Bucket(bucketRecords).Stats().KeyN)
+		st.Bytes = tx.Size()
 		c := tx.Bucket(bucketTime).Cursor()
 		if k, _ := c.First(); len(k) == 16 {
 			st.Oldest = time.Unix(0, int64(binary.BigEndian.Uint64(k)))

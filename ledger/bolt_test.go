@@ -303,3 +303,33 @@ func TestBoltKill9(t *testing.T) {
 		l.Close()
 	}
 }
+
+// Stats reports the size of the bbolt file's data: more than nothing, at
+// most the file's size, and more once records are added.
+func TestBoltStatsReportsTheDatabaseSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := openTestBolt(t, path, Options{Retention: time.Hour})
+	defer l.Close()
+	ctx := context.Background()
+	empty, err := l.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		id := fmt.Sprintf("size-%d@example.org", i)
+		if err := l.Put(ctx, Record{MessageID: id, Sender: "s@example.org", Recipients: []string{"r@example.net"}, Time: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, err := l.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if empty.Bytes <= 0 || full.Bytes <= empty.Bytes || full.Bytes > fi.Size() {
+		t.Errorf("Stats.Bytes: %d empty, %d with 200 records, file %d bytes; want 0 < empty < full <= file", empty.Bytes, full.Bytes, fi.Size())
+	}
+}

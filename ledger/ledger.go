@@ -129,6 +129,7 @@ type Stats struct {
 	Oldest  time.Time // time of the oldest record
 	Newest  time.Time // time of the newest record
 	Backend string    // which store: "bbolt PATH", "redis (standalone)"...
+	Bytes   int64     // size of the store on disk where the store knows it (bbolt: its file), else 0
 }
 
 // NormalizeMessageID returns the form of a Message-ID that ledgers store and

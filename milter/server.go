@@ -59,6 +59,7 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 		log = zap.NewNop()
 	}
 	m := frontend.NewMetrics(reg)
+	m.InitStages(stageNames[:], stageNames[:]) // every callback can fail open
 	s := &Server{
 		lookups: m.Lookups(l),
 		rec:     frontend.NewRecorder(l, m, log, cfg.MaxPendingRecords),
@@ -81,6 +82,7 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 	}
 	s.cfg.Store(&cfg)
 	s.eng.Store(eng)
+	s.metrics.InitRules(eng)
 	return s, nil
 }
 
@@ -130,6 +132,7 @@ func (s *Server) Reload(cfg Config, eng *rules.Engine) error {
 	}
 	if eng != nil {
 		s.eng.Store(eng)
+		s.metrics.InitRules(eng)
 	}
 	s.gate.Configure(cfg.ListenAllow, cfg.MaxConnections)
 	s.budget.SetMax(cfg.BufferBudget)

@@ -58,10 +58,17 @@ type serveConfig struct {
 	HTTPTLSKey  string `yaml:"http_tls_key"`
 }
 
+// defaultListen is the milter socket of serve when neither file nor flag
+// names one. Port 9890: beside the metrics ports (9891 serve, 9892 filter)
+// and clear of the ports other milters are known to take (8891 OpenDKIM,
+// 8893 OpenDMARC, 11332 rspamd, 10024-10026 amavis and FILTER_README...):
+// deploy/postfix/main.cf lists them.
+const defaultListen = "inet:127.0.0.1:9890"
+
 // defaultServeConfig is what serve runs with when neither file nor flag says otherwise.
 func defaultServeConfig() serveConfig {
 	return serveConfig{
-		Listen:            "inet:127.0.0.1:8891",
+		Listen:            defaultListen,
 		SocketMode:        "0660",
 		Data:              "/var/lib/ndrmilter",
 		Retention:         duration(30 * 24 * time.Hour),

@@ -46,7 +46,7 @@ const (
 
 // deployKitMilter is the milter address deploy/postfix/main.cf names; the
 // tests put the address of their own ndrmilter in its place.
-const deployKitMilter = "inet:127.0.0.1:8891"
+const deployKitMilter = "inet:127.0.0.1:9890"
 
 // e2eEnv is one private mail site: Postfix, its sink, and ndrmilter as its
 // milter.
@@ -56,9 +56,13 @@ type e2eEnv struct {
 	Milter  *milterProc
 	Addr    string // the milter's fixed address, which Postfix's configuration names
 	Data    string // its data directory (the embedded ledger)
-	// milterWasDown is set by StopMilter: from then on Postfix may log that
-	// it could not connect to the milter.
-	milterWasDown bool
+	// Other is a second milter, listed before ndrmilter as an admin's
+	// existing milter would be, with Postfix's global milter settings
+	// (which the deploy kit leaves alone).
+	Other *otherMilter
+	// disturbed are the addresses of the milters a test stopped or
+	// stalled: Postfix may complain about those.
+	disturbed map[string]bool
 }
 
 // envConfig says how to set up an e2eEnv.
@@ -82,21 +86,27 @@ func withTrustedHost(extraFlags ...string) envConfig {
 	}
 }
 
-// newE2EEnv starts ndrmilter, then a Postfix that uses it with the deploy
-// kit's milter settings. At the test's end it fails the test if Postfix
-// complained about the milter (beyond not reaching it after StopMilter).
+// newE2EEnv starts ndrmilter and a second, no-op milter, then a Postfix
+// that uses both: main.cf as deploy/postfix/main.cf ships it (only
+// ndrmilter's address swapped), with the no-op milter put before ndrmilter
+// in smtpd_milters and non_smtpd_milters, the way an admin adds ndrmilter
+// to an existing list. At the test's end it fails the test if Postfix
+// complained about a milter the test did not stop or stall.
 func newE2EEnv(t *testing.T, cfg envConfig) *e2eEnv {
 	t.Helper()
-	env := &e2eEnv{t: t, Addr: fmt.Sprintf("127.0.0.1:%d", redistest.FreePort(t)), Data: t.TempDir()}
+	env := &e2eEnv{t: t, Addr: fmt.Sprintf("127.0.0.1:%d", redistest.FreePort(t)), Data: t.TempDir(),
+		disturbed: map[string]bool{}}
 	env.Milter = startMilter(t, env.Addr, env.Data, cfg.MilterFlags...)
-	settings := append(deployKitSettings(t, "inet:"+env.Addr), cfg.Postfix...)
-	env.Postfix = postfixtest.Start(t, postfixtest.Config{Settings: settings})
+	env.Other = startOtherMilter(t)
+	kit := besideOtherMilter(t, deployKitSettings(t, "inet:"+env.Addr), "inet:"+env.Other.Addr)
+	env.Postfix = postfixtest.Start(t, postfixtest.Config{Settings: append(kit, cfg.Postfix...)})
 	t.Cleanup(func() {
 		for _, line := range env.Postfix.MilterComplaints() {
-			if env.milterWasDown && (strings.Contains(line, "Connection refused") || strings.Contains(line, "connect to Milter service")) {
+			if env.disturbed[env.Addr] && strings.Contains(line, "inet:"+env.Addr) ||
+				env.disturbed[env.Other.Addr] && strings.Contains(line, "inet:"+env.Other.Addr) {
 				continue
 			}
-			t.Errorf("Postfix complained about the milter: %s", line)
+			t.Errorf("Postfix complained about a milter: %s", line)
 		}
 		if t.Failed() {
 			t.Logf("--- ndrmilter output ---\n%s", env.Milter.Output())
@@ -130,8 +140,28 @@ func deployKitSettings(t *testing.T, milter string) []string {
 
 // StopMilter stops ndrmilter; Postfix then works without it.
 func (env *e2eEnv) StopMilter() {
-	env.milterWasDown = true
+	env.disturbed[env.Addr] = true
 	env.Milter.Stop()
+}
+
+// StallMilter freezes ndrmilter (SIGSTOP): its socket still accepts
+// connections, but nothing answers. ResumeMilter (or the test's end)
+// thaws it.
+func (env *e2eEnv) StallMilter() {
+	env.t.Helper()
+	env.disturbed[env.Addr] = true
+	if err := env.Milter.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		env.t.Fatalf("SIGSTOP ndrmilter: %v", err)
+	}
+}
+
+// ResumeMilter thaws ndrmilter after StallMilter.
+func (env *e2eEnv) ResumeMilter() { env.Milter.cmd.Process.Signal(syscall.SIGCONT) }
+
+// StopOtherMilter stops the second milter.
+func (env *e2eEnv) StopOtherMilter() {
+	env.disturbed[env.Other.Addr] = true
+	env.Other.Stop()
 }
 
 // RestartMilter starts ndrmilter again, after StopMilter, on the same
@@ -315,6 +345,9 @@ func (m *milterProc) Stop() {
 		return
 	default:
 	}
+	// SIGCONT first: a stalled (SIGSTOP) process handles SIGTERM only
+	// once it runs again.
+	m.cmd.Process.Signal(syscall.SIGCONT)
 	m.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-m.done:

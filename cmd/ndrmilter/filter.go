@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ndrmilter/ndrmilter/filter"
+	"github.com/ndrmilter/ndrmilter/frontend"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 
@@ -237,6 +238,7 @@ func runFilterServer(cfg filterConfig, resolve func() (filterConfig, error), lev
 		}
 	}()
 	reg := newRegistry()
+	reg.MustRegister(frontend.NewLedgerSize(led))
 	srv, err := filter.New(fcfg, eng, led, log, reg)
 	if err != nil {
 		return exitConfig, err

@@ -165,7 +165,7 @@ func TestLedgerImportErrors(t *testing.T) {
 	}
 	// The config file supplies the data directory and the domain filter.
 	cfg := filepath.Join(dir, "ndrmilter.yaml")
-	os.WriteFile(cfg, []byte("data: "+filepath.Join(dir, "d")+"\ndomains: [elsewhere.test]\nretention: 7d\nlisten: inet:127.0.0.1:8891\n"), 0o644)
+	os.WriteFile(cfg, []byte("data: "+filepath.Join(dir, "d")+"\ndomains: [elsewhere.test]\nretention: 7d\nlisten: inet:127.0.0.1:9890\n"), 0o644)
 	log := filepath.Join(dir, "mail.log")
 	os.WriteFile(log, []byte(importLog(time.Now())), 0o644)
 	out, code := captureStdout(t, func() int { return runLedger([]string{"import", "--config", cfg, "--json", log}) })

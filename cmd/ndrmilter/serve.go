@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/ndrmilter/ndrmilter/frontend"
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/milter"
 	"github.com/ndrmilter/ndrmilter/rules"
@@ -153,6 +154,7 @@ func (st *serveState) start(cfg serveConfig, eng *rules.Engine) (int, error) {
 	}
 
 	reg := newRegistry()
+	reg.MustRegister(frontend.NewLedgerSize(led))
 	st.reloads = newReloadMetrics(reg)
 	srv, err := milter.New(mcfg, eng, led, st.log, reg)
 	if err != nil {

@@ -23,11 +23,11 @@ import (
 
 func TestParseListen(t *testing.T) {
 	for _, tc := range []struct{ in, network, addr string }{
-		{"inet:127.0.0.1:8891", "tcp", "127.0.0.1:8891"},
+		{"inet:127.0.0.1:9890", "tcp", "127.0.0.1:9890"},
 		{"inet:localhost:10025", "tcp", "localhost:10025"},
-		{"inet:[::1]:8891", "tcp", "[::1]:8891"},
-		{"inet6:::1:8891", "tcp", "[::1]:8891"},
-		{"inet::8891", "tcp", "127.0.0.1:8891"},
+		{"inet:[::1]:9890", "tcp", "[::1]:9890"},
+		{"inet6:::1:9890", "tcp", "[::1]:9890"},
+		{"inet::9890", "tcp", "127.0.0.1:9890"},
 		{"unix:/run/ndrmilter/milter.sock", "unix", "/run/ndrmilter/milter.sock"},
 		{"local:/var/spool/postfix/ndr.sock", "unix", "/var/spool/postfix/ndr.sock"},
 	} {
@@ -36,7 +36,7 @@ func TestParseListen(t *testing.T) {
 			t.Errorf("parseListen(%q) = %q, %q, %v; want %q, %q", tc.in, n, a, err, tc.network, tc.addr)
 		}
 	}
-	for _, bad := range []string{"", "127.0.0.1:8891", "inet:127.0.0.1", "inet:host:port", "tcp:1.2.3.4:5", "unix:"} {
+	for _, bad := range []string{"", "127.0.0.1:9890", "inet:127.0.0.1", "inet:host:port", "tcp:1.2.3.4:5", "unix:"} {
 		if _, _, err := parseListen(bad); err == nil {
 			t.Errorf("parseListen(%q) accepted", bad)
 		}

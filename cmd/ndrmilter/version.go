@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/ndrmilter/ndrmilter/frontend"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 
@@ -20,6 +21,13 @@ var (
 // versionLine is what "ndrmilter version" prints:
 // "ndrmilter VERSION (commit C, go GOVERSION, rules R)".
 func versionLine() string {
+	b := buildInfo()
+	return fmt.Sprintf("ndrmilter %s (commit %s, go %s, rules %s)", b.Version, b.Commit, b.GoVersion, b.Rules)
+}
+
+// buildInfo returns the facts of this build that "ndrmilter version" and
+// the metric ndrmilter_build_info show.
+func buildInfo() frontend.BuildInfo {
 	v, c := version, commit
 	if v == "" || c == "" {
 		bv, bc := buildInfoVersion()
@@ -30,7 +38,7 @@ func versionLine() string {
 			c = bc
 		}
 	}
-	return fmt.Sprintf("ndrmilter %s (commit %s, go %s, rules %s)", v, c, runtime.Version(), rules.BuiltinDigest())
+	return frontend.BuildInfo{Version: v, Commit: c, GoVersion: runtime.Version(), Rules: rules.BuiltinDigest()}
 }
 
 // buildInfoVersion reads the version and commit the Go toolchain stamps in

@@ -3,7 +3,9 @@ package postfixtest
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
+	"testing"
 )
 
 // ReadSettings returns the settings of a main.cf file (or a snippet of
@@ -76,4 +78,27 @@ func mergeSettings(base string, settings []string) (string, error) {
 		lines = append(lines, s)
 	}
 	return strings.Join(lines, "\n") + "\n", nil
+}
+
+// Param returns the value of a main.cf parameter as the running instance
+// sees it (postconf -h: the value set, else Postfix's default), or fails
+// the test.
+func (p *Instance) Param(name string) string {
+	p.t.Helper()
+	params, err := p.postconf(name)
+	if err != nil {
+		p.t.Fatalf("postfixtest: %v", err)
+	}
+	return params[name]
+}
+
+// DefaultParam returns Postfix's built-in default of a main.cf parameter
+// (postconf -d -h), or fails the test.
+func DefaultParam(t testing.TB, name string) string {
+	t.Helper()
+	out, err := exec.Command(program(t, "postconf"), "-d", "-h", name).Output()
+	if err != nil {
+		t.Fatalf("postfixtest: postconf -d -h %s: %v", name, err)
+	}
+	return strings.TrimRight(string(out), "\n")
 }

@@ -10,7 +10,7 @@ import (
 
 func TestReadSettingsJoinsContinuationLinesAndSkipsComments(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "main.cf")
-	text := "# a comment\n\nsmtpd_milters = { inet:127.0.0.1:8891,\n    default_action=accept }\n  # a comment inside is skipped\nmilter_protocol = 6\n"
+	text := "# a comment\n\nsmtpd_milters = { inet:127.0.0.1:9890,\n    default_action=accept }\n  # a comment inside is skipped\nmilter_protocol = 6\n"
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -18,7 +18,7 @@ func TestReadSettingsJoinsContinuationLinesAndSkipsComments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"smtpd_milters = { inet:127.0.0.1:8891, default_action=accept }", "milter_protocol = 6"}
+	want := []string{"smtpd_milters = { inet:127.0.0.1:9890, default_action=accept }", "milter_protocol = 6"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ReadSettings = %q, want %q", got, want)
 	}
