@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ndrmilter/ndrmilter/decide"
+	"github.com/ndrmilter/ndrmilter/httpapi"
 	"github.com/ndrmilter/ndrmilter/milter"
 )
 
@@ -48,6 +49,9 @@ type serveConfig struct {
 	HTTPUsers   string `yaml:"http_users"`
 	HTTPTLSCert string `yaml:"http_tls_cert"`
 	HTTPTLSKey  string `yaml:"http_tls_key"`
+	// The bounds of an import through the HTTP API.
+	HTTPImportMaxBytes int64    `yaml:"http_import_max_bytes"`
+	HTTPImportTimeout  duration `yaml:"http_import_timeout"`
 }
 
 // defaultServeConfig is what serve runs with when neither file nor flag says otherwise.
@@ -64,6 +68,9 @@ func defaultServeConfig() serveConfig {
 		ParseCap:          2 << 20,
 		RecordRetry:       duration(10 * time.Minute),
 		DrainTimeout:      duration(5 * time.Second),
+
+		HTTPImportMaxBytes: httpapi.DefaultImportMaxBytes,
+		HTTPImportTimeout:  duration(httpapi.DefaultImportTimeout),
 	}
 }
 
