@@ -54,26 +54,27 @@ func explainMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			status = 1
 			continue
 		}
-		report, err := dsn.Parse(raw)
-		if err != nil {
-			// A best-effort report still says what could be read.
-			fmt.Fprintf(stderr, "ndrmilter explain: %s: %v\n", name, err)
-		}
-		if report == nil {
-			status = 1
-			continue
-		}
-		readings := engine.Explain(report)
-		if *asJSON {
-			enc := json.NewEncoder(out)
-			for _, rd := range readings {
-				if err := enc.Encode(newExplainRecord(name, report, rd)); err != nil {
-					fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
-					return 2
-				}
+		for report, err := range dsn.ParseAll(raw) { // an mbox gives each of its messages
+			if err != nil {
+				// A best-effort report still says what could be read.
+				fmt.Fprintf(stderr, "ndrmilter explain: %s: %v\n", name, err)
 			}
-		} else {
-			writeExplainText(out, name, report, readings)
+			if report == nil {
+				status = 1
+				continue
+			}
+			readings := engine.Explain(report)
+			if *asJSON {
+				enc := json.NewEncoder(out)
+				for _, rd := range readings {
+					if err := enc.Encode(newExplainRecord(name, report, rd)); err != nil {
+						fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
+						return 2
+					}
+				}
+			} else {
+				writeExplainText(out, name, report, readings)
+			}
 		}
 	}
 	return status
