@@ -42,7 +42,10 @@ func recipientAddress(v string) string {
 }
 
 // cleanAddress takes the address out of a written form: angle brackets,
-// quotes, a trailing comment or punctuation.
+// quotes, a trailing comment or punctuation, a source route
+// ("@relay.example:user@example.com", RFC 5321 section 4.1.2 and
+// appendix C; Oracle Messaging Server and old Sendmail still write them),
+// Exchange's "SMTP:" and a "mailto:".
 func cleanAddress(a string) string {
 	a = strings.TrimSpace(a)
 	if lt := strings.IndexByte(a, '<'); lt >= 0 {
@@ -52,6 +55,7 @@ func cleanAddress(a string) string {
 			a = a[lt+1:]
 		}
 	}
+	a = stripSourceRoute(a)
 	if strings.HasPrefix(a, `"`) {
 		// A quoted local part (RFC 5321 section 4.1.2): "a..b"@example.com.
 		if q := strings.Index(a[1:], `"@`); q >= 0 {
@@ -66,10 +70,26 @@ func cleanAddress(a string) string {
 		a = a[:sp]
 	}
 	a = strings.Trim(a, " \t\"'<>[](),;:.")
-	if strings.HasPrefix(strings.ToLower(a), "mailto:") {
-		a = a[7:]
+	for _, prefix := range [...]string{"mailto:", "smtp:"} {
+		if len(a) > len(prefix) && ascii.HasPrefixFold(a, prefix) {
+			a = strings.Trim(a[len(prefix):], " \t\"'<>[]")
+		}
 	}
-	return textclean.UTF8(a)
+	return textclean.UTF8(stripSourceRoute(a))
+}
+
+// stripSourceRoute returns the mailbox of a source-routed path
+// ("@a.example,@b.example:user@example.com" is "user@example.com"); a
+// alone when it has no route.
+func stripSourceRoute(a string) string {
+	if len(a) < 4 || a[0] != '@' {
+		return a
+	}
+	c := strings.LastIndexByte(a, ':')
+	if c < 0 || strings.IndexByte(a[c+1:], '@') <= 0 {
+		return a
+	}
+	return a[c+1:]
 }
 
 // decodeUnitext decodes RFC 6533 "\x{HHHH}" escapes.

@@ -44,7 +44,7 @@ func (p *parser) readFreeText() bool {
 		}
 	}
 
-	blocks := scanRecipientBlocks(section, lowerSection)
+	blocks := p.settleBlocks(scanRecipientBlocks(section, lowerSection))
 	failed := failedRecipientsHeader(p.hdr)
 	switch {
 	case len(failed) > 0:
@@ -74,22 +74,67 @@ func (p *parser) readFreeText() bool {
 			return false
 		}
 		// A bounce that names its recipient only in a sentence
-		// ("could not be delivered to <user@example.com>"), or not at all.
-		a := sentenceRecipient(section, lowerSection)
+		// ("could not be delivered to <user@example.com>"), or not at all:
+		// then the one address the returned message was sent to, or none.
+		a := p.sentenceRecipient(section, lowerSection)
 		if a == "" {
-			if h := inlineOriginal(p.text, p.separators()); h != nil {
-				readOriginal(&r.Original, h)
-			}
-			a = firstAddress(r.Original.To)
+			a = p.soleOriginalRecipient()
 		}
 		if a == "" {
-			return false
+			// A report forwarded or attached inside this one names it.
+			if p.readEmbedded() {
+				return true
+			}
+			if !failureStated(lowerSection) {
+				return false
+			}
 		}
 		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: sectionSummary(section)})
 	}
 	r.Format = textFamily(lowerSection)
 	p.finish(p.fallbackAction())
 	return true
+}
+
+// settleBlocks decides the addresses of the recipient blocks of a
+// free-text report: a local part alone is completed (completeLocal) or
+// left unnamed (""); an address that only a sentence names is dropped when
+// it is the sender's; a block that names a recipient already named goes.
+// A local part alone in a list is kept unnamed only when no block names an
+// address: it may be any word.
+func (p *parser) settleBlocks(blocks []textBlock) []textBlock {
+	named := false
+	for i := range blocks {
+		b := &blocks[i]
+		switch {
+		case plausibleAddress(b.address):
+			if b.kind == lineSentence && p.isSender(b.address) {
+				b.address, b.kind = "", -1 // dropped below
+			}
+		default:
+			b.address = p.completeLocal(b.address)
+			if b.address == "" && b.kind == lineLocal {
+				b.kind = -1 // dropped below unless nothing else is named
+			}
+		}
+		if b.address != "" {
+			named = true
+		}
+	}
+	out := blocks[:0]
+	idx := &blockIndex{}
+	for i := range blocks {
+		b := blocks[i]
+		switch {
+		case b.kind == -1 && (named || b.address == "" && b.diagnostic == ""):
+			continue
+		case b.address != "" && idx.find(out, b.address) >= 0:
+			continue // named twice: a local part, then the address
+		}
+		out = append(out, b)
+		idx.update(out)
+	}
+	return out
 }
 
 // enrichBlocks completes recipient records from free-text blocks.

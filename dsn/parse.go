@@ -67,6 +67,10 @@ type parser struct {
 	embedDepth   int            // how deep this parser is in readEmbedded
 	ev           int            // bounceEvidence, -1 until known
 	originalPart bool           // the original message came in a part of its own
+
+	origHdr  message.Header // the original message's header (see originalHeader)
+	origDone bool           // origHdr is final
+	senders  []string       // senderAddresses, nil until known
 }
 
 // evidence returns bounceEvidence for the message, computed once; the
@@ -225,8 +229,7 @@ func (p *parser) finish(fallbackAction smtpcode.Action) {
 		r.ReportingMTA = receivedReporter(p.hdr)
 	}
 	if r.Original.MessageID == "" && r.Original.From == "" {
-		p.loadText()
-		if h := inlineOriginal(p.text, p.separators()); h != nil {
+		if h := p.originalHeader(); h != nil {
 			readOriginal(&r.Original, h)
 		}
 	}
@@ -249,6 +252,9 @@ func (p *parser) readOriginalParts() {
 			b, _ = pt.Decode(MaxDecodedPart)
 		}
 		h, _, _ := p.arena.ReadHeader(trimLeadingBlank(b))
+		if p.origHdr == nil && len(h) > 0 {
+			p.origHdr = h
+		}
 		readOriginal(&p.rep.Original, h)
 		if p.rep.Original.MessageID != "" {
 			return

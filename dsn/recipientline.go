@@ -16,6 +16,8 @@ const (
 	lineLabelled   // "Recipient: user@example.com"
 	lineTranscript // Sendmail's ">>> RCPT To:<user@example.com>", Postfix's "In: RCPT TO:<...>"
 	lineSentence   // "Delivery to user@example.com failed"
+	lineSummary    // Sendmail's "550 5.1.1 <user@example.com>... User unknown"; the address may be a local part alone
+	lineLocal      // a local part alone under a list intro ("...could not be delivered...:" then "jsmith")
 )
 
 // recipientLabels are lower-case labels before a recipient's address.
@@ -32,8 +34,25 @@ var recipientLabels = []string{
 //
 // lt is t in lower case (the same length: only ASCII letters change).
 func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
+	// A session transcript: ">>> RCPT To:<user@example.com>".
+	if side, c := transcriptLine(t, lt); side != notTranscript {
+		if side == clientSide {
+			if a := rcptAddress(c); a != "" {
+				return a, nil, lineTranscript
+			}
+		}
+		return "", nil, lineNone
+	}
+	if a, text := summaryLine(t); a != "" {
+		// "554 <a@example.org>... 550 Host unknown": the inner reply is
+		// the one that failed; Sendmail's own code is its summary.
+		if replyClass(text) == 0 {
+			text = t
+		}
+		return a, text, lineSummary
+	}
 	if bytes.IndexByte(t, '@') < 0 {
-		// Every form names an address.
+		// Every other form names an address.
 		return "", nil, lineNone
 	}
 	// A list item: "* user@example.com", "- user@example.com".
@@ -43,18 +62,6 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 	} else if bytes.HasPrefix(t, []byte("\u2022")) {
 		n := len(t) - len(bytes.TrimLeft(t[len("\u2022"):], " \t"))
 		t, lt = t[n:], lt[n:]
-	}
-	// Sendmail transcript: ">>> RCPT To:<user@example.com>".
-	if bytes.HasPrefix(t, []byte(">>> ")) || bytes.HasPrefix(t, []byte("In: ")) {
-		n := len(t) - len(bytes.TrimLeft(t[4:], " "))
-		c, l := t[n:], lt[n:]
-		if bytes.HasPrefix(l, []byte("rcpt to:")) {
-			a := cleanAddress(string(c[8:]))
-			if strings.IndexByte(a, '@') > 0 {
-				return a, nil, lineTranscript
-			}
-		}
-		return "", nil, lineNone
 	}
 	if t[0] == '<' {
 		gt := bytes.IndexByte(t, '>')
@@ -95,6 +102,12 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 	}
 	if at := bytes.IndexByte(first, '@'); at > 0 {
 		a := string(bytes.Trim(first, "\"'<>:;,."))
+		if sp > 0 && proseAfterAddress(first, t[sp:]) {
+			// "jane.doe@example.org, without spaces or a trailing dot.":
+			// a sentence that starts with an address, as help text writes
+			// one, not a recipient line.
+			return "", nil, lineNone
+		}
 		if plausibleAddress(a) && isBareAddress(a) {
 			if sp > 0 {
 				rest = bytes.TrimLeft(t[sp:], " \t:")
@@ -117,6 +130,19 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 		return a, rest, lineSentence
 	}
 	return "", nil, lineNone
+}
+
+// proseAfterAddress says whether the line that starts with the address
+// word first goes on as a sentence: the word ends in a comma (a list or a
+// clause) or a full stop, and words follow. A recipient line has the
+// address alone, or a colon, a bracket or the server's reply after it.
+func proseAfterAddress(first, after []byte) bool {
+	last := first[len(first)-1]
+	if last != ',' && last != '.' {
+		return false
+	}
+	after = bytes.TrimSpace(after)
+	return len(after) > 0 && (ascii.IsAlpha(after[0]) || after[0] >= 0x80)
 }
 
 // sentenceMarkers are lower-case words after which a bounce sentence names
@@ -149,14 +175,39 @@ func sentenceAddress(t, l []byte) (string, []byte) {
 		if a == "" || !plausibleAddress(a) {
 			continue
 		}
-		// The address must come soon after the marker, not at the end of a paragraph.
-		if strings.Index(s, a) > 60 {
+		// The address must come soon after the marker, not at the end of a
+		// paragraph, and not be the sender ("...because they are not
+		// accepting mail from sender@example.com").
+		if at := strings.Index(s, a); at > 60 || senderContext(strings.ToLower(s[:max(at, 0)])) {
 			continue
 		}
 		return a, bytes.TrimLeft([]byte(s[min(end, len(s)):]), " \t:>).")
 	}
 	return "", nil
 }
+
+// senderWords are lower-case words that, just before an address in a
+// sentence, make it the sender of the message rather than its recipient:
+// "not accepting mail from x", "Sender address rejected: x", "MAIL
+// FROM:<x>", "envelope-from x".
+var senderWords = [...]string{"from", "sender", "envelope", "return-path", "return path", "reply-to", "reply to"}
+
+// senderContext says whether the lower-case text just before an address
+// (the last maxSenderGap bytes of before) names the address as a sender.
+func senderContext(before string) bool {
+	if len(before) > maxSenderGap {
+		before = before[len(before)-maxSenderGap:]
+	}
+	for _, w := range senderWords {
+		if strings.Contains(before, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxSenderGap is how far before an address senderContext looks.
+const maxSenderGap = 24
 
 // toLowerPrefix returns the lower-case copy of at most n bytes of t.
 func toLowerPrefix(t []byte, n int) []byte {
@@ -188,4 +239,48 @@ func isBareAddress(a string) bool {
 		}
 	}
 	return true
+}
+
+// helpIntros are lower-case words that end a line of help text just before
+// an example or contact address on the next line ("...written as
+// name@domain, for example" / "jane.doe@example.org, without spaces").
+var helpIntros = [...]string{
+	"for example", "for instance", "e.g.", "e.g", "such as", "example:", "like", "contact",
+	"write to", "mail to", "email to", "e-mail to", "send mail to", "send an email to",
+	"reach", "reply to", "questions to", "please contact", "helpdesk", "help desk",
+}
+
+// helpIntro says whether a line (lower case) ends with one of helpIntros,
+// so that an address starting the next line is an example or a contact.
+func helpIntro(prev []byte) bool {
+	p := bytes.TrimRight(prev, " \t:,")
+	for _, w := range helpIntros {
+		if bytes.HasSuffix(p, []byte(w)) && (len(p) == len(w) || !ascii.IsAlpha(p[len(p)-len(w)-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// listIntroWords are lower-case words of a line (ending in a colon) after
+// which a report lists its failed recipients one per line, possibly as
+// local parts alone: AOL's "Your mail to the following recipients could
+// not be delivered because they are not accepting mail from x:", Lotus
+// Notes' "was not delivered to:", Exchange's "Delivery has failed to these
+// recipients or groups:".
+var listIntroWords = [...]string{
+	"following recipient", "following address", "following user", "following destination",
+	"these recipients", "not delivered to", "not be delivered to", "undeliverable to",
+	"failed recipients", "unknown recipients", "invalid recipients", "could not be delivered",
+}
+
+// isListIntro says whether a line (lower case) introduces a list of failed
+// recipients.
+func isListIntro(lt []byte) bool {
+	for _, w := range listIntroWords {
+		if containsString(lt, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -56,9 +56,34 @@ type Report struct {
 
 // Recipient is one per-recipient record (RFC 3464 section 2.3).
 type Recipient struct {
-	// Address is the recipient as the report names it (Final-Recipient, else
-	// Original-Recipient), without the address type, e.g. "user@example.com".
+	// Address is the recipient the report names as failed (or delayed...):
+	// its Final-Recipient, else its Original-Recipient, else the address
+	// the text of a free-text report names, without the address type and
+	// without a source route ("@relay:user@example.com" is
+	// "user@example.com"), e.g. "user@example.com". It is "" when the
+	// report names no recipient with confidence: an address from the
+	// notice's help text, a Received "for" clause, the original message's
+	// To (a list's own address for list mail) or the sender is never taken
+	// for it. A local part alone ("User unknown: jsmith") is completed only
+	// when the domain is certain: the returned message was addressed to
+	// one address with that local part, or, without a returned message,
+	// the report comes from a domain's own mail system (aol.com, not
+	// mail.example.com).
 	Address string
+
+	// OriginalAddress is the recipient as the sender addressed it, when the
+	// report gives it and it is not Address: the RFC 3464
+	// Original-Recipient (section 2.3.1), the address before an alias or a
+	// forward rewrote it. "" otherwise.
+	OriginalAddress string
+
+	// Aliases are the other addresses the report gives for this same
+	// recipient, each once, none equal to Address or OriginalAddress:
+	// Sendmail's X-Actual-Recipient, or the address a free-text notice
+	// names for the recipient of its delivery-status record. A report is
+	// about mail sent to any of Address, OriginalAddress and Aliases: match
+	// the mail sent on all of them.
+	Aliases []string
 
 	// Action is RFC 3464's action: failed, delayed, delivered, relayed or
 	// expanded. When a delivery report does not give a valid one, it is read
@@ -78,15 +103,34 @@ type Recipient struct {
 	ReplyCode string
 
 	// Diagnostic is the remote server's reply or the reporting server's
-	// explanation, unfolded into one line of text.
+	// explanation, unfolded into one line of text. A multi-line reply
+	// ("550-5.1.1 The email account... 550 5.1.1 ...") is joined into one
+	// reply, its code written once.
 	Diagnostic string
+
+	// DiagnosticType is the type of the RFC 3464 Diagnostic-Code field
+	// (section 2.3.6), in lower case: "smtp" when the diagnostic is a mail
+	// server's reply, another type ("x-unix", "x-postfix", "x-local"...)
+	// when the reporting MTA's own delivery program or agent wrote it.
+	// "" when the report gives no type (free-text reports).
+	DiagnosticType string
 
 	// RemoteMTA is the server that refused the message, if known.
 	RemoteMTA string
 
-	// Command is the SMTP command the failure happened at (MAIL, RCPT, DATA...), if known.
+	// Command is the SMTP command the failure happened at (CONN for the
+	// greeting, EHLO, HELO, STARTTLS, AUTH, MAIL, RCPT, DATA), "" when the
+	// report does not show it. It is read from the report's words ("in
+	// reply to RCPT TO command", "after RCPT TO", "does not like
+	// recipient", "most progress was RCPT TO") or from its transcript of
+	// the session (the last command before the error reply).
 	Command string
 }
+
+// Diagnostic types of RFC 3464 section 2.3.6 that Parse names.
+const (
+	DiagnosticSMTP = "smtp" // a reply of a mail server (RFC 3464 section 9.2)
+)
 
 // Original is what the report shows of the message it is about.
 type Original struct {

@@ -2,6 +2,7 @@ package dsn
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
@@ -133,20 +134,129 @@ func sectionSummary(section []byte) string {
 	return s
 }
 
-// sentenceRecipient finds a recipient named in a sentence: an address in
-// angle brackets or after "to" near a bounce phrase. "" when none.
-func sentenceRecipient(section, lowerSection []byte) string {
-	for _, w := range [...]string{"delivering your mail to", "delivered to", "deliver to", "delivery to", "recipient", "message to", "mail to", "address"} {
-		k := indexString(lowerSection, w)
-		if k < 0 {
-			continue
-		}
-		line, _ := ascii.NextLine(section, k+len(w))
-		if a, _ := findAddress(string(line), 0); a != "" {
+// sentenceWords are lower-case words after which a bounce's sentence names
+// its recipient on the same line, surest first.
+var sentenceWords = [...]string{"delivering your mail to", "delivered to", "deliver to", "delivery to", "recipient", "message to", "mail to", "address"}
+
+// maxSentenceGap is how far after one of sentenceWords the recipient's
+// address may come.
+const maxSentenceGap = 60
+
+// sentenceRecipient finds a recipient named in a sentence: an address soon
+// after one of sentenceWords, on the same line. An address that the words
+// before it make a sender ("not accepting mail from x"), a contact or an
+// example ("for help write to x", "for example x"), or that is the
+// sender's (senderAddresses), is none. "" when there is none.
+func (p *parser) sentenceRecipient(section, lowerSection []byte) string {
+	for _, w := range sentenceWords {
+		for from := 0; from < len(lowerSection); {
+			k := indexString(lowerSection[from:], w)
+			if k < 0 {
+				break
+			}
+			k += from
+			from = k + len(w)
+			line, _ := ascii.NextLine(section, from)
+			a, _ := findAddress(string(line), 0)
+			if a == "" {
+				continue
+			}
+			at := bytes.Index(line, []byte(a))
+			if at < 0 || at > maxSentenceGap {
+				continue
+			}
+			before := ascii.LowerString(string(lowerSection[max(k-maxSentenceGap, 0):from]) + string(line[:at]))
+			if senderContext(before) || helpContext(before) || p.isSender(a) {
+				continue
+			}
 			return a
 		}
 	}
 	return ""
+}
+
+// helpWords are lower-case words of a notice's help text: an address after
+// them is a contact or an example, not the failed recipient.
+var helpWords = [...]string{"example", "contact", "help", "postmaster", "write to", "questions", "support", "administrator", "e.g."}
+
+// helpContext says whether the lower-case text before an address makes it
+// a contact or an example.
+func helpContext(before string) bool {
+	for _, w := range helpWords {
+		if strings.Contains(before, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// failurePhrases are lower-case phrases by which a notice states that a
+// message was not delivered: enough, with a bounce's sender and subject,
+// to report a failure whose recipient the notice does not name.
+var failurePhrases = [...]string{
+	"could not be delivered", "couldn't be delivered", "was not delivered", "wasn't delivered",
+	"has not been delivered", "undeliverable", "unable to deliver", "could not deliver", "not able to deliver",
+	"delivery has failed", "delivery failed", "delivery to the following", "failed permanently",
+	"permanent error", "permanent failure", "fatal error", "was rejected", "has been rejected",
+	"mailbox is full", "mailbox full", "user unknown", "no such user", "does not exist",
+	"not be delivered", "has not yet been delivered", "delivery is delayed", "has been delayed",
+}
+
+// failureStated says whether a notice's lower-case text states a delivery
+// failure (or delay) in one of failurePhrases.
+func failureStated(lowerSection []byte) bool {
+	for _, w := range failurePhrases {
+		if containsPhrase(lowerSection, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsPhrase says whether the lower-case text holds the lower-case
+// phrase, a space of the phrase matching any run of white space (a line
+// break included: notices wrap their sentences anywhere).
+func containsPhrase(lowerText []byte, phrase string) bool {
+	sp := strings.IndexByte(phrase, ' ')
+	if sp < 0 {
+		return containsString(lowerText, phrase)
+	}
+	for from := 0; from < len(lowerText); {
+		k := indexString(lowerText[from:], phrase[:sp])
+		if k < 0 {
+			return false
+		}
+		k += from
+		from = k + 1
+		if matchPhraseAt(lowerText, k, phrase) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchPhraseAt says whether phrase starts at text[i], a space of the
+// phrase matching a run of white space.
+func matchPhraseAt(text []byte, i int, phrase string) bool {
+	for j := 0; j < len(phrase); j++ {
+		if i >= len(text) {
+			return false
+		}
+		if phrase[j] == ' ' {
+			if !isSpace(text[i]) {
+				return false
+			}
+			for i < len(text) && isSpace(text[i]) {
+				i++
+			}
+			continue
+		}
+		if text[i] != phrase[j] {
+			return false
+		}
+		i++
+	}
+	return true
 }
 
 // isSeparatorLine says whether a trimmed line is a separator: it starts

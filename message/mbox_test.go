@@ -41,6 +41,9 @@ func TestSplitMboxYieldsEachMessage(t *testing.T) {
 func TestSplitMboxLeavesAMessageWhole(t *testing.T) {
 	for _, raw := range []string{
 		"From: a@example.org\nSubject: hi\n\nFrom here on, text.\n\nFrom x Tue Jul  9 08:01:12 2024\nSubject: no\n",
+		// A bounce that copies the returned message with its From line.
+		"From MAILER-DAEMON Sat Oct  4 08:00:09 2025\nSubject: bounce\n\nbounced E-Mail:\n\nFrom a@example.org  Sat Oct  4 08:00:07 2025\nSubject: original\n\nhi\n",
+		"From MAILER-DAEMON Sat Oct  4 08:00:09 2025\nSubject: bounce\n\n----- Original message -----\n\nFrom a@example.org  Sat Oct  4 08:00:07 2025\nSubject: original\n\nhi\n",
 		"",
 		"just text",
 	} {
