@@ -5,7 +5,6 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
-	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // Whether a message without a report part is a bounce at all, and which
@@ -40,21 +39,6 @@ func textFamily(lowerSection []byte) string {
 	}
 	return "text"
 }
-
-// fallbackAction is the action of recipients whose status does not say:
-// delayed when the subject or text says the message is delayed.
-func (p *parser) fallbackAction() smtpcode.Action {
-	s := ascii.LowerString(message.DecodeWords(p.hdr.GetString("Subject")))
-	for _, w := range delaySubjects {
-		if strings.Contains(s, w) {
-			return smtpcode.ActionDelayed
-		}
-	}
-	return smtpcode.ActionFailed
-}
-
-// delaySubjects are lower-case subject words of delay warnings.
-var delaySubjects = []string{"delayed", "delay)", "warning: message", "still being retried", "will retry", "not yet been delivered"}
 
 // failedRecipientsHeader reads X-Failed-Recipients (Exim, Gmail).
 func failedRecipientsHeader(h message.Header) []string {
@@ -121,9 +105,8 @@ func headerEvidence(h message.Header) (sender, subject bool) {
 			break
 		}
 	}
-	// Auto-Submitted: auto-replied marks vacation replies as much as
-	// bounces; only auto-generated counts here.
-	if rp := h.GetString("Return-Path"); rp == "<>" || strings.HasPrefix(ascii.LowerString(h.GetString("Auto-Submitted")), "auto-generated") {
+	auto := ascii.LowerString(h.GetString("Auto-Submitted"))
+	if rp := h.GetString("Return-Path"); rp == "<>" || strings.HasPrefix(auto, "auto-generated") {
 		sender = true
 	}
 	subj := ascii.LowerString(message.DecodeWords(h.GetString("Subject")))
@@ -132,6 +115,12 @@ func headerEvidence(h message.Header) (sender, subject bool) {
 			subject = true
 			break
 		}
+	}
+	// Auto-Submitted: auto-replied marks vacation replies as much as
+	// bounces (Gmail, Exim and Postfix mark theirs so): it makes an
+	// automatic sender only with a bounce subject.
+	if subject && strings.HasPrefix(auto, "auto-replied") {
+		sender = true
 	}
 	return sender, subject
 }

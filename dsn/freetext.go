@@ -77,17 +77,16 @@ func (p *parser) readFreeText() bool {
 		// ("could not be delivered to <user@example.com>"), or not at all:
 		// then the one address the returned message was sent to, or none.
 		a := p.sentenceRecipient(section, lowerSection)
+		if a == "" && p.readEmbedded() {
+			// A report forwarded, pasted or attached inside this one
+			// names it.
+			return true
+		}
 		if a == "" {
 			a = p.soleOriginalRecipient()
 		}
-		if a == "" {
-			// A report forwarded or attached inside this one names it.
-			if p.readEmbedded() {
-				return true
-			}
-			if !failureStated(lowerSection) {
-				return false
-			}
+		if a == "" && !failureStated(lowerSection) {
+			return false
 		}
 		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: sectionSummary(section)})
 	}

@@ -130,17 +130,24 @@ func (p *parser) read() {
 		}
 		p.fixRecipients()
 		p.enrichFromText()
-		p.finish(smtpcode.ActionFailed)
+		fallback := smtpcode.ActionFailed
+		for i := range r.Recipients {
+			if !r.Recipients[i].Action.Valid() {
+				// A record without an Action: the notice says whether
+				// the server still tries.
+				fallback = p.fallbackAction()
+				break
+			}
+		}
+		p.finish(fallback)
 		return
 	}
 	if p.readSES() {
 		return
 	}
-	if isAutoReply(p.hdr) {
-		if p.evidence() < 2 {
-			p.readAutoReply()
-			return
-		}
+	if p.autoReplied() {
+		p.readAutoReply()
+		return
 	}
 	if p.readFreeText() {
 		return

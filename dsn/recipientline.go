@@ -134,15 +134,17 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 
 // proseAfterAddress says whether the line that starts with the address
 // word first goes on as a sentence: the word ends in a comma (a list or a
-// clause) or a full stop, and words follow. A recipient line has the
-// address alone, or a colon, a bracket or the server's reply after it.
+// clause) or a full stop, and lower-case words without a reply or status
+// code follow ("jane.doe@example.org, without spaces"). A recipient line
+// has the address alone, or a colon, a bracket or the server's reply after
+// it ("l.moretti@example.org, ERROR CODE :550 - Mailbox not found").
 func proseAfterAddress(first, after []byte) bool {
 	last := first[len(first)-1]
 	if last != ',' && last != '.' {
 		return false
 	}
 	after = bytes.TrimSpace(after)
-	return len(after) > 0 && (ascii.IsAlpha(after[0]) || after[0] >= 0x80)
+	return len(after) > 0 && ('a' <= after[0] && after[0] <= 'z') && !hasCode(string(after))
 }
 
 // sentenceMarkers are lower-case words after which a bounce sentence names

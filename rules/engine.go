@@ -176,7 +176,7 @@ func (e *Engine) Classify(in Input) Classification {
 		// Only for records of a report: a looked-up reply keeps its own codes.
 		v.Status = string(rune('0'+class)) + ".0." + rd.Code
 	}
-	v.Permanent = strings.HasPrefix(v.Status, "5") || (v.Status == "" && rp.Class() == smtpcode.ClassPermanent)
+	v.Permanent = permanent(action, v.Status, rp)
 
 	v.Owner = first(t.Owner, rd.Owner, OwnerUnknown)
 	if action == smtpcode.ActionDelayed {
@@ -186,8 +186,7 @@ func (e *Engine) Classify(in Input) Classification {
 	if t.HardBounce != nil {
 		hard = t.HardBounce
 	}
-	v.HardBounce = hard != nil && *hard && !strings.HasPrefix(v.Status, "4") && action != smtpcode.ActionDelayed &&
-		!(v.Status == "" && rp.Class() == smtpcode.ClassTransient)
+	v.HardBounce = hard != nil && *hard && hardBounce(action, v.Status, rp)
 	v.Summary = first(t.Summary, rd.Summary)
 	cause := first(t.Cause, rd.Cause, e.texts[textUnknownCause].plain())
 	v.Explanation = e.explain(t.Explanation, in, action, v.Status, cause)
@@ -197,6 +196,42 @@ func (e *Engine) Classify(in Input) Classification {
 		v.Fix = e.texts[textDelayedFix].plain()
 	}
 	return v
+}
+
+// permanent says whether a record is a final failure (see
+// Classification.Permanent): its Action says failed, whatever the class of
+// its code, since the sending server has given up (a 4.4.7 expiry, a
+// temporary refusal retried until the queue lifetime ran out); it is not
+// when the Action is delayed (still retrying) or a success. Without an
+// Action (a bare code, "ndrmilter code 550"), the class of the code
+// decides: 5 is permanent, 4 is not.
+func permanent(action smtpcode.Action, status string, reply smtpcode.Reply) bool {
+	switch {
+	case action == smtpcode.ActionFailed:
+		return true
+	case action != "":
+		return false
+	case status != "":
+		return strings.HasPrefix(status, "5")
+	}
+	return reply.Class() == smtpcode.ClassPermanent
+}
+
+// hardBounce says whether a record whose reason marks the address itself
+// as bad (userunknown, hostunknown, hasmoved, notaccept...: the reason's or
+// the rule's hard_bounce) is a hard bounce (see
+// Classification.HardBounce): not while the sender's server is still
+// retrying, and not when the server's own code is of class 4, a refusal it
+// said was temporary (a directory lookup that failed, a greylisted
+// recipient), even when the sending server then gave up on it.
+func hardBounce(action smtpcode.Action, status string, reply smtpcode.Reply) bool {
+	switch {
+	case action == smtpcode.ActionDelayed:
+		return false
+	case status != "":
+		return !strings.HasPrefix(status, "4")
+	}
+	return reply.Class() != smtpcode.ClassTransient
 }
 
 // statusOf reads an enhanced status code; false when code is not one.
