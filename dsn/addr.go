@@ -162,7 +162,9 @@ func findAddress(s string, from int) (addr string, end int) {
 		for en < len(s) && (ascii.IsAlpha(s[en]) || ascii.IsDigit(s[en]) || s[en] == '-' || s[en] == '.' || s[en] == '_' || s[en] >= 0x80) {
 			en++
 		}
-		local := strings.TrimLeft(s[st:at], ".")
+		// A quote before the address quotes it ("addressed to
+		// 'user@example.com'"): it is no part of the local part.
+		local := strings.TrimLeft(s[st:at], ".'`")
 		domain := strings.TrimRight(s[at+1:en], ".-")
 		if len(local) > 0 && strings.IndexByte(domain, '.') > 0 && len(local) <= 256 {
 			return local + "@" + domain, at + 1 + len(domain)

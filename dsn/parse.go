@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
@@ -220,6 +221,17 @@ func (p *parser) finish(fallbackAction smtpcode.Action) {
 		if rc.ReplyCode == "" {
 			rc.ReplyCode = smtpcode.FindReply(rc.Diagnostic)
 		}
+		if rc.Action == "" && fallbackAction != smtpcode.ActionDelivered {
+			// A free-text failure: a success code in its text is the
+			// transcript's "250 2.1.0 Ok" or a version number
+			// ("X-Mailman-Version: 2.1.12"), never its status.
+			if strings.HasPrefix(rc.Status, "2") {
+				rc.Status = failureCode(rc.Diagnostic, smtpcode.FindStatus)
+			}
+			if strings.HasPrefix(rc.ReplyCode, "2") {
+				rc.ReplyCode = failureCode(rc.Diagnostic, smtpcode.FindReply)
+			}
+		}
 		if rc.Command == "" {
 			rc.Command = findCommand(rc.Diagnostic)
 		}
@@ -241,6 +253,26 @@ func (p *parser) finish(fallbackAction smtpcode.Action) {
 		}
 	}
 }
+
+// failureCode returns the first code find finds in d that is not of
+// class 2, "" when there is none.
+func failureCode(d string, find func(string) string) string {
+	for n := 0; n < maxCodeSearch; n++ {
+		c := find(d)
+		if c == "" || c[0] != '2' {
+			return c
+		}
+		k := strings.Index(d, c)
+		if k < 0 {
+			return ""
+		}
+		d = d[k+len(c):]
+	}
+	return ""
+}
+
+// maxCodeSearch caps how many codes failureCode passes over.
+const maxCodeSearch = 16
 
 // readOriginalParts reads the original message from the parts that carry it
 // (RFC 3462 text/rfc822-headers, message/rfc822, RFC 6533 message/global and

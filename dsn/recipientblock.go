@@ -119,6 +119,12 @@ func (s *blockScanner) line(start, end int) {
 	case kind == lineNone && s.listIntro > 0 && isLocalPart(string(t)):
 		// A local part alone in a list of recipients (AOL's screen names).
 		addr, kind = string(t), lineLocal
+	case kind == lineNone && s.listIntro > 0:
+		// A display name and the address in a list of recipients
+		// ("\"jdoe\" <jdoe@example.net>", SMTPSVC).
+		if a := displayAddress(t); a != "" {
+			addr, kind = a, lineAddress
+		}
 	}
 	if kind != lineLocal && kind != lineAddress && kind != lineLabelled {
 		s.listIntro = 0
@@ -173,11 +179,25 @@ func (s *blockScanner) separatorLine(lt []byte) {
 		}
 		return
 	}
-	if s.cur != nil && len(bytes.TrimSpace(s.buf)) == 0 {
+	if s.cur != nil && len(bytes.TrimSpace(s.buf)) == 0 && !hasLetter(lt) {
+		// A bare rule under an address ("user@example.com" then
+		// "======"): its text is still to come. A separator that names
+		// the copy of the message ends it all the same.
 		return
 	}
 	s.endBlock()
 	s.reopen = false
+}
+
+// hasLetter says whether b holds an ASCII letter or a byte of a
+// multi-byte character.
+func hasLetter(b []byte) bool {
+	for _, c := range b {
+		if ascii.IsAlpha(c) || c >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // headingText adds a line under a heading to the last block.

@@ -200,7 +200,7 @@ func cleanDiagnostic(d string) string {
 		d = rest
 	}
 	d = collapseSpace(d)
-	d = joinMultiline(d)
+	d = joinReplyLines(d)
 	if len(d) > MaxDiagnostic {
 		d = d[:MaxDiagnostic]
 	}
@@ -306,6 +306,34 @@ func isKeptStatusField(name []byte) bool {
 		}
 	}
 	return false
+}
+
+// joinReplyLines joins the first multi-line SMTP reply of a diagnostic
+// made one line, wherever it starts ("host mx.example.com said:
+// 550-5.1.1 The email account 550-5.1.1 does not exist 550 5.1.1 https://...")
+// (see joinMultiline).
+func joinReplyLines(d string) string {
+	for i := 0; i+8 <= len(d); i++ {
+		k := strings.IndexByte(d[i:], '-')
+		if k < 0 {
+			return d
+		}
+		i += k
+		s := i - 3
+		if s < 0 || !smtpcode.IsReply(d[s:i]) || s > 0 && !isReplyBoundary(d[s-1]) {
+			continue
+		}
+		if j := joinMultiline(d[s:]); len(j) != len(d)-s || j != d[s:] {
+			return d[:s] + j
+		}
+	}
+	return d
+}
+
+// isReplyBoundary says whether c may come just before a reply code in a
+// diagnostic: white space or punctuation, not a digit or a letter.
+func isReplyBoundary(c byte) bool {
+	return c == ' ' || c == '(' || c == ':' || c == '"' || c == '\'' || c == '<' || c == '[' || c == '#'
 }
 
 // joinMultiline joins the lines of a multiline SMTP reply (RFC 5321

@@ -126,12 +126,38 @@ func isHeaderLine(line []byte) bool {
 
 // sectionSummary is the text of a report section made one line, cut to
 // maxBlockText: the diagnostic when the recipient has no block of its own.
+//
+// Lines that are fields of a copied header ("X-Mailman-Version: 2.1.12",
+// "Received: ...") are left out: their numbers are no status, and the
+// copy of the original is no explanation.
 func sectionSummary(section []byte) string {
-	s := collapseSpace(string(section))
+	var b []byte
+	for i := 0; i < len(section) && len(b) < maxBlockText; {
+		line, next := ascii.NextLine(section, i)
+		i = next
+		if copiedHeaderLine(line) {
+			continue
+		}
+		b = appendLine(b, line)
+	}
+	s := collapseSpace(string(b))
 	if len(s) > maxBlockText {
 		s = s[:maxBlockText]
 	}
 	return s
+}
+
+// copiedHeaderLine says whether a line of a notice is a field of a copied
+// header: a field of copiedFields, or an extension field ("X-...",
+// "List-...").
+func copiedHeaderLine(line []byte) bool {
+	if !isHeaderLine(line) {
+		return false
+	}
+	if isCopiedField(line) {
+		return true
+	}
+	return len(line) > 2 && (line[0] == 'X' || line[0] == 'x') && line[1] == '-' || ascii.HasPrefixFold(string(line[:min(len(line), 5)]), "list-")
 }
 
 // sentenceWords are lower-case words after which a bounce's sentence names
@@ -200,6 +226,9 @@ var failurePhrases = [...]string{
 	"permanent error", "permanent failure", "fatal error", "was rejected", "has been rejected",
 	"mailbox is full", "mailbox full", "user unknown", "no such user", "does not exist",
 	"not be delivered", "has not yet been delivered", "delivery is delayed", "has been delayed",
+	"unknown user", "unknown recipient", "invalid recipient", "invalid address", "recipient rejected",
+	"address rejected", "not delivered", "delivery problem", "non-delivery", "nondelivery",
+	"failed to deliver", "delivery failure", "mailbox unavailable", "quota exceeded", "over quota",
 }
 
 // failureStated says whether a notice's lower-case text states a delivery
@@ -285,7 +314,8 @@ func isLabelledSeparator(lline []byte) bool {
 	if !words {
 		return false
 	}
-	for _, w := range [...]string{"original", "returned message", "copy", "header", "unsent", "message follows", "below this line", "attached"} {
+	for _, w := range [...]string{"original", "returned message", "copy", "header", "unsent", "message follows", "below this line", "attached",
+		"begin message", "message text", "returned mail", "end of message", "mail follows", "message reads"} {
 		if containsString(lline, w) {
 			return false
 		}
