@@ -98,13 +98,7 @@ func bounceEvidence(h message.Header, lowerText func() []byte) int {
 // 4.5.5) or an auto-generated message (RFC 3834), and whether the subject
 // reads like a bounce.
 func headerEvidence(h message.Header) (sender, subject bool) {
-	from := ascii.LowerString(message.DecodeWords(h.GetString("From")))
-	for _, w := range daemonSenders {
-		if strings.Contains(from, w) {
-			sender = true
-			break
-		}
-	}
+	sender = daemonFrom(h)
 	auto := ascii.LowerString(h.GetString("Auto-Submitted"))
 	if rp := h.GetString("Return-Path"); rp == "<>" || strings.HasPrefix(auto, "auto-generated") {
 		sender = true
@@ -123,6 +117,18 @@ func headerEvidence(h message.Header) (sender, subject bool) {
 		sender = true
 	}
 	return sender, subject
+}
+
+// daemonFrom says whether the From of a message is a mailer daemon's
+// (one of daemonSenders).
+func daemonFrom(h message.Header) bool {
+	from := ascii.LowerString(message.DecodeWords(h.GetString("From")))
+	for _, w := range daemonSenders {
+		if strings.Contains(from, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // daemonSenders are lower-case parts of the From of automatic bounce senders.

@@ -29,7 +29,7 @@ func (p *parser) autoReplied() bool {
 	}
 	p.loadText()
 	section := p.lowerText[:p.cut()]
-	if daemon, _ := headerEvidence(p.hdr); !daemon || header {
+	if !daemonFrom(p.hdr) || header {
 		if challengeText(section) {
 			return true
 		}

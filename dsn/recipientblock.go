@@ -19,6 +19,7 @@ type textBlock struct {
 	diagnostic string
 	remoteMTA  string
 	command    string
+	shareNext  bool               // named right above the next recipient, with no text of its own: the next one's text is its (Exim groups addresses that failed alike)
 	before     [2]int             // the paragraph just above the recipient line, as offsets in the text
 	hasBefore  bool               // before is set
 	earlier    [maxEarlier][2]int // the paragraphs above it as offsets in the text, nearest last
@@ -49,6 +50,11 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 		s.line(start+ts, start+te)
 	}
 	s.endBlock()
+	for i := len(s.blocks) - 2; i >= 0; i-- {
+		if b, next := &s.blocks[i], &s.blocks[i+1]; b.shareNext && next.diagnostic != "" {
+			b.diagnostic, b.remoteMTA, b.command = next.diagnostic, next.remoteMTA, next.command
+		}
+	}
 	return s.blocks
 }
 
@@ -224,6 +230,11 @@ func (s *blockScanner) recipient(t, lt []byte, addr string, rest []byte, kind in
 			s.curErr = true
 		}
 		return
+	}
+	if s.cur != nil && len(bytes.TrimSpace(s.buf)) == 0 && s.paras == 0 && kind == s.cur.kind && kind == lineAddress {
+		// "  a@example.net" right above "  b@example.net" and its
+		// error: Exim lists the addresses that failed alike together.
+		s.cur.shareNext = true
 	}
 	s.endBlock()
 	if kind == lineTranscript {

@@ -170,6 +170,8 @@ var sentenceMarkers = []string{
 	"recipient address rejected", "delivery to ", "delivery failed", "userid: ", "unable to deliver to ",
 	"could not deliver to ", "undeliverable: ", "rejected: ", "not delivered: ",
 	"user mailbox", "mailbox is full", "mailbox full", "over quota", "quota exceeded", "addressed to ",
+	"nicht zugestellt werden", "pas pu être remis", "no se pudo entregar", "non è stato possibile consegnare",
+	"não foi possível entregar", "niet worden afgeleverd",
 }
 
 // sentenceAddress finds an address after a sentence marker in line t; l is

@@ -229,6 +229,9 @@ var failurePhrases = [...]string{
 	"unknown user", "unknown recipient", "invalid recipient", "invalid address", "recipient rejected",
 	"address rejected", "not delivered", "delivery problem", "non-delivery", "nondelivery",
 	"failed to deliver", "delivery failure", "mailbox unavailable", "quota exceeded", "over quota",
+	"nicht zugestellt", "unzustellbar", "pas pu être remis", "non remis", "no se pudo entregar",
+	"no pudo ser entregado", "non è stato possibile consegnare", "não foi possível entregar",
+	"não pôde ser entregue", "niet worden afgeleverd", "onbestelbaar",
 }
 
 // failureStated says whether a notice's lower-case text states a delivery
