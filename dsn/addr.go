@@ -69,6 +69,13 @@ func cleanAddress(a string) string {
 	if sp := strings.IndexAny(a, " \t("); sp > 0 && strings.IndexByte(a[:sp], '@') > 0 {
 		a = a[:sp]
 	}
+	if k := strings.Index(a, "@["); k > 0 {
+		// An address literal (RFC 5321 section 4.1.3): its brackets stay.
+		if e := strings.IndexByte(a[k:], ']'); e > 0 {
+			a = strings.TrimLeft(a[:k+e+1], " \t\"'<([,;:")
+			return textclean.UTF8(a)
+		}
+	}
 	a = strings.Trim(a, " \t\"'<>[](),;:.")
 	for _, prefix := range [...]string{"mailto:", "smtp:"} {
 		if len(a) > len(prefix) && ascii.HasPrefixFold(a, prefix) {

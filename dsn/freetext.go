@@ -55,6 +55,7 @@ func (p *parser) readFreeText() bool {
 			if k := idx.find(blocks, a); k >= 0 {
 				b := &blocks[k]
 				rc.Diagnostic, rc.RemoteMTA, rc.Command = b.diagnostic, b.remoteMTA, b.command
+				rc.addAddress(b.alias)
 			}
 			if rc.Diagnostic == "" {
 				rc.Diagnostic = sectionSummary(section)
@@ -67,7 +68,9 @@ func (p *parser) readFreeText() bool {
 				r.Truncated = true
 				break
 			}
-			r.Recipients = append(r.Recipients, Recipient{Address: b.address, Diagnostic: b.diagnostic, RemoteMTA: b.remoteMTA, Command: b.command})
+			rc := Recipient{Address: b.address, Diagnostic: b.diagnostic, RemoteMTA: b.remoteMTA, Command: b.command}
+			rc.addAddress(b.alias)
+			r.Recipients = append(r.Recipients, rc)
 		}
 	default:
 		if ev < 2 {
@@ -158,8 +161,33 @@ func (p *parser) enrichBlocks(blocks []textBlock) {
 		if rc.Command == "" {
 			rc.Command = b.command
 		}
+		rc.addAddress(b.alias)
 	}
 }
+
+// addAddress adds an address the report gives for the recipient: its
+// OriginalAddress when it has none, else one of its Aliases; nothing when
+// a is empty or already one of its addresses.
+func (rc *Recipient) addAddress(a string) {
+	if a == "" || equalFoldASCII(a, rc.Address) || equalFoldASCII(a, rc.OriginalAddress) {
+		return
+	}
+	for _, x := range rc.Aliases {
+		if equalFoldASCII(a, x) {
+			return
+		}
+	}
+	if rc.OriginalAddress == "" {
+		rc.OriginalAddress = a
+		return
+	}
+	if len(rc.Aliases) < maxAliases {
+		rc.Aliases = append(rc.Aliases, a)
+	}
+}
+
+// maxAliases caps the Aliases of one recipient.
+const maxAliases = 8
 
 // indexBlocks returns the index of blocks by address.
 func indexBlocks(blocks []textBlock) *blockIndex {

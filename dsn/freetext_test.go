@@ -415,3 +415,15 @@ func TestARuleOnlyCutsTheNoticeWhereItIsARule(t *testing.T) {
 		t.Errorf("separators at %v, want the rule alone", seps)
 	}
 }
+
+func TestTheAddressARecipientWasExpandedFromIsItsOriginal(t *testing.T) {
+	r := mustParse(t, notice("Undelivered Mail Returned to Sender", `This is the mail system at host relay.example.org.
+
+<soto@example.com> (expanded from
+    <neko@example.ne.jp>): delivery temporarily suspended: host
+    mx.example.com[192.0.2.127] refused to talk to me: 421 Service not available
+`))
+	if len(r.Recipients) != 1 || r.Recipients[0].Address != "soto@example.com" || r.Recipients[0].OriginalAddress != "neko@example.ne.jp" {
+		t.Errorf("records %+v, want soto@example.com expanded from neko@example.ne.jp", r.Recipients)
+	}
+}

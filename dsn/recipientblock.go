@@ -15,7 +15,8 @@ import (
 // textBlock is what the free-text scanners read about one recipient.
 type textBlock struct {
 	address    string
-	kind       int // the kind of line that named the recipient (lineAddress...)
+	alias      string // the address it was expanded from ("<a@x> (expanded from <b@y>)"), if the text gives it
+	kind       int    // the kind of line that named the recipient (lineAddress...)
 	diagnostic string
 	remoteMTA  string
 	command    string
@@ -193,6 +194,23 @@ func (s *blockScanner) separatorLine(lt []byte) {
 	}
 	s.endBlock()
 	s.reopen = false
+}
+
+// expandedFrom returns the address a block says its recipient was
+// expanded from (Postfix's "<a@example.net> (expanded from
+// <b@example.org>)", Sendmail's "(expanded from: <b@example.org>)"), ""
+// when it says none.
+func expandedFrom(full string) string {
+	k := indexFold(full, "expanded from")
+	if k < 0 {
+		return ""
+	}
+	rest := full[k+len("expanded from"):]
+	a, _ := findAddress(rest[:min(len(rest), maxSenderGap)], 0)
+	if !plausibleAddress(a) {
+		return ""
+	}
+	return a
 }
 
 // hasLetter says whether b holds an ASCII letter or a byte of a
@@ -474,6 +492,7 @@ func (s *blockScanner) endBlock() {
 	}
 	cur.diagnostic = d
 	cur.remoteMTA = findRemoteHost(full)
+	cur.alias = expandedFrom(full)
 	if !transcript || cur.command == "" {
 		// A transcript shows the command; words name it otherwise.
 		if c := findCommand(full); c != "" || cur.command == "" {

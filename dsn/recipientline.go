@@ -31,6 +31,14 @@ var recipientLabels = []string{
 	"unknown user:", "user unknown:", "no such user:", "unknown address:", "invalid address:",
 }
 
+// localLabels are the lower-case labels of recipientLabels after which a
+// local part alone names a failed recipient (CompuServe's "Receiver not
+// found: jdoe", "User unknown: jdoe").
+var localLabels = [...]string{
+	"receiver not found:", "invalid receiver address:", "unknown user:", "user unknown:", "no such user:",
+	"unknown recipient:", "invalid recipient:", "failed recipient:",
+}
+
 // recipientLine says whether a trimmed line names a recipient, and returns
 // the address and the rest of the line.
 //
@@ -54,7 +62,16 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 		return a, text, lineSummary
 	}
 	if bytes.IndexByte(t, '@') < 0 {
-		// Every other form names an address.
+		// Every other form names an address, but for a local part alone
+		// after a label that says it failed ("Receiver not found: jdoe"),
+		// completed later if its domain is certain.
+		for _, lab := range localLabels {
+			if bytes.HasPrefix(lt, []byte(lab)) {
+				if w := string(bytes.TrimSpace(t[len(lab):])); isLocalPart(w) {
+					return w, nil, lineLabelled
+				}
+			}
+		}
 		return "", nil, lineNone
 	}
 	// A list item: "* user@example.com", "- user@example.com".
@@ -75,7 +92,9 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 			return "", nil, lineNone
 		}
 		rest = bytes.TrimLeft(t[gt+1:], " \t:")
-		if len(rest) > 0 && rest[0] == ',' {
+		if len(rest) > 0 && (rest[0] == ',' || rest[0] == ')') {
+			// A list, or the end of a parenthesis that started on the
+			// line above ("(expanded from" / "<b@example.org>): ...").
 			return "", nil, lineNone
 		}
 		return a, rest, lineAddress
@@ -88,13 +107,6 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 					v = t[len(lab)-1:]
 				}
 				a, end := findAddress(string(v), 0)
-				if a == "" {
-					// "Receiver not found: jdoe": a local part alone,
-					// completed later if its domain is certain.
-					if w := firstWord(string(v)); w == string(v) && isLocalPart(w) {
-						return w, nil, lineLabelled
-					}
-				}
 				if a == "" || !plausibleAddress(a) {
 					return "", nil, lineNone
 				}

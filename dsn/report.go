@@ -7,7 +7,39 @@
 // real mail servers still send. It holds the bounce heuristics only: the
 // message itself (header fields, MIME tree, decoding) is read by package
 // message. It only reads: deciding what a status means and who must act on it
-// is the job of package rules.
+// is the job of package rules. Parse reads one message; ParseAll reads each
+// message of an mbox.
+//
+// # Recipients
+//
+// A report names a recipient only where it says that recipient failed (or
+// was delayed): the Final-Recipient of its delivery-status part, a forwarded
+// or attached report's when the outer message has none, X-Failed-Recipients,
+// or the recipient lines of its text ("<a@example.com>: host ... said",
+// Exim's "The following address(es) failed:" list, Sendmail's transcript
+// ">>> RCPT To:<a@example.com>" and its "550 5.1.1 <a@example.com>... User
+// unknown" lines, qmail's "<a@example.com>:", a sentence such as "could not
+// be delivered to a@example.com"), one record per address, each with its own
+// text. It never takes an address from the notice's help text ("for
+// example", "contact"), a Received "for" clause, the bounce's own To or
+// From, the sender a refusal names ("not accepting mail from"), or the
+// original's To when that is a list or several people. When no address can
+// be named with confidence, the record's Address is "": a bounce to an
+// unnamed recipient, rather than a wrong one (see Recipient.Address).
+//
+// # Kind
+//
+// The text decides, not one header. A report part's Action fields say
+// failed, delayed or delivered; without them, the notice does: "I've given
+// up", "retry timeout exceeded" or "in the queue too long" is a failure
+// whatever its code; "will be retried", "has not yet been delivered", "THIS
+// IS A WARNING ONLY" is a delay; otherwise a failure notice is a bounce, even
+// when marked Auto-Submitted: auto-replied as Gmail's and Exim's are. A
+// vacation text or a challenge of a challenge-response filter is an
+// auto-reply; RFC 5965 feedback reports and RFC 8098 receipts are never
+// bounces. Whether a failure is permanent (the sending server gave up: an
+// Action of failed, a 4.4.7 expiry included) is then rules.Classification's
+// Permanent.
 package dsn
 
 import "github.com/ndrmilter/ndrmilter/smtpcode"
@@ -18,8 +50,8 @@ type Kind string
 // Kinds of message. A report's Kind is that of its most significant recipient
 // record: failed before delayed before the others.
 const (
-	KindBounce    Kind = "bounce"     // a recipient failed permanently (Action: failed)
-	KindDelay     Kind = "delay"      // delivery is delayed, the sender's server keeps trying
+	KindBounce    Kind = "bounce"     // a recipient failed: the sending server gave up (Action: failed, or the text says so)
+	KindDelay     Kind = "delay"      // delivery is delayed, the sender's server keeps trying (Action: delayed, a warning)
 	KindDelivered Kind = "delivered"  // success report
 	KindRelayed   Kind = "relayed"    // relayed to a system that does not report
 	KindExpanded  Kind = "expanded"   // delivered to a list and expanded
@@ -87,8 +119,10 @@ type Recipient struct {
 
 	// Action is RFC 3464's action: failed, delayed, delivered, relayed or
 	// expanded. When a delivery report does not give a valid one, it is read
-	// from the status class or, without one, from what the report as a whole
-	// says. Empty for the records of feedback reports.
+	// from what the notice says of the sending server (it gave up: failed;
+	// it keeps trying: delayed), else from the status class (5: failed; 4:
+	// failed in a failure notice, delayed in a warning). Empty for the
+	// records of feedback reports.
 	Action smtpcode.Action
 
 	// Status is the RFC 3463 enhanced status code, "5.1.1", or "" when none was

@@ -30,6 +30,7 @@ var gaveUpPhrases = [...]string{
 	"failed permanently", "delivery time expired", "message expired", "has expired",
 	"have been failing for a long time", "could not be delivered within",
 	"message has been removed from the mail queue", "has been removed from the mail queue",
+	"has stopped trying", "stopped trying to deliver",
 }
 
 // stillTryingPhrases are lower-case phrases by which a report says the
