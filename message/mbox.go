@@ -31,7 +31,7 @@ func SplitMbox(raw []byte) [][]byte {
 	}
 	var msgs [][]byte
 	cur := start
-	blank := false // the line before i was empty
+	blank := false  // the line before i was empty
 	var text []byte // the last line that was not empty
 	for i := start; i < len(raw); {
 		line, next := ascii.NextLine(raw, i)
