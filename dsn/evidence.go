@@ -136,7 +136,7 @@ var daemonSenders = []string{
 	"mailer-daemon", "mailer_daemon", "mailerdaemon", "postmaster", "mail-daemon", "mail delivery",
 	"maildelivery", "mail administrator", "system administrator", "mail_delivery",
 	"mailadmin", "mail-system", "mail system", "mmdf", "mdaemon", "internet mail delivery",
-	"returned mail", "post_master", "daemon@",
+	"returned mail", "post_master", "daemon@", "microsoftexchange",
 }
 
 // bounceSubjects are lower-case subject words of bounces and delay warnings.
@@ -149,6 +149,8 @@ var bounceSubjects = []string{
 	"mail delivery", "mail system error", "message not delivered", "rejected", "error sending message",
 	"permanent error", "delivery report", "no se puede entregar", "onbestelbaar", "não entregue",
 	"配信", "エラー", "不達", "未送达", "退信", "недоставлен", "не доставлен", "не может быть доставлено",
+	"could not send", "non-delivery", "nondelivery", "delivery error", "unable to deliver", "mail returned",
+	"returned message", "delivery warning",
 }
 
 // bouncePhrases are lower-case phrases of bounce texts.

@@ -51,14 +51,15 @@ func SplitMbox(raw []byte) [][]byte {
 }
 
 // introduces says whether a line of text introduces what follows it as a
-// copy: it ends in a colon, or it is a separator line (a run of dashes,
-// equal signs, hashes...) that names a message.
+// copy: it ends in a colon, it is a header field (a MIME part's header, as
+// "Content-Type: message/rfc822"), or it is a separator line (a run of
+// dashes, equal signs, hashes...) that names a message.
 func introduces(line []byte) bool {
 	t := bytes.TrimSpace(line)
 	if len(t) == 0 {
 		return false
 	}
-	if t[len(t)-1] == ':' {
+	if t[len(t)-1] == ':' || isFieldLine(t) {
 		return true
 	}
 	if len(t) < 3 || t[0] != t[1] || t[1] != t[2] || !bytes.Contains([]byte("-=#*_~"), t[:1]) {

@@ -44,6 +44,7 @@ func TestSplitMboxLeavesAMessageWhole(t *testing.T) {
 		// A bounce that copies the returned message with its From line.
 		"From MAILER-DAEMON Sat Oct  4 08:00:09 2025\nSubject: bounce\n\nbounced E-Mail:\n\nFrom a@example.org  Sat Oct  4 08:00:07 2025\nSubject: original\n\nhi\n",
 		"From MAILER-DAEMON Sat Oct  4 08:00:09 2025\nSubject: bounce\n\n----- Original message -----\n\nFrom a@example.org  Sat Oct  4 08:00:07 2025\nSubject: original\n\nhi\n",
+		"From MAILER-DAEMON Sat Oct  4 08:00:09 2025\nSubject: bounce\nContent-Type: multipart/report; boundary=b\n\n--b\nContent-Type: message/rfc822\n\nFrom a@example.org  Sat Oct  4 08:00:07 2025\nSubject: original\n\nhi\n--b--\n",
 		"",
 		"just text",
 	} {
