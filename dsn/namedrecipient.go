@@ -81,8 +81,11 @@ func (p *parser) completeLocal(local string) string {
 		return ""
 	}
 	if h := p.originalHeader(); len(h) > 0 {
+		if p.origRcpts == nil {
+			p.origRcpts = append(originalRecipients(h), "") // never nil again: computed once
+		}
 		found := ""
-		for _, a := range originalRecipients(h) {
+		for _, a := range p.origRcpts {
 			at := strings.LastIndexByte(a, '@')
 			if at <= 0 || !equalFoldASCII(a[:at], local) {
 				continue
@@ -175,10 +178,11 @@ func (p *parser) senderAddresses() []string {
 	p.senders = []string{}
 	add := func(h message.Header, names ...string) {
 		for _, n := range names {
-			for _, a := range addressList(message.DecodeWords(h.GetString(n))) {
-				p.senders = append(p.senders, a)
+			if len(p.senders) < maxSenders {
+				p.senders = append(p.senders, addressList(message.DecodeWords(h.GetString(n)))...)
 			}
 		}
+		p.senders = p.senders[:min(len(p.senders), maxSenders)]
 	}
 	add(p.hdr, "To", "From", "Reply-To", "Sender", "Return-Path")
 	add(p.originalHeader(), "From", "Sender", "Return-Path")
@@ -187,6 +191,10 @@ func (p *parser) senderAddresses() []string {
 	}
 	return p.senders
 }
+
+// maxSenders caps senderAddresses: a sender is one address, a hostile
+// header may list thousands.
+const maxSenders = 32
 
 // isSender says whether a is one of senderAddresses.
 func (p *parser) isSender(a string) bool {

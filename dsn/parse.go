@@ -69,9 +69,10 @@ type parser struct {
 	ev           int            // bounceEvidence, -1 until known
 	originalPart bool           // the original message came in a part of its own
 
-	origHdr  message.Header // the original message's header (see originalHeader)
-	origDone bool           // origHdr is final
-	senders  []string       // senderAddresses, nil until known
+	origHdr   message.Header // the original message's header (see originalHeader)
+	origDone  bool           // origHdr is final
+	senders   []string       // senderAddresses, nil until known
+	origRcpts []string       // originalRecipients of origHdr, nil until known
 }
 
 // evidence returns bounceEvidence for the message, computed once; the

@@ -104,7 +104,7 @@ func (s *blockScanner) line(start, end int) {
 	s.prevLine = lt
 	if bytes.Contains(lt, []byte("while talking to ")) {
 		// Sendmail: a new SMTP dialogue; the transcript before is done.
-		s.lastTalk = string(t)
+		s.lastTalk = string(t[:min(len(t), maxBlockText)])
 		s.pending, s.pendingCmd, s.accepted = s.pending[:0], "", s.accepted[:0]
 		if s.cur != nil && s.transcript {
 			s.endBlock()
@@ -243,7 +243,9 @@ func (s *blockScanner) headingText(t []byte) {
 // recipient already being read.
 func (s *blockScanner) recipient(t, lt []byte, addr string, rest []byte, kind int) {
 	if s.cur != nil && sameRecipient(s.cur.address, addr) {
-		s.buf = appendLine(s.buf, t)
+		if len(s.buf) < maxBlockText {
+			s.buf = appendLine(s.buf, t)
+		}
 		if kind == lineSummary {
 			s.curErr = true
 		}
@@ -349,7 +351,7 @@ func (s *blockScanner) sessionLine(side transcriptSide, c, t []byte) bool {
 		if cmd == "MAIL" || cmd == "EHLO" {
 			s.accepted = s.accepted[:0] // a new transaction
 		}
-		s.pending = appendLine(s.pending[:0], t)
+		s.pending = appendLine(s.pending[:0], t[:min(len(t), maxBlockText)])
 		s.pendingCmd, s.pendingLine = cmd, len(s.pending)
 		return true
 	case serverSide:
@@ -361,7 +363,9 @@ func (s *blockScanner) sessionLine(side transcriptSide, c, t []byte) bool {
 			s.pending = s.pending[:s.pendingLine]
 		}
 		if s.cur != nil {
-			s.buf = appendLine(s.buf, t)
+			if len(s.buf) < maxBlockText {
+				s.buf = appendLine(s.buf, t)
+			}
 			switch class {
 			case '2':
 				s.curOK = true
@@ -373,7 +377,9 @@ func (s *blockScanner) sessionLine(side transcriptSide, c, t []byte) bool {
 		if s.pendingCmd == "" {
 			return false
 		}
-		s.pending = appendLine(s.pending, t)
+		if len(s.pending) < maxBlockText {
+			s.pending = appendLine(s.pending, t)
+		}
 		if class == '4' || class == '5' {
 			s.failAccepted()
 		}

@@ -168,6 +168,14 @@ var sentenceWords = [...]string{"delivering your mail to", "delivered to", "deli
 // address may come.
 const maxSentenceGap = 60
 
+// maxSentenceTries is how many places of each of sentenceWords
+// sentenceRecipient tries.
+const maxSentenceTries = 16
+
+// maxAddressLen is the longest address read in a sentence (RFC 5321
+// section 4.5.3.1: 64 octets of local part, 255 of domain).
+const maxAddressLen = 320
+
 // sentenceRecipient finds a recipient named in a sentence: an address soon
 // after one of sentenceWords, on the same line. An address that the words
 // before it make a sender ("not accepting mail from x"), a contact or an
@@ -175,7 +183,7 @@ const maxSentenceGap = 60
 // sender's (senderAddresses), is none. "" when there is none.
 func (p *parser) sentenceRecipient(section, lowerSection []byte) string {
 	for _, w := range sentenceWords {
-		for from := 0; from < len(lowerSection); {
+		for from, n := 0, 0; from < len(lowerSection) && n < maxSentenceTries; n++ {
 			k := indexString(lowerSection[from:], w)
 			if k < 0 {
 				break
@@ -183,6 +191,9 @@ func (p *parser) sentenceRecipient(section, lowerSection []byte) string {
 			k += from
 			from = k + len(w)
 			line, _ := ascii.NextLine(section, from)
+			// The address comes soon after the word: the line is read
+			// that far, not to its end (hostile text has long lines).
+			line = line[:min(len(line), maxSentenceGap+maxAddressLen)]
 			a, _ := findAddress(string(line), 0)
 			if a == "" {
 				continue

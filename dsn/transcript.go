@@ -188,20 +188,3 @@ func isLocalPart(s string) bool {
 	}
 	return letter
 }
-
-// hasErrorReply says whether a transcript block's text holds a reply of
-// class 4 or 5 at the start of a line (after its mark).
-func hasErrorReply(buf []byte) bool {
-	for i := 0; i < len(buf); {
-		line, next := ascii.NextLine(buf, i)
-		i = next
-		t := bytes.TrimSpace(line)
-		if side, r := transcriptLine(t, ascii.ToLower(t)); side == serverSide {
-			t = r
-		}
-		if c := replyClass(t); c == '4' || c == '5' {
-			return true
-		}
-	}
-	return false
-}
