@@ -200,11 +200,19 @@ func (p *parser) fixRecipients() {
 	}
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
-		if plausibleAddress(rc.Address) || len(spare) == 0 {
+		if plausibleAddress(rc.Address) {
 			continue
 		}
-		rc.Address = spare[0].address
-		spare = spare[1:]
+		if len(spare) > 0 {
+			rc.Address = spare[0].address
+			spare = spare[1:]
+			continue
+		}
+		if a := p.completeLocal(rc.Address); a != "" {
+			// "Final-Recipient: rfc822; jdoe": a local part whose domain
+			// is certain.
+			rc.Address = a
+		}
 	}
 }
 
