@@ -138,6 +138,23 @@ func (x *wordIndex) at(s string, i int) []uint8 {
 	return x.byFirst[c0]
 }
 
+// atSpaced is at for a text whose white space counts as one space: a
+// second byte that is white space is taken for a space.
+func (x *wordIndex) atSpaced(s string, i int) []uint8 {
+	if i+1 >= len(s) {
+		return nil
+	}
+	c0, c1 := ascii.Lower(s[i]), ascii.Lower(s[i+1])
+	if isSpace(c1) {
+		c1 = ' '
+	}
+	k := uint16(c0)<<8 | uint16(c1)
+	if x.pairs[k>>6]&(1<<(k&63)) == 0 {
+		return nil
+	}
+	return x.byFirst[c0]
+}
+
 // indexFold is strings.Index(ascii.LowerString(s), sub) for a lower-case sub,
 // without the lower-case copy.
 func indexFold(s, sub string) int {

@@ -57,11 +57,10 @@ func failedRecipientsHeader(h message.Header) []string {
 // text both read like a bounce; 2 such a sender and a bounce subject or
 // text, or X-Failed-Recipients. Words alone, from an ordinary sender, are
 // not enough for 2: newsletters say "delivery failed" too.
-func bounceEvidence(h message.Header, lowerText func() []byte) int {
+func bounceEvidence(h message.Header, sender, subject bool, lowerText func() []byte) int {
 	if h.Has("X-Failed-Recipients") {
 		return 2
 	}
-	sender, subject := headerEvidence(h)
 	switch {
 	case sender && subject:
 		return 2 // the text need not be read

@@ -88,7 +88,7 @@ func (p *parser) readFreeText() bool {
 		if a == "" {
 			a = p.soleOriginalRecipient()
 		}
-		if a == "" && !failureStated(lowerSection) {
+		if a == "" && !failureStated(p.noticeWords()) {
 			return false
 		}
 		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: sectionSummary(section)})

@@ -288,6 +288,17 @@ func TestTheNoticeSaysWhetherTheServerGaveUp(t *testing.T) {
 
 func lowerBytes(s string) []byte { return []byte(strings.ToLower(s)) }
 
+func TestPhrasesMatchAcrossLineBreaks(t *testing.T) {
+	l := newPhraseList([]string{"not going to try again", "i am away"})
+	for text, want := range map[string]bool{
+		"i'm not going to\r\n   try again;": true, "i am\naway": true, "not going to try": false, "i am a way": false,
+	} {
+		if got := l.in([]byte(text)); got != want {
+			t.Errorf("in(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
 func TestKindFollowsTheText(t *testing.T) {
 	for _, c := range []struct {
 		name string

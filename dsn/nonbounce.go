@@ -22,50 +22,48 @@ import (
 // Ordinary mail (no header evidence at all) is not read here: it costs no
 // text search.
 func (p *parser) autoReplied() bool {
-	header := isAutoReply(p.hdr)
+	header := p.autoReplyHeader()
 	ev := p.evidence()
-	if !header && ev == 0 {
+	switch {
+	case !header && ev == 0:
 		return false
+	case header && ev < 2:
+		return true // a vacation notice or a challenge: an auto-reply either way
+	case ev >= 2 && (!header || daemonFrom(p.hdr)):
+		return false // a mailer daemon's bounce: no text search
 	}
 	p.loadText()
-	section := p.lowerText[:p.cut()]
-	if !daemonFrom(p.hdr) || header {
-		if challengeText(section) {
+	words := p.noticeWords()
+	if ev >= 2 || !daemonFrom(p.hdr) {
+		// Marked an auto-reply, or sent by no daemon: a challenge?
+		if challengeText(words) {
 			return true
 		}
 	}
-	if header && ev < 2 {
-		return true
-	}
-	return ev < 2 && vacationText(section) && !failureStated(section)
+	return ev < 2 && vacationText(words) && !failureStated(words)
 }
 
 // challengePhrases are lower-case phrases of the challenges that
 // challenge-response filters (Boxbe, SpamArrest, TMDA, Mailblocks...) send
 // to an unknown sender: the message waits until the sender proves to be a
 // person. Not a bounce: the message was not refused.
-var challengePhrases = [...]string{
+var challengePhrases = newPhraseList([]string{
 	"guest list", "waitlisted", "wait list", "verify your message", "verify your email address",
 	"verify your e-mail address", "verify your address", "please verify your", "verify that you are",
 	"confirm that you are a", "confirm you are a", "are a real person", "confirm you are human",
 	"challenge-response", "challenge response", "sender verification", "approved senders list",
 	"click here to deliver your message", "to have it delivered", "whitelist request",
 	"requires senders to verify", "until you confirm",
-}
+})
 
-// challengeText says whether a notice (lower case) is a challenge.
-func challengeText(lowerSection []byte) bool {
-	for _, w := range challengePhrases {
-		if containsPhrase(lowerSection, w) {
-			return true
-		}
-	}
-	return false
+// challengeText says whether a notice (see noticeWords) is a challenge.
+func challengeText(words []byte) bool {
+	return challengePhrases.in(words)
 }
 
 // vacationPhrases are lower-case phrases of vacation and out-of-office
 // replies, in the languages the subjects of autoReplySubjects cover.
-var vacationPhrases = [...]string{
+var vacationPhrases = newPhraseList([]string{
 	"out of the office", "out of office", "on vacation", "on holiday", "on leave", "away from the office",
 	"away from my desk", "i am away", "i'm away", "i am currently away", "i am currently out",
 	"limited access to e-mail", "limited access to email", "will be back", "i will return",
@@ -75,17 +73,12 @@ var vacationPhrases = [...]string{
 	"will get back to you", "will reply to your", "will respond to your", "will answer your",
 	"abwesend", "im urlaub", "vielen dank für ihre", "en vacances", "absent du bureau",
 	"fuera de la oficina", "de vacaciones", "fuori ufficio", "in ferie",
-}
+})
 
-// vacationText says whether a notice (lower case) reads as a vacation or
-// out-of-office reply.
-func vacationText(lowerSection []byte) bool {
-	for _, w := range vacationPhrases {
-		if containsPhrase(lowerSection, w) {
-			return true
-		}
-	}
-	return false
+// vacationText says whether a notice (see noticeWords) reads as a
+// vacation or out-of-office reply.
+func vacationText(words []byte) bool {
+	return vacationPhrases.in(words)
 }
 
 // Reports that are not bounces: RFC 5965 feedback reports, RFC 8098 read

@@ -73,18 +73,45 @@ type parser struct {
 	origDone  bool           // origHdr is final
 	senders   []string       // senderAddresses, nil until known
 	origRcpts []string       // originalRecipients of origHdr, nil until known
+	hev       uint8          // headerEvidence: 0 until known, then 1 | sender<<1 | subject<<2
+	autoHdr   uint8          // isAutoReply of the header: 0 until known, then 1 | yes<<1
 }
 
 // evidence returns bounceEvidence for the message, computed once; the
 // text is read only when the header does not decide.
 func (p *parser) evidence() int {
 	if p.ev < 0 {
-		p.ev = bounceEvidence(p.hdr, func() []byte {
+		sender, subject := p.headerEvidence()
+		p.ev = bounceEvidence(p.hdr, sender, subject, func() []byte {
 			p.loadText()
 			return p.lowerText
 		})
 	}
 	return p.ev
+}
+
+// headerEvidence returns headerEvidence of the message's header, computed once.
+func (p *parser) headerEvidence() (sender, subject bool) {
+	if p.hev == 0 {
+		s, j := headerEvidence(p.hdr)
+		p.hev = 1 | b2i(s)<<1 | b2i(j)<<2
+	}
+	return p.hev&2 != 0, p.hev&4 != 0
+}
+
+// autoReplyHeader returns isAutoReply of the message's header, computed once.
+func (p *parser) autoReplyHeader() bool {
+	if p.autoHdr == 0 {
+		p.autoHdr = 1 | b2i(isAutoReply(p.hdr))<<1
+	}
+	return p.autoHdr&2 != 0
+}
+
+func b2i(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // read decides what the message is and fills the report.
@@ -157,7 +184,7 @@ func (p *parser) read() {
 	if p.readEmbedded() {
 		return
 	}
-	if isAutoReply(p.hdr) {
+	if p.autoReplyHeader() {
 		p.readAutoReply()
 	}
 }

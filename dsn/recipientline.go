@@ -66,7 +66,7 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 		// after a label that says it failed ("Receiver not found: jdoe"),
 		// completed later if its domain is certain.
 		for _, lab := range localLabels {
-			if bytes.HasPrefix(lt, []byte(lab)) {
+			if lt[0] == lab[0] && bytes.HasPrefix(lt, []byte(lab)) {
 				if w := string(bytes.TrimSpace(t[len(lab):])); isLocalPart(w) {
 					return w, nil, lineLabelled
 				}
@@ -186,10 +186,20 @@ var sentenceMarkers = []string{
 	"não foi possível entregar", "niet worden afgeleverd",
 }
 
+// sentenceMarkerList finds whether a line holds any of sentenceMarkers,
+// before they are tried one by one.
+var sentenceMarkerList = newPhraseList(func() []string {
+	out := make([]string, len(sentenceMarkers))
+	for i, m := range sentenceMarkers {
+		out[i] = strings.TrimRight(m, " ")
+	}
+	return out
+}())
+
 // sentenceAddress finds an address after a sentence marker in line t; l is
 // t in lower case.
 func sentenceAddress(t, l []byte) (string, []byte) {
-	if bytes.IndexByte(t, '@') < 0 {
+	if bytes.IndexByte(t, '@') < 0 || !sentenceMarkerList.in(l) {
 		return "", nil
 	}
 	for _, m := range sentenceMarkers {

@@ -21,7 +21,7 @@ import (
 // server will not try again. They win over stillTryingPhrases: a failure
 // may say what it did before ("Delivery attempts will continue" is not in
 // one, "I've given up" is never in a warning).
-var gaveUpPhrases = [...]string{
+var gaveUpPhrases = newPhraseList([]string{
 	"i've given up", "i have given up", "gave up", "given up on", "giving up on",
 	"retry timeout exceeded", "not going to try again", "in the queue too long", "too long in the queue",
 	"will not be retried", "won't be retried", "will not try again", "will not be attempted",
@@ -31,14 +31,14 @@ var gaveUpPhrases = [...]string{
 	"have been failing for a long time", "could not be delivered within",
 	"message has been removed from the mail queue", "has been removed from the mail queue",
 	"has stopped trying", "stopped trying to deliver",
-}
+})
 
 // stillTryingPhrases are lower-case phrases by which a report says the
 // sending server is still trying: a delay warning (Exim's "has not yet
 // been delivered ... Delivery attempts will continue", Postfix's "THIS IS
 // A WARNING ONLY", Sendmail's "Will keep trying", Exchange's "Delivery to
 // the following recipients has been delayed", Mailman's warning patterns).
-var stillTryingPhrases = [...]string{
+var stillTryingPhrases = newPhraseList([]string{
 	"will keep trying", "will continue to try", "will continue trying", "will try again",
 	"will be retried", "will retry", "still trying", "still being retried", "will be tried again",
 	"delivery attempts will continue", "will attempt to deliver", "will try to deliver",
@@ -49,21 +49,17 @@ var stillTryingPhrases = [...]string{
 	"has been delayed", "delivery delayed", "message delayed", "delayed delivery",
 	"has been postponed", "delivery postponed", "delivery is postponed", "delivery deferred",
 	"has been deferred", "is queued for retry", "queued for later delivery", "message is delayed",
-}
+})
 
-// retryState says what a report's notice (lower case) says of the sending
-// server: gave up (ActionFailed), still trying (ActionDelayed), or nothing
-// ("").
-func retryState(lowerSection []byte) smtpcode.Action {
-	for _, w := range gaveUpPhrases {
-		if containsPhrase(lowerSection, w) {
-			return smtpcode.ActionFailed
-		}
-	}
-	for _, w := range stillTryingPhrases {
-		if containsPhrase(lowerSection, w) {
-			return smtpcode.ActionDelayed
-		}
+// retryState says what a report's notice (see noticeWords) says of the
+// sending server: gave up (ActionFailed), still trying (ActionDelayed), or
+// nothing ("").
+func retryState(words []byte) smtpcode.Action {
+	switch {
+	case gaveUpPhrases.in(words):
+		return smtpcode.ActionFailed
+	case stillTryingPhrases.in(words):
+		return smtpcode.ActionDelayed
 	}
 	return ""
 }
@@ -76,7 +72,7 @@ var delaySubjects = [...]string{"delayed", "delay)", "warning: message", "still 
 // says so, else failed.
 func (p *parser) fallbackAction() smtpcode.Action {
 	p.loadText()
-	if a := retryState(p.lowerText[:p.cut()]); a != "" {
+	if a := retryState(p.noticeWords()); a != "" {
 		return a
 	}
 	s := ascii.LowerString(message.DecodeWords(p.hdr.GetString("Subject")))

@@ -11,11 +11,15 @@ func sanitize(r *Report) {
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		rc.Address = textclean.UTF8(rc.Address)
-		rc.OriginalAddress = textclean.UTF8(rc.OriginalAddress)
+		if rc.OriginalAddress != "" {
+			rc.OriginalAddress = textclean.UTF8(rc.OriginalAddress)
+		}
 		for k := range rc.Aliases {
 			rc.Aliases[k] = textclean.UTF8(rc.Aliases[k])
 		}
-		rc.DiagnosticType = textclean.UTF8(rc.DiagnosticType)
+		if rc.DiagnosticType != "" {
+			rc.DiagnosticType = textclean.UTF8(rc.DiagnosticType)
+		}
 		rc.RemoteMTA = textclean.UTF8(rc.RemoteMTA)
 		rc.Command = textclean.UTF8(rc.Command)
 		if len(rc.Diagnostic) > MaxDiagnostic {

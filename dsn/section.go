@@ -230,7 +230,7 @@ func helpContext(before string) bool {
 // failurePhrases are lower-case phrases by which a notice states that a
 // message was not delivered: enough, with a bounce's sender and subject,
 // to report a failure whose recipient the notice does not name.
-var failurePhrases = [...]string{
+var failurePhrases = newPhraseList([]string{
 	"could not be delivered", "couldn't be delivered", "was not delivered", "wasn't delivered",
 	"has not been delivered", "undeliverable", "unable to deliver", "could not deliver", "not able to deliver",
 	"delivery has failed", "delivery failed", "delivery to the following", "failed permanently",
@@ -243,63 +243,19 @@ var failurePhrases = [...]string{
 	"nicht zugestellt", "unzustellbar", "pas pu être remis", "non remis", "no se pudo entregar",
 	"no pudo ser entregado", "non è stato possibile consegnare", "não foi possível entregar",
 	"não pôde ser entregue", "niet worden afgeleverd", "onbestelbaar",
-}
+})
 
-// failureStated says whether a notice's lower-case text states a delivery
+// failureStated says whether a notice (see noticeWords) states a delivery
 // failure (or delay) in one of failurePhrases.
-func failureStated(lowerSection []byte) bool {
-	for _, w := range failurePhrases {
-		if containsPhrase(lowerSection, w) {
-			return true
-		}
-	}
-	return false
+func failureStated(words []byte) bool {
+	return failurePhrases.in(words)
 }
 
-// containsPhrase says whether the lower-case text holds the lower-case
-// phrase, a space of the phrase matching any run of white space (a line
-// break included: notices wrap their sentences anywhere).
-func containsPhrase(lowerText []byte, phrase string) bool {
-	sp := strings.IndexByte(phrase, ' ')
-	if sp < 0 {
-		return containsString(lowerText, phrase)
-	}
-	for from := 0; from < len(lowerText); {
-		k := indexString(lowerText[from:], phrase[:sp])
-		if k < 0 {
-			return false
-		}
-		k += from
-		from = k + 1
-		if matchPhraseAt(lowerText, k, phrase) {
-			return true
-		}
-	}
-	return false
-}
-
-// matchPhraseAt says whether phrase starts at text[i], a space of the
-// phrase matching a run of white space.
-func matchPhraseAt(text []byte, i int, phrase string) bool {
-	for j := 0; j < len(phrase); j++ {
-		if i >= len(text) {
-			return false
-		}
-		if phrase[j] == ' ' {
-			if !isSpace(text[i]) {
-				return false
-			}
-			for i < len(text) && isSpace(text[i]) {
-				i++
-			}
-			continue
-		}
-		if text[i] != phrase[j] {
-			return false
-		}
-		i++
-	}
-	return true
+// noticeWords returns the notice (the text before the copy of the
+// original message) in lower case: the phrase lists of failureStated,
+// retryState, challengeText and vacationText are searched in it.
+func (p *parser) noticeWords() []byte {
+	return p.lowerText[:p.cut()]
 }
 
 // isSeparatorLine says whether a trimmed line is a separator: it starts

@@ -45,20 +45,28 @@ func transcriptLine(t, lt []byte) (transcriptSide, []byte) {
 	if len(t) < 4 {
 		return notTranscript, nil
 	}
-	for _, m := range transcriptMarks {
-		at := -1
-		switch {
-		case bytes.HasPrefix(lt, []byte(m.mark)):
-			at = 0
-		case m.mark[0] == '<' || m.mark[0] == '>' || m.mark[0] == '-':
-			// After a time stamp: digits in front, and ": " before the mark.
-			head := lt[:min(len(lt), maxTimeStamp)]
-			k := bytes.Index(head, []byte(": "+m.mark))
-			if k > 0 && bytes.ContainsAny(head[:k], "0123456789") {
-				at = k + 2
+	at := 0
+	switch lt[0] {
+	case '>', '<', '-', 'i', 'o':
+	default:
+		// After a time stamp: digits in front, and ": " before the mark
+		// ("Tue 2024-07-02 09:05:15.334: --> RCPT To:<...>").
+		head := lt[:min(len(lt), maxTimeStamp)]
+		k := bytes.IndexByte(head, ':')
+		for k > 0 && k+3 < len(head) && !(head[k+1] == ' ' && isMarkByte(head[k+2])) {
+			n := bytes.IndexByte(head[k+1:], ':')
+			if n < 0 {
+				return notTranscript, nil
 			}
+			k += 1 + n
 		}
-		if at < 0 {
+		if k <= 0 || k+3 >= len(head) || !hasDigit(head[:k]) {
+			return notTranscript, nil
+		}
+		at = k + 2
+	}
+	for _, m := range transcriptMarks {
+		if !bytes.HasPrefix(lt[at:], []byte(m.mark)) || at > 0 && (m.mark[0] == 'i' || m.mark[0] == 'o') {
 			continue
 		}
 		rest := t[at+len(m.mark):]
@@ -68,6 +76,20 @@ func transcriptLine(t, lt []byte) (transcriptSide, []byte) {
 		return m.side, bytes.TrimSpace(rest)
 	}
 	return notTranscript, nil
+}
+
+// isMarkByte says whether c starts a transcript mark that may follow a
+// time stamp (">>>", "-->", "<<<", "<--").
+func isMarkByte(c byte) bool { return c == '>' || c == '<' || c == '-' }
+
+// hasDigit says whether b holds an ASCII digit.
+func hasDigit(b []byte) bool {
+	for _, c := range b {
+		if '0' <= c && c <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // clientCommand names the SMTP command of a client line (the text after
