@@ -51,8 +51,30 @@ var stillTryingPhrases = newPhraseList([]string{
 	"has been deferred", "is queued for retry", "queued for later delivery", "message is delayed",
 })
 
+// deliveredPhrases are lower-case phrases of success notices sent as
+// text (Exchange's "Delivery to the following recipients was successful",
+// "Your message has been successfully relayed to the following
+// recipients"): the recipients they list did not fail.
+var deliveredPhrases = newPhraseList([]string{
+	"delivery to the following recipients was successful", "delivery to these recipients or groups is complete",
+	"your message has been delivered", "was successfully delivered", "has been successfully delivered",
+	"successfully relayed", "delivered to the following recipients",
+})
+
+// undeliveredPhrases are lower-case phrases that, beside one of
+// deliveredPhrases, make a notice about failures after all ("was
+// successfully delivered to a, but could not be delivered to b").
+var undeliveredPhrases = newPhraseList([]string{
+	"not be delivered", "not delivered", "undeliverable", "failed", "unable to deliver", "could not deliver",
+	"rejected", "user unknown", "does not exist",
+})
+
+// relayedPhrase tells a relay notice among deliveredPhrases.
+var relayedPhrase = newPhraseList([]string{"relayed"})
+
 // retryState says what a report's notice (see noticeWords) says of the
-// sending server: gave up (ActionFailed), still trying (ActionDelayed), or
+// sending server: gave up (ActionFailed), still trying (ActionDelayed),
+// done (ActionDelivered, ActionRelayed: a success notice sent as text), or
 // nothing ("").
 func retryState(words []byte) smtpcode.Action {
 	switch {
@@ -60,6 +82,11 @@ func retryState(words []byte) smtpcode.Action {
 		return smtpcode.ActionFailed
 	case stillTryingPhrases.in(words):
 		return smtpcode.ActionDelayed
+	case deliveredPhrases.in(words) && !undeliveredPhrases.in(words):
+		if relayedPhrase.in(words) {
+			return smtpcode.ActionRelayed
+		}
+		return smtpcode.ActionDelivered
 	}
 	return ""
 }
