@@ -257,7 +257,7 @@ func (p *parser) finish(fallbackAction smtpcode.Action) {
 		if rc.ReplyCode == "" {
 			rc.ReplyCode = smtpcode.FindReply(rc.Diagnostic)
 		}
-		if rc.Action == "" && fallbackAction != smtpcode.ActionDelivered {
+		if rc.Action == "" && !fallbackAction.Success() {
 			// A free-text failure: a success code in its text is the
 			// transcript's "250 2.1.0 Ok" or a version number
 			// ("X-Mailman-Version: 2.1.12"), never its status.
