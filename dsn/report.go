@@ -105,16 +105,18 @@ type Recipient struct {
 
 	// OriginalAddress is the recipient as the sender addressed it, when the
 	// report gives it and it is not Address: the RFC 3464
-	// Original-Recipient (section 2.3.1), the address before an alias or a
+	// Original-Recipient (section 2.3.1), else the address the text says
+	// the recipient was expanded from (Postfix's "<a@example.net>
+	// (expanded from <b@example.org>)"), the address before an alias or a
 	// forward rewrote it. "" otherwise.
 	OriginalAddress string
 
 	// Aliases are the other addresses the report gives for this same
 	// recipient, each once, none equal to Address or OriginalAddress:
-	// Sendmail's X-Actual-Recipient, or the address a free-text notice
-	// names for the recipient of its delivery-status record. A report is
-	// about mail sent to any of Address, OriginalAddress and Aliases: match
-	// the mail sent on all of them.
+	// Sendmail's X-Actual-Recipient, or an expanded-from address of the
+	// text when OriginalAddress is taken. A report is about mail sent to
+	// any of Address, OriginalAddress and Aliases: match the mail sent on
+	// all of them.
 	Aliases []string
 
 	// Action is RFC 3464's action: failed, delayed, delivered, relayed or
