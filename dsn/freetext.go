@@ -39,7 +39,7 @@ func (p *parser) readFreeText() bool {
 			r.ReportingMTA = msg.reportingMTA
 			r.Format = "rfc3464-text"
 			p.enrichBlocks(scanRecipientBlocks(section[:start], lowerSection[:start]))
-			p.finish(p.fallbackAction())
+			p.finish(p.fallbackAction)
 			return true
 		}
 	}
@@ -94,7 +94,7 @@ func (p *parser) readFreeText() bool {
 		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: sectionSummary(section)})
 	}
 	r.Format = textFamily(lowerSection)
-	p.finish(p.fallbackAction())
+	p.finish(p.fallbackAction)
 	return true
 }
 

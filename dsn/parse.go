@@ -159,16 +159,9 @@ func (p *parser) read() {
 		}
 		p.fixRecipients()
 		p.enrichFromText()
-		fallback := smtpcode.ActionFailed
-		for i := range r.Recipients {
-			if !r.Recipients[i].Action.Valid() {
-				// A record without an Action: the notice says whether
-				// the server still tries.
-				fallback = p.fallbackAction()
-				break
-			}
-		}
-		p.finish(fallback)
+		// A record without an Action: the notice says whether the server
+		// still tries.
+		p.finish(p.fallbackAction)
 		return
 	}
 	if p.readSES() {
@@ -245,8 +238,20 @@ func (p *parser) fixRecipients() {
 
 // finish completes the recipient records: codes from the diagnostic text,
 // the kind, and the original message from inline text when no part gave it.
-func (p *parser) finish(fallbackAction smtpcode.Action) {
+//
+// fallback gives the action of the records that have none and whose status
+// does not decide it (see settleKinds); it is called at most once, and only
+// when needed: the notice need not be searched for a report whose records
+// all say.
+func (p *parser) finish(fallback func() smtpcode.Action) {
 	r := p.rep
+	var memo smtpcode.Action
+	fallbackAction := func() smtpcode.Action {
+		if memo == "" {
+			memo = fallback()
+		}
+		return memo
+	}
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		rc.Diagnostic = cleanDiagnostic(rc.Diagnostic)
@@ -257,7 +262,7 @@ func (p *parser) finish(fallbackAction smtpcode.Action) {
 		if rc.ReplyCode == "" {
 			rc.ReplyCode = smtpcode.FindReply(rc.Diagnostic)
 		}
-		if rc.Action == "" && !fallbackAction.Success() {
+		if rc.Action == "" && (strings.HasPrefix(rc.Status, "2") || strings.HasPrefix(rc.ReplyCode, "2")) && !fallbackAction().Success() {
 			// A free-text failure: a success code in its text is the
 			// transcript's "250 2.1.0 Ok" or a version number
 			// ("X-Mailman-Version: 2.1.12"), never its status.

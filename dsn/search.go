@@ -29,19 +29,27 @@ func containsString(b []byte, s string) bool { return indexString(b, s) >= 0 }
 type phraseList struct {
 	phrases []string
 	index   *wordIndex
+	first   [256]bool // the first bytes of the phrases
 }
 
 // newPhraseList indexes phrases (lower case, two bytes or more, at most 256).
 func newPhraseList(phrases []string) *phraseList {
-	return &phraseList{phrases: phrases, index: newWordIndex(phrases)}
+	l := &phraseList{phrases: phrases, index: newWordIndex(phrases)}
+	for _, p := range phrases {
+		l.first[p[0]] = true
+	}
+	return l
 }
 
-// in says whether the lower-case text holds one of the phrases, a space
-// of a phrase matching any run of white space (a line break included:
-// notices wrap their sentences anywhere).
+// in says whether the lower-case text holds one of the phrases at the
+// start of a word, a space of a phrase matching any run of white space (a
+// line break included: notices wrap their sentences anywhere).
 func (l *phraseList) in(text []byte) bool {
 	s := unsafe.String(unsafe.SliceData(text), len(text))
 	for i := 0; i+1 < len(s); i++ {
+		if !l.first[s[i]] || i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
 		for _, k := range l.index.atSpaced(s, i) {
 			if matchSpaced(s, i, l.phrases[k]) {
 				return true
@@ -49,6 +57,12 @@ func (l *phraseList) in(text []byte) bool {
 		}
 	}
 	return false
+}
+
+// isWordByte says whether c may be inside a word: an ASCII letter or
+// digit, or a byte of a multi-byte character.
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c >= 0x80
 }
 
 // matchSpaced says whether phrase starts at s[i], a space of the phrase
