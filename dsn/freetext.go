@@ -166,10 +166,10 @@ func (p *parser) enrichBlocks(blocks []textBlock) {
 }
 
 // addAddress adds an address the report gives for the recipient: its
-// OriginalAddress when it has none, else one of its Aliases; nothing when
+// OriginalRecipient when it has none, else one of its Aliases; nothing when
 // a is empty or already one of its addresses.
 func (rc *Recipient) addAddress(a string) {
-	if a == "" || equalFoldASCII(a, rc.Address) || equalFoldASCII(a, rc.OriginalAddress) {
+	if a == "" || equalFoldASCII(a, rc.Address) || equalFoldASCII(a, rc.OriginalRecipient) {
 		return
 	}
 	for _, x := range rc.Aliases {
@@ -177,8 +177,8 @@ func (rc *Recipient) addAddress(a string) {
 			return
 		}
 	}
-	if rc.OriginalAddress == "" {
-		rc.OriginalAddress = a
+	if rc.OriginalRecipient == "" {
+		rc.OriginalRecipient = a
 		return
 	}
 	if len(rc.Aliases) < maxAliases {

@@ -256,11 +256,12 @@ Diagnostic-Code: X-Unix; /usr/local/bin/store: exit 75
 		t.Fatalf("recipients %q", addresses(r))
 	}
 	rc := r.Recipients[0]
-	if rc.Address != "v.rossi@example.net" || rc.OriginalAddress != "valerio@example.net" || fmt.Sprint(rc.Aliases) != "[vrossi@store.example.net]" || rc.DiagnosticType != DiagnosticSMTP {
-		t.Errorf("got %q original %q aliases %q type %q, want the route stripped, the original, the actual recipient and smtp", rc.Address, rc.OriginalAddress, rc.Aliases, rc.DiagnosticType)
+	if rc.Address != "v.rossi@example.net" || rc.OriginalRecipient != "valerio@example.net" || fmt.Sprint(rc.Aliases) != "[vrossi@store.example.net]" || rc.DiagnosticType != DiagnosticSMTP {
+		t.Errorf("got %q original %q aliases %q type %q, want the route stripped, the original, the actual recipient and smtp", rc.Address, rc.OriginalRecipient, rc.Aliases, rc.DiagnosticType)
 	}
-	if rc := r.Recipients[1]; rc.DiagnosticType != "x-unix" || rc.OriginalAddress != "" || rc.Aliases != nil || rc.Diagnostic != "/usr/local/bin/store: exit 75" {
-		t.Errorf("got type %q original %q aliases %q diagnostic %q, want x-unix and no other address", rc.DiagnosticType, rc.OriginalAddress, rc.Aliases, rc.Diagnostic)
+	if rc := r.Recipients[1]; rc.DiagnosticType != "x-unix" || rc.OriginalRecipient != "" || rc.Aliases != nil || rc.Diagnostic != "/usr/local/bin/store: exit 75" {
+		// The second record gives no other address.
+		t.Errorf("got type %q original %q aliases %q diagnostic %q, want x-unix and no other address", rc.DiagnosticType, rc.OriginalRecipient, rc.Aliases, rc.Diagnostic)
 	}
 }
 
@@ -436,7 +437,7 @@ func TestTheAddressARecipientWasExpandedFromIsItsOriginal(t *testing.T) {
     <neko@example.ne.jp>): delivery temporarily suspended: host
     mx.example.com[192.0.2.127] refused to talk to me: 421 Service not available
 `))
-	if len(r.Recipients) != 1 || r.Recipients[0].Address != "soto@example.com" || r.Recipients[0].OriginalAddress != "neko@example.ne.jp" {
+	if len(r.Recipients) != 1 || r.Recipients[0].Address != "soto@example.com" || r.Recipients[0].OriginalRecipient != "neko@example.ne.jp" {
 		t.Errorf("records %+v, want soto@example.com expanded from neko@example.ne.jp", r.Recipients)
 	}
 }

@@ -59,7 +59,7 @@ func FuzzParse(f *testing.F) {
 			if len(rc.Diagnostic) > MaxDiagnostic {
 				t.Fatalf("diagnostic of %d bytes, over MaxDiagnostic", len(rc.Diagnostic))
 			}
-			for _, s := range append([]string{rc.Address, rc.OriginalAddress, rc.DiagnosticType, rc.Diagnostic, rc.RemoteMTA, rc.Status, rc.ReplyCode}, rc.Aliases...) {
+			for _, s := range append([]string{rc.Address, rc.OriginalRecipient, rc.DiagnosticType, rc.Diagnostic, rc.RemoteMTA, rc.Status, rc.ReplyCode}, rc.Aliases...) {
 				if !utf8.ValidString(s) {
 					t.Fatalf("invalid UTF-8 in recipient record %+v", rc)
 				}

@@ -103,19 +103,19 @@ type Recipient struct {
 	// mail.example.com).
 	Address string
 
-	// OriginalAddress is the recipient as the sender addressed it, when the
-	// report gives it and it is not Address: the RFC 3464
-	// Original-Recipient (section 2.3.1), else the address the text says
-	// the recipient was expanded from (Postfix's "<a@example.net>
-	// (expanded from <b@example.org>)"), the address before an alias or a
-	// forward rewrote it. "" otherwise.
-	OriginalAddress string
+	// OriginalRecipient is the address of the Original-Recipient field
+	// (RFC 3464 section 2.3.1), the recipient as the sender wrote it before
+	// any forwarding or alias, without the address type; else the address
+	// the text says the recipient was expanded from (Postfix's
+	// "<a@example.net> (expanded from <b@example.org>)"); "" when the report
+	// gives none.
+	OriginalRecipient string
 
 	// Aliases are the other addresses the report gives for this same
-	// recipient, each once, none equal to Address or OriginalAddress:
+	// recipient, each once, none equal to Address or OriginalRecipient:
 	// Sendmail's X-Actual-Recipient, or an expanded-from address of the
-	// text when OriginalAddress is taken. A report is about mail sent to
-	// any of Address, OriginalAddress and Aliases: match the mail sent on
+	// text when OriginalRecipient is taken. A report is about mail sent to
+	// any of Address, OriginalRecipient and Aliases: match the mail sent on
 	// all of them.
 	Aliases []string
 

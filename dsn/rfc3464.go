@@ -46,10 +46,8 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 			// pipe or a file Exim delivered to): the address written is.
 			cur.Address = original
 		}
-		if original != "" && !equalFoldASCII(original, cur.Address) && plausibleAddress(original) {
-			cur.OriginalAddress = original
-		}
-		if actual != "" && plausibleAddress(actual) && !equalFoldASCII(actual, cur.Address) && !equalFoldASCII(actual, cur.OriginalAddress) {
+		cur.OriginalRecipient = original
+		if actual != "" && plausibleAddress(actual) && !equalFoldASCII(actual, cur.Address) && !equalFoldASCII(actual, cur.OriginalRecipient) {
 			cur.Aliases = []string{actual}
 		}
 		if cur.Diagnostic == "" && statusComment != "" && !genericComment(statusComment) {

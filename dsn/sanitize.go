@@ -11,9 +11,7 @@ func sanitize(r *Report) {
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		rc.Address = textclean.UTF8(rc.Address)
-		if rc.OriginalAddress != "" {
-			rc.OriginalAddress = textclean.UTF8(rc.OriginalAddress)
-		}
+		rc.OriginalRecipient = textclean.UTF8(rc.OriginalRecipient)
 		for k := range rc.Aliases {
 			rc.Aliases[k] = textclean.UTF8(rc.Aliases[k])
 		}
