@@ -65,6 +65,13 @@ type Config struct {
 	// template's setting of the same name, or is added after the
 	// template's settings. Milters, mynetworks and the like go here.
 	Settings []string
+	// Services are master.cf entries (an entry line and its "-o" lines,
+	// as ReadServices returns them), added to the template's. An entry for
+	// the "smtp inet" service replaces the template's smtpd and listens on
+	// [Instance.SMTP]; an entry with the name and type of another of the
+	// template's replaces it. Chroot is turned off in every entry, as in
+	// the template: the instance's queue is not a chroot jail.
+	Services []string
 }
 
 // Instance is a running private Postfix.
@@ -87,7 +94,7 @@ type templateData struct {
 }
 
 // Start configures and starts a private Postfix instance and its sink, and
-// waits until its smtpd greets. It fails the test when Postfix, the SASL
+// waits until its smtpd services greet. It fails the test when Postfix, the SASL
 // tools or root privileges are missing, or when Postfix does not start.
 func Start(t testing.TB, cfg Config) *Instance {
 	t.Helper()
@@ -135,7 +142,11 @@ func Start(t testing.TB, cfg Config) *Instance {
 		t.Fatalf("postfixtest: %v", err)
 	}
 	writeFile(t, filepath.Join(p.etc, "main.cf"), []byte(mainCf))
-	writeFile(t, filepath.Join(p.etc, "master.cf"), render(t, "master.cf", data))
+	masterCf, smtpds, err := mergeServices(string(render(t, "master.cf", data)), p.SMTP, cfg.Services)
+	if err != nil {
+		t.Fatalf("postfixtest: %v", err)
+	}
+	writeFile(t, filepath.Join(p.etc, "master.cf"), []byte(masterCf))
 
 	params, err := p.postconf("meta_directory", "daemon_directory", "mail_owner", "setgid_group")
 	if err != nil {
@@ -187,8 +198,10 @@ func Start(t testing.TB, cfg Config) *Instance {
 		}
 		p.Stop()
 	})
-	if !waitFor(15*time.Second, func() bool { return greets(p.SMTP) }) {
-		t.Fatalf("postfixtest: smtpd at %s did not greet within 15 s\n%s", p.SMTP, p.LogTail(40))
+	for _, addr := range smtpds {
+		if !waitFor(15*time.Second, func() bool { return greets(addr) }) {
+			t.Fatalf("postfixtest: smtpd at %s did not greet within 15 s\n%s", addr, p.LogTail(40))
+		}
 	}
 	return p
 }
