@@ -106,10 +106,9 @@ type filterEnv struct {
 
 // filterEnvConfig says how to set up a filterEnv beyond the deploy kit.
 type filterEnvConfig struct {
-	// FilterFlags are more flags for ndrmilter filter.
+	// FilterFlags are more flags for ndrmilter filter (after the kit's:
+	// a flag given again overrides it).
 	FilterFlags []string
-	// Postfix are more main.cf settings.
-	Postfix []string
 	// Via, when set, is put in the filter's place in Postfix's
 	// configuration (content_filter, smtpd_proxy_filter): something that
 	// passes the connection on to Listen, such as a tap.
@@ -118,8 +117,8 @@ type filterEnvConfig struct {
 
 // newFilterEnv starts ndrmilter filter, then a Postfix configured with the
 // set-up's deploy-kit file. At the test's end it fails the test when
-// Postfix logged a warning about the filter's hops (beyond not reaching
-// the filter after StopFilter).
+// Postfix logged a warning or an error (beyond not reaching the filter
+// after StopFilter).
 func newFilterEnv(t *testing.T, setup filterSetup, cfg filterEnvConfig) *filterEnv {
 	t.Helper()
 	free := func() string { return fmt.Sprintf("127.0.0.1:%d", redistest.FreePort(t)) }
@@ -143,7 +142,7 @@ func newFilterEnv(t *testing.T, setup filterSetup, cfg filterEnvConfig) *filterE
 		proxied = cfg.Via(env.Listen)
 	}
 	// The kit's addresses, in both notations (transport nexthops put the
-	// host in brackets), and the names a test instance cannot use.
+	// host in brackets).
 	kitAddrs := []struct{ kit, test string }{
 		{"127.0.0.1:10025", proxied}, {"127.0.0.1:10026", env.Reinject}, {"127.0.0.1:10027", env.ListenOutbound},
 	}
@@ -182,13 +181,13 @@ func newFilterEnv(t *testing.T, setup filterSetup, cfg filterEnvConfig) *filterE
 	env.Filter = startFilterProc(t, env.Listen, env.args)
 
 	env.Postfix = postfixtest.Start(t, postfixtest.Config{
-		Settings: append(append(settings, "mynetworks = "+trustedIP+"/32"), cfg.Postfix...),
+		Settings: append(settings, "mynetworks = "+trustedIP+"/32"),
 		Services: services,
 	})
 	t.Logf("%s: Postfix main.cf: %q; master.cf: %q; filter: %q", setup.Name, settings, services, env.args)
 	t.Cleanup(func() {
 		for _, line := range env.filterComplaints() {
-			t.Errorf("Postfix complained about the filter's hops: %s", line)
+			t.Errorf("Postfix complained: %s", line)
 		}
 		if t.Failed() {
 			t.Logf("--- ndrmilter filter output ---\n%s", tail(env.Filter.Output(), 60))

@@ -1,17 +1,20 @@
 // Package postfixtest starts private Postfix instances for end-to-end tests.
 // Each instance has its own configuration, queue and log in a directory of
-// its own, one smtpd on a free loopback port, SASL logins from its own
-// sasldb file, and a go-smtp sink as its only next hop; everything it starts
-// is stopped when the test ends.
+// its own, an smtpd on a free loopback port (and the master.cf services a
+// test adds, such as a content filter's reinjection smtpd), SASL logins
+// from its own sasldb file, and a go-smtp sink as its only next hop;
+// everything it starts is stopped when the test ends.
 //
-// It drives the real programs (master(8), postconf, postfix and postqueue
-// from Debian's postfix package, saslpasswd2 from sasl2-bin: "make deps"
+// It drives the real programs (master(8), postconf, postfix, postqueue and
+// sendmail from Debian's postfix package, saslpasswd2 from sasl2-bin: "make deps"
 // installs them) and needs root, as master(8) does. A missing program or a
 // non-root user fails the test with what to do; nothing is installed here.
 //
 // The configuration is in testdata/ (main.cf, master.cf and the Cyrus SASL
 // smtpd.conf), templates filled with the instance's directory and
-// addresses; a test adds or replaces main.cf settings with [Config].
+// addresses; a test adds or replaces main.cf settings and master.cf
+// services with [Config], such as those of a deploy-kit file
+// ([ReadSettings], [ReadServices]).
 //
 // The mail world of an instance: [Domain] is ours, relayed to the sink (the
 // internal mail store); any other domain leaves through the same sink;
