@@ -126,6 +126,9 @@ func (s *session) mailNext(from string, opts *smtp.MailOptions) error {
 		}
 		if err == nil {
 			err = s.hop.c.Mail(from, opts)
+			if se := s.hop.conn.refusedXForward(); se != nil {
+				s.srv.log.Warn("next hop refused XFORWARD: the client's attributes are not passed on", zap.Error(se))
+			}
 		}
 		if err == nil {
 			return nil
