@@ -3,6 +3,8 @@ package dsn
 import (
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/internal/textclean"
@@ -152,6 +154,51 @@ func isAddrChar(c byte) bool {
 	return ascii.IsAlpha(c) || ascii.IsDigit(c) || c >= 0x80 || strings.IndexByte("!#$%&'*+-/=?^_`{|}~.", c) >= 0
 }
 
+// addrRuneBefore returns the size of the address character that ends
+// s[:i], 0 when what ends it is no address character. Beyond ASCII an
+// address (RFC 6531) has letters, digits and combining marks, never
+// punctuation or spaces: the full-width colon of "收件人地址：user@example.com"
+// ends the label, it does not start the address.
+func addrRuneBefore(s string, i int) int {
+	c := s[i-1]
+	if c < utf8.RuneSelf {
+		if isAddrChar(c) {
+			return 1
+		}
+		return 0
+	}
+	r, n := utf8.DecodeLastRuneInString(s[:i])
+	if !addrRune(r) {
+		return 0
+	}
+	return n
+}
+
+// addrRuneAt is addrRuneBefore for the character that starts s[i:], for a
+// domain: ASCII letters, digits, '-', '.', '_', or a letter, digit or mark
+// beyond ASCII (RFC 5890).
+func addrRuneAt(s string, i int) int {
+	c := s[i]
+	if c < utf8.RuneSelf {
+		if ascii.IsAlpha(c) || ascii.IsDigit(c) || c == '-' || c == '.' || c == '_' {
+			return 1
+		}
+		return 0
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if !addrRune(r) {
+		return 0
+	}
+	return n
+}
+
+// addrRune says whether a character beyond ASCII may be part of an
+// address: a letter, a digit or a mark. A byte that is no valid UTF-8
+// (a legacy charset left undecoded) is given the benefit of the doubt.
+func addrRune(r rune) bool {
+	return r == utf8.RuneError || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+}
+
 // findAddress returns the first thing that looks like an email address in
 // s (local@domain.tld), and the index just after it; "" when none.
 func findAddress(s string, from int) (addr string, end int) {
@@ -162,12 +209,20 @@ func findAddress(s string, from int) (addr string, end int) {
 		}
 		at += i
 		st := at
-		for st > 0 && isAddrChar(s[st-1]) {
-			st--
+		for st > 0 {
+			n := addrRuneBefore(s, st)
+			if n == 0 {
+				break
+			}
+			st -= n
 		}
 		en := at + 1
-		for en < len(s) && (ascii.IsAlpha(s[en]) || ascii.IsDigit(s[en]) || s[en] == '-' || s[en] == '.' || s[en] == '_' || s[en] >= 0x80) {
-			en++
+		for en < len(s) {
+			n := addrRuneAt(s, en)
+			if n == 0 {
+				break
+			}
+			en += n
 		}
 		// A quote before the address quotes it ("addressed to
 		// 'user@example.com'"): it is no part of the local part.
