@@ -441,3 +441,36 @@ func TestTheAddressARecipientWasExpandedFromIsItsOriginal(t *testing.T) {
 		t.Errorf("records %+v, want soto@example.com expanded from neko@example.ne.jp", r.Recipients)
 	}
 }
+
+func TestCodelessSummaryLinesCountOnlyUnderATranscriptHeading(t *testing.T) {
+	r := mustParse(t, notice("Returned mail: User unknown", `   ----- Transcript of session follows -----
+mkowalski... User unknown
+tnguyen... User unknown
+
+   ----- Unsent message follows -----
+Date: Fri, 5 Jul 2024 13:05:44 +0000
+From: Rachel Hale <sender@example.com>
+Message-Id: <1@example.com>
+To: mkowalski@physics.example.edu, tnguyen@physics.example.edu, lsato@physics.example.edu
+Subject: seminar
+`))
+	if got, want := strings.Join(addresses(r), " "), "mkowalski@physics.example.edu tnguyen@physics.example.edu"; got != want {
+		t.Errorf("recipients %q, want %q", got, want)
+	}
+	// The same lines as prose of a notice, under no transcript heading:
+	// "word... text" names nobody.
+	r = mustParse(t, notice("Undelivered Mail", `Your message could not be delivered.
+Well... the server said no.
+mkowalski... User unknown
+
+----- Original message -----
+From: Rachel Hale <sender@example.com>
+To: mkowalski@physics.example.edu, tnguyen@physics.example.edu
+Subject: seminar
+`))
+	for _, a := range addresses(r) {
+		if a != "" {
+			t.Errorf("a code-less line outside a transcript named %q", a)
+		}
+	}
+}
