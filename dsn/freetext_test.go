@@ -376,6 +376,11 @@ func TestCommandWords(t *testing.T) {
 		{"SMTP error from remote mail server after pipelined RCPT TO:<a@example.net>: 550 no", "RCPT"},
 		{"Connected to 192.0.2.9 but greeting failed. Remote host said: 554 go away", "CONN"},
 		{"550 user unknown", ""},
+		{"SMTP error from remote server for RCPT TO command, host: mx.example.de reason: 550 mailbox unavailable", "RCPT"},
+		{"Delivery to bob@example.net failed: this mailbox does not exist", ""},
+		{"550 rejected after database lookup: unknown user", ""},
+		{"the sendmail command failed: unknown user", ""},
+		{"SMTP error from remote mail server after end of data: 550 spam", "DATA"},
 	} {
 		if got := findCommand(c.diag); got != c.want {
 			t.Errorf("findCommand(%q) = %q, want %q", c.diag, got, c.want)
