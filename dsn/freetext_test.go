@@ -480,3 +480,63 @@ Subject: seminar
 		}
 	}
 }
+
+func TestACommandTheReportDoesNotStateIsLeftEmpty(t *testing.T) {
+	for name, raw := range map[string][]byte{
+		"sentence": notice("Undelivered Mail", "Delivery to bob@example.net failed: this mailbox does not exist.\n\nPlease check the address.\n"),
+		"exchange list": notice("Undeliverable: Hello", `Your message did not reach some or all of the intended recipients.
+
+The following recipient(s) cannot be reached:
+
+      alice@corp.example.net on 7/1/2024 5:40 PM
+            The e-mail address you entered couldn't be found.
+            <mail.corp.example.net #5.1.1 smtp;550 5.1.1 Unknown user>
+`),
+		"nested report": []byte(`From: MAILER-DAEMON@relay.example.org
+To: sender@example.com
+Subject: failure notice
+MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="b1"
+
+--b1
+Content-Type: text/plain
+
+A report about your message follows.
+
+--b1
+Content-Type: message/rfc822
+
+From: Mail Delivery Subsystem <MAILER-DAEMON@mx.example.net>
+To: sender@example.com
+Subject: Returned mail
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=delivery-status; boundary="b2"
+
+--b2
+Content-Type: text/plain
+
+Your message could not be delivered to carol@example.net: Unknown user.
+
+--b2
+Content-Type: message/delivery-status
+
+Reporting-MTA: dns; mx.example.net
+
+Final-Recipient: rfc822; carol@example.net
+Action: failed
+Status: 5.1.1
+Diagnostic-Code: smtp; 550 5.1.1 Unknown user
+
+--b2--
+--b1--
+`),
+	} {
+		r := mustParse(t, raw)
+		if r.Kind != KindBounce || len(r.Recipients) != 1 {
+			t.Fatalf("%s: kind %q with %d recipients, want a bounce of one", name, r.Kind, len(r.Recipients))
+		}
+		if c := r.Recipients[0].Command; c != "" {
+			t.Errorf("%s: command %q, want none: the report does not state it", name, c)
+		}
+	}
+}
