@@ -226,12 +226,61 @@ func findAddress(s string, from int) (addr string, end int) {
 		}
 		// A quote before the address quotes it ("addressed to
 		// 'user@example.com'"): it is no part of the local part.
-		local := strings.TrimLeft(s[st:at], ".'`")
-		domain := strings.TrimRight(s[at+1:en], ".-")
+		local := trimGluedLabel(strings.TrimLeft(s[st:at], ".'`"))
+		domain := trimGluedWord(strings.TrimRight(s[at+1:en], ".-"))
 		if len(local) > 0 && strings.IndexByte(domain, '.') > 0 && len(local) <= 256 {
 			return local + "@" + domain, at + 1 + len(domain)
 		}
 		i = at
 	}
 	return "", len(s)
+}
+
+// trimGluedLabel drops from a local part the word of another script written
+// against it ("收件人zhang.wei", a label without its colon): a local part
+// that starts in a script other than Latin and goes on in ASCII alone is
+// the ASCII part. A local part all in one script, with Latin letters beyond
+// ASCII ("Ölaf"), or mixed further in, stays whole.
+func trimGluedLabel(local string) string {
+	if local == "" || local[0] < utf8.RuneSelf {
+		return local
+	}
+	k := 0
+	for k < len(local) && local[k] >= utf8.RuneSelf {
+		r, n := utf8.DecodeRuneInString(local[k:])
+		if unicode.Is(unicode.Latin, r) {
+			return local // "Ölaf": a name, no label
+		}
+		k += n
+	}
+	rest := local[k:]
+	if rest == "" {
+		return local
+	}
+	for i := 0; i < len(rest); i++ {
+		if rest[i] >= utf8.RuneSelf {
+			return local
+		}
+	}
+	return rest
+}
+
+// trimGluedWord drops from a domain the word of another script written
+// against its end ("example.com不存在", "does not exist" with no space): a
+// top-level label that starts in ASCII ends where a script other than Latin
+// starts.
+func trimGluedWord(domain string) string {
+	dot := strings.LastIndexByte(domain, '.')
+	if dot < 0 || dot+1 >= len(domain) || domain[dot+1] >= utf8.RuneSelf {
+		return domain
+	}
+	for i := dot + 1; i < len(domain); i++ {
+		if domain[i] >= utf8.RuneSelf {
+			if r, _ := utf8.DecodeRuneInString(domain[i:]); unicode.Is(unicode.Latin, r) {
+				return domain
+			}
+			return domain[:i]
+		}
+	}
+	return domain
 }

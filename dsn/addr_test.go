@@ -122,6 +122,9 @@ func TestFindAddressLeavesOutLabelsInOtherLanguages(t *testing.T) {
 		{"Empfänger:hans.meier@example.de", "hans.meier@example.de"},
 		{"用户@例子.example", "用户@例子.example"},
 		{"jürgen@müller.example", "jürgen@müller.example"},
+		{"收件人zhang.wei@example.cn不存在", "zhang.wei@example.cn"},
+		{"用户@例子.公司", "用户@例子.公司"},
+		{"Ölaf@example.de", "Ölaf@example.de"},
 	} {
 		if got, _ := findAddress(c.in, 0); got != c.want {
 			t.Errorf("findAddress(%q) = %q, want %q", c.in, got, c.want)
