@@ -53,6 +53,16 @@ var foreignLabelStart = func() (m [256]bool) {
 	return m
 }()
 
+// foreignLabelBytes are foreignRecipientLabels as byte slices, for
+// bytes.EqualFold.
+var foreignLabelBytes = func() [][]byte {
+	out := make([][]byte, len(foreignRecipientLabels))
+	for i, lab := range foreignRecipientLabels {
+		out[i] = []byte(lab)
+	}
+	return out
+}()
+
 // afterRecipientLabel returns the text after a recipient label that starts
 // line t (lt in lower case), and whether there is one: one of
 // recipientLabels, or one of foreignRecipientLabels and a colon.
@@ -68,8 +78,8 @@ func afterRecipientLabel(t, lt []byte) ([]byte, bool) {
 	if !foreignLabelStart[t[0]] {
 		return nil, false
 	}
-	for _, lab := range foreignRecipientLabels {
-		if len(t) < len(lab) || !bytes.EqualFold(t[:len(lab)], []byte(lab)) {
+	for _, lab := range foreignLabelBytes {
+		if len(t) < len(lab) || !bytes.EqualFold(t[:len(lab)], lab) {
 			continue
 		}
 		v := bytes.TrimLeft(t[len(lab):], " \t")

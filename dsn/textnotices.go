@@ -1,6 +1,7 @@
 package dsn
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
@@ -39,8 +40,7 @@ var receiptPhrases = newPhraseList([]string{
 // and receiptPhrases). It says whether the message is one; the report is
 // then a KindReceipt whose recipient is the reader, its From.
 func (p *parser) readTextReceipt() bool {
-	subj := ascii.LowerString(message.DecodeWords(p.hdr.GetString("Subject")))
-	if !containsAny(subj, receiptSubjects[:]) {
+	if !headerHolds(p.hdr, "Subject", receiptSubjects[:]) {
 		return false
 	}
 	p.loadText()
@@ -89,9 +89,7 @@ var heldSubjects = [...]string{"moderat", "approval", "held", "awaits", "pending
 // delivered nor refused yet), not a bounce. It says whether the message is
 // one.
 func (p *parser) readModerationHold() bool {
-	subj := ascii.LowerString(message.DecodeWords(p.hdr.GetString("Subject")))
-	from := ascii.LowerString(message.DecodeWords(p.hdr.GetString("From")))
-	if !containsAny(from, listRobotSenders[:]) && !(containsAny(subj, heldSubjects[:]) && automatic(p.hdr)) {
+	if !headerHolds(p.hdr, "From", listRobotSenders[:]) && !(headerHolds(p.hdr, "Subject", heldSubjects[:]) && automatic(p.hdr)) {
 		return false
 	}
 	p.loadText()
@@ -115,22 +113,46 @@ func (p *parser) readModerationHold() bool {
 // Auto-Submitted other than "no" (RFC 3834 section 5), Precedence bulk,
 // list or junk, or a null reverse path.
 func automatic(h message.Header) bool {
-	if v := ascii.LowerString(strings.TrimSpace(h.GetString("Auto-Submitted"))); v != "" && v != "no" {
+	if v := strings.TrimSpace(h.GetString("Auto-Submitted")); v != "" && !strings.EqualFold(v, "no") {
 		return true
 	}
-	switch ascii.LowerString(strings.TrimSpace(h.GetString("Precedence"))) {
-	case "bulk", "list", "junk":
+	switch v := strings.TrimSpace(h.GetString("Precedence")); {
+	case strings.EqualFold(v, "bulk"), strings.EqualFold(v, "list"), strings.EqualFold(v, "junk"):
 		return true
 	}
 	return strings.TrimSpace(h.GetString("Return-Path")) == "<>"
 }
 
-// containsAny says whether s holds one of words.
-func containsAny(s string, words []string) bool {
+// headerHolds says whether the first field called name holds one of the
+// lower-case words, without regard to ASCII case, its encoded words
+// (RFC 2047) decoded. Most messages pass here: a value without encoded
+// words is searched where it is, without a copy.
+func headerHolds(h message.Header, name string, words []string) bool {
+	v := h.Get(name)
+	if bytes.Contains(v, []byte("=?")) {
+		v = []byte(message.DecodeWords(string(v)))
+	}
 	for _, w := range words {
-		if strings.Contains(s, w) {
+		if indexFoldBytes(v, w) >= 0 {
 			return true
 		}
 	}
 	return false
+}
+
+// indexFoldBytes is indexFold for a byte slice.
+func indexFoldBytes(b []byte, sub string) int {
+	for i := 0; i+len(sub) <= len(b); i++ {
+		if ascii.Lower(b[i]) != sub[0] {
+			continue
+		}
+		j := 1
+		for j < len(sub) && ascii.Lower(b[i+j]) == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return i
+		}
+	}
+	return -1
 }
