@@ -163,3 +163,17 @@ func (o observedLedger) SentTo(ctx context.Context, sender, recipient string) (b
 	o.m.observeLookup(start, err)
 	return ok, err
 }
+
+func (o observedLedger) LastSent(ctx context.Context, sender string) (time.Time, error) {
+	start := time.Now()
+	t, err := o.l.LastSent(ctx, sender)
+	o.m.observeLookup(start, err)
+	return t, err
+}
+
+func (o observedLedger) Since(ctx context.Context) (time.Time, error) {
+	start := time.Now()
+	t, err := o.l.Since(ctx)
+	o.m.observeLookup(start, err)
+	return t, err
+}
