@@ -234,7 +234,10 @@ func (j Judge) Judge(ctx context.Context, in Input) Judgement {
 		return Judgement{Verdict: No, Evidence: EvidenceDKIM}
 	}
 	j.neverSends(ctx, rcpts, ours, &f)
-	if !tagged && j.batvMissing(rcpts, rep, ours) {
+	// An automatic responder may answer the From address rather than the
+	// envelope sender (RFC 3834 section 4 asks for the latter, not all do):
+	// a missing tag says nothing there.
+	if !tagged && !in.AutoReply && j.batvMissing(rcpts, rep, ours) {
 		f.miss(EvidenceBATVMissing)
 	}
 
