@@ -99,13 +99,14 @@ func (msg *message) plainRecipients(m *gomilter.Modifier) error {
 		if !ok {
 			continue
 		}
-		if err := m.DeleteRecipient("<" + msg.rawRcpts[i] + ">"); err != nil {
+		// go-milter puts the angle brackets around the address.
+		if err := m.DeleteRecipient(msg.rawRcpts[i]); err != nil {
 			return err
 		}
 		if _, rawPlain, ok := batv.Split(msg.rawRcpts[i]); ok {
 			p = rawPlain // as the client wrote it
 		}
-		if err := m.AddRecipient("<" + p + ">"); err != nil {
+		if err := m.AddRecipient(p); err != nil {
 			return err
 		}
 		if plain == nil {
