@@ -222,7 +222,9 @@ func TestDKIMEvidence(t *testing.T) {
 	keysRSA := []DKIMKey{{Domain: "example.org", Selector: "s1", Public: rsaPub}}
 	keysEd := []DKIMKey{{Domain: "example.org", Selector: "s1", Public: edParsed}}
 	l := sentLedger(t)
-	refold := func(h string) string { return strings.Replace(h, "Subject: Q4   figures", "Subject:\r\n Q4 figures", 1) }
+	refold := func(h string) string {
+		return strings.Replace(h, "Subject: Q4   figures", "Subject:\r\n Q4 figures", 1)
+	}
 	for _, tc := range []struct {
 		name string
 		keys []DKIMKey
@@ -258,5 +260,30 @@ func TestLedgerErrorIsNeverYesBeyondBounces(t *testing.T) {
 	got := j.Judge(context.Background(), autoReply(t, "<never.sent@example.org>", ""))
 	if got.Verdict != Unknown || got.Evidence != EvidenceLedgerError {
 		t.Fatalf("auto-reply on a failing ledger: %q, want unknown; evidence=ledger-error", got)
+	}
+}
+
+// A bounce quoting the whole original (message/rfc822) is verified by
+// go-msgauth, body hash included; a body changed on the way fails there,
+// and the header hash alone still proves the header was ours.
+func TestDKIMWholeQuotedMessage(t *testing.T) {
+	edPub, edKey, _ := ed25519.GenerateKey(rand.Reader)
+	j := Judge{Ledger: sentLedger(t), Ours: ourDomain, DKIM: []DKIMKey{{Domain: "example.org", Selector: "s1", Public: edPub}}}
+	original := signedOriginal(t, edKey, dkim.CanonicalizationRelaxed)
+	if !j.verifiedWhole(original) {
+		t.Fatal("go-msgauth does not verify the signed original with our key record")
+	}
+	changed := bytes.Replace(original, []byte("The figures."), []byte("Other figures."), 1)
+	if j.verifiedWhole(changed) {
+		t.Fatal("go-msgauth verifies an original whose body changed")
+	}
+	for name, orig := range map[string][]byte{"as sent": original, "body changed": changed} {
+		raw := []byte(strings.Replace(string(bounceQuoting(orig, nil)), "Content-Type: text/rfc822-headers\r\n\r\n",
+			"Content-Type: message/rfc822\r\n\r\n", 1))
+		raw = bytes.Replace(raw, []byte("\r\n\r\n--b--"), append(append([]byte("\r\n\r\n"), orig[bytes.Index(orig, []byte("\r\n\r\n"))+4:]...), []byte("\r\n--b--")...), 1)
+		rep, _ := dsn.Parse(raw)
+		if got := j.Judge(context.Background(), Input{Report: rep, Recipients: []string{"alice@example.org"}, Raw: raw}).String(); got != "no; evidence=dkim" {
+			t.Errorf("%s: Judge = %q, want no; evidence=dkim", name, got)
+		}
 	}
 }

@@ -10,9 +10,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/emersion/go-msgauth/dkim"
 
 	"github.com/ndrmilter/ndrmilter/message"
 )
@@ -30,10 +33,13 @@ import (
 // was ours, nor that the message was not replayed, sent again to someone
 // else with its signature intact, by whoever received it from us.
 //
-// github.com/emersion/go-msgauth's dkim.Verify checks the body hash first
-// and fails the signature when it differs, which is the case this evidence
-// is for; its canonicalization is not exported. So the header hash is
-// computed here (RFC 6376 sections 3.4.1, 3.4.2, 3.7 and 5.4.2), for
+// A whole quoted message (message/rfc822) is verified by
+// github.com/emersion/go-msgauth's dkim.VerifyWithOptions, body hash
+// included, with our key records given to it instead of DNS. But it checks
+// the body hash first and fails the signature when it differs, which is the
+// case of a quoted header (text/rfc822-headers, or a body re-encoded), the
+// common case this evidence is for; its canonicalization is not exported.
+// So, when it does not verify, the header hash is computed here (RFC 6376 sections 3.4.1, 3.4.2, 3.7 and 5.4.2), for
 // rsa-sha256 (RFC 6376 section 3.3.1) and ed25519-sha256 (RFC 8463).
 // rsa-sha1 is not accepted (RFC 8301 section 3.1). go-msgauth signs the
 // test messages: an independent signer.
@@ -107,6 +113,9 @@ func (j Judge) signedByUs(raw []byte) bool {
 			continue
 		}
 		body, _ := p.Decode(maxQuotedHeader)
+		if (p.MediaType == "message/rfc822" || p.MediaType == "message/global") && j.verifiedWhole(body) {
+			return true
+		}
 		fields := headerFields(body)
 		for _, sig := range fields {
 			if !strings.EqualFold(sig.name, "DKIM-Signature") {
@@ -121,6 +130,51 @@ func (j Judge) signedByUs(raw []byte) bool {
 		}
 	}
 	return false
+}
+
+// verifiedWhole reports whether msg, a whole quoted message (header and
+// body), carries a DKIM signature of one of j.DKIM's keys that go-msgauth's
+// verifier accepts, body hash included. The key records come from the
+// configuration (LookupTXT), never from DNS.
+func (j Judge) verifiedWhole(msg []byte) bool {
+	records := make(map[string]string, len(j.DKIM))
+	for _, k := range j.DKIM {
+		if rec := dkimRecord(k.Public); rec != "" {
+			records[strings.ToLower(k.Selector+"._domainkey."+k.Domain)] = rec
+		}
+	}
+	lookup := func(name string) ([]string, error) {
+		if rec, ok := records[strings.ToLower(strings.TrimSuffix(name, "."))]; ok {
+			return []string{rec}, nil
+		}
+		return nil, errors.New("dkim: not one of our keys")
+	}
+	vs, err := dkim.VerifyWithOptions(bytes.NewReader(msg), &dkim.VerifyOptions{LookupTXT: lookup, MaxVerifications: maxDKIMChecks})
+	if err != nil {
+		return false
+	}
+	for _, v := range vs {
+		if v.Err == nil && slices.ContainsFunc(v.HeaderKeys, func(h string) bool { return strings.EqualFold(h, "From") }) {
+			return true
+		}
+	}
+	return false
+}
+
+// dkimRecord is the DNS key record (RFC 6376 section 3.6.1) of a public
+// key, "" for a key of another type.
+func dkimRecord(pub crypto.PublicKey) string {
+	switch k := pub.(type) {
+	case *rsa.PublicKey:
+		der, err := x509.MarshalPKIXPublicKey(k)
+		if err != nil {
+			return ""
+		}
+		return "v=DKIM1; k=rsa; p=" + base64.StdEncoding.EncodeToString(der)
+	case ed25519.PublicKey:
+		return "v=DKIM1; k=ed25519; p=" + base64.StdEncoding.EncodeToString(k)
+	}
+	return ""
 }
 
 // rawField is one header field as written: its name and the whole field,
