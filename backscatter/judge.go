@@ -155,6 +155,9 @@ func (f *findings) strongest() Evidence {
 // answered Message-IDs, the pairs, or a missing BATV tag.
 func (j Judge) Judge(ctx context.Context, in Input) Judgement {
 	rep := in.Report
+	if j.Ledger == nil && !j.judgesWithoutLedger() {
+		return Judgement{Verdict: Unknown, Evidence: EvidenceNoLedger}
+	}
 	if rep == nil {
 		return Judgement{Verdict: Unknown, Evidence: EvidenceNone}
 	}
