@@ -9,6 +9,7 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/decide"
+	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
@@ -104,6 +105,15 @@ func (m *Metrics) CountInbound(out *decide.Outcome) {
 	e := out.Event
 	if e == nil {
 		m.Messages.WithLabelValues("inbound").Inc()
+		return
+	}
+	if e.Kind == dsn.KindAutoreply {
+		// An automatic reply: judged, not explained.
+		m.Messages.WithLabelValues("autoreply").Inc()
+		m.Verdicts.WithLabelValues(string(e.Judgement.Verdict), string(e.Judgement.Evidence)).Inc()
+		if e.Action != decide.ActionNone {
+			m.Actions.WithLabelValues(string(e.Action)).Inc()
+		}
 		return
 	}
 	m.Messages.WithLabelValues("bounce").Inc()
