@@ -112,8 +112,8 @@ func (l *redisLedger) pairKey(sender, rcpt string) string {
 	return l.prefix + "p:" + keyPart(sender+"\n"+rcpt)
 }
 func (l *redisLedger) senderKey(sender string) string { return l.prefix + "s:" + keyPart(sender) }
-func (l *redisLedger) statsTag() string                { return "{" + l.prefix + "stats}" }
-func (l *redisLedger) sinceKey() string                { return l.statsTag() + ":since" }
+func (l *redisLedger) statsTag() string               { return "{" + l.prefix + "stats}" }
+func (l *redisLedger) sinceKey() string               { return l.statsTag() + ":since" }
 func (l *redisLedger) bucketKey(i int64) string {
 	return l.statsTag() + ":n:" + strconv.FormatInt(int64(l.width/time.Second), 10) + ":" + strconv.FormatInt(i, 10)
 }
