@@ -45,6 +45,9 @@ func (msg *message) keepAutoReply(h textproto.MIMEHeader) {
 	if msg.cfg == nil || msg.route.Candidate || msg.route.Why != decide.WhyInbound || msg.unread || msg.truncated {
 		return
 	}
+	if !mayMarkAutoReply(h) {
+		return // ordinary mail: no copy of its header
+	}
 	var b strings.Builder
 	names := make([]string, 0, len(h))
 	for name := range h {
@@ -125,4 +128,21 @@ func (msg *message) plainRecipients(m *gomilter.Modifier) error {
 func evidenceReader(r *frontend.Reader, msg *message) {
 	r.Evidence, r.Received = msg.cfg.Evidence, msg.received
 	r.AutoReplyOnly = msg.autoReply && !msg.unread
+}
+
+// autoReplyFields are the fields one of which dsn.MarkedAutoReply needs,
+// in textproto's canonical form.
+var autoReplyFields = []string{"Auto-Submitted", "X-Autoreply", "X-Autorespond", "X-Autoresponder",
+	"X-Vacation", "Precedence", "X-Auto-Response-Suppress"}
+
+// mayMarkAutoReply reports whether h has a field that may mark the message
+// as an automatic reply: a look-up per name, so that ordinary mail costs no
+// copy of its header.
+func mayMarkAutoReply(h textproto.MIMEHeader) bool {
+	for _, name := range autoReplyFields {
+		if _, ok := h[name]; ok {
+			return true
+		}
+	}
+	return false
 }
