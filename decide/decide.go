@@ -27,6 +27,10 @@ type Policy struct {
 	// BodySummary puts a short plain-text summary at the top of the
 	// report's human-readable part. It breaks the report's DKIM body hash.
 	BodySummary bool
+	// AutoReplyAction is what happens to an automatic reply judged
+	// backscatter ("": ActionTag; ActionReject is taken as ActionTag, see
+	// ParseAutoReplyAction).
+	AutoReplyAction Action
 }
 
 // defaultMaxRecipientHeaders is MaxRecipientHeaders when the Policy gives none.
@@ -70,6 +74,10 @@ type Facts struct {
 	Readings []rules.Reading
 	// Judgement is what backscatter made of Report.
 	Judgement backscatter.Judgement
+	// AutoReply: Report is an automatic reply that is judged (see
+	// JudgesAutoReply): it gets the X-NDR-Backscatter field and an
+	// X-NDR-Status with kind=autoreply, and Policy.AutoReplyAction.
+	AutoReply bool
 }
 
 // Header is a header field to add, to change (Index: which field of that
@@ -144,6 +152,9 @@ func Inbound(p Policy, f Facts) Outcome {
 	out := Outcome{Action: ActionNone}
 	for i := len(f.Incoming) - 1; i >= 0; i-- {
 		out.Delete = append(out.Delete, Header{Name: f.Incoming[i].Name, Index: f.Incoming[i].Index})
+	}
+	if f.AutoReply && JudgesAutoReply(f.Report, true) {
+		return autoReply(p, f, out)
 	}
 	if !Annotates(f.Report) {
 		return out
@@ -241,7 +252,12 @@ func backscatterAction(a Action, f Facts, j backscatter.Judgement) Action {
 // judgement on (sender, recipient) pairs alone is not enough to refuse: the
 // report may name a recipient the original was never addressed to (a
 // forwarding address, an alias, a list member).
+//
+// A forged BATV tag (EvidenceBATV with Yes) is refusable too: the report
+// comes to a prvs= address of ours whose tag our key did not make, so the
+// original did not leave here with that sender.
 func refusable(j backscatter.Judgement) bool {
 	return j.Verdict == backscatter.Yes &&
-		(j.Evidence == backscatter.EvidenceMessageID || j.Evidence == backscatter.EvidenceQueueID)
+		(j.Evidence == backscatter.EvidenceMessageID || j.Evidence == backscatter.EvidenceQueueID ||
+			j.Evidence == backscatter.EvidenceBATV)
 }

@@ -70,6 +70,14 @@
 //   - one written inside to our own users is never refused (see
 //     Facts.Inside).
 //
+// An automatic reply (an auto-reply, out-of-office notice, challenge or
+// quarantine notice its header or null sender marks: Facts.AutoReply) gets
+// X-NDR-Backscatter and one X-NDR-Status, "kind=autoreply; recipient=ADDR"
+// (the address that replied), no explanation, and Policy.AutoReplyAction
+// when judged backscatter: tagged, quarantined or, on evidence that names
+// what it answers, discarded; never rejected (an automatic responder ignores
+// a refusal).
+//
 // Policy.SubjectTag and Policy.BodySummary add a
 // "[Bounce: summary]" Subject prefix and a plain-text summary at the top of
 // the report's human-readable part.

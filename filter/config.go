@@ -92,6 +92,12 @@ type Config struct {
 	// connections at once (default frontend.DefaultBufferBudget); past it
 	// a message passes unread, its X-NDR-* fields still removed.
 	BufferBudget int64
+	// Evidence is the backscatter evidence beyond the ledger's the site
+	// turned on, BATV signing included (nil: none), as in the milter.
+	Evidence *frontend.Evidence
+	// AutoReplyAction is what happens to an automatic reply judged
+	// backscatter (default tag; reject is refused).
+	AutoReplyAction decide.Action
 	// IdleTimeout is how long the filter waits for a client's next command
 	// or its next bytes of data (default 5 minutes, RFC 5321 section
 	// 4.5.3.2.7).
@@ -182,6 +188,13 @@ func (c Config) validate() error {
 	if a == decide.ActionQuarantine {
 		return fmt.Errorf("backscatter action quarantine: an SMTP filter cannot hold a message in the MTA's queue; use tag, reject or discard (or the milter, ndrmilter serve)")
 	}
+	ar, err := decide.ParseAutoReplyAction(string(c.AutoReplyAction))
+	if err != nil {
+		return err
+	}
+	if ar == decide.ActionQuarantine {
+		return fmt.Errorf("autoreply backscatter action quarantine: an SMTP filter cannot hold a message in the MTA's queue; use tag or discard (or the milter, ndrmilter serve)")
+	}
 	if strings.ContainsAny(c.Hostname, " \t\r\n") {
 		return fmt.Errorf("hostname %q: expected a host name without white space", c.Hostname)
 	}
@@ -200,6 +213,7 @@ func (c *Config) policy() decide.Policy {
 		MaxRecipientHeaders: c.MaxRecipientHeaders,
 		SubjectTag:          c.SubjectTag,
 		BodySummary:         c.BodySummary,
+		AutoReplyAction:     c.AutoReplyAction,
 	}
 }
 

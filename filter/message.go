@@ -36,6 +36,9 @@ type head struct {
 	// unread: holding the text for parsing would have gone over the
 	// budget: the message passes unread (raw holds the header only).
 	unread bool
+	// autoReply: kept because its header marks it as an automatic reply
+	// (keepsAutoReply), not as a possible report.
+	autoReply bool
 }
 
 // field is one header field: raw[start:end], its lines and line endings.
@@ -98,7 +101,28 @@ func readHead(r *bufio.Reader, keep bool, parseCap int, hold *frontend.Hold) (*h
 			return nil, err
 		}
 	}
-	for keep && len(h.raw) < parseCap {
+	if !keep {
+		if _, err := r.Peek(1); errors.Is(err, io.EOF) {
+			h.complete = true
+		} else if err != nil {
+			return nil, err
+		}
+		return h, nil
+	}
+	if err := h.keepBody(r, parseCap, hold); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// keepBody reads the body after the header readHead read, until raw holds
+// parseCap bytes, within what hold may take of the budget (past it the
+// message is unread).
+func (h *head) keepBody(r *bufio.Reader, parseCap int, hold *frontend.Hold) error {
+	if h.complete {
+		return nil
+	}
+	for len(h.raw) < parseCap {
 		// Grown as the text comes: a small report takes little.
 		want := min(parseCap, max(2*len(h.raw), len(h.raw)+r.Buffered(), 64<<10))
 		if !hold.Grow(want) {
@@ -111,17 +135,17 @@ func readHead(r *bufio.Reader, keep bool, parseCap int, hold *frontend.Hold) (*h
 		switch {
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 			h.complete = true
-			return h, nil
+			return nil
 		case err != nil:
-			return nil, err
+			return err
 		}
 	}
 	if _, err := r.Peek(1); errors.Is(err, io.EOF) {
 		h.complete = true
 	} else if err != nil {
-		return nil, err
+		return err
 	}
-	return h, nil
+	return nil
 }
 
 func growTo(b []byte, n int) []byte {

@@ -52,6 +52,7 @@ type session struct {
 	rcpts   []string // normalised, at most frontend.MaxRecipients
 	route   decide.Route
 	queueID string // the upstream MTA's queue id (XFORWARD IDENT)
+	ev      evidenceState
 }
 
 func (s *session) observe(stage string, start time.Time) {
@@ -95,7 +96,10 @@ func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 	defer s.observe("mail", time.Now())
 	s.finish()
 	cfg := s.srv.config()
-	if err := s.mailNext(from, opts); err != nil {
+	route := cfg.site.Classify(s.origin(cfg), ledger.NormalizeAddress(from))
+	if holdsMail(cfg, route, from) {
+		s.ev.pending = &pendingMail{from: from, opts: opts}
+	} else if err := s.mailNext(from, opts); err != nil {
 		return err
 	}
 	s.open, s.cfg, s.start = true, cfg, time.Now()
@@ -107,7 +111,7 @@ func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 		// already in its queue: this filter runs after the queue.
 		s.srv.sawAfterQueue()
 	}
-	s.route = cfg.site.Classify(s.origin(cfg), s.from)
+	s.route = route
 	return nil
 }
 
@@ -176,18 +180,24 @@ func (s *session) origin(cfg *Config) decide.Origin {
 // Rcpt relays a recipient; the client gets the next hop's refusal as it is.
 func (s *session) Rcpt(to string, opts *smtp.RcptOptions) error {
 	defer s.observe("rcpt", time.Now())
+	if s.open && s.ev.pending != nil {
+		if err := s.sendPendingMail(to); err != nil {
+			return err
+		}
+	}
 	if !s.open || s.hop == nil {
 		return errNoTransaction
 	}
-	if err := s.hop.c.Rcpt(to, opts); err != nil {
+	if err := s.hop.c.Rcpt(s.nextRecipient(to), opts); err != nil {
 		if se, ok := isSMTPReply(err); ok {
 			return se
 		}
 		s.drop("rcpt", err)
 		return errNextHopLost
 	}
+	s.noteReceived(to)
 	if len(s.rcpts) < frontend.MaxRecipients {
-		if a := ledger.NormalizeAddress(to); a != "" {
+		if a := ledger.NormalizeAddress(s.nextRecipient(to)); a != "" {
 			s.rcpts = append(s.rcpts, a)
 		}
 	}
@@ -209,6 +219,10 @@ func (s *session) Data(r io.Reader) error {
 	// What the message holds of the budget is given back when it is gone.
 	defer s.c.hold.Release()
 	h, err := readHead(br, keep, cfg.ParseCap, s.c.hold)
+	if err == nil && !keep && keepsAutoReply(route, h) {
+		h.autoReply = true
+		err = h.keepBody(br, cfg.ParseCap, s.c.hold)
+	}
 	if err != nil {
 		s.drop("data", nil)
 		return errClientLost
@@ -313,7 +327,7 @@ func (s *session) decide(h *head, route decide.Route, cfg *Config) (out decide.O
 	}()
 	rd := frontend.Reader{Rules: s.srv.engine(), Ledger: s.srv.lookups, Site: cfg.site, Policy: cfg.policy(),
 		LookupTimeout: cfg.LookupTimeout, Metrics: s.srv.metrics, Log: s.srv.log, Budget: s.srv.budget,
-		Privacy: cfg.LogAddresses}
+		Privacy: cfg.LogAddresses, Evidence: cfg.Evidence, Received: s.ev.received, AutoReplyOnly: h.autoReply && !h.unread}
 	return rd.Inbound(f, route.Candidate && !h.unread, s.start)
 }
 
@@ -373,6 +387,7 @@ func (s *session) finish() {
 		}
 	}
 	s.open, s.cfg, s.from, s.rcpts, s.route, s.queueID = false, nil, "", nil, decide.Route{}, ""
+	s.ev = evidenceState{}
 }
 
 // Reset ends the transaction: after each message, at RSET and at EHLO.

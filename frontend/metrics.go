@@ -9,6 +9,7 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/decide"
+	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
@@ -106,6 +107,15 @@ func (m *Metrics) CountInbound(out *decide.Outcome) {
 		m.Messages.WithLabelValues("inbound").Inc()
 		return
 	}
+	if e.Kind == dsn.KindAutoreply {
+		// An automatic reply: judged, not explained.
+		m.Messages.WithLabelValues("autoreply").Inc()
+		m.Verdicts.WithLabelValues(string(e.Judgement.Verdict), string(e.Judgement.Evidence)).Inc()
+		if e.Action != decide.ActionNone {
+			m.Actions.WithLabelValues(string(e.Action)).Inc()
+		}
+		return
+	}
 	m.Messages.WithLabelValues("bounce").Inc()
 	m.Verdicts.WithLabelValues(string(e.Judgement.Verdict), string(e.Judgement.Evidence)).Inc()
 	m.Bounces.WithLabelValues(string(e.Kind), e.ReasonLabel(), string(e.Owner)).Inc()
@@ -162,4 +172,18 @@ func (o observedLedger) SentTo(ctx context.Context, sender, recipient string) (b
 	ok, err := o.l.SentTo(ctx, sender, recipient)
 	o.m.observeLookup(start, err)
 	return ok, err
+}
+
+func (o observedLedger) LastSent(ctx context.Context, sender string) (time.Time, error) {
+	start := time.Now()
+	t, err := o.l.LastSent(ctx, sender)
+	o.m.observeLookup(start, err)
+	return t, err
+}
+
+func (o observedLedger) Since(ctx context.Context) (time.Time, error) {
+	start := time.Now()
+	t, err := o.l.Since(ctx)
+	o.m.observeLookup(start, err)
+	return t, err
 }

@@ -18,7 +18,8 @@ import (
 
 // knownDirections are the values of the direction label of
 // ndrmilter_messages_total.
-var knownDirections = []string{"outbound", "inbound", "bounce"}
+// An automatic reply that is judged counts as "autoreply".
+var knownDirections = []string{"outbound", "inbound", "bounce", "autoreply"}
 
 // knownKinds are the kinds of report that are explained and counted in
 // ndrmilter_bounces_total: those decide.Annotates.
@@ -28,11 +29,7 @@ var knownKinds = []dsn.Kind{dsn.KindBounce, dsn.KindDelay}
 // ndrmilter_backscatter_verdicts_total.
 var knownVerdicts = []backscatter.Verdict{backscatter.Yes, backscatter.No, backscatter.Unknown}
 
-var knownEvidence = []backscatter.Evidence{
-	backscatter.EvidenceMessageID, backscatter.EvidenceQueueID, backscatter.EvidenceRecipientMatch,
-	backscatter.EvidenceNone, backscatter.EvidenceLedgerError, backscatter.EvidenceNotOurDomain,
-	backscatter.EvidenceNoLedger,
-}
+var knownEvidence = backscatter.Evidences
 
 // knownActions are the backscatter actions counted (decide.ActionNone is
 // not: it is no action).

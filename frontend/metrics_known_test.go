@@ -11,6 +11,7 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/decide"
+	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
@@ -75,7 +76,9 @@ func TestFreshMetricsCoverTheVocabularies(t *testing.T) {
 	if got, want := seriesCount(m.Bounces), len(knownKinds)*len(rules.Reasons())*len(rules.Owners()); got != want {
 		t.Errorf("ndrmilter_bounces_total has %d series, want %d (kinds x reasons x owners)", got, want)
 	}
-	if got, want := seriesCount(m.Verdicts), 3*7; got != want {
+	// 14 evidence values: the ledger's 7, and batv, batv-expired, dkim,
+	// never-sends, in-reply-to, batv-missing and ledger-young (issue 15).
+	if got, want := seriesCount(m.Verdicts), 3*14; got != want {
 		t.Errorf("ndrmilter_backscatter_verdicts_total has %d series, want %d (verdicts x evidence)", got, want)
 	}
 	if got := counterValue(t, m.Bounces.WithLabelValues("delay", "mailboxfull", "recipient-admin")); got != 0 {
@@ -110,6 +113,16 @@ func TestCountingStaysWithinTheKnownSeries(t *testing.T) {
 						}
 					}
 				}
+			}
+		}
+	}
+
+	// Automatic replies, as decide writes their events.
+	for _, v := range knownVerdicts {
+		for _, e := range knownEvidence {
+			for _, a := range []decide.Action{decide.ActionNone, decide.ActionTag, decide.ActionQuarantine, decide.ActionDiscard} {
+				m.CountInbound(&decide.Outcome{Event: &decide.Event{Kind: dsn.KindAutoreply,
+					Judgement: backscatter.Judgement{Verdict: v, Evidence: e}, Action: a}})
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/decide"
 	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/message"
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 
@@ -40,6 +41,17 @@ type Reader struct {
 	Text func() []byte
 	// Privacy is how the log line shows addresses.
 	Privacy Privacy
+	// Evidence is the evidence beyond the ledger's the site turned on (nil:
+	// none).
+	Evidence *Evidence
+	// AutoReplyOnly: the message is read because its header marks it as an
+	// automatic reply (MarkedAutoReply), not because its envelope sender is
+	// one reports come from: it is judged as an automatic reply or not at
+	// all, never read as a report (a person may forward one).
+	AutoReplyOnly bool
+	// Received are the envelope recipients as the client gave them, BATV
+	// tags included, when the front end rewrote them (nil: f.Recipients).
+	Received []string
 }
 
 // Inbound decides what happens to an inbound message from the facts f a
@@ -49,14 +61,18 @@ type Reader struct {
 // is counted and, for a report, logged with the time since start (when the
 // message began).
 func (r *Reader) Inbound(f decide.Facts, candidate bool, start time.Time) decide.Outcome {
-	if candidate {
+	if candidate || r.AutoReplyOnly {
 		r.Budget.Parse(func() {
 			if r.Text != nil {
 				f.Raw = r.Text()
 			}
-			if rep, perr := dsn.Parse(f.Raw); decide.Annotates(rep) {
+			rep, perr := dsn.Parse(f.Raw)
+			switch {
+			case decide.Annotates(rep) && !r.AutoReplyOnly:
 				f.Report, f.ParseErr = rep, perr
 				f.Readings = r.Rules.Explain(rep)
+			case decide.JudgesAutoReply(rep, f.NullSender || MarkedAutoReply(f.Raw)):
+				f.Report, f.ParseErr, f.AutoReply = rep, perr, true
 			}
 		})
 		if rep := f.Report; rep != nil {
@@ -64,8 +80,13 @@ func (r *Reader) Inbound(f decide.Facts, candidate bool, start time.Time) decide
 			if t <= 0 {
 				t = DefaultLookupTimeout
 			}
+			rcpts := r.Received
+			if rcpts == nil {
+				rcpts = f.Recipients
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), t)
-			f.Judgement = backscatter.Judge{Ledger: r.Ledger, Ours: r.Site.JudgeOurs()}.Report(ctx, rep, f.Recipients)
+			f.Judgement = r.Evidence.Judge(r.Site, r.Ledger).Judge(ctx,
+				backscatter.Input{Report: rep, Recipients: rcpts, Raw: f.Raw, AutoReply: f.AutoReply})
 			cancel()
 		}
 	}
@@ -75,4 +96,11 @@ func (r *Reader) Inbound(f decide.Facts, candidate bool, start time.Time) decide
 		r.Log.Info("bounce", out.Event.Fields(time.Since(start), r.Privacy.Address)...)
 	}
 	return out
+}
+
+// MarkedAutoReply reports whether the header at the start of raw marks the
+// message as an automatic reply (dsn.MarkedAutoReply).
+func MarkedAutoReply(raw []byte) bool {
+	h, _, _ := message.ReadHeader(raw)
+	return dsn.MarkedAutoReply(h)
 }

@@ -25,7 +25,12 @@ var (
 	bucketMsgID   = []byte("msgid")   // normalized Message-ID -> id
 	bucketQueueID = []byte("queueid") // queue id -> id of the record of its message
 	bucketPair    = []byte("pair")    // sender NUL recipient -> time (8 bytes, unix ns, latest)
+	bucketSender  = []byte("sender")  // sender -> time of its latest sending (8 bytes, unix ns)
+	bucketMeta    = []byte("meta")    // metaSince -> the time the ledger holds all it was given from (8 bytes, unix ns)
 )
+
+// metaSince is the key of Since in bucketMeta.
+var metaSince = []byte("since")
 
 // maxBatch bounds the number of records committed in one transaction.
 const maxBatch = 1000
@@ -50,8 +55,9 @@ type boltLedger struct {
 	writerD chan struct{}
 	sweepD  chan struct{}
 
-	pairMu   sync.Mutex // guards pairNext
-	pairNext []byte     // where the next sweepPairs starts; nil: at the first pair
+	pairMu     sync.Mutex // guards pairNext and senderNext
+	pairNext   []byte     // where the next sweepPairs starts; nil: at the first pair
+	senderNext []byte     // where the next sweepSenders starts; nil: at the first sender
 
 	// observeTx, when set (by tests, before any write), is told the
 	// records and pairs of each transaction of MergeBatch and RecordPairs.
@@ -112,7 +118,7 @@ func openBolt(path string, o Options, now func() time.Time) (*boltLedger, error)
 				return err
 			}
 		}
-		return nil
+		return initSenders(tx, now())
 	})
 	if err != nil {
 		db.Close()
@@ -354,6 +360,9 @@ func putTx(tx *bolt.Tx, r Record, cutoff time.Time) (Change, error) {
 	}
 
 	if r.Sender != "" {
+		if err := noteSender(tx, r.Sender, r.Time); err != nil {
+			return ChangeNone, err
+		}
 		pairs := tx.Bucket(bucketPair)
 		ts := uint64(r.Time.UnixNano())
 		for _, rc := range r.Recipients {
@@ -456,6 +465,52 @@ func (l *boltLedger) SentTo(ctx context.Context, sender, recipient string) (bool
 	return ts != 0 && int64(ts) >= l.cutoff().UnixNano(), nil
 }
 
+// LastSent returns the time of sender's latest sending within the
+// retention window, from the sender index.
+func (l *boltLedger) LastSent(ctx context.Context, sender string) (time.Time, error) {
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, err
+	}
+	sender = NormalizeAddress(sender)
+	if sender == "" {
+		return time.Time{}, ErrNotFound
+	}
+	var ts uint64
+	err := l.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketSender).Get([]byte(sender)); len(v) == 8 {
+			ts = binary.BigEndian.Uint64(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return time.Time{}, err
+	}
+	if ts == 0 || int64(ts) < l.cutoff().UnixNano() {
+		return time.Time{}, ErrNotFound
+	}
+	return time.Unix(0, int64(ts)), nil
+}
+
+// Since returns the time the ledger file was created, or, for a file
+// created by a version without the sender index, the time of its oldest
+// record when the index was built from its pairs at the first open (see
+// initSenders).
+func (l *boltLedger) Since(ctx context.Context) (time.Time, error) {
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, err
+	}
+	var t time.Time
+	err := l.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketMeta).Get(metaSince)
+		if len(v) != 8 {
+			return errors.New("ledger: the time the ledger began is missing from its meta bucket")
+		}
+		t = time.Unix(0, int64(binary.BigEndian.Uint64(v)))
+		return nil
+	})
+	return t, err
+}
+
 // Stats counts the records and reports the oldest and newest times.
 func (l *boltLedger) Stats(ctx context.Context) (Stats, error) {
 	st := Stats{Backend: "bbolt " + l.db.Path()}
@@ -548,6 +603,7 @@ func (l *boltLedger) sweep() int {
 		total += n
 		if err != nil || n < sweepChunk {
 			l.sweepPairs()
+			l.sweepSenders()
 			return total
 		}
 	}

@@ -148,6 +148,9 @@ func (l *boltLedger) putPairs(ctx context.Context, sender string, recipients []s
 		slices.SortFunc(keys, bytes.Compare)
 		keys = slices.CompactFunc(keys, bytes.Equal)
 		err := l.db.Update(func(tx *bolt.Tx) error {
+			if err := noteSender(tx, sender, t); err != nil {
+				return err
+			}
 			pairs := tx.Bucket(bucketPair)
 			for _, k := range keys {
 				if old := pairs.Get(k); len(old) == 8 && binary.BigEndian.Uint64(old) >= ts {

@@ -333,3 +333,82 @@ func TestBoltStatsReportsTheDatabaseSize(t *testing.T) {
 		t.Errorf("Stats.Bytes: %d empty, %d with 200 records, file %d bytes; want 0 < empty < full <= file", empty.Bytes, full.Bytes, fi.Size())
 	}
 }
+
+// A ledger file written before the sender index existed gets the index
+// built from its pairs at the first open, and begins (Since) at its oldest
+// record: every sender of the retention period is found.
+func TestBoltSenderIndexIsBuiltForAnOlderFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l, err := OpenBolt(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	oldest := time.Now().Add(-20 * 24 * time.Hour).Truncate(time.Millisecond)
+	latest := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	for _, r := range []Record{
+		{MessageID: "a.1@example.org", Sender: "alice@example.org", Recipients: []string{"b@example.net"}, Time: oldest},
+		{MessageID: "a.2@example.org", Sender: "alice@example.org", Recipients: []string{"c@example.net"}, Time: latest},
+		{MessageID: "z.1@example.org", Sender: "zed@example.org", Recipients: []string{"d@example.net"}, Time: oldest},
+	} {
+		if err := l.Put(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	// Take the index away, as a file of an older version lacks it.
+	db, err := bolt.Open(path, 0o640, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket(bucketSender); err != nil {
+			return err
+		}
+		return tx.DeleteBucket(bucketMeta)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	l, err = OpenBolt(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if got, err := l.LastSent(ctx, "alice@example.org"); err != nil || !got.Equal(latest) {
+		t.Fatalf("LastSent(alice) = %v, %v; want %v", got, err, latest)
+	}
+	if got, err := l.LastSent(ctx, "zed@example.org"); err != nil || !got.Equal(oldest) {
+		t.Fatalf("LastSent(zed) = %v, %v; want %v", got, err, oldest)
+	}
+	if since, err := l.Since(ctx); err != nil || !since.Equal(oldest) {
+		t.Fatalf("Since = %v, %v; want the oldest record's time %v", since, err, oldest)
+	}
+}
+
+// A sender whose latest sending leaves the retention window is swept from
+// the index.
+func TestBoltSweepExpiresSenders(t *testing.T) {
+	now := time.Now()
+	clock := func() time.Time { return now }
+	l, err := openBolt(filepath.Join(t.TempDir(), "ledger.db"), Options{Retention: time.Hour, SweepInterval: time.Hour}, func() time.Time { return clock() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := context.Background()
+	if err := l.Put(ctx, Record{MessageID: "s.1@example.org", Sender: "s@example.org", Recipients: []string{"r@example.net"}, Time: now}); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * time.Hour)
+	l.sweep()
+	if _, err := l.LastSent(ctx, "s@example.org"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("LastSent after the retention: %v, want ErrNotFound", err)
+	}
+	n := 0
+	l.db.View(func(tx *bolt.Tx) error { n = tx.Bucket(bucketSender).Stats().KeyN; return nil })
+	if n != 0 {
+		t.Fatalf("%d senders left in the index after the sweep, want 0", n)
+	}
+}

@@ -153,6 +153,67 @@ func testLedger(t *testing.T, l Ledger) {
 	testOneRecordPerMessage(t, l)
 	testMergeBatch(t, l)
 	testRecordPairs(t, l)
+	testSenderIndex(t, l)
+}
+
+// testSenderIndex checks LastSent and Since: the latest sending of each
+// sender within the retention, from records and from RecordPairs, never
+// moved back by an older recording; nothing for a sender that sent only
+// before the retention; and a Since that is not in the future.
+func testSenderIndex(t *testing.T, l Ledger) {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now().Truncate(time.Millisecond)
+	since, err := l.Since(ctx)
+	if err != nil || since.IsZero() || since.After(time.Now()) {
+		t.Fatalf("Since = %v, %v; want a time not after now", since, err)
+	}
+	if again, err := l.Since(ctx); err != nil || !again.Equal(since) {
+		t.Fatalf("Since again = %v, %v; want %v: it does not move", again, err, since)
+	}
+	if _, err := l.LastSent(ctx, "never.sent@example.org"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("LastSent of a sender with no mail: %v, want ErrNotFound", err)
+	}
+	t1 := now.Add(-2 * time.Hour)
+	if err := l.Put(ctx, Record{MessageID: "sender-index.1@example.org", Sender: "Sender.Index@Example.org",
+		Recipients: []string{"r1@example.net"}, Time: t1}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.LastSent(ctx, "<sender.index@example.org>"); err != nil || !got.Equal(t1) {
+		t.Fatalf("LastSent = %v, %v; want %v", got, err, t1)
+	}
+	// An older recording (a log imported late) does not move it back; a
+	// later one moves it on, also through RecordPairs.
+	if err := l.Put(ctx, Record{MessageID: "sender-index.0@example.org", Sender: "sender.index@example.org",
+		Recipients: []string{"r0@example.net"}, Time: t1.Add(-time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.LastSent(ctx, "sender.index@example.org"); err != nil || !got.Equal(t1) {
+		t.Fatalf("LastSent after an older record = %v, %v; want %v", got, err, t1)
+	}
+	t2 := now.Add(-time.Hour)
+	if err := RecordPairs(ctx, l, "sender.index@example.org", []string{"r2@example.net"}, t2); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.LastSent(ctx, "sender.index@example.org"); err != nil || !got.Equal(t2) {
+		t.Fatalf("LastSent after RecordPairs = %v, %v; want %v", got, err, t2)
+	}
+	// MergeBatch indexes its senders too.
+	if _, err := MergeBatch(ctx, l, []Record{{MessageID: "sender-index.b@example.org", Sender: "batch.sender@example.org",
+		Recipients: []string{"r3@example.net"}, Time: t2}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.LastSent(ctx, "batch.sender@example.org"); err != nil || !got.Equal(t2) {
+		t.Fatalf("LastSent after MergeBatch = %v, %v; want %v", got, err, t2)
+	}
+	// A sending before the retention period is not kept.
+	if err := l.Put(ctx, Record{MessageID: "sender-index.old@example.org", Sender: "old.sender@example.org",
+		Recipients: []string{"r4@example.net"}, Time: now.Add(-31 * 24 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.LastSent(ctx, "old.sender@example.org"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("LastSent of a sender that sent before the retention: %v, want ErrNotFound", err)
+	}
 }
 
 // testSameMessageFromConcurrentWriters puts, in each round, sameMessageWriters

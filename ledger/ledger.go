@@ -79,6 +79,19 @@ type Ledger interface {
 	ByQueueID(ctx context.Context, queueID string) (Record, error)
 	// SentTo reports whether sender sent to recipient within the retention window.
 	SentTo(ctx context.Context, sender, recipient string) (bool, error)
+	// LastSent returns the time of sender's latest sending within the
+	// retention window (the latest Record.Time of a record or pair with
+	// that sender), ErrNotFound when it sent nothing in it. It reads an
+	// index of senders: one key per sender, not a scan of its records.
+	LastSent(ctx context.Context, sender string) (time.Time, error)
+	// Since returns the time from which the ledger holds all it was given:
+	// when it was created, or, for a ledger created before it kept this
+	// time, the time its sender index began (see each store). A ledger
+	// whose Since is at least its retention period ago holds every
+	// recording of that whole period: it "covers" the retention period,
+	// and the absence of a message or of a sender's mail in it means
+	// something.
+	Since(ctx context.Context) (time.Time, error)
 	// Stats summarises the ledger's content.
 	Stats(ctx context.Context) (Stats, error)
 	// Close flushes pending writes and releases resources.

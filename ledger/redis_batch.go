@@ -52,6 +52,7 @@ func (l *redisLedger) queuePairs(ctx context.Context, pipe redis.Pipeliner, send
 		return // a null sender pairs with nobody (as in every ledger)
 	}
 	ms := strconv.FormatInt(t.UnixMilli(), 10)
+	lengthenScript.Eval(ctx, pipe, []string{l.senderKey(sender)}, ms, ttl.Milliseconds())
 	seen := make(map[string]bool, len(recipients))
 	for _, rcpt := range recipients {
 		k := l.pairKey(sender, rcpt)
@@ -75,6 +76,7 @@ func (l *redisLedger) queueStats(ctx context.Context, pipe redis.Pipeliner, now 
 	pipe.ZAddLT(ctx, tk, redis.Z{Score: float64(oldest.UnixMilli()), Member: "oldest"})
 	pipe.ZAddGT(ctx, tk, redis.Z{Score: float64(newest.UnixMilli()), Member: "newest"})
 	pipe.PExpire(ctx, tk, l.o.Retention)
+	pipe.SetNX(ctx, l.sinceKey(), strconv.FormatInt(now.UnixMilli(), 10), 0)
 	return bk
 }
 

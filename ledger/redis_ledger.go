@@ -23,6 +23,10 @@ import (
 //	PREFIX q:QUEUE-ID             -> "m" + Message-ID, or "r" + record when it has none;
 //	                                 TTL = retention from the time of its queue file
 //	PREFIX p:SENDER LF RECIPIENT  -> time of the latest sending (Unix ms), same TTL
+//	PREFIX s:SENDER               -> time of the sender's latest sending (Unix ms),
+//	                                 TTL = retention from that time (LastSent)
+//	{PREFIX stats}:since          -> Since (Unix ms), no TTL: set by the first write
+//	                                 or the first Since of a ledger that lacks it
 //	{PREFIX stats}:n:W:I          -> number of records added in the I-th window of W seconds
 //	{PREFIX stats}:times          -> sorted set: members "oldest" and "newest",
 //	                                 scores the extreme record times (Unix ms)
@@ -107,7 +111,9 @@ func (l *redisLedger) queueKey(id string) string { return l.prefix + "q:" + keyP
 func (l *redisLedger) pairKey(sender, rcpt string) string {
 	return l.prefix + "p:" + keyPart(sender+"\n"+rcpt)
 }
-func (l *redisLedger) statsTag() string { return "{" + l.prefix + "stats}" }
+func (l *redisLedger) senderKey(sender string) string { return l.prefix + "s:" + keyPart(sender) }
+func (l *redisLedger) statsTag() string               { return "{" + l.prefix + "stats}" }
+func (l *redisLedger) sinceKey() string               { return l.statsTag() + ":since" }
 func (l *redisLedger) bucketKey(i int64) string {
 	return l.statsTag() + ":n:" + strconv.FormatInt(int64(l.width/time.Second), 10) + ":" + strconv.FormatInt(i, 10)
 }
@@ -461,6 +467,53 @@ func (l *redisLedger) SentTo(ctx context.Context, sender, recipient string) (boo
 		return false, fmt.Errorf("ledger: redis: looking up sender/recipient pair: %w", err)
 	}
 	return n > 0, nil
+}
+
+// LastSent returns the time of sender's latest sending within the
+// retention, bounded by Options.LookupTimeout: one read of its key in the
+// sender index.
+func (l *redisLedger) LastSent(ctx context.Context, sender string) (time.Time, error) {
+	sender = NormalizeAddress(sender)
+	if sender == "" {
+		return time.Time{}, ErrNotFound
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.o.LookupTimeout)
+	defer cancel()
+	v, err := l.get(ctx, l.senderKey(sender))
+	if err != nil {
+		if err == ErrNotFound {
+			return time.Time{}, err
+		}
+		return time.Time{}, fmt.Errorf("ledger: redis: looking up sender: %w", err)
+	}
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("ledger: redis: sender index entry: expected Unix milliseconds, got %q", v[:min(len(v), 32)])
+	}
+	return time.UnixMilli(ms), nil
+}
+
+// Since returns the time the ledger began holding all it was given: the
+// first write by a version with the sender index, or, when the ledger has
+// none yet, now (which it then records: it holds all from now on). A
+// ledger written by older versions alone thus begins when this version
+// first writes to it or reads this, whatever it held before: its senders
+// were not indexed.
+func (l *redisLedger) Since(ctx context.Context) (time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, max(l.o.LookupTimeout, l.o.WriteTimeout))
+	defer cancel()
+	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
+	pipe := l.c.Pipeline()
+	pipe.SetNX(ctx, l.sinceKey(), now, 0)
+	get := pipe.Get(ctx, l.sinceKey())
+	if _, err := pipe.Exec(ctx); err != nil {
+		return time.Time{}, fmt.Errorf("ledger: redis: reading when the ledger began: %w", err)
+	}
+	ms, err := strconv.ParseInt(get.Val(), 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("ledger: redis: the time the ledger began: expected Unix milliseconds, got %q", get.Val())
+	}
+	return time.UnixMilli(ms), nil
 }
 
 // Stats costs two reads on one node, independent of the number of records:

@@ -19,6 +19,9 @@ type Config struct {
 	TrustedNetworks []netip.Prefix
 	// BackscatterAction is what happens to backscatter (default tag).
 	BackscatterAction decide.Action
+	// AutoReplyAction is what happens to an automatic reply judged
+	// backscatter (default tag; reject is refused).
+	AutoReplyAction decide.Action
 	// ParseCap is how many bytes of a bounce (header and body) are kept for
 	// parsing (default 2 MiB). The rest streams through unbuffered.
 	ParseCap int
@@ -79,6 +82,9 @@ type Config struct {
 	// at once (default frontend.DefaultBufferBudget); past it a message
 	// passes unread, its X-NDR-* fields still removed.
 	BufferBudget int64
+	// Evidence is the backscatter evidence beyond the ledger's the site
+	// turned on, BATV signing included (nil: none).
+	Evidence *frontend.Evidence
 
 	site decide.Site // Domains and TrustedNetworks, set by withDefaults
 }
@@ -144,6 +150,9 @@ func (c Config) validate() error {
 	if _, err := decide.ParseAction(string(c.BackscatterAction)); err != nil {
 		return err
 	}
+	if _, err := decide.ParseAutoReplyAction(string(c.AutoReplyAction)); err != nil {
+		return err
+	}
 	if _, err := frontend.ParsePrivacy(string(c.LogAddresses)); err != nil {
 		return err
 	}
@@ -162,5 +171,6 @@ func (c *Config) policy() decide.Policy {
 		MaxRecipientHeaders: c.MaxRecipientHeaders,
 		SubjectTag:          c.SubjectTag,
 		BodySummary:         c.BodySummary,
+		AutoReplyAction:     c.AutoReplyAction,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -508,17 +509,27 @@ func TestNotBouncesAndOrigins(t *testing.T) {
 	defer mx.close()
 
 	// Auto-replies, read receipts and feedback reports arrive with a null
-	// sender too, and are not bounces: no verdict, no reject.
+	// sender too, and are not bounces: never rejected. An auto-reply is
+	// judged by what it answers (issue 15): on this young ledger, unknown,
+	// with kind=autoreply and no explanation; a read receipt is untouched.
 	vacation := []byte("From: bob@remote.example\r\nTo: alice@example.org\r\nSubject: Out of office\r\nAuto-Submitted: auto-replied\r\nMessage-ID: <vac.1@remote.example>\r\nIn-Reply-To: <never.sent.v@example.org>\r\n\r\nI am away until Monday.\r\n")
 	mdn := []byte("From: bob@remote.example\r\nTo: alice@example.org\r\nSubject: Read: hello\r\nMIME-Version: 1.0\r\nContent-Type: multipart/report; report-type=disposition-notification; boundary=\"m\"\r\n\r\n--m\r\nContent-Type: text/plain\r\n\r\nYour message was displayed.\r\n--m\r\nContent-Type: message/disposition-notification\r\n\r\nReporting-UA: mail.remote.example\r\nFinal-Recipient: rfc822; bob@remote.example\r\nOriginal-Message-ID: <never.sent.m@example.org>\r\nDisposition: manual-action/MDN-sent-manually; displayed\r\n--m--\r\n")
-	for name, raw := range map[string][]byte{"auto-reply": vacation, "read receipt": mdn} {
-		r, err := mx.send(envelope{from: "", rcpts: []string{"alice@example.org"}, raw: raw})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(r.mods) != 0 || r.act.Code != gomilter.ActContinue {
-			t.Fatalf("%s: mods %+v, action %c; want untouched", name, r.mods, r.act.Code)
-		}
+	r, err := mx.send(envelope{from: "", rcpts: []string{"alice@example.org"}, raw: vacation})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := apply(vacation, r.mods); r.act.Code != gomilter.ActContinue ||
+		!slices.Equal(a.get("X-NDR-Backscatter"), []string{"unknown; evidence=ledger-young"}) ||
+		!slices.Equal(a.get("X-NDR-Status"), []string{"kind=autoreply; recipient=bob@remote.example"}) ||
+		len(a.get("X-NDR-Explanation")) != 0 || len(a.get("X-NDR-Owner")) != 0 {
+		t.Fatalf("auto-reply: mods %+v, action %c; want continue, judged unknown (ledger-young), kind=autoreply, no explanation", r.mods, r.act.Code)
+	}
+	r, err = mx.send(envelope{from: "", rcpts: []string{"alice@example.org"}, raw: mdn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.mods) != 0 || r.act.Code != gomilter.ActContinue {
+		t.Fatalf("read receipt: mods %+v, action %c; want untouched", r.mods, r.act.Code)
 	}
 
 	// Local socket (Postfix's own submissions) and IPv6 loopback are outbound.

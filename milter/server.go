@@ -106,9 +106,8 @@ var symList = map[gomilter.Stage][]string{
 func (s *Server) serveConn(c *conn) {
 	ms := &gomilter.Server{
 		NewMilter: func() gomilter.Milter { return &session{srv: s, c: c} },
-		Actions: gomilter.OptAddHeader | gomilter.OptChangeHeader | gomilter.OptChangeBody |
-			gomilter.OptQuarantine | gomilter.OptSetSymList,
-		SymList: symList,
+		Actions:   s.actions(),
+		SymList:   symList,
 	}
 	ms.Serve(&connListener{c: c})
 }

@@ -57,9 +57,18 @@ type message struct {
 	cfg     *Config
 	start   time.Time
 	from    string
+	rawFrom string       // the envelope sender as the client wrote it, for BATV
 	route   decide.Route // outbound or inbound, and whether it may be a bounce
 	queueID string
 	rcpts   []string
+	// rawRcpts are rcpts as the client wrote them, for BATV.
+	rawRcpts []string
+	// received are rcpts as received, BATV tags included, when
+	// plainRecipients rewrote one of them in rcpts.
+	received []string
+	// autoReply: an inbound message the header marks as an automatic
+	// reply, kept for reading (keepAutoReply).
+	autoReply bool
 
 	messageID string
 	subject   string
@@ -186,7 +195,7 @@ func (s *session) MailFrom(from string, m *gomilter.Modifier) (resp gomilter.Res
 	defer s.guard(stMail, &resp, &err)
 	s.reset()
 	cfg := s.srv.config()
-	s.msg = message{cfg: cfg, start: time.Now(), from: ledger.NormalizeAddress(from)}
+	s.msg = message{cfg: cfg, start: time.Now(), from: ledger.NormalizeAddress(from), rawFrom: strings.Trim(from, "<>")}
 	s.msg.queueID = m.Macros["i"]
 	s.c.stray = 0
 	client, haveClient := macroAddr(m.Macros)
@@ -224,6 +233,7 @@ func (s *session) RcptTo(rcptTo string, m *gomilter.Modifier) (resp gomilter.Res
 	if len(s.msg.rcpts) < maxRcpts {
 		if a := ledger.NormalizeAddress(rcptTo); a != "" {
 			s.msg.rcpts = append(s.msg.rcpts, a)
+			s.msg.rawRcpts = append(s.msg.rawRcpts, strings.Trim(rcptTo, "<>"))
 		}
 	}
 	if s.msg.queueID == "" {
@@ -296,6 +306,9 @@ func (s *session) Headers(h textproto.MIMEHeader, m *gomilter.Modifier) (resp go
 	defer s.guard(stEOH, &resp, &err)
 	if s.msg.route.Candidate && !s.msg.truncated && !s.msg.unread {
 		s.msg.keep("\r\n")
+	} else {
+		s.msg.keepAutoReply(h)
+		s.hold()
 	}
 	if s.msg.queueID == "" {
 		s.msg.queueID = m.Macros["i"]
@@ -309,7 +322,7 @@ func (s *session) BodyChunk(chunk []byte, m *gomilter.Modifier) (resp gomilter.R
 	defer s.observe(stBody, time.Now())
 	defer s.guard(stBody, &resp, &err)
 	msg := &s.msg
-	if msg.cfg != nil && msg.route.Candidate && !msg.truncated && !msg.unread {
+	if msg.cfg != nil && msg.keeps() {
 		room := msg.cfg.ParseCap - msg.text.size()
 		if len(chunk) > room {
 			chunk = chunk[:room]
@@ -350,7 +363,13 @@ func (s *session) Body(m *gomilter.Modifier) (resp gomilter.Response, err error)
 		s.srv.rec.Record(ledger.Record{MessageID: msg.messageID, QueueID: msg.queueID, Sender: msg.from,
 			Recipients: msg.rcpts, Time: msg.start}, string(msg.route.Why), msg.cfg.recordPolicy())
 		out = decide.Outbound(msg.cfg.site, decide.Facts{Recipients: msg.rcpts, Incoming: msg.ndr})
+		if err := msg.signSender(m); err != nil {
+			return nil, err
+		}
 	} else {
+		if err := msg.plainRecipients(m); err != nil {
+			return nil, err
+		}
 		out = s.inbound(msg)
 	}
 	if len(out.Delete) > 0 {
@@ -435,5 +454,6 @@ func (s *session) inbound(msg *message) decide.Outcome {
 	r := frontend.Reader{Rules: s.srv.engine(), Ledger: s.srv.lookups, Site: cfg.site, Policy: cfg.policy(),
 		LookupTimeout: cfg.LookupTimeout, Metrics: s.srv.metrics, Log: s.srv.log, Budget: s.srv.budget,
 		Text: msg.text.bytes, Privacy: cfg.LogAddresses}
+	evidenceReader(&r, msg)
 	return r.Inbound(f, msg.route.Candidate && !msg.unread, msg.start)
 }

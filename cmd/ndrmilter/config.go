@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ndrmilter/ndrmilter/batv"
 	"github.com/ndrmilter/ndrmilter/decide"
 	"github.com/ndrmilter/ndrmilter/frontend"
 	"github.com/ndrmilter/ndrmilter/httpapi"
@@ -57,6 +58,18 @@ type serveConfig struct {
 	HTTPUsers   string `yaml:"http_users"`
 	HTTPTLSCert string `yaml:"http_tls_cert"`
 	HTTPTLSKey  string `yaml:"http_tls_key"`
+	// The evidence beyond bounces (config_evidence.go).
+	AutoReplyBackscatterAction string   `yaml:"autoreply_backscatter_action"`
+	ReceiveOnly                []string `yaml:"receive_only"`
+	ReceiveOnlyLearn           bool     `yaml:"receive_only_learn"`
+	BATVKeys                   []string `yaml:"batv_keys"`
+	BATVSignKey                int      `yaml:"batv_sign_key"`
+	BATVLifetime               duration `yaml:"batv_lifetime"`
+	BATVSigningSince           string   `yaml:"batv_signing_since"`
+	BATVExemptSenders          []string `yaml:"batv_exempt_senders"`
+	BATVExemptDestinations     []string `yaml:"batv_exempt_destinations"`
+	DKIMKeys                   []string `yaml:"dkim_keys"`
+
 	// The bounds of an import through the HTTP API.
 	HTTPImportMaxBytes int64    `yaml:"http_import_max_bytes"`
 	HTTPImportTimeout  duration `yaml:"http_import_timeout"`
@@ -72,23 +85,26 @@ const defaultListen = "inet:127.0.0.1:9890"
 // defaultServeConfig is what serve runs with when neither file nor flag says otherwise.
 func defaultServeConfig() serveConfig {
 	return serveConfig{
-		Listen:            defaultListen,
-		SocketMode:        "0660",
-		Data:              "/var/lib/ndrmilter",
-		Retention:         duration(30 * 24 * time.Hour),
-		TrustedNetworks:   []string{"127.0.0.0/8", "::1/128"},
-		BackscatterAction: "tag",
-		HTTPListen:        "127.0.0.1:9891",
-		LogLevel:          "info",
-		ParseCap:          2 << 20,
-		RecordWait:        duration(frontend.DefaultRecordWait),
-		RecordRetry:       duration(10 * time.Minute),
-		IdleTimeout:       duration(milter.DefaultIdleTimeout),
-		DrainTimeout:      duration(5 * time.Second),
-		MaxConnections:    milter.DefaultMaxConnections,
-		BufferBudget:      frontend.DefaultBufferBudget,
-		RecordSpoolMax:    frontend.DefaultSpoolMax,
-		LogAddresses:      string(frontend.PrivacyHash),
+		Listen:                     defaultListen,
+		SocketMode:                 "0660",
+		Data:                       "/var/lib/ndrmilter",
+		Retention:                  duration(30 * 24 * time.Hour),
+		TrustedNetworks:            []string{"127.0.0.0/8", "::1/128"},
+		BackscatterAction:          "tag",
+		AutoReplyBackscatterAction: "tag",
+		BATVSignKey:                1,
+		BATVLifetime:               duration(batv.DefaultLifetime),
+		HTTPListen:                 "127.0.0.1:9891",
+		LogLevel:                   "info",
+		ParseCap:                   2 << 20,
+		RecordWait:                 duration(frontend.DefaultRecordWait),
+		RecordRetry:                duration(10 * time.Minute),
+		IdleTimeout:                duration(milter.DefaultIdleTimeout),
+		DrainTimeout:               duration(5 * time.Second),
+		MaxConnections:             milter.DefaultMaxConnections,
+		BufferBudget:               frontend.DefaultBufferBudget,
+		RecordSpoolMax:             frontend.DefaultSpoolMax,
+		LogAddresses:               string(frontend.PrivacyHash),
 
 		HTTPImportMaxBytes: httpapi.DefaultImportMaxBytes,
 		HTTPImportTimeout:  duration(httpapi.DefaultImportTimeout),
@@ -213,6 +229,9 @@ func serveFlags(fs *flag.FlagSet, c *serveConfig, configPath *string) {
 	fs.Var(listFlag{&c.Domains}, "domain", "our `DOMAIN` (repeatable; comma-separated lists too)")
 	fs.Var(listFlag{&c.TrustedNetworks}, "trusted-networks", "`CIDR,...` whose clients send outbound mail")
 	fs.StringVar(&c.BackscatterAction, "backscatter-action", c.BackscatterAction, "what to do with backscatter, an `ACTION`: "+strings.Join(flagChoices["backscatter-action"], ", "))
+	fs.StringVar(&c.AutoReplyBackscatterAction, "autoreply-backscatter-action", c.AutoReplyBackscatterAction, "what to do with automatic replies judged backscatter, an `ACTION`: "+strings.Join(flagChoices["autoreply-backscatter-action"], ", "))
+	fs.Var(listFlag{&c.ReceiveOnly}, "receive-only", "our `ADDR,...` that never send mail: a bounce or auto-reply to one is backscatter")
+	fs.BoolVar(&c.ReceiveOnlyLearn, "receive-only-learn", c.ReceiveOnlyLearn, "also count as receive-only our addresses that sent nothing within the retention period")
 	httpFlags(fs, c)
 	fs.Var(listFlag{&c.Rules}, "rules", "extra rules `FILE` loaded before the built-in rules (repeatable)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log `LEVEL`: "+strings.Join(flagChoices["log-level"], ", "))
@@ -231,9 +250,10 @@ func serveFlags(fs *flag.FlagSet, c *serveConfig, configPath *string) {
 
 // flagChoices are the values a flag takes, where they are a closed list.
 var flagChoices = map[string][]string{
-	"backscatter-action": {"tag", "quarantine", "reject", "discard"},
-	"log-level":          {"debug", "info", "warn", "error"},
-	"log-addresses":      {"hash", "domain", "full"},
+	"backscatter-action":           {"tag", "quarantine", "reject", "discard"},
+	"autoreply-backscatter-action": {"tag", "quarantine", "discard"},
+	"log-level":                    {"debug", "info", "warn", "error"},
+	"log-addresses":                {"hash", "domain", "full"},
 }
 
 // mergeFlags copies the flags that were set on the command line from
@@ -258,6 +278,12 @@ func mergeFlags(fs *flag.FlagSet, flagged serveConfig, c *serveConfig) {
 			c.TrustedNetworks = flagged.TrustedNetworks
 		case "backscatter-action":
 			c.BackscatterAction = flagged.BackscatterAction
+		case "autoreply-backscatter-action":
+			c.AutoReplyBackscatterAction = flagged.AutoReplyBackscatterAction
+		case "receive-only":
+			c.ReceiveOnly = flagged.ReceiveOnly
+		case "receive-only-learn":
+			c.ReceiveOnlyLearn = flagged.ReceiveOnlyLearn
 		case "http-listen", "metrics-listen":
 			c.HTTPListen = flagged.HTTPListen
 		case "http-users":
@@ -361,6 +387,14 @@ func (c serveConfig) milterConfig() (milter.Config, error) {
 	if err != nil {
 		return milter.Config{}, err
 	}
+	arAction, err := decide.ParseAutoReplyAction(c.AutoReplyBackscatterAction)
+	if err != nil {
+		return milter.Config{}, err
+	}
+	ev, err := c.evidence()
+	if err != nil {
+		return milter.Config{}, err
+	}
 	// record_wait 0 in the file: do not wait (the package's zero is its default).
 	wait := time.Duration(c.RecordWait)
 	if wait == 0 {
@@ -374,6 +408,8 @@ func (c serveConfig) milterConfig() (milter.Config, error) {
 		Domains:             c.Domains,
 		TrustedNetworks:     nets,
 		BackscatterAction:   action,
+		AutoReplyAction:     arAction,
+		Evidence:            ev,
 		ParseCap:            c.ParseCap,
 		MaxRecipientHeaders: c.MaxRecipientHeaders,
 		SubjectTag:          c.SubjectTag,

@@ -25,32 +25,35 @@ const defaultConfigPath = "/etc/ndrmilter/ndrmilter.yaml"
 
 // flagKeys maps each of serve's flags to the configuration key it sets.
 var flagKeys = map[string]string{
-	"listen":             "listen",
-	"socket-mode":        "socket_mode",
-	"data":               "data",
-	"ledger":             "ledger",
-	"retention":          "retention",
-	"domain":             "domains",
-	"trusted-networks":   "trusted_networks",
-	"backscatter-action": "backscatter_action",
-	"http-listen":        "http_listen",
-	"metrics-listen":     "http_listen",
-	"http-users":         "http_users",
-	"http-tls-cert":      "http_tls_cert",
-	"http-tls-key":       "http_tls_key",
-	"rules":              "rules",
-	"log-level":          "log_level",
-	"parse-cap":          "parse_cap",
-	"subject-tag":        "subject_tag",
-	"body-summary":       "body_summary",
-	"record-wait":        "record_wait",
-	"record-retry":       "record_retry",
-	"drain-timeout":      "drain_timeout",
-	"idle-timeout":       "idle_timeout",
-	"max-connections":    "max_connections",
-	"listen-allow":       "listen_allow",
-	"buffer-budget":      "buffer_budget",
-	"log-addresses":      "log_addresses",
+	"listen":                       "listen",
+	"socket-mode":                  "socket_mode",
+	"data":                         "data",
+	"ledger":                       "ledger",
+	"retention":                    "retention",
+	"domain":                       "domains",
+	"trusted-networks":             "trusted_networks",
+	"backscatter-action":           "backscatter_action",
+	"autoreply-backscatter-action": "autoreply_backscatter_action",
+	"receive-only":                 "receive_only",
+	"receive-only-learn":           "receive_only_learn",
+	"http-listen":                  "http_listen",
+	"metrics-listen":               "http_listen",
+	"http-users":                   "http_users",
+	"http-tls-cert":                "http_tls_cert",
+	"http-tls-key":                 "http_tls_key",
+	"rules":                        "rules",
+	"log-level":                    "log_level",
+	"parse-cap":                    "parse_cap",
+	"subject-tag":                  "subject_tag",
+	"body-summary":                 "body_summary",
+	"record-wait":                  "record_wait",
+	"record-retry":                 "record_retry",
+	"drain-timeout":                "drain_timeout",
+	"idle-timeout":                 "idle_timeout",
+	"max-connections":              "max_connections",
+	"listen-allow":                 "listen_allow",
+	"buffer-budget":                "buffer_budget",
+	"log-addresses":                "log_addresses",
 }
 
 // checkValues checks what can be checked without reading other files or
@@ -92,6 +95,7 @@ func (c serveConfig) checkValues(src *configSource) configProblems {
 	if _, err := decide.ParseAction(c.BackscatterAction); err != nil {
 		add("backscatter_action", -1, "%v", err)
 	}
+	c.checkEvidence(add)
 	probs = append(probs, c.checkHTTPValues(src)...)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

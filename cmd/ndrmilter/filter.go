@@ -194,6 +194,8 @@ func (c filterConfig) filterConfig() (filter.Config, error) {
 		Domains:             mc.Domains,
 		TrustedNetworks:     mc.TrustedNetworks,
 		BackscatterAction:   mc.BackscatterAction,
+		AutoReplyAction:     mc.AutoReplyAction,
+		Evidence:            mc.Evidence,
 		ParseCap:            mc.ParseCap,
 		MaxRecipientHeaders: mc.MaxRecipientHeaders,
 		SubjectTag:          mc.SubjectTag,

@@ -138,6 +138,22 @@ func (d *lateLedger) SentTo(ctx context.Context, sender, recipient string) (bool
 	return l.SentTo(ctx, sender, recipient)
 }
 
+func (d *lateLedger) LastSent(ctx context.Context, sender string) (time.Time, error) {
+	l, err := d.ledger()
+	if err != nil {
+		return time.Time{}, err
+	}
+	return l.LastSent(ctx, sender)
+}
+
+func (d *lateLedger) Since(ctx context.Context) (time.Time, error) {
+	l, err := d.ledger()
+	if err != nil {
+		return time.Time{}, err
+	}
+	return l.Since(ctx)
+}
+
 func (d *lateLedger) Stats(ctx context.Context) (ledger.Stats, error) {
 	l, err := d.ledger()
 	if err != nil {
