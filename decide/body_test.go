@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/text/language"
+
 	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/rules"
@@ -43,7 +45,7 @@ func TestBodySummaryGoesWhereTheTextStarts(t *testing.T) {
 		{"header never ends", "Subject: x\nTo: y@example.org\n", ""},
 		{"part header ends at a line that is no field", "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\ntext at once\n--b--\n", ""},
 	} {
-		got := string(withSummary([]byte(tc.raw), sum))
+		got := string(withSummary([]byte(tc.raw), func(bool) string { return sum }))
 		if got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
@@ -57,7 +59,7 @@ func TestBodySummaryIsASCII(t *testing.T) {
 		Recipient:      dsn.Recipient{Address: "jörg@例え.example\r\nX-NDR-Owner: none", Action: "failed"},
 		Classification: rules.Classification{Explanation: "Zustellung fehlgeschlagen \x1b[2J — " + strings.Repeat("très long ", 20), Status: "5.1.1"},
 	}
-	text := summaryText([]rules.Reading{hostile, hostile}, backscatter.Judgement{Verdict: backscatter.Yes})
+	text := summaryText([]rules.Reading{hostile, hostile}, backscatter.Judgement{Verdict: backscatter.Yes}, language.English, true)
 	if !strings.Contains(text, "j?rg@??.example X-NDR-Owner: none: Zustellung fehlgeschlagen [2J ? tr?s long") {
 		t.Errorf("summary does not carry the explanation made ASCII:\n%s", text)
 	}
