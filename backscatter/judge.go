@@ -150,8 +150,10 @@ pairs:
 // order: for each, the final address (Final-Recipient) and the address the
 // original was sent to (Original-Recipient), which differ when the message
 // was forwarded or went through an alias. The original sender wrote to the
-// latter, so both are looked up: a pair found for either is proof that the
-// message left here.
+// latter, so both are looked up, and so are the other names the report
+// gives for the same recipient (Sendmail's X-Actual-Recipient, an
+// expanded-from address): a pair found for any is proof that the message
+// left here.
 func failedAddresses(rcpts []dsn.Recipient) []string {
 	var out []string
 	add := func(a string) {
@@ -165,6 +167,9 @@ func failedAddresses(rcpts []dsn.Recipient) []string {
 		if rc.Action == smtpcode.ActionFailed || rc.Action == smtpcode.ActionDelayed || rc.Action == "" {
 			add(rc.Address)
 			add(rc.OriginalRecipient)
+			for _, a := range rc.Aliases {
+				add(a)
+			}
 		}
 	}
 	return out

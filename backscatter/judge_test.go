@@ -72,6 +72,14 @@ func forwarded(original, final string) *dsn.Report {
 	return rep
 }
 
+// aliased is a report whose recipient is also named by another address,
+// as Sendmail's X-Actual-Recipient names the address an alias led to.
+func aliased(final, alias string) *dsn.Report {
+	rep := bounceFor("", "")
+	rep.Recipients = []dsn.Recipient{{Address: final, Aliases: []string{alias}, Action: "failed", Status: "5.1.1"}}
+	return rep
+}
+
 func ourDomain(addr string) bool { return strings.HasSuffix(addr, "@example.org") }
 
 func TestJudgeReport(t *testing.T) {
@@ -104,6 +112,10 @@ func TestJudgeReport(t *testing.T) {
 		{"forwarded: the original recipient is one we sent to: no", Judge{Ledger: l}, forwarded("bob@remote.example", "bob@other.example"), alice,
 			"no; evidence=recipient-match"},
 		{"forwarded: neither address is one we sent to: yes", Judge{Ledger: l}, forwarded("carol@remote.example", "carol@other.example"), alice,
+			"yes; evidence=recipient-match"},
+		{"aliased: the alias is one we sent to: no", Judge{Ledger: l}, aliased("bob@other.example", "bob@remote.example"), alice,
+			"no; evidence=recipient-match"},
+		{"aliased: neither address is one we sent to: yes", Judge{Ledger: l}, aliased("carol@other.example", "carol@remote.example"), alice,
 			"yes; evidence=recipient-match"},
 		{"nothing to look up: unknown", Judge{Ledger: l}, &dsn.Report{Kind: dsn.KindBounce}, alice,
 			"unknown; evidence=none"},

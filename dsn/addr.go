@@ -42,7 +42,10 @@ func recipientAddress(v string) string {
 }
 
 // cleanAddress takes the address out of a written form: angle brackets,
-// quotes, a trailing comment or punctuation.
+// quotes, a trailing comment or punctuation, a source route
+// ("@relay.example:user@example.com", RFC 5321 section 4.1.2 and
+// appendix C; Oracle Messaging Server and old Sendmail still write them),
+// Exchange's "SMTP:" and a "mailto:".
 func cleanAddress(a string) string {
 	a = strings.TrimSpace(a)
 	if lt := strings.IndexByte(a, '<'); lt >= 0 {
@@ -52,6 +55,7 @@ func cleanAddress(a string) string {
 			a = a[lt+1:]
 		}
 	}
+	a = stripSourceRoute(a)
 	if strings.HasPrefix(a, `"`) {
 		// A quoted local part (RFC 5321 section 4.1.2): "a..b"@example.com.
 		if q := strings.Index(a[1:], `"@`); q >= 0 {
@@ -65,11 +69,34 @@ func cleanAddress(a string) string {
 	if sp := strings.IndexAny(a, " \t("); sp > 0 && strings.IndexByte(a[:sp], '@') > 0 {
 		a = a[:sp]
 	}
-	a = strings.Trim(a, " \t\"'<>[](),;:.")
-	if strings.HasPrefix(strings.ToLower(a), "mailto:") {
-		a = a[7:]
+	if k := strings.Index(a, "@["); k > 0 {
+		// An address literal (RFC 5321 section 4.1.3): its brackets stay.
+		if e := strings.IndexByte(a[k:], ']'); e > 0 {
+			a = strings.TrimLeft(a[:k+e+1], " \t\"'<([,;:")
+			return textclean.UTF8(a)
+		}
 	}
-	return textclean.UTF8(a)
+	a = strings.Trim(a, " \t\"'<>[](),;:.")
+	for _, prefix := range [...]string{"mailto:", "smtp:"} {
+		if len(a) > len(prefix) && ascii.HasPrefixFold(a, prefix) {
+			a = strings.Trim(a[len(prefix):], " \t\"'<>[]")
+		}
+	}
+	return textclean.UTF8(stripSourceRoute(a))
+}
+
+// stripSourceRoute returns the mailbox of a source-routed path
+// ("@a.example,@b.example:user@example.com" is "user@example.com"); a
+// alone when it has no route.
+func stripSourceRoute(a string) string {
+	if len(a) < 4 || a[0] != '@' {
+		return a
+	}
+	c := strings.LastIndexByte(a, ':')
+	if c < 0 || strings.IndexByte(a[c+1:], '@') <= 0 {
+		return a
+	}
+	return a[c+1:]
 }
 
 // decodeUnitext decodes RFC 6533 "\x{HHHH}" escapes.
@@ -142,7 +169,9 @@ func findAddress(s string, from int) (addr string, end int) {
 		for en < len(s) && (ascii.IsAlpha(s[en]) || ascii.IsDigit(s[en]) || s[en] == '-' || s[en] == '.' || s[en] == '_' || s[en] >= 0x80) {
 			en++
 		}
-		local := strings.TrimLeft(s[st:at], ".")
+		// A quote before the address quotes it ("addressed to
+		// 'user@example.com'"): it is no part of the local part.
+		local := strings.TrimLeft(s[st:at], ".'`")
 		domain := strings.TrimRight(s[at+1:en], ".-")
 		if len(local) > 0 && strings.IndexByte(domain, '.') > 0 && len(local) <= 256 {
 			return local + "@" + domain, at + 1 + len(domain)

@@ -15,6 +15,16 @@ func TestRecipientAddress(t *testing.T) {
 		{"rfc822; user+2Btag@example.com", "user+tag@example.com"},
 		{"rfc822; user+tag@example.com", "user+tag@example.com"},
 		{"rfc822; user@example.com (Real Name)", "user@example.com"},
+		{"rfc822; @relay.example.org:user@example.com", "user@example.com"},
+		{"rfc822; <@a.example,@b.example:user@example.com>", "user@example.com"},
+		{`rfc822; "user@example.com"`, "user@example.com"},
+		{"rfc822; 'user@example.com'", "user@example.com"},
+		{"rfc822; <<user@example.com>>", "user@example.com"},
+		{"rfc822; user@example.com.", "user@example.com"},
+		{"rfc822; [SMTP:user@example.com]", "user@example.com"},
+		{"rfc822; mailto:user@example.com", "user@example.com"},
+		{"rfc822; user@[192.0.2.1]", "user@[192.0.2.1]"},
+		{`rfc822; "User Name" <user@example.com>`, "user@example.com"},
 	} {
 		if got := recipientAddress(c.in); got != c.want {
 			t.Errorf("recipientAddress(%q) = %q, want %q", c.in, got, c.want)
@@ -35,6 +45,17 @@ func TestRecipientLine(t *testing.T) {
 		{">>> RCPT To:<bob@example.net>", "bob@example.net", "", lineTranscript},
 		{"Delivery failed 20 attempts: bob@example.net", "bob@example.net", "", lineSentence},
 		{"Please contact <postmaster@example.net>, thank you", "", "", lineNone},
+		{"jane.doe@example.org, without spaces or a trailing dot.", "", "", lineNone},
+		{"l.moretti@example.org, ERROR CODE :550 - Mailbox not found", "l.moretti@example.org", "ERROR CODE :550 - Mailbox not found", lineAddress},
+		{"550 5.1.1 <bob@example.net>... User unknown", "bob@example.net", "550 5.1.1 <bob@example.net>... User unknown", lineSummary},
+		{"554 <bob@example.net>... 550 Host unknown", "bob@example.net", "550 Host unknown", lineSummary},
+		{"550 5.1.1 jsmith... User unknown", "jsmith", "550 5.1.1 jsmith... User unknown", lineSummary},
+		{"550 example.net (smtp)... 550 Host unknown", "", "", lineNone},
+		{"Tue 2024-07-02 09:05:15.334: --> RCPT To:<bob@example.net>", "bob@example.net", "", lineTranscript},
+		{"In:  RCPT TO:<bob@example.net> ORCPT=rfc822;bob@example.net", "bob@example.net", "", lineTranscript},
+		{"Receiver not found: jsmith", "jsmith", "", lineLabelled},
+		{"SMTP <bob@example.net>", "bob@example.net", "", lineLabelled},
+		{"Your mail could not be delivered because they are not accepting mail from sender@example.com", "", "", lineNone},
 		{"no address here", "", "", lineNone},
 	} {
 		t.Run(c.line, func(t *testing.T) {

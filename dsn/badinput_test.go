@@ -222,3 +222,53 @@ func TestUnknownCharset(t *testing.T) {
 }
 
 func isValidUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// TestHostileTranscriptsStayLinear feeds the free-text heuristics what
+// makes them work hardest: thousands of local parts to complete against a
+// returned message with thousands of addresses, thousands of accepted
+// recipients before a failed DATA with many replies, and one long line full
+// of the words a sentence recipient follows. Time and memory stay linear in
+// the input.
+func TestHostileTranscriptsStayLinear(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("From: MAILER-DAEMON@mx.example.org\nSubject: Returned mail: see transcript for details\n\n   ----- Transcript of session follows -----\n")
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&b, "550 5.1.1 user%d... User unknown\n", i)
+	}
+	b.WriteString("\n   ----- Original message follows -----\n\nFrom: a@example.com\nTo: ")
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&b, "user%d@one.example, user%d@two.example, ", i, i)
+	}
+	b.WriteString("x@example.com\nSubject: x\n\nbody\n")
+	localParts := []byte(b.String())
+
+	b.Reset()
+	b.WriteString("From: MAILER-DAEMON@mx.example.org\nSubject: Undelivered Mail\n\nTranscript of session follows.\n\n")
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&b, " In:  RCPT TO:<r%d@example.com>\n Out: 250 2.1.5 Ok\n", i)
+	}
+	b.WriteString(" In:  DATA\n")
+	for i := 0; i < 500; i++ {
+		b.WriteString(" Out: 451 4.3.0 Error: queue file write error, and more text to make it long\n")
+	}
+	accepted := []byte(b.String())
+
+	sentence := []byte("From: MAILER-DAEMON@mx.example.org\nSubject: Undeliverable\n\n" +
+		strings.Repeat("the recipient address of the message to ", 6000) + " x@example.com\n")
+
+	for name, raw := range map[string][]byte{"local parts": localParts, "accepted": accepted, "sentence": sentence} {
+		var r *Report
+		alloc := allocatedBy(func() { r = mustParse(t, raw) })
+		if limit := uint64(64 * len(raw)); alloc > limit {
+			t.Errorf("%s: allocated %d bytes for %d bytes of input, want under %d", name, alloc, len(raw), limit)
+		}
+		if name != "sentence" && (r.Kind != KindBounce || len(r.Recipients) < min(3000, MaxRecipients)) {
+			t.Errorf("%s: kind %s with %d records, want a bounce for each recipient", name, r.Kind, len(r.Recipients))
+		}
+		for _, rc := range r.Recipients {
+			if len(rc.Diagnostic) > MaxDiagnostic {
+				t.Fatalf("%s: a diagnostic of %d bytes", name, len(rc.Diagnostic))
+			}
+		}
+	}
+}

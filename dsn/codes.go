@@ -14,20 +14,30 @@ import "github.com/ndrmilter/ndrmilter/smtpcode"
 // expiry. So a precise field gives way to the code right after the reply
 // code when that code differs and is not generic; a missing or generic
 // (X.0.0) field gives way to any code of the text that says more.
+//
+// A failure's field never gives way to a success code of the text (a
+// version number, "X-Mailman-Version: 2.1.12", or a transcript's "250
+// 2.1.0 Ok").
 func recordStatus(diag, field string) string {
 	switch {
 	case field == "":
 		return smtpcode.FindStatus(diag)
 	case genericStatus(field):
-		if c := smtpcode.FindStatus(diag); c != "" && !genericStatus(c) {
+		if c := smtpcode.FindStatus(diag); c != "" && !genericStatus(c) && sameOutcome(c, field) {
 			return c
 		}
 	default:
-		if c := smtpcode.StatusAfterReply(diag); c != "" && !genericStatus(c) {
+		if c := smtpcode.StatusAfterReply(diag); c != "" && !genericStatus(c) && sameOutcome(c, field) {
 			return c
 		}
 	}
 	return field
+}
+
+// sameOutcome says whether two codes both say success or both failure:
+// a code of class 2 and one of class 4 or 5 do not.
+func sameOutcome(a, b string) bool {
+	return (a[0] == '2') == (b[0] == '2')
 }
 
 // genericStatus says whether code is an enhanced status code X.0.0.

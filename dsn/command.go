@@ -3,11 +3,16 @@ package dsn
 import "github.com/ndrmilter/ndrmilter/internal/ascii"
 
 // commandMarks map the phrases reports use to name the SMTP command a
-// failure happened at to that command, surest first: Postfix's "in reply
-// to RCPT TO command", Exim's "after RCPT TO", Sendmail's ">>> DATA",
-// qmail's "does not like recipient", DragonFly's "did not like our final
-// DATA".
+// failure happened at to that command, surest first: qmail's "most
+// progress was RCPT TO", Postfix's "in reply to RCPT TO command", Exim's
+// "after RCPT TO" and "after pipelined RCPT TO", Sendmail's ">>> DATA",
+// qmail-remote's "does not like recipient", "but sender was rejected",
+// "failed on DATA command" (its source's messages), DragonFly's "did not
+// like our final DATA".
 var commandMarks = []struct{ mark, command string }{
+	{"most progress was rcpt to", "RCPT"}, // qmail-remote's "Remote host said: ... most progress was RCPT TO"
+	{"most progress was mail from", "MAIL"},
+	{"most progress was data", "DATA"},
 	{"in reply to rcpt to command", "RCPT"},
 	{"in reply to mail from command", "MAIL"},
 	{"in reply to end of data command", "DATA"},
@@ -16,6 +21,9 @@ var commandMarks = []struct{ mark, command string }{
 	{"in reply to helo command", "HELO"},
 	{"in reply to starttls command", "STARTTLS"},
 	{"in reply to auth", "AUTH"},
+	{"after pipelined rcpt to", "RCPT"}, // Exim with PIPELINING
+	{"after pipelined mail from", "MAIL"},
+	{"after pipelined data", "DATA"},
 	{"after rcpt to", "RCPT"},
 	{"after mail from", "MAIL"},
 	{"after end of data", "DATA"},
@@ -35,6 +43,11 @@ var commandMarks = []struct{ mark, command string }{
 	{"did not like our data", "DATA"},
 	{"does not like recipient", "RCPT"},
 	{"does not like sender", "MAIL"},
+	{"but sender was rejected", "MAIL"}, // qmail-remote: "Connected to x but sender was rejected."
+	{"but greeting failed", "CONN"},
+	{"but my name was rejected", "HELO"},
+	{"failed on data command", "DATA"},
+	{"failed after i sent the message", "DATA"},
 	{"didn't like the sender", "MAIL"},
 	{"didn't like the recipient", "RCPT"},
 	{"smtp:rcpt", "RCPT"},
@@ -119,6 +132,23 @@ func (x *wordIndex) at(s string, i int) []uint8 {
 	}
 	c0 := ascii.Lower(s[i])
 	k := uint16(c0)<<8 | uint16(ascii.Lower(s[i+1]))
+	if x.pairs[k>>6]&(1<<(k&63)) == 0 {
+		return nil
+	}
+	return x.byFirst[c0]
+}
+
+// atSpaced is at for a text whose white space counts as one space: a
+// second byte that is white space is taken for a space.
+func (x *wordIndex) atSpaced(s string, i int) []uint8 {
+	if i+1 >= len(s) {
+		return nil
+	}
+	c0, c1 := ascii.Lower(s[i]), ascii.Lower(s[i+1])
+	if isSpace(c1) {
+		c1 = ' '
+	}
+	k := uint16(c0)<<8 | uint16(c1)
 	if x.pairs[k>>6]&(1<<(k&63)) == 0 {
 		return nil
 	}

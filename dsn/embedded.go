@@ -22,7 +22,7 @@ func (p *parser) readEmbedded() bool {
 	var candidates [][]byte
 	// Forwarded text, unquoted; only when the header reads like a bounce
 	// ("Fwd: Returned mail"), so that ordinary mail costs no text search.
-	sender, subject := headerEvidence(p.hdr)
+	sender, subject := p.headerEvidence()
 	if sender || subject {
 		p.loadText()
 	}

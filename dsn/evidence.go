@@ -5,7 +5,6 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
-	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // Whether a message without a report part is a bounce at all, and which
@@ -41,21 +40,6 @@ func textFamily(lowerSection []byte) string {
 	return "text"
 }
 
-// fallbackAction is the action of recipients whose status does not say:
-// delayed when the subject or text says the message is delayed.
-func (p *parser) fallbackAction() smtpcode.Action {
-	s := ascii.LowerString(message.DecodeWords(p.hdr.GetString("Subject")))
-	for _, w := range delaySubjects {
-		if strings.Contains(s, w) {
-			return smtpcode.ActionDelayed
-		}
-	}
-	return smtpcode.ActionFailed
-}
-
-// delaySubjects are lower-case subject words of delay warnings.
-var delaySubjects = []string{"delayed", "delay)", "warning: message", "still being retried", "will retry", "not yet been delivered"}
-
 // failedRecipientsHeader reads X-Failed-Recipients (Exim, Gmail).
 func failedRecipientsHeader(h message.Header) []string {
 	var out []string
@@ -73,11 +57,10 @@ func failedRecipientsHeader(h message.Header) []string {
 // text both read like a bounce; 2 such a sender and a bounce subject or
 // text, or X-Failed-Recipients. Words alone, from an ordinary sender, are
 // not enough for 2: newsletters say "delivery failed" too.
-func bounceEvidence(h message.Header, lowerText func() []byte) int {
+func bounceEvidence(h message.Header, sender, subject bool, lowerText func() []byte) int {
 	if h.Has("X-Failed-Recipients") {
 		return 2
 	}
-	sender, subject := headerEvidence(h)
 	switch {
 	case sender && subject:
 		return 2 // the text need not be read
@@ -114,16 +97,9 @@ func bounceEvidence(h message.Header, lowerText func() []byte) int {
 // 4.5.5) or an auto-generated message (RFC 3834), and whether the subject
 // reads like a bounce.
 func headerEvidence(h message.Header) (sender, subject bool) {
-	from := ascii.LowerString(message.DecodeWords(h.GetString("From")))
-	for _, w := range daemonSenders {
-		if strings.Contains(from, w) {
-			sender = true
-			break
-		}
-	}
-	// Auto-Submitted: auto-replied marks vacation replies as much as
-	// bounces; only auto-generated counts here.
-	if rp := h.GetString("Return-Path"); rp == "<>" || strings.HasPrefix(ascii.LowerString(h.GetString("Auto-Submitted")), "auto-generated") {
+	sender = daemonFrom(h)
+	auto := ascii.LowerString(h.GetString("Auto-Submitted"))
+	if rp := h.GetString("Return-Path"); rp == "<>" || strings.HasPrefix(auto, "auto-generated") {
 		sender = true
 	}
 	subj := ascii.LowerString(message.DecodeWords(h.GetString("Subject")))
@@ -133,7 +109,25 @@ func headerEvidence(h message.Header) (sender, subject bool) {
 			break
 		}
 	}
+	// Auto-Submitted: auto-replied marks vacation replies as much as
+	// bounces (Gmail, Exim and Postfix mark theirs so): it makes an
+	// automatic sender only with a bounce subject.
+	if subject && strings.HasPrefix(auto, "auto-replied") {
+		sender = true
+	}
 	return sender, subject
+}
+
+// daemonFrom says whether the From of a message is a mailer daemon's
+// (one of daemonSenders).
+func daemonFrom(h message.Header) bool {
+	from := ascii.LowerString(message.DecodeWords(h.GetString("From")))
+	for _, w := range daemonSenders {
+		if strings.Contains(from, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // daemonSenders are lower-case parts of the From of automatic bounce senders.
@@ -141,7 +135,7 @@ var daemonSenders = []string{
 	"mailer-daemon", "mailer_daemon", "mailerdaemon", "postmaster", "mail-daemon", "mail delivery",
 	"maildelivery", "mail administrator", "system administrator", "mail_delivery",
 	"mailadmin", "mail-system", "mail system", "mmdf", "mdaemon", "internet mail delivery",
-	"returned mail", "post_master", "daemon@",
+	"returned mail", "post_master", "daemon@", "microsoftexchange",
 }
 
 // bounceSubjects are lower-case subject words of bounces and delay warnings.
@@ -154,6 +148,8 @@ var bounceSubjects = []string{
 	"mail delivery", "mail system error", "message not delivered", "rejected", "error sending message",
 	"permanent error", "delivery report", "no se puede entregar", "onbestelbaar", "não entregue",
 	"配信", "エラー", "不達", "未送达", "退信", "недоставлен", "не доставлен", "не может быть доставлено",
+	"could not send", "non-delivery", "nondelivery", "delivery error", "unable to deliver", "mail returned",
+	"returned message", "delivery warning",
 }
 
 // bouncePhrases are lower-case phrases of bounce texts.

@@ -68,3 +68,38 @@ func ExampleParse_freeText() {
 	// bounce qmail
 	// carol@example.net 5.2.2 RCPT 192.0.2.7
 }
+
+func ExampleParseAll() {
+	mbox := "From MAILER-DAEMON Tue Jul  9 08:01:12 2024\n" +
+		"From: Mail Delivery System <Mailer-Daemon@mx.example.org>\n" +
+		"Subject: Mail delivery failed: returning message to sender\n" +
+		"\n" +
+		"A message that you sent could not be delivered to one or more of its\n" +
+		"recipients. This is a permanent error. The following address(es) failed:\n" +
+		"\n" +
+		"  bob@example.net\n" +
+		"    SMTP error from remote mail server after RCPT TO:<bob@example.net>:\n" +
+		"    550 5.1.1 <bob@example.net>: Recipient address rejected: User unknown\n" +
+		"\n" +
+		"From MAILER-DAEMON Tue Jul  9 09:30:00 2024\n" +
+		"From: MAILER-DAEMON@mail.example.com\n" +
+		"Subject: Returned mail: see transcript for details\n" +
+		"\n" +
+		"   ----- Transcript of session follows -----\n" +
+		"... while talking to mx.example.org.:\n" +
+		">>> DATA\n" +
+		"<<< 552 5.2.2 Mailbox full\n" +
+		"554 5.0.0 carol@example.org... Service unavailable\n"
+	for r, err := range dsn.ParseAll([]byte(mbox)) {
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		for _, rc := range r.Recipients {
+			fmt.Println(r.Kind, rc.Address, rc.Status, rc.Command)
+		}
+	}
+	// Output:
+	// bounce bob@example.net 5.1.1 RCPT
+	// bounce carol@example.org 5.2.2 DATA
+}

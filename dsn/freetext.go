@@ -39,12 +39,12 @@ func (p *parser) readFreeText() bool {
 			r.ReportingMTA = msg.reportingMTA
 			r.Format = "rfc3464-text"
 			p.enrichBlocks(scanRecipientBlocks(section[:start], lowerSection[:start]))
-			p.finish(p.fallbackAction())
+			p.finish(p.fallbackAction)
 			return true
 		}
 	}
 
-	blocks := scanRecipientBlocks(section, lowerSection)
+	blocks := p.settleBlocks(scanRecipientBlocks(section, lowerSection))
 	failed := failedRecipientsHeader(p.hdr)
 	switch {
 	case len(failed) > 0:
@@ -55,6 +55,7 @@ func (p *parser) readFreeText() bool {
 			if k := idx.find(blocks, a); k >= 0 {
 				b := &blocks[k]
 				rc.Diagnostic, rc.RemoteMTA, rc.Command = b.diagnostic, b.remoteMTA, b.command
+				rc.addAddress(b.alias)
 			}
 			if rc.Diagnostic == "" {
 				rc.Diagnostic = sectionSummary(section)
@@ -67,29 +68,75 @@ func (p *parser) readFreeText() bool {
 				r.Truncated = true
 				break
 			}
-			r.Recipients = append(r.Recipients, Recipient{Address: b.address, Diagnostic: b.diagnostic, RemoteMTA: b.remoteMTA, Command: b.command})
+			rc := Recipient{Address: b.address, Diagnostic: b.diagnostic, RemoteMTA: b.remoteMTA, Command: b.command}
+			rc.addAddress(b.alias)
+			r.Recipients = append(r.Recipients, rc)
 		}
 	default:
 		if ev < 2 {
 			return false
 		}
 		// A bounce that names its recipient only in a sentence
-		// ("could not be delivered to <user@example.com>"), or not at all.
-		a := sentenceRecipient(section, lowerSection)
-		if a == "" {
-			if h := inlineOriginal(p.text, p.separators()); h != nil {
-				readOriginal(&r.Original, h)
-			}
-			a = firstAddress(r.Original.To)
+		// ("could not be delivered to <user@example.com>"), or not at all:
+		// then the one address the returned message was sent to, or none.
+		a := p.sentenceRecipient(section, lowerSection)
+		if a == "" && p.readEmbedded() {
+			// A report forwarded, pasted or attached inside this one
+			// names it.
+			return true
 		}
 		if a == "" {
+			a = p.soleOriginalRecipient()
+		}
+		if a == "" && !failureStated(p.noticeWords()) {
 			return false
 		}
 		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: sectionSummary(section)})
 	}
 	r.Format = textFamily(lowerSection)
-	p.finish(p.fallbackAction())
+	p.finish(p.fallbackAction)
 	return true
+}
+
+// settleBlocks decides the addresses of the recipient blocks of a
+// free-text report: a local part alone is completed (completeLocal) or
+// left unnamed (""); an address that only a sentence names is dropped when
+// it is the sender's; a block that names a recipient already named goes.
+// A local part alone in a list is kept unnamed only when no block names an
+// address: it may be any word.
+func (p *parser) settleBlocks(blocks []textBlock) []textBlock {
+	named := false
+	for i := range blocks {
+		b := &blocks[i]
+		switch {
+		case plausibleAddress(b.address):
+			if b.kind == lineSentence && p.isSender(b.address) {
+				b.address, b.kind = "", -1 // dropped below
+			}
+		default:
+			b.address = p.completeLocal(b.address)
+			if b.address == "" && b.kind == lineLocal {
+				b.kind = -1 // dropped below unless nothing else is named
+			}
+		}
+		if b.address != "" {
+			named = true
+		}
+	}
+	out := blocks[:0]
+	idx := &blockIndex{}
+	for i := range blocks {
+		b := blocks[i]
+		switch {
+		case b.kind == -1 && (named || b.address == "" && b.diagnostic == ""):
+			continue
+		case b.address != "" && idx.find(out, b.address) >= 0:
+			continue // named twice: a local part, then the address
+		}
+		out = append(out, b)
+		idx.update(out)
+	}
+	return out
 }
 
 // enrichBlocks completes recipient records from free-text blocks.
@@ -114,8 +161,33 @@ func (p *parser) enrichBlocks(blocks []textBlock) {
 		if rc.Command == "" {
 			rc.Command = b.command
 		}
+		rc.addAddress(b.alias)
 	}
 }
+
+// addAddress adds an address the report gives for the recipient: its
+// OriginalRecipient when it has none, else one of its Aliases; nothing when
+// a is empty or already one of its addresses.
+func (rc *Recipient) addAddress(a string) {
+	if a == "" || equalFoldASCII(a, rc.Address) || equalFoldASCII(a, rc.OriginalRecipient) {
+		return
+	}
+	for _, x := range rc.Aliases {
+		if equalFoldASCII(a, x) {
+			return
+		}
+	}
+	if rc.OriginalRecipient == "" {
+		rc.OriginalRecipient = a
+		return
+	}
+	if len(rc.Aliases) < maxAliases {
+		rc.Aliases = append(rc.Aliases, a)
+	}
+}
+
+// maxAliases caps the Aliases of one recipient.
+const maxAliases = 8
 
 // indexBlocks returns the index of blocks by address.
 func indexBlocks(blocks []textBlock) *blockIndex {

@@ -26,7 +26,20 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("From: MAILER-DAEMON@x.example\nSubject: failure notice\n\n<a@b.example>:\n550 5.1.1 no\n"))
 	f.Add([]byte("Content-Type: multipart/report; boundary=x\n\n--x\nContent-Type: message/delivery-status\n\nFinal-Recipient: utf-8; \\x{41}@b.example\nStatus: 5.0.0\n"))
+	f.Add([]byte("From MAILER-DAEMON Tue Jul  9 08:01:12 2024\nFrom: MAILER-DAEMON@x.example\nSubject: Returned mail\n\n" +
+		"   ----- Transcript of session follows -----\n... while talking to mx.b.example.:\n>>> DATA\n<<< 552 full\n554 a... Service unavailable\n" +
+		"\nFrom c@x.example Tue Jul  9 08:01:13 2024\nSubject: x\n\n Tue 09:05:15.334: --> RCPT To:<c@b.example>\n In: DATA\n Out: 451 4.3.0 no\n"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		n := 0
+		for r := range ParseAll(raw) {
+			if r == nil {
+				t.Fatal("ParseAll yielded a nil report")
+			}
+			n++
+		}
+		if n == 0 {
+			t.Fatal("ParseAll yielded no report")
+		}
 		r, err := Parse(raw)
 		if errors.Is(err, ErrInternal) {
 			t.Fatalf("Parse panicked: %v", err)
@@ -46,7 +59,7 @@ func FuzzParse(f *testing.F) {
 			if len(rc.Diagnostic) > MaxDiagnostic {
 				t.Fatalf("diagnostic of %d bytes, over MaxDiagnostic", len(rc.Diagnostic))
 			}
-			for _, s := range []string{rc.Address, rc.Diagnostic, rc.RemoteMTA, rc.Status, rc.ReplyCode} {
+			for _, s := range append([]string{rc.Address, rc.OriginalRecipient, rc.DiagnosticType, rc.Diagnostic, rc.RemoteMTA, rc.Status, rc.ReplyCode}, rc.Aliases...) {
 				if !utf8.ValidString(s) {
 					t.Fatalf("invalid UTF-8 in recipient record %+v", rc)
 				}

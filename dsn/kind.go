@@ -44,9 +44,9 @@ func kindRank(k Kind) int {
 }
 
 // settleKinds fills each recipient's missing Action from its status class
-// (or the fallback action) and sets the report's Kind to that of its most
-// significant recipient.
-func settleKinds(r *Report, fallback smtpcode.Action) {
+// (or the fallback action, asked for only when a record needs it) and sets
+// the report's Kind to that of its most significant recipient.
+func settleKinds(r *Report, fallbackAction func() smtpcode.Action) {
 	best := Kind("")
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
@@ -55,7 +55,7 @@ func settleKinds(r *Report, fallback smtpcode.Action) {
 			case strings.HasPrefix(rc.Status, "5"):
 				rc.Action = smtpcode.ActionFailed
 			case strings.HasPrefix(rc.Status, "4"):
-				if fallback == smtpcode.ActionFailed {
+				if fallbackAction() == smtpcode.ActionFailed {
 					// A report that gave up on a temporary error (expired).
 					rc.Action = smtpcode.ActionFailed
 				} else {
@@ -64,7 +64,7 @@ func settleKinds(r *Report, fallback smtpcode.Action) {
 			case strings.HasPrefix(rc.Status, "2"):
 				rc.Action = smtpcode.ActionDelivered
 			default:
-				rc.Action = fallback
+				rc.Action = fallbackAction()
 			}
 		}
 		if k := kindOfAction(rc.Action); kindRank(k) > kindRank(best) {

@@ -5,6 +5,82 @@ import (
 	"github.com/ndrmilter/ndrmilter/message"
 )
 
+// autoReplied says whether a message without a report part is an
+// automatic reply rather than a bounce. The text decides, not one header:
+//   - a challenge of a challenge-response filter (Boxbe's "Request to join
+//     my Guest List", "please verify your message") is an auto-reply,
+//     though it says the message was not delivered yet;
+//   - a message the header marks as an auto-reply (RFC 3834
+//     Auto-Submitted: auto-replied, an "Automatic reply" subject...) is one
+//     unless the bounce evidence is strong (a mailer daemon's bounce
+//     subject and text: Gmail and Exim mark their bounces auto-replied);
+//   - a message that some evidence makes a bounce candidate (a null
+//     reverse path, say) but whose text is a vacation notice ("Thank you
+//     for your e-mail. I am out of the office") and states no failure is
+//     one too.
+//
+// Ordinary mail (no header evidence at all) is not read here: it costs no
+// text search.
+func (p *parser) autoReplied() bool {
+	header := p.autoReplyHeader()
+	ev := p.evidence()
+	switch {
+	case !header && ev == 0:
+		return false
+	case header && ev < 2:
+		return true // a vacation notice or a challenge: an auto-reply either way
+	case ev >= 2 && (!header || daemonFrom(p.hdr)):
+		return false // a mailer daemon's bounce: no text search
+	}
+	p.loadText()
+	words := p.noticeWords()
+	if ev >= 2 || !daemonFrom(p.hdr) {
+		// Marked an auto-reply, or sent by no daemon: a challenge?
+		if challengeText(words) {
+			return true
+		}
+	}
+	return ev < 2 && vacationText(words) && !failureStated(words)
+}
+
+// challengePhrases are lower-case phrases of the challenges that
+// challenge-response filters (Boxbe, SpamArrest, TMDA, Mailblocks...) send
+// to an unknown sender: the message waits until the sender proves to be a
+// person. Not a bounce: the message was not refused.
+var challengePhrases = newPhraseList([]string{
+	"guest list", "waitlisted", "wait list", "verify your message", "verify your email address",
+	"verify your e-mail address", "verify your address", "please verify your", "verify that you are",
+	"confirm that you are a", "confirm you are a", "are a real person", "confirm you are human",
+	"challenge-response", "challenge response", "sender verification", "approved senders list",
+	"click here to deliver your message", "to have it delivered", "whitelist request",
+	"requires senders to verify", "until you confirm",
+})
+
+// challengeText says whether a notice (see noticeWords) is a challenge.
+func challengeText(words []byte) bool {
+	return challengePhrases.in(words)
+}
+
+// vacationPhrases are lower-case phrases of vacation and out-of-office
+// replies, in the languages the subjects of autoReplySubjects cover.
+var vacationPhrases = newPhraseList([]string{
+	"out of the office", "out of office", "on vacation", "on holiday", "on leave", "away from the office",
+	"away from my desk", "i am away", "i'm away", "i am currently away", "i am currently out",
+	"limited access to e-mail", "limited access to email", "will be back", "i will return",
+	"thank you for your e-mail", "thank you for your email", "thank you for your message",
+	"thanks for your email", "thanks for your e-mail", "thanks for your message",
+	"i no longer work", "no longer with", "is no longer monitored", "not monitored",
+	"will get back to you", "will reply to your", "will respond to your", "will answer your",
+	"abwesend", "im urlaub", "vielen dank für ihre", "en vacances", "absent du bureau",
+	"fuera de la oficina", "de vacaciones", "fuori ufficio", "in ferie",
+})
+
+// vacationText says whether a notice (see noticeWords) reads as a
+// vacation or out-of-office reply.
+func vacationText(words []byte) bool {
+	return vacationPhrases.in(words)
+}
+
 // Reports that are not bounces: RFC 5965 feedback reports, RFC 8098 read
 // receipts and RFC 3834 auto-replies.
 

@@ -117,11 +117,8 @@ func separatorLines(lowerText []byte) []int {
 			if len(line) > maxSeparatorLine || !mayBeSeparator(line) {
 				continue
 			}
-			for _, sep := range originalSeparators {
-				if containsString(line, sep) {
-					starts = insertSorted(starts, ls)
-					break
-				}
+			if isOriginalSeparator(line) {
+				starts = insertSorted(starts, ls)
 			}
 		}
 	}
@@ -199,6 +196,32 @@ var originalSeparators = []string{
 	"message header follows",
 	"content-type: message/rfc822",
 	"content-type: text/rfc822-headers",
+}
+
+// ruledSeparators are lower-case words that start the copy of the original
+// message only on a rule, a line that starts with dashes or the like
+// ("--- Returned Message ---", "|---- Message text follows: ----|"): in
+// a sentence they are prose ("...from the attached returned message").
+var ruledSeparators = []string{"returned message", "begin message", "message text follows", "start of returned message", "returned mail"}
+
+// isOriginalSeparator says whether a lower-case line is one after which
+// the original message is copied.
+func isOriginalSeparator(line []byte) bool {
+	for _, sep := range originalSeparators {
+		if containsString(line, sep) {
+			return true
+		}
+	}
+	t := bytes.TrimLeft(bytes.TrimSpace(line), "|")
+	if !isSeparatorLine(t) {
+		return false
+	}
+	for _, sep := range ruledSeparators {
+		if containsString(t, sep) {
+			return true
+		}
+	}
+	return false
 }
 
 // mayBeSeparator says cheaply whether a line holds a word that every

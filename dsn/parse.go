@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
@@ -67,18 +68,50 @@ type parser struct {
 	embedDepth   int            // how deep this parser is in readEmbedded
 	ev           int            // bounceEvidence, -1 until known
 	originalPart bool           // the original message came in a part of its own
+
+	origHdr   message.Header // the original message's header (see originalHeader)
+	origDone  bool           // origHdr is final
+	senders   []string       // senderAddresses, nil until known
+	origRcpts []string       // originalRecipients of origHdr, nil until known
+	hev       uint8          // headerEvidence: 0 until known, then 1 | sender<<1 | subject<<2
+	autoHdr   uint8          // isAutoReply of the header: 0 until known, then 1 | yes<<1
 }
 
 // evidence returns bounceEvidence for the message, computed once; the
 // text is read only when the header does not decide.
 func (p *parser) evidence() int {
 	if p.ev < 0 {
-		p.ev = bounceEvidence(p.hdr, func() []byte {
+		sender, subject := p.headerEvidence()
+		p.ev = bounceEvidence(p.hdr, sender, subject, func() []byte {
 			p.loadText()
 			return p.lowerText
 		})
 	}
 	return p.ev
+}
+
+// headerEvidence returns headerEvidence of the message's header, computed once.
+func (p *parser) headerEvidence() (sender, subject bool) {
+	if p.hev == 0 {
+		s, j := headerEvidence(p.hdr)
+		p.hev = 1 | b2i(s)<<1 | b2i(j)<<2
+	}
+	return p.hev&2 != 0, p.hev&4 != 0
+}
+
+// autoReplyHeader returns isAutoReply of the message's header, computed once.
+func (p *parser) autoReplyHeader() bool {
+	if p.autoHdr == 0 {
+		p.autoHdr = 1 | b2i(isAutoReply(p.hdr))<<1
+	}
+	return p.autoHdr&2 != 0
+}
+
+func b2i(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // read decides what the message is and fills the report.
@@ -126,17 +159,17 @@ func (p *parser) read() {
 		}
 		p.fixRecipients()
 		p.enrichFromText()
-		p.finish(smtpcode.ActionFailed)
+		// A record without an Action: the notice says whether the server
+		// still tries.
+		p.finish(p.fallbackAction)
 		return
 	}
 	if p.readSES() {
 		return
 	}
-	if isAutoReply(p.hdr) {
-		if p.evidence() < 2 {
-			p.readAutoReply()
-			return
-		}
+	if p.autoReplied() {
+		p.readAutoReply()
+		return
 	}
 	if p.readFreeText() {
 		return
@@ -144,7 +177,7 @@ func (p *parser) read() {
 	if p.readEmbedded() {
 		return
 	}
-	if isAutoReply(p.hdr) {
+	if p.autoReplyHeader() {
 		p.readAutoReply()
 	}
 }
@@ -187,18 +220,38 @@ func (p *parser) fixRecipients() {
 	}
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
-		if plausibleAddress(rc.Address) || len(spare) == 0 {
+		if plausibleAddress(rc.Address) {
 			continue
 		}
-		rc.Address = spare[0].address
-		spare = spare[1:]
+		if len(spare) > 0 {
+			rc.Address = spare[0].address
+			spare = spare[1:]
+			continue
+		}
+		if a := p.completeLocal(rc.Address); a != "" {
+			// "Final-Recipient: rfc822; jdoe": a local part whose domain
+			// is certain.
+			rc.Address = a
+		}
 	}
 }
 
 // finish completes the recipient records: codes from the diagnostic text,
 // the kind, and the original message from inline text when no part gave it.
-func (p *parser) finish(fallbackAction smtpcode.Action) {
+//
+// fallback gives the action of the records that have none and whose status
+// does not decide it (see settleKinds); it is called at most once, and only
+// when needed: the notice need not be searched for a report whose records
+// all say.
+func (p *parser) finish(fallback func() smtpcode.Action) {
 	r := p.rep
+	var memo smtpcode.Action
+	fallbackAction := func() smtpcode.Action {
+		if memo == "" {
+			memo = fallback()
+		}
+		return memo
+	}
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		rc.Diagnostic = cleanDiagnostic(rc.Diagnostic)
@@ -208,6 +261,17 @@ func (p *parser) finish(fallbackAction smtpcode.Action) {
 		rc.Status = recordStatus(rc.Diagnostic, rc.Status)
 		if rc.ReplyCode == "" {
 			rc.ReplyCode = smtpcode.FindReply(rc.Diagnostic)
+		}
+		if rc.Action == "" && (strings.HasPrefix(rc.Status, "2") || strings.HasPrefix(rc.ReplyCode, "2")) && !fallbackAction().Success() {
+			// A free-text failure: a success code in its text is the
+			// transcript's "250 2.1.0 Ok" or a version number
+			// ("X-Mailman-Version: 2.1.12"), never its status.
+			if strings.HasPrefix(rc.Status, "2") {
+				rc.Status = failureCode(rc.Diagnostic, smtpcode.FindStatus)
+			}
+			if strings.HasPrefix(rc.ReplyCode, "2") {
+				rc.ReplyCode = failureCode(rc.Diagnostic, smtpcode.FindReply)
+			}
 		}
 		if rc.Command == "" {
 			rc.Command = findCommand(rc.Diagnostic)
@@ -225,12 +289,31 @@ func (p *parser) finish(fallbackAction smtpcode.Action) {
 		r.ReportingMTA = receivedReporter(p.hdr)
 	}
 	if r.Original.MessageID == "" && r.Original.From == "" {
-		p.loadText()
-		if h := inlineOriginal(p.text, p.separators()); h != nil {
+		if h := p.originalHeader(); h != nil {
 			readOriginal(&r.Original, h)
 		}
 	}
 }
+
+// failureCode returns the first code find finds in d that is not of
+// class 2, "" when there is none.
+func failureCode(d string, find func(string) string) string {
+	for n := 0; n < maxCodeSearch; n++ {
+		c := find(d)
+		if c == "" || c[0] != '2' {
+			return c
+		}
+		k := strings.Index(d, c)
+		if k < 0 {
+			return ""
+		}
+		d = d[k+len(c):]
+	}
+	return ""
+}
+
+// maxCodeSearch caps how many codes failureCode passes over.
+const maxCodeSearch = 16
 
 // readOriginalParts reads the original message from the parts that carry it
 // (RFC 3462 text/rfc822-headers, message/rfc822, RFC 6533 message/global and
@@ -249,6 +332,9 @@ func (p *parser) readOriginalParts() {
 			b, _ = pt.Decode(MaxDecodedPart)
 		}
 		h, _, _ := p.arena.ReadHeader(trimLeadingBlank(b))
+		if p.origHdr == nil && len(h) > 0 {
+			p.origHdr = h
+		}
 		readOriginal(&p.rep.Original, h)
 		if p.rep.Original.MessageID != "" {
 			return

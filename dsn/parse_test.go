@@ -272,3 +272,17 @@ func TestParseFixtures(t *testing.T) {
 		})
 	}
 }
+
+func TestJoinReplyLinesInsideADiagnostic(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"host mx.example.com[192.0.2.1] said: 550-5.1.1 The email account that you tried to reach does not exist. 550-5.1.1 Please double-check the recipient's email address 550 5.1.1 https://support.example.com x1si (in reply to RCPT TO command)",
+			"host mx.example.com[192.0.2.1] said: 550 5.1.1 The email account that you tried to reach does not exist. Please double-check the recipient's email address https://support.example.com x1si (in reply to RCPT TO command)"},
+		{"SMTP error from remote mail server after RCPT TO:<a@example.com>: 552-5.2.2 The recipient's inbox is out of storage space. 552 5.2.2 Please direct the recipient", "SMTP error from remote mail server after RCPT TO:<a@example.com>: 552 5.2.2 The recipient's inbox is out of storage space. Please direct the recipient"},
+		{"code 550-5.1.1 alone, its last line cut", "code 550 5.1.1 alone, its last line cut"},
+		{"id 12550-4.4.1 not a reply", "id 12550-4.4.1 not a reply"},
+	} {
+		if got := joinReplyLines(c.in); got != c.want {
+			t.Errorf("joinReplyLines(%q)\n = %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}

@@ -15,9 +15,12 @@ import (
 // textBlock is what the free-text scanners read about one recipient.
 type textBlock struct {
 	address    string
+	alias      string // the address it was expanded from ("<a@x> (expanded from <b@y>)"), if the text gives it
+	kind       int    // the kind of line that named the recipient (lineAddress...)
 	diagnostic string
 	remoteMTA  string
 	command    string
+	shareNext  bool               // named right above the next recipient, with no text of its own: the next one's text is its (Exim groups addresses that failed alike)
 	before     [2]int             // the paragraph just above the recipient line, as offsets in the text
 	hasBefore  bool               // before is set
 	earlier    [maxEarlier][2]int // the paragraphs above it as offsets in the text, nearest last
@@ -48,6 +51,11 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 		s.line(start+ts, start+te)
 	}
 	s.endBlock()
+	for i := len(s.blocks) - 2; i >= 0; i-- {
+		if b, next := &s.blocks[i], &s.blocks[i+1]; b.shareNext && next.diagnostic != "" {
+			b.diagnostic, b.remoteMTA, b.command = next.diagnostic, next.remoteMTA, next.command
+		}
+	}
 	return s.blocks
 }
 
@@ -69,6 +77,17 @@ type blockScanner struct {
 	reopen   bool   // after a heading line inside the report, text joins the last block
 	lastTalk string // the last "while talking to" line, for transcript blocks
 
+	// The session transcript being read (see transcript.go).
+	pending     []byte   // the last command that is no RCPT and the replies to it, for the summary lines after them
+	pendingCmd  string   // that command, "" when none
+	pendingLine int      // the length of pending with the command line alone
+	accepted    []string // recipients the server accepted (2xx to their RCPT): a later failure of DATA is theirs
+	curOK       bool     // the current transcript block got a 2xx reply
+	curErr      bool     // the current transcript block got an error reply or a summary line
+
+	listIntro int    // lines since a line that introduced a list of recipients ("...could not be delivered...:"), 0 when none
+	prevLine  []byte // the last non-empty line, lower case, for the help text check
+
 	paraStart, paraEnd int                // the paragraph outside blocks being read; paraStart -1 when none
 	earlier            [maxEarlier][2]int // the paragraphs before it, nearest last
 	nEarlier           int
@@ -81,14 +100,45 @@ func (s *blockScanner) line(start, end int) {
 		s.emptyLine()
 		return
 	}
+	prev := s.prevLine
+	s.prevLine = lt
 	if bytes.Contains(lt, []byte("while talking to ")) {
-		s.lastTalk = string(t)
+		// Sendmail: a new SMTP dialogue; the transcript before is done.
+		s.lastTalk = string(t[:min(len(t), maxBlockText)])
+		s.pending, s.pendingCmd, s.accepted = s.pending[:0], "", s.accepted[:0]
+		if s.cur != nil && s.transcript {
+			s.endBlock()
+			return
+		}
 	}
 	if isSeparatorLine(t) {
 		s.separatorLine(lt)
 		return
 	}
+	if side, c := transcriptLine(t, lt); side != notTranscript && s.sessionLine(side, c, t) {
+		return
+	}
 	addr, rest, kind := recipientLine(t, lt)
+	switch {
+	case kind == lineAddress && t[0] != '<' && helpIntro(prev):
+		// "...for example" then "jane.doe@example.org": help text.
+		kind = lineNone
+	case kind == lineNone && s.listIntro > 0 && isLocalPart(string(t)):
+		// A local part alone in a list of recipients (AOL's screen names).
+		addr, kind = string(t), lineLocal
+	case kind == lineNone && s.listIntro > 0:
+		// A display name and the address in a list of recipients
+		// ("\"jdoe\" <jdoe@example.net>", SMTPSVC).
+		if a := displayAddress(t); a != "" {
+			addr, kind = a, lineAddress
+		}
+	}
+	if kind != lineLocal && kind != lineAddress && kind != lineLabelled {
+		s.listIntro = 0
+	}
+	if kind == lineNone && len(t) > 1 && t[len(t)-1] == ':' && isListIntro(lt) {
+		s.listIntro = 1
+	}
 	switch {
 	case kind == lineNone && s.reopen && s.cur == nil:
 		s.headingText(t)
@@ -103,6 +153,12 @@ func (s *blockScanner) line(start, end int) {
 // status code ("Technical details of permanent failure:") is often followed
 // by the one that has it: the block reads on, a few paragraphs at most.
 func (s *blockScanner) emptyLine() {
+	if s.listIntro > 0 {
+		// One empty line may come between the intro and its list.
+		if s.listIntro++; s.listIntro > 2 {
+			s.listIntro = 0
+		}
+	}
 	if s.cur != nil && len(bytes.TrimSpace(s.buf)) > 0 {
 		if hasCode(string(s.buf)) || s.paras >= maxBlockParagraphs {
 			s.endBlock()
@@ -130,11 +186,42 @@ func (s *blockScanner) separatorLine(lt []byte) {
 		}
 		return
 	}
-	if s.cur != nil && len(bytes.TrimSpace(s.buf)) == 0 {
+	if s.cur != nil && len(bytes.TrimSpace(s.buf)) == 0 && !hasLetter(lt) {
+		// A bare rule under an address ("user@example.com" then
+		// "======"): its text is still to come. A separator that names
+		// the copy of the message ends it all the same.
 		return
 	}
 	s.endBlock()
 	s.reopen = false
+}
+
+// expandedFrom returns the address a block says its recipient was
+// expanded from (Postfix's "<a@example.net> (expanded from
+// <b@example.org>)", Sendmail's "(expanded from: <b@example.org>)"), ""
+// when it says none.
+func expandedFrom(full string) string {
+	k := indexFold(full, "expanded from")
+	if k < 0 {
+		return ""
+	}
+	rest := full[k+len("expanded from"):]
+	a, _ := findAddress(rest[:min(len(rest), maxSenderGap)], 0)
+	if !plausibleAddress(a) {
+		return ""
+	}
+	return a
+}
+
+// hasLetter says whether b holds an ASCII letter or a byte of a
+// multi-byte character.
+func hasLetter(b []byte) bool {
+	for _, c := range b {
+		if ascii.IsAlpha(c) || c >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // headingText adds a line under a heading to the last block.
@@ -155,14 +242,28 @@ func (s *blockScanner) headingText(t []byte) {
 // rest the text after the address: it starts a block, unless it names the
 // recipient already being read.
 func (s *blockScanner) recipient(t, lt []byte, addr string, rest []byte, kind int) {
-	if s.cur != nil && strings.EqualFold(s.cur.address, addr) {
-		s.buf = appendLine(s.buf, t)
+	if s.cur != nil && sameRecipient(s.cur.address, addr) {
+		if len(s.buf) < maxBlockText {
+			s.buf = appendLine(s.buf, t)
+		}
+		if kind == lineSummary {
+			s.curErr = true
+		}
 		return
 	}
+	if s.cur != nil && len(bytes.TrimSpace(s.buf)) == 0 && s.paras == 0 && kind == s.cur.kind && kind == lineAddress {
+		// "  a@example.net" right above "  b@example.net" and its
+		// error: Exim lists the addresses that failed alike together.
+		s.cur.shareNext = true
+	}
 	s.endBlock()
+	if kind == lineTranscript {
+		// A new RCPT: the command before it is done with.
+		s.pending, s.pendingCmd = s.pending[:0], ""
+	}
 	s.paras = 0
 	var para []byte
-	cur := &textBlock{address: addr, earlier: s.earlier, nEarlier: s.nEarlier}
+	cur := &textBlock{address: addr, kind: kind, earlier: s.earlier, nEarlier: s.nEarlier}
 	if s.paraStart >= 0 {
 		para = s.text[s.paraStart:s.paraEnd]
 		cur.before, cur.hasBefore = [2]int{s.paraStart, s.paraEnd}, true
@@ -193,13 +294,152 @@ func (s *blockScanner) recipient(t, lt []byte, addr string, rest []byte, kind in
 		s.buf = appendLine(s.buf, last)
 	}
 	s.paraStart = -1
-	s.transcript = kind == lineTranscript
+	s.transcript = kind == lineTranscript || kind == lineSummary
+	s.curOK, s.curErr = false, kind == lineSummary
 	if s.transcript && s.lastTalk != "" {
 		s.buf = appendLine(s.buf, []byte(s.lastTalk))
+	}
+	switch kind {
+	case lineTranscript:
+		cur.command = "RCPT"
+	case lineSummary:
+		// Sendmail's line for a recipient after the command that failed
+		// for it (">>> DATA", "<<< 552 ..."): that command and its reply
+		// are its own, and those of the summary lines that follow. A
+		// reply that names the recipient is the reply to its RCPT, sent
+		// ahead of DATA with PIPELINING (RFC 2920): Sendmail shows only
+		// the last command it sent.
+		if len(s.pending) > 0 {
+			s.buf = appendLine(s.buf, s.pending)
+			cur.command = s.pendingCmd
+			if namesRecipient(s.pending, addr) {
+				cur.command = "RCPT"
+			}
+		}
 	}
 	if len(rest) > 0 {
 		s.buf = appendLine(s.buf, rest)
 	}
+}
+
+// sessionLine reads a line of a session transcript (side, c the text after
+// its mark, t the line) that is no RCPT command. It says whether it took
+// the line; a line it does not take is read as any other.
+func (s *blockScanner) sessionLine(side transcriptSide, c, t []byte) bool {
+	if s.cur == nil && s.reopen && len(s.blocks) > 0 {
+		// Under a heading ("Transcript of session follows") after a list
+		// of failed addresses: the transcript is that of the last one.
+		s.headingText(t)
+	}
+	if s.cur != nil && !s.transcript {
+		// Courier quotes the transcript under the recipient's line: it is
+		// that recipient's, read as its text.
+		return false
+	}
+	switch side {
+	case clientSide:
+		if rcptAddress(c) != "" {
+			return false // a recipient line
+		}
+		cmd := clientCommand(c)
+		if cmd == "" {
+			return false
+		}
+		if s.cur != nil {
+			s.endBlock()
+		}
+		if cmd == "MAIL" || cmd == "EHLO" {
+			s.accepted = s.accepted[:0] // a new transaction
+		}
+		s.pending = appendLine(s.pending[:0], t[:min(len(t), maxBlockText)])
+		s.pendingCmd, s.pendingLine = cmd, len(s.pending)
+		return true
+	case serverSide:
+		class := replyClass(c)
+		if s.cur != nil && s.cur.kind == lineSummary {
+			// A reply after a summary line is the next recipient's
+			// (Sendmail prints each reply, then its summary line).
+			s.endBlock()
+			s.pending = s.pending[:s.pendingLine]
+		}
+		if s.cur != nil {
+			if len(s.buf) < maxBlockText {
+				s.buf = appendLine(s.buf, t)
+			}
+			switch class {
+			case '2':
+				s.curOK = true
+			case '4', '5':
+				s.curErr = true
+			}
+			return true
+		}
+		if s.pendingCmd == "" {
+			return false
+		}
+		if len(s.pending) < maxBlockText {
+			s.pending = appendLine(s.pending, t)
+		}
+		if class == '4' || class == '5' {
+			s.failAccepted()
+		}
+		return true
+	}
+	return false
+}
+
+// namesRecipient says whether a transcript's text names the recipient
+// addr (an address, or a local part alone) as a whole word.
+func namesRecipient(text []byte, addr string) bool {
+	if addr == "" {
+		return false
+	}
+	l := ascii.ToLower(text)
+	a := ascii.LowerString(addr)
+	for from := 0; from < len(l); {
+		k := indexString(l[from:], a)
+		if k < 0 {
+			return false
+		}
+		k += from
+		from = k + 1
+		end := k + len(a)
+		if (k == 0 || !isAddrChar(l[k-1])) && (end == len(l) || !isAddrChar(l[end]) || l[end] == '.' && (end+1 == len(l) || l[end+1] == '.')) {
+			return true
+		}
+	}
+	return false
+}
+
+// failAccepted gives the error reply to the command in pending to every
+// recipient the server had accepted: after their RCPT, the message failed
+// (at DATA, or at the end of the data) for all of them.
+func (s *blockScanner) failAccepted() {
+	for _, a := range s.accepted {
+		s.endBlock()
+		s.cur = &textBlock{address: a, kind: lineTranscript, command: s.pendingCmd}
+		s.buf = appendLine(s.buf[:0], s.pending)
+		s.transcript, s.curOK, s.curErr = true, false, true
+		s.endBlock()
+	}
+	s.accepted = s.accepted[:0]
+}
+
+// sameRecipient says whether two addresses of a report name the same
+// recipient: equal without regard to ASCII case, or one a local part alone
+// and the other an address with that local part.
+func sameRecipient(a, b string) bool {
+	if equalFoldASCII(a, b) {
+		return true
+	}
+	at, bt := strings.LastIndexByte(a, '@'), strings.LastIndexByte(b, '@')
+	switch {
+	case at < 0 && bt > 0:
+		return equalFoldASCII(a, b[:bt])
+	case bt < 0 && at > 0:
+		return equalFoldASCII(b, a[:at])
+	}
+	return false
 }
 
 // textLine reads any other line, text[start:end]: the text of the block
@@ -237,7 +477,18 @@ func (s *blockScanner) endBlock() {
 	if cur == nil {
 		return
 	}
-	if s.transcript {
+	transcript := s.transcript
+	s.cur, s.transcript = nil, false
+	if transcript && s.curOK && !s.curErr {
+		// The server accepted this recipient: it has no failure of its
+		// own, and a later one of DATA is its (failAccepted).
+		if len(s.accepted) < MaxRecipients {
+			s.accepted = append(s.accepted, cur.address)
+		}
+		s.buf = s.buf[:0]
+		return
+	}
+	if transcript {
 		s.buf = transcriptReplies(s.buf)
 	}
 	full := s.blockText(cur) // the host and command may be named in the words around the reply
@@ -247,14 +498,15 @@ func (s *blockScanner) endBlock() {
 	}
 	cur.diagnostic = d
 	cur.remoteMTA = findRemoteHost(full)
-	if c := findCommand(full); c != "" || cur.command == "" {
-		cur.command = c
-	}
-	if cur.command == "" && s.transcript {
-		cur.command = "RCPT"
+	cur.alias = expandedFrom(full)
+	if !transcript || cur.command == "" {
+		// A transcript shows the command; words name it otherwise.
+		if c := findCommand(full); c != "" || cur.command == "" {
+			cur.command = c
+		}
 	}
 	s.keep(cur)
-	s.cur, s.buf, s.transcript = nil, s.buf[:0], false
+	s.buf = s.buf[:0]
 }
 
 // blockText is the text of a block made one line: its own, else the
@@ -296,12 +548,18 @@ func (s *blockScanner) keep(b *textBlock) {
 		*first = *b
 	case b.diagnostic != "" && !hasCode(first.diagnostic) && hasCode(b.diagnostic):
 		first.diagnostic = collapseSpace(first.diagnostic + " " + b.diagnostic)
-		if first.remoteMTA == "" {
-			first.remoteMTA = b.remoteMTA
-		}
-		if first.command == "" {
-			first.command = b.command
-		}
+	}
+	// The second block may be the transcript that shows the host and the
+	// command of the first (Sendmail's list of failed addresses, then its
+	// transcript of session).
+	if first.remoteMTA == "" {
+		first.remoteMTA = b.remoteMTA
+	}
+	if first.command == "" {
+		first.command = b.command
+	}
+	if !plausibleAddress(first.address) && plausibleAddress(b.address) {
+		first.address = b.address // a local part alone, then the whole address
 	}
 }
 
@@ -315,7 +573,7 @@ func appendLine(buf, line []byte) []byte {
 }
 
 // transcriptReplies keeps, of an SMTP transcript block, the error replies
-// of the server (4xx and 5xx lines, without the "<<<" or "Out:" marks) and
+// of the server (4xx and 5xx lines, without their marks and time stamps) and
 // the line that names the host; all of it when there are none.
 func transcriptReplies(buf []byte) []byte {
 	var out []byte
@@ -323,10 +581,8 @@ func transcriptReplies(buf []byte) []byte {
 		line, next := ascii.NextLine(buf, i)
 		i = next
 		t := bytes.TrimSpace(line)
-		for _, mark := range [...]string{"<<<", "Out:"} {
-			if bytes.HasPrefix(t, []byte(mark)) {
-				t = bytes.TrimSpace(t[len(mark):])
-			}
+		if side, r := transcriptLine(t, ascii.ToLower(t)); side == serverSide {
+			t = r
 		}
 		if len(t) >= 3 && (t[0] == '4' || t[0] == '5') && smtpcode.IsReply(string(t[:3])) || bytes.Contains(toLowerPrefix(t, 20), []byte("while talking")) {
 			out = appendLine(out, t)

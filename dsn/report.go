@@ -7,7 +7,39 @@
 // real mail servers still send. It holds the bounce heuristics only: the
 // message itself (header fields, MIME tree, decoding) is read by package
 // message. It only reads: deciding what a status means and who must act on it
-// is the job of package rules.
+// is the job of package rules. Parse reads one message; ParseAll reads each
+// message of an mbox.
+//
+// # Recipients
+//
+// A report names a recipient only where it says that recipient failed (or
+// was delayed): the Final-Recipient of its delivery-status part, a forwarded
+// or attached report's when the outer message has none, X-Failed-Recipients,
+// or the recipient lines of its text ("<a@example.com>: host ... said",
+// Exim's "The following address(es) failed:" list, Sendmail's transcript
+// ">>> RCPT To:<a@example.com>" and its "550 5.1.1 <a@example.com>... User
+// unknown" lines, qmail's "<a@example.com>:", a sentence such as "could not
+// be delivered to a@example.com"), one record per address, each with its own
+// text. It never takes an address from the notice's help text ("for
+// example", "contact"), a Received "for" clause, the bounce's own To or
+// From, the sender a refusal names ("not accepting mail from"), or the
+// original's To when that is a list or several people. When no address can
+// be named with confidence, the record's Address is "": a bounce to an
+// unnamed recipient, rather than a wrong one (see Recipient.Address).
+//
+// # Kind
+//
+// The text decides, not one header. A report part's Action fields say
+// failed, delayed or delivered; without them, the notice does: "I've given
+// up", "retry timeout exceeded" or "in the queue too long" is a failure
+// whatever its code; "will be retried", "has not yet been delivered", "THIS
+// IS A WARNING ONLY" is a delay; otherwise a failure notice is a bounce, even
+// when marked Auto-Submitted: auto-replied as Gmail's and Exim's are. A
+// vacation text or a challenge of a challenge-response filter is an
+// auto-reply; RFC 5965 feedback reports and RFC 8098 receipts are never
+// bounces. Whether a failure is permanent (the sending server gave up: an
+// Action of failed, a 4.4.7 expiry included) is then rules.Classification's
+// Permanent.
 package dsn
 
 import "github.com/ndrmilter/ndrmilter/smtpcode"
@@ -18,8 +50,8 @@ type Kind string
 // Kinds of message. A report's Kind is that of its most significant recipient
 // record: failed before delayed before the others.
 const (
-	KindBounce    Kind = "bounce"     // a recipient failed permanently (Action: failed)
-	KindDelay     Kind = "delay"      // delivery is delayed, the sender's server keeps trying
+	KindBounce    Kind = "bounce"     // a recipient failed: the sending server gave up (Action: failed, or the text says so)
+	KindDelay     Kind = "delay"      // delivery is delayed, the sender's server keeps trying (Action: delayed, a warning)
 	KindDelivered Kind = "delivered"  // success report
 	KindRelayed   Kind = "relayed"    // relayed to a system that does not report
 	KindExpanded  Kind = "expanded"   // delivered to a list and expanded
@@ -56,20 +88,43 @@ type Report struct {
 
 // Recipient is one per-recipient record (RFC 3464 section 2.3).
 type Recipient struct {
-	// Address is the recipient as the report names it (Final-Recipient, else
-	// Original-Recipient), without the address type, e.g. "user@example.com".
+	// Address is the recipient the report names as failed (or delayed...):
+	// its Final-Recipient, else its Original-Recipient, else the address
+	// the text of a free-text report names, without the address type and
+	// without a source route ("@relay:user@example.com" is
+	// "user@example.com"), e.g. "user@example.com". It is "" when the
+	// report names no recipient with confidence: an address from the
+	// notice's help text, a Received "for" clause, the original message's
+	// To (a list's own address for list mail) or the sender is never taken
+	// for it. A local part alone ("User unknown: jsmith") is completed only
+	// when the domain is certain: the returned message was addressed to
+	// one address with that local part, or, without a returned message,
+	// the report comes from a domain's own mail system (aol.com, not
+	// mail.example.com).
 	Address string
 
 	// OriginalRecipient is the address of the Original-Recipient field
 	// (RFC 3464 section 2.3.1), the recipient as the sender wrote it before
-	// any forwarding or alias, without the address type; "" when the
-	// report gives none.
+	// any forwarding or alias, without the address type; else the address
+	// the text says the recipient was expanded from (Postfix's
+	// "<a@example.net> (expanded from <b@example.org>)"); "" when the report
+	// gives none.
 	OriginalRecipient string
+
+	// Aliases are the other addresses the report gives for this same
+	// recipient, each once, none equal to Address or OriginalRecipient:
+	// Sendmail's X-Actual-Recipient, or an expanded-from address of the
+	// text when OriginalRecipient is taken. A report is about mail sent to
+	// any of Address, OriginalRecipient and Aliases: match the mail sent on
+	// all of them.
+	Aliases []string
 
 	// Action is RFC 3464's action: failed, delayed, delivered, relayed or
 	// expanded. When a delivery report does not give a valid one, it is read
-	// from the status class or, without one, from what the report as a whole
-	// says. Empty for the records of feedback reports.
+	// from what the notice says of the sending server (it gave up: failed;
+	// it keeps trying: delayed), else from the status class (5: failed; 4:
+	// failed in a failure notice, delayed in a warning). Empty for the
+	// records of feedback reports.
 	Action smtpcode.Action
 
 	// Status is the RFC 3463 enhanced status code, "5.1.1", or "" when none was
@@ -84,15 +139,34 @@ type Recipient struct {
 	ReplyCode string
 
 	// Diagnostic is the remote server's reply or the reporting server's
-	// explanation, unfolded into one line of text.
+	// explanation, unfolded into one line of text. A multi-line reply
+	// ("550-5.1.1 The email account... 550 5.1.1 ...") is joined into one
+	// reply, its code written once.
 	Diagnostic string
+
+	// DiagnosticType is the type of the RFC 3464 Diagnostic-Code field
+	// (section 2.3.6), in lower case: "smtp" when the diagnostic is a mail
+	// server's reply, another type ("x-unix", "x-postfix", "x-local"...)
+	// when the reporting MTA's own delivery program or agent wrote it.
+	// "" when the report gives no type (free-text reports).
+	DiagnosticType string
 
 	// RemoteMTA is the server that refused the message, if known.
 	RemoteMTA string
 
-	// Command is the SMTP command the failure happened at (MAIL, RCPT, DATA...), if known.
+	// Command is the SMTP command the failure happened at (CONN for the
+	// greeting, EHLO, HELO, STARTTLS, AUTH, MAIL, RCPT, DATA), "" when the
+	// report does not show it. It is read from the report's words ("in
+	// reply to RCPT TO command", "after RCPT TO", "does not like
+	// recipient", "most progress was RCPT TO") or from its transcript of
+	// the session (the last command before the error reply).
 	Command string
 }
+
+// Diagnostic types of RFC 3464 section 2.3.6 that Parse names.
+const (
+	DiagnosticSMTP = "smtp" // a reply of a mail server (RFC 3464 section 9.2)
+)
 
 // Original is what the report shows of the message it is about.
 type Original struct {

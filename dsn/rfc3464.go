@@ -23,7 +23,7 @@ type dsnFields struct {
 // starts where a Final-Recipient (or Original-Recipient) field repeats.
 func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated bool) {
 	var cur Recipient
-	var original string
+	var original, actual string
 	// seen holds the per-recipient fields of the current record: when one
 	// comes again, a new record has started without an empty line.
 	var seen uint8
@@ -38,8 +38,17 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 	var lastField *string // for continuation lines
 	var statusComment string
 	flush := func() {
-		if cur.Address == "" {
+		switch {
+		case cur.Address == "":
 			cur.Address = original
+		case !hasDomain(cur.Address) && plausibleAddress(original):
+			// A Final-Recipient that is no address ("rfc822; jsmith", a
+			// pipe or a file Exim delivered to): the address written is.
+			cur.Address = original
+		}
+		cur.OriginalRecipient = original
+		if actual != "" && plausibleAddress(actual) && !equalFoldASCII(actual, cur.Address) && !equalFoldASCII(actual, cur.OriginalRecipient) {
+			cur.Aliases = []string{actual}
 		}
 		cur.OriginalRecipient = original
 		if cur.Diagnostic == "" && statusComment != "" && !genericComment(statusComment) {
@@ -53,7 +62,7 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 				rcpts = append(rcpts, cur)
 			}
 		}
-		cur, original, seen, lastField = Recipient{}, "", 0, nil
+		cur, original, actual, seen, lastField = Recipient{}, "", "", 0, nil
 	}
 	// field notes a per-recipient field, starting a new record if needed.
 	field := func(bit uint8) {
@@ -114,8 +123,12 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 			lastField = &cur.RemoteMTA
 		case ascii.EqualFold(name, "Diagnostic-Code"):
 			field(seenDiagnostic)
+			cur.DiagnosticType = diagnosticType(value)
 			cur.Diagnostic = value
 			lastField = &cur.Diagnostic
+		case ascii.EqualFold(name, "X-Actual-Recipient"):
+			// Sendmail: the address it delivered to after aliasing.
+			actual = recipientAddress(value)
 		case ascii.EqualFold(name, "Reporting-MTA"):
 			_, msg.reportingMTA = stripType(value)
 			lastField = &msg.reportingMTA
@@ -136,6 +149,26 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 	}
 	msg.reportingMTA = cleanHost(msg.reportingMTA)
 	return msg, rcpts, truncated
+}
+
+// hasDomain says whether a is written as an address at all, local part
+// "@" domain (a quoted local part too: "a..b"@example.com), as opposed to
+// a local part alone, a pipe or a file.
+func hasDomain(a string) bool {
+	at := strings.LastIndexByte(a, '@')
+	return at > 0 && at < len(a)-1 && strings.ContainsAny(a[at+1:], ".[")
+}
+
+// diagnosticType returns the type of a Diagnostic-Code value (RFC 3464
+// section 2.3.6: diagnostic-type ";" *text), lower case: an atom such as
+// "smtp" or "x-unix". "" when the value has none ("550 user unknown; x" is
+// text).
+func diagnosticType(v string) string {
+	typ, _ := stripType(v)
+	if typ == "" || !ascii.IsAlpha(typ[0]) || strings.ContainsAny(typ, " \t") {
+		return ""
+	}
+	return typ
 }
 
 // joinFolded joins a continuation line to a field value with one space.
@@ -166,7 +199,7 @@ func cleanDiagnostic(d string) string {
 		d = rest
 	}
 	d = collapseSpace(d)
-	d = joinMultiline(d)
+	d = joinReplyLines(d)
 	if len(d) > MaxDiagnostic {
 		d = d[:MaxDiagnostic]
 	}
@@ -266,12 +299,40 @@ func genericComment(c string) bool {
 // isKeptStatusField says whether a delivery-status field is one
 // parseDeliveryStatus keeps, so that the others cost no copy.
 func isKeptStatusField(name []byte) bool {
-	for _, f := range [...]string{"Original-Recipient", "Final-Recipient", "Action", "Status", "Remote-MTA", "Diagnostic-Code", "Reporting-MTA", "X-Postfix-Sender", "X-Original-Sender"} {
+	for _, f := range [...]string{"Original-Recipient", "Final-Recipient", "Action", "Status", "Remote-MTA", "Diagnostic-Code", "Reporting-MTA", "X-Postfix-Sender", "X-Original-Sender", "X-Actual-Recipient"} {
 		if ascii.EqualFold(name, f) {
 			return true
 		}
 	}
 	return false
+}
+
+// joinReplyLines joins the first multi-line SMTP reply of a diagnostic
+// made one line, wherever it starts ("host mx.example.com said:
+// 550-5.1.1 The email account 550-5.1.1 does not exist 550 5.1.1 https://...")
+// (see joinMultiline).
+func joinReplyLines(d string) string {
+	for i := 0; i+8 <= len(d); i++ {
+		k := strings.IndexByte(d[i:], '-')
+		if k < 0 {
+			return d
+		}
+		i += k
+		s := i - 3
+		if s < 0 || !smtpcode.IsReply(d[s:i]) || s > 0 && !isReplyBoundary(d[s-1]) {
+			continue
+		}
+		if j := joinMultiline(d[s:]); len(j) != len(d)-s || j != d[s:] {
+			return d[:s] + j
+		}
+	}
+	return d
+}
+
+// isReplyBoundary says whether c may come just before a reply code in a
+// diagnostic: white space or punctuation, not a digit or a letter.
+func isReplyBoundary(c byte) bool {
+	return c == ' ' || c == '(' || c == ':' || c == '"' || c == '\'' || c == '<' || c == '[' || c == '#'
 }
 
 // joinMultiline joins the lines of a multiline SMTP reply (RFC 5321

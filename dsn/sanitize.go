@@ -12,6 +12,12 @@ func sanitize(r *Report) {
 		rc := &r.Recipients[i]
 		rc.Address = textclean.UTF8(rc.Address)
 		rc.OriginalRecipient = textclean.UTF8(rc.OriginalRecipient)
+		for k := range rc.Aliases {
+			rc.Aliases[k] = textclean.UTF8(rc.Aliases[k])
+		}
+		if rc.DiagnosticType != "" {
+			rc.DiagnosticType = textclean.UTF8(rc.DiagnosticType)
+		}
 		rc.RemoteMTA = textclean.UTF8(rc.RemoteMTA)
 		rc.Command = textclean.UTF8(rc.Command)
 		if len(rc.Diagnostic) > MaxDiagnostic {

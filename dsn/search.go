@@ -20,3 +20,71 @@ func indexString(b []byte, s string) int {
 
 // containsString is bytes.Contains with a string pattern.
 func containsString(b []byte, s string) bool { return indexString(b, s) >= 0 }
+
+// phraseList finds whether a text holds any of a list of lower-case
+// phrases in one pass over the text, trying at each place only the
+// phrases whose first two bytes are there (see wordIndex): the lists of
+// notice phrases are long, and one search per phrase read the notice a
+// hundred times.
+type phraseList struct {
+	phrases []string
+	index   *wordIndex
+	first   [256]bool // the first bytes of the phrases
+}
+
+// newPhraseList indexes phrases (lower case, two bytes or more, at most 256).
+func newPhraseList(phrases []string) *phraseList {
+	l := &phraseList{phrases: phrases, index: newWordIndex(phrases)}
+	for _, p := range phrases {
+		l.first[p[0]] = true
+	}
+	return l
+}
+
+// in says whether the lower-case text holds one of the phrases at the
+// start of a word, a space of a phrase matching any run of white space (a
+// line break included: notices wrap their sentences anywhere).
+func (l *phraseList) in(text []byte) bool {
+	s := unsafe.String(unsafe.SliceData(text), len(text))
+	for i := 0; i+1 < len(s); i++ {
+		if !l.first[s[i]] || i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
+		for _, k := range l.index.atSpaced(s, i) {
+			if matchSpaced(s, i, l.phrases[k]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isWordByte says whether c may be inside a word: an ASCII letter or
+// digit, or a byte of a multi-byte character.
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c >= 0x80
+}
+
+// matchSpaced says whether phrase starts at s[i], a space of the phrase
+// matching a run of white space.
+func matchSpaced(s string, i int, phrase string) bool {
+	for j := 0; j < len(phrase); j++ {
+		if i >= len(s) {
+			return false
+		}
+		if phrase[j] == ' ' {
+			if !isSpace(s[i]) {
+				return false
+			}
+			for i < len(s) && isSpace(s[i]) {
+				i++
+			}
+			continue
+		}
+		if s[i] != phrase[j] {
+			return false
+		}
+		i++
+	}
+	return true
+}

@@ -2,6 +2,7 @@ package dsn
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
@@ -125,28 +126,136 @@ func isHeaderLine(line []byte) bool {
 
 // sectionSummary is the text of a report section made one line, cut to
 // maxBlockText: the diagnostic when the recipient has no block of its own.
+//
+// Lines that are fields of a copied header ("X-Mailman-Version: 2.1.12",
+// "Received: ...") are left out: their numbers are no status, and the
+// copy of the original is no explanation.
 func sectionSummary(section []byte) string {
-	s := collapseSpace(string(section))
+	var b []byte
+	for i := 0; i < len(section) && len(b) < maxBlockText; {
+		line, next := ascii.NextLine(section, i)
+		i = next
+		if copiedHeaderLine(line) {
+			continue
+		}
+		b = appendLine(b, line)
+	}
+	s := collapseSpace(string(b))
 	if len(s) > maxBlockText {
 		s = s[:maxBlockText]
 	}
 	return s
 }
 
-// sentenceRecipient finds a recipient named in a sentence: an address in
-// angle brackets or after "to" near a bounce phrase. "" when none.
-func sentenceRecipient(section, lowerSection []byte) string {
-	for _, w := range [...]string{"delivering your mail to", "delivered to", "deliver to", "delivery to", "recipient", "message to", "mail to", "address"} {
-		k := indexString(lowerSection, w)
-		if k < 0 {
-			continue
-		}
-		line, _ := ascii.NextLine(section, k+len(w))
-		if a, _ := findAddress(string(line), 0); a != "" {
+// copiedHeaderLine says whether a line of a notice is a field of a copied
+// header: a field of copiedFields, or an extension field ("X-...",
+// "List-...").
+func copiedHeaderLine(line []byte) bool {
+	if !isHeaderLine(line) {
+		return false
+	}
+	if isCopiedField(line) {
+		return true
+	}
+	return len(line) > 2 && (line[0] == 'X' || line[0] == 'x') && line[1] == '-' || ascii.HasPrefixFold(string(line[:min(len(line), 5)]), "list-")
+}
+
+// sentenceWords are lower-case words after which a bounce's sentence names
+// its recipient on the same line, surest first.
+var sentenceWords = [...]string{"delivering your mail to", "delivered to", "deliver to", "delivery to", "recipient", "message to", "mail to", "address"}
+
+// maxSentenceGap is how far after one of sentenceWords the recipient's
+// address may come.
+const maxSentenceGap = 60
+
+// maxSentenceTries is how many places of each of sentenceWords
+// sentenceRecipient tries.
+const maxSentenceTries = 16
+
+// maxAddressLen is the longest address read in a sentence (RFC 5321
+// section 4.5.3.1: 64 octets of local part, 255 of domain).
+const maxAddressLen = 320
+
+// sentenceRecipient finds a recipient named in a sentence: an address soon
+// after one of sentenceWords, on the same line. An address that the words
+// before it make a sender ("not accepting mail from x"), a contact or an
+// example ("for help write to x", "for example x"), or that is the
+// sender's (senderAddresses), is none. "" when there is none.
+func (p *parser) sentenceRecipient(section, lowerSection []byte) string {
+	for _, w := range sentenceWords {
+		for from, n := 0, 0; from < len(lowerSection) && n < maxSentenceTries; n++ {
+			k := indexString(lowerSection[from:], w)
+			if k < 0 {
+				break
+			}
+			k += from
+			from = k + len(w)
+			line, _ := ascii.NextLine(section, from)
+			// The address comes soon after the word: the line is read
+			// that far, not to its end (hostile text has long lines).
+			line = line[:min(len(line), maxSentenceGap+maxAddressLen)]
+			a, _ := findAddress(string(line), 0)
+			if a == "" {
+				continue
+			}
+			at := bytes.Index(line, []byte(a))
+			if at < 0 || at > maxSentenceGap {
+				continue
+			}
+			before := ascii.LowerString(string(lowerSection[max(k-maxSentenceGap, 0):from]) + string(line[:at]))
+			if senderContext(before) || helpContext(before) || p.isSender(a) {
+				continue
+			}
 			return a
 		}
 	}
 	return ""
+}
+
+// helpWords are lower-case words of a notice's help text: an address after
+// them is a contact or an example, not the failed recipient.
+var helpWords = [...]string{"example", "contact", "help", "postmaster", "write to", "questions", "support", "administrator", "e.g."}
+
+// helpContext says whether the lower-case text before an address makes it
+// a contact or an example.
+func helpContext(before string) bool {
+	for _, w := range helpWords {
+		if strings.Contains(before, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// failurePhrases are lower-case phrases by which a notice states that a
+// message was not delivered: enough, with a bounce's sender and subject,
+// to report a failure whose recipient the notice does not name.
+var failurePhrases = newPhraseList([]string{
+	"could not be delivered", "couldn't be delivered", "was not delivered", "wasn't delivered",
+	"has not been delivered", "undeliverable", "unable to deliver", "could not deliver", "not able to deliver",
+	"delivery has failed", "delivery failed", "delivery to the following", "failed permanently",
+	"permanent error", "permanent failure", "fatal error", "was rejected", "has been rejected",
+	"mailbox is full", "mailbox full", "user unknown", "no such user", "does not exist",
+	"not be delivered", "has not yet been delivered", "delivery is delayed", "has been delayed",
+	"unknown user", "unknown recipient", "invalid recipient", "invalid address", "recipient rejected",
+	"address rejected", "not delivered", "delivery problem", "non-delivery", "nondelivery",
+	"failed to deliver", "delivery failure", "mailbox unavailable", "quota exceeded", "over quota",
+	"nicht zugestellt", "unzustellbar", "pas pu être remis", "non remis", "no se pudo entregar",
+	"no pudo ser entregado", "non è stato possibile consegnare", "não foi possível entregar",
+	"não pôde ser entregue", "niet worden afgeleverd", "onbestelbaar",
+})
+
+// failureStated says whether a notice (see noticeWords) states a delivery
+// failure (or delay) in one of failurePhrases.
+func failureStated(words []byte) bool {
+	return failurePhrases.in(words)
+}
+
+// noticeWords returns the notice (the text before the copy of the
+// original message) in lower case: the phrase lists of failureStated,
+// retryState, challengeText and vacationText are searched in it.
+func (p *parser) noticeWords() []byte {
+	return p.lowerText[:p.cut()]
 }
 
 // isSeparatorLine says whether a trimmed line is a separator: it starts
@@ -175,7 +284,8 @@ func isLabelledSeparator(lline []byte) bool {
 	if !words {
 		return false
 	}
-	for _, w := range [...]string{"original", "returned message", "copy", "header", "unsent", "message follows", "below this line", "attached"} {
+	for _, w := range [...]string{"original", "returned message", "copy", "header", "unsent", "message follows", "below this line", "attached",
+		"begin message", "message text", "returned mail", "end of message", "mail follows", "message reads"} {
 		if containsString(lline, w) {
 			return false
 		}

@@ -93,7 +93,7 @@ func (p *parser) readSES() bool {
 		}
 		p.sesOriginal(&n)
 		r.Format = "amazonses"
-		p.finish(fallback)
+		p.finish(func() smtpcode.Action { return fallback })
 	case typ == "complaint" && n.Complaint != nil:
 		for _, c := range n.Complaint.ComplainedRecipients {
 			add(Recipient{Address: cleanAddress(c.EmailAddress)})
@@ -109,7 +109,7 @@ func (p *parser) readSES() bool {
 		}
 		p.sesOriginal(&n)
 		r.Format = "amazonses"
-		p.finish(smtpcode.ActionDelivered)
+		p.finish(func() smtpcode.Action { return smtpcode.ActionDelivered })
 	default:
 		return false
 	}

@@ -50,9 +50,11 @@ type conn struct {
 	chunkLeft int64
 	dot       dotState // end-of-data detector, as go-smtp's data reader
 
-	// Write side: the reply to EHLO is collected and rewritten.
+	// Write side: the reply to EHLO is collected and rewritten; replies
+	// to XFORWARD wait for go-smtp's next reply when the client pipelines.
 	rewriteEHLO bool
 	wbuf        []byte
+	held        []byte
 
 	// Shared with the session (same goroutine) and with Shutdown.
 	inTx     atomic.Bool // a transaction is in progress (MAIL accepted)
@@ -98,7 +100,7 @@ func (c *conn) arm() error {
 	}
 	if c.srv.draining() && !c.inTx.Load() {
 		c.Conn.SetWriteDeadline(time.Now().Add(time.Second))
-		io.WriteString(c.Conn, "421 4.3.2 Service shutting down, try again later\r\n")
+		c.Conn.Write(append(c.takeHeld(), "421 4.3.2 Service shutting down, try again later\r\n"...))
 		return io.EOF
 	}
 	return nil
@@ -314,15 +316,38 @@ func (c *conn) xforwardCommand(args string) {
 	c.writeDirect(reply)
 }
 
+// writeDirect writes the reply to a command the connection answers itself.
+// When the client has pipelined more commands (RFC 2920; Postfix sends
+// XFORWARD, MAIL, RCPT and DATA in one go) the reply waits, in order, for
+// go-smtp's reply to the next one: one write, not one per command.
 func (c *conn) writeDirect(line string) {
+	c.held = append(c.held, line...)
+	c.held = append(c.held, "\r\n"...)
+	if c.r.Buffered() > 0 {
+		return
+	}
 	c.Conn.SetWriteDeadline(time.Now().Add(time.Minute))
-	io.WriteString(c.Conn, line+"\r\n")
+	c.Conn.Write(c.takeHeld())
 }
 
-// Write passes go-smtp's replies on, rewriting the reply to EHLO.
+// takeHeld returns the replies waiting to go out and forgets them.
+func (c *conn) takeHeld() []byte {
+	h := c.held
+	c.held = nil
+	return h
+}
+
+// Write passes go-smtp's replies on, after any held ones, rewriting the
+// reply to EHLO.
 func (c *conn) Write(p []byte) (int, error) {
 	if !c.rewriteEHLO {
-		return c.Conn.Write(p)
+		if len(c.held) == 0 {
+			return c.Conn.Write(p)
+		}
+		if _, err := c.Conn.Write(append(c.takeHeld(), p...)); err != nil {
+			return 0, err
+		}
+		return len(p), nil
 	}
 	c.wbuf = append(c.wbuf, p...)
 	last := lastLine(c.wbuf)
@@ -332,6 +357,9 @@ func (c *conn) Write(p []byte) (int, error) {
 			out = ehloReply(out, c.caps, c.trusted)
 		}
 		c.wbuf, c.rewriteEHLO = c.wbuf[:0], false
+		if len(c.held) > 0 {
+			out = append(c.takeHeld(), out...)
+		}
 		if _, err := c.Conn.Write(out); err != nil {
 			return 0, err
 		}

@@ -113,6 +113,43 @@ func TestOutboundRecorded(t *testing.T) {
 	}
 }
 
+// Without XFORWARD IDENT (a before-queue proxy, or mail submitted on the
+// upstream host), outbound mail is recorded with the queue id the next hop
+// gave it in its reply ("queued as"), which its Received field shows too.
+func TestOutboundRecordedWithTheNextHopsQueueID(t *testing.T) {
+	k := startSink(t, func(k *sink) { k.queuedAs = "4dLm2x0Q1Rz9" })
+	l := openLedger(t)
+	_, addr := startFilter(t, Config{Next: k.addr}, l)
+	r := dialRaw(t, addr)
+	r.must(250, "EHLO mx.example.org")
+	r.must(250, "XFORWARD NAME=[UNAVAILABLE] ADDR=127.0.0.1 PORT=40000 HELO=laptop IDENT=[UNAVAILABLE] PROTO=ESMTP SOURCE=REMOTE")
+	r.must(250, "MAIL FROM:<alice@example.org>")
+	r.must(250, "RCPT TO:<bob@remote.example>")
+	code, text := r.data(plain("alice@example.org", "bob@remote.example", "out.2@example.org"))
+	if code != 250 || !strings.Contains(text, "queued as 4dLm2x0Q1Rz9") {
+		t.Fatalf("outbound message: %d %s, want the next hop's 250 ... queued as 4dLm2x0Q1Rz9", code, text)
+	}
+	if rec := waitRecorded(t, l, "out.2@example.org"); rec.QueueID != "4dLm2x0Q1Rz9" {
+		t.Fatalf("record %+v: want queue id 4dLm2x0Q1Rz9, the next hop's", rec)
+	}
+}
+
+func TestQueuedAs(t *testing.T) {
+	for text, want := range map[string]string{
+		"2.0.0 Ok: queued as 532E098A397":                "532E098A397",
+		"2.0.0 Ok: queued as 4dLm2x0Q1Rz9.":              "4dLm2x0Q1Rz9",
+		"Ok: queued as 4dLm2x0Q1Rz9 (long id)":           "4dLm2x0Q1Rz9",
+		"2.0.0 OK: queued":                               "",
+		"2.0.0 Ok: queued as AB":                         "",
+		"2.0.0 Ok: queued as " + strings.Repeat("A", 80): "",
+		"2.0.0 Ok: queued as <x>":                        "",
+	} {
+		if got := queuedAs(text); got != want {
+			t.Errorf("queuedAs(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
 // XFORWARD from a trusted client decides the direction by the original
 // client; from an untrusted one it is refused and the connecting address
 // decides.

@@ -93,6 +93,7 @@ type sink struct {
 	dataErr   *smtp.SMTPError            // reply to every message
 	delay     time.Duration              // before the reply at the end of data
 	countOnly bool                       // keep no data, only its size and hash
+	queuedAs  string                     // accept with "250 2.0.0 Ok: queued as" this id, as Postfix does
 	srv       *smtp.Server
 	addr      string
 }
@@ -173,6 +174,9 @@ func (s *sinkSession) Data(r io.Reader) error {
 	s.k.mu.Lock()
 	s.k.msgs = append(s.k.msgs, s.msg)
 	s.k.mu.Unlock()
+	if s.k.queuedAs != "" {
+		return &smtp.SMTPError{Code: 250, EnhancedCode: smtp.EnhancedCode{2, 0, 0}, Message: "Ok: queued as " + s.k.queuedAs}
+	}
 	return nil
 }
 

@@ -2,11 +2,13 @@ package filter
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/textproto"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,15 +32,118 @@ type hopCaps struct {
 }
 
 // hopConn bounds every write to the next hop: go-smtp's client sets a
-// deadline per command but none while the message data is written.
+// deadline per command but none while the message data is written. It
+// also pipelines XFORWARD with go-smtp's MAIL (RFC 2920), as go-smtp's
+// client cannot send a command of its own: the commands go out in the same
+// write as MAIL, and their replies are taken off the stream before go-smtp
+// reads the reply to MAIL.
 type hopConn struct {
 	net.Conn
 	timeout time.Duration
+
+	xfCmds    []byte          // XFORWARD commands to go out with the next write
+	xfReplies int             // replies to XFORWARD still to take off the stream
+	xfRefused *smtp.SMTPError // the first refusal among them
+	rest      []byte          // read past those replies: go-smtp's
 }
 
 func (h *hopConn) Write(p []byte) (int, error) {
 	h.Conn.SetWriteDeadline(time.Now().Add(h.timeout))
-	return h.Conn.Write(p)
+	if len(h.xfCmds) == 0 {
+		return h.Conn.Write(p)
+	}
+	out := append(h.xfCmds, p...)
+	h.xfCmds = nil
+	if _, err := h.Conn.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (h *hopConn) Read(p []byte) (int, error) {
+	if h.xfReplies > 0 {
+		if err := h.takeXForwardReplies(); err != nil {
+			return 0, err
+		}
+	}
+	if len(h.rest) > 0 {
+		n := copy(p, h.rest)
+		h.rest = h.rest[n:]
+		return n, nil
+	}
+	return h.Conn.Read(p)
+}
+
+// maxXForwardReplies bounds what is read for the replies to XFORWARD.
+const maxXForwardReplies = 64 << 10
+
+// takeXForwardReplies reads the replies to the pipelined XFORWARD
+// commands (RFC 5321 section 4.2: lines "ddd-text", the last "ddd text"),
+// notes the first refusal, and keeps what follows them for go-smtp.
+func (h *hopConn) takeXForwardReplies() error {
+	buf := make([]byte, 0, 512)
+	chunk := make([]byte, 512)
+	for {
+		for h.xfReplies > 0 {
+			i := bytes.IndexByte(buf, '\n')
+			if i < 0 {
+				break
+			}
+			line := bytes.TrimRight(buf[:i], "\r")
+			buf = buf[i+1:]
+			if len(line) < 3 || !isDigits(line[:3]) || (len(line) > 3 && line[3] != ' ' && line[3] != '-') {
+				return fmt.Errorf("reply to XFORWARD: expected ddd text, got %q", truncate(line, 64))
+			}
+			if len(line) > 3 && line[3] == '-' {
+				continue
+			}
+			h.xfReplies--
+			if line[0] != '2' && h.xfRefused == nil {
+				code, _ := strconv.Atoi(string(line[:3]))
+				h.xfRefused = &smtp.SMTPError{Code: code, Message: string(bytes.TrimSpace(line[3:]))}
+			}
+		}
+		if h.xfReplies == 0 {
+			h.rest = append(h.rest, buf...)
+			return nil
+		}
+		if len(buf) > maxXForwardReplies {
+			return errors.New("reply to XFORWARD: too long")
+		}
+		n, err := h.Conn.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// refusedXForward returns the next hop's first refusal of the last
+// XFORWARD commands, if any, and forgets commands that never went out
+// (MAIL failed before it was sent): they must not precede another command.
+func (h *hopConn) refusedXForward() *smtp.SMTPError {
+	if len(h.xfCmds) > 0 {
+		h.xfCmds, h.xfReplies = nil, 0
+	}
+	r := h.xfRefused
+	h.xfRefused = nil
+	return r
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
 }
 
 // dialNext connects to the next hop and greets it, all within timeout.
@@ -73,15 +178,24 @@ func (h *nextHop) readCaps() hopCaps {
 }
 
 // xforward sends the XFORWARD commands cmds. go-smtp's client has no way
-// to send a command of its own, so they go on the connection between two of
-// its commands, when it expects nothing. The greeting is refreshed first:
-// after a RSET go-smtp's client sends EHLO again at the next command, and an
-// EHLO would reset the attributes (XFORWARD_README).
+// to send a command of its own: to a next hop that offers PIPELINING they
+// go out with the MAIL command that follows (hopConn; refusedXForward
+// tells how they were answered), else on the connection between two of
+// go-smtp's commands, when it expects nothing. The greeting is refreshed
+// first: after a RSET go-smtp's client sends EHLO again at the next
+// command, and an EHLO would reset the attributes (XFORWARD_README).
 func (h *nextHop) xforward(cmds []string) error {
 	if len(cmds) == 0 {
 		return nil
 	}
 	if ok, _ := h.c.Extension("XFORWARD"); !ok {
+		return nil
+	}
+	if ok, _ := h.c.Extension("PIPELINING"); ok {
+		for _, cmd := range cmds {
+			h.conn.xfCmds = append(append(h.conn.xfCmds, cmd...), "\r\n"...)
+		}
+		h.conn.xfReplies += len(cmds)
 		return nil
 	}
 	h.conn.SetDeadline(time.Now().Add(h.conn.timeout))

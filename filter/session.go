@@ -126,6 +126,9 @@ func (s *session) mailNext(from string, opts *smtp.MailOptions) error {
 		}
 		if err == nil {
 			err = s.hop.c.Mail(from, opts)
+			if se := s.hop.conn.refusedXForward(); se != nil {
+				s.srv.log.Warn("next hop refused XFORWARD: the client's attributes are not passed on", zap.Error(se))
+			}
 		}
 		if err == nil {
 			return nil
@@ -255,8 +258,16 @@ func (s *session) Data(r io.Reader) error {
 		return errNextHopLost
 	}
 	if route.Outbound() {
+		queueID := s.queueID
+		if queueID == "" {
+			// No XFORWARD IDENT: before the queue (smtpd_proxy_filter),
+			// or mail submitted on the upstream host. The next hop names
+			// the id the message has in its queue, which its Received
+			// field shows too.
+			queueID = queuedAs(resp.StatusText)
+		}
 		s.srv.metrics.CountOutbound()
-		s.srv.rec.Record(ledger.Record{MessageID: h.messageID(), QueueID: s.queueID, Sender: s.from,
+		s.srv.rec.Record(ledger.Record{MessageID: h.messageID(), QueueID: queueID, Sender: s.from,
 			Recipients: s.rcpts, Time: s.start}, string(route.Why), cfg.recordPolicy())
 	}
 	s.srv.log.Debug("relayed", zap.String("queue_id", s.queueID), zap.String("route", routeName(route)),
@@ -401,6 +412,29 @@ func acceptedReply(text string) error {
 		msg = "Ok"
 	}
 	return &smtp.SMTPError{Code: 250, EnhancedCode: ec, Message: msg}
+}
+
+// queuedAs returns the queue id in a reply to the end of data, as Postfix
+// words it ("2.0.0 Ok: queued as 4Xq2Lm0Bz"), "" when there is none: 5 to
+// 64 letters, digits, ".", "_" or "-", as a Received field's id clause.
+func queuedAs(text string) string {
+	_, rest, ok := strings.Cut(text, "queued as ")
+	if !ok {
+		return ""
+	}
+	n := 0
+	for n < len(rest) && n <= 64 && isQueueIDChar(rest[n]) {
+		n++
+	}
+	id := strings.TrimRight(rest[:n], "._-")
+	if len(id) < 5 || len(id) > 64 {
+		return ""
+	}
+	return id
+}
+
+func isQueueIDChar(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
 }
 
 // enhanced parses an enhanced status code "x.y.z" (RFC 3463), the zero

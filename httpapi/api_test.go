@@ -13,6 +13,7 @@ import (
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/explanation"
 	"github.com/ndrmilter/ndrmilter/httpapi"
+	"github.com/ndrmilter/ndrmilter/ledger/postfixlog"
 )
 
 // errorBody decodes an error answer, failing unless it is {"error": "..."}.
@@ -172,7 +173,7 @@ func TestLedgerRoutes(t *testing.T) {
 	}
 
 	resp, body = do(t, http.MethodPost, ts.URL+"/api/v1/ledger/import?domain=example.org", "text/plain", strings.NewReader(postfixLog("imp.1@example.org", "5DEF2A3B4C")))
-	var sum httpapi.ImportSummary
+	var sum postfixlog.Summary
 	if err := json.Unmarshal([]byte(body), &sum); resp.StatusCode != http.StatusOK || err != nil || sum.New != 1 || sum.Malformed != 1 || sum.Lines != 5 {
 		t.Errorf("import: %s %s; want 1 new, 1 malformed line of 5", resp.Status, body)
 	}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ndrmilter/ndrmilter/ledger"
+	"github.com/ndrmilter/ndrmilter/ledger/postfixlog"
 )
 
 // ErrUnauthorized is wrapped by the errors of a Client the service refused
@@ -80,10 +82,14 @@ func (c *Client) do(ctx context.Context, method, path string, body io.Reader, ct
 		return false, fmt.Errorf("%w (%s)", ErrUnauthorized, c.base)
 	case resp.StatusCode != http.StatusOK:
 		var e apiError
+		msg := "answered " + resp.Status
 		if json.Unmarshal(data, &e) == nil && e.Error != "" {
-			return false, fmt.Errorf("the service's API at %s: %s (%s)", c.base, e.Error, resp.Status)
+			msg = e.Error + " (" + resp.Status + ")"
 		}
-		return false, fmt.Errorf("the service's API at %s answered %s", c.base, resp.Status)
+		if resp.StatusCode == http.StatusRequestEntityTooLarge || resp.StatusCode == http.StatusRequestTimeout {
+			return false, fmt.Errorf("%w: the service's API at %s: %s", ErrImportLimit, c.base, msg)
+		}
+		return false, fmt.Errorf("the service's API at %s: %s", c.base, msg)
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return false, fmt.Errorf("the service's API at %s: its answer is not what was expected: %v", c.base, err)
@@ -115,15 +121,25 @@ func (c *Client) Stats(ctx context.Context) (ledger.Stats, error) {
 	return ledger.Stats{Backend: st.Backend, Records: st.Records, Oldest: st.Oldest, Newest: st.Newest}, err
 }
 
+// ErrImportLimit is wrapped by the error of a Client.Import that the
+// service stopped at its limit on the size of an import or its time (413,
+// 408): what came before the limit was imported.
+var ErrImportLimit = errors.New("the service stopped the import at its limit")
+
 // Import is POST /api/v1/ledger/import: log is a Postfix log (plain or
 // gzip), domains (if any) the domains whose mail is imported.
-func (c *Client) Import(ctx context.Context, log io.Reader, domains []string, dryRun bool) (ImportSummary, error) {
+func (c *Client) Import(ctx context.Context, log io.Reader, domains []string, dryRun bool) (postfixlog.Summary, error) {
 	q := url.Values{"domain": domains}
 	if dryRun {
 		q.Set("dry_run", "true")
 	}
-	var sum ImportSummary
-	ok, err := c.do(ctx, http.MethodPost, "/api/v1/ledger/import?"+q.Encode(), log, "text/plain", &sum)
+	br := bufio.NewReader(log)
+	ct := "text/plain"
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		ct = "application/gzip"
+	}
+	var sum postfixlog.Summary
+	ok, err := c.do(ctx, http.MethodPost, "/api/v1/ledger/import?"+q.Encode(), br, ct, &sum)
 	if err == nil && !ok {
 		err = fmt.Errorf("the service at %s has no ledger API (is it an older ndrmilter?)", c.base)
 	}

@@ -10,15 +10,17 @@
 //	GET  /api/v1/code?q=5.7.509   the object of "code --json"; q may be a reply line
 //	GET  /api/v1/ledger/{id}      the ledger's record of a Message-ID or queue id, or 404
 //	GET  /api/v1/ledger/stats     the ledger's statistics, as "ledger stats --json"
-//	POST /api/v1/ledger/import    a Postfix log in the body, recorded as "ledger import" does
+//	POST /api/v1/ledger/import    a Postfix log in the body, imported as "ledger import" imports a file
+//	                              (package postfixlog), within Settings.ImportMaxBytes and ImportTimeout
 //
 // The records are built by package explanation, as the command line builds
 // them, so that the two cannot drift. A "lang" query parameter or the
 // Accept-Language header chooses the language (package catalog); the answer
 // says which in Content-Language. Errors are JSON, {"error": "..."}, with a
 // status that says what went wrong: 400 (a bad request), 401 (credentials
-// needed), 404, 405 (with Allow), 413 (a body over the cap), 415 (a body of
-// the wrong kind), 503 (the ledger cannot be read, or there is none).
+// needed), 404, 405 (with Allow), 408 (an import past its time limit), 413 (a
+// body over the cap), 415 (a body of the wrong kind), 503 (the ledger cannot
+// be read, or there is none).
 //
 // The listener is on loopback by default. Put elsewhere, it takes basic
 // authentication (users with bcrypt hashes, as htpasswd -B writes them) and

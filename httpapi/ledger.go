@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/ndrmilter/ndrmilter/ledger"
 	"github.com/ndrmilter/ndrmilter/ledger/postfixlog"
@@ -31,21 +32,6 @@ type LedgerStats struct {
 	Records int64     `json:"records"`
 	Oldest  time.Time `json:"oldest,omitzero"`
 	Newest  time.Time `json:"newest,omitzero"`
-}
-
-// ImportSummary is the answer of POST /api/v1/ledger/import, with the keys
-// of "ndrmilter ledger import --json".
-type ImportSummary struct {
-	New        int  `json:"new"`
-	Updated    int  `json:"updated"`
-	Known      int  `json:"already_known"`
-	TooOld     int  `json:"older_than_retention"`
-	Errors     int  `json:"errors"`
-	Skipped    int  `json:"skipped_not_leaving"`
-	Incomplete int  `json:"incomplete"`
-	Lines      int  `json:"lines"`
-	Malformed  int  `json:"malformed_lines"`
-	DryRun     bool `json:"dry_run"`
 }
 
 // errNoLedger is the error of the ledger routes of a service without one.
@@ -110,99 +96,81 @@ func (s *Server) handleLedgerStats(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, LedgerStats{Backend: st.Backend, Records: st.Records, Oldest: st.Oldest, Newest: st.Newest})
 }
 
-// importWriters write an import's records at once, so that the embedded
-// ledger commits them in groups.
-const importWriters = 16
+// Defaults of Settings.ImportMaxBytes and ImportTimeout. An import through
+// the API is bounded so that one request cannot hold the service's ledger
+// writer and a core for hours. 1 GiB of body is about 1.1 million messages
+// of plain Postfix log (a busy server's fortnight), and four to ten times
+// that gzipped, as "ndrmilter ledger import" sends it; the import reads
+// some 35 MB of log a second on one core, so 30 minutes leave a wide margin
+// on a loaded host. Logs beyond that are imported with the service
+// stopped, or in parts.
+const (
+	DefaultImportMaxBytes = 1 << 30
+	DefaultImportTimeout  = 30 * time.Minute
+)
 
 // handleLedgerImport is POST /api/v1/ledger/import: the body is a Postfix
-// log (plain or gzip), read by package postfixlog and merged into the
-// ledger record by record (ledger.Ledger.Merge), the writes the milter
-// makes. Query: domain (repeatable; default the service's domains),
-// dry_run=true.
+// log (plain or gzip), imported by package postfixlog as "ndrmilter ledger
+// import" imports a file (postfixlog.Import: the same batched writes, the
+// same cap on recipients, the same summary). Query: domain (repeatable;
+// default the service's domains), dry_run=true.
+//
+// An import is bounded by the settings ImportMaxBytes (the body, as sent)
+// and ImportTimeout (reading it and writing its records): past either it
+// stops, with 413 or 408. What was written before stays written: an import
+// is idempotent, and running it again (with the service stopped, or
+// higher limits) completes it.
 func (s *Server) handleLedgerImport(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Ledger == nil {
 		ledgerUnavailable(w, errNoLedger)
 		return
 	}
-	q := r.URL.Query()
-	dryRun := q.Get("dry_run") == "true" || q.Get("dry_run") == "1"
-	domains := q["domain"]
-	if len(domains) == 0 {
-		domains = s.current().Domains
-	}
-	j := &postfixlog.LogJoiner{Domains: domains}
-	cutoff := time.Now().Add(-s.cfg.Retention)
-	sum := ImportSummary{DryRun: dryRun}
-	var mu sync.Mutex
-	count := func(f func(*ImportSummary)) { mu.Lock(); f(&sum); mu.Unlock() }
-	ctx := r.Context()
-	work := make(chan ledger.Record)
-	var wg sync.WaitGroup
-	for range importWriters {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for rec := range work {
-				s.importOne(ctx, rec, cutoff, dryRun, count)
-			}
-		}()
-	}
-	put := func(rec ledger.Record) error {
-		select {
-		case work <- rec:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	st, err := postfixlog.ReadLog(r.Body, j, time.Now(), time.Local, put)
-	if err == nil {
-		for _, rec := range j.Flush() {
-			if err = put(rec); err != nil {
-				break
-			}
-		}
-	}
-	close(work)
-	wg.Wait()
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "the log could not be read: "+err.Error())
+	set := s.current()
+	if r.ContentLength > set.ImportMaxBytes {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is %d bytes, over the limit of %d (http_import_max_bytes): "+
+			"send less log at once, compressed (gzip), or import with the service stopped", r.ContentLength, set.ImportMaxBytes))
 		return
 	}
-	sum.Lines, sum.Malformed, sum.Skipped, sum.Incomplete = st.Lines, st.Malformed, j.Skipped, j.Dropped
-	// Records that could not be written are counted in errors, as the
-	// command line counts them: the rest was imported.
-	writeJSON(w, http.StatusOK, sum)
+	q := r.URL.Query()
+	opts := postfixlog.ImportOptions{
+		Domains: q["domain"],
+		Cutoff:  time.Now().Add(-s.cfg.Retention),
+		DryRun:  q.Get("dry_run") == "true" || q.Get("dry_run") == "1",
+		OnError: func(err error) { s.cfg.Log.Warn("import through the API: records were not written", zap.Error(err)) },
+	}
+	if len(opts.Domains) == 0 {
+		opts.Domains = set.Domains
+	}
+	deadline := time.Now().Add(set.ImportTimeout)
+	ctx, cancel := context.WithDeadline(r.Context(), deadline)
+	defer cancel()
+	// The body's reads end at the deadline too: a client that stops
+	// sending does not hold a read, and the import, past it.
+	http.NewResponseController(w).SetReadDeadline(deadline)
+	sum, err := postfixlog.Import(ctx, s.cfg.Ledger, http.MaxBytesReader(w, r.Body, set.ImportMaxBytes), opts)
+	// Past the deadline, the body's read fails, and that cancels the
+	// request's context too: the deadline is what stopped the import.
+	timedOut := !time.Now().Before(deadline) && (err != nil || ctx.Err() != nil)
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over the limit of %d bytes (http_import_max_bytes): "+
+			"the import stopped there, %s; send the rest of the log, or import with the service stopped", set.ImportMaxBytes, importedSoFar(sum)))
+	case timedOut:
+		writeError(w, http.StatusRequestTimeout, fmt.Sprintf("the import did not end within %s (http_import_timeout): "+
+			"it stopped there, %s; send less log at once, or import with the service stopped", set.ImportTimeout, importedSoFar(sum)))
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "the log could not be read: "+err.Error())
+	default:
+		// Records that could not be written are counted in errors, as
+		// the command line counts them: the rest was imported.
+		writeJSON(w, http.StatusOK, sum)
+	}
 }
 
-// importOne records one message of an import.
-func (s *Server) importOne(ctx context.Context, rec ledger.Record, cutoff time.Time, dryRun bool, count func(func(*ImportSummary))) {
-	if rec.Time.Before(cutoff) {
-		count(func(s *ImportSummary) { s.TooOld++ })
-		return
-	}
-	if dryRun {
-		count(func(s *ImportSummary) { s.New++ })
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	change, err := s.cfg.Ledger.Merge(ctx, rec)
-	if err != nil {
-		s.cfg.Log.Warn("import through the API: a record was not written", zapRecord(rec, err)...)
-	}
-	count(func(s *ImportSummary) {
-		switch {
-		case err != nil:
-			s.Errors++
-		case change == ledger.ChangeAdded:
-			s.New++
-		case change == ledger.ChangeMerged:
-			s.Updated++
-		case change == ledger.ChangeTooOld:
-			s.TooOld++
-		default:
-			s.Known++
-		}
-	})
+// importedSoFar says what an import that stopped early had done.
+func importedSoFar(sum postfixlog.Summary) string {
+	return fmt.Sprintf("after %d lines: %d messages imported (%d new, %d updated), %d already in the ledger, %d errors; "+
+		"what was imported stays, and importing the same log again completes it",
+		sum.Lines, sum.New+sum.Updated, sum.New, sum.Updated, sum.Known, sum.Errors)
 }

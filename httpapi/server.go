@@ -35,6 +35,14 @@ type Settings struct {
 	// LookupTimeout bounds the ledger lookups of one verdict (0:
 	// DefaultLookupTimeout).
 	LookupTimeout time.Duration
+	// ImportMaxBytes is the largest body POST /api/v1/ledger/import reads,
+	// in bytes as sent (compressed, for a gzip body); past it the import
+	// stops with 413 (0: DefaultImportMaxBytes).
+	ImportMaxBytes int64
+	// ImportTimeout bounds one POST /api/v1/ledger/import, reading its
+	// body and writing its records; past it the import stops with 408 (0:
+	// DefaultImportTimeout).
+	ImportTimeout time.Duration
 }
 
 // Defaults of Settings, those of the milter (package frontend).
@@ -163,6 +171,12 @@ func (s *Server) Reload(set Settings) {
 	}
 	if set.LookupTimeout <= 0 {
 		set.LookupTimeout = DefaultLookupTimeout
+	}
+	if set.ImportMaxBytes <= 0 {
+		set.ImportMaxBytes = DefaultImportMaxBytes
+	}
+	if set.ImportTimeout <= 0 {
+		set.ImportTimeout = DefaultImportTimeout
 	}
 	set.Domains = slices.Clone(set.Domains)
 	s.settings.Store(&set)

@@ -164,6 +164,38 @@ func readHeaderInto(b []byte, h Header) (_ Header, body []byte, truncated bool) 
 	return h, nil, truncated
 }
 
+// maxLeadingBlank is how many blank lines headerStart passes over before
+// a header: a few stray line ends, not a body that happens to start with
+// empty lines.
+const maxLeadingBlank = 8
+
+// headerStart returns where the header of a whole message starts in raw:
+// after the empty or blank lines (spaces, tabs, a CR) at its start when a
+// header field (or an mbox "From " line) follows them, else 0. A message
+// saved with a stray line end on top is still a message; text that starts
+// with empty lines and then no field is a body. Only a whole message gets
+// this: in a MIME part, an empty line first means "no header".
+func headerStart(raw []byte) int {
+	j := 0
+	for n := 0; j < len(raw) && n <= maxLeadingBlank; n++ {
+		line, next := ascii.NextLine(raw, j)
+		if len(bytes.TrimSpace(line)) != 0 {
+			if j > 0 && (isFieldLine(line) || bytes.HasPrefix(line, []byte("From "))) {
+				return j
+			}
+			return 0
+		}
+		j = next
+	}
+	return 0
+}
+
+// isFieldLine says whether line starts a header field: a field name, then a colon.
+func isFieldLine(line []byte) bool {
+	colon := bytes.IndexByte(line, ':')
+	return colon > 0 && IsFieldName(trimBlankRight(line[:colon]))
+}
+
 // extend makes f's value run to end, the end of a continuation line in b.
 func extend(f *Field, b []byte, end int) {
 	f.Raw = trimBlankRight(b[f.off:end])

@@ -39,8 +39,9 @@ type Part struct {
 // Read reads raw (an RFC 5322 message, LF or CRLF line ends) into its
 // header and MIME tree, leniently: see ReadHeader for the header, and
 // Message.Truncated for a multipart without its close delimiter, whose last
-// part then runs to the end. It copies nothing: the bodies are slices of
-// raw, decoded on demand by Part.Decode.
+// part then runs to the end. Empty or blank lines before the header are
+// passed over when a header field follows them. It copies nothing: the
+// bodies are slices of raw, decoded on demand by Part.Decode.
 func Read(raw []byte) Message {
 	return (*Arena)(nil).Read(raw)
 }
@@ -55,7 +56,7 @@ func (a *Arena) Read(raw []byte) Message {
 		// is where the parts' fields go.
 		n = 48
 	}
-	h, body, truncated := a.readHeader(raw, n)
+	h, body, truncated := a.readHeader(raw[headerStart(raw):], n)
 	m.Header = h
 	w := walker{arena: a}
 	if a != nil {

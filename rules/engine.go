@@ -289,7 +289,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	case v.Status != "":
 		v.StatusSource = StatusInferred
 	}
-	v.Permanent = strings.HasPrefix(v.Status, "5") || (v.Status == "" && rp.Class() == smtpcode.ClassPermanent)
+	v.Permanent = permanent(action, v.Status, rp)
 
 	if v.Reason != ReasonDelivered {
 		v.Facts = e.captureFacts(matched, &rec, nil)
@@ -321,8 +321,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	if t.HardBounce != nil {
 		hard = t.HardBounce
 	}
-	v.HardBounce = hard != nil && *hard && !strings.HasPrefix(v.Status, "4") && action != smtpcode.ActionDelayed &&
-		!(v.Status == "" && rp.Class() == smtpcode.ClassTransient)
+	v.HardBounce = hard != nil && *hard && hardBounce(action, v.Status, rp)
 	v.Summary = w.summary.in(lang)
 
 	v.Explanation, v.Fix = e.sentences(&rec, &v, t, rd, ruleWords, w, lang)

@@ -207,13 +207,14 @@ func TestHardBounceAndOwnerOfDelays(t *testing.T) {
 		owner      Owner
 	}{
 		{Input{Action: "failed", Status: "5.1.1", Diagnostic: "550 5.1.1 user unknown"}, true, true, OwnerSender},
-		{Input{Action: "failed", Status: "4.1.1", Diagnostic: "450 4.1.1 recipient verification temporarily failed"}, false, false, OwnerSender},
+		// Action failed: the sending server gave up, permanent (issue 8 item 3); a class-4 code is no hard bounce.
+		{Input{Action: "failed", Status: "4.1.1", Diagnostic: "450 4.1.1 recipient verification temporarily failed"}, false, true, OwnerSender},
 		{Input{Action: "delayed", Status: "4.2.2", Diagnostic: "452 4.2.2 mailbox full"}, false, false, OwnerNone},
 		{Input{Action: "failed", Status: "5.1.2", Diagnostic: "Host unknown"}, true, true, OwnerSender},
 		{Input{Action: "failed", Status: "5.1.6", Diagnostic: "550 5.1.6 recipient no longer on server"}, true, true, OwnerSender},
 		{Input{Action: "failed", Status: "5.2.2", Diagnostic: "552 5.2.2 over quota"}, false, true, OwnerRecipientAdmin},
 		{Input{Action: "failed", ReplyCode: "556", Diagnostic: "556 5.1.10 recipient domain has null MX"}, true, true, OwnerSender},
-		{Input{Action: "failed", Status: "4.0.0", Diagnostic: "doesn't receive email: null MX"}, false, false, OwnerSender},
+		{Input{Action: "failed", Status: "4.0.0", Diagnostic: "doesn't receive email: null MX"}, false, true, OwnerSender},
 	}
 	for _, tc := range tests {
 		v := e.Classify(tc.in)

@@ -24,13 +24,27 @@ type Classification struct {
 	ReplyCode    string
 	Reason       Reason
 	Owner        Owner
-	Permanent    bool   // class 5
-	HardBounce   bool   // the address itself is bad; do not mail it again
-	Summary      string // a few words, for a subject tag: "address does not exist"
-	Explanation  string // what happened: one or a few sentences, ASCII, no SMTP jargon
-	Fix          string // what the person who got the bounce should do
-	Rule         string // id of the rule that decided, "" when none did
-	Matched      string // what decided in that rule: the phrase ("user unknown"), the code ("5.1.1")...
-	Stage        Stage  // the SMTP stage of the failure, as far as the report says
-	Facts        Facts  // what the server named: block list, limit, host, file...
+	// Permanent says that this message will not be delivered to this
+	// recipient: the report's Action is failed, or its text says the
+	// sending server gave up (an expiry, 4.4.7, is permanent; so are
+	// Exim's "retry timeout exceeded" and qmail's "I'm not going to try
+	// again", which package dsn reads as failed). False while the
+	// sender's server is still retrying (Action delayed, a warning) and
+	// for anything that is no failure. A bare code without a report
+	// ("ndrmilter code 550 5.1.1") is permanent when its class is 5.
+	Permanent bool
+	// HardBounce says that the address itself is bad for good, so mail
+	// to it should stop: the reason is one whose hard_bounce is true in
+	// the rules (userunknown, hostunknown, hasmoved, notaccept...) and
+	// the failure is not a temporary one (no class-4 code, not delayed).
+	// A full mailbox or a spam block is permanent for this message, never
+	// a hard bounce.
+	HardBounce  bool
+	Summary     string // a few words, for a subject tag: "address does not exist"
+	Explanation string // what happened: one or a few sentences, ASCII, no SMTP jargon
+	Fix         string // what the person who got the bounce should do
+	Rule        string // id of the rule that decided, "" when none did
+	Matched     string // what decided in that rule: the phrase ("user unknown"), the code ("5.1.1")...
+	Stage       Stage  // the SMTP stage of the failure, as far as the report says
+	Facts       Facts  // what the server named: block list, limit, host, file...
 }

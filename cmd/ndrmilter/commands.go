@@ -133,9 +133,11 @@ func init() {
 			usage: ledgerUsage,
 			exits: []exitCode{
 				{exitOK, "done: import read every file and wrote every record; lookup found every ID"},
-				{exitNo, "lookup: an ID is not in the ledger; import: a file could not be read or a record not written"},
+				{exitNo, "lookup: an ID is not in the ledger; import: a file could not be read, some records were not written, " +
+					"or the running service stopped the import at its limit of size or time"},
 				{exitUsage, "an unknown subcommand or flag, a missing argument"},
-				{exitLedger, "the ledger cannot be opened or used"},
+				{exitLedger, "the ledger cannot be opened or used: it (or the running service that holds it) cannot be reached, " +
+					"a lookup or stats failed on it, or an import could write none of its records or stopped because the ledger failed"},
 			},
 			run: func(args []string, env cliEnv) int { return runLedger(args) },
 		},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/decide"
 	"github.com/ndrmilter/ndrmilter/frontend"
+	"github.com/ndrmilter/ndrmilter/httpapi"
 	"github.com/ndrmilter/ndrmilter/milter"
 )
 
@@ -56,6 +57,9 @@ type serveConfig struct {
 	HTTPUsers   string `yaml:"http_users"`
 	HTTPTLSCert string `yaml:"http_tls_cert"`
 	HTTPTLSKey  string `yaml:"http_tls_key"`
+	// The bounds of an import through the HTTP API.
+	HTTPImportMaxBytes int64    `yaml:"http_import_max_bytes"`
+	HTTPImportTimeout  duration `yaml:"http_import_timeout"`
 }
 
 // defaultListen is the milter socket of serve when neither file nor flag
@@ -85,6 +89,9 @@ func defaultServeConfig() serveConfig {
 		BufferBudget:      frontend.DefaultBufferBudget,
 		RecordSpoolMax:    frontend.DefaultSpoolMax,
 		LogAddresses:      string(frontend.PrivacyHash),
+
+		HTTPImportMaxBytes: httpapi.DefaultImportMaxBytes,
+		HTTPImportTimeout:  duration(httpapi.DefaultImportTimeout),
 	}
 }
 

@@ -46,6 +46,9 @@ func (c serveConfig) checkHTTPValues(src *configSource) configProblems {
 		}
 		add(key, "%s: TLS needs both http_tls_cert and http_tls_key (PEM files)", key)
 	}
+	if c.HTTPImportMaxBytes < 0 {
+		add("http_import_max_bytes", "http_import_max_bytes %d: expected a number of bytes, such as 1073741824 (1 GiB)", c.HTTPImportMaxBytes)
+	}
 	return probs
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ndrmilter/ndrmilter/internal/postfixtest"
+	"github.com/ndrmilter/ndrmilter/ledger/postfixlog"
 )
 
 // "ndrmilter ledger import" reads a real Postfix log into a fresh ledger:
@@ -55,13 +56,13 @@ func TestE2ELedgerImportReadsThePostfixLog(t *testing.T) {
 	}
 
 	data := t.TempDir()
-	importLog := func() importSummary {
+	importLog := func() postfixlog.Summary {
 		t.Helper()
 		out, err := exec.Command(ndrmilterBinary(t), "ledger", "import", "--data", data, "--domain", postfixtest.Domain, "--json", env.Postfix.LogPath()).CombinedOutput()
 		if err != nil {
 			t.Fatalf("ledger import: %v\n%s", err, out)
 		}
-		var sum importSummary
+		var sum postfixlog.Summary
 		if err := json.Unmarshal(out, &sum); err != nil {
 			t.Fatalf("ledger import --json: %v\n%s", err, out)
 		}

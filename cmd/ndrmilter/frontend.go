@@ -69,7 +69,8 @@ func addrFileDir(c serveConfig) string {
 
 // httpSettings are the API's settings from the configuration.
 func httpSettings(c serveConfig, eng *rules.Engine) httpapi.Settings {
-	return httpapi.Settings{Rules: eng, Domains: c.Domains, ParseCap: c.ParseCap, LookupTimeout: time.Duration(c.LookupTimeout)}
+	return httpapi.Settings{Rules: eng, Domains: c.Domains, ParseCap: c.ParseCap, LookupTimeout: time.Duration(c.LookupTimeout),
+		ImportMaxBytes: c.HTTPImportMaxBytes, ImportTimeout: time.Duration(c.HTTPImportTimeout)}
 }
 
 // startHTTP serves on ln (nil: the listener is off), and leaves the API's

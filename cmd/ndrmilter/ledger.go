@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -35,13 +34,16 @@ import only:
   --dry-run       read and report, write nothing
 A message's record keeps its first 1000 recipients; the others are kept as
 sender/recipient pairs, and the summary says how many.
+While serve (or filter) holds the embedded ledger, the commands go through its
+HTTP API; an import sent there (gzip-compressed) is bounded by the service's
+http_import_max_bytes and http_import_timeout.
 `
 
 // runLedger is "ndrmilter ledger import|lookup|stats".
 func runLedger(args []string) int {
 	if len(args) == 0 {
 		fmt.Fprint(os.Stderr, ledgerUsage)
-		return 2
+		return exitUsage
 	}
 	switch args[0] {
 	case "import":
@@ -52,10 +54,10 @@ func runLedger(args []string) int {
 		return runLedgerStats(args[1:])
 	case "-h", "--help", "help":
 		fmt.Print(ledgerUsage)
-		return 0
+		return exitOK
 	}
 	fmt.Fprintf(os.Stderr, "ndrmilter ledger: unknown subcommand %q\n%s", args[0], ledgerUsage)
-	return 2
+	return exitUsage
 }
 
 // ledgerFlags are the flags every ledger subcommand takes.
@@ -140,48 +142,47 @@ func runLedgerImport(args []string) int {
 	dryRun := lf.fs.Bool("dry-run", false, "read and report, write nothing")
 	files, err := lf.parse(args)
 	if err != nil {
-		return 2
+		return exitUsage
 	}
 	if len(files) == 0 {
 		fmt.Fprintln(os.Stderr, "ndrmilter ledger import: no log file given")
 		fmt.Fprint(os.Stderr, ledgerUsage)
-		return 2
+		return exitUsage
 	}
 	res, err := lf.resolve()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ndrmilter ledger import: %v\n", err)
-		return 2
+		return exitUsage
 	}
 	var led ledger.Ledger
 	if !*dryRun {
 		var svc *httpapi.Client
 		if led, svc, err = res.openOrService(); err != nil {
 			fmt.Fprintf(os.Stderr, "ndrmilter ledger import: %v\n", err)
-			return 1
+			return exitLedger
 		}
 		if svc != nil {
 			return importThroughService(svc, files, res.domains, lf.asJSON)
 		}
 		defer led.Close()
 	}
-	files = oldestFirst(files)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	imp := newImporter(ctx, led, time.Now().Add(-res.retention))
-	j := &postfixlog.LogJoiner{Domains: res.domains, PastCap: imp.pastCap}
-	now := time.Now()
-	var total postfixlog.LogStats
-	status := 0
-	for _, name := range files {
-		st, err := importFile(name, j, now, imp.put)
-		total.Lines += st.Lines
-		total.Used += st.Used
-		total.Ignored += st.Ignored
-		total.Malformed += st.Malformed
+	imp := postfixlog.NewImporter(ctx, led, postfixlog.ImportOptions{
+		Domains: res.domains,
+		Cutoff:  time.Now().Add(-res.retention),
+		DryRun:  *dryRun,
+		OnError: func(err error) { fmt.Fprintf(os.Stderr, "ndrmilter ledger import: %v\n", err) },
+	})
+	status := exitOK
+	failing := false // the ledger failed: the import stopped reading
+	for _, name := range oldestFirst(files) {
+		st, err := importFile(imp, name)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "ndrmilter ledger import: %s: %v\n", name, err)
-			status = 1
-			if ctx.Err() != nil || imp.failed() {
+			status = exitNo
+			failing = errors.Is(err, postfixlog.ErrLedgerFailing)
+			if ctx.Err() != nil || failing {
 				break
 			}
 			continue
@@ -190,25 +191,33 @@ func runLedgerImport(args []string) int {
 			fmt.Printf("%s: %d lines, %d Postfix queue lines used, %d malformed (skipped)\n", name, st.Lines, st.Used, st.Malformed)
 		}
 	}
-	// Messages still queued when the logs end (deferred) left too, or tried to.
-	for _, r := range j.Flush() {
-		if imp.put(r) != nil {
-			break
-		}
+	sum := imp.Finish()
+	printImportSummary(sum, lf.asJSON)
+	return importStatus(status, sum, failing)
+}
+
+// importStatus is the exit status of an import that read its files with
+// status and did what sum says: exitLedger when the ledger could not be
+// used (it took none of the records it was given, or failed so often that
+// the import stopped), exitNo when some records were not written.
+func importStatus(status int, sum postfixlog.Summary, failing bool) int {
+	switch {
+	case failing || sum.Errors > 0 && sum.New+sum.Updated+sum.Known == 0:
+		return exitLedger
+	case sum.Errors > 0:
+		return exitNo
 	}
-	sum := imp.wait()
-	if sum.Errors > 0 {
-		status = 1
-	}
-	sum.Lines, sum.Malformed, sum.Skipped, sum.Incomplete = total.Lines, total.Malformed, j.Skipped, j.Dropped
-	sum.CappedMessages, sum.CappedRecipients = j.CappedMessages, j.Capped
-	sum.DryRun = *dryRun
-	if lf.asJSON {
+	return status
+}
+
+// printImportSummary writes what an import did, as --json or as text.
+func printImportSummary(sum postfixlog.Summary, asJSON bool) {
+	if asJSON {
 		json.NewEncoder(os.Stdout).Encode(sum)
-		return status
+		return
 	}
 	verb := "imported"
-	if *dryRun {
+	if sum.DryRun {
 		verb = "would import"
 	}
 	fmt.Printf("%s %d messages (%d new, %d updated, %d already in the ledger, %d older than the retention period), %d errors\n",
@@ -219,7 +228,6 @@ func runLedgerImport(args []string) int {
 		fmt.Printf("capped %d messages with more than %d recipients: their records keep the first %d; the other %d recipients are kept as sender/recipient pairs only (a bounce for them is still matched)\n",
 			sum.CappedMessages, ledger.MaxRecipients, ledger.MaxRecipients, sum.CappedRecipients)
 	}
-	return status
 }
 
 // oldestFirst orders log files by modification time, oldest first, so that
@@ -256,205 +264,22 @@ func oldestFirst(files []string) []string {
 	return out
 }
 
-// importFile reads one log file ("-" for stdin) into j.
-func importFile(name string, j *postfixlog.LogJoiner, now time.Time, put func(ledger.Record) error) (postfixlog.LogStats, error) {
-	var r io.Reader = os.Stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return postfixlog.LogStats{}, err
-		}
-		defer f.Close()
-		r = f
+// openLog opens a log file, or standard input for "-".
+func openLog(name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(os.Stdin), nil
 	}
-	return postfixlog.ReadLog(r, j, now, time.Local, put)
+	return os.Open(name)
 }
 
-// importSummary is what an import did; its JSON form is --json's output.
-type importSummary struct {
-	New        int  `json:"new"`
-	Updated    int  `json:"updated"`
-	Known      int  `json:"already_known"`
-	TooOld     int  `json:"older_than_retention"`
-	Errors     int  `json:"errors"`
-	Skipped    int  `json:"skipped_not_leaving"`
-	Incomplete int  `json:"incomplete"`
-	Lines      int  `json:"lines"`
-	Malformed  int  `json:"malformed_lines"`
-	DryRun     bool `json:"dry_run"`
-	// CappedMessages had more recipients than a record keeps
-	// (ledger.MaxRecipients); CappedRecipients were past that cap: kept as
-	// (sender, recipient) pairs only.
-	CappedMessages   int `json:"capped_messages"`
-	CappedRecipients int `json:"capped_recipients"`
-}
-
-// Batches of an import. The first is small and each is twice the last, up
-// to importBatchMax: bbolt splits its pages only at commit, so the keys one
-// transaction puts on one page cost it time in their number squared, and
-// growing batches keep them few per page while the ledger is young (and a
-// small import finishes at once).
-const (
-	importBatchFirst = 512
-	importBatchMax   = 4096
-	importPairsMax   = 65536 // pairs past the cap per batch
-)
-
-// importer writes Records in batches (ledger.MergeBatch: thousands per
-// bbolt transaction, hundreds per Redis round trip), on one goroutine while
-// the log is read on others. The ledger merges each record into the one of
-// its message (ledger.Ledger), so an import is idempotent and completes
-// what the milter or an earlier import recorded; the ledger's Change is
-// what the summary counts.
-type importer struct {
-	ctx    context.Context
-	led    ledger.Ledger // nil for a dry run
-	cutoff time.Time
-
-	cur  *importBatch // being filled (by put and pastCap, on one goroutine)
-	size int          // records of the next batch
-	work chan *importBatch
-	done chan struct{}
-
-	mu  sync.Mutex
-	sum importSummary
-}
-
-// importBatch is what one ledger.MergeBatch writes, with the pairs past the
-// cap that came with it.
-type importBatch struct {
-	recs   []ledger.Record
-	pairs  []importPairs
-	npairs int
-}
-
-// importPairs are recipients past the cap of one message.
-type importPairs struct {
-	sender     string
-	recipients []string
-	t          time.Time
-}
-
-func newImporter(ctx context.Context, led ledger.Ledger, cutoff time.Time) *importer {
-	imp := &importer{ctx: ctx, led: led, cutoff: cutoff, size: importBatchFirst,
-		work: make(chan *importBatch, 1), done: make(chan struct{})}
-	imp.cur = &importBatch{}
-	go func() {
-		defer close(imp.done)
-		for b := range imp.work {
-			imp.write(b)
-		}
-	}()
-	return imp
-}
-
-// put queues r; it fails only when the import was interrupted.
-func (imp *importer) put(r ledger.Record) error {
-	if err := imp.ctx.Err(); err != nil {
-		return err
-	}
-	if r.Time.Before(imp.cutoff) {
-		imp.count(func(s *importSummary) { s.TooOld++ })
-		return nil
-	}
-	imp.cur.recs = append(imp.cur.recs, r)
-	if len(imp.cur.recs) >= imp.size {
-		return imp.send()
-	}
-	return nil
-}
-
-// pastCap queues the pairs of recipients past the cap of a message
-// (postfixlog.LogJoiner.PastCap).
-func (imp *importer) pastCap(sender string, recipients []string, t time.Time) {
-	if imp.ctx.Err() != nil || t.Before(imp.cutoff) {
-		return
-	}
-	// One message's recipients come a thousand at a time: one write.
-	if n := len(imp.cur.pairs); n > 0 && imp.cur.pairs[n-1].sender == sender && imp.cur.pairs[n-1].t.Equal(t) {
-		imp.cur.pairs[n-1].recipients = append(imp.cur.pairs[n-1].recipients, recipients...)
-	} else {
-		imp.cur.pairs = append(imp.cur.pairs, importPairs{sender, recipients, t})
-	}
-	imp.cur.npairs += len(recipients)
-	if imp.cur.npairs >= importPairsMax {
-		imp.send()
-	}
-}
-
-// send hands the batch being filled to the writer.
-func (imp *importer) send() error {
-	b := imp.cur
-	if len(b.recs) == 0 && len(b.pairs) == 0 {
-		return nil
-	}
-	imp.cur = &importBatch{recs: make([]ledger.Record, 0, min(2*imp.size, importBatchMax))}
-	imp.size = min(2*imp.size, importBatchMax)
-	select {
-	case imp.work <- b:
-		return nil
-	case <-imp.ctx.Done():
-		return imp.ctx.Err()
-	}
-}
-
-func (imp *importer) failed() bool {
-	imp.mu.Lock()
-	defer imp.mu.Unlock()
-	return imp.sum.Errors > 100
-}
-
-func (imp *importer) count(f func(*importSummary)) {
-	imp.mu.Lock()
-	f(&imp.sum)
-	imp.mu.Unlock()
-}
-
-// write writes one batch and counts what it changed.
-func (imp *importer) write(b *importBatch) {
-	if imp.led == nil {
-		imp.count(func(s *importSummary) { s.New += len(b.recs) })
-		return
-	}
-	for _, p := range b.pairs {
-		if err := ledger.RecordPairs(imp.ctx, imp.led, p.sender, p.recipients, p.t); err != nil {
-			imp.count(func(s *importSummary) { s.Errors++ })
-			fmt.Fprintf(os.Stderr, "ndrmilter ledger import: %d recipients past the cap of a message from %s: %v\n", len(p.recipients), p.sender, err)
-		}
-	}
-	if len(b.recs) == 0 {
-		return
-	}
-	changes, err := ledger.MergeBatch(imp.ctx, imp.led, b.recs)
-	imp.count(func(s *importSummary) {
-		for _, c := range changes {
-			switch c {
-			case ledger.ChangeAdded:
-				s.New++
-			case ledger.ChangeMerged:
-				s.Updated++
-			case ledger.ChangeTooOld:
-				s.TooOld++
-			default:
-				s.Known++
-			}
-		}
-		s.Errors += len(b.recs) - len(changes)
-	})
+// importFile reads one log file ("-" for stdin) into imp.
+func importFile(imp *postfixlog.Importer, name string) (postfixlog.LogStats, error) {
+	f, err := openLog(name)
 	if err != nil {
-		r := b.recs[min(len(changes), len(b.recs)-1)]
-		fmt.Fprintf(os.Stderr, "ndrmilter ledger import: %d records from %s (queue id %s) on: %v\n", len(b.recs)-len(changes), r.MessageID, r.QueueID, err)
+		return postfixlog.LogStats{}, err
 	}
-}
-
-// wait writes what is queued, stops the writer and returns the summary.
-func (imp *importer) wait() importSummary {
-	imp.send()
-	close(imp.work)
-	<-imp.done
-	imp.mu.Lock()
-	defer imp.mu.Unlock()
-	return imp.sum
+	defer f.Close()
+	return imp.AddLog(f)
 }
 
 // lookupRecord is the JSON form of "ledger lookup --json".
@@ -471,24 +296,24 @@ func runLedgerLookup(args []string) int {
 	lf := newLedgerFlags("lookup")
 	ids, err := lf.parse(args)
 	if err != nil {
-		return 2
+		return exitUsage
 	}
 	if len(ids) == 0 {
 		fmt.Fprintln(os.Stderr, "ndrmilter ledger lookup: give a Message-ID (or a Postfix queue id)")
-		return 2
+		return exitUsage
 	}
 	res, err := lf.resolve()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ndrmilter ledger lookup: %v\n", err)
-		return 2
+		return exitUsage
 	}
 	led, err := res.openReader()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ndrmilter ledger lookup: %v\n", err)
-		return 1
+		return exitLedger
 	}
 	defer led.Close()
-	status := 0
+	status := exitOK
 	for _, id := range ids {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		r, err := led.ByMessageID(ctx, id)
@@ -498,7 +323,7 @@ func runLedgerLookup(args []string) int {
 		cancel()
 		switch {
 		case errors.Is(err, ledger.ErrNotFound):
-			status = 1
+			status = exitNo
 			if lf.asJSON {
 				json.NewEncoder(os.Stdout).Encode(lookupRecord{Found: false, MessageID: ledger.NormalizeMessageID(id)})
 			} else {
@@ -506,7 +331,7 @@ func runLedgerLookup(args []string) int {
 			}
 		case err != nil:
 			fmt.Fprintf(os.Stderr, "ndrmilter ledger lookup: %s: %v\n", id, err)
-			return 1
+			return exitLedger
 		case lf.asJSON:
 			json.NewEncoder(os.Stdout).Encode(lookupRecord{Found: true, MessageID: r.MessageID, QueueID: r.QueueID,
 				Sender: r.Sender, Recipients: r.Recipients, Time: r.Time})
@@ -542,20 +367,20 @@ type statsRecord struct {
 func runLedgerStats(args []string) int {
 	lf := newLedgerFlags("stats")
 	if rest, err := lf.parse(args); err != nil {
-		return 2
+		return exitUsage
 	} else if len(rest) > 0 {
 		fmt.Fprintf(os.Stderr, "ndrmilter ledger stats: unexpected argument %q\n", rest[0])
-		return 2
+		return exitUsage
 	}
 	res, err := lf.resolve()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ndrmilter ledger stats: %v\n", err)
-		return 2
+		return exitUsage
 	}
 	led, err := res.openReader()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ndrmilter ledger stats: %v\n", err)
-		return 1
+		return exitLedger
 	}
 	defer led.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -563,15 +388,15 @@ func runLedgerStats(args []string) int {
 	st, err := led.Stats(ctx)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ndrmilter ledger stats: %v\n", err)
-		return 1
+		return exitLedger
 	}
 	if lf.asJSON {
 		json.NewEncoder(os.Stdout).Encode(statsRecord{Backend: st.Backend, Records: st.Records, Oldest: st.Oldest, Newest: st.Newest})
-		return 0
+		return exitOK
 	}
 	fmt.Printf("backend:   %s\nrecords:   %d\nretention: %s\n", st.Backend, st.Records, res.retention)
 	if st.Records > 0 {
 		fmt.Printf("oldest:    %s\nnewest:    %s\n", st.Oldest.Local().Format(time.RFC1123Z), st.Newest.Local().Format(time.RFC1123Z))
 	}
-	return 0
+	return exitOK
 }

@@ -9,7 +9,6 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -126,25 +125,29 @@ func (s serviceLedger) Stats(ctx context.Context) (ledger.Stats, error) { return
 func (s serviceLedger) Close() error { return nil }
 
 // importThroughService sends the logs, oldest first, to the running
-// service's import (POST /api/v1/ledger/import), which reads them as a
-// local import does and merges each record into the ledger as the milter
-// writes it. The files go as one log, decompressed, so that a message
-// whose lines span a rotation is joined.
+// service's import (POST /api/v1/ledger/import), which runs the import a
+// local one runs (postfixlog.Importer) on the service's ledger. The files
+// go as one log, so that a message whose lines span a rotation is joined:
+// each decompressed here (one bad file is reported and skipped, as a local
+// import skips it), and the whole compressed again, so that the service's
+// limit on the size of an import (http_import_max_bytes) holds several
+// times as much log.
 func importThroughService(c *httpapi.Client, files, domains []string, asJSON bool) int {
 	pr, pw := io.Pipe()
 	read := make(chan int, 1) // the exit status of reading the files
 	go func() {
-		st := 0
+		st := exitOK
+		zw, _ := gzip.NewWriterLevel(pw, gzip.BestSpeed)
 		for _, name := range oldestFirst(files) {
-			if err := copyLog(pw, name); err != nil {
+			if err := copyLog(zw, name); err != nil {
 				if errors.Is(err, io.ErrClosedPipe) {
 					break // the service stopped reading
 				}
 				fmt.Fprintf(os.Stderr, "ndrmilter ledger import: %s: %v\n", name, err)
-				st = 1
+				st = exitNo
 			}
 		}
-		pw.Close()
+		pw.CloseWithError(zw.Close())
 		read <- st
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Hour)
@@ -152,40 +155,31 @@ func importThroughService(c *httpapi.Client, files, domains []string, asJSON boo
 	sum, err := c.Import(ctx, pr, domains, false)
 	pr.CloseWithError(io.ErrClosedPipe)
 	status := <-read
-	if err != nil {
+	switch {
+	case errors.Is(err, httpapi.ErrImportLimit):
+		// What came before the limit is imported: part of the work.
 		fmt.Fprintf(os.Stderr, "ndrmilter ledger import: through the running service: %v\n", err)
-		return 1
+		return exitNo
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "ndrmilter ledger import: through the running service: %v\n", err)
+		return exitLedger
 	}
-	if sum.Errors > 0 {
-		status = 1
+	if !asJSON {
+		fmt.Printf("the ledger is held by the running service: imported through its API\n")
 	}
-	if asJSON {
-		json.NewEncoder(os.Stdout).Encode(importSummary{New: sum.New, Updated: sum.Updated, Known: sum.Known,
-			TooOld: sum.TooOld, Errors: sum.Errors, Skipped: sum.Skipped, Incomplete: sum.Incomplete,
-			Lines: sum.Lines, Malformed: sum.Malformed, DryRun: sum.DryRun})
-		return status
-	}
-	fmt.Printf("the ledger is held by the running service: imported through its API\n")
-	fmt.Printf("imported %d messages (%d new, %d updated, %d already in the ledger, %d older than the retention period), %d errors\n",
-		sum.New+sum.Updated, sum.New, sum.Updated, sum.Known, sum.TooOld, sum.Errors)
-	fmt.Printf("skipped %d messages that did not leave (local delivery, Postfix's own bounces, other domains), %d incomplete in the logs; %d malformed lines of %d\n",
-		sum.Skipped, sum.Incomplete, sum.Malformed, sum.Lines)
-	return status
+	printImportSummary(sum, asJSON)
+	return importStatus(status, sum, false)
 }
 
 // copyLog writes a log file ("-" for standard input), decompressed when it
 // is gzip, ending in a newline.
 func copyLog(w io.Writer, name string) error {
-	var r io.Reader = os.Stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		r = f
+	f, err := openLog(name)
+	if err != nil {
+		return err
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
@@ -197,6 +191,6 @@ func copyLog(w io.Writer, name string) error {
 	if _, err := io.Copy(w, br); err != nil {
 		return err
 	}
-	_, err := w.Write([]byte("\n"))
+	_, err = w.Write([]byte("\n"))
 	return err
 }

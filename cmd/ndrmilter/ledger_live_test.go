@@ -16,6 +16,8 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/ndrmilter/ndrmilter/httpapi"
+	"github.com/ndrmilter/ndrmilter/ledger"
+	"github.com/ndrmilter/ndrmilter/ledger/postfixlog"
 )
 
 // startServeChild runs "ndrmilter serve ARGS" in a child process (the test
@@ -165,7 +167,7 @@ func TestLedgerCommandsReachTheRunningService(t *testing.T) {
 	logFile := filepath.Join(dir, "mail.log")
 	os.WriteFile(logFile, []byte(importLog(time.Now().Add(-time.Hour))), 0o644)
 	got, rc = ledgerCLI(t, "import", "--data", data, "--domain", "example.org", "--json", logFile)
-	var sum importSummary
+	var sum postfixlog.Summary
 	if err := json.Unmarshal([]byte(got), &sum); rc != 0 || err != nil || sum.New != 2 || sum.Skipped != 1 || sum.Malformed != 1 {
 		t.Errorf("import through the service: exit %d, %q (%v); want 2 new, 1 skipped, 1 malformed", rc, got, err)
 	}
@@ -175,6 +177,13 @@ func TestLedgerCommandsReachTheRunningService(t *testing.T) {
 	got, _ = ledgerCLI(t, "stats", "--data", data)
 	if !strings.Contains(got, "records:   3") {
 		t.Errorf("stats after the import:\n%s", got)
+	}
+	// The service's import is the command line's: a message past the cap
+	// of recipients is capped, and the summary says so.
+	got, rc = ledgerCLI(t, "import", "--data", data, "--json", hugeListLog(t, t.TempDir(), ledger.MaxRecipients+10))
+	sum = postfixlog.Summary{}
+	if err := json.Unmarshal([]byte(got), &sum); rc != 0 || err != nil || sum.New != 2 || sum.CappedMessages != 1 || sum.CappedRecipients != 10 {
+		t.Errorf("import of a list through the service: exit %d, %q (%v); want 2 new, 1 message capped, 10 recipients past the cap", rc, got, err)
 	}
 
 	// Stopped, the service removes its address file and the commands
@@ -216,7 +225,7 @@ func TestLedgerCommandsSayWhatToDoWhenTheServiceHasNoAPI(t *testing.T) {
 		errOut = out
 		return rc
 	})
-	if rc == 0 || !strings.Contains(got, "is locked by another process") || !strings.Contains(got, "http_listen") ||
+	if rc != exitLedger || !strings.Contains(got, "is locked by another process") || !strings.Contains(got, "http_listen") ||
 		!strings.Contains(got, "systemctl stop ndrmilter") {
 		t.Errorf("stats with the service's API off: exit %d, stdout %q, stderr %q", rc, errOut, got)
 	}

@@ -14,8 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ndrmilter/ndrmilter/httpapi"
 	"github.com/ndrmilter/ndrmilter/internal/redistest"
 	"github.com/ndrmilter/ndrmilter/ledger"
+	"github.com/ndrmilter/ndrmilter/ledger/postfixlog"
 	"github.com/ndrmilter/ndrmilter/ledger/postfixlog/postfixlogtest"
 )
 
@@ -87,7 +89,7 @@ func TestLedgerImportLookupStats(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("import: exit %d\n%s", code, out)
 	}
-	var sum importSummary
+	var sum postfixlog.Summary
 	if err := json.Unmarshal([]byte(out), &sum); err != nil {
 		t.Fatalf("import --json: %v\n%s", err, out)
 	}
@@ -101,7 +103,7 @@ func TestLedgerImportLookupStats(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("second import: exit %d\n%s", code, out)
 	}
-	sum = importSummary{}
+	sum = postfixlog.Summary{}
 	json.Unmarshal([]byte(out), &sum)
 	if sum.New != 0 || sum.Known != 1 || sum.Updated != 1 {
 		t.Errorf("second import: %+v, want 0 new, 1 already known (out1), 1 updated (out2 gained erin)", sum)
@@ -116,7 +118,7 @@ func TestLedgerImportLookupStats(t *testing.T) {
 	}
 	before := stats()
 	out, code = captureStdout(t, func() int { return runLedger([]string{"import", "--data", data, "--json", plain, rotated}) })
-	sum = importSummary{}
+	sum = postfixlog.Summary{}
 	json.Unmarshal([]byte(out), &sum)
 	if code != 0 || sum.New != 0 || sum.Updated != 0 || sum.Known != 2 {
 		t.Errorf("third import: exit %d, %+v, want everything already known", code, sum)
@@ -151,11 +153,6 @@ func TestLedgerImportErrors(t *testing.T) {
 		t.Errorf("import without a file: exit %d, want 2", code)
 	}
 	if _, code := captureStdout(t, func() int {
-		return runLedger([]string{"stats", "--ledger", "memcached://127.0.0.1:1"})
-	}); code != 1 {
-		t.Errorf("stats with an unknown ledger spec: exit %d, want 1", code)
-	}
-	if _, code := captureStdout(t, func() int {
 		return runLedger([]string{"import", "--data", dir, filepath.Join(dir, "missing.log")})
 	}); code != 1 {
 		t.Errorf("import of a missing file: exit %d, want 1", code)
@@ -169,7 +166,7 @@ func TestLedgerImportErrors(t *testing.T) {
 	log := filepath.Join(dir, "mail.log")
 	os.WriteFile(log, []byte(importLog(time.Now())), 0o644)
 	out, code := captureStdout(t, func() int { return runLedger([]string{"import", "--config", cfg, "--json", log}) })
-	var sum importSummary
+	var sum postfixlog.Summary
 	json.Unmarshal([]byte(out), &sum)
 	if code != 0 || sum.New != 0 || sum.Skipped != 3 {
 		t.Errorf("import with a config whose domain is elsewhere.test: exit %d, %+v, want nothing imported, 3 skipped", code, sum)
@@ -184,47 +181,63 @@ func TestLedgerImportErrors(t *testing.T) {
 	}
 }
 
-// The importer writes with many writers at once; records of one message
-// (one Message-ID, several queue files) that reach different writers all
-// end up in the ledger's record of that Message-ID.
-func TestLedgerImportKeepsEveryRecipientOfOneMessage(t *testing.T) {
-	led, err := ledger.OpenBolt(filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{})
+// The ledger commands exit 3 (exitLedger) when the ledger cannot be opened
+// or used, whatever the reason, and say why on standard error; a message
+// that is not in a ledger that works is 1, as is a log file that cannot be
+// read.
+func TestLedgerCommandsExit3WhenTheLedgerIsUnavailable(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "mail.log")
+	os.WriteFile(log, []byte(importLog(time.Now().Add(-time.Hour))), 0o644)
+	notADir := filepath.Join(dir, "file")
+	os.WriteFile(notADir, []byte("a file, not a directory"), 0o644)
+	deadRedis := fmt.Sprintf("redis://127.0.0.1:%d/0", freeLoopbackPort(t))
+
+	// A bbolt file held by another process, next to the address file of a
+	// service (alive: this process) whose API does not answer.
+	held := filepath.Join(dir, "held")
+	os.MkdirAll(held, 0o750)
+	holder, err := ledger.OpenBolt(filepath.Join(held, "ledger.db"), ledger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer led.Close()
-	const rounds, queueFiles = 30, 8
-	base := time.Now().Add(-time.Hour).Truncate(time.Second)
-	lost := 0
-	for round := range rounds {
-		imp := newImporter(context.Background(), led, base.Add(-24*time.Hour))
-		mid := fmt.Sprintf("split.%d@example.org", round)
-		var want []string
-		for q := range queueFiles {
-			rcpt := fmt.Sprintf("rcpt%d.%d@remote.test", q, round)
-			want = append(want, rcpt)
-			if err := imp.put(ledger.Record{MessageID: mid, QueueID: fmt.Sprintf("%dA%dB", round, q),
-				Sender: "alice@example.org", Recipients: []string{rcpt}, Time: base}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if sum := imp.wait(); sum.Errors != 0 || sum.New != 1 || sum.Updated != queueFiles-1 {
-			t.Errorf("round %d: %+v, want 1 new and %d updated, no error", round, sum, queueFiles-1)
-		}
-		r, err := led.ByMessageID(context.Background(), mid)
-		if err != nil {
-			t.Fatalf("round %d: %v", round, err)
-		}
-		for _, w := range want {
-			if !slices.Contains(r.Recipients, w) {
-				lost++
-				t.Errorf("round %d: recipient %s of <%s> lost: the record has %q", round, w, mid, r.Recipients)
-				break
+	defer holder.Close()
+	httpapi.WriteAddrFile(held, httpapi.AddrFile{URL: fmt.Sprintf("http://127.0.0.1:%d", freeLoopbackPort(t)), PID: os.Getpid()})
+
+	for _, c := range []struct {
+		name   string
+		ledger []string
+		why    string // on standard error
+	}{
+		{"an unknown ledger spec", []string{"--ledger", "memcached://127.0.0.1:1"}, "unknown ledger"},
+		{"a data directory that is a file", []string{"--data", notADir}, notADir},
+		{"a Redis that does not answer", []string{"--ledger", deadRedis}, "127.0.0.1"},
+		{"a service that holds the ledger and does not answer", []string{"--data", held}, "does not answer"},
+	} {
+		for _, cmd := range [][]string{{"stats"}, {"lookup", "<x@example.org>"}, {"import", log}} {
+			args := append(append([]string{cmd[0]}, c.ledger...), cmd[1:]...)
+			var code int
+			stderr, _ := captureStderr(t, func() int {
+				_, code = captureStdout(t, func() int { return runLedger(args) })
+				return code
+			})
+			if code != exitLedger || !strings.Contains(stderr, c.why) {
+				t.Errorf("ledger %s with %s: exit %d, want %d (exitLedger), and a reason naming %q on stderr:\n%s",
+					cmd[0], c.name, code, exitLedger, c.why, stderr)
 			}
 		}
 	}
-	if lost > 0 {
-		t.Errorf("recipients lost in %d of %d rounds", lost, rounds)
+
+	// A ledger that works: a message not in it is 1, a log that cannot be
+	// read is 1, and neither is a ledger problem.
+	data := filepath.Join(dir, "data")
+	if _, code := captureStdout(t, func() int { return runLedger([]string{"lookup", "--data", data, "<x@example.org>"}) }); code != exitNo {
+		t.Errorf("lookup of a message not in the ledger: exit %d, want %d", code, exitNo)
+	}
+	if _, code := captureStdout(t, func() int {
+		return runLedger([]string{"import", "--data", data, log, filepath.Join(dir, "missing.log")})
+	}); code != exitNo {
+		t.Errorf("import of a log and a missing file: exit %d, want %d", code, exitNo)
 	}
 }
 
@@ -271,7 +284,7 @@ func TestLedgerImportHugeRecipientList(t *testing.T) {
 	const n = 150000
 	log := hugeListLog(t, dir, n)
 	out, code := captureStdout(t, func() int { return runLedger([]string{"import", "--data", data, "--json", log}) })
-	var sum importSummary
+	var sum postfixlog.Summary
 	if err := json.Unmarshal([]byte(out), &sum); err != nil {
 		t.Fatalf("import --json: exit %d, %v\n%s", code, err, out)
 	}
@@ -374,7 +387,7 @@ func TestLedgerImportIntoRedisAsIntoBolt(t *testing.T) {
 	}
 	f.Close()
 	list := hugeListLog(t, t.TempDir(), 2*ledger.MaxRecipients+500)
-	imports := map[string]importSummary{}
+	imports := map[string]postfixlog.Summary{}
 	for name, args := range map[string][]string{
 		"bolt":  {"--data", filepath.Join(dir, "data")},
 		"redis": {"--ledger", srv.URL()},
@@ -382,7 +395,7 @@ func TestLedgerImportIntoRedisAsIntoBolt(t *testing.T) {
 		out, code := captureStdout(t, func() int {
 			return runLedger(append(append([]string{"import", "--json", "--domain", "example.org"}, args...), log, list))
 		})
-		var sum importSummary
+		var sum postfixlog.Summary
 		if err := json.Unmarshal([]byte(out), &sum); err != nil || code != 0 {
 			t.Fatalf("%s: import: exit %d, %v\n%s", name, code, err, out)
 		}

@@ -24,13 +24,20 @@ type Client struct {
 // milter treat it as trusted. The session is closed at the test's end.
 func (p *Instance) Dial(t testing.TB, source string) *Client {
 	t.Helper()
+	return p.DialAddr(t, p.SMTP, source)
+}
+
+// DialAddr is Dial for another smtpd of the instance, at addr: one a test
+// added with [Config.Services], such as a submission service.
+func (p *Instance) DialAddr(t testing.TB, addr, source string) *Client {
+	t.Helper()
 	d := net.Dialer{Timeout: 5 * time.Second}
 	if source != "" {
 		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(source)}
 	}
-	conn, err := d.Dial("tcp", p.SMTP)
+	conn, err := d.Dial("tcp", addr)
 	if err != nil {
-		t.Fatalf("postfixtest: dial %s from %q: %v", p.SMTP, source, err)
+		t.Fatalf("postfixtest: dial %s from %q: %v", addr, source, err)
 	}
 	c := smtp.NewClient(conn)
 	c.CommandTimeout = 30 * time.Second

@@ -1,17 +1,20 @@
 // Package postfixtest starts private Postfix instances for end-to-end tests.
 // Each instance has its own configuration, queue and log in a directory of
-// its own, one smtpd on a free loopback port, SASL logins from its own
-// sasldb file, and a go-smtp sink as its only next hop; everything it starts
-// is stopped when the test ends.
+// its own, an smtpd on a free loopback port (and the master.cf services a
+// test adds, such as a content filter's reinjection smtpd), SASL logins
+// from its own sasldb file, and a go-smtp sink as its only next hop;
+// everything it starts is stopped when the test ends.
 //
-// It drives the real programs (master(8), postconf, postfix and postqueue
-// from Debian's postfix package, saslpasswd2 from sasl2-bin: "make deps"
+// It drives the real programs (master(8), postconf, postfix, postqueue and
+// sendmail from Debian's postfix package, saslpasswd2 from sasl2-bin: "make deps"
 // installs them) and needs root, as master(8) does. A missing program or a
 // non-root user fails the test with what to do; nothing is installed here.
 //
 // The configuration is in testdata/ (main.cf, master.cf and the Cyrus SASL
 // smtpd.conf), templates filled with the instance's directory and
-// addresses; a test adds or replaces main.cf settings with [Config].
+// addresses; a test adds or replaces main.cf settings and master.cf
+// services with [Config], such as those of a deploy-kit file
+// ([ReadSettings], [ReadServices]).
 //
 // The mail world of an instance: [Domain] is ours, relayed to the sink (the
 // internal mail store); any other domain leaves through the same sink;
@@ -65,6 +68,13 @@ type Config struct {
 	// template's setting of the same name, or is added after the
 	// template's settings. Milters, mynetworks and the like go here.
 	Settings []string
+	// Services are master.cf entries (an entry line and its "-o" lines,
+	// as ReadServices returns them), added to the template's. An entry for
+	// the "smtp inet" service replaces the template's smtpd and listens on
+	// [Instance.SMTP]; an entry with the name and type of another of the
+	// template's replaces it. Chroot is turned off in every entry, as in
+	// the template: the instance's queue is not a chroot jail.
+	Services []string
 }
 
 // Instance is a running private Postfix.
@@ -87,7 +97,7 @@ type templateData struct {
 }
 
 // Start configures and starts a private Postfix instance and its sink, and
-// waits until its smtpd greets. It fails the test when Postfix, the SASL
+// waits until its smtpd services greet. It fails the test when Postfix, the SASL
 // tools or root privileges are missing, or when Postfix does not start.
 func Start(t testing.TB, cfg Config) *Instance {
 	t.Helper()
@@ -135,7 +145,11 @@ func Start(t testing.TB, cfg Config) *Instance {
 		t.Fatalf("postfixtest: %v", err)
 	}
 	writeFile(t, filepath.Join(p.etc, "main.cf"), []byte(mainCf))
-	writeFile(t, filepath.Join(p.etc, "master.cf"), render(t, "master.cf", data))
+	masterCf, smtpds, err := mergeServices(string(render(t, "master.cf", data)), p.SMTP, cfg.Services)
+	if err != nil {
+		t.Fatalf("postfixtest: %v", err)
+	}
+	writeFile(t, filepath.Join(p.etc, "master.cf"), []byte(masterCf))
 
 	params, err := p.postconf("meta_directory", "daemon_directory", "mail_owner", "setgid_group")
 	if err != nil {
@@ -187,8 +201,10 @@ func Start(t testing.TB, cfg Config) *Instance {
 		}
 		p.Stop()
 	})
-	if !waitFor(15*time.Second, func() bool { return greets(p.SMTP) }) {
-		t.Fatalf("postfixtest: smtpd at %s did not greet within 15 s\n%s", p.SMTP, p.LogTail(40))
+	for _, addr := range smtpds {
+		if !waitFor(15*time.Second, func() bool { return greets(addr) }) {
+			t.Fatalf("postfixtest: smtpd at %s did not greet within 15 s\n%s", addr, p.LogTail(40))
+		}
 	}
 	return p
 }

@@ -4,21 +4,51 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 )
 
+// A deploy-kit file may hold a main.cf part and a master.cf part, each
+// under a marker line such as "# ==== main.cf ====". ReadSettings reads the
+// main.cf part of such a file and ReadServices its master.cf part; a file
+// without markers is all one part.
+var sectionMarker = regexp.MustCompile(`^#\s*=+\s*(main\.cf|master\.cf)\s*=+\s*$`)
+
+// section returns the lines of text under the marker of part ("main.cf" or
+// "master.cf"), the other lines blanked so that line numbers stay right in
+// errors; all of text when it has no marker.
+func section(text, part string) string {
+	lines := strings.Split(text, "\n")
+	marked, in := false, false
+	for i, l := range lines {
+		if m := sectionMarker.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+			marked, in = true, m[1] == part
+			lines[i] = ""
+			continue
+		}
+		if !in {
+			lines[i] = ""
+		}
+	}
+	if !marked {
+		return text
+	}
+	return strings.Join(lines, "\n")
+}
+
 // ReadSettings returns the settings of a main.cf file (or a snippet of
-// one), one "name = value" string per setting, in order. It reads main.cf's
-// syntax (postconf(5)): blank lines and lines starting with # are ignored,
-// and a line starting with white space continues the setting above, so a
-// value spread over several lines comes back as one string.
+// one, or the main.cf part of a deploy-kit file), one "name = value" string
+// per setting, in order. It reads main.cf's syntax (postconf(5)): blank
+// lines and lines starting with # are ignored, and a line starting with
+// white space continues the setting above, so a value spread over several
+// lines comes back as one string.
 func ReadSettings(path string) ([]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	settings, err := parseSettings(string(b))
+	settings, err := parseSettings(section(string(b), "main.cf"))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}

@@ -64,3 +64,76 @@ func TestTemplatesAreMainCfSettings(t *testing.T) {
 		t.Errorf("testdata/master.cf filled has no smtpd on 127.0.0.1:1:\n%s", master)
 	}
 }
+
+// kitFile is a deploy-kit file with a main.cf part and a master.cf part.
+const kitFile = `# A snippet.
+# ==== main.cf ====
+# the filter
+content_filter = ndrfilter:[127.0.0.1]:10025
+receive_override_options =
+    no_address_mappings
+
+# ==== master.cf ====
+ndrfilter unix  -       -       n       -       10      smtp
+  -o smtp_send_xforward_command=yes
+#  -o commented_out=yes
+  -o smtp_generic_maps=
+smtp      inet  n       -       y       -       20      smtpd
+  -o smtpd_proxy_filter=127.0.0.1:10025
+`
+
+func TestReadSettingsAndServicesReadTheirPartOfADeployKitFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kit.cf")
+	if err := os.WriteFile(path, []byte(kitFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settings, err := ReadSettings(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"content_filter = ndrfilter:[127.0.0.1]:10025", "receive_override_options = no_address_mappings"}; !reflect.DeepEqual(settings, want) {
+		t.Errorf("ReadSettings = %q, want %q", settings, want)
+	}
+	services, err := ReadServices(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"ndrfilter unix  -       -       n       -       10      smtp -o smtp_send_xforward_command=yes -o smtp_generic_maps=",
+		"smtp      inet  n       -       y       -       20      smtpd -o smtpd_proxy_filter=127.0.0.1:10025",
+	}
+	if !reflect.DeepEqual(services, want) {
+		t.Errorf("ReadServices = %q, want %q", services, want)
+	}
+}
+
+func TestReadServicesRejectsAnEntryWithoutItsEightFields(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "master.cf")
+	if err := os.WriteFile(path, []byte("ndrfilter unix - - n - 10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadServices(path); err == nil || !strings.Contains(err.Error(), "command") {
+		t.Errorf("ReadServices of an entry with six fields: error %v, want one asking for the command", err)
+	}
+}
+
+func TestServicesJoinTheTemplateTheSmtpEntryBecomingTheInstancesSmtpd(t *testing.T) {
+	base := "127.0.0.1:2525 inet n - n - - smtpd\npickup unix n - n 60 1 pickup\n"
+	got, inet, err := mergeServices(base, "127.0.0.1:2525", []string{
+		"smtp inet n - y - 20 smtpd -o smtpd_proxy_filter=127.0.0.1:10025",
+		"127.0.0.1:10026 inet n - n - - smtpd -o content_filter=",
+		"pickup unix n - y 60 1 pickup -o content_filter=x",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "127.0.0.1:2525 inet n - n - 20 smtpd -o smtpd_proxy_filter=127.0.0.1:10025\n" +
+		"pickup unix n - n 60 1 pickup -o content_filter=x\n" +
+		"127.0.0.1:10026 inet n - n - - smtpd -o content_filter=\n"
+	if got != want {
+		t.Errorf("merged master.cf:\n%s\nwant:\n%s", got, want)
+	}
+	if w := []string{"127.0.0.1:2525", "127.0.0.1:10026"}; !reflect.DeepEqual(inet, w) {
+		t.Errorf("smtpd listeners = %q, want %q", inet, w)
+	}
+}

@@ -1,6 +1,8 @@
-// Package postfixlog reads Postfix logs back into ledger Records, so that a
-// fresh install knows the mail that left before it ran ("ndrmilter ledger
-// import").
+// Package postfixlog reads Postfix logs back into ledger Records and
+// imports them into a ledger, so that a fresh install knows the mail that
+// left before it ran. Its Importer is the one import of ndrmilter: "ndrmilter
+// ledger import" runs it on files, the running service's API (POST
+// /api/v1/ledger/import) on a request body.
 //
 // A message's life is spread over several log lines, joined by queue id:
 //
