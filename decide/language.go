@@ -27,7 +27,8 @@ type Language struct {
 // ParseLanguage reads the language of the configuration: a language tag
 // (en, de, pt-BR), or "auto" with def the language when the original's
 // cannot be told. Both must be among offered (the languages complete in
-// every catalog); "" is English.
+// every catalog, Offered), or of the base language of one; with offered nil
+// only their form is checked. "" is English.
 func ParseLanguage(v, def string, offered []language.Tag) (Language, error) {
 	pick := func(key, s string) (language.Tag, error) {
 		if strings.TrimSpace(s) == "" {
@@ -36,6 +37,9 @@ func ParseLanguage(v, def string, offered []language.Tag) (Language, error) {
 		tag, err := language.Parse(strings.TrimSpace(s))
 		if err != nil {
 			return language.Und, &languageError{key, s, offered, "not a language tag"}
+		}
+		if offered == nil {
+			return tag, nil
 		}
 		for _, o := range offered {
 			if o == tag {

@@ -40,6 +40,11 @@ type serveConfig struct {
 	MaxRecipientHeaders int      `yaml:"max_recipient_headers"`
 	SubjectTag          bool     `yaml:"subject_tag"`
 	BodySummary         bool     `yaml:"body_summary"`
+	// Language of the headers and summaries written into bounces: a
+	// language tag, or auto (the bounced original's, else
+	// LanguageDefault).
+	Language        string `yaml:"language"`
+	LanguageDefault string `yaml:"language_default"`
 	RecordWait          duration `yaml:"record_wait"`
 	RecordRetry         duration `yaml:"record_retry"`
 	LookupTimeout       duration `yaml:"lookup_timeout"`
@@ -370,7 +375,12 @@ func (c serveConfig) milterConfig() (milter.Config, error) {
 	if strings.TrimSpace(c.Data) != "" {
 		spool = filepath.Join(c.Data, "spool")
 	}
+	lang, err := decide.ParseLanguage(c.Language, c.LanguageDefault, nil)
+	if err != nil {
+		return milter.Config{}, err
+	}
 	return milter.Config{
+		Language:            lang,
 		Domains:             c.Domains,
 		TrustedNetworks:     nets,
 		BackscatterAction:   action,

@@ -157,6 +157,14 @@ func (c serveConfig) checkLoads(src *configSource) (*rules.Engine, configProblem
 		add("rules", -1, "rules: "+strings.TrimPrefix(err.Error(), "rules: "))
 		return nil, probs
 	}
+	if _, err := decide.ParseLanguage(c.Language, c.LanguageDefault, decide.Offered(eng)); err != nil {
+		key := "language"
+		if strings.HasPrefix(err.Error(), "language_default") {
+			key = "language_default"
+		}
+		add(key, -1, err.Error())
+		return nil, probs
+	}
 	return eng, nil
 }
 
