@@ -243,13 +243,21 @@ func TestRoutesAnswerJSONErrorsWithTheirStatus(t *testing.T) {
 
 func TestLanguageIsNegotiatedAndEnglishIsTheFallback(t *testing.T) {
 	ts := newTestServer(t, httpapi.Config{})
-	for _, c := range []struct{ query, accept string }{
-		{"", ""}, {"?lang=en", ""}, {"?lang=xx-unknown", ""}, {"?lang=!!", "de"}, {"", "de-CH, fr;q=0.8"}, {"", "en-GB"},
+	for _, c := range []struct{ query, accept, want, summary string }{
+		{"", "", "en", "address does not exist"},
+		{"?lang=en", "de", "en", "address does not exist"},
+		{"?lang=xx-unknown", "", "en", "address does not exist"},
+		{"?lang=!!", "de", "de", "Adresse existiert nicht"},
+		{"", "de-CH, fr;q=0.8", "de", "Adresse existiert nicht"},
+		{"?lang=de", "en", "de", "Adresse existiert nicht"},
+		{"", "en-GB", "en", "address does not exist"},
 	} {
 		resp, body := do(t, http.MethodGet, ts.URL+"/api/v1/code"+c.query+map[bool]string{true: "&", false: "?"}[c.query != ""]+"q=5.1.1", "", nil, "Accept-Language", c.accept)
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Language") != "en" || !strings.Contains(resp.Header.Get("Vary"), "Accept-Language") {
-			t.Errorf("lang %q, Accept-Language %q: %s, Content-Language %q, Vary %q: %s", c.query, c.accept, resp.Status,
-				resp.Header.Get("Content-Language"), resp.Header.Get("Vary"), body)
+		var rec struct{ Summary, Explanation, Fix string }
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Language") != c.want || !strings.Contains(resp.Header.Get("Vary"), "Accept-Language") ||
+			json.Unmarshal([]byte(body), &rec) != nil || rec.Summary != c.summary {
+			t.Errorf("lang %q, Accept-Language %q: %s, Content-Language %q, Vary %q: %s; want %s, summary %q", c.query, c.accept, resp.Status,
+				resp.Header.Get("Content-Language"), resp.Header.Get("Vary"), body, c.want, c.summary)
 		}
 	}
 }

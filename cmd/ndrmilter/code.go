@@ -79,12 +79,12 @@ func codeMain(args []string, stdout, stderr io.Writer) int {
 		given = strings.TrimSpace(given + " " + v.Status)
 	}
 	if given != "" {
-		fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.code", labelWidth), given)
+		fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.code", lw.width), given)
 	}
-	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.means", labelWidth), v.Explanation)
-	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.who", labelWidth), lw.owner(v.Owner))
+	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.means", lw.width), v.Explanation)
+	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.who", lw.width), lw.owner(v.Owner))
 	if v.Fix != "" {
-		fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.fix", labelWidth), v.Fix)
+		fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.fix", lw.width), v.Fix)
 	}
 	reason := string(v.Reason)
 	switch {
@@ -95,9 +95,9 @@ func codeMain(args []string, stdout, stderr io.Writer) int {
 	default:
 		reason = lw.text("cli.temporary", "value", reason)
 	}
-	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.reason", labelWidth), reason)
+	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.reason", lw.width), reason)
 	if v.Rule != "" {
-		fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.rule", labelWidth), lw.text("cli.matched", "rule", v.Rule, "phrase", strconv.Quote(v.Matched)))
+		fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.rule", lw.width), lw.text("cli.matched", "rule", v.Rule, "phrase", strconv.Quote(v.Matched)))
 	}
 	return exitOK
 }

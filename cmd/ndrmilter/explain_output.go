@@ -48,11 +48,11 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 			}
 			continue
 		}
-		fmt.Fprintf(w, "\n  %s%s\n", lw.label("cli.recipient", labelWidth), rd.Recipient.Address)
-		fmt.Fprintf(w, "  %s%s\n", lw.label("cli.what", labelWidth), rd.Explanation)
-		fmt.Fprintf(w, "  %s%s\n", lw.label("cli.who", labelWidth), ownerText(lw, rd))
+		fmt.Fprintf(w, "\n  %s%s\n", lw.label("cli.recipient", lw.width), rd.Recipient.Address)
+		fmt.Fprintf(w, "  %s%s\n", lw.label("cli.what", lw.width), rd.Explanation)
+		fmt.Fprintf(w, "  %s%s\n", lw.label("cli.who", lw.width), ownerText(lw, rd))
 		if rd.Fix != "" {
-			fmt.Fprintf(w, "  %s%s\n", lw.label("cli.fix", labelWidth), rd.Fix)
+			fmt.Fprintf(w, "  %s%s\n", lw.label("cli.fix", lw.width), rd.Fix)
 		}
 		fmt.Fprintf(w, "  %s\n", lw.text("cli.details"))
 		detail(w, lw, "cli.generating", r.ReportingMTA)
@@ -116,7 +116,7 @@ func detail(w io.Writer, lw words, id, value string) {
 	if value == "" {
 		return
 	}
-	fmt.Fprintf(w, "    %s%s\n", lw.label(id, labelWidth+1), value)
+	fmt.Fprintf(w, "    %s%s\n", lw.label(id, lw.width+1), value)
 }
 
 // ownerText says who must act on a reading; nobody, when nothing failed.

@@ -69,9 +69,30 @@ func offeredLanguage(l languageFlag, e *rules.Engine) (language.Tag, error) {
 type words struct {
 	tag language.Tag
 	cat *catalog.Catalog
+	// width is the column the values start at after a label: the longest
+	// label and two spaces, at least labelWidth (as English has it).
+	width int
 }
 
-func wordsIn(tag language.Tag) words { return words{tag: tag, cat: catalog.Default()} }
+// labelIDs are the labels of explain's and code's text output, whose
+// values line up.
+var labelIDs = []string{"cli.recipient", "cli.what", "cli.means", "cli.who", "cli.fix", "cli.code", "cli.reason", "cli.rule"}
+
+// detailIDs are the labels of the details for admins, indented by two more
+// columns.
+var detailIDs = []string{"cli.generating", "cli.remote", "cli.status", "cli.response", "cli.command", "cli.reason",
+	"cli.rule", "cli.named", "cli.message_id", "cli.from", "cli.to", "cli.subject"}
+
+func wordsIn(tag language.Tag) words {
+	w := words{tag: tag, cat: catalog.Default(), width: labelWidth}
+	for _, id := range labelIDs {
+		w.width = max(w.width, columns(w.text(id))+2)
+	}
+	for _, id := range detailIDs {
+		w.width = max(w.width, columns(w.text(id)))
+	}
+	return w
+}
 
 // text is the catalog text id with its placeholders filled (name, value
 // pairs).
