@@ -36,21 +36,21 @@ type serveConfig struct {
 	Rules             []string `yaml:"rules"`
 	LogLevel          string   `yaml:"log_level"`
 
-	ParseCap            int      `yaml:"parse_cap"`
-	MaxRecipientHeaders int      `yaml:"max_recipient_headers"`
-	SubjectTag          bool     `yaml:"subject_tag"`
-	BodySummary         bool     `yaml:"body_summary"`
+	ParseCap            int  `yaml:"parse_cap"`
+	MaxRecipientHeaders int  `yaml:"max_recipient_headers"`
+	SubjectTag          bool `yaml:"subject_tag"`
+	BodySummary         bool `yaml:"body_summary"`
 	// Language of the headers and summaries written into bounces: a
 	// language tag, or auto (the bounced original's, else
 	// LanguageDefault).
-	Language        string `yaml:"language"`
-	LanguageDefault string `yaml:"language_default"`
-	RecordWait          duration `yaml:"record_wait"`
-	RecordRetry         duration `yaml:"record_retry"`
-	LookupTimeout       duration `yaml:"lookup_timeout"`
-	WriteTimeout        duration `yaml:"write_timeout"`
-	IdleTimeout         duration `yaml:"idle_timeout"`
-	DrainTimeout        duration `yaml:"drain_timeout"`
+	Language        string   `yaml:"language"`
+	LanguageDefault string   `yaml:"language_default"`
+	RecordWait      duration `yaml:"record_wait"`
+	RecordRetry     duration `yaml:"record_retry"`
+	LookupTimeout   duration `yaml:"lookup_timeout"`
+	WriteTimeout    duration `yaml:"write_timeout"`
+	IdleTimeout     duration `yaml:"idle_timeout"`
+	DrainTimeout    duration `yaml:"drain_timeout"`
 
 	MaxConnections int      `yaml:"max_connections"`
 	ListenAllow    []string `yaml:"listen_allow"`
