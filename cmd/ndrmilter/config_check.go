@@ -43,6 +43,8 @@ var flagKeys = map[string]string{
 	"parse-cap":          "parse_cap",
 	"subject-tag":        "subject_tag",
 	"body-summary":       "body_summary",
+	"language":           "language",
+	"language-default":   "language_default",
 	"record-wait":        "record_wait",
 	"record-retry":       "record_retry",
 	"drain-timeout":      "drain_timeout",
