@@ -41,8 +41,8 @@ const (
 // lists).
 var stopwords = map[string]language.Tag{}
 
-func init() {
-	for tag, words := range map[language.Tag]string{
+// stopwordLists are the lists stopwords is made of, by language.
+var stopwordLists = map[language.Tag]string{
 		language.English: "the and of to is are were you your this that with for have has not would please thanks thank " +
 			"regards we our it from on at can as if dear hello hi be been they their there which about could",
 		language.German: "der die das und ist sind nicht ich sie wir mit für auf ein eine einen einem dem den zu von " +
@@ -52,7 +52,10 @@ func init() {
 			"au aux sont être mais votre vos il elle ne madame monsieur bien très avez été",
 		language.Spanish: "el los las y una para con por del su sus está hola gracias saludos muy pero como este esta " +
 			"usted al lo estimado estimada buenos días atentamente yo tiene hay puede",
-	} {
+}
+
+func init() {
+	for tag, words := range stopwordLists {
 		for _, w := range strings.Fields(words) {
 			stopwords[w] = tag
 		}
