@@ -30,7 +30,7 @@ func codeFlagSet() (*flag.FlagSet, *codeOptions) {
 	return fs, o
 }
 
-// codeMain is "ndrmilter code [--json] CODE_OR_REPLY" (the SMTP error code
+// codeMain is "ndrmilter code [--json] [--lang LANG] CODE_OR_REPLY" (the SMTP error code
 // lookup), on explicit streams.
 func codeMain(args []string, stdout, stderr io.Writer) int {
 	fs, o := codeFlagSet()
