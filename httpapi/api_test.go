@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/text/language"
+
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/explanation"
 	"github.com/ndrmilter/ndrmilter/httpapi"
@@ -62,6 +64,25 @@ func TestExplainAnswersTheRecordsOfExplainJSONWithTheVerdict(t *testing.T) {
 		}
 		if got[0]["owner"] != "sender" || got[0]["status"] != "5.1.1" {
 			t.Errorf("the record does not say what the bounce says: %v", got[0])
+		}
+	}
+}
+
+func TestExplainWritesTheWordsInTheRequestedLanguage(t *testing.T) {
+	ts := newTestServer(t, httpapi.Config{Settings: httpapi.Settings{Domains: []string{"example.org"}}})
+	raw := bounce("sent.1@example.org")
+	rep, _ := dsn.Parse([]byte(raw))
+	for _, c := range []struct{ query, accept string }{{"?lang=de", ""}, {"", "de-DE, en;q=0.5"}} {
+		resp, body := do(t, http.MethodPost, ts.URL+"/api/v1/explain"+c.query, "message/rfc822", strings.NewReader(raw), "Accept-Language", c.accept)
+		var got []struct{ Summary, Explanation, Fix, Reason, Owner string }
+		if resp.StatusCode != http.StatusOK || json.Unmarshal([]byte(body), &got) != nil || len(got) != 1 {
+			t.Fatalf("explain%s: %s %s", c.query, resp.Status, body)
+		}
+		want := ts.Rules.ExplainIn(language.German, rep)[0]
+		if resp.Header.Get("Content-Language") != "de" || got[0].Summary != want.Summary || got[0].Explanation != want.Explanation ||
+			got[0].Fix != want.Fix || !strings.HasPrefix(got[0].Explanation, "Die Nachricht") || got[0].Reason != string(want.Reason) {
+			t.Errorf("explain%s, Accept-Language %q: Content-Language %q, %+v; want the German words of ExplainIn", c.query, c.accept,
+				resp.Header.Get("Content-Language"), got[0])
 		}
 	}
 }
