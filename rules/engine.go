@@ -32,10 +32,10 @@ type Engine struct {
 	rules      []*rule
 	reasons    map[Reason]*reasonDef
 	extractors []*extractor
-	texts      *[numTexts]text   // in English
-	textsIn    []*[numTexts]text // by language index (languages.go); [0] is texts
-	complete   []bool            // by language index: the translation is complete
-	trProblems [][]string        // by language index: what keeps it from being complete
+	texts      *[numTexts]text // in English
+	builtin    builtinWords    // the words of rules.yaml, to translate (languages.go)
+	trOnce     sync.Once
+	tr         *engineTranslations // set by trOnce: use translated()
 	phrases    *phraseSet
 	phraseList []string  // the phrases by id, as normalized, for Matched
 	scratch    sync.Pool // *scratch
@@ -94,7 +94,6 @@ func Load(files ...string) (*Engine, error) {
 	ids := map[string]string{}
 	extractorIDs := map[string]string{}
 	var texts []namedTexts
-	trs := newTranslators()
 	for _, src := range srcs {
 		builtin := src.name == BuiltinName
 		f, ruleLines, extractorLines, err := decodeFile(src.name, src.data)
@@ -113,9 +112,9 @@ func Load(files ...string) (*Engine, error) {
 				return nil, fmt.Errorf("rules: %v", err)
 			}
 			if builtin {
-				for _, t := range trs[1:] {
-					t.reason(name, &rd)
-				}
+				// A copy shares the translations (phrase, alts), filled when
+				// first needed.
+				e.builtin.reasons = append(e.builtin.reasons, namedReason{name, rd})
 			}
 			have := e.reasons[name]
 			if have == nil {
@@ -141,9 +140,7 @@ func Load(files ...string) (*Engine, error) {
 				return nil, fmt.Errorf("rules: %v", err)
 			}
 			if builtin {
-				for _, t := range trs[1:] {
-					t.rule(r)
-				}
+				e.builtin.rules = append(e.builtin.rules, r)
 			}
 			if prev, dup := ids[r.id]; dup && prev == src.name {
 				return nil, fmt.Errorf("rules: %s: rule %d: id %q is used twice in the file", src.name, i+1, r.id)
@@ -157,15 +154,7 @@ func Load(files ...string) (*Engine, error) {
 		return nil, fmt.Errorf("rules: %v", err)
 	}
 	e.texts = texts0
-	e.textsIn = make([]*[numTexts]text, len(trs))
-	e.complete = make([]bool, len(trs))
-	e.trProblems = make([][]string, len(trs))
-	e.textsIn[0], e.complete[0] = e.texts, true
-	for i, t := range trs[1:] {
-		e.textsIn[i+1] = t.texts(e.texts, from)
-		e.trProblems[i+1] = t.finish()
-		e.complete[i+1] = len(e.trProblems[i+1]) == 0
-	}
+	e.builtin.textsFrom = from
 	e.phraseList = table.list
 	e.phrases = newPhraseSet(table.list)
 	words := e.phrases.words()
@@ -345,7 +334,7 @@ func slotIndexOf(f Fact) int {
 // lang.
 func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reasonDef, ruleWords, w words, lang int) (explanation, fix string) {
 	in, action := rec.in, rec.action
-	texts := e.textsIn[lang]
+	texts := e.textsFor(lang)
 	cause := first(t.Cause, rd.Cause, texts[textUnknownCause].plain())
 	var vals, standIn slotValues
 	vals[slotRecipient] = sanitize(in.Recipient)
@@ -644,7 +633,7 @@ func (e *Engine) explainReport(r *dsn.Report, lang int) []Reading {
 // or of a report without a recipient.
 func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 	v := Classification{Owner: OwnerNone}
-	t := e.textsIn[lang]
+	t := e.textsFor(lang)
 	switch r.Kind {
 	case dsn.KindAutoreply:
 		v.Reason = ReasonVacation

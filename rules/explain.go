@@ -21,7 +21,7 @@ const maxNameInText = 200
 func (e *Engine) explain(in *Input, action smtpcode.Action, cause string, lang int) string {
 	rcpt := sanitize(in.Recipient)
 	remote := sanitize(in.RemoteMTA)
-	t := e.textsIn[lang]
+	t := e.textsFor(lang)
 	v := slotValues{slotRecipient: rcpt, slotRemote: remote, slotCause: cause}
 	var frame textKey
 	switch {

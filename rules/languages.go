@@ -102,12 +102,80 @@ func translations() []trLanguage {
 	return trLangs
 }
 
+// builtinWords are the words of the built-in rules file as Load compiled
+// them, which the translations attach to: its reasons (copies that share
+// their translations with the engine's), its rules, and which file gave each
+// text.
+type builtinWords struct {
+	reasons   []namedReason
+	rules     []*rule
+	textsFrom [numTexts]string
+}
+
+// namedReason is a reason of the built-in file.
+type namedReason struct {
+	name Reason
+	def  reasonDef
+}
+
+// engineTranslations are the engine's words in the other languages, by language
+// index (translations()).
+type engineTranslations struct {
+	texts    []*[numTexts]text // [0] is English
+	complete []bool            // the translation is complete
+	problems [][]string        // what keeps it from being complete
+}
+
+// translated returns the engine's translations, attaching them to its
+// words the first time: Load does not, so that an engine used in English
+// only (most command lines, a milter configured in English) pays nothing for
+// them at start. The words are shared (phrase, alts), so every copy that
+// Load made gets them; they are written once, before any reader in another
+// language reads them (sync.Once), and English readers never read them.
+func (e *Engine) translated() *engineTranslations {
+	e.trOnce.Do(func() {
+		trs := newTranslators()
+		for _, t := range trs[1:] {
+			for i := range e.builtin.reasons {
+				r := &e.builtin.reasons[i]
+				t.reason(r.name, &r.def)
+			}
+			for _, r := range e.builtin.rules {
+				t.rule(r)
+			}
+		}
+		tr := &engineTranslations{
+			texts:    make([]*[numTexts]text, len(trs)),
+			complete: make([]bool, len(trs)),
+			problems: make([][]string, len(trs)),
+		}
+		tr.texts[0], tr.complete[0] = e.texts, true
+		for i, t := range trs[1:] {
+			tr.texts[i+1] = t.texts(e.texts, e.builtin.textsFrom)
+			tr.problems[i+1] = t.finish()
+			tr.complete[i+1] = len(tr.problems[i+1]) == 0
+		}
+		e.tr = tr
+	})
+	return e.tr
+}
+
+// textsFor returns the fixed texts in language lang (an index langIndex
+// gave).
+func (e *Engine) textsFor(lang int) *[numTexts]text {
+	if lang == 0 {
+		return e.texts
+	}
+	return e.translated().texts[lang]
+}
+
 // Languages are the languages the engine writes in: English, then every
 // language whose translation is complete, by tag.
 func (e *Engine) Languages() []language.Tag {
 	var out []language.Tag
+	tr := e.translated()
 	for i, l := range translations() {
-		if e.complete[i] {
+		if tr.complete[i] {
 			out = append(out, l.tag)
 		}
 	}
@@ -126,7 +194,7 @@ func (e *Engine) TranslationProblems(tag language.Tag) []string {
 	}
 	for i, l := range translations() {
 		if l.tag == tag {
-			return slices.Clone(e.trProblems[i])
+			return slices.Clone(e.translated().problems[i])
 		}
 	}
 	return []string{"no translation: " + translationDir + "/" + tag.String() + ".yaml does not exist"}
@@ -140,14 +208,15 @@ func (e *Engine) langIndex(tag language.Tag) int {
 		return 0
 	}
 	ls := translations()
+	complete := e.translated().complete
 	for i := 1; i < len(ls); i++ {
-		if ls[i].tag == tag && e.complete[i] {
+		if ls[i].tag == tag && complete[i] {
 			return i
 		}
 	}
 	base, _ := tag.Base()
 	for i := 1; i < len(ls); i++ {
-		if b, _ := ls[i].tag.Base(); b == base && e.complete[i] {
+		if b, _ := ls[i].tag.Base(); b == base && complete[i] {
 			return i
 		}
 	}

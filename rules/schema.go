@@ -171,17 +171,20 @@ type words struct {
 }
 
 // phrase is a summary: a few words without placeholders, and their
-// translations by language index, as alts has them.
+// translations by language index, as alts has them: tr is shared by every
+// copy of the phrase and filled when a translation is first needed
+// (Engine.translated), so that the copies made while Load merges the
+// files get the translations too.
 type phrase struct {
-	en     string
-	byLang []string
+	en string
+	tr *[]string
 }
 
 // in returns the phrase in language lang, English when there is no
 // translation.
 func (p *phrase) in(lang int) string {
-	if lang > 0 && lang < len(p.byLang) && p.byLang[lang] != "" {
-		return p.byLang[lang]
+	if lang > 0 && p.tr != nil && lang < len(*p.tr) && (*p.tr)[lang] != "" {
+		return (*p.tr)[lang]
 	}
 	return p.en
 }
@@ -446,6 +449,9 @@ func compileWords(owner Owner, summary string, explanation, fix textList, given 
 		return words{}, fmt.Errorf("summary, cause, explanation and fix must be plain printable ASCII")
 	}
 	w := words{owner: owner, summary: phrase{en: summary}}
+	if summary != "" {
+		w.summary.tr = new([]string)
+	}
 	var err error
 	if w.explanation, err = compileAlts(explanation, given); err != nil {
 		return words{}, fmt.Errorf("explanation: %v", err)

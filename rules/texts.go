@@ -357,13 +357,14 @@ func writeParts(b *strings.Builder, parts []textPart, v *slotValues) {
 }
 
 // alts are the alternatives of an explanation or a fix: the first whose
-// needs are met is shown, else the last. byLang holds the translations of
-// the built-in ones, by language index (see languages.go): nil where a
-// language has none, which then shows list.
+// needs are met is shown, else the last. tr holds the translations of the
+// built-in ones, by language index (see languages.go): nil where a language
+// has none, which then shows list. Like phrase's, it is shared by the copies
+// and filled when first needed.
 type alts struct {
-	list   []text
-	uses   slotSet
-	byLang [][]text
+	list []text
+	uses slotSet
+	tr   *[][]text
 }
 
 func (a alts) empty() bool { return len(a.list) == 0 }
@@ -371,8 +372,8 @@ func (a alts) empty() bool { return len(a.list) == 0 }
 // in returns the alternatives in language lang, English when there is no
 // translation.
 func (a *alts) in(lang int) []text {
-	if lang > 0 && lang < len(a.byLang) && a.byLang[lang] != nil {
-		return a.byLang[lang]
+	if lang > 0 && a.tr != nil && lang < len(*a.tr) && (*a.tr)[lang] != nil {
+		return (*a.tr)[lang]
 	}
 	return a.list
 }
@@ -398,6 +399,7 @@ func compileAlts(src []string, given slotSet) (alts, error) {
 		if extra := a.list[n-1].needs() &^ standInSlots &^ given; extra != 0 {
 			return alts{}, fmt.Errorf("the last alternative needs %s, which the reply may not give: put it in [...] or add a sentence without it after this one", extra)
 		}
+		a.tr = new([][]text)
 	}
 	return a, nil
 }

@@ -153,10 +153,10 @@ func (t *translator) leaf(key string, w *words, l trLeaf, given slotSet) {
 		} else if strings.ContainsAny(l.Summary, "{}[]") {
 			t.problem(key+"/summary", "a summary has no placeholders or optional parts")
 		} else {
-			if w.summary.byLang == nil {
-				w.summary.byLang = make([]string, len(translations()))
+			if len(*w.summary.tr) == 0 {
+				*w.summary.tr = make([]string, len(translations()))
 			}
-			w.summary.byLang[t.lang] = l.Summary
+			(*w.summary.tr)[t.lang] = l.Summary
 		}
 	}
 	t.alts(key+"/explanation", &w.explanation, l.Explanation)
@@ -198,10 +198,10 @@ func (t *translator) alts(key string, a *alts, src textList) {
 		}
 		list[i] = tt
 	}
-	if a.byLang == nil {
-		a.byLang = make([][]text, len(translations()))
+	if len(*a.tr) == 0 {
+		*a.tr = make([][]text, len(translations()))
 	}
-	a.byLang[t.lang] = list
+	(*a.tr)[t.lang] = list
 }
 
 // texts returns the fixed texts in the translator's language: the

@@ -73,7 +73,7 @@ func TestTranslationsAreComplete(t *testing.T) {
 					}
 				}
 			}
-			if !e.complete[indexOf(l.tag)] {
+			if !e.translated().complete[indexOf(l.tag)] {
 				t.Errorf("%s is not offered (Languages: %v)", l.tag, e.Languages())
 			}
 		})
@@ -334,4 +334,33 @@ func yamlKey(s string) string {
 		return yamlString(s)
 	}
 	return s
+}
+
+// The translations are attached when first needed: readers in English and
+// in German at once, on a fresh engine, read whole words (go test -race).
+func TestTranslationsAttachOnceWhileEnglishIsRead(t *testing.T) {
+	e, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	en := e.Lookup("5.1.1")
+	done := make(chan Classification, 8)
+	for i := 0; i < 8; i++ {
+		go func(i int) {
+			if i%2 == 0 {
+				done <- e.Lookup("5.1.1")
+			} else {
+				done <- e.LookupIn(language.German, "5.1.1")
+			}
+		}(i)
+	}
+	for i := 0; i < 8; i++ {
+		v := <-done
+		if v.Summary != en.Summary && !strings.Contains(v.Explanation, "Die Nachricht") {
+			t.Errorf("a reading is neither English nor German: %+v", v)
+		}
+	}
+	if de := e.LookupIn(language.German, "5.1.1"); de.Summary == en.Summary || de.Reason != en.Reason || de.Owner != en.Owner {
+		t.Errorf("German %+v, English %+v: want other words, the same reading", de, en)
+	}
 }

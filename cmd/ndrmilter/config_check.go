@@ -159,6 +159,11 @@ func (c serveConfig) checkLoads(src *configSource) (*rules.Engine, configProblem
 		add("rules", -1, "rules: "+strings.TrimPrefix(err.Error(), "rules: "))
 		return nil, probs
 	}
+	// Only a language other than English is checked against the
+	// translations: reading them costs time at start (rules.Engine.Languages).
+	if isEnglish(c.Language) && isEnglish(c.LanguageDefault) {
+		return eng, nil
+	}
 	if _, err := decide.ParseLanguage(c.Language, c.LanguageDefault, decide.Offered(eng)); err != nil {
 		key := "language"
 		if strings.HasPrefix(err.Error(), "language_default") {
@@ -304,4 +309,11 @@ func writeProblems(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintln(w, err)
+}
+
+// isEnglish reports whether a language of the configuration is English or
+// not given.
+func isEnglish(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	return v == "" || v == "en" || strings.HasPrefix(v, "en-")
 }
