@@ -43,15 +43,15 @@ var stopwords = map[string]language.Tag{}
 
 // stopwordLists are the lists stopwords is made of, by language.
 var stopwordLists = map[language.Tag]string{
-		language.English: "the and of to is are were you your this that with for have has not would please thanks thank " +
-			"regards we our it from on at can as if dear hello hi be been they their there which about could",
-		language.German: "der die das und ist sind nicht ich sie wir mit für auf ein eine einen einem dem den zu von " +
-			"bitte danke grüße gruß ihnen haben wird auch noch bei über oder aber wie kann vielen liebe lieber hallo " +
-			"sehr geehrte geehrter freundlichen hat ihr ihre uns wurde werden",
-		language.French: "le les et est une pour dans qui pas vous nous avec sur ce cette je bonjour merci cordialement " +
-			"au aux sont être mais votre vos il elle ne madame monsieur bien très avez été",
-		language.Spanish: "el los las y una para con por del su sus está hola gracias saludos muy pero como este esta " +
-			"usted al lo estimado estimada buenos días atentamente yo tiene hay puede",
+	language.English: "the and of to is are were you your this that with for have has not would please thanks thank " +
+		"regards we our it from on at can as if dear hello hi be been they their there which about could",
+	language.German: "der die das und ist sind nicht ich sie wir mit für auf ein eine einen einem dem den zu von " +
+		"bitte danke grüße gruß ihnen haben wird auch noch bei über oder aber wie kann vielen liebe lieber hallo " +
+		"sehr geehrte geehrter freundlichen hat ihr ihre uns wurde werden",
+	language.French: "le les et est une pour dans qui pas vous nous avec sur ce cette je bonjour merci cordialement " +
+		"au aux sont être mais votre vos il elle ne madame monsieur bien très avez été",
+	language.Spanish: "el los las y una para con por del su sus está hola gracias saludos muy pero como este esta " +
+		"usted al lo estimado estimada buenos días atentamente yo tiene hay puede",
 }
 
 func init() {
