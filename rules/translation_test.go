@@ -218,7 +218,7 @@ func lookupTranslation(tr *trFile, k sourceKey) []string {
 func TestWriteTranslationTemplate(t *testing.T) {
 	src := englishSource(t)
 	if *templateLang == "" {
-		out := translationTemplate(src, &trFile{})
+		out := translationTemplate(src, &trFile{}, nil)
 		tr, err := decodeTranslation(out)
 		if err != nil {
 			t.Fatalf("the template does not read back: %v", err)
@@ -239,12 +239,24 @@ func TestWriteTranslationTemplate(t *testing.T) {
 	}
 	file := filepath.Join("i18n", tag.String()+".yaml")
 	have := &trFile{}
+	var recorded map[string][]string
 	if data, err := os.ReadFile(file); err == nil {
 		if have, err = decodeTranslation(data); err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
+		if recorded, err = recordedEnglish(data); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
 	}
-	if err := os.WriteFile(file, translationTemplate(src, have), 0o644); err != nil {
+	// A translation of English that has changed since is not kept: it is
+	// written as a comment, the value left to translate again.
+	stale := map[string][]string{}
+	for _, k := range src.keys {
+		if was, ok := recorded[k.path]; ok && strings.Join(was, "\n") != strings.Join(k.en, "\n") {
+			stale[k.path] = lookupTranslation(have, k)
+		}
+	}
+	if err := os.WriteFile(file, translationTemplate(src, have, stale), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s", file)
@@ -252,7 +264,9 @@ func TestWriteTranslationTemplate(t *testing.T) {
 
 // translationTemplate writes a translation file: every key of src with
 // the English as a comment and have's translation, or "", as the value.
-func translationTemplate(src *source, have *trFile) []byte {
+// A key of stale is written with its old translation as a comment ("# was:
+// ...") and "" as the value.
+func translationTemplate(src *source, have *trFile, stale map[string][]string) []byte {
 	var b bytes.Buffer
 	b.WriteString("# Translation of rules/rules.yaml. Written by\n" +
 		"#   go test ./rules -run TestWriteTranslationTemplate -args -i18n.template=LANG\n" +
@@ -271,8 +285,12 @@ func translationTemplate(src *source, have *trFile) []byte {
 			owner, sub = "", ""
 			b.WriteString("\n" + section + ":\n")
 		}
+		tr := lookupTranslation(have, k)
+		if _, ok := stale[k.path]; ok {
+			tr = nil
+		}
 		if section == "texts" {
-			writeEntry(&b, "  ", parts[1], k.en, lookupTranslation(have, k), false)
+			writeEntry(&b, "  ", parts[1], k.en, tr, false, stale[k.path])
 			continue
 		}
 		if parts[1] != owner {
@@ -290,13 +308,17 @@ func translationTemplate(src *source, have *trFile) []byte {
 			}
 			ind = "        "
 		}
-		writeEntry(&b, ind, k.kind, k.en, lookupTranslation(have, k), k.kind != "summary")
+		writeEntry(&b, ind, k.kind, k.en, tr, k.kind != "summary", stale[k.path])
 	}
 	return b.Bytes()
 }
 
-// writeEntry writes one key: the English as comments, then the value.
-func writeEntry(b *bytes.Buffer, ind, key string, en, tr []string, list bool) {
+// writeEntry writes one key: the English as comments (and the translation
+// of the English it replaced, was), then the value.
+func writeEntry(b *bytes.Buffer, ind, key string, en, tr []string, list bool, was []string) {
+	for _, s := range was {
+		b.WriteString(ind + "# was: " + s + "\n")
+	}
 	for _, s := range en {
 		b.WriteString(ind + "# en: " + s + "\n")
 	}
@@ -363,4 +385,76 @@ func TestTranslationsAttachOnceWhileEnglishIsRead(t *testing.T) {
 	if de := e.LookupIn(language.German, "5.1.1"); de.Summary == en.Summary || de.Reason != en.Reason || de.Owner != en.Owner {
 		t.Errorf("German %+v, English %+v: want other words, the same reading", de, en)
 	}
+}
+
+// TestTranslationsFollowTheEnglish finds translations whose English has
+// changed since they were written: the template writes the English above
+// each value ("# en: ..."), and a text of rules.yaml rewritten since then
+// needs its translation rewritten too (then the comment updated, by running
+// the template writer again).
+func TestTranslationsFollowTheEnglish(t *testing.T) {
+	src := englishSource(t)
+	current := map[string][]string{}
+	for _, k := range src.keys {
+		current[k.path] = k.en
+	}
+	files, _ := filepath.Glob(filepath.Join("i18n", "*.yaml"))
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recorded, err := recordedEnglish(data)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			for p, was := range recorded {
+				if now, known := current[p]; known && strings.Join(was, "\n") != strings.Join(now, "\n") {
+					t.Errorf("%s: the English changed since it was translated:\n was %q\n now %q\n(translate it again, then run the template writer to update the comment)", p, was, now)
+				}
+			}
+		})
+	}
+}
+
+// recordedEnglish reads the English a translation file says each value
+// translates (its "# en: " comments), by key path.
+func recordedEnglish(data []byte) (map[string][]string, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	if len(doc.Content) == 0 {
+		return out, nil
+	}
+	var walk func(path string, n *yaml.Node)
+	walk = func(path string, n *yaml.Node) {
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, val := n.Content[i], n.Content[i+1]
+			p := key.Value
+			if path != "" {
+				p = path + "/" + key.Value
+			}
+			if val.Kind == yaml.MappingNode {
+				walk(p, val)
+				continue
+			}
+			var was []string
+			for _, line := range strings.Split(key.HeadComment, "\n") {
+				if s, ok := strings.CutPrefix(strings.TrimSpace(line), "# en: "); ok {
+					was = append(was, s)
+				}
+			}
+			if len(was) > 0 {
+				out[p] = was
+			}
+		}
+	}
+	walk("", doc.Content[0])
+	return out, nil
 }
