@@ -74,3 +74,34 @@ func TestBodySummaryIsASCII(t *testing.T) {
 		}
 	}
 }
+
+func TestBodySummaryInGermanAndJapanese(t *testing.T) {
+	de := rules.Reading{
+		Recipient:      dsn.Recipient{Address: "bob@remote.example", Action: "failed"},
+		Classification: rules.Classification{Explanation: "Die Nachricht wurde abgelehnt, weil das Postfach des Empfängers voll ist.", Fix: "Senden Sie sie später noch einmal.", Status: "5.2.2"},
+	}
+	ascii := summaryText([]rules.Reading{de}, backscatter.Judgement{Verdict: backscatter.No}, language.German, false)
+	for _, want := range []string{"[ndrmilter] Was diese Unzustellbarkeitsnachricht bedeutet:", "Empfaengers voll ist. Senden Sie sie spaeter noch einmal.",
+		"Die Nachricht, um die es geht, wurde von hier gesendet."} {
+		if !strings.Contains(ascii, want) {
+			t.Errorf("German summary for a part that is not UTF-8 lacks %q:\n%s", want, ascii)
+		}
+	}
+	if !isASCII(ascii) {
+		t.Errorf("German summary for a part that is not UTF-8 is not ASCII:\n%s", ascii)
+	}
+	utf8 := summaryText([]rules.Reading{de}, backscatter.Judgement{}, language.German, true)
+	if !strings.Contains(utf8, "Empfängers voll ist. Senden Sie sie später noch einmal.") {
+		t.Errorf("German summary for a UTF-8 part lost its umlauts:\n%s", utf8)
+	}
+	ja := de
+	ja.Explanation = strings.Repeat("メッセージは受信者のメールボックスがいっぱいのため拒否されました。", 4)
+	if got := summaryText([]rules.Reading{ja}, backscatter.Judgement{}, language.Japanese, false); got != "" {
+		t.Errorf("Japanese summary for a part that is not UTF-8: %q; want none (its words would be lost)", got)
+	}
+	for _, line := range strings.Split(summaryText([]rules.Reading{ja}, backscatter.Judgement{}, language.Japanese, true), "\r\n") {
+		if len(line) > 76 {
+			t.Errorf("Japanese summary line of %d octets: %q", len(line), line)
+		}
+	}
+}
