@@ -21,6 +21,9 @@ import (
 func reading(kind dsn.Kind, rcpt string, action smtpcode.Action, status string, reason rules.Reason, owner rules.Owner, permanent bool, summary, explanation, fix string) rules.Reading {
 	r := rules.Reading{Kind: kind, Recipient: dsn.Recipient{Address: rcpt, Action: action, Status: status}}
 	r.Status, r.Reason, r.Owner, r.Permanent = status, reason, owner, permanent
+	if status != "" {
+		r.StatusSource = rules.StatusServer // as the report gave it
+	}
 	r.Summary, r.Explanation, r.Fix = summary, explanation, fix
 	return r
 }
@@ -66,7 +69,7 @@ var (
 
 // The headers of a bounce for bobUnknown, byte for byte.
 var (
-	wantStatus = Header{Name: "X-NDR-Status", Value: "status=5.1.1; reason=userunknown; recipient=bob@remote.example;\n\tpermanent=yes; owner=sender; action=failed"}
+	wantStatus = Header{Name: "X-NDR-Status", Value: "status=5.1.1; reason=userunknown; recipient=bob@remote.example;\n\tpermanent=yes; owner=sender; action=failed; status-source=server"}
 	wantExpl   = Header{Name: "X-NDR-Explanation", Value: "bob@remote.example: The message to bob@remote.example was\n\trefused by mx.remote.example because the address does not exist. Check the\n\taddress for typos."}
 )
 

@@ -21,7 +21,7 @@
 //	X-NDR-Backscatter: yes|no|unknown; evidence=EVIDENCE
 //	X-NDR-Owner: sender|sender-admin|recipient-admin|group-owner|none|unknown
 //	X-NDR-Status: status=5.1.1; reason=userunknown; recipient=a@b.example;
-//		permanent=yes; owner=sender; action=failed
+//		permanent=yes; owner=sender; action=failed; status-source=server
 //	X-NDR-Explanation: a@b.example: plain-English explanation. What to do.
 //
 // X-NDR-Status and X-NDR-Explanation appear once per reported recipient,
@@ -37,8 +37,11 @@
 // key=value pairs separated by ";", each value a token or a quoted-string
 // (RFC 5322 section 3.2.4). Keys: status (RFC 3463 code or "none"), reason
 // (the reason vocabulary of package rules), recipient (address or ""),
-// permanent (yes|no), owner (as X-NDR-Owner, for this recipient) and action
-// (failed, delayed... as the report says). A Sieve rule can test it with
+// permanent (yes|no), owner (as X-NDR-Owner, for this recipient), action
+// (failed, delayed... as the report says) and, when status is not "none",
+// status-source: "server" when the report gave the code, "inferred" when
+// ndrmilter did (Sisimai's pseudo-code of the reason, 5.0.9xx, or a code
+// completed from the reply code alone). A Sieve rule can test it with
 // header :contains "X-NDR-Status" "reason=userunknown".
 //
 // X-NDR-Backscatter is the backscatter.Judgement; its evidence values are

@@ -85,7 +85,7 @@ func Example() {
 	// add X-NDR-Backscatter: no; evidence=message-id
 	// add X-NDR-Owner: sender
 	// add X-NDR-Status: status=5.1.1; reason=userunknown; recipient=bob@remote.example;
-	//	permanent=yes; owner=sender; action=failed
+	//	permanent=yes; owner=sender; action=failed; status-source=server
 }
 
 // A bounce judged backscatter, with the policy to reject it: the front end

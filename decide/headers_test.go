@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ndrmilter/ndrmilter/internal/textclean"
+	"github.com/ndrmilter/ndrmilter/rules"
 )
 
 // checkFolded asserts the invariants of a header value ndrmilter writes.
@@ -204,5 +205,26 @@ func TestTranslatedSubjectTagKeepsTheSpaceBeforeAnEncodedSubject(t *testing.T) {
 		if got := decodeValue(t, v); got != want {
 			t.Errorf("tail %q: %q decodes to %q; want %q", tail, v, got, want)
 		}
+	}
+}
+
+// X-NDR-Status says whether its status came from the server or was inferred
+// by ndrmilter, and says nothing of a source when there is no status.
+func TestStatusHeaderNamesTheSourceOfTheCode(t *testing.T) {
+	for _, tc := range []struct {
+		status string
+		source rules.StatusSource
+		want   string
+	}{
+		{"5.1.1", rules.StatusServer, "; status-source=server"},
+		{"5.0.911", rules.StatusInferred, "; status-source=inferred"},
+	} {
+		r := rules.Reading{Classification: rules.Classification{Status: tc.status, StatusSource: tc.source, Reason: rules.ReasonUserUnknown}}
+		if got := statusOf(r); !strings.HasSuffix(got, tc.want) || !strings.HasPrefix(got, "status="+tc.status+";") {
+			t.Errorf("status %s from %s: X-NDR-Status %q, want it to start with status=%s and end with %q", tc.status, tc.source, got, tc.status, tc.want)
+		}
+	}
+	if got := statusOf(rules.Reading{}); !strings.HasPrefix(got, "status=none;") || strings.Contains(got, "status-source") {
+		t.Errorf("no status: X-NDR-Status %q, want status=none and no status-source", got)
 	}
 }

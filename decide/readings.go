@@ -50,12 +50,19 @@ func validOwner(o rules.Owner) rules.Owner {
 // statusOf is the X-NDR-Status value of one reading (see the package
 // documentation for its parameters).
 func statusOf(r rules.Reading) string {
-	st := r.Status
+	st, src := r.Status, string(r.StatusSource)
 	if st == "" {
-		st = "none"
+		st, src = "none", ""
 	}
-	return statusValue("status", st, "reason", string(r.Reason), "recipient", r.Recipient.Address,
-		"permanent", yesNo(r.Permanent), "owner", string(validOwner(r.Owner)), "action", string(r.Recipient.Action))
+	kv := []string{"status", st, "reason", string(r.Reason), "recipient", r.Recipient.Address,
+		"permanent", yesNo(r.Permanent), "owner", string(validOwner(r.Owner)), "action", string(r.Recipient.Action)}
+	if src != "" {
+		// A code the server did not give (a pseudo-code for the reason, or
+		// one completed from a bare reply code) says so, so that a filter
+		// on status= can tell what the receiving server really said.
+		kv = append(kv, "status-source", src)
+	}
+	return statusValue(kv...)
 }
 
 // explanation is the X-NDR-Explanation text of one reading, one line of

@@ -30,7 +30,7 @@ if header :matches "X-NDR-Owner" "*" {
 
 # 3. Finer rules read X-NDR-Status, one header per reported recipient:
 #    status=5.1.1; reason=userunknown; recipient=a@b.example; permanent=yes;
-#    owner=sender; action=failed
+#    owner=sender; action=failed; status-source=server
 # An address that does not exist: the sender should fix their address book.
 #if header :contains "X-NDR-Status" "reason=userunknown" {
 #    fileinto :create "Bounces/address-does-not-exist";

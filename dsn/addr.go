@@ -3,6 +3,8 @@ package dsn
 import (
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/internal/textclean"
@@ -152,6 +154,51 @@ func isAddrChar(c byte) bool {
 	return ascii.IsAlpha(c) || ascii.IsDigit(c) || c >= 0x80 || strings.IndexByte("!#$%&'*+-/=?^_`{|}~.", c) >= 0
 }
 
+// addrRuneBefore returns the size of the address character that ends
+// s[:i], 0 when what ends it is no address character. Beyond ASCII an
+// address (RFC 6531) has letters, digits and combining marks, never
+// punctuation or spaces: the full-width colon of "收件人地址：user@example.com"
+// ends the label, it does not start the address.
+func addrRuneBefore(s string, i int) int {
+	c := s[i-1]
+	if c < utf8.RuneSelf {
+		if isAddrChar(c) {
+			return 1
+		}
+		return 0
+	}
+	r, n := utf8.DecodeLastRuneInString(s[:i])
+	if !addrRune(r) {
+		return 0
+	}
+	return n
+}
+
+// addrRuneAt is addrRuneBefore for the character that starts s[i:], for a
+// domain: ASCII letters, digits, '-', '.', '_', or a letter, digit or mark
+// beyond ASCII (RFC 5890).
+func addrRuneAt(s string, i int) int {
+	c := s[i]
+	if c < utf8.RuneSelf {
+		if ascii.IsAlpha(c) || ascii.IsDigit(c) || c == '-' || c == '.' || c == '_' {
+			return 1
+		}
+		return 0
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if !addrRune(r) {
+		return 0
+	}
+	return n
+}
+
+// addrRune says whether a character beyond ASCII may be part of an
+// address: a letter, a digit or a mark. A byte that is no valid UTF-8
+// (a legacy charset left undecoded) is given the benefit of the doubt.
+func addrRune(r rune) bool {
+	return r == utf8.RuneError || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+}
+
 // findAddress returns the first thing that looks like an email address in
 // s (local@domain.tld), and the index just after it; "" when none.
 func findAddress(s string, from int) (addr string, end int) {
@@ -162,21 +209,78 @@ func findAddress(s string, from int) (addr string, end int) {
 		}
 		at += i
 		st := at
-		for st > 0 && isAddrChar(s[st-1]) {
-			st--
+		for st > 0 {
+			n := addrRuneBefore(s, st)
+			if n == 0 {
+				break
+			}
+			st -= n
 		}
 		en := at + 1
-		for en < len(s) && (ascii.IsAlpha(s[en]) || ascii.IsDigit(s[en]) || s[en] == '-' || s[en] == '.' || s[en] == '_' || s[en] >= 0x80) {
-			en++
+		for en < len(s) {
+			n := addrRuneAt(s, en)
+			if n == 0 {
+				break
+			}
+			en += n
 		}
 		// A quote before the address quotes it ("addressed to
 		// 'user@example.com'"): it is no part of the local part.
-		local := strings.TrimLeft(s[st:at], ".'`")
-		domain := strings.TrimRight(s[at+1:en], ".-")
+		local := trimGluedLabel(strings.TrimLeft(s[st:at], ".'`"))
+		domain := trimGluedWord(strings.TrimRight(s[at+1:en], ".-"))
 		if len(local) > 0 && strings.IndexByte(domain, '.') > 0 && len(local) <= 256 {
 			return local + "@" + domain, at + 1 + len(domain)
 		}
 		i = at
 	}
 	return "", len(s)
+}
+
+// trimGluedLabel drops from a local part the word of another script written
+// against it ("收件人zhang.wei", a label without its colon): a local part
+// that starts in a script other than Latin and goes on in ASCII alone is
+// the ASCII part. A local part all in one script, with Latin letters beyond
+// ASCII ("Ölaf"), or mixed further in, stays whole.
+func trimGluedLabel(local string) string {
+	if local == "" || local[0] < utf8.RuneSelf {
+		return local
+	}
+	k := 0
+	for k < len(local) && local[k] >= utf8.RuneSelf {
+		r, n := utf8.DecodeRuneInString(local[k:])
+		if unicode.Is(unicode.Latin, r) {
+			return local // "Ölaf": a name, no label
+		}
+		k += n
+	}
+	rest := local[k:]
+	if rest == "" {
+		return local
+	}
+	for i := 0; i < len(rest); i++ {
+		if rest[i] >= utf8.RuneSelf {
+			return local
+		}
+	}
+	return rest
+}
+
+// trimGluedWord drops from a domain the word of another script written
+// against its end ("example.com不存在", "does not exist" with no space): a
+// top-level label that starts in ASCII ends where a script other than Latin
+// starts.
+func trimGluedWord(domain string) string {
+	dot := strings.LastIndexByte(domain, '.')
+	if dot < 0 || dot+1 >= len(domain) || domain[dot+1] >= utf8.RuneSelf {
+		return domain
+	}
+	for i := dot + 1; i < len(domain); i++ {
+		if domain[i] >= utf8.RuneSelf {
+			if r, _ := utf8.DecodeRuneInString(domain[i:]); unicode.Is(unicode.Latin, r) {
+				return domain
+			}
+			return domain[:i]
+		}
+	}
+	return domain
 }

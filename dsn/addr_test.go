@@ -57,6 +57,13 @@ func TestRecipientLine(t *testing.T) {
 		{"SMTP <bob@example.net>", "bob@example.net", "", lineLabelled},
 		{"Your mail could not be delivered because they are not accepting mail from sender@example.com", "", "", lineNone},
 		{"no address here", "", "", lineNone},
+		{"收件人地址：zhang.wei@example.cn", "zhang.wei@example.cn", "", lineLabelled},
+		{"Empfänger: hans.meier@example.de", "hans.meier@example.de", "", lineLabelled},
+		{"EMPFÄNGER : hans.meier@example.de", "hans.meier@example.de", "", lineLabelled},
+		{"Destinataire : marie.dupont@example.fr", "marie.dupont@example.fr", "", lineLabelled},
+		{"Получатель: ivan@example.ru", "ivan@example.ru", "", lineLabelled},
+		{"宛先：taro@example.jp (550 5.1.1 unknown)", "taro@example.jp", "(550 5.1.1 unknown)", lineLabelled},
+		{"发件人：sender@example.cn", "", "", lineNone},
 	} {
 		t.Run(c.line, func(t *testing.T) {
 			a, rest, kind := recipientLine([]byte(c.line), ascii.ToLower([]byte(c.line)))
@@ -104,5 +111,26 @@ func TestJoinMultiline(t *testing.T) {
 	}
 	if got := serverReply("Technical details: Google tried. The error that the other server returned was: 550-5.2.1 disabled 550 5.2.1 account"); got != "550 5.2.1 disabled account" {
 		t.Errorf("serverReply: %q", got)
+	}
+}
+
+func TestFindAddressLeavesOutLabelsInOtherLanguages(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"收件人地址：zhang.wei@example.cn", "zhang.wei@example.cn"},
+		{"收件人地址： zhang.wei@example.cn。", "zhang.wei@example.cn"},
+		{"«marie.dupont@example.fr»", "marie.dupont@example.fr"},
+		{"Empfänger:hans.meier@example.de", "hans.meier@example.de"},
+		{"用户@例子.example", "用户@例子.example"},
+		{"jürgen@müller.example", "jürgen@müller.example"},
+		{"收件人zhang.wei@example.cn不存在", "zhang.wei@example.cn"},
+		{"用户@例子.公司", "用户@例子.公司"},
+		{"Ölaf@example.de", "Ölaf@example.de"},
+	} {
+		if got, _ := findAddress(c.in, 0); got != c.want {
+			t.Errorf("findAddress(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if plausibleAddress("地址：zhang.wei@example.cn") {
+		t.Error("plausibleAddress takes a label with a full-width colon for part of the address")
 	}
 }

@@ -21,6 +21,9 @@ var commandMarks = []struct{ mark, command string }{
 	{"in reply to helo command", "HELO"},
 	{"in reply to starttls command", "STARTTLS"},
 	{"in reply to auth", "AUTH"},
+	{"for rcpt to command", "RCPT"}, // GMX and web.de: "SMTP error from remote server for RCPT TO command"
+	{"for mail from command", "MAIL"},
+	{"for data command", "DATA"},
 	{"after pipelined rcpt to", "RCPT"}, // Exim with PIPELINING
 	{"after pipelined mail from", "MAIL"},
 	{"after pipelined data", "DATA"},
@@ -79,7 +82,7 @@ func findCommand(diag string) string {
 			if int(m) >= best {
 				break // the list is in mark order: the rest come later still
 			}
-			if ascii.HasPrefixFold(diag[i:], commandMarks[m].mark) {
+			if mark := commandMarks[m].mark; ascii.HasPrefixFold(diag[i:], mark) && wholeWords(diag, i, len(mark)) {
 				best = int(m)
 				break
 			}
@@ -89,6 +92,18 @@ func findCommand(diag string) string {
 		return ""
 	}
 	return commandMarks[best].command
+}
+
+// wholeWords says whether the n bytes of s at i are whole words: a mark
+// that starts or ends with a letter or digit is not part of a longer word
+// ("after data" is not "after database", "mail command" not "sendmail
+// command").
+func wholeWords(s string, i, n int) bool {
+	if isWordByte(s[i]) && i > 0 && isWordByte(s[i-1]) {
+		return false
+	}
+	end := i + n
+	return !(isWordByte(s[end-1]) && end < len(s) && isWordByte(s[end]))
 }
 
 // commandIndex finds the commandMarks that may start at a place.

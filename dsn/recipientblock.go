@@ -85,6 +85,8 @@ type blockScanner struct {
 	curOK       bool     // the current transcript block got a 2xx reply
 	curErr      bool     // the current transcript block got an error reply or a summary line
 
+	inTranscript bool // under a "Transcript of session follows" heading, until the next heading: code-less summary lines count
+
 	listIntro int    // lines since a line that introduced a list of recipients ("...could not be delivered...:"), 0 when none
 	prevLine  []byte // the last non-empty line, lower case, for the help text check
 
@@ -119,6 +121,11 @@ func (s *blockScanner) line(start, end int) {
 		return
 	}
 	addr, rest, kind := recipientLine(t, lt)
+	if kind == lineNone && s.inTranscript {
+		if a, _ := codelessSummaryLine(t); a != "" {
+			addr, rest, kind = a, t, lineSummary
+		}
+	}
 	switch {
 	case kind == lineAddress && t[0] != '<' && helpIntro(prev):
 		// "...for example" then "jane.doe@example.org": help text.
@@ -180,6 +187,7 @@ func (s *blockScanner) emptyLine() {
 // inside the report: what follows belongs to the recipient just read.
 func (s *blockScanner) separatorLine(lt []byte) {
 	s.paraStart = -1
+	s.inTranscript = containsString(lt, "transcript of session")
 	if isLabelledSeparator(lt) {
 		if s.cur == nil && len(s.blocks) > 0 {
 			s.reopen = true

@@ -35,8 +35,10 @@
 // whatever its code; "will be retried", "has not yet been delivered", "THIS
 // IS A WARNING ONLY" is a delay; otherwise a failure notice is a bounce, even
 // when marked Auto-Submitted: auto-replied as Gmail's and Exim's are. A
-// vacation text or a challenge of a challenge-response filter is an
-// auto-reply; RFC 5965 feedback reports and RFC 8098 receipts are never
+// vacation text, a challenge of a challenge-response filter or a mailing
+// list's notice that a post waits for its moderator is an auto-reply; RFC
+// 5965 feedback reports, RFC 8098 receipts and read receipts sent as text
+// (Lotus Notes' "Return Receipt", "Your message ... was read on") are never
 // bounces. Whether a failure is permanent (the sending server gave up: an
 // Action of failed, a 4.4.7 expiry included) is then rules.Classification's
 // Permanent.
@@ -158,8 +160,10 @@ type Recipient struct {
 	// greeting, EHLO, HELO, STARTTLS, AUTH, MAIL, RCPT, DATA), "" when the
 	// report does not show it. It is read from the report's words ("in
 	// reply to RCPT TO command", "after RCPT TO", "does not like
-	// recipient", "most progress was RCPT TO") or from its transcript of
-	// the session (the last command before the error reply).
+	// recipient", "most progress was RCPT TO"), as whole words, or from its
+	// transcript of the session (the last command before the error reply).
+	// It is never guessed: a notice that only says "Unknown user" or "this
+	// mailbox does not exist" has no Command, whatever stage is likely.
 	Command string
 }
 

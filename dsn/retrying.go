@@ -63,10 +63,12 @@ var deliveredPhrases = newPhraseList([]string{
 
 // undeliveredPhrases are lower-case phrases that, beside one of
 // deliveredPhrases, make a notice about failures after all ("was
-// successfully delivered to a, but could not be delivered to b").
+// successfully delivered to a, but could not be delivered to b"; PMDF's and
+// Oracle Messaging Server's "Your message cannot be delivered to the
+// following recipients", whose end reads as a success).
 var undeliveredPhrases = newPhraseList([]string{
 	"not be delivered", "not delivered", "undeliverable", "failed", "unable to deliver", "could not deliver",
-	"rejected", "user unknown", "does not exist",
+	"rejected", "user unknown", "does not exist", "cannot be delivered", "can not be delivered", "cannot deliver",
 })
 
 // relayedPhrase tells a relay notice among deliveredPhrases.

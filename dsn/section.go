@@ -231,7 +231,8 @@ func helpContext(before string) bool {
 // message was not delivered: enough, with a bounce's sender and subject,
 // to report a failure whose recipient the notice does not name.
 var failurePhrases = newPhraseList([]string{
-	"could not be delivered", "couldn't be delivered", "was not delivered", "wasn't delivered",
+	"could not be delivered", "couldn't be delivered", "cannot be delivered", "can not be delivered",
+	"was not delivered", "wasn't delivered",
 	"has not been delivered", "undeliverable", "unable to deliver", "could not deliver", "not able to deliver",
 	"delivery has failed", "delivery failed", "delivery to the following", "failed permanently",
 	"permanent error", "permanent failure", "fatal error", "was rejected", "has been rejected",

@@ -165,6 +165,29 @@ func summaryLine(t []byte) (string, []byte) {
 	if st := smtpcode.StatusPrefix(string(rest)); st != "" && len(rest) > len(st) && rest[len(st)] == ' ' {
 		rest = rest[len(st)+1:]
 	}
+	return summaryTail(rest)
+}
+
+// codelessSummaryLine reads Sendmail's line for one failed recipient
+// written without a reply code, as Sendmail V5 and the "Deferred" lines of
+// later versions write it ("jsmith... User unknown", "<bob@example.net>...
+// Deferred: Connection timed out"). Such a line is read only in the
+// transcript section of a report ("----- Transcript of session follows
+// -----"): elsewhere "word... text" is prose. The text after the address
+// must hold a letter.
+func codelessSummaryLine(t []byte) (string, []byte) {
+	if len(t) < 6 || !ascii.IsAlpha(t[0]) && !ascii.IsDigit(t[0]) && t[0] != '<' {
+		return "", nil
+	}
+	a, text := summaryTail(t)
+	if a == "" || !hasLetter(text) {
+		return "", nil
+	}
+	return a, text
+}
+
+// summaryTail reads the "address... text" that ends a summary line.
+func summaryTail(rest []byte) (string, []byte) {
 	dots := bytes.Index(rest, []byte("... "))
 	if dots <= 0 {
 		if !bytes.HasSuffix(rest, []byte("...")) {

@@ -211,8 +211,8 @@ func capture(re *regexp.Regexp, lower, orig []byte, fs *Facts, src *[numFacts]fa
 func cleanFact(f Fact, v string) string {
 	v = textclean.ASCII(strings.TrimSpace(v), maxFactLen)
 	v = strings.TrimRight(strings.TrimLeft(v, `(<['"`), `.,;:)]>'"`)
-	if f == FactURL && !strings.Contains(v, "://") && !strings.HasPrefix(strings.ToLower(v), "www.") {
-		return ""
+	if f == FactURL && !guidanceURL(v) {
+		return "" // not a page a mail provider points to: see guidanceHosts
 	}
 	return v
 }

@@ -1,0 +1,158 @@
+package dsn
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/message"
+)
+
+// Notices sent as plain text that are not bounces though they come from
+// software and speak of a message's fate: read receipts that are no RFC
+// 8098 report (Lotus Notes' "Return Receipt", Outlook's and others' "Read:"
+// notices), and a mailing list's notice that a post is held for its
+// moderator. Each is told by its subject or sender first (ordinary mail
+// costs no text search), then by the words of its text, and never when the
+// text states a delivery failure.
+
+// receiptSubjects are lower-case subject words of read receipts sent as
+// text: Lotus Notes' "Return Receipt", the "Read:" and "Not read:"
+// prefixes of Outlook and Exchange and their translations (the same
+// vocabulary as RFC 8098's MDN subjects those clients write).
+var receiptSubjects = [...]string{
+	"return receipt", "read receipt", "read:", "read report", "lesebestätigung", "gelesen:",
+	"accusé de lecture", "confirmation de lecture", "lu :", "lu:", "leído:", "letto:", "lido:",
+	"gelezen:", "odczytano:", "přečteno:", "прочитано:", "開封確認", "已读", "已讀", "읽음",
+}
+
+// receiptPhrases are lower-case phrases of the text of read receipts: Lotus
+// Notes' "Your document: ... was received by: ... at: ...", Outlook's and
+// Apple Mail's "Your message ... was read on ...", "deleted without being
+// read" (RFC 8098's "deleted" disposition written out), and translations.
+var receiptPhrases = newPhraseList([]string{
+	"your document:", "was received by:", "was read on", "was read by", "was read at",
+	"your message was read", "has been read", "was displayed on", "deleted without being read",
+	"wurde gelesen", "gelesen am", "a été lu", "fue leído", "è stato letto", "foi lido", "is gelezen",
+})
+
+// readTextReceipt reads a read receipt sent as text (see receiptSubjects
+// and receiptPhrases). It says whether the message is one; the report is
+// then a KindReceipt whose recipient is the reader, its From.
+func (p *parser) readTextReceipt() bool {
+	if !headerHolds(p.hdr, "Subject", receiptSubjects[:]) {
+		return false
+	}
+	p.loadText()
+	words := p.noticeWords()
+	if !receiptPhrases.in(words) || failureStated(words) {
+		return false
+	}
+	r := p.rep
+	r.Kind = KindReceipt
+	r.Format = "receipt-text"
+	if a := firstAddress(message.DecodeWords(p.hdr.GetString("From"))); a != "" {
+		r.Recipients = append(r.Recipients, Recipient{Address: a})
+	}
+	return true
+}
+
+// heldPhrases are lower-case phrases by which a mailing list tells the
+// sender that a post waits for its moderator, in the wording of the list
+// managers: Mailman 2 and 3 ("Your message to LIST awaits moderator
+// approval", "Is being held until the list moderator can review it for
+// approval"), Sympa ("has been forwarded to the moderator(s)"), LISTSERV
+// (moderators are "editors": "forwarded to the list editor"), Majordomo
+// ("forwarded to the list owner for approval"), Google Groups ("pending
+// approval by a moderator").
+var heldPhrases = newPhraseList([]string{
+	"awaits moderator approval", "awaiting moderator approval", "awaiting moderation", "awaiting approval",
+	"is being held until the list moderator", "being held for moderator approval", "held for moderator approval",
+	"held for moderation", "held for approval", "has been held for", "held in the moderation queue",
+	"forwarded to the moderator", "forwarded to the list moderator", "forwarded to the list editor",
+	"forwarded to the list owner for approval", "submitted to the moderator", "submitted to the list editor",
+	"pending moderator approval", "pending moderation", "pending approval", "requires moderator approval",
+	"must be approved by the moderator", "must be approved by a moderator",
+})
+
+// listRobotSenders are lower-case parts of the From of list managers:
+// Mailman's LIST-owner and LIST-bounces, Majordomo's owner-LIST, Sympa's
+// LIST-request and sympa@, LISTSERV@, Google Groups.
+var listRobotSenders = [...]string{"-owner@", "owner-", "-bounces", "-request@", "listserv", "sympa", "mailman", "majordomo", "listmaster", "googlegroups"}
+
+// heldSubjects are lower-case subject words of moderation notices; they
+// count only in a message marked as sent by software (see automatic).
+var heldSubjects = [...]string{"moderat", "approval", "held", "awaits", "pending"}
+
+// readModerationHold reads a mailing list's notice that a post is held for
+// its moderator: an auto-reply of the list (the message was neither
+// delivered nor refused yet), not a bounce. It says whether the message is
+// one.
+func (p *parser) readModerationHold() bool {
+	if !headerHolds(p.hdr, "From", listRobotSenders[:]) && !(headerHolds(p.hdr, "Subject", heldSubjects[:]) && automatic(p.hdr)) {
+		return false
+	}
+	p.loadText()
+	words := p.noticeWords()
+	if !heldPhrases.in(words) || failureStated(words) {
+		return false
+	}
+	r := p.rep
+	r.Kind = KindAutoreply
+	r.Format = "list-held"
+	if a := firstAddress(message.DecodeWords(p.hdr.GetString("From"))); a != "" {
+		r.Recipients = append(r.Recipients, Recipient{Address: a})
+	}
+	if r.Original.Sender == "" {
+		r.Original.Sender = firstAddress(message.DecodeWords(p.hdr.GetString("To")))
+	}
+	return true
+}
+
+// automatic says whether a message's header marks it as sent by software:
+// Auto-Submitted other than "no" (RFC 3834 section 5), Precedence bulk,
+// list or junk, or a null reverse path.
+func automatic(h message.Header) bool {
+	if v := strings.TrimSpace(h.GetString("Auto-Submitted")); v != "" && !strings.EqualFold(v, "no") {
+		return true
+	}
+	switch v := strings.TrimSpace(h.GetString("Precedence")); {
+	case strings.EqualFold(v, "bulk"), strings.EqualFold(v, "list"), strings.EqualFold(v, "junk"):
+		return true
+	}
+	return strings.TrimSpace(h.GetString("Return-Path")) == "<>"
+}
+
+// headerHolds says whether the first field called name holds one of the
+// lower-case words, without regard to ASCII case, its encoded words
+// (RFC 2047) decoded. Most messages pass here: a value without encoded
+// words is searched where it is, without a copy.
+func headerHolds(h message.Header, name string, words []string) bool {
+	v := h.Get(name)
+	if bytes.Contains(v, []byte("=?")) {
+		v = []byte(message.DecodeWords(string(v)))
+	}
+	for _, w := range words {
+		if indexFoldBytes(v, w) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// indexFoldBytes is indexFold for a byte slice.
+func indexFoldBytes(b []byte, sub string) int {
+	for i := 0; i+len(sub) <= len(b); i++ {
+		if ascii.Lower(b[i]) != sub[0] {
+			continue
+		}
+		j := 1
+		for j < len(sub) && ascii.Lower(b[i+j]) == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return i
+		}
+	}
+	return -1
+}
