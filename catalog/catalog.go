@@ -3,7 +3,9 @@ package catalog
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"regexp"
@@ -11,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/text/language"
@@ -22,9 +26,11 @@ var embedded embed.FS
 // Catalog is the texts of every language it has, by message id. A Catalog
 // is immutable after Load and safe for concurrent use.
 type Catalog struct {
-	tags    []language.Tag // English first
-	texts   map[language.Tag]map[string]string
-	matcher language.Matcher
+	tags     []language.Tag // every language with a file, English first
+	offered  []language.Tag // English and the complete languages
+	texts    map[language.Tag]map[string]string
+	problems map[language.Tag][]string
+	matcher  language.Matcher
 }
 
 // placeholder is a {name} in a text.
@@ -32,14 +38,19 @@ var placeholder = regexp.MustCompile(`\{([a-z][a-z0-9_]*)\}`)
 
 // Load reads one catalog a file, named TAG.yaml, from fsys (a directory of
 // such files): en.yaml, the reference, and any others. It rejects a file
-// whose name is not a language tag, that is not a flat mapping of ids to
-// texts, or whose ids or placeholders differ from English's.
+// whose name is not a language tag or that is not a flat mapping of ids to
+// texts, and an en.yaml with an empty or malformed text.
+//
+// A translation that lacks ids, or has texts that are empty, malformed or
+// whose placeholders differ from English's, or ids English does not have,
+// is loaded but not offered: Languages, Match and Text use only the
+// complete languages, and Problems says what is wrong with the others.
 func Load(fsys fs.FS) (*Catalog, error) {
 	names, err := fs.Glob(fsys, "*.yaml")
 	if err != nil {
 		return nil, err
 	}
-	c := &Catalog{texts: map[language.Tag]map[string]string{}}
+	c := &Catalog{texts: map[language.Tag]map[string]string{}, problems: map[language.Tag][]string{}}
 	for _, name := range names {
 		tag, err := language.Parse(strings.TrimSuffix(path.Base(name), ".yaml"))
 		if err != nil {
@@ -51,8 +62,11 @@ func Load(fsys fs.FS) (*Catalog, error) {
 		}
 		texts := map[string]string{}
 		dec := yaml.NewDecoder(bytes.NewReader(data))
-		if err := dec.Decode(&texts); err != nil {
+		if err := dec.Decode(&texts); err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("catalog %s: expected a mapping of message ids to texts: %v", name, err)
+		}
+		if _, dup := c.texts[tag]; dup {
+			return nil, fmt.Errorf("catalog %s: a second file for %s", name, tag)
 		}
 		c.texts[tag] = texts
 		c.tags = append(c.tags, tag)
@@ -61,39 +75,86 @@ func Load(fsys fs.FS) (*Catalog, error) {
 	if !ok {
 		return nil, fmt.Errorf("catalog: no en.yaml: English is the reference every other language is checked against")
 	}
+	for _, id := range sortedIDs(en) {
+		if err := checkText(en[id]); err != nil {
+			return nil, fmt.Errorf("catalog en.yaml: %s: %v", id, err)
+		}
+	}
 	sort.Slice(c.tags, func(i, j int) bool {
 		if (c.tags[i] == language.English) != (c.tags[j] == language.English) {
 			return c.tags[i] == language.English
 		}
 		return c.tags[i].String() < c.tags[j].String()
 	})
+	c.offered = []language.Tag{language.English}
 	for _, tag := range c.tags[1:] {
-		if err := sameShape(en, c.texts[tag]); err != nil {
-			return nil, fmt.Errorf("catalog %s.yaml: %v", tag, err)
+		probs := usable(en, c.texts[tag])
+		c.problems[tag] = probs
+		if len(probs) == 0 {
+			c.offered = append(c.offered, tag)
 		}
 	}
-	c.matcher = language.NewMatcher(c.tags)
+	c.matcher = language.NewMatcher(c.offered)
 	return c, nil
 }
 
-// sameShape checks that a translation has the ids of English, each with the
-// same placeholders.
-func sameShape(en, tr map[string]string) error {
-	for id, text := range en {
-		t, ok := tr[id]
-		if !ok {
-			return fmt.Errorf("%s: missing (every id of en.yaml must be translated)", id)
+// usable keeps in tr the texts that may stand for English's (the same
+// placeholders, well formed) and returns what is missing or wrong, sorted.
+func usable(en, tr map[string]string) []string {
+	var probs []string
+	for _, id := range sortedIDs(tr) {
+		t := tr[id]
+		text, ok := en[id]
+		switch {
+		case !ok:
+			probs = append(probs, id+": not an id of en.yaml")
+		case t == "":
+			probs = append(probs, id+": missing")
+		default:
+			if err := checkText(t); err != nil {
+				probs = append(probs, id+": "+err.Error())
+			} else if a, b := placeholders(text), placeholders(t); !slices.Equal(a, b) {
+				probs = append(probs, fmt.Sprintf("%s: placeholders %v, expected those of en.yaml: %v", id, b, a))
+			} else {
+				continue
+			}
 		}
-		if a, b := placeholders(text), placeholders(t); !slices.Equal(a, b) {
-			return fmt.Errorf("%s: placeholders %v, expected those of en.yaml: %v", id, b, a)
+		delete(tr, id)
+	}
+	for _, id := range sortedIDs(en) {
+		if _, ok := tr[id]; !ok && !slices.ContainsFunc(probs, func(p string) bool { return strings.HasPrefix(p, id+": ") }) {
+			probs = append(probs, id+": missing")
 		}
 	}
-	for id := range tr {
-		if _, ok := en[id]; !ok {
-			return fmt.Errorf("%s: not an id of en.yaml", id)
+	sort.Strings(probs)
+	return probs
+}
+
+// checkText says what is wrong with a text: empty, invalid UTF-8, or a
+// character that has no place in a line of text (controls, line and
+// paragraph separators, bidirectional formatting).
+func checkText(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("empty")
+	}
+	if !utf8.ValidString(s) {
+		return errors.New("not valid UTF-8")
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r) {
+			return fmt.Errorf("character %U: no control, line-breaking or bidirectional formatting characters", r)
 		}
 	}
 	return nil
+}
+
+func sortedIDs(m map[string]string) []string {
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 // placeholders are the names of the placeholders of a text, sorted.
@@ -126,22 +187,50 @@ func Default() *Catalog {
 	return defaultCat
 }
 
-// Languages are the catalog's languages, English first.
-func (c *Catalog) Languages() []language.Tag { return slices.Clone(c.tags) }
+// Languages are the languages the catalog offers: English first, then
+// each language whose file is complete.
+func (c *Catalog) Languages() []language.Tag { return slices.Clone(c.offered) }
+
+// Offers reports whether the catalog offers tag (see Languages).
+func (c *Catalog) Offers(tag language.Tag) bool { return slices.Contains(c.offered, tag) }
+
+// Problems lists what keeps the file of tag from being offered: each id
+// missing or empty ("page.title: missing"), each text whose placeholders
+// differ from English's or that holds a control character, each id English
+// does not have. It is empty for English and for a complete language; for a
+// language without a file it says so.
+func (c *Catalog) Problems(tag language.Tag) []string {
+	if tag == language.English {
+		return nil
+	}
+	p, ok := c.problems[tag]
+	if !ok {
+		return []string{"no file " + tag.String() + ".yaml"}
+	}
+	return slices.Clone(p)
+}
 
 // IDs are the message ids, sorted.
-func (c *Catalog) IDs() []string {
-	ids := make([]string, 0, len(c.texts[language.English]))
-	for id := range c.texts[language.English] {
-		ids = append(ids, id)
+func (c *Catalog) IDs() []string { return sortedIDs(c.texts[language.English]) }
+
+// Pick returns the offered language for tag: tag itself, else one of the
+// same base language (de-CH gives de), else English.
+func (c *Catalog) Pick(tag language.Tag) language.Tag {
+	if c.Offers(tag) {
+		return tag
 	}
-	sort.Strings(ids)
-	return ids
+	base, _ := tag.Base()
+	for _, t := range c.offered {
+		if b, _ := t.Base(); b == base {
+			return t
+		}
+	}
+	return language.English
 }
 
 // Match chooses the language of a request: explicit (a "lang" parameter:
-// one tag, or a list as in Accept-Language) when it names a language of the
-// catalog, else the best of acceptLanguage (an Accept-Language header
+// one tag, or a list as in Accept-Language) when it names a language the
+// catalog offers, else the best of acceptLanguage (an Accept-Language header
 // value), else English. Malformed values count as absent.
 func (c *Catalog) Match(explicit, acceptLanguage string) language.Tag {
 	for _, v := range []string{explicit, acceptLanguage} {
@@ -154,7 +243,7 @@ func (c *Catalog) Match(explicit, acceptLanguage string) language.Tag {
 		}
 		_, i, conf := c.matcher.Match(tags...)
 		if conf != language.No {
-			return c.tags[i]
+			return c.offered[i]
 		}
 	}
 	return language.English
@@ -166,11 +255,10 @@ func (c *Catalog) Match(explicit, acceptLanguage string) language.Tag {
 // value is left out. An id the catalog lacks gives the id itself, which the
 // tests of the callers catch.
 func (c *Catalog) Text(tag language.Tag, id string, args ...string) string {
-	texts, ok := c.texts[tag]
-	if !ok {
-		texts = c.texts[language.English]
+	if tag != language.English && !c.Offers(tag) {
+		tag = language.English
 	}
-	text, ok := texts[id]
+	text, ok := c.texts[tag][id]
 	if !ok {
 		return id
 	}
@@ -188,7 +276,8 @@ func (c *Catalog) Text(tag language.Tag, id string, args ...string) string {
 	})
 }
 
-// Has reports whether the catalog has a text for id.
+// Has reports whether the catalog has a text for id (in English, and so in
+// every language it offers).
 func (c *Catalog) Has(id string) bool {
 	_, ok := c.texts[language.English][id]
 	return ok

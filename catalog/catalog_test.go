@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -59,19 +60,45 @@ func TestMatchPrefersTheExplicitChoiceAndFallsBackToEnglish(t *testing.T) {
 	}
 }
 
-func TestLoadRejectsAnIncompleteOrInconsistentTranslation(t *testing.T) {
+func TestAnIncompleteOrInconsistentTranslationIsNotOffered(t *testing.T) {
 	en := []byte("a: One {x}.\nb: Two.\n")
 	for _, c := range []struct {
 		name, de, says string
 	}{
 		{"missing id", "a: Eins {x}.\n", "b: missing"},
+		{"empty text", "a: Eins {x}.\nb: \"\"\n", "b: missing"},
 		{"extra id", "a: Eins {x}.\nb: Zwei.\nc: Drei.\n", "c: not an id of en.yaml"},
 		{"placeholder renamed", "a: Eins {y}.\nb: Zwei.\n", "a: placeholders [y], expected those of en.yaml: [x]"},
-		{"not a mapping", "- a\n- b\n", "expected a mapping"},
+		{"control character", "a: \"Eins {x}.\\u001b[2J\"\nb: Zwei.\n", "a: character U+001B"},
 	} {
-		_, err := catalog.Load(fstest.MapFS{"en.yaml": {Data: en}, "de.yaml": {Data: []byte(c.de)}})
-		if err == nil || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "de.yaml") {
-			t.Errorf("%s: %v; want an error naming de.yaml and saying %q", c.name, err, c.says)
+		cat, err := catalog.Load(fstest.MapFS{"en.yaml": {Data: en}, "de.yaml": {Data: []byte(c.de)}})
+		if err != nil {
+			t.Errorf("%s: %v; want the file loaded and not offered", c.name, err)
+			continue
+		}
+		if probs := cat.Problems(language.German); !slices.ContainsFunc(probs, func(p string) bool { return strings.Contains(p, c.says) }) {
+			t.Errorf("%s: problems %q; want one saying %q", c.name, probs, c.says)
+		}
+		if langs := cat.Languages(); len(langs) != 1 || langs[0] != language.English {
+			t.Errorf("%s: languages %v; want English only", c.name, langs)
+		}
+		if got := cat.Match("de", ""); got != language.English {
+			t.Errorf("%s: Match(de) = %v; want English, the incomplete German not offered", c.name, got)
+		}
+		if got := cat.Text(language.German, "b"); got != "Two." {
+			t.Errorf("%s: Text(de, b) = %q; want the English text", c.name, got)
+		}
+	}
+	complete, err := catalog.Load(fstest.MapFS{"en.yaml": {Data: en}, "de.yaml": {Data: []byte("a: Eins {x}.\nb: Zwei.\n")}})
+	if err != nil || len(complete.Problems(language.German)) != 0 || !complete.Offers(language.German) {
+		t.Errorf("a complete translation: %v, problems %q, offered %v", err, complete.Problems(language.German), complete.Offers(language.German))
+	}
+	for _, c := range []struct{ name, en, de, says string }{
+		{"not a mapping", "a: x\n", "- a\n- b\n", "expected a mapping"},
+		{"empty English text", "a: \"\"\n", "a: x\n", "en.yaml: a: empty"},
+	} {
+		if _, err := catalog.Load(fstest.MapFS{"en.yaml": {Data: []byte(c.en)}, "de.yaml": {Data: []byte(c.de)}}); err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: %v; want an error saying %q", c.name, err, c.says)
 		}
 	}
 	if _, err := catalog.Load(fstest.MapFS{"de.yaml": {Data: []byte("a: b\n")}}); err == nil || !strings.Contains(err.Error(), "no en.yaml") {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/text/language"
+
 	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/rules"
@@ -43,7 +45,7 @@ func TestBodySummaryGoesWhereTheTextStarts(t *testing.T) {
 		{"header never ends", "Subject: x\nTo: y@example.org\n", ""},
 		{"part header ends at a line that is no field", "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\ntext at once\n--b--\n", ""},
 	} {
-		got := string(withSummary([]byte(tc.raw), sum))
+		got := string(withSummary([]byte(tc.raw), func(bool) string { return sum }))
 		if got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
@@ -57,7 +59,7 @@ func TestBodySummaryIsASCII(t *testing.T) {
 		Recipient:      dsn.Recipient{Address: "jörg@例え.example\r\nX-NDR-Owner: none", Action: "failed"},
 		Classification: rules.Classification{Explanation: "Zustellung fehlgeschlagen \x1b[2J — " + strings.Repeat("très long ", 20), Status: "5.1.1"},
 	}
-	text := summaryText([]rules.Reading{hostile, hostile}, backscatter.Judgement{Verdict: backscatter.Yes})
+	text := summaryText([]rules.Reading{hostile, hostile}, backscatter.Judgement{Verdict: backscatter.Yes}, language.English, true)
 	if !strings.Contains(text, "j?rg@??.example X-NDR-Owner: none: Zustellung fehlgeschlagen [2J ? tr?s long") {
 		t.Errorf("summary does not carry the explanation made ASCII:\n%s", text)
 	}
@@ -69,6 +71,37 @@ func TestBodySummaryIsASCII(t *testing.T) {
 			if line[i] >= 0x80 || line[i] < ' ' {
 				t.Fatalf("summary line %q has byte %#x", line, line[i])
 			}
+		}
+	}
+}
+
+func TestBodySummaryInGermanAndJapanese(t *testing.T) {
+	de := rules.Reading{
+		Recipient:      dsn.Recipient{Address: "bob@remote.example", Action: "failed"},
+		Classification: rules.Classification{Explanation: "Die Nachricht wurde abgelehnt, weil das Postfach des Empfängers voll ist.", Fix: "Senden Sie sie später noch einmal.", Status: "5.2.2"},
+	}
+	ascii := summaryText([]rules.Reading{de}, backscatter.Judgement{Verdict: backscatter.No}, language.German, false)
+	for _, want := range []string{"[ndrmilter] Was diese Unzustellbarkeitsnachricht bedeutet:", "Empfaengers voll ist. Senden Sie sie spaeter noch einmal.",
+		"Die Nachricht, um die es geht, wurde von hier gesendet."} {
+		if !strings.Contains(ascii, want) {
+			t.Errorf("German summary for a part that is not UTF-8 lacks %q:\n%s", want, ascii)
+		}
+	}
+	if !isASCII(ascii) {
+		t.Errorf("German summary for a part that is not UTF-8 is not ASCII:\n%s", ascii)
+	}
+	utf8 := summaryText([]rules.Reading{de}, backscatter.Judgement{}, language.German, true)
+	if !strings.Contains(utf8, "Empfängers voll ist. Senden Sie sie später noch einmal.") {
+		t.Errorf("German summary for a UTF-8 part lost its umlauts:\n%s", utf8)
+	}
+	ja := de
+	ja.Explanation = strings.Repeat("メッセージは受信者のメールボックスがいっぱいのため拒否されました。", 4)
+	if got := summaryText([]rules.Reading{ja}, backscatter.Judgement{}, language.Japanese, false); got != "" {
+		t.Errorf("Japanese summary for a part that is not UTF-8: %q; want none (its words would be lost)", got)
+	}
+	for _, line := range strings.Split(summaryText([]rules.Reading{ja}, backscatter.Judgement{}, language.Japanese, true), "\r\n") {
+		if len(line) > 76 {
+			t.Errorf("Japanese summary line of %d octets: %q", len(line), line)
 		}
 	}
 }

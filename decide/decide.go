@@ -1,10 +1,13 @@
 package decide
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 
+	"golang.org/x/text/language"
+
 	"github.com/ndrmilter/ndrmilter/backscatter"
+	"github.com/ndrmilter/ndrmilter/catalog"
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/internal/textclean"
 	"github.com/ndrmilter/ndrmilter/ledger"
@@ -31,6 +34,10 @@ type Policy struct {
 	// backscatter ("": ActionTag; ActionReject is taken as ActionTag, see
 	// ParseAutoReplyAction).
 	AutoReplyAction Action
+
+	// Language is the language of what is written into a report; the
+	// front end writes the readings in Language.For (see Facts.Language).
+	Language Language
 }
 
 // defaultMaxRecipientHeaders is MaxRecipientHeaders when the Policy gives none.
@@ -70,8 +77,12 @@ type Facts struct {
 	// read; ParseErr is its error, for the log.
 	Report   *dsn.Report
 	ParseErr error
-	// Readings are what the rules engine made of Report.
+	// Readings are what the rules engine made of Report, their words in
+	// Language.
 	Readings []rules.Reading
+	// Language is the language of the words of Readings, and of what
+	// Inbound writes itself (language.Und: English).
+	Language language.Tag
 	// Judgement is what backscatter made of Report.
 	Judgement backscatter.Judgement
 	// AutoReply: Report is an automatic reply that is judged (see
@@ -201,24 +212,32 @@ func Inbound(p Policy, f Facts) Outcome {
 	for _, r := range shown {
 		out.Add = append(out.Add, Header{Name: hdrStatus, Value: fold(hdrStatus, statusOf(r))})
 	}
+	lang := f.Language
+	if lang == language.Und {
+		lang = language.English
+	}
 	for _, r := range shown {
-		out.Add = append(out.Add, Header{Name: hdrExplanation, Value: fold(hdrExplanation, explanation(r))})
+		out.Add = append(out.Add, Header{Name: hdrExplanation, Value: encodeValue(hdrExplanation, explanation(r, lang), "")})
 	}
 	if more := len(f.Readings) - len(shown); more > 0 && len(shown) == maxShown {
-		t := fmt.Sprintf("%d more recipients are reported in this message and not shown here.", more)
-		out.Add = append(out.Add, Header{Name: hdrExplanation, Value: fold(hdrExplanation, t)})
+		id := "header.more.other"
+		if more == 1 {
+			id = "header.more.one"
+		}
+		t := catalog.Default().Text(lang, id, "count", strconv.Itoa(more))
+		out.Add = append(out.Add, Header{Name: hdrExplanation, Value: encodeValue(hdrExplanation, t, "")})
 	}
 	if p.SubjectTag {
-		tag := subjectTag(rep.Kind, win)
+		tag := textclean.Line(subjectTag(rep.Kind, win, lang), maxText)
 		if f.HasSubject {
 			out.Change = append(out.Change, Header{Name: "Subject", Index: 1,
-				Value: fold("Subject", textclean.Unstructured(tag)+" "+unfold(f.Subject))})
+				Value: encodeValue("Subject", tag, unfold(f.Subject))})
 		} else {
-			out.Add = append(out.Add, Header{Name: "Subject", Value: fold("Subject", textclean.Unstructured(tag))})
+			out.Add = append(out.Add, Header{Name: "Subject", Value: encodeValue("Subject", tag, "")})
 		}
 	}
 	if p.BodySummary && !f.Truncated {
-		out.Body = withSummary(f.Raw, summaryText(shown, j))
+		out.Body = withSummary(f.Raw, func(utf8 bool) string { return summaryText(shown, j, lang, utf8) })
 	}
 	return out
 }

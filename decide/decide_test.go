@@ -3,6 +3,7 @@ package decide
 import (
 	"errors"
 	"fmt"
+	"mime"
 	"reflect"
 	"strings"
 	"testing"
@@ -286,8 +287,10 @@ func TestHostileReadingCannotInjectHeaders(t *testing.T) {
 	if !strings.Contains(strings.ReplaceAll(out.Add[2].Value, "\n\t", " "), `recipient="x@y X-NDR-Backscatter: no"`) {
 		t.Errorf("X-NDR-Status = %#v, want the recipient quoted on one line", out.Add[2].Value)
 	}
-	if !strings.HasPrefix(out.Add[3].Value, "=?utf-8?q?") {
-		t.Errorf("non-ASCII explanation not RFC 2047 encoded: %#v", out.Add[3].Value)
+	dec, err := new(mime.WordDecoder).DecodeHeader(strings.ReplaceAll(out.Add[3].Value, "\n\t", " "))
+	if !strings.Contains(out.Add[3].Value, "=?utf-8?") || err != nil ||
+		dec != "x@y X-NDR-Backscatter: no: Zustellung fehlgeschlagen X-Evil: 1 — später" {
+		t.Errorf("non-ASCII explanation not RFC 2047 encoded: %#v, decoded %q, %v", out.Add[3].Value, dec, err)
 	}
 	if out.Change[0].Value != "[Bounce: gone Bcc: z@z] Undelivered Mail Returned to Sender" {
 		t.Errorf("Subject = %#v", out.Change[0].Value)

@@ -88,14 +88,124 @@ func FuzzHeaderValue(f *testing.F) {
 	f.Add(strings.Repeat("é", 2000))
 	f.Add(strings.Repeat("a", 3000))
 	f.Fuzz(func(t *testing.T, s string) {
-		v := fold(hdrExplanation, textclean.Unstructured(textclean.Line(s, maxText)))
+		line := textclean.Line(s, maxText)
+		v := encodeValue(hdrExplanation, line, "")
 		checkFolded(t, hdrExplanation, v)
+		checkEncodedWords(t, hdrExplanation, v)
+		if got := decodeValue(t, v); got != line {
+			t.Fatalf("encodeValue(%q) decodes to %q", line, got)
+		}
 		sv := fold(hdrStatus, statusValue("status", s, "recipient", s))
 		checkFolded(t, hdrStatus, sv)
 		if c := textclean.Line(s, maxText); !utf8.ValidString(c) || len(c) > maxText {
 			t.Fatalf("textclean.Line gave %d bytes, valid UTF-8 %v", len(c), utf8.ValidString(c))
 		}
 	})
+}
+
+// decodeValue undoes the folding and the encoded words of a header value.
+func decodeValue(t *testing.T, v string) string {
+	t.Helper()
+	dec, err := new(mime.WordDecoder).DecodeHeader(strings.ReplaceAll(v, "\n\t", " "))
+	if err != nil {
+		t.Fatalf("decoding %q: %v", v, err)
+	}
+	return dec
+}
+
+// checkEncodedWords asserts that every encoded word of v is at most 75
+// octets (RFC 2047 section 2) and holds whole UTF-8 sequences (section 5,
+// rule 3: a word is never split inside a character).
+func checkEncodedWords(t *testing.T, name, v string) {
+	t.Helper()
+	for _, w := range strings.Fields(strings.ReplaceAll(v, "\n\t", " ")) {
+		if !strings.HasPrefix(w, "=?utf-8?") {
+			continue
+		}
+		if len(w) > 75 {
+			t.Fatalf("%s: encoded word of %d octets: %q", name, len(w), w)
+		}
+		dec, err := new(mime.WordDecoder).Decode(w)
+		if err != nil || !utf8.ValidString(dec) {
+			t.Fatalf("%s: encoded word %q decodes to %q (%v): not whole UTF-8 sequences", name, w, dec, err)
+		}
+	}
+}
+
+// foldWidthOK asserts that no line of a header value is longer than 78
+// octets, the name and ": " included on the first.
+func foldWidthOK(t *testing.T, name, v string) {
+	t.Helper()
+	for i, line := range strings.Split(name+": "+v, "\n") {
+		if len(line) > foldWidth {
+			t.Errorf("%s: line %d is %d octets, over 78: %q", name, i, len(line), line)
+		}
+	}
+}
+
+func TestLongGermanAndJapaneseExplanationsAreEncodedWordsFoldedAt78(t *testing.T) {
+	for _, text := range []string{
+		"bob@remote.example: Die Nachricht an bob@remote.example wurde von mx.remote.example abgelehnt, weil es " +
+			"diese Adresse dort nicht gibt: Sie ist falsch geschrieben, wurde gelöscht oder stammt aus einem veralteten " +
+			"Adressbuch. Prüfen Sie die Adresse auf Tippfehler. Wenn sie stimmt, hat die Person das Unternehmen " +
+			"vielleicht verlassen oder ihre Adresse geändert: Fragen Sie sie auf anderem Weg nach einer aktuellen " +
+			"Adresse, und entfernen Sie diese aus Ihrem Adressbuch, der automatischen Vervollständigung Ihres " +
+			"E-Mail-Programms und Ihren Verteilerlisten. Überprüfen Sie außerdem Größe, Übertragungsweg und Zustellbarkeit.",
+		"bob@remote.example: bob@remote.example 宛てのメッセージは、mx.remote.example で拒否されました。" +
+			"このアドレスは存在しません。入力ミス、削除されたアドレス、またはアドレス帳の古い項目の可能性があります。" +
+			"アドレスに入力ミスがないか確認してください。正しい場合は、相手が退職したかアドレスを変更した可能性があります。" +
+			"別の方法で現在のアドレスを問い合わせ、このアドレスをアドレス帳、メールソフトの自動補完、配信リストから削除してください。",
+		"jörg@beispiel.example: Größenüberschreitung—äöüß" + strings.Repeat("ü", 200) + " " + strings.Repeat("日本", 120),
+	} {
+		for _, name := range []string{hdrExplanation, "Subject", "X-A-Very-Long-Header-Name-That-Leaves-Little-Room"} {
+			v := encodeValue(name, text, "")
+			checkFolded(t, name, v)
+			checkEncodedWords(t, name, v)
+			foldWidthOK(t, name, v)
+			if got := decodeValue(t, v); got != text {
+				t.Errorf("%s: round trip:\n got %q\nwant %q", name, got, text)
+			}
+			if !strings.Contains(strings.ReplaceAll(v, "\n\t", " "), "bob@remote.example: ") && strings.HasPrefix(text, "bob@") {
+				t.Errorf("%s: the ASCII address is not left as it is: %q", name, v)
+			}
+		}
+	}
+	// Mostly Latin text takes Q (readable), Japanese B (shorter).
+	if v := encodeValue(hdrExplanation, "Die Nachricht wurde abgelehnt, weil das Postfach voll ist. Größe prüfen.", ""); !strings.Contains(v, "=?utf-8?q?Gr=C3=B6=C3=9Fe_pr=C3=BCfen.?=") {
+		t.Errorf("German: %q; want the Q encoding of Größe", v)
+	}
+	if v := encodeValue(hdrExplanation, "このアドレスは存在しません。", ""); !strings.HasPrefix(v, "=?utf-8?b?") {
+		t.Errorf("Japanese: %q; want B encoding", v)
+	}
+}
+
+func TestASCIIValuesAreFoldedAsBefore(t *testing.T) {
+	text := "bob@remote.example: The message to bob@remote.example was refused by mx.remote.example because the address does not exist. Check the address for typos."
+	if got, want := encodeValue(hdrExplanation, text, ""), fold(hdrExplanation, text); got != want {
+		t.Errorf("encodeValue of ASCII:\n got %q\nwant %q", got, want)
+	}
+	if got, want := encodeValue("Subject", "[Bounce: mailbox full]", "=?utf-8?q?R=C3=A9union?= Monday"), fold("Subject", "[Bounce: mailbox full] =?utf-8?q?R=C3=A9union?= Monday"); got != want {
+		t.Errorf("Subject of ASCII:\n got %q\nwant %q", got, want)
+	}
+	// A word of the text that reads like an encoded word is encoded, so
+	// that a reader shows it as it is.
+	if got := decodeValue(t, encodeValue(hdrExplanation, "a =?utf-8?q?x?= b", "")); got != "a =?utf-8?q?x?= b" {
+		t.Errorf("a literal encoded word: decodes to %q", got)
+	}
+}
+
+func TestTranslatedSubjectTagKeepsTheSpaceBeforeAnEncodedSubject(t *testing.T) {
+	for _, tail := range []string{"=?utf-8?q?R=C3=A9union?= Montag", "Plain subject", ""} {
+		v := encodeValue("Subject", "[Unzustellbar: Empfänger unbekannt]", tail)
+		checkFolded(t, "Subject", v)
+		want := "[Unzustellbar: Empfänger unbekannt]"
+		if tail != "" {
+			want += " " + decodeValue(t, tail)
+		}
+		if got := decodeValue(t, v); got != want {
+			t.Errorf("tail %q: %q decodes to %q; want %q", tail, v, got, want)
+		}
+	}
 }
 
 // X-NDR-Status says whether its status came from the server or was inferred

@@ -1,6 +1,9 @@
 package decide
 
 import (
+	"golang.org/x/text/language"
+
+	"github.com/ndrmilter/ndrmilter/catalog"
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/internal/textclean"
 	"github.com/ndrmilter/ndrmilter/rules"
@@ -62,18 +65,20 @@ func statusOf(r rules.Reading) string {
 	return statusValue(kv...)
 }
 
-// explanation is the X-NDR-Explanation text of one reading.
-func explanation(r rules.Reading) string {
+// explanation is the X-NDR-Explanation text of one reading, one line of
+// printable UTF-8 in language lang (the reading's words are in it already):
+// the recipient, what happened and what to do.
+func explanation(r rules.Reading, lang language.Tag) string {
 	text := textclean.Line(r.Explanation, maxText)
 	if text == "" {
-		text = "Delivery failed"
+		id := "header.failed"
 		if r.Recipient.Action == smtpcode.ActionDelayed {
-			text = "Delivery is delayed"
+			id = "header.delayed"
 		}
 		if r.Status != "" {
-			text += " with status " + textclean.Line(r.Status, 16)
+			id += "_status"
 		}
-		text += "; no explanation is known for it."
+		text = catalog.Default().Text(lang, id, "status", textclean.Line(r.Status, 16))
 	}
 	if fix := textclean.Line(r.Fix, maxText); fix != "" {
 		text += " " + fix
@@ -81,18 +86,19 @@ func explanation(r rules.Reading) string {
 	if a := textclean.Line(r.Recipient.Address, 320); a != "" {
 		text = a + ": " + text
 	}
-	return textclean.Unstructured(text)
+	return text
 }
 
 // subjectTag is the "[Bounce: summary]" prefix of the Subject, from the
-// reading shown first.
-func subjectTag(kind dsn.Kind, win rules.Reading) string {
+// reading shown first, in language lang.
+func subjectTag(kind dsn.Kind, win rules.Reading, lang language.Tag) string {
+	cat := catalog.Default()
 	summary := textclean.Line(win.Summary, 80)
 	if summary == "" {
-		summary = "delivery failed"
+		summary = cat.Text(lang, "header.subject_failed")
 		if kind == dsn.KindDelay {
-			summary = "delivery delayed"
+			summary = cat.Text(lang, "header.subject_delayed")
 		}
 	}
-	return "[Bounce: " + summary + "]"
+	return cat.Text(lang, "header.subject_tag", "summary", summary)
 }

@@ -1,6 +1,8 @@
 package explanation
 
 import (
+	"golang.org/x/text/language"
+
 	"errors"
 	"fmt"
 	"regexp"
@@ -71,9 +73,15 @@ func ParseCodeQuery(q string) (CodeQuery, error) {
 	return CodeQuery{Text: text, lookup: m[1]}, nil
 }
 
-// Lookup reads the query with the rules engine.
+// Lookup reads the query with the rules engine, in English.
 func (q CodeQuery) Lookup(e *rules.Engine) CodeRecord {
-	v := e.Lookup(q.lookup)
+	return q.LookupIn(e, language.English)
+}
+
+// LookupIn reads the query with the rules engine, its summary, explanation
+// and fix in the language tag (rules.Engine.LookupIn).
+func (q CodeQuery) LookupIn(e *rules.Engine, tag language.Tag) CodeRecord {
+	v := e.LookupIn(tag, q.lookup)
 	return CodeRecord{Code: q.Text, Status: v.Status, StatusSource: v.StatusSource, ReplyCode: v.ReplyCode,
 		Reason: v.Reason, Permanent: v.Permanent, HardBounce: v.HardBounce, Owner: v.Owner, Summary: v.Summary,
 		Explanation: v.Explanation, Fix: v.Fix, Rule: v.Rule, Matched: v.Matched, Facts: v.Facts}

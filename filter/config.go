@@ -70,6 +70,9 @@ type Config struct {
 	// they break DKIM signatures on the bounce).
 	SubjectTag  bool
 	BodySummary bool
+	// Language is as in the milter: the language of what is written into
+	// a bounce.
+	Language decide.Language
 	// RecordWait, SpoolDir, SpoolMax, LookupTimeout, WriteTimeout,
 	// RecordRetry, MaxPendingRecords and LogAddresses are as in the milter
 	// (see package frontend for the defaults).
@@ -214,6 +217,7 @@ func (c *Config) policy() decide.Policy {
 		SubjectTag:          c.SubjectTag,
 		BodySummary:         c.BodySummary,
 		AutoReplyAction:     c.AutoReplyAction,
+		Language:            c.Language,
 	}
 }
 

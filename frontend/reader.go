@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/text/language"
 
 	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/decide"
@@ -70,7 +71,12 @@ func (r *Reader) Inbound(f decide.Facts, candidate bool, start time.Time) decide
 			switch {
 			case decide.Annotates(rep) && !r.AutoReplyOnly:
 				f.Report, f.ParseErr = rep, perr
-				f.Readings = r.Rules.Explain(rep)
+				var offered []language.Tag // only auto reads the original's language
+				if r.Policy.Language.Auto {
+					offered = decide.Offered(r.Rules)
+				}
+				f.Language = r.Policy.Language.For(f.Raw, rep, offered)
+				f.Readings = r.Rules.ExplainIn(f.Language, rep)
 			case decide.JudgesAutoReply(rep, f.NullSender || MarkedAutoReply(f.Raw)):
 				f.Report, f.ParseErr, f.AutoReply = rep, perr, true
 			}

@@ -153,7 +153,7 @@ func (p *Page) handleExplain(w http.ResponseWriter, r *http.Request) {
 		}
 		if len(text) < maxCode && !bytes.ContainsAny(text, "\r\n") {
 			if q, err := explanation.ParseCodeQuery(string(text)); err == nil {
-				rec := p.backend.Code(q)
+				rec := p.backend.Code(tag, q)
 				d.Code = &codeView{CodeRecord: rec, Owner: newOwnerView(rec.Owner, true, t),
 					StatusText: statusText(rec.Status, rec.Permanent, t)}
 				p.render(w, r, tag, http.StatusOK, d)
@@ -162,7 +162,7 @@ func (p *Page) handleExplain(w http.ResponseWriter, r *http.Request) {
 		}
 		raw = f.text
 	}
-	recs, err := p.backend.Explain(r.Context(), pastedMessage(raw))
+	recs, err := p.backend.Explain(r.Context(), tag, pastedMessage(raw))
 	if err != nil {
 		d.Error = t("error.unreadable")
 		p.render(w, r, tag, http.StatusBadRequest, d)

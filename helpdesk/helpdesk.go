@@ -25,11 +25,12 @@ var static embed.FS
 
 // Backend is what the page reads bounces, codes and the ledger with.
 type Backend interface {
-	// Explain reads a message as POST /api/v1/explain does; the error wraps
-	// ErrUnreadable for input that is not a message at all.
-	Explain(ctx context.Context, raw []byte) ([]explanation.Judged, error)
-	// Code reads a status code or a reply line.
-	Code(q explanation.CodeQuery) explanation.CodeRecord
+	// Explain reads a message as POST /api/v1/explain does, its words in
+	// the language tag; the error wraps ErrUnreadable for input that is not
+	// a message at all.
+	Explain(ctx context.Context, tag language.Tag, raw []byte) ([]explanation.Judged, error)
+	// Code reads a status code or a reply line, its words in tag.
+	Code(tag language.Tag, q explanation.CodeQuery) explanation.CodeRecord
 	// Lookup finds a message in the ledger by Message-ID or queue id:
 	// ledger.ErrNotFound when it is not there, an error wrapping ErrNoLedger
 	// when there is no ledger.

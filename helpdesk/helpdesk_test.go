@@ -413,3 +413,37 @@ func TestPageReadsTheTextOfABounceWithoutItsHeader(t *testing.T) {
 		t.Errorf("a letter read as a bounce")
 	}
 }
+
+func TestPageInGermanExplainsInGerman(t *testing.T) {
+	base := page(t, nil, 0)
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("text", hostileBounce("never.sent@example.org"))
+	mw.WriteField("lang", "de")
+	mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, base+"/", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Accept-Language", "en")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	page := string(b)
+	for _, want := range []string{`<html lang="de"`, "Dies ist eine Unzustellbarkeitsnachricht.", "<h3>An nobody@remote.example</h3>",
+		"Die Nachricht an nobody@remote.example wurde von mx.remote.example abgelehnt", "Prüfen Sie die Adresse auf Tippfehler.",
+		"Sie als Absender können das beheben.", "<dd>5.1.1 (dauerhaft)</dd>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the German page lacks %q", want)
+		}
+	}
+	if m := acting.FindAllStringSubmatch(page, -1); len(m) != 1 || m[0][1] != "Absender" {
+		t.Errorf("owner graphic: the acting steps are %v; want Absender alone", m)
+	}
+	for _, english := range []string{"was refused", "Check the address", "This is a bounce"} {
+		if strings.Contains(page, english) {
+			t.Errorf("the German page says %q", english)
+		}
+	}
+}

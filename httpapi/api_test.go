@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/text/language"
+
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/explanation"
 	"github.com/ndrmilter/ndrmilter/httpapi"
@@ -62,6 +64,25 @@ func TestExplainAnswersTheRecordsOfExplainJSONWithTheVerdict(t *testing.T) {
 		}
 		if got[0]["owner"] != "sender" || got[0]["status"] != "5.1.1" {
 			t.Errorf("the record does not say what the bounce says: %v", got[0])
+		}
+	}
+}
+
+func TestExplainWritesTheWordsInTheRequestedLanguage(t *testing.T) {
+	ts := newTestServer(t, httpapi.Config{Settings: httpapi.Settings{Domains: []string{"example.org"}}})
+	raw := bounce("sent.1@example.org")
+	rep, _ := dsn.Parse([]byte(raw))
+	for _, c := range []struct{ query, accept string }{{"?lang=de", ""}, {"", "de-DE, en;q=0.5"}} {
+		resp, body := do(t, http.MethodPost, ts.URL+"/api/v1/explain"+c.query, "message/rfc822", strings.NewReader(raw), "Accept-Language", c.accept)
+		var got []struct{ Summary, Explanation, Fix, Reason, Owner string }
+		if resp.StatusCode != http.StatusOK || json.Unmarshal([]byte(body), &got) != nil || len(got) != 1 {
+			t.Fatalf("explain%s: %s %s", c.query, resp.Status, body)
+		}
+		want := ts.Rules.ExplainIn(language.German, rep)[0]
+		if resp.Header.Get("Content-Language") != "de" || got[0].Summary != want.Summary || got[0].Explanation != want.Explanation ||
+			got[0].Fix != want.Fix || !strings.HasPrefix(got[0].Explanation, "Die Nachricht") || got[0].Reason != string(want.Reason) {
+			t.Errorf("explain%s, Accept-Language %q: Content-Language %q, %+v; want the German words of ExplainIn", c.query, c.accept,
+				resp.Header.Get("Content-Language"), got[0])
 		}
 	}
 }
@@ -243,13 +264,21 @@ func TestRoutesAnswerJSONErrorsWithTheirStatus(t *testing.T) {
 
 func TestLanguageIsNegotiatedAndEnglishIsTheFallback(t *testing.T) {
 	ts := newTestServer(t, httpapi.Config{})
-	for _, c := range []struct{ query, accept string }{
-		{"", ""}, {"?lang=en", ""}, {"?lang=xx-unknown", ""}, {"?lang=!!", "de"}, {"", "de-CH, fr;q=0.8"}, {"", "en-GB"},
+	for _, c := range []struct{ query, accept, want, summary string }{
+		{"", "", "en", "address does not exist"},
+		{"?lang=en", "de", "en", "address does not exist"},
+		{"?lang=xx-unknown", "", "en", "address does not exist"},
+		{"?lang=!!", "de", "de", "Adresse existiert nicht"},
+		{"", "de-CH, fr;q=0.8", "de", "Adresse existiert nicht"},
+		{"?lang=de", "en", "de", "Adresse existiert nicht"},
+		{"", "en-GB", "en", "address does not exist"},
 	} {
 		resp, body := do(t, http.MethodGet, ts.URL+"/api/v1/code"+c.query+map[bool]string{true: "&", false: "?"}[c.query != ""]+"q=5.1.1", "", nil, "Accept-Language", c.accept)
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Language") != "en" || !strings.Contains(resp.Header.Get("Vary"), "Accept-Language") {
-			t.Errorf("lang %q, Accept-Language %q: %s, Content-Language %q, Vary %q: %s", c.query, c.accept, resp.Status,
-				resp.Header.Get("Content-Language"), resp.Header.Get("Vary"), body)
+		var rec struct{ Summary, Explanation, Fix string }
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Language") != c.want || !strings.Contains(resp.Header.Get("Vary"), "Accept-Language") ||
+			json.Unmarshal([]byte(body), &rec) != nil || rec.Summary != c.summary {
+			t.Errorf("lang %q, Accept-Language %q: %s, Content-Language %q, Vary %q: %s; want %s, summary %q", c.query, c.accept, resp.Status,
+				resp.Header.Get("Content-Language"), resp.Header.Get("Vary"), body, c.want, c.summary)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"golang.org/x/text/language"
+
 	"github.com/ndrmilter/ndrmilter/explanation"
 	"github.com/ndrmilter/ndrmilter/helpdesk"
 	"github.com/ndrmilter/ndrmilter/ledger"
@@ -14,16 +16,16 @@ import (
 // and the API give the same answers.
 type backend struct{ s *Server }
 
-func (b backend) Explain(ctx context.Context, raw []byte) ([]explanation.Judged, error) {
-	recs, err := b.s.explain(ctx, raw)
+func (b backend) Explain(ctx context.Context, tag language.Tag, raw []byte) ([]explanation.Judged, error) {
+	recs, err := b.s.explain(ctx, b.s.wordsLanguage(tag), raw)
 	if errors.Is(err, errUnreadable) {
 		err = fmt.Errorf("%w: %w", helpdesk.ErrUnreadable, err)
 	}
 	return recs, err
 }
 
-func (b backend) Code(q explanation.CodeQuery) explanation.CodeRecord {
-	return q.Lookup(b.s.current().Rules)
+func (b backend) Code(tag language.Tag, q explanation.CodeQuery) explanation.CodeRecord {
+	return q.LookupIn(b.s.current().Rules, b.s.wordsLanguage(tag))
 }
 
 func (b backend) Lookup(ctx context.Context, id string) (ledger.Record, error) {

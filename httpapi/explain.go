@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/text/language"
+
 	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/decide"
 	"github.com/ndrmilter/ndrmilter/dsn"
@@ -24,7 +26,7 @@ var errUnreadable = errors.New("the body could not be read as a message")
 // explain reads raw as "ndrmilter explain" does and judges a bounce or a
 // delay report against the ledger as the milter does (backscatter.Judge).
 // A message that is read at all gives at least one record.
-func (s *Server) explain(ctx context.Context, raw []byte) ([]explanation.Judged, error) {
+func (s *Server) explain(ctx context.Context, tag language.Tag, raw []byte) ([]explanation.Judged, error) {
 	select {
 	case s.explaining <- struct{}{}:
 		defer func() { <-s.explaining }()
@@ -36,7 +38,7 @@ func (s *Server) explain(ctx context.Context, raw []byte) ([]explanation.Judged,
 	if rep == nil {
 		return nil, errUnreadable
 	}
-	readings := set.Rules.Explain(rep)
+	readings := set.Rules.ExplainIn(tag, rep)
 	var j backscatter.Judgement
 	if decide.Annotates(rep) {
 		jctx, cancel := context.WithTimeout(ctx, set.LookupTimeout)
@@ -141,7 +143,7 @@ func messageBody(r *http.Request) (string, bool) {
 
 // handleExplain is POST /api/v1/explain.
 func (s *Server) handleExplain(w http.ResponseWriter, r *http.Request) {
-	s.language(w, r)
+	tag := s.language(w, r)
 	if mt, ok := messageBody(r); !ok {
 		writeError(w, http.StatusUnsupportedMediaType, "Content-Type "+strconv.Quote(mt)+
 			": expected a raw message in the body (message/rfc822, text/plain or application/octet-stream)")
@@ -151,7 +153,7 @@ func (s *Server) handleExplain(w http.ResponseWriter, r *http.Request) {
 	if raw == nil {
 		return
 	}
-	recs, err := s.explain(r.Context(), raw)
+	recs, err := s.explain(r.Context(), tag, raw)
 	switch {
 	case errors.Is(err, errUnreadable):
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -165,11 +167,11 @@ func (s *Server) handleExplain(w http.ResponseWriter, r *http.Request) {
 
 // handleCode is GET /api/v1/code?q=CODE.
 func (s *Server) handleCode(w http.ResponseWriter, r *http.Request) {
-	s.language(w, r)
+	tag := s.language(w, r)
 	q, err := explanation.ParseCodeQuery(r.URL.Query().Get("q"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "q: "+err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, q.Lookup(s.current().Rules))
+	writeJSON(w, http.StatusOK, q.LookupIn(s.current().Rules, tag))
 }

@@ -224,9 +224,11 @@ func (s *Server) dispatch(r route) http.Handler {
 	})
 }
 
-// language is the language a request asks for, and says so in the answer.
+// language is the language a request asks for (?lang=, else
+// Accept-Language), among those both the catalog and the rules write, and
+// says so in the answer.
 func (s *Server) language(w http.ResponseWriter, r *http.Request) language.Tag {
-	tag := s.cfg.Catalog.Match(r.URL.Query().Get("lang"), r.Header.Get("Accept-Language"))
+	tag := s.wordsLanguage(s.cfg.Catalog.Match(r.URL.Query().Get("lang"), r.Header.Get("Accept-Language")))
 	w.Header().Set("Content-Language", tag.String())
 	w.Header().Add("Vary", "Accept-Language")
 	return tag
@@ -254,4 +256,14 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Write([]byte("ok\n"))
+}
+
+// wordsLanguage is tag when the rules write it too (their translation is
+// complete), else English: the words of a reading are never half in one
+// language.
+func (s *Server) wordsLanguage(tag language.Tag) language.Tag {
+	if slices.Contains(s.current().Rules.Languages(), tag) {
+		return tag
+	}
+	return language.English
 }

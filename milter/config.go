@@ -35,6 +35,11 @@ type Config struct {
 	// bounce's human-readable part. Off by default: it changes the body,
 	// which breaks the bounce's DKIM signature (body hash).
 	BodySummary bool
+	// Language is the language of what is written into a bounce
+	// (X-NDR-Explanation, the Subject tag, the body summary): one language,
+	// or the original message's (decide.Language). The zero value is
+	// English.
+	Language decide.Language
 	// RecordWait is how long end of message waits for the ledger to take
 	// an outbound record before it writes it to the spool (SpoolDir) and
 	// lets the message go (default frontend.DefaultRecordWait; negative:
@@ -172,5 +177,6 @@ func (c *Config) policy() decide.Policy {
 		SubjectTag:          c.SubjectTag,
 		BodySummary:         c.BodySummary,
 		AutoReplyAction:     c.AutoReplyAction,
+		Language:            c.Language,
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/text/language"
+
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
@@ -30,7 +32,10 @@ type Engine struct {
 	rules      []*rule
 	reasons    map[Reason]*reasonDef
 	extractors []*extractor
-	texts      *[numTexts]text
+	texts      *[numTexts]text // in English
+	builtin    builtinWords    // the words of rules.yaml, to translate (languages.go)
+	trOnce     sync.Once
+	tr         *engineTranslations // set by trOnce: use translated()
 	phrases    *phraseSet
 	phraseList []string  // the phrases by id, as normalized, for Matched
 	scratch    sync.Pool // *scratch
@@ -90,6 +95,7 @@ func Load(files ...string) (*Engine, error) {
 	extractorIDs := map[string]string{}
 	var texts []namedTexts
 	for _, src := range srcs {
+		builtin := src.name == BuiltinName
 		f, ruleLines, extractorLines, err := decodeFile(src.name, src.data)
 		if err != nil {
 			return nil, fmt.Errorf("rules: %v", err)
@@ -104,6 +110,11 @@ func Load(files ...string) (*Engine, error) {
 			rd, err := compileReason(src.name, name, f.Reasons[name])
 			if err != nil {
 				return nil, fmt.Errorf("rules: %v", err)
+			}
+			if builtin {
+				// A copy shares the translations (phrase, alts), filled when
+				// first needed.
+				e.builtin.reasons = append(e.builtin.reasons, namedReason{name, rd})
 			}
 			have := e.reasons[name]
 			if have == nil {
@@ -128,6 +139,9 @@ func Load(files ...string) (*Engine, error) {
 			if err != nil {
 				return nil, fmt.Errorf("rules: %v", err)
 			}
+			if builtin {
+				e.builtin.rules = append(e.builtin.rules, r)
+			}
 			if prev, dup := ids[r.id]; dup && prev == src.name {
 				return nil, fmt.Errorf("rules: %s: rule %d: id %q is used twice in the file", src.name, i+1, r.id)
 			}
@@ -135,10 +149,12 @@ func Load(files ...string) (*Engine, error) {
 			e.rules = append(e.rules, r)
 		}
 	}
-	var err error
-	if e.texts, err = compileTexts(texts); err != nil {
+	texts0, from, err := compileTexts(texts)
+	if err != nil {
 		return nil, fmt.Errorf("rules: %v", err)
 	}
+	e.texts = texts0
+	e.builtin.textsFrom = from
 	e.phraseList = table.list
 	e.phrases = newPhraseSet(table.list)
 	words := e.phrases.words()
@@ -200,8 +216,20 @@ func (rec *record) matches(r *rule) bool {
 	return r.matches(rec.in, rec.st, rec.hasStatus, rec.rp, rec.action, rec.sc)
 }
 
-// Classify reads one recipient record.
+// Classify reads one recipient record, in English.
 func (e *Engine) Classify(in Input) Classification {
+	return e.classify(in, 0)
+}
+
+// ClassifyIn reads one recipient record and writes its summary,
+// explanation and fix in the language tag: one of Languages, or a tag of
+// the same base language; English for any other. Everything else of the
+// reading is the same in every language.
+func (e *Engine) ClassifyIn(tag language.Tag, in Input) Classification {
+	return e.classify(in, e.langIndex(tag))
+}
+
+func (e *Engine) classify(in Input, lang int) Classification {
 	rec := e.prepare(&in)
 	defer e.scratch.Put(rec.sc)
 	st, hasStatus, reply, rp, action := rec.st, rec.hasStatus, rec.reply, rec.rp, rec.action
@@ -283,9 +311,9 @@ func (e *Engine) Classify(in Input) Classification {
 		hard = t.HardBounce
 	}
 	v.HardBounce = hard != nil && *hard && hardBounce(action, v.Status, rp)
-	v.Summary = w.summary
+	v.Summary = w.summary.in(lang)
 
-	v.Explanation, v.Fix = e.sentences(&rec, &v, t, rd, ruleWords, w)
+	v.Explanation, v.Fix = e.sentences(&rec, &v, t, rd, ruleWords, w, lang)
 	return v
 }
 
@@ -302,10 +330,12 @@ func slotIndexOf(f Fact) int {
 	return i
 }
 
-// sentences writes the explanation and the fix of a reading.
-func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reasonDef, ruleWords, w words) (explanation, fix string) {
+// sentences writes the explanation and the fix of a reading in language
+// lang.
+func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reasonDef, ruleWords, w words, lang int) (explanation, fix string) {
 	in, action := rec.in, rec.action
-	cause := first(t.Cause, rd.Cause, e.texts[textUnknownCause].plain())
+	texts := e.textsFor(lang)
+	cause := first(t.Cause, rd.Cause, texts[textUnknownCause].plain())
 	var vals, standIn slotValues
 	vals[slotRecipient] = sanitize(in.Recipient)
 	vals[slotRemote] = sanitize(in.RemoteMTA)
@@ -321,32 +351,32 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 	if (w.explanation.uses | w.fix.uses).has(slotReply) {
 		vals[slotReply] = quoteReply(rec.diag)
 	}
-	standIn[slotRecipient] = e.texts[textUnnamedRecipient].plain()
-	standIn[slotRemote] = e.texts[textUnnamedRemote].plain()
-	standIn[slotReporting] = e.texts[textUnnamedReporting].plain()
+	standIn[slotRecipient] = texts[textUnnamedRecipient].plain()
+	standIn[slotRemote] = texts[textUnnamedRemote].plain()
+	standIn[slotReporting] = texts[textUnnamedReporting].plain()
 
 	delayed := action == smtpcode.ActionDelayed
 	switch {
 	case action.Success():
-		explanation = e.explain(in, action, cause)
+		explanation = e.explain(in, action, cause, lang)
 	case ruleWords.explanation.empty() && t.Cause != "":
-		explanation = e.explain(in, action, cause) // an older rule: its cause in the texts' sentence
+		explanation = e.explain(in, action, cause, lang) // an older rule: its cause in the texts' sentence
 	case !w.explanation.empty():
 		own := vals
 		if delayed && !t.delays {
 			own[slotRecipient] = "" // the opening sentence names the recipient
 		}
-		explanation = w.explanation.render(&own, &standIn)
+		explanation = w.explanation.render(lang, &own, &standIn)
 		if delayed && !t.delays {
-			explanation = e.texts[textDelayedIntro].render(&vals) + " " + explanation
+			explanation = texts[textDelayedIntro].render(&vals) + " " + explanation
 		}
 	default:
-		explanation = e.explain(in, action, cause)
+		explanation = e.explain(in, action, cause, lang)
 	}
-	fix = w.fix.render(&vals, &standIn)
+	fix = w.fix.render(lang, &vals, &standIn)
 	if delayed && (ruleWords.fix.empty() || !t.delays) {
 		// The reason's fix is for a final failure; a delay needs none yet.
-		fix = e.texts[textDelayedFix].plain()
+		fix = texts[textDelayedFix].plain()
 	}
 	return explanation, fix
 }
@@ -532,6 +562,15 @@ func first[T ~string](s ...T) T {
 // A reply line is read as the diagnostic of a bounce is: the same codes
 // come out of it (package smtpcode reads both).
 func (e *Engine) Lookup(codeOrReply string) Classification {
+	return e.lookup(codeOrReply, 0)
+}
+
+// LookupIn is Lookup with the words in the language tag (see ClassifyIn).
+func (e *Engine) LookupIn(tag language.Tag, codeOrReply string) Classification {
+	return e.lookup(codeOrReply, e.langIndex(tag))
+}
+
+func (e *Engine) lookup(codeOrReply string, lang int) Classification {
 	text := strings.TrimSpace(codeOrReply)
 	// A pasted reply is almost always the answer to a recipient (RCPT TO):
 	// read it so, rather than as a refusal of unknown origin.
@@ -541,7 +580,7 @@ func (e *Engine) Lookup(codeOrReply string) Classification {
 	} else if smtpcode.IsReply(text) {
 		in = Input{ReplyCode: text, lookup: true}
 	}
-	return e.Classify(in)
+	return e.classify(in, lang)
 }
 
 // InputOf returns what the rules read of one recipient record of a report.
@@ -558,22 +597,32 @@ type Reading struct {
 	Classification
 }
 
-// Explain reads every recipient record of r. A report that is not a delivery
-// report yields one Reading with its Kind and an empty recipient.
-// Auto-replies and feedback reports are never bounces: their records get the
-// reasons "vacation" and "feedback".
+// Explain reads every recipient record of r, in English. A report that is
+// not a delivery report yields one Reading with its Kind and an empty
+// recipient. Auto-replies and feedback reports are never bounces: their
+// records get the reasons "vacation" and "feedback".
 func (e *Engine) Explain(r *dsn.Report) []Reading {
+	return e.explainReport(r, 0)
+}
+
+// ExplainIn is Explain with the words in the language tag (see
+// ClassifyIn).
+func (e *Engine) ExplainIn(tag language.Tag, r *dsn.Report) []Reading {
+	return e.explainReport(r, e.langIndex(tag))
+}
+
+func (e *Engine) explainReport(r *dsn.Report, lang int) []Reading {
 	if len(r.Recipients) == 0 {
-		return []Reading{{Kind: r.Kind, Classification: e.notBounce(r)}}
+		return []Reading{{Kind: r.Kind, Classification: e.notBounce(r, lang)}}
 	}
 	out := make([]Reading, 0, len(r.Recipients))
 	for _, rc := range r.Recipients {
 		var v Classification
 		switch r.Kind {
 		case dsn.KindAutoreply, dsn.KindFeedback, dsn.KindReceipt, dsn.KindNone:
-			v = e.notBounce(r)
+			v = e.notBounce(r, lang)
 		default:
-			v = e.Classify(InputOf(r, rc))
+			v = e.classify(InputOf(r, rc), lang)
 		}
 		out = append(out, Reading{Kind: r.Kind, Recipient: rc, Classification: v})
 	}
@@ -582,9 +631,9 @@ func (e *Engine) Explain(r *dsn.Report) []Reading {
 
 // notBounce is the reading of a message that reports no delivery failure,
 // or of a report without a recipient.
-func (e *Engine) notBounce(r *dsn.Report) Classification {
+func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 	v := Classification{Owner: OwnerNone}
-	t := e.texts
+	t := e.textsFor(lang)
 	switch r.Kind {
 	case dsn.KindAutoreply:
 		v.Reason = ReasonVacation

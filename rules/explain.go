@@ -2,6 +2,8 @@ package rules
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ndrmilter/ndrmilter/internal/textclean"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
@@ -12,14 +14,14 @@ import (
 // header (X-NDR-Explanation).
 const maxNameInText = 200
 
-// explain writes the sentence of the texts for a record's action, naming the
+// explain writes, in language lang, the sentence of the texts for a record's action, naming the
 // recipient, the remote server and the cause: the explanation of a success,
 // and of a rule written in the older form (a cause, no explanation).
 // Everything taken from the message is made plain printable ASCII first.
-func (e *Engine) explain(in *Input, action smtpcode.Action, cause string) string {
+func (e *Engine) explain(in *Input, action smtpcode.Action, cause string, lang int) string {
 	rcpt := sanitize(in.Recipient)
 	remote := sanitize(in.RemoteMTA)
-	t := e.texts
+	t := e.textsFor(lang)
 	v := slotValues{slotRecipient: rcpt, slotRemote: remote, slotCause: cause}
 	var frame textKey
 	switch {
@@ -35,7 +37,8 @@ func (e *Engine) explain(in *Input, action smtpcode.Action, cause string) string
 		// A bare code (ndrmilter code): the cause alone, as a sentence.
 		frame = textExplainCause
 		if cause != "" {
-			v[slotCauseCapital] = strings.ToUpper(cause[:1]) + cause[1:]
+			r, n := utf8.DecodeRuneInString(cause)
+			v[slotCauseCapital] = string(unicode.ToUpper(r)) + cause[n:]
 		}
 	case remote != "":
 		frame = textExplainRefused

@@ -165,9 +165,28 @@ func kindName(k yaml.Kind) string {
 // rule's stage, the rule, the reason's stage, the reason).
 type words struct {
 	owner       Owner
-	summary     string
+	summary     phrase
 	explanation alts
 	fix         alts
+}
+
+// phrase is a summary: a few words without placeholders, and their
+// translations by language index, as alts has them: tr is shared by every
+// copy of the phrase and filled when a translation is first needed
+// (Engine.translated), so that the copies made while Load merges the
+// files get the translations too.
+type phrase struct {
+	en string
+	tr *[]string
+}
+
+// in returns the phrase in language lang, English when there is no
+// translation.
+func (p *phrase) in(lang int) string {
+	if lang > 0 && p.tr != nil && lang < len(*p.tr) && (*p.tr)[lang] != "" {
+		return (*p.tr)[lang]
+	}
+	return p.en
 }
 
 // fill sets the empty fields of w from o.
@@ -175,7 +194,7 @@ func (w *words) fill(o words) {
 	if w.owner == "" {
 		w.owner = o.owner
 	}
-	if w.summary == "" {
+	if w.summary.en == "" {
 		w.summary = o.summary
 	}
 	if w.explanation.empty() {
@@ -229,7 +248,7 @@ func factWords(byFact *[numFacts]words, fs Facts) words {
 }
 
 func (w words) isZero() bool {
-	return w.owner == "" && w.summary == "" && w.explanation.empty() && w.fix.empty()
+	return w.owner == "" && w.summary.en == "" && w.explanation.empty() && w.fix.empty()
 }
 
 // thenDef is the compiled "then" of a rule.
@@ -429,7 +448,10 @@ func compileWords(owner Owner, summary string, explanation, fix textList, given 
 	if !isPrintableASCII(summary) {
 		return words{}, fmt.Errorf("summary, cause, explanation and fix must be plain printable ASCII")
 	}
-	w := words{owner: owner, summary: summary}
+	w := words{owner: owner, summary: phrase{en: summary}}
+	if summary != "" {
+		w.summary.tr = new([]string)
+	}
 	var err error
 	if w.explanation, err = compileAlts(explanation, given); err != nil {
 		return words{}, fmt.Errorf("explanation: %v", err)

@@ -201,8 +201,8 @@ type text []textPart
 // slotValues are the values of the placeholders of one rendering.
 type slotValues [numSlots]string
 
-// compileText parses a template that may use the slots of allowed; errors
-// say what is wrong.
+// compileText parses a template of a rules file, plain printable ASCII,
+// that may use the slots of allowed; errors say what is wrong.
 func compileText(s string, allowed slotSet) (text, error) {
 	if s == "" {
 		return nil, fmt.Errorf("empty")
@@ -210,6 +210,12 @@ func compileText(s string, allowed slotSet) (text, error) {
 	if !isPrintableASCII(s) {
 		return nil, fmt.Errorf("must be plain printable ASCII")
 	}
+	return parseText(s, allowed)
+}
+
+// parseText parses a template: literals, {placeholders}, {?tests} and
+// optional parts in [...].
+func parseText(s string, allowed slotSet) (text, error) {
 	var out text
 	var group *[]textPart // the open optional part, or nil
 	add := func(p textPart) {
@@ -351,13 +357,26 @@ func writeParts(b *strings.Builder, parts []textPart, v *slotValues) {
 }
 
 // alts are the alternatives of an explanation or a fix: the first whose
-// needs are met is shown, else the last.
+// needs are met is shown, else the last. tr holds the translations of the
+// built-in ones, by language index (see languages.go): nil where a language
+// has none, which then shows list. Like phrase's, it is shared by the copies
+// and filled when first needed.
 type alts struct {
 	list []text
 	uses slotSet
+	tr   *[][]text
 }
 
 func (a alts) empty() bool { return len(a.list) == 0 }
+
+// in returns the alternatives in language lang, English when there is no
+// translation.
+func (a *alts) in(lang int) []text {
+	if lang > 0 && a.tr != nil && lang < len(*a.tr) && (*a.tr)[lang] != nil {
+		return (*a.tr)[lang]
+	}
+	return a.list
+}
 
 // compileAlts compiles the alternatives of a reason's or a rule's explanation
 // or fix. The last one may need no fact, {reply} or {domain} but those of
@@ -380,15 +399,18 @@ func compileAlts(src []string, given slotSet) (alts, error) {
 		if extra := a.list[n-1].needs() &^ standInSlots &^ given; extra != 0 {
 			return alts{}, fmt.Errorf("the last alternative needs %s, which the reply may not give: put it in [...] or add a sentence without it after this one", extra)
 		}
+		a.tr = new([][]text)
 	}
 	return a, nil
 }
 
-// render shows the first alternative whose needs are met; failing all, the
-// last, with the stand-in words for the record's values it lacks.
-func (a alts) render(v *slotValues, standIn *slotValues) string {
-	for i, t := range a.list {
-		if i == len(a.list)-1 {
+// render shows, in language lang, the first alternative whose needs are
+// met; failing all, the last, with the stand-in words for the record's
+// values it lacks.
+func (a *alts) render(lang int, v *slotValues, standIn *slotValues) string {
+	list := a.in(lang)
+	for i, t := range list {
+		if i == len(list)-1 {
 			if t.satisfied(v) {
 				return t.render(v)
 			}
@@ -409,8 +431,8 @@ func (a alts) render(v *slotValues, standIn *slotValues) string {
 
 // compileTexts compiles the texts of the rules files, given in the order of
 // Load: the first file that gives a text wins, as for reasons. Every text
-// must be given by some file.
-func compileTexts(files []namedTexts) (*[numTexts]text, error) {
+// must be given by some file. from names the file each text came from.
+func compileTexts(files []namedTexts) (_ *[numTexts]text, from [numTexts]string, _ error) {
 	var out [numTexts]text
 	for _, f := range files {
 		names := make([]string, 0, len(f.texts))
@@ -421,14 +443,15 @@ func compileTexts(files []namedTexts) (*[numTexts]text, error) {
 		for _, name := range names {
 			key, ok := textKeyOf(name)
 			if !ok {
-				return nil, fmt.Errorf("%s: texts: unknown text %q (known: %s)", f.file, name, textNames())
+				return nil, from, fmt.Errorf("%s: texts: unknown text %q (known: %s)", f.file, name, textNames())
 			}
 			t, err := compileText(f.texts[name], textDefs[key].slots)
 			if err != nil {
-				return nil, fmt.Errorf("%s: texts: %s: %v", f.file, name, err)
+				return nil, from, fmt.Errorf("%s: texts: %s: %v", f.file, name, err)
 			}
 			if out[key] == nil {
 				out[key] = t
+				from[key] = f.file
 			}
 		}
 	}
@@ -439,9 +462,9 @@ func compileTexts(files []namedTexts) (*[numTexts]text, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("texts: missing %s: every text must be given by some rules file", strings.Join(missing, ", "))
+		return nil, from, fmt.Errorf("texts: missing %s: every text must be given by some rules file", strings.Join(missing, ", "))
 	}
-	return &out, nil
+	return &out, from, nil
 }
 
 // namedTexts are the texts of one rules file.

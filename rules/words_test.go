@@ -85,7 +85,7 @@ func TestBuiltinWordsHaveNoJargon(t *testing.T) {
 		}
 	}
 	eachBuiltinWords(e, func(where string, w words) {
-		check(where+" summary", w.summary)
+		check(where+" summary", w.summary.en)
 		for _, a := range []alts{w.explanation, w.fix} {
 			for _, alt := range a.list {
 				check(where, literals(alt))

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/ndrmilter/ndrmilter/explanation"
@@ -16,6 +17,7 @@ import (
 type codeOptions struct {
 	asJSON bool
 	rules  stringList
+	lang   languageFlag
 }
 
 // codeFlagSet defines code's flags.
@@ -24,10 +26,11 @@ func codeFlagSet() (*flag.FlagSet, *codeOptions) {
 	fs := flag.NewFlagSet("code", flag.ContinueOnError)
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object")
 	fs.Var(&o.rules, "rules", "extra rules `FILE`, loaded before the built-in rules (repeatable)")
+	fs.Var(&o.lang, "lang", "write the words in `LANG` (en, de, ...; default en)")
 	return fs, o
 }
 
-// codeMain is "ndrmilter code [--json] CODE_OR_REPLY" (the SMTP error code
+// codeMain is "ndrmilter code [--json] [--lang LANG] CODE_OR_REPLY" (the SMTP error code
 // lookup), on explicit streams.
 func codeMain(args []string, stdout, stderr io.Writer) int {
 	fs, o := codeFlagSet()
@@ -55,7 +58,13 @@ func codeMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ndrmilter code: %v\n", err)
 		return exitConfig
 	}
-	rec := q.Lookup(engine)
+	tag, err := offeredLanguage(o.lang, engine)
+	if err != nil {
+		fmt.Fprintf(stderr, "ndrmilter code: %v\n", err)
+		return exitUsage
+	}
+	lw := wordsIn(tag)
+	rec := q.LookupIn(engine, tag)
 	v := rec
 	if o.asJSON {
 		if err := json.NewEncoder(stdout).Encode(rec); err != nil {
@@ -70,24 +79,25 @@ func codeMain(args []string, stdout, stderr io.Writer) int {
 		given = strings.TrimSpace(given + " " + v.Status)
 	}
 	if given != "" {
-		fmt.Fprintf(stdout, "  Code:             %s\n", given)
+		fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.code", lw.width), given)
 	}
-	fmt.Fprintf(stdout, "  What it means:    %s\n", v.Explanation)
-	fmt.Fprintf(stdout, "  Who must fix it:  %s\n", ownerWords[v.Owner])
+	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.means", lw.width), v.Explanation)
+	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.who", lw.width), lw.owner(v.Owner))
 	if v.Fix != "" {
-		fmt.Fprintf(stdout, "  How to fix it:    %s\n", v.Fix)
+		fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.fix", lw.width), v.Fix)
 	}
-	fmt.Fprintf(stdout, "  Reason:           %s", v.Reason)
+	reason := string(v.Reason)
 	switch {
 	case v.Reason == rules.ReasonDelivered:
-		fmt.Fprintf(stdout, " (success)\n")
+		reason = lw.text("cli.success", "value", reason)
 	case v.Permanent:
-		fmt.Fprintf(stdout, " (permanent)\n")
+		reason = lw.text("cli.permanent", "value", reason)
 	default:
-		fmt.Fprintf(stdout, " (temporary)\n")
+		reason = lw.text("cli.temporary", "value", reason)
 	}
+	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.reason", lw.width), reason)
 	if v.Rule != "" {
-		fmt.Fprintf(stdout, "  Rule:             %s (matched %q)\n", v.Rule, v.Matched)
+		fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.rule", lw.width), lw.text("cli.matched", "rule", v.Rule, "phrase", strconv.Quote(v.Matched)))
 	}
 	return exitOK
 }

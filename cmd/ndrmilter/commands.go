@@ -35,25 +35,27 @@ func init() {
 	commands = []*subcommand{
 		{
 			name:     "explain",
-			synopsis: "[--json] [--why] [--rules FILE] INPUT...",
+			synopsis: "[--json] [--why] [--lang LANG] [--rules FILE] INPUT...",
 			summary:  "explain bounce messages: files, directories, Maildirs, mbox files, - for standard input",
 			about: "Reads each INPUT and says what happened, to which recipient, where, who must fix it and how. " +
 				"An INPUT is a message file; a directory (each regular file in it, in name order); a Maildir (the messages " +
 				"in its cur/ and new/, in name order, which is delivery order); an mbox file (each message; a file that starts " +
 				"with a \"From \" line is read as an mbox); or - for standard input. At most 64 MiB of a message is read. " +
-				"The messages of an mbox are named FILE#N (N from 1); in --json, \"file\" is the mbox and \"message\" is N.",
+				"The messages of an mbox are named FILE#N (N from 1); in --json, \"file\" is the mbox and \"message\" is N. " +
+				"With --lang, the summary, explanation, fix and labels are in that language (en, de); the codes, reasons " +
+				"and owners stay as they are.",
 			flags: func() *flag.FlagSet { fs, _ := explainFlagSet(); return fs },
 			exits: []exitCode{
 				{exitOK, "every input was read and explained (a message that is not a bounce is explained as such)"},
 				{exitNo, "an input could not be read, or held no message (an empty directory or mbox file)"},
-				{exitUsage, "an unknown flag, or no input"},
+				{exitUsage, "an unknown flag, no input, or a --lang ndrmilter does not write"},
 				{exitConfig, "a --rules file is rejected"},
 			},
 			run: func(args []string, env cliEnv) int { return explainMain(args, env.stdin, env.stdout, env.stderr) },
 		},
 		{
 			name:     "code",
-			synopsis: "[--json] [--rules FILE] CODE|REPLY",
+			synopsis: "[--json] [--lang LANG] [--rules FILE] CODE|REPLY",
 			summary:  "explain an enhanced status code (5.7.509), a reply code (550) or a reply line",
 			about: "Explains an enhanced status code (RFC 3463, such as 5.7.509), a reply code (RFC 5321, such as 550) " +
 				"or a reply line that starts with one of them (such as '550 5.7.26 Unauthenticated email ...'; " +
@@ -62,7 +64,7 @@ func init() {
 			flags: func() *flag.FlagSet { fs, _ := codeFlagSet(); return fs },
 			exits: []exitCode{
 				{exitOK, "the code was explained"},
-				{exitUsage, "an unknown flag, no argument, or an argument that is neither an enhanced status code, a reply code nor a reply line"},
+				{exitUsage, "an unknown flag, no argument, a --lang ndrmilter does not write, or an argument that is neither an enhanced status code, a reply code nor a reply line"},
 				{exitConfig, "a --rules file is rejected"},
 			},
 			run: func(args []string, env cliEnv) int { return codeMain(args, env.stdout, env.stderr) },

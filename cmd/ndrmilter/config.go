@@ -37,16 +37,21 @@ type serveConfig struct {
 	Rules             []string `yaml:"rules"`
 	LogLevel          string   `yaml:"log_level"`
 
-	ParseCap            int      `yaml:"parse_cap"`
-	MaxRecipientHeaders int      `yaml:"max_recipient_headers"`
-	SubjectTag          bool     `yaml:"subject_tag"`
-	BodySummary         bool     `yaml:"body_summary"`
-	RecordWait          duration `yaml:"record_wait"`
-	RecordRetry         duration `yaml:"record_retry"`
-	LookupTimeout       duration `yaml:"lookup_timeout"`
-	WriteTimeout        duration `yaml:"write_timeout"`
-	IdleTimeout         duration `yaml:"idle_timeout"`
-	DrainTimeout        duration `yaml:"drain_timeout"`
+	ParseCap            int  `yaml:"parse_cap"`
+	MaxRecipientHeaders int  `yaml:"max_recipient_headers"`
+	SubjectTag          bool `yaml:"subject_tag"`
+	BodySummary         bool `yaml:"body_summary"`
+	// Language of the headers and summaries written into bounces: a
+	// language tag, or auto (the bounced original's, else
+	// LanguageDefault).
+	Language        string   `yaml:"language"`
+	LanguageDefault string   `yaml:"language_default"`
+	RecordWait      duration `yaml:"record_wait"`
+	RecordRetry     duration `yaml:"record_retry"`
+	LookupTimeout   duration `yaml:"lookup_timeout"`
+	WriteTimeout    duration `yaml:"write_timeout"`
+	IdleTimeout     duration `yaml:"idle_timeout"`
+	DrainTimeout    duration `yaml:"drain_timeout"`
 
 	MaxConnections int      `yaml:"max_connections"`
 	ListenAllow    []string `yaml:"listen_allow"`
@@ -238,6 +243,8 @@ func serveFlags(fs *flag.FlagSet, c *serveConfig, configPath *string) {
 	fs.IntVar(&c.ParseCap, "parse-cap", c.ParseCap, "how many `BYTES` of a bounce are kept for parsing")
 	fs.BoolVar(&c.SubjectTag, "subject-tag", c.SubjectTag, "prefix bounce subjects with [Bounce: ...] (breaks DKIM on the bounce)")
 	fs.BoolVar(&c.BodySummary, "body-summary", c.BodySummary, "add a plain-text summary at the top of bounces (breaks DKIM on the bounce)")
+	fs.StringVar(&c.Language, "language", c.Language, "`LANG` of what is written into bounces (en, de, ...), or auto: the bounced message's")
+	fs.StringVar(&c.LanguageDefault, "language-default", c.LanguageDefault, "`LANG` that --language auto falls back to")
 	fs.Var(&c.RecordWait, "record-wait", "how long end of message waits for the ledger write of outbound mail, a `DURATION`")
 	fs.Var(&c.RecordRetry, "record-retry", "how long a failed ledger write of outbound mail is retried in the background, a `DURATION`")
 	fs.Var(&c.DrainTimeout, "drain-timeout", "how long SIGTERM waits for open milter sessions, a `DURATION`")
@@ -302,6 +309,10 @@ func mergeFlags(fs *flag.FlagSet, flagged serveConfig, c *serveConfig) {
 			c.SubjectTag = flagged.SubjectTag
 		case "body-summary":
 			c.BodySummary = flagged.BodySummary
+		case "language":
+			c.Language = flagged.Language
+		case "language-default":
+			c.LanguageDefault = flagged.LanguageDefault
 		case "record-wait":
 			c.RecordWait = flagged.RecordWait
 		case "record-retry":
@@ -404,7 +415,12 @@ func (c serveConfig) milterConfig() (milter.Config, error) {
 	if strings.TrimSpace(c.Data) != "" {
 		spool = filepath.Join(c.Data, "spool")
 	}
+	lang, err := decide.ParseLanguage(c.Language, c.LanguageDefault, nil)
+	if err != nil {
+		return milter.Config{}, err
+	}
 	return milter.Config{
+		Language:            lang,
 		Domains:             c.Domains,
 		TrustedNetworks:     nets,
 		BackscatterAction:   action,

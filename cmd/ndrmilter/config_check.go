@@ -46,6 +46,8 @@ var flagKeys = map[string]string{
 	"parse-cap":                    "parse_cap",
 	"subject-tag":                  "subject_tag",
 	"body-summary":                 "body_summary",
+	"language":                     "language",
+	"language-default":             "language_default",
 	"record-wait":                  "record_wait",
 	"record-retry":                 "record_retry",
 	"drain-timeout":                "drain_timeout",
@@ -159,6 +161,19 @@ func (c serveConfig) checkLoads(src *configSource) (*rules.Engine, configProblem
 	eng, err := rules.Load(c.Rules...)
 	if err != nil {
 		add("rules", -1, "rules: "+strings.TrimPrefix(err.Error(), "rules: "))
+		return nil, probs
+	}
+	// Only a language other than English is checked against the
+	// translations: reading them costs time at start (rules.Engine.Languages).
+	if isEnglish(c.Language) && isEnglish(c.LanguageDefault) {
+		return eng, nil
+	}
+	if _, err := decide.ParseLanguage(c.Language, c.LanguageDefault, decide.Offered(eng)); err != nil {
+		key := "language"
+		if strings.HasPrefix(err.Error(), "language_default") {
+			key = "language_default"
+		}
+		add(key, -1, err.Error())
 		return nil, probs
 	}
 	return eng, nil
@@ -298,4 +313,11 @@ func writeProblems(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintln(w, err)
+}
+
+// isEnglish reports whether a language of the configuration is English or
+// not given.
+func isEnglish(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	return v == "" || v == "en" || strings.HasPrefix(v, "en-")
 }

@@ -679,7 +679,7 @@ func TestBashCompletionOffersTheCommandsAndFlags(t *testing.T) {
 	}{
 		{[]string{"ndrmilter", ""}, "explain code serve filter config ledger version --help --version"},
 		{[]string{"ndrmilter", "ex"}, "explain"},
-		{[]string{"ndrmilter", "explain", "--"}, "--help --json --rules --why"},
+		{[]string{"ndrmilter", "explain", "--"}, "--help --json --lang --rules --why"},
 		{[]string{"ndrmilter", "explain", filepath.Join(dir, "bou")}, filepath.Join(dir, "bounce.eml")},
 		{[]string{"ndrmilter", "config", ""}, "check"},
 		{[]string{"ndrmilter", "config", "check", "--c"}, "--config"},

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 
+	"golang.org/x/text/language"
+
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/explanation"
 	"github.com/ndrmilter/ndrmilter/rules"
@@ -22,6 +24,8 @@ type explainOptions struct {
 	asJSON bool
 	why    bool
 	rules  stringList
+	lang   languageFlag
+	tag    language.Tag // lang, as offered
 }
 
 // explainFlagSet defines explain's flags.
@@ -31,6 +35,7 @@ func explainFlagSet() (*flag.FlagSet, *explainOptions) {
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per recipient record")
 	fs.BoolVar(&o.why, "why", false, "print, per record, every rule that matches it in the order they are tried (the first decides), with its file and line, and where each fact came from")
 	fs.Var(&o.rules, "rules", "extra rules `FILE`, loaded before the built-in rules (repeatable)")
+	fs.Var(&o.lang, "lang", "write the words (summary, explanation, fix and the labels) in `LANG` (en, de, ...; default en)")
 	return fs, o
 }
 
@@ -55,6 +60,10 @@ func explainMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
 		return exitConfig
+	}
+	if o.tag, err = offeredLanguage(o.lang, engine); err != nil {
+		fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
+		return exitUsage
 	}
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
@@ -85,13 +94,13 @@ func explainMessage(out io.Writer, m inputMessage, engine *rules.Engine, o *expl
 	if report == nil {
 		return false
 	}
-	readings := engine.Explain(report)
+	readings := engine.ExplainIn(o.tag, report)
 	if !o.asJSON {
 		var why func(rules.Reading)
 		if o.why {
-			why = func(rd rules.Reading) { writeWhyText(terminalWriter{out}, engine, report, rd) }
+			why = func(rd rules.Reading) { writeWhyText(terminalWriter{out}, wordsIn(o.tag), engine, report, rd) }
 		}
-		writeExplainText(out, name, report, readings, why)
+		writeExplainText(out, wordsIn(o.tag), name, report, readings, why)
 		return true
 	}
 	enc := json.NewEncoder(out)

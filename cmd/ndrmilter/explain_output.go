@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
@@ -24,20 +25,15 @@ type (
 	whyFact   = explanation.WhyFact
 )
 
-// ownerWords says who an owner is, for people.
-var ownerWords = map[rules.Owner]string{
-	rules.OwnerSender:         "the sender (you)",
-	rules.OwnerSenderAdmin:    "the sender's email admin",
-	rules.OwnerRecipientAdmin: "the recipient's email admin",
-	rules.OwnerGroupOwner:     "the owner of the recipient group",
-	rules.OwnerNone:           "nobody: it is temporary, wait for the retries",
-	rules.OwnerUnknown:        "unknown",
-}
+// labelWidth is the column the values of explain's and code's text start
+// at, after "  " and the label.
+const labelWidth = 18
 
 // writeExplainText prints a reading in the spirit of a new-style Microsoft 365
-// NDR: what happened, who must fix it, how, then the details for admins.
-// why, when not nil, is called after the details of each recipient.
-func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.Reading, why func(rules.Reading)) {
+// NDR: what happened, who must fix it, how, then the details for admins,
+// with the words of lw. why, when not nil, is called after the details of
+// each recipient.
+func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, readings []rules.Reading, why func(rules.Reading)) {
 	// Every byte of a bounce is hostile, and this goes to a terminal.
 	w = terminalWriter{w}
 	fmt.Fprintf(w, "%s: %s", file, r.Kind)
@@ -52,38 +48,38 @@ func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.
 			}
 			continue
 		}
-		fmt.Fprintf(w, "\n  Recipient:        %s\n", rd.Recipient.Address)
-		fmt.Fprintf(w, "  What happened:    %s\n", rd.Explanation)
-		fmt.Fprintf(w, "  Who must fix it:  %s\n", ownerText(rd))
+		fmt.Fprintf(w, "\n  %s%s\n", lw.label("cli.recipient", lw.width), rd.Recipient.Address)
+		fmt.Fprintf(w, "  %s%s\n", lw.label("cli.what", lw.width), rd.Explanation)
+		fmt.Fprintf(w, "  %s%s\n", lw.label("cli.who", lw.width), ownerText(lw, rd))
 		if rd.Fix != "" {
-			fmt.Fprintf(w, "  How to fix it:    %s\n", rd.Fix)
+			fmt.Fprintf(w, "  %s%s\n", lw.label("cli.fix", lw.width), rd.Fix)
 		}
-		fmt.Fprintf(w, "  Details for admins:\n")
-		detail(w, "Generating server", r.ReportingMTA)
-		detail(w, "Remote server", rd.Recipient.RemoteMTA)
-		detail(w, "Enhanced status", statusText(rd))
-		detail(w, "SMTP response", smtpResponse(rd.ReplyCode, rd.Recipient.Diagnostic))
-		detail(w, "SMTP command", rd.Recipient.Command)
+		fmt.Fprintf(w, "  %s\n", lw.text("cli.details"))
+		detail(w, lw, "cli.generating", r.ReportingMTA)
+		detail(w, lw, "cli.remote", rd.Recipient.RemoteMTA)
+		detail(w, lw, "cli.status", statusText(lw, rd))
+		detail(w, lw, "cli.response", smtpResponse(rd.ReplyCode, rd.Recipient.Diagnostic))
+		detail(w, lw, "cli.command", rd.Recipient.Command)
 		reason := string(rd.Reason)
 		if rd.HardBounce {
-			reason += " (hard bounce: do not mail this address again)"
+			reason = lw.text("cli.hard_bounce", "reason", reason)
 		}
-		detail(w, "Reason", reason)
+		detail(w, lw, "cli.reason", reason)
 		if rd.Rule != "" {
-			detail(w, "Rule", fmt.Sprintf("%s (matched %q)", rd.Rule, rd.Matched))
+			detail(w, lw, "cli.rule", lw.text("cli.matched", "rule", rd.Rule, "phrase", strconv.Quote(rd.Matched)))
 		}
-		detail(w, "Named by server", factsText(rd.Facts))
+		detail(w, lw, "cli.named", factsText(rd.Facts))
 		if why != nil {
 			why(rd)
 		}
 	}
 	o := r.Original
 	if o.MessageID != "" || o.From != "" || o.To != "" || o.Subject != "" {
-		fmt.Fprintf(w, "\n  Original message:\n")
-		detail(w, "Message-ID", o.MessageID)
-		detail(w, "From", o.From)
-		detail(w, "To", o.To)
-		detail(w, "Subject", o.Subject)
+		fmt.Fprintf(w, "\n  %s\n", lw.text("cli.original"))
+		detail(w, lw, "cli.message_id", o.MessageID)
+		detail(w, lw, "cli.from", o.From)
+		detail(w, lw, "cli.to", o.To)
+		detail(w, lw, "cli.subject", o.Subject)
 	}
 	fmt.Fprintln(w)
 }
@@ -92,20 +88,20 @@ func writeExplainText(w io.Writer, file string, r *dsn.Report, readings []rules.
 // its class means; "none given" when the server gave none, even if the
 // reading carries one ndrmilter inferred (a pseudo-code such as 5.0.911,
 // which no admin would find in the server's logs).
-func statusText(rd rules.Reading) string {
+func statusText(lw words, rd rules.Reading) string {
 	if rd.StatusSource != rules.StatusServer {
 		if rd.Recipient.Action == smtpcode.ActionFailed || rd.Recipient.Action == smtpcode.ActionDelayed {
-			return "none given"
+			return lw.text("cli.none_given")
 		}
 		return ""
 	}
 	switch {
 	case strings.HasPrefix(rd.Status, "2"):
-		return rd.Status + " (success)"
+		return lw.text("cli.success", "value", rd.Status)
 	case rd.Permanent:
-		return rd.Status + " (permanent)"
+		return lw.text("cli.permanent", "value", rd.Status)
 	}
-	return rd.Status + " (temporary)"
+	return lw.text("cli.temporary", "value", rd.Status)
 }
 
 // factsText lists the facts of a reading, "list=zen.spamhaus.org, ip=...".
@@ -115,23 +111,21 @@ func factsText(fs rules.Facts) string {
 	return strings.Join(parts, ", ")
 }
 
-func detail(w io.Writer, name, value string) {
+// detail prints one line of the details for admins: the label id, the value.
+func detail(w io.Writer, lw words, id, value string) {
 	if value == "" {
 		return
 	}
-	fmt.Fprintf(w, "    %-18s %s\n", name+":", value)
+	fmt.Fprintf(w, "    %s%s\n", lw.label(id, lw.width+1), value)
 }
 
 // ownerText says who must act on a reading; nobody, when nothing failed.
-func ownerText(rd rules.Reading) string {
+func ownerText(lw words, rd rules.Reading) string {
 	switch rd.Kind {
 	case dsn.KindAutoreply, dsn.KindReceipt, dsn.KindDelivered, dsn.KindRelayed, dsn.KindExpanded, dsn.KindNone:
-		return "nobody: nothing failed"
+		return lw.text("cli.owner.nofailure")
 	}
-	if w, ok := ownerWords[rd.Owner]; ok {
-		return w
-	}
-	return string(rd.Owner)
+	return lw.owner(rd.Owner)
 }
 
 // smtpResponse is the reply as the server gave it: the reply code, unless the

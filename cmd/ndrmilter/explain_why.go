@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/rules"
@@ -23,31 +25,34 @@ func traced(report *dsn.Report, rd rules.Reading) bool {
 // order the engine tries them (local files first; the first one decided),
 // with the file and line of each, and where each fact came from: what an
 // admin needs to write a local rule that reads the record otherwise.
-func writeWhyText(w io.Writer, engine *rules.Engine, report *dsn.Report, rd rules.Reading) {
+func writeWhyText(w io.Writer, lw words, engine *rules.Engine, report *dsn.Report, rd rules.Reading) {
 	if !traced(report, rd) {
-		fmt.Fprintf(w, "  Why: no rule reads this record: the message is not a delivery report (%s).\n", rd.Kind)
+		fmt.Fprintf(w, "  %s\n", lw.text("cli.why.not_report", "kind", string(rd.Kind)))
 		return
 	}
 	tr := engine.Trace(rules.InputOf(report, rd.Recipient))
-	fmt.Fprintf(w, "  Why it is read as %s:\n", rd.Reason)
+	fmt.Fprintf(w, "  %s\n", lw.text("cli.why.heading", "reason", string(rd.Reason)))
 	if len(tr.Matches) == 0 {
-		fmt.Fprintf(w, "    No rule matches: the defaults of the reason %s apply.\n", rd.Reason)
+		fmt.Fprintf(w, "    %s\n", lw.text("cli.why.no_rule", "reason", string(rd.Reason)))
 	}
 	for i, m := range tr.Matches {
 		mark := "    "
 		if i == 0 {
 			mark = "  * "
 		}
-		fmt.Fprintf(w, "  %s%d. %s (%s) matched %q -> %s\n", mark, i+1, m.Rule, where(m.File, m.Line), m.Matched, m.Reason)
+		fmt.Fprintf(w, "  %s%s\n", mark, lw.text("cli.why.match", "n", strconv.Itoa(i+1), "rule", m.Rule,
+			"where", where(m.File, m.Line), "phrase", strconv.Quote(m.Matched), "reason", string(m.Reason)))
 	}
 	if len(tr.Matches) > 0 {
-		fmt.Fprintf(w, "    The first rule, marked *, decides; the others come after it in precedence order.\n")
+		fmt.Fprintf(w, "    %s\n", lw.text("cli.why.first"))
 	}
 	for _, f := range tr.Facts {
-		fmt.Fprintf(w, "    Fact %s = %q, from %s (%s)\n", f.Fact, f.Value, f.From, where(f.File, f.Line))
+		fmt.Fprintf(w, "    %s\n", lw.text("cli.why.fact", "fact", string(f.Fact), "value", strconv.Quote(f.Value),
+			"from", f.From, "where", where(f.File, f.Line)))
 	}
-	fmt.Fprintf(w, "    To read it otherwise, write a rule with the conditions you want in a local rules file (--rules FILE,\n"+
-		"    or rules: in the configuration): local rules are tried before the built-in ones.\n")
+	for _, line := range wrapWords(lw.text("cli.why.otherwise"), 100) {
+		fmt.Fprintf(w, "    %s\n", line)
+	}
 }
 
 // newWhyRecord is the "why" of a JSON record; nil when no rule reads it.
@@ -73,4 +78,25 @@ func where(file string, line int) string {
 		return file
 	}
 	return fmt.Sprintf("%s:%d", file, line)
+}
+
+// wrapWords cuts text at spaces into lines of at most n columns (a longer
+// word stands alone on its line).
+func wrapWords(text string, n int) []string {
+	var lines []string
+	var b strings.Builder
+	for _, word := range strings.Fields(text) {
+		if b.Len() > 0 && columns(b.String())+1+columns(word) > n {
+			lines = append(lines, b.String())
+			b.Reset()
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(word)
+	}
+	if b.Len() > 0 {
+		lines = append(lines, b.String())
+	}
+	return lines
 }

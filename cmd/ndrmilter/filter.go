@@ -200,6 +200,7 @@ func (c filterConfig) filterConfig() (filter.Config, error) {
 		MaxRecipientHeaders: mc.MaxRecipientHeaders,
 		SubjectTag:          mc.SubjectTag,
 		BodySummary:         mc.BodySummary,
+		Language:            mc.Language,
 		RecordWait:          mc.RecordWait,
 		SpoolDir:            mc.SpoolDir,
 		SpoolMax:            mc.SpoolMax,

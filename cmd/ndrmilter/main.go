@@ -3,8 +3,8 @@
 //
 // Usage:
 //
-//	ndrmilter explain [--json] [--rules FILE] INPUT...
-//	ndrmilter code [--json] [--rules FILE] CODE|REPLY
+//	ndrmilter explain [--json] [--why] [--lang LANG] [--rules FILE] INPUT...
+//	ndrmilter code [--json] [--lang LANG] [--rules FILE] CODE|REPLY
 //	ndrmilter serve [--config FILE] [flags]
 //	ndrmilter config check [--config FILE]
 //	ndrmilter ledger import|lookup|stats ...

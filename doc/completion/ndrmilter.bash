@@ -12,7 +12,7 @@ _ndrmilter() {
 	cmd= sub=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		--config|--http-tls-cert|--http-tls-key|--http-users|--rules|--data|--buffer-budget|--direction|--domain|--drain-timeout|--hostname|--http-listen|--idle-timeout|--ledger|--listen|--listen-allow|--listen-outbound|--max-connections|--metrics-listen|--next|--next-timeout|--parse-cap|--receive-only|--record-retry|--record-wait|--retention|--socket-mode|--trusted-networks|--autoreply-backscatter-action|--backscatter-action|--log-addresses|--log-level) ((i++)) ;;
+		--config|--http-tls-cert|--http-tls-key|--http-users|--rules|--data|--buffer-budget|--direction|--domain|--drain-timeout|--hostname|--http-listen|--idle-timeout|--lang|--language|--language-default|--ledger|--listen|--listen-allow|--listen-outbound|--max-connections|--metrics-listen|--next|--next-timeout|--parse-cap|--receive-only|--record-retry|--record-wait|--retention|--socket-mode|--trusted-networks|--autoreply-backscatter-action|--backscatter-action|--log-addresses|--log-level) ((i++)) ;;
 		-*) ;;
 		*)
 			if [[ -z $cmd ]]; then
@@ -42,7 +42,7 @@ _ndrmilter() {
 	--log-level)
 		COMPREPLY=($(compgen -W "debug info warn error" -- "$cur"))
 		return ;;
-	--buffer-budget|--direction|--domain|--drain-timeout|--hostname|--http-listen|--idle-timeout|--ledger|--listen|--listen-allow|--listen-outbound|--max-connections|--metrics-listen|--next|--next-timeout|--parse-cap|--receive-only|--record-retry|--record-wait|--retention|--socket-mode|--trusted-networks)
+	--buffer-budget|--direction|--domain|--drain-timeout|--hostname|--http-listen|--idle-timeout|--lang|--language|--language-default|--ledger|--listen|--listen-allow|--listen-outbound|--max-connections|--metrics-listen|--next|--next-timeout|--parse-cap|--receive-only|--record-retry|--record-wait|--retention|--socket-mode|--trusted-networks)
 		return ;;
 	esac
 	case $cmd in
@@ -51,19 +51,19 @@ _ndrmilter() {
 		;;
 	explain)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "--help --json --rules --why" -- "$cur"))
+			COMPREPLY=($(compgen -W "--help --json --lang --rules --why" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi
 		;;
 	code)
-		COMPREPLY=($(compgen -W "--help --json --rules" -- "$cur"))
+		COMPREPLY=($(compgen -W "--help --json --lang --rules" -- "$cur"))
 		;;
 	serve)
-		COMPREPLY=($(compgen -W "--help --autoreply-backscatter-action --backscatter-action --body-summary --buffer-budget --config --data --domain --drain-timeout --http-listen --http-tls-cert --http-tls-key --http-users --idle-timeout --ledger --listen --listen-allow --log-addresses --log-level --max-connections --metrics-listen --parse-cap --receive-only --receive-only-learn --record-retry --record-wait --retention --rules --socket-mode --subject-tag --trusted-networks" -- "$cur"))
+		COMPREPLY=($(compgen -W "--help --autoreply-backscatter-action --backscatter-action --body-summary --buffer-budget --config --data --domain --drain-timeout --http-listen --http-tls-cert --http-tls-key --http-users --idle-timeout --language --language-default --ledger --listen --listen-allow --log-addresses --log-level --max-connections --metrics-listen --parse-cap --receive-only --receive-only-learn --record-retry --record-wait --retention --rules --socket-mode --subject-tag --trusted-networks" -- "$cur"))
 		;;
 	filter)
-		COMPREPLY=($(compgen -W "--help --autoreply-backscatter-action --backscatter-action --body-summary --buffer-budget --config --data --direction --domain --drain-timeout --hostname --http-listen --http-tls-cert --http-tls-key --http-users --idle-timeout --ledger --listen --listen-allow --listen-outbound --log-addresses --log-level --max-connections --metrics-listen --next --next-timeout --parse-cap --receive-only --receive-only-learn --record-retry --record-wait --retention --rules --socket-mode --subject-tag --trusted-networks" -- "$cur"))
+		COMPREPLY=($(compgen -W "--help --autoreply-backscatter-action --backscatter-action --body-summary --buffer-budget --config --data --direction --domain --drain-timeout --hostname --http-listen --http-tls-cert --http-tls-key --http-users --idle-timeout --language --language-default --ledger --listen --listen-allow --listen-outbound --log-addresses --log-level --max-connections --metrics-listen --next --next-timeout --parse-cap --receive-only --receive-only-learn --record-retry --record-wait --retention --rules --socket-mode --subject-tag --trusted-networks" -- "$cur"))
 		;;
 	config)
 		if [[ -z $sub ]]; then
