@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -47,7 +46,7 @@ type rule struct {
 	textIDs []int32    // the same phrases in file order, for Matched
 	all     []int32    // all
 	unless  phraseMask // none
-	regexps []*regexp.Regexp
+	regexps []*pattern
 	mta     []string
 	action  []smtpcode.Action
 	command []string
@@ -368,12 +367,12 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource) F
 		return fs // cannot happen: both fold the same bytes
 	}
 	if r != nil {
-		for _, re := range r.regexps {
-			if !re.Match(sc.text) {
+		for _, p := range r.regexps {
+			if !p.match(sc.text) {
 				continue
 			}
-			if hasCaptures(re) {
-				capture(re, sc.text, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
+			if p.captures {
+				capture(p.regexp(), sc.text, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
 			}
 			break // the regexp that matched
 		}
@@ -382,7 +381,11 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource) F
 		if len(x.text) > 0 && !x.text.any(sc.hits) {
 			continue
 		}
-		for _, re := range x.regexps {
+		for _, p := range x.regexps {
+			re := p.regexp()
+			if re == nil {
+				continue
+			}
 			capture(re, sc.text, sc.orig, &fs, src, factSource{x.id, x.file, x.line}, x.bytes)
 		}
 	}
@@ -483,8 +486,8 @@ func (r *rule) matches(in *Input, st smtpcode.Status, hasStatus bool, reply smtp
 	}
 	if len(r.regexps) > 0 {
 		ok := false
-		for _, re := range r.regexps {
-			if re.Match(sc.text) {
+		for _, p := range r.regexps {
+			if p.match(sc.text) {
 				ok = true
 				break
 			}
