@@ -1,9 +1,6 @@
 package rules
 
 import (
-	_ "embed"
-	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -11,12 +8,6 @@ import (
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
-
-//go:embed rules.yaml
-var builtinRules []byte
-
-// BuiltinName is the name the built-in rules file goes by in error messages.
-const BuiltinName = "rules.yaml (built-in)"
 
 // maxDiagnostic caps how much of a diagnostic text Classify reads: replies
 // are short, and the cause is stated at the start; the cap bounds the time
@@ -59,92 +50,6 @@ type scratch struct {
 	text []byte // the diagnostic as normalize made it
 	orig []byte // the same bytes with their case (foldSpace), for captures
 	hits []uint64
-}
-
-// Load returns an Engine with the rules of the given files, in order, followed
-// by the built-in rules. First match wins, so local rules override built-in ones.
-// Every file is validated: unknown keys, reasons outside the vocabulary, bad
-// owners, malformed codes and texts are errors that name the file and the
-// rule; the texts of all files together must give every text the engine
-// writes. A reason given by several files takes each of its fields from the
-// first file that gives it.
-func Load(files ...string) (*Engine, error) {
-	type named struct {
-		name string
-		data []byte
-	}
-	var srcs []named
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("rules: %v", err)
-		}
-		srcs = append(srcs, named{f, data})
-	}
-	srcs = append(srcs, named{BuiltinName, builtinRules})
-
-	e := &Engine{reasons: map[Reason]*reasonDef{}}
-	table := &phraseTable{ids: map[string]int32{}}
-	ids := map[string]string{}
-	extractorIDs := map[string]string{}
-	var texts []namedTexts
-	for _, src := range srcs {
-		f, ruleLines, extractorLines, err := decodeFile(src.name, src.data)
-		if err != nil {
-			return nil, fmt.Errorf("rules: %v", err)
-		}
-		texts = append(texts, namedTexts{src.name, f.Texts})
-		names := make([]Reason, 0, len(f.Reasons))
-		for name := range f.Reasons {
-			names = append(names, name)
-		}
-		slices.Sort(names) // errors in a stable order
-		for _, name := range names {
-			rd, err := compileReason(src.name, name, f.Reasons[name])
-			if err != nil {
-				return nil, fmt.Errorf("rules: %v", err)
-			}
-			have := e.reasons[name]
-			if have == nil {
-				have = &reasonDef{}
-				e.reasons[name] = have
-			}
-			have.fill(rd) // an earlier file's fields win, like rules
-		}
-		for i, xs := range f.Extractors {
-			x, err := compileExtractor(src.name, i, lineOf(extractorLines, i), xs, table)
-			if err != nil {
-				return nil, fmt.Errorf("rules: %v", err)
-			}
-			if prev, dup := extractorIDs[x.id]; dup && prev == src.name {
-				return nil, fmt.Errorf("rules: %s: extractor %d: id %q is used twice in the file", src.name, i+1, x.id)
-			}
-			extractorIDs[x.id] = src.name
-			e.extractors = append(e.extractors, x)
-		}
-		for i, rs := range f.Rules {
-			r, err := compileRule(src.name, i, lineOf(ruleLines, i), rs, table)
-			if err != nil {
-				return nil, fmt.Errorf("rules: %v", err)
-			}
-			if prev, dup := ids[r.id]; dup && prev == src.name {
-				return nil, fmt.Errorf("rules: %s: rule %d: id %q is used twice in the file", src.name, i+1, r.id)
-			}
-			ids[r.id] = src.name
-			e.rules = append(e.rules, r)
-		}
-	}
-	var err error
-	if e.texts, err = compileTexts(texts); err != nil {
-		return nil, fmt.Errorf("rules: %v", err)
-	}
-	e.phraseList = table.list
-	e.phrases = newPhraseSet(table.list)
-	words := e.phrases.words()
-	e.scratch.New = func() any {
-		return &scratch{text: make([]byte, 0, 512), orig: make([]byte, 0, 512), hits: make([]uint64, words)}
-	}
-	return e, nil
 }
 
 // StatusSource says where the status of a reading came from.

@@ -408,8 +408,8 @@ func (a alts) render(v *slotValues, standIn *slotValues) string {
 }
 
 // compileTexts compiles the texts of the rules files, given in the order of
-// Load: the first file that gives a text wins, as for reasons. Every text
-// must be given by some file.
+// Load: the first file that gives a text wins, as for reasons. A text no
+// file gives stays nil (missingTexts checks the whole rule set).
 func compileTexts(files []namedTexts) (*[numTexts]text, error) {
 	var out [numTexts]text
 	for _, f := range files {
@@ -432,16 +432,22 @@ func compileTexts(files []namedTexts) (*[numTexts]text, error) {
 			}
 		}
 	}
+	return &out, nil
+}
+
+// missingTexts reports the texts that no rules file gave: every text the
+// engine writes must be given by some file.
+func missingTexts(texts *[numTexts]text) error {
 	var missing []string
-	for k := range out {
-		if out[k] == nil {
+	for k := range texts {
+		if texts[k] == nil {
 			missing = append(missing, textDefs[k].name)
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("texts: missing %s: every text must be given by some rules file", strings.Join(missing, ", "))
+		return fmt.Errorf("texts: missing %s: every text must be given by some rules file", strings.Join(missing, ", "))
 	}
-	return &out, nil
+	return nil
 }
 
 // namedTexts are the texts of one rules file.
