@@ -37,6 +37,9 @@ var (
 // read as words: fewer than three words of letters, or mostly characters
 // that are not ASCII.
 func quoteReply(diag string) string {
+	if strings.TrimSpace(diag) == "" {
+		return "" // a bare code: nothing to quote, and no regexp to compile
+	}
 	s := textclean.ASCII(diag, maxDiagnostic)
 	s = quotePrefix().ReplaceAllString(s, "")
 	s = quoteStage().ReplaceAllString(s, "")
