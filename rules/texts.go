@@ -319,15 +319,20 @@ func (t text) plain() string {
 	return t.render(&slotValues{})
 }
 
-// render writes the text with the given values.
+// render writes the text with the given values, in one allocation.
 func (t text) render(v *slotValues) string {
 	var b strings.Builder
-	writeParts(&b, t, v)
+	b.Grow(walkParts(nil, t, v))
+	walkParts(&b, t, v)
 	return b.String()
 }
 
-func writeParts(b *strings.Builder, parts []textPart, v *slotValues) {
+// walkParts writes the parts to b, or only measures them when b is nil; it
+// returns their length.
+func walkParts(b *strings.Builder, parts []textPart, v *slotValues) int {
+	n := 0
 	for _, p := range parts {
+		var s string
 		switch {
 		case p.group != nil:
 			shown := true
@@ -338,16 +343,22 @@ func writeParts(b *strings.Builder, parts []textPart, v *slotValues) {
 				}
 			}
 			if shown {
-				writeParts(b, p.group, v)
+				n += walkParts(b, p.group, v)
 			}
+			continue
 		case p.isSlot:
 			if !p.test {
-				b.WriteString(v[p.slot])
+				s = v[p.slot]
 			}
 		default:
-			b.WriteString(p.literal)
+			s = p.literal
+		}
+		n += len(s)
+		if b != nil {
+			b.WriteString(s)
 		}
 	}
+	return n
 }
 
 // alts are the alternatives of an explanation or a fix: the first whose
