@@ -41,10 +41,17 @@ func quoteReply(diag string) string {
 		return "" // a bare code: nothing to quote, and no regexp to compile
 	}
 	s := textclean.ASCII(diag, maxDiagnostic)
-	s = quotePrefix().ReplaceAllString(s, "")
-	s = quoteStage().ReplaceAllString(s, "")
+	// The anchored ones cut the start off, without a copy.
+	if loc := quotePrefix().FindStringIndex(s); loc != nil {
+		s = s[loc[1]:]
+	}
+	if containsFold(s, "in reply to") {
+		s = quoteStage().ReplaceAllString(s, "")
+	}
 	s = strings.TrimSpace(quoteCodes().ReplaceAllString(" "+s, " "))
-	s = quoteAddress().ReplaceAllString(s, "")
+	if loc := quoteAddress().FindStringIndex(s); loc != nil {
+		s = s[loc[1]:]
+	}
 	s = strings.Join(strings.Fields(strings.ReplaceAll(s, `"`, "'")), " ")
 	if !readable(s) {
 		return ""
