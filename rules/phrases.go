@@ -113,7 +113,11 @@ func newAutomaton(phrases []string) *automaton {
 		from, to int32
 		class    uint8
 	}
-	var edges []edge
+	total := 0
+	for _, id := range order {
+		total += len(phrases[id])
+	}
+	edges := make([]edge, 0, total)   // at most one per byte of the phrases
 	ends := make([]int32, len(order)) // the state where order[i] ends
 	path := []int32{0}                // the states of the previous phrase, root first
 	prev := ""
@@ -186,6 +190,11 @@ func newAutomaton(phrases []string) *automaton {
 		}
 	}
 	a.outStart = make([]int32, states+1)
+	outs := 0
+	for _, ids := range out {
+		outs += len(ids)
+	}
+	a.outIDs = make([]int32, 0, outs)
 	for st, ids := range out {
 		a.outStart[st] = int32(len(a.outIDs))
 		a.outIDs = append(a.outIDs, ids...)
