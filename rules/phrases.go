@@ -62,12 +62,20 @@ type automaton struct {
 	// outIDs[outStart[st]:outStart[st+1]].
 	outStart []int32
 	outIDs   []int32
-	// next[state*width+class] is the transition: 0 while not computed,
-	// else the next state plus one, with the sign bit (outFlag) set when
-	// phrases end there, so the common case costs one load and one test.
-	// Entries are written once, with the same value by whichever goroutine
-	// computes them first.
-	next []atomic.Int32
+	// The transitions, a row of width entries per state, filled in as
+	// texts reach them: next[row*width+class] is 0 while not computed,
+	// else the row of the next state plus one, with the sign bit (outFlag)
+	// set when phrases end there, so that the common case costs one load
+	// and one test. Rows are given to states in the order texts reach
+	// them, so that the few hundred a process uses lie together in memory
+	// rather than scattered over the whole table (tens of megabytes of
+	// address space, mostly never touched). Entries are written once, with
+	// the same value by whichever goroutine computes them first.
+	next       []atomic.Int32
+	rowOf      []atomic.Int32 // the row of a state plus one, 0 when it has none yet
+	stateOfRow []int32        // the state of a row: written under mu before the row is published
+	mu         sync.Mutex     // serializes giving rows
+	rows       int32          // rows given, under mu
 }
 
 // outFlag marks, in next, a state where phrases end.
@@ -200,9 +208,12 @@ func newAutomaton(phrases []string) *automaton {
 		a.outIDs = append(a.outIDs, ids...)
 	}
 	a.outStart[states] = int32(len(a.outIDs))
-	// Zeroed memory straight from the system: only the rows texts visit
+	// Zeroed memory straight from the system: only the rows texts reach
 	// are ever touched.
 	a.next = make([]atomic.Int32, int(states)*int(width))
+	a.rowOf = make([]atomic.Int32, states)
+	a.stateOfRow = make([]int32, states)
+	a.rowFor(0) // the root's row is row 0
 	return a
 }
 
@@ -225,21 +236,39 @@ func (a *automaton) child(s int32, c uint8) int32 {
 	return -1
 }
 
-// step returns the entry of next for state s and class c, computing it (and
+// rowFor returns the row of state s, giving it one if it has none.
+func (a *automaton) rowFor(s int32) int32 {
+	if r := a.rowOf[s].Load(); r != 0 {
+		return r - 1
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if r := a.rowOf[s].Load(); r != 0 {
+		return r - 1
+	}
+	r := a.rows
+	a.rows++
+	a.stateOfRow[r] = s
+	a.rowOf[s].Store(r + 1)
+	return r
+}
+
+// step returns the entry of next for row r and class c, computing it (and
 // those it depends on) when it is not there yet.
-func (a *automaton) step(s int32, c uint8) int32 {
-	cell := &a.next[s*a.width+int32(c)]
+func (a *automaton) step(r int32, c uint8) int32 {
+	cell := &a.next[r*a.width+int32(c)]
 	if v := cell.Load(); v != 0 {
 		return v
 	}
+	s := a.stateOfRow[r]
 	t := int32(0)
 	switch g := a.child(s, c); {
 	case c != 0 && g >= 0:
 		t = g
 	case s != 0:
-		t = (a.step(a.fail[s], c) &^ outFlag) - 1
+		t = a.stateOfRow[(a.step(a.rowFor(a.fail[s]), c)&^outFlag)-1]
 	}
-	v := t + 1
+	v := a.rowFor(t) + 1
 	if a.outStart[t] != a.outStart[t+1] {
 		v |= outFlag
 	}
@@ -249,17 +278,18 @@ func (a *automaton) step(s int32, c uint8) int32 {
 
 // match sets in hits the bit of every phrase that occurs in text.
 func (a *automaton) match(text []byte, hits []uint64) {
-	st := int32(0)
+	r := int32(0) // the root's row
 	w := a.width
 	next, classes := a.next, &a.classes
 	for _, b := range text {
 		c := classes[b]
-		v := next[st*w+int32(c)].Load()
+		v := next[r*w+int32(c)].Load()
 		if v == 0 {
-			v = a.step(st, c)
+			v = a.step(r, c)
 		}
-		st = (v &^ outFlag) - 1
+		r = (v &^ outFlag) - 1
 		if v < 0 {
+			st := a.stateOfRow[r]
 			for _, id := range a.outIDs[a.outStart[st]:a.outStart[st+1]] {
 				hits[id>>6] |= 1 << (uint(id) & 63)
 			}
