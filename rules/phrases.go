@@ -2,6 +2,7 @@ package rules
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -108,15 +109,7 @@ func newAutomaton(phrases []string) *automaton {
 			order = append(order, int32(id))
 		}
 	}
-	slices.SortStableFunc(order, func(x, y int32) int {
-		switch px, py := phrases[x], phrases[y]; {
-		case px < py:
-			return -1
-		case px > py:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(phrases[x], phrases[y]) })
 	type edge struct {
 		from, to int32
 		class    uint8
