@@ -34,7 +34,8 @@ type Catalog struct {
 }
 
 // placeholder is a {name} in a text.
-var placeholder = regexp.MustCompile(`\{([a-z][a-z0-9_]*)\}`)
+// It is compiled on first use: most commands never read a catalog.
+var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([a-z][a-z0-9_]*)\}`) })
 
 // Load reads one catalog a file, named TAG.yaml, from fsys (a directory of
 // such files): en.yaml, the reference, and any others. It rejects a file
@@ -160,7 +161,7 @@ func sortedIDs(m map[string]string) []string {
 // placeholders are the names of the placeholders of a text, sorted.
 func placeholders(text string) []string {
 	var names []string
-	for _, m := range placeholder.FindAllStringSubmatch(text, -1) {
+	for _, m := range placeholder().FindAllStringSubmatch(text, -1) {
 		names = append(names, m[1])
 	}
 	sort.Strings(names)
@@ -265,7 +266,7 @@ func (c *Catalog) Text(tag language.Tag, id string, args ...string) string {
 	if !strings.Contains(text, "{") {
 		return text
 	}
-	return placeholder.ReplaceAllStringFunc(text, func(m string) string {
+	return placeholder().ReplaceAllStringFunc(text, func(m string) string {
 		name := m[1 : len(m)-1]
 		for i := 0; i+1 < len(args); i += 2 {
 			if args[i] == name {

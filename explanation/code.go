@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ndrmilter/ndrmilter/rules"
 )
@@ -45,8 +46,11 @@ var ErrNotACode = errors.New("not a status code or a reply")
 // to 5, the second 0 to 5) or an enhanced status code (RFC 3463, section 2:
 // class 2, 4 or 5, then subject and detail of one to three digits), alone or
 // at the start of a reply line.
-var codeArgument = regexp.MustCompile(`(?is)^(?:diagnostic-code:\s*)?(?:[a-z][a-z0-9-]*;\s*)?` +
-	`((?:[2-5][0-5][0-9](?:[ \t-]|$)|[245]\.[0-9]{1,3}\.[0-9]{1,3}(?:[ \t]|$)).*)$`)
+// It is compiled on first use, not at every start of the binary (issue 14).
+var codeArgument = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)^(?:diagnostic-code:\s*)?(?:[a-z][a-z0-9-]*;\s*)?` +
+		`((?:[2-5][0-5][0-9](?:[ \t-]|$)|[245]\.[0-9]{1,3}\.[0-9]{1,3}(?:[ \t]|$)).*)$`)
+})
 
 // CodeQuery is a query that ParseCodeQuery accepted.
 type CodeQuery struct {
@@ -64,7 +68,7 @@ func ParseCodeQuery(q string) (CodeQuery, error) {
 	if text == "" {
 		return CodeQuery{}, ErrNoCode
 	}
-	m := codeArgument.FindStringSubmatch(text)
+	m := codeArgument().FindStringSubmatch(text)
 	if m == nil {
 		return CodeQuery{}, fmt.Errorf("%q is %w: expected an enhanced status code (5.7.509), "+
 			"a reply code (550) or a reply line that starts with one ('550 5.7.26 ...'); to read a whole message, explain it",

@@ -1,9 +1,10 @@
 // Package rules holds ndrmilter's knowledge of bounces: what enhanced status
 // codes and reply texts mean, the reason they map to (a Reason), who must fix
 // the problem (an Owner), and the plain-English explanation and fix. The
-// knowledge is data: an embedded rules file (rules.yaml), validated at load,
-// that a user can extend or override with files of their own, first match
-// wins, local rules first. Codes are read with package smtpcode, as package
+// knowledge is data: a rules file (rules.yaml), validated and compiled into
+// the binary at build time (go generate ./rules writes builtin_gen.go), that
+// a user can extend or override with files of their own, read and validated
+// at load, first match wins, local rules first. Codes are read with package smtpcode, as package
 // dsn reads them, so that a reply means the same in a bounce and in
 // Engine.Lookup.
 //

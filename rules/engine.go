@@ -1,10 +1,6 @@
 package rules
 
 import (
-	_ "embed"
-	"fmt"
-	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -14,12 +10,6 @@ import (
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
-
-//go:embed rules.yaml
-var builtinRules []byte
-
-// BuiltinName is the name the built-in rules file goes by in error messages.
-const BuiltinName = "rules.yaml (built-in)"
 
 // maxDiagnostic caps how much of a diagnostic text Classify reads: replies
 // are short, and the cause is stated at the start; the cap bounds the time
@@ -33,7 +23,7 @@ type Engine struct {
 	reasons    map[Reason]*reasonDef
 	extractors []*extractor
 	texts      *[numTexts]text // in English
-	builtin    builtinWords    // the words of rules.yaml, to translate (languages.go)
+	textsFrom  [numTexts]string // the file each text came from: only the built-in ones are translated
 	trOnce     sync.Once
 	tr         *engineTranslations // set by trOnce: use translated()
 	phrases    *phraseSet
@@ -52,7 +42,7 @@ type rule struct {
 	textIDs []int32    // the same phrases in file order, for Matched
 	all     []int32    // all
 	unless  phraseMask // none
-	regexps []*regexp.Regexp
+	regexps []*pattern
 	mta     []string
 	action  []smtpcode.Action
 	command []string
@@ -65,103 +55,6 @@ type scratch struct {
 	text []byte // the diagnostic as normalize made it
 	orig []byte // the same bytes with their case (foldSpace), for captures
 	hits []uint64
-}
-
-// Load returns an Engine with the rules of the given files, in order, followed
-// by the built-in rules. First match wins, so local rules override built-in ones.
-// Every file is validated: unknown keys, reasons outside the vocabulary, bad
-// owners, malformed codes and texts are errors that name the file and the
-// rule; the texts of all files together must give every text the engine
-// writes. A reason given by several files takes each of its fields from the
-// first file that gives it.
-func Load(files ...string) (*Engine, error) {
-	type named struct {
-		name string
-		data []byte
-	}
-	var srcs []named
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("rules: %v", err)
-		}
-		srcs = append(srcs, named{f, data})
-	}
-	srcs = append(srcs, named{BuiltinName, builtinRules})
-
-	e := &Engine{reasons: map[Reason]*reasonDef{}}
-	table := &phraseTable{ids: map[string]int32{}}
-	ids := map[string]string{}
-	extractorIDs := map[string]string{}
-	var texts []namedTexts
-	for _, src := range srcs {
-		builtin := src.name == BuiltinName
-		f, ruleLines, extractorLines, err := decodeFile(src.name, src.data)
-		if err != nil {
-			return nil, fmt.Errorf("rules: %v", err)
-		}
-		texts = append(texts, namedTexts{src.name, f.Texts})
-		names := make([]Reason, 0, len(f.Reasons))
-		for name := range f.Reasons {
-			names = append(names, name)
-		}
-		slices.Sort(names) // errors in a stable order
-		for _, name := range names {
-			rd, err := compileReason(src.name, name, f.Reasons[name])
-			if err != nil {
-				return nil, fmt.Errorf("rules: %v", err)
-			}
-			if builtin {
-				// A copy shares the translations (phrase, alts), filled when
-				// first needed.
-				e.builtin.reasons = append(e.builtin.reasons, namedReason{name, rd})
-			}
-			have := e.reasons[name]
-			if have == nil {
-				have = &reasonDef{}
-				e.reasons[name] = have
-			}
-			have.fill(rd) // an earlier file's fields win, like rules
-		}
-		for i, xs := range f.Extractors {
-			x, err := compileExtractor(src.name, i, lineOf(extractorLines, i), xs, table)
-			if err != nil {
-				return nil, fmt.Errorf("rules: %v", err)
-			}
-			if prev, dup := extractorIDs[x.id]; dup && prev == src.name {
-				return nil, fmt.Errorf("rules: %s: extractor %d: id %q is used twice in the file", src.name, i+1, x.id)
-			}
-			extractorIDs[x.id] = src.name
-			e.extractors = append(e.extractors, x)
-		}
-		for i, rs := range f.Rules {
-			r, err := compileRule(src.name, i, lineOf(ruleLines, i), rs, table)
-			if err != nil {
-				return nil, fmt.Errorf("rules: %v", err)
-			}
-			if builtin {
-				e.builtin.rules = append(e.builtin.rules, r)
-			}
-			if prev, dup := ids[r.id]; dup && prev == src.name {
-				return nil, fmt.Errorf("rules: %s: rule %d: id %q is used twice in the file", src.name, i+1, r.id)
-			}
-			ids[r.id] = src.name
-			e.rules = append(e.rules, r)
-		}
-	}
-	texts0, from, err := compileTexts(texts)
-	if err != nil {
-		return nil, fmt.Errorf("rules: %v", err)
-	}
-	e.texts = texts0
-	e.builtin.textsFrom = from
-	e.phraseList = table.list
-	e.phrases = newPhraseSet(table.list)
-	words := e.phrases.words()
-	e.scratch.New = func() any {
-		return &scratch{text: make([]byte, 0, 512), orig: make([]byte, 0, 512), hits: make([]uint64, words)}
-	}
-	return e, nil
 }
 
 // StatusSource says where the status of a reading came from.
@@ -398,12 +291,12 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource) F
 		return fs // cannot happen: both fold the same bytes
 	}
 	if r != nil {
-		for _, re := range r.regexps {
-			if !re.Match(sc.text) {
+		for _, p := range r.regexps {
+			if !p.match(sc.text) {
 				continue
 			}
-			if hasCaptures(re) {
-				capture(re, sc.text, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
+			if p.captures {
+				capture(p.regexp(), sc.text, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
 			}
 			break // the regexp that matched
 		}
@@ -412,7 +305,11 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource) F
 		if len(x.text) > 0 && !x.text.any(sc.hits) {
 			continue
 		}
-		for _, re := range x.regexps {
+		for _, p := range x.regexps {
+			re := p.regexp()
+			if re == nil {
+				continue
+			}
 			capture(re, sc.text, sc.orig, &fs, src, factSource{x.id, x.file, x.line}, x.bytes)
 		}
 	}
@@ -513,8 +410,8 @@ func (r *rule) matches(in *Input, st smtpcode.Status, hasStatus bool, reply smtp
 	}
 	if len(r.regexps) > 0 {
 		ok := false
-		for _, re := range r.regexps {
-			if re.Match(sc.text) {
+		for _, p := range r.regexps {
+			if p.match(sc.text) {
 				ok = true
 				break
 			}

@@ -2,9 +2,11 @@ package rules
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
@@ -392,6 +394,51 @@ func TestPhraseSet(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPhraseSetAgreesWithSubstringSearch checks the automaton on many
+// phrases that share prefixes and suffixes (a small alphabet), duplicates
+// and phrases inside others, against strings.Contains, with the same set
+// used by several goroutines at once (its transitions fill in as texts
+// reach them).
+func TestPhraseSetAgreesWithSubstringSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 14))
+	word := func(n int) string {
+		b := make([]byte, 1+rng.IntN(n))
+		for i := range b {
+			b[i] = "ab c"[rng.IntN(4)]
+		}
+		return string(b)
+	}
+	var phrases []string
+	for len(phrases) < 300 {
+		if p := string(normalize(nil, word(7))); p != "" {
+			phrases = append(phrases, p)
+		}
+	}
+	phrases = append(phrases, phrases[3], "q") // a duplicate, a byte no text has
+	ps := newPhraseSet(phrases)
+	texts := make([]string, 200)
+	for i := range texts {
+		texts[i] = string(normalize(nil, word(40)))
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for _, text := range texts {
+				hits := make([]uint64, ps.words())
+				ps.match([]byte(text), hits)
+				for id, p := range phrases {
+					got := hits[id>>6]&(1<<(uint(id)&63)) != 0
+					if want := strings.Contains(text, p); got != want {
+						t.Errorf("%q in %q: %v, want %v", p, text, got, want)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func BenchmarkClassify(b *testing.B) {

@@ -135,7 +135,7 @@ type extractor struct {
 	file    string
 	line    int
 	text    phraseMask // any of these phrases must occur (a cheap test before the regexps); empty: always
-	regexps []*regexp.Regexp
+	regexps []*pattern
 	bytes   bool // a bare number captured as limit is a number of bytes
 }
 

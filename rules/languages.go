@@ -102,22 +102,6 @@ func translations() []trLanguage {
 	return trLangs
 }
 
-// builtinWords are the words of the built-in rules file as Load compiled
-// them, which the translations attach to: its reasons (copies that share
-// their translations with the engine's), its rules, and which file gave each
-// text.
-type builtinWords struct {
-	reasons   []namedReason
-	rules     []*rule
-	textsFrom [numTexts]string
-}
-
-// namedReason is a reason of the built-in file.
-type namedReason struct {
-	name Reason
-	def  reasonDef
-}
-
 // engineTranslations are the engine's words in the other languages, by language
 // index (translations()).
 type engineTranslations struct {
@@ -126,34 +110,58 @@ type engineTranslations struct {
 	problems [][]string        // what keeps it from being complete
 }
 
-// translated returns the engine's translations, attaching them to its
-// words the first time: Load does not, so that an engine used in English
-// only (most command lines, a milter configured in English) pays nothing for
-// them at start. The words are shared (phrase, alts), so every copy that
-// Load made gets them; they are written once, before any reader in another
-// language reads them (sync.Once), and English readers never read them.
+// builtinTranslated are the translations of the built-in rules, attached
+// once per process to the words of builtinSet (the compiled-in rules.yaml):
+// every Engine shares those words (phrase, alts: pointers), so they are
+// written once, before any reader in another language reads them
+// (sync.Once), and English readers never read them. Load does not attach
+// them, so that an engine used in English only (most command lines, a milter
+// configured in English) pays nothing for them at start.
+var builtinTranslated = sync.OnceValue(func() *engineTranslations {
+	trs := newTranslators()
+	names := make([]Reason, 0, len(builtinSet.reasons))
+	for name := range builtinSet.reasons {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, t := range trs[1:] {
+		for _, name := range names {
+			t.reason(name, builtinSet.reasons[name])
+		}
+		for _, r := range builtinSet.rules {
+			t.rule(r)
+		}
+	}
+	tr := &engineTranslations{
+		texts:    make([]*[numTexts]text, len(trs)),
+		complete: make([]bool, len(trs)),
+		problems: make([][]string, len(trs)),
+	}
+	tr.texts[0], tr.complete[0] = &builtinSet.texts, true
+	for i, t := range trs[1:] {
+		tr.texts[i+1] = t.texts(&builtinSet.texts, builtinSet.textsFrom)
+		tr.problems[i+1] = t.finish()
+		tr.complete[i+1] = len(tr.problems[i+1]) == 0
+	}
+	return tr
+})
+
+// translated returns the engine's translations: the built-in ones, with
+// the fixed texts a local rules file gives kept in its own words (English:
+// a local file has no translation).
 func (e *Engine) translated() *engineTranslations {
 	e.trOnce.Do(func() {
-		trs := newTranslators()
-		for _, t := range trs[1:] {
-			for i := range e.builtin.reasons {
-				r := &e.builtin.reasons[i]
-				t.reason(r.name, &r.def)
+		b := builtinTranslated()
+		tr := &engineTranslations{texts: make([]*[numTexts]text, len(b.texts)), complete: b.complete, problems: b.problems}
+		tr.texts[0] = e.texts
+		for i := 1; i < len(b.texts); i++ {
+			t := *b.texts[i]
+			for k := range t {
+				if e.textsFrom[k] != BuiltinName {
+					t[k] = e.texts[k]
+				}
 			}
-			for _, r := range e.builtin.rules {
-				t.rule(r)
-			}
-		}
-		tr := &engineTranslations{
-			texts:    make([]*[numTexts]text, len(trs)),
-			complete: make([]bool, len(trs)),
-			problems: make([][]string, len(trs)),
-		}
-		tr.texts[0], tr.complete[0] = e.texts, true
-		for i, t := range trs[1:] {
-			tr.texts[i+1] = t.texts(e.texts, e.builtin.textsFrom)
-			tr.problems[i+1] = t.finish()
-			tr.complete[i+1] = len(tr.problems[i+1]) == 0
+			tr.texts[i] = &t
 		}
 		e.tr = tr
 	})

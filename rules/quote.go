@@ -3,6 +3,7 @@ package rules
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ndrmilter/ndrmilter/internal/textclean"
 )
@@ -10,20 +11,23 @@ import (
 // maxQuote caps the server's reply quoted in an explanation ({reply}).
 const maxQuote = 160
 
+// The regexps of quoteReply are compiled on first use: most commands never
+// quote a reply, and quotePrefix alone (its .{0,300} unrolls into hundreds
+// of instructions) cost milliseconds at every start (issue 14).
 var (
 	// quotePrefix is what a reporting server writes before the reply it
 	// relays: "<bob@example.com>: host mx.example.com[192.0.2.1] said:",
 	// "SMTP error from remote mail server after RCPT TO:<bob@example.com>:",
 	// an RFC 3464 diagnostic type "smtp;".
-	quotePrefix = regexp.MustCompile(`(?i)^(?:[a-z][a-z0-9-]*;\s*)?(?:.{0,300}?\b(?:said|after rcpt to:<[^>]*>|after mail from:<[^>]*>|after end of data|after data|after initial connection)\s*:\s*)?`)
+	quotePrefix = lazyRegexp(`(?i)^(?:[a-z][a-z0-9-]*;\s*)?(?:.{0,300}?\b(?:said|after rcpt to:<[^>]*>|after mail from:<[^>]*>|after end of data|after data|after initial connection)\s*:\s*)?`)
 	// quoteCodes are the reply and enhanced status codes at the start of a
 	// reply and of each line of a multi-line one ("550-5.1.1 ... 550 5.1.1 ...").
-	quoteCodes = regexp.MustCompile(`(?:^|\s)[245][0-9][0-9](?:[- ]#?[245]\.[0-9]{1,3}\.[0-9]{1,3})?[- ]|^#?[245]\.[0-9]{1,3}\.[0-9]{1,3}\s`)
+	quoteCodes = lazyRegexp(`(?:^|\s)[245][0-9][0-9](?:[- ]#?[245]\.[0-9]{1,3}\.[0-9]{1,3})?[- ]|^#?[245]\.[0-9]{1,3}\.[0-9]{1,3}\s`)
 	// quoteStage is Postfix's note of the command a reply answered.
-	quoteStage = regexp.MustCompile(`(?i)\s*\(in reply to [a-z ]+ command\)`)
+	quoteStage = lazyRegexp(`(?i)\s*\(in reply to [a-z ]+ command\)`)
 	// quoteAddress is the address a reply starts with ("<bob@example.com>:"),
 	// which the explanation names already.
-	quoteAddress = regexp.MustCompile(`^<[^<>\s]*>:?\s*`)
+	quoteAddress = lazyRegexp(`^<[^<>\s]*>:?\s*`)
 )
 
 // quoteReply returns what the server said, for a person: the reply of a
@@ -33,11 +37,21 @@ var (
 // read as words: fewer than three words of letters, or mostly characters
 // that are not ASCII.
 func quoteReply(diag string) string {
+	if strings.TrimSpace(diag) == "" {
+		return "" // a bare code: nothing to quote, and no regexp to compile
+	}
 	s := textclean.ASCII(diag, maxDiagnostic)
-	s = quotePrefix.ReplaceAllString(s, "")
-	s = quoteStage.ReplaceAllString(s, "")
-	s = strings.TrimSpace(quoteCodes.ReplaceAllString(" "+s, " "))
-	s = quoteAddress.ReplaceAllString(s, "")
+	// The anchored ones cut the start off, without a copy.
+	if loc := quotePrefix().FindStringIndex(s); loc != nil {
+		s = s[loc[1]:]
+	}
+	if containsFold(s, "in reply to") {
+		s = quoteStage().ReplaceAllString(s, "")
+	}
+	s = strings.TrimSpace(quoteCodes().ReplaceAllString(" "+s, " "))
+	if loc := quoteAddress().FindStringIndex(s); loc != nil {
+		s = s[loc[1]:]
+	}
 	s = strings.Join(strings.Fields(strings.ReplaceAll(s, `"`, "'")), " ")
 	if !readable(s) {
 		return ""
@@ -75,4 +89,11 @@ func readable(s string) bool {
 		run = 0
 	}
 	return words >= 3 && unknown*5 < letters
+}
+
+// lazyRegexp returns a function that compiles expr (a constant of this
+// package, so MustCompile cannot fail in a binary whose tests passed) the
+// first time it is called, and returns the same *regexp.Regexp after.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -376,7 +376,7 @@ func compileRule(file string, index, line int, rs ruleSpec, phrases *phraseTable
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", where, err)
 		}
-		r.regexps = append(r.regexps, re)
+		r.regexps = append(r.regexps, newPattern(s, re))
 	}
 	for _, s := range w.MTA {
 		s = strings.ToLower(strings.TrimSpace(s))
@@ -573,7 +573,7 @@ func compileExtractor(file string, index, line int, xs extractorSpec, phrases *p
 		if !hasCaptures(re) {
 			return nil, fmt.Errorf("%s: regexp %q captures nothing: name a group after a fact, (?P<list>...)", where, s)
 		}
-		x.regexps = append(x.regexps, re)
+		x.regexps = append(x.regexps, newPattern(s, re))
 	}
 	return x, nil
 }

@@ -325,15 +325,20 @@ func (t text) plain() string {
 	return t.render(&slotValues{})
 }
 
-// render writes the text with the given values.
+// render writes the text with the given values, in one allocation.
 func (t text) render(v *slotValues) string {
 	var b strings.Builder
-	writeParts(&b, t, v)
+	b.Grow(walkParts(nil, t, v))
+	walkParts(&b, t, v)
 	return b.String()
 }
 
-func writeParts(b *strings.Builder, parts []textPart, v *slotValues) {
+// walkParts writes the parts to b, or only measures them when b is nil; it
+// returns their length.
+func walkParts(b *strings.Builder, parts []textPart, v *slotValues) int {
+	n := 0
 	for _, p := range parts {
+		var s string
 		switch {
 		case p.group != nil:
 			shown := true
@@ -344,16 +349,22 @@ func writeParts(b *strings.Builder, parts []textPart, v *slotValues) {
 				}
 			}
 			if shown {
-				writeParts(b, p.group, v)
+				n += walkParts(b, p.group, v)
 			}
+			continue
 		case p.isSlot:
 			if !p.test {
-				b.WriteString(v[p.slot])
+				s = v[p.slot]
 			}
 		default:
-			b.WriteString(p.literal)
+			s = p.literal
+		}
+		n += len(s)
+		if b != nil {
+			b.WriteString(s)
 		}
 	}
+	return n
 }
 
 // alts are the alternatives of an explanation or a fix: the first whose
@@ -430,8 +441,9 @@ func (a *alts) render(lang int, v *slotValues, standIn *slotValues) string {
 }
 
 // compileTexts compiles the texts of the rules files, given in the order of
-// Load: the first file that gives a text wins, as for reasons. Every text
-// must be given by some file. from names the file each text came from.
+// Load: the first file that gives a text wins, as for reasons. A text no
+// file gives stays nil (missingTexts checks the whole rule set). from names
+// the file each text came from.
 func compileTexts(files []namedTexts) (_ *[numTexts]text, from [numTexts]string, _ error) {
 	var out [numTexts]text
 	for _, f := range files {
@@ -455,16 +467,22 @@ func compileTexts(files []namedTexts) (_ *[numTexts]text, from [numTexts]string,
 			}
 		}
 	}
+	return &out, from, nil
+}
+
+// missingTexts reports the texts that no rules file gave: every text the
+// engine writes must be given by some file.
+func missingTexts(texts *[numTexts]text) error {
 	var missing []string
-	for k := range out {
-		if out[k] == nil {
+	for k := range texts {
+		if texts[k] == nil {
 			missing = append(missing, textDefs[k].name)
 		}
 	}
 	if len(missing) > 0 {
-		return nil, from, fmt.Errorf("texts: missing %s: every text must be given by some rules file", strings.Join(missing, ", "))
+		return fmt.Errorf("texts: missing %s: every text must be given by some rules file", strings.Join(missing, ", "))
 	}
-	return &out, from, nil
+	return nil
 }
 
 // namedTexts are the texts of one rules file.

@@ -49,13 +49,12 @@ func TestExplanationSentences(t *testing.T) {
 // TestEveryTextIsRequired: a rule set that lacks a text the engine writes
 // does not load.
 func TestEveryTextIsRequired(t *testing.T) {
-	saved := builtinRules
-	defer func() { builtinRules = saved }()
-	builtinRules = bytes.Replace(saved, []byte("\n  delayed_fix:"), []byte("\n  # delayed_fix:"), 1)
-	if bytes.Equal(builtinRules, saved) {
+	saved := readRulesYAML(t)
+	data := bytes.Replace(saved, []byte("\n  delayed_fix:"), []byte("\n  # delayed_fix:"), 1)
+	if bytes.Equal(data, saved) {
 		t.Fatal("rules.yaml has no delayed_fix text to remove")
 	}
-	_, err := Load()
+	_, err := compileBuiltin(data)
 	if err == nil || !strings.Contains(err.Error(), "texts: missing delayed_fix") {
 		t.Errorf("Load without delayed_fix: error %v, want it to name the missing text", err)
 	}

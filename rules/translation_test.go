@@ -115,24 +115,25 @@ type sourceKey struct {
 	en   []string // one, or the alternatives of an explanation or fix
 }
 
-// source are the texts of rules.yaml a translation gives, in file order.
-type source struct {
+// trSource are the texts of rules.yaml a translation gives, in file order.
+type trSource struct {
 	keys []sourceKey
 }
 
 // englishSource reads the texts of the built-in rules.yaml in file order.
-func englishSource(t testing.TB) *source {
-	f, _, _, err := decodeFile(BuiltinName, builtinRules)
+func englishSource(t testing.TB) *trSource {
+	yamlData := readRulesYAML(t)
+	f, _, _, err := decodeFile(BuiltinName, yamlData)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
 		Reasons yaml.Node `yaml:"reasons"`
 	}
-	if err := yaml.Unmarshal(builtinRules, &doc); err != nil {
+	if err := yaml.Unmarshal(yamlData, &doc); err != nil {
 		t.Fatal(err)
 	}
-	s := &source{}
+	s := &trSource{}
 	for _, d := range textDefs {
 		s.keys = append(s.keys, sourceKey{path: "texts/" + d.name, kind: "text", en: []string{f.Texts[d.name]}})
 	}
@@ -266,7 +267,7 @@ func TestWriteTranslationTemplate(t *testing.T) {
 // the English as a comment and have's translation, or "", as the value.
 // A key of stale is written with its old translation as a comment ("# was:
 // ...") and "" as the value.
-func translationTemplate(src *source, have *trFile, stale map[string][]string) []byte {
+func translationTemplate(src *trSource, have *trFile, stale map[string][]string) []byte {
 	var b bytes.Buffer
 	b.WriteString("# Translation of rules/rules.yaml. Written by\n" +
 		"#   go test ./rules -run TestWriteTranslationTemplate -args -i18n.template=LANG\n" +

@@ -23,7 +23,7 @@ func LoadWithout(skip []string, files ...string) (*Engine, error) {
 		drop[id] = true
 	}
 	found := make(map[string]bool, len(skip))
-	kept := e.rules[:0]
+	kept := make([]*rule, 0, len(e.rules)) // e.rules may be the built-in set, shared
 	for _, r := range e.rules {
 		if drop[r.id] {
 			found[r.id] = true

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -92,10 +93,12 @@ func configKeys() []string {
 }
 
 // yamlLineError is how go.yaml.in/yaml/v3 words a syntax error.
-var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+// It is compiled on first use, as yamlDecodeError: most commands read no
+// configuration (issue 14: start-up).
+var yamlLineError = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // yamlDecodeError is how go.yaml.in/yaml/v3 words a type error.
-var yamlDecodeError = regexp.MustCompile(`line \d+: (.*)`)
+var yamlDecodeError = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line \d+: (.*)`) })
 
 // decodeConfig reads the YAML document data over c, key by key, so that
 // every problem is reported with its line: syntax errors, unknown or
@@ -107,7 +110,7 @@ func decodeConfig(src *configSource, data []byte, c *serveConfig) configProblems
 	// flow list or mapping it names the line before the one that opens it.
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if m := yamlLineError.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLineError().FindStringSubmatch(err.Error()); m != nil {
 			return configProblems{{pos: src.file + ":" + m[1], msg: "not valid YAML: " + m[2]}}
 		}
 		return configProblems{{pos: src.file, msg: "not valid YAML: " + msg}}
@@ -197,7 +200,7 @@ func decodeValue(v *yaml.Node, field reflect.Value) string {
 			return fmt.Sprintf("%q: expected true or false", v.Value)
 		}
 		msg := err.Error()
-		if m := yamlDecodeError.FindStringSubmatch(msg); m != nil {
+		if m := yamlDecodeError().FindStringSubmatch(msg); m != nil {
 			msg = m[1]
 		}
 		return strings.TrimPrefix(msg, "yaml: ")

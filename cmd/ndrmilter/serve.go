@@ -174,6 +174,9 @@ func (st *serveState) start(cfg serveConfig, eng *rules.Engine) (int, error) {
 	}
 	warnExposed(st.log, "milter", ln, cfg.ListenAllow)
 	warnExposed(st.log, "metrics", netListener(mln), nil)
+	// The gauges say the configuration loaded before /metrics is served:
+	// a scrape right after start reads 1, not the gauge's zero.
+	st.reloads.loaded(true, time.Now())
 	if st.http, err = startHTTP(mln, cfg, eng, reg, led, st.log, srv.Health); err != nil {
 		ln.Close()
 		mln.Close()
@@ -181,7 +184,6 @@ func (st *serveState) start(cfg serveConfig, eng *rules.Engine) (int, error) {
 	}
 	st.serveErr = make(chan error, 1)
 	go func() { st.serveErr <- srv.Serve(ln) }()
-	st.reloads.loaded(true, time.Now())
 	st.log.Info("ndrmilter serving", zap.String("version", versionLine()), zap.String("listen", cfg.Listen),
 		zap.String("http", cfg.HTTPListen), zap.Strings("domains", cfg.Domains),
 		zap.String("backscatter_action", cfg.BackscatterAction), zap.String("ledger", ledgerName(cfg)))
