@@ -7,7 +7,7 @@ package helpdesk_test
 // github.com/chromedp/chromedp. Run with "make e2e" (go test -tags e2e).
 // Without Chromium the test fails, unless NDRMILTER_SKIP_BROWSER=1 says to
 // skip it. NDRMILTER_SCREENSHOT_DIR=DIR also writes the screenshots there
-// (docs/helpdesk-en.png is made so).
+// (docs/helpdesk-en.png and docs/helpdesk-ja.png are made so).
 
 import (
 	"context"
@@ -166,6 +166,43 @@ func TestBrowserPastesABounceAndReadsWhoMustFixIt(t *testing.T) {
 	saveScreenshot(t, "helpdesk-en.png", shot)
 	if p := problems(); len(p) > 0 {
 		t.Errorf("the browser reported errors (a refused resource or a script error): %q", p)
+	}
+}
+
+// The page in Japanese, chosen by ?lang=ja: the form, the owner graphic and
+// the explanation are in Japanese, and the <html lang> says so (for the
+// fonts and screen readers). docs/helpdesk-ja.png is made by this test.
+func TestBrowserReadsABounceInJapanese(t *testing.T) {
+	ctx, problems := browser(t)
+	base := page(t, nil, 0)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(base+"/?lang=ja"),
+		chromedp.WaitVisible(chromedp.ID("text")),
+		chromedp.SetValue(chromedp.ID("text"), strings.ReplaceAll(bounce("never.sent@example.org"), "\r\n", "\n")),
+		chromedp.Click(chromedp.CSS(explainButton)),
+		chromedp.WaitVisible(chromedp.ID("result")),
+	)
+	if err != nil {
+		t.Fatalf("paste and submit: %v", err)
+	}
+	lang, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("html"), "lang"))
+	if err != nil || lang.Value != "ja" {
+		t.Errorf("<html lang=%q>: %v; want ja", lang.Value, err)
+	}
+	if acting := text(t, ctx, ".owners li.acting .who"); acting != "送信者" {
+		t.Errorf("the owner graphic highlights %q, want 送信者 (the sender)", acting)
+	}
+	expl := text(t, ctx, ".recipient .explanation")
+	if !strings.Contains(expl, "mx.remote.example") || strings.Contains(expl, "was refused") || !strings.ContainsAny(expl, "ましたです") {
+		t.Errorf("explanation is not the Japanese one: %q", expl)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saveScreenshot(t, "helpdesk-ja.png", shot)
+	if p := problems(); len(p) > 0 {
+		t.Errorf("the browser reported errors: %q", p)
 	}
 }
 
