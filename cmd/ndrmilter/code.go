@@ -26,7 +26,7 @@ func codeFlagSet() (*flag.FlagSet, *codeOptions) {
 	fs := flag.NewFlagSet("code", flag.ContinueOnError)
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object")
 	fs.Var(&o.rules, "rules", "extra rules `FILE`, loaded before the built-in rules (repeatable)")
-	fs.Var(&o.lang, "lang", "write the words in `LANG` (en, de, ...; default en)")
+	fs.Var(&o.lang, "lang", "write the words in `LANG` (en, de, es, fr, ja; default en)")
 	return fs, o
 }
 

@@ -42,7 +42,7 @@ func init() {
 				"in its cur/ and new/, in name order, which is delivery order); an mbox file (each message; a file that starts " +
 				"with a \"From \" line is read as an mbox); or - for standard input. At most 64 MiB of a message is read. " +
 				"The messages of an mbox are named FILE#N (N from 1); in --json, \"file\" is the mbox and \"message\" is N. " +
-				"With --lang, the summary, explanation, fix and labels are in that language (en, de); the codes, reasons " +
+				"With --lang, the summary, explanation, fix and labels are in that language (en, de, es, fr, ja); the codes, reasons " +
 				"and owners stay as they are.",
 			flags: func() *flag.FlagSet { fs, _ := explainFlagSet(); return fs },
 			exits: []exitCode{

@@ -243,7 +243,7 @@ func serveFlags(fs *flag.FlagSet, c *serveConfig, configPath *string) {
 	fs.IntVar(&c.ParseCap, "parse-cap", c.ParseCap, "how many `BYTES` of a bounce are kept for parsing")
 	fs.BoolVar(&c.SubjectTag, "subject-tag", c.SubjectTag, "prefix bounce subjects with [Bounce: ...] (breaks DKIM on the bounce)")
 	fs.BoolVar(&c.BodySummary, "body-summary", c.BodySummary, "add a plain-text summary at the top of bounces (breaks DKIM on the bounce)")
-	fs.StringVar(&c.Language, "language", c.Language, "`LANG` of what is written into bounces (en, de, ...), or auto: the bounced message's")
+	fs.StringVar(&c.Language, "language", c.Language, "`LANG` of what is written into bounces (en, de, es, fr, ja), or auto: the bounced message's")
 	fs.StringVar(&c.LanguageDefault, "language-default", c.LanguageDefault, "`LANG` that --language auto falls back to")
 	fs.Var(&c.RecordWait, "record-wait", "how long end of message waits for the ledger write of outbound mail, a `DURATION`")
 	fs.Var(&c.RecordRetry, "record-retry", "how long a failed ledger write of outbound mail is retried in the background, a `DURATION`")

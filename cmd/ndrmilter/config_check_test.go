@@ -117,7 +117,7 @@ func TestConfigCheckSyntaxAndFileErrors(t *testing.T) {
 		{"data-file.yaml", "data: " + filepath.Join(dir, "syntax.yaml") + "\n", `:1: data "` + filepath.Join(dir, "syntax.yaml") + `": exists and is not a directory`},
 		{"bolt-empty.yaml", "ledger: \"bolt:\"\n", `:1: ledger "bolt:": expected bolt:PATH`},
 		{"flagname.yaml", "trusted-networks: [10.0.0.0/8]\n", `:1: unknown key "trusted-networks" (did you mean trusted_networks?)`},
-		{"language.yaml", "domains: [example.org]\nlanguage: fr\n", `:2: language "fr": not a language ndrmilter writes (yet): expected one of en, de or auto`},
+		{"language.yaml", "domains: [example.org]\nlanguage: ko\n", `:2: language "ko": not a language ndrmilter writes (yet): expected one of en, de, es, fr, ja or auto`},
 		{"language-default.yaml", "domains: [example.org]\nlanguage: auto\nlanguage_default: \"!!\"\n", `:3: language_default "!!": not a language tag`},
 	} {
 		path := filepath.Join(dir, tc.name)

@@ -35,7 +35,7 @@ func explainFlagSet() (*flag.FlagSet, *explainOptions) {
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per recipient record")
 	fs.BoolVar(&o.why, "why", false, "print, per record, every rule that matches it in the order they are tried (the first decides), with its file and line, and where each fact came from")
 	fs.Var(&o.rules, "rules", "extra rules `FILE`, loaded before the built-in rules (repeatable)")
-	fs.Var(&o.lang, "lang", "write the words (summary, explanation, fix and the labels) in `LANG` (en, de, ...; default en)")
+	fs.Var(&o.lang, "lang", "write the words (summary, explanation, fix and the labels) in `LANG` (en, de, es, fr, ja; default en)")
 	return fs, o
 }
 

@@ -64,14 +64,14 @@ func TestCodeInGermanAndUnknownLanguages(t *testing.T) {
 	if json.Unmarshal([]byte(js), &rec) != nil || rec.Summary != "Adresse existiert nicht" {
 		t.Errorf("code --lang de --json 5.1.1: %s", js)
 	}
-	for _, args := range [][]string{{"--lang", "fr", "5.1.1"}, {"--lang", "!!", "5.1.1"}} {
+	for _, args := range [][]string{{"--lang", "ko", "5.1.1"}, {"--lang", "!!", "5.1.1"}} {
 		_, errOut, rc := runCodeArgs(t, args...)
 		if rc != exitUsage || !strings.Contains(errOut, "--lang") {
 			t.Errorf("code %v: exit %d, %q; want exit %d naming --lang", args, rc, errOut, exitUsage)
 		}
 	}
-	if _, errOut, rc := runExplainArgs(t, "", "--lang", "fr", filepath.Join("testdata", "bounces", "postfix-userunknown.eml")); rc != exitUsage ||
-		!strings.Contains(errOut, "expected one of en, de") {
-		t.Errorf("explain --lang xx: exit %d, %q; want exit %d listing the languages", rc, errOut, exitUsage)
+	if _, errOut, rc := runExplainArgs(t, "", "--lang", "ko", filepath.Join("testdata", "bounces", "postfix-userunknown.eml")); rc != exitUsage ||
+		!strings.Contains(errOut, "expected one of en, de, es, fr, ja") {
+		t.Errorf("explain --lang ko: exit %d, %q; want exit %d listing the languages", rc, errOut, exitUsage)
 	}
 }
