@@ -50,6 +50,10 @@ type boltLedger struct {
 	writerD chan struct{}
 	sweepD  chan struct{}
 
+	zeroMu    sync.Mutex // guards zeroed
+	zeroed    int64      // the ledger file is written up to here (see fillAhead)
+	noZeroing bool       // set by BenchmarkRecord, before any write: no fillAhead
+
 	pairMu   sync.Mutex // guards pairNext
 	pairNext []byte     // where the next sweepPairs starts; nil: at the first pair
 
@@ -214,6 +218,7 @@ func (l *boltLedger) writer() {
 		for i, req := range batch {
 			req.done <- putResult{changes[i], err}
 		}
+		l.fillAhead()
 	}
 }
 
