@@ -50,8 +50,9 @@ type boltLedger struct {
 	writerD chan struct{}
 	sweepD  chan struct{}
 
-	zeroMu    sync.Mutex // guards zeroed
+	zeroMu    sync.Mutex // guards zeroed and zeroRetry
 	zeroed    int64      // the ledger file is written up to here (see fillAhead)
+	zeroRetry time.Time  // fillAhead failed: not before then
 	noZeroing bool       // set by BenchmarkRecord, before any write: no fillAhead
 
 	pairMu   sync.Mutex // guards pairNext

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"os"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -39,6 +40,9 @@ func (l *boltLedger) fillAhead() {
 	}
 	l.zeroMu.Lock()
 	defer l.zeroMu.Unlock()
+	if time.Now().Before(l.zeroRetry) {
+		return // it failed lately (a full disk): bbolt grows the file itself
+	}
 	var hw int64
 	_ = l.db.View(func(tx *bolt.Tx) error { hw = tx.Size(); return nil })
 	if l.zeroed-hw >= zeroAhead/2 {
@@ -54,20 +58,29 @@ func (l *boltLedger) fillAhead() {
 	if from-hw >= zeroAhead/2 {
 		return
 	}
-	f, err := os.OpenFile(l.db.Path(), os.O_WRONLY, 0)
-	if err != nil {
+	if err := writeZeros(l.db.Path(), from, hw+zeroAhead); err != nil {
+		l.zeroRetry = time.Now().Add(zeroRetryAfter)
 		return
+	}
+	l.zeroed = hw + zeroAhead
+}
+
+// zeroRetryAfter is how long fillAhead rests after a failure.
+const zeroRetryAfter = time.Minute
+
+// writeZeros writes zeros into the file at path from from to end, and
+// flushes them.
+func writeZeros(path string, from, end int64) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
 	}
 	defer f.Close()
 	zeros := make([]byte, zeroChunk)
-	end := hw + zeroAhead
 	for off := from; off < end; off += zeroChunk {
 		if _, err := f.WriteAt(zeros[:min(zeroChunk, end-off)], off); err != nil {
-			return
+			return err
 		}
 	}
-	if f.Sync() != nil {
-		return
-	}
-	l.zeroed = end
+	return f.Sync()
 }
