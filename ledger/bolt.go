@@ -50,11 +50,6 @@ type boltLedger struct {
 	writerD chan struct{}
 	sweepD  chan struct{}
 
-	zeroMu    sync.Mutex // guards zeroed and zeroRetry
-	zeroed    int64      // the ledger file is written up to here (see fillAhead)
-	zeroRetry time.Time  // fillAhead failed: not before then
-	noZeroing bool       // set by BenchmarkRecord, before any write: no fillAhead
-
 	pairMu   sync.Mutex // guards pairNext
 	pairNext []byte     // where the next sweepPairs starts; nil: at the first pair
 
@@ -219,7 +214,6 @@ func (l *boltLedger) writer() {
 		for i, req := range batch {
 			req.done <- putResult{changes[i], err}
 		}
-		l.fillAhead()
 	}
 }
 
