@@ -19,6 +19,13 @@ import (
 // at risk: the map is of the file, read-only, and bbolt writes with
 // pwrite. It runs inside a read transaction, which holds bbolt's map lock:
 // the map cannot move under it.
+//
+// It costs CPU: the pages the next transaction reads fault in again. On
+// the import of an 80,000-message log (make bench-import) it took about a
+// fifth more CPU than keeping them mapped, for a peak resident set about
+// 8 MB lower; releasing only every other transaction kept nearly all of
+// those 8 MB (one transaction reads most pages of a young ledger's
+// indexes).
 func (l *boltLedger) releaseMapped() {
 	_ = l.db.View(func(tx *bolt.Tx) error {
 		releasePages(l.db.Info().Data, tx.Size())
