@@ -22,9 +22,9 @@ import (
 //
 // It costs CPU: the pages the next transaction reads fault in again. On
 // the import of an 80,000-message log (make bench-import) it took about a
-// fifth more CPU than keeping them mapped, for a peak resident set about
-// 8 MB lower; releasing only every other transaction kept nearly all of
-// those 8 MB (one transaction reads most pages of a young ledger's
+// fifth more CPU than keeping them mapped, for a peak resident set 6-8 MB
+// lower; releasing only every other transaction gave up nearly all of
+// those MB (one transaction reads most pages of a young ledger's
 // indexes).
 func (l *boltLedger) releaseMapped() {
 	_ = l.db.View(func(tx *bolt.Tx) error {
