@@ -311,8 +311,9 @@ func putTx(tx *bolt.Tx, r Record, cutoff time.Time) (Change, error) {
 	if r.QueueID != "" {
 		moved = append(moved, r.QueueID)
 	}
+	// A new record's id is in no index yet: only a merge looks there.
 	for _, q := range moved {
-		if addQueueID(qids, &cur, q, id) || !bytes.Equal(qids.Get([]byte(q)), id) {
+		if addQueueID(qids, &cur, q, id) || change == ChangeAdded || !bytes.Equal(qids.Get([]byte(q)), id) {
 			changed = true
 		}
 	}
@@ -337,7 +338,7 @@ func putTx(tx *bolt.Tx, r Record, cutoff time.Time) (Change, error) {
 		if err := times.Put(timeKey(cur.Time, binary.BigEndian.Uint64(id)), nil); err != nil {
 			return ChangeNone, err
 		}
-		if cur.MessageID != "" && !bytes.Equal(mids.Get([]byte(cur.MessageID)), id) {
+		if cur.MessageID != "" && (change == ChangeAdded || !bytes.Equal(mids.Get([]byte(cur.MessageID)), id)) {
 			if err := mids.Put([]byte(cur.MessageID), id); err != nil {
 				return ChangeNone, err
 			}

@@ -95,6 +95,7 @@ func (l *boltLedger) mergeBatch(ctx context.Context, recs []Record) ([]Change, e
 		if err != nil {
 			return changes, fmt.Errorf("ledger: writing %d records: %w", len(plan), err)
 		}
+		l.releaseMapped()
 		if l.observeTx != nil {
 			pairs = 0 // of the records written, if the transaction ended early
 			for _, p := range plan {
@@ -165,6 +166,7 @@ func (l *boltLedger) putPairs(ctx context.Context, sender string, recipients []s
 		if err != nil {
 			return fmt.Errorf("ledger: writing %d sender/recipient pairs: %w", len(keys), err)
 		}
+		l.releaseMapped()
 		if l.observeTx != nil {
 			l.observeTx(0, len(keys))
 		}

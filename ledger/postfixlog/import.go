@@ -90,11 +90,27 @@ const maxImportErrors = 100
 // transaction puts on one page cost it time in their number squared, and
 // growing batches keep them few per page while the ledger is young (and a
 // small import finishes at once).
+//
+// importBatchMax bounds what waits for the ledger: a batch being filled,
+// one queued and one being written, each of at most importBatchMax
+// records (with the ledger's own bound on a transaction, maxTxNodes pages,
+// this is most of an import's memory).
 const (
 	importBatchFirst = 512
-	importBatchMax   = 4096
+	importBatchMax   = 1024
 	importPairsMax   = 65536 // pairs past the cap per batch
 )
+
+// ImportMemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit)
+// that "ndrmilter ledger import" sets for its process unless GOMEMLIMIT is
+// set. An import holds a bounded amount (about 15-20 MB live on a normal
+// log: the batches above, one ledger transaction, the blocks ReadLog
+// parses, the messages LogJoiner holds), but Go's collector lets the heap
+// grow to twice what is live before it collects: the limit makes it
+// collect before that instead. It is soft: a log whose pending messages
+// hold more (LogJoiner's bounds allow far more) makes the collector run
+// more often, never fail.
+const ImportMemoryLimit = 32 << 20
 
 // Importer reads Postfix logs into a ledger: LogJoiner joins their lines
 // into Records, which are written in batches (ledger.MergeBatch: thousands

@@ -9,6 +9,9 @@
 //
 //	go run ./internal/cmd/benchimport [-messages N] [-runs N] [-bin PATH] [-dir DIR]
 //
+// The import runs without GOGC and GOMEMLIMIT in its environment: with
+// the soft memory limit the command sets itself.
+//
 // It checks the import's --json summary against what the log holds (every
 // message that left from example.org imported as new), so that a fast import
 // that skipped work does not pass. The figures are only meaningful on an idle
@@ -118,6 +121,7 @@ func run(messages, runs int, bin, dir string, rfc3339 bool) error {
 		data := filepath.Join(dir, fmt.Sprintf("ledger-%d", i))
 		os.RemoveAll(data)
 		cmd := exec.Command(bin, "ledger", "import", "--data", data, "--domain", "example.org", "--json", logPath)
+		cmd.Env = importEnv()
 		var out bytes.Buffer
 		cmd.Stdout = &out
 		imp, err := measure(cmd)
@@ -214,6 +218,19 @@ func sampleRSS(pid int, done <-chan struct{}) [2]float64 {
 			best = [2]float64{anon, file}
 		}
 	}
+}
+
+// importEnv is the environment of the import: this one without GOGC and
+// GOMEMLIMIT, so that the import runs with the settings of its own
+// (postfixlog.ImportMemoryLimit), as an admin runs it.
+func importEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GOGC=") && !strings.HasPrefix(kv, "GOMEMLIMIT=") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // check compares the import's --json summary with what the log holds.
