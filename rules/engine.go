@@ -22,7 +22,7 @@ type Engine struct {
 	rules      []*rule
 	reasons    map[Reason]*reasonDef
 	extractors []*extractor
-	texts      *[numTexts]text // in English
+	texts      *[numTexts]text  // in English
 	textsFrom  [numTexts]string // the file each text came from: only the built-in ones are translated
 	trOnce     sync.Once
 	tr         *engineTranslations // set by trOnce: use translated()
