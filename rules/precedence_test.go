@@ -173,8 +173,8 @@ func TestPrecedenceSisimaiOrder(t *testing.T) {
 			in:     Input{Status: "4.4.7", Diagnostic: "Deferred: Connection refused by mx.example.org, then the message timed out"},
 			winner: "blocked-text", reason: "blocked", loser: "expired-text", lost: "expired"},
 		{name: "a specific phrase beats a media code (X.6.x)",
-			in:     Input{Status: "5.6.0", Diagnostic: "554 5.6.0 message detected as spam by the gateway"},
-			winner: "spamdetected-text", reason: "spamdetected", loser: "rfc3463-x.6", lost: "contenterror"},
+			in:     Input{Status: "5.6.0", Diagnostic: "554 5.6.0 mail score (9.2) over the limit of the gateway"},
+			winner: "spamdetected-pairs", reason: "spamdetected", loser: "rfc3463-x.6", lost: "contenterror"},
 		{name: "a specific phrase beats X.7.1",
 			in:     Input{Status: "5.7.1", Diagnostic: "554 5.7.1 client 192.0.2.9 blocked using bl.example.net"},
 			winner: "blocked-text", reason: "blocked", loser: "rfc3463-x.7.1", lost: "securityerror"},
@@ -265,8 +265,8 @@ func TestPrecedenceCatchAlls(t *testing.T) {
 			in:     Input{Status: "5.7.1", Diagnostic: "554 5.7.1 service unavailable for you", Command: "HELO"},
 			winner: "blocked-at-connection", reason: "blocked", loser: "systemerror-general-text", lost: "systemerror"},
 		{name: "a specific phrase beats a general word of another family",
-			in:     Input{Diagnostic: "550 violation: this message looks like spam"},
-			winner: "spamdetected-text", reason: "spamdetected", loser: "policy-general-text", lost: "policyviolation"},
+			in:     Input{Diagnostic: "550 violation: mail score (9.2) over our limit"},
+			winner: "spamdetected-pairs", reason: "spamdetected", loser: "policy-general-text", lost: "policyviolation"},
 		{name: "a precise code beats a general word",
 			in:     Input{Status: "5.1.6", Diagnostic: "550 5.1.6 the IP address book has no entry"},
 			winner: "rfc3463-x.1.6", reason: "hasmoved", loser: "blocked-general-text", lost: "blocked"},
@@ -280,4 +280,39 @@ func TestPrecedenceCatchAlls(t *testing.T) {
 			in:     Input{Diagnostic: "MSEXCH:IMS:Example:Site:SRV1 0 (000B09AA) Unable to relay for amy@example.net"},
 			winner: "relay-denied-5.7.1", reason: "norelaying", loser: "norelaying-text", lost: "norelaying"},
 	})
+}
+
+// TestPrecedenceSpecificOverGeneral: a phrase of a family beats a bare code
+// and the general words of another family; the more specific phrase beats
+// the general one (doc.go principles 5, 6 and 8).
+func TestPrecedenceSpecificOverGeneral(t *testing.T) {
+	checkConflicts(t, []conflict{
+		{name: "a list's posting restriction beats the bare 5.7.1",
+			in:     Input{Status: "5.7.1", Diagnostic: "550 5.7.1 You are not permitted to post to this group"},
+			winner: "list-posting-restricted", reason: "filtered", loser: "rfc3463-x.7.1", lost: "securityerror"},
+		{name: "a list's posting restriction is a filter, not a refusal of the sender",
+			in:     Input{Diagnostic: "550 You are not allowed to post to this mailing list"},
+			winner: "list-posting-restricted", reason: "filtered", loser: "rejected-text", lost: "rejected"},
+		{name: "Google Groups' own notice keeps its vendor reading",
+			in:     Input{Diagnostic: "The group you tried to contact (staff) may not exist, or you may not have permission to post messages to the group. https://groups.google.com/"},
+			winner: "google-groups-refused", reason: "rejected", loser: "list-posting-restricted", lost: "filtered"},
+		{name: "a named sender's address refused beats a recipient's filter wording",
+			in:     Input{Status: "5.7.1", Diagnostic: "550 5.7.1 Not accepting mail from o.berg@example.com"},
+			winner: "rejected-sender-named", reason: "rejected", loser: "filtered-text", lost: "filtered"},
+		{name: "a named sender's address refused at MAIL FROM beats a host that takes no mail",
+			in:     Input{Status: "5.7.1", Diagnostic: "550 5.7.1 Not accepting mail from o.berg@example.com", Command: "MAIL"},
+			winner: "rejected-sender-named", reason: "rejected", loser: "notaccept-text", lost: "notaccept"},
+		{name: "the word spam beats blocked's general words",
+			in:     Input{Status: "5.7.1", Diagnostic: "550 5.7.1 This message has been blocked because it contains spam"},
+			winner: "spam-general-text", reason: "spamdetected", loser: "blocked-general-text", lost: "blocked"},
+		{name: "an attachment filter is a policy refusal, not the bare 5.7.1",
+			in:     Input{Status: "5.7.1", Diagnostic: "554 5.7.1 Message rejected due to content restrictions (attachment type not allowed)"},
+			winner: "policy-text", reason: "policyviolation", loser: "rfc3463-x.7.1", lost: "securityerror"},
+	})
+	// A recipient who refuses a sender is a filter, not a refusal of the sender.
+	e := builtin(t)
+	v := e.Classify(Input{Action: "failed", Diagnostic: "550 The recipient is not accepting mail from o.berg@example.com"})
+	if v.Reason != "filtered" {
+		t.Errorf("recipient refusing a sender: %s (rule %s), want filtered", v.Reason, v.Rule)
+	}
 }
