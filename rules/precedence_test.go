@@ -316,3 +316,24 @@ func TestPrecedenceSpecificOverGeneral(t *testing.T) {
 		t.Errorf("recipient refusing a sender: %s (rule %s), want filtered", v.Reason, v.Rule)
 	}
 }
+
+// TestPrecedenceStageYieldsToBlockWords: the stage says whose address a
+// user-unknown answer is about, not that the address is the cause: blocked's
+// words (a listed IP) beat the readings of the stage and of Microsoft's
+// "mailbox unavailable" at any stage.
+func TestPrecedenceStageYieldsToBlockWords(t *testing.T) {
+	e := builtin(t)
+	for _, in := range []Input{
+		{Action: "failed", Command: "MAIL", Diagnostic: "550 Requested action not taken: mailbox unavailable (your IP 198.51.100.3 is listed at zen.spamhaus.org)"},
+		{Action: "failed", Command: "MAIL", Diagnostic: "554 5.7.1 Service unavailable; Client host [198.51.100.3] blocked using bl.spamcop.net; address does not exist"},
+		{Action: "failed", Diagnostic: "550 Requested action not taken: mailbox unavailable; client host 198.51.100.3 is on our block list"},
+	} {
+		if v := e.Classify(in); v.Reason != "blocked" {
+			t.Errorf("%q at %q: %s (rule %s), want blocked", in.Diagnostic, in.Command, v.Reason, v.Rule)
+		}
+	}
+	// Without block words the stage still decides.
+	if v := e.Classify(Input{Action: "failed", Command: "MAIL", Status: "5.1.1", Diagnostic: "550 5.1.1 no such user here"}); v.Rule != "unknown-at-mail-from" {
+		t.Errorf("user unknown at MAIL FROM: %s (rule %s), want rejected (rule unknown-at-mail-from)", v.Reason, v.Rule)
+	}
+}
