@@ -137,7 +137,9 @@
 //     one (5.1.1 with "mailbox full" is mailboxfull; 5.2.2 with "user
 //     unknown" too). A code that means a missing address (5.1.0, 5.1.1,
 //     5.1.3) yields to the words of blocked, rejected and notaccept, as
-//     Sisimai's notes say. Then the reasons only phrases decide, in Sisimai's
+//     Sisimai's notes say (not to a wrapper that names no cause, see 8);
+//     a user-unknown answer at MAIL FROM, and Microsoft's "mailbox
+//     unavailable" at any stage, yield to blocked's words too. Then the reasons only phrases decide, in Sisimai's
 //     second-pass order (virusdetected, policyviolation, systemerror,
 //     networkerror, systemfull, notaccept, expired, failedstarttls,
 //     securityerror, mailererror). Weak codes are read only after all of
