@@ -11,8 +11,11 @@ import (
 // So a URL becomes the {url} fact only when its host is one of the pages
 // that receiving servers are known to point senders to: the help, postmaster
 // and delisting pages of large mail providers, filter vendors and block-list
-// operators. Any other URL is left out of the explanation (it stays in the
-// server's text, shown to admins as the diagnostic).
+// operators. Any other URL is left out of ndrmilter's advice. It may still
+// appear inside the server's reply when the explanation quotes it ("It said:
+// ..."): there it is marked as the server's words, as it is in the bounce
+// itself, which the reader has anyway; what must not happen is ndrmilter
+// recommending it.
 //
 // Sources, so that the list is a family and not a sample:
 //   - the hosts quoted in Sisimai's phrase lists
