@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"time"
 
+	gomilter "github.com/emersion/go-milter"
+
 	"github.com/ndrmilter/ndrmilter/decide"
 	"github.com/ndrmilter/ndrmilter/frontend"
 )
@@ -79,6 +81,12 @@ type Config struct {
 	// at once (default frontend.DefaultBufferBudget); past it a message
 	// passes unread, its X-NDR-* fields still removed.
 	BufferBudget int64
+	// Actions are changes to a message the milter asks Postfix to allow
+	// besides its own (adding, changing and deleting header fields,
+	// replacing the body, quarantine): gomilter.OptChangeFrom,
+	// OptAddRcpt and OptRemoveRcpt for a feature that rewrites the
+	// envelope. They are negotiated on each new milter connection.
+	Actions gomilter.OptAction
 
 	site decide.Site // Domains and TrustedNetworks, set by withDefaults
 }

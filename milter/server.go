@@ -106,9 +106,9 @@ var symList = map[gomilter.Stage][]string{
 func (s *Server) serveConn(c *conn) {
 	ms := &gomilter.Server{
 		NewMilter: func() gomilter.Milter { return &session{srv: s, c: c} },
-		Actions: gomilter.OptAddHeader | gomilter.OptChangeHeader | gomilter.OptChangeBody |
-			gomilter.OptQuarantine | gomilter.OptSetSymList,
-		SymList: symList,
+		Actions:   s.config().actions(),
+		Protocol:  protocolOptions,
+		SymList:   symList,
 	}
 	ms.Serve(&connListener{c: c})
 }
@@ -261,7 +261,9 @@ func (s *Server) track(nc net.Conn) *conn {
 }
 
 // conn is a milter connection: buffered reads (go-milter reads the length
-// and the payload of every packet separately), a deadline for the first
+// and the payload of every packet separately), batched writes (go-milter
+// writes each packet on its own: the changes at the end of a message and
+// its reply go out in one write), a deadline for the first
 // packet and an idle timeout after it, what its messages hold of the
 // budget, the facts of the connection that every session on it shares, and
 // accounting for drain.
@@ -273,6 +275,7 @@ type conn struct {
 	once   sync.Once
 	closed chan struct{}
 	began  bool // a packet was read: the negotiation began
+	w      []byte // packets written by go-milter, not yet sent (flushed before a read waits)
 
 	// Connection facts, from the Connect callback; a session made after a
 	// final response on the connection sees them too. The sessions of a
@@ -287,8 +290,48 @@ type conn struct {
 	stray int
 }
 
+// maxPendingWrite bounds the packets held before they are sent: a body
+// replacement goes out in pieces of about this size.
+const maxPendingWrite = 64 << 10
+
+// writeTimeout bounds the sending of the packets held: Postfix reads them
+// at once (it waits for them).
+const writeTimeout = time.Minute
+
+// Write holds the packets go-milter writes until the next read would wait
+// for Postfix, which waits for them: the protocol is request and reply, so
+// every reply of a request goes out in one write, before the next request
+// is awaited. go-milter writes and reads on the connection's goroutine only.
+func (c *conn) Write(p []byte) (int, error) {
+	c.w = append(c.w, p...)
+	if len(c.w) >= maxPendingWrite {
+		if err := c.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// flush sends the packets held.
+func (c *conn) flush() error {
+	if len(c.w) == 0 {
+		return nil
+	}
+	c.Conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+	_, err := c.Conn.Write(c.w)
+	if cap(c.w) > maxPendingWrite {
+		c.w = nil
+	} else {
+		c.w = c.w[:0]
+	}
+	return err
+}
+
 func (c *conn) Read(p []byte) (int, error) {
 	if c.r.Buffered() == 0 {
+		if err := c.flush(); err != nil {
+			return 0, err
+		}
 		t := c.srv.config().IdleTimeout
 		if !c.began {
 			t = min(t, HandshakeTimeout)
