@@ -274,7 +274,7 @@ type conn struct {
 	hold   *frontend.Hold // what the message in progress holds of the budget
 	once   sync.Once
 	closed chan struct{}
-	began  bool // a packet was read: the negotiation began
+	began  bool   // a packet was read: the negotiation began
 	w      []byte // packets written by go-milter, not yet sent (flushed before a read waits)
 
 	// Connection facts, from the Connect callback; a session made after a
