@@ -276,6 +276,10 @@ type conn struct {
 	closed chan struct{}
 	began  bool   // a packet was read: the negotiation began
 	w      []byte // packets written by go-milter, not yet sent (flushed before a read waits)
+	// mtaOffer is the protocol options the MTA offered in its option
+	// negotiation (go-milter does not keep them): SMFIP_SKIP says it takes
+	// SMFIR_SKIP.
+	mtaOffer gomilter.OptProtocol
 
 	// Connection facts, from the Connect callback; a session made after a
 	// final response on the connection sees them too. The sessions of a
@@ -337,6 +341,9 @@ func (c *conn) Read(p []byte) (int, error) {
 			t = min(t, HandshakeTimeout)
 		}
 		c.Conn.SetReadDeadline(time.Now().Add(t))
+	}
+	if !c.began {
+		c.mtaOffer = readOffer(c.r)
 	}
 	n, err := c.r.Read(p)
 	if n > 0 {

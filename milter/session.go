@@ -367,12 +367,17 @@ func (s *session) needsRest() bool {
 }
 
 // BodyChunk keeps the body of a possible bounce up to the cap; the rest, and
-// every other body, passes without being stored.
+// every other body, passes without being stored. When the MTA takes
+// SMFIR_SKIP, it is asked for no more chunks of a body the milter does not
+// read: neither a bounce nor outbound mail, or a bounce past the cap.
 func (s *session) BodyChunk(chunk []byte, m *gomilter.Modifier) (resp gomilter.Response, err error) {
 	defer s.observe(stBody, time.Now())
 	defer s.guard(stBody, &resp, &err)
 	msg := &s.msg
-	if msg.cfg != nil && msg.route.Candidate && !msg.truncated && !msg.unread {
+	if msg.cfg == nil {
+		return gomilter.RespContinue, nil
+	}
+	if msg.route.Candidate && !msg.truncated && !msg.unread {
 		room := msg.cfg.ParseCap - msg.text.size()
 		if len(chunk) > room {
 			chunk = chunk[:room]
@@ -381,7 +386,20 @@ func (s *session) BodyChunk(chunk []byte, m *gomilter.Modifier) (resp gomilter.R
 		msg.text.add(chunk)
 		s.hold()
 	}
+	if s.c.mtaOffer&gomilter.OptSkip != 0 && !s.needsBody() {
+		return skipBody{}, nil
+	}
 	return gomilter.RespContinue, nil
+}
+
+// needsBody reports whether the milter reads the rest of the message's
+// body: a possible bounce's, up to the parse cap, and outbound mail's.
+func (s *session) needsBody() bool {
+	msg := &s.msg
+	if msg.route.Outbound() {
+		return true
+	}
+	return msg.route.Candidate && !msg.truncated && !msg.unread
 }
 
 // Abort forgets the message; the connection facts stay.
