@@ -100,7 +100,7 @@ func readHead(r *bufio.Reader, keep bool, parseCap int, hold *frontend.Hold) (*h
 	}
 	for keep && len(h.raw) < parseCap {
 		// Grown as the text comes: a small report takes little.
-		want := min(parseCap, max(2*len(h.raw), len(h.raw)+r.Buffered(), 64<<10))
+		want := min(parseCap, max(2*len(h.raw), len(h.raw)+r.Buffered(), minReportBuffer))
 		if !hold.Grow(want) {
 			h.unread = true
 			break
@@ -123,6 +123,10 @@ func readHead(r *bufio.Reader, keep bool, parseCap int, hold *frontend.Hold) (*h
 	}
 	return h, nil
 }
+
+// minReportBuffer is the least a report's text is grown to: most reports
+// are a few kilobytes, read in one or two steps.
+const minReportBuffer = 16 << 10
 
 func growTo(b []byte, n int) []byte {
 	if cap(b) >= n {

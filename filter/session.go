@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/emersion/go-smtp"
@@ -205,7 +206,12 @@ func (s *session) Data(r io.Reader) error {
 	cfg := s.cfg
 	route := s.route.WithRecipients(cfg.site, s.rcpts)
 	keep := route.Candidate && !route.Outbound()
-	br := bufio.NewReaderSize(r, 32<<10)
+	br := dataReaders.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		dataReaders.Put(br)
+	}()
 	// What the message holds of the budget is given back when it is gone.
 	defer s.c.hold.Release()
 	h, err := readHead(br, keep, cfg.ParseCap, s.c.hold)
@@ -328,18 +334,40 @@ func stripsOutbound(cfg *Config, rcpts []string) bool {
 	return false
 }
 
+// dataReaders are the readers of message data, one per message in
+// progress: taken from the pool rather than made (and zeroed) for each.
+var dataReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
+
 // errReadClient marks a failure to read the message from the client.
 var errReadClient = errors.New("reading the message from the client")
 
-// clientReader tells read errors apart from write errors in io.Copy.
-type clientReader struct{ r *bufio.Reader }
+// hopWriter notes the errors of writes to the next hop, so that an error
+// of the copy that is not one is the client's.
+type hopWriter struct {
+	w   io.Writer
+	err error
+}
 
-func (c clientReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
-		err = fmt.Errorf("%w: %w", errReadClient, err)
+func (h *hopWriter) Write(p []byte) (int, error) {
+	n, err := h.w.Write(p)
+	if err != nil && h.err == nil {
+		h.err = err
 	}
 	return n, err
+}
+
+// copyRest streams the rest of the message from br to w through br's own
+// buffer; a read error is marked errReadClient.
+func copyRest(w io.Writer, br *bufio.Reader) error {
+	hw := &hopWriter{w: w}
+	_, err := br.WriteTo(hw)
+	switch {
+	case err == nil, hw.err != nil:
+		return err
+	case errors.Is(err, io.EOF):
+		return nil
+	}
+	return fmt.Errorf("%w: %w", errReadClient, err)
 }
 
 // send writes the message to the next hop: its start with the Outcome
@@ -358,8 +386,7 @@ func send(w io.Writer, h *head, br *bufio.Reader, out *decide.Outcome, asIs bool
 	} else if err := h.write(w, out); err != nil {
 		return err
 	}
-	_, err := io.Copy(w, clientReader{br})
-	return err
+	return copyRest(w, br)
 }
 
 // finish ends the transaction at the next hop if it is still open there
