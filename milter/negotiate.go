@@ -23,11 +23,15 @@ import (
 // one body chunk of four sent): the milter skips the rest of a body it does
 // not read when the MTA offered SMFIP_SKIP (skipBody).
 const (
-	// protocolOptions are the stages and replies the milter does without:
-	//   - HELO: nothing is read from it;
+	// protocolOptions are the stages and replies the milter does without,
+	// those of them the MTA offers (protocolFor):
+	//   - HELO: nothing is read from it (protocol 2 has it: always asked);
 	//   - the reply to each header field: the fields are only noted, and a
 	//     decision (a header too large) waits for the end of the header,
-	//     where the reply is the message's.
+	//     where the reply is the message's. Asked only when the MTA offers
+	//     it (Postfix does, unless milter_protocol is set to 2, 3 or 4
+	//     without "no_header_reply"): an MTA that did not would wait for
+	//     each reply.
 	// Connect stays (a local socket makes mail outbound), and so do MAIL,
 	// RCPT, the header and the body: X-NDR-* fields are removed from every
 	// message, and bounces and outbound mail are read whole. A message that
@@ -47,6 +51,17 @@ const (
 // the envelope sender and of recipients, when enabled).
 func (c *Config) actions() gomilter.OptAction {
 	return baseActions | c.Actions
+}
+
+// protocolFor returns the protocol options to ask an MTA for that offered
+// offer: protocolOptions, the reply to header fields left out only when
+// offered.
+func protocolFor(offer gomilter.OptProtocol) gomilter.OptProtocol {
+	p := protocolOptions
+	if offer&gomilter.OptNoHeaderReply == 0 {
+		p &^= gomilter.OptNoHeaderReply
+	}
+	return p
 }
 
 // optNegSize is the size of the MTA's option negotiation packet: length,

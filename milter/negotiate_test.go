@@ -113,7 +113,8 @@ func (m *rawMTA) message(from, rcpt string, fields [][2]string, chunks int) (bod
 	}
 }
 
-// The milter asks Postfix for no HELO and no reply to header fields, and,
+// The milter asks Postfix for no HELO and no reply to header fields (when
+// offered), and,
 // when the MTA offers SMFIP_SKIP, skips the body of inbound mail it does
 // not read (here, ordinary mail with a forged X-NDR-* field) after the
 // first chunk, its forged field still deleted at end of message; without
@@ -133,6 +134,12 @@ func TestBodyNotReadIsSkippedWhenTheMTATakesSkip(t *testing.T) {
 	}
 	if string(eom) != "mc" {
 		t.Fatalf("end of message %q, want the forged field deleted (m) and continue", eom)
+	}
+
+	// An MTA that does not offer to do without header replies (Postfix
+	// with milter_protocol = 2) gets them: it would wait for each.
+	if _, asked := dialRaw(t, addr, 0); asked&gomilter.OptNoHeaderReply != 0 || asked&gomilter.OptNoHelo == 0 {
+		t.Fatalf("options asked of an MTA that offers none: %#x, want no HELO only", asked)
 	}
 
 	m, _ = dialRaw(t, addr, gomilter.OptNoHeaderReply|gomilter.OptNoHelo)

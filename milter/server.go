@@ -107,10 +107,15 @@ func (s *Server) serveConn(c *conn) {
 	ms := &gomilter.Server{
 		NewMilter: func() gomilter.Milter { return &session{srv: s, c: c} },
 		Actions:   s.config().actions(),
-		Protocol:  protocolOptions,
 		SymList:   symList,
 	}
-	ms.Serve(&connListener{c: c})
+	// go-milter copies Protocol into the connection's session once Accept
+	// has returned the connection: the MTA's offer is read first.
+	ms.Serve(&connListener{c: c, offered: func(offer gomilter.OptProtocol) {
+		c.mtaOffer = offer
+		c.proto = protocolFor(offer)
+		ms.Protocol = c.proto
+	}})
 }
 
 // Health reports what keeps outbound records from being durable (no
@@ -280,6 +285,7 @@ type conn struct {
 	// negotiation (go-milter does not keep them): SMFIP_SKIP says it takes
 	// SMFIR_SKIP.
 	mtaOffer gomilter.OptProtocol
+	proto    gomilter.OptProtocol // the protocol options asked for (protocolFor)
 
 	// Connection facts, from the Connect callback; a session made after a
 	// final response on the connection sees them too. The sessions of a
@@ -342,9 +348,6 @@ func (c *conn) Read(p []byte) (int, error) {
 		}
 		c.Conn.SetReadDeadline(time.Now().Add(t))
 	}
-	if !c.began {
-		c.mtaOffer = readOffer(c.r)
-	}
 	n, err := c.r.Read(p)
 	if n > 0 {
 		c.began = true
@@ -375,13 +378,16 @@ func (c *conn) Close() error {
 // until that connection is closed, so that the server's accept loop ends
 // with it.
 type connListener struct {
-	c     *conn
-	taken bool
+	c       *conn
+	taken   bool
+	offered func(gomilter.OptProtocol) // gets the MTA's offer before go-milter reads it
 }
 
 func (l *connListener) Accept() (net.Conn, error) {
 	if !l.taken {
 		l.taken = true
+		l.c.Conn.SetReadDeadline(time.Now().Add(min(l.c.srv.config().IdleTimeout, HandshakeTimeout)))
+		l.offered(readOffer(l.c.r))
 		return l.c, nil
 	}
 	<-l.c.closed

@@ -127,7 +127,7 @@ func (s *session) guard(st stage, resp *gomilter.Response, err *error) {
 		if resp != nil {
 			*resp = gomilter.RespContinue
 			if st == stHeader {
-				*resp = noReply
+				*resp = s.headerReply()
 			}
 		}
 		if err != nil {
@@ -245,7 +245,7 @@ func (s *session) RcptTo(rcptTo string, m *gomilter.Modifier) (resp gomilter.Res
 
 // Header notes Message-ID, Subject and X-NDR-* headers, and keeps the
 // header of a possible bounce for parsing. Postfix expects no reply to a
-// header field (protocolOptions): a header section over
+// header field when it offers not to (protocolFor): a header section over
 // frontend.MaxHeaderBytes, or with more X-NDR-* fields than the milter can
 // delete, gets a temporary failure at the end of the header (Headers).
 func (s *session) Header(name string, value string, m *gomilter.Modifier) (resp gomilter.Response, err error) {
@@ -259,7 +259,7 @@ func (s *session) Header(name string, value string, m *gomilter.Modifier) (resp 
 		if s.c.stray += size; s.c.stray > frontend.MaxHeaderBytes {
 			return nil, errors.New("milter: header fields sent outside a message: closing the connection")
 		}
-		return noReply, nil
+		return s.headerReply(), nil
 	}
 	if msg.headerBytes += size; msg.headerBytes > frontend.MaxHeaderBytes {
 		// go-milter keeps every field until the message ends: a client
@@ -268,7 +268,7 @@ func (s *session) Header(name string, value string, m *gomilter.Modifier) (resp 
 			return nil, errors.New("milter: header over twice the limit after the temporary failure: closing the connection")
 		}
 		s.refuse(frontend.TempfailHeaderLimit, replyHeaderLimit)
-		return noReply, nil
+		return s.headerReply(), nil
 	}
 	lname := strings.ToLower(name)
 	if lname == "message-id" && msg.messageID == "" {
@@ -279,7 +279,7 @@ func (s *session) Header(name string, value string, m *gomilter.Modifier) (resp 
 		// On every message, outbound too (decide.Outbound).
 		if len(msg.ndr) == maxNDRFields {
 			s.refuse(frontend.TempfailNDRFields, replyNDRFields)
-			return noReply, nil
+			return s.headerReply(), nil
 		}
 		msg.counts[lname]++
 		msg.ndr = append(msg.ndr, decide.Header{Name: name, Index: msg.counts[lname]})
@@ -293,13 +293,18 @@ func (s *session) Header(name string, value string, m *gomilter.Modifier) (resp 
 		msg.keep(name, ": ", value, "\r\n")
 	}
 	s.hold()
-	return noReply, nil
+	return s.headerReply(), nil
 }
 
-// noReply is the answer to a header field: none (gomilter.OptNoHeaderReply,
-// negotiated in protocolOptions; go-milter writes no packet for a nil
-// Response).
-var noReply gomilter.Response
+// headerReply is the answer to a header field: none when the MTA waits
+// for none (gomilter.OptNoHeaderReply negotiated; go-milter writes no
+// packet for a nil Response), else continue.
+func (s *session) headerReply() gomilter.Response {
+	if s.c.proto&gomilter.OptNoHeaderReply != 0 {
+		return nil
+	}
+	return gomilter.RespContinue
+}
 
 // refuse marks the message for a temporary failure at the end of its
 // header, the first reason kept, and lets go of what it holds: nothing more
