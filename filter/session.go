@@ -234,6 +234,22 @@ func (s *session) Data(r io.Reader) error {
 		// Reset. (Reject and discard apply only to a report from outside.)
 		return nil
 	}
+	recorded := false
+	if route.Outbound() && s.queueID != "" {
+		// The upstream MTA named the queue id (after the queue): the record
+		// is made durable while the message goes to the next hop, which
+		// syncs its own queue file meanwhile, and the client's reply waits
+		// for both. (As the milter does, a record may then stand for a
+		// message the next hop refuses: the upstream MTA tries it again or
+		// bounces it to its sender.)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.record(h, s.queueID, route, cfg)
+		}()
+		defer func() { <-done }()
+		recorded = true
+	}
 
 	w, err := s.hop.c.Data()
 	if err != nil {
@@ -263,22 +279,24 @@ func (s *session) Data(r io.Reader) error {
 		s.drop("data", err)
 		return errNextHopLost
 	}
-	if route.Outbound() {
-		queueID := s.queueID
-		if queueID == "" {
-			// No XFORWARD IDENT: before the queue (smtpd_proxy_filter),
-			// or mail submitted on the upstream host. The next hop names
-			// the id the message has in its queue, which its Received
-			// field shows too.
-			queueID = queuedAs(resp.StatusText)
-		}
-		s.srv.metrics.CountOutbound()
-		s.srv.rec.Record(ledger.Record{MessageID: h.messageID(), QueueID: queueID, Sender: s.from,
-			Recipients: s.rcpts, Time: s.start}, string(route.Why), cfg.recordPolicy())
+	if route.Outbound() && !recorded {
+		// No XFORWARD IDENT: before the queue (smtpd_proxy_filter), or
+		// mail submitted on the upstream host. The next hop names the id
+		// the message has in its queue, which its Received field shows
+		// too.
+		s.record(h, queuedAs(resp.StatusText), route, cfg)
 	}
 	s.srv.log.Debug("relayed", zap.String("queue_id", s.queueID), zap.String("route", routeName(route)),
 		zap.String("next_hop_reply", resp.StatusText))
 	return acceptedReply(resp.StatusText)
+}
+
+// record writes the record of an outbound message and returns once it is
+// durable (frontend.Recorder).
+func (s *session) record(h *head, queueID string, route decide.Route, cfg *Config) {
+	s.srv.metrics.CountOutbound()
+	s.srv.rec.Record(ledger.Record{MessageID: h.messageID(), QueueID: queueID, Sender: s.from,
+		Recipients: s.rcpts, Time: s.start}, string(route.Why), cfg.recordPolicy())
 }
 
 func routeName(r decide.Route) string {
