@@ -124,7 +124,7 @@ func (h *head) keepBody(r *bufio.Reader, parseCap int, hold *frontend.Hold) erro
 	}
 	for len(h.raw) < parseCap {
 		// Grown as the text comes: a small report takes little.
-		want := min(parseCap, max(2*len(h.raw), len(h.raw)+r.Buffered(), 64<<10))
+		want := min(parseCap, max(2*len(h.raw), len(h.raw)+r.Buffered(), minReportBuffer))
 		if !hold.Grow(want) {
 			h.unread = true
 			break
@@ -147,6 +147,10 @@ func (h *head) keepBody(r *bufio.Reader, parseCap int, hold *frontend.Hold) erro
 	}
 	return nil
 }
+
+// minReportBuffer is the least a report's text is grown to: most reports
+// are a few kilobytes, read in one or two steps.
+const minReportBuffer = 16 << 10
 
 func growTo(b []byte, n int) []byte {
 	if cap(b) >= n {

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/emersion/go-smtp"
@@ -215,7 +216,12 @@ func (s *session) Data(r io.Reader) error {
 	cfg := s.cfg
 	route := s.route.WithRecipients(cfg.site, s.rcpts)
 	keep := route.Candidate && !route.Outbound()
-	br := bufio.NewReaderSize(r, 32<<10)
+	br := dataReaders.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		dataReaders.Put(br)
+	}()
 	// What the message holds of the budget is given back when it is gone.
 	defer s.c.hold.Release()
 	h, err := readHead(br, keep, cfg.ParseCap, s.c.hold)
@@ -241,6 +247,22 @@ func (s *session) Data(r io.Reader) error {
 		// Accepted and dropped: the next hop's transaction is reset in
 		// Reset. (Reject and discard apply only to a report from outside.)
 		return nil
+	}
+	recorded := false
+	if route.Outbound() && s.queueID != "" {
+		// The upstream MTA named the queue id (after the queue): the record
+		// is made durable while the message goes to the next hop, which
+		// syncs its own queue file meanwhile, and the client's reply waits
+		// for both. (As the milter does, a record may then stand for a
+		// message the next hop refuses: the upstream MTA tries it again or
+		// bounces it to its sender.)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.record(h, s.queueID, route, cfg)
+		}()
+		defer func() { <-done }()
+		recorded = true
 	}
 
 	w, err := s.hop.c.Data()
@@ -271,22 +293,24 @@ func (s *session) Data(r io.Reader) error {
 		s.drop("data", err)
 		return errNextHopLost
 	}
-	if route.Outbound() {
-		queueID := s.queueID
-		if queueID == "" {
-			// No XFORWARD IDENT: before the queue (smtpd_proxy_filter),
-			// or mail submitted on the upstream host. The next hop names
-			// the id the message has in its queue, which its Received
-			// field shows too.
-			queueID = queuedAs(resp.StatusText)
-		}
-		s.srv.metrics.CountOutbound()
-		s.srv.rec.Record(ledger.Record{MessageID: h.messageID(), QueueID: queueID, Sender: s.from,
-			Recipients: s.rcpts, Time: s.start}, string(route.Why), cfg.recordPolicy())
+	if route.Outbound() && !recorded {
+		// No XFORWARD IDENT: before the queue (smtpd_proxy_filter), or
+		// mail submitted on the upstream host. The next hop names the id
+		// the message has in its queue, which its Received field shows
+		// too.
+		s.record(h, queuedAs(resp.StatusText), route, cfg)
 	}
 	s.srv.log.Debug("relayed", zap.String("queue_id", s.queueID), zap.String("route", routeName(route)),
 		zap.String("next_hop_reply", resp.StatusText))
 	return acceptedReply(resp.StatusText)
+}
+
+// record writes the record of an outbound message and returns once it is
+// durable (frontend.Recorder).
+func (s *session) record(h *head, queueID string, route decide.Route, cfg *Config) {
+	s.srv.metrics.CountOutbound()
+	s.srv.rec.Record(ledger.Record{MessageID: h.messageID(), QueueID: queueID, Sender: s.from,
+		Recipients: s.rcpts, Time: s.start}, string(route.Why), cfg.recordPolicy())
 }
 
 func routeName(r decide.Route) string {
@@ -342,18 +366,40 @@ func stripsOutbound(cfg *Config, rcpts []string) bool {
 	return false
 }
 
+// dataReaders are the readers of message data, one per message in
+// progress: taken from the pool rather than made (and zeroed) for each.
+var dataReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
+
 // errReadClient marks a failure to read the message from the client.
 var errReadClient = errors.New("reading the message from the client")
 
-// clientReader tells read errors apart from write errors in io.Copy.
-type clientReader struct{ r *bufio.Reader }
+// hopWriter notes the errors of writes to the next hop, so that an error
+// of the copy that is not one is the client's.
+type hopWriter struct {
+	w   io.Writer
+	err error
+}
 
-func (c clientReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
-		err = fmt.Errorf("%w: %w", errReadClient, err)
+func (h *hopWriter) Write(p []byte) (int, error) {
+	n, err := h.w.Write(p)
+	if err != nil && h.err == nil {
+		h.err = err
 	}
 	return n, err
+}
+
+// copyRest streams the rest of the message from br to w through br's own
+// buffer; a read error is marked errReadClient.
+func copyRest(w io.Writer, br *bufio.Reader) error {
+	hw := &hopWriter{w: w}
+	_, err := br.WriteTo(hw)
+	switch {
+	case err == nil, hw.err != nil:
+		return err
+	case errors.Is(err, io.EOF):
+		return nil
+	}
+	return fmt.Errorf("%w: %w", errReadClient, err)
 }
 
 // send writes the message to the next hop: its start with the Outcome
@@ -372,8 +418,7 @@ func send(w io.Writer, h *head, br *bufio.Reader, out *decide.Outcome, asIs bool
 	} else if err := h.write(w, out); err != nil {
 		return err
 	}
-	_, err := io.Copy(w, clientReader{br})
-	return err
+	return copyRest(w, br)
 }
 
 // finish ends the transaction at the next hop if it is still open there

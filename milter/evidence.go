@@ -27,12 +27,28 @@ const batvActions = gomilter.OptChangeFrom | gomilter.OptAddRcpt | gomilter.OptR
 
 // actions are the milter actions asked for: BATV's only when it is on.
 func (s *Server) actions() gomilter.OptAction {
-	a := gomilter.OptAddHeader | gomilter.OptChangeHeader | gomilter.OptChangeBody |
-		gomilter.OptQuarantine | gomilter.OptSetSymList
+	a := baseActions
 	if cfg := s.config(); cfg.Evidence != nil && cfg.Evidence.BATV != nil {
 		a |= batvActions
 	}
 	return a
+}
+
+// rewritesRecipients reports whether the end of the message may give a
+// prvs= recipient its plain address (plainRecipients): BATV is on, the
+// sender is null and a recipient is in the signed form. Such a message is
+// not accepted at the end of its header (needsRest).
+func (msg *message) rewritesRecipients() bool {
+	ev := msg.cfg.Evidence
+	if ev == nil || ev.BATV == nil || !msg.route.NullSender {
+		return false
+	}
+	for _, r := range msg.rawRcpts {
+		if _, _, ok := batv.Split(r); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // keepAutoReply starts keeping an inbound message that is not a possible

@@ -167,7 +167,13 @@ func (m *mta) send(e envelope) (result, error) {
 	if err := s.Macros(gomilter.CodeEOH, "i", qid); err != nil {
 		return result{}, err
 	}
-	if act, err := s.HeaderEnd(); err != nil || act.Code != gomilter.ActContinue {
+	act, err := s.HeaderEnd()
+	if err == nil && act.Code == gomilter.ActAccept {
+		// Accepted at the end of the header: Postfix sends no body, no end
+		// of message, and an abort when the message ends.
+		return result{act: act, queueID: qid}, s.Abort()
+	}
+	if err != nil || act.Code != gomilter.ActContinue {
 		return result{act: act}, err
 	}
 	if err := s.Macros(gomilter.CodeEOB, "i", qid); err != nil {
@@ -183,6 +189,15 @@ func (m *mta) send(e envelope) (result, error) {
 	}
 	return result{mods: mods, act: act, queueID: qid}, nil
 }
+
+// passed reports whether the milter let the message through: accepted at
+// the end of its header or continued at its end.
+func (r result) passed() bool {
+	return r.act != nil && (r.act.Code == gomilter.ActContinue || r.act.Code == gomilter.ActAccept)
+}
+
+// untouched reports whether the milter let the message through unchanged.
+func (r result) untouched() bool { return r.passed() && len(r.mods) == 0 }
 
 // sendStream is send for a message whose body comes from r (for huge messages).
 func (m *mta) sendStream(e envelope, body io.Reader) (result, error) {

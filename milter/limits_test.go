@@ -46,7 +46,7 @@ func TestConnectionCapRefusesAndCounts(t *testing.T) {
 	c := dial(t, newClient(addr), "203.0.113.3")
 	defer c.close()
 	r, err := c.send(envelope{from: "x@remote.example", rcpts: []string{"alice@example.org"}, raw: plain("x@remote.example", "alice@example.org", "cap.1@remote.example")})
-	if err != nil || r.act.Code != gomilter.ActContinue {
+	if err != nil || !r.passed() {
 		t.Fatalf("a connection after one closed: %+v %v", r, err)
 	}
 }
@@ -90,9 +90,10 @@ func TestIdleTimeoutDefaults(t *testing.T) {
 	}
 }
 
-// A header section over 1 MiB gets a temporary failure (go-milter keeps
-// every field until the message ends); a client that goes on sending
-// fields after it is cut off once those pass 1 MiB too.
+// A header section over 1 MiB gets a temporary failure at the end of the
+// header (Postfix expects no reply to each field; go-milter keeps every
+// field until the message ends); a client that goes on sending fields past
+// twice the limit is cut off.
 func TestHugeHeaderGetsATemporaryFailure(t *testing.T) {
 	srv, addr := startServer(t, Config{}, nil)
 	mx := dial(t, newClient(addr), "203.0.113.1")
@@ -106,13 +107,14 @@ func TestHugeHeaderGetsATemporaryFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := strings.Repeat("x", 900<<10)
-	act, err := s.HeaderField("X-Filler-1", big)
-	if err != nil || act.Code != gomilter.ActContinue {
-		t.Fatalf("the first 900 KiB field: %+v %v", act, err)
+	for _, name := range []string{"X-Filler-1", "X-Filler-2"} {
+		if _, err := s.HeaderField(name, big); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
 	}
-	act, err = s.HeaderField("X-Filler-2", big)
+	act, err := s.HeaderEnd()
 	if err != nil || act.Code != gomilter.ActReplyCode || act.SMTPCode != 451 {
-		t.Fatalf("a header past 1 MiB: %+v %v, want 451", act, err)
+		t.Fatalf("the end of a header past 1 MiB: %+v %v, want 451", act, err)
 	}
 	if got := counterValue(t, srv.Metrics().Tempfails.WithLabelValues("header_limit")); got != 1 {
 		t.Fatalf(`ndrmilter_tempfail_total{reason="header_limit"} = %v, want 1`, got)
@@ -120,11 +122,23 @@ func TestHugeHeaderGetsATemporaryFailure(t *testing.T) {
 	if srv.budget.Used() != 0 {
 		t.Fatalf("%d bytes of the budget held after the temporary failure", srv.budget.Used())
 	}
-	// A client that goes on regardless is cut off.
-	for i := 0; i < 3 && err == nil; i++ {
+
+	// A client that sends 2.7 MiB of fields without waiting for the end of
+	// the header is cut off.
+	mx2 := dial(t, newClient(addr), "203.0.113.2")
+	defer mx2.close()
+	s = mx2.s
+	must(t, s.Macros(gomilter.CodeMail, "{client_addr}", "203.0.113.2"))
+	if _, err := s.Mail("", nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 6 && err == nil; i++ {
 		_, err = s.HeaderField("X-Filler-More", big)
 	}
 	if err == nil {
-		t.Fatal("a client sending 2.7 MiB of fields after the temporary failure was not cut off")
+		_, err = s.HeaderEnd()
+	}
+	if err == nil {
+		t.Fatal("a client sending 5.4 MiB of header fields was not cut off")
 	}
 }

@@ -198,7 +198,7 @@ func TestBackscatterActions(t *testing.T) {
 				tc.check(t, r)
 			}
 			r, err := mx.send(envelope{from: "friend@remote.example", rcpts: []string{"victim@example.org"}, raw: plain("friend@remote.example", "victim@example.org", "hello.1@remote.example")})
-			if err != nil || len(r.mods) != 0 || r.act.Code != gomilter.ActContinue {
+			if err != nil || !r.untouched() {
 				t.Fatalf("ordinary message after backscatter: %+v %v", r, err)
 			}
 			if _, err := l.ByMessageID(context.Background(), "hello.1@remote.example"); err == nil {
@@ -218,7 +218,7 @@ func TestForgedHeadersRemovedAndOrdinaryMailUntouched(t *testing.T) {
 	// Ordinary mail without X-NDR headers: not a single change.
 	clean := plain("friend@remote.example", "alice@example.org", "hi.1@remote.example")
 	r, err := mx.send(envelope{from: "friend@remote.example", rcpts: []string{"alice@example.org"}, raw: clean})
-	if err != nil || len(r.mods) != 0 || r.act.Code != gomilter.ActContinue {
+	if err != nil || !r.untouched() {
 		t.Fatalf("ordinary mail: mods %+v, action %v, err %v; want untouched", r.mods, r.act, err)
 	}
 
@@ -307,7 +307,7 @@ func TestAbortMidMessage(t *testing.T) {
 	// carries nothing over from the aborted one.
 	raw := plain("friend@remote.example", "alice@example.org", "after.abort@remote.example")
 	r, err := m.send(envelope{from: "friend@remote.example", rcpts: []string{"alice@example.org"}, raw: raw})
-	if err != nil || len(r.mods) != 0 || r.act.Code != gomilter.ActContinue {
+	if err != nil || !r.untouched() {
 		t.Fatalf("message after abort: %+v %v; want untouched", r, err)
 	}
 	time.Sleep(50 * time.Millisecond)
@@ -607,7 +607,7 @@ func TestBounceFromInside(t *testing.T) {
 	// The same from inside to an outside sender is outbound mail: unchanged.
 	raw2 := report("theirs.1@remote.example", "stranger@remote.example", "ghost@example.org", "5.1.1", "550 5.1.1 unknown user: ghost")
 	r, err = local.send(envelope{from: "", rcpts: []string{"stranger@remote.example"}, raw: raw2})
-	if err != nil || len(r.mods) != 0 || r.act.Code != gomilter.ActContinue {
+	if err != nil || !r.untouched() {
 		t.Fatalf("our bounce to an outside sender: %+v %v; want unchanged", r, err)
 	}
 }

@@ -109,7 +109,13 @@ func (s *Server) serveConn(c *conn) {
 		Actions:   s.actions(),
 		SymList:   symList,
 	}
-	ms.Serve(&connListener{c: c})
+	// go-milter copies Protocol into the connection's session once Accept
+	// has returned the connection: the MTA's offer is read first.
+	ms.Serve(&connListener{c: c, offered: func(offer gomilter.OptProtocol) {
+		c.mtaOffer = offer
+		c.proto = protocolFor(offer)
+		ms.Protocol = c.proto
+	}})
 }
 
 // Health reports what keeps outbound records from being durable (no
@@ -260,7 +266,9 @@ func (s *Server) track(nc net.Conn) *conn {
 }
 
 // conn is a milter connection: buffered reads (go-milter reads the length
-// and the payload of every packet separately), a deadline for the first
+// and the payload of every packet separately), batched writes (go-milter
+// writes each packet on its own: the changes at the end of a message and
+// its reply go out in one write), a deadline for the first
 // packet and an idle timeout after it, what its messages hold of the
 // budget, the facts of the connection that every session on it shares, and
 // accounting for drain.
@@ -271,7 +279,13 @@ type conn struct {
 	hold   *frontend.Hold // what the message in progress holds of the budget
 	once   sync.Once
 	closed chan struct{}
-	began  bool // a packet was read: the negotiation began
+	began  bool   // a packet was read: the negotiation began
+	w      []byte // packets written by go-milter, not yet sent (flushed before a read waits)
+	// mtaOffer is the protocol options the MTA offered in its option
+	// negotiation (go-milter does not keep them): SMFIP_SKIP says it takes
+	// SMFIR_SKIP.
+	mtaOffer gomilter.OptProtocol
+	proto    gomilter.OptProtocol // the protocol options asked for (protocolFor)
 
 	// Connection facts, from the Connect callback; a session made after a
 	// final response on the connection sees them too. The sessions of a
@@ -286,8 +300,48 @@ type conn struct {
 	stray int
 }
 
+// maxPendingWrite bounds the packets held before they are sent: a body
+// replacement goes out in pieces of about this size.
+const maxPendingWrite = 64 << 10
+
+// writeTimeout bounds the sending of the packets held: Postfix reads them
+// at once (it waits for them).
+const writeTimeout = time.Minute
+
+// Write holds the packets go-milter writes until the next read would wait
+// for Postfix, which waits for them: the protocol is request and reply, so
+// every reply of a request goes out in one write, before the next request
+// is awaited. go-milter writes and reads on the connection's goroutine only.
+func (c *conn) Write(p []byte) (int, error) {
+	c.w = append(c.w, p...)
+	if len(c.w) >= maxPendingWrite {
+		if err := c.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// flush sends the packets held.
+func (c *conn) flush() error {
+	if len(c.w) == 0 {
+		return nil
+	}
+	c.Conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+	_, err := c.Conn.Write(c.w)
+	if cap(c.w) > maxPendingWrite {
+		c.w = nil
+	} else {
+		c.w = c.w[:0]
+	}
+	return err
+}
+
 func (c *conn) Read(p []byte) (int, error) {
 	if c.r.Buffered() == 0 {
+		if err := c.flush(); err != nil {
+			return 0, err
+		}
 		t := c.srv.config().IdleTimeout
 		if !c.began {
 			t = min(t, HandshakeTimeout)
@@ -324,13 +378,16 @@ func (c *conn) Close() error {
 // until that connection is closed, so that the server's accept loop ends
 // with it.
 type connListener struct {
-	c     *conn
-	taken bool
+	c       *conn
+	taken   bool
+	offered func(gomilter.OptProtocol) // gets the MTA's offer before go-milter reads it
 }
 
 func (l *connListener) Accept() (net.Conn, error) {
 	if !l.taken {
 		l.taken = true
+		l.c.Conn.SetReadDeadline(time.Now().Add(min(l.c.srv.config().IdleTimeout, HandshakeTimeout)))
+		l.offered(readOffer(l.c.r))
 		return l.c, nil
 	}
 	<-l.c.closed

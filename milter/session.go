@@ -83,6 +83,10 @@ type message struct {
 
 	failed bool // a panic happened: let the message through unchanged
 
+	// refusal: the message gets a temporary failure at the end of its
+	// header (frontend.Tempfail* reason and the SMTP reply), "" if not.
+	refusal, refusalReply string
+
 	busy time.Duration // time spent in callbacks for this message
 }
 
@@ -127,6 +131,9 @@ func (s *session) guard(st stage, resp *gomilter.Response, err *error) {
 			zap.String("stage", stageNames[st]), zap.Any("panic", v), zap.ByteString("stack", debug.Stack()))
 		if resp != nil {
 			*resp = gomilter.RespContinue
+			if st == stHeader {
+				*resp = s.headerReply()
+			}
 		}
 		if err != nil {
 			*err = nil
@@ -243,9 +250,10 @@ func (s *session) RcptTo(rcptTo string, m *gomilter.Modifier) (resp gomilter.Res
 }
 
 // Header notes Message-ID, Subject and X-NDR-* headers, and keeps the
-// header of a possible bounce for parsing. A header section over
+// header of a possible bounce for parsing. Postfix expects no reply to a
+// header field when it offers not to (protocolFor): a header section over
 // frontend.MaxHeaderBytes, or with more X-NDR-* fields than the milter can
-// delete, gets a temporary failure.
+// delete, gets a temporary failure at the end of the header (Headers).
 func (s *session) Header(name string, value string, m *gomilter.Modifier) (resp gomilter.Response, err error) {
 	defer s.observe(stHeader, time.Now())
 	defer s.guard(stHeader, &resp, &err)
@@ -257,10 +265,16 @@ func (s *session) Header(name string, value string, m *gomilter.Modifier) (resp 
 		if s.c.stray += size; s.c.stray > frontend.MaxHeaderBytes {
 			return nil, errors.New("milter: header fields sent outside a message: closing the connection")
 		}
-		return gomilter.RespContinue, nil
+		return s.headerReply(), nil
 	}
 	if msg.headerBytes += size; msg.headerBytes > frontend.MaxHeaderBytes {
-		return s.tempfail(frontend.TempfailHeaderLimit, replyHeaderLimit), nil
+		// go-milter keeps every field until the message ends: a client
+		// that goes on past twice the limit is cut off.
+		if msg.headerBytes > 2*frontend.MaxHeaderBytes {
+			return nil, errors.New("milter: header over twice the limit after the temporary failure: closing the connection")
+		}
+		s.refuse(frontend.TempfailHeaderLimit, replyHeaderLimit)
+		return s.headerReply(), nil
 	}
 	lname := strings.ToLower(name)
 	if lname == "message-id" && msg.messageID == "" {
@@ -270,7 +284,8 @@ func (s *session) Header(name string, value string, m *gomilter.Modifier) (resp 
 	case decide.IsNDRHeader(lname):
 		// On every message, outbound too (decide.Outbound).
 		if len(msg.ndr) == maxNDRFields {
-			return s.tempfail(frontend.TempfailNDRFields, replyNDRFields), nil
+			s.refuse(frontend.TempfailNDRFields, replyNDRFields)
+			return s.headerReply(), nil
 		}
 		msg.counts[lname]++
 		msg.ndr = append(msg.ndr, decide.Header{Name: name, Index: msg.counts[lname]})
@@ -284,7 +299,31 @@ func (s *session) Header(name string, value string, m *gomilter.Modifier) (resp 
 		msg.keep(name, ": ", value, "\r\n")
 	}
 	s.hold()
-	return gomilter.RespContinue, nil
+	return s.headerReply(), nil
+}
+
+// headerReply is the answer to a header field: none when the MTA waits
+// for none (gomilter.OptNoHeaderReply negotiated; go-milter writes no
+// packet for a nil Response), else continue.
+func (s *session) headerReply() gomilter.Response {
+	if s.c.proto&gomilter.OptNoHeaderReply != 0 {
+		return nil
+	}
+	return gomilter.RespContinue
+}
+
+// refuse marks the message for a temporary failure at the end of its
+// header, the first reason kept, and lets go of what it holds: nothing more
+// of it is kept.
+func (s *session) refuse(reason, reply string) {
+	msg := &s.msg
+	if msg.refusal == "" {
+		msg.refusal, msg.refusalReply = reason, reply
+	}
+	msg.unread, msg.text, msg.truncated = true, kept{}, true
+	if s.c != nil {
+		s.c.hold.Release()
+	}
 }
 
 // keep appends parts to the parse text while it is under the cap.
@@ -300,29 +339,60 @@ func (msg *message) keep(parts ...string) {
 	}
 }
 
-// Headers ends the header.
+// Headers ends the header: a message refused in Header gets its temporary
+// failure, and one that needs nothing more is accepted (needsRest).
 func (s *session) Headers(h textproto.MIMEHeader, m *gomilter.Modifier) (resp gomilter.Response, err error) {
 	defer s.observe(stEOH, time.Now())
 	defer s.guard(stEOH, &resp, &err)
-	if s.msg.route.Candidate && !s.msg.truncated && !s.msg.unread {
-		s.msg.keep("\r\n")
+	msg := &s.msg
+	if msg.refusal != "" {
+		return s.tempfail(msg.refusal, msg.refusalReply), nil
+	}
+	if msg.route.Candidate && !msg.truncated && !msg.unread {
+		msg.keep("\r\n")
 	} else {
-		s.msg.keepAutoReply(h)
+		msg.keepAutoReply(h)
 		s.hold()
 	}
-	if s.msg.queueID == "" {
-		s.msg.queueID = m.Macros["i"]
+	if msg.queueID == "" {
+		msg.queueID = m.Macros["i"]
+	}
+	if msg.cfg != nil && !msg.failed && !s.needsRest() {
+		// Counted as end of message would count it.
+		s.srv.metrics.Messages.WithLabelValues("inbound").Inc()
+		s.reset()
+		return gomilter.RespAccept, nil
 	}
 	return gomilter.RespContinue, nil
 }
 
+// needsRest reports whether the milter needs the body and the end of the
+// message, as the header ends: for outbound mail (recorded at the end of
+// the message), a possible bounce (read whole), a message with X-NDR-*
+// fields to delete (done at the end of the message, the only stage where
+// the protocol allows changes), an automatic reply kept to be judged
+// (keepAutoReply), and one with a recipient BATV rewrites
+// (rewritesRecipients). Any other message is accepted
+// at the end of its header: Postfix then sends this milter neither its body
+// nor its end, and no abort.
+func (s *session) needsRest() bool {
+	msg := &s.msg
+	route := msg.route.WithRecipients(msg.cfg.site, msg.rcpts)
+	return route.Outbound() || route.Candidate || msg.keeps() || len(msg.ndr) > 0 || msg.rewritesRecipients()
+}
+
 // BodyChunk keeps the body of a possible bounce up to the cap; the rest, and
-// every other body, passes without being stored.
+// every other body, passes without being stored. When the MTA takes
+// SMFIR_SKIP, it is asked for no more chunks of a body the milter does not
+// read: neither a bounce nor outbound mail, or a bounce past the cap.
 func (s *session) BodyChunk(chunk []byte, m *gomilter.Modifier) (resp gomilter.Response, err error) {
 	defer s.observe(stBody, time.Now())
 	defer s.guard(stBody, &resp, &err)
 	msg := &s.msg
-	if msg.cfg != nil && msg.keeps() {
+	if msg.cfg == nil {
+		return gomilter.RespContinue, nil
+	}
+	if msg.keeps() {
 		room := msg.cfg.ParseCap - msg.text.size()
 		if len(chunk) > room {
 			chunk = chunk[:room]
@@ -331,7 +401,20 @@ func (s *session) BodyChunk(chunk []byte, m *gomilter.Modifier) (resp gomilter.R
 		msg.text.add(chunk)
 		s.hold()
 	}
+	if s.c.mtaOffer&gomilter.OptSkip != 0 && !s.needsBody() {
+		return skipBody{}, nil
+	}
 	return gomilter.RespContinue, nil
+}
+
+// needsBody reports whether the milter reads the rest of the message's
+// body: a possible bounce's, up to the parse cap, and outbound mail's.
+func (s *session) needsBody() bool {
+	msg := &s.msg
+	if msg.route.Outbound() {
+		return true
+	}
+	return msg.keeps()
 }
 
 // Abort forgets the message; the connection facts stay.

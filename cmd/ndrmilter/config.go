@@ -83,7 +83,8 @@ type serveConfig struct {
 // defaultListen is the milter socket of serve when neither file nor flag
 // names one. Port 9890: beside the metrics ports (9891 serve, 9892 filter)
 // and clear of the ports other milters are known to take (8891 OpenDKIM,
-// 8893 OpenDMARC, 11332 rspamd, 10024-10026 amavis and FILTER_README...):
+// 8893 OpenDMARC, 11332 rspamd, 10024-10028 amavis, FILTER_README and
+// dkimproxy...):
 // deploy/postfix/main.cf lists them.
 const defaultListen = "inet:127.0.0.1:9890"
 

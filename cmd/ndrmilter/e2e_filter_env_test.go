@@ -16,8 +16,8 @@
 // The filter's command line is the one the file gives in its comments, its
 // main.cf settings and master.cf entries are the file's, and the
 // submission service is the one its comments tell admins to add; the test
-// changes only the addresses (free loopback ports in place of 10025, 10026
-// and 10027, the instance's smtpd in place of port 25), the data directory,
+// changes only the addresses (free loopback ports in place of 9893, 9894
+// and 9895, the instance's smtpd in place of port 25), the data directory,
 // and chroot (off, as everywhere in postfixtest's instances).
 //
 // The network plan differs from the milter tests': Postfix reaches the
@@ -96,8 +96,8 @@ type filterEnv struct {
 	Postfix *postfixtest.Instance
 	Filter  *milterProc
 	// Listen and ListenOutbound are the filter's listeners (the kit's
-	// 10025 and 10027), Reinject the reinjection or after-filter smtpd
-	// (10026), Submission the submission service alice logs in on.
+	// 9893 and 9895), Reinject the reinjection or after-filter smtpd
+	// (9894), Submission the submission service alice logs in on.
 	Listen, ListenOutbound, Reinject, Submission string
 	Data                                         string // the filter's data directory (the embedded ledger)
 	args                                         []string
@@ -144,7 +144,7 @@ func newFilterEnv(t *testing.T, setup filterSetup, cfg filterEnvConfig) *filterE
 	// The kit's addresses, in both notations (transport nexthops put the
 	// host in brackets).
 	kitAddrs := []struct{ kit, test string }{
-		{"127.0.0.1:10025", proxied}, {"127.0.0.1:10026", env.Reinject}, {"127.0.0.1:10027", env.ListenOutbound},
+		{"127.0.0.1:9893", proxied}, {"127.0.0.1:9894", env.Reinject}, {"127.0.0.1:9895", env.ListenOutbound},
 	}
 	localize := func(s string) string {
 		for _, a := range kitAddrs {

@@ -35,12 +35,17 @@ type filterConfig struct {
 }
 
 // defaultFilterConfig is what filter runs with when neither file nor flag
-// says otherwise: FILTER_README's ports, and a metrics port of its own so
-// that serve and filter can run side by side.
+// says otherwise: ports of ndrmilter's own block (9890 milter, 9891 and
+// 9892 metrics, 9893 filter, 9894 the MTA's reinjection listener, 9895 the
+// filter's outbound listener), away from 10024-10028, which amavis (10024
+// in, 10025 back), FILTER_README's example (10025, 10026) and dkimproxy
+// (10025-10028) take: a filter on 10025 would collide with amavis'
+// reinjection on the many servers that run it. And a metrics port of its
+// own, so that serve and filter can run side by side.
 func defaultFilterConfig() filterConfig {
-	c := filterConfig{serveConfig: defaultServeConfig(), Next: "127.0.0.1:10026", Direction: "auto",
+	c := filterConfig{serveConfig: defaultServeConfig(), Next: "127.0.0.1:9894", Direction: "auto",
 		NextTimeout: duration(60 * time.Second)}
-	c.Listen = "127.0.0.1:10025"
+	c.Listen = "127.0.0.1:9893"
 	c.HTTPListen = "127.0.0.1:9892"
 	c.MaxConnections = 100                    // Postfix's default process limit
 	c.IdleTimeout = duration(5 * time.Minute) // RFC 5321 section 4.5.3.2.7
@@ -162,7 +167,7 @@ func hostPort(what, s string) (string, error) {
 			return s, nil
 		}
 	}
-	return "", fmt.Errorf("%s %q: expected HOST:PORT, such as 127.0.0.1:10025", what, s)
+	return "", fmt.Errorf("%s %q: expected HOST:PORT, such as 127.0.0.1:9893", what, s)
 }
 
 // filterConfig is the part of the configuration the filter package uses.

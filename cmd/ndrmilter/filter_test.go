@@ -38,13 +38,13 @@ func parseFilterArgs(t *testing.T, args ...string) (filterConfig, error) {
 }
 
 func TestFilterConfig(t *testing.T) {
-	c, err := parseFilterArgs(t, "--listen", "inet:127.0.0.1:10025", "--next", "[::1]:10026", "--direction", "Outbound",
+	c, err := parseFilterArgs(t, "--listen", "inet:127.0.0.1:9893", "--next", "[::1]:9894", "--direction", "Outbound",
 		"--backscatter-action", "discard", "--domain", "example.org", "--next-timeout", "30s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	fc, err := c.filterConfig()
-	if err != nil || fc.Next != "[::1]:10026" || fc.Direction != filter.DirectionOutbound || fc.BackscatterAction != decide.ActionDiscard ||
+	if err != nil || fc.Next != "[::1]:9894" || fc.Direction != filter.DirectionOutbound || fc.BackscatterAction != decide.ActionDiscard ||
 		fc.NextTimeout != 30*time.Second || c.HTTPListen != "127.0.0.1:9892" {
 		t.Fatalf("filter config from flags: %+v %v", fc, err)
 	}
@@ -52,7 +52,7 @@ func TestFilterConfig(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "filter.yaml")
 	os.WriteFile(path, []byte("next: 127.0.0.1:20026\ndirection: inbound\nmax_connections: 7\ndomains: [example.org]\n"), 0o600)
 	c, err = parseFilterArgs(t, "--config", path)
-	if err != nil || c.Next != "127.0.0.1:20026" || c.Direction != "inbound" || c.MaxConnections != 7 || c.Listen != "127.0.0.1:10025" {
+	if err != nil || c.Next != "127.0.0.1:20026" || c.Direction != "inbound" || c.MaxConnections != 7 || c.Listen != "127.0.0.1:9893" {
 		t.Fatalf("filter config from a file: %+v %v", c, err)
 	}
 	for _, bad := range [][]string{

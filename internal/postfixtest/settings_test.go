@@ -69,7 +69,7 @@ func TestTemplatesAreMainCfSettings(t *testing.T) {
 const kitFile = `# A snippet.
 # ==== main.cf ====
 # the filter
-content_filter = ndrfilter:[127.0.0.1]:10025
+content_filter = ndrfilter:[127.0.0.1]:9893
 receive_override_options =
     no_address_mappings
 
@@ -79,7 +79,7 @@ ndrfilter unix  -       -       n       -       10      smtp
 #  -o commented_out=yes
   -o smtp_generic_maps=
 smtp      inet  n       -       y       -       20      smtpd
-  -o smtpd_proxy_filter=127.0.0.1:10025
+  -o smtpd_proxy_filter=127.0.0.1:9893
 `
 
 func TestReadSettingsAndServicesReadTheirPartOfADeployKitFile(t *testing.T) {
@@ -91,7 +91,7 @@ func TestReadSettingsAndServicesReadTheirPartOfADeployKitFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"content_filter = ndrfilter:[127.0.0.1]:10025", "receive_override_options = no_address_mappings"}; !reflect.DeepEqual(settings, want) {
+	if want := []string{"content_filter = ndrfilter:[127.0.0.1]:9893", "receive_override_options = no_address_mappings"}; !reflect.DeepEqual(settings, want) {
 		t.Errorf("ReadSettings = %q, want %q", settings, want)
 	}
 	services, err := ReadServices(path)
@@ -100,7 +100,7 @@ func TestReadSettingsAndServicesReadTheirPartOfADeployKitFile(t *testing.T) {
 	}
 	want := []string{
 		"ndrfilter unix  -       -       n       -       10      smtp -o smtp_send_xforward_command=yes -o smtp_generic_maps=",
-		"smtp      inet  n       -       y       -       20      smtpd -o smtpd_proxy_filter=127.0.0.1:10025",
+		"smtp      inet  n       -       y       -       20      smtpd -o smtpd_proxy_filter=127.0.0.1:9893",
 	}
 	if !reflect.DeepEqual(services, want) {
 		t.Errorf("ReadServices = %q, want %q", services, want)
@@ -120,20 +120,20 @@ func TestReadServicesRejectsAnEntryWithoutItsEightFields(t *testing.T) {
 func TestServicesJoinTheTemplateTheSmtpEntryBecomingTheInstancesSmtpd(t *testing.T) {
 	base := "127.0.0.1:2525 inet n - n - - smtpd\npickup unix n - n 60 1 pickup\n"
 	got, inet, err := mergeServices(base, "127.0.0.1:2525", []string{
-		"smtp inet n - y - 20 smtpd -o smtpd_proxy_filter=127.0.0.1:10025",
-		"127.0.0.1:10026 inet n - n - - smtpd -o content_filter=",
+		"smtp inet n - y - 20 smtpd -o smtpd_proxy_filter=127.0.0.1:9893",
+		"127.0.0.1:9894 inet n - n - - smtpd -o content_filter=",
 		"pickup unix n - y 60 1 pickup -o content_filter=x",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "127.0.0.1:2525 inet n - n - 20 smtpd -o smtpd_proxy_filter=127.0.0.1:10025\n" +
+	want := "127.0.0.1:2525 inet n - n - 20 smtpd -o smtpd_proxy_filter=127.0.0.1:9893\n" +
 		"pickup unix n - n 60 1 pickup -o content_filter=x\n" +
-		"127.0.0.1:10026 inet n - n - - smtpd -o content_filter=\n"
+		"127.0.0.1:9894 inet n - n - - smtpd -o content_filter=\n"
 	if got != want {
 		t.Errorf("merged master.cf:\n%s\nwant:\n%s", got, want)
 	}
-	if w := []string{"127.0.0.1:2525", "127.0.0.1:10026"}; !reflect.DeepEqual(inet, w) {
+	if w := []string{"127.0.0.1:2525", "127.0.0.1:9894"}; !reflect.DeepEqual(inet, w) {
 		t.Errorf("smtpd listeners = %q, want %q", inet, w)
 	}
 }

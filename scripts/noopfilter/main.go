@@ -8,7 +8,7 @@
 // keeps no ledger and offers no XFORWARD, so that what it costs is the
 // library and the extra SMTP hop alone.
 //
-// Usage: noopfilter [-listen 127.0.0.1:10025] [-next 127.0.0.1:10026]
+// Usage: noopfilter [-listen 127.0.0.1:9893] [-next 127.0.0.1:9894]
 package main
 
 import (
@@ -36,8 +36,8 @@ var errNextHop = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 4
 var sessions, messages atomic.Int64
 
 func main() {
-	listen := flag.String("listen", "127.0.0.1:10025", "`HOST:PORT` to listen on (loopback)")
-	next := flag.String("next", "127.0.0.1:10026", "next hop `HOST:PORT`")
+	listen := flag.String("listen", "127.0.0.1:9893", "`HOST:PORT` to listen on (loopback)")
+	next := flag.String("next", "127.0.0.1:9894", "next hop `HOST:PORT`")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
