@@ -183,22 +183,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for _, c := range s.connections() {
 		c.wake()
 	}
-	var err error
-	for {
-		s.mu.Lock()
-		n, idle := len(s.conns), s.idle
-		s.mu.Unlock()
-		if n == 0 {
-			break
-		}
-		select {
-		case <-idle:
-			continue
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
-		break
-	}
+	err := frontend.WaitIdle(ctx, s.openConns)
 	for _, c := range s.connections() {
 		c.Close()
 	}
@@ -331,4 +316,12 @@ func (z zapLogger) Printf(format string, v ...interface{}) {
 }
 func (z zapLogger) Println(v ...interface{}) {
 	z.l.Sugar().Warn(append([]any{"smtp server: "}, v...)...)
+}
+
+// openConns reports the number of open connections and the channel closed
+// when the last one closes (frontend.WaitIdle).
+func (s *Server) openConns() (int, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns), s.idle
 }

@@ -190,22 +190,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		ln.Close()
 	}
 	s.mu.Unlock()
-	var err error
-	for {
-		s.mu.Lock()
-		n, idle := len(s.conns), s.idle
-		s.mu.Unlock()
-		if n == 0 {
-			break
-		}
-		select {
-		case <-idle:
-			continue
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
-		break
-	}
+	err := frontend.WaitIdle(ctx, s.openConns)
 	s.closeConns()
 	// Records still failing will not get through in the time left: only
 	// the writes in flight are waited for.
@@ -396,3 +381,11 @@ func (l *connListener) Accept() (net.Conn, error) {
 
 func (l *connListener) Close() error   { return nil }
 func (l *connListener) Addr() net.Addr { return l.c.LocalAddr() }
+
+// openConns reports the number of open connections and the channel closed
+// when the last one closes (frontend.WaitIdle).
+func (s *Server) openConns() (int, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns), s.idle
+}
