@@ -621,14 +621,28 @@ func (l *boltLedger) sweepPairs() int {
 	l.pairMu.Lock()
 	defer l.pairMu.Unlock()
 	cut := uint64(l.cutoff().UnixNano())
-	var expired [][]byte
-	next := l.pairNext
+	n, next := l.sweepBucket(bucketPair, l.pairNext, func(v []byte) bool {
+		return len(v) == 8 && binary.BigEndian.Uint64(v) < cut
+	})
+	l.pairNext = next
+	return n
+}
+
+// sweepBucket deletes the keys of bucket whose value expired says is past
+// retention, reading at most pairScanChunk of them from next (the key the
+// last call stopped at; nil: the first). It returns how many it deleted
+// and where the next call goes on (nil: from the first again). On an error
+// it deletes nothing, and the next call tries the same keys again. The
+// caller holds pairMu.
+func (l *boltLedger) sweepBucket(bucket, next []byte, expired func(v []byte) bool) (int, []byte) {
+	var gone [][]byte
+	from := next
 	err := l.db.Update(func(tx *bolt.Tx) error {
-		pairs := tx.Bucket(bucketPair)
-		c := pairs.Cursor()
+		b := tx.Bucket(bucket)
+		c := b.Cursor()
 		k, v := c.First()
-		if next != nil {
-			k, v = c.Seek(next)
+		if from != nil {
+			k, v = c.Seek(from)
 		}
 		next = nil
 		for i := 0; k != nil; k, v = c.Next() {
@@ -636,24 +650,23 @@ func (l *boltLedger) sweepPairs() int {
 				next = bytes.Clone(k)
 				break
 			}
-			if len(v) == 8 && binary.BigEndian.Uint64(v) < cut {
-				expired = append(expired, bytes.Clone(k))
+			if expired(v) {
+				gone = append(gone, bytes.Clone(k))
 			}
 		}
 		// Deleted after the scan: a bbolt cursor may skip a key that
 		// follows one deleted under it.
-		for _, k := range expired {
-			if err := pairs.Delete(k); err != nil {
+		for _, k := range gone {
+			if err := b.Delete(k); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return 0
+		return 0, from
 	}
-	l.pairNext = next
-	return len(expired)
+	return len(gone), next
 }
 
 // Close stops accepting records, commits those already queued, and closes

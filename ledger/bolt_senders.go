@@ -86,35 +86,9 @@ func (l *boltLedger) sweepSenders() int {
 	l.pairMu.Lock()
 	defer l.pairMu.Unlock()
 	cut := uint64(l.cutoff().UnixNano())
-	var expired [][]byte
-	next := l.senderNext
-	err := l.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketSender)
-		c := b.Cursor()
-		k, v := c.First()
-		if next != nil {
-			k, v = c.Seek(next)
-		}
-		next = nil
-		for i := 0; k != nil; k, v = c.Next() {
-			if i++; i > pairScanChunk {
-				next = bytes.Clone(k)
-				break
-			}
-			if len(v) != 8 || binary.BigEndian.Uint64(v) < cut {
-				expired = append(expired, bytes.Clone(k))
-			}
-		}
-		for _, k := range expired {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
-		}
-		return nil
+	n, next := l.sweepBucket(bucketSender, l.senderNext, func(v []byte) bool {
+		return len(v) != 8 || binary.BigEndian.Uint64(v) < cut
 	})
-	if err != nil {
-		return 0
-	}
 	l.senderNext = next
-	return len(expired)
+	return n
 }
