@@ -27,20 +27,9 @@ func ReadServices(path string) ([]string, error) {
 // parseServices splits master.cf text into entries and checks that each
 // has the eight fields master(5) requires before its arguments.
 func parseServices(text string) ([]string, error) {
-	var out []string
-	for n, line := range strings.Split(text, "\n") {
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
-			continue
-		}
-		if line[0] == ' ' || line[0] == '\t' {
-			if len(out) == 0 {
-				return nil, fmt.Errorf("line %d: a continuation line with no entry above: %q", n+1, line)
-			}
-			out[len(out)-1] += " " + trimmed
-			continue
-		}
-		out = append(out, trimmed)
+	out, err := logicalLines(text, "entry", nil)
+	if err != nil {
+		return nil, err
 	}
 	for _, s := range out {
 		if len(strings.Fields(s)) < 8 {

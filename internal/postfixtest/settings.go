@@ -57,6 +57,22 @@ func ReadSettings(path string) ([]string, error) {
 
 // parseSettings splits main.cf text into logical lines, "name = value".
 func parseSettings(text string) ([]string, error) {
+	return logicalLines(text, "setting", func(n int, line, trimmed string) error {
+		if _, _, ok := strings.Cut(trimmed, "="); !ok {
+			return fmt.Errorf("line %d: want \"name = value\", got %q", n, line)
+		}
+		return nil
+	})
+}
+
+// logicalLines splits Postfix configuration text (main.cf and master.cf
+// share the syntax: postconf(5), master(5)) into logical lines: blank lines
+// and lines whose first non-blank character is # are left out, and a line
+// starting with white space is joined with a space to the one above. Each
+// line that starts a logical line is given to first (with its number from 1,
+// and trimmed) to check; what names the thing a line starts ("setting",
+// "entry") in the error for a continuation with nothing above.
+func logicalLines(text, what string, first func(n int, line, trimmed string) error) ([]string, error) {
 	var out []string
 	for n, line := range strings.Split(text, "\n") {
 		trimmed := strings.TrimSpace(line)
@@ -65,13 +81,15 @@ func parseSettings(text string) ([]string, error) {
 		}
 		if line[0] == ' ' || line[0] == '\t' {
 			if len(out) == 0 {
-				return nil, fmt.Errorf("line %d: a continuation line with no setting above: %q", n+1, line)
+				return nil, fmt.Errorf("line %d: a continuation line with no %s above: %q", n+1, what, line)
 			}
 			out[len(out)-1] += " " + trimmed
 			continue
 		}
-		if _, _, ok := strings.Cut(trimmed, "="); !ok {
-			return nil, fmt.Errorf("line %d: want \"name = value\", got %q", n+1, line)
+		if first != nil {
+			if err := first(n+1, line, trimmed); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, trimmed)
 	}
