@@ -30,12 +30,10 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -322,32 +320,7 @@ func (env *filterEnv) Lookup(id string) lookupRecord {
 // the test's end.
 func startFilterProc(t *testing.T, addr string, args []string) *milterProc {
 	t.Helper()
-	m := &milterProc{Addr: addr, out: new(bytes.Buffer), outMu: new(sync.Mutex), done: make(chan struct{})}
-	m.cmd = exec.Command(ndrmilterBinary(t), append([]string{"filter"}, args...)...)
-	w := &lockedWriter{mu: m.outMu, w: m.out}
-	m.cmd.Stdout, m.cmd.Stderr = w, w
-	if err := m.cmd.Start(); err != nil {
-		t.Fatalf("start ndrmilter filter: %v", err)
-	}
-	go func() { m.cmd.Wait(); close(m.done) }()
-	t.Cleanup(m.Stop)
-	ok := waitFor(15*time.Second, func() bool {
-		select {
-		case <-m.done:
-			return true
-		default:
-		}
-		return dialable(addr)
-	})
-	select {
-	case <-m.done:
-		t.Fatalf("ndrmilter filter %q exited at start:\n%s", args, m.Output())
-	default:
-	}
-	if !ok {
-		t.Fatalf("ndrmilter filter did not listen on %s within 15s:\n%s", addr, m.Output())
-	}
-	return m
+	return startProc(t, addr, append([]string{"filter"}, args...))
 }
 
 // tap is a TCP relay that keeps the SMTP conversation passing through it,

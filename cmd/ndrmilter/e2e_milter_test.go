@@ -305,16 +305,25 @@ type milterProc struct {
 // end.
 func startMilter(t testing.TB, addr, dataDir string, flags ...string) *milterProc {
 	t.Helper()
-	bin := ndrmilterBinary(t)
-	m := &milterProc{Addr: addr, out: new(bytes.Buffer), outMu: new(sync.Mutex), done: make(chan struct{})}
-	m.Metrics = fmt.Sprintf("127.0.0.1:%d", redistest.FreePort(t))
+	metrics := fmt.Sprintf("127.0.0.1:%d", redistest.FreePort(t))
 	args := append([]string{"serve", "--listen", "inet:" + addr, "--data", dataDir, "--domain", postfixtest.Domain,
-		"--metrics-listen", m.Metrics}, flags...)
-	m.cmd = exec.Command(bin, args...)
+		"--metrics-listen", metrics}, flags...)
+	m := startProc(t, addr, args)
+	m.Metrics = metrics
+	return m
+}
+
+// startProc runs "ndrmilter args..." (serve or filter) until the test's end,
+// and returns once it listens on addr; the test fails when it exits first
+// or does not listen within 15 s.
+func startProc(t testing.TB, addr string, args []string) *milterProc {
+	t.Helper()
+	m := &milterProc{Addr: addr, out: new(bytes.Buffer), outMu: new(sync.Mutex), done: make(chan struct{})}
+	m.cmd = exec.Command(ndrmilterBinary(t), args...)
 	w := &lockedWriter{mu: m.outMu, w: m.out}
 	m.cmd.Stdout, m.cmd.Stderr = w, w
 	if err := m.cmd.Start(); err != nil {
-		t.Fatalf("start ndrmilter: %v", err)
+		t.Fatalf("start ndrmilter %s: %v", args[0], err)
 	}
 	go func() { m.cmd.Wait(); close(m.done) }()
 	t.Cleanup(m.Stop)
@@ -328,11 +337,11 @@ func startMilter(t testing.TB, addr, dataDir string, flags ...string) *milterPro
 	})
 	select {
 	case <-m.done:
-		t.Fatalf("ndrmilter serve %v exited at start:\n%s", args, m.Output())
+		t.Fatalf("ndrmilter %q exited at start:\n%s", args, m.Output())
 	default:
 	}
 	if !ok {
-		t.Fatalf("ndrmilter did not listen on %s within 15s:\n%s", addr, m.Output())
+		t.Fatalf("ndrmilter %s did not listen on %s within 15s:\n%s", args[0], addr, m.Output())
 	}
 	return m
 }
