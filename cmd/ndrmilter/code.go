@@ -82,7 +82,12 @@ func codeMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.code", lw.width), given)
 	}
 	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.means", lw.width), v.Explanation)
-	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.who", lw.width), lw.owner(v.Owner))
+	owner := lw.owner(v.Owner)
+	if v.Reason == rules.ReasonDelivered {
+		// A success code: nothing failed, so nobody has to wait or act.
+		owner = lw.text("cli.owner.nofailure")
+	}
+	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.who", lw.width), owner)
 	if v.Fix != "" {
 		fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.fix", lw.width), v.Fix)
 	}

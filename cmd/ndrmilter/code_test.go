@@ -89,3 +89,17 @@ func TestCodeUsage(t *testing.T) {
 		t.Errorf("no code: exit %d, want 2", rc)
 	}
 }
+
+// TestCodeSuccessSaysNothingFailed: a 2.x.x code is no failure, so the owner
+// line says nothing failed rather than "wait for the retries".
+func TestCodeSuccessSaysNothingFailed(t *testing.T) {
+	for _, code := range []string{"2.0.0", "2.1.5", "250 2.6.0 Ok"} {
+		out, errOut, rc := runCodeArgs(t, code)
+		if rc != 0 {
+			t.Fatalf("%s: exit %d: %s", code, rc, errOut)
+		}
+		if !strings.Contains(out, "nobody: nothing failed") || strings.Contains(out, "retries") {
+			t.Errorf("%s: owner line should say nothing failed:\n%s", code, out)
+		}
+	}
+}
