@@ -299,28 +299,6 @@ func writeExitCodes(w io.Writer, codes []exitCode) {
 	}
 }
 
-// wrapText fills text into lines of at most width columns; lines after the
-// first start with indent. The result ends with a newline.
-func wrapText(text string, width int, indent string) string {
-	var b strings.Builder
-	col := 0
-	for i, word := range strings.Fields(text) {
-		if i > 0 {
-			if col+1+len(word) > width {
-				b.WriteString("\n" + indent)
-				col = 0
-			} else {
-				b.WriteByte(' ')
-				col++
-			}
-		}
-		b.WriteString(word)
-		col += len(word)
-	}
-	b.WriteByte('\n')
-	return b.String()
-}
-
 // parseInterspersed parses fs's flags wherever they stand among the
 // positional arguments ("explain a.eml --json" is "explain --json a.eml"),
 // and returns the positional arguments in order. After "--" everything is

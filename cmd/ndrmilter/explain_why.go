@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/rules"
@@ -50,7 +49,7 @@ func writeWhyText(w io.Writer, lw words, engine *rules.Engine, report *dsn.Repor
 		fmt.Fprintf(w, "    %s\n", lw.text("cli.why.fact", "fact", string(f.Fact), "value", strconv.Quote(f.Value),
 			"from", f.From, "where", where(f.File, f.Line)))
 	}
-	for _, line := range wrapWords(lw.text("cli.why.otherwise"), 100) {
+	for _, line := range wrapLines(lw.text("cli.why.otherwise"), 100) {
 		fmt.Fprintf(w, "    %s\n", line)
 	}
 }
@@ -78,25 +77,4 @@ func where(file string, line int) string {
 		return file
 	}
 	return fmt.Sprintf("%s:%d", file, line)
-}
-
-// wrapWords cuts text at spaces into lines of at most n columns (a longer
-// word stands alone on its line).
-func wrapWords(text string, n int) []string {
-	var lines []string
-	var b strings.Builder
-	for _, word := range strings.Fields(text) {
-		if b.Len() > 0 && columns(b.String())+1+columns(word) > n {
-			lines = append(lines, b.String())
-			b.Reset()
-		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(word)
-	}
-	if b.Len() > 0 {
-		lines = append(lines, b.String())
-	}
-	return lines
 }
