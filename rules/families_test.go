@@ -228,7 +228,34 @@ func TestStatusFallbacks(t *testing.T) {
 		{diag: "550 5.7.16 Message is too big for the specified priority", status: "5.7.16", reason: "mesgtoobig"},
 		{diag: "550 5.7.17 Mailbox owner has changed", status: "5.7.17", reason: "hasmoved"},
 		{diag: "550 5.7.18 Domain owner has changed", status: "5.7.18", reason: "hasmoved"},
+		// X.3: 5.3.0 is systemerror in Sisimai's code table; 4.3.0 is
+		// commented out there: the words decide first, then the
+		// subject's default.
+		{diag: "Error 5.3.0 in the mail system", status: "5.3.0", reason: "systemerror"},
+		{diag: "4.3.0 Please try again", status: "4.3.0", reason: "systemerror"},
+		{diag: "451 4.3.0 Temporary lookup failure", status: "4.3.0", reason: "networkerror"},
 	})
+}
+
+// TestDiagnosticTypeXUnix: a Diagnostic-Code of type X-Unix (RFC 3464
+// section 2.3.6) is a local delivery program's error: mailererror when no
+// code of Sisimai's table or phrase decided (4.3.0 is not in it, 5.3.0 is).
+func TestDiagnosticTypeXUnix(t *testing.T) {
+	e := builtin(t)
+	tests := []struct {
+		in   Input
+		want Reason
+	}{
+		{Input{Action: "failed", Status: "4.3.0", Diagnostic: "temporary failure", DiagnosticType: "x-unix"}, ReasonMailerError},
+		{Input{Action: "failed", Status: "5.0.0", Diagnostic: "exit 75", DiagnosticType: "X-Unix"}, ReasonMailerError},
+		{Input{Action: "failed", Status: "4.3.0", Diagnostic: "temporary failure", DiagnosticType: "smtp"}, ReasonSystemError},
+		{Input{Action: "failed", Status: "5.3.0", Diagnostic: "temporary failure", DiagnosticType: "x-unix"}, ReasonSystemError},
+	}
+	for _, tc := range tests {
+		if v := e.Classify(tc.in); v.Reason != tc.want {
+			t.Errorf("%+v: %s (rule %s), want %s", tc.in, v.Reason, v.Rule, tc.want)
+		}
+	}
 }
 
 // TestHostTables checks the host-specific tables: the same words or codes
