@@ -29,6 +29,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("From MAILER-DAEMON Tue Jul  9 08:01:12 2024\nFrom: MAILER-DAEMON@x.example\nSubject: Returned mail\n\n" +
 		"   ----- Transcript of session follows -----\n... while talking to mx.b.example.:\n>>> DATA\n<<< 552 full\n554 a... Service unavailable\n" +
 		"\nFrom c@x.example Tue Jul  9 08:01:13 2024\nSubject: x\n\n Tue 09:05:15.334: --> RCPT To:<c@b.example>\n In: DATA\n Out: 451 4.3.0 no\n"))
+	f.Add([]byte("From: l-admin@x.example\nSubject: Loop Alert: Duplicated Message-ID (l ML)\nMessage-ID: <1.FML2.l@x.example>\nX-MLServer: fml\n\n" +
+		"Duplicated Message-ID in <l@x.example>.\n\nOriginal mail as follows:\n\n   To: l@x.example\n"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		n := 0
 		for r := range ParseAll(raw) {

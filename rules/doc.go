@@ -55,6 +55,7 @@
 //	      mta: [gw.example.org]             # remote or reporting MTA contains
 //	      action: [failed, delayed]         # RFC 3464 Action
 //	      command: [RCPT, DATA, none]       # SMTP command of the failure
+//	      diagnostic_type: [x-unix, none]   # RFC 3464 Diagnostic-Code type
 //	    then:
 //	      reason: suspend                   # vocabulary of reasons.md
 //	      owner: recipient-admin            # sender, sender-admin, recipient-admin,
@@ -165,7 +166,11 @@
 //     user-unknown answer after DATA, or at no known stage, comes from a
 //     filter) and the very general words of each family ("ip address",
 //     "violation", "timed out", "reputation", "spf record").
-//  9. Last, the weak codes, defaults by subject, the MTAs' onhold readings,
+//  9. Last, the weak codes, defaults by subject, a Diagnostic-Code of type
+//     X-Unix (a delivery program's error: mailererror when no phrase and no
+//     code of Sisimai's table decided, as Sisimai does after its code table;
+//     so 4.3.0, left out of that table, yields to it and 5.3.0 does not),
+//     the MTAs' onhold readings,
 //     reply codes alone (RFC 5321, RFC 7504), auto-reply words, and text
 //     that cannot be read at all.
 //

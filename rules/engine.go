@@ -33,19 +33,20 @@ type Engine struct {
 
 // rule is a compiled rule: every non-empty condition must hold.
 type rule struct {
-	id      string
-	file    string // the rules file, BuiltinName for the built-in one
-	line    int    // the line of the rule in it, 0 when unknown
-	status  []statusPattern
-	reply   []replyPattern
-	text    phraseMask // any
-	textIDs []int32    // the same phrases in file order, for Matched
-	all     []int32    // all
-	unless  phraseMask // none
-	regexps []*pattern
-	mta     []string
-	action  []smtpcode.Action
-	command []string
+	id       string
+	file     string // the rules file, BuiltinName for the built-in one
+	line     int    // the line of the rule in it, 0 when unknown
+	status   []statusPattern
+	reply    []replyPattern
+	text     phraseMask // any
+	textIDs  []int32    // the same phrases in file order, for Matched
+	all      []int32    // all
+	unless   phraseMask // none
+	regexps  []*pattern
+	mta      []string
+	action   []smtpcode.Action
+	command  []string
+	diagType []string // Diagnostic-Code types, lower case ("" for none)
 
 	then      thenDef
 	setStatus smtpcode.Status // the zero Status when the rule sets none
@@ -385,6 +386,9 @@ func (r *rule) matches(in *Input, st smtpcode.Status, hasStatus bool, reply smtp
 	if len(r.command) > 0 && !slices.Contains(r.command, strings.ToUpper(in.Command)) {
 		return false
 	}
+	if !r.matchesDiagnosticType(in) {
+		return false
+	}
 	if len(r.text) > 0 && !r.text.any(sc.hits) {
 		return false
 	}
@@ -484,7 +488,13 @@ func (e *Engine) lookup(codeOrReply string, lang int) Classification {
 func InputOf(r *dsn.Report, rc dsn.Recipient) Input {
 	return Input{Action: rc.Action, Status: rc.Status, ReplyCode: rc.ReplyCode,
 		Diagnostic: rc.Diagnostic, RemoteMTA: rc.RemoteMTA, ReportingMTA: r.ReportingMTA,
-		Command: rc.Command, Recipient: rc.Address}
+		Command: rc.Command, Recipient: rc.Address, DiagnosticType: rc.DiagnosticType}
+}
+
+// matchesDiagnosticType says whether the record's Diagnostic-Code type is one
+// the rule's diagnostic_type names (any type when it names none).
+func (r *rule) matchesDiagnosticType(in *Input) bool {
+	return len(r.diagType) == 0 || slices.Contains(r.diagType, strings.ToLower(strings.TrimSpace(in.DiagnosticType)))
 }
 
 // Reading is the reading of one recipient record of a report.

@@ -353,6 +353,8 @@ func TestValidationErrors(t *testing.T) {
 		{"rules:\n- id: a\n  when: {status: [5.1.1]}\n  then: {reason: blocked, status: 5.x}\n", `then.status "5.x"`},
 		{"rules:\n- id: a\n  when: {status: [5.1.1]}\n  then: {reason: blocked, explanation: '{who}'}\n", "unknown placeholder {who}"},
 		{"rules:\n- id: a\n  when: {action: [bounced]}\n  then: {reason: blocked}\n", `action "bounced"`},
+		{"rules:\n- id: a\n  when: {diagnostic_type: ['x-unix; pipe']}\n  then: {reason: blocked}\n", `diagnostic_type "x-unix; pipe"`},
+		{"rules:\n- id: a\n  when: {diagnostic_type: ['']}\n  then: {reason: blocked}\n", "diagnostic_type: empty"},
 		{"rules:\n- id: a\n  when: {status: [5.1.1]}\n  then: {reason: blocked}\n- id: a\n  when: {status: [5.1.2]}\n  then: {reason: blocked}\n", `id "a" is used twice`},
 		{"reasons:\n  nosuch: {owner: sender}\n", "reasons: nosuch: not in the vocabulary"},
 		{"rules: [\n", "yaml"},

@@ -1,6 +1,10 @@
 package rules
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ndrmilter/ndrmilter/smtpcode"
+)
 
 // family is one reply of a phrase family: the words many servers use for one
 // reason (as Sisimai's reason modules know them), in our own sentences and
@@ -72,6 +76,8 @@ func TestPhraseFamilies(t *testing.T) {
 		{diag: "550 Mailbox currently suspended - contact the postmaster", reason: "suspend"},
 		{diag: "550 Recipient rejected: Temporarily inactive", reason: "suspend"},
 		{diag: "550 This account has been disabled or discontinued", reason: "suspend"},
+		{diag: "550 Your account has been temporarily suspended", reason: "suspend"},
+		{diag: "550 5.2.1 Mailbox is temporarily suspended by its owner", reason: "suspend"},
 		{diag: "550 hal@example.net is a deactivated mailbox", reason: "suspend"},
 		{diag: "550 ida@example.net is unavailable: user is terminated", reason: "suspend"},
 		{diag: "550 vdelivermail: account is locked email bounced", reason: "suspend"},
@@ -228,7 +234,53 @@ func TestStatusFallbacks(t *testing.T) {
 		{diag: "550 5.7.16 Message is too big for the specified priority", status: "5.7.16", reason: "mesgtoobig"},
 		{diag: "550 5.7.17 Mailbox owner has changed", status: "5.7.17", reason: "hasmoved"},
 		{diag: "550 5.7.18 Domain owner has changed", status: "5.7.18", reason: "hasmoved"},
+		// X.3: 5.3.0 is systemerror in Sisimai's code table; 4.3.0 is
+		// commented out there: the words decide first, then the
+		// subject's default.
+		{diag: "Error 5.3.0 in the mail system", status: "5.3.0", reason: "systemerror"},
+		{diag: "4.3.0 Please try again", status: "4.3.0", reason: "systemerror"},
+		{diag: "451 4.3.0 Temporary lookup failure", status: "4.3.0", reason: "networkerror"},
 	})
+}
+
+// TestPostfixDeliverySuspendedIsNoSuspendedAccount: Postfix's queue manager
+// writes "delivery temporarily suspended: <cause>" when it stops trying a
+// destination for a while; the cause that follows decides, never suspend.
+func TestPostfixDeliverySuspendedIsNoSuspendedAccount(t *testing.T) {
+	e := builtin(t)
+	for _, d := range []string{
+		"delivery temporarily suspended: connect to mx.example.net[192.0.2.7]:25: Connection refused",
+		"delivery temporarily suspended: host mx.example.net[192.0.2.7] refused to talk to me: 421 Service not available",
+		"delivery temporarily suspended: lost connection with mx.example.net[192.0.2.7] while receiving the initial server greeting",
+		"delivery temporarily suspended: conversation with mx.example.net[192.0.2.7] timed out while receiving the initial server greeting",
+	} {
+		for _, action := range []smtpcode.Action{smtpcode.ActionFailed, smtpcode.ActionDelayed} {
+			if v := e.Classify(Input{Action: action, Diagnostic: d}); v.Reason == ReasonSuspend || v.Reason == ReasonUndefined {
+				t.Errorf("%s %q: %s (rule %s), want the cause it names", action, d, v.Reason, v.Rule)
+			}
+		}
+	}
+}
+
+// TestDiagnosticTypeXUnix: a Diagnostic-Code of type X-Unix (RFC 3464
+// section 2.3.6) is a local delivery program's error: mailererror when no
+// code of Sisimai's table or phrase decided (4.3.0 is not in it, 5.3.0 is).
+func TestDiagnosticTypeXUnix(t *testing.T) {
+	e := builtin(t)
+	tests := []struct {
+		in   Input
+		want Reason
+	}{
+		{Input{Action: "failed", Status: "4.3.0", Diagnostic: "temporary failure", DiagnosticType: "x-unix"}, ReasonMailerError},
+		{Input{Action: "failed", Status: "5.0.0", Diagnostic: "exit 75", DiagnosticType: "X-Unix"}, ReasonMailerError},
+		{Input{Action: "failed", Status: "4.3.0", Diagnostic: "temporary failure", DiagnosticType: "smtp"}, ReasonSystemError},
+		{Input{Action: "failed", Status: "5.3.0", Diagnostic: "temporary failure", DiagnosticType: "x-unix"}, ReasonSystemError},
+	}
+	for _, tc := range tests {
+		if v := e.Classify(tc.in); v.Reason != tc.want {
+			t.Errorf("%+v: %s (rule %s), want %s", tc.in, v.Reason, v.Rule, tc.want)
+		}
+	}
 }
 
 // TestHostTables checks the host-specific tables: the same words or codes

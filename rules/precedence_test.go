@@ -337,3 +337,24 @@ func TestPrecedenceStageYieldsToBlockWords(t *testing.T) {
 		t.Errorf("user unknown at MAIL FROM: %s (rule %s), want rejected (rule unknown-at-mail-from)", v.Reason, v.Rule)
 	}
 }
+
+// TestPrecedenceDiagnosticType: a Diagnostic-Code of type X-Unix (a local
+// delivery program's error) is read as mailererror after the codes Sisimai's
+// table maps and after the phrases, before the class alone (doc.go
+// principle 9).
+func TestPrecedenceDiagnosticType(t *testing.T) {
+	checkConflicts(t, []conflict{
+		{name: "a code the table maps beats the X-Unix type",
+			in:     Input{Status: "5.3.0", Diagnostic: "temporary failure", DiagnosticType: "x-unix"},
+			winner: "rfc3463-x.3.0", reason: "systemerror", loser: "diagnostic-type-x-unix", lost: "mailererror"},
+		{name: "a phrase beats the X-Unix type",
+			in:     Input{Status: "4.3.0", Diagnostic: "cannot write: mailbox is full", DiagnosticType: "X-Unix"},
+			winner: "mailbox-full-text", reason: "mailboxfull", loser: "diagnostic-type-x-unix", lost: "mailererror"},
+		{name: "the X-Unix type beats 4.3.0, which Sisimai's code table leaves out",
+			in:     Input{Status: "4.3.0", Diagnostic: "temporary failure", DiagnosticType: "x-unix"},
+			winner: "diagnostic-type-x-unix", reason: "mailererror", loser: "rfc3463-x.3.other", lost: "systemerror"},
+		{name: "the X-Unix type beats the class alone",
+			in:     Input{Status: "5.0.0", Diagnostic: "exit status 1", DiagnosticType: "x-unix"},
+			winner: "diagnostic-type-x-unix", reason: "mailererror", loser: "rfc3463-x.0.0", lost: "undefined"},
+	})
+}

@@ -109,6 +109,8 @@ type whenSpec struct {
 	MTA     []string `yaml:"mta"`
 	Action  []string `yaml:"action"`
 	Command []string `yaml:"command"`
+	// DiagnosticType is the diagnostic_type key: RFC 3464 Diagnostic-Code types.
+	DiagnosticType []string `yaml:"diagnostic_type"`
 }
 
 type thenSpec struct {
@@ -340,8 +342,8 @@ func compileRule(file string, index, line int, rs ruleSpec, phrases *phraseTable
 		return nil, fmt.Errorf("%s: id %q: expected letters, digits and . _ : - (at most 100)", where, rs.ID)
 	}
 	w := rs.When
-	if len(w.Status)+len(w.Reply)+len(w.Text)+len(w.All)+len(w.Regexp)+len(w.MTA)+len(w.Action)+len(w.Command) == 0 {
-		return nil, fmt.Errorf("%s: empty when: a rule must test at least one of status, reply, text, all, regexp, mta, action, command", where)
+	if len(w.Status)+len(w.Reply)+len(w.Text)+len(w.All)+len(w.Regexp)+len(w.MTA)+len(w.Action)+len(w.Command)+len(w.DiagnosticType) == 0 {
+		return nil, fmt.Errorf("%s: empty when: a rule must test at least one of status, reply, text, all, regexp, mta, action, command, diagnostic_type", where)
 	}
 	r := &rule{id: rs.ID, file: file, line: line}
 	for _, s := range w.Status {
@@ -401,6 +403,9 @@ func compileRule(file string, index, line int, rs ruleSpec, phrases *phraseTable
 			s = ""
 		}
 		r.command = append(r.command, s)
+	}
+	if r.diagType, err = diagnosticTypes(w.DiagnosticType); err != nil {
+		return nil, fmt.Errorf("%s: %v", where, err)
 	}
 
 	t := rs.Then
@@ -608,6 +613,26 @@ func (t *phraseTable) addAll(ps []string) ([]int32, error) {
 			t.list = append(t.list, n)
 		}
 		out = append(out, id)
+	}
+	return out, nil
+}
+
+// diagnosticTypes reads the diagnostic_type key: RFC 3464 Diagnostic-Code
+// types (section 2.3.6: "smtp", "x-unix"...), lower case; none for a record
+// without one.
+func diagnosticTypes(list []string) ([]string, error) {
+	var out []string
+	for _, s := range list {
+		s = strings.ToLower(strings.TrimSpace(s))
+		switch {
+		case s == "":
+			return nil, fmt.Errorf("diagnostic_type: empty (write none for a record without a Diagnostic-Code type)")
+		case s == "none":
+			s = ""
+		case strings.ContainsAny(s, " ;\t"):
+			return nil, fmt.Errorf("diagnostic_type %q: expected a type such as smtp or x-unix (RFC 3464 section 2.3.6)", s)
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }

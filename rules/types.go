@@ -12,6 +12,9 @@ type Input struct {
 	ReportingMTA string
 	Command      string
 	Recipient    string // the recipient's address, for the explanation ("" for a bare code)
+	// DiagnosticType is the type of the report's Diagnostic-Code (RFC 3464
+	// section 2.3.6), lower case: "smtp", "x-unix"...; "" when none.
+	DiagnosticType string
 
 	lookup bool // made by Lookup: the command is assumed, not reported
 }

@@ -119,6 +119,9 @@ func (e *Engine) matchedBy(r *rule, rec *record) string {
 		}
 		return "command " + strings.ToUpper(rec.in.Command)
 	}
+	if len(r.diagType) > 0 {
+		return "Diagnostic-Code type " + strings.ToLower(strings.TrimSpace(rec.in.DiagnosticType))
+	}
 	if len(r.action) > 0 {
 		return "action " + string(rec.action)
 	}
