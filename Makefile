@@ -13,12 +13,13 @@ COMMIT  ?= $(shell ./scripts/version --commit)
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/ndrmilter
 
-# generate compiles rules/rules.yaml into rules/builtin_gen.go (the built-in
-# rules are Go tables in the binary: no YAML is read at start) and
+# generate compiles rules/rules.yaml into rules/builtin_gen.go and
+# catalog/messages/*.yaml into catalog/builtin_gen.go (the built-in rules and
+# words are Go tables in the binary: no YAML is read at start) and
 # regenerates the man pages. Run it after changing rules.yaml: a test fails
 # while builtin_gen.go is stale.
 generate:
-	$(GO) generate ./rules ./cmd/ndrmilter
+	$(GO) generate ./rules ./catalog ./cmd/ndrmilter
 
 # man regenerates the man pages and shell completions in doc/ from the
 # command definitions (a test fails when the committed ones are stale).
