@@ -296,15 +296,45 @@ func (c *Catalog) Text(tag language.Tag, id string, args ...string) string {
 	if !strings.Contains(text, "{") {
 		return text
 	}
-	return placeholder().ReplaceAllStringFunc(text, func(m string) string {
-		name := m[1 : len(m)-1]
-		for i := 0; i+1 < len(args); i += 2 {
-			if args[i] == name {
-				return args[i+1]
+	// By hand, not with the placeholder regexp: a command that writes one
+	// text does not compile it.
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(text, '{')
+		if i < 0 {
+			break
+		}
+		n := placeholderLen(text[i+1:])
+		if n == 0 || i+1+n >= len(text) || text[i+1+n] != '}' {
+			b.WriteString(text[:i+1])
+			text = text[i+1:]
+			continue
+		}
+		b.WriteString(text[:i])
+		name := text[i+1 : i+1+n]
+		for j := 0; j+1 < len(args); j += 2 {
+			if args[j] == name {
+				b.WriteString(args[j+1])
+				break
 			}
 		}
-		return ""
-	})
+		text = text[i+2+n:]
+	}
+	b.WriteString(text)
+	return b.String()
+}
+
+// placeholderLen is the length of the placeholder name s starts with
+// ([a-z][a-z0-9_]*, as the placeholder regexp has it), 0 for none.
+func placeholderLen(s string) int {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return 0
+	}
+	n := 1
+	for n < len(s) && (s[n] >= 'a' && s[n] <= 'z' || s[n] >= '0' && s[n] <= '9' || s[n] == '_') {
+		n++
+	}
+	return n
 }
 
 // Has reports whether the catalog has a text for id (in English, and so in
