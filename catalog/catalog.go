@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"bytes"
-	"embed"
 	"errors"
 	"fmt"
 	"io"
@@ -20,17 +19,44 @@ import (
 	"golang.org/x/text/language"
 )
 
-//go:embed messages/*.yaml
-var embedded embed.FS
+//go:generate go test -count=1 -run ^TestBuiltinGenerated$ . -update
 
 // Catalog is the texts of every language it has, by message id. A Catalog
 // is immutable after Load and safe for concurrent use.
 type Catalog struct {
 	tags     []language.Tag // every language with a file, English first
 	offered  []language.Tag // English and the complete languages
-	texts    map[language.Tag]map[string]string
+	texts    map[language.Tag]table
 	problems map[language.Tag][]string
-	matcher  language.Matcher
+	// matcher is built on first use: the command line never matches a
+	// request's languages.
+	matcher func() language.Matcher
+}
+
+// entry is one text of a language.
+type entry struct{ id, text string }
+
+// table is the texts of one language, sorted by id. A sorted slice, not a
+// map, so that the built-in catalog (builtin_gen.go) is data laid out by
+// the linker, with nothing built when the program starts.
+type table []entry
+
+// tableOf returns texts as a table.
+func tableOf(texts map[string]string) table {
+	t := make(table, 0, len(texts))
+	for _, id := range sortedIDs(texts) {
+		t = append(t, entry{id, texts[id]})
+	}
+	return t
+}
+
+// get returns the text of id.
+func (t table) get(id string) (string, bool) {
+	i, ok := slices.BinarySearchFunc(t, id, func(e entry, id string) int { return strings.Compare(e.id, id) })
+	if !ok {
+		return "", false
+	}
+	return t[i].text, true
 }
 
 // placeholder is a {name} in a text.
@@ -51,7 +77,8 @@ func Load(fsys fs.FS) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Catalog{texts: map[language.Tag]map[string]string{}, problems: map[language.Tag][]string{}}
+	texts := map[language.Tag]map[string]string{}
+	c := &Catalog{texts: map[language.Tag]table{}, problems: map[language.Tag][]string{}}
 	for _, name := range names {
 		tag, err := language.Parse(strings.TrimSuffix(path.Base(name), ".yaml"))
 		if err != nil {
@@ -61,18 +88,18 @@ func Load(fsys fs.FS) (*Catalog, error) {
 		if err != nil {
 			return nil, err
 		}
-		texts := map[string]string{}
+		m := map[string]string{}
 		dec := yaml.NewDecoder(bytes.NewReader(data))
-		if err := dec.Decode(&texts); err != nil && !errors.Is(err, io.EOF) {
+		if err := dec.Decode(&m); err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("catalog %s: expected a mapping of message ids to texts: %v", name, err)
 		}
-		if _, dup := c.texts[tag]; dup {
+		if _, dup := texts[tag]; dup {
 			return nil, fmt.Errorf("catalog %s: a second file for %s", name, tag)
 		}
-		c.texts[tag] = texts
+		texts[tag] = m
 		c.tags = append(c.tags, tag)
 	}
-	en, ok := c.texts[language.English]
+	en, ok := texts[language.English]
 	if !ok {
 		return nil, fmt.Errorf("catalog: no en.yaml: English is the reference every other language is checked against")
 	}
@@ -89,14 +116,24 @@ func Load(fsys fs.FS) (*Catalog, error) {
 	})
 	c.offered = []language.Tag{language.English}
 	for _, tag := range c.tags[1:] {
-		probs := usable(en, c.texts[tag])
+		probs := usable(en, texts[tag])
 		c.problems[tag] = probs
 		if len(probs) == 0 {
 			c.offered = append(c.offered, tag)
 		}
 	}
-	c.matcher = language.NewMatcher(c.offered)
+	for tag, m := range texts {
+		c.texts[tag] = tableOf(m)
+	}
+	c.matchOffered()
 	return c, nil
+}
+
+// matchOffered sets the matcher of the offered languages, built on first
+// use.
+func (c *Catalog) matchOffered() {
+	offered := c.offered
+	c.matcher = sync.OnceValue(func() language.Matcher { return language.NewMatcher(offered) })
 }
 
 // usable keeps in tr the texts that may stand for English's (the same
@@ -168,25 +205,11 @@ func placeholders(text string) []string {
 	return slices.Compact(names)
 }
 
-var (
-	defaultOnce sync.Once
-	defaultCat  *Catalog
-)
-
-// Default is the catalog built into the binary (messages/*.yaml). Its tests
-// load it, so it cannot fail to load in a binary that passed them.
-func Default() *Catalog {
-	defaultOnce.Do(func() {
-		sub, err := fs.Sub(embedded, "messages")
-		if err == nil {
-			defaultCat, err = Load(sub)
-		}
-		if err != nil {
-			panic("catalog: the built-in catalogs do not load: " + err.Error())
-		}
-	})
-	return defaultCat
-}
+// Default is the catalog built into the binary: messages/*.yaml as Load
+// reads them, compiled at build time into builtin_gen.go (go generate
+// ./catalog), so that no YAML is parsed when a command starts. A test
+// checks that the compiled catalog is what Load gives from the files.
+var Default = sync.OnceValue(func() *Catalog { return builtin.catalog() })
 
 // Languages are the languages the catalog offers: English first, then
 // each language whose file is complete.
@@ -212,7 +235,14 @@ func (c *Catalog) Problems(tag language.Tag) []string {
 }
 
 // IDs are the message ids, sorted.
-func (c *Catalog) IDs() []string { return sortedIDs(c.texts[language.English]) }
+func (c *Catalog) IDs() []string {
+	en := c.texts[language.English]
+	ids := make([]string, len(en))
+	for i, e := range en {
+		ids[i] = e.id
+	}
+	return ids
+}
 
 // Pick returns the offered language for tag: tag itself, else one of the
 // same base language (de-CH gives de), else English.
@@ -242,7 +272,7 @@ func (c *Catalog) Match(explicit, acceptLanguage string) language.Tag {
 		if err != nil || len(tags) == 0 {
 			continue
 		}
-		_, i, conf := c.matcher.Match(tags...)
+		_, i, conf := c.matcher().Match(tags...)
 		if conf != language.No {
 			return c.offered[i]
 		}
@@ -259,27 +289,57 @@ func (c *Catalog) Text(tag language.Tag, id string, args ...string) string {
 	if tag != language.English && !c.Offers(tag) {
 		tag = language.English
 	}
-	text, ok := c.texts[tag][id]
+	text, ok := c.texts[tag].get(id)
 	if !ok {
 		return id
 	}
 	if !strings.Contains(text, "{") {
 		return text
 	}
-	return placeholder().ReplaceAllStringFunc(text, func(m string) string {
-		name := m[1 : len(m)-1]
-		for i := 0; i+1 < len(args); i += 2 {
-			if args[i] == name {
-				return args[i+1]
+	// By hand, not with the placeholder regexp: a command that writes one
+	// text does not compile it.
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(text, '{')
+		if i < 0 {
+			break
+		}
+		n := placeholderLen(text[i+1:])
+		if n == 0 || i+1+n >= len(text) || text[i+1+n] != '}' {
+			b.WriteString(text[:i+1])
+			text = text[i+1:]
+			continue
+		}
+		b.WriteString(text[:i])
+		name := text[i+1 : i+1+n]
+		for j := 0; j+1 < len(args); j += 2 {
+			if args[j] == name {
+				b.WriteString(args[j+1])
+				break
 			}
 		}
-		return ""
-	})
+		text = text[i+2+n:]
+	}
+	b.WriteString(text)
+	return b.String()
+}
+
+// placeholderLen is the length of the placeholder name s starts with
+// ([a-z][a-z0-9_]*, as the placeholder regexp has it), 0 for none.
+func placeholderLen(s string) int {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return 0
+	}
+	n := 1
+	for n < len(s) && (s[n] >= 'a' && s[n] <= 'z' || s[n] >= '0' && s[n] <= '9' || s[n] == '_') {
+		n++
+	}
+	return n
 }
 
 // Has reports whether the catalog has a text for id (in English, and so in
 // every language it offers).
 func (c *Catalog) Has(id string) bool {
-	_, ok := c.texts[language.English][id]
+	_, ok := c.texts[language.English].get(id)
 	return ok
 }

@@ -108,3 +108,14 @@ func TestAnIncompleteOrInconsistentTranslationIsNotOffered(t *testing.T) {
 		t.Errorf("a file that is not named by a tag: %v", err)
 	}
 }
+
+func TestTextFillsPlaceholdersAndLeavesOtherBraces(t *testing.T) {
+	c, err := catalog.Load(fstest.MapFS{"en.yaml": {Data: []byte(`a: "{x} and {y_2}, {x} again; {Not} {9} {} { and } {z"` + "\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Text(language.English, "a", "x", "one", "y_2", "two", "unused", "three")
+	if want := "one and two, one again; {Not} {9} {} { and } {z"; got != want {
+		t.Errorf("Text = %q; want %q", got, want)
+	}
+}

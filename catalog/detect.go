@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 
 	"golang.org/x/text/language"
@@ -38,8 +39,17 @@ const (
 
 // stopwords are the frequent words of each language that the other
 // languages here do not use as words (a test checks that no word is in two
-// lists).
-var stopwords = map[string]language.Tag{}
+// lists), made from stopwordLists on first use: most commands never tell
+// a language.
+var stopwords = sync.OnceValue(func() map[string]language.Tag {
+	m := map[string]language.Tag{}
+	for tag, words := range stopwordLists {
+		for _, w := range strings.Fields(words) {
+			m[w] = tag
+		}
+	}
+	return m
+})
 
 // stopwordLists are the lists stopwords is made of, by language.
 var stopwordLists = map[language.Tag]string{
@@ -52,14 +62,6 @@ var stopwordLists = map[language.Tag]string{
 		"au aux sont être mais votre vos il elle ne madame monsieur bien très avez été",
 	language.Spanish: "el los las y una para con por del su sus está hola gracias saludos muy pero como este esta " +
 		"usted al lo estimado estimada buenos días atentamente yo tiene hay puede",
-}
-
-func init() {
-	for tag, words := range stopwordLists {
-		for _, w := range strings.Fields(words) {
-			stopwords[w] = tag
-		}
-	}
 }
 
 // letterHint says which language a letter points to, when only one of
@@ -86,6 +88,7 @@ func Detect(text string) (language.Tag, bool) {
 	var kana, han, letters int
 	score := map[language.Tag]float64{}
 	var word strings.Builder
+	stopwords := stopwords()
 	endWord := func() {
 		if word.Len() > 0 {
 			if tag, ok := stopwords[word.String()]; ok {

@@ -12,7 +12,9 @@
 // a language only when it gives exactly the ids of English, each with the
 // same placeholders and well formed (Problems says what is wrong with the
 // others), so that a page never shows a missing text, a raw placeholder or
-// half a page in English.
+// half a page in English. The files are compiled into the binary at build
+// time (go generate ./catalog writes builtin_gen.go; a test fails while it
+// is stale), so that Default parses nothing when a command starts.
 //
 // The language is chosen with golang.org/x/text/language: an explicit choice
 // (a "lang" query parameter) first, then the Accept-Language header (RFC

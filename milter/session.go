@@ -331,11 +331,11 @@ func (msg *message) keep(parts ...string) {
 	for _, p := range parts {
 		room := msg.cfg.ParseCap - msg.text.size()
 		if len(p) > room {
-			msg.text.add([]byte(p[:room]))
+			msg.text.addString(p[:room])
 			msg.truncated = true
 			return
 		}
-		msg.text.add([]byte(p))
+		msg.text.addString(p)
 	}
 }
 
@@ -398,7 +398,7 @@ func (s *session) BodyChunk(chunk []byte, m *gomilter.Modifier) (resp gomilter.R
 			chunk = chunk[:room]
 			msg.truncated = true
 		}
-		msg.text.add(chunk)
+		msg.text.adopt(chunk)
 		s.hold()
 	}
 	if s.c.mtaOffer&gomilter.OptSkip != 0 && !s.needsBody() {

@@ -1,12 +1,16 @@
 // Command benchspeed is "make bench-speed": the speed figures of issue 14,
 // each against a reference measured in the same run.
 //
-//	go run ./internal/cmd/benchspeed [-runs N] [-starts N] [-explains N] [-corpus DIR]... [-bin PATH]
+//	go run ./internal/cmd/benchspeed [-runs N] [-starts N] [-explains N] [-corpus DIR]... [-bin PATH] [-ldflags FLAGS]
 //
 // (a) Start-up: the whole process "ndrmilter code 5.1.1" against a Go
 // hello-world (./hello) built with the same flags, run in turn (-starts
 // times each per run, the order alternating). Goal: at most 3 times the
-// hello-world.
+// hello-world. The programs are built as "make build" builds ndrmilter
+// (CGO_ENABLED=0, -trimpath); -ldflags "-s -w" builds all of them as
+// scripts/build-deb does, for the packaged binary. With -bin, the
+// hello-world is not built with the flags of that binary: give the same
+// -ldflags.
 //
 // (b) Explain: the whole process "ndrmilter explain --json DIR..." over
 // directories of bounce files (by default the repository's own,
@@ -23,7 +27,8 @@
 //
 // Wall times are the mean and the median of the processes of a run; CPU is
 // user plus system time of the process (from wait4), which moves less than
-// wall time when the machine is shared. It runs from the repository root. The
+// wall time when the machine is shared, and faults its page faults (from
+// wait4 too), which hardly move. It runs from the repository root. The
 // figures are only meaningful on an idle machine; it is a benchmark, never a
 // test.
 package main
@@ -62,6 +67,7 @@ func main() {
 	starts := flag.Int("starts", 100, "processes of each program per run, for start-up")
 	explains := flag.Int("explains", 20, "processes of each program per run, for explain")
 	bin := flag.String("bin", "", "ndrmilter binary (default: built from this repository)")
+	ldflags := flag.String("ldflags", "", "linker flags for every program built (\"-s -w\": as the Debian package is built)")
 	skipParse := flag.Bool("skip-parse", false, "leave out (c), the in-process benchmark")
 	var corpus []string
 	flag.Func("corpus", "a directory of bounce files for (b) (repeatable; default: "+strings.Join(defaultCorpus, " and ")+")", func(s string) error {
@@ -72,7 +78,7 @@ func main() {
 	if len(corpus) == 0 {
 		corpus = defaultCorpus
 	}
-	if err := run(*runs, *starts, *explains, *bin, corpus, *skipParse); err != nil {
+	if err := run(*runs, *starts, *explains, *bin, *ldflags, corpus, *skipParse); err != nil {
 		fmt.Fprintf(os.Stderr, "benchspeed: %v\n", err)
 		os.Exit(1)
 	}
@@ -81,6 +87,7 @@ func main() {
 // sample is one process's run.
 type sample struct {
 	wall, cpu time.Duration
+	faults    int64 // page faults (minor and major): moves little with the load
 }
 
 // stats are the samples of one program in one run.
@@ -103,10 +110,19 @@ func (s stats) median(f func(sample) time.Duration) time.Duration {
 	return v[len(v)/2]
 }
 
+// meanFaults is the mean number of page faults of s.
+func (s stats) meanFaults() float64 {
+	var sum int64
+	for _, x := range s {
+		sum += x.faults
+	}
+	return float64(sum) / float64(len(s))
+}
+
 func wallOf(s sample) time.Duration { return s.wall }
 func cpuOf(s sample) time.Duration  { return s.cpu }
 
-func run(runs, starts, explains int, bin string, corpus []string, skipParse bool) error {
+func run(runs, starts, explains int, bin, ldflags string, corpus []string, skipParse bool) error {
 	if runs < 1 || starts < 1 || explains < 1 {
 		return errors.New("-runs, -starts and -explains must be at least 1")
 	}
@@ -125,8 +141,9 @@ func run(runs, starts, explains int, bin string, corpus []string, skipParse bool
 		builds = append(builds, [2]string{bin, "./cmd/ndrmilter"})
 	}
 	for _, b := range builds {
-		// The flags of "make build".
-		cmd := exec.Command("go", "build", "-trimpath", "-o", b[0], b[1])
+		// The flags of "make build" (the version stamps aside), the same for
+		// every program.
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", b[0], b[1])
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		cmd.Stderr = os.Stderr
 		if err := cmd.Run(); err != nil {
@@ -172,7 +189,7 @@ func run(runs, starts, explains int, bin string, corpus []string, skipParse bool
 		}
 		return strings.Join(strings.Fields(string(data))[:3], " ")
 	}
-	fmt.Printf("benchspeed: %d runs; load average before: %s (figures under load are not the product's)\n\n", runs, load())
+	fmt.Printf("benchspeed: %d runs; built with CGO_ENABLED=0 -trimpath -ldflags %q; load average before: %s (figures under load are not the product's)\n\n", runs, ldflags, load())
 
 	fmt.Printf("(a) start-up: %q against a Go hello-world, %d processes each per run, in turn\n", "ndrmilter code 5.1.1", starts)
 	for r := 1; r <= runs; r++ {
@@ -239,10 +256,11 @@ func report(run int, name, refName string, a, b stats, goal float64) {
 	if goal > 0 {
 		verdict = fmt.Sprintf(" (goal <= %.0fx: %s)", goal, map[bool]string{true: "met", false: "not met"}[ratio <= goal])
 	}
-	fmt.Printf("  run %d: %s mean %s median %s cpu %s | %s mean %s median %s cpu %s | ratio %.2fx (median %.2fx, cpu %.2fx)%s\n",
-		run, name, ms(a.mean(wallOf)), ms(a.median(wallOf)), ms(a.mean(cpuOf)),
-		refName, ms(b.mean(wallOf)), ms(b.median(wallOf)), ms(b.mean(cpuOf)),
-		ratio, float64(a.median(wallOf))/float64(b.median(wallOf)), float64(a.mean(cpuOf))/float64(b.mean(cpuOf)), verdict)
+	fmt.Printf("  run %d: %s mean %s median %s cpu %s faults %.0f | %s mean %s median %s cpu %s faults %.0f | ratio %.2fx (median %.2fx, cpu %.2fx, faults %.2fx)%s\n",
+		run, name, ms(a.mean(wallOf)), ms(a.median(wallOf)), ms(a.mean(cpuOf)), a.meanFaults(),
+		refName, ms(b.mean(wallOf)), ms(b.median(wallOf)), ms(b.mean(cpuOf)), b.meanFaults(),
+		ratio, float64(a.median(wallOf))/float64(b.median(wallOf)), float64(a.mean(cpuOf))/float64(b.mean(cpuOf)),
+		a.meanFaults()/b.meanFaults(), verdict)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
@@ -280,10 +298,12 @@ func timed(argv []string) (sample, error) {
 	}
 	wall := time.Since(start)
 	var cpu time.Duration
+	var faults int64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		faults = ru.Minflt + ru.Majflt
 	}
-	return sample{wall, cpu}, nil
+	return sample{wall, cpu, faults}, nil
 }
 
 // output runs argv and returns its standard output.
