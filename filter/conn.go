@@ -92,11 +92,21 @@ func newConn(nc net.Conn, s *Server) *conn {
 	return c
 }
 
-// arm renews the read deadline and, between transactions at shutdown,
-// tells the client to go away (421) and ends the connection.
-func (c *conn) arm() error {
+// renewReadDeadline gives the client IdleTimeout for its next bytes. It is
+// called before a read that may wait for the network: what is buffered
+// already needs no deadline.
+func (c *conn) renewReadDeadline() {
 	if t := c.srv.config().IdleTimeout; t > 0 {
 		c.Conn.SetReadDeadline(time.Now().Add(t))
+	}
+}
+
+// arm renews the read deadline when the next command line is not buffered
+// whole (pipelined commands are), and, between transactions at shutdown,
+// tells the client to go away (421) and ends the connection.
+func (c *conn) arm() error {
+	if b, _ := c.r.Peek(c.r.Buffered()); bytes.IndexByte(b, '\n') < 0 {
+		c.renewReadDeadline()
 	}
 	if c.srv.draining() && !c.inTx.Load() {
 		c.Conn.SetWriteDeadline(time.Now().Add(time.Second))
@@ -141,7 +151,7 @@ func (c *conn) Read(p []byte) (int, error) {
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull) || len(line) > maxCommandLine:
 			return 0, errLineTooLong
-		case isTimeout(err):
+		case err != nil && isTimeout(err):
 			if c.srv.draining() && !c.inTx.Load() {
 				return 0, c.arm() // woken by Shutdown: 421
 			}
@@ -151,15 +161,15 @@ func (c *conn) Read(p []byte) (int, error) {
 		}
 		// (A last line without CRLF before EOF is handed out; EOF comes next.)
 		verb, args := splitCommand(line)
-		c.dataNext.Store(verb == "DATA")
+		c.dataNext.Store(verb == verbDATA)
 		switch verb {
-		case "XFORWARD":
-			c.xforwardCommand(args)
+		case verbXFORWARD:
+			c.xforwardCommand(string(args))
 			continue
-		case "EHLO":
+		case verbEHLO:
 			c.rewriteEHLO = true
-		case "BDAT":
-			c.chunkNext = bdatSize(args)
+		case verbBDAT:
+			c.chunkNext = bdatSize(string(args))
 		}
 		c.pending = append(c.pending[:0], line...)
 		return c.handOut(p), nil
@@ -181,8 +191,8 @@ func (c *conn) handOut(p []byte) int {
 }
 
 func (c *conn) readChunk(p []byte) (int, error) {
-	if t := c.srv.config().IdleTimeout; t > 0 {
-		c.Conn.SetReadDeadline(time.Now().Add(t))
+	if c.r.Buffered() == 0 {
+		c.renewReadDeadline()
 	}
 	if int64(len(p)) > c.chunkLeft {
 		p = p[:c.chunkLeft]
@@ -198,10 +208,8 @@ func (c *conn) readChunk(p []byte) (int, error) {
 // readData passes message data through, up to and including the line "."
 // that ends it.
 func (c *conn) readData(p []byte) (int, error) {
-	if t := c.srv.config().IdleTimeout; t > 0 {
-		c.Conn.SetReadDeadline(time.Now().Add(t))
-	}
 	if c.r.Buffered() == 0 {
+		c.renewReadDeadline()
 		if _, err := c.r.Peek(1); err != nil {
 			return 0, err
 		}
@@ -277,11 +285,36 @@ func (d *dotState) scan(b []byte) (int, bool) {
 	return len(b), false
 }
 
-// splitCommand returns a command line's verb in upper case and its arguments.
-func splitCommand(line []byte) (string, string) {
-	s := strings.TrimRight(string(line), "\r\n")
-	verb, args, _ := strings.Cut(s, " ")
-	return strings.ToUpper(verb), strings.TrimSpace(args)
+// commandVerb is a command the connection looks at: the others are
+// go-smtp's alone.
+type commandVerb int
+
+const (
+	verbOther commandVerb = iota
+	verbDATA
+	verbEHLO
+	verbBDAT
+	verbXFORWARD
+)
+
+// splitCommand returns the verb of a command line, any case, and its
+// arguments (white space and the line ending trimmed). It makes no copy:
+// every command of every message passes here.
+func splitCommand(line []byte) (commandVerb, []byte) {
+	line = bytes.TrimRight(line, "\r\n")
+	verb, args, _ := bytes.Cut(line, []byte(" "))
+	v := verbOther
+	switch {
+	case bytes.EqualFold(verb, []byte("DATA")):
+		v = verbDATA
+	case bytes.EqualFold(verb, []byte("EHLO")):
+		v = verbEHLO
+	case bytes.EqualFold(verb, []byte("BDAT")):
+		v = verbBDAT
+	case bytes.EqualFold(verb, []byte("XFORWARD")):
+		v = verbXFORWARD
+	}
+	return v, bytes.TrimSpace(args)
 }
 
 // bdatSize is the chunk size of "BDAT size [LAST]" as go-smtp reads it, or

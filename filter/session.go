@@ -106,8 +106,8 @@ func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 	s.open, s.cfg, s.start = true, cfg, time.Now()
 	s.c.inTx.Store(true)
 	s.from = ledger.NormalizeAddress(from)
-	s.queueID = s.c.xf.value("IDENT")
-	if s.queueID != "" && s.c.xf.value("SOURCE") != "" {
+	s.queueID = s.c.xf.value(xfIDENT)
+	if s.queueID != "" && s.c.xf.value(xfSOURCE) != "" {
 		// A Postfix content_filter forwards the queue id of a message
 		// already in its queue: this filter runs after the queue.
 		s.srv.sawAfterQueue()
@@ -124,7 +124,9 @@ func (s *session) mailNext(from string, opts *smtp.MailOptions) error {
 		if err := s.connect(); err != nil {
 			return errNextHopDown
 		}
-		err := s.hop.xforward(s.c.xf.commands(s.hop.caps.xforward))
+		var n int
+		s.hop.xf, n = s.c.xf.appendCommands(s.hop.xf[:0], s.hop.caps.xforward)
+		err := s.hop.xforward(s.hop.xf, n)
 		if se, ok := isSMTPReply(err); ok {
 			s.srv.log.Warn("next hop refused XFORWARD: the client's attributes are not passed on", zap.Error(se))
 			err = nil
