@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-smtp"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/ndrmilter/ndrmilter/decide"
@@ -56,8 +57,9 @@ type session struct {
 	ev      evidenceState
 }
 
-func (s *session) observe(stage string, start time.Time) {
-	s.srv.metrics.CallbackLatency.WithLabelValues(stage).Observe(time.Since(start).Seconds())
+// observe records the time spent in a command since start.
+func observe(stage prometheus.Observer, start time.Time) {
+	stage.Observe(time.Since(start).Seconds())
 }
 
 // connect makes sure there is a connection to the next hop.
@@ -94,7 +96,7 @@ func (s *session) drop(stage string, err error) {
 // and ENVID; go-smtp's client declares BODY=8BITMIME to a next hop that
 // offers it), and decides where the message comes from.
 func (s *session) Mail(from string, opts *smtp.MailOptions) error {
-	defer s.observe("mail", time.Now())
+	defer observe(s.srv.stages.mail, time.Now())
 	s.finish()
 	cfg := s.srv.config()
 	route := cfg.site.Classify(s.origin(cfg), ledger.NormalizeAddress(from))
@@ -182,7 +184,7 @@ func (s *session) origin(cfg *Config) decide.Origin {
 
 // Rcpt relays a recipient; the client gets the next hop's refusal as it is.
 func (s *session) Rcpt(to string, opts *smtp.RcptOptions) error {
-	defer s.observe("rcpt", time.Now())
+	defer observe(s.srv.stages.rcpt, time.Now())
 	if s.open && s.ev.pending != nil {
 		if err := s.sendPendingMail(to); err != nil {
 			return err
@@ -211,7 +213,7 @@ func (s *session) Rcpt(to string, opts *smtp.RcptOptions) error {
 // annotated, to the next hop; the client gets the next hop's reply to it.
 func (s *session) Data(r io.Reader) error {
 	s.c.enterData()
-	defer s.observe("data", time.Now())
+	defer observe(s.srv.stages.data, time.Now())
 	if !s.open || s.hop == nil {
 		return errNoTransaction
 	}
@@ -302,8 +304,10 @@ func (s *session) Data(r io.Reader) error {
 		// too.
 		s.record(h, queuedAs(resp.StatusText), route, cfg)
 	}
-	s.srv.log.Debug("relayed", zap.String("queue_id", s.queueID), zap.String("route", routeName(route)),
-		zap.String("next_hop_reply", resp.StatusText))
+	if ce := s.srv.log.Check(zap.DebugLevel, "relayed"); ce != nil {
+		ce.Write(zap.String("queue_id", s.queueID), zap.String("route", routeName(route)),
+			zap.String("next_hop_reply", resp.StatusText))
+	}
 	return acceptedReply(resp.StatusText)
 }
 
@@ -502,13 +506,16 @@ func isQueueIDChar(c byte) bool {
 // enhanced parses an enhanced status code "x.y.z" (RFC 3463), the zero
 // EnhancedCode (not set) when s is not one.
 func enhanced(s string) smtp.EnhancedCode {
-	parts := strings.Split(s, ".")
-	if len(parts) != 3 {
-		return smtp.EnhancedCodeNotSet
-	}
 	var ec smtp.EnhancedCode
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
+	for i := range ec {
+		part := s
+		if i < len(ec)-1 {
+			var ok bool
+			if part, s, ok = strings.Cut(s, "."); !ok {
+				return smtp.EnhancedCodeNotSet
+			}
+		}
+		n, err := strconv.Atoi(part)
 		if err != nil || n < 0 || n > 999 {
 			return smtp.EnhancedCodeNotSet
 		}
