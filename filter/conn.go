@@ -45,6 +45,7 @@ type conn struct {
 
 	// Read side, go-smtp's goroutine only.
 	pending   []byte // the rest of the command line being handed out
+	line      []byte // the command line being handed out, reused
 	chunkNext int64  // BDAT chunk that follows the command line being handed out (-1: none)
 	mode      readMode
 	chunkLeft int64
@@ -171,7 +172,8 @@ func (c *conn) Read(p []byte) (int, error) {
 		case verbBDAT:
 			c.chunkNext = bdatSize(string(args))
 		}
-		c.pending = append(c.pending[:0], line...)
+		c.line = append(c.line[:0], line...)
+		c.pending = c.line
 		return c.handOut(p), nil
 	}
 }
@@ -363,10 +365,12 @@ func (c *conn) writeDirect(line string) {
 	c.Conn.Write(c.takeHeld())
 }
 
-// takeHeld returns the replies waiting to go out and forgets them.
+// takeHeld returns the replies waiting to go out and forgets them. The
+// result shares the buffer of the held replies: it is written before any
+// is held again.
 func (c *conn) takeHeld() []byte {
 	h := c.held
-	c.held = nil
+	c.held = c.held[:0]
 	return h
 }
 

@@ -53,7 +53,7 @@ type field struct {
 // streams), a body it cannot hold is left unread.
 func readHead(r *bufio.Reader, keep bool, parseCap int, hold *frontend.Hold) (*head, error) {
 	// Room for a common header at once, rather than grown from a few bytes.
-	h := &head{raw: make([]byte, 0, initialHeadBuffer)}
+	h := &head{raw: make([]byte, 0, initialHeadBuffer), fields: make([]field, 0, initialHeadFields)}
 	lineStart, inHeader := true, true
 	for inHeader {
 		if len(h.raw) >= maxHeaderBytes || !hold.Grow(len(h.raw)+r.Buffered()) {
@@ -152,6 +152,9 @@ func (h *head) keepBody(r *bufio.Reader, parseCap int, hold *frontend.Hold) erro
 // initialHeadBuffer is what the header is read into at first: most
 // headers (a few Received fields and the usual ones) fit.
 const initialHeadBuffer = 4 << 10
+
+// initialHeadFields is the number of fields there is room for at first.
+const initialHeadFields = 24
 
 // minReportBuffer is the least a report's text is grown to: most reports
 // are a few kilobytes, read in one or two steps.
