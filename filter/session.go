@@ -99,7 +99,8 @@ func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 	defer observe(s.srv.stages.mail, time.Now())
 	s.finish()
 	cfg := s.srv.config()
-	route := cfg.site.Classify(s.origin(cfg), ledger.NormalizeAddress(from))
+	sender := ledger.NormalizeAddress(from)
+	route := cfg.site.Classify(s.origin(cfg), sender)
 	if holdsMail(cfg, route, from) {
 		s.ev.pending = &pendingMail{from: from, opts: opts}
 	} else if err := s.mailNext(from, opts); err != nil {
@@ -107,7 +108,7 @@ func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 	}
 	s.open, s.cfg, s.start = true, cfg, time.Now()
 	s.c.inTx.Store(true)
-	s.from = ledger.NormalizeAddress(from)
+	s.from = sender
 	s.queueID = s.c.xf.value(xfIDENT)
 	if s.queueID != "" && s.c.xf.value(xfSOURCE) != "" {
 		// A Postfix content_filter forwards the queue id of a message
@@ -193,7 +194,8 @@ func (s *session) Rcpt(to string, opts *smtp.RcptOptions) error {
 	if !s.open || s.hop == nil {
 		return errNoTransaction
 	}
-	if err := s.hop.c.Rcpt(s.nextRecipient(to), opts); err != nil {
+	next := s.nextRecipient(to)
+	if err := s.hop.c.Rcpt(next, opts); err != nil {
 		if se, ok := isSMTPReply(err); ok {
 			return se
 		}
@@ -202,7 +204,7 @@ func (s *session) Rcpt(to string, opts *smtp.RcptOptions) error {
 	}
 	s.noteReceived(to)
 	if len(s.rcpts) < frontend.MaxRecipients {
-		if a := ledger.NormalizeAddress(s.nextRecipient(to)); a != "" {
+		if a := ledger.NormalizeAddress(next); a != "" {
 			s.rcpts = append(s.rcpts, a)
 		}
 	}
