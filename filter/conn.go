@@ -52,7 +52,8 @@ type conn struct {
 	dot       dotState // end-of-data detector, as go-smtp's data reader
 
 	// Write side: the reply to EHLO is collected and rewritten; replies
-	// to XFORWARD wait for go-smtp's next reply when the client pipelines.
+	// to pipelined commands wait for the reply to the last command of the
+	// group (holdsReply).
 	rewriteEHLO bool
 	wbuf        []byte
 	held        []byte
@@ -106,7 +107,8 @@ func (c *conn) renewReadDeadline() {
 // whole (pipelined commands are), and, between transactions at shutdown,
 // tells the client to go away (421) and ends the connection.
 func (c *conn) arm() error {
-	if b, _ := c.r.Peek(c.r.Buffered()); bytes.IndexByte(b, '\n') < 0 {
+	if !c.commandBuffered() {
+		c.flushHeld()
 		c.renewReadDeadline()
 	}
 	if c.srv.draining() && !c.inTx.Load() {
@@ -194,6 +196,7 @@ func (c *conn) handOut(p []byte) int {
 
 func (c *conn) readChunk(p []byte) (int, error) {
 	if c.r.Buffered() == 0 {
+		c.flushHeld()
 		c.renewReadDeadline()
 	}
 	if int64(len(p)) > c.chunkLeft {
@@ -211,6 +214,7 @@ func (c *conn) readChunk(p []byte) (int, error) {
 // that ends it.
 func (c *conn) readData(p []byte) (int, error) {
 	if c.r.Buffered() == 0 {
+		c.flushHeld()
 		c.renewReadDeadline()
 		if _, err := c.r.Peek(1); err != nil {
 			return 0, err
@@ -358,7 +362,37 @@ func (c *conn) xforwardCommand(args string) {
 func (c *conn) writeDirect(line string) {
 	c.held = append(c.held, line...)
 	c.held = append(c.held, "\r\n"...)
-	if c.r.Buffered() > 0 {
+	if !c.commandBuffered() {
+		c.flushHeld()
+	}
+}
+
+// commandBuffered reports whether a whole command line has come from the
+// client and not been read yet: a command pipelined after the one being
+// answered (RFC 2920).
+func (c *conn) commandBuffered() bool {
+	b, _ := c.r.Peek(c.r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
+// maxHeldReplies bounds the replies held for a group of pipelined commands.
+const maxHeldReplies = 16 << 10
+
+// holdsReply reports whether go-smtp's reply p waits for the replies to the
+// commands the client pipelined after the one it answers, to go out with
+// them in one write, as RFC 2920 section 3.2 recommends a server do. Only a
+// positive single-line reply waits (go-smtp closes the connection after
+// some others), and only while the next command is buffered whole: the
+// connection never waits for the client with a reply held (flushHeld
+// before each read from the network).
+func (c *conn) holdsReply(p []byte) bool {
+	return c.mode == modeCommand && len(c.held)+len(p) <= maxHeldReplies && len(p) > 4 &&
+		string(p[:4]) == "250 " && bytes.IndexByte(p, '\n') == len(p)-1 && c.commandBuffered()
+}
+
+// flushHeld writes the replies held, if any.
+func (c *conn) flushHeld() {
+	if len(c.held) == 0 {
 		return
 	}
 	c.Conn.SetWriteDeadline(time.Now().Add(time.Minute))
@@ -375,9 +409,14 @@ func (c *conn) takeHeld() []byte {
 }
 
 // Write passes go-smtp's replies on, after any held ones, rewriting the
-// reply to EHLO.
+// reply to EHLO; a reply to a command the client pipelined more after may
+// wait for theirs (holdsReply).
 func (c *conn) Write(p []byte) (int, error) {
 	if !c.rewriteEHLO {
+		if c.holdsReply(p) {
+			c.held = append(c.held, p...)
+			return len(p), nil
+		}
 		if len(c.held) == 0 {
 			return c.Conn.Write(p)
 		}
