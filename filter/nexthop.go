@@ -241,6 +241,9 @@ func (h *nextHop) abort() { h.c.Close() }
 // isSMTPReply reports whether err is the next hop's own reply (and the
 // connection is still usable), as opposed to a network error or timeout.
 func isSMTPReply(err error) (*smtp.SMTPError, bool) {
+	if err == nil {
+		return nil, false
+	}
 	var se *smtp.SMTPError
 	if errors.As(err, &se) {
 		return se, true
