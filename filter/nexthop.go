@@ -35,10 +35,11 @@ type hopCaps struct {
 
 // hopConn bounds every write to the next hop: go-smtp's client sets a
 // deadline per command but none while the message data is written. It
-// also pipelines XFORWARD with go-smtp's MAIL (RFC 2920), as go-smtp's
-// client cannot send a command of its own: the commands go out in the same
-// write as MAIL, and their replies are taken off the stream before go-smtp
-// reads the reply to MAIL.
+// gathers the message data into large writes (gather). It also pipelines
+// XFORWARD with go-smtp's MAIL (RFC 2920), as go-smtp's client cannot send
+// a command of its own: the commands go out in the same write as MAIL, and
+// their replies are taken off the stream before go-smtp reads the reply to
+// MAIL.
 type hopConn struct {
 	net.Conn
 	timeout time.Duration
@@ -49,9 +50,47 @@ type hopConn struct {
 	rest      []byte          // read past those replies: go-smtp's (in rbuf)
 	wbuf      []byte          // XFORWARD commands and MAIL, reused
 	rbuf      []byte          // replies to XFORWARD as read, reused
+
+	// The message data is gathered into writes of up to maxGathered
+	// octets (go-smtp's client writes it 4 kB at a time) until the reply
+	// to its end is read.
+	gathering bool
+	gathered  []byte
+}
+
+// maxGathered is the most message data gathered for one write to the next hop.
+const maxGathered = 64 << 10
+
+// gather starts gathering the writes of message data.
+func (h *hopConn) gather() { h.gathering = true }
+
+// flushGathered writes the message data gathered so far.
+func (h *hopConn) flushGathered() error {
+	if len(h.gathered) == 0 {
+		return nil
+	}
+	_, err := h.write(h.gathered)
+	h.gathered = h.gathered[:0]
+	return err
 }
 
 func (h *hopConn) Write(p []byte) (int, error) {
+	if h.gathering {
+		if len(h.gathered)+len(p) > maxGathered {
+			if err := h.flushGathered(); err != nil {
+				return 0, err
+			}
+		}
+		if len(p) < maxGathered {
+			h.gathered = append(h.gathered, p...)
+			return len(p), nil
+		}
+	}
+	return h.write(p)
+}
+
+// write writes p, after any XFORWARD commands waiting, within the timeout.
+func (h *hopConn) write(p []byte) (int, error) {
 	h.Conn.SetWriteDeadline(time.Now().Add(h.timeout))
 	if len(h.xfCmds) == 0 {
 		return h.Conn.Write(p)
@@ -65,6 +104,13 @@ func (h *hopConn) Write(p []byte) (int, error) {
 }
 
 func (h *hopConn) Read(p []byte) (int, error) {
+	if h.gathering {
+		// The reply to the end of the data: what is gathered goes first.
+		h.gathering = false
+		if err := h.flushGathered(); err != nil {
+			return 0, err
+		}
+	}
 	if h.xfReplies > 0 {
 		if err := h.takeXForwardReplies(); err != nil {
 			return 0, err

@@ -279,6 +279,7 @@ func (s *session) Data(r io.Reader) error {
 		s.drop("data", err)
 		return errNextHopLost
 	}
+	s.hop.conn.gather() // until the reply to the end of data is read
 	if err := send(w, h, br, &out, route.Outbound() && !stripsOutbound(cfg, s.rcpts)); err != nil {
 		if errors.Is(err, errReadClient) {
 			s.drop("data", nil)
