@@ -45,13 +45,15 @@ type conn struct {
 
 	// Read side, go-smtp's goroutine only.
 	pending   []byte // the rest of the command line being handed out
+	line      []byte // the command line being handed out, reused
 	chunkNext int64  // BDAT chunk that follows the command line being handed out (-1: none)
 	mode      readMode
 	chunkLeft int64
 	dot       dotState // end-of-data detector, as go-smtp's data reader
 
 	// Write side: the reply to EHLO is collected and rewritten; replies
-	// to XFORWARD wait for go-smtp's next reply when the client pipelines.
+	// to pipelined commands wait for the reply to the last command of the
+	// group (holdsReply).
 	rewriteEHLO bool
 	wbuf        []byte
 	held        []byte
@@ -92,11 +94,22 @@ func newConn(nc net.Conn, s *Server) *conn {
 	return c
 }
 
-// arm renews the read deadline and, between transactions at shutdown,
-// tells the client to go away (421) and ends the connection.
-func (c *conn) arm() error {
+// renewReadDeadline gives the client IdleTimeout for its next bytes. It is
+// called before a read that may wait for the network: what is buffered
+// already needs no deadline.
+func (c *conn) renewReadDeadline() {
 	if t := c.srv.config().IdleTimeout; t > 0 {
 		c.Conn.SetReadDeadline(time.Now().Add(t))
+	}
+}
+
+// arm renews the read deadline when the next command line is not buffered
+// whole (pipelined commands are), and, between transactions at shutdown,
+// tells the client to go away (421) and ends the connection.
+func (c *conn) arm() error {
+	if !c.commandBuffered() {
+		c.flushHeld()
+		c.renewReadDeadline()
 	}
 	if c.srv.draining() && !c.inTx.Load() {
 		c.Conn.SetWriteDeadline(time.Now().Add(time.Second))
@@ -141,7 +154,7 @@ func (c *conn) Read(p []byte) (int, error) {
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull) || len(line) > maxCommandLine:
 			return 0, errLineTooLong
-		case isTimeout(err):
+		case err != nil && isTimeout(err):
 			if c.srv.draining() && !c.inTx.Load() {
 				return 0, c.arm() // woken by Shutdown: 421
 			}
@@ -151,17 +164,18 @@ func (c *conn) Read(p []byte) (int, error) {
 		}
 		// (A last line without CRLF before EOF is handed out; EOF comes next.)
 		verb, args := splitCommand(line)
-		c.dataNext.Store(verb == "DATA")
+		c.dataNext.Store(verb == verbDATA)
 		switch verb {
-		case "XFORWARD":
-			c.xforwardCommand(args)
+		case verbXFORWARD:
+			c.xforwardCommand(string(args))
 			continue
-		case "EHLO":
+		case verbEHLO:
 			c.rewriteEHLO = true
-		case "BDAT":
-			c.chunkNext = bdatSize(args)
+		case verbBDAT:
+			c.chunkNext = bdatSize(string(args))
 		}
-		c.pending = append(c.pending[:0], line...)
+		c.line = append(c.line[:0], line...)
+		c.pending = c.line
 		return c.handOut(p), nil
 	}
 }
@@ -181,8 +195,9 @@ func (c *conn) handOut(p []byte) int {
 }
 
 func (c *conn) readChunk(p []byte) (int, error) {
-	if t := c.srv.config().IdleTimeout; t > 0 {
-		c.Conn.SetReadDeadline(time.Now().Add(t))
+	if c.r.Buffered() == 0 {
+		c.flushHeld()
+		c.renewReadDeadline()
 	}
 	if int64(len(p)) > c.chunkLeft {
 		p = p[:c.chunkLeft]
@@ -198,10 +213,9 @@ func (c *conn) readChunk(p []byte) (int, error) {
 // readData passes message data through, up to and including the line "."
 // that ends it.
 func (c *conn) readData(p []byte) (int, error) {
-	if t := c.srv.config().IdleTimeout; t > 0 {
-		c.Conn.SetReadDeadline(time.Now().Add(t))
-	}
 	if c.r.Buffered() == 0 {
+		c.flushHeld()
+		c.renewReadDeadline()
 		if _, err := c.r.Peek(1); err != nil {
 			return 0, err
 		}
@@ -277,11 +291,36 @@ func (d *dotState) scan(b []byte) (int, bool) {
 	return len(b), false
 }
 
-// splitCommand returns a command line's verb in upper case and its arguments.
-func splitCommand(line []byte) (string, string) {
-	s := strings.TrimRight(string(line), "\r\n")
-	verb, args, _ := strings.Cut(s, " ")
-	return strings.ToUpper(verb), strings.TrimSpace(args)
+// commandVerb is a command the connection looks at: the others are
+// go-smtp's alone.
+type commandVerb int
+
+const (
+	verbOther commandVerb = iota
+	verbDATA
+	verbEHLO
+	verbBDAT
+	verbXFORWARD
+)
+
+// splitCommand returns the verb of a command line, any case, and its
+// arguments (white space and the line ending trimmed). It makes no copy:
+// every command of every message passes here.
+func splitCommand(line []byte) (commandVerb, []byte) {
+	line = bytes.TrimRight(line, "\r\n")
+	verb, args, _ := bytes.Cut(line, []byte(" "))
+	v := verbOther
+	switch {
+	case bytes.EqualFold(verb, []byte("DATA")):
+		v = verbDATA
+	case bytes.EqualFold(verb, []byte("EHLO")):
+		v = verbEHLO
+	case bytes.EqualFold(verb, []byte("BDAT")):
+		v = verbBDAT
+	case bytes.EqualFold(verb, []byte("XFORWARD")):
+		v = verbXFORWARD
+	}
+	return v, bytes.TrimSpace(args)
 }
 
 // bdatSize is the chunk size of "BDAT size [LAST]" as go-smtp reads it, or
@@ -323,24 +362,61 @@ func (c *conn) xforwardCommand(args string) {
 func (c *conn) writeDirect(line string) {
 	c.held = append(c.held, line...)
 	c.held = append(c.held, "\r\n"...)
-	if c.r.Buffered() > 0 {
+	if !c.commandBuffered() {
+		c.flushHeld()
+	}
+}
+
+// commandBuffered reports whether a whole command line has come from the
+// client and not been read yet: a command pipelined after the one being
+// answered (RFC 2920).
+func (c *conn) commandBuffered() bool {
+	b, _ := c.r.Peek(c.r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
+// maxHeldReplies bounds the replies held for a group of pipelined commands.
+const maxHeldReplies = 16 << 10
+
+// holdsReply reports whether go-smtp's reply p waits for the replies to the
+// commands the client pipelined after the one it answers, to go out with
+// them in one write, as RFC 2920 section 3.2 recommends a server do. Only a
+// positive single-line reply waits (go-smtp closes the connection after
+// some others), and only while the next command is buffered whole: the
+// connection never waits for the client with a reply held (flushHeld
+// before each read from the network).
+func (c *conn) holdsReply(p []byte) bool {
+	return c.mode == modeCommand && len(c.held)+len(p) <= maxHeldReplies && len(p) > 4 &&
+		string(p[:4]) == "250 " && bytes.IndexByte(p, '\n') == len(p)-1 && c.commandBuffered()
+}
+
+// flushHeld writes the replies held, if any.
+func (c *conn) flushHeld() {
+	if len(c.held) == 0 {
 		return
 	}
 	c.Conn.SetWriteDeadline(time.Now().Add(time.Minute))
 	c.Conn.Write(c.takeHeld())
 }
 
-// takeHeld returns the replies waiting to go out and forgets them.
+// takeHeld returns the replies waiting to go out and forgets them. The
+// result shares the buffer of the held replies: it is written before any
+// is held again.
 func (c *conn) takeHeld() []byte {
 	h := c.held
-	c.held = nil
+	c.held = c.held[:0]
 	return h
 }
 
 // Write passes go-smtp's replies on, after any held ones, rewriting the
-// reply to EHLO.
+// reply to EHLO; a reply to a command the client pipelined more after may
+// wait for theirs (holdsReply).
 func (c *conn) Write(p []byte) (int, error) {
 	if !c.rewriteEHLO {
+		if c.holdsReply(p) {
+			c.held = append(c.held, p...)
+			return len(p), nil
+		}
 		if len(c.held) == 0 {
 			return c.Conn.Write(p)
 		}

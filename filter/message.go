@@ -52,7 +52,8 @@ type field struct {
 // the budget: a header it cannot hold is oversize (passed on as it
 // streams), a body it cannot hold is left unread.
 func readHead(r *bufio.Reader, keep bool, parseCap int, hold *frontend.Hold) (*head, error) {
-	h := &head{}
+	// Room for a common header at once, rather than grown from a few bytes.
+	h := &head{raw: make([]byte, 0, initialHeadBuffer), fields: make([]field, 0, initialHeadFields)}
 	lineStart, inHeader := true, true
 	for inHeader {
 		if len(h.raw) >= maxHeaderBytes || !hold.Grow(len(h.raw)+r.Buffered()) {
@@ -148,6 +149,13 @@ func (h *head) keepBody(r *bufio.Reader, parseCap int, hold *frontend.Hold) erro
 	return nil
 }
 
+// initialHeadBuffer is what the header is read into at first: most
+// headers (a few Received fields and the usual ones) fit.
+const initialHeadBuffer = 4 << 10
+
+// initialHeadFields is the number of fields there is room for at first.
+const initialHeadFields = 24
+
 // minReportBuffer is the least a report's text is grown to: most reports
 // are a few kilobytes, read in one or two steps.
 const minReportBuffer = 16 << 10
@@ -191,7 +199,45 @@ func classifyLine(b []byte) (lineKind, string) {
 	if n == 0 || i >= len(b) || b[i] != ':' {
 		return lineOther, ""
 	}
-	return lineField, string(b[:n])
+	return lineField, fieldName(b[:n])
+}
+
+// fieldName is b as a string, without a copy for the names most fields
+// have (every field of every message has its name read).
+func fieldName(b []byte) string {
+	switch string(b) { // compared without a conversion
+	case "Received":
+		return "Received"
+	case "From":
+		return "From"
+	case "To":
+		return "To"
+	case "Cc":
+		return "Cc"
+	case "Date":
+		return "Date"
+	case "Subject":
+		return "Subject"
+	case "Message-Id":
+		return "Message-Id"
+	case "Message-ID":
+		return "Message-ID"
+	case "MIME-Version":
+		return "MIME-Version"
+	case "Content-Type":
+		return "Content-Type"
+	case "Content-Transfer-Encoding":
+		return "Content-Transfer-Encoding"
+	case "Return-Path":
+		return "Return-Path"
+	case "Reply-To":
+		return "Reply-To"
+	case "DKIM-Signature":
+		return "DKIM-Signature"
+	case "Authentication-Results":
+		return "Authentication-Results"
+	}
+	return string(b)
 }
 
 // value returns a field's value: after the colon, leading white space and
@@ -241,6 +287,12 @@ func (h *head) facts(parseCap int) decide.Facts {
 // replaced when out.Body is set (only for a complete message). Values in
 // the Outcome are folded with "\n\t"; here lines end in CRLF.
 func (h *head) write(w io.Writer, out *decide.Outcome) error {
+	if len(out.Delete) == 0 && len(out.Change) == 0 && len(out.Add) == 0 && out.Body == nil {
+		// Nothing to change (most mail): the fields run from raw[0] to
+		// raw[hdrEnd], and the rest follows.
+		_, err := w.Write(h.raw)
+		return err
+	}
 	drop := make(map[int]bool)
 	change := make(map[int]string)
 	for _, d := range out.Delete {

@@ -29,6 +29,7 @@ type Server struct {
 	rec     *frontend.Recorder
 	log     *zap.Logger
 	metrics *frontend.Metrics
+	stages  stageLatency           // CallbackLatency of the SMTP commands
 	nextHop *prometheus.CounterVec // next hop failures, by stage
 	refused prometheus.Counter     // connections refused over MaxConnections
 	gate    *frontend.Gate         // admits connections
@@ -58,12 +59,14 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 		log = zap.NewNop()
 	}
 	m := frontend.NewMetrics(reg)
-	m.InitStages([]string{"mail", "rcpt", "data"}, []string{"header", "data"}) // session.go's observe and FailOpen
+	m.InitStages([]string{"mail", "rcpt", "data"}, []string{"header", "data"}) // session.go's stages and FailOpen
 	s := &Server{
 		lookups: m.Lookups(l),
 		rec:     frontend.NewRecorder(l, m, log, cfg.MaxPendingRecords),
 		log:     log,
 		metrics: m,
+		stages: stageLatency{mail: m.CallbackLatency.WithLabelValues("mail"),
+			rcpt: m.CallbackLatency.WithLabelValues("rcpt"), data: m.CallbackLatency.WithLabelValues("data")},
 		nextHop: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ndrmilter_filter_next_hop_failures_total",
 			Help: "Failures to reach or talk to the next hop (not its replies), by stage."}, []string{"stage"}),
 		refused: prometheus.NewCounter(prometheus.CounterOpts{Name: "ndrmilter_filter_connections_refused_total",
@@ -105,6 +108,12 @@ func New(cfg Config, eng *rules.Engine, l ledger.Ledger, log *zap.Logger, reg pr
 			"rejected message to its null sender; the filter warns when it sees it runs after the queue")
 	}
 	return s, nil
+}
+
+// stageLatency are the series of CallbackLatency the session observes,
+// looked up once rather than by label at every command.
+type stageLatency struct {
+	mail, rcpt, data prometheus.Observer
 }
 
 // Health reports what keeps outbound records from being durable (no

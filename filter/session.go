@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-smtp"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/ndrmilter/ndrmilter/decide"
@@ -56,8 +57,9 @@ type session struct {
 	ev      evidenceState
 }
 
-func (s *session) observe(stage string, start time.Time) {
-	s.srv.metrics.CallbackLatency.WithLabelValues(stage).Observe(time.Since(start).Seconds())
+// observe records the time spent in a command since start.
+func observe(stage prometheus.Observer, start time.Time) {
+	stage.Observe(time.Since(start).Seconds())
 }
 
 // connect makes sure there is a connection to the next hop.
@@ -94,10 +96,11 @@ func (s *session) drop(stage string, err error) {
 // and ENVID; go-smtp's client declares BODY=8BITMIME to a next hop that
 // offers it), and decides where the message comes from.
 func (s *session) Mail(from string, opts *smtp.MailOptions) error {
-	defer s.observe("mail", time.Now())
+	defer observe(s.srv.stages.mail, time.Now())
 	s.finish()
 	cfg := s.srv.config()
-	route := cfg.site.Classify(s.origin(cfg), ledger.NormalizeAddress(from))
+	sender := ledger.NormalizeAddress(from)
+	route := cfg.site.Classify(s.origin(cfg), sender)
 	if holdsMail(cfg, route, from) {
 		s.ev.pending = &pendingMail{from: from, opts: opts}
 	} else if err := s.mailNext(from, opts); err != nil {
@@ -105,9 +108,9 @@ func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 	}
 	s.open, s.cfg, s.start = true, cfg, time.Now()
 	s.c.inTx.Store(true)
-	s.from = ledger.NormalizeAddress(from)
-	s.queueID = s.c.xf.value("IDENT")
-	if s.queueID != "" && s.c.xf.value("SOURCE") != "" {
+	s.from = sender
+	s.queueID = s.c.xf.value(xfIDENT)
+	if s.queueID != "" && s.c.xf.value(xfSOURCE) != "" {
 		// A Postfix content_filter forwards the queue id of a message
 		// already in its queue: this filter runs after the queue.
 		s.srv.sawAfterQueue()
@@ -124,7 +127,9 @@ func (s *session) mailNext(from string, opts *smtp.MailOptions) error {
 		if err := s.connect(); err != nil {
 			return errNextHopDown
 		}
-		err := s.hop.xforward(s.c.xf.commands(s.hop.caps.xforward))
+		var n int
+		s.hop.xf, n = s.c.xf.appendCommands(s.hop.xf[:0], s.hop.caps.xforward)
+		err := s.hop.xforward(s.hop.xf, n)
 		if se, ok := isSMTPReply(err); ok {
 			s.srv.log.Warn("next hop refused XFORWARD: the client's attributes are not passed on", zap.Error(se))
 			err = nil
@@ -180,7 +185,7 @@ func (s *session) origin(cfg *Config) decide.Origin {
 
 // Rcpt relays a recipient; the client gets the next hop's refusal as it is.
 func (s *session) Rcpt(to string, opts *smtp.RcptOptions) error {
-	defer s.observe("rcpt", time.Now())
+	defer observe(s.srv.stages.rcpt, time.Now())
 	if s.open && s.ev.pending != nil {
 		if err := s.sendPendingMail(to); err != nil {
 			return err
@@ -189,7 +194,8 @@ func (s *session) Rcpt(to string, opts *smtp.RcptOptions) error {
 	if !s.open || s.hop == nil {
 		return errNoTransaction
 	}
-	if err := s.hop.c.Rcpt(s.nextRecipient(to), opts); err != nil {
+	next := s.nextRecipient(to)
+	if err := s.hop.c.Rcpt(next, opts); err != nil {
 		if se, ok := isSMTPReply(err); ok {
 			return se
 		}
@@ -198,7 +204,7 @@ func (s *session) Rcpt(to string, opts *smtp.RcptOptions) error {
 	}
 	s.noteReceived(to)
 	if len(s.rcpts) < frontend.MaxRecipients {
-		if a := ledger.NormalizeAddress(s.nextRecipient(to)); a != "" {
+		if a := ledger.NormalizeAddress(next); a != "" {
 			s.rcpts = append(s.rcpts, a)
 		}
 	}
@@ -209,7 +215,7 @@ func (s *session) Rcpt(to string, opts *smtp.RcptOptions) error {
 // annotated, to the next hop; the client gets the next hop's reply to it.
 func (s *session) Data(r io.Reader) error {
 	s.c.enterData()
-	defer s.observe("data", time.Now())
+	defer observe(s.srv.stages.data, time.Now())
 	if !s.open || s.hop == nil {
 		return errNoTransaction
 	}
@@ -273,6 +279,7 @@ func (s *session) Data(r io.Reader) error {
 		s.drop("data", err)
 		return errNextHopLost
 	}
+	s.hop.conn.gather() // until the reply to the end of data is read
 	if err := send(w, h, br, &out, route.Outbound() && !stripsOutbound(cfg, s.rcpts)); err != nil {
 		if errors.Is(err, errReadClient) {
 			s.drop("data", nil)
@@ -300,8 +307,10 @@ func (s *session) Data(r io.Reader) error {
 		// too.
 		s.record(h, queuedAs(resp.StatusText), route, cfg)
 	}
-	s.srv.log.Debug("relayed", zap.String("queue_id", s.queueID), zap.String("route", routeName(route)),
-		zap.String("next_hop_reply", resp.StatusText))
+	if ce := s.srv.log.Check(zap.DebugLevel, "relayed"); ce != nil {
+		ce.Write(zap.String("queue_id", s.queueID), zap.String("route", routeName(route)),
+			zap.String("next_hop_reply", resp.StatusText))
+	}
 	return acceptedReply(resp.StatusText)
 }
 
@@ -500,13 +509,16 @@ func isQueueIDChar(c byte) bool {
 // enhanced parses an enhanced status code "x.y.z" (RFC 3463), the zero
 // EnhancedCode (not set) when s is not one.
 func enhanced(s string) smtp.EnhancedCode {
-	parts := strings.Split(s, ".")
-	if len(parts) != 3 {
-		return smtp.EnhancedCodeNotSet
-	}
 	var ec smtp.EnhancedCode
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
+	for i := range ec {
+		part := s
+		if i < len(ec)-1 {
+			var ok bool
+			if part, s, ok = strings.Cut(s, "."); !ok {
+				return smtp.EnhancedCodeNotSet
+			}
+		}
+		n, err := strconv.Atoi(part)
 		if err != nil || n < 0 || n > 999 {
 			return smtp.EnhancedCodeNotSet
 		}

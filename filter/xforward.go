@@ -15,10 +15,17 @@ import (
 
 // xforwardNames are the attributes the filter accepts and passes on, in the
 // order it announces and sends them.
-var xforwardNames = []string{"NAME", "ADDR", "PORT", "PROTO", "HELO", "IDENT", "SOURCE"}
+var xforwardNames = [...]string{"NAME", "ADDR", "PORT", "PROTO", "HELO", "IDENT", "SOURCE"}
+
+// Indexes of the attributes the filter reads, in xforwardNames.
+const (
+	xfADDR   = 1
+	xfIDENT  = 5
+	xfSOURCE = 6
+)
 
 // xforwardKeyword is the EHLO keyword the filter announces to trusted clients.
-var xforwardKeyword = "XFORWARD " + strings.Join(xforwardNames, " ")
+var xforwardKeyword = "XFORWARD " + strings.Join(xforwardNames[:], " ")
 
 // unavailable is the attribute value that says the upstream does not know.
 const unavailable = "[UNAVAILABLE]"
@@ -29,8 +36,8 @@ const maxXForwardValue = 255
 // xforward is the XFORWARD attribute set of a transaction. The zero value
 // is "no XFORWARD received": the connection's own attributes apply.
 type xforward struct {
-	set   bool              // an XFORWARD command was accepted
-	attrs map[string]string // upper-case name -> decoded value
+	set   bool                       // an XFORWARD command was accepted
+	attrs [len(xforwardNames)]string // decoded values, by index in xforwardNames, once set
 }
 
 // update applies one XFORWARD command's arguments ("NAME=value ..."),
@@ -38,43 +45,46 @@ type xforward struct {
 // command sets every attribute to [UNAVAILABLE] (XFORWARD_README, server
 // operation).
 func (x *xforward) update(args string) error {
-	fields := strings.Fields(args)
-	if len(fields) == 0 {
-		return fmt.Errorf("expected NAME=value attributes, got none")
-	}
-	parsed := make(map[string]string, len(fields))
-	for _, f := range fields {
+	var parsed [len(xforwardNames)]string
+	var given [len(xforwardNames)]bool
+	n := 0
+	for f := range strings.FieldsSeq(args) {
+		n++
 		name, raw, ok := strings.Cut(f, "=")
-		name = strings.ToUpper(name)
-		if !ok || !knownXForward(name) {
-			return fmt.Errorf("bad XFORWARD attribute name: %.64s", name)
+		i := xforwardIndex(name)
+		if !ok || i < 0 {
+			return fmt.Errorf("bad XFORWARD attribute name: %.64s", strings.ToUpper(name))
 		}
 		v, err := xtextDecode(raw)
 		if err != nil || len(v) > maxXForwardValue || !xforwardValueOK(v) {
-			return fmt.Errorf("bad XFORWARD attribute value for %s", name)
+			return fmt.Errorf("bad XFORWARD attribute value for %s", xforwardNames[i])
 		}
 		if strings.EqualFold(v, unavailable) {
 			v = unavailable
 		}
-		parsed[name] = v
+		parsed[i], given[i] = v, true
+	}
+	if n == 0 {
+		return fmt.Errorf("expected NAME=value attributes, got none")
 	}
 	if !x.set {
 		x.set = true
-		x.attrs = make(map[string]string, len(xforwardNames))
-		for _, n := range xforwardNames {
-			x.attrs[n] = unavailable
+		for i := range x.attrs {
+			x.attrs[i] = unavailable
 		}
 	}
-	for n, v := range parsed {
-		x.attrs[n] = v
+	for i, g := range given {
+		if g {
+			x.attrs[i] = parsed[i]
+		}
 	}
 	return nil
 }
 
-// value returns the attribute's value, "" when it was not forwarded or is
-// [UNAVAILABLE].
-func (x *xforward) value(name string) string {
-	if v := x.attrs[name]; v != unavailable {
+// value returns the value of attribute i (an index in xforwardNames), ""
+// when it was not forwarded or is [UNAVAILABLE].
+func (x *xforward) value(i int) string {
+	if v := x.attrs[i]; v != unavailable {
 		return v
 	}
 	return ""
@@ -83,7 +93,7 @@ func (x *xforward) value(name string) string {
 // addr is the forwarded client address (ADDR, with or without the IPv6:
 // prefix), when there is one.
 func (x *xforward) addr() (netip.Addr, bool) {
-	v := x.value("ADDR")
+	v := x.value(xfADDR)
 	if len(v) > 5 && strings.EqualFold(v[:5], "IPv6:") {
 		v = v[5:]
 	}
@@ -97,46 +107,54 @@ func (x *xforward) addr() (netip.Addr, bool) {
 // local reports whether the forwarded message was submitted locally on the
 // upstream MTA (SOURCE=LOCAL: sendmail, pickup, its own bounces).
 func (x *xforward) local() bool {
-	return strings.EqualFold(x.value("SOURCE"), "LOCAL")
+	return strings.EqualFold(x.value(xfSOURCE), "LOCAL")
 }
 
-// commands returns the XFORWARD commands that pass the attributes on to a
-// next hop that announced the names in offered, each within the 512-octet
-// command limit (RFC 5321 section 4.5.3.1.4).
-func (x *xforward) commands(offered []string) []string {
+// appendCommands appends to dst the XFORWARD commands, each ending in CRLF,
+// that pass the attributes on to a next hop that announced the names in
+// offered, each within the 512-octet command limit (RFC 5321 section
+// 4.5.3.1.4), and returns the result and the number of commands.
+func (x *xforward) appendCommands(dst []byte, offered []string) ([]byte, int) {
 	if !x.set {
-		return nil
+		return dst, 0
 	}
-	var cmds []string
-	line := ""
-	for _, n := range xforwardNames {
-		if !containsFold(offered, n) {
+	n := 0
+	lineStart := -1 // in dst, of the command being built
+	for i, name := range xforwardNames {
+		if !containsFold(offered, name) {
 			continue
 		}
-		arg := n + "=" + xtextEncode(x.attrs[n])
-		if line != "" && len(line)+1+len(arg) > 500 {
-			cmds = append(cmds, line)
-			line = ""
+		argLen := len(name) + 1 + xtextLen(x.attrs[i])
+		if lineStart >= 0 && len(dst)-lineStart+1+argLen > 500 {
+			dst = append(dst, "\r\n"...)
+			lineStart = -1
 		}
-		if line == "" {
-			line = "XFORWARD " + arg
+		if lineStart < 0 {
+			lineStart = len(dst)
+			n++
+			dst = append(dst, "XFORWARD "...)
 		} else {
-			line += " " + arg
+			dst = append(dst, ' ')
 		}
+		dst = append(dst, name...)
+		dst = append(dst, '=')
+		dst = appendXtext(dst, x.attrs[i])
 	}
-	if line != "" {
-		cmds = append(cmds, line)
+	if lineStart >= 0 {
+		dst = append(dst, "\r\n"...)
 	}
-	return cmds
+	return dst, n
 }
 
-func knownXForward(name string) bool {
-	for _, n := range xforwardNames {
-		if n == name {
-			return true
+// xforwardIndex is the index of the attribute name (any case) in
+// xforwardNames, -1 for a name the filter does not know.
+func xforwardIndex(name string) int {
+	for i, n := range xforwardNames {
+		if strings.EqualFold(n, name) {
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 func containsFold(list []string, s string) bool {
@@ -186,17 +204,31 @@ func xtextDecode(s string) (string, error) {
 	return b.String(), nil
 }
 
-// xtextEncode encodes s as RFC 3461 xtext: "+", "=" and characters outside
-// "!".."~" as +XX.
-func xtextEncode(s string) string {
-	var b strings.Builder
+// xtextEncoded reports whether c is written as +XX in xtext (RFC 3461
+// section 4): "+", "=" and characters outside "!".."~".
+func xtextEncoded(c byte) bool { return c < '!' || c > '~' || c == '+' || c == '=' }
+
+// xtextLen is the length of s encoded as xtext.
+func xtextLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		if xtextEncoded(s[i]) {
+			n += 2
+		}
+	}
+	return n
+}
+
+// appendXtext appends s encoded as RFC 3461 xtext to dst.
+func appendXtext(dst []byte, s string) []byte {
+	const hex = "0123456789ABCDEF"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < '!' || c > '~' || c == '+' || c == '=' {
-			fmt.Fprintf(&b, "+%02X", c)
+		if xtextEncoded(c) {
+			dst = append(dst, '+', hex[c>>4], hex[c&0xf])
 			continue
 		}
-		b.WriteByte(c)
+		dst = append(dst, c)
 	}
-	return b.String()
+	return dst
 }

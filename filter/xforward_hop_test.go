@@ -148,3 +148,42 @@ func TestXForwardPipelinedWithMail(t *testing.T) {
 		})
 	}
 }
+
+// The attributes go on as XFORWARD commands of at most 512 octets with
+// their line ending (RFC 5321 section 4.5.3.1.4), in xforwardNames' order,
+// only those the next hop offers, "+" and "=" in values as xtext (RFC 3461).
+func TestXForwardCommandsStayWithinTheLineLimit(t *testing.T) {
+	var x xforward
+	long := strings.Repeat("h", 240)
+	if err := x.update("NAME=" + long + ".example ADDR=192.0.2.7 HELO=" + long + " PROTO=ESMTP"); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.update("IDENT=4A+2Bb+3Dc SOURCE=REMOTE"); err != nil {
+		t.Fatal(err)
+	}
+	cmds, n := x.appendCommands([]byte("kept"), []string{"name", "ADDR", "HELO", "IDENT", "SOURCE", "PORT"})
+	if !strings.HasPrefix(string(cmds), "kept") {
+		t.Fatalf("commands did not append to what was there: %q", cmds)
+	}
+	lines := strings.SplitAfter(strings.TrimPrefix(string(cmds), "kept"), "\r\n")
+	lines = lines[:len(lines)-1] // after the last CRLF
+	if len(lines) != n || n < 2 {
+		t.Fatalf("%d commands counted, %d written, want at least 2 (two values of 240 octets): %q", n, len(lines), lines)
+	}
+	var attrs []string
+	for _, l := range lines {
+		if len(l) > 512 || !strings.HasPrefix(l, "XFORWARD ") || !strings.HasSuffix(l, "\r\n") {
+			t.Fatalf("command of %d octets: %.80q", len(l), l)
+		}
+		attrs = append(attrs, strings.Fields(strings.TrimPrefix(l, "XFORWARD "))...)
+	}
+	want := []string{"NAME=" + long + ".example", "ADDR=192.0.2.7", "PORT=[UNAVAILABLE]", "HELO=" + long,
+		"IDENT=4A+2Bb+3Dc", "SOURCE=REMOTE"}
+	if strings.Join(attrs, " ") != strings.Join(want, " ") {
+		t.Fatalf("attributes passed on:\n%q\nwant\n%q", attrs, want)
+	}
+	var none xforward
+	if cmds, n := none.appendCommands(nil, []string{"ADDR"}); n != 0 || len(cmds) != 0 {
+		t.Fatalf("commands without XFORWARD received: %q", cmds)
+	}
+}

@@ -32,6 +32,12 @@ type Metrics struct {
 	RuleDecisions *prometheus.CounterVec // rule
 
 	*guardMetrics // limits, removed fields, spool (guard_metrics.go)
+
+	// Series counted for most messages, looked up once rather than by
+	// label for each.
+	outbound, inbound, bounce, autoreply prometheus.Counter // Messages, by direction
+	lookupLatency                        prometheus.Observer
+	lookupOK, lookupNotFound, lookupErr  prometheus.Counter // LedgerOps of lookups, by result
 }
 
 // LatencyBuckets are the buckets of the latency histograms, in seconds.
@@ -66,6 +72,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	}
 	m.newRuleMetrics(reg)
 	m.initKnownSeries() // metrics_known.go
+	m.outbound, m.inbound = m.Messages.WithLabelValues("outbound"), m.Messages.WithLabelValues("inbound")
+	m.bounce, m.autoreply = m.Messages.WithLabelValues("bounce"), m.Messages.WithLabelValues("autoreply")
+	m.lookupLatency = m.LedgerLatency.WithLabelValues("lookup")
+	m.lookupOK, m.lookupNotFound = m.LedgerOps.WithLabelValues("lookup", "ok"), m.LedgerOps.WithLabelValues("lookup", "notfound")
+	m.lookupErr = m.LedgerOps.WithLabelValues("lookup", "error")
 	return m
 }
 
@@ -98,25 +109,25 @@ func (m *Metrics) countRule(e *decide.Event) {
 }
 
 // CountOutbound counts an outbound message.
-func (m *Metrics) CountOutbound() { m.Messages.WithLabelValues("outbound").Inc() }
+func (m *Metrics) CountOutbound() { m.outbound.Inc() }
 
 // CountInbound counts an inbound message by what was decided for it.
 func (m *Metrics) CountInbound(out *decide.Outcome) {
 	e := out.Event
 	if e == nil {
-		m.Messages.WithLabelValues("inbound").Inc()
+		m.inbound.Inc()
 		return
 	}
 	if e.Kind == dsn.KindAutoreply {
 		// An automatic reply: judged, not explained.
-		m.Messages.WithLabelValues("autoreply").Inc()
+		m.autoreply.Inc()
 		m.Verdicts.WithLabelValues(string(e.Judgement.Verdict), string(e.Judgement.Evidence)).Inc()
 		if e.Action != decide.ActionNone {
 			m.Actions.WithLabelValues(string(e.Action)).Inc()
 		}
 		return
 	}
-	m.Messages.WithLabelValues("bounce").Inc()
+	m.bounce.Inc()
 	m.Verdicts.WithLabelValues(string(e.Judgement.Verdict), string(e.Judgement.Evidence)).Inc()
 	m.Bounces.WithLabelValues(string(e.Kind), e.ReasonLabel(), string(e.Owner)).Inc()
 	m.countRule(e)
@@ -126,15 +137,15 @@ func (m *Metrics) CountInbound(out *decide.Outcome) {
 }
 
 func (m *Metrics) observeLookup(start time.Time, err error) {
-	m.LedgerLatency.WithLabelValues("lookup").Observe(time.Since(start).Seconds())
-	res := "ok"
+	m.lookupLatency.Observe(time.Since(start).Seconds())
 	switch {
+	case err == nil:
+		m.lookupOK.Inc()
 	case errors.Is(err, ledger.ErrNotFound):
-		res = "notfound"
-	case err != nil:
-		res = "error"
+		m.lookupNotFound.Inc()
+	default:
+		m.lookupErr.Inc()
 	}
-	m.LedgerOps.WithLabelValues("lookup", res).Inc()
 }
 
 // Lookups returns l as a backscatter judgement reads it, every lookup timed
