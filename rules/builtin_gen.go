@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "10727b4aff0d"
+const builtinDigest = "0fb2d91c5a9a"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -1996,16 +1996,16 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1579,
 			text: phraseMask{
-				{index: 4, bits: 9079256848778919936},
+				{index: 4, bits: 8646911284551352320},
 			},
-			textIDs: []int32{315, 316, 317, 318, 313, 314},
+			textIDs: []int32{315, 316, 317, 318},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1587,
+			line: 1588,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 				{index: 5, bits: 15},
@@ -2017,7 +2017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1595,
+			line: 1596,
 			text: phraseMask{
 				{index: 5, bits: 48},
 			},
@@ -2028,7 +2028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1601,
+			line: 1602,
 			text: phraseMask{
 				{index: 5, bits: 960},
 			},
@@ -2039,7 +2039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1608,
+			line: 1609,
 			text: phraseMask{
 				{index: 5, bits: 15360},
 			},
@@ -2050,7 +2050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1615,
+			line: 1616,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -2061,7 +2061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1621,
+			line: 1622,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -2072,7 +2072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1627,
+			line: 1628,
 			text: phraseMask{
 				{index: 5, bits: 458752},
 			},
@@ -2083,7 +2083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1634,
+			line: 1635,
 			text: phraseMask{
 				{index: 5, bits: 66584576},
 			},
@@ -2094,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1643,
+			line: 1644,
 			text: phraseMask{
 				{index: 5, bits: 1006632960},
 			},
@@ -2105,7 +2105,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1652,
+			line: 1653,
 			text: phraseMask{
 				{index: 5, bits: 3221225472},
 			},
@@ -2116,7 +2116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1658,
+			line: 1659,
 			text: phraseMask{
 				{index: 5, bits: 64424509440},
 			},
@@ -2127,7 +2127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1666,
+			line: 1667,
 			text: phraseMask{
 				{index: 5, bits: 17523466567680},
 			},
@@ -2138,7 +2138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1675,
+			line: 1676,
 			text: phraseMask{
 				{index: 5, bits: 52776558133248},
 			},
@@ -2149,7 +2149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1681,
+			line: 1682,
 			text: phraseMask{
 				{index: 5, bits: 17944029765304320},
 			},
@@ -2160,7 +2160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1690,
+			line: 1691,
 			text: phraseMask{
 				{index: 5, bits: 54043195528445952},
 			},
@@ -2171,7 +2171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1696,
+			line: 1697,
 			text: phraseMask{
 				{index: 5, bits: 9151314442816847872},
 			},
@@ -2182,7 +2182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1705,
+			line: 1706,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 				{index: 6, bits: 1},
@@ -2194,7 +2194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1711,
+			line: 1712,
 			text: phraseMask{
 				{index: 6, bits: 6},
 			},
@@ -2205,7 +2205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1718,
+			line: 1719,
 			text: phraseMask{
 				{index: 6, bits: 131064},
 			},
@@ -2216,7 +2216,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1728,
+			line: 1729,
 			text: phraseMask{
 				{index: 6, bits: 131072},
 			},
@@ -2227,7 +2227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1736,
+			line: 1737,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -2238,7 +2238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1742,
+			line: 1743,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2258,7 +2258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1750,
+			line: 1751,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2280,7 +2280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1758,
+			line: 1759,
 			text: phraseMask{
 				{index: 6, bits: 2097152},
 			},
@@ -2291,7 +2291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1766,
+			line: 1767,
 			text: phraseMask{
 				{index: 6, bits: 12582912},
 			},
@@ -2306,7 +2306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1773,
+			line: 1774,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -2368,7 +2368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1801,
+			line: 1802,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -2382,7 +2382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1808,
+			line: 1809,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -2396,7 +2396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1815,
+			line: 1816,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -2410,7 +2410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1822,
+			line: 1823,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -2424,7 +2424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1829,
+			line: 1830,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -2438,7 +2438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1836,
+			line: 1837,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2452,7 +2452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 1843,
+			line: 1844,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -2466,7 +2466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 1850,
+			line: 1851,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -2480,7 +2480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1856,
+			line: 1857,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -2495,7 +2495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1863,
+			line: 1864,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -2509,7 +2509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1869,
+			line: 1870,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -2524,7 +2524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1876,
+			line: 1877,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -2538,7 +2538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1883,
+			line: 1884,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -2552,7 +2552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1889,
+			line: 1890,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -2565,7 +2565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1895,
+			line: 1896,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -2579,7 +2579,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1901,
+			line: 1902,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -2593,7 +2593,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1907,
+			line: 1908,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -2607,7 +2607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1913,
+			line: 1914,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2621,7 +2621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1920,
+			line: 1921,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -2635,7 +2635,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1926,
+			line: 1927,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -2649,7 +2649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1932,
+			line: 1933,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -2663,7 +2663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1939,
+			line: 1940,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -2677,7 +2677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1946,
+			line: 1947,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -2691,7 +2691,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1953,
+			line: 1954,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -2705,7 +2705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1960,
+			line: 1961,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -2719,7 +2719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1967,
+			line: 1968,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -2732,7 +2732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1973,
+			line: 1974,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -2745,7 +2745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1979,
+			line: 1980,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2759,7 +2759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1986,
+			line: 1987,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -2772,7 +2772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1992,
+			line: 1993,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -2786,7 +2786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1999,
+			line: 2000,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -2800,7 +2800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2006,
+			line: 2007,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -2814,7 +2814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2013,
+			line: 2014,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -2828,7 +2828,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2020,
+			line: 2021,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -2842,7 +2842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2027,
+			line: 2028,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -2856,7 +2856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2034,
+			line: 2035,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -2871,7 +2871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2041,
+			line: 2042,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -2885,7 +2885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2048,
+			line: 2049,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2899,7 +2899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2055,
+			line: 2056,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -2913,7 +2913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2062,
+			line: 2063,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -2927,7 +2927,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2069,
+			line: 2070,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -2941,7 +2941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2076,
+			line: 2077,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -2955,7 +2955,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2083,
+			line: 2084,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -2969,7 +2969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2090,
+			line: 2091,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -2983,7 +2983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2097,
+			line: 2098,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -2997,7 +2997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2104,
+			line: 2105,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3011,7 +3011,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2111,
+			line: 2112,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3025,7 +3025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2117,
+			line: 2118,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3038,7 +3038,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2123,
+			line: 2124,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3051,7 +3051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2129,
+			line: 2130,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3065,7 +3065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2136,
+			line: 2137,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3080,7 +3080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2143,
+			line: 2144,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3093,7 +3093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2149,
+			line: 2150,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3107,7 +3107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2156,
+			line: 2157,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3121,7 +3121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2163,
+			line: 2164,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3135,7 +3135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2170,
+			line: 2171,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3149,7 +3149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2177,
+			line: 2178,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3163,7 +3163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2184,
+			line: 2185,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3176,7 +3176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2190,
+			line: 2191,
 			text: phraseMask{
 				{index: 7, bits: 29360128},
 			},
@@ -3187,7 +3187,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2200,
+			line: 2201,
 			text: phraseMask{
 				{index: 7, bits: 100663296},
 			},
@@ -3198,7 +3198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2206,
+			line: 2207,
 			text: phraseMask{
 				{index: 7, bits: 939524096},
 			},
@@ -3209,7 +3209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2212,
+			line: 2213,
 			text: phraseMask{
 				{index: 7, bits: 1073741824},
 			},
@@ -3220,7 +3220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2218,
+			line: 2219,
 			text: phraseMask{
 				{index: 7, bits: 32212254720},
 			},
@@ -3231,7 +3231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2225,
+			line: 2226,
 			text: phraseMask{
 				{index: 7, bits: 34359738368},
 			},
@@ -3242,7 +3242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2231,
+			line: 2232,
 			text: phraseMask{
 				{index: 7, bits: 206158430208},
 			},
@@ -3253,7 +3253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2237,
+			line: 2238,
 			text: phraseMask{
 				{index: 7, bits: 824633720832},
 			},
@@ -3264,7 +3264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2243,
+			line: 2244,
 			text: phraseMask{
 				{index: 7, bits: 1099511627776},
 			},
@@ -3275,7 +3275,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2249,
+			line: 2250,
 			text: phraseMask{
 				{index: 7, bits: 68169720922112},
 			},
@@ -3286,7 +3286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2257,
+			line: 2258,
 			text: phraseMask{
 				{index: 7, bits: 4433230883192832},
 			},
@@ -3297,7 +3297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2267,
+			line: 2268,
 			text: phraseMask{
 				{index: 7, bits: 31525197391593472},
 			},
@@ -3308,7 +3308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2274,
+			line: 2275,
 			text: phraseMask{
 				{index: 7, bits: 540431955284459520},
 			},
@@ -3319,7 +3319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2281,
+			line: 2282,
 			text: phraseMask{
 				{index: 7, bits: 1729382256910270464},
 				{bits: 549755813888},
@@ -3331,7 +3331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2288,
+			line: 2289,
 			text: phraseMask{
 				{index: 6, bits: 18014398509481984},
 				{index: 7, bits: 6917529027641081856},
@@ -3343,7 +3343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2294,
+			line: 2295,
 			text: phraseMask{
 				{index: 7, bits: 9223372036854775808},
 			},
@@ -3354,7 +3354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2300,
+			line: 2301,
 			text: phraseMask{
 				{index: 8, bits: 1},
 			},
@@ -3365,7 +3365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2306,
+			line: 2307,
 			text: phraseMask{
 				{index: 7, bits: 524288},
 			},
@@ -3376,7 +3376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2312,
+			line: 2313,
 			text: phraseMask{
 				{index: 8, bits: 6},
 			},
@@ -3387,7 +3387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2322,
+			line: 2323,
 			text: phraseMask{
 				{index: 8, bits: 56},
 			},
@@ -3398,7 +3398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2328,
+			line: 2329,
 			text: phraseMask{
 				{index: 8, bits: 64},
 			},
@@ -3409,7 +3409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2334,
+			line: 2335,
 			text: phraseMask{
 				{index: 8, bits: 384},
 			},
@@ -3420,7 +3420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2340,
+			line: 2341,
 			text: phraseMask{
 				{index: 8, bits: 1536},
 			},
@@ -3431,7 +3431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2346,
+			line: 2347,
 			text: phraseMask{
 				{index: 8, bits: 6144},
 			},
@@ -3442,7 +3442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2352,
+			line: 2353,
 			text: phraseMask{
 				{index: 8, bits: 8192},
 			},
@@ -3453,7 +3453,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2358,
+			line: 2359,
 			text: phraseMask{
 				{index: 8, bits: 16384},
 			},
@@ -3464,7 +3464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2364,
+			line: 2365,
 			text: phraseMask{
 				{index: 8, bits: 491520},
 			},
@@ -3475,7 +3475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2371,
+			line: 2372,
 			text: phraseMask{
 				{index: 8, bits: 524288},
 			},
@@ -3486,7 +3486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2377,
+			line: 2378,
 			text: phraseMask{
 				{index: 8, bits: 1048576},
 			},
@@ -3495,9 +3495,9 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
-			id:   "yahoo-blocked-listed",
+			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2391,
+			line: 2389,
 			text: phraseMask{
 				{index: 8, bits: 6291456},
 			},
@@ -3533,20 +3533,9 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "yahoo-blocked",
-			file: "rules.yaml (built-in)",
-			line: 2398,
-			text: phraseMask{
-				{index: 8, bits: 6291456},
-			},
-			textIDs: []int32{533, 534},
-			mta:     []string{".yahoodns.net"},
-			then:    thenDef{Reason: "blocked"},
-		},
-		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2404,
+			line: 2400,
 			text: phraseMask{
 				{index: 8, bits: 8388608},
 			},
@@ -3557,7 +3546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2410,
+			line: 2406,
 			text: phraseMask{
 				{index: 8, bits: 16777216},
 			},
@@ -3568,7 +3557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2416,
+			line: 2412,
 			text: phraseMask{
 				{index: 8, bits: 33554432},
 			},
@@ -3579,7 +3568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2429,
+			line: 2425,
 			text: phraseMask{
 				{index: 8, bits: 67108864},
 			},
@@ -3647,7 +3636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2442,
+			line: 2438,
 			text: phraseMask{
 				{index: 8, bits: 67108864},
 			},
@@ -3713,7 +3702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2452,
+			line: 2448,
 			text: phraseMask{
 				{index: 8, bits: 402653184},
 			},
@@ -3724,7 +3713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2460,
+			line: 2456,
 			text: phraseMask{
 				{index: 8, bits: 536870912},
 			},
@@ -3735,7 +3724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2466,
+			line: 2462,
 			text: phraseMask{
 				{index: 8, bits: 3221225472},
 			},
@@ -3746,7 +3735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2472,
+			line: 2468,
 			text: phraseMask{
 				{index: 8, bits: 4294967296},
 			},
@@ -3757,7 +3746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2478,
+			line: 2474,
 			text: phraseMask{
 				{index: 8, bits: 8589934592},
 			},
@@ -3768,7 +3757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2484,
+			line: 2480,
 			text: phraseMask{
 				{index: 8, bits: 17180393472},
 			},
@@ -3779,7 +3768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2496,
+			line: 2492,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -3829,7 +3818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2509,
+			line: 2505,
 			text: phraseMask{
 				{index: 8, bits: 16492674416640},
 			},
@@ -3873,7 +3862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2521,
+			line: 2517,
 			text: phraseMask{
 				{index: 8, bits: 263882790666240},
 				{index: 5, bits: 1125899906842624},
@@ -3917,7 +3906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2535,
+			line: 2531,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -3983,7 +3972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2556,
+			line: 2552,
 			text: phraseMask{
 				{index: 8, bits: 9223372036854775808},
 			},
@@ -4033,7 +4022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2565,
+			line: 2561,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4044,9 +4033,8 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{index: 9, bits: 511},
-				{index: 8, bits: 9223372036854775808},
 			},
-			textIDs: []int32{576, 577, 578, 579, 580, 581, 582, 583, 584, 575},
+			textIDs: []int32{576, 577, 578, 579, 580, 581, 582, 583, 584},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4092,7 +4080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2580,
+			line: 2576,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4149,7 +4137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2599,
+			line: 2595,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4204,7 +4192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2611,
+			line: 2607,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4245,7 +4233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2625,
+			line: 2621,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4294,7 +4282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2634,
+			line: 2630,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4343,7 +4331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 2643,
+			line: 2639,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -4392,7 +4380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 2652,
+			line: 2648,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -4441,7 +4429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 2662,
+			line: 2658,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -4483,7 +4471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 2671,
+			line: 2667,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -4532,7 +4520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 2680,
+			line: 2676,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -4581,7 +4569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 2689,
+			line: 2685,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -4630,7 +4618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 2698,
+			line: 2694,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -4679,7 +4667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 2707,
+			line: 2703,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -4728,7 +4716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 2716,
+			line: 2712,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -4777,7 +4765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 2725,
+			line: 2721,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -4826,7 +4814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 2734,
+			line: 2730,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -4875,7 +4863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 2743,
+			line: 2739,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -4924,7 +4912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 2752,
+			line: 2748,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -4973,7 +4961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 2761,
+			line: 2757,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5022,7 +5010,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 2770,
+			line: 2766,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5079,7 +5067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 2779,
+			line: 2775,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5128,7 +5116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 2788,
+			line: 2784,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5177,7 +5165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 2799,
+			line: 2795,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5226,7 +5214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 2808,
+			line: 2804,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5275,7 +5263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 2817,
+			line: 2813,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -5324,7 +5312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 2828,
+			line: 2824,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -5373,7 +5361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 2838,
+			line: 2834,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -5422,7 +5410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 2847,
+			line: 2843,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -5471,7 +5459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 2856,
+			line: 2852,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -5520,7 +5508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 2865,
+			line: 2861,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -5569,7 +5557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 2874,
+			line: 2870,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -5618,7 +5606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 2884,
+			line: 2880,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -5667,7 +5655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 2893,
+			line: 2889,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -5716,7 +5704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 2902,
+			line: 2898,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -5773,7 +5761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 2911,
+			line: 2907,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -5822,7 +5810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 2923,
+			line: 2919,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -5864,7 +5852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 2932,
+			line: 2928,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -5906,7 +5894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 2941,
+			line: 2937,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -5972,7 +5960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 2950,
+			line: 2946,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6014,7 +6002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 2959,
+			line: 2955,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6063,7 +6051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 2970,
+			line: 2966,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6099,7 +6087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 2986,
+			line: 2982,
 			text: phraseMask{
 				{index: 9, bits: 134217728},
 			},
@@ -6109,7 +6097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2993,
+			line: 2989,
 			text: phraseMask{
 				{index: 9, bits: 268435456},
 			},
@@ -6119,7 +6107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2998,
+			line: 2994,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -6129,7 +6117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3003,
+			line: 2999,
 			text: phraseMask{
 				{index: 9, bits: 1073741824},
 			},
@@ -6139,7 +6127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3008,
+			line: 3004,
 			text: phraseMask{
 				{index: 9, bits: 66571993088},
 			},
@@ -6149,7 +6137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3015,
+			line: 3011,
 			text: phraseMask{
 				{index: 9, bits: 68719476736},
 			},
@@ -6162,7 +6150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3021,
+			line: 3017,
 			text: phraseMask{
 				{index: 9, bits: 137438953472},
 			},
@@ -6172,7 +6160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3026,
+			line: 3022,
 			text: phraseMask{
 				{index: 9, bits: 274877906944},
 			},
@@ -6182,7 +6170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3031,
+			line: 3027,
 			text: phraseMask{
 				{index: 9, bits: 549755813888},
 			},
@@ -6192,7 +6180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3044,
+			line: 3040,
 			text: phraseMask{
 				{index: 9, bits: 3298534883328},
 			},
@@ -6243,17 +6231,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3054,
+			line: 3050,
 			text: phraseMask{
-				{index: 9, bits: 7696581394432},
+				{index: 9, bits: 4398046511104},
 			},
-			textIDs: []int32{617, 616, 618},
+			textIDs: []int32{618},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3060,
+			line: 3058,
 			text: phraseMask{
 				{index: 9, bits: 8796093022208},
 			},
@@ -6263,7 +6251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3065,
+			line: 3063,
 			text: phraseMask{
 				{index: 9, bits: 52776558133248},
 			},
@@ -6273,7 +6261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3070,
+			line: 3068,
 			text: phraseMask{
 				{index: 9, bits: 1055531162664960},
 			},
@@ -6283,7 +6271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3076,
+			line: 3074,
 			text: phraseMask{
 				{index: 9, bits: 16888498602639360},
 			},
@@ -6293,7 +6281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3088,
+			line: 3086,
 			text: phraseMask{
 				{index: 9, bits: 126100789566373888},
 			},
@@ -6343,7 +6331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3097,
+			line: 3095,
 			text: phraseMask{
 				{index: 9, bits: 144115188075855872},
 			},
@@ -6353,7 +6341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3102,
+			line: 3100,
 			text: phraseMask{
 				{index: 9, bits: 288230376151711744},
 			},
@@ -6363,7 +6351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3107,
+			line: 3105,
 			text: phraseMask{
 				{index: 9, bits: 576460752303423488},
 			},
@@ -6373,7 +6361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3112,
+			line: 3110,
 			text: phraseMask{
 				{index: 9, bits: 3458764513820540928},
 			},
@@ -6383,7 +6371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3117,
+			line: 3115,
 			text: phraseMask{
 				{index: 9, bits: 13835058055282163712},
 				{index: 10, bits: 31},
@@ -6394,7 +6382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3124,
+			line: 3122,
 			text: phraseMask{
 				{index: 10, bits: 2016},
 			},
@@ -6404,7 +6392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3130,
+			line: 3128,
 			text: phraseMask{
 				{index: 10, bits: 2048},
 			},
@@ -6414,7 +6402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3135,
+			line: 3133,
 			text: phraseMask{
 				{index: 10, bits: 28672},
 			},
@@ -6424,7 +6412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3142,
+			line: 3140,
 			text: phraseMask{
 				{index: 10, bits: 98304},
 			},
@@ -6434,7 +6422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3147,
+			line: 3145,
 			text: phraseMask{
 				{index: 10, bits: 131072},
 			},
@@ -6444,7 +6432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3152,
+			line: 3150,
 			text: phraseMask{
 				{index: 6, bits: 1572864},
 			},
@@ -6454,7 +6442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3157,
+			line: 3155,
 			text: phraseMask{
 				{index: 6, bits: 131072},
 			},
@@ -6464,7 +6452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3162,
+			line: 3160,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -6474,7 +6462,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3167,
+			line: 3165,
 			text: phraseMask{
 				{index: 10, bits: 262144},
 			},
@@ -6484,7 +6472,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3172,
+			line: 3170,
 			text: phraseMask{
 				{index: 10, bits: 524288},
 			},
@@ -6494,7 +6482,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3177,
+			line: 3175,
 			text: phraseMask{
 				{index: 10, bits: 1048576},
 			},
@@ -6504,7 +6492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3182,
+			line: 3180,
 			text: phraseMask{
 				{index: 10, bits: 2097152},
 			},
@@ -6514,7 +6502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3187,
+			line: 3185,
 			text: phraseMask{
 				{index: 10, bits: 4194304},
 			},
@@ -6524,7 +6512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3192,
+			line: 3190,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -6534,7 +6522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3197,
+			line: 3195,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -6544,7 +6532,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3202,
+			line: 3200,
 			text: phraseMask{
 				{index: 10, bits: 33554432},
 			},
@@ -6554,7 +6542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3207,
+			line: 3205,
 			text: phraseMask{
 				{index: 10, bits: 67108864},
 			},
@@ -6564,7 +6552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3212,
+			line: 3210,
 			text: phraseMask{
 				{index: 10, bits: 402653184},
 			},
@@ -6574,7 +6562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3218,
+			line: 3216,
 			text: phraseMask{
 				{index: 10, bits: 536870912},
 			},
@@ -6584,7 +6572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3223,
+			line: 3221,
 			text: phraseMask{
 				{index: 10, bits: 1073741824},
 			},
@@ -6594,7 +6582,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3228,
+			line: 3226,
 			text: phraseMask{
 				{index: 10, bits: 547608330240},
 			},
@@ -6604,7 +6592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3235,
+			line: 3233,
 			text: phraseMask{
 				{index: 10, bits: 3848290697216},
 			},
@@ -6614,7 +6602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3240,
+			line: 3238,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -6624,7 +6612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3245,
+			line: 3243,
 			text: phraseMask{
 				{index: 10, bits: 131941395333120},
 			},
@@ -6634,7 +6622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3251,
+			line: 3249,
 			text: phraseMask{
 				{index: 10, bits: 576320014815068160},
 			},
@@ -6644,7 +6632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3261,
+			line: 3259,
 			text: phraseMask{
 				{index: 10, bits: 1729382256910270464},
 			},
@@ -6654,7 +6642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3266,
+			line: 3264,
 			text: phraseMask{
 				{index: 10, bits: 2305843009213693952},
 			},
@@ -6664,7 +6652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3271,
+			line: 3269,
 			text: phraseMask{
 				{index: 10, bits: 4611686018427387904},
 			},
@@ -6674,7 +6662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3276,
+			line: 3274,
 			text: phraseMask{
 				{index: 10, bits: 9223372036854775808},
 			},
@@ -6684,7 +6672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3281,
+			line: 3279,
 			text: phraseMask{
 				{index: 11, bits: 3},
 			},
@@ -6694,7 +6682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3287,
+			line: 3285,
 			text: phraseMask{
 				{index: 11, bits: 4},
 			},
@@ -6704,7 +6692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3292,
+			line: 3290,
 			text: phraseMask{
 				{index: 11, bits: 8},
 			},
@@ -6714,7 +6702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3297,
+			line: 3295,
 			text: phraseMask{
 				{index: 11, bits: 48},
 			},
@@ -6724,7 +6712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3302,
+			line: 3300,
 			text: phraseMask{
 				{index: 11, bits: 64},
 			},
@@ -6734,7 +6722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3307,
+			line: 3305,
 			text: phraseMask{
 				{index: 11, bits: 128},
 			},
@@ -6744,7 +6732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3312,
+			line: 3310,
 			text: phraseMask{
 				{index: 11, bits: 256},
 			},
@@ -6754,7 +6742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3317,
+			line: 3315,
 			text: phraseMask{
 				{index: 11, bits: 1536},
 			},
@@ -6804,7 +6792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3331,
+			line: 3329,
 			text: phraseMask{
 				{index: 11, bits: 536868864},
 			},
@@ -6854,7 +6842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3360,
+			line: 3358,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -6910,7 +6898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3370,
+			line: 3368,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7003,7 +6991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3387,
+			line: 3385,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7056,7 +7044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3413,
+			line: 3411,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7065,7 +7053,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3418,
+			line: 3416,
 			text: phraseMask{
 				{index: 11, bits: 4294967296},
 			},
@@ -7075,7 +7063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3424,
+			line: 3422,
 			text: phraseMask{
 				{index: 11, bits: 266287972352},
 			},
@@ -7085,7 +7073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3438,
+			line: 3436,
 			text: phraseMask{
 				{index: 11, bits: 18446743798831644672},
 				{index: 12, bits: 2047},
@@ -7096,7 +7084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3450,
+			line: 3448,
 			text: phraseMask{
 				{index: 12, bits: 18446744073709549568},
 				{index: 1, bits: 2314891989910290432},
@@ -7109,7 +7097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3490,
+			line: 3488,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7119,7 +7107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3495,
+			line: 3493,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7128,7 +7116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3500,
+			line: 3498,
 			text: phraseMask{
 				{index: 13, bits: 144115187002114048},
 				{index: 6, bits: 4398046511104},
@@ -7139,7 +7127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3514,
+			line: 3512,
 			text: phraseMask{
 				{index: 13, bits: 432345564227567616},
 				{index: 8, bits: 64},
@@ -7150,7 +7138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3526,
+			line: 3524,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7161,7 +7149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3531,
+			line: 3529,
 			text: phraseMask{
 				{index: 13, bits: 17870283321406128128},
 				{index: 14, bits: 17592186044415},
@@ -7174,7 +7162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3556,
+			line: 3554,
 			text: phraseMask{
 				{index: 14, bits: 4486007441326080},
 			},
@@ -7184,7 +7172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3568,
+			line: 3566,
 			text: phraseMask{
 				{index: 14, bits: 18442240474082181120},
 				{index: 8, bits: 9223090561878065152},
@@ -7198,7 +7186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3589,
+			line: 3587,
 			text: phraseMask{
 				{index: 15, bits: 130944},
 			},
@@ -7239,7 +7227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3598,
+			line: 3596,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7254,7 +7242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3603,
+			line: 3601,
 			text: phraseMask{
 				{index: 15, bits: 140737488224256},
 				{index: 4, bits: 140737488355328},
@@ -7265,7 +7253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3616,
+			line: 3614,
 			text: phraseMask{
 				{index: 15, bits: 422212465065984},
 			},
@@ -7279,7 +7267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3635,
+			line: 3633,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7301,7 +7289,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3675,
+			line: 3673,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7323,7 +7311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3716,
+			line: 3714,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7341,7 +7329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 3728,
+			line: 3726,
 			text: phraseMask{
 				{index: 18, bits: 18437736874454810624},
 				{index: 19, bits: 18446744073709551615},
@@ -7407,7 +7395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 3789,
+			line: 3787,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -7456,7 +7444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 3798,
+			line: 3796,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -7505,7 +7493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 3809,
+			line: 3807,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -7553,7 +7541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 3818,
+			line: 3816,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -7574,7 +7562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 3828,
+			line: 3826,
 			text: phraseMask{
 				{index: 17, bits: 144115188092633088},
 			},
@@ -7584,7 +7572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 3835,
+			line: 3833,
 			text: phraseMask{
 				{index: 20, bits: 2},
 			},
@@ -7598,7 +7586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 3844,
+			line: 3842,
 			text: phraseMask{
 				{index: 16, bits: 16},
 				{index: 15, bits: 2251799813685248},
@@ -7609,7 +7597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 3851,
+			line: 3849,
 			text: phraseMask{
 				{index: 18, bits: 18437736874454810624},
 				{index: 19, bits: 18446744073709551615},
@@ -7630,7 +7618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3857,
+			line: 3855,
 			text: phraseMask{
 				{index: 20, bits: 18442240474082181120},
 				{index: 21, bits: 127},
@@ -7667,7 +7655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 3876,
+			line: 3874,
 			text: phraseMask{
 				{index: 7, bits: 524288},
 				{index: 21, bits: 896},
@@ -7688,7 +7676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 3894,
+			line: 3892,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -7707,7 +7695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3913,
+			line: 3911,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -7734,7 +7722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 3919,
+			line: 3917,
 			text: phraseMask{
 				{index: 21, bits: 3848290697216},
 			},
@@ -7744,7 +7732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 3928,
+			line: 3926,
 			text: phraseMask{
 				{index: 21, bits: 4398247837696},
 			},
@@ -7761,7 +7749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 3943,
+			line: 3941,
 			text: phraseMask{
 				{index: 21, bits: 549755812864},
 				{index: 9, bits: 536871936},
@@ -7774,7 +7762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 3951,
+			line: 3949,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -7783,7 +7771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 3956,
+			line: 3954,
 			text: phraseMask{
 				{index: 21, bits: 18446726481523507200},
 				{index: 22, bits: 2097151},
@@ -7794,7 +7782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3977,
+			line: 3975,
 			text: phraseMask{
 				{index: 22, bits: 65011712},
 			},
@@ -7811,7 +7799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 3990,
+			line: 3988,
 			text: phraseMask{
 				{index: 22, bits: 34292629504},
 			},
@@ -7821,7 +7809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3998,
+			line: 3996,
 			text: phraseMask{
 				{index: 22, bits: 34359738368},
 			},
@@ -7834,7 +7822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4009,
+			line: 4007,
 			text: phraseMask{
 				{index: 22, bits: 70300024700928},
 				{index: 6, bits: 16777216},
@@ -7846,7 +7834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4021,
+			line: 4019,
 			text: phraseMask{
 				{index: 22, bits: 18446673705032482816},
 				{index: 23, bits: 63},
@@ -7866,7 +7854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4086,
+			line: 4084,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -7973,7 +7961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4099,
+			line: 4097,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -7983,7 +7971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4104,
+			line: 4102,
 			text: phraseMask{
 				{index: 17, bits: 18446744073709549568},
 				{index: 6, bits: 9007199254740992},
@@ -8002,7 +7990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4147,
+			line: 4145,
 			text: phraseMask{
 				{index: 17, bits: 18446744073709549568},
 				{index: 6, bits: 9007199254740992},
@@ -8019,7 +8007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4161,
+			line: 4159,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -8035,7 +8023,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4181,
+			line: 4179,
 			text: phraseMask{
 				{index: 18, bits: 2199023255552},
 			},
@@ -8045,7 +8033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4188,
+			line: 4186,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8076,7 +8064,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4209,
+			line: 4207,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8085,7 +8073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4219,
+			line: 4217,
 			text: phraseMask{
 				{index: 25, bits: 16492674416640},
 			},
@@ -8095,7 +8083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4223,
+			line: 4221,
 			text: phraseMask{
 				{index: 23, bits: 18446744073709551552},
 				{index: 10, bits: 2097152},
@@ -8110,7 +8098,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4228,
+			line: 4226,
 			text: phraseMask{
 				{index: 25, bits: 8989607068696576},
 			},
@@ -8132,7 +8120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4242,
+			line: 4240,
 			text: phraseMask{
 				{index: 25, bits: 18437736874454810624},
 				{index: 26, bits: 511},
@@ -8143,7 +8131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4252,
+			line: 4250,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8152,7 +8140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4257,
+			line: 4255,
 			text: phraseMask{
 				{index: 26, bits: 536870400},
 				{index: 11, bits: 266287972352},
@@ -8165,7 +8153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4275,
+			line: 4273,
 			text: phraseMask{
 				{index: 15, bits: 18446181123756130304},
 				{bits: 64513},
@@ -8182,7 +8170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4280,
+			line: 4278,
 			text: phraseMask{
 				{index: 26, bits: 562949416550400},
 				{index: 17, bits: 2},
@@ -8219,7 +8207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4306,
+			line: 4304,
 			text: phraseMask{
 				{index: 26, bits: 2305280059260272640},
 				{bits: 809240558043136},
@@ -8230,7 +8218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4316,
+			line: 4314,
 			text: phraseMask{
 				{index: 26, bits: 16140901064495857664},
 				{index: 27, bits: 35184372088831},
@@ -8242,7 +8230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4344,
+			line: 4342,
 			text: phraseMask{
 				{index: 27, bits: 35184372088832},
 			},
@@ -8255,7 +8243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4350,
+			line: 4348,
 			text: phraseMask{
 				{index: 27, bits: 18446673704965373952},
 				{index: 28, bits: 511},
@@ -8266,7 +8254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4366,
+			line: 4364,
 			text: phraseMask{
 				{index: 28, bits: 512},
 			},
@@ -8279,7 +8267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4372,
+			line: 4370,
 			text: phraseMask{
 				{index: 24, bits: 18446726481523507200},
 				{index: 1, bits: 131072},
@@ -8293,7 +8281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4377,
+			line: 4375,
 			text: phraseMask{
 				{index: 25, bits: 33554432},
 				{index: 1, bits: 12582912},
@@ -8304,7 +8292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4383,
+			line: 4381,
 			text: phraseMask{
 				{index: 28, bits: 523264},
 				{index: 11, bits: 4294967296},
@@ -8315,7 +8303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4390,
+			line: 4388,
 			text: phraseMask{
 				{index: 18, bits: 9006924376834048},
 				{index: 4, bits: 1024},
@@ -8328,7 +8316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4395,
+			line: 4393,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8417,7 +8405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4412,
+			line: 4410,
 			text: phraseMask{
 				{index: 6, bits: 6442450944},
 				{index: 28, bits: 72057594037403648},
@@ -8430,7 +8418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4432,
+			line: 4430,
 			text: phraseMask{
 				{index: 28, bits: 1099511627776},
 			},
@@ -8443,7 +8431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4438,
+			line: 4436,
 			text: phraseMask{
 				{index: 28, bits: 72057594037927936},
 			},
@@ -8456,7 +8444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4445,
+			line: 4443,
 			text: phraseMask{
 				{index: 6, bits: 17179869184},
 				{index: 28, bits: 18302628885633695744},
@@ -8468,7 +8456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4453,
+			line: 4451,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -8485,14 +8473,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4460,
+			line:    4458,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4465,
+			line: 4463,
 			text: phraseMask{
 				{index: 29, bits: 8388576},
 				{index: 9, bits: 6},
@@ -8507,7 +8495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4480,
+			line: 4478,
 			text: phraseMask{
 				{index: 29, bits: 58720256},
 				{index: 22, bits: 2097152},
@@ -8526,7 +8514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4489,
+			line: 4487,
 			text: phraseMask{
 				{index: 29, bits: 8796025913344},
 				{index: 2, bits: 32},
@@ -8537,7 +8525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4498,
+			line: 4496,
 			text: phraseMask{
 				{index: 6, bits: 288},
 				{index: 29, bits: 4494803534348288},
@@ -8548,7 +8536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4515,
+			line: 4513,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8557,7 +8545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4521,
+			line: 4519,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -8606,7 +8594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4531,
+			line: 4529,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -8661,7 +8649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4544,
+			line: 4542,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -8670,7 +8658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4550,
+			line: 4548,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -8711,7 +8699,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4559,
+			line: 4557,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -8747,7 +8735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4566,
+			line: 4564,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -8756,7 +8744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4574,
+			line: 4572,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -8798,7 +8786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4584,
+			line: 4582,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -8807,7 +8795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4590,
+			line: 4588,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -8856,7 +8844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4600,
+			line: 4598,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -8905,7 +8893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4610,
+			line: 4608,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -8941,7 +8929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4617,
+			line: 4615,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -8984,7 +8972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 4627,
+			line: 4625,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9020,7 +9008,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 4634,
+			line: 4632,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9029,7 +9017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 4640,
+			line: 4638,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9103,7 +9091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 4655,
+			line: 4653,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9139,7 +9127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 4663,
+			line: 4661,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9175,7 +9163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 4670,
+			line: 4668,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9211,7 +9199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 4677,
+			line: 4675,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9260,7 +9248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 4689,
+			line: 4687,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -9309,7 +9297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 4699,
+			line: 4697,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -9358,7 +9346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 4709,
+			line: 4707,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -9407,7 +9395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 4719,
+			line: 4717,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -9456,7 +9444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 4729,
+			line: 4727,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -9505,7 +9493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 4739,
+			line: 4737,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -9554,7 +9542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 4749,
+			line: 4747,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -9603,7 +9591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 4759,
+			line: 4757,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -9652,7 +9640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 4769,
+			line: 4767,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -9701,7 +9689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 4779,
+			line: 4777,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -9750,7 +9738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 4789,
+			line: 4787,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -9799,7 +9787,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 4799,
+			line: 4797,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -9848,7 +9836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 4809,
+			line: 4807,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -9897,7 +9885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 4819,
+			line: 4817,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -9933,7 +9921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 4826,
+			line: 4824,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -9970,7 +9958,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 4833,
+			line: 4831,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10019,7 +10007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 4845,
+			line: 4843,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10048,14 +10036,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    4855,
+			line:    4853,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 4862,
+			line: 4860,
 			text: phraseMask{
 				{index: 18, bits: 18437736874454810624},
 				{index: 19, bits: 18446744073709551615},
@@ -10156,7 +10144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4881,
+			line: 4879,
 			text: phraseMask{
 				{index: 29, bits: 67553994410557440},
 				{index: 9, bits: 33554432},
@@ -10167,7 +10155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4886,
+			line: 4884,
 			text: phraseMask{
 				{index: 29, bits: 72057594037927936},
 			},
@@ -10177,7 +10165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4891,
+			line: 4889,
 			text: phraseMask{
 				{index: 29, bits: 18302628885633695744},
 				{index: 30, bits: 255},
@@ -10188,7 +10176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4898,
+			line: 4896,
 			text: phraseMask{
 				{index: 30, bits: 1792},
 			},
@@ -10198,7 +10186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4903,
+			line: 4901,
 			text: phraseMask{
 				{index: 30, bits: 6144},
 			},
@@ -10208,7 +10196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4908,
+			line: 4906,
 			text: phraseMask{
 				{index: 30, bits: 24576},
 				{index: 25, bits: 2251799813685248},
@@ -10219,7 +10207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4919,
+			line: 4917,
 			text: phraseMask{
 				{index: 30, bits: 4294934528},
 				{bits: 36028797018964064},
@@ -10234,7 +10222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4934,
+			line: 4932,
 			text: phraseMask{
 				{index: 30, bits: 4389456576512},
 			},
@@ -10244,7 +10232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4940,
+			line: 4938,
 			text: phraseMask{
 				{index: 30, bits: 1121501860331520},
 				{index: 1, bits: 18014398509481984},
@@ -10256,7 +10244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 4946,
+			line: 4944,
 			text: phraseMask{
 				{index: 1, bits: 536870912},
 				{index: 11, bits: 1610612800},
@@ -10269,7 +10257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4954,
+			line: 4952,
 			text: phraseMask{
 				{index: 30, bits: 27021597764222976},
 			},
@@ -10279,7 +10267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4959,
+			line: 4957,
 			text: phraseMask{
 				{index: 30, bits: 36028797018963968},
 			},
@@ -10289,7 +10277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 4964,
+			line: 4962,
 			text: phraseMask{
 				{index: 30, bits: 504403158265495552},
 			},
@@ -10299,7 +10287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 4975,
+			line: 4973,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -10350,7 +10338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 4988,
+			line: 4986,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10406,7 +10394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5000,
+			line: 4998,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -10455,7 +10443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5009,
+			line: 5007,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -10504,7 +10492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5018,
+			line: 5016,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -10553,7 +10541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5027,
+			line: 5025,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10640,7 +10628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5041,
+			line: 5039,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -10676,7 +10664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5048,
+			line: 5046,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -10705,7 +10693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5055,
+			line: 5053,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -10741,7 +10729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5062,
+			line: 5060,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -10777,7 +10765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5069,
+			line: 5067,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -10806,7 +10794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5076,
+			line: 5074,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -10850,7 +10838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5084,
+			line: 5082,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -10859,7 +10847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5090,
+			line: 5088,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -10895,7 +10883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5098,
+			line: 5096,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -10909,7 +10897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5105,
+			line: 5103,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11111,7 +11099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5129,
+			line: 5127,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -11340,7 +11328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5159,
+			line:   5157,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -11399,7 +11387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5169,
+			line: 5167,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -11408,7 +11396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5174,
+			line: 5172,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -11417,7 +11405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5179,
+			line: 5177,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -11472,7 +11460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5188,
+			line: 5186,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -11481,7 +11469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5193,
+			line: 5191,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -11490,7 +11478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5201,
+			line: 5199,
 			text: phraseMask{
 				{index: 30, bits: 576460752303423488},
 			},
@@ -11500,7 +11488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5206,
+			line: 5204,
 			text: phraseMask{
 				{index: 30, bits: 8070450532247928832},
 			},
@@ -11510,7 +11498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5212,
+			line: 5210,
 			text: phraseMask{
 				{index: 30, bits: 9223372036854775808},
 				{index: 31, bits: 3},
@@ -11522,7 +11510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5221,
+			line: 5219,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -11536,7 +11524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5225,
+			line: 5223,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -11552,7 +11540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5229,
+			line: 5227,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -11563,7 +11551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5233,
+			line: 5231,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -11577,7 +11565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5237,
+			line: 5235,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -11588,7 +11576,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5241,
+			line: 5239,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -11648,7 +11636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5249,
+			line: 5247,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -11705,7 +11693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5257,
+			line: 5255,
 			text: phraseMask{
 				{index: 31, bits: 240},
 			},
@@ -11718,7 +11706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5264,
+			line: 5262,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -11757,7 +11745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5273,
+			line: 5271,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -11828,7 +11816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5282,
+			line: 5280,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
