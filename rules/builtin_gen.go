@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "0fb2d91c5a9a"
+const builtinDigest = "6096483f3120"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   613,
+			line:   618,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 618,
+			line: 623,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 633,
+			line: 638,
 			text: phraseMask{
 				{index: 1, bits: 15393162788864},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 640,
+			line: 645,
 			text: phraseMask{
 				{index: 1, bits: 17592186044416},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 647,
+			line: 652,
 			text: phraseMask{
 				{index: 1, bits: 105553116266496},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 654,
+			line: 659,
 			text: phraseMask{
 				{index: 1, bits: 140737488355328},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 661,
+			line: 666,
 			text: phraseMask{
 				{index: 1, bits: 4222124650659840},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 668,
+			line: 673,
 			text: phraseMask{
 				{index: 1, bits: 13510798882111488},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 675,
+			line: 680,
 			text: phraseMask{
 				{index: 1, bits: 18014398509481984},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 682,
+			line: 687,
 			text: phraseMask{
 				{index: 1, bits: 36028797018963968},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 689,
+			line: 694,
 			text: phraseMask{
 				{index: 1, bits: 72057594037927936},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 696,
+			line: 701,
 			text: phraseMask{
 				{index: 1, bits: 432345564227567616},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 703,
+			line: 708,
 			text: phraseMask{
 				{index: 1, bits: 576460752303423488},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 710,
+			line: 715,
 			text: phraseMask{
 				{index: 1, bits: 3458764513820540928},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 717,
+			line: 722,
 			text: phraseMask{
 				{index: 1, bits: 4611686018427387904},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 724,
+			line: 729,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 731,
+			line: 736,
 			text: phraseMask{
 				{index: 2, bits: 1},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 738,
+			line: 743,
 			text: phraseMask{
 				{index: 2, bits: 14},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 746,
+			line: 751,
 			text: phraseMask{
 				{index: 2, bits: 2032},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 759,
+			line: 764,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -304,7 +304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 769,
+			line: 774,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -317,7 +317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 775,
+			line: 780,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -330,7 +330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 781,
+			line: 786,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -343,7 +343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 787,
+			line: 792,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -356,7 +356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 793,
+			line: 798,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -369,7 +369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 799,
+			line: 804,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -382,7 +382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 805,
+			line: 810,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -395,7 +395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 811,
+			line: 816,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -408,7 +408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 817,
+			line: 822,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -421,7 +421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 823,
+			line: 828,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -434,7 +434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 829,
+			line: 834,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -447,7 +447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 835,
+			line: 840,
 			text: phraseMask{
 				{index: 2, bits: 245760},
 			},
@@ -460,7 +460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 843,
+			line: 848,
 			text: phraseMask{
 				{index: 2, bits: 262144},
 			},
@@ -473,7 +473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 849,
+			line: 854,
 			text: phraseMask{
 				{index: 2, bits: 524288},
 			},
@@ -486,7 +486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 855,
+			line: 860,
 			text: phraseMask{
 				{index: 2, bits: 1048576},
 			},
@@ -499,7 +499,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 861,
+			line: 866,
 			text: phraseMask{
 				{index: 2, bits: 6291456},
 			},
@@ -512,7 +512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 867,
+			line: 872,
 			text: phraseMask{
 				{index: 2, bits: 25165824},
 			},
@@ -525,7 +525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 873,
+			line: 878,
 			text: phraseMask{
 				{index: 2, bits: 33554432},
 			},
@@ -538,7 +538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 879,
+			line: 884,
 			text: phraseMask{
 				{index: 2, bits: 67108864},
 			},
@@ -548,7 +548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 888,
+			line: 893,
 			text: phraseMask{
 				{index: 2, bits: 17045651456},
 			},
@@ -558,7 +558,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 893,
+			line: 898,
 			text: phraseMask{
 				{index: 2, bits: 17179869184},
 			},
@@ -568,7 +568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 898,
+			line: 903,
 			text: phraseMask{
 				{index: 2, bits: 103079215104},
 			},
@@ -578,7 +578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 903,
+			line: 908,
 			text: phraseMask{
 				{index: 2, bits: 412316860416},
 			},
@@ -588,7 +588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 908,
+			line: 913,
 			text: phraseMask{
 				{index: 2, bits: 549755813888},
 			},
@@ -598,7 +598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 913,
+			line: 918,
 			text: phraseMask{
 				{index: 2, bits: 7696581394432},
 			},
@@ -608,7 +608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 918,
+			line: 923,
 			text: phraseMask{
 				{index: 2, bits: 26388279066624},
 			},
@@ -618,7 +618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 923,
+			line: 928,
 			text: phraseMask{
 				{index: 2, bits: 35184372088832},
 			},
@@ -628,7 +628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 928,
+			line: 933,
 			text: phraseMask{
 				{index: 2, bits: 70368744177664},
 			},
@@ -638,7 +638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 933,
+			line: 938,
 			text: phraseMask{
 				{index: 2, bits: 140737488355328},
 			},
@@ -648,7 +648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 938,
+			line: 943,
 			text: phraseMask{
 				{index: 2, bits: 8725724278030336},
 			},
@@ -658,7 +658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 943,
+			line: 948,
 			text: phraseMask{
 				{index: 2, bits: 135107988821114880},
 			},
@@ -668,7 +668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 948,
+			line: 953,
 			text: phraseMask{
 				{index: 2, bits: 144115188075855872},
 			},
@@ -678,7 +678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 953,
+			line: 958,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -691,7 +691,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 962,
+			line: 967,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -704,7 +704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 968,
+			line: 973,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -717,7 +717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 974,
+			line: 979,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -730,7 +730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 980,
+			line: 985,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -743,7 +743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 986,
+			line: 991,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -756,7 +756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 992,
+			line: 997,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 998,
+			line: 1003,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -782,7 +782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1004,
+			line: 1009,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -795,7 +795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1010,
+			line: 1015,
 			text: phraseMask{
 				{index: 2, bits: 576460752303423488},
 			},
@@ -808,7 +808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1017,
+			line: 1022,
 			text: phraseMask{
 				{index: 2, bits: 3458764513820540928},
 			},
@@ -821,7 +821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1023,
+			line: 1028,
 			text: phraseMask{
 				{index: 2, bits: 4611686018427387904},
 			},
@@ -834,7 +834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1029,
+			line: 1034,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 			},
@@ -847,7 +847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1035,
+			line: 1040,
 			text: phraseMask{
 				{index: 3, bits: 1},
 			},
@@ -860,7 +860,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1041,
+			line: 1046,
 			text: phraseMask{
 				{index: 3, bits: 2},
 			},
@@ -873,7 +873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1047,
+			line: 1052,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -886,7 +886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1053,
+			line: 1058,
 			text: phraseMask{
 				{index: 3, bits: 24},
 			},
@@ -899,7 +899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1059,
+			line: 1064,
 			text: phraseMask{
 				{index: 3, bits: 480},
 			},
@@ -912,7 +912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1065,
+			line: 1070,
 			text: phraseMask{
 				{index: 3, bits: 65024},
 			},
@@ -925,7 +925,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1071,
+			line: 1076,
 			text: phraseMask{
 				{index: 3, bits: 65536},
 			},
@@ -938,7 +938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1077,
+			line: 1082,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -951,7 +951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1084,
+			line: 1089,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -964,7 +964,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1090,
+			line: 1095,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -977,7 +977,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1096,
+			line: 1101,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -990,7 +990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1102,
+			line: 1107,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -1003,7 +1003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1108,
+			line: 1113,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -1016,7 +1016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1114,
+			line: 1119,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -1029,7 +1029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1120,
+			line: 1125,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -1042,7 +1042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1126,
+			line: 1131,
 			text: phraseMask{
 				{index: 3, bits: 262144},
 			},
@@ -1052,7 +1052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1133,
+			line: 1138,
 			text: phraseMask{
 				{index: 3, bits: 524288},
 			},
@@ -1101,7 +1101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1142,
+			line: 1147,
 			text: phraseMask{
 				{index: 3, bits: 3145728},
 			},
@@ -1111,7 +1111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1147,
+			line: 1152,
 			text: phraseMask{
 				{index: 3, bits: 4194304},
 			},
@@ -1121,7 +1121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1152,
+			line: 1157,
 			text: phraseMask{
 				{index: 3, bits: 25165824},
 			},
@@ -1131,7 +1131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1157,
+			line: 1162,
 			text: phraseMask{
 				{index: 3, bits: 33554432},
 			},
@@ -1141,7 +1141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1162,
+			line: 1167,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1151,7 +1151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1174,
+			line: 1179,
 			text: phraseMask{
 				{index: 3, bits: 134217728},
 			},
@@ -1161,7 +1161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1179,
+			line: 1184,
 			text: phraseMask{
 				{index: 3, bits: 1879048192},
 			},
@@ -1171,7 +1171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1184,
+			line: 1189,
 			text: phraseMask{
 				{index: 3, bits: 2147483648},
 			},
@@ -1181,7 +1181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1189,
+			line: 1194,
 			text: phraseMask{
 				{index: 3, bits: 4294967296},
 			},
@@ -1263,7 +1263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1201,
+			line: 1206,
 			text: phraseMask{
 				{index: 3, bits: 8589934592},
 			},
@@ -1273,7 +1273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1206,
+			line: 1211,
 			text: phraseMask{
 				{index: 3, bits: 120259084288},
 			},
@@ -1283,7 +1283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1214,
+			line: 1219,
 			text: phraseMask{
 				{index: 3, bits: 137438953472},
 			},
@@ -1293,7 +1293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1219,
+			line: 1224,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1303,7 +1303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1226,
+			line: 1231,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -1314,7 +1314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1232,
+			line: 1237,
 			text: phraseMask{
 				{index: 3, bits: 32985348833280},
 			},
@@ -1324,7 +1324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1240,
+			line: 1245,
 			text: phraseMask{
 				{index: 3, bits: 246290604621824},
 			},
@@ -1337,7 +1337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1250,
+			line: 1255,
 			text: phraseMask{
 				{index: 3, bits: 71776119061217280},
 			},
@@ -1347,7 +1347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1257,
+			line: 1262,
 			text: phraseMask{
 				{index: 3, bits: 216172782113783808},
 			},
@@ -1357,7 +1357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1268,
+			line: 1273,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 			},
@@ -1368,7 +1368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1275,
+			line: 1280,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1379,7 +1379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1281,
+			line: 1286,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1290,
+			line: 1295,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -1400,7 +1400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1296,
+			line: 1301,
 			text: phraseMask{
 				{index: 3, bits: 1152921504606846976},
 			},
@@ -1411,7 +1411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1302,
+			line: 1307,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1422,7 +1422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1308,
+			line: 1313,
 			text: phraseMask{
 				{index: 3, bits: 13835058055282163712},
 			},
@@ -1433,7 +1433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1314,
+			line: 1319,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -1444,7 +1444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1321,
+			line: 1326,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -1496,7 +1496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1334,
+			line: 1339,
 			text: phraseMask{
 				{index: 4, bits: 1},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1341,
+			line: 1346,
 			text: phraseMask{
 				{index: 4, bits: 2},
 			},
@@ -1518,7 +1518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1347,
+			line: 1352,
 			text: phraseMask{
 				{index: 4, bits: 12},
 			},
@@ -1529,7 +1529,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1354,
+			line: 1359,
 			text: phraseMask{
 				{index: 4, bits: 240},
 			},
@@ -1540,7 +1540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1361,
+			line: 1366,
 			text: phraseMask{
 				{index: 4, bits: 256},
 			},
@@ -1551,7 +1551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1367,
+			line: 1372,
 			text: phraseMask{
 				{index: 1, bits: 2305843009213693952},
 			},
@@ -1562,7 +1562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1373,
+			line: 1378,
 			text: phraseMask{
 				{index: 4, bits: 512},
 			},
@@ -1573,7 +1573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1379,
+			line: 1384,
 			text: phraseMask{
 				{index: 4, bits: 1024},
 			},
@@ -1584,7 +1584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1385,
+			line: 1390,
 			text: phraseMask{
 				{index: 4, bits: 2048},
 			},
@@ -1595,7 +1595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1391,
+			line: 1396,
 			text: phraseMask{
 				{index: 4, bits: 4096},
 			},
@@ -1606,7 +1606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1397,
+			line: 1402,
 			text: phraseMask{
 				{index: 4, bits: 8192},
 			},
@@ -1617,7 +1617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1403,
+			line: 1408,
 			text: phraseMask{
 				{index: 4, bits: 114688},
 			},
@@ -1628,7 +1628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1409,
+			line: 1414,
 			text: phraseMask{
 				{index: 4, bits: 393216},
 			},
@@ -1639,7 +1639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1415,
+			line: 1420,
 			text: phraseMask{
 				{index: 4, bits: 1572864},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1421,
+			line: 1426,
 			text: phraseMask{
 				{index: 4, bits: 6291456},
 			},
@@ -1661,7 +1661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1427,
+			line: 1432,
 			text: phraseMask{
 				{index: 4, bits: 8388608},
 			},
@@ -1672,7 +1672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1433,
+			line: 1438,
 			text: phraseMask{
 				{index: 4, bits: 16777216},
 			},
@@ -1683,7 +1683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1439,
+			line: 1444,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -1694,7 +1694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1446,
+			line: 1451,
 			text: phraseMask{
 				{index: 4, bits: 268435456},
 			},
@@ -1705,7 +1705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1452,
+			line: 1457,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1716,7 +1716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1458,
+			line: 1463,
 			text: phraseMask{
 				{index: 4, bits: 3221225472},
 			},
@@ -1727,7 +1727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1464,
+			line: 1469,
 			text: phraseMask{
 				{index: 4, bits: 12884901888},
 			},
@@ -1738,7 +1738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1470,
+			line: 1475,
 			text: phraseMask{
 				{index: 4, bits: 17179869184},
 			},
@@ -1749,7 +1749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1476,
+			line: 1481,
 			text: phraseMask{
 				{index: 4, bits: 34359738368},
 			},
@@ -1760,7 +1760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1482,
+			line: 1487,
 			text: phraseMask{
 				{index: 4, bits: 68719476736},
 			},
@@ -1771,7 +1771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1488,
+			line: 1493,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1782,7 +1782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1494,
+			line: 1499,
 			text: phraseMask{
 				{index: 4, bits: 824633720832},
 			},
@@ -1793,7 +1793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1500,
+			line: 1505,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -1807,7 +1807,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1512,
+			line: 1517,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -1821,7 +1821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1519,
+			line: 1524,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -1835,7 +1835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1526,
+			line: 1531,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -1849,7 +1849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1533,
+			line: 1538,
 			text: phraseMask{
 				{index: 4, bits: 9002801208229888},
 			},
@@ -1860,7 +1860,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1544,
+			line: 1549,
 			text: phraseMask{
 				{index: 4, bits: 135107988821114880},
 			},
@@ -1871,7 +1871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1558,
+			line: 1563,
 			text: phraseMask{
 				{index: 4, bits: 432345564227567616},
 			},
@@ -1934,7 +1934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1569,
+			line: 1574,
 			text: phraseMask{
 				{index: 4, bits: 432345564227567616},
 			},
@@ -1994,7 +1994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1579,
+			line: 1584,
 			text: phraseMask{
 				{index: 4, bits: 8646911284551352320},
 			},
@@ -2005,7 +2005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1588,
+			line: 1593,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 				{index: 5, bits: 15},
@@ -2017,7 +2017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1596,
+			line: 1601,
 			text: phraseMask{
 				{index: 5, bits: 48},
 			},
@@ -2028,7 +2028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1602,
+			line: 1607,
 			text: phraseMask{
 				{index: 5, bits: 960},
 			},
@@ -2039,7 +2039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1609,
+			line: 1614,
 			text: phraseMask{
 				{index: 5, bits: 15360},
 			},
@@ -2050,7 +2050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1616,
+			line: 1621,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -2061,7 +2061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1622,
+			line: 1627,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -2072,7 +2072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1628,
+			line: 1633,
 			text: phraseMask{
 				{index: 5, bits: 458752},
 			},
@@ -2083,7 +2083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1635,
+			line: 1640,
 			text: phraseMask{
 				{index: 5, bits: 66584576},
 			},
@@ -2094,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1644,
+			line: 1649,
 			text: phraseMask{
 				{index: 5, bits: 1006632960},
 			},
@@ -2105,7 +2105,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1653,
+			line: 1658,
 			text: phraseMask{
 				{index: 5, bits: 3221225472},
 			},
@@ -2116,7 +2116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1659,
+			line: 1664,
 			text: phraseMask{
 				{index: 5, bits: 64424509440},
 			},
@@ -2127,7 +2127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1667,
+			line: 1672,
 			text: phraseMask{
 				{index: 5, bits: 17523466567680},
 			},
@@ -2138,7 +2138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1676,
+			line: 1681,
 			text: phraseMask{
 				{index: 5, bits: 52776558133248},
 			},
@@ -2149,7 +2149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1682,
+			line: 1687,
 			text: phraseMask{
 				{index: 5, bits: 17944029765304320},
 			},
@@ -2160,7 +2160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1691,
+			line: 1696,
 			text: phraseMask{
 				{index: 5, bits: 54043195528445952},
 			},
@@ -2171,7 +2171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1697,
+			line: 1702,
 			text: phraseMask{
 				{index: 5, bits: 9151314442816847872},
 			},
@@ -2182,7 +2182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1706,
+			line: 1711,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 				{index: 6, bits: 1},
@@ -2194,7 +2194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1712,
+			line: 1717,
 			text: phraseMask{
 				{index: 6, bits: 6},
 			},
@@ -2205,7 +2205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1719,
+			line: 1724,
 			text: phraseMask{
 				{index: 6, bits: 131064},
 			},
@@ -2216,7 +2216,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1729,
+			line: 1734,
 			text: phraseMask{
 				{index: 6, bits: 131072},
 			},
@@ -2227,7 +2227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1737,
+			line: 1742,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -2238,7 +2238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1743,
+			line: 1748,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2258,7 +2258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1751,
+			line: 1756,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2280,7 +2280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1759,
+			line: 1764,
 			text: phraseMask{
 				{index: 6, bits: 2097152},
 			},
@@ -2291,7 +2291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1767,
+			line: 1772,
 			text: phraseMask{
 				{index: 6, bits: 12582912},
 			},
@@ -2306,7 +2306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1774,
+			line: 1779,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -2368,7 +2368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1802,
+			line: 1807,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -2382,7 +2382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1809,
+			line: 1814,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -2396,7 +2396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1816,
+			line: 1821,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -2410,7 +2410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1823,
+			line: 1828,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -2424,7 +2424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1830,
+			line: 1835,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -2438,7 +2438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1837,
+			line: 1842,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2452,7 +2452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 1844,
+			line: 1849,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -2466,7 +2466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 1851,
+			line: 1856,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -2480,7 +2480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1857,
+			line: 1862,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -2495,7 +2495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1864,
+			line: 1869,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -2509,7 +2509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1870,
+			line: 1875,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -2524,7 +2524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1877,
+			line: 1882,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -2538,7 +2538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1884,
+			line: 1889,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -2552,7 +2552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1890,
+			line: 1895,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -2565,7 +2565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1896,
+			line: 1901,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -2579,7 +2579,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1902,
+			line: 1907,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -2593,7 +2593,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1908,
+			line: 1913,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -2607,7 +2607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1914,
+			line: 1919,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2621,7 +2621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1921,
+			line: 1926,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -2635,7 +2635,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1927,
+			line: 1932,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -2649,7 +2649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1933,
+			line: 1938,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -2663,7 +2663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1940,
+			line: 1945,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -2677,7 +2677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1947,
+			line: 1952,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -2691,7 +2691,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1954,
+			line: 1959,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -2705,7 +2705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1961,
+			line: 1966,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -2719,7 +2719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1968,
+			line: 1973,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -2732,7 +2732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1974,
+			line: 1979,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -2745,7 +2745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1980,
+			line: 1985,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2759,7 +2759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1987,
+			line: 1992,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -2772,7 +2772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1993,
+			line: 1998,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -2786,7 +2786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2000,
+			line: 2005,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -2800,7 +2800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2007,
+			line: 2012,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -2814,7 +2814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2014,
+			line: 2019,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -2828,7 +2828,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2021,
+			line: 2026,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -2842,7 +2842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2028,
+			line: 2033,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -2856,7 +2856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2035,
+			line: 2040,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -2871,7 +2871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2042,
+			line: 2047,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -2885,7 +2885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2049,
+			line: 2054,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2899,7 +2899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2056,
+			line: 2061,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -2913,7 +2913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2063,
+			line: 2068,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -2927,7 +2927,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2070,
+			line: 2075,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -2941,7 +2941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2077,
+			line: 2082,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -2955,7 +2955,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2084,
+			line: 2089,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -2969,7 +2969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2091,
+			line: 2096,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -2983,7 +2983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2098,
+			line: 2103,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -2997,7 +2997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2105,
+			line: 2110,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3011,7 +3011,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2112,
+			line: 2117,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3025,7 +3025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2118,
+			line: 2123,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3038,7 +3038,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2124,
+			line: 2129,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3051,7 +3051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2130,
+			line: 2135,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3065,7 +3065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2137,
+			line: 2142,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3080,7 +3080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2144,
+			line: 2149,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3093,7 +3093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2150,
+			line: 2155,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3107,7 +3107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2157,
+			line: 2162,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3121,7 +3121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2164,
+			line: 2169,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3135,7 +3135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2171,
+			line: 2176,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3149,7 +3149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2178,
+			line: 2183,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3163,7 +3163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2185,
+			line: 2190,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3176,7 +3176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2191,
+			line: 2196,
 			text: phraseMask{
 				{index: 7, bits: 29360128},
 			},
@@ -3187,7 +3187,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2201,
+			line: 2206,
 			text: phraseMask{
 				{index: 7, bits: 100663296},
 			},
@@ -3198,7 +3198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2207,
+			line: 2212,
 			text: phraseMask{
 				{index: 7, bits: 939524096},
 			},
@@ -3209,7 +3209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2213,
+			line: 2218,
 			text: phraseMask{
 				{index: 7, bits: 1073741824},
 			},
@@ -3220,7 +3220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2219,
+			line: 2224,
 			text: phraseMask{
 				{index: 7, bits: 32212254720},
 			},
@@ -3231,7 +3231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2226,
+			line: 2231,
 			text: phraseMask{
 				{index: 7, bits: 34359738368},
 			},
@@ -3242,7 +3242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2232,
+			line: 2237,
 			text: phraseMask{
 				{index: 7, bits: 206158430208},
 			},
@@ -3253,7 +3253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2238,
+			line: 2243,
 			text: phraseMask{
 				{index: 7, bits: 824633720832},
 			},
@@ -3264,7 +3264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2244,
+			line: 2249,
 			text: phraseMask{
 				{index: 7, bits: 1099511627776},
 			},
@@ -3275,7 +3275,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2250,
+			line: 2255,
 			text: phraseMask{
 				{index: 7, bits: 68169720922112},
 			},
@@ -3286,7 +3286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2258,
+			line: 2263,
 			text: phraseMask{
 				{index: 7, bits: 4433230883192832},
 			},
@@ -3297,7 +3297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2268,
+			line: 2273,
 			text: phraseMask{
 				{index: 7, bits: 31525197391593472},
 			},
@@ -3308,7 +3308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2275,
+			line: 2280,
 			text: phraseMask{
 				{index: 7, bits: 540431955284459520},
 			},
@@ -3319,7 +3319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2282,
+			line: 2287,
 			text: phraseMask{
 				{index: 7, bits: 1729382256910270464},
 				{bits: 549755813888},
@@ -3331,7 +3331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2289,
+			line: 2294,
 			text: phraseMask{
 				{index: 6, bits: 18014398509481984},
 				{index: 7, bits: 6917529027641081856},
@@ -3343,7 +3343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2295,
+			line: 2300,
 			text: phraseMask{
 				{index: 7, bits: 9223372036854775808},
 			},
@@ -3354,7 +3354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2301,
+			line: 2306,
 			text: phraseMask{
 				{index: 8, bits: 1},
 			},
@@ -3365,7 +3365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2307,
+			line: 2312,
 			text: phraseMask{
 				{index: 7, bits: 524288},
 			},
@@ -3376,7 +3376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2313,
+			line: 2318,
 			text: phraseMask{
 				{index: 8, bits: 6},
 			},
@@ -3387,7 +3387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2323,
+			line: 2328,
 			text: phraseMask{
 				{index: 8, bits: 56},
 			},
@@ -3398,7 +3398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2329,
+			line: 2334,
 			text: phraseMask{
 				{index: 8, bits: 64},
 			},
@@ -3409,7 +3409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2335,
+			line: 2340,
 			text: phraseMask{
 				{index: 8, bits: 384},
 			},
@@ -3420,7 +3420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2341,
+			line: 2346,
 			text: phraseMask{
 				{index: 8, bits: 1536},
 			},
@@ -3431,7 +3431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2347,
+			line: 2352,
 			text: phraseMask{
 				{index: 8, bits: 6144},
 			},
@@ -3442,7 +3442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2353,
+			line: 2358,
 			text: phraseMask{
 				{index: 8, bits: 8192},
 			},
@@ -3453,7 +3453,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2359,
+			line: 2364,
 			text: phraseMask{
 				{index: 8, bits: 16384},
 			},
@@ -3464,7 +3464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2365,
+			line: 2370,
 			text: phraseMask{
 				{index: 8, bits: 491520},
 			},
@@ -3475,7 +3475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2372,
+			line: 2377,
 			text: phraseMask{
 				{index: 8, bits: 524288},
 			},
@@ -3486,7 +3486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2378,
+			line: 2383,
 			text: phraseMask{
 				{index: 8, bits: 1048576},
 			},
@@ -3497,7 +3497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2389,
+			line: 2394,
 			text: phraseMask{
 				{index: 8, bits: 6291456},
 			},
@@ -3535,7 +3535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2400,
+			line: 2405,
 			text: phraseMask{
 				{index: 8, bits: 8388608},
 			},
@@ -3546,7 +3546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2406,
+			line: 2411,
 			text: phraseMask{
 				{index: 8, bits: 16777216},
 			},
@@ -3557,7 +3557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2412,
+			line: 2417,
 			text: phraseMask{
 				{index: 8, bits: 33554432},
 			},
@@ -3568,7 +3568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2425,
+			line: 2430,
 			text: phraseMask{
 				{index: 8, bits: 67108864},
 			},
@@ -3636,7 +3636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2438,
+			line: 2443,
 			text: phraseMask{
 				{index: 8, bits: 67108864},
 			},
@@ -3702,7 +3702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2448,
+			line: 2453,
 			text: phraseMask{
 				{index: 8, bits: 402653184},
 			},
@@ -3713,7 +3713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2456,
+			line: 2461,
 			text: phraseMask{
 				{index: 8, bits: 536870912},
 			},
@@ -3724,7 +3724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2462,
+			line: 2467,
 			text: phraseMask{
 				{index: 8, bits: 3221225472},
 			},
@@ -3735,7 +3735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2468,
+			line: 2473,
 			text: phraseMask{
 				{index: 8, bits: 4294967296},
 			},
@@ -3746,7 +3746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2474,
+			line: 2479,
 			text: phraseMask{
 				{index: 8, bits: 8589934592},
 			},
@@ -3757,7 +3757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2480,
+			line: 2485,
 			text: phraseMask{
 				{index: 8, bits: 17180393472},
 			},
@@ -3768,7 +3768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2492,
+			line: 2497,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -3818,7 +3818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2505,
+			line: 2510,
 			text: phraseMask{
 				{index: 8, bits: 16492674416640},
 			},
@@ -3862,7 +3862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2517,
+			line: 2522,
 			text: phraseMask{
 				{index: 8, bits: 263882790666240},
 				{index: 5, bits: 1125899906842624},
@@ -3906,7 +3906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2531,
+			line: 2536,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -3972,7 +3972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2552,
+			line: 2557,
 			text: phraseMask{
 				{index: 8, bits: 9223372036854775808},
 			},
@@ -4022,7 +4022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2561,
+			line: 2566,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4080,7 +4080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2576,
+			line: 2581,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4137,7 +4137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2595,
+			line: 2600,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4192,7 +4192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2607,
+			line: 2612,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4233,7 +4233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2621,
+			line: 2626,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4282,7 +4282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2630,
+			line: 2635,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4331,7 +4331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 2639,
+			line: 2644,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -4380,7 +4380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 2648,
+			line: 2653,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -4429,7 +4429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 2658,
+			line: 2663,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -4471,7 +4471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 2667,
+			line: 2672,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -4520,7 +4520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 2676,
+			line: 2681,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -4569,7 +4569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 2685,
+			line: 2690,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -4618,7 +4618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 2694,
+			line: 2699,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -4667,7 +4667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 2703,
+			line: 2708,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -4716,7 +4716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 2712,
+			line: 2717,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -4765,7 +4765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 2721,
+			line: 2726,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -4814,7 +4814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 2730,
+			line: 2735,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -4863,7 +4863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 2739,
+			line: 2744,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -4912,7 +4912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 2748,
+			line: 2753,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -4961,7 +4961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 2757,
+			line: 2762,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5010,7 +5010,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 2766,
+			line: 2771,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5067,7 +5067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 2775,
+			line: 2780,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5116,7 +5116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 2784,
+			line: 2789,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5165,7 +5165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 2795,
+			line: 2800,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5214,7 +5214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 2804,
+			line: 2809,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5263,7 +5263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 2813,
+			line: 2818,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -5312,7 +5312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 2824,
+			line: 2829,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -5361,7 +5361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 2834,
+			line: 2839,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -5410,7 +5410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 2843,
+			line: 2848,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -5459,7 +5459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 2852,
+			line: 2857,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -5508,7 +5508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 2861,
+			line: 2866,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -5557,7 +5557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 2870,
+			line: 2875,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -5606,7 +5606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 2880,
+			line: 2885,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -5655,7 +5655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 2889,
+			line: 2894,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -5704,7 +5704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 2898,
+			line: 2903,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -5761,7 +5761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 2907,
+			line: 2912,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -5810,7 +5810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 2919,
+			line: 2924,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -5852,7 +5852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 2928,
+			line: 2933,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -5894,7 +5894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 2937,
+			line: 2942,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -5960,7 +5960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 2946,
+			line: 2951,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6002,7 +6002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 2955,
+			line: 2960,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6051,7 +6051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 2966,
+			line: 2971,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6087,7 +6087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 2982,
+			line: 2987,
 			text: phraseMask{
 				{index: 9, bits: 134217728},
 			},
@@ -6097,7 +6097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2989,
+			line: 2994,
 			text: phraseMask{
 				{index: 9, bits: 268435456},
 			},
@@ -6107,7 +6107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2994,
+			line: 2999,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -6117,7 +6117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2999,
+			line: 3004,
 			text: phraseMask{
 				{index: 9, bits: 1073741824},
 			},
@@ -6127,7 +6127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3004,
+			line: 3009,
 			text: phraseMask{
 				{index: 9, bits: 66571993088},
 			},
@@ -6137,7 +6137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3011,
+			line: 3016,
 			text: phraseMask{
 				{index: 9, bits: 68719476736},
 			},
@@ -6150,7 +6150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3017,
+			line: 3022,
 			text: phraseMask{
 				{index: 9, bits: 137438953472},
 			},
@@ -6160,7 +6160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3022,
+			line: 3027,
 			text: phraseMask{
 				{index: 9, bits: 274877906944},
 			},
@@ -6170,7 +6170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3027,
+			line: 3032,
 			text: phraseMask{
 				{index: 9, bits: 549755813888},
 			},
@@ -6180,7 +6180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3040,
+			line: 3045,
 			text: phraseMask{
 				{index: 9, bits: 3298534883328},
 			},
@@ -6231,7 +6231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3050,
+			line: 3055,
 			text: phraseMask{
 				{index: 9, bits: 4398046511104},
 			},
@@ -6241,7 +6241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3058,
+			line: 3063,
 			text: phraseMask{
 				{index: 9, bits: 8796093022208},
 			},
@@ -6251,7 +6251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3063,
+			line: 3068,
 			text: phraseMask{
 				{index: 9, bits: 52776558133248},
 			},
@@ -6261,7 +6261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3068,
+			line: 3073,
 			text: phraseMask{
 				{index: 9, bits: 1055531162664960},
 			},
@@ -6271,7 +6271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3074,
+			line: 3079,
 			text: phraseMask{
 				{index: 9, bits: 16888498602639360},
 			},
@@ -6281,7 +6281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3086,
+			line: 3091,
 			text: phraseMask{
 				{index: 9, bits: 126100789566373888},
 			},
@@ -6331,7 +6331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3095,
+			line: 3100,
 			text: phraseMask{
 				{index: 9, bits: 144115188075855872},
 			},
@@ -6341,7 +6341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3100,
+			line: 3105,
 			text: phraseMask{
 				{index: 9, bits: 288230376151711744},
 			},
@@ -6351,7 +6351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3105,
+			line: 3110,
 			text: phraseMask{
 				{index: 9, bits: 576460752303423488},
 			},
@@ -6361,7 +6361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3110,
+			line: 3115,
 			text: phraseMask{
 				{index: 9, bits: 3458764513820540928},
 			},
@@ -6371,7 +6371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3115,
+			line: 3120,
 			text: phraseMask{
 				{index: 9, bits: 13835058055282163712},
 				{index: 10, bits: 31},
@@ -6382,7 +6382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3122,
+			line: 3127,
 			text: phraseMask{
 				{index: 10, bits: 2016},
 			},
@@ -6392,7 +6392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3128,
+			line: 3133,
 			text: phraseMask{
 				{index: 10, bits: 2048},
 			},
@@ -6402,7 +6402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3133,
+			line: 3138,
 			text: phraseMask{
 				{index: 10, bits: 28672},
 			},
@@ -6412,7 +6412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3140,
+			line: 3145,
 			text: phraseMask{
 				{index: 10, bits: 98304},
 			},
@@ -6422,7 +6422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3145,
+			line: 3150,
 			text: phraseMask{
 				{index: 10, bits: 131072},
 			},
@@ -6432,7 +6432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3150,
+			line: 3155,
 			text: phraseMask{
 				{index: 6, bits: 1572864},
 			},
@@ -6442,7 +6442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3155,
+			line: 3160,
 			text: phraseMask{
 				{index: 6, bits: 131072},
 			},
@@ -6452,7 +6452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3160,
+			line: 3165,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -6462,7 +6462,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3165,
+			line: 3170,
 			text: phraseMask{
 				{index: 10, bits: 262144},
 			},
@@ -6472,7 +6472,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3170,
+			line: 3175,
 			text: phraseMask{
 				{index: 10, bits: 524288},
 			},
@@ -6482,7 +6482,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3175,
+			line: 3180,
 			text: phraseMask{
 				{index: 10, bits: 1048576},
 			},
@@ -6492,7 +6492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3180,
+			line: 3185,
 			text: phraseMask{
 				{index: 10, bits: 2097152},
 			},
@@ -6502,7 +6502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3185,
+			line: 3190,
 			text: phraseMask{
 				{index: 10, bits: 4194304},
 			},
@@ -6512,7 +6512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3190,
+			line: 3195,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -6522,7 +6522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3195,
+			line: 3200,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -6532,7 +6532,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3200,
+			line: 3205,
 			text: phraseMask{
 				{index: 10, bits: 33554432},
 			},
@@ -6542,7 +6542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3205,
+			line: 3210,
 			text: phraseMask{
 				{index: 10, bits: 67108864},
 			},
@@ -6552,7 +6552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3210,
+			line: 3215,
 			text: phraseMask{
 				{index: 10, bits: 402653184},
 			},
@@ -6562,7 +6562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3216,
+			line: 3221,
 			text: phraseMask{
 				{index: 10, bits: 536870912},
 			},
@@ -6572,7 +6572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3221,
+			line: 3226,
 			text: phraseMask{
 				{index: 10, bits: 1073741824},
 			},
@@ -6582,7 +6582,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3226,
+			line: 3231,
 			text: phraseMask{
 				{index: 10, bits: 547608330240},
 			},
@@ -6592,7 +6592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3233,
+			line: 3238,
 			text: phraseMask{
 				{index: 10, bits: 3848290697216},
 			},
@@ -6602,7 +6602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3238,
+			line: 3243,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -6612,7 +6612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3243,
+			line: 3248,
 			text: phraseMask{
 				{index: 10, bits: 131941395333120},
 			},
@@ -6622,7 +6622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3249,
+			line: 3254,
 			text: phraseMask{
 				{index: 10, bits: 576320014815068160},
 			},
@@ -6632,7 +6632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3259,
+			line: 3264,
 			text: phraseMask{
 				{index: 10, bits: 1729382256910270464},
 			},
@@ -6642,7 +6642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3264,
+			line: 3269,
 			text: phraseMask{
 				{index: 10, bits: 2305843009213693952},
 			},
@@ -6652,7 +6652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3269,
+			line: 3274,
 			text: phraseMask{
 				{index: 10, bits: 4611686018427387904},
 			},
@@ -6662,7 +6662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3274,
+			line: 3279,
 			text: phraseMask{
 				{index: 10, bits: 9223372036854775808},
 			},
@@ -6672,7 +6672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3279,
+			line: 3284,
 			text: phraseMask{
 				{index: 11, bits: 3},
 			},
@@ -6682,7 +6682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3285,
+			line: 3290,
 			text: phraseMask{
 				{index: 11, bits: 4},
 			},
@@ -6692,7 +6692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3290,
+			line: 3295,
 			text: phraseMask{
 				{index: 11, bits: 8},
 			},
@@ -6702,7 +6702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3295,
+			line: 3300,
 			text: phraseMask{
 				{index: 11, bits: 48},
 			},
@@ -6712,7 +6712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3300,
+			line: 3305,
 			text: phraseMask{
 				{index: 11, bits: 64},
 			},
@@ -6722,7 +6722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3305,
+			line: 3310,
 			text: phraseMask{
 				{index: 11, bits: 128},
 			},
@@ -6732,7 +6732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3310,
+			line: 3315,
 			text: phraseMask{
 				{index: 11, bits: 256},
 			},
@@ -6742,7 +6742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3315,
+			line: 3320,
 			text: phraseMask{
 				{index: 11, bits: 1536},
 			},
@@ -6792,7 +6792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3329,
+			line: 3334,
 			text: phraseMask{
 				{index: 11, bits: 536868864},
 			},
@@ -6842,7 +6842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3358,
+			line: 3363,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -6898,7 +6898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3368,
+			line: 3373,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -6991,7 +6991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3385,
+			line: 3390,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7044,7 +7044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3411,
+			line: 3416,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7053,7 +7053,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3416,
+			line: 3421,
 			text: phraseMask{
 				{index: 11, bits: 4294967296},
 			},
@@ -7063,7 +7063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3422,
+			line: 3427,
 			text: phraseMask{
 				{index: 11, bits: 266287972352},
 			},
@@ -7073,7 +7073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3436,
+			line: 3441,
 			text: phraseMask{
 				{index: 11, bits: 18446743798831644672},
 				{index: 12, bits: 2047},
@@ -7084,7 +7084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3448,
+			line: 3453,
 			text: phraseMask{
 				{index: 12, bits: 18446744073709549568},
 				{index: 1, bits: 2314891989910290432},
@@ -7097,7 +7097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3488,
+			line: 3493,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7107,7 +7107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3493,
+			line: 3498,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7116,7 +7116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3498,
+			line: 3503,
 			text: phraseMask{
 				{index: 13, bits: 144115187002114048},
 				{index: 6, bits: 4398046511104},
@@ -7127,7 +7127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3512,
+			line: 3517,
 			text: phraseMask{
 				{index: 13, bits: 432345564227567616},
 				{index: 8, bits: 64},
@@ -7138,7 +7138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3524,
+			line: 3529,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7149,7 +7149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3529,
+			line: 3534,
 			text: phraseMask{
 				{index: 13, bits: 17870283321406128128},
 				{index: 14, bits: 17592186044415},
@@ -7162,7 +7162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3554,
+			line: 3559,
 			text: phraseMask{
 				{index: 14, bits: 4486007441326080},
 			},
@@ -7172,7 +7172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3566,
+			line: 3571,
 			text: phraseMask{
 				{index: 14, bits: 18442240474082181120},
 				{index: 8, bits: 9223090561878065152},
@@ -7186,7 +7186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3587,
+			line: 3592,
 			text: phraseMask{
 				{index: 15, bits: 130944},
 			},
@@ -7227,7 +7227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3596,
+			line: 3601,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7242,7 +7242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3601,
+			line: 3606,
 			text: phraseMask{
 				{index: 15, bits: 140737488224256},
 				{index: 4, bits: 140737488355328},
@@ -7253,7 +7253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3614,
+			line: 3619,
 			text: phraseMask{
 				{index: 15, bits: 422212465065984},
 			},
@@ -7267,7 +7267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3633,
+			line: 3638,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7289,7 +7289,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3673,
+			line: 3678,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7311,7 +7311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3714,
+			line: 3719,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7329,7 +7329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 3726,
+			line: 3731,
 			text: phraseMask{
 				{index: 18, bits: 18437736874454810624},
 				{index: 19, bits: 18446744073709551615},
@@ -7395,7 +7395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 3787,
+			line: 3792,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -7444,7 +7444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 3796,
+			line: 3801,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -7493,7 +7493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 3807,
+			line: 3812,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -7541,7 +7541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 3816,
+			line: 3821,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -7562,7 +7562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 3826,
+			line: 3831,
 			text: phraseMask{
 				{index: 17, bits: 144115188092633088},
 			},
@@ -7572,7 +7572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 3833,
+			line: 3838,
 			text: phraseMask{
 				{index: 20, bits: 2},
 			},
@@ -7586,7 +7586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 3842,
+			line: 3847,
 			text: phraseMask{
 				{index: 16, bits: 16},
 				{index: 15, bits: 2251799813685248},
@@ -7597,7 +7597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 3849,
+			line: 3854,
 			text: phraseMask{
 				{index: 18, bits: 18437736874454810624},
 				{index: 19, bits: 18446744073709551615},
@@ -7618,7 +7618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3855,
+			line: 3860,
 			text: phraseMask{
 				{index: 20, bits: 18442240474082181120},
 				{index: 21, bits: 127},
@@ -7655,7 +7655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 3874,
+			line: 3879,
 			text: phraseMask{
 				{index: 7, bits: 524288},
 				{index: 21, bits: 896},
@@ -7676,7 +7676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 3892,
+			line: 3897,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -7695,7 +7695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3911,
+			line: 3916,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -7722,7 +7722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 3917,
+			line: 3922,
 			text: phraseMask{
 				{index: 21, bits: 3848290697216},
 			},
@@ -7732,7 +7732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 3926,
+			line: 3931,
 			text: phraseMask{
 				{index: 21, bits: 4398247837696},
 			},
@@ -7749,7 +7749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 3941,
+			line: 3946,
 			text: phraseMask{
 				{index: 21, bits: 549755812864},
 				{index: 9, bits: 536871936},
@@ -7762,7 +7762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 3949,
+			line: 3954,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -7771,7 +7771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 3954,
+			line: 3959,
 			text: phraseMask{
 				{index: 21, bits: 18446726481523507200},
 				{index: 22, bits: 2097151},
@@ -7782,7 +7782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3975,
+			line: 3980,
 			text: phraseMask{
 				{index: 22, bits: 65011712},
 			},
@@ -7799,7 +7799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 3988,
+			line: 3993,
 			text: phraseMask{
 				{index: 22, bits: 34292629504},
 			},
@@ -7809,7 +7809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3996,
+			line: 4001,
 			text: phraseMask{
 				{index: 22, bits: 34359738368},
 			},
@@ -7822,7 +7822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4007,
+			line: 4012,
 			text: phraseMask{
 				{index: 22, bits: 70300024700928},
 				{index: 6, bits: 16777216},
@@ -7834,7 +7834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4019,
+			line: 4024,
 			text: phraseMask{
 				{index: 22, bits: 18446673705032482816},
 				{index: 23, bits: 63},
@@ -7854,7 +7854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4084,
+			line: 4089,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -7961,7 +7961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4097,
+			line: 4102,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -7971,7 +7971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4102,
+			line: 4107,
 			text: phraseMask{
 				{index: 17, bits: 18446744073709549568},
 				{index: 6, bits: 9007199254740992},
@@ -7990,7 +7990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4145,
+			line: 4150,
 			text: phraseMask{
 				{index: 17, bits: 18446744073709549568},
 				{index: 6, bits: 9007199254740992},
@@ -8007,7 +8007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4159,
+			line: 4164,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -8023,7 +8023,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4179,
+			line: 4184,
 			text: phraseMask{
 				{index: 18, bits: 2199023255552},
 			},
@@ -8033,7 +8033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4186,
+			line: 4191,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8064,7 +8064,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4207,
+			line: 4212,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8073,7 +8073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4217,
+			line: 4222,
 			text: phraseMask{
 				{index: 25, bits: 16492674416640},
 			},
@@ -8083,7 +8083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4221,
+			line: 4226,
 			text: phraseMask{
 				{index: 23, bits: 18446744073709551552},
 				{index: 10, bits: 2097152},
@@ -8098,7 +8098,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4226,
+			line: 4231,
 			text: phraseMask{
 				{index: 25, bits: 8989607068696576},
 			},
@@ -8120,7 +8120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4240,
+			line: 4245,
 			text: phraseMask{
 				{index: 25, bits: 18437736874454810624},
 				{index: 26, bits: 511},
@@ -8131,7 +8131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4250,
+			line: 4255,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8140,7 +8140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4255,
+			line: 4260,
 			text: phraseMask{
 				{index: 26, bits: 536870400},
 				{index: 11, bits: 266287972352},
@@ -8153,7 +8153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4273,
+			line: 4278,
 			text: phraseMask{
 				{index: 15, bits: 18446181123756130304},
 				{bits: 64513},
@@ -8170,7 +8170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4278,
+			line: 4283,
 			text: phraseMask{
 				{index: 26, bits: 562949416550400},
 				{index: 17, bits: 2},
@@ -8207,7 +8207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4304,
+			line: 4309,
 			text: phraseMask{
 				{index: 26, bits: 2305280059260272640},
 				{bits: 809240558043136},
@@ -8218,7 +8218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4314,
+			line: 4319,
 			text: phraseMask{
 				{index: 26, bits: 16140901064495857664},
 				{index: 27, bits: 35184372088831},
@@ -8230,7 +8230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4342,
+			line: 4347,
 			text: phraseMask{
 				{index: 27, bits: 35184372088832},
 			},
@@ -8243,7 +8243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4348,
+			line: 4353,
 			text: phraseMask{
 				{index: 27, bits: 18446673704965373952},
 				{index: 28, bits: 511},
@@ -8254,7 +8254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4364,
+			line: 4369,
 			text: phraseMask{
 				{index: 28, bits: 512},
 			},
@@ -8267,7 +8267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4370,
+			line: 4375,
 			text: phraseMask{
 				{index: 24, bits: 18446726481523507200},
 				{index: 1, bits: 131072},
@@ -8281,7 +8281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4375,
+			line: 4380,
 			text: phraseMask{
 				{index: 25, bits: 33554432},
 				{index: 1, bits: 12582912},
@@ -8292,7 +8292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4381,
+			line: 4386,
 			text: phraseMask{
 				{index: 28, bits: 523264},
 				{index: 11, bits: 4294967296},
@@ -8303,7 +8303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4388,
+			line: 4393,
 			text: phraseMask{
 				{index: 18, bits: 9006924376834048},
 				{index: 4, bits: 1024},
@@ -8316,7 +8316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4393,
+			line: 4398,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8405,7 +8405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4410,
+			line: 4415,
 			text: phraseMask{
 				{index: 6, bits: 6442450944},
 				{index: 28, bits: 72057594037403648},
@@ -8418,7 +8418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4430,
+			line: 4435,
 			text: phraseMask{
 				{index: 28, bits: 1099511627776},
 			},
@@ -8431,7 +8431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4436,
+			line: 4441,
 			text: phraseMask{
 				{index: 28, bits: 72057594037927936},
 			},
@@ -8444,7 +8444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4443,
+			line: 4448,
 			text: phraseMask{
 				{index: 6, bits: 17179869184},
 				{index: 28, bits: 18302628885633695744},
@@ -8456,7 +8456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4451,
+			line: 4456,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -8473,14 +8473,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4458,
+			line:    4463,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4463,
+			line: 4468,
 			text: phraseMask{
 				{index: 29, bits: 8388576},
 				{index: 9, bits: 6},
@@ -8495,7 +8495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4478,
+			line: 4483,
 			text: phraseMask{
 				{index: 29, bits: 58720256},
 				{index: 22, bits: 2097152},
@@ -8514,7 +8514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4487,
+			line: 4492,
 			text: phraseMask{
 				{index: 29, bits: 8796025913344},
 				{index: 2, bits: 32},
@@ -8525,7 +8525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4496,
+			line: 4501,
 			text: phraseMask{
 				{index: 6, bits: 288},
 				{index: 29, bits: 4494803534348288},
@@ -8536,7 +8536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4513,
+			line: 4518,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8545,7 +8545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4519,
+			line: 4524,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -8594,7 +8594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4529,
+			line: 4534,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -8649,7 +8649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4542,
+			line: 4547,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -8658,7 +8658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4548,
+			line: 4553,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -8699,7 +8699,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4557,
+			line: 4562,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -8735,7 +8735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4564,
+			line: 4569,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -8744,7 +8744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4572,
+			line: 4577,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -8786,7 +8786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4582,
+			line: 4587,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -8795,7 +8795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4588,
+			line: 4593,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -8844,7 +8844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4598,
+			line: 4603,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -8893,7 +8893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4608,
+			line: 4613,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -8929,7 +8929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4615,
+			line: 4620,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -8972,7 +8972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 4625,
+			line: 4630,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9008,7 +9008,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 4632,
+			line: 4637,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9017,7 +9017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 4638,
+			line: 4643,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9091,7 +9091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 4653,
+			line: 4658,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9127,7 +9127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 4661,
+			line: 4666,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9163,7 +9163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 4668,
+			line: 4673,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9199,7 +9199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 4675,
+			line: 4680,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9248,7 +9248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 4687,
+			line: 4692,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -9297,7 +9297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 4697,
+			line: 4702,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -9346,7 +9346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 4707,
+			line: 4712,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -9395,7 +9395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 4717,
+			line: 4722,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -9444,7 +9444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 4727,
+			line: 4732,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -9493,7 +9493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 4737,
+			line: 4742,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -9542,7 +9542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 4747,
+			line: 4752,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -9591,7 +9591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 4757,
+			line: 4762,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -9640,7 +9640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 4767,
+			line: 4772,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -9689,7 +9689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 4777,
+			line: 4782,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -9738,7 +9738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 4787,
+			line: 4792,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -9787,7 +9787,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 4797,
+			line: 4802,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -9836,7 +9836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 4807,
+			line: 4812,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -9885,7 +9885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 4817,
+			line: 4822,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -9921,7 +9921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 4824,
+			line: 4829,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -9958,7 +9958,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 4831,
+			line: 4836,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10007,7 +10007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 4843,
+			line: 4848,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10036,14 +10036,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    4853,
+			line:    4858,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 4860,
+			line: 4865,
 			text: phraseMask{
 				{index: 18, bits: 18437736874454810624},
 				{index: 19, bits: 18446744073709551615},
@@ -10144,7 +10144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4879,
+			line: 4884,
 			text: phraseMask{
 				{index: 29, bits: 67553994410557440},
 				{index: 9, bits: 33554432},
@@ -10155,7 +10155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4884,
+			line: 4889,
 			text: phraseMask{
 				{index: 29, bits: 72057594037927936},
 			},
@@ -10165,7 +10165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4889,
+			line: 4894,
 			text: phraseMask{
 				{index: 29, bits: 18302628885633695744},
 				{index: 30, bits: 255},
@@ -10176,7 +10176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4896,
+			line: 4901,
 			text: phraseMask{
 				{index: 30, bits: 1792},
 			},
@@ -10186,7 +10186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4901,
+			line: 4906,
 			text: phraseMask{
 				{index: 30, bits: 6144},
 			},
@@ -10196,7 +10196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4906,
+			line: 4911,
 			text: phraseMask{
 				{index: 30, bits: 24576},
 				{index: 25, bits: 2251799813685248},
@@ -10207,7 +10207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4917,
+			line: 4922,
 			text: phraseMask{
 				{index: 30, bits: 4294934528},
 				{bits: 36028797018964064},
@@ -10222,7 +10222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4932,
+			line: 4937,
 			text: phraseMask{
 				{index: 30, bits: 4389456576512},
 			},
@@ -10232,7 +10232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4938,
+			line: 4943,
 			text: phraseMask{
 				{index: 30, bits: 1121501860331520},
 				{index: 1, bits: 18014398509481984},
@@ -10244,7 +10244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 4944,
+			line: 4949,
 			text: phraseMask{
 				{index: 1, bits: 536870912},
 				{index: 11, bits: 1610612800},
@@ -10257,7 +10257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4952,
+			line: 4957,
 			text: phraseMask{
 				{index: 30, bits: 27021597764222976},
 			},
@@ -10267,7 +10267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4957,
+			line: 4962,
 			text: phraseMask{
 				{index: 30, bits: 36028797018963968},
 			},
@@ -10277,7 +10277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 4962,
+			line: 4967,
 			text: phraseMask{
 				{index: 30, bits: 504403158265495552},
 			},
@@ -10287,7 +10287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 4973,
+			line: 4978,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -10338,7 +10338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 4986,
+			line: 4991,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10394,7 +10394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 4998,
+			line: 5003,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -10443,7 +10443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5007,
+			line: 5012,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -10492,7 +10492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5016,
+			line: 5021,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -10541,7 +10541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5025,
+			line: 5030,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10628,7 +10628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5039,
+			line: 5044,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -10664,7 +10664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5046,
+			line: 5051,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -10693,7 +10693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5053,
+			line: 5058,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -10729,7 +10729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5060,
+			line: 5065,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -10765,7 +10765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5067,
+			line: 5072,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -10794,7 +10794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5074,
+			line: 5079,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -10838,7 +10838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5082,
+			line: 5087,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -10847,7 +10847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5088,
+			line: 5093,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -10883,7 +10883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5096,
+			line: 5101,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -10897,7 +10897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5103,
+			line: 5108,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11099,7 +11099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5127,
+			line: 5132,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -11328,7 +11328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5157,
+			line:   5162,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -11387,7 +11387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5167,
+			line: 5172,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -11396,7 +11396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5172,
+			line: 5177,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -11405,7 +11405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5177,
+			line: 5182,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -11460,7 +11460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5186,
+			line: 5191,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -11469,7 +11469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5191,
+			line: 5196,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -11478,7 +11478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5199,
+			line: 5204,
 			text: phraseMask{
 				{index: 30, bits: 576460752303423488},
 			},
@@ -11488,7 +11488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5204,
+			line: 5209,
 			text: phraseMask{
 				{index: 30, bits: 8070450532247928832},
 			},
@@ -11498,7 +11498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5210,
+			line: 5215,
 			text: phraseMask{
 				{index: 30, bits: 9223372036854775808},
 				{index: 31, bits: 3},
@@ -11510,7 +11510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5219,
+			line: 5224,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -11524,7 +11524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5223,
+			line: 5228,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -11540,7 +11540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5227,
+			line: 5232,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -11551,7 +11551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5231,
+			line: 5236,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -11565,7 +11565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5235,
+			line: 5240,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -11576,7 +11576,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5239,
+			line: 5244,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -11636,7 +11636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5247,
+			line: 5252,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -11693,7 +11693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5255,
+			line: 5260,
 			text: phraseMask{
 				{index: 31, bits: 240},
 			},
@@ -11706,7 +11706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5262,
+			line: 5267,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -11745,7 +11745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5271,
+			line: 5276,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -11816,7 +11816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5280,
+			line: 5285,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -11904,7 +11904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 460,
+			line: 465,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -11919,7 +11919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 471,
+			line: 476,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -11930,7 +11930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 477,
+			line: 482,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -11941,7 +11941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 486,
+			line: 491,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -11954,7 +11954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 496,
+			line: 501,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -11966,7 +11966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 502,
+			line: 507,
 			text: phraseMask{
 				{bits: 545460846592},
 			},
@@ -11983,7 +11983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 513,
+			line: 518,
 			text: phraseMask{
 				{bits: 34634616274944},
 			},
@@ -11998,7 +11998,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 522,
+			line: 527,
 			text: phraseMask{
 				{bits: 4468415255281664},
 			},
@@ -12010,7 +12010,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 529,
+			line: 534,
 			text: phraseMask{
 				{bits: 18442240474082181120},
 				{index: 1, bits: 3},
@@ -12025,7 +12025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 537,
+			line: 542,
 			text: phraseMask{
 				{index: 1, bits: 65532},
 			},
@@ -12037,7 +12037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 544,
+			line: 549,
 			text: phraseMask{
 				{index: 1, bits: 983040},
 			},
@@ -12048,7 +12048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 551,
+			line: 556,
 			text: phraseMask{
 				{index: 1, bits: 3145728},
 			},
@@ -12060,7 +12060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 557,
+			line: 562,
 			text: phraseMask{
 				{index: 1, bits: 130023424},
 			},
@@ -12071,7 +12071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 562,
+			line: 567,
 			text: phraseMask{
 				{index: 1, bits: 2198889037824},
 			},
@@ -12672,7 +12672,40 @@ var builtinData1 = [...]reasonDef{
 						},
 						{literal: " after trying for a long time: the receiving server "},
 						{slot: 12, isSlot: true},
+						{literal: " could not be reached, or kept putting the message off. The report says: \""},
+						{slot: 5, isSlot: true},
+						{literal: "\""},
+					},
+					{
+						{literal: "The sending server gave up on the message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " after trying for a long time: the receiving server "},
+						{slot: 12, isSlot: true},
 						{literal: " could not be reached, or kept putting the message off."},
+					},
+					{
+						{literal: "The sending server gave up on the message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " after trying for a long time: the receiving server"},
+						{
+							group: []textPart{
+								{literal: " "},
+								{slot: 1, isSlot: true},
+							},
+						},
+						{literal: " could not be reached, or kept putting the message off. The report says: \""},
+						{slot: 5, isSlot: true},
+						{literal: "\""},
 					},
 					{
 						{literal: "The sending server gave up on the message"},
@@ -12692,7 +12725,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: " could not be reached, or kept putting the message off."},
 					},
 				},
-				uses: 4099,
+				uses: 4131,
 				tr:   new([][]text),
 			},
 			fix: alts{
