@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "b04916d3312a"
+const builtinDigest = "063500e5bfe3"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   603,
+			line:   618,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 608,
+			line: 623,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 623,
+			line: 638,
 			text: phraseMask{
 				{index: 1, bits: 15393162788864},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 630,
+			line: 645,
 			text: phraseMask{
 				{index: 1, bits: 17592186044416},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 637,
+			line: 652,
 			text: phraseMask{
 				{index: 1, bits: 105553116266496},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 644,
+			line: 659,
 			text: phraseMask{
 				{index: 1, bits: 140737488355328},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 651,
+			line: 666,
 			text: phraseMask{
 				{index: 1, bits: 4222124650659840},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 658,
+			line: 673,
 			text: phraseMask{
 				{index: 1, bits: 13510798882111488},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 665,
+			line: 680,
 			text: phraseMask{
 				{index: 1, bits: 18014398509481984},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 672,
+			line: 687,
 			text: phraseMask{
 				{index: 1, bits: 36028797018963968},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 679,
+			line: 694,
 			text: phraseMask{
 				{index: 1, bits: 72057594037927936},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 686,
+			line: 701,
 			text: phraseMask{
 				{index: 1, bits: 432345564227567616},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 693,
+			line: 708,
 			text: phraseMask{
 				{index: 1, bits: 576460752303423488},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 700,
+			line: 715,
 			text: phraseMask{
 				{index: 1, bits: 3458764513820540928},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 707,
+			line: 722,
 			text: phraseMask{
 				{index: 1, bits: 4611686018427387904},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 714,
+			line: 729,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 721,
+			line: 736,
 			text: phraseMask{
 				{index: 2, bits: 1},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 728,
+			line: 743,
 			text: phraseMask{
 				{index: 2, bits: 14},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 736,
+			line: 751,
 			text: phraseMask{
 				{index: 2, bits: 2032},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 749,
+			line: 764,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -304,7 +304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 759,
+			line: 774,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -317,7 +317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 765,
+			line: 780,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -330,7 +330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 771,
+			line: 786,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -343,7 +343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 777,
+			line: 792,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -356,7 +356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 783,
+			line: 798,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -369,7 +369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 789,
+			line: 804,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -382,7 +382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 795,
+			line: 810,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -395,7 +395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 801,
+			line: 816,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -408,7 +408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 807,
+			line: 822,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -421,7 +421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 813,
+			line: 828,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -434,7 +434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 819,
+			line: 834,
 			text: phraseMask{
 				{index: 2, bits: 14336},
 			},
@@ -447,7 +447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 825,
+			line: 840,
 			text: phraseMask{
 				{index: 2, bits: 245760},
 			},
@@ -460,7 +460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 833,
+			line: 848,
 			text: phraseMask{
 				{index: 2, bits: 262144},
 			},
@@ -473,7 +473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 839,
+			line: 854,
 			text: phraseMask{
 				{index: 2, bits: 524288},
 			},
@@ -486,7 +486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 845,
+			line: 860,
 			text: phraseMask{
 				{index: 2, bits: 1048576},
 			},
@@ -499,7 +499,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 851,
+			line: 866,
 			text: phraseMask{
 				{index: 2, bits: 6291456},
 			},
@@ -512,7 +512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 857,
+			line: 872,
 			text: phraseMask{
 				{index: 2, bits: 25165824},
 			},
@@ -525,7 +525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 863,
+			line: 878,
 			text: phraseMask{
 				{index: 2, bits: 33554432},
 			},
@@ -538,7 +538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 869,
+			line: 884,
 			text: phraseMask{
 				{index: 2, bits: 67108864},
 			},
@@ -548,7 +548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 878,
+			line: 893,
 			text: phraseMask{
 				{index: 2, bits: 17045651456},
 			},
@@ -558,7 +558,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 883,
+			line: 898,
 			text: phraseMask{
 				{index: 2, bits: 17179869184},
 			},
@@ -568,7 +568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 888,
+			line: 903,
 			text: phraseMask{
 				{index: 2, bits: 103079215104},
 			},
@@ -578,7 +578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 893,
+			line: 908,
 			text: phraseMask{
 				{index: 2, bits: 412316860416},
 			},
@@ -588,7 +588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 898,
+			line: 913,
 			text: phraseMask{
 				{index: 2, bits: 549755813888},
 			},
@@ -598,7 +598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 903,
+			line: 918,
 			text: phraseMask{
 				{index: 2, bits: 7696581394432},
 			},
@@ -608,7 +608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 908,
+			line: 923,
 			text: phraseMask{
 				{index: 2, bits: 26388279066624},
 			},
@@ -618,7 +618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 913,
+			line: 928,
 			text: phraseMask{
 				{index: 2, bits: 35184372088832},
 			},
@@ -628,7 +628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 918,
+			line: 933,
 			text: phraseMask{
 				{index: 2, bits: 70368744177664},
 			},
@@ -638,7 +638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 923,
+			line: 938,
 			text: phraseMask{
 				{index: 2, bits: 140737488355328},
 			},
@@ -648,7 +648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 928,
+			line: 943,
 			text: phraseMask{
 				{index: 2, bits: 8725724278030336},
 			},
@@ -658,7 +658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 933,
+			line: 948,
 			text: phraseMask{
 				{index: 2, bits: 135107988821114880},
 			},
@@ -668,7 +668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 938,
+			line: 953,
 			text: phraseMask{
 				{index: 2, bits: 144115188075855872},
 			},
@@ -678,7 +678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 943,
+			line: 958,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -691,7 +691,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 952,
+			line: 967,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -704,7 +704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 958,
+			line: 973,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -717,7 +717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 964,
+			line: 979,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -730,7 +730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 970,
+			line: 985,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -743,7 +743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 976,
+			line: 991,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -756,7 +756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 982,
+			line: 997,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 988,
+			line: 1003,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -782,7 +782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 994,
+			line: 1009,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -795,7 +795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1000,
+			line: 1015,
 			text: phraseMask{
 				{index: 2, bits: 576460752303423488},
 			},
@@ -808,7 +808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1007,
+			line: 1022,
 			text: phraseMask{
 				{index: 2, bits: 3458764513820540928},
 			},
@@ -821,7 +821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1013,
+			line: 1028,
 			text: phraseMask{
 				{index: 2, bits: 4611686018427387904},
 			},
@@ -834,7 +834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1019,
+			line: 1034,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 			},
@@ -847,7 +847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1025,
+			line: 1040,
 			text: phraseMask{
 				{index: 3, bits: 1},
 			},
@@ -860,7 +860,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1031,
+			line: 1046,
 			text: phraseMask{
 				{index: 3, bits: 2},
 			},
@@ -873,7 +873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1037,
+			line: 1052,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -886,7 +886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1043,
+			line: 1058,
 			text: phraseMask{
 				{index: 3, bits: 24},
 			},
@@ -899,7 +899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1049,
+			line: 1064,
 			text: phraseMask{
 				{index: 3, bits: 480},
 			},
@@ -912,7 +912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1055,
+			line: 1070,
 			text: phraseMask{
 				{index: 3, bits: 65024},
 			},
@@ -925,7 +925,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1061,
+			line: 1076,
 			text: phraseMask{
 				{index: 3, bits: 65536},
 			},
@@ -938,7 +938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1067,
+			line: 1082,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -951,7 +951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1074,
+			line: 1089,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -964,7 +964,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1080,
+			line: 1095,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -977,7 +977,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1086,
+			line: 1101,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -990,7 +990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1092,
+			line: 1107,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -1003,7 +1003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1098,
+			line: 1113,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -1016,7 +1016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1104,
+			line: 1119,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -1029,7 +1029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1110,
+			line: 1125,
 			text: phraseMask{
 				{index: 3, bits: 131072},
 			},
@@ -1042,7 +1042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1116,
+			line: 1131,
 			text: phraseMask{
 				{index: 3, bits: 262144},
 			},
@@ -1052,7 +1052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1123,
+			line: 1138,
 			text: phraseMask{
 				{index: 3, bits: 524288},
 			},
@@ -1101,7 +1101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1132,
+			line: 1147,
 			text: phraseMask{
 				{index: 3, bits: 3145728},
 			},
@@ -1111,7 +1111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1137,
+			line: 1152,
 			text: phraseMask{
 				{index: 3, bits: 4194304},
 			},
@@ -1121,7 +1121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1142,
+			line: 1157,
 			text: phraseMask{
 				{index: 3, bits: 25165824},
 			},
@@ -1131,7 +1131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1147,
+			line: 1162,
 			text: phraseMask{
 				{index: 3, bits: 33554432},
 			},
@@ -1141,7 +1141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1152,
+			line: 1167,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1151,7 +1151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1164,
+			line: 1179,
 			text: phraseMask{
 				{index: 3, bits: 134217728},
 			},
@@ -1161,7 +1161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1169,
+			line: 1184,
 			text: phraseMask{
 				{index: 3, bits: 1879048192},
 			},
@@ -1171,7 +1171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1174,
+			line: 1189,
 			text: phraseMask{
 				{index: 3, bits: 2147483648},
 			},
@@ -1181,7 +1181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1179,
+			line: 1194,
 			text: phraseMask{
 				{index: 3, bits: 4294967296},
 			},
@@ -1263,7 +1263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1191,
+			line: 1206,
 			text: phraseMask{
 				{index: 3, bits: 8589934592},
 			},
@@ -1273,7 +1273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1196,
+			line: 1211,
 			text: phraseMask{
 				{index: 3, bits: 120259084288},
 			},
@@ -1283,7 +1283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1204,
+			line: 1219,
 			text: phraseMask{
 				{index: 3, bits: 137438953472},
 			},
@@ -1293,7 +1293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1209,
+			line: 1224,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1303,7 +1303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1216,
+			line: 1231,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -1314,7 +1314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1222,
+			line: 1237,
 			text: phraseMask{
 				{index: 3, bits: 32985348833280},
 			},
@@ -1324,7 +1324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1230,
+			line: 1245,
 			text: phraseMask{
 				{index: 3, bits: 246290604621824},
 			},
@@ -1337,7 +1337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1240,
+			line: 1255,
 			text: phraseMask{
 				{index: 3, bits: 71776119061217280},
 			},
@@ -1347,7 +1347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1247,
+			line: 1262,
 			text: phraseMask{
 				{index: 3, bits: 216172782113783808},
 			},
@@ -1357,7 +1357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1258,
+			line: 1273,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 			},
@@ -1368,7 +1368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1265,
+			line: 1280,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1379,7 +1379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1271,
+			line: 1286,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1280,
+			line: 1295,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -1400,7 +1400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1286,
+			line: 1301,
 			text: phraseMask{
 				{index: 3, bits: 1152921504606846976},
 			},
@@ -1411,7 +1411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1292,
+			line: 1307,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1422,7 +1422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1298,
+			line: 1313,
 			text: phraseMask{
 				{index: 3, bits: 13835058055282163712},
 			},
@@ -1433,7 +1433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1304,
+			line: 1319,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -1444,7 +1444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1311,
+			line: 1326,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -1496,7 +1496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1324,
+			line: 1339,
 			text: phraseMask{
 				{index: 4, bits: 1},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1331,
+			line: 1346,
 			text: phraseMask{
 				{index: 4, bits: 2},
 			},
@@ -1518,7 +1518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1337,
+			line: 1352,
 			text: phraseMask{
 				{index: 4, bits: 12},
 			},
@@ -1529,7 +1529,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1344,
+			line: 1359,
 			text: phraseMask{
 				{index: 4, bits: 240},
 			},
@@ -1540,7 +1540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1351,
+			line: 1366,
 			text: phraseMask{
 				{index: 4, bits: 256},
 			},
@@ -1551,7 +1551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1357,
+			line: 1372,
 			text: phraseMask{
 				{index: 1, bits: 2305843009213693952},
 			},
@@ -1562,7 +1562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1363,
+			line: 1378,
 			text: phraseMask{
 				{index: 4, bits: 512},
 			},
@@ -1573,7 +1573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1369,
+			line: 1384,
 			text: phraseMask{
 				{index: 4, bits: 1024},
 			},
@@ -1584,7 +1584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1375,
+			line: 1390,
 			text: phraseMask{
 				{index: 4, bits: 2048},
 			},
@@ -1595,7 +1595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1381,
+			line: 1396,
 			text: phraseMask{
 				{index: 4, bits: 4096},
 			},
@@ -1606,7 +1606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1387,
+			line: 1402,
 			text: phraseMask{
 				{index: 4, bits: 8192},
 			},
@@ -1617,7 +1617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1393,
+			line: 1408,
 			text: phraseMask{
 				{index: 4, bits: 114688},
 			},
@@ -1628,7 +1628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1399,
+			line: 1414,
 			text: phraseMask{
 				{index: 4, bits: 393216},
 			},
@@ -1639,7 +1639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1405,
+			line: 1420,
 			text: phraseMask{
 				{index: 4, bits: 1572864},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1411,
+			line: 1426,
 			text: phraseMask{
 				{index: 4, bits: 6291456},
 			},
@@ -1661,7 +1661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1417,
+			line: 1432,
 			text: phraseMask{
 				{index: 4, bits: 8388608},
 			},
@@ -1672,7 +1672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1423,
+			line: 1438,
 			text: phraseMask{
 				{index: 4, bits: 16777216},
 			},
@@ -1683,7 +1683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1429,
+			line: 1444,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -1694,7 +1694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1436,
+			line: 1451,
 			text: phraseMask{
 				{index: 4, bits: 268435456},
 			},
@@ -1705,7 +1705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1442,
+			line: 1457,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1716,7 +1716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1448,
+			line: 1463,
 			text: phraseMask{
 				{index: 4, bits: 3221225472},
 			},
@@ -1727,7 +1727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1454,
+			line: 1469,
 			text: phraseMask{
 				{index: 4, bits: 12884901888},
 			},
@@ -1738,7 +1738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1460,
+			line: 1475,
 			text: phraseMask{
 				{index: 4, bits: 17179869184},
 			},
@@ -1749,7 +1749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1466,
+			line: 1481,
 			text: phraseMask{
 				{index: 4, bits: 34359738368},
 			},
@@ -1760,7 +1760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1472,
+			line: 1487,
 			text: phraseMask{
 				{index: 4, bits: 68719476736},
 			},
@@ -1771,7 +1771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1478,
+			line: 1493,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1782,7 +1782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1484,
+			line: 1499,
 			text: phraseMask{
 				{index: 4, bits: 824633720832},
 			},
@@ -1793,7 +1793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1490,
+			line: 1505,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -1807,7 +1807,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1502,
+			line: 1517,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -1821,7 +1821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1509,
+			line: 1524,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -1835,7 +1835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1516,
+			line: 1531,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -1849,7 +1849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1523,
+			line: 1538,
 			text: phraseMask{
 				{index: 4, bits: 9002801208229888},
 			},
@@ -1860,7 +1860,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1534,
+			line: 1549,
 			text: phraseMask{
 				{index: 4, bits: 135107988821114880},
 			},
@@ -1869,20 +1869,143 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
+			id:   "google-unsolicited-rate-delayed",
+			file: "rules.yaml (built-in)",
+			line: 1563,
+			text: phraseMask{
+				{index: 4, bits: 432345564227567616},
+			},
+			textIDs: []int32{313, 314},
+			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
+			action:  []smtpcode.Action{"delayed"},
+			then: thenDef{
+				Reason: "blocked",
+				words: words{
+					owner: "none",
+					summary: phrase{
+						en: "rate-limited for unsolicited mail",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "Delivery"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " is delayed: Gmail"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 1, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " saw an unusual rate of unsolicited mail (spam) from the sending server or your domain, and accepts mail from it only slowly for now. The sending server keeps trying."},
+							},
+						},
+						uses: 3,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing to do yet, and do not send the message again: the sending server keeps trying. If it lasts or comes back, your email admin should look for what sends unwanted mail from that server or domain (a hacked account, mail to people who did not ask for it), slow down, and follow Gmail's sender guidelines"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 10, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: "."},
+							},
+						},
+						uses: 1024,
+						tr:   new([][]text),
+					},
+				},
+				delays: true,
+			},
+		},
+		{
+			id:   "google-unsolicited-rate",
+			file: "rules.yaml (built-in)",
+			line: 1574,
+			text: phraseMask{
+				{index: 4, bits: 432345564227567616},
+			},
+			textIDs: []int32{313, 314},
+			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
+			then: thenDef{
+				Reason: "blocked",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "rate-limited for unsolicited mail",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because Gmail saw an unusual rate of unsolicited mail (spam) from the sending server or your domain, and limits or blocks mail from it. This is about the sending server's reputation, not about this message."},
+							},
+						},
+						uses: 3,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Your email admin should look for what sends unwanted mail from that server or domain (a hacked account, mail to people who did not ask for it), slow down, and follow Gmail's sender guidelines"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 10, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: "; send the message again once the limit is lifted."},
+							},
+						},
+						uses: 1024,
+						tr:   new([][]text),
+					},
+				},
+			},
+		},
+		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1542,
+			line: 1584,
 			text: phraseMask{
-				{index: 4, bits: 9079256848778919936},
+				{index: 4, bits: 8646911284551352320},
 			},
-			textIDs: []int32{313, 314, 315, 316, 317, 318},
+			textIDs: []int32{315, 316, 317, 318},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1550,
+			line: 1593,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 				{index: 5, bits: 15},
@@ -1894,7 +2017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1558,
+			line: 1601,
 			text: phraseMask{
 				{index: 5, bits: 48},
 			},
@@ -1905,7 +2028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1564,
+			line: 1607,
 			text: phraseMask{
 				{index: 5, bits: 960},
 			},
@@ -1916,7 +2039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1571,
+			line: 1614,
 			text: phraseMask{
 				{index: 5, bits: 15360},
 			},
@@ -1927,7 +2050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1578,
+			line: 1621,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -1938,7 +2061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1584,
+			line: 1627,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1949,7 +2072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1590,
+			line: 1633,
 			text: phraseMask{
 				{index: 5, bits: 458752},
 			},
@@ -1960,7 +2083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1597,
+			line: 1640,
 			text: phraseMask{
 				{index: 5, bits: 66584576},
 			},
@@ -1971,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1606,
+			line: 1649,
 			text: phraseMask{
 				{index: 5, bits: 1006632960},
 			},
@@ -1982,7 +2105,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1615,
+			line: 1658,
 			text: phraseMask{
 				{index: 5, bits: 3221225472},
 			},
@@ -1993,7 +2116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1621,
+			line: 1664,
 			text: phraseMask{
 				{index: 5, bits: 64424509440},
 			},
@@ -2004,7 +2127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1629,
+			line: 1672,
 			text: phraseMask{
 				{index: 5, bits: 17523466567680},
 			},
@@ -2015,7 +2138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1638,
+			line: 1681,
 			text: phraseMask{
 				{index: 5, bits: 52776558133248},
 			},
@@ -2026,7 +2149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1644,
+			line: 1687,
 			text: phraseMask{
 				{index: 5, bits: 17944029765304320},
 			},
@@ -2037,7 +2160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1653,
+			line: 1696,
 			text: phraseMask{
 				{index: 5, bits: 54043195528445952},
 			},
@@ -2048,7 +2171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1659,
+			line: 1702,
 			text: phraseMask{
 				{index: 5, bits: 9151314442816847872},
 			},
@@ -2059,7 +2182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1668,
+			line: 1711,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 				{index: 6, bits: 1},
@@ -2071,7 +2194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1674,
+			line: 1717,
 			text: phraseMask{
 				{index: 6, bits: 6},
 			},
@@ -2082,7 +2205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1681,
+			line: 1724,
 			text: phraseMask{
 				{index: 6, bits: 131064},
 			},
@@ -2093,7 +2216,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1691,
+			line: 1734,
 			text: phraseMask{
 				{index: 6, bits: 131072},
 			},
@@ -2104,7 +2227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1699,
+			line: 1742,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -2115,7 +2238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1705,
+			line: 1748,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2135,7 +2258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1713,
+			line: 1756,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2157,7 +2280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1721,
+			line: 1764,
 			text: phraseMask{
 				{index: 6, bits: 2097152},
 			},
@@ -2168,7 +2291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1729,
+			line: 1772,
 			text: phraseMask{
 				{index: 6, bits: 12582912},
 			},
@@ -2183,7 +2306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1736,
+			line: 1779,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -2245,7 +2368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1764,
+			line: 1807,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -2259,7 +2382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1771,
+			line: 1814,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -2273,7 +2396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1778,
+			line: 1821,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -2287,7 +2410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1785,
+			line: 1828,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -2301,7 +2424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1792,
+			line: 1835,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -2315,7 +2438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1799,
+			line: 1842,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2329,7 +2452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 1806,
+			line: 1849,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -2343,7 +2466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 1813,
+			line: 1856,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -2357,7 +2480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1819,
+			line: 1862,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -2372,7 +2495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1826,
+			line: 1869,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -2386,7 +2509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1832,
+			line: 1875,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -2401,7 +2524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1839,
+			line: 1882,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -2415,7 +2538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1846,
+			line: 1889,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -2429,7 +2552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1852,
+			line: 1895,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -2442,7 +2565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1858,
+			line: 1901,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -2456,7 +2579,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1864,
+			line: 1907,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -2470,7 +2593,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1870,
+			line: 1913,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -2484,7 +2607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1876,
+			line: 1919,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2498,7 +2621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1883,
+			line: 1926,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -2512,7 +2635,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1889,
+			line: 1932,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -2526,7 +2649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1895,
+			line: 1938,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -2540,7 +2663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1902,
+			line: 1945,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -2554,7 +2677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1909,
+			line: 1952,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -2568,7 +2691,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1916,
+			line: 1959,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -2582,7 +2705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1923,
+			line: 1966,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -2596,7 +2719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1930,
+			line: 1973,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -2609,7 +2732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1936,
+			line: 1979,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -2622,7 +2745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1942,
+			line: 1985,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2636,7 +2759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1949,
+			line: 1992,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -2649,7 +2772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1955,
+			line: 1998,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -2663,7 +2786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1962,
+			line: 2005,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -2677,7 +2800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1969,
+			line: 2012,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -2691,7 +2814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1976,
+			line: 2019,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -2705,7 +2828,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1983,
+			line: 2026,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -2719,7 +2842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1990,
+			line: 2033,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -2733,7 +2856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1997,
+			line: 2040,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -2748,7 +2871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2004,
+			line: 2047,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -2762,7 +2885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2011,
+			line: 2054,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2776,7 +2899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2018,
+			line: 2061,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -2790,7 +2913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2025,
+			line: 2068,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -2804,7 +2927,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2032,
+			line: 2075,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -2818,7 +2941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2039,
+			line: 2082,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -2832,7 +2955,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2046,
+			line: 2089,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -2846,7 +2969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2053,
+			line: 2096,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -2860,7 +2983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2060,
+			line: 2103,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -2874,7 +2997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2067,
+			line: 2110,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -2888,7 +3011,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2074,
+			line: 2117,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -2902,7 +3025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2080,
+			line: 2123,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -2915,7 +3038,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2086,
+			line: 2129,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -2928,7 +3051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2092,
+			line: 2135,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -2942,7 +3065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2099,
+			line: 2142,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -2957,7 +3080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2106,
+			line: 2149,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -2970,7 +3093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2112,
+			line: 2155,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2984,7 +3107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2119,
+			line: 2162,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -2998,7 +3121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2126,
+			line: 2169,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3012,7 +3135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2133,
+			line: 2176,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3026,7 +3149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2140,
+			line: 2183,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3040,7 +3163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2147,
+			line: 2190,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3053,7 +3176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2153,
+			line: 2196,
 			text: phraseMask{
 				{index: 7, bits: 29360128},
 			},
@@ -3064,7 +3187,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2163,
+			line: 2206,
 			text: phraseMask{
 				{index: 7, bits: 100663296},
 			},
@@ -3075,7 +3198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2169,
+			line: 2212,
 			text: phraseMask{
 				{index: 7, bits: 939524096},
 			},
@@ -3086,7 +3209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2175,
+			line: 2218,
 			text: phraseMask{
 				{index: 7, bits: 1073741824},
 			},
@@ -3097,7 +3220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2181,
+			line: 2224,
 			text: phraseMask{
 				{index: 7, bits: 32212254720},
 			},
@@ -3108,7 +3231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2188,
+			line: 2231,
 			text: phraseMask{
 				{index: 7, bits: 34359738368},
 			},
@@ -3119,7 +3242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2194,
+			line: 2237,
 			text: phraseMask{
 				{index: 7, bits: 206158430208},
 			},
@@ -3130,7 +3253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2200,
+			line: 2243,
 			text: phraseMask{
 				{index: 7, bits: 824633720832},
 			},
@@ -3141,7 +3264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2206,
+			line: 2249,
 			text: phraseMask{
 				{index: 7, bits: 1099511627776},
 			},
@@ -3152,7 +3275,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2212,
+			line: 2255,
 			text: phraseMask{
 				{index: 7, bits: 68169720922112},
 			},
@@ -3163,7 +3286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2220,
+			line: 2263,
 			text: phraseMask{
 				{index: 7, bits: 4433230883192832},
 			},
@@ -3174,7 +3297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2230,
+			line: 2273,
 			text: phraseMask{
 				{index: 7, bits: 31525197391593472},
 			},
@@ -3185,7 +3308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2237,
+			line: 2280,
 			text: phraseMask{
 				{index: 7, bits: 540431955284459520},
 			},
@@ -3196,7 +3319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2244,
+			line: 2287,
 			text: phraseMask{
 				{index: 7, bits: 1729382256910270464},
 				{bits: 549755813888},
@@ -3208,7 +3331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2251,
+			line: 2294,
 			text: phraseMask{
 				{index: 6, bits: 18014398509481984},
 				{index: 7, bits: 6917529027641081856},
@@ -3220,7 +3343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2257,
+			line: 2300,
 			text: phraseMask{
 				{index: 7, bits: 9223372036854775808},
 			},
@@ -3231,7 +3354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2263,
+			line: 2306,
 			text: phraseMask{
 				{index: 8, bits: 1},
 			},
@@ -3242,7 +3365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2269,
+			line: 2312,
 			text: phraseMask{
 				{index: 7, bits: 524288},
 			},
@@ -3253,7 +3376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2275,
+			line: 2318,
 			text: phraseMask{
 				{index: 8, bits: 6},
 			},
@@ -3264,7 +3387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2285,
+			line: 2328,
 			text: phraseMask{
 				{index: 8, bits: 56},
 			},
@@ -3275,7 +3398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2291,
+			line: 2334,
 			text: phraseMask{
 				{index: 8, bits: 64},
 			},
@@ -3286,7 +3409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2297,
+			line: 2340,
 			text: phraseMask{
 				{index: 8, bits: 384},
 			},
@@ -3297,7 +3420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2303,
+			line: 2346,
 			text: phraseMask{
 				{index: 8, bits: 1536},
 			},
@@ -3308,7 +3431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2309,
+			line: 2352,
 			text: phraseMask{
 				{index: 8, bits: 6144},
 			},
@@ -3319,7 +3442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2315,
+			line: 2358,
 			text: phraseMask{
 				{index: 8, bits: 8192},
 			},
@@ -3330,7 +3453,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2321,
+			line: 2364,
 			text: phraseMask{
 				{index: 8, bits: 16384},
 			},
@@ -3341,7 +3464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2327,
+			line: 2370,
 			text: phraseMask{
 				{index: 8, bits: 491520},
 			},
@@ -3352,7 +3475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2334,
+			line: 2377,
 			text: phraseMask{
 				{index: 8, bits: 524288},
 			},
@@ -3363,7 +3486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2340,
+			line: 2383,
 			text: phraseMask{
 				{index: 8, bits: 1048576},
 			},
@@ -3374,18 +3497,45 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2351,
+			line: 2394,
 			text: phraseMask{
 				{index: 8, bits: 6291456},
 			},
 			textIDs: []int32{533, 534},
 			mta:     []string{".yahoodns.net"},
-			then:    thenDef{Reason: "blocked"},
+			then: thenDef{
+				Reason: "blocked",
+				words: words{
+					fix: alts{
+						list: []text{
+							{
+								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin should look up the sending server's address"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " on Spamhaus's own site, find out why it was listed (often a hacked account or an infected computer sending spam), fix that, and ask Spamhaus for removal."},
+								{
+									group: []textPart{
+										{literal: " Yahoo's page about its error codes: "},
+										{slot: 10, isSlot: true},
+									},
+								},
+							},
+						},
+						uses: 9216,
+						tr:   new([][]text),
+					},
+				},
+			},
 		},
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2357,
+			line: 2405,
 			text: phraseMask{
 				{index: 8, bits: 8388608},
 			},
@@ -3396,7 +3546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2363,
+			line: 2411,
 			text: phraseMask{
 				{index: 8, bits: 16777216},
 			},
@@ -3407,7 +3557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2369,
+			line: 2417,
 			text: phraseMask{
 				{index: 8, bits: 33554432},
 			},
@@ -3416,20 +3566,154 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
+			id:   "yahoo-deferred-volume-complaints-expired",
+			file: "rules.yaml (built-in)",
+			line: 2430,
+			text: phraseMask{
+				{index: 8, bits: 67108864},
+			},
+			textIDs: []int32{538},
+			mta:     []string{".yahoodns.net"},
+			action:  []smtpcode.Action{"failed"},
+			then: thenDef{
+				Reason: "rejected",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "deferred by Yahoo for volume or complaints, then given up",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The sending server gave up on the message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " after retrying for days: Yahoo"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 1, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " kept putting it off because it limits mail from the sending server"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " for now, for unusual volume or for complaints from its users (mail marked as spam). The message was not delivered."},
+							},
+						},
+						uses: 8195,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Send the message again later or reach the recipient another way: it was not delivered. Your email admin should check the volume and the complaints of mail from the sending server (a hacked account, a mailing to people who did not ask for it) and follow Yahoo's sender guidelines."},
+								{
+									group: []textPart{
+										{literal: " Yahoo's page about its error codes: "},
+										{slot: 10, isSlot: true},
+									},
+								},
+							},
+						},
+						uses: 1024,
+						tr:   new([][]text),
+					},
+				},
+			},
+		},
+		{
+			id:   "yahoo-deferred-volume-complaints",
+			file: "rules.yaml (built-in)",
+			line: 2443,
+			text: phraseMask{
+				{index: 8, bits: 67108864},
+			},
+			textIDs: []int32{538},
+			mta:     []string{".yahoodns.net"},
+			then: thenDef{
+				Reason: "rejected",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "deferred by Yahoo for volume or complaints",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was put off"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because Yahoo limits mail from the sending server"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " for now, for unusual volume or for complaints from its users (mail marked as spam)."},
+							},
+						},
+						uses: 8195,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Your email admin should check the volume and the complaints of mail from the sending server (a hacked account, a mailing to people who did not ask for it) and follow Yahoo's sender guidelines; the sending server retries by itself."},
+								{
+									group: []textPart{
+										{literal: " Yahoo's page about its error codes: "},
+										{slot: 10, isSlot: true},
+									},
+								},
+							},
+						},
+						uses: 1024,
+						tr:   new([][]text),
+					},
+				},
+			},
+		},
+		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2375,
+			line: 2453,
 			text: phraseMask{
-				{index: 8, bits: 469762048},
+				{index: 8, bits: 402653184},
 			},
-			textIDs: []int32{538, 539, 540},
+			textIDs: []int32{539, 540},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2382,
+			line: 2461,
 			text: phraseMask{
 				{index: 8, bits: 536870912},
 			},
@@ -3440,7 +3724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2388,
+			line: 2467,
 			text: phraseMask{
 				{index: 8, bits: 3221225472},
 			},
@@ -3451,7 +3735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2394,
+			line: 2473,
 			text: phraseMask{
 				{index: 8, bits: 4294967296},
 			},
@@ -3462,7 +3746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2400,
+			line: 2479,
 			text: phraseMask{
 				{index: 8, bits: 8589934592},
 			},
@@ -3473,7 +3757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2406,
+			line: 2485,
 			text: phraseMask{
 				{index: 8, bits: 17180393472},
 			},
@@ -3484,7 +3768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2418,
+			line: 2497,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -3534,7 +3818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2431,
+			line: 2510,
 			text: phraseMask{
 				{index: 8, bits: 16492674416640},
 			},
@@ -3578,7 +3862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2443,
+			line: 2522,
 			text: phraseMask{
 				{index: 8, bits: 263882790666240},
 				{index: 5, bits: 1125899906842624},
@@ -3622,7 +3906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2457,
+			line: 2536,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -3686,9 +3970,59 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "exchange-authrequired-recipient",
+			file: "rules.yaml (built-in)",
+			line: 2557,
+			text: phraseMask{
+				{index: 8, bits: 9223372036854775808},
+			},
+			textIDs: []int32{575},
+			then: thenDef{
+				Reason: "securityerror",
+				words: words{
+					owner: "group-owner",
+					summary: phrase{
+						en: "accepts only internal senders",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the recipient (often a group or distribution list) accepts mail only from signed-in senders of its own organization, and your message came from outside."},
+							},
+						},
+						uses: 3,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Ask the group's owner or the recipient's email admin, by other means, to accept mail from outside senders or to add your address to the allowed senders; meanwhile, write to a person there directly."},
+							},
+						},
+						tr: new([][]text),
+					},
+				},
+			},
+		},
+		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2470,
+			line: 2566,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -3698,10 +4032,9 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 8, bits: 9223372036854775808},
 				{index: 9, bits: 511},
 			},
-			textIDs: []int32{575, 576, 577, 578, 579, 580, 581, 582, 583, 584},
+			textIDs: []int32{576, 577, 578, 579, 580, 581, 582, 583, 584},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -3747,7 +4080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2485,
+			line: 2581,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -3804,7 +4137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2504,
+			line: 2600,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -3859,7 +4192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2516,
+			line: 2612,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -3900,7 +4233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2530,
+			line: 2626,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -3949,7 +4282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2539,
+			line: 2635,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -3998,7 +4331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 2548,
+			line: 2644,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -4047,7 +4380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 2557,
+			line: 2653,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -4096,7 +4429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 2567,
+			line: 2663,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -4138,7 +4471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 2576,
+			line: 2672,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -4187,7 +4520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 2585,
+			line: 2681,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -4236,7 +4569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 2594,
+			line: 2690,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -4285,7 +4618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 2603,
+			line: 2699,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -4334,7 +4667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 2612,
+			line: 2708,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -4383,7 +4716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 2621,
+			line: 2717,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -4432,7 +4765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 2630,
+			line: 2726,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -4481,7 +4814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 2639,
+			line: 2735,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -4530,7 +4863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 2648,
+			line: 2744,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -4579,7 +4912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 2657,
+			line: 2753,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -4628,7 +4961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 2666,
+			line: 2762,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -4677,7 +5010,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 2675,
+			line: 2771,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -4734,7 +5067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 2684,
+			line: 2780,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -4783,7 +5116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 2693,
+			line: 2789,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -4832,7 +5165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 2704,
+			line: 2800,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -4881,7 +5214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 2713,
+			line: 2809,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -4930,7 +5263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 2722,
+			line: 2818,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -4979,7 +5312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 2733,
+			line: 2829,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -5028,7 +5361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 2743,
+			line: 2839,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -5077,7 +5410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 2752,
+			line: 2848,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -5126,7 +5459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 2761,
+			line: 2857,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -5175,7 +5508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 2770,
+			line: 2866,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -5224,7 +5557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 2779,
+			line: 2875,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -5273,7 +5606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 2789,
+			line: 2885,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -5322,7 +5655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 2798,
+			line: 2894,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -5371,7 +5704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 2807,
+			line: 2903,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -5428,7 +5761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 2816,
+			line: 2912,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -5477,7 +5810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 2828,
+			line: 2924,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -5519,7 +5852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 2837,
+			line: 2933,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -5561,7 +5894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 2846,
+			line: 2942,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -5627,7 +5960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 2855,
+			line: 2951,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -5669,7 +6002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 2864,
+			line: 2960,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -5718,7 +6051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 2875,
+			line: 2971,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -5754,7 +6087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 2891,
+			line: 2987,
 			text: phraseMask{
 				{index: 9, bits: 134217728},
 			},
@@ -5764,7 +6097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2898,
+			line: 2994,
 			text: phraseMask{
 				{index: 9, bits: 268435456},
 			},
@@ -5774,7 +6107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2903,
+			line: 2999,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -5784,7 +6117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2908,
+			line: 3004,
 			text: phraseMask{
 				{index: 9, bits: 1073741824},
 			},
@@ -5794,7 +6127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2913,
+			line: 3009,
 			text: phraseMask{
 				{index: 9, bits: 66571993088},
 			},
@@ -5804,7 +6137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 2920,
+			line: 3016,
 			text: phraseMask{
 				{index: 9, bits: 68719476736},
 			},
@@ -5817,7 +6150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 2926,
+			line: 3022,
 			text: phraseMask{
 				{index: 9, bits: 137438953472},
 			},
@@ -5827,7 +6160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2931,
+			line: 3027,
 			text: phraseMask{
 				{index: 9, bits: 274877906944},
 			},
@@ -5837,7 +6170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2936,
+			line: 3032,
 			text: phraseMask{
 				{index: 9, bits: 549755813888},
 			},
@@ -5845,19 +6178,70 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
+			id:   "exim-mx-hosts-without-address",
+			file: "rules.yaml (built-in)",
+			line: 3045,
+			text: phraseMask{
+				{index: 9, bits: 3298534883328},
+			},
+			textIDs: []int32{616, 617},
+			then: thenDef{
+				Reason:     "hostunknown",
+				HardBounce: &builtinFalse,
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "the domain's mail servers cannot be found",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " could not be delivered because the recipient's domain"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 4, isSlot: true},
+									},
+								},
+								{literal: " names mail servers that do not exist: its mail server settings are broken."},
+							},
+						},
+						uses: 17,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Tell the recipient by other means: their email admin must fix the domain's mail server settings (the names of its mail servers). Send the message again once that is done; the address itself may well be right."},
+							},
+						},
+						tr: new([][]text),
+					},
+				},
+			},
+		},
+		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2941,
+			line: 3055,
 			text: phraseMask{
-				{index: 9, bits: 7696581394432},
+				{index: 9, bits: 4398046511104},
 			},
-			textIDs: []int32{616, 617, 618},
+			textIDs: []int32{618},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2947,
+			line: 3063,
 			text: phraseMask{
 				{index: 9, bits: 8796093022208},
 			},
@@ -5867,7 +6251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2952,
+			line: 3068,
 			text: phraseMask{
 				{index: 9, bits: 52776558133248},
 			},
@@ -5877,7 +6261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2957,
+			line: 3073,
 			text: phraseMask{
 				{index: 9, bits: 1055531162664960},
 			},
@@ -5887,7 +6271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2963,
+			line: 3079,
 			text: phraseMask{
 				{index: 9, bits: 16888498602639360},
 			},
@@ -5895,110 +6279,160 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
+			id:   "lines-too-long",
+			file: "rules.yaml (built-in)",
+			line: 3091,
+			text: phraseMask{
+				{index: 9, bits: 126100789566373888},
+			},
+			textIDs: []int32{630, 631, 632},
+			then: thenDef{
+				Reason: "contenterror",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "lines too long",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was not sent on"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 2, isSlot: true},
+									},
+								},
+								{literal: " because it has lines longer than mail allows (998 characters). This usually comes from an HTML message or a mail program that does not wrap or encode long lines."},
+							},
+						},
+						uses: 5,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Your email admin, or whoever runs the program that wrote the message, should make it encode the message (quoted-printable or base64) instead of sending long lines as they are. Meanwhile, send the text as plain text, or the HTML as an attachment."},
+							},
+						},
+						tr: new([][]text),
+					},
+				},
+			},
+		},
+		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2969,
+			line: 3100,
 			text: phraseMask{
-				{index: 9, bits: 18014398509481984},
+				{index: 9, bits: 144115188075855872},
 			},
-			textIDs: []int32{630},
+			textIDs: []int32{633},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 2974,
+			line: 3105,
 			text: phraseMask{
-				{index: 9, bits: 36028797018963968},
+				{index: 9, bits: 288230376151711744},
 			},
-			textIDs: []int32{631},
+			textIDs: []int32{634},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2979,
+			line: 3110,
 			text: phraseMask{
-				{index: 9, bits: 72057594037927936},
+				{index: 9, bits: 576460752303423488},
 			},
-			textIDs: []int32{632},
+			textIDs: []int32{635},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2984,
+			line: 3115,
 			text: phraseMask{
-				{index: 9, bits: 432345564227567616},
+				{index: 9, bits: 3458764513820540928},
 			},
-			textIDs: []int32{633, 634},
+			textIDs: []int32{636, 637},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2989,
+			line: 3120,
 			text: phraseMask{
-				{index: 9, bits: 17870283321406128128},
-				{index: 10, bits: 3},
+				{index: 9, bits: 13835058055282163712},
+				{index: 10, bits: 31},
 			},
-			textIDs: []int32{635, 636, 637, 638, 639, 640, 641},
+			textIDs: []int32{638, 639, 640, 641, 642, 643, 644},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2996,
+			line: 3127,
 			text: phraseMask{
-				{index: 10, bits: 252},
+				{index: 10, bits: 2016},
 			},
-			textIDs: []int32{642, 643, 644, 645, 646, 647},
+			textIDs: []int32{645, 646, 647, 648, 649, 650},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3002,
+			line: 3133,
 			text: phraseMask{
-				{index: 10, bits: 256},
+				{index: 10, bits: 2048},
 			},
-			textIDs: []int32{648},
+			textIDs: []int32{651},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3007,
+			line: 3138,
 			text: phraseMask{
-				{index: 10, bits: 3584},
+				{index: 10, bits: 28672},
 			},
-			textIDs: []int32{649, 650, 651},
+			textIDs: []int32{652, 653, 654},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3014,
+			line: 3145,
 			text: phraseMask{
-				{index: 10, bits: 12288},
+				{index: 10, bits: 98304},
 			},
-			textIDs: []int32{652, 653},
+			textIDs: []int32{655, 656},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3019,
+			line: 3150,
 			text: phraseMask{
-				{index: 10, bits: 16384},
+				{index: 10, bits: 131072},
 			},
-			textIDs: []int32{654},
+			textIDs: []int32{657},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3024,
+			line: 3155,
 			text: phraseMask{
 				{index: 6, bits: 1572864},
 			},
@@ -6008,7 +6442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3029,
+			line: 3160,
 			text: phraseMask{
 				{index: 6, bits: 131072},
 			},
@@ -6018,7 +6452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3034,
+			line: 3165,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -6028,47 +6462,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3039,
+			line: 3170,
 			text: phraseMask{
-				{index: 10, bits: 32768},
+				{index: 10, bits: 262144},
 			},
-			textIDs: []int32{655},
+			textIDs: []int32{658},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3044,
-			text: phraseMask{
-				{index: 10, bits: 65536},
-			},
-			textIDs: []int32{656},
-			then:    thenDef{Reason: "mailboxfull"},
-		},
-		{
-			id:   "lhost-imailserver-virusdetected",
-			file: "rules.yaml (built-in)",
-			line: 3049,
-			text: phraseMask{
-				{index: 10, bits: 131072},
-			},
-			textIDs: []int32{657},
-			then:    thenDef{Reason: "virusdetected"},
-		},
-		{
-			id:   "lhost-imailserver-spamdetected",
-			file: "rules.yaml (built-in)",
-			line: 3054,
-			text: phraseMask{
-				{index: 10, bits: 262144},
-			},
-			textIDs: []int32{658},
-			then:    thenDef{Reason: "spamdetected"},
-		},
-		{
-			id:   "lhost-kddi-mailboxfull",
-			file: "rules.yaml (built-in)",
-			line: 3059,
+			line: 3175,
 			text: phraseMask{
 				{index: 10, bits: 524288},
 			},
@@ -6076,243 +6480,273 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
-			id:   "lhost-kddi-norelaying",
+			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3064,
+			line: 3180,
 			text: phraseMask{
 				{index: 10, bits: 1048576},
 			},
 			textIDs: []int32{660},
+			then:    thenDef{Reason: "virusdetected"},
+		},
+		{
+			id:   "lhost-imailserver-spamdetected",
+			file: "rules.yaml (built-in)",
+			line: 3185,
+			text: phraseMask{
+				{index: 10, bits: 2097152},
+			},
+			textIDs: []int32{661},
+			then:    thenDef{Reason: "spamdetected"},
+		},
+		{
+			id:   "lhost-kddi-mailboxfull",
+			file: "rules.yaml (built-in)",
+			line: 3190,
+			text: phraseMask{
+				{index: 10, bits: 4194304},
+			},
+			textIDs: []int32{662},
+			then:    thenDef{Reason: "mailboxfull"},
+		},
+		{
+			id:   "lhost-kddi-norelaying",
+			file: "rules.yaml (built-in)",
+			line: 3195,
+			text: phraseMask{
+				{index: 10, bits: 8388608},
+			},
+			textIDs: []int32{663},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3069,
+			line: 3200,
 			text: phraseMask{
-				{index: 10, bits: 2097152},
+				{index: 10, bits: 16777216},
 			},
-			textIDs: []int32{661},
+			textIDs: []int32{664},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3074,
+			line: 3205,
 			text: phraseMask{
-				{index: 10, bits: 4194304},
+				{index: 10, bits: 33554432},
 			},
-			textIDs: []int32{662},
+			textIDs: []int32{665},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3079,
+			line: 3210,
 			text: phraseMask{
-				{index: 10, bits: 8388608},
+				{index: 10, bits: 67108864},
 			},
-			textIDs: []int32{663},
+			textIDs: []int32{666},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3084,
+			line: 3215,
 			text: phraseMask{
-				{index: 10, bits: 50331648},
+				{index: 10, bits: 402653184},
 			},
-			textIDs: []int32{664, 665},
+			textIDs: []int32{667, 668},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3090,
+			line: 3221,
 			text: phraseMask{
-				{index: 10, bits: 67108864},
+				{index: 10, bits: 536870912},
 			},
-			textIDs: []int32{666},
+			textIDs: []int32{669},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3095,
+			line: 3226,
 			text: phraseMask{
-				{index: 10, bits: 134217728},
+				{index: 10, bits: 1073741824},
 			},
-			textIDs: []int32{667},
+			textIDs: []int32{670},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3100,
+			line: 3231,
 			text: phraseMask{
-				{index: 10, bits: 68451041280},
+				{index: 10, bits: 547608330240},
 			},
-			textIDs: []int32{668, 669, 670, 671, 672, 673, 674, 675},
+			textIDs: []int32{671, 672, 673, 674, 675, 676, 677, 678},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3107,
+			line: 3238,
 			text: phraseMask{
-				{index: 10, bits: 481036337152},
+				{index: 10, bits: 3848290697216},
 			},
-			textIDs: []int32{676, 677, 678},
+			textIDs: []int32{679, 680, 681},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3112,
+			line: 3243,
 			text: phraseMask{
-				{index: 10, bits: 549755813888},
+				{index: 10, bits: 4398046511104},
 			},
-			textIDs: []int32{679},
+			textIDs: []int32{682},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3117,
+			line: 3248,
 			text: phraseMask{
-				{index: 10, bits: 16492674416640},
+				{index: 10, bits: 131941395333120},
 			},
-			textIDs: []int32{680, 681, 682, 683},
+			textIDs: []int32{683, 684, 685, 686},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3123,
+			line: 3254,
 			text: phraseMask{
-				{index: 10, bits: 72040001851883520},
+				{index: 10, bits: 576320014815068160},
 			},
-			textIDs: []int32{684, 685, 686, 687, 688, 689, 690, 691, 692, 693, 694, 695},
+			textIDs: []int32{687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 697, 698},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3133,
+			line: 3264,
 			text: phraseMask{
-				{index: 10, bits: 216172782113783808},
+				{index: 10, bits: 1729382256910270464},
 			},
-			textIDs: []int32{696, 697},
+			textIDs: []int32{699, 700},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3138,
+			line: 3269,
 			text: phraseMask{
-				{index: 10, bits: 288230376151711744},
+				{index: 10, bits: 2305843009213693952},
 			},
-			textIDs: []int32{698},
+			textIDs: []int32{701},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3143,
+			line: 3274,
 			text: phraseMask{
-				{index: 10, bits: 576460752303423488},
+				{index: 10, bits: 4611686018427387904},
 			},
-			textIDs: []int32{699},
+			textIDs: []int32{702},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3148,
+			line: 3279,
 			text: phraseMask{
-				{index: 10, bits: 1152921504606846976},
+				{index: 10, bits: 9223372036854775808},
 			},
-			textIDs: []int32{700},
+			textIDs: []int32{703},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3153,
+			line: 3284,
 			text: phraseMask{
-				{index: 10, bits: 6917529027641081856},
+				{index: 11, bits: 3},
 			},
-			textIDs: []int32{701, 702},
+			textIDs: []int32{704, 705},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3159,
+			line: 3290,
 			text: phraseMask{
-				{index: 10, bits: 9223372036854775808},
+				{index: 11, bits: 4},
 			},
-			textIDs: []int32{703},
+			textIDs: []int32{706},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3164,
+			line: 3295,
 			text: phraseMask{
-				{index: 11, bits: 1},
+				{index: 11, bits: 8},
 			},
-			textIDs: []int32{704},
+			textIDs: []int32{707},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3169,
+			line: 3300,
 			text: phraseMask{
-				{index: 11, bits: 6},
+				{index: 11, bits: 48},
 			},
-			textIDs: []int32{705, 706},
+			textIDs: []int32{708, 709},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3174,
+			line: 3305,
 			text: phraseMask{
-				{index: 11, bits: 8},
+				{index: 11, bits: 64},
 			},
-			textIDs: []int32{707},
+			textIDs: []int32{710},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3179,
+			line: 3310,
 			text: phraseMask{
-				{index: 11, bits: 16},
+				{index: 11, bits: 128},
 			},
-			textIDs: []int32{708},
+			textIDs: []int32{711},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3184,
+			line: 3315,
 			text: phraseMask{
-				{index: 11, bits: 32},
+				{index: 11, bits: 256},
 			},
-			textIDs: []int32{709},
+			textIDs: []int32{712},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3189,
+			line: 3320,
 			text: phraseMask{
-				{index: 11, bits: 192},
+				{index: 11, bits: 1536},
 			},
-			textIDs: []int32{710, 711},
+			textIDs: []int32{713, 714},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -6358,11 +6792,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3203,
+			line: 3334,
 			text: phraseMask{
-				{index: 11, bits: 67108608},
+				{index: 11, bits: 536868864},
 			},
-			textIDs: []int32{712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 723, 724, 725, 726, 727, 728, 729},
+			textIDs: []int32{715, 716, 717, 718, 719, 720, 721, 722, 723, 724, 725, 726, 727, 728, 729, 730, 731, 732},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -6408,7 +6842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3232,
+			line: 3363,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -6453,7 +6887,7 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Sending it again will loop again. Check that your own mailbox does not forward mail automatically, and ask the recipient, by other means, whether their address forwards somewhere; the admins of the looping servers must fix the forwarding or routing."},
+								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
 						tr: new([][]text),
@@ -6464,16 +6898,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3242,
+			line: 3373,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 1, bits: 335544320000},
-				{index: 11, bits: 201326592},
+				{index: 11, bits: 1610612736},
 				{index: 6, bits: 35184372088832},
 			},
-			textIDs: []int32{93, 102, 730, 429, 97, 731, 98, 99},
+			textIDs: []int32{93, 102, 733, 429, 97, 734, 98, 99},
 			then: thenDef{
 				Reason: "expired",
 				words: words{
@@ -6557,14 +6991,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3259,
+			line: 3390,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 11, bits: 268435456},
+				{index: 11, bits: 2147483648},
 			},
-			textIDs: []int32{732},
+			textIDs: []int32{735},
 			then: thenDef{
 				Reason: "userunknown",
 				words: words{
@@ -6610,7 +7044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3285,
+			line: 3416,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -6619,40 +7053,51 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3290,
+			line: 3421,
 			text: phraseMask{
-				{index: 11, bits: 536870912},
+				{index: 11, bits: 4294967296},
 			},
-			textIDs: []int32{733},
+			textIDs: []int32{736},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3296,
+			line: 3427,
 			text: phraseMask{
-				{index: 11, bits: 33285996544},
+				{index: 11, bits: 266287972352},
 			},
-			textIDs: []int32{734, 735, 736, 737, 738},
+			textIDs: []int32{737, 738, 739, 740, 741},
 			then:    thenDef{Reason: "toomanyconn"},
+		},
+		{
+			id:   "mailbox-full-languages",
+			file: "rules.yaml (built-in)",
+			line: 3441,
+			text: phraseMask{
+				{index: 11, bits: 18446743798831644672},
+				{index: 12, bits: 2047},
+			},
+			textIDs: []int32{742, 743, 744, 745, 746, 747, 748, 749, 750, 751, 752, 753, 754, 755, 756, 757, 758, 759, 760, 761, 762, 763, 764, 765, 766, 767, 768, 769, 770, 771, 772, 773, 774, 775, 776, 777, 778},
+			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3305,
+			line: 3453,
 			text: phraseMask{
-				{index: 11, bits: 18446744039349813248},
+				{index: 12, bits: 18446744073709549568},
 				{index: 1, bits: 2314891989910290432},
-				{index: 12, bits: 18014398509481983},
-				{index: 10, bits: 65536},
+				{index: 13, bits: 1073741823},
+				{index: 10, bits: 524288},
 			},
-			textIDs: []int32{739, 740, 741, 742, 743, 744, 745, 109, 746, 747, 748, 749, 750, 751, 752, 753, 754, 755, 756, 757, 758, 759, 760, 761, 762, 763, 764, 765, 766, 105, 767, 768, 769, 106, 770, 771, 772, 773, 774, 775, 776, 777, 778, 125, 779, 117, 780, 781, 782, 783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811, 812, 813, 814, 815, 816, 817, 818, 819, 820, 656, 821},
+			textIDs: []int32{779, 780, 781, 782, 783, 784, 785, 109, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 801, 802, 803, 804, 805, 806, 105, 807, 808, 809, 106, 810, 811, 812, 813, 814, 815, 816, 817, 818, 125, 819, 117, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830, 831, 832, 833, 834, 835, 836, 837, 838, 839, 840, 841, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 853, 854, 855, 856, 857, 858, 859, 860, 659, 861},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3345,
+			line: 3493,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -6662,7 +7107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3350,
+			line: 3498,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -6671,30 +7116,29 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3355,
+			line: 3503,
 			text: phraseMask{
-				{index: 12, bits: 18428729675200069632},
+				{index: 13, bits: 144115187002114048},
 				{index: 6, bits: 4398046511104},
-				{index: 13, bits: 131071},
 			},
-			textIDs: []int32{822, 823, 824, 825, 826, 827, 828, 426, 829, 830, 831, 832, 833, 834, 835, 836, 837, 838, 839, 840, 841, 842, 843, 844, 845, 846, 847, 848},
+			textIDs: []int32{862, 863, 864, 865, 866, 867, 868, 426, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3369,
+			line: 3517,
 			text: phraseMask{
-				{index: 13, bits: 393216},
+				{index: 13, bits: 432345564227567616},
 				{index: 8, bits: 64},
 			},
-			textIDs: []int32{849, 518, 850},
+			textIDs: []int32{889, 518, 890},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3381,
+			line: 3529,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -6705,47 +7149,48 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3386,
+			line: 3534,
 			text: phraseMask{
-				{index: 13, bits: 18446744073709027328},
+				{index: 13, bits: 17870283321406128128},
+				{index: 14, bits: 2251799813685247},
 				{index: 8, bits: 2147495936},
 				{index: 4, bits: 68719476736},
-				{index: 14, bits: 2047},
 			},
-			textIDs: []int32{851, 852, 853, 854, 855, 856, 857, 858, 525, 859, 860, 861, 862, 524, 863, 864, 865, 866, 867, 543, 868, 869, 870, 871, 872, 292, 873, 874, 875, 876, 877, 878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888, 889, 890, 891, 892, 893, 894, 895, 896, 897, 898, 899, 900, 901, 902, 903, 904, 905, 906},
+			textIDs: []int32{891, 892, 893, 894, 895, 896, 897, 898, 525, 899, 900, 901, 902, 524, 903, 904, 905, 906, 907, 543, 908, 909, 910, 911, 912, 292, 913, 914, 915, 916, 917, 918, 919, 920, 921, 922, 923, 924, 925, 926, 927, 928, 929, 930, 931, 932, 933, 934, 935, 936, 937, 938, 939, 940, 941, 942, 943, 944, 945, 946},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3419,
+			line: 3567,
 			text: phraseMask{
-				{index: 14, bits: 522240},
+				{index: 14, bits: 574208952489738240},
 			},
-			textIDs: []int32{907, 908, 909, 910, 911, 912, 913, 914},
+			textIDs: []int32{947, 948, 949, 950, 951, 952, 953, 954},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3431,
+			line: 3579,
 			text: phraseMask{
-				{index: 14, bits: 274877382656},
+				{index: 14, bits: 17870283321406128128},
 				{index: 8, bits: 9223090561878065152},
+				{index: 15, bits: 16383},
 				{index: 4, bits: 512},
 			},
-			textIDs: []int32{915, 916, 917, 918, 919, 568, 571, 920, 921, 922, 265, 562, 572, 563, 561, 923, 924, 925, 926, 927, 564, 565, 566, 567, 560, 573, 574, 570, 928, 569, 929, 930, 931, 932, 933},
+			textIDs: []int32{955, 956, 957, 958, 959, 568, 571, 960, 961, 962, 265, 562, 572, 563, 561, 963, 964, 965, 966, 967, 564, 565, 566, 567, 560, 573, 574, 570, 968, 569, 969, 970, 971, 972, 973},
 			command: []string{"MAIL", "RCPT", "DATA", ""},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3452,
+			line: 3600,
 			text: phraseMask{
-				{index: 14, bits: 281200098803712},
+				{index: 15, bits: 16760832},
 			},
-			textIDs: []int32{934, 935, 936, 937, 938, 939, 940, 941, 942, 943},
+			textIDs: []int32{974, 975, 976, 977, 978, 979, 980, 981, 982, 983},
 			then: thenDef{
 				Reason: "authfailure",
 				words: words{
@@ -6782,7 +7227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3461,
+			line: 3609,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -6797,23 +7242,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3466,
+			line: 3614,
 			text: phraseMask{
-				{index: 14, bits: 18446462598732840960},
-				{index: 15, bits: 16383},
+				{index: 15, bits: 18014398492704768},
 				{index: 4, bits: 140737488355328},
 			},
-			textIDs: []int32{944, 945, 946, 947, 948, 949, 950, 951, 952, 953, 954, 955, 956, 957, 958, 959, 960, 961, 962, 963, 964, 965, 966, 967, 968, 969, 970, 971, 972, 973, 303},
+			textIDs: []int32{984, 985, 986, 987, 988, 989, 990, 991, 992, 993, 994, 995, 996, 997, 998, 999, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 303},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3479,
+			line: 3627,
 			text: phraseMask{
-				{index: 15, bits: 49152},
+				{index: 15, bits: 54043195528445952},
 			},
-			textIDs: []int32{974, 975},
+			textIDs: []int32{1014, 1015},
 			regexps: []*pattern{
 				{src: "is not allowed to send mail\\..*_401", captures: false},
 				{src: "is not allowed to send from <.*per it's spf record", captures: false},
@@ -6823,91 +7267,92 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3498,
+			line: 3646,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 15, bits: 18446744073709486080},
-				{bits: 458767},
+				{index: 15, bits: 18374686479671623680},
+				{bits: 64513},
+				{index: 16, bits: 18446744073709551615},
 				{index: 6, bits: 33554432},
 				{index: 7, bits: 17592186044416},
 				{index: 8, bits: 67108864},
-				{index: 16, bits: 4398046511103},
-				{index: 4, bits: 144115188075855872},
+				{index: 17, bits: 262143},
+				{index: 4, bits: 576460752303423488},
 			},
-			textIDs: []int32{976, 977, 978, 979, 980, 18, 981, 982, 983, 984, 985, 986, 987, 409, 988, 989, 990, 991, 992, 993, 994, 995, 996, 997, 998, 999, 492, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 1015, 1016, 1017, 1018, 538, 1019, 1020, 1021, 1022, 1023, 1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1032, 1033, 16, 17, 0, 3, 1034, 1035, 1036, 1, 2, 1037, 1038, 1039, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 313, 1065},
+			textIDs: []int32{1016, 1017, 1018, 1019, 1020, 0, 1021, 1022, 1023, 1024, 1025, 1026, 1027, 409, 1028, 1029, 1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 1039, 492, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 538, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 11, 10, 12, 15, 1074, 1075, 1076, 13, 14, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 315, 1105},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3538,
+			line: 3686,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 16, bits: 18446739675663040512},
+				{index: 17, bits: 18446744073709289472},
 				{index: 6, bits: 9007199254740992},
-				{index: 17, bits: 18446744073709551615},
 				{index: 4, bits: 8388608},
-				{index: 18, bits: 7},
+				{index: 18, bits: 8796093022207},
 			},
-			textIDs: []int32{1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 1074, 1075, 1076, 1077, 1078, 437, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 279, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154},
+			textIDs: []int32{1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 437, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 279, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194},
 			unless: phraseMask{
-				{index: 18, bits: 24},
-				{index: 15, bits: 9007199254740992},
+				{index: 18, bits: 26388279066624},
+				{index: 16, bits: 536870912},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3579,
+			line: 3727,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 18, bits: 1048544},
+				{index: 18, bits: 1152886320234758144},
 				{index: 4, bits: 1024},
 				{index: 6, bits: 131072},
 				{index: 9, bits: 1572864},
 			},
-			textIDs: []int32{1157, 266, 1158, 1159, 1160, 1161, 1162, 1163, 401, 595, 596, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171},
+			textIDs: []int32{1197, 266, 1198, 1199, 1200, 1201, 1202, 1203, 401, 595, 596, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 3591,
+			line: 3739,
 			text: phraseMask{
-				{index: 18, bits: 18446744073708503040},
+				{index: 18, bits: 17293822569102704640},
+				{index: 19, bits: 18446744073709551615},
 				{index: 6, bits: 18014398517870594},
 				{index: 7, bits: 6917529027641606144},
 				{index: 8, bits: 524288},
-				{index: 11, bits: 268435460},
-				{index: 19, bits: 18446744073709551615},
+				{index: 11, bits: 2147483680},
 				{index: 4, bits: 824633769984},
-				{index: 10, bits: 216172782113783808},
-				{index: 13, bits: 34359738368},
-				{index: 20, bits: 65535},
+				{index: 10, bits: 1729382256910270464},
+				{index: 14, bits: 2048},
+				{index: 20, bits: 72057594037927935},
 				{index: 2, bits: 4},
 			},
-			textIDs: []int32{1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 438, 1184, 1185, 510, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 531, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 407, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 732, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 294, 1221, 1222, 1223, 467, 1224, 1225, 1226, 696, 1227, 1228, 385, 1229, 1230, 1231, 867, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 271, 1239, 1240, 1241, 1242, 1243, 509, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 706, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 270, 1265, 1266, 1267, 1268, 295, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 697, 1281, 1282, 1283, 1284, 1285, 1286, 130, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295},
+			textIDs: []int32{1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 438, 1224, 1225, 510, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 531, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 407, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 735, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 294, 1261, 1262, 1263, 467, 1264, 1265, 1266, 699, 1267, 1268, 385, 1269, 1270, 1271, 907, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 271, 1279, 1280, 1281, 1282, 1283, 509, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 709, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 270, 1305, 1306, 1307, 1308, 295, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 700, 1321, 1322, 1323, 1324, 1325, 1326, 130, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335},
 			unless: phraseMask{
-				{index: 15, bits: 18446744073709486080},
-				{bits: 458767},
+				{index: 15, bits: 18374686479671623680},
+				{bits: 64513},
+				{index: 16, bits: 18446744073709551615},
 				{index: 6, bits: 33554432},
 				{index: 7, bits: 17592186044416},
 				{index: 8, bits: 67108864},
-				{index: 16, bits: 4398046511103},
-				{index: 4, bits: 144115188075855872},
+				{index: 17, bits: 262143},
+				{index: 4, bits: 576460752303423488},
 			},
 			command: []string{"MAIL"},
 			then: thenDef{
@@ -6950,7 +7395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 3652,
+			line: 3800,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -6999,7 +7444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 3661,
+			line: 3809,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -7048,7 +7493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 3672,
+			line: 3820,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -7096,7 +7541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 3681,
+			line: 3829,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -7109,31 +7554,31 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{index: 1, bits: 67108864},
-				{index: 20, bits: 196608},
+				{index: 20, bits: 216172782113783808},
 			},
-			textIDs: []int32{90, 1296, 1297},
+			textIDs: []int32{90, 1336, 1337},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 3691,
+			line: 3839,
 			text: phraseMask{
-				{index: 16, bits: 36028797018963968},
-				{index: 17, bits: 16777216},
+				{index: 17, bits: 2147483648},
+				{index: 18, bits: 1},
 			},
-			textIDs: []int32{1079, 1112},
+			textIDs: []int32{1119, 1152},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 3698,
+			line: 3846,
 			text: phraseMask{
-				{index: 19, bits: 4294967296},
+				{index: 20, bits: 256},
 			},
-			textIDs: []int32{1248},
-			all:     []int32{1298},
+			textIDs: []int32{1288},
+			all:     []int32{1338},
 			regexps: []*pattern{
 				{src: "553 [^ @]+ does not exist", captures: false},
 			},
@@ -7142,42 +7587,44 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 3707,
+			line: 3855,
 			text: phraseMask{
-				{index: 15, bits: 34360000512},
+				{index: 16, bits: 2048},
+				{index: 15, bits: 288230376151711744},
 			},
-			textIDs: []int32{995, 978},
+			textIDs: []int32{1035, 1018},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 3714,
+			line: 3862,
 			text: phraseMask{
-				{index: 18, bits: 18446744073708503040},
+				{index: 18, bits: 17293822569102704640},
+				{index: 19, bits: 18446744073709551615},
 				{index: 6, bits: 18014398517870594},
 				{index: 7, bits: 6917529027641606144},
 				{index: 8, bits: 524288},
-				{index: 11, bits: 268435460},
-				{index: 19, bits: 18446744073709551615},
+				{index: 11, bits: 2147483680},
 				{index: 4, bits: 824633769984},
-				{index: 10, bits: 216172782113783808},
-				{index: 13, bits: 34359738368},
-				{index: 20, bits: 65535},
+				{index: 10, bits: 1729382256910270464},
+				{index: 14, bits: 2048},
+				{index: 20, bits: 72057594037927935},
 				{index: 2, bits: 4},
 			},
-			textIDs: []int32{1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 438, 1184, 1185, 510, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 531, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 407, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 732, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 294, 1221, 1222, 1223, 467, 1224, 1225, 1226, 696, 1227, 1228, 385, 1229, 1230, 1231, 867, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 271, 1239, 1240, 1241, 1242, 1243, 509, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 706, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 270, 1265, 1266, 1267, 1268, 295, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 697, 1281, 1282, 1283, 1284, 1285, 1286, 130, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295},
+			textIDs: []int32{1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 438, 1224, 1225, 510, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 531, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 407, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 735, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 294, 1261, 1262, 1263, 467, 1264, 1265, 1266, 699, 1267, 1268, 385, 1269, 1270, 1271, 907, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 271, 1279, 1280, 1281, 1282, 1283, 509, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 709, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 270, 1305, 1306, 1307, 1308, 295, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 700, 1321, 1322, 1323, 1324, 1325, 1326, 130, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335},
 			command: []string{"RCPT"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3720,
+			line: 3868,
 			text: phraseMask{
-				{index: 20, bits: 274877382656},
+				{index: 20, bits: 17870283321406128128},
+				{index: 21, bits: 16383},
 			},
-			textIDs: []int32{1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317},
+			textIDs: []int32{1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357},
 			regexps: []*pattern{
 				{src: "<.*> not found", captures: false},
 				{src: "<.*>\\.\\.\\. blocked by", captures: false},
@@ -7209,27 +7656,28 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 3739,
+			line: 3887,
 			text: phraseMask{
 				{index: 7, bits: 524288},
-				{index: 20, bits: 1924145348608},
+				{index: 21, bits: 114688},
 			},
-			textIDs: []int32{467, 1318, 1319, 1320},
+			textIDs: []int32{467, 1358, 1359, 1360},
 			unless: phraseMask{
-				{index: 15, bits: 18446744073709486080},
-				{bits: 458767},
+				{index: 15, bits: 18374686479671623680},
+				{bits: 64513},
+				{index: 16, bits: 18446744073709551615},
 				{index: 6, bits: 33554432},
 				{index: 7, bits: 17592186044416},
 				{index: 8, bits: 67108864},
-				{index: 16, bits: 4398046511103},
-				{index: 4, bits: 144115188075855872},
+				{index: 17, bits: 262143},
+				{index: 4, bits: 576460752303423488},
 			},
 			then: thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 3757,
+			line: 3905,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -7238,18 +7686,17 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 20, bits: 18446741874686296064},
+				{index: 21, bits: 70368744046592},
 				{index: 9, bits: 536871936},
-				{index: 19, bits: 67108864},
-				{index: 21, bits: 63},
+				{index: 20, bits: 4},
 			},
-			textIDs: []int32{1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 586, 1330, 1242, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 605},
+			textIDs: []int32{1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 586, 1370, 1282, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 605},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3776,
+			line: 3924,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -7258,43 +7705,42 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 18, bits: 18446744073708503040},
+				{index: 18, bits: 17293822569102704640},
+				{index: 19, bits: 18446744073709551615},
 				{index: 6, bits: 18014398517870594},
 				{index: 7, bits: 6917529027641606144},
 				{index: 8, bits: 524288},
-				{index: 11, bits: 268435460},
-				{index: 19, bits: 18446744073709551615},
+				{index: 11, bits: 2147483680},
 				{index: 4, bits: 824633769984},
-				{index: 10, bits: 216172782113783808},
-				{index: 13, bits: 34359738368},
-				{index: 20, bits: 65535},
+				{index: 10, bits: 1729382256910270464},
+				{index: 14, bits: 2048},
+				{index: 20, bits: 72057594037927935},
 				{index: 2, bits: 4},
 			},
-			textIDs: []int32{1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 438, 1184, 1185, 510, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 531, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 407, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 732, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 294, 1221, 1222, 1223, 467, 1224, 1225, 1226, 696, 1227, 1228, 385, 1229, 1230, 1231, 867, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 271, 1239, 1240, 1241, 1242, 1243, 509, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 706, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 270, 1265, 1266, 1267, 1268, 295, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 697, 1281, 1282, 1283, 1284, 1285, 1286, 130, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295},
+			textIDs: []int32{1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 438, 1224, 1225, 510, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 531, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 407, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 735, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 294, 1261, 1262, 1263, 467, 1264, 1265, 1266, 699, 1267, 1268, 385, 1269, 1270, 1271, 907, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 271, 1279, 1280, 1281, 1282, 1283, 509, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 709, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 270, 1305, 1306, 1307, 1308, 295, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 700, 1321, 1322, 1323, 1324, 1325, 1326, 130, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 3782,
+			line: 3930,
 			text: phraseMask{
-				{index: 21, bits: 448},
+				{index: 21, bits: 492581209243648},
 			},
-			textIDs: []int32{1350, 1351, 1352},
+			textIDs: []int32{1390, 1391, 1392},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 3791,
+			line: 3939,
 			text: phraseMask{
-				{index: 20, bits: 432345564227567616},
-				{index: 21, bits: 512},
+				{index: 21, bits: 562975723225088},
 			},
-			textIDs: []int32{1337, 1338, 1353},
+			textIDs: []int32{1377, 1378, 1393},
 			unless: phraseMask{
-				{index: 20, bits: 8388608},
-				{index: 21, bits: 1024},
+				{index: 20, bits: 9223372036854775808},
+				{index: 21, bits: 1125899906842624},
 			},
 			regexps: []*pattern{
 				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
@@ -7304,21 +7750,20 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 3806,
+			line: 3954,
 			text: phraseMask{
-				{index: 20, bits: 18446741874686296064},
+				{index: 21, bits: 70368744046592},
 				{index: 9, bits: 536871936},
-				{index: 19, bits: 67108864},
-				{index: 21, bits: 63},
+				{index: 20, bits: 4},
 			},
-			textIDs: []int32{1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 586, 1330, 1242, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 605},
+			textIDs: []int32{1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 586, 1370, 1282, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 605},
 			command: []string{"RCPT", "DATA", ""},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 3814,
+			line: 3962,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -7327,21 +7772,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 3819,
+			line: 3967,
 			text: phraseMask{
-				{index: 21, bits: 4503599627368448},
+				{index: 21, bits: 18444492273895866368},
+				{index: 22, bits: 268435455},
 			},
-			textIDs: []int32{1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394, 1395},
+			textIDs: []int32{1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3840,
+			line: 3988,
 			text: phraseMask{
-				{index: 21, bits: 139611588448485376},
+				{index: 22, bits: 8321499136},
 			},
-			textIDs: []int32{1396, 1397, 1398, 1399, 1400},
+			textIDs: []int32{1436, 1437, 1438, 1439, 1440},
 			regexps: []*pattern{
 				{src: "domain.*mismatches client ip", captures: false},
 				{src: "dns lookup failure:.*try again later", captures: false},
@@ -7354,22 +7800,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 3853,
+			line: 4001,
 			text: phraseMask{
-				{index: 21, bits: 18302628885633695744},
-				{index: 22, bits: 3},
+				{index: 22, bits: 4389456576512},
 			},
-			textIDs: []int32{1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409},
+			textIDs: []int32{1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3861,
+			line: 4009,
 			text: phraseMask{
-				{index: 22, bits: 4},
+				{index: 22, bits: 4398046511104},
 			},
-			textIDs: []int32{1410},
+			textIDs: []int32{1450},
 			regexps: []*pattern{
 				{src: "multiple.*header", captures: false},
 			},
@@ -7378,41 +7823,39 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 3872,
+			line: 4020,
 			text: phraseMask{
-				{index: 22, bits: 8184},
+				{index: 22, bits: 8998403161718784},
 				{index: 6, bits: 16777216},
 				{index: 8, bits: 67108864},
 			},
-			textIDs: []int32{1411, 408, 1412, 1413, 1414, 538, 1415, 1416, 1417, 1418, 1419, 1420},
+			textIDs: []int32{1451, 408, 1452, 1453, 1454, 538, 1455, 1456, 1457, 1458, 1459, 1460},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 3884,
+			line: 4032,
 			text: phraseMask{
-				{index: 21, bits: 144115188075855872},
-				{index: 22, bits: 137438945280},
-				{index: 9, bits: 18014398509481984},
+				{index: 22, bits: 18437736883044745216},
+				{index: 23, bits: 8191},
+				{index: 9, bits: 144115188075855872},
 			},
-			textIDs: []int32{1401, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 630, 1444},
+			textIDs: []int32{1441, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 633, 1484},
 			unless: phraseMask{
-				{index: 22, bits: 18446743936270598144},
-				{index: 10, bits: 262144},
+				{index: 23, bits: 18446744073709543424},
+				{index: 10, bits: 2097152},
 				{index: 8, bits: 1024},
-				{index: 20, bits: 70368744177664},
-				{index: 21, bits: 448},
-				{index: 23, bits: 18446744073709551615},
-				{index: 24, bits: 1023},
-				{bits: 2048},
+				{index: 21, bits: 492581213437952},
+				{index: 24, bits: 1125899906842623},
+				{bits: 16777216},
 			},
 			then: thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 3949,
+			line: 4097,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -7519,7 +7962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 3962,
+			line: 4110,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -7529,19 +7972,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 3967,
+			line: 4115,
 			text: phraseMask{
-				{index: 16, bits: 18446739675663040512},
+				{index: 17, bits: 18446744073709289472},
 				{index: 6, bits: 9007199254740992},
-				{index: 17, bits: 18446744073709551615},
 				{index: 4, bits: 8388608},
-				{index: 18, bits: 7},
-				{index: 24, bits: 1024},
+				{index: 18, bits: 8796093022207},
+				{index: 24, bits: 1125899906842624},
 			},
-			textIDs: []int32{1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 1074, 1075, 1076, 1077, 1078, 437, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 279, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1546},
+			textIDs: []int32{1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 437, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 279, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1586},
 			unless: phraseMask{
-				{index: 18, bits: 24},
-				{index: 15, bits: 9007199254740992},
+				{index: 18, bits: 26388279066624},
+				{index: 16, bits: 536870912},
 			},
 			command: []string{"MAIL"},
 			then:    thenDef{Reason: "rejected"},
@@ -7549,50 +7991,50 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4010,
+			line: 4158,
 			text: phraseMask{
-				{index: 16, bits: 18446739675663040512},
+				{index: 17, bits: 18446744073709289472},
 				{index: 6, bits: 9007199254740992},
-				{index: 17, bits: 18446744073709551615},
 				{index: 4, bits: 8388608},
-				{index: 18, bits: 7},
+				{index: 18, bits: 8796093022207},
 			},
-			textIDs: []int32{1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 1074, 1075, 1076, 1077, 1078, 437, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 279, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154},
+			textIDs: []int32{1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 437, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 279, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194},
 			unless: phraseMask{
-				{index: 18, bits: 24},
-				{index: 15, bits: 9007199254740992},
+				{index: 18, bits: 26388279066624},
+				{index: 16, bits: 536870912},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4024,
+			line: 4172,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
 			unless: phraseMask{
-				{index: 24, bits: 35184372086784},
+				{index: 24, bits: 18444492273895866368},
 				{index: 1, bits: 131072},
+				{index: 25, bits: 2097151},
 				{index: 6, bits: 17592186044416},
-				{index: 10, bits: 480767901696},
+				{index: 10, bits: 3846143213568},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4044,
+			line: 4192,
 			text: phraseMask{
-				{index: 18, bits: 256},
+				{index: 18, bits: 281474976710656},
 			},
-			textIDs: []int32{1160},
+			textIDs: []int32{1200},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4051,
+			line: 4199,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -7605,55 +8047,63 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{index: 1, bits: 130023424},
-				{index: 24, bits: 18446708889337462784},
+				{index: 25, bits: 140737486258176},
 				{index: 4, bits: 2},
-				{index: 20, bits: 131072},
+				{index: 20, bits: 144115188075855872},
 				{index: 9, bits: 7696581394432},
-				{index: 25, bits: 127},
 			},
-			textIDs: []int32{90, 1581, 1582, 257, 1583, 1584, 1585, 1586, 89, 1297, 1587, 1588, 1589, 1590, 618, 1591, 88, 1592, 1593, 1594, 1595, 87, 86, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 617, 616, 1605, 1606},
+			textIDs: []int32{90, 1621, 1622, 257, 1623, 1624, 1625, 1626, 89, 1337, 1627, 1628, 1629, 1630, 618, 1631, 88, 1632, 1633, 1634, 1635, 87, 86, 1636, 1637, 1638, 1639, 1640, 1641, 1642, 1643, 1644, 616, 617, 1645, 1646},
 			unless: phraseMask{
-				{index: 24, bits: 35184372086784},
+				{index: 24, bits: 18444492273895866368},
 				{index: 1, bits: 131072},
+				{index: 25, bits: 2097151},
 				{index: 6, bits: 17592186044416},
-				{index: 10, bits: 480767901696},
+				{index: 10, bits: 3846143213568},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4072,
+			line: 4220,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
 			then: thenDef{Reason: "spamdetected"},
 		},
 		{
+			id:   "virus-named-by-scanner",
+			file: "rules.yaml (built-in)",
+			line: 4230,
+			text: phraseMask{
+				{index: 25, bits: 2111062325329920},
+			},
+			textIDs: []int32{1647, 1648, 1649, 1650},
+			then:    thenDef{Reason: "virusdetected"},
+		},
+		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4077,
+			line: 4234,
 			text: phraseMask{
-				{index: 22, bits: 18446743936270598144},
-				{index: 10, bits: 262144},
+				{index: 23, bits: 18446744073709543424},
+				{index: 10, bits: 2097152},
 				{index: 8, bits: 1024},
-				{index: 20, bits: 70368744177664},
-				{index: 21, bits: 448},
-				{index: 23, bits: 18446744073709551615},
-				{index: 24, bits: 1023},
-				{bits: 2048},
+				{index: 21, bits: 492581213437952},
+				{index: 24, bits: 1125899906842623},
+				{bits: 16777216},
 			},
-			textIDs: []int32{1445, 1446, 1447, 1448, 1449, 1450, 658, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 522, 1465, 1466, 1467, 1468, 1469, 1326, 1350, 1351, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1352, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 11, 1540, 1541, 1542, 1543, 1544, 1545},
+			textIDs: []int32{1485, 1486, 1487, 1488, 1489, 1490, 661, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 522, 1505, 1506, 1507, 1508, 1509, 1366, 1390, 1391, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1392, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 24, 1580, 1581, 1582, 1583, 1584, 1585},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4082,
+			line: 4239,
 			text: phraseMask{
-				{index: 25, bits: 65408},
+				{index: 25, bits: 1150669704793161728},
 			},
-			textIDs: []int32{1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615},
+			textIDs: []int32{1651, 1652, 1653, 1654, 1655, 1656, 1657, 1658, 1659},
 			regexps: []*pattern{
 				{src: "greylisted.*please try again in", captures: false},
 				{src: "mail score \\(.*over", captures: false},
@@ -7671,17 +8121,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4096,
+			line: 4253,
 			text: phraseMask{
-				{index: 25, bits: 68719411200},
+				{index: 25, bits: 17293822569102704640},
+				{index: 26, bits: 65535},
 			},
-			textIDs: []int32{1616, 1617, 1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 1635},
+			textIDs: []int32{1660, 1661, 1662, 1663, 1664, 1665, 1666, 1667, 1668, 1669, 1670, 1671, 1672, 1673, 1674, 1675, 1676, 1677, 1678, 1679},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4106,
+			line: 4263,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -7690,42 +8141,42 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4111,
+			line: 4268,
 			text: phraseMask{
-				{index: 25, bits: 72057525318451200},
-				{index: 11, bits: 33285996544},
+				{index: 26, bits: 68719411200},
+				{index: 11, bits: 266287972352},
 				{bits: 549755813888},
 				{index: 8, bits: 262144},
 			},
-			textIDs: []int32{1636, 736, 1637, 738, 734, 735, 1638, 1639, 1640, 1641, 39, 1642, 1643, 1644, 530, 1645, 1646, 1647, 737, 1648, 1649, 1650, 1651, 1652, 1653, 1654, 1655},
+			textIDs: []int32{1680, 739, 1681, 741, 737, 738, 1682, 1683, 1684, 1685, 39, 1686, 1687, 1688, 530, 1689, 1690, 1691, 740, 1692, 1693, 1694, 1695, 1696, 1697, 1698, 1699},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4129,
+			line: 4286,
 			text: phraseMask{
-				{index: 15, bits: 18446744073709486080},
-				{bits: 458767},
+				{index: 15, bits: 18374686479671623680},
+				{bits: 64513},
+				{index: 16, bits: 18446744073709551615},
 				{index: 6, bits: 33554432},
 				{index: 7, bits: 17592186044416},
 				{index: 8, bits: 67108864},
-				{index: 16, bits: 4398046511103},
-				{index: 4, bits: 144115188075855872},
+				{index: 17, bits: 262143},
+				{index: 4, bits: 576460752303423488},
 			},
-			textIDs: []int32{976, 977, 978, 979, 980, 18, 981, 982, 983, 984, 985, 986, 987, 409, 988, 989, 990, 991, 992, 993, 994, 995, 996, 997, 998, 999, 492, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 1015, 1016, 1017, 1018, 538, 1019, 1020, 1021, 1022, 1023, 1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1032, 1033, 16, 17, 0, 3, 1034, 1035, 1036, 1, 2, 1037, 1038, 1039, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 313, 1065},
+			textIDs: []int32{1016, 1017, 1018, 1019, 1020, 0, 1021, 1022, 1023, 1024, 1025, 1026, 1027, 409, 1028, 1029, 1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 1039, 492, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 538, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 11, 10, 12, 15, 1074, 1075, 1076, 13, 14, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 315, 1105},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4134,
+			line: 4291,
 			text: phraseMask{
-				{index: 25, bits: 18374686479671623680},
-				{index: 16, bits: 4294967296},
-				{index: 26, bits: 4095},
+				{index: 26, bits: 72057525318451200},
+				{index: 17, bits: 256},
 			},
-			textIDs: []int32{1656, 1056, 1657, 1658, 1659, 1660, 1661, 1662, 1663, 1664, 1665, 1666, 1667, 1668, 1669, 1670, 1671, 1672, 1673, 1674, 1675},
+			textIDs: []int32{1700, 1096, 1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709, 1710, 1711, 1712, 1713, 1714, 1715, 1716, 1717, 1718, 1719},
 			regexps: []*pattern{
 				{src: "\\(.*@.*:blocked\\)", captures: false},
 				{src: "access from ip address.*blocked", captures: false},
@@ -7757,34 +8208,34 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4160,
+			line: 4317,
 			text: phraseMask{
-				{index: 26, bits: 16773120},
+				{index: 26, bits: 18374686479671623680},
 				{bits: 809240558043136},
+				{index: 27, bits: 15},
 			},
-			textIDs: []int32{1676, 1677, 1678, 1679, 1680, 1681, 45, 46, 47, 49, 1682, 1683, 1684, 1685, 1686, 1687},
+			textIDs: []int32{1720, 1721, 1722, 1723, 1724, 1725, 45, 46, 47, 49, 1726, 1727, 1728, 1729, 1730, 1731},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4170,
+			line: 4327,
 			text: phraseMask{
-				{index: 26, bits: 18446744073692774400},
+				{index: 27, bits: 4503599627370480},
 				{index: 7, bits: 9223372036854775808},
-				{index: 27, bits: 255},
 			},
-			textIDs: []int32{1688, 1689, 1690, 1691, 1692, 1693, 511, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709, 1710, 1711, 1712, 1713, 1714, 1715, 1716, 1717, 1718, 1719, 1720, 1721, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735},
+			textIDs: []int32{1732, 1733, 1734, 1735, 1736, 1737, 511, 1738, 1739, 1740, 1741, 1742, 1743, 1744, 1745, 1746, 1747, 1748, 1749, 1750, 1751, 1752, 1753, 1754, 1755, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4198,
+			line: 4355,
 			text: phraseMask{
-				{index: 27, bits: 256},
+				{index: 27, bits: 4503599627370496},
 			},
-			textIDs: []int32{1736},
+			textIDs: []int32{1780},
 			regexps: []*pattern{
 				{src: "you have exceeded the.*allowable number of posts without solving a captcha", captures: false},
 			},
@@ -7793,21 +8244,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4204,
+			line: 4361,
 			text: phraseMask{
-				{index: 27, bits: 68719476224},
+				{index: 27, bits: 18437736874454810624},
+				{index: 28, bits: 65535},
 			},
-			textIDs: []int32{1737, 1738, 1739, 1740, 1741, 1742, 1743, 1744, 1745, 1746, 1747, 1748, 1749, 1750, 1751, 1752, 1753, 1754, 1755, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 1763},
+			textIDs: []int32{1781, 1782, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4220,
+			line: 4377,
 			text: phraseMask{
-				{index: 27, bits: 68719476736},
+				{index: 28, bits: 65536},
 			},
-			textIDs: []int32{1764},
+			textIDs: []int32{1808},
 			regexps: []*pattern{
 				{src: "unable to connect.*daemon", captures: false},
 			},
@@ -7816,55 +8268,56 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4226,
+			line: 4383,
 			text: phraseMask{
-				{index: 24, bits: 35184372086784},
+				{index: 24, bits: 18444492273895866368},
 				{index: 1, bits: 131072},
+				{index: 25, bits: 2097151},
 				{index: 6, bits: 17592186044416},
-				{index: 10, bits: 480767901696},
+				{index: 10, bits: 3846143213568},
 			},
-			textIDs: []int32{1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 81, 1560, 1561, 1562, 1563, 428, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 668, 669, 670, 671, 672, 677, 678, 673, 674, 675, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580},
+			textIDs: []int32{1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 81, 1600, 1601, 1602, 1603, 428, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 671, 672, 673, 674, 675, 680, 681, 676, 677, 678, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4231,
+			line: 4388,
 			text: phraseMask{
-				{index: 24, bits: 72057594037927936},
+				{index: 25, bits: 4294967296},
 				{index: 1, bits: 12582912},
 			},
-			textIDs: []int32{1592, 87, 86},
+			textIDs: []int32{1632, 87, 86},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4237,
+			line: 4394,
 			text: phraseMask{
-				{index: 27, bits: 70231305224192},
-				{index: 11, bits: 536870912},
+				{index: 28, bits: 66977792},
+				{index: 11, bits: 4294967296},
 			},
-			textIDs: []int32{1765, 733, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773},
+			textIDs: []int32{1809, 736, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4244,
+			line: 4401,
 			text: phraseMask{
-				{index: 18, bits: 1048544},
+				{index: 18, bits: 1152886320234758144},
 				{index: 4, bits: 1024},
 				{index: 6, bits: 131072},
 				{index: 9, bits: 1572864},
 			},
-			textIDs: []int32{1157, 266, 1158, 1159, 1160, 1161, 1162, 1163, 401, 595, 596, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171},
+			textIDs: []int32{1197, 266, 1198, 1199, 1200, 1201, 1202, 1203, 401, 595, 596, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4249,
+			line: 4406,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7953,25 +8406,24 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4266,
+			line: 4423,
 			text: phraseMask{
 				{index: 6, bits: 6442450944},
-				{index: 27, bits: 18446673704965373952},
-				{index: 28, bits: 524287},
+				{index: 28, bits: 9223372036787666944},
 				{index: 3, bits: 8589934592},
-				{index: 10, bits: 67108864},
+				{index: 10, bits: 536870912},
 			},
-			textIDs: []int32{415, 1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 416, 225, 666, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810},
+			textIDs: []int32{415, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836, 416, 225, 669, 1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4286,
+			line: 4443,
 			text: phraseMask{
-				{index: 28, bits: 8},
+				{index: 28, bits: 140737488355328},
 			},
-			textIDs: []int32{1795},
+			textIDs: []int32{1839},
 			regexps: []*pattern{
 				{src: "could not be delivered for.*days", captures: false},
 			},
@@ -7980,11 +8432,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4292,
+			line: 4449,
 			text: phraseMask{
-				{index: 28, bits: 524288},
+				{index: 28, bits: 9223372036854775808},
 			},
-			textIDs: []int32{1811},
+			textIDs: []int32{1855},
 			regexps: []*pattern{
 				{src: "delivery failed \\d+ attempts", captures: false},
 			},
@@ -7993,18 +8445,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4299,
+			line: 4456,
 			text: phraseMask{
 				{index: 6, bits: 17179869184},
-				{index: 28, bits: 4293918720},
+				{index: 29, bits: 4095},
 			},
-			textIDs: []int32{418, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823},
+			textIDs: []int32{418, 1856, 1857, 1858, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4307,
+			line: 4464,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -8021,35 +8473,35 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4314,
+			line:    4471,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4319,
+			line: 4476,
 			text: phraseMask{
-				{index: 28, bits: 1125895611875328},
-				{index: 9, bits: 3},
-				{index: 14, bits: 2097152},
-				{index: 11, bits: 268435456},
+				{index: 29, bits: 1073737728},
+				{index: 9, bits: 6},
+				{index: 14, bits: 2305843009213693952},
+				{index: 11, bits: 2147483648},
 				{index: 5, bits: 9964324126720},
-				{index: 10, bits: 134217728},
+				{index: 10, bits: 1073741824},
 			},
-			textIDs: []int32{1824, 1825, 1826, 576, 1827, 1828, 917, 732, 1829, 1830, 1831, 1832, 1833, 1834, 577, 1835, 1836, 1837, 1838, 1839, 363, 667, 356, 360, 1840, 1841},
+			textIDs: []int32{1868, 1869, 1870, 577, 1871, 1872, 957, 735, 1873, 1874, 1875, 1876, 1877, 1878, 578, 1879, 1880, 1881, 1882, 1883, 363, 670, 356, 360, 1884, 1885},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4334,
+			line: 4491,
 			text: phraseMask{
-				{index: 28, bits: 7881299347898368},
-				{index: 21, bits: 4503599627370496},
-				{index: 20, bits: 68719476736},
+				{index: 29, bits: 7516192768},
+				{index: 22, bits: 268435456},
+				{index: 21, bits: 4096},
 			},
-			textIDs: []int32{1842, 1843, 1844, 1396, 1316},
+			textIDs: []int32{1886, 1887, 1888, 1436, 1356},
 			regexps: []*pattern{
 				{src: "authentication failed; server.*said:", captures: false},
 				{src: "authentification invalide.*305", captures: false},
@@ -8062,30 +8514,29 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4343,
+			line: 4500,
 			text: phraseMask{
-				{index: 28, bits: 18437736874454810624},
+				{index: 29, bits: 1125891316908032},
 				{index: 2, bits: 32},
-				{index: 29, bits: 63},
 			},
-			textIDs: []int32{1845, 133, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857, 1858, 1859, 1860, 1861},
+			textIDs: []int32{1889, 133, 1890, 1891, 1892, 1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900, 1901, 1902, 1903, 1904, 1905},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4352,
+			line: 4509,
 			text: phraseMask{
 				{index: 6, bits: 288},
-				{index: 29, bits: 32704},
+				{index: 29, bits: 575334852396580864},
 			},
-			textIDs: []int32{389, 1862, 1863, 392, 1864, 1865, 1866, 1867, 1868, 1869, 1870},
+			textIDs: []int32{389, 1906, 1907, 392, 1908, 1909, 1910, 1911, 1912, 1913, 1914},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4369,
+			line: 4526,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8094,7 +8545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4375,
+			line: 4532,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -8143,7 +8594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4385,
+			line: 4542,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -8198,7 +8649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4398,
+			line: 4555,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -8207,7 +8658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4404,
+			line: 4561,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -8248,7 +8699,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4413,
+			line: 4570,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -8284,7 +8735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4420,
+			line: 4577,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -8293,7 +8744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4428,
+			line: 4585,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -8335,7 +8786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4438,
+			line: 4595,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -8344,7 +8795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4444,
+			line: 4601,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -8393,7 +8844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4454,
+			line: 4611,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -8442,7 +8893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4464,
+			line: 4621,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -8478,7 +8929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4471,
+			line: 4628,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -8521,7 +8972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 4481,
+			line: 4638,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -8557,7 +9008,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 4488,
+			line: 4645,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -8566,7 +9017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 4494,
+			line: 4651,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8640,7 +9091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 4509,
+			line: 4666,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -8676,7 +9127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 4517,
+			line: 4674,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -8712,7 +9163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 4524,
+			line: 4681,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -8748,7 +9199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 4531,
+			line: 4688,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -8797,7 +9248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 4543,
+			line: 4700,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -8846,7 +9297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 4553,
+			line: 4710,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -8895,7 +9346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 4563,
+			line: 4720,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -8944,7 +9395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 4573,
+			line: 4730,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -8993,7 +9444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 4583,
+			line: 4740,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -9042,7 +9493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 4593,
+			line: 4750,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -9091,7 +9542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 4603,
+			line: 4760,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -9140,7 +9591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 4613,
+			line: 4770,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -9189,7 +9640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 4623,
+			line: 4780,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -9238,7 +9689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 4633,
+			line: 4790,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -9287,7 +9738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 4643,
+			line: 4800,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -9336,7 +9787,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 4653,
+			line: 4810,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -9385,7 +9836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 4663,
+			line: 4820,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -9434,7 +9885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 4673,
+			line: 4830,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -9470,7 +9921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 4680,
+			line: 4837,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -9507,7 +9958,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 4687,
+			line: 4844,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -9556,7 +10007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 4699,
+			line: 4856,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -9585,28 +10036,28 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    4709,
+			line:    4866,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 4716,
+			line: 4873,
 			text: phraseMask{
-				{index: 18, bits: 18446744073708503040},
+				{index: 18, bits: 17293822569102704640},
+				{index: 19, bits: 18446744073709551615},
 				{index: 6, bits: 18014398517870594},
 				{index: 7, bits: 6917529027641606144},
 				{index: 8, bits: 524288},
-				{index: 11, bits: 268435460},
-				{index: 19, bits: 18446744073709551615},
+				{index: 11, bits: 2147483680},
 				{index: 4, bits: 824633769984},
-				{index: 10, bits: 216172782113783808},
-				{index: 13, bits: 34359738368},
-				{index: 20, bits: 65535},
+				{index: 10, bits: 1729382256910270464},
+				{index: 14, bits: 2048},
+				{index: 20, bits: 72057594037927935},
 				{index: 2, bits: 4},
 			},
-			textIDs: []int32{1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 438, 1184, 1185, 510, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 531, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 407, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 732, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 294, 1221, 1222, 1223, 467, 1224, 1225, 1226, 696, 1227, 1228, 385, 1229, 1230, 1231, 867, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 271, 1239, 1240, 1241, 1242, 1243, 509, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 706, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 270, 1265, 1266, 1267, 1268, 295, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 697, 1281, 1282, 1283, 1284, 1285, 1286, 130, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295},
+			textIDs: []int32{1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 438, 1224, 1225, 510, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 531, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 407, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 735, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 294, 1261, 1262, 1263, 467, 1264, 1265, 1266, 699, 1267, 1268, 385, 1269, 1270, 1271, 907, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 271, 1279, 1280, 1281, 1282, 1283, 509, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 709, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 270, 1305, 1306, 1307, 1308, 295, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 700, 1321, 1322, 1323, 1324, 1325, 1326, 130, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335},
 			command: []string{"DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
@@ -9693,151 +10144,150 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4735,
+			line: 4892,
 			text: phraseMask{
-				{index: 29, bits: 491520},
+				{index: 29, bits: 8646911284551352320},
 				{index: 9, bits: 33554432},
 			},
-			textIDs: []int32{1871, 1872, 1873, 601, 1874},
+			textIDs: []int32{1915, 1916, 1917, 601, 1918},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4740,
+			line: 4897,
 			text: phraseMask{
-				{index: 29, bits: 524288},
+				{index: 29, bits: 9223372036854775808},
 			},
-			textIDs: []int32{1875},
+			textIDs: []int32{1919},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4745,
+			line: 4902,
 			text: phraseMask{
-				{index: 29, bits: 34358689792},
+				{index: 30, bits: 32767},
 			},
-			textIDs: []int32{1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 1886, 1887, 1888, 1889, 1890},
+			textIDs: []int32{1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933, 1934},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4752,
+			line: 4909,
 			text: phraseMask{
-				{index: 29, bits: 240518168576},
+				{index: 30, bits: 229376},
 			},
-			textIDs: []int32{1891, 1892, 1893},
+			textIDs: []int32{1935, 1936, 1937},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4757,
+			line: 4914,
 			text: phraseMask{
-				{index: 29, bits: 824633720832},
+				{index: 30, bits: 786432},
 			},
-			textIDs: []int32{1894, 1895},
+			textIDs: []int32{1938, 1939},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4762,
+			line: 4919,
 			text: phraseMask{
-				{index: 29, bits: 3298534883328},
-				{index: 25, bits: 16384},
+				{index: 30, bits: 3145728},
+				{index: 25, bits: 288230376151711744},
 			},
-			textIDs: []int32{1896, 1897, 1614},
+			textIDs: []int32{1940, 1941, 1658},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4773,
+			line: 4930,
 			text: phraseMask{
-				{index: 29, bits: 576456354256912384},
-				{bits: 36028797044129792},
-				{index: 25, bits: 144115188075855872},
-				{index: 26, bits: 8},
+				{index: 30, bits: 549751619584},
+				{bits: 36028797018964064},
+				{index: 26, bits: 140874927308800},
 			},
-			textIDs: []int32{1898, 1899, 1900, 55, 1901, 1902, 1903, 1904, 1905, 23, 24, 1906, 1907, 1908, 1657, 1909, 1910, 1911, 1667, 1912, 1913, 1914},
+			textIDs: []int32{1942, 1943, 1944, 55, 1945, 1946, 1947, 1948, 1949, 5, 6, 1950, 1951, 1952, 1701, 1953, 1954, 1955, 1711, 1956, 1957, 1958},
 			unless: phraseMask{
-				{index: 29, bits: 576460752303423488},
+				{index: 30, bits: 549755813888},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4788,
+			line: 4945,
 			text: phraseMask{
-				{index: 29, bits: 17293822569102704640},
-				{index: 30, bits: 31},
+				{index: 30, bits: 561850441793536},
 			},
-			textIDs: []int32{1916, 1917, 1918, 1919, 1920, 1921, 1922, 1923, 1924},
+			textIDs: []int32{1960, 1961, 1962, 1963, 1964, 1965, 1966, 1967, 1968},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4794,
+			line: 4951,
 			text: phraseMask{
-				{index: 30, bits: 8160},
+				{index: 30, bits: 143552238122434560},
 				{index: 1, bits: 18014398509481984},
 				{index: 6, bits: 9223372036854775808},
 			},
-			textIDs: []int32{1925, 1926, 118, 447, 1927, 1928, 1929, 1930, 1931, 1932},
+			textIDs: []int32{1969, 1970, 118, 447, 1971, 1972, 1973, 1974, 1975, 1976},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 4800,
+			line: 4957,
 			text: phraseMask{
 				{index: 1, bits: 536870912},
-				{index: 11, bits: 201326600},
-				{index: 30, bits: 57344},
+				{index: 11, bits: 1610612800},
+				{index: 30, bits: 1008806316530991104},
 				{index: 6, bits: 35184372088832},
 			},
-			textIDs: []int32{93, 731, 1933, 1934, 429, 707, 730, 1935},
+			textIDs: []int32{93, 734, 1977, 1978, 429, 710, 733, 1979},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4808,
+			line: 4965,
 			text: phraseMask{
-				{index: 30, bits: 196608},
+				{index: 30, bits: 3458764513820540928},
 			},
-			textIDs: []int32{1936, 1937},
+			textIDs: []int32{1980, 1981},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4813,
+			line: 4970,
 			text: phraseMask{
-				{index: 30, bits: 262144},
+				{index: 30, bits: 4611686018427387904},
 			},
-			textIDs: []int32{1938},
+			textIDs: []int32{1982},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 4818,
+			line: 4975,
 			text: phraseMask{
-				{index: 30, bits: 3670016},
+				{index: 30, bits: 9223372036854775808},
+				{index: 31, bits: 3},
 			},
-			textIDs: []int32{1939, 1940, 1941},
+			textIDs: []int32{1983, 1984, 1985},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 4829,
+			line: 4986,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -9888,7 +10338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 4842,
+			line: 4999,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9944,7 +10394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 4854,
+			line: 5011,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -9993,7 +10443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 4863,
+			line: 5020,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -10031,7 +10481,7 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Sending it again will loop again. Check that your own mailbox does not forward mail automatically, and ask the recipient, by other means, whether their address forwards somewhere; the admins of the looping servers must fix the forwarding or routing."},
+								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
 						tr: new([][]text),
@@ -10042,7 +10492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 4872,
+			line: 5029,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -10091,7 +10541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 4881,
+			line: 5038,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10178,7 +10628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 4895,
+			line: 5052,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -10214,7 +10664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 4902,
+			line: 5059,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -10243,7 +10693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 4909,
+			line: 5066,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -10279,7 +10729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 4916,
+			line: 5073,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -10315,7 +10765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 4923,
+			line: 5080,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -10344,7 +10794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 4930,
+			line: 5087,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -10377,7 +10827,7 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Sending it again will loop again. Check that your own mailbox does not forward mail automatically, and ask the recipient, by other means, whether their address forwards somewhere; the admins of the looping servers must fix the forwarding or routing."},
+								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
 						tr: new([][]text),
@@ -10388,7 +10838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 4938,
+			line: 5095,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -10397,7 +10847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 4944,
+			line: 5101,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -10433,7 +10883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 4952,
+			line: 5109,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -10447,7 +10897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 4959,
+			line: 5116,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -10649,7 +11099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 4983,
+			line: 5140,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -10878,7 +11328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5013,
+			line:   5170,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -10937,7 +11387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5023,
+			line: 5180,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -10946,7 +11396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5028,
+			line: 5185,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -10955,7 +11405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5033,
+			line: 5190,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -11010,7 +11460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5042,
+			line: 5199,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -11021,7 +11471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5050,
+			line: 5207,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -11030,14 +11480,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5055,
+			line:     5212,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5065,
+			line: 5222,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -11046,38 +11496,38 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5075,
+			line: 5232,
 			text: phraseMask{
-				{index: 30, bits: 4194304},
+				{index: 31, bits: 4},
 			},
-			textIDs: []int32{1942},
+			textIDs: []int32{1986},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5080,
+			line: 5237,
 			text: phraseMask{
-				{index: 30, bits: 58720256},
+				{index: 31, bits: 56},
 			},
-			textIDs: []int32{1943, 1944, 1945},
+			textIDs: []int32{1987, 1988, 1989},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5086,
+			line: 5243,
 			text: phraseMask{
-				{index: 30, bits: 469762048},
+				{index: 31, bits: 448},
 			},
-			textIDs: []int32{1946, 1947, 1948},
+			textIDs: []int32{1990, 1991, 1992},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5095,
+			line: 5252,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -11091,7 +11541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5099,
+			line: 5256,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -11099,15 +11549,15 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{bits: 4294967296},
-				{index: 30, bits: 1610612736},
+				{index: 31, bits: 1536},
 			},
-			textIDs: []int32{32, 1949, 1950},
+			textIDs: []int32{32, 1993, 1994},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5103,
+			line: 5260,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -11118,7 +11568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5107,
+			line: 5264,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -11132,7 +11582,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5111,
+			line: 5268,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -11143,7 +11593,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5115,
+			line: 5272,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -11203,7 +11653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5123,
+			line: 5280,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -11260,11 +11710,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5131,
+			line: 5288,
 			text: phraseMask{
-				{index: 30, bits: 32212254720},
+				{index: 31, bits: 30720},
 			},
-			textIDs: []int32{1951, 1952, 1953, 1954},
+			textIDs: []int32{1995, 1996, 1997, 1998},
 			then: thenDef{
 				Reason: "vacation",
 				words:  words{owner: "none"},
@@ -11273,7 +11723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5138,
+			line: 5295,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -11312,7 +11762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5147,
+			line: 5304,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -11383,7 +11833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5156,
+			line: 5313,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -11469,22 +11919,11 @@ var builtinSet = &ruleSet{
 	},
 	extractors: []*extractor{
 		{
-			id:   "blocklist-named",
-			file: "rules.yaml (built-in)",
-			line: 456,
-			text: phraseMask{
-				{bits: 262143},
-			},
-			regexps: []*pattern{
-				{src: "\\b(?P<list>(?:[a-z0-9-]+\\.)*(?:spamhaus\\.org|spamhaus\\.net|sorbs\\.net|barracudacentral\\.org|spamcop\\.net|uceprotect\\.net|abuseat\\.org|spamrats\\.com|psbl\\.surriel\\.com|mailspike\\.net|invaluement\\.com|surbl\\.org|uribl\\.com|backscatterer\\.org|s5h\\.net|0spam\\.org|nordspam\\.com))\\b", captures: true},
-			},
-		},
-		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 462,
+			line: 465,
 			text: phraseMask{
-				{bits: 268369920},
+				{bits: 4095},
 			},
 			regexps: []*pattern{
 				{src: "blocked using (?P<list>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)", captures: true},
@@ -11497,18 +11936,29 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 473,
+			line: 476,
 			text: phraseMask{
-				{bits: 268436415},
+				{bits: 4190208},
 			},
 			regexps: []*pattern{
 				{src: "\\b(?P<list>spamhaus(?: (?:sbl|xbl|pbl|zen|dbl|css|drop))?|barracuda reputation(?: block list)?|barracuda|spamcop|sorbs(?: [a-z]+)?|uceprotect(?:[- ]level ?[123])?|spamrats|psbl|mailspike|invaluement|cbl)\\b", captures: true},
 			},
 		},
 		{
+			id:   "blocklist-named",
+			file: "rules.yaml (built-in)",
+			line: 482,
+			text: phraseMask{
+				{bits: 536607744},
+			},
+			regexps: []*pattern{
+				{src: "\\b(?P<list>(?:[a-z0-9-]+\\.)*(?:spamhaus\\.org|spamhaus\\.net|sorbs\\.net|barracudacentral\\.org|spamcop\\.net|uceprotect\\.net|abuseat\\.org|spamrats\\.com|psbl\\.surriel\\.com|mailspike\\.net|invaluement\\.com|surbl\\.org|uribl\\.com|backscatterer\\.org|s5h\\.net|0spam\\.org|nordspam\\.com))\\b", captures: true},
+			},
+		},
+		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 479,
+			line: 491,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -11521,7 +11971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 489,
+			line: 501,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -11533,7 +11983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 495,
+			line: 507,
 			text: phraseMask{
 				{bits: 545460846592},
 			},
@@ -11550,7 +12000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 506,
+			line: 518,
 			text: phraseMask{
 				{bits: 34634616274944},
 			},
@@ -11565,7 +12015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 515,
+			line: 527,
 			text: phraseMask{
 				{bits: 4468415255281664},
 			},
@@ -11577,7 +12027,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 522,
+			line: 534,
 			text: phraseMask{
 				{bits: 18442240474082181120},
 				{index: 1, bits: 3},
@@ -11592,7 +12042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 530,
+			line: 542,
 			text: phraseMask{
 				{index: 1, bits: 65532},
 			},
@@ -11604,7 +12054,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 537,
+			line: 549,
 			text: phraseMask{
 				{index: 1, bits: 983040},
 			},
@@ -11615,7 +12065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 544,
+			line: 556,
 			text: phraseMask{
 				{index: 1, bits: 3145728},
 			},
@@ -11627,7 +12077,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 550,
+			line: 562,
 			text: phraseMask{
 				{index: 1, bits: 130023424},
 			},
@@ -11638,13 +12088,13 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 555,
+			line: 567,
 			text: phraseMask{
 				{index: 1, bits: 2198889037824},
 			},
 			regexps: []*pattern{
 				{src: "(?P<conn_refused>connection refused|refused (?:the |our )?connection|actively refused|connection was refused)", captures: true},
-				{src: "(?P<conn_timeout>connection timed out|timed out|time-out|timeout|did not respond|not responding|no response from|no answer from|did not answer|network is unreachable|no route to host|host is unreachable)", captures: true},
+				{src: "(?P<conn_timeout>connection timed out|timed out|(?:connection|connect|smtp|session|greeting|read|network) time-?out|time-?out (?:while|waiting|connecting|reading|during|on connect)|did not respond|not responding|no response from|no answer from|did not answer|network is unreachable|no route to host|host is unreachable)", captures: true},
 				{src: "connect to (?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)", captures: true},
 				{src: "(?:connection (?:refused|timed out) (?:by|with|from|to)|timed out (?:with|from|connecting to|while connecting to)|could not connect to|unable to connect to|cannot connect to|can't connect to|failed to connect to|connecting to) (?:the )?(?:host |server )?\\[?(?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)", captures: true},
 				{src: "\\bhost (?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+) \\[[0-9a-f.:]+\\]:? (?:connection|[a-z ]{0,20}time)", captures: true},
@@ -11783,7 +12233,7 @@ var builtinSet = &ruleSet{
 			{literal: "auto-reply"},
 		},
 		14: {
-			{literal: "This is an automatic reply (for example an out-of-office notice), not a bounce: the message was delivered."},
+			{literal: "This is an automatic reply, not a bounce: the message was not refused. Most are out-of-office notices, which need nothing; if this one asks you to confirm that you are a real person (a challenge-response filter), your message is held until you do, and may be deleted if you do not."},
 		},
 		15: {
 			{literal: "complaint report"},
@@ -11819,7 +12269,7 @@ var builtinSet = &ruleSet{
 		},
 	},
 	textsFrom: [25]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)"},
-	phrases:   []string{"spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "abuseat", "psbl", "mailspike", "invaluement", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "dnsbl", "rbl", "blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "cbl", "http://", "https://", "www.", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "mx", "mail exchanger", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "an unusual rate of unsolicited mail", "an unusual rate of mail", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "is receiving mail too quickly", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "administrative prohibition envelope blocked", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "envelope rejected - block policy for envelope from address", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "resolver.rst.authrequired", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all host address lookups failed permanently", "all relevant mx records point to non-existent hosts", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender verify failed", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender verification failed", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "host name lookup failure", "host not found, try again", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "servfail", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "greylisted", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "retry timeout exceeded", "retry time not reached", "could not be delivered for", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "encryption required", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "starttls", "certificate", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
+	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "mx", "mail exchanger", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "is receiving mail too quickly", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "administrative prohibition envelope blocked", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "envelope rejected - block policy for envelope from address", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender verify failed", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender verification failed", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "host name lookup failure", "host not found, try again", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "servfail", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "greylisted", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "retry timeout exceeded", "retry time not reached", "could not be delivered for", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "encryption required", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "starttls", "certificate", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
 }
 
 var builtinData1 = [...]reasonDef{
@@ -12101,7 +12551,7 @@ var builtinData1 = [...]reasonDef{
 				fix: alts{
 					list: []text{
 						{
-							{literal: "Sending it again will loop again. Check that your own mailbox does not forward mail automatically, and ask the recipient, by other means, whether their address forwards somewhere; the admins of the looping servers must fix the forwarding."},
+							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
 					tr: new([][]text),
@@ -12239,7 +12689,40 @@ var builtinData1 = [...]reasonDef{
 						},
 						{literal: " after trying for a long time: the receiving server "},
 						{slot: 12, isSlot: true},
+						{literal: " could not be reached, or kept putting the message off. The report says: \""},
+						{slot: 5, isSlot: true},
+						{literal: "\""},
+					},
+					{
+						{literal: "The sending server gave up on the message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " after trying for a long time: the receiving server "},
+						{slot: 12, isSlot: true},
 						{literal: " could not be reached, or kept putting the message off."},
+					},
+					{
+						{literal: "The sending server gave up on the message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " after trying for a long time: the receiving server"},
+						{
+							group: []textPart{
+								{literal: " "},
+								{slot: 1, isSlot: true},
+							},
+						},
+						{literal: " could not be reached, or kept putting the message off. The report says: \""},
+						{slot: 5, isSlot: true},
+						{literal: "\""},
 					},
 					{
 						{literal: "The sending server gave up on the message"},
@@ -12259,7 +12742,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: " could not be reached, or kept putting the message off."},
 					},
 				},
-				uses: 4099,
+				uses: 4131,
 				tr:   new([][]text),
 			},
 			fix: alts{
@@ -12307,14 +12790,14 @@ var builtinData1 = [...]reasonDef{
 				fix: alts{
 					list: []text{
 						{
-							{literal: "Check the address. If it is right, the recipient's mail server"},
+							{literal: "The recipient's mail server"},
 							{
 								group: []textPart{
 									{literal: " "},
 									{slot: 12, isSlot: true},
 								},
 							},
-							{literal: " was down for a long time: send the message again later, and tell the recipient by other means so that their email admin checks it."},
+							{literal: " was down for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
 						},
 					},
 					uses: 4096,
@@ -12348,14 +12831,14 @@ var builtinData1 = [...]reasonDef{
 				fix: alts{
 					list: []text{
 						{
-							{literal: "Check the address. If it is right, the recipient's mail server"},
+							{literal: "The recipient's mail server"},
 							{
 								group: []textPart{
 									{literal: " "},
 									{slot: 12, isSlot: true},
 								},
 							},
-							{literal: " could not be reached for a long time: send the message again later, and tell the recipient by other means so that their email admin checks it."},
+							{literal: " could not be reached for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
 						},
 					},
 					uses: 4096,
@@ -12868,7 +13351,7 @@ var builtinData1 = [...]reasonDef{
 				fix: alts{
 					list: []text{
 						{
-							{literal: "Sending it again will loop again. Check that your own mailbox does not forward mail automatically, and ask the recipient, by other means, whether their address forwards somewhere; the admins of the looping servers must fix the forwarding or routing."},
+							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
 					tr: new([][]text),
@@ -14126,12 +14609,12 @@ var builtinData1 = [...]reasonDef{
 				fix: alts{
 					list: []text{
 						{
-							{literal: "Do not open or send "},
+							{literal: "The receiving server's scanner found malware in "},
 							{slot: 14, isSlot: true},
-							{literal: " again. Have your computer scanned for malware (ask your IT support); if the file is safe and needed, share it another way, for example as a link to a shared folder."},
+							{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 						},
 						{
-							{literal: "Do not send the same attachment again. Have your computer scanned for malware (ask your IT support); if the file is safe and needed, share it another way, for example as a link to a shared folder."},
+							{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 						},
 					},
 					uses: 16384,
@@ -14397,7 +14880,7 @@ var builtinData1 = [...]reasonDef{
 				fix: alts{
 					list: []text{
 						{
-							{literal: "Sending it again will loop again. Check that your own mailbox does not forward mail automatically, and ask the recipient, by other means, whether their address forwards somewhere; the admins of the looping servers must fix the forwarding."},
+							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
 					tr: new([][]text),
@@ -14769,12 +15252,12 @@ var builtinData1 = [...]reasonDef{
 			fix: alts{
 				list: []text{
 					{
-						{literal: "Do not open or send "},
+						{literal: "The receiving server's scanner found malware in "},
 						{slot: 14, isSlot: true},
-						{literal: " again. Have your computer scanned for malware (ask your IT support); if the file is safe and needed, share it another way, for example as a link to a shared folder."},
+						{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 					},
 					{
-						{literal: "Do not send the same attachment again. Have your computer scanned for malware (ask your IT support); if the file is safe and needed, share it another way, for example as a link to a shared folder."},
+						{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 					},
 				},
 				uses: 16384,
