@@ -540,3 +540,26 @@ Diagnostic-Code: smtp; 550 5.1.1 Unknown user
 		}
 	}
 }
+
+// TestAChallengeIsMarkedAsOne: a challenge-response filter's challenge is an
+// auto-reply whose Format says it is a challenge, with or without the RFC
+// 3834 header; an out-of-office notice is not marked.
+func TestAChallengeIsMarkedAsOne(t *testing.T) {
+	for _, c := range []struct {
+		name, raw, want string
+	}{
+		{"a challenge with the header", "From: Marco <verify@mx.example.net>\nSubject: Please verify your message\nAuto-Submitted: auto-replied\n\n" +
+			"I use a spam filter that requires senders to verify their address. Your message\nis being held and has not been delivered yet.\n", FormatChallengeResponse},
+		{"a challenge without the header", "From: \"Boxbe\" <notify@boxbe.example>\nReturn-Path: <>\nSubject: Request to join my Guest List\n\n" +
+			"Your message about \"Visit\" was waitlisted. Please add yourself to my Guest List so your\nmessages will be delivered to my Inbox.\n", FormatChallengeResponse},
+		{"an out-of-office notice", "From: Claudia <c.wagner@example.net>\nAuto-Submitted: auto-replied\nSubject: Out of office: Rechnung\n\n" +
+			"Thank you for your e-mail. I am on holiday until 8 July.\n", "rfc3834"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := mustParse(t, []byte(c.raw))
+			if r.Kind != KindAutoreply || r.Format != c.want {
+				t.Errorf("kind %s format %q, want autoreply %q", r.Kind, r.Format, c.want)
+			}
+		})
+	}
+}

@@ -56,6 +56,19 @@ var challengePhrases = newPhraseList([]string{
 	"requires senders to verify", "until you confirm",
 })
 
+// FormatChallengeResponse is the Format of a KindAutoreply report that is
+// the challenge of a challenge-response filter: unlike an out-of-office
+// notice, it says that the message is held until its sender proves to be a
+// person, and is dropped otherwise, so the sender has something to do.
+const FormatChallengeResponse = "challenge-response"
+
+// challenge says whether an auto-reply's text is a challenge. Only
+// auto-replies are searched, so ordinary mail pays nothing for it.
+func (p *parser) challenge() bool {
+	p.loadText()
+	return challengeText(p.noticeWords())
+}
+
 // challengeText says whether a notice (see noticeWords) is a challenge.
 func challengeText(words []byte) bool {
 	return challengePhrases.in(words)
@@ -145,6 +158,9 @@ func (p *parser) readAutoReply() {
 	r := p.rep
 	r.Kind = KindAutoreply
 	r.Format = "rfc3834"
+	if p.challenge() {
+		r.Format = FormatChallengeResponse
+	}
 	if a := firstAddress(message.DecodeWords(p.hdr.GetString("From"))); a != "" {
 		r.Recipients = append(r.Recipients, Recipient{Address: a})
 	}

@@ -68,7 +68,8 @@ type Report struct {
 	Kind Kind
 
 	// Format names the family the report was recognised as, e.g. "rfc3464",
-	// "postfix", "qmail", "exchange2003". For logs and tests.
+	// "postfix", "qmail", "exchange2003". For logs and tests, and
+	// FormatChallengeResponse, which changes what the notice means.
 	Format string
 
 	// ReportingMTA is the host that wrote the report (RFC 3464 Reporting-MTA,

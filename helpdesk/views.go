@@ -146,7 +146,7 @@ func newExplainedView(recs []explanation.Judged, text func(id string, args ...an
 		v.Recipients = append(v.Recipients, recipientView{
 			Judged:     r,
 			Failed:     failed,
-			Owner:      newOwnerView(r.Owner, failed, text),
+			Owner:      newOwnerView(r.Owner, failed || ownerActs(r.Owner), text),
 			StatusText: statusText(r.Status, r.Permanent, text),
 			Reply:      reply,
 		})
@@ -183,3 +183,9 @@ func toString(a any) string {
 }
 
 func urlQueryEscape(s string) string { return url.QueryEscape(s) }
+
+// ownerActs says whether a notice that reports no failure still names
+// someone to act (a challenge-response filter's challenge: the sender).
+func ownerActs(o rules.Owner) bool {
+	return o != "" && o != rules.OwnerNone && o != rules.OwnerUnknown
+}

@@ -544,6 +544,14 @@ func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 	switch r.Kind {
 	case dsn.KindAutoreply:
 		v.Reason = ReasonVacation
+		if r.Format == dsn.FormatChallengeResponse {
+			// Not refused, but held: only its sender can release it.
+			v.Owner = OwnerSender
+			v.Summary = t[textChallengeSummary].plain()
+			v.Explanation = t[textChallengeExplanation].plain()
+			v.Fix = t[textChallengeFix].plain()
+			break
+		}
 		v.Summary = t[textAutoreplySummary].plain()
 		v.Explanation = t[textAutoreplyExplanation].plain()
 	case dsn.KindFeedback:

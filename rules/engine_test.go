@@ -564,3 +564,19 @@ func TestExampleLocalRules(t *testing.T) {
 		t.Errorf("built-in rule lost: %+v", v)
 	}
 }
+
+// TestAChallengeNamesTheSenderToConfirm: a challenge-response filter's
+// challenge holds the message until its sender confirms, so unlike an
+// out-of-office notice it names the sender and says what to do.
+func TestAChallengeNamesTheSenderToConfirm(t *testing.T) {
+	e := builtin(t)
+	vacation := e.Explain(&dsn.Report{Kind: dsn.KindAutoreply, Format: "rfc3834", Recipients: []dsn.Recipient{{Address: "a@example.com"}}})
+	challenge := e.Explain(&dsn.Report{Kind: dsn.KindAutoreply, Format: dsn.FormatChallengeResponse, Recipients: []dsn.Recipient{{Address: "a@example.com"}}})
+	if len(vacation) != 1 || vacation[0].Owner != OwnerNone || vacation[0].Fix != "" {
+		t.Errorf("out-of-office: owner %q fix %q, want none and no fix", vacation[0].Owner, vacation[0].Fix)
+	}
+	if len(challenge) != 1 || challenge[0].Owner != OwnerSender || challenge[0].Reason != ReasonVacation ||
+		!strings.Contains(challenge[0].Explanation, "not been delivered yet") || !strings.Contains(challenge[0].Fix, "confirm") {
+		t.Errorf("challenge: %+v, want the sender to confirm a message not delivered yet", challenge)
+	}
+}

@@ -43,6 +43,9 @@ const (
 	textExplainCause
 	textAutoreplySummary
 	textAutoreplyExplanation
+	textChallengeSummary
+	textChallengeExplanation
+	textChallengeFix
 	textFeedbackSummary
 	textFeedbackExplanation
 	textFeedbackTypedExplanation
@@ -163,6 +166,9 @@ var textDefs = [numTexts]struct {
 	textExplainCause:             {"explain_cause", setOf(slotCause, slotCauseCapital)},
 	textAutoreplySummary:         {"autoreply_summary", 0},
 	textAutoreplyExplanation:     {"autoreply_explanation", 0},
+	textChallengeSummary:         {"challenge_summary", 0},
+	textChallengeExplanation:     {"challenge_explanation", 0},
+	textChallengeFix:             {"challenge_fix", 0},
 	textFeedbackSummary:          {"feedback_summary", 0},
 	textFeedbackExplanation:      {"feedback_explanation", 0},
 	textFeedbackTypedExplanation: {"feedback_typed_explanation", setOf(slotType)},

@@ -123,6 +123,10 @@ func detail(w io.Writer, lw words, id, value string) {
 func ownerText(lw words, rd rules.Reading) string {
 	switch rd.Kind {
 	case dsn.KindAutoreply, dsn.KindReceipt, dsn.KindDelivered, dsn.KindRelayed, dsn.KindExpanded, dsn.KindNone:
+		if rd.Owner == rules.OwnerSender {
+			// Nothing failed, yet the sender must act: a challenge.
+			return lw.owner(rd.Owner)
+		}
 		return lw.text("cli.owner.nofailure")
 	}
 	return lw.owner(rd.Owner)
