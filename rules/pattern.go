@@ -15,27 +15,50 @@ type pattern struct {
 	src      string // as written in the rules file; matched case-insensitively
 	captures bool   // it has named groups, each a fact
 
-	once sync.Once
-	re   *regexp.Regexp // nil when src does not compile (cannot happen: checked at load)
+	once   sync.Once
+	re     *regexp.Regexp // nil when src does not compile (cannot happen: checked at load)
+	filter literalFilter  // what a match must contain, made with re
 }
 
 // newPattern returns the pattern of re, compiled from src already.
 func newPattern(src string, re *regexp.Regexp) *pattern {
-	p := &pattern{src: src, captures: hasCaptures(re)}
-	p.once.Do(func() { p.re = re })
-	return p
+	return &pattern{src: src, captures: hasCaptures(re), re: re}
 }
 
 // regexp returns the compiled pattern, nil if it does not compile.
 func (p *pattern) regexp() *regexp.Regexp {
-	p.once.Do(func() {
-		p.re, _ = regexp.Compile("(?i)" + p.src)
-	})
+	p.once.Do(p.compile)
 	return p.re
 }
 
-// match reports whether the pattern matches b.
-func (p *pattern) match(b []byte) bool {
+// compile compiles src, unless newPattern was given it compiled, and makes
+// its literal filter.
+func (p *pattern) compile() {
+	if p.re == nil {
+		p.re, _ = regexp.Compile("(?i)" + p.src)
+	}
+	if p.re != nil {
+		p.filter = newLiteralFilter(p.src)
+	}
+}
+
+// find returns the submatch indexes of the leftmost match of the pattern
+// in text (normalized; ascii says it is all ASCII), nil when it does not
+// match.
+func (p *pattern) find(text []byte, ascii bool) []int {
 	re := p.regexp()
-	return re != nil && re.Match(b)
+	if re == nil || ascii && !p.filter.allows(text) {
+		return nil
+	}
+	return re.FindSubmatchIndex(text)
+}
+
+// match reports whether the pattern matches text (normalized; ascii says
+// it is all ASCII).
+func (p *pattern) match(text []byte, ascii bool) bool {
+	re := p.regexp()
+	if re == nil || ascii && !p.filter.allows(text) {
+		return false
+	}
+	return re.Match(text)
 }
