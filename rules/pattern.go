@@ -2,6 +2,7 @@ package rules
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"sync"
 )
 
@@ -18,6 +19,9 @@ type pattern struct {
 	once   sync.Once
 	re     *regexp.Regexp // nil when src does not compile (cannot happen: checked at load)
 	filter literalFilter  // what a match must contain, made with re
+	// lead, when not nil, holds the literals every match starts with:
+	// the regexp is run from just before the first of them (leadingLiterals).
+	lead [][]byte
 }
 
 // newPattern returns the pattern of re, compiled from src already.
@@ -37,9 +41,40 @@ func (p *pattern) compile() {
 	if p.re == nil {
 		p.re, _ = regexp.Compile("(?i)" + p.src)
 	}
-	if p.re != nil {
-		p.filter = newLiteralFilter(p.src)
+	if p.re == nil {
+		return
 	}
+	tree, err := syntax.Parse("(?i)"+p.src, syntax.Perl)
+	if err != nil {
+		return
+	}
+	p.filter = literalFilterOf(tree)
+	for _, l := range leadingLiterals(tree) {
+		p.lead = append(p.lead, []byte(l))
+	}
+}
+
+// start returns where in text (normalized; ascii says it is all ASCII) the
+// regexp may be run from without changing what it finds, -1 when it cannot
+// match. A match starts at the first leading literal or after it; the
+// regexp is run from one byte before, so that an assertion at the start of
+// a match (\b) sees the character before it, as it would in the whole
+// text. Go's regexps have no "match from" of their own.
+func (p *pattern) start(text []byte, ascii bool) int {
+	if !ascii {
+		return 0
+	}
+	if !p.filter.allows(text) {
+		return -1
+	}
+	if p.lead == nil {
+		return 0
+	}
+	i := firstIndex(text, p.lead)
+	if i > 0 {
+		i--
+	}
+	return i
 }
 
 // find returns the submatch indexes of the leftmost match of the pattern
@@ -47,18 +82,31 @@ func (p *pattern) compile() {
 // match.
 func (p *pattern) find(text []byte, ascii bool) []int {
 	re := p.regexp()
-	if re == nil || ascii && !p.filter.allows(text) {
+	if re == nil {
 		return nil
 	}
-	return re.FindSubmatchIndex(text)
+	from := p.start(text, ascii)
+	if from < 0 {
+		return nil
+	}
+	m := re.FindSubmatchIndex(text[from:])
+	if from > 0 {
+		for i, x := range m {
+			if x >= 0 {
+				m[i] = x + from
+			}
+		}
+	}
+	return m
 }
 
 // match reports whether the pattern matches text (normalized; ascii says
 // it is all ASCII).
 func (p *pattern) match(text []byte, ascii bool) bool {
 	re := p.regexp()
-	if re == nil || ascii && !p.filter.allows(text) {
+	if re == nil {
 		return false
 	}
-	return re.Match(text)
+	from := p.start(text, ascii)
+	return from >= 0 && re.Match(text[from:])
 }

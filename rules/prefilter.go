@@ -43,6 +43,11 @@ func newLiteralFilter(src string) literalFilter {
 	if err != nil {
 		return nil
 	}
+	return literalFilterOf(re)
+}
+
+// literalFilterOf returns the filter of re, parsed with (?i).
+func literalFilterOf(re *syntax.Regexp) literalFilter {
 	info := literalsOf(re)
 	need := info.need
 	if set := info.exact; set != nil && required(set) {
@@ -83,6 +88,65 @@ func reduced(set []string) []string {
 		}
 	}
 	return out
+}
+
+// leadingLiterals returns the literals every match of re starts with
+// (after any empty-width assertions), nil when they are not known: the
+// first consuming part of the regexp is a literal, a small class, or an
+// alternation of them.
+func leadingLiterals(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral, syntax.OpCharClass:
+		li := literalsOf(re)
+		if li.exact != nil && required(li.exact) {
+			return li.exact
+		}
+	case syntax.OpCapture, syntax.OpPlus:
+		return leadingLiterals(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return leadingLiterals(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			switch s.Op {
+			case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+				syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+				continue // looks at the characters around, consumes none
+			}
+			return leadingLiterals(s)
+		}
+	case syntax.OpAlternate:
+		var all []string
+		for _, s := range re.Sub {
+			l := leadingLiterals(s)
+			if l == nil {
+				return nil
+			}
+			all = append(all, l...)
+		}
+		if all = slices.Compact(slices.Sorted(slices.Values(all))); len(all) <= maxAlternatives {
+			return all
+		}
+	}
+	return nil
+}
+
+// firstIndex returns the first position in text where a member of set
+// occurs, -1 when none does.
+func firstIndex(text []byte, set [][]byte) int {
+	first := -1
+	for _, lit := range set {
+		limit := text
+		if first >= 0 {
+			// Only an occurrence that starts before first counts.
+			limit = text[:min(len(text), first+len(lit)-1)]
+		}
+		if i := bytes.Index(limit, lit); i >= 0 {
+			first = i
+		}
+	}
+	return first
 }
 
 // allows reports whether text (normalized, all ASCII) may match: it
