@@ -22,6 +22,11 @@ type pattern struct {
 	// lead, when not nil, holds the literals every match starts with:
 	// the regexp is run from just before the first of them (leadingLiterals).
 	lead [][]byte
+	// ascii is re for texts that are all ASCII (and lower case, as
+	// normalize makes them): its literals are written in lower case
+	// rather than folded, which Go matches faster, and a literal prefix
+	// lets Go skip to it. Nil when it could not be made: re serves.
+	ascii *regexp.Regexp
 }
 
 // newPattern returns the pattern of re, compiled from src already.
@@ -52,6 +57,34 @@ func (p *pattern) compile() {
 	for _, l := range leadingLiterals(tree) {
 		p.lead = append(p.lead, []byte(l))
 	}
+	if lowerLiterals(tree) {
+		p.ascii, _ = regexp.Compile(tree.String())
+	}
+}
+
+// lowerLiterals rewrites the case-folded ASCII literals of re in lower
+// case, without folding: on a text without upper-case ASCII nor any
+// other byte above 0x7f they match what they matched. A class, already
+// expanded with the folded letters by the parser, stays as it is. It
+// reports whether re may be compiled as rewritten: its capture names are
+// kept, and it has no (?i) left that would fold a non-ASCII literal.
+func lowerLiterals(re *syntax.Regexp) bool {
+	ok := true
+	if re.Op == syntax.OpLiteral && re.Flags&syntax.FoldCase != 0 {
+		for i, r := range re.Rune {
+			switch {
+			case 'A' <= r && r <= 'Z':
+				re.Rune[i] = r + 'a' - 'A'
+			case r >= 0x80:
+				ok = false
+			}
+		}
+		re.Flags &^= syntax.FoldCase
+	}
+	for _, s := range re.Sub {
+		ok = lowerLiterals(s) && ok
+	}
+	return ok
 }
 
 // start returns where in text (normalized; ascii says it is all ASCII) the
@@ -85,6 +118,9 @@ func (p *pattern) find(text []byte, ascii bool) []int {
 	if re == nil {
 		return nil
 	}
+	if ascii && p.ascii != nil {
+		re = p.ascii
+	}
 	from := p.start(text, ascii)
 	if from < 0 {
 		return nil
@@ -106,6 +142,9 @@ func (p *pattern) match(text []byte, ascii bool) bool {
 	re := p.regexp()
 	if re == nil {
 		return false
+	}
+	if ascii && p.ascii != nil {
+		re = p.ascii
 	}
 	from := p.start(text, ascii)
 	return from >= 0 && re.Match(text[from:])

@@ -22,7 +22,38 @@ import (
 // and a case-insensitive literal can then only occur in lower case. A text
 // with a byte above 0x7f is given to the regexp unfiltered: (?i)k also
 // matches the Kelvin sign, (?i)s the long s.
-type literalFilter [][]string
+type literalFilter [][]literal
+
+// literal is a literal of a filter, with the position of its rarest byte
+// (by byteRarity): the search looks for that byte, not the first, since a
+// literal's first letter is as often as not a common one.
+type literal struct {
+	s      string
+	anchor int
+}
+
+// newLiteral returns s with its rarest byte found.
+func newLiteral(s string) literal {
+	l := literal{s: s}
+	for i := 1; i < len(s); i++ {
+		if byteRarity(s[i]) > byteRarity(s[l.anchor]) {
+			l.anchor = i
+		}
+	}
+	return l
+}
+
+// commonBytes are the bytes of diagnostic texts (English, lower case,
+// codes), the most frequent first.
+const commonBytes = " eotainsrlcdhmupf.gyb0w5v1k2,3:-4x@/7j6q89z"
+
+// byteRarity ranks c: the higher, the rarer in a diagnostic text.
+func byteRarity(c byte) int {
+	if i := strings.IndexByte(commonBytes, c); i >= 0 {
+		return i
+	}
+	return len(commonBytes)
+}
 
 // maxLiteralSet bounds the members of a set of literals (the product of an
 // alternation by an alternation grows fast), maxLiteralLen their length,
@@ -53,18 +84,24 @@ func literalFilterOf(re *syntax.Regexp) literalFilter {
 	if set := info.exact; set != nil && required(set) {
 		need = append(need, set)
 	}
-	var f literalFilter
+	var sets [][]string
 	for _, set := range need {
 		set = reduced(set)
-		if len(set) > 0 && len(set) <= maxAlternatives && required(set) && !slices.ContainsFunc(f, func(s []string) bool { return slices.Equal(s, set) }) {
-			f = append(f, set)
+		if len(set) > 0 && len(set) <= maxAlternatives && required(set) && !slices.ContainsFunc(sets, func(s []string) bool { return slices.Equal(s, set) }) {
+			sets = append(sets, set)
 		}
 	}
 	// The most selective sets first: a record fails on the first one it
 	// lacks.
-	slices.SortStableFunc(f, func(a, b []string) int { return literalScore(b) - literalScore(a) })
-	if len(f) > maxFilterSets {
-		f = f[:maxFilterSets]
+	slices.SortStableFunc(sets, func(a, b []string) int { return literalScore(b) - literalScore(a) })
+	if len(sets) > maxFilterSets {
+		sets = sets[:maxFilterSets]
+	}
+	f := make(literalFilter, len(sets))
+	for i, set := range sets {
+		for _, s := range set {
+			f[i] = append(f[i], newLiteral(s))
+		}
 	}
 	return f
 }
@@ -155,7 +192,7 @@ func (f literalFilter) allows(text []byte) bool {
 	for _, set := range f {
 		found := false
 		for _, lit := range set {
-			if bytesContainsString(text, lit) {
+			if lit.in(text) {
 				found = true
 				break
 			}
@@ -167,20 +204,21 @@ func (f literalFilter) allows(text []byte) bool {
 	return true
 }
 
-// bytesContainsString is bytes.Contains without converting lit.
-func bytesContainsString(b []byte, lit string) bool {
-	if len(lit) == 1 {
-		return bytes.IndexByte(b, lit[0]) >= 0
-	}
-	for len(b) >= len(lit) {
-		i := bytes.IndexByte(b[:len(b)-len(lit)+1], lit[0])
-		if i < 0 {
+// in reports whether text contains l: it looks for the anchor byte, then
+// compares the bytes around it.
+func (l literal) in(text []byte) bool {
+	n, a := len(l.s), l.anchor
+	c := l.s[a]
+	for i := a; i+n-a <= len(text); {
+		j := bytes.IndexByte(text[i:len(text)-(n-a-1)], c)
+		if j < 0 {
 			return false
 		}
-		if string(b[i:i+len(lit)]) == lit {
+		i += j
+		if string(text[i-a:i-a+n]) == l.s {
 			return true
 		}
-		b = b[i+1:]
+		i++
 	}
 	return false
 }
@@ -399,7 +437,11 @@ func alternateLiterals(subs []*syntax.Regexp) literalInfo {
 func (f literalFilter) String() string {
 	parts := make([]string, len(f))
 	for i, set := range f {
-		parts[i] = strings.Join(set, "|")
+		ss := make([]string, len(set))
+		for j, l := range set {
+			ss[j] = l.s
+		}
+		parts[i] = strings.Join(ss, "|")
 	}
 	return strings.Join(parts, " & ")
 }
