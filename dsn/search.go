@@ -18,6 +18,12 @@ func indexString(b []byte, s string) int {
 	return strings.Index(unsafe.String(unsafe.SliceData(b), len(b)), s)
 }
 
+// hasCodeBytes is hasCode of b, without a copy of b: hasCode keeps
+// nothing of the text it reads.
+func hasCodeBytes(b []byte) bool {
+	return len(b) > 0 && hasCode(unsafe.String(unsafe.SliceData(b), len(b)))
+}
+
 // containsString is bytes.Contains with a string pattern.
 func containsString(b []byte, s string) bool { return indexString(b, s) >= 0 }
 
