@@ -271,24 +271,28 @@ func collapseSpace(s string) string {
 // breaks of a fold are white space like any other: one pass and one copy
 // instead of three (unfold, string, collapse).
 func collapseBytes(b []byte) string {
+	var stack [512]byte
+	return string(appendCollapsed(stack[:0], b))
+}
+
+// appendCollapsed appends collapseBytes(b) to dst.
+func appendCollapsed(dst, b []byte) []byte {
 	b = bytes.TrimSpace(b)
-	var sb strings.Builder
-	sb.Grow(len(b))
 	for i := 0; i < len(b); {
 		j := i
 		for j < len(b) && !isCollapsible(b[j]) {
 			j++
 		}
 		if i > 0 {
-			sb.WriteByte(' ')
+			dst = append(dst, ' ')
 		}
-		sb.Write(b[i:j])
+		dst = append(dst, b[i:j]...)
 		for j < len(b) && isCollapsible(b[j]) {
 			j++
 		}
 		i = j
 	}
-	return sb.String()
+	return dst
 }
 
 // isCollapsible says whether collapseSpace turns c into part of a space.
