@@ -360,6 +360,16 @@ func classOf(reply smtpcode.Class, action smtpcode.Action, hasStatus bool, st sm
 }
 
 func (r *rule) matches(in *Input, st smtpcode.Status, hasStatus bool, reply smtpcode.Reply, action smtpcode.Action, sc *scratch) bool {
+	// The phrases first: most rules name some, and a record holds the
+	// phrases of few, so that most rules fail on a few bit tests.
+	if len(r.text) > 0 && !r.text.any(sc.hits) {
+		return false
+	}
+	for _, id := range r.all {
+		if sc.hits[id>>6]&(1<<(uint(id)&63)) == 0 {
+			return false
+		}
+	}
 	if len(r.action) > 0 && !slices.Contains(r.action, action) {
 		return false
 	}
@@ -389,14 +399,6 @@ func (r *rule) matches(in *Input, st smtpcode.Status, hasStatus bool, reply smtp
 	}
 	if len(r.command) > 0 && !slices.Contains(r.command, strings.ToUpper(in.Command)) {
 		return false
-	}
-	if len(r.text) > 0 && !r.text.any(sc.hits) {
-		return false
-	}
-	for _, id := range r.all {
-		if sc.hits[id>>6]&(1<<(uint(id)&63)) == 0 {
-			return false
-		}
 	}
 	if len(r.unless) > 0 && r.unless.any(sc.hits) {
 		return false
