@@ -232,3 +232,30 @@ func generate(b *strings.Builder, re *syntax.Regexp, rng *rand.Rand) {
 		}
 	}
 }
+
+// FuzzPatternFind: over any text, every built-in pattern finds with its
+// filter, its leading literals and its lower-case regexp what its (?i)
+// regexp finds over the whole normalized text.
+func FuzzPatternFind(f *testing.F) {
+	e := builtin(f)
+	var pats []*pattern
+	for _, r := range e.rules {
+		pats = append(pats, r.regexps...)
+	}
+	for _, x := range e.extractors {
+		pats = append(pats, x.regexps...)
+	}
+	f.Add("554 5.7.1 Client host [203.0.113.7] blocked using zen.spamhaus.org; contact postmaster@x.example")
+	f.Add("xouk9_418 aup#1000 MAS\u212a connect to mx.example.net: Connection timed out")
+	f.Add("message too big: read=26214400 max=15728640 virus 'Troj/X-1' in attachment 'a b.docm'")
+	f.Fuzz(func(t *testing.T, diag string) {
+		text := normalize(nil, diag)
+		ascii := isASCII(text)
+		for _, p := range pats {
+			want := p.regexp().FindSubmatchIndex(text)
+			if got := p.find(text, ascii); !slices.Equal(got, want) {
+				t.Fatalf("pattern %q in %q: find = %v, the regexp over the whole text %v", p.src, text, got, want)
+			}
+		}
+	})
+}
