@@ -303,7 +303,7 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource) F
 				continue
 			}
 			if m := p.find(sc.text, sc.ascii); m != nil {
-				capture(p.regexp(), m, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
+				capture(p.subexpNames(), m, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
 				break // the regexp that matched
 			}
 		}
@@ -314,7 +314,7 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource) F
 		}
 		for _, p := range x.regexps {
 			if m := p.find(sc.text, sc.ascii); m != nil {
-				capture(p.regexp(), m, sc.orig, &fs, src, factSource{x.id, x.file, x.line}, x.bytes)
+				capture(p.subexpNames(), m, sc.orig, &fs, src, factSource{x.id, x.file, x.line}, x.bytes)
 			}
 		}
 	}

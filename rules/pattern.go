@@ -12,54 +12,100 @@ import (
 // are never tried (issue 14: start-up). Load checks every pattern of a file
 // it reads; the built-in ones were checked when builtin_gen.go was
 // generated. A pattern is safe for concurrent use.
+//
+// A record first meets the pattern's literal filter and leading literals,
+// made from its syntax when first needed; a regexp is compiled only when a
+// text passes them: the all-ASCII one (asciiRegexp) for the texts that are
+// all ASCII, the (?i) one for the others.
 type pattern struct {
 	src      string // as written in the rules file; matched case-insensitively
 	captures bool   // it has named groups, each a fact
 
-	once   sync.Once
-	re     *regexp.Regexp // nil when src does not compile (cannot happen: checked at load)
-	filter literalFilter  // what a match must contain, made with re
+	once   sync.Once // made the fields below
+	bad    bool      // src does not parse (cannot happen: checked at load)
+	filter literalFilter
 	// lead, when not nil, holds the literals every match starts with:
 	// the regexp is run from just before the first of them (leadingLiterals).
 	lead [][]byte
-	// ascii is re for texts that are all ASCII (and lower case, as
-	// normalize makes them): its literals are written in lower case
+	// names are the regexp's group names, by group number (SubexpNames).
+	names []string
+	// asciiSrc is the regexp for texts that are all ASCII (and lower
+	// case, as normalize makes them): its literals written in lower case
 	// rather than folded, which Go matches faster, and a literal prefix
-	// lets Go skip to it. Nil when it could not be made: re serves.
-	ascii *regexp.Regexp
+	// lets Go skip to it. "" when it could not be made: re serves.
+	asciiSrc string
+
+	reOnce sync.Once
+	re     *regexp.Regexp // nil when src does not compile (cannot happen: checked at load)
+
+	asciiOnce sync.Once
+	ascii     *regexp.Regexp // compiled from asciiSrc
 }
 
 // newPattern returns the pattern of re, compiled from src already.
 func newPattern(src string, re *regexp.Regexp) *pattern {
-	return &pattern{src: src, captures: hasCaptures(re), re: re}
+	p := &pattern{src: src, captures: hasCaptures(re)}
+	p.reOnce.Do(func() { p.re = re })
+	return p
 }
 
-// regexp returns the compiled pattern, nil if it does not compile.
+// regexp returns the compiled (?i) pattern, nil if it does not compile.
 func (p *pattern) regexp() *regexp.Regexp {
-	p.once.Do(p.compile)
+	p.reOnce.Do(func() {
+		p.re, _ = regexp.Compile("(?i)" + p.src)
+	})
 	return p.re
 }
 
-// compile compiles src, unless newPattern was given it compiled, and makes
-// its literal filter.
-func (p *pattern) compile() {
-	if p.re == nil {
-		p.re, _ = regexp.Compile("(?i)" + p.src)
+// asciiRegexp returns the regexp for all-ASCII texts.
+func (p *pattern) asciiRegexp() *regexp.Regexp {
+	p.asciiOnce.Do(func() {
+		if p.asciiSrc != "" {
+			p.ascii, _ = regexp.Compile(p.asciiSrc)
+		}
+	})
+	if p.ascii == nil {
+		return p.regexp()
 	}
-	if p.re == nil {
-		return
+	return p.ascii
+}
+
+// analyse makes the pattern's filter, leading literals and group names
+// from its syntax, once.
+func (p *pattern) analyse() {
+	p.once.Do(func() {
+		tree, err := syntax.Parse("(?i)"+p.src, syntax.Perl)
+		if err != nil {
+			p.bad = true
+			return
+		}
+		p.filter = literalFilterOf(tree)
+		for _, l := range leadingLiterals(tree) {
+			p.lead = append(p.lead, []byte(l))
+		}
+		p.names = make([]string, tree.MaxCap()+1)
+		groupNames(tree, p.names)
+		if lowerLiterals(tree) {
+			p.asciiSrc = tree.String()
+		}
+	})
+}
+
+// groupNames sets names[n] to the name of group n of re, as SubexpNames
+// does.
+func groupNames(re *syntax.Regexp, names []string) {
+	if re.Op == syntax.OpCapture {
+		names[re.Cap] = re.Name
 	}
-	tree, err := syntax.Parse("(?i)"+p.src, syntax.Perl)
-	if err != nil {
-		return
+	for _, s := range re.Sub {
+		groupNames(s, names)
 	}
-	p.filter = literalFilterOf(tree)
-	for _, l := range leadingLiterals(tree) {
-		p.lead = append(p.lead, []byte(l))
-	}
-	if lowerLiterals(tree) {
-		p.ascii, _ = regexp.Compile(tree.String())
-	}
+}
+
+// subexpNames returns the names of the pattern's groups, by number.
+func (p *pattern) subexpNames() []string {
+	p.analyse()
+	return p.names
 }
 
 // lowerLiterals rewrites the case-folded ASCII literals of re in lower
@@ -114,15 +160,19 @@ func (p *pattern) start(text []byte, ascii bool) int {
 // in text (normalized; ascii says it is all ASCII), nil when it does not
 // match.
 func (p *pattern) find(text []byte, ascii bool) []int {
-	re := p.regexp()
-	if re == nil {
+	p.analyse()
+	if p.bad {
 		return nil
-	}
-	if ascii && p.ascii != nil {
-		re = p.ascii
 	}
 	from := p.start(text, ascii)
 	if from < 0 {
+		return nil
+	}
+	re := p.regexp()
+	if ascii {
+		re = p.asciiRegexp()
+	}
+	if re == nil {
 		return nil
 	}
 	m := re.FindSubmatchIndex(text[from:])
@@ -139,13 +189,17 @@ func (p *pattern) find(text []byte, ascii bool) []int {
 // match reports whether the pattern matches text (normalized; ascii says
 // it is all ASCII).
 func (p *pattern) match(text []byte, ascii bool) bool {
-	re := p.regexp()
-	if re == nil {
+	p.analyse()
+	if p.bad {
 		return false
 	}
-	if ascii && p.ascii != nil {
-		re = p.ascii
-	}
 	from := p.start(text, ascii)
-	return from >= 0 && re.Match(text[from:])
+	if from < 0 {
+		return false
+	}
+	re := p.regexp()
+	if ascii {
+		re = p.asciiRegexp()
+	}
+	return re != nil && re.Match(text[from:])
 }
