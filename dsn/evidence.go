@@ -98,8 +98,8 @@ func bounceEvidence(h message.Header, sender, subject bool, lowerText func() []b
 // reads like a bounce.
 func headerEvidence(h message.Header) (sender, subject bool) {
 	sender = daemonFrom(h)
-	auto := ascii.LowerString(h.GetString("Auto-Submitted"))
-	if rp := h.GetString("Return-Path"); rp == "<>" || strings.HasPrefix(auto, "auto-generated") {
+	auto := headerValue(h, "Auto-Submitted")
+	if rp := headerValue(h, "Return-Path"); string(rp) == "<>" || hasPrefixFoldBytes(auto, "auto-generated") {
 		sender = true
 	}
 	subj := ascii.LowerString(message.DecodeWords(h.GetString("Subject")))
@@ -112,7 +112,7 @@ func headerEvidence(h message.Header) (sender, subject bool) {
 	// Auto-Submitted: auto-replied marks vacation replies as much as
 	// bounces (Gmail, Exim and Postfix mark theirs so): it makes an
 	// automatic sender only with a bounce subject.
-	if subject && strings.HasPrefix(auto, "auto-replied") {
+	if subject && hasPrefixFoldBytes(auto, "auto-replied") {
 		sender = true
 	}
 	return sender, subject

@@ -37,11 +37,10 @@ func findRemoteHost(d string) string {
 	if host != "" {
 		return host
 	}
-	l := ascii.LowerString(d)
 	// Gmail: "... rejected by the server for the recipient domain
 	// example.org by mx.example.org. [192.0.2.1]."
-	for from := 0; from < len(l); {
-		k := strings.Index(l[from:], " by ")
+	for from := 0; from < len(d); {
+		k := indexFold(d[from:], " by ")
 		if k < 0 {
 			break
 		}
@@ -57,7 +56,7 @@ func findRemoteHost(d string) string {
 		}
 	}
 	// qmail: "192.0.2.1 does not like recipient."
-	if k := strings.Index(l, " does not like "); k > 0 {
+	if k := indexFold(d, " does not like "); k > 0 {
 		s := strings.LastIndexByte(d[:k], ' ')
 		if h := hostToken(d[s+1 : k]); h != "" {
 			return h

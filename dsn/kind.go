@@ -80,7 +80,7 @@ func settleKinds(r *Report, fallbackAction func() smtpcode.Action) {
 // (RFC 3834 section 5, and the fields and subjects common auto-responders
 // use instead).
 func isAutoReply(h message.Header) bool {
-	if v := ascii.LowerString(h.GetString("Auto-Submitted")); strings.HasPrefix(v, "auto-replied") {
+	if hasPrefixFoldBytes(headerValue(h, "Auto-Submitted"), "auto-replied") {
 		return true
 	}
 	for _, name := range [...]string{"X-Autoreply", "X-Autorespond", "X-Autoresponder", "X-Vacation"} {
@@ -88,10 +88,10 @@ func isAutoReply(h message.Header) bool {
 			return true
 		}
 	}
-	if p := ascii.LowerString(h.GetString("Precedence")); p == "auto_reply" || p == "auto-reply" {
+	if p := headerValue(h, "Precedence"); ascii.EqualFold(p, "auto_reply") || ascii.EqualFold(p, "auto-reply") {
 		return true
 	}
-	if v := ascii.LowerString(h.GetString("X-Auto-Response-Suppress")); v != "" && h.Has("X-MS-Exchange-Inbox-Rules-Loop") {
+	if v := headerValue(h, "X-Auto-Response-Suppress"); len(v) > 0 && h.Has("X-MS-Exchange-Inbox-Rules-Loop") {
 		return true
 	}
 	s := ascii.LowerString(message.DecodeWords(h.GetString("Subject")))

@@ -13,31 +13,105 @@ import (
 // text/rfc822-headers or message/rfc822 part or an inline copy gives it.
 // Fields already known are kept: the first source wins.
 func readOriginal(o *Original, h message.Header) {
+	// The values of the fields read are first written one after the other
+	// and copied into one string: the values kept are parts of it, one
+	// allocation for all of them rather than one each (issue 14).
+	var stack [2048]byte
+	buf := stack[:0]
+	var spans [maxOriginalValues]valueSpan
+	n := 0
+	for i := range h {
+		f := &h[i]
+		if n == len(spans) {
+			break
+		}
+		switch originalFieldOf(f.Name) {
+		case originalNone:
+			continue
+		case originalCollapsed:
+			start := len(buf)
+			buf = appendCollapsed(buf, f.Raw)
+			spans[n] = valueSpan{i, start, len(buf)}
+		default:
+			start := len(buf)
+			buf = append(buf, f.Value()...)
+			spans[n] = valueSpan{i, start, len(buf)}
+		}
+		n++
+	}
+	var all string
+	if n > 0 {
+		all = string(buf)
+	}
+	k := 0
+	// value returns the value of field i (unfolded; made one line for
+	// the collapsed fields), from all when it was written there.
+	value := func(i int, collapsed bool) string {
+		for k < n && spans[k].field < i {
+			k++
+		}
+		if k < n && spans[k].field == i {
+			return all[spans[k].start:spans[k].end]
+		}
+		if collapsed {
+			return collapseBytes(h[i].Raw)
+		}
+		return string(h[i].Value())
+	}
 	for i := range h {
 		f := &h[i]
 		switch {
 		case o.MessageID == "" && ascii.EqualFold(f.Name, "Message-ID"):
-			o.MessageID = messageID(string(f.Value()))
+			o.MessageID = messageID(value(i, false))
 		case o.From == "" && ascii.EqualFold(f.Name, "From"):
-			o.From = firstAddress(message.DecodeWords(string(f.Value())))
+			o.From = firstAddress(message.DecodeWords(value(i, false)))
 		case o.To == "" && ascii.EqualFold(f.Name, "To"):
-			o.To = collapseSpace(message.DecodeWords(string(f.Value())))
+			o.To = collapseSpace(message.DecodeWords(value(i, false)))
 		case o.Subject == "" && ascii.EqualFold(f.Name, "Subject"):
-			o.Subject = collapseSpace(message.DecodeWords(string(f.Value())))
+			o.Subject = collapseSpace(message.DecodeWords(value(i, false)))
 		case o.Date == "" && ascii.EqualFold(f.Name, "Date"):
-			o.Date = textclean.UTF8(collapseBytes(f.Raw))
+			o.Date = textclean.UTF8(value(i, true))
 		case o.Sender == "" && (ascii.EqualFold(f.Name, "Return-Path") || ascii.EqualFold(f.Name, "X-Envelope-From")):
-			o.Sender = cleanAddress(string(f.Value()))
+			o.Sender = cleanAddress(value(i, false))
 		case ascii.EqualFold(f.Name, "Received"):
 			if len(o.Received) < maxReceived {
 				if o.Received == nil {
 					// Room for all of them at once: the list grew by doubling.
 					o.Received = make([]string, 0, min(h.Count("Received"), maxReceived))
 				}
-				o.Received = append(o.Received, textclean.UTF8(collapseBytes(f.Raw)))
+				o.Received = append(o.Received, textclean.UTF8(value(i, true)))
 			}
 		}
 	}
+}
+
+// maxOriginalValues caps the field values readOriginal writes into its
+// one string; the fields after them are copied one by one.
+const maxOriginalValues = 96
+
+// valueSpan is where the value of header field number field lies in the
+// string readOriginal makes.
+type valueSpan struct {
+	field, start, end int
+}
+
+// The kinds of fields readOriginal reads.
+const (
+	originalNone      = iota // a field it does not read
+	originalValue            // read unfolded
+	originalCollapsed        // read made one line (Date, Received)
+)
+
+// originalFieldOf returns how readOriginal reads the field called name.
+func originalFieldOf(name []byte) int {
+	switch {
+	case ascii.EqualFold(name, "Date"), ascii.EqualFold(name, "Received"):
+		return originalCollapsed
+	case ascii.EqualFold(name, "Message-ID"), ascii.EqualFold(name, "From"), ascii.EqualFold(name, "To"),
+		ascii.EqualFold(name, "Subject"), ascii.EqualFold(name, "Return-Path"), ascii.EqualFold(name, "X-Envelope-From"):
+		return originalValue
+	}
+	return originalNone
 }
 
 // maxReceived caps the Received lines kept of an original message.

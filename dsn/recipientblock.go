@@ -3,6 +3,7 @@ package dsn
 import (
 	"bytes"
 	"strings"
+	"sync"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/internal/textclean"
@@ -43,6 +44,15 @@ const maxEarlier = 3
 // recipient line, or to an empty line once the block has text.
 func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 	s := blockScanner{text: text, lowerText: lowerText, paraStart: -1, paraEnd: -1}
+	bufs := scannerBufPool.Get().(*scannerBufs)
+	s.buf, s.pending = bufs.buf[:0], bufs.pending[:0]
+	defer func() {
+		// Every text taken from them was copied (string): they go back.
+		if cap(s.buf) <= maxPooledScannerBuf && cap(s.pending) <= maxPooledScannerBuf {
+			bufs.buf, bufs.pending = s.buf[:0], s.pending[:0]
+			scannerBufPool.Put(bufs)
+		}
+	}()
 	for i := 0; i < len(text); {
 		start := i
 		line, next := ascii.NextLine(text, i)
@@ -58,6 +68,19 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 	}
 	return s.blocks
 }
+
+// scannerBufs are the byte buffers of a blockScanner, kept from one
+// message to the next (issue 14: allocations per message).
+type scannerBufs struct {
+	buf, pending []byte
+}
+
+var scannerBufPool = sync.Pool{New: func() any {
+	return &scannerBufs{buf: make([]byte, 0, 1024), pending: make([]byte, 0, 512)}
+}}
+
+// maxPooledScannerBuf caps the buffers given back to the pool.
+const maxPooledScannerBuf = 64 << 10
 
 // blockScanner reads a report section line by line into recipient blocks.
 // Between blocks it keeps the paragraphs it passed, as [start, end) offsets
@@ -167,7 +190,7 @@ func (s *blockScanner) emptyLine() {
 		}
 	}
 	if s.cur != nil && len(bytes.TrimSpace(s.buf)) > 0 {
-		if hasCode(string(s.buf)) || s.paras >= maxBlockParagraphs {
+		if hasCodeBytes(s.buf) || s.paras >= maxBlockParagraphs {
 			s.endBlock()
 		} else {
 			s.paras++
@@ -530,7 +553,7 @@ func (s *blockScanner) blockText(b *textBlock) string {
 	}
 	if !hasCode(d) {
 		for k := b.nEarlier - 1; k >= 0; k-- {
-			if e := s.text[b.earlier[k][0]:b.earlier[k][1]]; hasCode(string(e)) {
+			if e := s.text[b.earlier[k][0]:b.earlier[k][1]]; hasCodeBytes(e) {
 				return collapseSpace(string(e) + " " + d)
 			}
 		}

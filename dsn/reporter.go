@@ -21,19 +21,20 @@ func receivedReporter(h message.Header) string {
 	if last == nil {
 		return ""
 	}
-	l := ascii.LowerString(string(last))
+	// One copy of the field: the host returned is a part of it.
+	v := string(last)
 	from := ""
-	if strings.HasPrefix(l, "from ") {
-		from = hostToken(string(last[5:]))
+	if ascii.HasPrefixFold(v, "from ") {
+		from = hostToken(v[5:])
 	}
 	if from != "" && from != "localhost" && !strings.HasPrefix(from, "127.") && strings.Contains(from, ".") && !isIPv4(from) {
 		return from
 	}
-	if k := strings.Index(l, " by "); k >= 0 || strings.HasPrefix(l, "by ") {
+	if k := indexFold(v, " by "); k >= 0 || ascii.HasPrefixFold(v, "by ") {
 		if k < 0 {
 			k = -1
 		}
-		return hostToken(string(last[k+4:]))
+		return hostToken(v[k+4:])
 	}
 	return ""
 }

@@ -37,6 +37,7 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 	)
 	var lastField *string // for continuation lines
 	var statusComment string
+	var block blockString
 	flush := func() {
 		switch {
 		case cur.Address == "":
@@ -97,7 +98,7 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 		raw := bytes.TrimSpace(line[colon+1:])
 		var value string
 		if isKeptStatusField(name) {
-			value = string(raw)
+			value = block.cut(b, raw)
 		}
 		switch {
 		case ascii.EqualFold(name, "Original-Recipient"):
@@ -149,6 +150,30 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 	}
 	msg.reportingMTA = cleanHost(msg.reportingMTA)
 	return msg, rcpts, truncated
+}
+
+// blockString is a block of bytes copied once into a string, made when
+// the first value is cut from it: the values of a delivery-status body
+// are substrings of one copy rather than one copy each (issue 14:
+// allocations per message).
+type blockString struct {
+	s    string
+	made bool
+}
+
+// cut returns v, a slice of b (whole block), as a substring of the copy.
+func (c *blockString) cut(b, v []byte) string {
+	if len(v) == 0 {
+		return ""
+	}
+	off := cap(b) - cap(v) // v is b[off:...]: sliced from b, never copied
+	if off < 0 || off+len(v) > len(b) || &b[off] != &v[0] {
+		return string(v)
+	}
+	if !c.made {
+		c.s, c.made = string(b), true
+	}
+	return c.s[off : off+len(v)]
 }
 
 // hasDomain says whether a is written as an address at all, local part
@@ -246,24 +271,28 @@ func collapseSpace(s string) string {
 // breaks of a fold are white space like any other: one pass and one copy
 // instead of three (unfold, string, collapse).
 func collapseBytes(b []byte) string {
+	var stack [512]byte
+	return string(appendCollapsed(stack[:0], b))
+}
+
+// appendCollapsed appends collapseBytes(b) to dst.
+func appendCollapsed(dst, b []byte) []byte {
 	b = bytes.TrimSpace(b)
-	var sb strings.Builder
-	sb.Grow(len(b))
 	for i := 0; i < len(b); {
 		j := i
 		for j < len(b) && !isCollapsible(b[j]) {
 			j++
 		}
 		if i > 0 {
-			sb.WriteByte(' ')
+			dst = append(dst, ' ')
 		}
-		sb.Write(b[i:j])
+		dst = append(dst, b[i:j]...)
 		for j < len(b) && isCollapsible(b[j]) {
 			j++
 		}
 		i = j
 	}
-	return sb.String()
+	return dst
 }
 
 // isCollapsible says whether collapseSpace turns c into part of a space.

@@ -1,8 +1,11 @@
 package dsn
 
 import (
+	"bytes"
 	"strings"
 	"unsafe"
+
+	"github.com/ndrmilter/ndrmilter/message"
 )
 
 // indexString is bytes.Index with a string pattern. It views b as a string
@@ -16,6 +19,24 @@ func indexString(b []byte, s string) int {
 		return -1
 	}
 	return strings.Index(unsafe.String(unsafe.SliceData(b), len(b)), s)
+}
+
+// hasCodeBytes is hasCode of b, without a copy of b: hasCode keeps
+// nothing of the text it reads.
+func hasCodeBytes(b []byte) bool {
+	return len(b) > 0 && hasCode(unsafe.String(unsafe.SliceData(b), len(b)))
+}
+
+// headerValue is h.GetString(name) as bytes, without the copy: for the
+// fields that are only tested, not kept.
+func headerValue(h message.Header, name string) []byte {
+	return bytes.TrimSpace(h.Get(name))
+}
+
+// hasPrefixFoldBytes says whether b starts with the lower-case ASCII
+// prefix, without regard to the case of b.
+func hasPrefixFoldBytes(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && indexFoldBytes(b[:len(prefix)], prefix) == 0
 }
 
 // containsString is bytes.Contains with a string pattern.

@@ -190,8 +190,8 @@ func sesJSON(text []byte) []byte {
 // notification: its sender or subject names Amazon or AWS.
 func sesHint(h message.Header) bool {
 	for _, name := range [...]string{"From", "Return-Path", "Subject"} {
-		v := ascii.LowerString(h.GetString(name))
-		if strings.Contains(v, "amazon") || strings.Contains(v, "aws") {
+		v := h.Get(name)
+		if indexFoldBytes(v, "amazon") >= 0 || indexFoldBytes(v, "aws") >= 0 {
 			return true
 		}
 	}

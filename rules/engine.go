@@ -56,6 +56,9 @@ type scratch struct {
 	text []byte // the diagnostic as normalize made it
 	orig []byte // the same bytes with their case (foldSpace), for captures
 	hits []uint64
+	// ascii says text has no byte above 0x7f: the patterns' literal
+	// filters hold (literalFilter).
+	ascii bool
 }
 
 // StatusSource says where the status of a reading came from.
@@ -101,6 +104,7 @@ func (e *Engine) prepare(in *Input) record {
 	rec.sc = e.scratch.Get().(*scratch)
 	rec.sc.text = normalize(rec.sc.text[:0], rec.diag)
 	rec.sc.orig = rec.sc.orig[:0]
+	rec.sc.ascii = isASCII(rec.sc.text)
 	clear(rec.sc.hits)
 	e.phrases.match(rec.sc.text, rec.sc.hits)
 	return rec
@@ -293,13 +297,16 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource) F
 	}
 	if r != nil {
 		for _, p := range r.regexps {
-			if !p.match(sc.text) {
+			if !p.captures {
+				if p.match(sc.text, sc.ascii) {
+					break // the regexp that matched captures nothing
+				}
 				continue
 			}
-			if p.captures {
-				capture(p.regexp(), sc.text, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
+			if m := p.find(sc.text, sc.ascii); m != nil {
+				capture(p.subexpNames(), m, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
+				break // the regexp that matched
 			}
-			break // the regexp that matched
 		}
 	}
 	for _, x := range e.extractors {
@@ -307,11 +314,9 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource) F
 			continue
 		}
 		for _, p := range x.regexps {
-			re := p.regexp()
-			if re == nil {
-				continue
+			if m := p.find(sc.text, sc.ascii); m != nil {
+				capture(p.subexpNames(), m, sc.orig, &fs, src, factSource{x.id, x.file, x.line}, x.bytes)
 			}
-			capture(re, sc.text, sc.orig, &fs, src, factSource{x.id, x.file, x.line}, x.bytes)
 		}
 	}
 	return fs
@@ -356,6 +361,16 @@ func classOf(reply smtpcode.Class, action smtpcode.Action, hasStatus bool, st sm
 }
 
 func (r *rule) matches(in *Input, st smtpcode.Status, hasStatus bool, reply smtpcode.Reply, action smtpcode.Action, sc *scratch) bool {
+	// The phrases first: most rules name some, and a record holds the
+	// phrases of few, so that most rules fail on a few bit tests.
+	if len(r.text) > 0 && !r.text.any(sc.hits) {
+		return false
+	}
+	for _, id := range r.all {
+		if sc.hits[id>>6]&(1<<(uint(id)&63)) == 0 {
+			return false
+		}
+	}
 	if len(r.action) > 0 && !slices.Contains(r.action, action) {
 		return false
 	}
@@ -389,14 +404,6 @@ func (r *rule) matches(in *Input, st smtpcode.Status, hasStatus bool, reply smtp
 	if !r.matchesDiagnosticType(in) {
 		return false
 	}
-	if len(r.text) > 0 && !r.text.any(sc.hits) {
-		return false
-	}
-	for _, id := range r.all {
-		if sc.hits[id>>6]&(1<<(uint(id)&63)) == 0 {
-			return false
-		}
-	}
 	if len(r.unless) > 0 && r.unless.any(sc.hits) {
 		return false
 	}
@@ -415,7 +422,7 @@ func (r *rule) matches(in *Input, st smtpcode.Status, hasStatus bool, reply smtp
 	if len(r.regexps) > 0 {
 		ok := false
 		for _, p := range r.regexps {
-			if p.match(sc.text) {
+			if p.match(sc.text, sc.ascii) {
 				ok = true
 				break
 			}

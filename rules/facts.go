@@ -174,16 +174,13 @@ type factSource struct {
 	line int
 }
 
-// capture fills the facts that the named groups of re capture in text, for
-// the facts not set yet. lower is text as normalize made it and orig the same
-// bytes with their case kept (foldSpace): the regexps match lower, the values
-// are cut from orig. It reports whether re matched.
-func capture(re *regexp.Regexp, lower, orig []byte, fs *Facts, src *[numFacts]factSource, from factSource, bytes bool) bool {
-	m := re.FindSubmatchIndex(lower)
-	if m == nil {
-		return false
-	}
-	for g, name := range re.SubexpNames() {
+// capture fills the facts that the named groups (names, by number, as
+// SubexpNames gives them) capture in a match m (its submatch indexes), for
+// the facts not set yet. The regexps match the text as normalize made it;
+// orig is the same bytes with their case kept (foldSpace), and the values
+// are cut from it.
+func capture(names []string, m []int, orig []byte, fs *Facts, src *[numFacts]factSource, from factSource, bytes bool) {
+	for g, name := range names {
 		if name == "" || m[2*g] < 0 || m[2*g+1] <= m[2*g] {
 			continue
 		}
@@ -203,7 +200,6 @@ func capture(re *regexp.Regexp, lower, orig []byte, fs *Facts, src *[numFacts]fa
 			src[i] = from
 		}
 	}
-	return true
 }
 
 // cleanFact makes a captured value printable ASCII on one line and drops the

@@ -83,11 +83,7 @@ func (e *Engine) matchedBy(r *rule, rec *record) string {
 		return strings.Join(ps, " + ")
 	}
 	for _, p := range r.regexps {
-		re := p.regexp()
-		if re == nil {
-			continue
-		}
-		if loc := re.FindIndex(sc.text); loc != nil {
+		if loc := p.find(sc.text, sc.ascii); loc != nil {
 			if len(sc.orig) != len(sc.text) {
 				sc.orig = foldSpace(sc.orig[:0], rec.diag)
 			}

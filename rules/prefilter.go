@@ -1,0 +1,447 @@
+package rules
+
+import (
+	"bytes"
+	"regexp/syntax"
+	"slices"
+	"strings"
+)
+
+// A literalFilter is what any match of a pattern must contain, found from
+// the regexp's syntax: a list of sets of literals, every set of which has
+// one member in the matched text. "(?:your|the) ip(?:v[46])? address" can
+// only match a text that contains "your ip" or "the ip", and " address"
+// too; a text that lacks them is not given to the regexp at all. Most
+// records lack the words of most patterns, and the regexp (Go's
+// backtracker over the whole diagnostic, case-insensitive, so without
+// Go's own literal prefix search) is the cost of a pattern: the filter is a
+// few substring searches (issue 14: parsing).
+//
+// The literals hold for a text as normalize makes it and that is all
+// ASCII: normalize lowers A-Z, so an upper-case letter never occurs in it,
+// and a case-insensitive literal can then only occur in lower case. A text
+// with a byte above 0x7f is given to the regexp unfiltered: (?i)k also
+// matches the Kelvin sign, (?i)s the long s.
+type literalFilter [][]literal
+
+// literal is a literal of a filter, with the position of its rarest byte
+// (by byteRarity): the search looks for that byte, not the first, since a
+// literal's first letter is as often as not a common one.
+type literal struct {
+	s      string
+	anchor int
+}
+
+// newLiteral returns s with its rarest byte found.
+func newLiteral(s string) literal {
+	l := literal{s: s}
+	for i := 1; i < len(s); i++ {
+		if byteRarity(s[i]) > byteRarity(s[l.anchor]) {
+			l.anchor = i
+		}
+	}
+	return l
+}
+
+// commonBytes are the bytes of diagnostic texts (English, lower case,
+// codes), the most frequent first.
+const commonBytes = " eotainsrlcdhmupf.gyb0w5v1k2,3:-4x@/7j6q89z"
+
+// byteRarity ranks c: the higher, the rarer in a diagnostic text.
+func byteRarity(c byte) int {
+	if i := strings.IndexByte(commonBytes, c); i >= 0 {
+		return i
+	}
+	return len(commonBytes)
+}
+
+// maxLiteralSet bounds the members of a set of literals (the product of an
+// alternation by an alternation grows fast), maxLiteralLen their length,
+// maxAlternatives the members an alternation of literals gives; beyond them
+// the analysis keeps the sets it has. maxFilterSets bounds the sets a
+// filter tests.
+const (
+	maxLiteralSet   = 16
+	maxLiteralLen   = 64
+	maxAlternatives = 64
+	maxFilterSets   = 4
+)
+
+// newLiteralFilter returns the filter of the pattern src (compiled, as
+// every pattern, case-insensitively), nil when nothing is known.
+func newLiteralFilter(src string) literalFilter {
+	re, err := syntax.Parse("(?i)"+src, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	return literalFilterOf(re)
+}
+
+// literalFilterOf returns the filter of re, parsed with (?i).
+func literalFilterOf(re *syntax.Regexp) literalFilter {
+	info := literalsOf(re)
+	need := info.need
+	if set := info.exact; set != nil && required(set) {
+		need = append(need, set)
+	}
+	var sets [][]string
+	for _, set := range need {
+		set = reduced(set)
+		if len(set) > 0 && len(set) <= maxAlternatives && required(set) && !slices.ContainsFunc(sets, func(s []string) bool { return slices.Equal(s, set) }) {
+			sets = append(sets, set)
+		}
+	}
+	// The most selective sets first: a record fails on the first one it
+	// lacks.
+	slices.SortStableFunc(sets, func(a, b []string) int { return literalScore(b) - literalScore(a) })
+	if len(sets) > maxFilterSets {
+		sets = sets[:maxFilterSets]
+	}
+	f := make(literalFilter, len(sets))
+	for i, set := range sets {
+		for _, s := range set {
+			f[i] = append(f[i], newLiteral(s))
+		}
+	}
+	return f
+}
+
+// reduced returns the members of set, sorted, without those that contain
+// another member: a text that contains "listed at the " contains "listed
+// at ", so the longer one tells nothing more.
+func reduced(set []string) []string {
+	set = slices.Compact(slices.Sorted(slices.Values(set)))
+	out := set[:0:0]
+	for i, s := range set {
+		redundant := false
+		for j, t := range set {
+			if i != j && strings.Contains(s, t) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// leadingLiterals returns the literals every match of re starts with
+// (after any empty-width assertions), nil when they are not known: the
+// first consuming part of the regexp is a literal, a small class, or an
+// alternation of them.
+func leadingLiterals(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral, syntax.OpCharClass:
+		li := literalsOf(re)
+		if li.exact != nil && required(li.exact) {
+			return li.exact
+		}
+	case syntax.OpCapture, syntax.OpPlus:
+		return leadingLiterals(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return leadingLiterals(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			switch s.Op {
+			case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+				syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+				continue // looks at the characters around, consumes none
+			}
+			return leadingLiterals(s)
+		}
+	case syntax.OpAlternate:
+		var all []string
+		for _, s := range re.Sub {
+			l := leadingLiterals(s)
+			if l == nil {
+				return nil
+			}
+			all = append(all, l...)
+		}
+		if all = slices.Compact(slices.Sorted(slices.Values(all))); len(all) <= maxAlternatives {
+			return all
+		}
+	}
+	return nil
+}
+
+// firstIndex returns the first position in text where a member of set
+// occurs, -1 when none does.
+func firstIndex(text []byte, set [][]byte) int {
+	first := -1
+	for _, lit := range set {
+		limit := text
+		if first >= 0 {
+			// Only an occurrence that starts before first counts.
+			limit = text[:min(len(text), first+len(lit)-1)]
+		}
+		if i := bytes.Index(limit, lit); i >= 0 {
+			first = i
+		}
+	}
+	return first
+}
+
+// allows reports whether text (normalized, all ASCII) may match: it
+// contains a member of each set.
+func (f literalFilter) allows(text []byte) bool {
+	for _, set := range f {
+		found := false
+		for _, lit := range set {
+			if lit.in(text) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// in reports whether text contains l: it looks for the anchor byte, then
+// compares the bytes around it.
+func (l literal) in(text []byte) bool {
+	n, a := len(l.s), l.anchor
+	c := l.s[a]
+	for i := a; i+n-a <= len(text); {
+		j := bytes.IndexByte(text[i:len(text)-(n-a-1)], c)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if string(text[i-a:i-a+n]) == l.s {
+			return true
+		}
+		i++
+	}
+	return false
+}
+
+// isASCII reports whether b has no byte above 0x7f.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// literalInfo is what a node of a regexp says about the texts it matches
+// (normalized, all ASCII).
+type literalInfo struct {
+	// exact, when not nil, lists every string the node can match ("" for
+	// an empty match).
+	exact []string
+	// need lists sets of literals: the text matched by the node contains
+	// a member of each (none of them is "").
+	need [][]string
+}
+
+// required reports whether the set is a requirement: it has no empty
+// member.
+func required(set []string) bool {
+	return len(set) > 0 && !slices.Contains(set, "")
+}
+
+// literalScore orders sets by selectivity: the shortest member counts most,
+// then fewer members.
+func literalScore(set []string) int {
+	short := maxLiteralLen
+	for _, s := range set {
+		short = min(short, len(s))
+	}
+	return short*64 - len(set)
+}
+
+// best returns the most selective set the node requires, nil if none.
+func (li literalInfo) best() []string {
+	var b []string
+	if li.exact != nil && required(li.exact) {
+		b = li.exact
+	}
+	for _, set := range li.need {
+		if b == nil || literalScore(set) > literalScore(b) {
+			b = set
+		}
+	}
+	return b
+}
+
+// literalsOf analyses re (as syntax.Parse made it, with (?i)).
+func literalsOf(re *syntax.Regexp) literalInfo {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return literalInfo{exact: []string{""}}
+	case syntax.OpLiteral:
+		b := make([]byte, 0, len(re.Rune))
+		for _, r := range re.Rune {
+			if r >= 0x80 {
+				return literalInfo{} // cannot occur in an ASCII text: no promise kept simple
+			}
+			c := byte(r)
+			if re.Flags&syntax.FoldCase != 0 && 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+		}
+		if len(b) > maxLiteralLen {
+			return literalInfo{}
+		}
+		return literalInfo{exact: []string{string(b)}}
+	case syntax.OpCharClass:
+		// The members that can occur in the text: ASCII, not A-Z.
+		var set []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1] && r < 0x80; r++ {
+				if 'A' <= r && r <= 'Z' {
+					continue
+				}
+				if len(set) == maxLiteralSet {
+					return literalInfo{}
+				}
+				set = append(set, string(rune(r)))
+			}
+		}
+		if len(set) == 0 {
+			return literalInfo{}
+		}
+		return literalInfo{exact: set}
+	case syntax.OpCapture:
+		return literalsOf(re.Sub[0])
+	case syntax.OpQuest:
+		sub := literalsOf(re.Sub[0])
+		if sub.exact != nil && len(sub.exact) < maxLiteralSet {
+			return literalInfo{exact: append(slices.Clip(sub.exact), "")}
+		}
+		return literalInfo{}
+	case syntax.OpPlus:
+		return literalInfo{need: repeated(literalsOf(re.Sub[0]))}
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return literalInfo{need: repeated(literalsOf(re.Sub[0]))}
+		}
+		if re.Max == 1 {
+			return literalsOf(&syntax.Regexp{Op: syntax.OpQuest, Sub: re.Sub})
+		}
+		return literalInfo{}
+	case syntax.OpConcat:
+		return concatLiterals(re.Sub)
+	case syntax.OpAlternate:
+		return alternateLiterals(re.Sub)
+	}
+	return literalInfo{} // any character, star, no match
+}
+
+// repeated returns what one or more repetitions of a node require: what
+// one does.
+func repeated(sub literalInfo) [][]string {
+	need := sub.need
+	if sub.exact != nil && required(sub.exact) {
+		need = append(slices.Clip(need), sub.exact)
+	}
+	return need
+}
+
+// concatLiterals analyses a concatenation: the strings of consecutive
+// exact parts are joined (their product), and each part's requirements
+// are the whole's.
+func concatLiterals(subs []*syntax.Regexp) literalInfo {
+	var out literalInfo
+	cur := []string{""}
+	allExact := true
+	flush := func() {
+		if required(cur) {
+			out.need = append(out.need, cur)
+		}
+		cur = []string{""}
+	}
+	for _, s := range subs {
+		li := literalsOf(s)
+		if li.exact == nil {
+			allExact = false
+			flush()
+			out.need = append(out.need, li.need...)
+			continue
+		}
+		if p := product(cur, li.exact); p != nil {
+			cur = p
+			continue
+		}
+		allExact = false
+		flush()
+		cur = li.exact
+	}
+	if allExact {
+		out.exact = cur
+		return out
+	}
+	flush()
+	return out
+}
+
+// product returns every a+b, nil when there would be too many or too long.
+func product(as, bs []string) []string {
+	if len(as)*len(bs) > maxLiteralSet {
+		return nil
+	}
+	p := make([]string, 0, len(as)*len(bs))
+	for _, a := range as {
+		for _, b := range bs {
+			if len(a)+len(b) > maxLiteralLen {
+				return nil
+			}
+			p = append(p, a+b)
+		}
+	}
+	return p
+}
+
+// alternateLiterals analyses an alternation: exact when every branch is,
+// else it requires the union of one required set per branch (when every
+// branch requires one).
+func alternateLiterals(subs []*syntax.Regexp) literalInfo {
+	var exact, union []string
+	allExact, allNeed := true, true
+	for _, s := range subs {
+		li := literalsOf(s)
+		if li.exact == nil {
+			allExact = false
+		} else if allExact {
+			exact = append(exact, li.exact...)
+		}
+		if b := li.best(); b != nil && allNeed {
+			union = append(union, b...)
+		} else {
+			allNeed = false
+		}
+	}
+	if allExact && len(exact) <= maxAlternatives {
+		return literalInfo{exact: exact}
+	}
+	if allNeed && len(union) <= maxAlternatives {
+		return literalInfo{need: [][]string{reduced(union)}}
+	}
+	return literalInfo{}
+}
+
+// literalsString writes a filter for tests and debugging: the sets joined
+// by " & ", their members by "|".
+func (f literalFilter) String() string {
+	parts := make([]string, len(f))
+	for i, set := range f {
+		ss := make([]string, len(set))
+		for j, l := range set {
+			ss[j] = l.s
+		}
+		parts[i] = strings.Join(ss, "|")
+	}
+	return strings.Join(parts, " & ")
+}
