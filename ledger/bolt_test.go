@@ -390,9 +390,10 @@ func TestBoltSenderIndexIsBuiltForAnOlderFile(t *testing.T) {
 // A sender whose latest sending leaves the retention window is swept from
 // the index.
 func TestBoltSweepExpiresSenders(t *testing.T) {
+	var clock atomic.Int64 // unix ns: the sweeper reads it too
 	now := time.Now()
-	clock := func() time.Time { return now }
-	l, err := openBolt(filepath.Join(t.TempDir(), "ledger.db"), Options{Retention: time.Hour, SweepInterval: time.Hour}, func() time.Time { return clock() })
+	clock.Store(now.UnixNano())
+	l, err := openBolt(filepath.Join(t.TempDir(), "ledger.db"), Options{Retention: time.Hour, SweepInterval: time.Hour}, func() time.Time { return time.Unix(0, clock.Load()) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +402,7 @@ func TestBoltSweepExpiresSenders(t *testing.T) {
 	if err := l.Put(ctx, Record{MessageID: "s.1@example.org", Sender: "s@example.org", Recipients: []string{"r@example.net"}, Time: now}); err != nil {
 		t.Fatal(err)
 	}
-	now = now.Add(2 * time.Hour)
+	clock.Store(now.Add(2 * time.Hour).UnixNano())
 	l.sweep()
 	if _, err := l.LastSent(ctx, "s@example.org"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("LastSent after the retention: %v, want ErrNotFound", err)
