@@ -66,6 +66,7 @@ type boltLedger struct {
 	// journalTail says why the journal read at open ended early (a torn
 	// write, damage), nil when it did not.
 	journalTail error
+	replayed    int // records of the journal written into bbolt at open
 
 	applyMu  sync.Mutex   // held by whoever writes journalled records into bbolt
 	pendMu   sync.Mutex   // guards pending

@@ -62,6 +62,7 @@ func (l *boltLedger) openJournal(path string) error {
 		log.Printf("ledger journal %s: %d records are not in the form of a Record, ignored", path, undecodable)
 	}
 	l.pendingN.Store(int64(len(l.pending)))
+	l.replayed = len(l.pending)
 	l.applied.Store(applied)
 	j.seq = last
 	l.journal = j
