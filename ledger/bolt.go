@@ -113,9 +113,13 @@ const maxQueueIDs = 1000
 // scan of the pair index (see sweepPairs).
 const pairScanChunk = 10000
 
-// OpenBolt opens (creating if needed) the bbolt ledger at path. Records are
-// kept for o.Retention (default 30 days); a background sweep removes older
-// ones every o.SweepInterval (default: an hour, or Retention/24 if shorter).
+// OpenBolt opens (creating if needed) the bbolt ledger at path, and its
+// journal at path+"-journal" (4 MiB, written once when it is created): a
+// Put returns once its record is in the journal, and the records a crash
+// left there are written into bbolt before OpenBolt returns (see
+// bolt_journal.go). Records are kept for o.Retention (default 30 days); a
+// background sweep removes older ones every o.SweepInterval (default: an
+// hour, or Retention/24 if shorter).
 func OpenBolt(path string, o Options) (Ledger, error) {
 	return openBolt(path, o, time.Now)
 }
