@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -179,7 +178,7 @@ func flushTime(b *testing.B, dir string) time.Duration {
 		if _, err := f.WriteAt(page, int64(i%64)*4096); err != nil {
 			b.Fatal(err)
 		}
-		if err := syscall.Fdatasync(int(f.Fd())); err != nil {
+		if err := fdatasync(f); err != nil {
 			b.Fatal(err)
 		}
 	}
