@@ -199,6 +199,19 @@ func TestJournalFragmentAtTheEndOfTheFileIsATornTail(t *testing.T) {
 	}
 }
 
+// Frames of an earlier pass over the file (numbered below the ones before
+// them, after a checkpoint) end the journal quietly: they are not damage.
+func TestJournalEndsAtAFrameOfAnEarlierPass(t *testing.T) {
+	data := appendFrame(appendFrame(nil, 5, []byte(`{"QueueID":"4E"}`)), 6, []byte(`{"QueueID":"4F"}`))
+	current := len(data)
+	data = appendFrame(data, 2, []byte(`{"QueueID":"4B"}`))
+	var seqs []uint64
+	end, err := readFrames(data, func(seq uint64, _ []byte) { seqs = append(seqs, seq) })
+	if len(seqs) != 2 || seqs[0] != 5 || seqs[1] != 6 || end != current || err != nil {
+		t.Errorf("frames 5, 6, then 2: read %v, end %d, %v; want [5 6], %d, no error", seqs, end, err, current)
+	}
+}
+
 // When bbolt does not take records (here: its write lock is held, as a
 // long transaction or a failing disk would), Puts go on into the journal
 // until it is full, and then wait: the journal never grows past its size,
