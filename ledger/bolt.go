@@ -68,12 +68,15 @@ type boltLedger struct {
 	journalTail error
 	replayed    int // records of the journal written into bbolt at open
 
-	applyMu  sync.Mutex   // held by whoever writes journalled records into bbolt
-	pendMu   sync.Mutex   // guards pending
-	pending  []journalled // journalled, durable, not yet in bbolt: in order
-	pendingN atomic.Int64 // len(pending), read without the lock
-	applied  atomic.Uint64
-	kick     chan struct{} // tells the applier there is something pending
+	applyMu  sync.Mutex    // held by whoever writes journalled records into bbolt
+	pendMu   sync.Mutex    // guards pending
+	pending  []journalled  // journalled, durable, not yet in bbolt: in order
+	pendingN atomic.Int64  // len(pending), read without the lock
+	applied  atomic.Uint64 // sequence number of the last journalled record in bbolt
+	// published is the sequence number of the last journalled record
+	// whose Put may have returned: what a read must see (settle).
+	published atomic.Uint64
+	kick      chan struct{} // tells the applier there is something pending
 
 	pairMu     sync.Mutex // guards pairNext and senderNext
 	pairNext   []byte     // where the next sweepPairs starts; nil: at the first pair

@@ -75,6 +75,7 @@ func (l *boltLedger) openJournal(path string) error {
 	// Every frame of the file is in bbolt now, or is one that cannot be
 	// (see undecodable): the next write starts the journal over.
 	l.applied.Store(last)
+	l.published.Store(last)
 	return nil
 }
 
@@ -189,6 +190,7 @@ func (l *boltLedger) journalWrite(group []putReq, payloads [][]byte) {
 		l.pending = append(l.pending, e)
 	}
 	l.pendingN.Store(int64(len(l.pending)))
+	l.published.Store(j.seq)
 	l.pendMu.Unlock()
 	select {
 	case l.kick <- struct{}{}:
@@ -236,7 +238,7 @@ func (l *boltLedger) applier() {
 		case <-l.kick:
 		case <-again:
 		}
-		if err := l.apply(); err != nil {
+		if err := l.applyAll(); err != nil {
 			retry = min(max(2*retry, minRetry), maxRetry)
 			again = time.After(retry)
 		} else {
@@ -245,14 +247,37 @@ func (l *boltLedger) applier() {
 	}
 }
 
-// settle writes into bbolt the records journalled and not yet in it: a
-// read that follows sees every Put that returned before it began. With
-// nothing pending it costs one atomic load.
+// settle writes into bbolt the records whose Put returned before it was
+// called and that are not in bbolt yet: a read that follows sees every Put
+// that returned before it began. It writes no more than those (a read
+// does not chase a stream of Puts), and with nothing to write it costs two
+// atomic loads.
 func (l *boltLedger) settle() error {
-	if l.pendingN.Load() == 0 {
+	target := l.published.Load()
+	if l.applied.Load() >= target {
 		return nil
 	}
-	return l.apply()
+	l.applyMu.Lock()
+	defer l.applyMu.Unlock()
+	for l.applied.Load() < target {
+		if n, err := l.applyBatch(); err != nil || n == 0 {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyAll writes every pending record into bbolt, one batch at a time,
+// letting a read (settle) or the committer in between batches.
+func (l *boltLedger) applyAll() error {
+	for {
+		l.applyMu.Lock()
+		n, err := l.applyBatch()
+		l.applyMu.Unlock()
+		if err != nil || n == 0 {
+			return err
+		}
+	}
 }
 
 // apply writes every pending record into bbolt, in transactions of at
@@ -266,54 +291,65 @@ func (l *boltLedger) apply() error {
 
 func (l *boltLedger) applyLocked() error {
 	for {
-		l.pendMu.Lock()
-		batch := l.pending[:min(len(l.pending), maxBatch)]
-		l.pendMu.Unlock()
-		if len(batch) == 0 {
-			return nil
-		}
-		changes := make([]Change, len(batch))
-		cutoff := l.cutoff()
-		last := batch[len(batch)-1].seq
-		err := l.db.Update(func(tx *bolt.Tx) error {
-			// A record past the retention by now is written all the
-			// same, as the Put that took it would have: the sweep
-			// deletes it.
-			for i, e := range batch {
-				c, err := putTx(tx, e.r, cutoff)
-				if err != nil {
-					return err
-				}
-				changes[i] = c
-			}
-			return tx.Bucket(bucketMeta).Put(metaJournalApplied, u64(last))
-		})
-		if err != nil {
-			err = fmt.Errorf("ledger: writing %d journalled records into the ledger file: %w", len(batch), err)
-			// A Merge hears of it now; its record stays journalled,
-			// and goes into bbolt once bbolt takes it.
-			l.pendMu.Lock()
-			for i := range batch {
-				if d := l.pending[i].done; d != nil {
-					d <- putResult{ChangeNone, err}
-					l.pending[i].done = nil
-				}
-			}
-			l.pendMu.Unlock()
+		n, err := l.applyBatch()
+		if err != nil || n == 0 {
 			return err
 		}
-		l.pendMu.Lock()
-		l.pending = l.pending[len(batch):]
-		if len(l.pending) == 0 {
-			l.pending = nil // the array of a burst is not kept
-		}
-		l.pendingN.Store(int64(len(l.pending)))
-		l.pendMu.Unlock()
-		l.applied.Store(last)
+	}
+}
+
+// applyBatch writes the first maxBatch pending records (or fewer) into
+// bbolt in one transaction, and returns how many. The caller holds
+// applyMu.
+func (l *boltLedger) applyBatch() (int, error) {
+	l.pendMu.Lock()
+	batch := l.pending[:min(len(l.pending), maxBatch)]
+	l.pendMu.Unlock()
+	if len(batch) == 0 {
+		return 0, nil
+	}
+	changes := make([]Change, len(batch))
+	cutoff := l.cutoff()
+	last := batch[len(batch)-1].seq
+	err := l.db.Update(func(tx *bolt.Tx) error {
+		// A record past the retention by now is written all the
+		// same, as the Put that took it would have: the sweep
+		// deletes it.
 		for i, e := range batch {
-			if e.done != nil {
-				e.done <- putResult{changes[i], nil}
+			c, err := putTx(tx, e.r, cutoff)
+			if err != nil {
+				return err
+			}
+			changes[i] = c
+		}
+		return tx.Bucket(bucketMeta).Put(metaJournalApplied, u64(last))
+	})
+	if err != nil {
+		err = fmt.Errorf("ledger: writing %d journalled records into the ledger file: %w", len(batch), err)
+		// A Merge hears of it now; its record stays journalled, and
+		// goes into bbolt once bbolt takes it.
+		l.pendMu.Lock()
+		for i := range batch {
+			if d := l.pending[i].done; d != nil {
+				d <- putResult{ChangeNone, err}
+				l.pending[i].done = nil
 			}
 		}
+		l.pendMu.Unlock()
+		return 0, err
 	}
+	l.pendMu.Lock()
+	l.pending = l.pending[len(batch):]
+	if len(l.pending) == 0 {
+		l.pending = nil // the array of a burst is not kept
+	}
+	l.pendingN.Store(int64(len(l.pending)))
+	l.pendMu.Unlock()
+	l.applied.Store(last)
+	for i, e := range batch {
+		if e.done != nil {
+			e.done <- putResult{changes[i], nil}
+		}
+	}
+	return len(batch), nil
 }
