@@ -26,7 +26,8 @@ import (
 // writes too): a sync is its data alone.
 //
 // An applier goroutine writes the journalled records into bbolt in
-// batches, in one ordinary transaction per batch that also records the
+// batches, at the first pause in the journal's writes (applyQuiet), in one
+// ordinary transaction per batch that also records the
 // sequence number of the last record it holds (metaJournalApplied). Once
 // all written records are in bbolt, the next one goes to the start of the
 // journal again (a checkpoint): the journal holds only records bbolt may

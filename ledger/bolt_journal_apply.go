@@ -224,8 +224,9 @@ func (l *boltLedger) applyDirect(r Record) (Change, error) {
 	return c, nil
 }
 
-// applier writes journalled records into bbolt as they come, and again
-// after a delay while bbolt fails (a full disk).
+// applier writes journalled records into bbolt at the first quiet moment
+// after they come, and again after a delay while bbolt fails (a full
+// disk).
 func (l *boltLedger) applier() {
 	defer close(l.applyD)
 	const minRetry, maxRetry = 10 * time.Millisecond, 2 * time.Second
@@ -236,6 +237,9 @@ func (l *boltLedger) applier() {
 		case <-l.applyEnd:
 			return
 		case <-l.kick:
+			if !l.quietMoment() {
+				return
+			}
 		case <-again:
 		}
 		if err := l.applyAll(); err != nil {
@@ -245,6 +249,40 @@ func (l *boltLedger) applier() {
 			retry, again = 0, nil
 		}
 	}
+}
+
+// Bounds of the applier's wait for a quiet moment (quietMoment). A bbolt
+// commit (two fdatasyncs and its pages) run beside the journal's
+// fdatasync slows it: on the project's disk, Put's mean latency was about
+// a third lower with the applier waiting for 2 ms without a journal write
+// than with it writing each group into bbolt as soon as it was journalled
+// (make bench-record, A/B in alternation on a loaded machine, 4 runs of
+// each: callers=10 1.2-1.5 ms against 1.5-3.1 ms; callers=1, as a ratio
+// to one-tx, 0.19-0.32 against 0.33-0.47). A read that finds records not
+// yet in bbolt writes them itself (settle), so it does not wait for this.
+const (
+	applyQuiet   = 2 * time.Millisecond // a pause in journal writes that lets the applier go
+	applyBacklog = 256                  // pending records after which it goes anyway
+)
+
+// quietMoment waits until the journal has had no write for applyQuiet, or
+// applyBacklog records are pending: while Puts stream in, the disk is left
+// to their syncs, and their records then go into bbolt in few
+// transactions. It reports false when the applier is to stop.
+func (l *boltLedger) quietMoment() bool {
+	t := time.NewTimer(applyQuiet)
+	defer t.Stop()
+	for l.pendingN.Load() < applyBacklog {
+		select {
+		case <-t.C:
+			return true
+		case <-l.kick:
+			t.Reset(applyQuiet)
+		case <-l.applyEnd:
+			return false
+		}
+	}
+	return true
 }
 
 // settle writes into bbolt the records whose Put returned before it was
