@@ -75,8 +75,9 @@ bench-import:
 # bench-record measures recording an outbound message on the embedded
 # ledger at its default durability (fsynced before the message is
 # acknowledged), 1 and 10 concurrent callers, three runs: mean latency per
-# call and cost per record of Put, against one bbolt transaction per record
-# and the disk's own flush time measured in the same run (issue 14).
+# call and cost per record of Put (journalled: one fdatasync per group),
+# against one bbolt transaction per record and the disk's own flush time
+# measured in the same run (issue 14).
 bench-record:
 	$(GO) test -run '^$$' -bench BenchmarkRecord -benchtime 2000x -count 3 ./ledger
 

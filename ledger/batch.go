@@ -9,8 +9,9 @@ import (
 // Batched writes, for "ndrmilter ledger import": a log of a day holds tens
 // of thousands of messages, and a message of a mailing list can have
 // hundreds of thousands of recipients. Merge writes one record in one
-// bbolt transaction (one pair of fsyncs) or one Redis round trip or more;
-// MergeBatch writes many in few, with the same result.
+// journal write and bbolt transaction (shared by the Merges of the moment)
+// or one Redis round trip or more; MergeBatch writes many in few, with the
+// same result.
 
 // Bounds of one bbolt transaction of MergeBatch and RecordPairs. A
 // transaction of records inserts their index keys in the order of the

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,8 +27,11 @@ import (
 //   - one-tx: one bbolt transaction per record (db.Update: bbolt's two
 //     fdatasyncs per record; concurrent callers wait for bbolt's lock):
 //     the baseline;
-//   - Put: the ledger's Put: its writer commits every Put pending in one
-//     transaction (group commit), each caller waiting for its own.
+//   - Put: the ledger's Put: its committer appends every Put pending to
+//     the journal in one write and one fdatasync (group commit), each
+//     caller waiting for its own; the applier writes them into bbolt
+//     meanwhile, in batches (see bolt_journal.go). Its durability is the
+//     journal's: the goal is a mean of at most 0.3 ms (issue 14).
 //
 // For each it reports the mean latency of one call (what the milter's
 // ndrmilter_ledger_latency_seconds{op="put"} shows) and the cost per
@@ -38,7 +40,10 @@ import (
 // fdatasync in the same directory, timed in the same run: no write that
 // waits for the disk can return faster, so a call's latency stays above
 // it, and only the cost per record falls with concurrency. The figures
-// are the disk's: a loaded machine or disk shows it.
+// are the disk's: a loaded machine or disk shows it. Each turn of Put ends
+// once the applier has written its records into bbolt: that work is in
+// Put's cost per record (and does not slow the next turn of one-tx), not
+// in its calls' latency, which is what the milter waits for.
 func BenchmarkRecord(b *testing.B) {
 	for _, callers := range []int{1, 10} {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
@@ -143,6 +148,9 @@ func runRecords(b *testing.B, w *recordWay, callers, n int, seq *atomic.Int64) {
 		})
 	}
 	wg.Wait()
+	if err := w.l.settle(); err != nil {
+		b.Fatalf("%s: writing the journal into bbolt: %v", w.name, err)
+	}
 	w.wall += time.Since(start)
 	w.lat += time.Duration(lat.Load())
 	w.calls += n
@@ -170,7 +178,7 @@ func flushTime(b *testing.B, dir string) time.Duration {
 		if _, err := f.WriteAt(page, int64(i%64)*4096); err != nil {
 			b.Fatal(err)
 		}
-		if err := syscall.Fdatasync(int(f.Fd())); err != nil {
+		if err := fdatasync(f); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -39,9 +40,11 @@ const maxBatch = 1000
 // never holds the write lock for long.
 const sweepChunk = 1000
 
-// boltLedger is the embedded ledger: one bbolt file, written by a single
-// goroutine that commits every pending Put in one transaction (group commit),
-// so that N concurrent writers cost one pair of fsyncs, not N.
+// boltLedger is the embedded ledger: one bbolt file, and its write-ahead
+// journal (see bolt_journal.go). Puts go to a single goroutine, the
+// committer, which journals every Put pending in one write and one
+// fdatasync (group commit), so that N concurrent writers cost one sync, not
+// N; the applier writes the journalled records into bbolt in batches.
 type boltLedger struct {
 	db  *bolt.DB
 	o   Options
@@ -51,9 +54,29 @@ type boltLedger struct {
 	closed bool
 	reqs   chan putReq
 
-	stop    chan struct{}
-	writerD chan struct{}
-	sweepD  chan struct{}
+	stop     chan struct{}
+	writerD  chan struct{}
+	sweepD   chan struct{}
+	applyD   chan struct{}
+	applyEnd chan struct{} // closed to stop the applier
+
+	// The journal; only the committer (and openBolt and Close, when it
+	// is not running) uses it.
+	journal *journalFile
+	// journalTail says why the journal read at open ended early (a torn
+	// write, damage), nil when it did not.
+	journalTail error
+	replayed    int // records of the journal written into bbolt at open
+
+	applyMu  sync.Mutex    // held by whoever writes journalled records into bbolt
+	pendMu   sync.Mutex    // guards pending
+	pending  []journalled  // journalled, durable, not yet in bbolt: in order
+	pendingN atomic.Int64  // len(pending), read without the lock
+	applied  atomic.Uint64 // sequence number of the last journalled record in bbolt
+	// published is the sequence number of the last journalled record
+	// whose Put may have returned: what a read must see (settle).
+	published atomic.Uint64
+	kick      chan struct{} // tells the applier there is something pending
 
 	pairMu     sync.Mutex // guards pairNext and senderNext
 	pairNext   []byte     // where the next sweepPairs starts; nil: at the first pair
@@ -65,8 +88,9 @@ type boltLedger struct {
 }
 
 type putReq struct {
-	r    Record
-	done chan putResult
+	r     Record
+	merge bool // a Merge: done gets the Change once the record is in bbolt
+	done  chan putResult
 }
 
 type putResult struct {
@@ -92,9 +116,13 @@ const maxQueueIDs = 1000
 // scan of the pair index (see sweepPairs).
 const pairScanChunk = 10000
 
-// OpenBolt opens (creating if needed) the bbolt ledger at path. Records are
-// kept for o.Retention (default 30 days); a background sweep removes older
-// ones every o.SweepInterval (default: an hour, or Retention/24 if shorter).
+// OpenBolt opens (creating if needed) the bbolt ledger at path, and its
+// journal at path+"-journal" (4 MiB, written once when it is created): a
+// Put returns once its record is in the journal, and the records a crash
+// left there are written into bbolt before OpenBolt returns (see
+// bolt_journal.go). Records are kept for o.Retention (default 30 days); a
+// background sweep removes older ones every o.SweepInterval (default: an
+// hour, or Retention/24 if shorter).
 func OpenBolt(path string, o Options) (Ledger, error) {
 	return openBolt(path, o, time.Now)
 }
@@ -125,31 +153,45 @@ func openBolt(path string, o Options, now func() time.Time) (*boltLedger, error)
 		return nil, fmt.Errorf("ledger: initialising %s: %w", path, err)
 	}
 	l := &boltLedger{
-		db:      db,
-		o:       o,
-		now:     now,
-		reqs:    make(chan putReq, maxBatch),
-		stop:    make(chan struct{}),
-		writerD: make(chan struct{}),
-		sweepD:  make(chan struct{}),
+		db:       db,
+		o:        o,
+		now:      now,
+		reqs:     make(chan putReq, maxBatch),
+		stop:     make(chan struct{}),
+		writerD:  make(chan struct{}),
+		sweepD:   make(chan struct{}),
+		applyD:   make(chan struct{}),
+		applyEnd: make(chan struct{}),
+		kick:     make(chan struct{}, 1),
 	}
-	go l.writer()
+	if err := l.openJournal(path + "-journal"); err != nil {
+		db.Close()
+		return nil, err
+	}
+	go l.committer()
+	go l.applier()
 	go l.sweeper()
 	return l, nil
 }
 
 func (l *boltLedger) cutoff() time.Time { return l.now().Add(-l.o.Retention) }
 
-// Put queues r for the next group commit and waits until it is durable. If
-// ctx ends first, Put returns ctx's error and r may still be committed.
-// A record older than the retention window is not stored.
+// Put journals r with every Put pending (group commit) and returns once
+// the journal is synced: r is durable, and every read of the ledger sees
+// it. If ctx ends first, Put returns ctx's error and r may still be
+// recorded. A record older than the retention window is not stored.
 func (l *boltLedger) Put(ctx context.Context, r Record) error {
-	_, err := l.Merge(ctx, r)
+	_, err := l.put(ctx, r, false)
 	return err
 }
 
-// Merge is Put that reports what the commit changed.
+// Merge is Put that reports what writing r into bbolt changed: it returns
+// once r is in bbolt.
 func (l *boltLedger) Merge(ctx context.Context, r Record) (Change, error) {
+	return l.put(ctx, r, true)
+}
+
+func (l *boltLedger) put(ctx context.Context, r Record, merge bool) (Change, error) {
 	r = r.Normalize(l.now())
 	if r.MessageID == "" && r.QueueID == "" && (r.Sender == "" || len(r.Recipients) == 0) {
 		return ChangeNone, errors.New("ledger: record has no Message-ID, no queue id and no sender/recipient pair: nothing to look it up by")
@@ -157,7 +199,7 @@ func (l *boltLedger) Merge(ctx context.Context, r Record) (Change, error) {
 	if r.Time.Before(l.cutoff()) {
 		return ChangeTooOld, nil
 	}
-	req := putReq{r: r, done: make(chan putResult, 1)}
+	req := putReq{r: r, merge: merge, done: make(chan putResult, 1)}
 	l.mu.RLock()
 	if l.closed {
 		l.mu.RUnlock()
@@ -175,51 +217,6 @@ func (l *boltLedger) Merge(ctx context.Context, r Record) (Change, error) {
 		return res.change, res.err
 	case <-ctx.Done():
 		return ChangeNone, ctx.Err()
-	}
-}
-
-// writer commits queued records: it takes what is waiting (up to maxBatch)
-// in one transaction, then acknowledges every one of them. While a commit
-// runs, new records queue up for the next one.
-func (l *boltLedger) writer() {
-	defer close(l.writerD)
-	batch := make([]putReq, 0, maxBatch)
-	for {
-		first, ok := <-l.reqs
-		if !ok {
-			return
-		}
-		batch = append(batch[:0], first)
-	drain:
-		for len(batch) < maxBatch {
-			select {
-			case r, ok := <-l.reqs:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, r)
-			default:
-				break drain
-			}
-		}
-		changes := make([]Change, len(batch))
-		cutoff := l.cutoff()
-		err := l.db.Update(func(tx *bolt.Tx) error {
-			for i, req := range batch {
-				c, err := putTx(tx, req.r, cutoff)
-				if err != nil {
-					return err
-				}
-				changes[i] = c
-			}
-			return nil
-		})
-		if err != nil {
-			err = fmt.Errorf("ledger: writing %d records: %w", len(batch), err)
-		}
-		for i, req := range batch {
-			req.done <- putResult{changes[i], err}
-		}
 	}
 }
 
@@ -409,6 +406,9 @@ func (l *boltLedger) byIndex(ctx context.Context, bucket []byte, key string) (Re
 	if key == "" {
 		return Record{}, ErrNotFound
 	}
+	if err := l.settle(); err != nil {
+		return Record{}, err
+	}
 	var r Record
 	err := l.db.View(func(tx *bolt.Tx) error {
 		id := tx.Bucket(bucket).Get([]byte(key))
@@ -453,6 +453,9 @@ func (l *boltLedger) SentTo(ctx context.Context, sender, recipient string) (bool
 	if sender == "" || recipient == "" {
 		return false, nil
 	}
+	if err := l.settle(); err != nil {
+		return false, err
+	}
 	var ts uint64
 	err := l.db.View(func(tx *bolt.Tx) error {
 		if v := tx.Bucket(bucketPair).Get(pairKey(sender, recipient)); len(v) == 8 {
@@ -475,6 +478,9 @@ func (l *boltLedger) LastSent(ctx context.Context, sender string) (time.Time, er
 	sender = NormalizeAddress(sender)
 	if sender == "" {
 		return time.Time{}, ErrNotFound
+	}
+	if err := l.settle(); err != nil {
+		return time.Time{}, err
 	}
 	var ts uint64
 	err := l.db.View(func(tx *bolt.Tx) error {
@@ -500,6 +506,9 @@ func (l *boltLedger) Since(ctx context.Context) (time.Time, error) {
 	if err := ctx.Err(); err != nil {
 		return time.Time{}, err
 	}
+	if err := l.settle(); err != nil {
+		return time.Time{}, err
+	}
 	var t time.Time
 	err := l.db.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketMeta).Get(metaSince)
@@ -515,6 +524,9 @@ func (l *boltLedger) Since(ctx context.Context) (time.Time, error) {
 // Stats counts the records and reports the oldest and newest times.
 func (l *boltLedger) Stats(ctx context.Context) (Stats, error) {
 	st := Stats{Backend: "bbolt " + l.db.Path()}
+	if err := l.settle(); err != nil {
+		return st, err
+	}
 	err := l.db.View(func(tx *bolt.Tx) error {
 		st.Records = int64(tx.Bucket(bucketRecords).Stats().KeyN)
 		st.Bytes = tx.Size()
@@ -554,6 +566,7 @@ func (l *boltLedger) sweeper() {
 // sweepChunk records per transaction. It returns the number deleted.
 func (l *boltLedger) sweep() int {
 	total := 0
+	l.settle() // on an error, the records it could not write are not swept
 	for {
 		n := 0
 		cut := uint64(l.cutoff().UnixNano())
@@ -669,8 +682,9 @@ func (l *boltLedger) sweepBucket(bucket, next []byte, expired func(v []byte) boo
 	return len(gone), next
 }
 
-// Close stops accepting records, commits those already queued, and closes
-// the file.
+// Close stops accepting records, writes those journalled into bbolt, and
+// closes the files. Records it cannot write into bbolt stay in the
+// journal, and are written at the next open.
 func (l *boltLedger) Close() error {
 	l.mu.Lock()
 	if l.closed {
@@ -681,7 +695,14 @@ func (l *boltLedger) Close() error {
 	close(l.reqs)
 	l.mu.Unlock()
 	<-l.writerD
+	close(l.applyEnd)
+	<-l.applyD
 	close(l.stop)
 	<-l.sweepD
-	return l.db.Close()
+	err := l.apply()
+	if err != nil {
+		err = fmt.Errorf("ledger: %d journalled records are not in the ledger file yet (they will be written at the next open): %w", l.pendingN.Load(), err)
+	}
+	jerr := l.journal.f.Close()
+	return errors.Join(err, jerr, l.db.Close())
 }

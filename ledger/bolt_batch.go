@@ -35,6 +35,10 @@ func (l *boltLedger) mergeBatch(ctx context.Context, recs []Record) ([]Change, e
 	if l.closed {
 		return nil, errors.New("ledger: closed")
 	}
+	// Records whose Put returned go first, in their order.
+	if err := l.settle(); err != nil {
+		return nil, err
+	}
 	changes := make([]Change, 0, len(norm))
 	plan := make([]plannedRecord, 0, min(len(norm), maxTxRecords))
 	tailsDone := 0 // norm[:tailsDone] have their pairs past the cap written
@@ -123,6 +127,9 @@ func (l *boltLedger) recordPairs(ctx context.Context, sender string, recipients 
 	defer l.mu.RUnlock()
 	if l.closed {
 		return errors.New("ledger: closed")
+	}
+	if err := l.settle(); err != nil {
+		return err
 	}
 	return l.putPairs(ctx, sender, recipients, t)
 }

@@ -3,8 +3,10 @@
 // a retention period, so that a bounce can be matched to mail we really
 // sent, and it owns the forms those are compared in (NormalizeMessageID,
 // NormalizeAddress, InDomains). Two stores implement the Ledger: bbolt on
-// disk (the default, OpenBolt) and Redis shared by several servers
-// (OpenRedis); Open picks one from a spec.
+// disk (the default, OpenBolt), with a write-ahead journal in front of it
+// that makes a Put durable with one fdatasync of a preallocated file
+// instead of a bbolt commit's two (see bolt_journal.go), and Redis shared
+// by several servers (OpenRedis); Open picks one from a spec.
 package ledger
 
 import (
