@@ -398,15 +398,16 @@ func addQueueID(qids *bolt.Bucket, br *boltRecord, q string, id []byte) bool {
 	return true
 }
 
-// byIndex looks key up in an index bucket and returns the record it points to.
-func (l *boltLedger) byIndex(ctx context.Context, bucket []byte, key string) (Record, error) {
+// byIndex looks key up in an index bucket and returns the record it points
+// to, once the pending records that match affects are in bbolt (settleIf).
+func (l *boltLedger) byIndex(ctx context.Context, bucket []byte, key string, affects func(*Record) bool) (Record, error) {
 	if err := ctx.Err(); err != nil {
 		return Record{}, err
 	}
 	if key == "" {
 		return Record{}, ErrNotFound
 	}
-	if err := l.settle(); err != nil {
+	if err := l.settleIf(affects); err != nil {
 		return Record{}, err
 	}
 	var r Record
@@ -436,12 +437,31 @@ func (l *boltLedger) byIndex(ctx context.Context, bucket []byte, key string) (Re
 // ByMessageID returns the record with that Message-ID (compared in the
 // form NormalizeMessageID gives).
 func (l *boltLedger) ByMessageID(ctx context.Context, messageID string) (Record, error) {
-	return l.byIndex(ctx, bucketMsgID, NormalizeMessageID(messageID))
+	m := NormalizeMessageID(messageID)
+	// Only a record of that Message-ID, or one without a Message-ID (it
+	// merges by queue id), can change the answer (putTx).
+	return l.byIndex(ctx, bucketMsgID, m, func(p *Record) bool { return p.MessageID == m || p.MessageID == "" })
 }
 
 // ByQueueID returns the record of the message with that queue id.
 func (l *boltLedger) ByQueueID(ctx context.Context, queueID string) (Record, error) {
-	return l.byIndex(ctx, bucketQueueID, queueID)
+	target, applied := l.published.Load(), l.applied.Load()
+	// A record with that queue id moves it; one without a Message-ID
+	// merges by queue id (putTx).
+	r, err := l.byIndex(ctx, bucketQueueID, queueID, func(p *Record) bool { return p.QueueID == queueID || p.MessageID == "" })
+	if err != nil || r.MessageID == "" || l.pendingN.Load() == 0 {
+		return r, err
+	}
+	// A pending record of the message found merges into it. If a batch
+	// went into bbolt meanwhile, what the read saw is not known: read
+	// again once everything is in.
+	if l.pendingSince(target, max(applied, 1), func(p *Record) bool { return p.MessageID == r.MessageID }) {
+		if err := l.settle(); err != nil {
+			return Record{}, err
+		}
+		return l.byIndex(ctx, bucketQueueID, queueID, func(*Record) bool { return false })
+	}
+	return r, nil
 }
 
 // SentTo reports whether sender sent to recipient within the retention window.
@@ -453,8 +473,13 @@ func (l *boltLedger) SentTo(ctx context.Context, sender, recipient string) (bool
 	if sender == "" || recipient == "" {
 		return false, nil
 	}
-	if err := l.settle(); err != nil {
-		return false, err
+	// Pairs come from each Put's own sender and recipients (putTx): a
+	// pending one is the answer, and without one bbolt has the rest.
+	cutoff := l.cutoff()
+	if l.pendingN.Load() > 0 && l.pendingSince(l.published.Load(), 0, func(p *Record) bool {
+		return p.Sender == sender && !p.Time.Before(cutoff) && slices.Contains(p.Recipients, recipient)
+	}) {
+		return true, nil
 	}
 	var ts uint64
 	err := l.db.View(func(tx *bolt.Tx) error {
@@ -479,7 +504,9 @@ func (l *boltLedger) LastSent(ctx context.Context, sender string) (time.Time, er
 	if sender == "" {
 		return time.Time{}, ErrNotFound
 	}
-	if err := l.settle(); err != nil {
+	// The sender index comes from each Put's own sender and time (putTx):
+	// only that sender's pending records change the answer.
+	if err := l.settleIf(func(p *Record) bool { return p.Sender == sender }); err != nil {
 		return time.Time{}, err
 	}
 	var ts uint64

@@ -305,6 +305,49 @@ func (l *boltLedger) settle() error {
 	return nil
 }
 
+// settleIf is settle for a read whose answer only records that match can
+// change: when no record whose Put returned and that bbolt lacks matches,
+// bbolt's answer is already the whole answer and nothing is written. So a
+// bounce's lookup does not pay for a bbolt commit because other messages
+// were recorded a moment earlier (measured with bench-postfix: a lookup
+// settling every pending record took 5 ms on average while outbound mail
+// flowed).
+//
+// It is exact because applyBatch commits a batch into bbolt before it
+// drops the batch from pending: a record not found pending here is in
+// bbolt by then, for the read that follows.
+func (l *boltLedger) settleIf(match func(*Record) bool) error {
+	if l.pendingN.Load() == 0 {
+		return nil
+	}
+	if l.pendingSince(l.published.Load(), 0, match) {
+		return l.settle()
+	}
+	return nil
+}
+
+// pendingSince reports whether a pending record numbered at most target
+// matches, or, when applied is not 0, whether a batch was written into
+// bbolt since applied was read (the caller then cannot tell from pending
+// alone what its read saw).
+func (l *boltLedger) pendingSince(target, applied uint64, match func(*Record) bool) bool {
+	l.pendMu.Lock()
+	defer l.pendMu.Unlock()
+	if applied != 0 && l.applied.Load() != applied {
+		return true
+	}
+	for i := range l.pending {
+		e := &l.pending[i]
+		if e.seq > target {
+			break // pending is in order: the rest came after the read began
+		}
+		if match(&e.r) {
+			return true
+		}
+	}
+	return false
+}
+
 // applyAll writes every pending record into bbolt, one batch at a time,
 // letting a read (settle) or the committer in between batches.
 func (l *boltLedger) applyAll() error {
@@ -382,8 +425,10 @@ func (l *boltLedger) applyBatch() (int, error) {
 		l.pending = nil // the array of a burst is not kept
 	}
 	l.pendingN.Store(int64(len(l.pending)))
-	l.pendMu.Unlock()
+	// Under pendMu with pending: a reader holding it sees the records
+	// in pending or counted in applied, never neither (pendingSince).
 	l.applied.Store(last)
+	l.pendMu.Unlock()
 	for i, e := range batch {
 		if e.done != nil {
 			e.done <- putResult{changes[i], nil}
