@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "0f64161d0632"
+const builtinDigest = "1dbbc9430c4f"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -510,7 +510,7 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Changing the message will not help. Your email admin should make your domain's mail server accept mail from the empty sender address <> (RFC 5321 requires it) and confirm that your address exists there; then send the message again."},
+								{literal: "Changing the message will not help. Your email admin should make your domain's mail server accept mail from the empty sender address <> (the mail standards require it) and confirm that your address exists there; then send the message again."},
 							},
 						},
 						tr: new([][]text),
