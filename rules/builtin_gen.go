@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "15e688cfd4d5"
+const builtinDigest = "1dbbc9430c4f"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -289,13 +289,565 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
+			id:   "outlook-block-list",
+			file: "rules.yaml (built-in)",
+			line: 779,
+			text: phraseMask{
+				{index: 2, bits: 6144},
+			},
+			textIDs: []int32{139, 140},
+			regexps: []*pattern{
+				{src: "\\bs31[45]0\\b", captures: false},
+			},
+			then: thenDef{
+				Reason: "blocked",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "on Outlook.com's block list",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the address of the sending server"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", or its network, is on the block list of Outlook.com (Hotmail, Live, MSN), Microsoft's mail service."},
+							},
+						},
+						uses: 8195,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin (or the provider of the sending server's address) should check the address in Microsoft's Smart Network Data Services (SNDS), stop any spam it sends (often a hacked account), and ask for removal with Outlook.com's delist form (olcsupport.office.com); Microsoft's page on these codes: sendersupport.olc.protection.outlook.com/pm/troubleshooting.aspx."},
+							},
+						},
+						tr: new([][]text),
+					},
+				},
+			},
+		},
+		{
+			id:   "greylisting-delayed",
+			file: "rules.yaml (built-in)",
+			line: 796,
+			text: phraseMask{
+				{index: 2, bits: 516096},
+			},
+			textIDs: []int32{141, 142, 143, 144, 145, 146},
+			action:  []smtpcode.Action{"delayed"},
+			then: thenDef{
+				Reason: "onhold",
+				words: words{
+					owner: "none",
+					summary: phrase{
+						en: "greylisting (temporary)",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "Delivery"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " is delayed by greylisting: the receiving server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " deliberately refuses the first attempts from a sending server it does not know yet, and accepts the message when that server tries again later. The sending server keeps trying by itself."},
+							},
+						},
+						uses: 3,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing to do, and do not send the message again: greylisting normally passes within minutes to a few hours. Only if the delay lasts for many hours should your email admin check that the sending server retries from the same address, or ask the recipient's email admin to allow it."},
+							},
+						},
+						tr: new([][]text),
+					},
+				},
+				delays: true,
+			},
+		},
+		{
+			id:   "proofpoint-reputation",
+			file: "rules.yaml (built-in)",
+			line: 814,
+			text: phraseMask{
+				{index: 2, bits: 3670016},
+			},
+			textIDs: []int32{147, 148, 149},
+			then: thenDef{
+				Reason: "blocked",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "blocked by Proofpoint's reputation service",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the recipient's organization filters its mail with Proofpoint, and Proofpoint's reputation service blocks the address of the sending server"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: "."},
+							},
+						},
+						uses: 8195,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin should look the sending server's address up on Proofpoint's page"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 10, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", fix what gave it a poor reputation (often a hacked account sending spam), and ask for removal with the form on that page."},
+							},
+						},
+						uses: 1024,
+						tr:   new([][]text),
+					},
+				},
+			},
+		},
+		{
+			id:   "sender-verify-callout",
+			file: "rules.yaml (built-in)",
+			line: 829,
+			text: phraseMask{
+				{index: 2, bits: 264241152},
+			},
+			textIDs: []int32{150, 151, 152, 153, 154, 155},
+			then: thenDef{
+				Reason: "rejected",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "sender address check failed",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because that server checked your sender address by contacting your own domain's mail server, and your domain's server refused the check: it does not accept the empty sender address that such checks and bounces use, or it did not confirm that your address exists."},
+							},
+						},
+						uses: 3,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Your email admin should make your domain's mail server accept mail from the empty sender address <> (the mail standards require it) and confirm that your address exists there; then send the message again."},
+							},
+						},
+						tr: new([][]text),
+					},
+				},
+			},
+		},
+		{
+			id:   "gmail-recipient-rate-delayed",
+			file: "rules.yaml (built-in)",
+			line: 849,
+			text: phraseMask{
+				{index: 2, bits: 805306368},
+			},
+			textIDs: []int32{156, 157},
+			action:  []smtpcode.Action{"delayed"},
+			then: thenDef{
+				Reason: "speeding",
+				words: words{
+					owner: "none",
+					summary: phrase{
+						en: "recipient receives too much mail",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "Delivery"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " is delayed: the recipient's mailbox"},
+								{
+									group: []textPart{
+										{literal: " at "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " is receiving mail faster than its provider allows, so the provider puts new messages off for now. This is about the recipient's incoming mail, not about you. The sending server keeps trying."},
+							},
+						},
+						uses: 3,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing to do, and do not send the message again: the sending server keeps trying. If it finally fails, send it again later or reach the recipient by other means; only the recipient can reduce the mail they receive."},
+							},
+						},
+						tr: new([][]text),
+					},
+				},
+				delays: true,
+			},
+		},
+		{
+			id:   "gmail-recipient-rate",
+			file: "rules.yaml (built-in)",
+			line: 866,
+			text: phraseMask{
+				{index: 2, bits: 805306368},
+			},
+			textIDs: []int32{156, 157},
+			then: thenDef{
+				Reason: "speeding",
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "recipient receives too much mail",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the recipient's mailbox is receiving mail faster than its provider allows. This is about the recipient's incoming mail, not about you."},
+							},
+						},
+						uses: 3,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing in your message needs to change: send it again later, or reach the recipient by other means. Only the recipient (or their email admin) can reduce the mail they receive."},
+							},
+						},
+						tr: new([][]text),
+					},
+				},
+			},
+		},
+		{
+			id:   "gmail-likely-unsolicited",
+			file: "rules.yaml (built-in)",
+			line: 876,
+			text: phraseMask{
+				{index: 2, bits: 1073741824},
+			},
+			textIDs: []int32{158},
+			regexps: []*pattern{
+				{src: "(?:\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})(?: +[0-9]+)?\\] )?our system has detected that this message is likely unsolicited mail", captures: true},
+			},
+			then: thenDef{
+				Reason: "spamdetected",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "refused by Gmail as likely unsolicited",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because Gmail judged it likely unsolicited mail (spam). Gmail decides this mostly from the reputation of the sending server"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " and of your domain, and from whether the message is authenticated (SPF, DKIM, DMARC), as well as from its content."},
+							},
+						},
+						uses: 8195,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "The recipient cannot undo this refusal: the message never reached their mailbox. Your email admin should check that your domain's mail passes SPF, DKIM and DMARC, look at the domain's and the sending server's reputation (Google Postmaster Tools), and follow Gmail's sender guidelines"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 10, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: "; bulk or promotional mail needs a one-click unsubscribe and recipients who asked for it."},
+							},
+						},
+						uses: 1024,
+						tr:   new([][]text),
+					},
+				},
+			},
+		},
+		{
+			id:   "mimecast-user-block",
+			file: "rules.yaml (built-in)",
+			line: 893,
+			text: phraseMask{
+				{index: 2, bits: 32212254720},
+			},
+			textIDs: []int32{159, 160, 161, 162},
+			then: thenDef{
+				Reason: "rejected",
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "the recipient blocked you",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the recipient has put your address or your domain on their personal list of blocked senders, in the Mimecast filter their organization uses."},
+							},
+						},
+						uses: 3,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing on your side can change this, and your email admin cannot either. Only the recipient can remove you from their blocked senders (or their email admin can); if you need to reach them, do so by other means."},
+							},
+						},
+						tr: new([][]text),
+					},
+				},
+			},
+		},
+		{
+			id:   "mimecast-policy-block",
+			file: "rules.yaml (built-in)",
+			line: 908,
+			text: phraseMask{
+				{index: 2, bits: 1065151889408},
+			},
+			textIDs: []int32{163, 164, 165, 166, 167},
+			then: thenDef{
+				Reason: "rejected",
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "blocked by the recipient's policy",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because a blocked senders policy of the recipient's organization, in its Mimecast filter, covers your address or your domain."},
+							},
+						},
+						uses: 3,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Ask the recipient, by other means, to have their email admin remove your address or domain from the Mimecast blocked senders policy."},
+							},
+						},
+						tr: new([][]text),
+					},
+				},
+			},
+		},
+		{
+			id:   "mimecast-anti-spoofing",
+			file: "rules.yaml (built-in)",
+			line: 924,
+			text: phraseMask{
+				{index: 2, bits: 7696581394432},
+			},
+			textIDs: []int32{168, 169, 170},
+			then: thenDef{
+				Reason: "policyviolation",
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "refused by anti-spoofing policy",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the recipient organization's Mimecast filter refuses mail from outside that claims to come from one of the organization's own domains."},
+							},
+						},
+						uses: 3,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "If you sent it from a service or a server outside that organization in the name of one of its addresses, the recipient's email admin must allow that service in their Mimecast anti-spoofing policy; otherwise send it from your own address."},
+							},
+						},
+						tr: new([][]text),
+					},
+				},
+			},
+		},
+		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 771,
+			line: 938,
 			text: phraseMask{
-				{index: 2, bits: 14336},
+				{index: 2, bits: 61572651155456},
 			},
-			textIDs: []int32{139, 140, 141},
+			textIDs: []int32{171, 172, 173},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](416|418)\\b", captures: false},
 			},
@@ -304,11 +856,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 781,
+			line: 948,
 			text: phraseMask{
-				{index: 2, bits: 14336},
+				{index: 2, bits: 61572651155456},
 			},
-			textIDs: []int32{139, 140, 141},
+			textIDs: []int32{171, 172, 173},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](417)\\b", captures: false},
 			},
@@ -317,11 +869,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 787,
+			line: 954,
 			text: phraseMask{
-				{index: 2, bits: 14336},
+				{index: 2, bits: 61572651155456},
 			},
-			textIDs: []int32{139, 140, 141},
+			textIDs: []int32{171, 172, 173},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](420|426)\\b", captures: false},
 			},
@@ -330,11 +882,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 793,
+			line: 960,
 			text: phraseMask{
-				{index: 2, bits: 14336},
+				{index: 2, bits: 61572651155456},
 			},
-			textIDs: []int32{139, 140, 141},
+			textIDs: []int32{171, 172, 173},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](401|517)\\b", captures: false},
 			},
@@ -343,11 +895,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 799,
+			line: 966,
 			text: phraseMask{
-				{index: 2, bits: 14336},
+				{index: 2, bits: 61572651155456},
 			},
-			textIDs: []int32{139, 140, 141},
+			textIDs: []int32{171, 172, 173},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](305|402)\\b", captures: false},
 			},
@@ -356,11 +908,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 805,
+			line: 972,
 			text: phraseMask{
-				{index: 2, bits: 14336},
+				{index: 2, bits: 61572651155456},
 			},
-			textIDs: []int32{139, 140, 141},
+			textIDs: []int32{171, 172, 173},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](403|405|415|421)\\b", captures: false},
 			},
@@ -369,11 +921,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 811,
+			line: 978,
 			text: phraseMask{
-				{index: 2, bits: 14336},
+				{index: 2, bits: 61572651155456},
 			},
-			textIDs: []int32{139, 140, 141},
+			textIDs: []int32{171, 172, 173},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](506)\\b", captures: false},
 			},
@@ -382,11 +934,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 817,
+			line: 984,
 			text: phraseMask{
-				{index: 2, bits: 14336},
+				{index: 2, bits: 61572651155456},
 			},
-			textIDs: []int32{139, 140, 141},
+			textIDs: []int32{171, 172, 173},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](514)\\b", captures: false},
 			},
@@ -395,11 +947,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 823,
+			line: 990,
 			text: phraseMask{
-				{index: 2, bits: 14336},
+				{index: 2, bits: 61572651155456},
 			},
-			textIDs: []int32{139, 140, 141},
+			textIDs: []int32{171, 172, 173},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](630)\\b", captures: false},
 			},
@@ -408,11 +960,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 829,
+			line: 996,
 			text: phraseMask{
-				{index: 2, bits: 14336},
+				{index: 2, bits: 61572651155456},
 			},
-			textIDs: []int32{139, 140, 141},
+			textIDs: []int32{171, 172, 173},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](505)\\b", captures: false},
 			},
@@ -421,11 +973,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 835,
+			line: 1002,
 			text: phraseMask{
-				{index: 2, bits: 14336},
+				{index: 2, bits: 61572651155456},
 			},
-			textIDs: []int32{139, 140, 141},
+			textIDs: []int32{171, 172, 173},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](104)\\b", captures: false},
 			},
@@ -434,24 +986,72 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 841,
+			line: 1008,
 			text: phraseMask{
-				{index: 2, bits: 14336},
+				{index: 2, bits: 61572651155456},
 			},
-			textIDs: []int32{139, 140, 141},
+			textIDs: []int32{171, 172, 173},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](101|102|103|510|999)\\b", captures: false},
 			},
-			then: thenDef{Reason: "blocked"},
+			then: thenDef{
+				Reason: "blocked",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "blocked by Orange",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because Orange (Orange, Wanadoo, La Poste mail) refuses mail from the sending server"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " for its reputation. The code at the end of the reply (LPN... or OFR...) is Orange's reason code."},
+							},
+						},
+						uses: 8195,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin should check the sending server's address against the public block lists and its reverse DNS, SPF and DKIM, fix what is wrong, and then ask Orange to lift the block with the form on Orange's postmaster site (postmaster.orange.fr), giving the code from the reply."},
+							},
+						},
+						tr: new([][]text),
+					},
+				},
+			},
 		},
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 847,
+			line: 1023,
 			text: phraseMask{
-				{index: 2, bits: 245760},
+				{index: 2, bits: 1055531162664960},
 			},
-			textIDs: []int32{142, 143, 144, 145},
+			textIDs: []int32{174, 175, 176, 177},
 			regexps: []*pattern{
 				{src: "\\b(cxbl|cdrbl|ipbl0001|ipbl0010|ipbl0100|ipbl0011|ipbl0101|ipbl0110|ipbl0111|ipbl1000|ipbl1001|ipbl1010|ipbl1011|ipbl1100|ipbl1101|ipbl1110|ipbl1111|ipbl00001)\\b", captures: false},
 			},
@@ -460,11 +1060,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 855,
+			line: 1031,
 			text: phraseMask{
-				{index: 2, bits: 262144},
+				{index: 2, bits: 1125899906842624},
 			},
-			textIDs: []int32{146},
+			textIDs: []int32{178},
 			regexps: []*pattern{
 				{src: "\\b(cxdns)\\b", captures: false},
 			},
@@ -473,11 +1073,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 861,
+			line: 1037,
 			text: phraseMask{
-				{index: 2, bits: 524288},
+				{index: 2, bits: 2251799813685248},
 			},
-			textIDs: []int32{147},
+			textIDs: []int32{179},
 			regexps: []*pattern{
 				{src: "\\b(cxsndr)\\b", captures: false},
 			},
@@ -486,11 +1086,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 867,
+			line: 1043,
 			text: phraseMask{
-				{index: 2, bits: 1048576},
+				{index: 2, bits: 4503599627370496},
 			},
-			textIDs: []int32{148},
+			textIDs: []int32{180},
 			regexps: []*pattern{
 				{src: "\\b(cxsmtp)\\b", captures: false},
 			},
@@ -499,11 +1099,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 873,
+			line: 1049,
 			text: phraseMask{
-				{index: 2, bits: 6291456},
+				{index: 2, bits: 27021597764222976},
 			},
-			textIDs: []int32{149, 150},
+			textIDs: []int32{181, 182},
 			regexps: []*pattern{
 				{src: "\\b(cxcnct|cxmxrt)\\b", captures: false},
 			},
@@ -512,11 +1112,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 879,
+			line: 1055,
 			text: phraseMask{
-				{index: 2, bits: 25165824},
+				{index: 2, bits: 108086391056891904},
 			},
-			textIDs: []int32{151, 152},
+			textIDs: []int32{183, 184},
 			regexps: []*pattern{
 				{src: "\\b(cxthrt|cxmj)\\b", captures: false},
 			},
@@ -525,11 +1125,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 885,
+			line: 1061,
 			text: phraseMask{
-				{index: 2, bits: 33554432},
+				{index: 2, bits: 144115188075855872},
 			},
-			textIDs: []int32{153},
+			textIDs: []int32{185},
 			regexps: []*pattern{
 				{src: "\\b(urlbl011|urlbl101|urlbl110|urlbl1001)\\b", captures: false},
 			},
@@ -538,151 +1138,152 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 891,
+			line: 1067,
 			text: phraseMask{
-				{index: 2, bits: 67108864},
+				{index: 2, bits: 288230376151711744},
 			},
-			textIDs: []int32{154},
+			textIDs: []int32{186},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 900,
+			line: 1076,
 			text: phraseMask{
-				{index: 2, bits: 17045651456},
+				{index: 2, bits: 17870283321406128128},
+				{index: 3, bits: 3},
 			},
-			textIDs: []int32{155, 156, 157, 158, 159, 160, 161},
+			textIDs: []int32{187, 188, 189, 190, 191, 192, 193},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 905,
+			line: 1081,
 			text: phraseMask{
-				{index: 2, bits: 17179869184},
+				{index: 3, bits: 4},
 			},
-			textIDs: []int32{162},
+			textIDs: []int32{194},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 910,
+			line: 1086,
 			text: phraseMask{
-				{index: 2, bits: 103079215104},
+				{index: 3, bits: 24},
 			},
-			textIDs: []int32{163, 164},
+			textIDs: []int32{195, 196},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 915,
+			line: 1091,
 			text: phraseMask{
-				{index: 2, bits: 412316860416},
+				{index: 3, bits: 96},
 			},
-			textIDs: []int32{165, 166},
+			textIDs: []int32{197, 198},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 920,
+			line: 1096,
 			text: phraseMask{
-				{index: 2, bits: 549755813888},
+				{index: 3, bits: 128},
 			},
-			textIDs: []int32{167},
+			textIDs: []int32{199},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 925,
+			line: 1101,
 			text: phraseMask{
-				{index: 2, bits: 7696581394432},
+				{index: 3, bits: 1792},
 			},
-			textIDs: []int32{168, 169, 170},
+			textIDs: []int32{200, 201, 202},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 930,
+			line: 1106,
 			text: phraseMask{
-				{index: 2, bits: 26388279066624},
+				{index: 3, bits: 6144},
 			},
-			textIDs: []int32{171, 172},
+			textIDs: []int32{203, 204},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 935,
+			line: 1111,
 			text: phraseMask{
-				{index: 2, bits: 35184372088832},
+				{index: 3, bits: 8192},
 			},
-			textIDs: []int32{173},
+			textIDs: []int32{205},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 940,
+			line: 1116,
 			text: phraseMask{
-				{index: 2, bits: 70368744177664},
+				{index: 3, bits: 16384},
 			},
-			textIDs: []int32{174},
+			textIDs: []int32{206},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 945,
+			line: 1121,
 			text: phraseMask{
-				{index: 2, bits: 140737488355328},
+				{index: 3, bits: 32768},
 			},
-			textIDs: []int32{175},
+			textIDs: []int32{207},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 950,
+			line: 1126,
 			text: phraseMask{
-				{index: 2, bits: 8725724278030336},
+				{index: 3, bits: 2031616},
 			},
-			textIDs: []int32{176, 177, 178, 179, 180},
+			textIDs: []int32{208, 209, 210, 211, 212},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 955,
+			line: 1131,
 			text: phraseMask{
-				{index: 2, bits: 135107988821114880},
+				{index: 3, bits: 31457280},
 			},
-			textIDs: []int32{181, 182, 183, 184},
+			textIDs: []int32{213, 214, 215, 216},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 960,
+			line: 1136,
 			text: phraseMask{
-				{index: 2, bits: 144115188075855872},
+				{index: 3, bits: 33554432},
 			},
-			textIDs: []int32{185},
+			textIDs: []int32{217},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 965,
+			line: 1141,
 			text: phraseMask{
-				{index: 2, bits: 288230376151711744},
+				{index: 3, bits: 67108864},
 			},
-			textIDs: []int32{186},
+			textIDs: []int32{218},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1000|120[0-9]|1210|12[2-4][0-9]|1250)\\b", captures: false},
 			},
@@ -691,11 +1292,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 974,
+			line: 1150,
 			text: phraseMask{
-				{index: 2, bits: 288230376151711744},
+				{index: 3, bits: 67108864},
 			},
-			textIDs: []int32{186},
+			textIDs: []int32{218},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1010|10[2-7][0-9]|1080|1500|1520)\\b", captures: false},
 			},
@@ -704,11 +1305,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 980,
+			line: 1156,
 			text: phraseMask{
-				{index: 2, bits: 288230376151711744},
+				{index: 3, bits: 67108864},
 			},
-			textIDs: []int32{186},
+			textIDs: []int32{218},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1090)\\b", captures: false},
 			},
@@ -717,11 +1318,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 986,
+			line: 1162,
 			text: phraseMask{
-				{index: 2, bits: 288230376151711744},
+				{index: 3, bits: 67108864},
 			},
-			textIDs: []int32{186},
+			textIDs: []int32{218},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[0-4][0-9]|1150)\\b", captures: false},
 			},
@@ -730,11 +1331,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 992,
+			line: 1168,
 			text: phraseMask{
-				{index: 2, bits: 288230376151711744},
+				{index: 3, bits: 67108864},
 			},
-			textIDs: []int32{186},
+			textIDs: []int32{218},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[6-8][0-9]|1190|1560)\\b", captures: false},
 			},
@@ -743,11 +1344,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 998,
+			line: 1174,
 			text: phraseMask{
-				{index: 2, bits: 288230376151711744},
+				{index: 3, bits: 67108864},
 			},
-			textIDs: []int32{186},
+			textIDs: []int32{218},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1260)\\b", captures: false},
 			},
@@ -756,11 +1357,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1004,
+			line: 1180,
 			text: phraseMask{
-				{index: 2, bits: 288230376151711744},
+				{index: 3, bits: 67108864},
 			},
-			textIDs: []int32{186},
+			textIDs: []int32{218},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[0-3][0-9]|1340)\\b", captures: false},
 			},
@@ -769,11 +1370,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1010,
+			line: 1186,
 			text: phraseMask{
-				{index: 2, bits: 288230376151711744},
+				{index: 3, bits: 67108864},
 			},
-			textIDs: []int32{186},
+			textIDs: []int32{218},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[5-9][0-9]|14[0-8][0-9]|1490|1540|1550|1580)\\b", captures: false},
 			},
@@ -782,11 +1383,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1016,
+			line: 1192,
 			text: phraseMask{
-				{index: 2, bits: 288230376151711744},
+				{index: 3, bits: 67108864},
 			},
-			textIDs: []int32{186},
+			textIDs: []int32{218},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1530)\\b", captures: false},
 			},
@@ -795,11 +1396,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1022,
+			line: 1198,
 			text: phraseMask{
-				{index: 2, bits: 576460752303423488},
+				{index: 3, bits: 134217728},
 			},
-			textIDs: []int32{187},
+			textIDs: []int32{219},
 			regexps: []*pattern{
 				{src: "\\b(ib401)\\b", captures: false},
 			},
@@ -808,11 +1409,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1029,
+			line: 1205,
 			text: phraseMask{
-				{index: 2, bits: 3458764513820540928},
+				{index: 3, bits: 805306368},
 			},
-			textIDs: []int32{188, 189},
+			textIDs: []int32{220, 221},
 			regexps: []*pattern{
 				{src: "\\b(ib501|ib502)\\b", captures: false},
 			},
@@ -821,11 +1422,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1035,
+			line: 1211,
 			text: phraseMask{
-				{index: 2, bits: 4611686018427387904},
+				{index: 3, bits: 1073741824},
 			},
-			textIDs: []int32{190},
+			textIDs: []int32{222},
 			regexps: []*pattern{
 				{src: "\\b(ib506)\\b", captures: false},
 			},
@@ -834,11 +1435,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1041,
+			line: 1217,
 			text: phraseMask{
-				{index: 2, bits: 9223372036854775808},
+				{index: 3, bits: 2147483648},
 			},
-			textIDs: []int32{191},
+			textIDs: []int32{223},
 			regexps: []*pattern{
 				{src: "\\b(ib508)\\b", captures: false},
 			},
@@ -847,11 +1448,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1047,
+			line: 1223,
 			text: phraseMask{
-				{index: 3, bits: 1},
+				{index: 3, bits: 4294967296},
 			},
-			textIDs: []int32{192},
+			textIDs: []int32{224},
 			regexps: []*pattern{
 				{src: "\\b(ib108)\\b", captures: false},
 			},
@@ -860,11 +1461,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1053,
+			line: 1229,
 			text: phraseMask{
-				{index: 3, bits: 2},
+				{index: 3, bits: 8589934592},
 			},
-			textIDs: []int32{193},
+			textIDs: []int32{225},
 			regexps: []*pattern{
 				{src: "\\b(ib212)\\b", captures: false},
 			},
@@ -873,11 +1474,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1059,
+			line: 1235,
 			text: phraseMask{
-				{index: 3, bits: 4},
+				{index: 3, bits: 17179869184},
 			},
-			textIDs: []int32{194},
+			textIDs: []int32{226},
 			regexps: []*pattern{
 				{src: "\\b(ib705)\\b", captures: false},
 			},
@@ -886,11 +1487,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1065,
+			line: 1241,
 			text: phraseMask{
-				{index: 3, bits: 24},
+				{index: 3, bits: 103079215104},
 			},
-			textIDs: []int32{195, 196},
+			textIDs: []int32{227, 228},
 			regexps: []*pattern{
 				{src: "\\b(ib605|ib007)\\b", captures: false},
 			},
@@ -899,11 +1500,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1071,
+			line: 1247,
 			text: phraseMask{
-				{index: 3, bits: 480},
+				{index: 3, bits: 2061584302080},
 			},
-			textIDs: []int32{197, 198, 199, 200},
+			textIDs: []int32{229, 230, 231, 232},
 			regexps: []*pattern{
 				{src: "\\b(ib101|ib504|ib510|ib607)\\b", captures: false},
 			},
@@ -912,11 +1513,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1077,
+			line: 1253,
 			text: phraseMask{
-				{index: 3, bits: 65024},
+				{index: 3, bits: 279275953455104},
 			},
-			textIDs: []int32{201, 202, 203, 204, 205, 206, 207},
+			textIDs: []int32{233, 234, 235, 236, 237, 238, 239},
 			regexps: []*pattern{
 				{src: "\\b(ib110|ib111|ib112|ib113|ib104|ib105|ib106)\\b", captures: false},
 			},
@@ -925,11 +1526,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1083,
+			line: 1259,
 			text: phraseMask{
-				{index: 3, bits: 65536},
+				{index: 3, bits: 281474976710656},
 			},
-			textIDs: []int32{208},
+			textIDs: []int32{240},
 			regexps: []*pattern{
 				{src: "\\b(ib103)\\b", captures: false},
 			},
@@ -938,11 +1539,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1089,
+			line: 1265,
 			text: phraseMask{
-				{index: 3, bits: 131072},
+				{index: 3, bits: 562949953421312},
 			},
-			textIDs: []int32{209},
+			textIDs: []int32{241},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(1|6)/", captures: false},
 			},
@@ -951,11 +1552,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1096,
+			line: 1272,
 			text: phraseMask{
-				{index: 3, bits: 131072},
+				{index: 3, bits: 562949953421312},
 			},
-			textIDs: []int32{209},
+			textIDs: []int32{241},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(2)/", captures: false},
 			},
@@ -964,11 +1565,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1102,
+			line: 1278,
 			text: phraseMask{
-				{index: 3, bits: 131072},
+				{index: 3, bits: 562949953421312},
 			},
-			textIDs: []int32{209},
+			textIDs: []int32{241},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(3)/", captures: false},
 			},
@@ -977,11 +1578,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1108,
+			line: 1284,
 			text: phraseMask{
-				{index: 3, bits: 131072},
+				{index: 3, bits: 562949953421312},
 			},
-			textIDs: []int32{209},
+			textIDs: []int32{241},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(4)/", captures: false},
 			},
@@ -990,11 +1591,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1114,
+			line: 1290,
 			text: phraseMask{
-				{index: 3, bits: 131072},
+				{index: 3, bits: 562949953421312},
 			},
-			textIDs: []int32{209},
+			textIDs: []int32{241},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(5)/", captures: false},
 			},
@@ -1003,11 +1604,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1120,
+			line: 1296,
 			text: phraseMask{
-				{index: 3, bits: 131072},
+				{index: 3, bits: 562949953421312},
 			},
-			textIDs: []int32{209},
+			textIDs: []int32{241},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(7|9)/", captures: false},
 			},
@@ -1016,11 +1617,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1126,
+			line: 1302,
 			text: phraseMask{
-				{index: 3, bits: 131072},
+				{index: 3, bits: 562949953421312},
 			},
-			textIDs: []int32{209},
+			textIDs: []int32{241},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(8)/", captures: false},
 			},
@@ -1029,11 +1630,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1132,
+			line: 1308,
 			text: phraseMask{
-				{index: 3, bits: 131072},
+				{index: 3, bits: 562949953421312},
 			},
-			textIDs: []int32{209},
+			textIDs: []int32{241},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(10)/", captures: false},
 			},
@@ -1042,21 +1643,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1138,
+			line: 1314,
 			text: phraseMask{
-				{index: 3, bits: 262144},
+				{index: 3, bits: 1125899906842624},
 			},
-			textIDs: []int32{210},
+			textIDs: []int32{242},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1145,
+			line: 1321,
 			text: phraseMask{
-				{index: 3, bits: 524288},
+				{index: 3, bits: 2251799813685248},
 			},
-			textIDs: []int32{211},
+			textIDs: []int32{243},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -1101,91 +1702,91 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1154,
+			line: 1330,
 			text: phraseMask{
-				{index: 3, bits: 3145728},
+				{index: 3, bits: 13510798882111488},
 			},
-			textIDs: []int32{212, 213},
+			textIDs: []int32{244, 245},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1159,
+			line: 1335,
 			text: phraseMask{
-				{index: 3, bits: 4194304},
+				{index: 3, bits: 18014398509481984},
 			},
-			textIDs: []int32{214},
+			textIDs: []int32{246},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1164,
+			line: 1340,
 			text: phraseMask{
-				{index: 3, bits: 25165824},
+				{index: 3, bits: 108086391056891904},
 			},
-			textIDs: []int32{215, 216},
+			textIDs: []int32{247, 248},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1169,
+			line: 1345,
 			text: phraseMask{
-				{index: 3, bits: 33554432},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{217},
+			textIDs: []int32{249},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1174,
+			line: 1350,
 			text: phraseMask{
-				{index: 3, bits: 67108864},
+				{index: 3, bits: 288230376151711744},
 			},
-			textIDs: []int32{218},
+			textIDs: []int32{250},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1186,
+			line: 1362,
 			text: phraseMask{
-				{index: 3, bits: 134217728},
+				{index: 3, bits: 576460752303423488},
 			},
-			textIDs: []int32{219},
+			textIDs: []int32{251},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1191,
+			line: 1367,
 			text: phraseMask{
-				{index: 3, bits: 1879048192},
+				{index: 3, bits: 8070450532247928832},
 			},
-			textIDs: []int32{220, 221, 222},
+			textIDs: []int32{252, 253, 254},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1196,
+			line: 1372,
 			text: phraseMask{
-				{index: 3, bits: 2147483648},
+				{index: 3, bits: 9223372036854775808},
 			},
-			textIDs: []int32{223},
+			textIDs: []int32{255},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1201,
+			line: 1377,
 			text: phraseMask{
-				{index: 3, bits: 4294967296},
+				{index: 4, bits: 1},
 			},
-			textIDs: []int32{224},
+			textIDs: []int32{256},
 			then: thenDef{
 				Reason: "exceedlimit",
 				words: words{
@@ -1263,123 +1864,171 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1213,
+			line: 1389,
 			text: phraseMask{
-				{index: 3, bits: 8589934592},
+				{index: 4, bits: 2},
 			},
-			textIDs: []int32{225},
+			textIDs: []int32{257},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1218,
+			line: 1394,
 			text: phraseMask{
-				{index: 3, bits: 120259084288},
+				{index: 4, bits: 28},
 			},
-			textIDs: []int32{226, 227, 228},
+			textIDs: []int32{258, 259, 260},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1226,
+			line: 1402,
 			text: phraseMask{
-				{index: 3, bits: 137438953472},
+				{index: 4, bits: 32},
 			},
-			textIDs: []int32{229},
+			textIDs: []int32{261},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1231,
+			line: 1407,
 			text: phraseMask{
-				{index: 3, bits: 274877906944},
+				{index: 4, bits: 64},
 			},
-			textIDs: []int32{230},
+			textIDs: []int32{262},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1238,
+			line: 1414,
 			text: phraseMask{
-				{index: 3, bits: 549755813888},
+				{index: 4, bits: 128},
 			},
-			textIDs: []int32{231},
-			all:     []int32{232},
+			textIDs: []int32{263},
+			all:     []int32{264},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1244,
+			line: 1420,
 			text: phraseMask{
-				{index: 3, bits: 32985348833280},
+				{index: 4, bits: 7680},
 			},
-			textIDs: []int32{233, 234, 235, 236},
+			textIDs: []int32{265, 266, 267, 268},
 			then:    thenDef{Reason: "suppressed"},
 		},
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1252,
+			line: 1428,
 			text: phraseMask{
-				{index: 3, bits: 246290604621824},
+				{index: 4, bits: 57344},
 			},
-			textIDs: []int32{237, 238, 239},
+			textIDs: []int32{269, 270, 271},
 			regexps: []*pattern{
 				{src: "\\b(sc|dy|ou)-00[1-4]\\b", captures: false},
 			},
-			then: thenDef{Reason: "blocked"},
+			then: thenDef{
+				Reason: "blocked",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "refused by Outlook.com",
+						tr: new([]string),
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because Outlook.com (Hotmail, Live, MSN), Microsoft's mail service, does not accept mail from the address of the sending server"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ": its code (SC-, DY- or OU-) stands for a poor reputation or complaints, a home (dynamic) address, an open relay, or a hacked computer."},
+							},
+						},
+						uses: 8195,
+						tr:   new([][]text),
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin (or the provider of the sending server's address) should check the address in Microsoft's Smart Network Data Services (SNDS), stop any spam it sends (often a hacked account), and ask for removal with Outlook.com's delist form (olcsupport.office.com); Microsoft's page on these codes: sendersupport.olc.protection.outlook.com/pm/troubleshooting.aspx."},
+							},
+						},
+						tr: new([][]text),
+					},
+				},
+			},
 		},
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1262,
+			line: 1448,
 			text: phraseMask{
-				{index: 3, bits: 71776119061217280},
+				{index: 4, bits: 16711680},
 			},
-			textIDs: []int32{240, 241, 242, 243, 244, 245, 246, 247},
+			textIDs: []int32{272, 273, 274, 275, 276, 277, 278, 279},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1269,
+			line: 1455,
 			text: phraseMask{
-				{index: 3, bits: 216172782113783808},
+				{index: 4, bits: 50331648},
 			},
-			textIDs: []int32{248, 249},
+			textIDs: []int32{280, 281},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1280,
+			line: 1466,
 			text: phraseMask{
-				{index: 3, bits: 288230376151711744},
+				{index: 4, bits: 67108864},
 			},
-			textIDs: []int32{250},
+			textIDs: []int32{282},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1287,
+			line: 1473,
 			text: phraseMask{
-				{index: 3, bits: 576460752303423488},
+				{index: 4, bits: 134217728},
 			},
-			textIDs: []int32{251},
+			textIDs: []int32{283},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1293,
+			line: 1479,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -1390,7 +2039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1302,
+			line: 1488,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -1400,40 +2049,40 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1308,
+			line: 1494,
 			text: phraseMask{
-				{index: 3, bits: 1152921504606846976},
+				{index: 4, bits: 268435456},
 			},
-			textIDs: []int32{252},
+			textIDs: []int32{284},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1314,
+			line: 1500,
 			text: phraseMask{
-				{index: 3, bits: 2305843009213693952},
+				{index: 4, bits: 536870912},
 			},
-			textIDs: []int32{253},
+			textIDs: []int32{285},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1320,
+			line: 1506,
 			text: phraseMask{
-				{index: 3, bits: 13835058055282163712},
+				{index: 4, bits: 3221225472},
 			},
-			textIDs: []int32{254, 255},
+			textIDs: []int32{286, 287},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1326,
+			line: 1512,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -1444,7 +2093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1333,
+			line: 1519,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -1496,62 +2145,62 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1346,
+			line: 1532,
 			text: phraseMask{
-				{index: 4, bits: 1},
+				{index: 4, bits: 4294967296},
 			},
-			textIDs: []int32{256},
+			textIDs: []int32{288},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1353,
+			line: 1539,
 			text: phraseMask{
-				{index: 4, bits: 2},
+				{index: 4, bits: 8589934592},
 			},
-			textIDs: []int32{257},
+			textIDs: []int32{289},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1359,
+			line: 1545,
 			text: phraseMask{
-				{index: 4, bits: 12},
+				{index: 4, bits: 51539607552},
 			},
-			textIDs: []int32{258, 259},
+			textIDs: []int32{290, 291},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1366,
+			line: 1552,
 			text: phraseMask{
-				{index: 4, bits: 240},
+				{index: 4, bits: 1030792151040},
 			},
-			textIDs: []int32{260, 261, 262, 263},
+			textIDs: []int32{292, 293, 294, 295},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1373,
+			line: 1559,
 			text: phraseMask{
-				{index: 4, bits: 256},
+				{index: 4, bits: 1099511627776},
 			},
-			textIDs: []int32{264},
+			textIDs: []int32{296},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1379,
+			line: 1565,
 			text: phraseMask{
 				{index: 1, bits: 2305843009213693952},
 			},
@@ -1562,320 +2211,320 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1385,
+			line: 1571,
 			text: phraseMask{
-				{index: 4, bits: 512},
+				{index: 4, bits: 2199023255552},
 			},
-			textIDs: []int32{265},
+			textIDs: []int32{297},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1391,
+			line: 1577,
 			text: phraseMask{
-				{index: 4, bits: 1024},
+				{index: 4, bits: 4398046511104},
 			},
-			textIDs: []int32{266},
+			textIDs: []int32{298},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1397,
+			line: 1583,
 			text: phraseMask{
-				{index: 4, bits: 2048},
+				{index: 4, bits: 8796093022208},
 			},
-			textIDs: []int32{267},
+			textIDs: []int32{299},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1403,
+			line: 1589,
 			text: phraseMask{
-				{index: 4, bits: 4096},
+				{index: 4, bits: 17592186044416},
 			},
-			textIDs: []int32{268},
+			textIDs: []int32{300},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1409,
+			line: 1595,
 			text: phraseMask{
-				{index: 4, bits: 8192},
+				{index: 4, bits: 35184372088832},
 			},
-			textIDs: []int32{269},
+			textIDs: []int32{301},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1415,
+			line: 1601,
 			text: phraseMask{
-				{index: 4, bits: 114688},
+				{index: 4, bits: 492581209243648},
 			},
-			textIDs: []int32{270, 271, 272},
+			textIDs: []int32{302, 303, 304},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1421,
+			line: 1607,
 			text: phraseMask{
-				{index: 4, bits: 393216},
+				{index: 4, bits: 1688849860263936},
 			},
-			textIDs: []int32{273, 274},
+			textIDs: []int32{305, 306},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1427,
+			line: 1613,
 			text: phraseMask{
-				{index: 4, bits: 1572864},
+				{index: 4, bits: 6755399441055744},
 			},
-			textIDs: []int32{275, 276},
+			textIDs: []int32{307, 308},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1433,
+			line: 1619,
 			text: phraseMask{
-				{index: 4, bits: 6291456},
+				{index: 4, bits: 27021597764222976},
 			},
-			textIDs: []int32{277, 278},
+			textIDs: []int32{309, 310},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1439,
+			line: 1625,
 			text: phraseMask{
-				{index: 4, bits: 8388608},
+				{index: 4, bits: 36028797018963968},
 			},
-			textIDs: []int32{279},
+			textIDs: []int32{311},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1445,
+			line: 1631,
 			text: phraseMask{
-				{index: 4, bits: 16777216},
+				{index: 4, bits: 72057594037927936},
 			},
-			textIDs: []int32{280},
+			textIDs: []int32{312},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1451,
+			line: 1637,
 			text: phraseMask{
-				{index: 4, bits: 234881024},
+				{index: 4, bits: 1008806316530991104},
 			},
-			textIDs: []int32{281, 282, 283},
+			textIDs: []int32{313, 314, 315},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1458,
+			line: 1644,
 			text: phraseMask{
-				{index: 4, bits: 268435456},
+				{index: 4, bits: 1152921504606846976},
 			},
-			textIDs: []int32{284},
+			textIDs: []int32{316},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1464,
+			line: 1650,
 			text: phraseMask{
-				{index: 4, bits: 536870912},
+				{index: 4, bits: 2305843009213693952},
 			},
-			textIDs: []int32{285},
+			textIDs: []int32{317},
 			mta:     []string{".laposte.net", ".orange.fr", ".wanadoo.fr"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1470,
+			line: 1656,
 			text: phraseMask{
-				{index: 4, bits: 3221225472},
+				{index: 4, bits: 13835058055282163712},
 			},
-			textIDs: []int32{286, 287},
+			textIDs: []int32{318, 319},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1476,
+			line: 1662,
 			text: phraseMask{
-				{index: 4, bits: 12884901888},
+				{index: 5, bits: 3},
 			},
-			textIDs: []int32{288, 289},
+			textIDs: []int32{320, 321},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1482,
+			line: 1668,
 			text: phraseMask{
-				{index: 4, bits: 17179869184},
+				{index: 5, bits: 4},
 			},
-			textIDs: []int32{290},
+			textIDs: []int32{322},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1488,
+			line: 1674,
 			text: phraseMask{
-				{index: 4, bits: 34359738368},
+				{index: 5, bits: 8},
 			},
-			textIDs: []int32{291},
+			textIDs: []int32{323},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1494,
+			line: 1680,
 			text: phraseMask{
-				{index: 4, bits: 68719476736},
+				{index: 5, bits: 16},
 			},
-			textIDs: []int32{292},
+			textIDs: []int32{324},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1500,
+			line: 1686,
 			text: phraseMask{
-				{index: 4, bits: 137438953472},
+				{index: 5, bits: 32},
 			},
-			textIDs: []int32{293},
+			textIDs: []int32{325},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1506,
+			line: 1692,
 			text: phraseMask{
-				{index: 4, bits: 824633720832},
+				{index: 5, bits: 192},
 			},
-			textIDs: []int32{294, 295},
+			textIDs: []int32{326, 327},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1512,
+			line: 1698,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 4, bits: 1099511627776},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{296},
+			textIDs: []int32{328},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1524,
+			line: 1710,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 4, bits: 1099511627776},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{296},
+			textIDs: []int32{328},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1531,
+			line: 1717,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 4, bits: 2199023255552},
+				{index: 5, bits: 512},
 			},
-			textIDs: []int32{297},
+			textIDs: []int32{329},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1538,
+			line: 1724,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 4, bits: 2199023255552},
+				{index: 5, bits: 512},
 			},
-			textIDs: []int32{297},
+			textIDs: []int32{329},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1545,
+			line: 1731,
 			text: phraseMask{
-				{index: 4, bits: 9002801208229888},
+				{index: 5, bits: 2096128},
 			},
-			textIDs: []int32{298, 299, 300, 301, 302, 303, 304, 305, 306, 307, 308},
+			textIDs: []int32{330, 331, 332, 333, 334, 335, 336, 337, 338, 339, 340},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1556,
+			line: 1742,
 			text: phraseMask{
-				{index: 4, bits: 135107988821114880},
+				{index: 5, bits: 31457280},
 			},
-			textIDs: []int32{309, 310, 311, 312},
+			textIDs: []int32{341, 342, 343, 344},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1570,
+			line: 1756,
 			text: phraseMask{
-				{index: 4, bits: 432345564227567616},
+				{index: 5, bits: 100663296},
 			},
-			textIDs: []int32{313, 314},
+			textIDs: []int32{345, 346},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
@@ -1934,11 +2583,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1581,
+			line: 1767,
 			text: phraseMask{
-				{index: 4, bits: 432345564227567616},
+				{index: 5, bits: 100663296},
 			},
-			textIDs: []int32{313, 314},
+			textIDs: []int32{345, 346},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then: thenDef{
 				Reason: "blocked",
@@ -1994,251 +2643,250 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1591,
+			line: 1777,
 			text: phraseMask{
-				{index: 4, bits: 8646911284551352320},
+				{index: 5, bits: 2013265920},
 			},
-			textIDs: []int32{315, 316, 317, 318},
+			textIDs: []int32{347, 348, 349, 350},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1600,
+			line: 1786,
 			text: phraseMask{
-				{index: 4, bits: 9223372036854775808},
-				{index: 5, bits: 15},
+				{index: 5, bits: 66571993088},
 			},
-			textIDs: []int32{319, 320, 321, 322, 323},
+			textIDs: []int32{351, 352, 353, 354, 355},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1608,
+			line: 1794,
 			text: phraseMask{
-				{index: 5, bits: 48},
+				{index: 5, bits: 206158430208},
 			},
-			textIDs: []int32{324, 325},
+			textIDs: []int32{356, 357},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1614,
+			line: 1800,
 			text: phraseMask{
-				{index: 5, bits: 960},
+				{index: 5, bits: 4123168604160},
 			},
-			textIDs: []int32{326, 327, 328, 329},
+			textIDs: []int32{358, 359, 360, 361},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1621,
+			line: 1807,
 			text: phraseMask{
-				{index: 5, bits: 15360},
+				{index: 5, bits: 65970697666560},
 			},
-			textIDs: []int32{330, 331, 332, 333},
+			textIDs: []int32{362, 363, 364, 365},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1628,
+			line: 1814,
 			text: phraseMask{
-				{index: 5, bits: 16384},
+				{index: 5, bits: 70368744177664},
 			},
-			textIDs: []int32{334},
+			textIDs: []int32{366},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1634,
+			line: 1820,
 			text: phraseMask{
-				{index: 5, bits: 32768},
+				{index: 5, bits: 140737488355328},
 			},
-			textIDs: []int32{335},
+			textIDs: []int32{367},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1640,
+			line: 1826,
 			text: phraseMask{
-				{index: 5, bits: 458752},
+				{index: 5, bits: 1970324836974592},
 			},
-			textIDs: []int32{336, 337, 338},
+			textIDs: []int32{368, 369, 370},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1647,
+			line: 1833,
 			text: phraseMask{
-				{index: 5, bits: 66584576},
+				{index: 5, bits: 285978576338026496},
 			},
-			textIDs: []int32{339, 340, 341, 342, 343, 344, 345},
+			textIDs: []int32{371, 372, 373, 374, 375, 376, 377},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1656,
+			line: 1842,
 			text: phraseMask{
-				{index: 5, bits: 1006632960},
+				{index: 5, bits: 4323455642275676160},
 			},
-			textIDs: []int32{346, 347, 348, 349},
+			textIDs: []int32{378, 379, 380, 381},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1665,
+			line: 1851,
 			text: phraseMask{
-				{index: 5, bits: 3221225472},
+				{index: 5, bits: 13835058055282163712},
 			},
-			textIDs: []int32{350, 351},
+			textIDs: []int32{382, 383},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1671,
+			line: 1857,
 			text: phraseMask{
-				{index: 5, bits: 64424509440},
+				{index: 6, bits: 15},
 			},
-			textIDs: []int32{352, 353, 354, 355},
+			textIDs: []int32{384, 385, 386, 387},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1679,
+			line: 1865,
 			text: phraseMask{
-				{index: 5, bits: 17523466567680},
+				{index: 6, bits: 4080},
 			},
-			textIDs: []int32{356, 357, 358, 359, 360, 361, 362, 363},
+			textIDs: []int32{388, 389, 390, 391, 392, 393, 394, 395},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1688,
+			line: 1874,
 			text: phraseMask{
-				{index: 5, bits: 52776558133248},
+				{index: 6, bits: 12288},
 			},
-			textIDs: []int32{364, 365},
+			textIDs: []int32{396, 397},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1694,
+			line: 1880,
 			text: phraseMask{
-				{index: 5, bits: 17944029765304320},
+				{index: 2, bits: 536870912},
+				{index: 6, bits: 2080768},
 			},
-			textIDs: []int32{366, 367, 368, 369, 370, 371, 372, 373},
+			textIDs: []int32{157, 398, 399, 400, 401, 402, 403, 404},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1703,
+			line: 1889,
 			text: phraseMask{
-				{index: 5, bits: 54043195528445952},
+				{index: 6, bits: 6291456},
 			},
-			textIDs: []int32{374, 375},
+			textIDs: []int32{405, 406},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1709,
+			line: 1895,
 			text: phraseMask{
-				{index: 5, bits: 9151314442816847872},
+				{index: 6, bits: 1065353216},
 			},
-			textIDs: []int32{376, 377, 378, 379, 380, 381, 382},
+			textIDs: []int32{407, 408, 409, 410, 411, 412, 413},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1718,
+			line: 1904,
 			text: phraseMask{
-				{index: 5, bits: 9223372036854775808},
-				{index: 6, bits: 1},
+				{index: 6, bits: 3221225472},
 			},
-			textIDs: []int32{383, 384},
+			textIDs: []int32{414, 415},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1724,
+			line: 1910,
 			text: phraseMask{
-				{index: 6, bits: 6},
+				{index: 6, bits: 12884901888},
 			},
-			textIDs: []int32{385, 386},
+			textIDs: []int32{416, 417},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1731,
+			line: 1917,
 			text: phraseMask{
-				{index: 6, bits: 131064},
+				{index: 6, bits: 281457796841472},
 			},
-			textIDs: []int32{387, 388, 389, 390, 391, 392, 393, 394, 395, 396, 397, 398, 399, 400},
+			textIDs: []int32{418, 419, 420, 421, 422, 423, 424, 425, 426, 427, 428, 429, 430, 431},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1741,
+			line: 1927,
 			text: phraseMask{
-				{index: 6, bits: 131072},
+				{index: 6, bits: 281474976710656},
 			},
-			textIDs: []int32{401},
+			textIDs: []int32{432},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1749,
+			line: 1935,
 			text: phraseMask{
-				{index: 6, bits: 262144},
+				{index: 6, bits: 562949953421312},
 			},
-			textIDs: []int32{402},
+			textIDs: []int32{433},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1755,
+			line: 1941,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2248,17 +2896,17 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 6, bits: 524288},
+				{index: 6, bits: 1125899906842624},
 				{index: 1, bits: 8388608},
 			},
-			textIDs: []int32{403, 87},
+			textIDs: []int32{434, 87},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1763,
+			line: 1949,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2270,32 +2918,32 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 6, bits: 1572864},
+				{index: 6, bits: 3377699720527872},
 				{index: 1, bits: 8388608},
 			},
-			textIDs: []int32{404, 403, 87},
+			textIDs: []int32{435, 434, 87},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1771,
+			line: 1957,
 			text: phraseMask{
-				{index: 6, bits: 2097152},
+				{index: 6, bits: 4503599627370496},
 			},
-			textIDs: []int32{405},
+			textIDs: []int32{436},
 			mta:     []string{".messagelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1779,
+			line: 1965,
 			text: phraseMask{
-				{index: 6, bits: 12582912},
+				{index: 6, bits: 27021597764222976},
 			},
-			textIDs: []int32{406, 407},
+			textIDs: []int32{437, 438},
 			regexps: []*pattern{
 				{src: "\\b542\\b", captures: false},
 				{src: "no such user", captures: false},
@@ -2306,14 +2954,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1786,
+			line: 1972,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
 			text: phraseMask{
-				{index: 6, bits: 16777216},
+				{index: 6, bits: 36028797018963968},
 			},
-			textIDs: []int32{408},
+			textIDs: []int32{439},
 			then: thenDef{
 				Reason: "badreputation",
 				words: words{
@@ -2368,704 +3016,703 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1814,
+			line: 2000,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 6, bits: 33554432},
+				{index: 6, bits: 72057594037927936},
 			},
-			textIDs: []int32{409},
+			textIDs: []int32{440},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1821,
+			line: 2007,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 6, bits: 67108864},
+				{index: 6, bits: 144115188075855872},
 			},
-			textIDs: []int32{410},
+			textIDs: []int32{441},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1828,
+			line: 2014,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
 			text: phraseMask{
-				{index: 6, bits: 134217728},
+				{index: 6, bits: 288230376151711744},
 			},
-			textIDs: []int32{411},
+			textIDs: []int32{442},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1835,
+			line: 2021,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
-			},
-			text: phraseMask{
-				{index: 6, bits: 268435456},
-			},
-			textIDs: []int32{412},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "contenterror"},
-		},
-		{
-			id:   "microsoft-5.5.6-contenterror",
-			file: "rules.yaml (built-in)",
-			line: 1842,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 6, detHi: 6},
-			},
-			text: phraseMask{
-				{index: 6, bits: 536870912},
-			},
-			textIDs: []int32{413},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "contenterror"},
-		},
-		{
-			id:   "microsoft-5.2.3-exceedlimit",
-			file: "rules.yaml (built-in)",
-			line: 1849,
-			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 3, detHi: 3},
-			},
-			text: phraseMask{
-				{index: 6, bits: 1073741824},
-			},
-			textIDs: []int32{414},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "exceedlimit"},
-		},
-		{
-			id:   "microsoft-4.4.1-expired",
-			file: "rules.yaml (built-in)",
-			line: 1856,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 1, detHi: 1},
-			},
-			text: phraseMask{
-				{index: 6, bits: 2147483648},
-			},
-			textIDs: []int32{415},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "expired"},
-		},
-		{
-			id:   "microsoft-5.4.300-expired",
-			file: "rules.yaml (built-in)",
-			line: 1863,
-			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 300, detHi: 300},
-				{class: 5, subject: 4, detailLo: 316, detHi: 316},
-			},
-			text: phraseMask{
-				{index: 6, bits: 4294967296},
-			},
-			textIDs: []int32{416},
-			then:    thenDef{Reason: "expired"},
-		},
-		{
-			id:   "microsoft-4.4.8-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 1869,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 8, detHi: 8},
-				{class: 5, subject: 4, detailLo: 8, detHi: 8},
-			},
-			text: phraseMask{
-				{index: 6, bits: 8589934592},
-			},
-			textIDs: []int32{417},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.4.317-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 1876,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 317, detHi: 317},
-				{class: 5, subject: 4, detailLo: 317, detHi: 317},
-			},
-			text: phraseMask{
-				{index: 6, bits: 17179869184},
-			},
-			textIDs: []int32{418},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.5-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 1882,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 5, detHi: 5},
-				{class: 5, subject: 7, detailLo: 5, detHi: 5},
-			},
-			text: phraseMask{
-				{index: 6, bits: 34359738368},
-			},
-			textIDs: []int32{419},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-5.7.51-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 1889,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 51, detHi: 51},
-			},
-			text: phraseMask{
-				{index: 6, bits: 68719476736},
-			},
-			textIDs: []int32{420},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.321-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 1896,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 321, detHi: 321},
-				{class: 5, subject: 7, detailLo: 321, detHi: 321},
-			},
-			text: phraseMask{
-				{index: 6, bits: 137438953472},
-			},
-			textIDs: []int32{421},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-5.7.322-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 1902,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 322, detHi: 322},
-			},
-			text: phraseMask{
-				{index: 6, bits: 274877906944},
-			},
-			textIDs: []int32{422},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.323-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 1908,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 323, detHi: 323},
-				{class: 5, subject: 7, detailLo: 323, detHi: 323},
-			},
-			text: phraseMask{
-				{index: 6, bits: 549755813888},
-			},
-			textIDs: []int32{423},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.324-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 1914,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 324, detHi: 324},
-				{class: 5, subject: 7, detailLo: 324, detHi: 324},
-			},
-			text: phraseMask{
-				{index: 6, bits: 1099511627776},
-			},
-			textIDs: []int32{424},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.325-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 1920,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 325, detHi: 325},
-				{class: 5, subject: 7, detailLo: 325, detHi: 325},
-			},
-			text: phraseMask{
-				{index: 6, bits: 2199023255552},
-			},
-			textIDs: []int32{425},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-5.3.4-mesgtoobig",
-			file: "rules.yaml (built-in)",
-			line: 1926,
-			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 6, bits: 13194139533312},
-			},
-			textIDs: []int32{426, 427},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "mesgtoobig"},
-		},
-		{
-			id:   "microsoft-4.4.312-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 1933,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 312, detHi: 312},
-				{class: 5, subject: 4, detailLo: 312, detHi: 312},
-			},
-			text: phraseMask{
-				{index: 6, bits: 17592186044416},
-			},
-			textIDs: []int32{428},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "microsoft-4.4.316-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 1939,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 316, detHi: 316},
-				{class: 5, subject: 4, detailLo: 316, detHi: 316},
-			},
-			text: phraseMask{
-				{index: 6, bits: 35184372088832},
-			},
-			textIDs: []int32{429},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "microsoft-5.4.4-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 1945,
-			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 6, bits: 70368744177664},
-			},
-			textIDs: []int32{430},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "microsoft-5.7.64-norelaying",
-			file: "rules.yaml (built-in)",
-			line: 1952,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 64, detHi: 64},
-			},
-			text: phraseMask{
-				{index: 6, bits: 140737488355328},
-			},
-			textIDs: []int32{431},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "norelaying"},
-		},
-		{
-			id:   "microsoft-4.3.2-notaccept",
-			file: "rules.yaml (built-in)",
-			line: 1959,
-			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 6, bits: 281474976710656},
-			},
-			textIDs: []int32{432},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "notaccept"},
-		},
-		{
-			id:   "microsoft-4.4.4-notaccept",
-			file: "rules.yaml (built-in)",
-			line: 1966,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 6, bits: 562949953421312},
-			},
-			textIDs: []int32{433},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "notaccept"},
-		},
-		{
-			id:   "microsoft-5.3.2-notaccept",
-			file: "rules.yaml (built-in)",
-			line: 1973,
-			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 6, bits: 1125899906842624},
-			},
-			textIDs: []int32{434},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "notaccept"},
-		},
-		{
-			id:   "microsoft-5.0.350-policyviolation",
-			file: "rules.yaml (built-in)",
-			line: 1980,
-			status: []statusPattern{
-				{class: 5, detailLo: 350, detHi: 350},
-			},
-			text: phraseMask{
-				{index: 6, bits: 6755399441055744},
-			},
-			textIDs: []int32{435, 436},
-			then:    thenDef{Reason: "policyviolation"},
-		},
-		{
-			id:   "microsoft-5.7.900-999-policyviolation",
-			file: "rules.yaml (built-in)",
-			line: 1986,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 900, detHi: 999},
-			},
-			text: phraseMask{
-				{index: 6, bits: 9007199254740992},
-			},
-			textIDs: []int32{437},
-			then:    thenDef{Reason: "policyviolation"},
-		},
-		{
-			id:   "microsoft-5.1.7-rejected",
-			file: "rules.yaml (built-in)",
-			line: 1992,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 7, detHi: 7},
-			},
-			text: phraseMask{
-				{index: 6, bits: 54043195528445952},
-			},
-			textIDs: []int32{438, 439},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "rejected"},
-		},
-		{
-			id:   "microsoft-5.7.750-rejected",
-			file: "rules.yaml (built-in)",
-			line: 1999,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 750, detHi: 750},
-			},
-			text: phraseMask{
-				{index: 6, bits: 72057594037927936},
-			},
-			textIDs: []int32{440},
-			then:    thenDef{Reason: "rejected"},
-		},
-		{
-			id:   "microsoft-5.7.3-securityerror",
-			file: "rules.yaml (built-in)",
-			line: 2005,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 3, detHi: 3},
-			},
-			text: phraseMask{
-				{index: 6, bits: 432345564227567616},
-			},
-			textIDs: []int32{441, 442},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "securityerror"},
-		},
-		{
-			id:   "microsoft-5.2.1-spamdetected",
-			file: "rules.yaml (built-in)",
-			line: 2012,
-			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 6, bits: 576460752303423488},
 			},
 			textIDs: []int32{443},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "spamdetected"},
+			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-4.3.2-speeding",
+			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2019,
+			line: 2028,
 			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 2, detHi: 2},
+				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
 				{index: 6, bits: 1152921504606846976},
 			},
 			textIDs: []int32{444},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "speeding"},
+			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-5.2.1-suspend",
+			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2026,
+			line: 2035,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 6, bits: 2305843009213693952},
 			},
 			textIDs: []int32{445},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "suspend"},
+			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
-			id:   "microsoft-5.3.3-syntaxerror",
+			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2033,
+			line: 2042,
 			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 3, detHi: 3},
-			},
-			text: phraseMask{
-				{index: 6, bits: 256},
-			},
-			textIDs: []int32{392},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "syntaxerror"},
-		},
-		{
-			id:   "microsoft-5.5.2-syntaxerror",
-			file: "rules.yaml (built-in)",
-			line: 2040,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 2, detHi: 2},
+				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 6, bits: 4611686018427387904},
 			},
 			textIDs: []int32{446},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "syntaxerror"},
+			then:    thenDef{Reason: "expired"},
 		},
 		{
-			id:   "microsoft-4.3.2-systemerror",
+			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2047,
+			line: 2049,
 			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 2, detHi: 2},
+				{class: 5, subject: 4, detailLo: 300, detHi: 300},
+				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
 				{index: 6, bits: 9223372036854775808},
-				{index: 7, bits: 1},
 			},
-			textIDs: []int32{447, 448},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			textIDs: []int32{447},
+			then:    thenDef{Reason: "expired"},
 		},
 		{
-			id:   "microsoft-5.3.5-systemerror",
+			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2054,
+			line: 2055,
 			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 5, detHi: 5},
+				{class: 4, subject: 4, detailLo: 8, detHi: 8},
+				{class: 5, subject: 4, detailLo: 8, detHi: 8},
+			},
+			text: phraseMask{
+				{index: 7, bits: 1},
+			},
+			textIDs: []int32{448},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-4.4.317-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2062,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 317, detHi: 317},
+				{class: 5, subject: 4, detailLo: 317, detHi: 317},
 			},
 			text: phraseMask{
 				{index: 7, bits: 2},
 			},
 			textIDs: []int32{449},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.0.0-systemerror",
+			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2061,
+			line: 2068,
 			status: []statusPattern{
-				{class: 5},
+				{class: 4, subject: 7, detailLo: 5, detHi: 5},
+				{class: 5, subject: 7, detailLo: 5, detHi: 5},
 			},
 			text: phraseMask{
 				{index: 7, bits: 4},
 			},
 			textIDs: []int32{450},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.1.4-systemerror",
+			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2068,
+			line: 2075,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
 			text: phraseMask{
 				{index: 7, bits: 8},
 			},
 			textIDs: []int32{451},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.2.4-systemerror",
+			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2075,
+			line: 2082,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 7, detailLo: 321, detHi: 321},
+				{class: 5, subject: 7, detailLo: 321, detHi: 321},
 			},
 			text: phraseMask{
 				{index: 7, bits: 16},
 			},
 			textIDs: []int32{452},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.2.14-systemerror",
+			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2082,
+			line: 2088,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 14, detHi: 14},
+				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
 			text: phraseMask{
 				{index: 7, bits: 32},
 			},
 			textIDs: []int32{453},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.4.3-systemerror",
+			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2089,
+			line: 2094,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 3, detHi: 3},
+				{class: 4, subject: 7, detailLo: 323, detHi: 323},
+				{class: 5, subject: 7, detailLo: 323, detHi: 323},
 			},
 			text: phraseMask{
 				{index: 7, bits: 64},
 			},
 			textIDs: []int32{454},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.0-systemerror",
+			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2096,
+			line: 2100,
 			status: []statusPattern{
-				{class: 4, subject: 7},
+				{class: 4, subject: 7, detailLo: 324, detHi: 324},
+				{class: 5, subject: 7, detailLo: 324, detHi: 324},
 			},
 			text: phraseMask{
 				{index: 7, bits: 128},
 			},
 			textIDs: []int32{455},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.4.24-systemerror",
+			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2103,
+			line: 2106,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 24, detHi: 24},
+				{class: 4, subject: 7, detailLo: 325, detHi: 325},
+				{class: 5, subject: 7, detailLo: 325, detHi: 325},
 			},
 			text: phraseMask{
 				{index: 7, bits: 256},
 			},
 			textIDs: []int32{456},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.4.25-systemerror",
+			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2110,
+			line: 2112,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 25, detHi: 25},
+				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 512},
+				{index: 7, bits: 1536},
 			},
-			textIDs: []int32{457},
+			textIDs: []int32{457, 458},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
-			id:   "microsoft-4.4.28-systemerror",
+			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2117,
+			line: 2119,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 28, detHi: 28},
-			},
-			text: phraseMask{
-				{index: 7, bits: 1024},
-			},
-			textIDs: []int32{458},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-4.4.318-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 2124,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 318, detHi: 318},
-				{class: 5, subject: 4, detailLo: 318, detHi: 318},
+				{class: 4, subject: 4, detailLo: 312, detHi: 312},
+				{class: 5, subject: 4, detailLo: 312, detHi: 312},
 			},
 			text: phraseMask{
 				{index: 7, bits: 2048},
 			},
 			textIDs: []int32{459},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "networkerror"},
 		},
 		{
-			id:   "microsoft-4.7.500-systemerror",
+			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2130,
+			line: 2125,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 500, detHi: 500},
+				{class: 4, subject: 4, detailLo: 316, detHi: 316},
+				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
 				{index: 7, bits: 4096},
 			},
 			textIDs: []int32{460},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "networkerror"},
 		},
 		{
-			id:   "microsoft-4.7.700-systemerror",
+			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2136,
+			line: 2131,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 700, detHi: 700},
+				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 8192},
 			},
 			textIDs: []int32{461},
-			then:    thenDef{Reason: "systemerror"},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "networkerror"},
 		},
 		{
-			id:   "microsoft-4.3.1-systemfull",
+			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2142,
+			line: 2138,
 			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 1, detHi: 1},
+				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
 			text: phraseMask{
 				{index: 7, bits: 16384},
 			},
 			textIDs: []int32{462},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "norelaying"},
+		},
+		{
+			id:   "microsoft-4.3.2-notaccept",
+			file: "rules.yaml (built-in)",
+			line: 2145,
+			status: []statusPattern{
+				{class: 4, subject: 3, detailLo: 2, detHi: 2},
+			},
+			text: phraseMask{
+				{index: 7, bits: 32768},
+			},
+			textIDs: []int32{463},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "notaccept"},
+		},
+		{
+			id:   "microsoft-4.4.4-notaccept",
+			file: "rules.yaml (built-in)",
+			line: 2152,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 7, bits: 65536},
+			},
+			textIDs: []int32{464},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "notaccept"},
+		},
+		{
+			id:   "microsoft-5.3.2-notaccept",
+			file: "rules.yaml (built-in)",
+			line: 2159,
+			status: []statusPattern{
+				{class: 5, subject: 3, detailLo: 2, detHi: 2},
+			},
+			text: phraseMask{
+				{index: 7, bits: 131072},
+			},
+			textIDs: []int32{465},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "notaccept"},
+		},
+		{
+			id:   "microsoft-5.0.350-policyviolation",
+			file: "rules.yaml (built-in)",
+			line: 2166,
+			status: []statusPattern{
+				{class: 5, detailLo: 350, detHi: 350},
+			},
+			text: phraseMask{
+				{index: 7, bits: 786432},
+			},
+			textIDs: []int32{466, 467},
+			then:    thenDef{Reason: "policyviolation"},
+		},
+		{
+			id:   "microsoft-5.7.900-999-policyviolation",
+			file: "rules.yaml (built-in)",
+			line: 2172,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 900, detHi: 999},
+			},
+			text: phraseMask{
+				{index: 7, bits: 1048576},
+			},
+			textIDs: []int32{468},
+			then:    thenDef{Reason: "policyviolation"},
+		},
+		{
+			id:   "microsoft-5.1.7-rejected",
+			file: "rules.yaml (built-in)",
+			line: 2178,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 7, detHi: 7},
+			},
+			text: phraseMask{
+				{index: 7, bits: 6291456},
+			},
+			textIDs: []int32{469, 470},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "rejected"},
+		},
+		{
+			id:   "microsoft-5.7.750-rejected",
+			file: "rules.yaml (built-in)",
+			line: 2185,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 750, detHi: 750},
+			},
+			text: phraseMask{
+				{index: 7, bits: 8388608},
+			},
+			textIDs: []int32{471},
+			then:    thenDef{Reason: "rejected"},
+		},
+		{
+			id:   "microsoft-5.7.3-securityerror",
+			file: "rules.yaml (built-in)",
+			line: 2191,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{index: 7, bits: 50331648},
+			},
+			textIDs: []int32{472, 473},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "securityerror"},
+		},
+		{
+			id:   "microsoft-5.2.1-spamdetected",
+			file: "rules.yaml (built-in)",
+			line: 2198,
+			status: []statusPattern{
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+			},
+			text: phraseMask{
+				{index: 7, bits: 67108864},
+			},
+			textIDs: []int32{474},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "spamdetected"},
+		},
+		{
+			id:   "microsoft-4.3.2-speeding",
+			file: "rules.yaml (built-in)",
+			line: 2205,
+			status: []statusPattern{
+				{class: 4, subject: 3, detailLo: 2, detHi: 2},
+			},
+			text: phraseMask{
+				{index: 7, bits: 134217728},
+			},
+			textIDs: []int32{475},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "speeding"},
+		},
+		{
+			id:   "microsoft-5.2.1-suspend",
+			file: "rules.yaml (built-in)",
+			line: 2212,
+			status: []statusPattern{
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+			},
+			text: phraseMask{
+				{index: 7, bits: 268435456},
+			},
+			textIDs: []int32{476},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "suspend"},
+		},
+		{
+			id:   "microsoft-5.3.3-syntaxerror",
+			file: "rules.yaml (built-in)",
+			line: 2219,
+			status: []statusPattern{
+				{class: 5, subject: 3, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{index: 6, bits: 549755813888},
+			},
+			textIDs: []int32{423},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "syntaxerror"},
+		},
+		{
+			id:   "microsoft-5.5.2-syntaxerror",
+			file: "rules.yaml (built-in)",
+			line: 2226,
+			status: []statusPattern{
+				{class: 5, subject: 5, detailLo: 2, detHi: 2},
+			},
+			text: phraseMask{
+				{index: 7, bits: 536870912},
+			},
+			textIDs: []int32{477},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "syntaxerror"},
+		},
+		{
+			id:   "microsoft-4.3.2-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2233,
+			status: []statusPattern{
+				{class: 4, subject: 3, detailLo: 2, detHi: 2},
+			},
+			text: phraseMask{
+				{index: 7, bits: 3221225472},
+			},
+			textIDs: []int32{478, 479},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.3.5-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2240,
+			status: []statusPattern{
+				{class: 5, subject: 3, detailLo: 5, detHi: 5},
+			},
+			text: phraseMask{
+				{index: 7, bits: 4294967296},
+			},
+			textIDs: []int32{480},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.0.0-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2247,
+			status: []statusPattern{
+				{class: 5},
+			},
+			text: phraseMask{
+				{index: 7, bits: 8589934592},
+			},
+			textIDs: []int32{481},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.1.4-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2254,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 7, bits: 17179869184},
+			},
+			textIDs: []int32{482},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.2.4-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2261,
+			status: []statusPattern{
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 7, bits: 34359738368},
+			},
+			textIDs: []int32{483},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.2.14-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2268,
+			status: []statusPattern{
+				{class: 5, subject: 2, detailLo: 14, detHi: 14},
+			},
+			text: phraseMask{
+				{index: 7, bits: 68719476736},
+			},
+			textIDs: []int32{484},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.3-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2275,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{index: 7, bits: 137438953472},
+			},
+			textIDs: []int32{485},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.7.0-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2282,
+			status: []statusPattern{
+				{class: 4, subject: 7},
+			},
+			text: phraseMask{
+				{index: 7, bits: 274877906944},
+			},
+			textIDs: []int32{486},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.24-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2289,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 24, detHi: 24},
+			},
+			text: phraseMask{
+				{index: 7, bits: 549755813888},
+			},
+			textIDs: []int32{487},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.25-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2296,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 25, detHi: 25},
+			},
+			text: phraseMask{
+				{index: 7, bits: 1099511627776},
+			},
+			textIDs: []int32{488},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.28-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2303,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 28, detHi: 28},
+			},
+			text: phraseMask{
+				{index: 7, bits: 2199023255552},
+			},
+			textIDs: []int32{489},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.318-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2310,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 318, detHi: 318},
+				{class: 5, subject: 4, detailLo: 318, detHi: 318},
+			},
+			text: phraseMask{
+				{index: 7, bits: 4398046511104},
+			},
+			textIDs: []int32{490},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.7.500-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2316,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 500, detHi: 500},
+			},
+			text: phraseMask{
+				{index: 7, bits: 8796093022208},
+			},
+			textIDs: []int32{491},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.7.700-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2322,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 700, detHi: 700},
+			},
+			text: phraseMask{
+				{index: 7, bits: 17592186044416},
+			},
+			textIDs: []int32{492},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.3.1-systemfull",
+			file: "rules.yaml (built-in)",
+			line: 2328,
+			status: []statusPattern{
+				{class: 4, subject: 3, detailLo: 1, detHi: 1},
+			},
+			text: phraseMask{
+				{index: 7, bits: 35184372088832},
+			},
+			textIDs: []int32{493},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2149,
+			line: 2335,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3080,428 +3727,431 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2156,
+			line: 2342,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
 			text: phraseMask{
-				{index: 7, bits: 32768},
+				{index: 7, bits: 70368744177664},
 			},
-			textIDs: []int32{463},
+			textIDs: []int32{494},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2162,
+			line: 2348,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 65536},
+				{index: 7, bits: 140737488355328},
 			},
-			textIDs: []int32{464},
+			textIDs: []int32{495},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2169,
+			line: 2355,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
 			text: phraseMask{
-				{index: 7, bits: 131072},
+				{index: 7, bits: 281474976710656},
 			},
-			textIDs: []int32{465},
+			textIDs: []int32{496},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2176,
+			line: 2362,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
-				{index: 7, bits: 262144},
+				{index: 7, bits: 562949953421312},
 			},
-			textIDs: []int32{466},
+			textIDs: []int32{497},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2183,
+			line: 2369,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
 			text: phraseMask{
-				{index: 7, bits: 524288},
+				{index: 7, bits: 1125899906842624},
 			},
-			textIDs: []int32{467},
+			textIDs: []int32{498},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2190,
+			line: 2376,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1048576},
+				{index: 7, bits: 2251799813685248},
 			},
-			textIDs: []int32{468},
+			textIDs: []int32{499},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2197,
+			line: 2383,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
 			text: phraseMask{
-				{index: 7, bits: 2097152},
+				{index: 7, bits: 4503599627370496},
 			},
-			textIDs: []int32{469},
+			textIDs: []int32{500},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2203,
+			line: 2389,
 			text: phraseMask{
-				{index: 7, bits: 29360128},
+				{index: 7, bits: 63050394783186944},
 			},
-			textIDs: []int32{470, 471, 472},
+			textIDs: []int32{501, 502, 503},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2213,
+			line: 2399,
 			text: phraseMask{
-				{index: 7, bits: 100663296},
+				{index: 7, bits: 216172782113783808},
 			},
-			textIDs: []int32{473, 474},
+			textIDs: []int32{504, 505},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2219,
+			line: 2405,
 			text: phraseMask{
-				{index: 7, bits: 939524096},
+				{index: 7, bits: 2017612633061982208},
 			},
-			textIDs: []int32{475, 476, 477},
+			textIDs: []int32{506, 507, 508},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2225,
+			line: 2411,
 			text: phraseMask{
-				{index: 7, bits: 1073741824},
+				{index: 7, bits: 2305843009213693952},
 			},
-			textIDs: []int32{478},
+			textIDs: []int32{509},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2231,
+			line: 2417,
 			text: phraseMask{
-				{index: 7, bits: 32212254720},
+				{index: 7, bits: 13835058055282163712},
+				{index: 8, bits: 3},
 			},
-			textIDs: []int32{479, 480, 481, 482},
+			textIDs: []int32{510, 511, 512, 513},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2238,
+			line: 2424,
 			text: phraseMask{
-				{index: 7, bits: 34359738368},
+				{index: 8, bits: 4},
 			},
-			textIDs: []int32{483},
+			textIDs: []int32{514},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2244,
+			line: 2430,
 			text: phraseMask{
-				{index: 7, bits: 206158430208},
+				{index: 8, bits: 24},
 			},
-			textIDs: []int32{484, 485},
+			textIDs: []int32{515, 516},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2250,
+			line: 2436,
 			text: phraseMask{
-				{index: 7, bits: 824633720832},
+				{index: 8, bits: 96},
 			},
-			textIDs: []int32{486, 487},
+			textIDs: []int32{517, 518},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2256,
+			line: 2442,
 			text: phraseMask{
-				{index: 7, bits: 1099511627776},
+				{index: 8, bits: 128},
 			},
-			textIDs: []int32{488},
+			textIDs: []int32{519},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2262,
+			line: 2448,
 			text: phraseMask{
-				{index: 7, bits: 68169720922112},
+				{index: 2, bits: 3298534883328},
+				{index: 8, bits: 1792},
 			},
-			textIDs: []int32{489, 490, 491, 492, 493},
+			textIDs: []int32{168, 169, 520, 521, 522},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2270,
+			line: 2456,
 			text: phraseMask{
-				{index: 7, bits: 4433230883192832},
+				{index: 2, bits: 624917741568},
+				{index: 8, bits: 6144},
 			},
-			textIDs: []int32{494, 495, 496, 497, 498, 499},
+			textIDs: []int32{164, 159, 160, 523, 524, 167},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2280,
+			line: 2466,
 			text: phraseMask{
-				{index: 7, bits: 31525197391593472},
+				{index: 8, bits: 57344},
 			},
-			textIDs: []int32{500, 501, 502},
+			textIDs: []int32{525, 526, 527},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2287,
+			line: 2473,
 			text: phraseMask{
-				{index: 7, bits: 540431955284459520},
+				{index: 8, bits: 983040},
 			},
-			textIDs: []int32{503, 504, 505, 506},
+			textIDs: []int32{528, 529, 530, 531},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2294,
+			line: 2480,
 			text: phraseMask{
-				{index: 7, bits: 1729382256910270464},
+				{index: 8, bits: 3145728},
 				{bits: 549755813888},
 			},
-			textIDs: []int32{507, 39, 508},
+			textIDs: []int32{532, 39, 533},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2301,
+			line: 2487,
 			text: phraseMask{
-				{index: 6, bits: 18014398509481984},
-				{index: 7, bits: 6917529027641081856},
+				{index: 7, bits: 2097152},
+				{index: 8, bits: 12582912},
 			},
-			textIDs: []int32{438, 509, 510},
+			textIDs: []int32{469, 534, 535},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2307,
+			line: 2493,
 			text: phraseMask{
-				{index: 7, bits: 9223372036854775808},
+				{index: 8, bits: 16777216},
 			},
-			textIDs: []int32{511},
+			textIDs: []int32{536},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2313,
+			line: 2499,
 			text: phraseMask{
-				{index: 8, bits: 1},
+				{index: 8, bits: 33554432},
 			},
-			textIDs: []int32{512},
+			textIDs: []int32{537},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2319,
+			line: 2505,
 			text: phraseMask{
-				{index: 7, bits: 524288},
+				{index: 7, bits: 1125899906842624},
 			},
-			textIDs: []int32{467},
+			textIDs: []int32{498},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2325,
+			line: 2511,
 			text: phraseMask{
-				{index: 8, bits: 6},
+				{index: 8, bits: 201326592},
 			},
-			textIDs: []int32{513, 514},
+			textIDs: []int32{538, 539},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2335,
+			line: 2521,
 			text: phraseMask{
-				{index: 8, bits: 56},
+				{index: 8, bits: 1879048192},
 			},
-			textIDs: []int32{515, 516, 517},
+			textIDs: []int32{540, 541, 542},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2341,
+			line: 2527,
 			text: phraseMask{
-				{index: 8, bits: 64},
+				{index: 8, bits: 2147483648},
 			},
-			textIDs: []int32{518},
+			textIDs: []int32{543},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2347,
+			line: 2533,
 			text: phraseMask{
-				{index: 8, bits: 384},
+				{index: 8, bits: 12884901888},
 			},
-			textIDs: []int32{519, 520},
+			textIDs: []int32{544, 545},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2353,
+			line: 2539,
 			text: phraseMask{
-				{index: 8, bits: 1536},
+				{index: 8, bits: 51539607552},
 			},
-			textIDs: []int32{521, 522},
+			textIDs: []int32{546, 547},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2359,
+			line: 2545,
 			text: phraseMask{
-				{index: 8, bits: 6144},
+				{index: 8, bits: 206158430208},
 			},
-			textIDs: []int32{523, 524},
+			textIDs: []int32{548, 549},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2365,
+			line: 2551,
 			text: phraseMask{
-				{index: 8, bits: 8192},
+				{index: 8, bits: 274877906944},
 			},
-			textIDs: []int32{525},
+			textIDs: []int32{550},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2371,
+			line: 2557,
 			text: phraseMask{
-				{index: 8, bits: 16384},
+				{index: 8, bits: 549755813888},
 			},
-			textIDs: []int32{526},
+			textIDs: []int32{551},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2377,
+			line: 2563,
 			text: phraseMask{
-				{index: 8, bits: 491520},
+				{index: 8, bits: 16492674416640},
 			},
-			textIDs: []int32{527, 528, 529, 530},
+			textIDs: []int32{552, 553, 554, 555},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2384,
+			line: 2570,
 			text: phraseMask{
-				{index: 8, bits: 524288},
+				{index: 8, bits: 17592186044416},
 			},
-			textIDs: []int32{531},
+			textIDs: []int32{556},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2390,
+			line: 2576,
 			text: phraseMask{
-				{index: 8, bits: 1048576},
+				{index: 8, bits: 35184372088832},
 			},
-			textIDs: []int32{532},
+			textIDs: []int32{557},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2401,
+			line: 2587,
 			text: phraseMask{
-				{index: 8, bits: 6291456},
+				{index: 8, bits: 211106232532992},
 			},
-			textIDs: []int32{533, 534},
+			textIDs: []int32{558, 559},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "blocked",
@@ -3535,44 +4185,44 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2412,
+			line: 2598,
 			text: phraseMask{
-				{index: 8, bits: 8388608},
+				{index: 8, bits: 281474976710656},
 			},
-			textIDs: []int32{535},
+			textIDs: []int32{560},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2418,
+			line: 2604,
 			text: phraseMask{
-				{index: 8, bits: 16777216},
+				{index: 8, bits: 562949953421312},
 			},
-			textIDs: []int32{536},
+			textIDs: []int32{561},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2424,
+			line: 2610,
 			text: phraseMask{
-				{index: 8, bits: 33554432},
+				{index: 8, bits: 1125899906842624},
 			},
-			textIDs: []int32{537},
+			textIDs: []int32{562},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2437,
+			line: 2623,
 			text: phraseMask{
-				{index: 8, bits: 67108864},
+				{index: 8, bits: 2251799813685248},
 			},
-			textIDs: []int32{538},
+			textIDs: []int32{563},
 			mta:     []string{".yahoodns.net"},
 			action:  []smtpcode.Action{"failed"},
 			then: thenDef{
@@ -3636,11 +4286,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2450,
+			line: 2636,
 			text: phraseMask{
-				{index: 8, bits: 67108864},
+				{index: 8, bits: 2251799813685248},
 			},
-			textIDs: []int32{538},
+			textIDs: []int32{563},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "rejected",
@@ -3702,73 +4352,73 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2460,
+			line: 2646,
 			text: phraseMask{
-				{index: 8, bits: 402653184},
+				{index: 8, bits: 13510798882111488},
 			},
-			textIDs: []int32{539, 540},
+			textIDs: []int32{564, 565},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2468,
+			line: 2654,
 			text: phraseMask{
-				{index: 8, bits: 536870912},
+				{index: 8, bits: 18014398509481984},
 			},
-			textIDs: []int32{541},
+			textIDs: []int32{566},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2474,
+			line: 2660,
 			text: phraseMask{
-				{index: 8, bits: 3221225472},
+				{index: 8, bits: 108086391056891904},
 			},
-			textIDs: []int32{542, 543},
+			textIDs: []int32{567, 568},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2480,
+			line: 2666,
 			text: phraseMask{
-				{index: 8, bits: 4294967296},
+				{index: 8, bits: 144115188075855872},
 			},
-			textIDs: []int32{544},
+			textIDs: []int32{569},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2486,
+			line: 2672,
 			text: phraseMask{
-				{index: 8, bits: 8589934592},
+				{index: 8, bits: 288230376151711744},
 			},
-			textIDs: []int32{545},
+			textIDs: []int32{570},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2492,
+			line: 2678,
 			text: phraseMask{
-				{index: 8, bits: 17180393472},
+				{index: 8, bits: 576478344489467904},
 			},
-			textIDs: []int32{546, 531},
+			textIDs: []int32{571, 556},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2504,
+			line: 2690,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -3776,9 +4426,10 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 8, bits: 1065151889408},
+				{index: 8, bits: 17293822569102704640},
+				{index: 9, bits: 1},
 			},
-			textIDs: []int32{547, 548, 549, 550, 551},
+			textIDs: []int32{572, 573, 574, 575, 576},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -3818,11 +4469,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2517,
+			line: 2703,
 			text: phraseMask{
-				{index: 8, bits: 16492674416640},
+				{index: 9, bits: 30},
 			},
-			textIDs: []int32{552, 553, 554, 555},
+			textIDs: []int32{577, 578, 579, 580},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -3862,12 +4513,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2529,
+			line: 2715,
 			text: phraseMask{
-				{index: 8, bits: 263882790666240},
-				{index: 5, bits: 1125899906842624},
+				{index: 9, bits: 480},
+				{index: 6, bits: 131072},
 			},
-			textIDs: []int32{556, 557, 370, 558, 559},
+			textIDs: []int32{581, 582, 401, 583, 584},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -3906,7 +4557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2543,
+			line: 2729,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -3916,10 +4567,10 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 8, bits: 9223090561878065152},
-				{index: 4, bits: 512},
+				{index: 9, bits: 16776704},
+				{index: 4, bits: 2199023255552},
 			},
-			textIDs: []int32{560, 265, 561, 562, 563, 564, 565, 566, 567, 568, 569, 570, 571, 572, 573, 574},
+			textIDs: []int32{585, 297, 586, 587, 588, 589, 590, 591, 592, 593, 594, 595, 596, 597, 598, 599},
 			then: thenDef{
 				Reason: "norelaying",
 				words: words{
@@ -3972,11 +4623,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2564,
+			line: 2750,
 			text: phraseMask{
-				{index: 8, bits: 9223372036854775808},
+				{index: 9, bits: 16777216},
 			},
-			textIDs: []int32{575},
+			textIDs: []int32{600},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4022,7 +4673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2573,
+			line: 2759,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4032,9 +4683,9 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 9, bits: 511},
+				{index: 9, bits: 17146314752},
 			},
-			textIDs: []int32{576, 577, 578, 579, 580, 581, 582, 583, 584},
+			textIDs: []int32{601, 602, 603, 604, 605, 606, 607, 608, 609},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4080,7 +4731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2588,
+			line: 2774,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4088,9 +4739,9 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 9, bits: 523776},
+				{index: 9, bits: 17575006175232},
 			},
-			textIDs: []int32{585, 586, 587, 588, 589, 590, 591, 592, 593, 594},
+			textIDs: []int32{610, 611, 612, 613, 614, 615, 616, 617, 618, 619},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -4137,16 +4788,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2607,
+			line: 2793,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
 			},
 			text: phraseMask{
-				{index: 6, bits: 131072},
-				{index: 9, bits: 3670016},
+				{index: 6, bits: 281474976710656},
+				{index: 9, bits: 123145302310912},
 			},
-			textIDs: []int32{401, 595, 596, 597},
+			textIDs: []int32{432, 620, 621, 622},
 			then: thenDef{
 				Reason: "notaccept",
 				words: words{
@@ -4192,15 +4843,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2619,
+			line: 2805,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
 			},
 			text: phraseMask{
-				{index: 9, bits: 130023424},
+				{index: 9, bits: 4362862139015168},
 			},
-			textIDs: []int32{598, 599, 600, 601, 602},
+			textIDs: []int32{623, 624, 625, 626, 627},
 			then: thenDef{
 				Reason: "suspend",
 				words: words{
@@ -4233,7 +4884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2633,
+			line: 2819,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4282,7 +4933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2642,
+			line: 2828,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4331,7 +4982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 2651,
+			line: 2837,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -4380,7 +5031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 2660,
+			line: 2846,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -4429,7 +5080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 2670,
+			line: 2856,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -4471,7 +5122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 2679,
+			line: 2865,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -4520,7 +5171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 2688,
+			line: 2874,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -4569,7 +5220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 2697,
+			line: 2883,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -4618,7 +5269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 2706,
+			line: 2892,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -4667,7 +5318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 2715,
+			line: 2901,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -4716,7 +5367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 2724,
+			line: 2910,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -4765,7 +5416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 2733,
+			line: 2919,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -4814,7 +5465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 2742,
+			line: 2928,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -4863,7 +5514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 2751,
+			line: 2937,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -4912,7 +5563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 2760,
+			line: 2946,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -4961,7 +5612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 2769,
+			line: 2955,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5010,7 +5661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 2778,
+			line: 2964,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5067,7 +5718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 2787,
+			line: 2973,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5116,7 +5767,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 2796,
+			line: 2982,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5165,7 +5816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 2807,
+			line: 2993,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5214,7 +5865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 2816,
+			line: 3002,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5263,7 +5914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 2825,
+			line: 3011,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -5312,7 +5963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 2836,
+			line: 3022,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -5361,7 +6012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 2846,
+			line: 3032,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -5410,7 +6061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 2855,
+			line: 3041,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -5459,7 +6110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 2864,
+			line: 3050,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -5508,7 +6159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 2873,
+			line: 3059,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -5557,7 +6208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 2882,
+			line: 3068,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -5606,7 +6257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 2892,
+			line: 3078,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -5655,7 +6306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 2901,
+			line: 3087,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -5704,7 +6355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 2910,
+			line: 3096,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -5761,7 +6412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 2919,
+			line: 3105,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -5810,7 +6461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 2931,
+			line: 3117,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -5852,7 +6503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 2940,
+			line: 3126,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -5894,7 +6545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 2949,
+			line: 3135,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -5960,7 +6611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 2958,
+			line: 3144,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6002,7 +6653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 2967,
+			line: 3153,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6051,7 +6702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 2978,
+			line: 3164,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6087,61 +6738,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 2994,
+			line: 3180,
 			text: phraseMask{
-				{index: 9, bits: 134217728},
+				{index: 9, bits: 4503599627370496},
 			},
-			textIDs: []int32{603},
+			textIDs: []int32{628},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3001,
+			line: 3187,
 			text: phraseMask{
-				{index: 9, bits: 268435456},
+				{index: 9, bits: 9007199254740992},
 			},
-			textIDs: []int32{604},
+			textIDs: []int32{629},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3006,
+			line: 3192,
 			text: phraseMask{
-				{index: 9, bits: 536870912},
+				{index: 9, bits: 18014398509481984},
 			},
-			textIDs: []int32{605},
+			textIDs: []int32{630},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3011,
+			line: 3197,
 			text: phraseMask{
-				{index: 9, bits: 1073741824},
+				{index: 9, bits: 36028797018963968},
 			},
-			textIDs: []int32{606},
+			textIDs: []int32{631},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3016,
+			line: 3202,
 			text: phraseMask{
-				{index: 9, bits: 66571993088},
+				{index: 9, bits: 2233785415175766016},
 			},
-			textIDs: []int32{607, 608, 609, 610, 611},
+			textIDs: []int32{632, 633, 634, 635, 636},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3023,
+			line: 3209,
 			text: phraseMask{
-				{index: 9, bits: 68719476736},
+				{index: 9, bits: 2305843009213693952},
 			},
-			textIDs: []int32{612},
+			textIDs: []int32{637},
 			regexps: []*pattern{
 				{src: "non r.*pertori.*dans l'annuaire domino", captures: false},
 			},
@@ -6150,41 +6801,41 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3029,
+			line: 3215,
 			text: phraseMask{
-				{index: 9, bits: 137438953472},
+				{index: 9, bits: 4611686018427387904},
 			},
-			textIDs: []int32{613},
+			textIDs: []int32{638},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3034,
+			line: 3220,
 			text: phraseMask{
-				{index: 9, bits: 274877906944},
+				{index: 9, bits: 9223372036854775808},
 			},
-			textIDs: []int32{614},
+			textIDs: []int32{639},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3039,
+			line: 3225,
 			text: phraseMask{
-				{index: 9, bits: 549755813888},
+				{index: 10, bits: 1},
 			},
-			textIDs: []int32{615},
+			textIDs: []int32{640},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3052,
+			line: 3238,
 			text: phraseMask{
-				{index: 9, bits: 3298534883328},
+				{index: 10, bits: 6},
 			},
-			textIDs: []int32{616, 617},
+			textIDs: []int32{641, 642},
 			then: thenDef{
 				Reason:     "hostunknown",
 				HardBounce: &builtinFalse,
@@ -6231,61 +6882,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3062,
+			line: 3248,
 			text: phraseMask{
-				{index: 9, bits: 4398046511104},
+				{index: 10, bits: 8},
 			},
-			textIDs: []int32{618},
+			textIDs: []int32{643},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3070,
+			line: 3256,
 			text: phraseMask{
-				{index: 9, bits: 8796093022208},
+				{index: 10, bits: 16},
 			},
-			textIDs: []int32{619},
+			textIDs: []int32{644},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3075,
+			line: 3261,
 			text: phraseMask{
-				{index: 9, bits: 52776558133248},
+				{index: 10, bits: 96},
 			},
-			textIDs: []int32{620, 621},
+			textIDs: []int32{645, 646},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3080,
+			line: 3266,
 			text: phraseMask{
-				{index: 9, bits: 1055531162664960},
+				{index: 10, bits: 1920},
 			},
-			textIDs: []int32{622, 623, 624, 625},
+			textIDs: []int32{647, 648, 649, 650},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3086,
+			line: 3272,
 			text: phraseMask{
-				{index: 9, bits: 16888498602639360},
+				{index: 10, bits: 30720},
 			},
-			textIDs: []int32{626, 627, 628, 629},
+			textIDs: []int32{651, 652, 653, 654},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3098,
+			line: 3284,
 			text: phraseMask{
-				{index: 9, bits: 126100789566373888},
+				{index: 10, bits: 229376},
 			},
-			textIDs: []int32{630, 631, 632},
+			textIDs: []int32{655, 656, 657},
 			then: thenDef{
 				Reason: "contenterror",
 				words: words{
@@ -6331,422 +6982,421 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3107,
+			line: 3293,
 			text: phraseMask{
-				{index: 9, bits: 144115188075855872},
+				{index: 10, bits: 262144},
 			},
-			textIDs: []int32{633},
+			textIDs: []int32{658},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3112,
+			line: 3298,
 			text: phraseMask{
-				{index: 9, bits: 288230376151711744},
+				{index: 10, bits: 524288},
 			},
-			textIDs: []int32{634},
+			textIDs: []int32{659},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3117,
+			line: 3303,
 			text: phraseMask{
-				{index: 9, bits: 576460752303423488},
+				{index: 10, bits: 1048576},
 			},
-			textIDs: []int32{635},
+			textIDs: []int32{660},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3122,
+			line: 3308,
 			text: phraseMask{
-				{index: 9, bits: 3458764513820540928},
+				{index: 10, bits: 6291456},
 			},
-			textIDs: []int32{636, 637},
+			textIDs: []int32{661, 662},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3127,
+			line: 3313,
 			text: phraseMask{
-				{index: 9, bits: 13835058055282163712},
-				{index: 10, bits: 31},
+				{index: 10, bits: 1065353216},
 			},
-			textIDs: []int32{638, 639, 640, 641, 642, 643, 644},
+			textIDs: []int32{663, 664, 665, 666, 667, 668, 669},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3134,
+			line: 3320,
 			text: phraseMask{
-				{index: 10, bits: 2016},
+				{index: 10, bits: 67645734912},
 			},
-			textIDs: []int32{645, 646, 647, 648, 649, 650},
+			textIDs: []int32{670, 671, 672, 673, 674, 675},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3140,
+			line: 3326,
 			text: phraseMask{
-				{index: 10, bits: 2048},
+				{index: 10, bits: 68719476736},
 			},
-			textIDs: []int32{651},
+			textIDs: []int32{676},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3145,
+			line: 3331,
 			text: phraseMask{
-				{index: 10, bits: 28672},
+				{index: 10, bits: 962072674304},
 			},
-			textIDs: []int32{652, 653, 654},
+			textIDs: []int32{677, 678, 679},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3152,
+			line: 3338,
 			text: phraseMask{
-				{index: 10, bits: 98304},
+				{index: 10, bits: 3298534883328},
 			},
-			textIDs: []int32{655, 656},
+			textIDs: []int32{680, 681},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3157,
+			line: 3343,
 			text: phraseMask{
-				{index: 10, bits: 131072},
+				{index: 10, bits: 4398046511104},
 			},
-			textIDs: []int32{657},
+			textIDs: []int32{682},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3162,
+			line: 3348,
 			text: phraseMask{
-				{index: 6, bits: 1572864},
+				{index: 6, bits: 3377699720527872},
 			},
-			textIDs: []int32{404, 403},
+			textIDs: []int32{435, 434},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3167,
+			line: 3353,
 			text: phraseMask{
-				{index: 6, bits: 131072},
+				{index: 6, bits: 281474976710656},
 			},
-			textIDs: []int32{401},
+			textIDs: []int32{432},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3172,
+			line: 3358,
 			text: phraseMask{
-				{index: 6, bits: 262144},
+				{index: 6, bits: 562949953421312},
 			},
-			textIDs: []int32{402},
+			textIDs: []int32{433},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3177,
+			line: 3363,
 			text: phraseMask{
-				{index: 10, bits: 262144},
+				{index: 10, bits: 8796093022208},
 			},
-			textIDs: []int32{658},
+			textIDs: []int32{683},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3182,
+			line: 3368,
 			text: phraseMask{
-				{index: 10, bits: 524288},
+				{index: 10, bits: 17592186044416},
 			},
-			textIDs: []int32{659},
+			textIDs: []int32{684},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3187,
+			line: 3373,
 			text: phraseMask{
-				{index: 10, bits: 1048576},
+				{index: 10, bits: 35184372088832},
 			},
-			textIDs: []int32{660},
+			textIDs: []int32{685},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3192,
+			line: 3378,
 			text: phraseMask{
-				{index: 10, bits: 2097152},
+				{index: 10, bits: 70368744177664},
 			},
-			textIDs: []int32{661},
+			textIDs: []int32{686},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3197,
+			line: 3383,
 			text: phraseMask{
-				{index: 10, bits: 4194304},
+				{index: 10, bits: 140737488355328},
 			},
-			textIDs: []int32{662},
+			textIDs: []int32{687},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3202,
+			line: 3388,
 			text: phraseMask{
-				{index: 10, bits: 8388608},
+				{index: 10, bits: 281474976710656},
 			},
-			textIDs: []int32{663},
+			textIDs: []int32{688},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3207,
+			line: 3393,
 			text: phraseMask{
-				{index: 10, bits: 16777216},
+				{index: 10, bits: 562949953421312},
 			},
-			textIDs: []int32{664},
+			textIDs: []int32{689},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3212,
+			line: 3398,
 			text: phraseMask{
-				{index: 10, bits: 33554432},
+				{index: 10, bits: 1125899906842624},
 			},
-			textIDs: []int32{665},
+			textIDs: []int32{690},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3217,
+			line: 3403,
 			text: phraseMask{
-				{index: 10, bits: 67108864},
+				{index: 10, bits: 2251799813685248},
 			},
-			textIDs: []int32{666},
+			textIDs: []int32{691},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3222,
+			line: 3408,
 			text: phraseMask{
-				{index: 10, bits: 402653184},
+				{index: 10, bits: 13510798882111488},
 			},
-			textIDs: []int32{667, 668},
+			textIDs: []int32{692, 693},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3228,
+			line: 3414,
 			text: phraseMask{
-				{index: 10, bits: 536870912},
+				{index: 10, bits: 18014398509481984},
 			},
-			textIDs: []int32{669},
+			textIDs: []int32{694},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3233,
+			line: 3419,
 			text: phraseMask{
-				{index: 10, bits: 1073741824},
+				{index: 10, bits: 36028797018963968},
 			},
-			textIDs: []int32{670},
+			textIDs: []int32{695},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3238,
+			line: 3424,
 			text: phraseMask{
-				{index: 10, bits: 547608330240},
+				{index: 10, bits: 18374686479671623680},
 			},
-			textIDs: []int32{671, 672, 673, 674, 675, 676, 677, 678},
+			textIDs: []int32{696, 697, 698, 699, 700, 701, 702, 703},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3245,
+			line: 3431,
 			text: phraseMask{
-				{index: 10, bits: 3848290697216},
+				{index: 11, bits: 7},
 			},
-			textIDs: []int32{679, 680, 681},
+			textIDs: []int32{704, 705, 706},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3250,
+			line: 3436,
 			text: phraseMask{
-				{index: 10, bits: 4398046511104},
+				{index: 11, bits: 8},
 			},
-			textIDs: []int32{682},
+			textIDs: []int32{707},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3255,
+			line: 3441,
 			text: phraseMask{
-				{index: 10, bits: 131941395333120},
+				{index: 11, bits: 240},
 			},
-			textIDs: []int32{683, 684, 685, 686},
+			textIDs: []int32{708, 709, 710, 711},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3261,
+			line: 3447,
 			text: phraseMask{
-				{index: 10, bits: 576320014815068160},
+				{index: 11, bits: 1048320},
 			},
-			textIDs: []int32{687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 697, 698},
+			textIDs: []int32{712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 723},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3271,
+			line: 3457,
 			text: phraseMask{
-				{index: 10, bits: 1729382256910270464},
+				{index: 11, bits: 3145728},
 			},
-			textIDs: []int32{699, 700},
+			textIDs: []int32{724, 725},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3276,
+			line: 3462,
 			text: phraseMask{
-				{index: 10, bits: 2305843009213693952},
+				{index: 11, bits: 4194304},
 			},
-			textIDs: []int32{701},
+			textIDs: []int32{726},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3281,
+			line: 3467,
 			text: phraseMask{
-				{index: 10, bits: 4611686018427387904},
+				{index: 11, bits: 8388608},
 			},
-			textIDs: []int32{702},
+			textIDs: []int32{727},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3286,
+			line: 3472,
 			text: phraseMask{
-				{index: 10, bits: 9223372036854775808},
+				{index: 11, bits: 16777216},
 			},
-			textIDs: []int32{703},
+			textIDs: []int32{728},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3291,
+			line: 3477,
 			text: phraseMask{
-				{index: 11, bits: 3},
+				{index: 11, bits: 100663296},
 			},
-			textIDs: []int32{704, 705},
+			textIDs: []int32{729, 730},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3297,
+			line: 3483,
 			text: phraseMask{
-				{index: 11, bits: 4},
+				{index: 11, bits: 134217728},
 			},
-			textIDs: []int32{706},
+			textIDs: []int32{731},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3302,
+			line: 3488,
 			text: phraseMask{
-				{index: 11, bits: 8},
+				{index: 11, bits: 268435456},
 			},
-			textIDs: []int32{707},
+			textIDs: []int32{732},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3307,
+			line: 3493,
 			text: phraseMask{
-				{index: 11, bits: 48},
+				{index: 11, bits: 1610612736},
 			},
-			textIDs: []int32{708, 709},
+			textIDs: []int32{733, 734},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3312,
+			line: 3498,
 			text: phraseMask{
-				{index: 11, bits: 64},
+				{index: 11, bits: 2147483648},
 			},
-			textIDs: []int32{710},
+			textIDs: []int32{735},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3317,
+			line: 3503,
 			text: phraseMask{
-				{index: 11, bits: 128},
+				{index: 11, bits: 4294967296},
 			},
-			textIDs: []int32{711},
+			textIDs: []int32{736},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3322,
+			line: 3508,
 			text: phraseMask{
-				{index: 11, bits: 256},
+				{index: 11, bits: 8589934592},
 			},
-			textIDs: []int32{712},
+			textIDs: []int32{737},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3327,
+			line: 3513,
 			text: phraseMask{
-				{index: 11, bits: 1536},
+				{index: 11, bits: 51539607552},
 			},
-			textIDs: []int32{713, 714},
+			textIDs: []int32{738, 739},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -6792,11 +7442,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3341,
+			line: 3527,
 			text: phraseMask{
-				{index: 11, bits: 536868864},
+				{index: 11, bits: 18014329790005248},
 			},
-			textIDs: []int32{715, 716, 717, 718, 719, 720, 721, 722, 723, 724, 725, 726, 727, 728, 729, 730, 731, 732},
+			textIDs: []int32{740, 741, 742, 743, 744, 745, 746, 747, 748, 749, 750, 751, 752, 753, 754, 755, 756, 757},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -6842,7 +7492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3370,
+			line: 3556,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -6898,16 +7548,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3380,
+			line: 3566,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 1, bits: 335544320000},
-				{index: 11, bits: 1610612736},
-				{index: 6, bits: 35184372088832},
+				{index: 11, bits: 54043195528445952},
+				{index: 7, bits: 4096},
 			},
-			textIDs: []int32{93, 102, 733, 429, 97, 734, 98, 99},
+			textIDs: []int32{93, 102, 758, 460, 97, 759, 98, 99},
 			then: thenDef{
 				Reason: "expired",
 				words: words{
@@ -6991,14 +7641,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3397,
+			line: 3583,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 11, bits: 2147483648},
+				{index: 11, bits: 72057594037927936},
 			},
-			textIDs: []int32{735},
+			textIDs: []int32{760},
 			then: thenDef{
 				Reason: "userunknown",
 				words: words{
@@ -7044,7 +7694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3423,
+			line: 3609,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7053,51 +7703,51 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3428,
+			line: 3614,
 			text: phraseMask{
-				{index: 11, bits: 4294967296},
+				{index: 11, bits: 144115188075855872},
 			},
-			textIDs: []int32{736},
+			textIDs: []int32{761},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3434,
+			line: 3620,
 			text: phraseMask{
-				{index: 11, bits: 266287972352},
+				{index: 11, bits: 8935141660703064064},
 			},
-			textIDs: []int32{737, 738, 739, 740, 741},
+			textIDs: []int32{762, 763, 764, 765, 766},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3448,
+			line: 3634,
 			text: phraseMask{
-				{index: 11, bits: 18446743798831644672},
-				{index: 12, bits: 2047},
+				{index: 11, bits: 9223372036854775808},
+				{index: 12, bits: 68719476735},
 			},
-			textIDs: []int32{742, 743, 744, 745, 746, 747, 748, 749, 750, 751, 752, 753, 754, 755, 756, 757, 758, 759, 760, 761, 762, 763, 764, 765, 766, 767, 768, 769, 770, 771, 772, 773, 774, 775, 776, 777, 778},
+			textIDs: []int32{767, 768, 769, 770, 771, 772, 773, 774, 775, 776, 777, 778, 779, 780, 781, 782, 783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 801, 802, 803},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3460,
+			line: 3646,
 			text: phraseMask{
-				{index: 12, bits: 18446744073709549568},
+				{index: 12, bits: 18446744004990074880},
 				{index: 1, bits: 2314891989910290432},
-				{index: 13, bits: 1073741823},
-				{index: 10, bits: 524288},
+				{index: 13, bits: 36028797018963967},
+				{index: 10, bits: 17592186044416},
 			},
-			textIDs: []int32{779, 780, 781, 782, 783, 784, 785, 109, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 801, 802, 803, 804, 805, 806, 105, 807, 808, 809, 106, 810, 811, 812, 813, 814, 815, 816, 817, 818, 125, 819, 117, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830, 831, 832, 833, 834, 835, 836, 837, 838, 839, 840, 841, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 853, 854, 855, 856, 857, 858, 859, 860, 659, 861},
+			textIDs: []int32{804, 805, 806, 807, 808, 809, 810, 109, 811, 812, 813, 814, 815, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830, 831, 105, 832, 833, 834, 106, 835, 836, 837, 838, 839, 840, 841, 842, 843, 125, 844, 117, 845, 846, 847, 848, 849, 850, 851, 852, 853, 854, 855, 856, 857, 858, 859, 860, 861, 862, 863, 864, 865, 866, 867, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878, 879, 880, 881, 882, 883, 884, 885, 684, 886},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3500,
+			line: 3686,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7107,7 +7757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3505,
+			line: 3691,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7116,29 +7766,30 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3510,
+			line: 3696,
 			text: phraseMask{
-				{index: 13, bits: 144115187002114048},
-				{index: 6, bits: 4398046511104},
+				{index: 13, bits: 18410715276690587648},
+				{index: 7, bits: 512},
+				{index: 14, bits: 262143},
 			},
-			textIDs: []int32{862, 863, 864, 865, 866, 867, 868, 426, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888},
+			textIDs: []int32{887, 888, 889, 890, 891, 892, 893, 457, 894, 895, 896, 897, 898, 899, 900, 901, 902, 903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3524,
+			line: 3710,
 			text: phraseMask{
-				{index: 13, bits: 432345564227567616},
-				{index: 8, bits: 64},
+				{index: 14, bits: 786432},
+				{index: 8, bits: 2147483648},
 			},
-			textIDs: []int32{889, 518, 890},
+			textIDs: []int32{914, 543, 915},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3536,
+			line: 3722,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7149,48 +7800,47 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3541,
+			line: 3727,
 			text: phraseMask{
-				{index: 13, bits: 17870283321406128128},
-				{index: 14, bits: 2251799813685247},
-				{index: 8, bits: 2147495936},
-				{index: 4, bits: 68719476736},
+				{index: 14, bits: 18446744073708503040},
+				{index: 8, bits: 72058006354788352},
+				{index: 5, bits: 16},
+				{index: 15, bits: 4095},
 			},
-			textIDs: []int32{891, 892, 893, 894, 895, 896, 897, 898, 525, 899, 900, 901, 902, 524, 903, 904, 905, 906, 907, 543, 908, 909, 910, 911, 912, 292, 913, 914, 915, 916, 917, 918, 919, 920, 921, 922, 923, 924, 925, 926, 927, 928, 929, 930, 931, 932, 933, 934, 935, 936, 937, 938, 939, 940, 941, 942, 943, 944, 945, 946},
+			textIDs: []int32{916, 917, 918, 919, 920, 921, 922, 923, 550, 924, 925, 926, 927, 549, 928, 929, 930, 931, 932, 568, 933, 934, 935, 936, 937, 324, 938, 939, 940, 941, 942, 943, 944, 945, 946, 947, 948, 949, 950, 951, 952, 953, 954, 955, 956, 957, 958, 959, 960, 961, 962, 963, 964, 965, 966, 967, 968, 969, 970, 971},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3574,
+			line: 3760,
 			text: phraseMask{
-				{index: 14, bits: 574208952489738240},
+				{index: 15, bits: 1044480},
 			},
-			textIDs: []int32{947, 948, 949, 950, 951, 952, 953, 954},
+			textIDs: []int32{972, 973, 974, 975, 976, 977, 978, 979},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3586,
+			line: 3772,
 			text: phraseMask{
-				{index: 14, bits: 17870283321406128128},
-				{index: 8, bits: 9223090561878065152},
-				{index: 15, bits: 16383},
-				{index: 4, bits: 512},
+				{index: 15, bits: 549754765312},
+				{index: 9, bits: 16776704},
+				{index: 4, bits: 2199023255552},
 			},
-			textIDs: []int32{955, 956, 957, 958, 959, 568, 571, 960, 961, 962, 265, 562, 572, 563, 561, 963, 964, 965, 966, 967, 564, 565, 566, 567, 560, 573, 574, 570, 968, 569, 969, 970, 971, 972, 973},
+			textIDs: []int32{980, 981, 982, 983, 984, 593, 596, 985, 986, 987, 297, 587, 597, 588, 586, 988, 989, 990, 991, 992, 589, 590, 591, 592, 585, 598, 599, 595, 993, 594, 994, 995, 996, 997, 998},
 			command: []string{"MAIL", "RCPT", "DATA", ""},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3607,
+			line: 3793,
 			text: phraseMask{
-				{index: 15, bits: 16760832},
+				{index: 15, bits: 562400197607424},
 			},
-			textIDs: []int32{974, 975, 976, 977, 978, 979, 980, 981, 982, 983},
+			textIDs: []int32{999, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008},
 			then: thenDef{
 				Reason: "authfailure",
 				words: words{
@@ -7227,7 +7877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3616,
+			line: 3802,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7242,22 +7892,23 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3621,
+			line: 3807,
 			text: phraseMask{
-				{index: 15, bits: 18014398492704768},
-				{index: 4, bits: 140737488355328},
+				{index: 15, bits: 18446181123756130304},
+				{index: 16, bits: 32767},
+				{index: 5, bits: 32768},
 			},
-			textIDs: []int32{984, 985, 986, 987, 988, 989, 990, 991, 992, 993, 994, 995, 996, 997, 998, 999, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 303},
+			textIDs: []int32{1009, 1010, 1011, 1012, 1013, 1014, 1015, 1016, 1017, 1018, 1019, 1020, 1021, 1022, 1023, 1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 335},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3634,
+			line: 3820,
 			text: phraseMask{
-				{index: 15, bits: 54043195528445952},
+				{index: 16, bits: 98304},
 			},
-			textIDs: []int32{1014, 1015},
+			textIDs: []int32{1039, 1040},
 			regexps: []*pattern{
 				{src: "is not allowed to send mail\\..*_401", captures: false},
 				{src: "is not allowed to send from <.*per it's spf record", captures: false},
@@ -7267,92 +7918,90 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3653,
+			line: 3839,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 15, bits: 18374686479671623680},
+				{index: 16, bits: 18446744073709420544},
 				{bits: 64513},
-				{index: 16, bits: 18446744073709551615},
-				{index: 6, bits: 33554432},
-				{index: 7, bits: 17592186044416},
-				{index: 8, bits: 67108864},
-				{index: 17, bits: 262143},
-				{index: 4, bits: 576460752303423488},
+				{index: 6, bits: 72057594037927936},
+				{index: 8, bits: 2251799813685760},
+				{index: 17, bits: 8796093022207},
+				{index: 5, bits: 134217728},
 			},
-			textIDs: []int32{1016, 1017, 1018, 1019, 1020, 0, 1021, 1022, 1023, 1024, 1025, 1026, 1027, 409, 1028, 1029, 1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 1039, 492, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 538, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 11, 10, 12, 15, 1074, 1075, 1076, 13, 14, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 315, 1105},
+			textIDs: []int32{1041, 1042, 1043, 1044, 1045, 0, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 440, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 521, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 563, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 11, 10, 12, 15, 1099, 1100, 1101, 13, 14, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 347, 1130},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3693,
+			line: 3879,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 17, bits: 18446744073709289472},
-				{index: 6, bits: 9007199254740992},
-				{index: 4, bits: 8388608},
-				{index: 18, bits: 8796093022207},
+				{index: 17, bits: 18446735277616529408},
+				{index: 7, bits: 1048576},
+				{index: 18, bits: 18446744073709551615},
+				{index: 4, bits: 36028797018963968},
+				{index: 2, bits: 37748736},
+				{index: 19, bits: 3},
 			},
-			textIDs: []int32{1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 437, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 279, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194},
+			textIDs: []int32{1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 468, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 311, 1171, 150, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 153, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217},
 			unless: phraseMask{
-				{index: 18, bits: 26388279066624},
-				{index: 16, bits: 536870912},
+				{index: 19, bits: 12},
+				{index: 16, bits: 18014398509481984},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3734,
+			line: 3920,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 18, bits: 1152886320234758144},
-				{index: 4, bits: 1024},
-				{index: 6, bits: 131072},
-				{index: 9, bits: 1572864},
+				{index: 19, bits: 524272},
+				{index: 4, bits: 4398046511104},
+				{index: 6, bits: 281474976710656},
+				{index: 9, bits: 52776558133248},
 			},
-			textIDs: []int32{1197, 266, 1198, 1199, 1200, 1201, 1202, 1203, 401, 595, 596, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211},
+			textIDs: []int32{1220, 298, 1221, 1222, 1223, 1224, 1225, 1226, 432, 620, 621, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 3746,
+			line: 3932,
 			text: phraseMask{
-				{index: 18, bits: 17293822569102704640},
-				{index: 19, bits: 18446744073709551615},
-				{index: 6, bits: 18014398517870594},
-				{index: 7, bits: 6917529027641606144},
-				{index: 8, bits: 524288},
-				{index: 11, bits: 2147483680},
-				{index: 4, bits: 824633769984},
-				{index: 10, bits: 1729382256910270464},
-				{index: 14, bits: 2048},
-				{index: 20, bits: 72057594037927935},
+				{index: 19, bits: 18446744073709027328},
+				{index: 7, bits: 1125899908939776},
+				{index: 8, bits: 17592198627328},
+				{index: 6, bits: 18014402804449280},
+				{index: 11, bits: 72057595114815488},
+				{index: 20, bits: 18446744073709551615},
+				{index: 5, bits: 192},
+				{index: 14, bits: 68719476736},
+				{index: 4, bits: 211106232532992},
+				{index: 21, bits: 32767},
 				{index: 2, bits: 4},
 			},
-			textIDs: []int32{1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 438, 1224, 1225, 510, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 531, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 407, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 735, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 294, 1261, 1262, 1263, 467, 1264, 1265, 1266, 699, 1267, 1268, 385, 1269, 1270, 1271, 907, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 271, 1279, 1280, 1281, 1282, 1283, 509, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 709, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 270, 1305, 1306, 1307, 1308, 295, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 700, 1321, 1322, 1323, 1324, 1325, 1326, 130, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335},
+			textIDs: []int32{1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 469, 1247, 1248, 535, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 556, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 438, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 760, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 326, 1284, 1285, 1286, 498, 1287, 1288, 1289, 724, 1290, 1291, 416, 1292, 1293, 1294, 932, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 303, 1302, 1303, 1304, 1305, 1306, 534, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 734, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 302, 1328, 1329, 1330, 1331, 327, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 725, 1344, 1345, 1346, 1347, 1348, 1349, 130, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358},
 			unless: phraseMask{
-				{index: 15, bits: 18374686479671623680},
+				{index: 16, bits: 18446744073709420544},
 				{bits: 64513},
-				{index: 16, bits: 18446744073709551615},
-				{index: 6, bits: 33554432},
-				{index: 7, bits: 17592186044416},
-				{index: 8, bits: 67108864},
-				{index: 17, bits: 262143},
-				{index: 4, bits: 576460752303423488},
+				{index: 6, bits: 72057594037927936},
+				{index: 8, bits: 2251799813685760},
+				{index: 17, bits: 8796093022207},
+				{index: 5, bits: 134217728},
 			},
 			command: []string{"MAIL"},
 			then: thenDef{
@@ -7395,7 +8044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 3807,
+			line: 3993,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -7433,7 +8082,7 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Check the address for typos. If it is right and the person is in your own organization, remove it from your mail program's autocomplete and write a new message: sending the old message again fails the same way."},
+								{literal: "Check the address for typos, and confirm it with the recipient by other means (phone, their website, an earlier message from them). Then write a new message with the right address: sending the old message again fails the same way, and your mail program's autocomplete may still offer the wrong address, so remove that entry."},
 							},
 						},
 						tr: new([][]text),
@@ -7444,7 +8093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 3816,
+			line: 4005,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -7493,7 +8142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 3827,
+			line: 4016,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -7541,7 +8190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 3836,
+			line: 4025,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -7554,31 +8203,31 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{index: 1, bits: 67108864},
-				{index: 20, bits: 216172782113783808},
+				{index: 21, bits: 98304},
 			},
-			textIDs: []int32{90, 1336, 1337},
+			textIDs: []int32{90, 1359, 1360},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 3846,
+			line: 4035,
 			text: phraseMask{
-				{index: 17, bits: 2147483648},
-				{index: 18, bits: 1},
+				{index: 17, bits: 72057594037927936},
+				{index: 18, bits: 16777216},
 			},
-			textIDs: []int32{1119, 1152},
+			textIDs: []int32{1144, 1176},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 3853,
+			line: 4042,
 			text: phraseMask{
-				{index: 20, bits: 256},
+				{index: 20, bits: 2147483648},
 			},
-			textIDs: []int32{1288},
-			all:     []int32{1338},
+			textIDs: []int32{1311},
+			all:     []int32{1361},
 			regexps: []*pattern{
 				{src: "553 [^ @]+ does not exist", captures: false},
 			},
@@ -7587,44 +8236,42 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 3862,
+			line: 4051,
 			text: phraseMask{
-				{index: 16, bits: 2048},
-				{index: 15, bits: 288230376151711744},
+				{index: 16, bits: 68720001024},
 			},
-			textIDs: []int32{1035, 1018},
+			textIDs: []int32{1060, 1043},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 3869,
+			line: 4058,
 			text: phraseMask{
-				{index: 18, bits: 17293822569102704640},
-				{index: 19, bits: 18446744073709551615},
-				{index: 6, bits: 18014398517870594},
-				{index: 7, bits: 6917529027641606144},
-				{index: 8, bits: 524288},
-				{index: 11, bits: 2147483680},
-				{index: 4, bits: 824633769984},
-				{index: 10, bits: 1729382256910270464},
-				{index: 14, bits: 2048},
-				{index: 20, bits: 72057594037927935},
+				{index: 19, bits: 18446744073709027328},
+				{index: 7, bits: 1125899908939776},
+				{index: 8, bits: 17592198627328},
+				{index: 6, bits: 18014402804449280},
+				{index: 11, bits: 72057595114815488},
+				{index: 20, bits: 18446744073709551615},
+				{index: 5, bits: 192},
+				{index: 14, bits: 68719476736},
+				{index: 4, bits: 211106232532992},
+				{index: 21, bits: 32767},
 				{index: 2, bits: 4},
 			},
-			textIDs: []int32{1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 438, 1224, 1225, 510, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 531, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 407, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 735, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 294, 1261, 1262, 1263, 467, 1264, 1265, 1266, 699, 1267, 1268, 385, 1269, 1270, 1271, 907, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 271, 1279, 1280, 1281, 1282, 1283, 509, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 709, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 270, 1305, 1306, 1307, 1308, 295, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 700, 1321, 1322, 1323, 1324, 1325, 1326, 130, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335},
+			textIDs: []int32{1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 469, 1247, 1248, 535, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 556, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 438, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 760, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 326, 1284, 1285, 1286, 498, 1287, 1288, 1289, 724, 1290, 1291, 416, 1292, 1293, 1294, 932, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 303, 1302, 1303, 1304, 1305, 1306, 534, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 734, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 302, 1328, 1329, 1330, 1331, 327, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 725, 1344, 1345, 1346, 1347, 1348, 1349, 130, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358},
 			command: []string{"RCPT"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3875,
+			line: 4064,
 			text: phraseMask{
-				{index: 20, bits: 17870283321406128128},
-				{index: 21, bits: 16383},
+				{index: 21, bits: 137438691328},
 			},
-			textIDs: []int32{1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357},
+			textIDs: []int32{1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380},
 			regexps: []*pattern{
 				{src: "<.*> not found", captures: false},
 				{src: "<.*>\\.\\.\\. blocked by", captures: false},
@@ -7656,28 +8303,26 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 3894,
+			line: 4083,
 			text: phraseMask{
-				{index: 7, bits: 524288},
-				{index: 21, bits: 114688},
+				{index: 7, bits: 1125899906842624},
+				{index: 21, bits: 962072674304},
 			},
-			textIDs: []int32{467, 1358, 1359, 1360},
+			textIDs: []int32{498, 1381, 1382, 1383},
 			unless: phraseMask{
-				{index: 15, bits: 18374686479671623680},
+				{index: 16, bits: 18446744073709420544},
 				{bits: 64513},
-				{index: 16, bits: 18446744073709551615},
-				{index: 6, bits: 33554432},
-				{index: 7, bits: 17592186044416},
-				{index: 8, bits: 67108864},
-				{index: 17, bits: 262143},
-				{index: 4, bits: 576460752303423488},
+				{index: 6, bits: 72057594037927936},
+				{index: 8, bits: 2251799813685760},
+				{index: 17, bits: 8796093022207},
+				{index: 5, bits: 134217728},
 			},
 			then: thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 3912,
+			line: 4101,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -7686,17 +8331,18 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 21, bits: 70368744046592},
-				{index: 9, bits: 536871936},
-				{index: 20, bits: 4},
+				{index: 21, bits: 18446742974197923840},
+				{index: 9, bits: 18014432869220352},
+				{index: 20, bits: 33554432},
+				{index: 22, bits: 31},
 			},
-			textIDs: []int32{1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 586, 1370, 1282, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 605},
+			textIDs: []int32{1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 611, 1393, 1305, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 630},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3931,
+			line: 4120,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -7705,42 +8351,43 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 18, bits: 17293822569102704640},
-				{index: 19, bits: 18446744073709551615},
-				{index: 6, bits: 18014398517870594},
-				{index: 7, bits: 6917529027641606144},
-				{index: 8, bits: 524288},
-				{index: 11, bits: 2147483680},
-				{index: 4, bits: 824633769984},
-				{index: 10, bits: 1729382256910270464},
-				{index: 14, bits: 2048},
-				{index: 20, bits: 72057594037927935},
+				{index: 19, bits: 18446744073709027328},
+				{index: 7, bits: 1125899908939776},
+				{index: 8, bits: 17592198627328},
+				{index: 6, bits: 18014402804449280},
+				{index: 11, bits: 72057595114815488},
+				{index: 20, bits: 18446744073709551615},
+				{index: 5, bits: 192},
+				{index: 14, bits: 68719476736},
+				{index: 4, bits: 211106232532992},
+				{index: 21, bits: 32767},
 				{index: 2, bits: 4},
 			},
-			textIDs: []int32{1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 438, 1224, 1225, 510, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 531, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 407, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 735, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 294, 1261, 1262, 1263, 467, 1264, 1265, 1266, 699, 1267, 1268, 385, 1269, 1270, 1271, 907, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 271, 1279, 1280, 1281, 1282, 1283, 509, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 709, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 270, 1305, 1306, 1307, 1308, 295, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 700, 1321, 1322, 1323, 1324, 1325, 1326, 130, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335},
+			textIDs: []int32{1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 469, 1247, 1248, 535, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 556, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 438, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 760, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 326, 1284, 1285, 1286, 498, 1287, 1288, 1289, 724, 1290, 1291, 416, 1292, 1293, 1294, 932, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 303, 1302, 1303, 1304, 1305, 1306, 534, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 734, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 302, 1328, 1329, 1330, 1331, 327, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 725, 1344, 1345, 1346, 1347, 1348, 1349, 130, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 3937,
+			line: 4126,
 			text: phraseMask{
-				{index: 21, bits: 492581209243648},
+				{index: 22, bits: 224},
 			},
-			textIDs: []int32{1390, 1391, 1392},
+			textIDs: []int32{1413, 1414, 1415},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 3946,
+			line: 4135,
 			text: phraseMask{
-				{index: 21, bits: 562975723225088},
+				{index: 21, bits: 216172782113783808},
+				{index: 22, bits: 256},
 			},
-			textIDs: []int32{1377, 1378, 1393},
+			textIDs: []int32{1400, 1401, 1416},
 			unless: phraseMask{
-				{index: 20, bits: 9223372036854775808},
-				{index: 21, bits: 1125899906842624},
+				{index: 21, bits: 4194304},
+				{index: 22, bits: 512},
 			},
 			regexps: []*pattern{
 				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
@@ -7750,20 +8397,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 3961,
+			line: 4150,
 			text: phraseMask{
-				{index: 21, bits: 70368744046592},
-				{index: 9, bits: 536871936},
-				{index: 20, bits: 4},
+				{index: 21, bits: 18446742974197923840},
+				{index: 9, bits: 18014432869220352},
+				{index: 20, bits: 33554432},
+				{index: 22, bits: 31},
 			},
-			textIDs: []int32{1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 586, 1370, 1282, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 605},
+			textIDs: []int32{1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 611, 1393, 1305, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 630},
 			command: []string{"RCPT", "DATA", ""},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 3969,
+			line: 4158,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -7772,22 +8420,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 3974,
+			line: 4163,
 			text: phraseMask{
-				{index: 21, bits: 18444492273895866368},
-				{index: 22, bits: 268435455},
+				{index: 22, bits: 2251799813684224},
 			},
-			textIDs: []int32{1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435},
+			textIDs: []int32{1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3995,
+			line: 4184,
 			text: phraseMask{
-				{index: 22, bits: 8321499136},
+				{index: 22, bits: 69805794224242688},
 			},
-			textIDs: []int32{1436, 1437, 1438, 1439, 1440},
+			textIDs: []int32{1459, 1460, 1461, 1462, 1463},
 			regexps: []*pattern{
 				{src: "domain.*mismatches client ip", captures: false},
 				{src: "dns lookup failure:.*try again later", captures: false},
@@ -7800,21 +8447,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4008,
+			line: 4197,
 			text: phraseMask{
-				{index: 22, bits: 4389456576512},
+				{index: 22, bits: 18374686479671623680},
+				{index: 23, bits: 1},
 			},
-			textIDs: []int32{1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449},
+			textIDs: []int32{1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4016,
+			line: 4205,
 			text: phraseMask{
-				{index: 22, bits: 4398046511104},
+				{index: 23, bits: 2},
 			},
-			textIDs: []int32{1450},
+			textIDs: []int32{1473},
 			regexps: []*pattern{
 				{src: "multiple.*header", captures: false},
 			},
@@ -7823,31 +8471,33 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4027,
+			line: 4216,
 			text: phraseMask{
-				{index: 22, bits: 8998403161718784},
-				{index: 6, bits: 16777216},
-				{index: 8, bits: 67108864},
+				{index: 23, bits: 4092},
+				{index: 6, bits: 36028797018963968},
+				{index: 8, bits: 2251799813685248},
 			},
-			textIDs: []int32{1451, 408, 1452, 1453, 1454, 538, 1455, 1456, 1457, 1458, 1459, 1460},
+			textIDs: []int32{1474, 439, 1475, 1476, 1477, 563, 1478, 1479, 1480, 1481, 1482, 1483},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4039,
+			line: 4228,
 			text: phraseMask{
-				{index: 22, bits: 18437736883044745216},
-				{index: 23, bits: 8191},
-				{index: 9, bits: 144115188075855872},
+				{index: 22, bits: 72057594037927936},
+				{index: 23, bits: 68719472640},
+				{index: 10, bits: 262144},
 			},
-			textIDs: []int32{1441, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 633, 1484},
+			textIDs: []int32{1464, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 658, 1507},
 			unless: phraseMask{
-				{index: 23, bits: 18446744073709543424},
-				{index: 10, bits: 2097152},
-				{index: 8, bits: 1024},
-				{index: 21, bits: 492581213437952},
-				{index: 24, bits: 1125899906842623},
+				{index: 23, bits: 18446744004990074880},
+				{index: 10, bits: 70368744177664},
+				{index: 8, bits: 34359738368},
+				{index: 21, bits: 35184372088832},
+				{index: 22, bits: 224},
+				{index: 24, bits: 18446744073709551615},
+				{index: 25, bits: 511},
 				{bits: 16777216},
 			},
 			then: thenDef{Reason: "contenterror"},
@@ -7855,7 +8505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4104,
+			line: 4293,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -7962,7 +8612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4117,
+			line: 4306,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -7972,18 +8622,20 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4122,
+			line: 4311,
 			text: phraseMask{
-				{index: 17, bits: 18446744073709289472},
-				{index: 6, bits: 9007199254740992},
-				{index: 4, bits: 8388608},
-				{index: 18, bits: 8796093022207},
-				{index: 24, bits: 1125899906842624},
+				{index: 17, bits: 18446735277616529408},
+				{index: 7, bits: 1048576},
+				{index: 18, bits: 18446744073709551615},
+				{index: 4, bits: 36028797018963968},
+				{index: 2, bits: 37748736},
+				{index: 19, bits: 3},
+				{index: 25, bits: 512},
 			},
-			textIDs: []int32{1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 437, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 279, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1586},
+			textIDs: []int32{1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 468, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 311, 1171, 150, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 153, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1609},
 			unless: phraseMask{
-				{index: 18, bits: 26388279066624},
-				{index: 16, bits: 536870912},
+				{index: 19, bits: 12},
+				{index: 16, bits: 18014398509481984},
 			},
 			command: []string{"MAIL"},
 			then:    thenDef{Reason: "rejected"},
@@ -7991,50 +8643,52 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4165,
+			line: 4354,
 			text: phraseMask{
-				{index: 17, bits: 18446744073709289472},
-				{index: 6, bits: 9007199254740992},
-				{index: 4, bits: 8388608},
-				{index: 18, bits: 8796093022207},
+				{index: 17, bits: 18446735277616529408},
+				{index: 7, bits: 1048576},
+				{index: 18, bits: 18446744073709551615},
+				{index: 4, bits: 36028797018963968},
+				{index: 2, bits: 37748736},
+				{index: 19, bits: 3},
 			},
-			textIDs: []int32{1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 437, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 279, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194},
+			textIDs: []int32{1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 468, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 311, 1171, 150, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 153, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217},
 			unless: phraseMask{
-				{index: 18, bits: 26388279066624},
-				{index: 16, bits: 536870912},
+				{index: 19, bits: 12},
+				{index: 16, bits: 18014398509481984},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4179,
+			line: 4368,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
 			unless: phraseMask{
-				{index: 24, bits: 18444492273895866368},
+				{index: 25, bits: 17592186043392},
 				{index: 1, bits: 131072},
-				{index: 25, bits: 2097151},
-				{index: 6, bits: 17592186044416},
-				{index: 10, bits: 3846143213568},
+				{index: 7, bits: 2048},
+				{index: 10, bits: 18374686479671623680},
+				{index: 11, bits: 6},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4199,
+			line: 4388,
 			text: phraseMask{
-				{index: 18, bits: 281474976710656},
+				{index: 19, bits: 128},
 			},
-			textIDs: []int32{1200},
+			textIDs: []int32{1223},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4206,
+			line: 4395,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8047,25 +8701,26 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{index: 1, bits: 130023424},
-				{index: 25, bits: 140737486258176},
-				{index: 4, bits: 2},
-				{index: 20, bits: 144115188075855872},
-				{index: 9, bits: 7696581394432},
+				{index: 25, bits: 18446726481523507200},
+				{index: 4, bits: 8589934592},
+				{index: 21, bits: 65536},
+				{index: 10, bits: 14},
+				{index: 26, bits: 63},
 			},
-			textIDs: []int32{90, 1621, 1622, 257, 1623, 1624, 1625, 1626, 89, 1337, 1627, 1628, 1629, 1630, 618, 1631, 88, 1632, 1633, 1634, 1635, 87, 86, 1636, 1637, 1638, 1639, 1640, 1641, 1642, 1643, 1644, 616, 617, 1645, 1646},
+			textIDs: []int32{90, 1644, 1645, 289, 1646, 1647, 1648, 1649, 89, 1360, 1650, 1651, 1652, 1653, 643, 1654, 88, 1655, 1656, 1657, 1658, 87, 86, 1659, 1660, 1661, 1662, 1663, 1664, 1665, 1666, 1667, 641, 642, 1668, 1669},
 			unless: phraseMask{
-				{index: 24, bits: 18444492273895866368},
+				{index: 25, bits: 17592186043392},
 				{index: 1, bits: 131072},
-				{index: 25, bits: 2097151},
-				{index: 6, bits: 17592186044416},
-				{index: 10, bits: 3846143213568},
+				{index: 7, bits: 2048},
+				{index: 10, bits: 18374686479671623680},
+				{index: 11, bits: 6},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4227,
+			line: 4416,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8074,36 +8729,39 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4237,
+			line: 4426,
 			text: phraseMask{
-				{index: 25, bits: 2111062325329920},
+				{index: 26, bits: 960},
 			},
-			textIDs: []int32{1647, 1648, 1649, 1650},
+			textIDs: []int32{1670, 1671, 1672, 1673},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4241,
+			line: 4430,
 			text: phraseMask{
-				{index: 23, bits: 18446744073709543424},
-				{index: 10, bits: 2097152},
-				{index: 8, bits: 1024},
-				{index: 21, bits: 492581213437952},
-				{index: 24, bits: 1125899906842623},
+				{index: 23, bits: 18446744004990074880},
+				{index: 10, bits: 70368744177664},
+				{index: 8, bits: 34359738368},
+				{index: 21, bits: 35184372088832},
+				{index: 22, bits: 224},
+				{index: 24, bits: 18446744073709551615},
+				{index: 25, bits: 511},
 				{bits: 16777216},
 			},
-			textIDs: []int32{1485, 1486, 1487, 1488, 1489, 1490, 661, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 522, 1505, 1506, 1507, 1508, 1509, 1366, 1390, 1391, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1392, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 24, 1580, 1581, 1582, 1583, 1584, 1585},
+			textIDs: []int32{1508, 1509, 1510, 1511, 1512, 1513, 686, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 547, 1528, 1529, 1530, 1531, 1532, 1389, 1413, 1414, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1415, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 24, 1603, 1604, 1605, 1606, 1607, 1608},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4246,
+			line: 4435,
 			text: phraseMask{
-				{index: 25, bits: 1150669704793161728},
+				{index: 2, bits: 8192},
+				{index: 26, bits: 261120},
 			},
-			textIDs: []int32{1651, 1652, 1653, 1654, 1655, 1656, 1657, 1658, 1659},
+			textIDs: []int32{141, 1674, 1675, 1676, 1677, 1678, 1679, 1680, 1681},
 			regexps: []*pattern{
 				{src: "greylisted.*please try again in", captures: false},
 				{src: "mail score \\(.*over", captures: false},
@@ -8121,18 +8779,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4260,
+			line: 4449,
 			text: phraseMask{
-				{index: 25, bits: 17293822569102704640},
-				{index: 26, bits: 65535},
+				{index: 26, bits: 274877644800},
 			},
-			textIDs: []int32{1660, 1661, 1662, 1663, 1664, 1665, 1666, 1667, 1668, 1669, 1670, 1671, 1672, 1673, 1674, 1675, 1676, 1677, 1678, 1679},
+			textIDs: []int32{1682, 1683, 1684, 1685, 1686, 1687, 1688, 1689, 1690, 1691, 1692, 1693, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 1701},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4270,
+			line: 4459,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8141,42 +8798,41 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4275,
+			line: 4464,
 			text: phraseMask{
-				{index: 26, bits: 68719411200},
-				{index: 11, bits: 266287972352},
+				{index: 26, bits: 288230101273804800},
+				{index: 11, bits: 8935141660703064064},
 				{bits: 549755813888},
-				{index: 8, bits: 262144},
+				{index: 8, bits: 8796093022208},
 			},
-			textIDs: []int32{1680, 739, 1681, 741, 737, 738, 1682, 1683, 1684, 1685, 39, 1686, 1687, 1688, 530, 1689, 1690, 1691, 740, 1692, 1693, 1694, 1695, 1696, 1697, 1698, 1699},
+			textIDs: []int32{1702, 764, 1703, 766, 762, 763, 1704, 1705, 1706, 1707, 39, 1708, 1709, 1710, 555, 1711, 1712, 1713, 765, 1714, 1715, 1716, 1717, 1718, 1719, 1720, 1721},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4293,
+			line: 4482,
 			text: phraseMask{
-				{index: 15, bits: 18374686479671623680},
+				{index: 16, bits: 18446744073709420544},
 				{bits: 64513},
-				{index: 16, bits: 18446744073709551615},
-				{index: 6, bits: 33554432},
-				{index: 7, bits: 17592186044416},
-				{index: 8, bits: 67108864},
-				{index: 17, bits: 262143},
-				{index: 4, bits: 576460752303423488},
+				{index: 6, bits: 72057594037927936},
+				{index: 8, bits: 2251799813685760},
+				{index: 17, bits: 8796093022207},
+				{index: 5, bits: 134217728},
 			},
-			textIDs: []int32{1016, 1017, 1018, 1019, 1020, 0, 1021, 1022, 1023, 1024, 1025, 1026, 1027, 409, 1028, 1029, 1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 1039, 492, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 538, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 11, 10, 12, 15, 1074, 1075, 1076, 13, 14, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 315, 1105},
+			textIDs: []int32{1041, 1042, 1043, 1044, 1045, 0, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 440, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 521, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 563, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 11, 10, 12, 15, 1099, 1100, 1101, 13, 14, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 347, 1130},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4298,
+			line: 4487,
 			text: phraseMask{
-				{index: 26, bits: 72057525318451200},
-				{index: 17, bits: 256},
+				{index: 26, bits: 18158513697557839872},
+				{index: 17, bits: 8589934592},
+				{index: 27, bits: 16383},
 			},
-			textIDs: []int32{1700, 1096, 1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709, 1710, 1711, 1712, 1713, 1714, 1715, 1716, 1717, 1718, 1719},
+			textIDs: []int32{1722, 1121, 1723, 1724, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735, 1736, 1737, 1738, 1739, 1740, 1741},
 			regexps: []*pattern{
 				{src: "\\(.*@.*:blocked\\)", captures: false},
 				{src: "access from ip address.*blocked", captures: false},
@@ -8208,34 +8864,34 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4324,
+			line: 4513,
 			text: phraseMask{
-				{index: 26, bits: 18374686479671623680},
+				{index: 27, bits: 67092480},
 				{bits: 809240558043136},
-				{index: 27, bits: 15},
 			},
-			textIDs: []int32{1720, 1721, 1722, 1723, 1724, 1725, 45, 46, 47, 49, 1726, 1727, 1728, 1729, 1730, 1731},
+			textIDs: []int32{1742, 1743, 1744, 1745, 1746, 1747, 45, 46, 47, 49, 1748, 1749, 1750, 1751, 1752, 1753},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4334,
+			line: 4523,
 			text: phraseMask{
-				{index: 27, bits: 4503599627370480},
-				{index: 7, bits: 9223372036854775808},
+				{index: 27, bits: 18446744073642442752},
+				{index: 8, bits: 16777216},
+				{index: 28, bits: 1023},
 			},
-			textIDs: []int32{1732, 1733, 1734, 1735, 1736, 1737, 511, 1738, 1739, 1740, 1741, 1742, 1743, 1744, 1745, 1746, 1747, 1748, 1749, 1750, 1751, 1752, 1753, 1754, 1755, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779},
+			textIDs: []int32{1754, 1755, 1756, 1757, 1758, 1759, 536, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4362,
+			line: 4551,
 			text: phraseMask{
-				{index: 27, bits: 4503599627370496},
+				{index: 28, bits: 1024},
 			},
-			textIDs: []int32{1780},
+			textIDs: []int32{1802},
 			regexps: []*pattern{
 				{src: "you have exceeded the.*allowable number of posts without solving a captcha", captures: false},
 			},
@@ -8244,22 +8900,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4368,
+			line: 4557,
 			text: phraseMask{
-				{index: 27, bits: 18437736874454810624},
-				{index: 28, bits: 65535},
+				{index: 28, bits: 274877904896},
 			},
-			textIDs: []int32{1781, 1782, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807},
+			textIDs: []int32{1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4384,
+			line: 4573,
 			text: phraseMask{
-				{index: 28, bits: 65536},
+				{index: 28, bits: 274877906944},
 			},
-			textIDs: []int32{1808},
+			textIDs: []int32{1830},
 			regexps: []*pattern{
 				{src: "unable to connect.*daemon", captures: false},
 			},
@@ -8268,56 +8923,56 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4390,
+			line: 4579,
 			text: phraseMask{
-				{index: 24, bits: 18444492273895866368},
+				{index: 25, bits: 17592186043392},
 				{index: 1, bits: 131072},
-				{index: 25, bits: 2097151},
-				{index: 6, bits: 17592186044416},
-				{index: 10, bits: 3846143213568},
+				{index: 7, bits: 2048},
+				{index: 10, bits: 18374686479671623680},
+				{index: 11, bits: 6},
 			},
-			textIDs: []int32{1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 81, 1600, 1601, 1602, 1603, 428, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 671, 672, 673, 674, 675, 680, 681, 676, 677, 678, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620},
+			textIDs: []int32{1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1622, 81, 1623, 1624, 1625, 1626, 459, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 696, 697, 698, 699, 700, 705, 706, 701, 702, 703, 1635, 1636, 1637, 1638, 1639, 1640, 1641, 1642, 1643},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4395,
+			line: 4584,
 			text: phraseMask{
-				{index: 25, bits: 4294967296},
+				{index: 25, bits: 36028797018963968},
 				{index: 1, bits: 12582912},
 			},
-			textIDs: []int32{1632, 87, 86},
+			textIDs: []int32{1655, 87, 86},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4401,
+			line: 4590,
 			text: phraseMask{
-				{index: 28, bits: 66977792},
-				{index: 11, bits: 4294967296},
+				{index: 28, bits: 280925220896768},
+				{index: 11, bits: 144115188075855872},
 			},
-			textIDs: []int32{1809, 736, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817},
+			textIDs: []int32{1831, 761, 1832, 1833, 1834, 1835, 1836, 1837, 1838, 1839},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4408,
+			line: 4597,
 			text: phraseMask{
-				{index: 18, bits: 1152886320234758144},
-				{index: 4, bits: 1024},
-				{index: 6, bits: 131072},
-				{index: 9, bits: 1572864},
+				{index: 19, bits: 524272},
+				{index: 4, bits: 4398046511104},
+				{index: 6, bits: 281474976710656},
+				{index: 9, bits: 52776558133248},
 			},
-			textIDs: []int32{1197, 266, 1198, 1199, 1200, 1201, 1202, 1203, 401, 595, 596, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211},
+			textIDs: []int32{1220, 298, 1221, 1222, 1223, 1224, 1225, 1226, 432, 620, 621, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4413,
+			line: 4602,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8406,24 +9061,25 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4430,
+			line: 4619,
 			text: phraseMask{
-				{index: 6, bits: 6442450944},
-				{index: 28, bits: 9223372036787666944},
-				{index: 3, bits: 8589934592},
-				{index: 10, bits: 536870912},
+				{index: 6, bits: 13835058055282163712},
+				{index: 28, bits: 18446462598732840960},
+				{index: 29, bits: 2097151},
+				{index: 4, bits: 2},
+				{index: 10, bits: 18014398509481984},
 			},
-			textIDs: []int32{415, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836, 416, 225, 669, 1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854},
+			textIDs: []int32{446, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857, 1858, 447, 257, 694, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867, 1868, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4450,
+			line: 4639,
 			text: phraseMask{
-				{index: 28, bits: 140737488355328},
+				{index: 29, bits: 32},
 			},
-			textIDs: []int32{1839},
+			textIDs: []int32{1861},
 			regexps: []*pattern{
 				{src: "could not be delivered for.*days", captures: false},
 			},
@@ -8432,11 +9088,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4456,
+			line: 4645,
 			text: phraseMask{
-				{index: 28, bits: 9223372036854775808},
+				{index: 29, bits: 2097152},
 			},
-			textIDs: []int32{1855},
+			textIDs: []int32{1877},
 			regexps: []*pattern{
 				{src: "delivery failed \\d+ attempts", captures: false},
 			},
@@ -8445,18 +9101,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4463,
+			line: 4652,
 			text: phraseMask{
-				{index: 6, bits: 17179869184},
-				{index: 29, bits: 4095},
+				{index: 7, bits: 2},
+				{index: 29, bits: 17175674880},
 			},
-			textIDs: []int32{418, 1856, 1857, 1858, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867},
+			textIDs: []int32{449, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 1886, 1887, 1888, 1889},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4471,
+			line: 4660,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -8473,35 +9129,35 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4478,
+			line:    4667,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4483,
+			line: 4672,
 			text: phraseMask{
-				{index: 29, bits: 1073737728},
-				{index: 9, bits: 6},
-				{index: 14, bits: 2305843009213693952},
-				{index: 11, bits: 2147483648},
-				{index: 5, bits: 9964324126720},
-				{index: 10, bits: 1073741824},
+				{index: 29, bits: 4503582447501312},
+				{index: 9, bits: 201326592},
+				{index: 15, bits: 4194304},
+				{index: 11, bits: 72057594037927936},
+				{index: 6, bits: 2320},
+				{index: 10, bits: 36028797018963968},
 			},
-			textIDs: []int32{1868, 1869, 1870, 577, 1871, 1872, 957, 735, 1873, 1874, 1875, 1876, 1877, 1878, 578, 1879, 1880, 1881, 1882, 1883, 363, 670, 356, 360, 1884, 1885},
+			textIDs: []int32{1890, 1891, 1892, 602, 1893, 1894, 982, 760, 1895, 1896, 1897, 1898, 1899, 1900, 603, 1901, 1902, 1903, 1904, 1905, 395, 695, 388, 392, 1906, 1907},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4498,
+			line: 4687,
 			text: phraseMask{
-				{index: 29, bits: 7516192768},
-				{index: 22, bits: 268435456},
-				{index: 21, bits: 4096},
+				{index: 29, bits: 31525197391593472},
+				{index: 22, bits: 2251799813685248},
+				{index: 21, bits: 34359738368},
 			},
-			textIDs: []int32{1886, 1887, 1888, 1436, 1356},
+			textIDs: []int32{1908, 1909, 1910, 1459, 1379},
 			regexps: []*pattern{
 				{src: "authentication failed; server.*said:", captures: false},
 				{src: "authentification invalide.*305", captures: false},
@@ -8514,29 +9170,30 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4507,
+			line: 4696,
 			text: phraseMask{
-				{index: 29, bits: 1125891316908032},
+				{index: 29, bits: 18410715276690587648},
 				{index: 2, bits: 32},
+				{index: 30, bits: 255},
 			},
-			textIDs: []int32{1889, 133, 1890, 1891, 1892, 1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900, 1901, 1902, 1903, 1904, 1905},
+			textIDs: []int32{1911, 133, 1912, 1913, 1914, 1915, 1916, 1917, 1918, 1919, 1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4516,
+			line: 4705,
 			text: phraseMask{
-				{index: 6, bits: 288},
-				{index: 29, bits: 575334852396580864},
+				{index: 6, bits: 618475290624},
+				{index: 30, bits: 130816},
 			},
-			textIDs: []int32{389, 1906, 1907, 392, 1908, 1909, 1910, 1911, 1912, 1913, 1914},
+			textIDs: []int32{420, 1928, 1929, 423, 1930, 1931, 1932, 1933, 1934, 1935, 1936},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4533,
+			line: 4722,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8545,7 +9202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4539,
+			line: 4728,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -8594,7 +9251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4549,
+			line: 4738,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -8649,7 +9306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4562,
+			line: 4751,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -8658,7 +9315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4568,
+			line: 4757,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -8699,7 +9356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4577,
+			line: 4766,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -8735,7 +9392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4584,
+			line: 4773,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -8744,7 +9401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4592,
+			line: 4781,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -8786,7 +9443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4602,
+			line: 4791,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -8795,7 +9452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4608,
+			line: 4797,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -8844,7 +9501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4618,
+			line: 4807,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -8893,7 +9550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4628,
+			line: 4817,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -8929,7 +9586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4635,
+			line: 4824,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -8972,7 +9629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 4645,
+			line: 4834,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9008,7 +9665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 4652,
+			line: 4841,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9017,7 +9674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 4658,
+			line: 4847,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9091,7 +9748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 4673,
+			line: 4862,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9127,7 +9784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 4681,
+			line: 4870,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9163,7 +9820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 4688,
+			line: 4877,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9199,7 +9856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 4695,
+			line: 4884,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9248,7 +9905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 4707,
+			line: 4896,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -9297,7 +9954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 4717,
+			line: 4906,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -9346,7 +10003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 4727,
+			line: 4916,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -9395,7 +10052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 4737,
+			line: 4926,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -9444,7 +10101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 4747,
+			line: 4936,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -9493,7 +10150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 4757,
+			line: 4946,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -9542,7 +10199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 4767,
+			line: 4956,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -9591,7 +10248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 4777,
+			line: 4966,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -9640,7 +10297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 4787,
+			line: 4976,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -9689,7 +10346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 4797,
+			line: 4986,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -9738,7 +10395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 4807,
+			line: 4996,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -9787,7 +10444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 4817,
+			line: 5006,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -9836,7 +10493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 4827,
+			line: 5016,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -9885,7 +10542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 4837,
+			line: 5026,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -9921,7 +10578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 4844,
+			line: 5033,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -9958,7 +10615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 4851,
+			line: 5040,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10007,7 +10664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 4863,
+			line: 5052,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10036,28 +10693,28 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    4873,
+			line:    5062,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 4880,
+			line: 5069,
 			text: phraseMask{
-				{index: 18, bits: 17293822569102704640},
-				{index: 19, bits: 18446744073709551615},
-				{index: 6, bits: 18014398517870594},
-				{index: 7, bits: 6917529027641606144},
-				{index: 8, bits: 524288},
-				{index: 11, bits: 2147483680},
-				{index: 4, bits: 824633769984},
-				{index: 10, bits: 1729382256910270464},
-				{index: 14, bits: 2048},
-				{index: 20, bits: 72057594037927935},
+				{index: 19, bits: 18446744073709027328},
+				{index: 7, bits: 1125899908939776},
+				{index: 8, bits: 17592198627328},
+				{index: 6, bits: 18014402804449280},
+				{index: 11, bits: 72057595114815488},
+				{index: 20, bits: 18446744073709551615},
+				{index: 5, bits: 192},
+				{index: 14, bits: 68719476736},
+				{index: 4, bits: 211106232532992},
+				{index: 21, bits: 32767},
 				{index: 2, bits: 4},
 			},
-			textIDs: []int32{1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 438, 1224, 1225, 510, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 531, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 407, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 735, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 294, 1261, 1262, 1263, 467, 1264, 1265, 1266, 699, 1267, 1268, 385, 1269, 1270, 1271, 907, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 271, 1279, 1280, 1281, 1282, 1283, 509, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 709, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 270, 1305, 1306, 1307, 1308, 295, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 700, 1321, 1322, 1323, 1324, 1325, 1326, 130, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335},
+			textIDs: []int32{1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 469, 1247, 1248, 535, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 556, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 438, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 760, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 326, 1284, 1285, 1286, 498, 1287, 1288, 1289, 724, 1290, 1291, 416, 1292, 1293, 1294, 932, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 303, 1302, 1303, 1304, 1305, 1306, 534, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 734, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 302, 1328, 1329, 1330, 1331, 327, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 725, 1344, 1345, 1346, 1347, 1348, 1349, 130, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358},
 			command: []string{"DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
@@ -10144,150 +10801,151 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4899,
+			line: 5088,
 			text: phraseMask{
-				{index: 29, bits: 8646911284551352320},
-				{index: 9, bits: 33554432},
+				{index: 30, bits: 1966080},
+				{index: 9, bits: 1125899906842624},
 			},
-			textIDs: []int32{1915, 1916, 1917, 601, 1918},
+			textIDs: []int32{1937, 1938, 1939, 626, 1940},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4904,
+			line: 5093,
 			text: phraseMask{
-				{index: 29, bits: 9223372036854775808},
+				{index: 30, bits: 2097152},
 			},
-			textIDs: []int32{1919},
+			textIDs: []int32{1941},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4909,
+			line: 5098,
 			text: phraseMask{
-				{index: 30, bits: 32767},
+				{index: 30, bits: 137434759168},
 			},
-			textIDs: []int32{1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933, 1934},
+			textIDs: []int32{1942, 1943, 1944, 1945, 1946, 1947, 1948, 1949, 1950, 1951, 1952, 1953, 1954, 1955, 1956},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4916,
+			line: 5105,
 			text: phraseMask{
-				{index: 30, bits: 229376},
+				{index: 30, bits: 962072674304},
 			},
-			textIDs: []int32{1935, 1936, 1937},
+			textIDs: []int32{1957, 1958, 1959},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4921,
+			line: 5110,
 			text: phraseMask{
-				{index: 30, bits: 786432},
+				{index: 30, bits: 3298534883328},
 			},
-			textIDs: []int32{1938, 1939},
+			textIDs: []int32{1960, 1961},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4926,
+			line: 5115,
 			text: phraseMask{
-				{index: 30, bits: 3145728},
-				{index: 25, bits: 288230376151711744},
+				{index: 30, bits: 13194139533312},
+				{index: 26, bits: 65536},
 			},
-			textIDs: []int32{1940, 1941, 1658},
+			textIDs: []int32{1962, 1963, 1680},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4937,
+			line: 5126,
 			text: phraseMask{
-				{index: 30, bits: 549751619584},
+				{index: 30, bits: 2305825417027649536},
 				{bits: 36028797018964064},
-				{index: 26, bits: 140874927308800},
+				{index: 26, bits: 576460752303423488},
+				{index: 27, bits: 32},
 			},
-			textIDs: []int32{1942, 1943, 1944, 55, 1945, 1946, 1947, 1948, 1949, 5, 6, 1950, 1951, 1952, 1701, 1953, 1954, 1955, 1711, 1956, 1957, 1958},
+			textIDs: []int32{1964, 1965, 1966, 55, 1967, 1968, 1969, 1970, 1971, 5, 6, 1972, 1973, 1974, 1723, 1975, 1976, 1977, 1733, 1978, 1979, 1980},
 			unless: phraseMask{
-				{index: 30, bits: 549755813888},
+				{index: 30, bits: 2305843009213693952},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4952,
+			line: 5141,
 			text: phraseMask{
-				{index: 30, bits: 561850441793536},
+				{index: 30, bits: 13835058055282163712},
+				{index: 31, bits: 127},
 			},
-			textIDs: []int32{1960, 1961, 1962, 1963, 1964, 1965, 1966, 1967, 1968},
+			textIDs: []int32{1982, 1983, 1984, 1985, 1986, 1987, 1988, 1989, 1990},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4958,
+			line: 5147,
 			text: phraseMask{
-				{index: 30, bits: 143552238122434560},
+				{index: 31, bits: 32640},
 				{index: 1, bits: 18014398509481984},
-				{index: 6, bits: 9223372036854775808},
+				{index: 7, bits: 1073741824},
 			},
-			textIDs: []int32{1969, 1970, 118, 447, 1971, 1972, 1973, 1974, 1975, 1976},
+			textIDs: []int32{1991, 1992, 118, 478, 1993, 1994, 1995, 1996, 1997, 1998},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 4964,
+			line: 5153,
 			text: phraseMask{
 				{index: 1, bits: 536870912},
-				{index: 11, bits: 1610612800},
-				{index: 30, bits: 1008806316530991104},
-				{index: 6, bits: 35184372088832},
+				{index: 11, bits: 54043197675929600},
+				{index: 31, bits: 229376},
+				{index: 7, bits: 4096},
 			},
-			textIDs: []int32{93, 734, 1977, 1978, 429, 710, 733, 1979},
+			textIDs: []int32{93, 759, 1999, 2000, 460, 735, 758, 2001},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4972,
+			line: 5161,
 			text: phraseMask{
-				{index: 30, bits: 3458764513820540928},
+				{index: 31, bits: 786432},
 			},
-			textIDs: []int32{1980, 1981},
+			textIDs: []int32{2002, 2003},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 4977,
+			line: 5166,
 			text: phraseMask{
-				{index: 30, bits: 4611686018427387904},
+				{index: 31, bits: 1048576},
 			},
-			textIDs: []int32{1982},
+			textIDs: []int32{2004},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 4982,
+			line: 5171,
 			text: phraseMask{
-				{index: 30, bits: 9223372036854775808},
-				{index: 31, bits: 3},
+				{index: 31, bits: 14680064},
 			},
-			textIDs: []int32{1983, 1984, 1985},
+			textIDs: []int32{2005, 2006, 2007},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 4993,
+			line: 5182,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -10338,7 +10996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5006,
+			line: 5195,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10394,7 +11052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5018,
+			line: 5207,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -10443,7 +11101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5027,
+			line: 5216,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -10492,7 +11150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5036,
+			line: 5225,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -10541,7 +11199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5045,
+			line: 5234,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10628,7 +11286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5059,
+			line: 5248,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -10664,7 +11322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5066,
+			line: 5255,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -10693,7 +11351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5073,
+			line: 5262,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -10729,7 +11387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5080,
+			line: 5269,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -10765,7 +11423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5087,
+			line: 5276,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -10794,7 +11452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5094,
+			line: 5283,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -10838,7 +11496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5102,
+			line: 5291,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -10847,7 +11505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5108,
+			line: 5297,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -10883,7 +11541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5116,
+			line: 5305,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -10897,7 +11555,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5123,
+			line: 5312,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11099,7 +11757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5147,
+			line: 5336,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -11328,7 +11986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5177,
+			line:   5366,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -11387,7 +12045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5187,
+			line: 5376,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -11396,7 +12054,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5192,
+			line: 5381,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -11405,7 +12063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5197,
+			line: 5386,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -11460,7 +12118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5206,
+			line: 5395,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -11471,7 +12129,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5214,
+			line: 5403,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -11480,14 +12138,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5219,
+			line:     5408,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5229,
+			line: 5418,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -11496,38 +12154,38 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5239,
+			line: 5428,
 			text: phraseMask{
-				{index: 31, bits: 4},
+				{index: 31, bits: 16777216},
 			},
-			textIDs: []int32{1986},
+			textIDs: []int32{2008},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5244,
+			line: 5433,
 			text: phraseMask{
-				{index: 31, bits: 56},
+				{index: 31, bits: 234881024},
 			},
-			textIDs: []int32{1987, 1988, 1989},
+			textIDs: []int32{2009, 2010, 2011},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5250,
+			line: 5439,
 			text: phraseMask{
-				{index: 31, bits: 448},
+				{index: 31, bits: 1879048192},
 			},
-			textIDs: []int32{1990, 1991, 1992},
+			textIDs: []int32{2012, 2013, 2014},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5259,
+			line: 5448,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -11541,7 +12199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5263,
+			line: 5452,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -11549,15 +12207,15 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{bits: 4294967296},
-				{index: 31, bits: 1536},
+				{index: 31, bits: 6442450944},
 			},
-			textIDs: []int32{32, 1993, 1994},
+			textIDs: []int32{32, 2015, 2016},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5267,
+			line: 5456,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -11568,7 +12226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5271,
+			line: 5460,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -11582,7 +12240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5275,
+			line: 5464,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -11593,7 +12251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5279,
+			line: 5468,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -11653,7 +12311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5287,
+			line: 5476,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -11710,11 +12368,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5295,
+			line: 5484,
 			text: phraseMask{
-				{index: 31, bits: 30720},
+				{index: 31, bits: 128849018880},
 			},
-			textIDs: []int32{1995, 1996, 1997, 1998},
+			textIDs: []int32{2017, 2018, 2019, 2020},
 			then: thenDef{
 				Reason: "vacation",
 				words:  words{owner: "none"},
@@ -11723,7 +12381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5302,
+			line: 5491,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -11762,7 +12420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5311,
+			line: 5500,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -11833,7 +12491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5320,
+			line: 5509,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12278,7 +12936,7 @@ var builtinSet = &ruleSet{
 		},
 	},
 	textsFrom: [28]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)"},
-	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "mx", "mail exchanger", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "is receiving mail too quickly", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "administrative prohibition envelope blocked", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "envelope rejected - block policy for envelope from address", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender verify failed", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender verification failed", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "host name lookup failure", "host not found, try again", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "servfail", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "greylisted", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "retry timeout exceeded", "retry time not reached", "could not be delivered for", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "encryption required", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "starttls", "certificate", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
+	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "mx", "mail exchanger", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "host name lookup failure", "host not found, try again", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "servfail", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "retry timeout exceeded", "retry time not reached", "could not be delivered for", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "encryption required", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "starttls", "certificate", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
 }
 
 var builtinData1 = [...]reasonDef{

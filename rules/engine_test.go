@@ -510,7 +510,9 @@ func TestLargeReceivers(t *testing.T) {
 		{"550-5.7.26 This mail has been blocked because the sender is unauthenticated. Gmail requires all senders to authenticate with either SPF or DKIM.", "authfailure", OwnerSenderAdmin},
 		{"550-5.7.25 [192.0.2.7] The IP address sending this message does not have a PTR record setup", "requireptr", OwnerSenderAdmin},
 		{"550-5.7.1 [192.0.2.7] The IP you're using to send mail is not authorized to send email directly to our servers. Please use the SMTP relay at your service provider instead.", "blocked", OwnerSenderAdmin},
-		{"550-5.7.1 [192.0.2.7] Our system has detected that this message is likely unsolicited mail.", "spamdetected", OwnerSender},
+		// Gmail's SMTP error reference: a verdict on reputation and
+		// authentication, before the mailbox: the sender's admin (grading 2).
+		{"550-5.7.1 [192.0.2.7] Our system has detected that this message is likely unsolicited mail.", "spamdetected", OwnerSenderAdmin},
 		{"550 5.7.1 Messages missing a valid address in From: header, or having no From: header, are not accepted.", "notcompliantrfc", OwnerSenderAdmin},
 		{"550 5.7.1 Unfortunately, messages from [192.0.2.7] weren't sent. Please contact your Internet service provider since part of their network is on our block list (S3150).", "blocked", OwnerSenderAdmin},
 		{"550 5.5.0 Requested action not taken: mailbox unavailable (S2017062302)", "userunknown", OwnerSender},

@@ -164,7 +164,7 @@ func TestPrecedenceSisimaiOrder(t *testing.T) {
 			in:     Input{Status: "5.1.1", Diagnostic: "550 5.1.1 client 192.0.2.8 blocked using zen.example.org", Command: "RCPT"},
 			winner: "userunknown-code-yields-blocked", reason: "blocked", loser: "ms-5.1.1", lost: "userunknown"},
 		{name: "userunknown's code yields to rejected's words",
-			in:     Input{Status: "5.1.1", Diagnostic: "553 5.1.1 sender verify failed for this message", Command: "RCPT"},
+			in:     Input{Status: "5.1.1", Diagnostic: "553 5.1.1 bogus mail from this sender", Command: "RCPT"},
 			winner: "userunknown-code-yields-rejected", reason: "rejected", loser: "ms-5.1.1", lost: "userunknown"},
 		{name: "...but not to a refusal of the recipient address (rejected's isnot list)",
 			in:     Input{Status: "5.1.1", Diagnostic: "550 5.1.1 recipient address rejected: no mailbox for kai", Command: "RCPT"},
@@ -359,5 +359,50 @@ func TestPrecedenceDiagnosticType(t *testing.T) {
 		{name: "the X-Unix type beats the class alone",
 			in:     Input{Status: "5.0.0", Diagnostic: "exit status 1", DiagnosticType: "x-unix"},
 			winner: "diagnostic-type-x-unix", reason: "mailererror", loser: "rfc3463-x.0.0", lost: "undefined"},
+	})
+}
+
+// TestPrecedenceGrading2: issue 8 item 6 (grading 2). A documented family's
+// own words beat the generic reading of the same reply: the sender verify
+// callout beats userunknown's code and rejected's generic words, Mimecast's
+// personal and policy blocks beat its generic table, greylisting beats the
+// delay that states no cause, Gmail's recipient rate and likely-unsolicited
+// verdicts beat its generic table, Outlook.com's block codes beat the generic
+// block-list words.
+func TestPrecedenceGrading2(t *testing.T) {
+	checkConflicts(t, []conflict{
+		{name: "a sender verify callout beats userunknown's code yielding to rejected's words",
+			in:     Input{Status: "5.1.1", Diagnostic: "553 5.1.1 sender verify failed for this message", Command: "RCPT"},
+			winner: "sender-verify-callout", reason: "rejected", loser: "userunknown-code-yields-rejected", lost: "rejected"},
+		{name: "a sender verify callout beats rejected's generic words",
+			in:     Input{Status: "5.0.0", Diagnostic: "550 Verification failed for <a@example.org> Response: 550 <>: Sender address rejected: null sender not allowed Sender verify failed", Command: "RCPT"},
+			winner: "sender-verify-callout", reason: "rejected", loser: "rejected-text", lost: "rejected"},
+		{name: "Mimecast's personal block beats its generic table",
+			in:     Input{Diagnostic: "550 Envelope blocked - User Entry - https://community.mimecast.com/docs/DOC-1369#550", Command: "RCPT", RemoteMTA: "eu-smtp-inbound-2.mimecast.com"},
+			winner: "mimecast-user-block", reason: "rejected", loser: "mimecast-rejected", lost: "rejected"},
+		{name: "Mimecast's policy block beats its generic table",
+			in:     Input{Diagnostic: "550 Administrative prohibition envelope blocked", Command: "RCPT", RemoteMTA: "us-smtp-inbound-1.mimecast.com"},
+			winner: "mimecast-policy-block", reason: "rejected", loser: "mimecast-rejected", lost: "rejected"},
+		{name: "Mimecast's anti-spoofing words beat its generic table",
+			in:     Input{Diagnostic: "550 Rejected by header-based Anti-Spoofing policy: someone@example.com", Command: "DATA", RemoteMTA: "eu-smtp-inbound-1.mimecast.com"},
+			winner: "mimecast-anti-spoofing", reason: "policyviolation", loser: "mimecast-policyviolation", lost: "policyviolation"},
+		{name: "greylisting beats the delay that states no cause",
+			in:     Input{Action: "delayed", Status: "4.2.0", Diagnostic: "450 4.2.0 <a@example.net>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/example.net.html", Command: "RCPT"},
+			winner: "greylisting-delayed", reason: "onhold", loser: "delayed-unknown", lost: "expired"},
+		{name: "Gmail's recipient rate beats its generic table (delay)",
+			in:     Input{Action: "delayed", Status: "4.2.1", Diagnostic: "452 4.2.1 The recipient you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered.", Command: "RCPT", RemoteMTA: "aspmx.l.google.com"},
+			winner: "gmail-recipient-rate-delayed", reason: "speeding", loser: "gmail-recipient-rate", lost: "speeding"},
+		{name: "Gmail's recipient rate beats its generic table (failure)",
+			in:     Input{Status: "4.2.1", Diagnostic: "450 4.2.1 The user you are trying to contact is receiving mail too quickly. Please resend your message at a later point.", Command: "RCPT", RemoteMTA: "gmail-smtp-in.l.google.com"},
+			winner: "gmail-recipient-rate", reason: "speeding", loser: "google-speeding", lost: "speeding"},
+		{name: "Gmail's likely-unsolicited verdict beats its generic table",
+			in:     Input{Status: "5.7.1", Diagnostic: "550-5.7.1 [192.0.2.7 12] Our system has detected that this message is likely unsolicited mail.", Command: "DATA", RemoteMTA: "aspmx.l.google.com"},
+			winner: "gmail-likely-unsolicited", reason: "spamdetected", loser: "google-spamdetected", lost: "spamdetected"},
+		{name: "Outlook.com's block code beats the generic block-list words",
+			in:     Input{Status: "5.7.1", Diagnostic: "550 5.7.1 Unfortunately, messages from [192.0.2.7] weren't sent. Please contact your Internet service provider since part of their network is on our block list (S3140).", Command: "MAIL"},
+			winner: "outlook-block-list", reason: "blocked", loser: "blocked-text", lost: "blocked"},
+		{name: "Proofpoint's reputation page beats the generic block words",
+			in:     Input{Status: "5.7.1", Diagnostic: "554 5.7.1 Blocked - see https://ipcheck.proofpoint.com/?ip=192.0.2.7", Command: "MAIL"},
+			winner: "proofpoint-reputation", reason: "blocked", loser: "blocked-text", lost: "blocked"},
 	})
 }

@@ -14,7 +14,7 @@ func TestExplainInGermanWritesTheWordsAndLabelsInGerman(t *testing.T) {
 		t.Fatalf("exit %d: %s", rc, errOut)
 	}
 	for _, want := range []string{"  Empfänger:", "  Was passiert ist:", "  Wer es beheben muss:", "der Absender (Sie)",
-		"  Wie es sich beheben lässt:", "Die Nachricht an ", "Prüfen Sie die Adresse auf Tippfehler.", "  Details für Administratoren:",
+		"  Wie es sich beheben lässt:", "Die Nachricht an ", "Prüfen Sie die Adresse auf Tippfehler und bestätigen Sie sie mit dem Empfänger", "  Details für Administratoren:",
 		"(dauerhaft)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explain --lang de lacks %q:\n%s", want, out)
