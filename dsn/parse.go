@@ -47,6 +47,9 @@ func Parse(raw []byte) (rep *Report, err error) {
 	p.hdr = m.Header
 	p.parts = m.Parts
 	p.read()
+	if p.rep.Kind == KindNone && p.rep.Format == "" && p.dmarcAggregate() {
+		p.rep.Format = FormatDMARCAggregate
+	}
 	sanitize(p.rep)
 	return p.rep, err
 }
