@@ -28,7 +28,12 @@ func (p *parser) autoReplied() bool {
 	case !header && ev == 0:
 		return false
 	case header && ev < 2:
-		return true // a vacation notice or a challenge: an auto-reply either way
+		// A vacation notice or a challenge, unless the text states a
+		// failure ("user not found" under Auto-Submitted: auto-replied):
+		// the text decides, not one header.
+		p.loadText()
+		words := p.noticeWords()
+		return challengeText(words) || !failureStated(words)
 	case ev >= 2 && (!header || daemonFrom(p.hdr)):
 		return false // a mailer daemon's bounce: no text search
 	}

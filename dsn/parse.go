@@ -47,6 +47,9 @@ func Parse(raw []byte) (rep *Report, err error) {
 	p.hdr = m.Header
 	p.parts = m.Parts
 	p.read()
+	if p.rep.Kind == KindNone && p.rep.Format == "" && p.dmarcAggregate() {
+		p.rep.Format = FormatDMARCAggregate
+	}
 	sanitize(p.rep)
 	return p.rep, err
 }
@@ -164,7 +167,7 @@ func (p *parser) read() {
 		p.finish(p.fallbackAction)
 		return
 	}
-	if p.readSES() || p.readFML() || p.readTextReceipt() || p.readModerationHold() {
+	if p.readSES() || p.readFML() || p.readTextReceipt() || p.readModerationHold() || p.readListRejection() {
 		return
 	}
 	if p.autoReplied() {
@@ -273,6 +276,7 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 				rc.ReplyCode = failureCode(rc.Diagnostic, smtpcode.FindReply)
 			}
 		}
+		rc.Reply = replyFrom(rc.Diagnostic, rc.ReplyCode)
 		if rc.Command == "" {
 			rc.Command = findCommand(rc.Diagnostic)
 		}
@@ -293,6 +297,33 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 			readOriginal(&r.Original, h)
 		}
 	}
+}
+
+// replyFrom returns the server's reply in the diagnostic d: d from the
+// reply code code on, as smtpcode.FindReply finds it (see Recipient.Reply);
+// "" when code is not a reply code of d.
+func replyFrom(d, code string) string {
+	if code == "" {
+		return ""
+	}
+	for off := 0; off < len(d); {
+		i := smtpcode.IndexReply(d[off:])
+		if i < 0 {
+			break
+		}
+		if i += off; d[i:i+3] == code {
+			r := d[i:]
+			if i > 0 && (d[i-1] == '\'' || d[i-1] == '"') && r[len(r)-1] == d[i-1] {
+				r = r[:len(r)-1] // Exchange's "Remote Server returned '550 ...'"
+			}
+			if k := strings.Index(r, " Giving up on "); k > 0 {
+				r = r[:k] // qmail-remote's own words after the reply
+			}
+			return r
+		}
+		off = i + 3
+	}
+	return ""
 }
 
 // failureCode returns the first code find finds in d that is not of

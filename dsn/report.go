@@ -147,6 +147,16 @@ type Recipient struct {
 	// reply, its code written once.
 	Diagnostic string
 
+	// Reply is the remote server's reply as the server wrote it: Diagnostic
+	// from ReplyCode on, without the reporting MTA's words before it (Exim's
+	// "host H [ip]: SMTP error from remote mail server after RCPT TO:<x>:",
+	// qmail-remote's "H does not like recipient. Remote host said:",
+	// Postfix's "host H[ip] said:", a translated "le serveur H a répondu :").
+	// "" when the diagnostic holds no reply code: it is then the reporting
+	// MTA's own text (qmail's "Sorry, I couldn't find any host named X"),
+	// and no reply code is to be shown with it.
+	Reply string
+
 	// DiagnosticType is the type of the RFC 3464 Diagnostic-Code field
 	// (section 2.3.6), in lower case: "smtp" when the diagnostic is a mail
 	// server's reply, another type ("x-unix", "x-postfix", "x-local"...)

@@ -66,6 +66,12 @@ func newPhraseList(phrases []string) *phraseList {
 // start of a word, a space of a phrase matching any run of white space (a
 // line break included: notices wrap their sentences anywhere).
 func (l *phraseList) in(text []byte) bool {
+	return l.find(text) >= 0
+}
+
+// find returns where in the lower-case text the first of the phrases
+// starts (as in finds it), -1 when none is there.
+func (l *phraseList) find(text []byte) int {
 	s := unsafe.String(unsafe.SliceData(text), len(text))
 	for i := 0; i+1 < len(s); i++ {
 		if !l.first[s[i]] || i > 0 && isWordByte(s[i-1]) {
@@ -73,11 +79,11 @@ func (l *phraseList) in(text []byte) bool {
 		}
 		for _, k := range l.index.atSpaced(s, i) {
 			if matchSpaced(s, i, l.phrases[k]) {
-				return true
+				return i
 			}
 		}
 	}
-	return false
+	return -1
 }
 
 // isWordByte says whether c may be inside a word: an ASCII letter or

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // Notices sent as plain text that are not bounces though they come from
@@ -155,4 +156,117 @@ func indexFoldBytes(b []byte, sub string) int {
 		}
 	}
 	return -1
+}
+
+// listRejectPhrases are lower-case phrases by which a mailing list tells
+// the sender that a post was refused, in the wording of the list managers'
+// notice templates: Mailman 2 (Handlers/Moderate.py: "You are not allowed
+// to post to this mailing list, and your message has been automatically
+// rejected"; its hold reason "Post by non-member to a members-only list";
+// a moderator's "has been rejected by the list moderator"), Mailman 3
+// ("Your message to LIST was rejected", "rejected by the list moderator"),
+// Sympa ("You are not allowed to send to list"), Google Groups ("you may
+// not have permission to post messages to the group").
+var listRejectPhrases = newPhraseList([]string{
+	"you are not allowed to post to this mailing list", "not allowed to post to this list",
+	"your message has been automatically rejected", "post by non-member to a members-only list",
+	"rejected by the list moderator", "you are not allowed to send to list",
+	"you are not allowed to send to this list", "permission to post messages to the group",
+})
+
+// FormatListRejected is the Format of a KindBounce report that is a
+// mailing list's notice that it refused a post: the failed recipient is
+// the list's own address, not the -owner or -bounces address that sent
+// the notice.
+const FormatListRejected = "list-rejected"
+
+// maxListDiagnostic bounds the sentence of a list's refusal taken as the
+// diagnostic.
+const maxListDiagnostic = 512
+
+// readListRejection reads a mailing list's notice that it refused a post
+// (see listRejectPhrases). It is a bounce, whatever its Auto-Submitted
+// field or "Auto-response" subject say (the text decides, not one header):
+// the list was the recipient and did not take the message. It says whether
+// the message is one.
+func (p *parser) readListRejection() bool {
+	if !headerHolds(p.hdr, "From", listRobotSenders[:]) && !(automatic(p.hdr) && len(p.hdr.Get("List-Id")) > 0) {
+		return false
+	}
+	p.loadText()
+	words := p.noticeWords()
+	at := listRejectPhrases.find(words)
+	if at < 0 {
+		return false
+	}
+	r := p.rep
+	r.Kind = KindBounce
+	r.Format = FormatListRejected
+	r.Recipients = append(r.Recipients, Recipient{
+		Address:    p.rejectingList(words),
+		Diagnostic: paragraphAt(string(p.text[:len(words)]), at, maxListDiagnostic),
+		Action:     smtpcode.ActionFailed,
+	})
+	if r.Original.Sender == "" {
+		r.Original.Sender = firstAddress(message.DecodeWords(p.hdr.GetString("To")))
+	}
+	p.finish(func() smtpcode.Action { return smtpcode.ActionFailed })
+	return true
+}
+
+// rejectingList returns the address of the list that refused a post, ""
+// when none is certain. In order: the address the notice names after "your
+// message to" (Mailman 3); the list's address in the notice's header
+// (listAddressFields: RFC 2369 List-Post, Mailman's X-BeenThere); the
+// notice's From with the list manager's robot suffix or prefix taken off
+// (Mailman's LIST-owner, LIST-bounces, LIST-request; Majordomo's
+// owner-LIST).
+func (p *parser) rejectingList(words []byte) string {
+	if i := bytes.Index(words, []byte("your message to ")); i >= 0 {
+		rest := string(p.text[i+len("your message to ") : len(words)])
+		if j := strings.IndexAny(rest, " \t\r\n"); j >= 0 {
+			rest = rest[:j]
+		}
+		if a := cleanAddress(strings.Trim(rest, "\"'.,:;")); plausibleAddress(a) {
+			return a
+		}
+	}
+	for _, n := range [...]string{"List-Post", "X-BeenThere"} {
+		if a := firstAddress(strings.TrimPrefix(strings.TrimSpace(p.hdr.GetString(n)), "<mailto:")); plausibleAddress(a) {
+			return a
+		}
+	}
+	from := firstAddress(message.DecodeWords(p.hdr.GetString("From")))
+	at := strings.LastIndexByte(from, '@')
+	if at <= 0 {
+		return ""
+	}
+	local, domain := from[:at], from[at:]
+	lower := ascii.LowerString(local)
+	for _, suffix := range [...]string{"-owner", "-bounces", "-request"} {
+		if strings.HasSuffix(lower, suffix) && len(local) > len(suffix) {
+			return local[:len(local)-len(suffix)] + domain
+		}
+	}
+	if strings.HasPrefix(lower, "owner-") && len(local) > len("owner-") {
+		return local[len("owner-"):] + domain
+	}
+	return ""
+}
+
+// paragraphAt returns the paragraph of text that holds the byte at,
+// from the start of its line to the next blank line, at most max bytes.
+func paragraphAt(text string, at, max int) string {
+	start := strings.LastIndexByte(text[:at], '\n') + 1
+	end := len(text)
+	if i := strings.Index(text[at:], "\n\n"); i >= 0 {
+		end = at + i
+	}
+	if i := strings.Index(text[at:], "\n\r\n"); i >= 0 && at+i < end {
+		end = at + i
+	}
+	if end-start > max {
+		end = start + max
+	}
+	return text[start:end]
 }

@@ -51,3 +51,52 @@ func TestAPersonWritingAboutApprovalIsNoListNotice(t *testing.T) {
 		t.Errorf("kind %q, want not-bounce", r.Kind)
 	}
 }
+
+func TestAListRefusingAPostIsABounceOfTheListAddress(t *testing.T) {
+	for name, tc := range map[string]struct {
+		raw  []byte
+		want string
+	}{
+		"mailman 2 non-member, auto-response subject": {rawMessage("From: walkers-owner@lists.fells.example\nTo: dana@home.example\nSubject: Auto-response for your message to the \"Walkers\" mailing list\nAuto-Submitted: auto-replied\nPrecedence: bulk\nList-Id: <walkers.lists.fells.example>\n",
+			"You are not allowed to post to this mailing list, and your message has\nbeen automatically rejected.  If you think that your messages are\nbeing rejected in error, contact the mailing list owner at\nwalkers-owner@lists.fells.example.\n"), "walkers@lists.fells.example"},
+		"mailman 3 names the list": {rawMessage("From: choir-bounces@groups.example\nTo: ewan@mail.example\nSubject: Your message to choir@groups.example was rejected\n",
+			"Your message to choir@groups.example was rejected.\n\nPost by non-member to a members-only list\n"), "choir@groups.example"},
+		"majordomo owner- prefix": {rawMessage("From: owner-chess@lists.example.org\nTo: fay@mail.example\nSubject: rejected\n",
+			"Your message has been rejected by the list moderator.\n"), "chess@lists.example.org"},
+	} {
+		r := mustParse(t, tc.raw)
+		if r.Kind != KindBounce || r.Format != FormatListRejected || len(r.Recipients) != 1 {
+			t.Errorf("%s: kind %q format %q with %d recipients, want a list-rejected bounce", name, r.Kind, r.Format, len(r.Recipients))
+			continue
+		}
+		if got := r.Recipients[0].Address; got != tc.want {
+			t.Errorf("%s: recipient %q, want the list %q", name, got, tc.want)
+		}
+		if r.Recipients[0].Diagnostic == "" {
+			t.Errorf("%s: no diagnostic, want the list's sentence", name)
+		}
+	}
+}
+
+func TestAFailureStatedInTheTextBeatsAnAutoReplyHeader(t *testing.T) {
+	r := mustParse(t, rawMessage("From: postmaster@mx.example.org\nTo: gil@home.example\nSubject: Automatic reply: Invoice\nAuto-Submitted: auto-replied\n",
+		"Your message could not be delivered to hal@example.org: user unknown.\n"))
+	if r.Kind == KindAutoreply {
+		t.Errorf("kind %q, want not an auto-reply: the text states a failure", r.Kind)
+	}
+}
+
+func TestTheServerReplyLeavesOutTheReportingMTAsWords(t *testing.T) {
+	for _, tc := range []struct{ d, code, want string }{
+		{"host mx.example.net [192.0.2.4] SMTP error from remote mail server after RCPT TO:<a@example.net>: 550 5.1.1 no such user", "550", "550 5.1.1 no such user"},
+		{"192.0.2.61 does not like recipient. Remote host said: 550 5.1.1 No such user Giving up on 192.0.2.61.", "550", "550 5.1.1 No such user"},
+		{"le serveur smtp.example.fr[192.0.2.9] a répondu : 550 5.7.1 Service refusé", "550", "550 5.7.1 Service refusé"},
+		{"Remote Server returned '552 5.2.2 mailbox full'", "552", "552 5.2.2 mailbox full"},
+		{"Sorry, I couldn't find any host named example.invalid. (#5.1.2)", "", ""},
+		{"554 5.7.1 blocked", "554", "554 5.7.1 blocked"},
+	} {
+		if got := replyFrom(tc.d, tc.code); got != tc.want {
+			t.Errorf("replyFrom(%q, %q) = %q, want %q", tc.d, tc.code, got, tc.want)
+		}
+	}
+}

@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "1dbbc9430c4f"
+const builtinDigest = "9c39d13e6afd"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   625,
+			line:   631,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 630,
+			line: 636,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 645,
+			line: 651,
 			text: phraseMask{
 				{index: 1, bits: 15393162788864},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 652,
+			line: 658,
 			text: phraseMask{
 				{index: 1, bits: 17592186044416},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 659,
+			line: 665,
 			text: phraseMask{
 				{index: 1, bits: 105553116266496},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 666,
+			line: 672,
 			text: phraseMask{
 				{index: 1, bits: 140737488355328},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 673,
+			line: 679,
 			text: phraseMask{
 				{index: 1, bits: 4222124650659840},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 680,
+			line: 686,
 			text: phraseMask{
 				{index: 1, bits: 13510798882111488},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 687,
+			line: 693,
 			text: phraseMask{
 				{index: 1, bits: 18014398509481984},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 694,
+			line: 700,
 			text: phraseMask{
 				{index: 1, bits: 36028797018963968},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 701,
+			line: 707,
 			text: phraseMask{
 				{index: 1, bits: 72057594037927936},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 708,
+			line: 714,
 			text: phraseMask{
 				{index: 1, bits: 432345564227567616},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 715,
+			line: 721,
 			text: phraseMask{
 				{index: 1, bits: 576460752303423488},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 722,
+			line: 728,
 			text: phraseMask{
 				{index: 1, bits: 3458764513820540928},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 729,
+			line: 735,
 			text: phraseMask{
 				{index: 1, bits: 4611686018427387904},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 736,
+			line: 742,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 743,
+			line: 749,
 			text: phraseMask{
 				{index: 2, bits: 1},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 750,
+			line: 756,
 			text: phraseMask{
 				{index: 2, bits: 14},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 758,
+			line: 764,
 			text: phraseMask{
 				{index: 2, bits: 2032},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 779,
+			line: 785,
 			text: phraseMask{
 				{index: 2, bits: 6144},
 			},
@@ -352,7 +352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 796,
+			line: 802,
 			text: phraseMask{
 				{index: 2, bits: 516096},
 			},
@@ -404,7 +404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 814,
+			line: 820,
 			text: phraseMask{
 				{index: 2, bits: 3670016},
 			},
@@ -471,7 +471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 829,
+			line: 835,
 			text: phraseMask{
 				{index: 2, bits: 264241152},
 			},
@@ -521,7 +521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 849,
+			line: 855,
 			text: phraseMask{
 				{index: 2, bits: 805306368},
 			},
@@ -573,7 +573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 866,
+			line: 872,
 			text: phraseMask{
 				{index: 2, bits: 805306368},
 			},
@@ -623,7 +623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 876,
+			line: 882,
 			text: phraseMask{
 				{index: 2, bits: 1073741824},
 			},
@@ -693,7 +693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 893,
+			line: 899,
 			text: phraseMask{
 				{index: 2, bits: 32212254720},
 			},
@@ -743,7 +743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 908,
+			line: 914,
 			text: phraseMask{
 				{index: 2, bits: 1065151889408},
 			},
@@ -793,7 +793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 924,
+			line: 930,
 			text: phraseMask{
 				{index: 2, bits: 7696581394432},
 			},
@@ -843,7 +843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 938,
+			line: 944,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -856,7 +856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 948,
+			line: 954,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 954,
+			line: 960,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 960,
+			line: 966,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 966,
+			line: 972,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 972,
+			line: 978,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 978,
+			line: 984,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 984,
+			line: 990,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 990,
+			line: 996,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 996,
+			line: 1002,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1002,
+			line: 1008,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1008,
+			line: 1014,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -1047,7 +1047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1023,
+			line: 1029,
 			text: phraseMask{
 				{index: 2, bits: 1055531162664960},
 			},
@@ -1060,7 +1060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1031,
+			line: 1037,
 			text: phraseMask{
 				{index: 2, bits: 1125899906842624},
 			},
@@ -1073,7 +1073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1037,
+			line: 1043,
 			text: phraseMask{
 				{index: 2, bits: 2251799813685248},
 			},
@@ -1086,7 +1086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1043,
+			line: 1049,
 			text: phraseMask{
 				{index: 2, bits: 4503599627370496},
 			},
@@ -1099,7 +1099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1049,
+			line: 1055,
 			text: phraseMask{
 				{index: 2, bits: 27021597764222976},
 			},
@@ -1112,7 +1112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1055,
+			line: 1061,
 			text: phraseMask{
 				{index: 2, bits: 108086391056891904},
 			},
@@ -1125,7 +1125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1061,
+			line: 1067,
 			text: phraseMask{
 				{index: 2, bits: 144115188075855872},
 			},
@@ -1138,7 +1138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1067,
+			line: 1073,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -1148,7 +1148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1076,
+			line: 1082,
 			text: phraseMask{
 				{index: 2, bits: 17870283321406128128},
 				{index: 3, bits: 3},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1081,
+			line: 1087,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -1169,7 +1169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1086,
+			line: 1092,
 			text: phraseMask{
 				{index: 3, bits: 24},
 			},
@@ -1179,7 +1179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1091,
+			line: 1097,
 			text: phraseMask{
 				{index: 3, bits: 96},
 			},
@@ -1189,7 +1189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1096,
+			line: 1102,
 			text: phraseMask{
 				{index: 3, bits: 128},
 			},
@@ -1199,7 +1199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1101,
+			line: 1107,
 			text: phraseMask{
 				{index: 3, bits: 1792},
 			},
@@ -1209,7 +1209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1106,
+			line: 1112,
 			text: phraseMask{
 				{index: 3, bits: 6144},
 			},
@@ -1219,7 +1219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1111,
+			line: 1117,
 			text: phraseMask{
 				{index: 3, bits: 8192},
 			},
@@ -1229,7 +1229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1116,
+			line: 1122,
 			text: phraseMask{
 				{index: 3, bits: 16384},
 			},
@@ -1239,7 +1239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1121,
+			line: 1127,
 			text: phraseMask{
 				{index: 3, bits: 32768},
 			},
@@ -1249,7 +1249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1126,
+			line: 1132,
 			text: phraseMask{
 				{index: 3, bits: 2031616},
 			},
@@ -1259,7 +1259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1131,
+			line: 1137,
 			text: phraseMask{
 				{index: 3, bits: 31457280},
 			},
@@ -1269,7 +1269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1136,
+			line: 1142,
 			text: phraseMask{
 				{index: 3, bits: 33554432},
 			},
@@ -1279,7 +1279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1141,
+			line: 1147,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1150,
+			line: 1156,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1305,7 +1305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1156,
+			line: 1162,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1318,7 +1318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1162,
+			line: 1168,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1331,7 +1331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1168,
+			line: 1174,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1344,7 +1344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1174,
+			line: 1180,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1357,7 +1357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1180,
+			line: 1186,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1370,7 +1370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1186,
+			line: 1192,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1383,7 +1383,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1192,
+			line: 1198,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1396,7 +1396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1198,
+			line: 1204,
 			text: phraseMask{
 				{index: 3, bits: 134217728},
 			},
@@ -1409,7 +1409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1205,
+			line: 1211,
 			text: phraseMask{
 				{index: 3, bits: 805306368},
 			},
@@ -1422,7 +1422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1211,
+			line: 1217,
 			text: phraseMask{
 				{index: 3, bits: 1073741824},
 			},
@@ -1435,7 +1435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1217,
+			line: 1223,
 			text: phraseMask{
 				{index: 3, bits: 2147483648},
 			},
@@ -1448,7 +1448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1223,
+			line: 1229,
 			text: phraseMask{
 				{index: 3, bits: 4294967296},
 			},
@@ -1461,7 +1461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1229,
+			line: 1235,
 			text: phraseMask{
 				{index: 3, bits: 8589934592},
 			},
@@ -1474,7 +1474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1235,
+			line: 1241,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1487,7 +1487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1241,
+			line: 1247,
 			text: phraseMask{
 				{index: 3, bits: 103079215104},
 			},
@@ -1500,7 +1500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1247,
+			line: 1253,
 			text: phraseMask{
 				{index: 3, bits: 2061584302080},
 			},
@@ -1513,7 +1513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1253,
+			line: 1259,
 			text: phraseMask{
 				{index: 3, bits: 279275953455104},
 			},
@@ -1526,7 +1526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1259,
+			line: 1265,
 			text: phraseMask{
 				{index: 3, bits: 281474976710656},
 			},
@@ -1539,7 +1539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1265,
+			line: 1271,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1552,7 +1552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1272,
+			line: 1278,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1565,7 +1565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1278,
+			line: 1284,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1578,7 +1578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1284,
+			line: 1290,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1591,7 +1591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1290,
+			line: 1296,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1604,7 +1604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1296,
+			line: 1302,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1617,7 +1617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1302,
+			line: 1308,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1630,7 +1630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1308,
+			line: 1314,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1643,7 +1643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1314,
+			line: 1320,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -1653,7 +1653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1321,
+			line: 1327,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -1702,7 +1702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1330,
+			line: 1336,
 			text: phraseMask{
 				{index: 3, bits: 13510798882111488},
 			},
@@ -1712,7 +1712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1335,
+			line: 1341,
 			text: phraseMask{
 				{index: 3, bits: 18014398509481984},
 			},
@@ -1722,7 +1722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1340,
+			line: 1346,
 			text: phraseMask{
 				{index: 3, bits: 108086391056891904},
 			},
@@ -1732,7 +1732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1345,
+			line: 1351,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1742,7 +1742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1350,
+			line: 1356,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 			},
@@ -1752,7 +1752,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1362,
+			line: 1368,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1762,7 +1762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1367,
+			line: 1373,
 			text: phraseMask{
 				{index: 3, bits: 8070450532247928832},
 			},
@@ -1772,7 +1772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1372,
+			line: 1378,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 			},
@@ -1782,7 +1782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1377,
+			line: 1383,
 			text: phraseMask{
 				{index: 4, bits: 1},
 			},
@@ -1864,7 +1864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1389,
+			line: 1395,
 			text: phraseMask{
 				{index: 4, bits: 2},
 			},
@@ -1874,7 +1874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1394,
+			line: 1400,
 			text: phraseMask{
 				{index: 4, bits: 28},
 			},
@@ -1884,7 +1884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1402,
+			line: 1408,
 			text: phraseMask{
 				{index: 4, bits: 32},
 			},
@@ -1894,7 +1894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1407,
+			line: 1413,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1904,7 +1904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1414,
+			line: 1420,
 			text: phraseMask{
 				{index: 4, bits: 128},
 			},
@@ -1915,7 +1915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1420,
+			line: 1426,
 			text: phraseMask{
 				{index: 4, bits: 7680},
 			},
@@ -1925,7 +1925,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1428,
+			line: 1434,
 			text: phraseMask{
 				{index: 4, bits: 57344},
 			},
@@ -1986,7 +1986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1448,
+			line: 1454,
 			text: phraseMask{
 				{index: 4, bits: 16711680},
 			},
@@ -1996,7 +1996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1455,
+			line: 1461,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -2006,7 +2006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1466,
+			line: 1472,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -2017,7 +2017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1473,
+			line: 1479,
 			text: phraseMask{
 				{index: 4, bits: 134217728},
 			},
@@ -2028,7 +2028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1479,
+			line: 1485,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2039,7 +2039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1488,
+			line: 1494,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2049,7 +2049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1494,
+			line: 1500,
 			text: phraseMask{
 				{index: 4, bits: 268435456},
 			},
@@ -2060,7 +2060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1500,
+			line: 1506,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -2071,7 +2071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1506,
+			line: 1512,
 			text: phraseMask{
 				{index: 4, bits: 3221225472},
 			},
@@ -2082,7 +2082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1512,
+			line: 1518,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2093,7 +2093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1519,
+			line: 1525,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2145,7 +2145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1532,
+			line: 1538,
 			text: phraseMask{
 				{index: 4, bits: 4294967296},
 			},
@@ -2156,7 +2156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1539,
+			line: 1545,
 			text: phraseMask{
 				{index: 4, bits: 8589934592},
 			},
@@ -2167,7 +2167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1545,
+			line: 1551,
 			text: phraseMask{
 				{index: 4, bits: 51539607552},
 			},
@@ -2178,7 +2178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1552,
+			line: 1558,
 			text: phraseMask{
 				{index: 4, bits: 1030792151040},
 			},
@@ -2189,7 +2189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1559,
+			line: 1565,
 			text: phraseMask{
 				{index: 4, bits: 1099511627776},
 			},
@@ -2200,7 +2200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1565,
+			line: 1571,
 			text: phraseMask{
 				{index: 1, bits: 2305843009213693952},
 			},
@@ -2211,7 +2211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1571,
+			line: 1577,
 			text: phraseMask{
 				{index: 4, bits: 2199023255552},
 			},
@@ -2222,7 +2222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1577,
+			line: 1583,
 			text: phraseMask{
 				{index: 4, bits: 4398046511104},
 			},
@@ -2233,7 +2233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1583,
+			line: 1589,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -2244,7 +2244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1589,
+			line: 1595,
 			text: phraseMask{
 				{index: 4, bits: 17592186044416},
 			},
@@ -2255,7 +2255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1595,
+			line: 1601,
 			text: phraseMask{
 				{index: 4, bits: 35184372088832},
 			},
@@ -2266,7 +2266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1601,
+			line: 1607,
 			text: phraseMask{
 				{index: 4, bits: 492581209243648},
 			},
@@ -2277,7 +2277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1607,
+			line: 1613,
 			text: phraseMask{
 				{index: 4, bits: 1688849860263936},
 			},
@@ -2288,7 +2288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1613,
+			line: 1619,
 			text: phraseMask{
 				{index: 4, bits: 6755399441055744},
 			},
@@ -2299,7 +2299,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1619,
+			line: 1625,
 			text: phraseMask{
 				{index: 4, bits: 27021597764222976},
 			},
@@ -2310,7 +2310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1625,
+			line: 1631,
 			text: phraseMask{
 				{index: 4, bits: 36028797018963968},
 			},
@@ -2321,7 +2321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1631,
+			line: 1637,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -2332,7 +2332,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1637,
+			line: 1643,
 			text: phraseMask{
 				{index: 4, bits: 1008806316530991104},
 			},
@@ -2343,7 +2343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1644,
+			line: 1650,
 			text: phraseMask{
 				{index: 4, bits: 1152921504606846976},
 			},
@@ -2354,7 +2354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1650,
+			line: 1656,
 			text: phraseMask{
 				{index: 4, bits: 2305843009213693952},
 			},
@@ -2365,7 +2365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1656,
+			line: 1662,
 			text: phraseMask{
 				{index: 4, bits: 13835058055282163712},
 			},
@@ -2376,7 +2376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1662,
+			line: 1668,
 			text: phraseMask{
 				{index: 5, bits: 3},
 			},
@@ -2387,7 +2387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1668,
+			line: 1674,
 			text: phraseMask{
 				{index: 5, bits: 4},
 			},
@@ -2398,7 +2398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1674,
+			line: 1680,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -2409,7 +2409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1680,
+			line: 1686,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -2420,7 +2420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1686,
+			line: 1692,
 			text: phraseMask{
 				{index: 5, bits: 32},
 			},
@@ -2431,7 +2431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1692,
+			line: 1698,
 			text: phraseMask{
 				{index: 5, bits: 192},
 			},
@@ -2442,7 +2442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1698,
+			line: 1704,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2456,7 +2456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1710,
+			line: 1716,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2470,7 +2470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1717,
+			line: 1723,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2484,7 +2484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1724,
+			line: 1730,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2498,7 +2498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1731,
+			line: 1737,
 			text: phraseMask{
 				{index: 5, bits: 2096128},
 			},
@@ -2509,7 +2509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1742,
+			line: 1748,
 			text: phraseMask{
 				{index: 5, bits: 31457280},
 			},
@@ -2520,7 +2520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1756,
+			line: 1762,
 			text: phraseMask{
 				{index: 5, bits: 100663296},
 			},
@@ -2583,7 +2583,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1767,
+			line: 1773,
 			text: phraseMask{
 				{index: 5, bits: 100663296},
 			},
@@ -2643,7 +2643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1777,
+			line: 1783,
 			text: phraseMask{
 				{index: 5, bits: 2013265920},
 			},
@@ -2654,7 +2654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1786,
+			line: 1792,
 			text: phraseMask{
 				{index: 5, bits: 66571993088},
 			},
@@ -2665,7 +2665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1794,
+			line: 1800,
 			text: phraseMask{
 				{index: 5, bits: 206158430208},
 			},
@@ -2676,7 +2676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1800,
+			line: 1806,
 			text: phraseMask{
 				{index: 5, bits: 4123168604160},
 			},
@@ -2687,7 +2687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1807,
+			line: 1813,
 			text: phraseMask{
 				{index: 5, bits: 65970697666560},
 			},
@@ -2698,7 +2698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1814,
+			line: 1820,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -2709,7 +2709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1820,
+			line: 1826,
 			text: phraseMask{
 				{index: 5, bits: 140737488355328},
 			},
@@ -2720,7 +2720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1826,
+			line: 1832,
 			text: phraseMask{
 				{index: 5, bits: 1970324836974592},
 			},
@@ -2731,7 +2731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1833,
+			line: 1839,
 			text: phraseMask{
 				{index: 5, bits: 285978576338026496},
 			},
@@ -2742,7 +2742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1842,
+			line: 1848,
 			text: phraseMask{
 				{index: 5, bits: 4323455642275676160},
 			},
@@ -2753,7 +2753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1851,
+			line: 1857,
 			text: phraseMask{
 				{index: 5, bits: 13835058055282163712},
 			},
@@ -2764,7 +2764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1857,
+			line: 1863,
 			text: phraseMask{
 				{index: 6, bits: 15},
 			},
@@ -2775,7 +2775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1865,
+			line: 1871,
 			text: phraseMask{
 				{index: 6, bits: 4080},
 			},
@@ -2786,7 +2786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1874,
+			line: 1880,
 			text: phraseMask{
 				{index: 6, bits: 12288},
 			},
@@ -2797,7 +2797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1880,
+			line: 1886,
 			text: phraseMask{
 				{index: 2, bits: 536870912},
 				{index: 6, bits: 2080768},
@@ -2809,7 +2809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1889,
+			line: 1895,
 			text: phraseMask{
 				{index: 6, bits: 6291456},
 			},
@@ -2820,7 +2820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1895,
+			line: 1901,
 			text: phraseMask{
 				{index: 6, bits: 1065353216},
 			},
@@ -2831,7 +2831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1904,
+			line: 1910,
 			text: phraseMask{
 				{index: 6, bits: 3221225472},
 			},
@@ -2842,7 +2842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1910,
+			line: 1916,
 			text: phraseMask{
 				{index: 6, bits: 12884901888},
 			},
@@ -2853,7 +2853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1917,
+			line: 1923,
 			text: phraseMask{
 				{index: 6, bits: 281457796841472},
 			},
@@ -2864,7 +2864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1927,
+			line: 1933,
 			text: phraseMask{
 				{index: 6, bits: 281474976710656},
 			},
@@ -2875,7 +2875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1935,
+			line: 1941,
 			text: phraseMask{
 				{index: 6, bits: 562949953421312},
 			},
@@ -2886,7 +2886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1941,
+			line: 1947,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2906,7 +2906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1949,
+			line: 1955,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2928,7 +2928,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1957,
+			line: 1963,
 			text: phraseMask{
 				{index: 6, bits: 4503599627370496},
 			},
@@ -2939,7 +2939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1965,
+			line: 1971,
 			text: phraseMask{
 				{index: 6, bits: 27021597764222976},
 			},
@@ -2954,7 +2954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1972,
+			line: 1978,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3016,7 +3016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2000,
+			line: 2006,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3030,7 +3030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2007,
+			line: 2013,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3044,7 +3044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2014,
+			line: 2020,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3058,7 +3058,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2021,
+			line: 2027,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3072,7 +3072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2028,
+			line: 2034,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3086,7 +3086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2035,
+			line: 2041,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3100,7 +3100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2042,
+			line: 2048,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3114,7 +3114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2049,
+			line: 2055,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3128,7 +3128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2055,
+			line: 2061,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3143,7 +3143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2062,
+			line: 2068,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3157,7 +3157,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2068,
+			line: 2074,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3172,7 +3172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2075,
+			line: 2081,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3186,7 +3186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2082,
+			line: 2088,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3200,7 +3200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2088,
+			line: 2094,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3213,7 +3213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2094,
+			line: 2100,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3227,7 +3227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2100,
+			line: 2106,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3241,7 +3241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2106,
+			line: 2112,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3255,7 +3255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2112,
+			line: 2118,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3269,7 +3269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2119,
+			line: 2125,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3283,7 +3283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2125,
+			line: 2131,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3297,7 +3297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2131,
+			line: 2137,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3311,7 +3311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2138,
+			line: 2144,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3325,7 +3325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2145,
+			line: 2151,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3339,7 +3339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2152,
+			line: 2158,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3353,7 +3353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2159,
+			line: 2165,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3367,7 +3367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2166,
+			line: 2172,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3380,7 +3380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2172,
+			line: 2178,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3393,7 +3393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2178,
+			line: 2184,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3407,7 +3407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2185,
+			line: 2191,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3420,7 +3420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2191,
+			line: 2197,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3434,7 +3434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2198,
+			line: 2204,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3448,7 +3448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2205,
+			line: 2211,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3462,7 +3462,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2212,
+			line: 2218,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3476,7 +3476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2219,
+			line: 2225,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3490,7 +3490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2226,
+			line: 2232,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3504,7 +3504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2233,
+			line: 2239,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3518,7 +3518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2240,
+			line: 2246,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3532,7 +3532,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2247,
+			line: 2253,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3546,7 +3546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2254,
+			line: 2260,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3560,7 +3560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2261,
+			line: 2267,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3574,7 +3574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2268,
+			line: 2274,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3588,7 +3588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2275,
+			line: 2281,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3602,7 +3602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2282,
+			line: 2288,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3616,7 +3616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2289,
+			line: 2295,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3630,7 +3630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2296,
+			line: 2302,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3644,7 +3644,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2303,
+			line: 2309,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3658,7 +3658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2310,
+			line: 2316,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3672,7 +3672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2316,
+			line: 2322,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3685,7 +3685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2322,
+			line: 2328,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3698,7 +3698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2328,
+			line: 2334,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3712,7 +3712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2335,
+			line: 2341,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3727,7 +3727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2342,
+			line: 2348,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3740,7 +3740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2348,
+			line: 2354,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3754,7 +3754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2355,
+			line: 2361,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3768,7 +3768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2362,
+			line: 2368,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3782,7 +3782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2369,
+			line: 2375,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3796,7 +3796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2376,
+			line: 2382,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3810,7 +3810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2383,
+			line: 2389,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3823,7 +3823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2389,
+			line: 2395,
 			text: phraseMask{
 				{index: 7, bits: 63050394783186944},
 			},
@@ -3834,7 +3834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2399,
+			line: 2405,
 			text: phraseMask{
 				{index: 7, bits: 216172782113783808},
 			},
@@ -3845,7 +3845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2405,
+			line: 2411,
 			text: phraseMask{
 				{index: 7, bits: 2017612633061982208},
 			},
@@ -3856,7 +3856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2411,
+			line: 2417,
 			text: phraseMask{
 				{index: 7, bits: 2305843009213693952},
 			},
@@ -3867,7 +3867,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2417,
+			line: 2423,
 			text: phraseMask{
 				{index: 7, bits: 13835058055282163712},
 				{index: 8, bits: 3},
@@ -3879,7 +3879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2424,
+			line: 2430,
 			text: phraseMask{
 				{index: 8, bits: 4},
 			},
@@ -3890,7 +3890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2430,
+			line: 2436,
 			text: phraseMask{
 				{index: 8, bits: 24},
 			},
@@ -3901,7 +3901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2436,
+			line: 2442,
 			text: phraseMask{
 				{index: 8, bits: 96},
 			},
@@ -3912,7 +3912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2442,
+			line: 2448,
 			text: phraseMask{
 				{index: 8, bits: 128},
 			},
@@ -3923,7 +3923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2448,
+			line: 2454,
 			text: phraseMask{
 				{index: 2, bits: 3298534883328},
 				{index: 8, bits: 1792},
@@ -3935,7 +3935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2456,
+			line: 2462,
 			text: phraseMask{
 				{index: 2, bits: 624917741568},
 				{index: 8, bits: 6144},
@@ -3947,7 +3947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2466,
+			line: 2472,
 			text: phraseMask{
 				{index: 8, bits: 57344},
 			},
@@ -3958,7 +3958,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2473,
+			line: 2479,
 			text: phraseMask{
 				{index: 8, bits: 983040},
 			},
@@ -3969,7 +3969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2480,
+			line: 2486,
 			text: phraseMask{
 				{index: 8, bits: 3145728},
 				{bits: 549755813888},
@@ -3981,7 +3981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2487,
+			line: 2493,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 				{index: 8, bits: 12582912},
@@ -3993,7 +3993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2493,
+			line: 2499,
 			text: phraseMask{
 				{index: 8, bits: 16777216},
 			},
@@ -4004,7 +4004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2499,
+			line: 2505,
 			text: phraseMask{
 				{index: 8, bits: 33554432},
 			},
@@ -4015,7 +4015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2505,
+			line: 2511,
 			text: phraseMask{
 				{index: 7, bits: 1125899906842624},
 			},
@@ -4026,7 +4026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2511,
+			line: 2517,
 			text: phraseMask{
 				{index: 8, bits: 201326592},
 			},
@@ -4037,7 +4037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2521,
+			line: 2527,
 			text: phraseMask{
 				{index: 8, bits: 1879048192},
 			},
@@ -4048,7 +4048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2527,
+			line: 2533,
 			text: phraseMask{
 				{index: 8, bits: 2147483648},
 			},
@@ -4059,7 +4059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2533,
+			line: 2539,
 			text: phraseMask{
 				{index: 8, bits: 12884901888},
 			},
@@ -4070,7 +4070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2539,
+			line: 2545,
 			text: phraseMask{
 				{index: 8, bits: 51539607552},
 			},
@@ -4081,7 +4081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2545,
+			line: 2551,
 			text: phraseMask{
 				{index: 8, bits: 206158430208},
 			},
@@ -4092,7 +4092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2551,
+			line: 2557,
 			text: phraseMask{
 				{index: 8, bits: 274877906944},
 			},
@@ -4103,7 +4103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2557,
+			line: 2563,
 			text: phraseMask{
 				{index: 8, bits: 549755813888},
 			},
@@ -4114,7 +4114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2563,
+			line: 2569,
 			text: phraseMask{
 				{index: 8, bits: 16492674416640},
 			},
@@ -4125,7 +4125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2570,
+			line: 2576,
 			text: phraseMask{
 				{index: 8, bits: 17592186044416},
 			},
@@ -4136,7 +4136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2576,
+			line: 2582,
 			text: phraseMask{
 				{index: 8, bits: 35184372088832},
 			},
@@ -4147,7 +4147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2587,
+			line: 2593,
 			text: phraseMask{
 				{index: 8, bits: 211106232532992},
 			},
@@ -4185,7 +4185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2598,
+			line: 2604,
 			text: phraseMask{
 				{index: 8, bits: 281474976710656},
 			},
@@ -4196,7 +4196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2604,
+			line: 2610,
 			text: phraseMask{
 				{index: 8, bits: 562949953421312},
 			},
@@ -4207,7 +4207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2610,
+			line: 2616,
 			text: phraseMask{
 				{index: 8, bits: 1125899906842624},
 			},
@@ -4218,7 +4218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2623,
+			line: 2629,
 			text: phraseMask{
 				{index: 8, bits: 2251799813685248},
 			},
@@ -4286,7 +4286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2636,
+			line: 2642,
 			text: phraseMask{
 				{index: 8, bits: 2251799813685248},
 			},
@@ -4352,7 +4352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2646,
+			line: 2652,
 			text: phraseMask{
 				{index: 8, bits: 13510798882111488},
 			},
@@ -4363,7 +4363,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2654,
+			line: 2660,
 			text: phraseMask{
 				{index: 8, bits: 18014398509481984},
 			},
@@ -4374,7 +4374,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2660,
+			line: 2666,
 			text: phraseMask{
 				{index: 8, bits: 108086391056891904},
 			},
@@ -4385,7 +4385,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2666,
+			line: 2672,
 			text: phraseMask{
 				{index: 8, bits: 144115188075855872},
 			},
@@ -4396,7 +4396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2672,
+			line: 2678,
 			text: phraseMask{
 				{index: 8, bits: 288230376151711744},
 			},
@@ -4407,7 +4407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2678,
+			line: 2684,
 			text: phraseMask{
 				{index: 8, bits: 576478344489467904},
 			},
@@ -4418,7 +4418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2690,
+			line: 2696,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4469,7 +4469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2703,
+			line: 2709,
 			text: phraseMask{
 				{index: 9, bits: 30},
 			},
@@ -4513,7 +4513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2715,
+			line: 2721,
 			text: phraseMask{
 				{index: 9, bits: 480},
 				{index: 6, bits: 131072},
@@ -4557,7 +4557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2729,
+			line: 2735,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4623,7 +4623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2750,
+			line: 2756,
 			text: phraseMask{
 				{index: 9, bits: 16777216},
 			},
@@ -4673,7 +4673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2759,
+			line: 2765,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4731,7 +4731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2774,
+			line: 2780,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4788,7 +4788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2793,
+			line: 2799,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4843,7 +4843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2805,
+			line: 2811,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4884,7 +4884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2819,
+			line: 2825,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4933,7 +4933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2828,
+			line: 2834,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4982,7 +4982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 2837,
+			line: 2843,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5031,7 +5031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 2846,
+			line: 2852,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5080,7 +5080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 2856,
+			line: 2862,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5122,7 +5122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 2865,
+			line: 2871,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5171,7 +5171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 2874,
+			line: 2880,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5220,7 +5220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 2883,
+			line: 2889,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5269,7 +5269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 2892,
+			line: 2898,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5318,7 +5318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 2901,
+			line: 2907,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5367,7 +5367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 2910,
+			line: 2916,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5416,7 +5416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 2919,
+			line: 2925,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5465,7 +5465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 2928,
+			line: 2934,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5514,7 +5514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 2937,
+			line: 2943,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5563,7 +5563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 2946,
+			line: 2952,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5612,7 +5612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 2955,
+			line: 2961,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5661,7 +5661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 2964,
+			line: 2970,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5718,7 +5718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 2973,
+			line: 2979,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5767,7 +5767,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 2982,
+			line: 2988,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5816,7 +5816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 2993,
+			line: 2999,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5865,7 +5865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3002,
+			line: 3008,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5914,7 +5914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3011,
+			line: 3017,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -5963,7 +5963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3022,
+			line: 3028,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6012,7 +6012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3032,
+			line: 3038,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6061,7 +6061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3041,
+			line: 3047,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6110,7 +6110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3050,
+			line: 3056,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6159,7 +6159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3059,
+			line: 3065,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6208,7 +6208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3068,
+			line: 3074,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6257,7 +6257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3078,
+			line: 3084,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6306,7 +6306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3087,
+			line: 3093,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6355,7 +6355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3096,
+			line: 3102,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6412,7 +6412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3105,
+			line: 3111,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6461,7 +6461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3117,
+			line: 3123,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6503,7 +6503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3126,
+			line: 3132,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6545,7 +6545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3135,
+			line: 3141,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6611,7 +6611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3144,
+			line: 3150,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6653,7 +6653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3153,
+			line: 3159,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6702,7 +6702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3164,
+			line: 3170,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6738,7 +6738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3180,
+			line: 3186,
 			text: phraseMask{
 				{index: 9, bits: 4503599627370496},
 			},
@@ -6748,7 +6748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3187,
+			line: 3193,
 			text: phraseMask{
 				{index: 9, bits: 9007199254740992},
 			},
@@ -6758,7 +6758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3192,
+			line: 3198,
 			text: phraseMask{
 				{index: 9, bits: 18014398509481984},
 			},
@@ -6768,7 +6768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3197,
+			line: 3203,
 			text: phraseMask{
 				{index: 9, bits: 36028797018963968},
 			},
@@ -6778,7 +6778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3202,
+			line: 3208,
 			text: phraseMask{
 				{index: 9, bits: 2233785415175766016},
 			},
@@ -6788,7 +6788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3209,
+			line: 3215,
 			text: phraseMask{
 				{index: 9, bits: 2305843009213693952},
 			},
@@ -6801,7 +6801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3215,
+			line: 3221,
 			text: phraseMask{
 				{index: 9, bits: 4611686018427387904},
 			},
@@ -6811,7 +6811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3220,
+			line: 3226,
 			text: phraseMask{
 				{index: 9, bits: 9223372036854775808},
 			},
@@ -6821,7 +6821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3225,
+			line: 3231,
 			text: phraseMask{
 				{index: 10, bits: 1},
 			},
@@ -6831,7 +6831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3238,
+			line: 3244,
 			text: phraseMask{
 				{index: 10, bits: 6},
 			},
@@ -6882,7 +6882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3248,
+			line: 3254,
 			text: phraseMask{
 				{index: 10, bits: 8},
 			},
@@ -6892,7 +6892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3256,
+			line: 3262,
 			text: phraseMask{
 				{index: 10, bits: 16},
 			},
@@ -6902,7 +6902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3261,
+			line: 3267,
 			text: phraseMask{
 				{index: 10, bits: 96},
 			},
@@ -6912,7 +6912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3266,
+			line: 3272,
 			text: phraseMask{
 				{index: 10, bits: 1920},
 			},
@@ -6922,7 +6922,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3272,
+			line: 3278,
 			text: phraseMask{
 				{index: 10, bits: 30720},
 			},
@@ -6932,7 +6932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3284,
+			line: 3290,
 			text: phraseMask{
 				{index: 10, bits: 229376},
 			},
@@ -6982,7 +6982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3293,
+			line: 3299,
 			text: phraseMask{
 				{index: 10, bits: 262144},
 			},
@@ -6992,7 +6992,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3298,
+			line: 3304,
 			text: phraseMask{
 				{index: 10, bits: 524288},
 			},
@@ -7002,7 +7002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3303,
+			line: 3309,
 			text: phraseMask{
 				{index: 10, bits: 1048576},
 			},
@@ -7012,7 +7012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3308,
+			line: 3314,
 			text: phraseMask{
 				{index: 10, bits: 6291456},
 			},
@@ -7022,7 +7022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3313,
+			line: 3319,
 			text: phraseMask{
 				{index: 10, bits: 1065353216},
 			},
@@ -7032,7 +7032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3320,
+			line: 3326,
 			text: phraseMask{
 				{index: 10, bits: 67645734912},
 			},
@@ -7042,7 +7042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3326,
+			line: 3332,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -7052,7 +7052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3331,
+			line: 3337,
 			text: phraseMask{
 				{index: 10, bits: 962072674304},
 			},
@@ -7062,7 +7062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3338,
+			line: 3344,
 			text: phraseMask{
 				{index: 10, bits: 3298534883328},
 			},
@@ -7072,7 +7072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3343,
+			line: 3349,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -7082,7 +7082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3348,
+			line: 3354,
 			text: phraseMask{
 				{index: 6, bits: 3377699720527872},
 			},
@@ -7092,7 +7092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3353,
+			line: 3359,
 			text: phraseMask{
 				{index: 6, bits: 281474976710656},
 			},
@@ -7102,7 +7102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3358,
+			line: 3364,
 			text: phraseMask{
 				{index: 6, bits: 562949953421312},
 			},
@@ -7112,7 +7112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3363,
+			line: 3369,
 			text: phraseMask{
 				{index: 10, bits: 8796093022208},
 			},
@@ -7122,7 +7122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3368,
+			line: 3374,
 			text: phraseMask{
 				{index: 10, bits: 17592186044416},
 			},
@@ -7132,7 +7132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3373,
+			line: 3379,
 			text: phraseMask{
 				{index: 10, bits: 35184372088832},
 			},
@@ -7142,7 +7142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3378,
+			line: 3384,
 			text: phraseMask{
 				{index: 10, bits: 70368744177664},
 			},
@@ -7152,7 +7152,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3383,
+			line: 3389,
 			text: phraseMask{
 				{index: 10, bits: 140737488355328},
 			},
@@ -7162,7 +7162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3388,
+			line: 3394,
 			text: phraseMask{
 				{index: 10, bits: 281474976710656},
 			},
@@ -7172,7 +7172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3393,
+			line: 3399,
 			text: phraseMask{
 				{index: 10, bits: 562949953421312},
 			},
@@ -7182,7 +7182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3398,
+			line: 3404,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -7192,7 +7192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3403,
+			line: 3409,
 			text: phraseMask{
 				{index: 10, bits: 2251799813685248},
 			},
@@ -7202,7 +7202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3408,
+			line: 3414,
 			text: phraseMask{
 				{index: 10, bits: 13510798882111488},
 			},
@@ -7212,7 +7212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3414,
+			line: 3420,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -7222,7 +7222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3419,
+			line: 3425,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
@@ -7232,7 +7232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3424,
+			line: 3430,
 			text: phraseMask{
 				{index: 10, bits: 18374686479671623680},
 			},
@@ -7242,7 +7242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3431,
+			line: 3437,
 			text: phraseMask{
 				{index: 11, bits: 7},
 			},
@@ -7252,7 +7252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3436,
+			line: 3442,
 			text: phraseMask{
 				{index: 11, bits: 8},
 			},
@@ -7262,7 +7262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3441,
+			line: 3447,
 			text: phraseMask{
 				{index: 11, bits: 240},
 			},
@@ -7272,7 +7272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3447,
+			line: 3453,
 			text: phraseMask{
 				{index: 11, bits: 1048320},
 			},
@@ -7282,7 +7282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3457,
+			line: 3463,
 			text: phraseMask{
 				{index: 11, bits: 3145728},
 			},
@@ -7292,7 +7292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3462,
+			line: 3468,
 			text: phraseMask{
 				{index: 11, bits: 4194304},
 			},
@@ -7302,7 +7302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3467,
+			line: 3473,
 			text: phraseMask{
 				{index: 11, bits: 8388608},
 			},
@@ -7312,7 +7312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3472,
+			line: 3478,
 			text: phraseMask{
 				{index: 11, bits: 16777216},
 			},
@@ -7322,7 +7322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3477,
+			line: 3483,
 			text: phraseMask{
 				{index: 11, bits: 100663296},
 			},
@@ -7332,7 +7332,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3483,
+			line: 3489,
 			text: phraseMask{
 				{index: 11, bits: 134217728},
 			},
@@ -7342,7 +7342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3488,
+			line: 3494,
 			text: phraseMask{
 				{index: 11, bits: 268435456},
 			},
@@ -7352,7 +7352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3493,
+			line: 3499,
 			text: phraseMask{
 				{index: 11, bits: 1610612736},
 			},
@@ -7362,7 +7362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3498,
+			line: 3504,
 			text: phraseMask{
 				{index: 11, bits: 2147483648},
 			},
@@ -7372,7 +7372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3503,
+			line: 3509,
 			text: phraseMask{
 				{index: 11, bits: 4294967296},
 			},
@@ -7382,7 +7382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3508,
+			line: 3514,
 			text: phraseMask{
 				{index: 11, bits: 8589934592},
 			},
@@ -7392,7 +7392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3513,
+			line: 3519,
 			text: phraseMask{
 				{index: 11, bits: 51539607552},
 			},
@@ -7442,7 +7442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3527,
+			line: 3533,
 			text: phraseMask{
 				{index: 11, bits: 18014329790005248},
 			},
@@ -7492,7 +7492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3556,
+			line: 3562,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7548,7 +7548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3566,
+			line: 3572,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7641,7 +7641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3583,
+			line: 3589,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7694,7 +7694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3609,
+			line: 3615,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7703,7 +7703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3614,
+			line: 3620,
 			text: phraseMask{
 				{index: 11, bits: 144115188075855872},
 			},
@@ -7713,7 +7713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3620,
+			line: 3626,
 			text: phraseMask{
 				{index: 11, bits: 8935141660703064064},
 			},
@@ -7723,7 +7723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3634,
+			line: 3640,
 			text: phraseMask{
 				{index: 11, bits: 9223372036854775808},
 				{index: 12, bits: 68719476735},
@@ -7734,7 +7734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3646,
+			line: 3652,
 			text: phraseMask{
 				{index: 12, bits: 18446744004990074880},
 				{index: 1, bits: 2314891989910290432},
@@ -7747,7 +7747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3686,
+			line: 3692,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7757,7 +7757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3691,
+			line: 3697,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7766,7 +7766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3696,
+			line: 3702,
 			text: phraseMask{
 				{index: 13, bits: 18410715276690587648},
 				{index: 7, bits: 512},
@@ -7778,7 +7778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3710,
+			line: 3716,
 			text: phraseMask{
 				{index: 14, bits: 786432},
 				{index: 8, bits: 2147483648},
@@ -7789,7 +7789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3722,
+			line: 3728,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7800,7 +7800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3727,
+			line: 3733,
 			text: phraseMask{
 				{index: 14, bits: 18446744073708503040},
 				{index: 8, bits: 72058006354788352},
@@ -7813,7 +7813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3760,
+			line: 3766,
 			text: phraseMask{
 				{index: 15, bits: 1044480},
 			},
@@ -7823,7 +7823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3772,
+			line: 3778,
 			text: phraseMask{
 				{index: 15, bits: 549754765312},
 				{index: 9, bits: 16776704},
@@ -7836,7 +7836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3793,
+			line: 3799,
 			text: phraseMask{
 				{index: 15, bits: 562400197607424},
 			},
@@ -7877,7 +7877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3802,
+			line: 3808,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7892,7 +7892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3807,
+			line: 3813,
 			text: phraseMask{
 				{index: 15, bits: 18446181123756130304},
 				{index: 16, bits: 32767},
@@ -7904,7 +7904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3820,
+			line: 3826,
 			text: phraseMask{
 				{index: 16, bits: 98304},
 			},
@@ -7918,7 +7918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3839,
+			line: 3845,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7938,7 +7938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3879,
+			line: 3885,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7962,7 +7962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3920,
+			line: 3926,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7980,7 +7980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 3932,
+			line: 3938,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709027328},
 				{index: 7, bits: 1125899908939776},
@@ -8044,7 +8044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 3993,
+			line: 3999,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8093,7 +8093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4005,
+			line: 4011,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8142,7 +8142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4016,
+			line: 4022,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8190,7 +8190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4025,
+			line: 4031,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8211,7 +8211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4035,
+			line: 4041,
 			text: phraseMask{
 				{index: 17, bits: 72057594037927936},
 				{index: 18, bits: 16777216},
@@ -8222,7 +8222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4042,
+			line: 4048,
 			text: phraseMask{
 				{index: 20, bits: 2147483648},
 			},
@@ -8236,7 +8236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4051,
+			line: 4057,
 			text: phraseMask{
 				{index: 16, bits: 68720001024},
 			},
@@ -8246,7 +8246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4058,
+			line: 4064,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709027328},
 				{index: 7, bits: 1125899908939776},
@@ -8267,7 +8267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4064,
+			line: 4070,
 			text: phraseMask{
 				{index: 21, bits: 137438691328},
 			},
@@ -8303,7 +8303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4083,
+			line: 4089,
 			text: phraseMask{
 				{index: 7, bits: 1125899906842624},
 				{index: 21, bits: 962072674304},
@@ -8322,7 +8322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4101,
+			line: 4107,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8342,7 +8342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4120,
+			line: 4126,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8369,7 +8369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4126,
+			line: 4132,
 			text: phraseMask{
 				{index: 22, bits: 224},
 			},
@@ -8379,7 +8379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4135,
+			line: 4141,
 			text: phraseMask{
 				{index: 21, bits: 216172782113783808},
 				{index: 22, bits: 256},
@@ -8397,7 +8397,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4150,
+			line: 4156,
 			text: phraseMask{
 				{index: 21, bits: 18446742974197923840},
 				{index: 9, bits: 18014432869220352},
@@ -8411,7 +8411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4158,
+			line: 4164,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8420,7 +8420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4163,
+			line: 4169,
 			text: phraseMask{
 				{index: 22, bits: 2251799813684224},
 			},
@@ -8430,7 +8430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4184,
+			line: 4190,
 			text: phraseMask{
 				{index: 22, bits: 69805794224242688},
 			},
@@ -8447,7 +8447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4197,
+			line: 4203,
 			text: phraseMask{
 				{index: 22, bits: 18374686479671623680},
 				{index: 23, bits: 1},
@@ -8458,7 +8458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4205,
+			line: 4211,
 			text: phraseMask{
 				{index: 23, bits: 2},
 			},
@@ -8471,7 +8471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4216,
+			line: 4222,
 			text: phraseMask{
 				{index: 23, bits: 4092},
 				{index: 6, bits: 36028797018963968},
@@ -8483,7 +8483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4228,
+			line: 4234,
 			text: phraseMask{
 				{index: 22, bits: 72057594037927936},
 				{index: 23, bits: 68719472640},
@@ -8505,7 +8505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4293,
+			line: 4299,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -8612,7 +8612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4306,
+			line: 4312,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -8622,7 +8622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4311,
+			line: 4317,
 			text: phraseMask{
 				{index: 17, bits: 18446735277616529408},
 				{index: 7, bits: 1048576},
@@ -8643,7 +8643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4354,
+			line: 4360,
 			text: phraseMask{
 				{index: 17, bits: 18446735277616529408},
 				{index: 7, bits: 1048576},
@@ -8662,7 +8662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4368,
+			line: 4374,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -8678,7 +8678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4388,
+			line: 4394,
 			text: phraseMask{
 				{index: 19, bits: 128},
 			},
@@ -8688,7 +8688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4395,
+			line: 4401,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8720,7 +8720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4416,
+			line: 4422,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8729,7 +8729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4426,
+			line: 4432,
 			text: phraseMask{
 				{index: 26, bits: 960},
 			},
@@ -8739,7 +8739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4430,
+			line: 4436,
 			text: phraseMask{
 				{index: 23, bits: 18446744004990074880},
 				{index: 10, bits: 70368744177664},
@@ -8756,7 +8756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4435,
+			line: 4441,
 			text: phraseMask{
 				{index: 2, bits: 8192},
 				{index: 26, bits: 261120},
@@ -8779,7 +8779,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4449,
+			line: 4455,
 			text: phraseMask{
 				{index: 26, bits: 274877644800},
 			},
@@ -8789,7 +8789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4459,
+			line: 4465,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8798,7 +8798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4464,
+			line: 4470,
 			text: phraseMask{
 				{index: 26, bits: 288230101273804800},
 				{index: 11, bits: 8935141660703064064},
@@ -8811,7 +8811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4482,
+			line: 4488,
 			text: phraseMask{
 				{index: 16, bits: 18446744073709420544},
 				{bits: 64513},
@@ -8826,7 +8826,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4487,
+			line: 4493,
 			text: phraseMask{
 				{index: 26, bits: 18158513697557839872},
 				{index: 17, bits: 8589934592},
@@ -8864,7 +8864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4513,
+			line: 4519,
 			text: phraseMask{
 				{index: 27, bits: 67092480},
 				{bits: 809240558043136},
@@ -8875,7 +8875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4523,
+			line: 4529,
 			text: phraseMask{
 				{index: 27, bits: 18446744073642442752},
 				{index: 8, bits: 16777216},
@@ -8887,7 +8887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4551,
+			line: 4557,
 			text: phraseMask{
 				{index: 28, bits: 1024},
 			},
@@ -8900,7 +8900,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4557,
+			line: 4563,
 			text: phraseMask{
 				{index: 28, bits: 274877904896},
 			},
@@ -8910,7 +8910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4573,
+			line: 4579,
 			text: phraseMask{
 				{index: 28, bits: 274877906944},
 			},
@@ -8923,7 +8923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4579,
+			line: 4585,
 			text: phraseMask{
 				{index: 25, bits: 17592186043392},
 				{index: 1, bits: 131072},
@@ -8937,7 +8937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4584,
+			line: 4590,
 			text: phraseMask{
 				{index: 25, bits: 36028797018963968},
 				{index: 1, bits: 12582912},
@@ -8948,7 +8948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4590,
+			line: 4596,
 			text: phraseMask{
 				{index: 28, bits: 280925220896768},
 				{index: 11, bits: 144115188075855872},
@@ -8959,7 +8959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4597,
+			line: 4603,
 			text: phraseMask{
 				{index: 19, bits: 524272},
 				{index: 4, bits: 4398046511104},
@@ -8972,7 +8972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4602,
+			line: 4608,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9061,7 +9061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4619,
+			line: 4625,
 			text: phraseMask{
 				{index: 6, bits: 13835058055282163712},
 				{index: 28, bits: 18446462598732840960},
@@ -9075,7 +9075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4639,
+			line: 4645,
 			text: phraseMask{
 				{index: 29, bits: 32},
 			},
@@ -9088,7 +9088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4645,
+			line: 4651,
 			text: phraseMask{
 				{index: 29, bits: 2097152},
 			},
@@ -9101,7 +9101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4652,
+			line: 4658,
 			text: phraseMask{
 				{index: 7, bits: 2},
 				{index: 29, bits: 17175674880},
@@ -9112,7 +9112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4660,
+			line: 4666,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9129,14 +9129,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4667,
+			line:    4673,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4672,
+			line: 4678,
 			text: phraseMask{
 				{index: 29, bits: 4503582447501312},
 				{index: 9, bits: 201326592},
@@ -9151,7 +9151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4687,
+			line: 4693,
 			text: phraseMask{
 				{index: 29, bits: 31525197391593472},
 				{index: 22, bits: 2251799813685248},
@@ -9170,7 +9170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4696,
+			line: 4702,
 			text: phraseMask{
 				{index: 29, bits: 18410715276690587648},
 				{index: 2, bits: 32},
@@ -9182,7 +9182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4705,
+			line: 4711,
 			text: phraseMask{
 				{index: 6, bits: 618475290624},
 				{index: 30, bits: 130816},
@@ -9193,7 +9193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4722,
+			line: 4728,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9202,7 +9202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4728,
+			line: 4734,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9251,7 +9251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4738,
+			line: 4744,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9306,7 +9306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4751,
+			line: 4757,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9315,7 +9315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4757,
+			line: 4763,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9356,7 +9356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4766,
+			line: 4772,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -9392,7 +9392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4773,
+			line: 4779,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -9401,7 +9401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4781,
+			line: 4787,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -9443,7 +9443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4791,
+			line: 4797,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -9452,7 +9452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4797,
+			line: 4803,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -9501,7 +9501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4807,
+			line: 4813,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -9550,7 +9550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4817,
+			line: 4823,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -9586,7 +9586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4824,
+			line: 4830,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -9629,7 +9629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 4834,
+			line: 4840,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9665,7 +9665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 4841,
+			line: 4847,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9674,7 +9674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 4847,
+			line: 4853,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9748,7 +9748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 4862,
+			line: 4868,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9784,7 +9784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 4870,
+			line: 4876,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9820,7 +9820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 4877,
+			line: 4883,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9856,7 +9856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 4884,
+			line: 4890,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9905,7 +9905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 4896,
+			line: 4902,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -9954,7 +9954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 4906,
+			line: 4912,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10003,7 +10003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 4916,
+			line: 4922,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10052,7 +10052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 4926,
+			line: 4932,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10101,7 +10101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 4936,
+			line: 4942,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10150,7 +10150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 4946,
+			line: 4952,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10199,7 +10199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 4956,
+			line: 4962,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10248,7 +10248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 4966,
+			line: 4972,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10297,7 +10297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 4976,
+			line: 4982,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10346,7 +10346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 4986,
+			line: 4992,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -10395,7 +10395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 4996,
+			line: 5002,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -10444,7 +10444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5006,
+			line: 5012,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -10493,7 +10493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5016,
+			line: 5022,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -10542,7 +10542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5026,
+			line: 5032,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -10578,7 +10578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5033,
+			line: 5039,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -10615,7 +10615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5040,
+			line: 5046,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10664,7 +10664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5052,
+			line: 5058,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10693,14 +10693,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5062,
+			line:    5068,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5069,
+			line: 5075,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709027328},
 				{index: 7, bits: 1125899908939776},
@@ -10801,7 +10801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5088,
+			line: 5094,
 			text: phraseMask{
 				{index: 30, bits: 1966080},
 				{index: 9, bits: 1125899906842624},
@@ -10812,7 +10812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5093,
+			line: 5099,
 			text: phraseMask{
 				{index: 30, bits: 2097152},
 			},
@@ -10822,7 +10822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5098,
+			line: 5104,
 			text: phraseMask{
 				{index: 30, bits: 137434759168},
 			},
@@ -10832,7 +10832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5105,
+			line: 5111,
 			text: phraseMask{
 				{index: 30, bits: 962072674304},
 			},
@@ -10842,7 +10842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5110,
+			line: 5116,
 			text: phraseMask{
 				{index: 30, bits: 3298534883328},
 			},
@@ -10852,7 +10852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5115,
+			line: 5121,
 			text: phraseMask{
 				{index: 30, bits: 13194139533312},
 				{index: 26, bits: 65536},
@@ -10863,7 +10863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5126,
+			line: 5132,
 			text: phraseMask{
 				{index: 30, bits: 2305825417027649536},
 				{bits: 36028797018964064},
@@ -10879,7 +10879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5141,
+			line: 5147,
 			text: phraseMask{
 				{index: 30, bits: 13835058055282163712},
 				{index: 31, bits: 127},
@@ -10890,7 +10890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5147,
+			line: 5153,
 			text: phraseMask{
 				{index: 31, bits: 32640},
 				{index: 1, bits: 18014398509481984},
@@ -10902,7 +10902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5153,
+			line: 5159,
 			text: phraseMask{
 				{index: 1, bits: 536870912},
 				{index: 11, bits: 54043197675929600},
@@ -10915,7 +10915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5161,
+			line: 5167,
 			text: phraseMask{
 				{index: 31, bits: 786432},
 			},
@@ -10925,7 +10925,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5166,
+			line: 5172,
 			text: phraseMask{
 				{index: 31, bits: 1048576},
 			},
@@ -10935,7 +10935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5171,
+			line: 5177,
 			text: phraseMask{
 				{index: 31, bits: 14680064},
 			},
@@ -10945,7 +10945,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5182,
+			line: 5188,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -10996,7 +10996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5195,
+			line: 5201,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11052,7 +11052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5207,
+			line: 5213,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11101,7 +11101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5216,
+			line: 5222,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11150,7 +11150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5225,
+			line: 5231,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11199,7 +11199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5234,
+			line: 5240,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11286,7 +11286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5248,
+			line: 5254,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -11322,7 +11322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5255,
+			line: 5261,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -11351,7 +11351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5262,
+			line: 5268,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11387,7 +11387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5269,
+			line: 5275,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11423,7 +11423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5276,
+			line: 5282,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11452,7 +11452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5283,
+			line: 5289,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11496,7 +11496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5291,
+			line: 5297,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11505,7 +11505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5297,
+			line: 5303,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11541,7 +11541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5305,
+			line: 5311,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11555,7 +11555,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5312,
+			line: 5318,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11757,7 +11757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5336,
+			line: 5342,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -11986,7 +11986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5366,
+			line:   5372,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12045,7 +12045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5376,
+			line: 5382,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12054,7 +12054,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5381,
+			line: 5387,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12063,7 +12063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5386,
+			line: 5392,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12118,7 +12118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5395,
+			line: 5401,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12129,7 +12129,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5403,
+			line: 5409,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12138,14 +12138,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5408,
+			line:     5414,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5418,
+			line: 5424,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12154,7 +12154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5428,
+			line: 5434,
 			text: phraseMask{
 				{index: 31, bits: 16777216},
 			},
@@ -12164,7 +12164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5433,
+			line: 5439,
 			text: phraseMask{
 				{index: 31, bits: 234881024},
 			},
@@ -12174,7 +12174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5439,
+			line: 5445,
 			text: phraseMask{
 				{index: 31, bits: 1879048192},
 			},
@@ -12185,7 +12185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5448,
+			line: 5454,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12199,7 +12199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5452,
+			line: 5458,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12215,7 +12215,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5456,
+			line: 5462,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12226,7 +12226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5460,
+			line: 5466,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12240,7 +12240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5464,
+			line: 5470,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12251,7 +12251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5468,
+			line: 5474,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12311,7 +12311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5476,
+			line: 5482,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12368,7 +12368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5484,
+			line: 5490,
 			text: phraseMask{
 				{index: 31, bits: 128849018880},
 			},
@@ -12381,7 +12381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5491,
+			line: 5497,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12420,7 +12420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5500,
+			line: 5506,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12491,7 +12491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5509,
+			line: 5515,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12579,7 +12579,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 472,
+			line: 478,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -12594,7 +12594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 483,
+			line: 489,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -12605,7 +12605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 489,
+			line: 495,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -12616,7 +12616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 498,
+			line: 504,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -12629,7 +12629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 508,
+			line: 514,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -12641,7 +12641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 514,
+			line: 520,
 			text: phraseMask{
 				{bits: 545460846592},
 			},
@@ -12658,7 +12658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 525,
+			line: 531,
 			text: phraseMask{
 				{bits: 34634616274944},
 			},
@@ -12673,7 +12673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 534,
+			line: 540,
 			text: phraseMask{
 				{bits: 4468415255281664},
 			},
@@ -12685,7 +12685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 541,
+			line: 547,
 			text: phraseMask{
 				{bits: 18442240474082181120},
 				{index: 1, bits: 3},
@@ -12700,7 +12700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 549,
+			line: 555,
 			text: phraseMask{
 				{index: 1, bits: 65532},
 			},
@@ -12712,7 +12712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 556,
+			line: 562,
 			text: phraseMask{
 				{index: 1, bits: 983040},
 			},
@@ -12723,7 +12723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 563,
+			line: 569,
 			text: phraseMask{
 				{index: 1, bits: 3145728},
 			},
@@ -12735,7 +12735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 569,
+			line: 575,
 			text: phraseMask{
 				{index: 1, bits: 130023424},
 			},
@@ -12746,7 +12746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 574,
+			line: 580,
 			text: phraseMask{
 				{index: 1, bits: 2198889037824},
 			},
@@ -12761,7 +12761,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [28]text{
+	texts: [30]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -12934,8 +12934,14 @@ var builtinSet = &ruleSet{
 		27: {
 			{literal: "This looks like a delivery report, but no recipient could be read from it."},
 		},
+		28: {
+			{literal: "DMARC aggregate report"},
+		},
+		29: {
+			{literal: "This is not a bounce but a DMARC aggregate report: a receiving mail service's summary of the mail it saw sent in your domain's name, with the results of its SPF, DKIM and DMARC checks. It is meant for your domain's email admin, who reads it with a DMARC report tool; nothing needs doing about it, and no message failed."},
+		},
 	},
-	textsFrom: [28]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)"},
+	textsFrom: [30]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)"},
 	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "mx", "mail exchanger", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "host name lookup failure", "host not found, try again", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "servfail", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "retry timeout exceeded", "retry time not reached", "could not be delivered for", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "encryption required", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "starttls", "certificate", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
 }
 

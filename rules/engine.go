@@ -574,6 +574,11 @@ func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 		v.Summary = t[textReceiptSummary].plain()
 		v.Explanation = t[textReceiptExplanation].plain()
 	case dsn.KindNone:
+		if r.Format == dsn.FormatDMARCAggregate {
+			v.Summary = t[textDMARCAggregateSummary].plain()
+			v.Explanation = t[textDMARCAggregateExplanation].plain()
+			break
+		}
 		v.Summary = t[textNotReportSummary].plain()
 		v.Explanation = t[textNotReportExplanation].plain()
 	default:

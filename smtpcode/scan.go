@@ -92,6 +92,15 @@ func IsReply(s string) bool { return isReply(s) }
 // or the end of the text. A number followed by a unit ("550 bytes", "421
 // seconds") is a quantity, not a reply.
 func FindReply(text string) string {
+	if i := IndexReply(text); i >= 0 {
+		return text[i : i+3]
+	}
+	return ""
+}
+
+// IndexReply returns where in text the reply code FindReply finds starts,
+// -1 when there is none.
+func IndexReply(text string) int {
 	for i := 0; i+3 <= len(text); i++ {
 		if c := text[i]; c != '2' && c != '4' && c != '5' {
 			continue
@@ -108,7 +117,7 @@ func FindReply(text string) string {
 		j := i + 3
 		if j == len(text) {
 			if i == 0 {
-				return text[i:j]
+				return i
 			}
 			continue
 		}
@@ -116,10 +125,10 @@ func FindReply(text string) string {
 		case n == ' ' && looksLikeCount(text[j+1:]):
 			// "550 bytes", "421 seconds": a count, not a reply.
 		case n == ' ' || n == '-' || n == '\t' || n == ']' || n == ')' || n == '"' || n == ':' && i == 0:
-			return text[i:j]
+			return i
 		}
 	}
-	return ""
+	return -1
 }
 
 // countUnits are the words after a number that make it a quantity.
