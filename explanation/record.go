@@ -1,6 +1,8 @@
 package explanation
 
 import (
+	"strings"
+
 	"github.com/ndrmilter/ndrmilter/backscatter"
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/rules"
@@ -32,6 +34,7 @@ type Record struct {
 	RemoteMTA         string             `json:"remote_mta"`
 	ReportingMTA      string             `json:"reporting_mta"`
 	Diagnostic        string             `json:"diagnostic"`
+	Reply             string             `json:"reply"` // the server's reply in Diagnostic, from its code on; "" when none is found
 	OriginalMessageID string             `json:"original_message_id"`
 	OriginalFrom      string             `json:"original_from"`
 	OriginalTo        string             `json:"original_to"`
@@ -91,6 +94,7 @@ func NewRecord(file string, r *dsn.Report, rd rules.Reading) Record {
 		RemoteMTA:         rd.Recipient.RemoteMTA,
 		ReportingMTA:      r.ReportingMTA,
 		Diagnostic:        rd.Recipient.Diagnostic,
+		Reply:             rd.Recipient.Reply,
 		OriginalMessageID: r.Original.MessageID,
 		OriginalFrom:      r.Original.From,
 		OriginalTo:        r.Original.To,
@@ -128,4 +132,17 @@ type Judged struct {
 	Record
 	Backscatter         backscatter.Verdict  `json:"backscatter,omitempty"`
 	BackscatterEvidence backscatter.Evidence `json:"backscatter_evidence,omitempty"`
+}
+
+// SMTPResponse is what to show as the server's response: its reply as the
+// parser found it in the diagnostic (dsn.Recipient.Reply), else the
+// diagnostic as it stands. No reply code is put in front of text the
+// server did not send: a wrapper of the reporting MTA ("SMTP error from
+// remote mail server after RCPT TO") or a notice's translated words would
+// then pass for the server's.
+func SMTPResponse(reply, diagnostic string) string {
+	if reply = strings.TrimSpace(reply); reply != "" {
+		return reply
+	}
+	return strings.TrimSpace(diagnostic)
 }

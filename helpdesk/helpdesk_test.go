@@ -117,7 +117,7 @@ func TestPageExplainsAPastedBounce(t *testing.T) {
 		"This is a bounce.",
 		"<h3>To nobody@remote.example</h3>",
 		"The message to nobody@remote.example was refused by mx.remote.example because the address does not exist there",
-		"Check the address for typos.",
+		"Check the address for typos, and confirm it with the recipient by other means",
 		"You, the sender, can fix this.",
 		`<div class="verdict yes">`, "Backscatter: this bounce is about a message that never left this server.",
 		"<dd>5.1.1 (permanent)</dd>", "<dd>mx.remote.example</dd>", "<dd>ms-5.1.1</dd>",
@@ -432,7 +432,7 @@ func TestPageInGermanExplainsInGerman(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	page := string(b)
 	for _, want := range []string{`<html lang="de"`, "Dies ist eine Unzustellbarkeitsnachricht.", "<h3>An nobody@remote.example</h3>",
-		"Die Nachricht an nobody@remote.example wurde von mx.remote.example abgelehnt", "Prüfen Sie die Adresse auf Tippfehler.",
+		"Die Nachricht an nobody@remote.example wurde von mx.remote.example abgelehnt", "Prüfen Sie die Adresse auf Tippfehler und bestätigen Sie sie mit dem Empfänger auf anderem Weg",
 		"Sie als Absender können das beheben.", "<dd>5.1.1 (dauerhaft)</dd>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the German page lacks %q", want)

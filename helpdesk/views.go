@@ -104,16 +104,6 @@ func statusText(status string, permanent bool, text func(id string, args ...any)
 	return text("value.temporary", "status", status)
 }
 
-// smtpResponse is the reply as the server gave it: the reply code, unless
-// the diagnostic text already starts with it.
-func smtpResponse(reply, diagnostic string) string {
-	diagnostic = strings.TrimSpace(diagnostic)
-	if reply == "" || strings.HasPrefix(diagnostic, reply) {
-		return diagnostic
-	}
-	return strings.TrimSpace(reply + " " + diagnostic)
-}
-
 // newExplainedView is the view of the records of one message.
 func newExplainedView(recs []explanation.Judged, text func(id string, args ...any) string) *explainedView {
 	v := &explainedView{Kind: "not-bounce"}
@@ -139,7 +129,7 @@ func newExplainedView(recs []explanation.Judged, text func(id string, args ...an
 			break
 		}
 		failed := r.Failed()
-		reply := smtpResponse(r.ReplyCode, r.Diagnostic)
+		reply := explanation.SMTPResponse(r.Reply, r.Diagnostic)
 		if reply == strings.TrimSpace(r.Diagnostic) {
 			reply = "" // the diagnostic says it, below
 		}

@@ -64,7 +64,7 @@ func germanExplanationThroughPostfix(t *testing.T, lang, originalHeader string) 
 		t.Fatalf("X-NDR-Explanation %q does not decode: %v", expl[0], err)
 	}
 	t.Logf("X-NDR-Explanation, decoded: %s", text)
-	for _, want := range []string{"bob@remote.test: Die Nachricht an bob@remote.test wurde", "abgelehnt, weil es diese Adresse dort nicht gibt", "Prüfen Sie die Adresse auf Tippfehler."} {
+	for _, want := range []string{"bob@remote.test: Die Nachricht an bob@remote.test wurde", "abgelehnt, weil es diese Adresse dort nicht gibt", "Prüfen Sie die Adresse auf Tippfehler und bestätigen Sie sie mit dem Empfänger auf anderem Weg"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("X-NDR-Explanation decodes to %q, want it to hold %q", text, want)
 		}

@@ -58,7 +58,7 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 		detail(w, lw, "cli.generating", r.ReportingMTA)
 		detail(w, lw, "cli.remote", rd.Recipient.RemoteMTA)
 		detail(w, lw, "cli.status", statusText(lw, rd))
-		detail(w, lw, "cli.response", smtpResponse(rd.Recipient.Reply, rd.Recipient.Diagnostic))
+		detail(w, lw, "cli.response", explanation.SMTPResponse(rd.Recipient.Reply, rd.Recipient.Diagnostic))
 		detail(w, lw, "cli.command", rd.Recipient.Command)
 		reason := string(rd.Reason)
 		if rd.HardBounce {
@@ -130,17 +130,6 @@ func ownerText(lw words, rd rules.Reading) string {
 		return lw.text("cli.owner.nofailure")
 	}
 	return lw.owner(rd.Owner)
-}
-
-// smtpResponse is the reply as the server gave it (dsn's Recipient.Reply,
-// without the reporting MTA's words before it), else the diagnostic as it
-// stands: a reply code is shown only where the server wrote one, never
-// glued to the reporting MTA's own text.
-func smtpResponse(reply, diagnostic string) string {
-	if reply = strings.TrimSpace(reply); reply != "" {
-		return reply
-	}
-	return strings.TrimSpace(diagnostic)
 }
 
 // terminalWriter writes text for a terminal: every control character but
