@@ -98,7 +98,10 @@ func statusText(status string, permanent bool, text func(id string, args ...any)
 	if status == "" {
 		return ""
 	}
-	if permanent {
+	switch {
+	case permanent && strings.HasPrefix(status, "4"):
+		return text("value.gaveup", "status", status) // an expiry
+	case permanent:
 		return text("value.permanent", "status", status)
 	}
 	return text("value.temporary", "status", status)
