@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "9c39d13e6afd"
+const builtinDigest = "ae868860f5ef"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   631,
+			line:   630,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 636,
+			line: 635,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 651,
+			line: 650,
 			text: phraseMask{
 				{index: 1, bits: 15393162788864},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 658,
+			line: 657,
 			text: phraseMask{
 				{index: 1, bits: 17592186044416},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 665,
+			line: 664,
 			text: phraseMask{
 				{index: 1, bits: 105553116266496},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 672,
+			line: 671,
 			text: phraseMask{
 				{index: 1, bits: 140737488355328},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 679,
+			line: 678,
 			text: phraseMask{
 				{index: 1, bits: 4222124650659840},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 686,
+			line: 685,
 			text: phraseMask{
 				{index: 1, bits: 13510798882111488},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 693,
+			line: 692,
 			text: phraseMask{
 				{index: 1, bits: 18014398509481984},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 700,
+			line: 699,
 			text: phraseMask{
 				{index: 1, bits: 36028797018963968},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 707,
+			line: 706,
 			text: phraseMask{
 				{index: 1, bits: 72057594037927936},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 714,
+			line: 713,
 			text: phraseMask{
 				{index: 1, bits: 432345564227567616},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 721,
+			line: 720,
 			text: phraseMask{
 				{index: 1, bits: 576460752303423488},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 728,
+			line: 727,
 			text: phraseMask{
 				{index: 1, bits: 3458764513820540928},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 735,
+			line: 734,
 			text: phraseMask{
 				{index: 1, bits: 4611686018427387904},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 742,
+			line: 741,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 749,
+			line: 748,
 			text: phraseMask{
 				{index: 2, bits: 1},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 756,
+			line: 755,
 			text: phraseMask{
 				{index: 2, bits: 14},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 764,
+			line: 763,
 			text: phraseMask{
 				{index: 2, bits: 2032},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 785,
+			line: 784,
 			text: phraseMask{
 				{index: 2, bits: 6144},
 			},
@@ -352,7 +352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 802,
+			line: 801,
 			text: phraseMask{
 				{index: 2, bits: 516096},
 			},
@@ -404,7 +404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 820,
+			line: 819,
 			text: phraseMask{
 				{index: 2, bits: 3670016},
 			},
@@ -471,7 +471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 835,
+			line: 834,
 			text: phraseMask{
 				{index: 2, bits: 264241152},
 			},
@@ -521,7 +521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 855,
+			line: 854,
 			text: phraseMask{
 				{index: 2, bits: 805306368},
 			},
@@ -573,7 +573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 872,
+			line: 871,
 			text: phraseMask{
 				{index: 2, bits: 805306368},
 			},
@@ -623,7 +623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 882,
+			line: 881,
 			text: phraseMask{
 				{index: 2, bits: 1073741824},
 			},
@@ -693,7 +693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 899,
+			line: 898,
 			text: phraseMask{
 				{index: 2, bits: 32212254720},
 			},
@@ -743,7 +743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 914,
+			line: 913,
 			text: phraseMask{
 				{index: 2, bits: 1065151889408},
 			},
@@ -793,7 +793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 930,
+			line: 929,
 			text: phraseMask{
 				{index: 2, bits: 7696581394432},
 			},
@@ -843,7 +843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 944,
+			line: 943,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -856,7 +856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 954,
+			line: 953,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 960,
+			line: 959,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 966,
+			line: 965,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 972,
+			line: 971,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 978,
+			line: 977,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 984,
+			line: 983,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 990,
+			line: 989,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 996,
+			line: 995,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1002,
+			line: 1001,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1008,
+			line: 1007,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1014,
+			line: 1013,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -1047,7 +1047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1029,
+			line: 1028,
 			text: phraseMask{
 				{index: 2, bits: 1055531162664960},
 			},
@@ -1060,7 +1060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1037,
+			line: 1036,
 			text: phraseMask{
 				{index: 2, bits: 1125899906842624},
 			},
@@ -1073,7 +1073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1043,
+			line: 1042,
 			text: phraseMask{
 				{index: 2, bits: 2251799813685248},
 			},
@@ -1086,7 +1086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1049,
+			line: 1048,
 			text: phraseMask{
 				{index: 2, bits: 4503599627370496},
 			},
@@ -1099,7 +1099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1055,
+			line: 1054,
 			text: phraseMask{
 				{index: 2, bits: 27021597764222976},
 			},
@@ -1112,7 +1112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1061,
+			line: 1060,
 			text: phraseMask{
 				{index: 2, bits: 108086391056891904},
 			},
@@ -1125,7 +1125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1067,
+			line: 1066,
 			text: phraseMask{
 				{index: 2, bits: 144115188075855872},
 			},
@@ -1138,7 +1138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1073,
+			line: 1072,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -1148,7 +1148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1082,
+			line: 1081,
 			text: phraseMask{
 				{index: 2, bits: 17870283321406128128},
 				{index: 3, bits: 3},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1087,
+			line: 1086,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -1169,7 +1169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1092,
+			line: 1091,
 			text: phraseMask{
 				{index: 3, bits: 24},
 			},
@@ -1179,7 +1179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1097,
+			line: 1096,
 			text: phraseMask{
 				{index: 3, bits: 96},
 			},
@@ -1189,7 +1189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1102,
+			line: 1101,
 			text: phraseMask{
 				{index: 3, bits: 128},
 			},
@@ -1199,7 +1199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1107,
+			line: 1106,
 			text: phraseMask{
 				{index: 3, bits: 1792},
 			},
@@ -1209,7 +1209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1112,
+			line: 1111,
 			text: phraseMask{
 				{index: 3, bits: 6144},
 			},
@@ -1219,7 +1219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1117,
+			line: 1116,
 			text: phraseMask{
 				{index: 3, bits: 8192},
 			},
@@ -1229,7 +1229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1122,
+			line: 1121,
 			text: phraseMask{
 				{index: 3, bits: 16384},
 			},
@@ -1239,7 +1239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1127,
+			line: 1126,
 			text: phraseMask{
 				{index: 3, bits: 32768},
 			},
@@ -1249,7 +1249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1132,
+			line: 1131,
 			text: phraseMask{
 				{index: 3, bits: 2031616},
 			},
@@ -1259,7 +1259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1137,
+			line: 1136,
 			text: phraseMask{
 				{index: 3, bits: 31457280},
 			},
@@ -1269,7 +1269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1142,
+			line: 1141,
 			text: phraseMask{
 				{index: 3, bits: 33554432},
 			},
@@ -1279,7 +1279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1147,
+			line: 1146,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1156,
+			line: 1155,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1305,7 +1305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1162,
+			line: 1161,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1318,7 +1318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1168,
+			line: 1167,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1331,7 +1331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1174,
+			line: 1173,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1344,7 +1344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1180,
+			line: 1179,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1357,7 +1357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1186,
+			line: 1185,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1370,7 +1370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1192,
+			line: 1191,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1383,7 +1383,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1198,
+			line: 1197,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1396,7 +1396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1204,
+			line: 1203,
 			text: phraseMask{
 				{index: 3, bits: 134217728},
 			},
@@ -1409,7 +1409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1211,
+			line: 1210,
 			text: phraseMask{
 				{index: 3, bits: 805306368},
 			},
@@ -1422,7 +1422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1217,
+			line: 1216,
 			text: phraseMask{
 				{index: 3, bits: 1073741824},
 			},
@@ -1435,7 +1435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1223,
+			line: 1222,
 			text: phraseMask{
 				{index: 3, bits: 2147483648},
 			},
@@ -1448,7 +1448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1229,
+			line: 1228,
 			text: phraseMask{
 				{index: 3, bits: 4294967296},
 			},
@@ -1461,7 +1461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1235,
+			line: 1234,
 			text: phraseMask{
 				{index: 3, bits: 8589934592},
 			},
@@ -1474,7 +1474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1241,
+			line: 1240,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1487,7 +1487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1247,
+			line: 1246,
 			text: phraseMask{
 				{index: 3, bits: 103079215104},
 			},
@@ -1500,7 +1500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1253,
+			line: 1252,
 			text: phraseMask{
 				{index: 3, bits: 2061584302080},
 			},
@@ -1513,7 +1513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1259,
+			line: 1258,
 			text: phraseMask{
 				{index: 3, bits: 279275953455104},
 			},
@@ -1526,7 +1526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1265,
+			line: 1264,
 			text: phraseMask{
 				{index: 3, bits: 281474976710656},
 			},
@@ -1539,7 +1539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1271,
+			line: 1270,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1552,7 +1552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1278,
+			line: 1277,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1565,7 +1565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1284,
+			line: 1283,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1578,7 +1578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1290,
+			line: 1289,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1591,7 +1591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1296,
+			line: 1295,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1604,7 +1604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1302,
+			line: 1301,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1617,7 +1617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1308,
+			line: 1307,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1630,7 +1630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1314,
+			line: 1313,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1643,7 +1643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1320,
+			line: 1319,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -1653,7 +1653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1327,
+			line: 1326,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -1702,7 +1702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1336,
+			line: 1335,
 			text: phraseMask{
 				{index: 3, bits: 13510798882111488},
 			},
@@ -1712,7 +1712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1341,
+			line: 1340,
 			text: phraseMask{
 				{index: 3, bits: 18014398509481984},
 			},
@@ -1722,7 +1722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1346,
+			line: 1345,
 			text: phraseMask{
 				{index: 3, bits: 108086391056891904},
 			},
@@ -1732,7 +1732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1351,
+			line: 1350,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1742,7 +1742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1356,
+			line: 1355,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 			},
@@ -1752,7 +1752,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1368,
+			line: 1367,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1762,7 +1762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1373,
+			line: 1372,
 			text: phraseMask{
 				{index: 3, bits: 8070450532247928832},
 			},
@@ -1772,7 +1772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1378,
+			line: 1377,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 			},
@@ -1782,7 +1782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1383,
+			line: 1382,
 			text: phraseMask{
 				{index: 4, bits: 1},
 			},
@@ -1864,7 +1864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1395,
+			line: 1394,
 			text: phraseMask{
 				{index: 4, bits: 2},
 			},
@@ -1874,7 +1874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1400,
+			line: 1399,
 			text: phraseMask{
 				{index: 4, bits: 28},
 			},
@@ -1884,7 +1884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1408,
+			line: 1407,
 			text: phraseMask{
 				{index: 4, bits: 32},
 			},
@@ -1894,7 +1894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1413,
+			line: 1412,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1904,7 +1904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1420,
+			line: 1419,
 			text: phraseMask{
 				{index: 4, bits: 128},
 			},
@@ -1915,7 +1915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1426,
+			line: 1425,
 			text: phraseMask{
 				{index: 4, bits: 7680},
 			},
@@ -1925,7 +1925,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1434,
+			line: 1433,
 			text: phraseMask{
 				{index: 4, bits: 57344},
 			},
@@ -1986,7 +1986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1454,
+			line: 1453,
 			text: phraseMask{
 				{index: 4, bits: 16711680},
 			},
@@ -1996,7 +1996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1461,
+			line: 1460,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -2006,7 +2006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1472,
+			line: 1471,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -2017,7 +2017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1479,
+			line: 1478,
 			text: phraseMask{
 				{index: 4, bits: 134217728},
 			},
@@ -2028,7 +2028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1485,
+			line: 1484,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2039,7 +2039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1494,
+			line: 1493,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2049,7 +2049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1500,
+			line: 1499,
 			text: phraseMask{
 				{index: 4, bits: 268435456},
 			},
@@ -2060,7 +2060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1506,
+			line: 1505,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -2071,7 +2071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1512,
+			line: 1511,
 			text: phraseMask{
 				{index: 4, bits: 3221225472},
 			},
@@ -2082,7 +2082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1518,
+			line: 1517,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2093,7 +2093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1525,
+			line: 1524,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2145,7 +2145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1538,
+			line: 1537,
 			text: phraseMask{
 				{index: 4, bits: 4294967296},
 			},
@@ -2156,7 +2156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1545,
+			line: 1544,
 			text: phraseMask{
 				{index: 4, bits: 8589934592},
 			},
@@ -2167,7 +2167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1551,
+			line: 1550,
 			text: phraseMask{
 				{index: 4, bits: 51539607552},
 			},
@@ -2178,7 +2178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1558,
+			line: 1557,
 			text: phraseMask{
 				{index: 4, bits: 1030792151040},
 			},
@@ -2189,7 +2189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1565,
+			line: 1564,
 			text: phraseMask{
 				{index: 4, bits: 1099511627776},
 			},
@@ -2200,7 +2200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1571,
+			line: 1570,
 			text: phraseMask{
 				{index: 1, bits: 2305843009213693952},
 			},
@@ -2211,7 +2211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1577,
+			line: 1576,
 			text: phraseMask{
 				{index: 4, bits: 2199023255552},
 			},
@@ -2222,7 +2222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1583,
+			line: 1582,
 			text: phraseMask{
 				{index: 4, bits: 4398046511104},
 			},
@@ -2233,7 +2233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1589,
+			line: 1588,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -2244,7 +2244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1595,
+			line: 1594,
 			text: phraseMask{
 				{index: 4, bits: 17592186044416},
 			},
@@ -2255,7 +2255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1601,
+			line: 1600,
 			text: phraseMask{
 				{index: 4, bits: 35184372088832},
 			},
@@ -2266,7 +2266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1607,
+			line: 1606,
 			text: phraseMask{
 				{index: 4, bits: 492581209243648},
 			},
@@ -2277,7 +2277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1613,
+			line: 1612,
 			text: phraseMask{
 				{index: 4, bits: 1688849860263936},
 			},
@@ -2288,7 +2288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1619,
+			line: 1618,
 			text: phraseMask{
 				{index: 4, bits: 6755399441055744},
 			},
@@ -2299,7 +2299,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1625,
+			line: 1624,
 			text: phraseMask{
 				{index: 4, bits: 27021597764222976},
 			},
@@ -2310,7 +2310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1631,
+			line: 1630,
 			text: phraseMask{
 				{index: 4, bits: 36028797018963968},
 			},
@@ -2321,7 +2321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1637,
+			line: 1636,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -2332,7 +2332,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1643,
+			line: 1642,
 			text: phraseMask{
 				{index: 4, bits: 1008806316530991104},
 			},
@@ -2343,7 +2343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1650,
+			line: 1649,
 			text: phraseMask{
 				{index: 4, bits: 1152921504606846976},
 			},
@@ -2354,7 +2354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1656,
+			line: 1655,
 			text: phraseMask{
 				{index: 4, bits: 2305843009213693952},
 			},
@@ -2365,7 +2365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1662,
+			line: 1661,
 			text: phraseMask{
 				{index: 4, bits: 13835058055282163712},
 			},
@@ -2376,7 +2376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1668,
+			line: 1667,
 			text: phraseMask{
 				{index: 5, bits: 3},
 			},
@@ -2387,7 +2387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1674,
+			line: 1673,
 			text: phraseMask{
 				{index: 5, bits: 4},
 			},
@@ -2398,7 +2398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1680,
+			line: 1679,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -2409,7 +2409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1686,
+			line: 1685,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -2420,7 +2420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1692,
+			line: 1691,
 			text: phraseMask{
 				{index: 5, bits: 32},
 			},
@@ -2431,7 +2431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1698,
+			line: 1697,
 			text: phraseMask{
 				{index: 5, bits: 192},
 			},
@@ -2442,7 +2442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1704,
+			line: 1703,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2456,7 +2456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1716,
+			line: 1715,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2470,7 +2470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1723,
+			line: 1722,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2484,7 +2484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1730,
+			line: 1729,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2498,7 +2498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1737,
+			line: 1736,
 			text: phraseMask{
 				{index: 5, bits: 2096128},
 			},
@@ -2509,7 +2509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1748,
+			line: 1747,
 			text: phraseMask{
 				{index: 5, bits: 31457280},
 			},
@@ -2520,7 +2520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1762,
+			line: 1761,
 			text: phraseMask{
 				{index: 5, bits: 100663296},
 			},
@@ -2583,7 +2583,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1773,
+			line: 1772,
 			text: phraseMask{
 				{index: 5, bits: 100663296},
 			},
@@ -2643,7 +2643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1783,
+			line: 1782,
 			text: phraseMask{
 				{index: 5, bits: 2013265920},
 			},
@@ -2654,7 +2654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1792,
+			line: 1791,
 			text: phraseMask{
 				{index: 5, bits: 66571993088},
 			},
@@ -2665,7 +2665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1800,
+			line: 1799,
 			text: phraseMask{
 				{index: 5, bits: 206158430208},
 			},
@@ -2676,7 +2676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1806,
+			line: 1805,
 			text: phraseMask{
 				{index: 5, bits: 4123168604160},
 			},
@@ -2687,7 +2687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1813,
+			line: 1812,
 			text: phraseMask{
 				{index: 5, bits: 65970697666560},
 			},
@@ -2698,7 +2698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1820,
+			line: 1819,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -2709,7 +2709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1826,
+			line: 1825,
 			text: phraseMask{
 				{index: 5, bits: 140737488355328},
 			},
@@ -2720,7 +2720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1832,
+			line: 1831,
 			text: phraseMask{
 				{index: 5, bits: 1970324836974592},
 			},
@@ -2731,7 +2731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1839,
+			line: 1838,
 			text: phraseMask{
 				{index: 5, bits: 285978576338026496},
 			},
@@ -2742,7 +2742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1848,
+			line: 1847,
 			text: phraseMask{
 				{index: 5, bits: 4323455642275676160},
 			},
@@ -2753,7 +2753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1857,
+			line: 1856,
 			text: phraseMask{
 				{index: 5, bits: 13835058055282163712},
 			},
@@ -2764,7 +2764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1863,
+			line: 1862,
 			text: phraseMask{
 				{index: 6, bits: 15},
 			},
@@ -2775,7 +2775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1871,
+			line: 1870,
 			text: phraseMask{
 				{index: 6, bits: 4080},
 			},
@@ -2786,7 +2786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1880,
+			line: 1879,
 			text: phraseMask{
 				{index: 6, bits: 12288},
 			},
@@ -2797,7 +2797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1886,
+			line: 1885,
 			text: phraseMask{
 				{index: 2, bits: 536870912},
 				{index: 6, bits: 2080768},
@@ -2809,7 +2809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1895,
+			line: 1894,
 			text: phraseMask{
 				{index: 6, bits: 6291456},
 			},
@@ -2820,7 +2820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1901,
+			line: 1900,
 			text: phraseMask{
 				{index: 6, bits: 1065353216},
 			},
@@ -2831,7 +2831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1910,
+			line: 1909,
 			text: phraseMask{
 				{index: 6, bits: 3221225472},
 			},
@@ -2842,7 +2842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1916,
+			line: 1915,
 			text: phraseMask{
 				{index: 6, bits: 12884901888},
 			},
@@ -2853,7 +2853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1923,
+			line: 1922,
 			text: phraseMask{
 				{index: 6, bits: 281457796841472},
 			},
@@ -2864,7 +2864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1933,
+			line: 1932,
 			text: phraseMask{
 				{index: 6, bits: 281474976710656},
 			},
@@ -2875,7 +2875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1941,
+			line: 1940,
 			text: phraseMask{
 				{index: 6, bits: 562949953421312},
 			},
@@ -2886,7 +2886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1947,
+			line: 1946,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2906,7 +2906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1955,
+			line: 1954,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2928,7 +2928,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1963,
+			line: 1962,
 			text: phraseMask{
 				{index: 6, bits: 4503599627370496},
 			},
@@ -2939,7 +2939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1971,
+			line: 1970,
 			text: phraseMask{
 				{index: 6, bits: 27021597764222976},
 			},
@@ -2954,7 +2954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1978,
+			line: 1977,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3016,7 +3016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2006,
+			line: 2005,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3030,7 +3030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2013,
+			line: 2012,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3044,7 +3044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2020,
+			line: 2019,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3058,7 +3058,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2027,
+			line: 2026,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3072,7 +3072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2034,
+			line: 2033,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3086,7 +3086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2041,
+			line: 2040,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3100,7 +3100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2048,
+			line: 2047,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3114,7 +3114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2055,
+			line: 2054,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3128,7 +3128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2061,
+			line: 2060,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3143,7 +3143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2068,
+			line: 2067,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3157,7 +3157,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2074,
+			line: 2073,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3172,7 +3172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2081,
+			line: 2080,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3186,7 +3186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2088,
+			line: 2087,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3200,7 +3200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2094,
+			line: 2093,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3213,7 +3213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2100,
+			line: 2099,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3227,7 +3227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2106,
+			line: 2105,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3241,7 +3241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2112,
+			line: 2111,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3255,7 +3255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2118,
+			line: 2117,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3269,7 +3269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2125,
+			line: 2124,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3283,7 +3283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2131,
+			line: 2130,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3297,7 +3297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2137,
+			line: 2136,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3311,7 +3311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2144,
+			line: 2143,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3325,7 +3325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2151,
+			line: 2150,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3339,7 +3339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2158,
+			line: 2157,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3353,7 +3353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2165,
+			line: 2164,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3367,7 +3367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2172,
+			line: 2171,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3380,7 +3380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2178,
+			line: 2177,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3393,7 +3393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2184,
+			line: 2183,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3407,7 +3407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2191,
+			line: 2190,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3420,7 +3420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2197,
+			line: 2196,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3434,7 +3434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2204,
+			line: 2203,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3448,7 +3448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2211,
+			line: 2210,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3462,7 +3462,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2218,
+			line: 2217,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3476,7 +3476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2225,
+			line: 2224,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3490,7 +3490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2232,
+			line: 2231,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3504,7 +3504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2239,
+			line: 2238,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3518,7 +3518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2246,
+			line: 2245,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3532,7 +3532,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2253,
+			line: 2252,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3546,7 +3546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2260,
+			line: 2259,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3560,7 +3560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2267,
+			line: 2266,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3574,7 +3574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2274,
+			line: 2273,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3588,7 +3588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2281,
+			line: 2280,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3602,7 +3602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2288,
+			line: 2287,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3616,7 +3616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2295,
+			line: 2294,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3630,7 +3630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2302,
+			line: 2301,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3644,7 +3644,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2309,
+			line: 2308,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3658,7 +3658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2316,
+			line: 2315,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3672,7 +3672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2322,
+			line: 2321,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3685,7 +3685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2328,
+			line: 2327,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3698,7 +3698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2334,
+			line: 2333,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3712,7 +3712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2341,
+			line: 2340,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3727,7 +3727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2348,
+			line: 2347,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3740,7 +3740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2354,
+			line: 2353,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3754,7 +3754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2361,
+			line: 2360,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3768,7 +3768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2368,
+			line: 2367,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3782,7 +3782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2375,
+			line: 2374,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3796,7 +3796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2382,
+			line: 2381,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3810,7 +3810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2389,
+			line: 2388,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3823,7 +3823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2395,
+			line: 2394,
 			text: phraseMask{
 				{index: 7, bits: 63050394783186944},
 			},
@@ -3834,7 +3834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2405,
+			line: 2404,
 			text: phraseMask{
 				{index: 7, bits: 216172782113783808},
 			},
@@ -3845,7 +3845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2411,
+			line: 2410,
 			text: phraseMask{
 				{index: 7, bits: 2017612633061982208},
 			},
@@ -3856,7 +3856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2417,
+			line: 2416,
 			text: phraseMask{
 				{index: 7, bits: 2305843009213693952},
 			},
@@ -3867,7 +3867,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2423,
+			line: 2422,
 			text: phraseMask{
 				{index: 7, bits: 13835058055282163712},
 				{index: 8, bits: 3},
@@ -3879,7 +3879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2430,
+			line: 2429,
 			text: phraseMask{
 				{index: 8, bits: 4},
 			},
@@ -3890,7 +3890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2436,
+			line: 2435,
 			text: phraseMask{
 				{index: 8, bits: 24},
 			},
@@ -3901,7 +3901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2442,
+			line: 2441,
 			text: phraseMask{
 				{index: 8, bits: 96},
 			},
@@ -3912,7 +3912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2448,
+			line: 2447,
 			text: phraseMask{
 				{index: 8, bits: 128},
 			},
@@ -3923,7 +3923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2454,
+			line: 2453,
 			text: phraseMask{
 				{index: 2, bits: 3298534883328},
 				{index: 8, bits: 1792},
@@ -3935,7 +3935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2462,
+			line: 2461,
 			text: phraseMask{
 				{index: 2, bits: 624917741568},
 				{index: 8, bits: 6144},
@@ -3947,7 +3947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2472,
+			line: 2471,
 			text: phraseMask{
 				{index: 8, bits: 57344},
 			},
@@ -3958,7 +3958,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2479,
+			line: 2478,
 			text: phraseMask{
 				{index: 8, bits: 983040},
 			},
@@ -3969,7 +3969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2486,
+			line: 2485,
 			text: phraseMask{
 				{index: 8, bits: 3145728},
 				{bits: 549755813888},
@@ -3981,7 +3981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2493,
+			line: 2492,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 				{index: 8, bits: 12582912},
@@ -3993,7 +3993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2499,
+			line: 2498,
 			text: phraseMask{
 				{index: 8, bits: 16777216},
 			},
@@ -4004,7 +4004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2505,
+			line: 2504,
 			text: phraseMask{
 				{index: 8, bits: 33554432},
 			},
@@ -4015,7 +4015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2511,
+			line: 2510,
 			text: phraseMask{
 				{index: 7, bits: 1125899906842624},
 			},
@@ -4026,7 +4026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2517,
+			line: 2516,
 			text: phraseMask{
 				{index: 8, bits: 201326592},
 			},
@@ -4037,7 +4037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2527,
+			line: 2526,
 			text: phraseMask{
 				{index: 8, bits: 1879048192},
 			},
@@ -4048,7 +4048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2533,
+			line: 2532,
 			text: phraseMask{
 				{index: 8, bits: 2147483648},
 			},
@@ -4059,7 +4059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2539,
+			line: 2538,
 			text: phraseMask{
 				{index: 8, bits: 12884901888},
 			},
@@ -4070,7 +4070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2545,
+			line: 2544,
 			text: phraseMask{
 				{index: 8, bits: 51539607552},
 			},
@@ -4081,7 +4081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2551,
+			line: 2550,
 			text: phraseMask{
 				{index: 8, bits: 206158430208},
 			},
@@ -4092,7 +4092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2557,
+			line: 2556,
 			text: phraseMask{
 				{index: 8, bits: 274877906944},
 			},
@@ -4103,7 +4103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2563,
+			line: 2562,
 			text: phraseMask{
 				{index: 8, bits: 549755813888},
 			},
@@ -4114,7 +4114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2569,
+			line: 2568,
 			text: phraseMask{
 				{index: 8, bits: 16492674416640},
 			},
@@ -4125,7 +4125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2576,
+			line: 2575,
 			text: phraseMask{
 				{index: 8, bits: 17592186044416},
 			},
@@ -4136,7 +4136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2582,
+			line: 2581,
 			text: phraseMask{
 				{index: 8, bits: 35184372088832},
 			},
@@ -4147,7 +4147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2593,
+			line: 2592,
 			text: phraseMask{
 				{index: 8, bits: 211106232532992},
 			},
@@ -4185,7 +4185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2604,
+			line: 2603,
 			text: phraseMask{
 				{index: 8, bits: 281474976710656},
 			},
@@ -4196,7 +4196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2610,
+			line: 2609,
 			text: phraseMask{
 				{index: 8, bits: 562949953421312},
 			},
@@ -4207,7 +4207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2616,
+			line: 2615,
 			text: phraseMask{
 				{index: 8, bits: 1125899906842624},
 			},
@@ -4218,7 +4218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2629,
+			line: 2628,
 			text: phraseMask{
 				{index: 8, bits: 2251799813685248},
 			},
@@ -4286,7 +4286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2642,
+			line: 2641,
 			text: phraseMask{
 				{index: 8, bits: 2251799813685248},
 			},
@@ -4352,7 +4352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2652,
+			line: 2651,
 			text: phraseMask{
 				{index: 8, bits: 13510798882111488},
 			},
@@ -4363,7 +4363,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2660,
+			line: 2659,
 			text: phraseMask{
 				{index: 8, bits: 18014398509481984},
 			},
@@ -4374,7 +4374,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2666,
+			line: 2665,
 			text: phraseMask{
 				{index: 8, bits: 108086391056891904},
 			},
@@ -4385,7 +4385,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2672,
+			line: 2671,
 			text: phraseMask{
 				{index: 8, bits: 144115188075855872},
 			},
@@ -4396,7 +4396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2678,
+			line: 2677,
 			text: phraseMask{
 				{index: 8, bits: 288230376151711744},
 			},
@@ -4407,7 +4407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2684,
+			line: 2683,
 			text: phraseMask{
 				{index: 8, bits: 576478344489467904},
 			},
@@ -4418,7 +4418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2696,
+			line: 2695,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4469,7 +4469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2709,
+			line: 2708,
 			text: phraseMask{
 				{index: 9, bits: 30},
 			},
@@ -4513,7 +4513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2721,
+			line: 2720,
 			text: phraseMask{
 				{index: 9, bits: 480},
 				{index: 6, bits: 131072},
@@ -4557,7 +4557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2735,
+			line: 2734,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4623,7 +4623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2756,
+			line: 2755,
 			text: phraseMask{
 				{index: 9, bits: 16777216},
 			},
@@ -4673,7 +4673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2765,
+			line: 2764,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4731,7 +4731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2780,
+			line: 2779,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4788,7 +4788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2799,
+			line: 2798,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4843,7 +4843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2811,
+			line: 2810,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4884,7 +4884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2825,
+			line: 2824,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4933,7 +4933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2834,
+			line: 2833,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4982,7 +4982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 2843,
+			line: 2842,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5031,7 +5031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 2852,
+			line: 2851,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5080,7 +5080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 2862,
+			line: 2861,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5122,7 +5122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 2871,
+			line: 2870,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5171,7 +5171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 2880,
+			line: 2879,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5220,7 +5220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 2889,
+			line: 2888,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5269,7 +5269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 2898,
+			line: 2897,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5318,7 +5318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 2907,
+			line: 2906,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5367,7 +5367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 2916,
+			line: 2915,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5416,7 +5416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 2925,
+			line: 2924,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5465,7 +5465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 2934,
+			line: 2933,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5514,7 +5514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 2943,
+			line: 2942,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5563,7 +5563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 2952,
+			line: 2951,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5612,7 +5612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 2961,
+			line: 2960,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5661,7 +5661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 2970,
+			line: 2969,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5718,7 +5718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 2979,
+			line: 2978,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5767,7 +5767,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 2988,
+			line: 2987,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5816,7 +5816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 2999,
+			line: 2998,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5865,7 +5865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3008,
+			line: 3007,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5914,7 +5914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3017,
+			line: 3016,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -5963,7 +5963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3028,
+			line: 3027,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6012,7 +6012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3038,
+			line: 3037,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6061,7 +6061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3047,
+			line: 3046,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6110,7 +6110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3056,
+			line: 3055,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6159,7 +6159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3065,
+			line: 3064,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6208,7 +6208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3074,
+			line: 3073,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6257,7 +6257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3084,
+			line: 3083,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6306,7 +6306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3093,
+			line: 3092,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6355,7 +6355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3102,
+			line: 3101,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6412,7 +6412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3111,
+			line: 3110,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6461,7 +6461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3123,
+			line: 3122,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6503,7 +6503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3132,
+			line: 3131,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6545,7 +6545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3141,
+			line: 3140,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6611,7 +6611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3150,
+			line: 3149,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6653,7 +6653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3159,
+			line: 3158,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6702,7 +6702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3170,
+			line: 3169,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6738,7 +6738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3186,
+			line: 3185,
 			text: phraseMask{
 				{index: 9, bits: 4503599627370496},
 			},
@@ -6748,7 +6748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3193,
+			line: 3192,
 			text: phraseMask{
 				{index: 9, bits: 9007199254740992},
 			},
@@ -6758,7 +6758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3198,
+			line: 3197,
 			text: phraseMask{
 				{index: 9, bits: 18014398509481984},
 			},
@@ -6768,7 +6768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3203,
+			line: 3202,
 			text: phraseMask{
 				{index: 9, bits: 36028797018963968},
 			},
@@ -6778,7 +6778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3208,
+			line: 3207,
 			text: phraseMask{
 				{index: 9, bits: 2233785415175766016},
 			},
@@ -6788,7 +6788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3215,
+			line: 3214,
 			text: phraseMask{
 				{index: 9, bits: 2305843009213693952},
 			},
@@ -6801,7 +6801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3221,
+			line: 3220,
 			text: phraseMask{
 				{index: 9, bits: 4611686018427387904},
 			},
@@ -6811,7 +6811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3226,
+			line: 3225,
 			text: phraseMask{
 				{index: 9, bits: 9223372036854775808},
 			},
@@ -6821,7 +6821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3231,
+			line: 3230,
 			text: phraseMask{
 				{index: 10, bits: 1},
 			},
@@ -6831,7 +6831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3244,
+			line: 3243,
 			text: phraseMask{
 				{index: 10, bits: 6},
 			},
@@ -6882,7 +6882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3254,
+			line: 3253,
 			text: phraseMask{
 				{index: 10, bits: 8},
 			},
@@ -6892,7 +6892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3262,
+			line: 3261,
 			text: phraseMask{
 				{index: 10, bits: 16},
 			},
@@ -6902,7 +6902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3267,
+			line: 3266,
 			text: phraseMask{
 				{index: 10, bits: 96},
 			},
@@ -6912,7 +6912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3272,
+			line: 3271,
 			text: phraseMask{
 				{index: 10, bits: 1920},
 			},
@@ -6922,7 +6922,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3278,
+			line: 3277,
 			text: phraseMask{
 				{index: 10, bits: 30720},
 			},
@@ -6932,7 +6932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3290,
+			line: 3289,
 			text: phraseMask{
 				{index: 10, bits: 229376},
 			},
@@ -6982,7 +6982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3299,
+			line: 3298,
 			text: phraseMask{
 				{index: 10, bits: 262144},
 			},
@@ -6992,7 +6992,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3304,
+			line: 3303,
 			text: phraseMask{
 				{index: 10, bits: 524288},
 			},
@@ -7002,7 +7002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3309,
+			line: 3308,
 			text: phraseMask{
 				{index: 10, bits: 1048576},
 			},
@@ -7012,7 +7012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3314,
+			line: 3313,
 			text: phraseMask{
 				{index: 10, bits: 6291456},
 			},
@@ -7022,7 +7022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3319,
+			line: 3318,
 			text: phraseMask{
 				{index: 10, bits: 1065353216},
 			},
@@ -7032,7 +7032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3326,
+			line: 3325,
 			text: phraseMask{
 				{index: 10, bits: 67645734912},
 			},
@@ -7042,7 +7042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3332,
+			line: 3331,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -7052,7 +7052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3337,
+			line: 3336,
 			text: phraseMask{
 				{index: 10, bits: 962072674304},
 			},
@@ -7062,7 +7062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3344,
+			line: 3343,
 			text: phraseMask{
 				{index: 10, bits: 3298534883328},
 			},
@@ -7072,7 +7072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3349,
+			line: 3348,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -7082,7 +7082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3354,
+			line: 3353,
 			text: phraseMask{
 				{index: 6, bits: 3377699720527872},
 			},
@@ -7092,7 +7092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3359,
+			line: 3358,
 			text: phraseMask{
 				{index: 6, bits: 281474976710656},
 			},
@@ -7102,7 +7102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3364,
+			line: 3363,
 			text: phraseMask{
 				{index: 6, bits: 562949953421312},
 			},
@@ -7112,7 +7112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3369,
+			line: 3368,
 			text: phraseMask{
 				{index: 10, bits: 8796093022208},
 			},
@@ -7122,7 +7122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3374,
+			line: 3373,
 			text: phraseMask{
 				{index: 10, bits: 17592186044416},
 			},
@@ -7132,7 +7132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3379,
+			line: 3378,
 			text: phraseMask{
 				{index: 10, bits: 35184372088832},
 			},
@@ -7142,7 +7142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3384,
+			line: 3383,
 			text: phraseMask{
 				{index: 10, bits: 70368744177664},
 			},
@@ -7152,7 +7152,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3389,
+			line: 3388,
 			text: phraseMask{
 				{index: 10, bits: 140737488355328},
 			},
@@ -7162,7 +7162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3394,
+			line: 3393,
 			text: phraseMask{
 				{index: 10, bits: 281474976710656},
 			},
@@ -7172,7 +7172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3399,
+			line: 3398,
 			text: phraseMask{
 				{index: 10, bits: 562949953421312},
 			},
@@ -7182,7 +7182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3404,
+			line: 3403,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -7192,7 +7192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3409,
+			line: 3408,
 			text: phraseMask{
 				{index: 10, bits: 2251799813685248},
 			},
@@ -7202,7 +7202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3414,
+			line: 3413,
 			text: phraseMask{
 				{index: 10, bits: 13510798882111488},
 			},
@@ -7212,7 +7212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3420,
+			line: 3419,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -7222,7 +7222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3425,
+			line: 3424,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
@@ -7232,7 +7232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3430,
+			line: 3429,
 			text: phraseMask{
 				{index: 10, bits: 18374686479671623680},
 			},
@@ -7242,7 +7242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3437,
+			line: 3436,
 			text: phraseMask{
 				{index: 11, bits: 7},
 			},
@@ -7252,7 +7252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3442,
+			line: 3441,
 			text: phraseMask{
 				{index: 11, bits: 8},
 			},
@@ -7262,7 +7262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3447,
+			line: 3446,
 			text: phraseMask{
 				{index: 11, bits: 240},
 			},
@@ -7272,7 +7272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3453,
+			line: 3452,
 			text: phraseMask{
 				{index: 11, bits: 1048320},
 			},
@@ -7282,7 +7282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3463,
+			line: 3462,
 			text: phraseMask{
 				{index: 11, bits: 3145728},
 			},
@@ -7292,7 +7292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3468,
+			line: 3467,
 			text: phraseMask{
 				{index: 11, bits: 4194304},
 			},
@@ -7302,7 +7302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3473,
+			line: 3472,
 			text: phraseMask{
 				{index: 11, bits: 8388608},
 			},
@@ -7312,7 +7312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3478,
+			line: 3477,
 			text: phraseMask{
 				{index: 11, bits: 16777216},
 			},
@@ -7322,7 +7322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3483,
+			line: 3482,
 			text: phraseMask{
 				{index: 11, bits: 100663296},
 			},
@@ -7332,7 +7332,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3489,
+			line: 3488,
 			text: phraseMask{
 				{index: 11, bits: 134217728},
 			},
@@ -7342,7 +7342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3494,
+			line: 3493,
 			text: phraseMask{
 				{index: 11, bits: 268435456},
 			},
@@ -7352,7 +7352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3499,
+			line: 3498,
 			text: phraseMask{
 				{index: 11, bits: 1610612736},
 			},
@@ -7362,7 +7362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3504,
+			line: 3503,
 			text: phraseMask{
 				{index: 11, bits: 2147483648},
 			},
@@ -7372,7 +7372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3509,
+			line: 3508,
 			text: phraseMask{
 				{index: 11, bits: 4294967296},
 			},
@@ -7382,7 +7382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3514,
+			line: 3513,
 			text: phraseMask{
 				{index: 11, bits: 8589934592},
 			},
@@ -7392,7 +7392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3519,
+			line: 3518,
 			text: phraseMask{
 				{index: 11, bits: 51539607552},
 			},
@@ -7442,7 +7442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3533,
+			line: 3532,
 			text: phraseMask{
 				{index: 11, bits: 18014329790005248},
 			},
@@ -7492,7 +7492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3562,
+			line: 3561,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7548,7 +7548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3572,
+			line: 3571,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7641,7 +7641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3589,
+			line: 3588,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7694,7 +7694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3615,
+			line: 3614,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7703,7 +7703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3620,
+			line: 3619,
 			text: phraseMask{
 				{index: 11, bits: 144115188075855872},
 			},
@@ -7713,7 +7713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3626,
+			line: 3625,
 			text: phraseMask{
 				{index: 11, bits: 8935141660703064064},
 			},
@@ -7723,7 +7723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3640,
+			line: 3639,
 			text: phraseMask{
 				{index: 11, bits: 9223372036854775808},
 				{index: 12, bits: 68719476735},
@@ -7734,7 +7734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3652,
+			line: 3651,
 			text: phraseMask{
 				{index: 12, bits: 18446744004990074880},
 				{index: 1, bits: 2314891989910290432},
@@ -7747,7 +7747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3692,
+			line: 3691,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7757,7 +7757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3697,
+			line: 3696,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7766,7 +7766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3702,
+			line: 3701,
 			text: phraseMask{
 				{index: 13, bits: 18410715276690587648},
 				{index: 7, bits: 512},
@@ -7778,7 +7778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3716,
+			line: 3715,
 			text: phraseMask{
 				{index: 14, bits: 786432},
 				{index: 8, bits: 2147483648},
@@ -7789,7 +7789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3728,
+			line: 3727,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7800,7 +7800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3733,
+			line: 3732,
 			text: phraseMask{
 				{index: 14, bits: 18446744073708503040},
 				{index: 8, bits: 72058006354788352},
@@ -7813,7 +7813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3766,
+			line: 3765,
 			text: phraseMask{
 				{index: 15, bits: 1044480},
 			},
@@ -7823,7 +7823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3778,
+			line: 3777,
 			text: phraseMask{
 				{index: 15, bits: 549754765312},
 				{index: 9, bits: 16776704},
@@ -7836,7 +7836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3799,
+			line: 3798,
 			text: phraseMask{
 				{index: 15, bits: 562400197607424},
 			},
@@ -7877,7 +7877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3808,
+			line: 3807,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7892,7 +7892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3813,
+			line: 3812,
 			text: phraseMask{
 				{index: 15, bits: 18446181123756130304},
 				{index: 16, bits: 32767},
@@ -7904,7 +7904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3826,
+			line: 3825,
 			text: phraseMask{
 				{index: 16, bits: 98304},
 			},
@@ -7918,7 +7918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3845,
+			line: 3844,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7938,7 +7938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3885,
+			line: 3884,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7962,7 +7962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3926,
+			line: 3925,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7980,7 +7980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 3938,
+			line: 3937,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709027328},
 				{index: 7, bits: 1125899908939776},
@@ -8044,7 +8044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 3999,
+			line: 3998,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8093,7 +8093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4011,
+			line: 4010,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8142,7 +8142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4022,
+			line: 4021,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8190,7 +8190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4031,
+			line: 4030,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8211,7 +8211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4041,
+			line: 4040,
 			text: phraseMask{
 				{index: 17, bits: 72057594037927936},
 				{index: 18, bits: 16777216},
@@ -8222,7 +8222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4048,
+			line: 4047,
 			text: phraseMask{
 				{index: 20, bits: 2147483648},
 			},
@@ -8236,7 +8236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4057,
+			line: 4056,
 			text: phraseMask{
 				{index: 16, bits: 68720001024},
 			},
@@ -8246,7 +8246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4064,
+			line: 4063,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709027328},
 				{index: 7, bits: 1125899908939776},
@@ -8267,7 +8267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4070,
+			line: 4069,
 			text: phraseMask{
 				{index: 21, bits: 137438691328},
 			},
@@ -8303,7 +8303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4089,
+			line: 4088,
 			text: phraseMask{
 				{index: 7, bits: 1125899906842624},
 				{index: 21, bits: 962072674304},
@@ -8322,7 +8322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4107,
+			line: 4106,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8342,7 +8342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4126,
+			line: 4125,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8369,7 +8369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4132,
+			line: 4131,
 			text: phraseMask{
 				{index: 22, bits: 224},
 			},
@@ -8379,7 +8379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4141,
+			line: 4140,
 			text: phraseMask{
 				{index: 21, bits: 216172782113783808},
 				{index: 22, bits: 256},
@@ -8397,7 +8397,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4156,
+			line: 4155,
 			text: phraseMask{
 				{index: 21, bits: 18446742974197923840},
 				{index: 9, bits: 18014432869220352},
@@ -8411,7 +8411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4164,
+			line: 4163,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8420,7 +8420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4169,
+			line: 4168,
 			text: phraseMask{
 				{index: 22, bits: 2251799813684224},
 			},
@@ -8430,7 +8430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4190,
+			line: 4189,
 			text: phraseMask{
 				{index: 22, bits: 69805794224242688},
 			},
@@ -8447,7 +8447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4203,
+			line: 4202,
 			text: phraseMask{
 				{index: 22, bits: 18374686479671623680},
 				{index: 23, bits: 1},
@@ -8458,7 +8458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4211,
+			line: 4210,
 			text: phraseMask{
 				{index: 23, bits: 2},
 			},
@@ -8471,7 +8471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4222,
+			line: 4221,
 			text: phraseMask{
 				{index: 23, bits: 4092},
 				{index: 6, bits: 36028797018963968},
@@ -8483,7 +8483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4234,
+			line: 4233,
 			text: phraseMask{
 				{index: 22, bits: 72057594037927936},
 				{index: 23, bits: 68719472640},
@@ -8505,7 +8505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4299,
+			line: 4298,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -8612,7 +8612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4312,
+			line: 4311,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -8622,7 +8622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4317,
+			line: 4316,
 			text: phraseMask{
 				{index: 17, bits: 18446735277616529408},
 				{index: 7, bits: 1048576},
@@ -8643,7 +8643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4360,
+			line: 4359,
 			text: phraseMask{
 				{index: 17, bits: 18446735277616529408},
 				{index: 7, bits: 1048576},
@@ -8662,7 +8662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4374,
+			line: 4373,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -8678,7 +8678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4394,
+			line: 4393,
 			text: phraseMask{
 				{index: 19, bits: 128},
 			},
@@ -8688,7 +8688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4401,
+			line: 4400,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8720,7 +8720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4422,
+			line: 4421,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8729,7 +8729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4432,
+			line: 4431,
 			text: phraseMask{
 				{index: 26, bits: 960},
 			},
@@ -8739,7 +8739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4436,
+			line: 4435,
 			text: phraseMask{
 				{index: 23, bits: 18446744004990074880},
 				{index: 10, bits: 70368744177664},
@@ -8756,7 +8756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4441,
+			line: 4440,
 			text: phraseMask{
 				{index: 2, bits: 8192},
 				{index: 26, bits: 261120},
@@ -8779,7 +8779,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4455,
+			line: 4454,
 			text: phraseMask{
 				{index: 26, bits: 274877644800},
 			},
@@ -8789,7 +8789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4465,
+			line: 4464,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8798,7 +8798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4470,
+			line: 4469,
 			text: phraseMask{
 				{index: 26, bits: 288230101273804800},
 				{index: 11, bits: 8935141660703064064},
@@ -8811,7 +8811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4488,
+			line: 4487,
 			text: phraseMask{
 				{index: 16, bits: 18446744073709420544},
 				{bits: 64513},
@@ -8826,7 +8826,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4493,
+			line: 4492,
 			text: phraseMask{
 				{index: 26, bits: 18158513697557839872},
 				{index: 17, bits: 8589934592},
@@ -8864,7 +8864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4519,
+			line: 4518,
 			text: phraseMask{
 				{index: 27, bits: 67092480},
 				{bits: 809240558043136},
@@ -8875,7 +8875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4529,
+			line: 4528,
 			text: phraseMask{
 				{index: 27, bits: 18446744073642442752},
 				{index: 8, bits: 16777216},
@@ -8887,7 +8887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4557,
+			line: 4556,
 			text: phraseMask{
 				{index: 28, bits: 1024},
 			},
@@ -8900,7 +8900,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4563,
+			line: 4562,
 			text: phraseMask{
 				{index: 28, bits: 274877904896},
 			},
@@ -8910,7 +8910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4579,
+			line: 4578,
 			text: phraseMask{
 				{index: 28, bits: 274877906944},
 			},
@@ -8923,7 +8923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4585,
+			line: 4584,
 			text: phraseMask{
 				{index: 25, bits: 17592186043392},
 				{index: 1, bits: 131072},
@@ -8937,7 +8937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4590,
+			line: 4589,
 			text: phraseMask{
 				{index: 25, bits: 36028797018963968},
 				{index: 1, bits: 12582912},
@@ -8948,7 +8948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4596,
+			line: 4595,
 			text: phraseMask{
 				{index: 28, bits: 280925220896768},
 				{index: 11, bits: 144115188075855872},
@@ -8959,7 +8959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4603,
+			line: 4602,
 			text: phraseMask{
 				{index: 19, bits: 524272},
 				{index: 4, bits: 4398046511104},
@@ -8972,7 +8972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4608,
+			line: 4607,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9061,7 +9061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4625,
+			line: 4624,
 			text: phraseMask{
 				{index: 6, bits: 13835058055282163712},
 				{index: 28, bits: 18446462598732840960},
@@ -9075,7 +9075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4645,
+			line: 4644,
 			text: phraseMask{
 				{index: 29, bits: 32},
 			},
@@ -9088,7 +9088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4651,
+			line: 4650,
 			text: phraseMask{
 				{index: 29, bits: 2097152},
 			},
@@ -9101,7 +9101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4658,
+			line: 4657,
 			text: phraseMask{
 				{index: 7, bits: 2},
 				{index: 29, bits: 17175674880},
@@ -9112,7 +9112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4666,
+			line: 4665,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9129,14 +9129,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4673,
+			line:    4672,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4678,
+			line: 4677,
 			text: phraseMask{
 				{index: 29, bits: 4503582447501312},
 				{index: 9, bits: 201326592},
@@ -9151,7 +9151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4693,
+			line: 4692,
 			text: phraseMask{
 				{index: 29, bits: 31525197391593472},
 				{index: 22, bits: 2251799813685248},
@@ -9170,7 +9170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4702,
+			line: 4701,
 			text: phraseMask{
 				{index: 29, bits: 18410715276690587648},
 				{index: 2, bits: 32},
@@ -9182,7 +9182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4711,
+			line: 4710,
 			text: phraseMask{
 				{index: 6, bits: 618475290624},
 				{index: 30, bits: 130816},
@@ -9193,7 +9193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4728,
+			line: 4727,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9202,7 +9202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4734,
+			line: 4733,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9251,7 +9251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4744,
+			line: 4743,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9306,7 +9306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4757,
+			line: 4756,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9315,7 +9315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4763,
+			line: 4762,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9356,7 +9356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4772,
+			line: 4771,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -9392,7 +9392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4779,
+			line: 4778,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -9401,7 +9401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4787,
+			line: 4786,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -9443,7 +9443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4797,
+			line: 4796,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -9452,7 +9452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4803,
+			line: 4802,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -9501,7 +9501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4813,
+			line: 4812,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -9550,7 +9550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4823,
+			line: 4822,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -9586,7 +9586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4830,
+			line: 4829,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -9629,7 +9629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 4840,
+			line: 4839,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9665,7 +9665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 4847,
+			line: 4846,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9674,7 +9674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 4853,
+			line: 4852,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9748,7 +9748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 4868,
+			line: 4867,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9784,7 +9784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 4876,
+			line: 4875,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9820,7 +9820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 4883,
+			line: 4882,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9856,7 +9856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 4890,
+			line: 4889,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9905,7 +9905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 4902,
+			line: 4901,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -9954,7 +9954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 4912,
+			line: 4911,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10003,7 +10003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 4922,
+			line: 4921,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10052,7 +10052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 4932,
+			line: 4931,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10101,7 +10101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 4942,
+			line: 4941,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10150,7 +10150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 4952,
+			line: 4951,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10199,7 +10199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 4962,
+			line: 4961,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10248,7 +10248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 4972,
+			line: 4971,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10297,7 +10297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 4982,
+			line: 4981,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10346,7 +10346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 4992,
+			line: 4991,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -10395,7 +10395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5002,
+			line: 5001,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -10444,7 +10444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5012,
+			line: 5011,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -10493,7 +10493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5022,
+			line: 5021,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -10542,7 +10542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5032,
+			line: 5031,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -10578,7 +10578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5039,
+			line: 5038,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -10615,7 +10615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5046,
+			line: 5045,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10664,7 +10664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5058,
+			line: 5057,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10693,14 +10693,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5068,
+			line:    5067,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5075,
+			line: 5074,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709027328},
 				{index: 7, bits: 1125899908939776},
@@ -10801,7 +10801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5094,
+			line: 5093,
 			text: phraseMask{
 				{index: 30, bits: 1966080},
 				{index: 9, bits: 1125899906842624},
@@ -10812,7 +10812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5099,
+			line: 5098,
 			text: phraseMask{
 				{index: 30, bits: 2097152},
 			},
@@ -10822,7 +10822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5104,
+			line: 5103,
 			text: phraseMask{
 				{index: 30, bits: 137434759168},
 			},
@@ -10832,7 +10832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5111,
+			line: 5110,
 			text: phraseMask{
 				{index: 30, bits: 962072674304},
 			},
@@ -10842,7 +10842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5116,
+			line: 5115,
 			text: phraseMask{
 				{index: 30, bits: 3298534883328},
 			},
@@ -10852,7 +10852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5121,
+			line: 5120,
 			text: phraseMask{
 				{index: 30, bits: 13194139533312},
 				{index: 26, bits: 65536},
@@ -10863,7 +10863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5132,
+			line: 5131,
 			text: phraseMask{
 				{index: 30, bits: 2305825417027649536},
 				{bits: 36028797018964064},
@@ -10879,7 +10879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5147,
+			line: 5146,
 			text: phraseMask{
 				{index: 30, bits: 13835058055282163712},
 				{index: 31, bits: 127},
@@ -10890,7 +10890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5153,
+			line: 5152,
 			text: phraseMask{
 				{index: 31, bits: 32640},
 				{index: 1, bits: 18014398509481984},
@@ -10902,7 +10902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5159,
+			line: 5158,
 			text: phraseMask{
 				{index: 1, bits: 536870912},
 				{index: 11, bits: 54043197675929600},
@@ -10915,7 +10915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5167,
+			line: 5166,
 			text: phraseMask{
 				{index: 31, bits: 786432},
 			},
@@ -10925,7 +10925,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5172,
+			line: 5171,
 			text: phraseMask{
 				{index: 31, bits: 1048576},
 			},
@@ -10935,7 +10935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5177,
+			line: 5176,
 			text: phraseMask{
 				{index: 31, bits: 14680064},
 			},
@@ -10945,7 +10945,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5188,
+			line: 5187,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -10996,7 +10996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5201,
+			line: 5200,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11052,7 +11052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5213,
+			line: 5212,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11101,7 +11101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5222,
+			line: 5221,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11150,7 +11150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5231,
+			line: 5230,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11199,7 +11199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5240,
+			line: 5239,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11286,7 +11286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5254,
+			line: 5253,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -11322,7 +11322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5261,
+			line: 5260,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -11351,7 +11351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5268,
+			line: 5267,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11387,7 +11387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5275,
+			line: 5274,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11423,7 +11423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5282,
+			line: 5281,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11452,7 +11452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5289,
+			line: 5288,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11496,7 +11496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5297,
+			line: 5296,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11505,7 +11505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5303,
+			line: 5302,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11541,7 +11541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5311,
+			line: 5310,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11555,7 +11555,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5318,
+			line: 5317,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11757,7 +11757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5342,
+			line: 5341,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -11986,7 +11986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5372,
+			line:   5371,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12045,7 +12045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5382,
+			line: 5381,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12054,7 +12054,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5387,
+			line: 5386,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12063,7 +12063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5392,
+			line: 5391,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12118,7 +12118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5401,
+			line: 5400,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12129,7 +12129,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5409,
+			line: 5408,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12138,14 +12138,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5414,
+			line:     5413,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5424,
+			line: 5423,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12154,7 +12154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5434,
+			line: 5433,
 			text: phraseMask{
 				{index: 31, bits: 16777216},
 			},
@@ -12164,7 +12164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5439,
+			line: 5438,
 			text: phraseMask{
 				{index: 31, bits: 234881024},
 			},
@@ -12174,7 +12174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5445,
+			line: 5444,
 			text: phraseMask{
 				{index: 31, bits: 1879048192},
 			},
@@ -12185,7 +12185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5454,
+			line: 5453,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12199,7 +12199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5458,
+			line: 5457,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12215,7 +12215,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5462,
+			line: 5461,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12226,7 +12226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5466,
+			line: 5465,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12240,7 +12240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5470,
+			line: 5469,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12251,7 +12251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5474,
+			line: 5473,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12311,7 +12311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5482,
+			line: 5481,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12368,7 +12368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5490,
+			line: 5489,
 			text: phraseMask{
 				{index: 31, bits: 128849018880},
 			},
@@ -12381,7 +12381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5497,
+			line: 5496,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12420,7 +12420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5506,
+			line: 5505,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12491,7 +12491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5515,
+			line: 5514,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12579,7 +12579,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 478,
+			line: 477,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -12594,7 +12594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 489,
+			line: 488,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -12605,7 +12605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 495,
+			line: 494,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -12616,7 +12616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 504,
+			line: 503,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -12629,7 +12629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 514,
+			line: 513,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -12641,7 +12641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 520,
+			line: 519,
 			text: phraseMask{
 				{bits: 545460846592},
 			},
@@ -12658,7 +12658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 531,
+			line: 530,
 			text: phraseMask{
 				{bits: 34634616274944},
 			},
@@ -12673,7 +12673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 540,
+			line: 539,
 			text: phraseMask{
 				{bits: 4468415255281664},
 			},
@@ -12685,7 +12685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 547,
+			line: 546,
 			text: phraseMask{
 				{bits: 18442240474082181120},
 				{index: 1, bits: 3},
@@ -12700,7 +12700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 555,
+			line: 554,
 			text: phraseMask{
 				{index: 1, bits: 65532},
 			},
@@ -12712,7 +12712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 562,
+			line: 561,
 			text: phraseMask{
 				{index: 1, bits: 983040},
 			},
@@ -12723,7 +12723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 569,
+			line: 568,
 			text: phraseMask{
 				{index: 1, bits: 3145728},
 			},
@@ -12735,7 +12735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 575,
+			line: 574,
 			text: phraseMask{
 				{index: 1, bits: 130023424},
 			},
@@ -12746,7 +12746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 580,
+			line: 579,
 			text: phraseMask{
 				{index: 1, bits: 2198889037824},
 			},
@@ -12891,7 +12891,7 @@ var builtinSet = &ruleSet{
 			{literal: "auto-reply"},
 		},
 		14: {
-			{literal: "This is an automatic reply, not a bounce: the message was not refused. Most are out-of-office notices, which need nothing; if this one asks you to confirm that you are a real person (a challenge-response filter), your message is held until you do, and may be deleted if you do not."},
+			{literal: "This is an automatic reply, such as an out-of-office notice, not a bounce: the message was not refused. Read the reply itself for what it says (a return date, another person to write to)."},
 		},
 		15: {
 			{literal: "held until you confirm"},
