@@ -80,13 +80,20 @@ func readFile(name string, emit func(inputMessage), fail func(error)) int {
 // readMessages reads r as an mbox when it starts with a "From " line, else
 // as one message.
 func readMessages(name string, r io.Reader, emit func(inputMessage)) (int, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	// Buffers fit the file when its size is known: a bounce is a few kB,
+	// and explain reads hundreds of them; a 64 KiB reader and a growing
+	// ReadAll per file were a tenth of its time (perf, over the shared
+	// corpus).
+	size := sizeOf(r)
+	br := bufio.NewReaderSize(r, int(min(max(size, 16), 64<<10)))
 	head, _ := br.Peek(len(mboxFromLine))
 	if !bytes.Equal(head, mboxFromLine) {
-		raw, err := io.ReadAll(io.LimitReader(br, maxExplainInput))
+		buf := bytes.NewBuffer(make([]byte, 0, min(size, maxExplainInput)+bytes.MinRead))
+		_, err := buf.ReadFrom(io.LimitReader(br, maxExplainInput))
 		if err != nil {
 			return 0, fmt.Errorf("%s: %v", name, err)
 		}
+		raw := buf.Bytes()
 		// Whatever is beyond the cap is not read: reports put what matters first.
 		emit(inputMessage{file: name, raw: raw})
 		return 1, nil
@@ -149,4 +156,15 @@ func regularFiles(dir string) ([]string, error) {
 func isDir(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.IsDir()
+}
+
+// sizeOf is the size of r when it is a regular file, else 64 KiB (a pipe,
+// standard input).
+func sizeOf(r io.Reader) int64 {
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	}
+	return 64 << 10
 }
