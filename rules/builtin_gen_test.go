@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ndrmilter/ndrmilter/internal/generated"
 )
 
 var update = flag.Bool("update", false, "write builtin_gen.go from rules.yaml (go generate ./rules)")
@@ -40,18 +42,8 @@ func TestBuiltinGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.WriteFile(builtinGenFile, src, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if !generated.Check(t, builtinGenFile, src, *update, "go generate ./rules") {
 		return
-	}
-	have, err := os.ReadFile(builtinGenFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(have, src) {
-		t.Errorf("%s is not what rules.yaml compiles to: rules.yaml (or the compiler) changed without regenerating; run go generate ./rules", builtinGenFile)
 	}
 }
 
