@@ -146,3 +146,34 @@ func SMTPResponse(reply, diagnostic string) string {
 	}
 	return strings.TrimSpace(diagnostic)
 }
+
+// StatusClass is how a status code reads to the user: what the server
+// said of the message, which for an expiry is not what its code's class
+// says.
+type StatusClass string
+
+// The classes of StatusClassOf.
+const (
+	StatusSuccess   StatusClass = "success"   // 2.x.x: the message went through
+	StatusTemporary StatusClass = "temporary" // 4.x.x, still being tried
+	StatusPermanent StatusClass = "permanent" // 5.x.x
+	// StatusGaveUp is a 4.x.x of an expiry: the code is the last
+	// temporary one, but the sending server has given up. "4.4.7
+	// (permanent)" reads as a contradiction, "(temporary)" as if the
+	// message were still being tried.
+	StatusGaveUp StatusClass = "gaveup"
+)
+
+// StatusClassOf is the class of status, a code of a record that is
+// permanent or not.
+func StatusClassOf(status string, permanent bool) StatusClass {
+	switch {
+	case strings.HasPrefix(status, "2"):
+		return StatusSuccess
+	case permanent && strings.HasPrefix(status, "4"):
+		return StatusGaveUp
+	case permanent:
+		return StatusPermanent
+	}
+	return StatusTemporary
+}

@@ -8,9 +8,10 @@ import (
 	"github.com/ndrmilter/ndrmilter/catalog"
 )
 
-// TestStatusTextOfAnExpirySaysTheServerGaveUp: the page says of an expiry's
-// 4.x.x code that it is temporary but given up, not "permanent".
-func TestStatusTextOfAnExpirySaysTheServerGaveUp(t *testing.T) {
+// TestStatusTextSaysWhatTheServerDid: the page words every class of a
+// status in the catalog's text (an expiry's 4.x.x: given up, not
+// "permanent"; a 2.x.x: success).
+func TestStatusTextSaysWhatTheServerDid(t *testing.T) {
 	c := catalog.Default()
 	text := func(id string, args ...any) string {
 		s := make([]string, len(args))
@@ -27,6 +28,7 @@ func TestStatusTextOfAnExpirySaysTheServerGaveUp(t *testing.T) {
 		{"4.4.7", true, "4.4.7 (temporary, but the sending server has given up)"},
 		{"4.2.2", false, "4.2.2 (temporary)"},
 		{"5.1.1", true, "5.1.1 (permanent)"},
+		{"2.0.0", false, "2.0.0 (success)"},
 		{"", true, ""},
 	} {
 		if got := statusText(tc.status, tc.permanent, text); got != tc.want {

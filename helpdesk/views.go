@@ -98,13 +98,7 @@ func statusText(status string, permanent bool, text func(id string, args ...any)
 	if status == "" {
 		return ""
 	}
-	switch {
-	case permanent && strings.HasPrefix(status, "4"):
-		return text("value.gaveup", "status", status) // an expiry
-	case permanent:
-		return text("value.permanent", "status", status)
-	}
-	return text("value.temporary", "status", status)
+	return text("value."+string(explanation.StatusClassOf(status, permanent)), "status", status)
 }
 
 // newExplainedView is the view of the records of one message.

@@ -95,18 +95,7 @@ func statusText(lw words, rd rules.Reading) string {
 		}
 		return ""
 	}
-	switch {
-	case strings.HasPrefix(rd.Status, "2"):
-		return lw.text("cli.success", "value", rd.Status)
-	case rd.Permanent && strings.HasPrefix(rd.Status, "4"):
-		// An expiry: the code is the last temporary one, but the message
-		// will not be delivered. "4.4.7 (permanent)" would read as a
-		// contradiction, "(temporary)" as if it were still being tried.
-		return lw.text("cli.gaveup", "value", rd.Status)
-	case rd.Permanent:
-		return lw.text("cli.permanent", "value", rd.Status)
-	}
-	return lw.text("cli.temporary", "value", rd.Status)
+	return lw.text("cli."+string(explanation.StatusClassOf(rd.Status, rd.Permanent)), "value", rd.Status)
 }
 
 // factsText lists the facts of a reading, "list=zen.spamhaus.org, ip=...".
