@@ -34,6 +34,10 @@ const (
 	FactFile    Fact = "file"    // an attachment's file name
 	FactVirus   Fact = "virus"   // the name of the malware found
 	FactAddress Fact = "address" // a contact address the reply gives
+	// FactRetriedFor is how long the sending server kept trying before it
+	// gave up (or, in a warning, so far), the number and the unit as the
+	// notice states them: "5 days", "48 hours".
+	FactRetriedFor Fact = "retried_for"
 
 	FactLoop              Fact = "loop"                // condition: the server names a mail loop
 	FactNoMX              Fact = "no_mx"               // condition: the domain has no MX record
@@ -44,7 +48,7 @@ const (
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
-var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress,
+var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactLoop, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients}
 
 const numFacts = len(facts)
@@ -123,6 +127,14 @@ func (fs Facts) MarshalJSON() ([]byte, error) {
 	b.WriteByte('}')
 	return []byte(b.String()), err
 }
+
+// noticeFacts are the facts read from Input.Notice when the diagnostic
+// does not give them: values that a notice states in its prose (how long
+// the server tried, the infected file and the malware, the size limit).
+// The conditions (a loop, no MX record...) are not among them: they choose
+// the words of a reason, and a notice's general help text names them
+// without their being the cause.
+var noticeFacts = [...]Fact{FactRetriedFor, FactFile, FactVirus, FactLimit}
 
 // maxFactLen caps a fact's value: it comes from the bounce and goes into an
 // explanation, and so into a header.
