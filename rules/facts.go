@@ -218,11 +218,37 @@ func capture(names []string, m []int, orig []byte, fs *Facts, src *[numFacts]fac
 // punctuation around it that a sentence or a bracket left.
 func cleanFact(f Fact, v string) string {
 	v = textclean.ASCII(strings.TrimSpace(v), maxFactLen)
+	if f == FactRetriedFor {
+		v = plainUnits(v)
+	}
 	v = strings.TrimRight(strings.TrimLeft(v, `(<['"`), `.,;:)]>'"`)
 	if f == FactURL && !guidanceURL(v) {
 		return "" // not a page a mail provider points to: see guidanceHosts
 	}
 	return v
+}
+
+// plainUnits writes the units of a duration that a template wrote for any
+// number ("4 hour(s)", Postfix's bounce templates) as the number needs
+// them: "4 hours", "1 day".
+func plainUnits(v string) string {
+	if !strings.Contains(v, "(s)") {
+		return v
+	}
+	var b strings.Builder
+	for i, w := range strings.Fields(v) {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if u, ok := strings.CutSuffix(w, "(s)"); ok {
+			w = u + "s"
+			if i > 0 && strings.Fields(v)[i-1] == "1" {
+				w = u
+			}
+		}
+		b.WriteString(w)
+	}
+	return b.String()
 }
 
 // withMegabytes writes a size given as a bare number of bytes ("10485760",
