@@ -359,10 +359,10 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource) 
 	}
 	sc := rec.sc
 	sc.ntext = normalize(sc.ntext[:0], n)
-	sc.norig = foldSpace(sc.norig[:0], n)
-	if len(sc.ntext) == 0 || len(sc.norig) != len(sc.ntext) {
+	if len(sc.ntext) == 0 {
 		return
 	}
+	sc.norig = sc.norig[:0] // made when a regexp matches
 	if len(sc.nhits) != len(sc.hits) {
 		sc.nhits = make([]uint64, len(sc.hits))
 	}
@@ -370,7 +370,33 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource) 
 	e.phrases.match(sc.ntext, sc.nhits)
 	var got Facts
 	var gotSrc [numFacts]factSource
-	e.extract(sc.ntext, sc.norig, sc.nhits, isASCII(sc.ntext), &got, &gotSrc)
+	ascii := isASCII(sc.ntext)
+	for _, x := range e.extractors {
+		// Only the extractors that capture a notice fact still missing:
+		// the others' regexps would run over the notice for nothing.
+		need := false
+		for _, p := range x.regexps {
+			for _, name := range p.subexpNames() {
+				if i, ok := factIndex(name); ok && isNoticeFact(facts[i]) && fs.v[i] == "" {
+					need = true
+				}
+			}
+		}
+		if !need || (len(x.text) > 0 && !x.text.any(sc.nhits)) {
+			continue
+		}
+		for _, p := range x.regexps {
+			if m := p.find(sc.ntext, ascii); m != nil {
+				if len(sc.norig) == 0 {
+					sc.norig = foldSpace(sc.norig[:0], n)
+					if len(sc.norig) != len(sc.ntext) {
+						return // cannot happen: both fold the same bytes
+					}
+				}
+				capture(p.subexpNames(), m, sc.norig, &got, &gotSrc, factSource{x.id, x.file, x.line}, x.bytes)
+			}
+		}
+	}
 	for _, f := range noticeFacts {
 		i := slotIndexOf(f)
 		if fs.v[i] == "" && got.v[i] != "" {

@@ -136,6 +136,16 @@ func (fs Facts) MarshalJSON() ([]byte, error) {
 // without their being the cause.
 var noticeFacts = [...]Fact{FactRetriedFor, FactFile, FactVirus, FactLimit}
 
+// isNoticeFact says whether f is one of noticeFacts.
+func isNoticeFact(f Fact) bool {
+	for _, n := range noticeFacts {
+		if n == f {
+			return true
+		}
+	}
+	return false
+}
+
 // maxFactLen caps a fact's value: it comes from the bounce and goes into an
 // explanation, and so into a header.
 const maxFactLen = 160
