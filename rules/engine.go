@@ -187,7 +187,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	v.Permanent = permanent(action, v.Status, rp)
 
 	if v.Reason != ReasonDelivered {
-		v.Facts = e.captureFacts(matched, &rec, nil)
+		v.Facts = e.captureFacts(matched, &rec, nil, wordsUse(t, rd))
 		if a := v.Facts.Get(FactAddress); a != "" && strings.EqualFold(a, strings.TrimSpace(in.Recipient)) {
 			v.Facts.v[slotIndexOf(FactAddress)] = "" // the recipient, not a contact
 		}
@@ -291,7 +291,11 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 // deciding rule's matching regexp capture, then those of the extractors, in
 // order, each fact from the first that gives it. src, when not nil, gets
 // where each came from.
-func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource) Facts {
+//
+// The notice is read only for the facts that the words of the reading can
+// show (want): it is long, and a fact that no sentence shows is not worth
+// its regexps.
+func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, want slotSet) Facts {
 	var fs Facts
 	sc := rec.sc
 	if len(sc.text) > 0 {
@@ -317,7 +321,7 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource) F
 		}
 		e.extract(sc.text, sc.orig, sc.hits, sc.ascii, &fs, src)
 	}
-	e.noticeFacts(rec, &fs, src)
+	e.noticeFacts(rec, &fs, src, want)
 	return fs
 }
 
@@ -340,14 +344,18 @@ func (e *Engine) extract(text, orig []byte, hits []uint64, ascii bool, fs *Facts
 // the record's notice, by the extractors: a notice often states in prose
 // only ("could not be delivered for 5 days", "Virus found in attachment
 // 'invoice.zip'") what its diagnostic leaves out.
-func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource) {
+func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, want slotSet) {
 	n := rec.in.Notice
 	if n == "" {
 		return
 	}
+	// lacking says which notice facts are wanted and not captured yet.
+	lacking := func(i int) bool {
+		return isNoticeFact(facts[i]) && fs.v[i] == "" && want.has(slotFact0+slot(i))
+	}
 	missing := false
 	for _, f := range noticeFacts {
-		if fs.v[slotIndexOf(f)] == "" {
+		if lacking(slotIndexOf(f)) {
 			missing = true
 		}
 	}
@@ -377,7 +385,7 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource) 
 		need := false
 		for _, p := range x.regexps {
 			for _, name := range p.subexpNames() {
-				if i, ok := factIndex(name); ok && isNoticeFact(facts[i]) && fs.v[i] == "" {
+				if i, ok := factIndex(name); ok && lacking(i) {
 					need = true
 				}
 			}
@@ -399,7 +407,7 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource) 
 	}
 	for _, f := range noticeFacts {
 		i := slotIndexOf(f)
-		if fs.v[i] == "" && got.v[i] != "" {
+		if lacking(i) && got.v[i] != "" {
 			fs.v[i] = got.v[i]
 			if src != nil {
 				src[i] = gotSrc[i]
