@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "b594f2ea16dc"
+const builtinDigest = "9582fb276e65"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   660,
+			line:   662,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 665,
+			line: 667,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 680,
+			line: 682,
 			text: phraseMask{
 				{index: 1, bits: 63050394783186944},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 687,
+			line: 689,
 			text: phraseMask{
 				{index: 1, bits: 72057594037927936},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 694,
+			line: 696,
 			text: phraseMask{
 				{index: 1, bits: 432345564227567616},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 701,
+			line: 703,
 			text: phraseMask{
 				{index: 1, bits: 576460752303423488},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 708,
+			line: 710,
 			text: phraseMask{
 				{index: 1, bits: 17293822569102704640},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 715,
+			line: 717,
 			text: phraseMask{
 				{index: 2, bits: 3},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 722,
+			line: 724,
 			text: phraseMask{
 				{index: 2, bits: 4},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 729,
+			line: 731,
 			text: phraseMask{
 				{index: 2, bits: 8},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 736,
+			line: 738,
 			text: phraseMask{
 				{index: 2, bits: 16},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 743,
+			line: 745,
 			text: phraseMask{
 				{index: 2, bits: 96},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 750,
+			line: 752,
 			text: phraseMask{
 				{index: 2, bits: 128},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 757,
+			line: 759,
 			text: phraseMask{
 				{index: 2, bits: 768},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 764,
+			line: 766,
 			text: phraseMask{
 				{index: 2, bits: 1024},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 771,
+			line: 773,
 			text: phraseMask{
 				{index: 2, bits: 2048},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 778,
+			line: 780,
 			text: phraseMask{
 				{index: 2, bits: 4096},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 785,
+			line: 787,
 			text: phraseMask{
 				{index: 2, bits: 57344},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 793,
+			line: 795,
 			text: phraseMask{
 				{index: 2, bits: 8323072},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 814,
+			line: 816,
 			text: phraseMask{
 				{index: 2, bits: 25165824},
 			},
@@ -352,7 +352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 831,
+			line: 833,
 			text: phraseMask{
 				{index: 2, bits: 2113929216},
 			},
@@ -404,7 +404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 849,
+			line: 851,
 			text: phraseMask{
 				{index: 2, bits: 15032385536},
 			},
@@ -471,7 +471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 864,
+			line: 866,
 			text: phraseMask{
 				{index: 2, bits: 1082331758592},
 			},
@@ -521,7 +521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 884,
+			line: 886,
 			text: phraseMask{
 				{index: 2, bits: 3298534883328},
 			},
@@ -573,7 +573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 901,
+			line: 903,
 			text: phraseMask{
 				{index: 2, bits: 3298534883328},
 			},
@@ -623,7 +623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 911,
+			line: 913,
 			text: phraseMask{
 				{index: 2, bits: 4398046511104},
 			},
@@ -693,7 +693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 928,
+			line: 930,
 			text: phraseMask{
 				{index: 2, bits: 131941395333120},
 			},
@@ -743,7 +743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 943,
+			line: 945,
 			text: phraseMask{
 				{index: 2, bits: 4362862139015168},
 			},
@@ -793,7 +793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 959,
+			line: 961,
 			text: phraseMask{
 				{index: 2, bits: 31525197391593472},
 			},
@@ -843,7 +843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 973,
+			line: 975,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -856,7 +856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 983,
+			line: 985,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 989,
+			line: 991,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 995,
+			line: 997,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1001,
+			line: 1003,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1007,
+			line: 1009,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1013,
+			line: 1015,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1019,
+			line: 1021,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1025,
+			line: 1027,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1031,
+			line: 1033,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1037,
+			line: 1039,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1043,
+			line: 1045,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -1047,7 +1047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1058,
+			line: 1060,
 			text: phraseMask{
 				{index: 2, bits: 4323455642275676160},
 			},
@@ -1060,7 +1060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1066,
+			line: 1068,
 			text: phraseMask{
 				{index: 2, bits: 4611686018427387904},
 			},
@@ -1073,7 +1073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1072,
+			line: 1074,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 			},
@@ -1086,7 +1086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1078,
+			line: 1080,
 			text: phraseMask{
 				{index: 3, bits: 1},
 			},
@@ -1099,7 +1099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1084,
+			line: 1086,
 			text: phraseMask{
 				{index: 3, bits: 6},
 			},
@@ -1112,7 +1112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1090,
+			line: 1092,
 			text: phraseMask{
 				{index: 3, bits: 24},
 			},
@@ -1125,7 +1125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1096,
+			line: 1098,
 			text: phraseMask{
 				{index: 3, bits: 32},
 			},
@@ -1138,7 +1138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1102,
+			line: 1104,
 			text: phraseMask{
 				{index: 3, bits: 64},
 			},
@@ -1148,7 +1148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1111,
+			line: 1113,
 			text: phraseMask{
 				{index: 3, bits: 16256},
 			},
@@ -1158,7 +1158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1116,
+			line: 1118,
 			text: phraseMask{
 				{index: 3, bits: 16384},
 			},
@@ -1168,7 +1168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1121,
+			line: 1123,
 			text: phraseMask{
 				{index: 3, bits: 98304},
 			},
@@ -1178,7 +1178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1126,
+			line: 1128,
 			text: phraseMask{
 				{index: 3, bits: 393216},
 			},
@@ -1188,7 +1188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1131,
+			line: 1133,
 			text: phraseMask{
 				{index: 3, bits: 524288},
 			},
@@ -1198,7 +1198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1136,
+			line: 1138,
 			text: phraseMask{
 				{index: 3, bits: 7340032},
 			},
@@ -1208,7 +1208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1141,
+			line: 1143,
 			text: phraseMask{
 				{index: 3, bits: 25165824},
 			},
@@ -1218,7 +1218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1146,
+			line: 1148,
 			text: phraseMask{
 				{index: 3, bits: 33554432},
 			},
@@ -1228,7 +1228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1151,
+			line: 1153,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1238,7 +1238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1156,
+			line: 1158,
 			text: phraseMask{
 				{index: 3, bits: 134217728},
 			},
@@ -1248,7 +1248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1161,
+			line: 1163,
 			text: phraseMask{
 				{index: 3, bits: 8321499136},
 			},
@@ -1258,7 +1258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1166,
+			line: 1168,
 			text: phraseMask{
 				{index: 3, bits: 128849018880},
 			},
@@ -1268,7 +1268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1171,
+			line: 1173,
 			text: phraseMask{
 				{index: 3, bits: 137438953472},
 			},
@@ -1278,7 +1278,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1176,
+			line: 1178,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1291,7 +1291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1185,
+			line: 1187,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1304,7 +1304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1191,
+			line: 1193,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1317,7 +1317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1197,
+			line: 1199,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1330,7 +1330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1203,
+			line: 1205,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1343,7 +1343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1209,
+			line: 1211,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1356,7 +1356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1215,
+			line: 1217,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1369,7 +1369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1221,
+			line: 1223,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1382,7 +1382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1227,
+			line: 1229,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1395,7 +1395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1233,
+			line: 1235,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -1408,7 +1408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1240,
+			line: 1242,
 			text: phraseMask{
 				{index: 3, bits: 3298534883328},
 			},
@@ -1421,7 +1421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1246,
+			line: 1248,
 			text: phraseMask{
 				{index: 3, bits: 4398046511104},
 			},
@@ -1434,7 +1434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1252,
+			line: 1254,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 			},
@@ -1447,7 +1447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1258,
+			line: 1260,
 			text: phraseMask{
 				{index: 3, bits: 17592186044416},
 			},
@@ -1460,7 +1460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1264,
+			line: 1266,
 			text: phraseMask{
 				{index: 3, bits: 35184372088832},
 			},
@@ -1473,7 +1473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1270,
+			line: 1272,
 			text: phraseMask{
 				{index: 3, bits: 70368744177664},
 			},
@@ -1486,7 +1486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1276,
+			line: 1278,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -1499,7 +1499,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1282,
+			line: 1284,
 			text: phraseMask{
 				{index: 3, bits: 8444249301319680},
 			},
@@ -1512,7 +1512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1288,
+			line: 1290,
 			text: phraseMask{
 				{index: 3, bits: 1143914305352105984},
 			},
@@ -1525,7 +1525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1294,
+			line: 1296,
 			text: phraseMask{
 				{index: 3, bits: 1152921504606846976},
 			},
@@ -1538,7 +1538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1300,
+			line: 1302,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1551,7 +1551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1307,
+			line: 1309,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1564,7 +1564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1313,
+			line: 1315,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1577,7 +1577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1319,
+			line: 1321,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1590,7 +1590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1325,
+			line: 1327,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1603,7 +1603,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1331,
+			line: 1333,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1616,7 +1616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1337,
+			line: 1339,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1629,7 +1629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1343,
+			line: 1345,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1642,7 +1642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1349,
+			line: 1351,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1652,7 +1652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1356,
+			line: 1358,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 			},
@@ -1701,7 +1701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1365,
+			line: 1367,
 			text: phraseMask{
 				{index: 4, bits: 3},
 			},
@@ -1711,7 +1711,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1370,
+			line: 1372,
 			text: phraseMask{
 				{index: 4, bits: 4},
 			},
@@ -1721,7 +1721,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1375,
+			line: 1377,
 			text: phraseMask{
 				{index: 4, bits: 24},
 			},
@@ -1731,7 +1731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1380,
+			line: 1382,
 			text: phraseMask{
 				{index: 4, bits: 32},
 			},
@@ -1741,7 +1741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1385,
+			line: 1387,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1751,7 +1751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1397,
+			line: 1399,
 			text: phraseMask{
 				{index: 4, bits: 128},
 			},
@@ -1761,7 +1761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1402,
+			line: 1404,
 			text: phraseMask{
 				{index: 4, bits: 1792},
 			},
@@ -1771,7 +1771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1407,
+			line: 1409,
 			text: phraseMask{
 				{index: 4, bits: 2048},
 			},
@@ -1781,7 +1781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1412,
+			line: 1414,
 			text: phraseMask{
 				{index: 4, bits: 4096},
 			},
@@ -1863,7 +1863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1424,
+			line: 1426,
 			text: phraseMask{
 				{index: 4, bits: 8192},
 			},
@@ -1873,7 +1873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1429,
+			line: 1431,
 			text: phraseMask{
 				{index: 4, bits: 114688},
 			},
@@ -1883,7 +1883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1437,
+			line: 1439,
 			text: phraseMask{
 				{index: 4, bits: 131072},
 			},
@@ -1893,7 +1893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1442,
+			line: 1444,
 			text: phraseMask{
 				{index: 4, bits: 262144},
 			},
@@ -1903,7 +1903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1449,
+			line: 1451,
 			text: phraseMask{
 				{index: 4, bits: 524288},
 			},
@@ -1914,7 +1914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1455,
+			line: 1457,
 			text: phraseMask{
 				{index: 4, bits: 31457280},
 			},
@@ -1924,7 +1924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1463,
+			line: 1465,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -1985,7 +1985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1483,
+			line: 1485,
 			text: phraseMask{
 				{index: 4, bits: 68451041280},
 			},
@@ -1995,7 +1995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1490,
+			line: 1492,
 			text: phraseMask{
 				{index: 4, bits: 206158430208},
 			},
@@ -2005,7 +2005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1501,
+			line: 1503,
 			text: phraseMask{
 				{index: 4, bits: 274877906944},
 			},
@@ -2016,7 +2016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1508,
+			line: 1510,
 			text: phraseMask{
 				{index: 4, bits: 549755813888},
 			},
@@ -2027,7 +2027,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1514,
+			line: 1516,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2038,7 +2038,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1523,
+			line: 1525,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2048,7 +2048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1529,
+			line: 1531,
 			text: phraseMask{
 				{index: 4, bits: 1099511627776},
 			},
@@ -2059,7 +2059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1535,
+			line: 1537,
 			text: phraseMask{
 				{index: 4, bits: 2199023255552},
 			},
@@ -2070,7 +2070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1541,
+			line: 1543,
 			text: phraseMask{
 				{index: 4, bits: 13194139533312},
 			},
@@ -2081,7 +2081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1547,
+			line: 1549,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2092,7 +2092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1554,
+			line: 1556,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2144,7 +2144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1567,
+			line: 1569,
 			text: phraseMask{
 				{index: 4, bits: 17592186044416},
 			},
@@ -2155,7 +2155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1574,
+			line: 1576,
 			text: phraseMask{
 				{index: 4, bits: 35184372088832},
 			},
@@ -2166,7 +2166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1580,
+			line: 1582,
 			text: phraseMask{
 				{index: 4, bits: 211106232532992},
 			},
@@ -2177,7 +2177,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1587,
+			line: 1589,
 			text: phraseMask{
 				{index: 4, bits: 4222124650659840},
 			},
@@ -2188,7 +2188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1594,
+			line: 1596,
 			text: phraseMask{
 				{index: 4, bits: 4503599627370496},
 			},
@@ -2199,7 +2199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1600,
+			line: 1602,
 			text: phraseMask{
 				{index: 2, bits: 512},
 			},
@@ -2210,7 +2210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1606,
+			line: 1608,
 			text: phraseMask{
 				{index: 4, bits: 9007199254740992},
 			},
@@ -2221,7 +2221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1612,
+			line: 1614,
 			text: phraseMask{
 				{index: 4, bits: 18014398509481984},
 			},
@@ -2232,7 +2232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1618,
+			line: 1620,
 			text: phraseMask{
 				{index: 4, bits: 36028797018963968},
 			},
@@ -2243,7 +2243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1624,
+			line: 1626,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -2254,7 +2254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1630,
+			line: 1632,
 			text: phraseMask{
 				{index: 4, bits: 144115188075855872},
 			},
@@ -2265,7 +2265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1636,
+			line: 1638,
 			text: phraseMask{
 				{index: 4, bits: 2017612633061982208},
 			},
@@ -2276,7 +2276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1642,
+			line: 1644,
 			text: phraseMask{
 				{index: 4, bits: 6917529027641081856},
 			},
@@ -2287,7 +2287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1648,
+			line: 1650,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 				{index: 5, bits: 1},
@@ -2299,7 +2299,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1654,
+			line: 1656,
 			text: phraseMask{
 				{index: 5, bits: 6},
 			},
@@ -2310,7 +2310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1660,
+			line: 1662,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -2321,7 +2321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1666,
+			line: 1668,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -2332,7 +2332,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1672,
+			line: 1674,
 			text: phraseMask{
 				{index: 5, bits: 224},
 			},
@@ -2343,7 +2343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1679,
+			line: 1681,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -2354,7 +2354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1685,
+			line: 1687,
 			text: phraseMask{
 				{index: 5, bits: 512},
 			},
@@ -2365,7 +2365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1691,
+			line: 1693,
 			text: phraseMask{
 				{index: 5, bits: 3072},
 			},
@@ -2376,7 +2376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1697,
+			line: 1699,
 			text: phraseMask{
 				{index: 5, bits: 12288},
 			},
@@ -2387,7 +2387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1703,
+			line: 1705,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -2398,7 +2398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1709,
+			line: 1711,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -2409,7 +2409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1715,
+			line: 1717,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -2420,7 +2420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1721,
+			line: 1723,
 			text: phraseMask{
 				{index: 5, bits: 131072},
 			},
@@ -2431,7 +2431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1727,
+			line: 1729,
 			text: phraseMask{
 				{index: 5, bits: 786432},
 			},
@@ -2442,7 +2442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1733,
+			line: 1735,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2456,7 +2456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1745,
+			line: 1747,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2470,7 +2470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1752,
+			line: 1754,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2484,7 +2484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1759,
+			line: 1761,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2498,7 +2498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1766,
+			line: 1768,
 			text: phraseMask{
 				{index: 5, bits: 8585740288},
 			},
@@ -2509,7 +2509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1777,
+			line: 1779,
 			text: phraseMask{
 				{index: 5, bits: 128849018880},
 			},
@@ -2520,7 +2520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1791,
+			line: 1793,
 			text: phraseMask{
 				{index: 5, bits: 412316860416},
 			},
@@ -2583,7 +2583,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1802,
+			line: 1804,
 			text: phraseMask{
 				{index: 5, bits: 412316860416},
 			},
@@ -2643,7 +2643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1812,
+			line: 1814,
 			text: phraseMask{
 				{index: 5, bits: 8246337208320},
 			},
@@ -2654,7 +2654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1821,
+			line: 1823,
 			text: phraseMask{
 				{index: 5, bits: 272678883688448},
 			},
@@ -2665,7 +2665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1829,
+			line: 1831,
 			text: phraseMask{
 				{index: 5, bits: 844424930131968},
 			},
@@ -2676,7 +2676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1835,
+			line: 1837,
 			text: phraseMask{
 				{index: 5, bits: 16888498602639360},
 			},
@@ -2687,7 +2687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1842,
+			line: 1844,
 			text: phraseMask{
 				{index: 5, bits: 270215977642229760},
 			},
@@ -2698,7 +2698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1849,
+			line: 1851,
 			text: phraseMask{
 				{index: 5, bits: 288230376151711744},
 			},
@@ -2709,7 +2709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1855,
+			line: 1857,
 			text: phraseMask{
 				{index: 5, bits: 576460752303423488},
 			},
@@ -2720,7 +2720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1861,
+			line: 1863,
 			text: phraseMask{
 				{index: 5, bits: 8070450532247928832},
 			},
@@ -2731,7 +2731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1868,
+			line: 1870,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 				{index: 6, bits: 63},
@@ -2743,7 +2743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1877,
+			line: 1879,
 			text: phraseMask{
 				{index: 6, bits: 960},
 			},
@@ -2754,7 +2754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1886,
+			line: 1888,
 			text: phraseMask{
 				{index: 6, bits: 3072},
 			},
@@ -2765,7 +2765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1892,
+			line: 1894,
 			text: phraseMask{
 				{index: 6, bits: 61440},
 			},
@@ -2776,7 +2776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1900,
+			line: 1902,
 			text: phraseMask{
 				{index: 6, bits: 16711680},
 			},
@@ -2787,7 +2787,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1909,
+			line: 1911,
 			text: phraseMask{
 				{index: 6, bits: 50331648},
 			},
@@ -2798,7 +2798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1915,
+			line: 1917,
 			text: phraseMask{
 				{index: 2, bits: 2199023255552},
 				{index: 6, bits: 8522825728},
@@ -2810,7 +2810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1924,
+			line: 1926,
 			text: phraseMask{
 				{index: 6, bits: 25769803776},
 			},
@@ -2821,7 +2821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1930,
+			line: 1932,
 			text: phraseMask{
 				{index: 6, bits: 4363686772736},
 			},
@@ -2832,7 +2832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1939,
+			line: 1941,
 			text: phraseMask{
 				{index: 6, bits: 13194139533312},
 			},
@@ -2843,7 +2843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1945,
+			line: 1947,
 			text: phraseMask{
 				{index: 6, bits: 52776558133248},
 			},
@@ -2854,7 +2854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1952,
+			line: 1954,
 			text: phraseMask{
 				{index: 6, bits: 1152851135862669312},
 			},
@@ -2865,7 +2865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1962,
+			line: 1964,
 			text: phraseMask{
 				{index: 6, bits: 1152921504606846976},
 			},
@@ -2876,7 +2876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1970,
+			line: 1972,
 			text: phraseMask{
 				{index: 6, bits: 2305843009213693952},
 			},
@@ -2887,7 +2887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1976,
+			line: 1978,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2907,7 +2907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1984,
+			line: 1986,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2929,7 +2929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1992,
+			line: 1994,
 			text: phraseMask{
 				{index: 7, bits: 1},
 			},
@@ -2940,7 +2940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2000,
+			line: 2002,
 			text: phraseMask{
 				{index: 7, bits: 6},
 			},
@@ -2955,7 +2955,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2007,
+			line: 2009,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3017,7 +3017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2035,
+			line: 2037,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3031,7 +3031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2042,
+			line: 2044,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3045,7 +3045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2049,
+			line: 2051,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3059,7 +3059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2056,
+			line: 2058,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3073,7 +3073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2063,
+			line: 2065,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3087,7 +3087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2070,
+			line: 2072,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3101,7 +3101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2077,
+			line: 2079,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3115,7 +3115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2084,
+			line: 2086,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3129,7 +3129,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2090,
+			line: 2092,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3144,7 +3144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2097,
+			line: 2099,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3158,7 +3158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2103,
+			line: 2105,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3173,7 +3173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2110,
+			line: 2112,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3187,7 +3187,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2117,
+			line: 2119,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3201,7 +3201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2123,
+			line: 2125,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3214,7 +3214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2129,
+			line: 2131,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3228,7 +3228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2135,
+			line: 2137,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3242,7 +3242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2141,
+			line: 2143,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3256,7 +3256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2147,
+			line: 2149,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3270,7 +3270,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2154,
+			line: 2156,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3284,7 +3284,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2160,
+			line: 2162,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3298,7 +3298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2166,
+			line: 2168,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3312,7 +3312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2173,
+			line: 2175,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3326,7 +3326,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2180,
+			line: 2182,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3340,7 +3340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2187,
+			line: 2189,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3354,7 +3354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2194,
+			line: 2196,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3368,7 +3368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2201,
+			line: 2203,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3381,7 +3381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2207,
+			line: 2209,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3394,7 +3394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2213,
+			line: 2215,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3408,7 +3408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2220,
+			line: 2222,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3421,7 +3421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2226,
+			line: 2228,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3435,7 +3435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2233,
+			line: 2235,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3449,7 +3449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2240,
+			line: 2242,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3463,7 +3463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2247,
+			line: 2249,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3477,7 +3477,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2254,
+			line: 2256,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3491,7 +3491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2261,
+			line: 2263,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3505,7 +3505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2268,
+			line: 2270,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3519,7 +3519,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2275,
+			line: 2277,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3533,7 +3533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2282,
+			line: 2284,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3547,7 +3547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2289,
+			line: 2291,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3561,7 +3561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2296,
+			line: 2298,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3575,7 +3575,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2303,
+			line: 2305,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3589,7 +3589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2310,
+			line: 2312,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3603,7 +3603,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2317,
+			line: 2319,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3617,7 +3617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2324,
+			line: 2326,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3631,7 +3631,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2331,
+			line: 2333,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3645,7 +3645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2338,
+			line: 2340,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3659,7 +3659,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2345,
+			line: 2347,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3673,7 +3673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2351,
+			line: 2353,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3686,7 +3686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2357,
+			line: 2359,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3699,7 +3699,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2363,
+			line: 2365,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3713,7 +3713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2370,
+			line: 2372,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3728,7 +3728,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2377,
+			line: 2379,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3741,7 +3741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2383,
+			line: 2385,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3755,7 +3755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2390,
+			line: 2392,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3769,7 +3769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2397,
+			line: 2399,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3783,7 +3783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2404,
+			line: 2406,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3797,7 +3797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2411,
+			line: 2413,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3811,7 +3811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2418,
+			line: 2420,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3824,7 +3824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2424,
+			line: 2426,
 			text: phraseMask{
 				{index: 8, bits: 14},
 			},
@@ -3835,7 +3835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2434,
+			line: 2436,
 			text: phraseMask{
 				{index: 8, bits: 48},
 			},
@@ -3846,7 +3846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2440,
+			line: 2442,
 			text: phraseMask{
 				{index: 8, bits: 448},
 			},
@@ -3857,7 +3857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2446,
+			line: 2448,
 			text: phraseMask{
 				{index: 8, bits: 512},
 			},
@@ -3868,7 +3868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2452,
+			line: 2454,
 			text: phraseMask{
 				{index: 8, bits: 15360},
 			},
@@ -3879,7 +3879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2459,
+			line: 2461,
 			text: phraseMask{
 				{index: 8, bits: 16384},
 			},
@@ -3890,7 +3890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2465,
+			line: 2467,
 			text: phraseMask{
 				{index: 8, bits: 98304},
 			},
@@ -3901,7 +3901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2471,
+			line: 2473,
 			text: phraseMask{
 				{index: 8, bits: 393216},
 			},
@@ -3912,7 +3912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2477,
+			line: 2479,
 			text: phraseMask{
 				{index: 8, bits: 524288},
 			},
@@ -3923,7 +3923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2483,
+			line: 2485,
 			text: phraseMask{
 				{index: 2, bits: 13510798882111488},
 				{index: 8, bits: 7340032},
@@ -3935,7 +3935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2491,
+			line: 2493,
 			text: phraseMask{
 				{index: 2, bits: 2559663069462528},
 				{index: 8, bits: 25165824},
@@ -3947,7 +3947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2501,
+			line: 2503,
 			text: phraseMask{
 				{index: 8, bits: 234881024},
 			},
@@ -3958,7 +3958,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2508,
+			line: 2510,
 			text: phraseMask{
 				{index: 8, bits: 4026531840},
 			},
@@ -3969,7 +3969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2515,
+			line: 2517,
 			text: phraseMask{
 				{index: 8, bits: 12884901888},
 				{bits: 2251799813685248},
@@ -3981,7 +3981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2522,
+			line: 2524,
 			text: phraseMask{
 				{index: 7, bits: 8589934592},
 				{index: 8, bits: 51539607552},
@@ -3993,7 +3993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2528,
+			line: 2530,
 			text: phraseMask{
 				{index: 8, bits: 68719476736},
 			},
@@ -4004,7 +4004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2534,
+			line: 2536,
 			text: phraseMask{
 				{index: 8, bits: 137438953472},
 			},
@@ -4015,7 +4015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2540,
+			line: 2542,
 			text: phraseMask{
 				{index: 7, bits: 4611686018427387904},
 			},
@@ -4026,7 +4026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2546,
+			line: 2548,
 			text: phraseMask{
 				{index: 8, bits: 824633720832},
 			},
@@ -4037,7 +4037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2556,
+			line: 2558,
 			text: phraseMask{
 				{index: 8, bits: 7696581394432},
 			},
@@ -4048,7 +4048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2562,
+			line: 2564,
 			text: phraseMask{
 				{index: 8, bits: 8796093022208},
 			},
@@ -4059,7 +4059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2568,
+			line: 2570,
 			text: phraseMask{
 				{index: 8, bits: 52776558133248},
 			},
@@ -4070,7 +4070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2574,
+			line: 2576,
 			text: phraseMask{
 				{index: 8, bits: 211106232532992},
 			},
@@ -4081,7 +4081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2580,
+			line: 2582,
 			text: phraseMask{
 				{index: 8, bits: 844424930131968},
 			},
@@ -4092,7 +4092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2586,
+			line: 2588,
 			text: phraseMask{
 				{index: 8, bits: 1125899906842624},
 			},
@@ -4103,7 +4103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2592,
+			line: 2594,
 			text: phraseMask{
 				{index: 8, bits: 2251799813685248},
 			},
@@ -4114,7 +4114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2598,
+			line: 2600,
 			text: phraseMask{
 				{index: 8, bits: 67553994410557440},
 			},
@@ -4125,7 +4125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2605,
+			line: 2607,
 			text: phraseMask{
 				{index: 8, bits: 72057594037927936},
 			},
@@ -4136,7 +4136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2611,
+			line: 2613,
 			text: phraseMask{
 				{index: 8, bits: 144115188075855872},
 			},
@@ -4147,7 +4147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2622,
+			line: 2624,
 			text: phraseMask{
 				{index: 8, bits: 864691128455135232},
 			},
@@ -4185,7 +4185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2633,
+			line: 2635,
 			text: phraseMask{
 				{index: 8, bits: 1152921504606846976},
 			},
@@ -4196,7 +4196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2639,
+			line: 2641,
 			text: phraseMask{
 				{index: 8, bits: 2305843009213693952},
 			},
@@ -4207,7 +4207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2645,
+			line: 2647,
 			text: phraseMask{
 				{index: 8, bits: 4611686018427387904},
 			},
@@ -4218,7 +4218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2658,
+			line: 2660,
 			text: phraseMask{
 				{index: 8, bits: 9223372036854775808},
 			},
@@ -4286,7 +4286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2671,
+			line: 2673,
 			text: phraseMask{
 				{index: 8, bits: 9223372036854775808},
 			},
@@ -4352,7 +4352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2681,
+			line: 2683,
 			text: phraseMask{
 				{index: 9, bits: 3},
 			},
@@ -4363,7 +4363,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2689,
+			line: 2691,
 			text: phraseMask{
 				{index: 9, bits: 4},
 			},
@@ -4374,7 +4374,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2695,
+			line: 2697,
 			text: phraseMask{
 				{index: 9, bits: 24},
 			},
@@ -4385,7 +4385,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2701,
+			line: 2703,
 			text: phraseMask{
 				{index: 9, bits: 32},
 			},
@@ -4396,7 +4396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2707,
+			line: 2709,
 			text: phraseMask{
 				{index: 9, bits: 64},
 			},
@@ -4407,7 +4407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2713,
+			line: 2715,
 			text: phraseMask{
 				{index: 9, bits: 128},
 				{index: 8, bits: 72057594037927936},
@@ -4419,7 +4419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2725,
+			line: 2727,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4469,7 +4469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2738,
+			line: 2740,
 			text: phraseMask{
 				{index: 9, bits: 122880},
 			},
@@ -4513,7 +4513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2750,
+			line: 2752,
 			text: phraseMask{
 				{index: 9, bits: 1966080},
 				{index: 6, bits: 536870912},
@@ -4557,7 +4557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2764,
+			line: 2766,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4623,7 +4623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2785,
+			line: 2787,
 			text: phraseMask{
 				{index: 9, bits: 68719476736},
 			},
@@ -4673,7 +4673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2794,
+			line: 2796,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4731,7 +4731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2809,
+			line: 2811,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4788,7 +4788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2828,
+			line: 2830,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4843,7 +4843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2840,
+			line: 2842,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4884,7 +4884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2854,
+			line: 2856,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4933,7 +4933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2863,
+			line: 2865,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4982,7 +4982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 2872,
+			line: 2874,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5031,7 +5031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 2881,
+			line: 2883,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5080,7 +5080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 2891,
+			line: 2893,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5122,7 +5122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 2900,
+			line: 2902,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5171,7 +5171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 2909,
+			line: 2911,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5220,7 +5220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 2918,
+			line: 2920,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5269,7 +5269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 2927,
+			line: 2929,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5318,7 +5318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 2936,
+			line: 2938,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5367,7 +5367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 2945,
+			line: 2947,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5416,7 +5416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 2954,
+			line: 2956,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5465,7 +5465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 2963,
+			line: 2965,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5514,7 +5514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 2972,
+			line: 2974,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5563,7 +5563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 2981,
+			line: 2983,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5612,7 +5612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 2990,
+			line: 2992,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5661,7 +5661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 2999,
+			line: 3001,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5718,7 +5718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3008,
+			line: 3010,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5767,7 +5767,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3017,
+			line: 3019,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5816,7 +5816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3028,
+			line: 3030,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5865,7 +5865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3037,
+			line: 3039,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5914,7 +5914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3046,
+			line: 3048,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -5963,7 +5963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3057,
+			line: 3059,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6012,7 +6012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3067,
+			line: 3069,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6061,7 +6061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3076,
+			line: 3078,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6110,7 +6110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3085,
+			line: 3087,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6159,7 +6159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3094,
+			line: 3096,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6208,7 +6208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3103,
+			line: 3105,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6257,7 +6257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3113,
+			line: 3115,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6306,7 +6306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3122,
+			line: 3124,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6355,7 +6355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3131,
+			line: 3133,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6412,7 +6412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3140,
+			line: 3142,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6461,7 +6461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3152,
+			line: 3154,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6503,7 +6503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3161,
+			line: 3163,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6545,7 +6545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3170,
+			line: 3172,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6611,7 +6611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3179,
+			line: 3181,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6653,7 +6653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3188,
+			line: 3190,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6702,7 +6702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3199,
+			line: 3201,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6738,7 +6738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3215,
+			line: 3217,
 			text: phraseMask{
 				{index: 10, bits: 1},
 			},
@@ -6748,7 +6748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3222,
+			line: 3224,
 			text: phraseMask{
 				{index: 10, bits: 2},
 			},
@@ -6758,7 +6758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3227,
+			line: 3229,
 			text: phraseMask{
 				{index: 10, bits: 4},
 			},
@@ -6768,7 +6768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3232,
+			line: 3234,
 			text: phraseMask{
 				{index: 10, bits: 8},
 			},
@@ -6778,7 +6778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3237,
+			line: 3239,
 			text: phraseMask{
 				{index: 10, bits: 496},
 			},
@@ -6788,7 +6788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3244,
+			line: 3246,
 			text: phraseMask{
 				{index: 10, bits: 512},
 			},
@@ -6801,7 +6801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3250,
+			line: 3252,
 			text: phraseMask{
 				{index: 10, bits: 1024},
 			},
@@ -6811,7 +6811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3255,
+			line: 3257,
 			text: phraseMask{
 				{index: 10, bits: 2048},
 			},
@@ -6821,7 +6821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3260,
+			line: 3262,
 			text: phraseMask{
 				{index: 10, bits: 4096},
 			},
@@ -6831,7 +6831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3273,
+			line: 3275,
 			text: phraseMask{
 				{index: 10, bits: 24576},
 			},
@@ -6882,7 +6882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3283,
+			line: 3285,
 			text: phraseMask{
 				{index: 10, bits: 32768},
 			},
@@ -6892,7 +6892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3291,
+			line: 3293,
 			text: phraseMask{
 				{index: 10, bits: 65536},
 			},
@@ -6902,7 +6902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3296,
+			line: 3298,
 			text: phraseMask{
 				{index: 10, bits: 393216},
 			},
@@ -6912,7 +6912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3301,
+			line: 3303,
 			text: phraseMask{
 				{index: 10, bits: 7864320},
 			},
@@ -6922,7 +6922,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3307,
+			line: 3309,
 			text: phraseMask{
 				{index: 10, bits: 125829120},
 			},
@@ -6932,7 +6932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3319,
+			line: 3321,
 			text: phraseMask{
 				{index: 10, bits: 939524096},
 			},
@@ -6982,7 +6982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3328,
+			line: 3330,
 			text: phraseMask{
 				{index: 10, bits: 1073741824},
 			},
@@ -6992,7 +6992,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3333,
+			line: 3335,
 			text: phraseMask{
 				{index: 10, bits: 2147483648},
 			},
@@ -7002,7 +7002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3338,
+			line: 3340,
 			text: phraseMask{
 				{index: 10, bits: 4294967296},
 			},
@@ -7012,7 +7012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3343,
+			line: 3345,
 			text: phraseMask{
 				{index: 10, bits: 25769803776},
 			},
@@ -7022,7 +7022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3348,
+			line: 3350,
 			text: phraseMask{
 				{index: 10, bits: 4363686772736},
 			},
@@ -7032,7 +7032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3355,
+			line: 3357,
 			text: phraseMask{
 				{index: 10, bits: 277076930199552},
 			},
@@ -7042,7 +7042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3361,
+			line: 3363,
 			text: phraseMask{
 				{index: 10, bits: 281474976710656},
 			},
@@ -7052,7 +7052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3366,
+			line: 3368,
 			text: phraseMask{
 				{index: 10, bits: 3940649673949184},
 			},
@@ -7062,7 +7062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3373,
+			line: 3375,
 			text: phraseMask{
 				{index: 10, bits: 13510798882111488},
 			},
@@ -7072,7 +7072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3378,
+			line: 3380,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -7082,7 +7082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3383,
+			line: 3385,
 			text: phraseMask{
 				{index: 6, bits: 13835058055282163712},
 			},
@@ -7092,7 +7092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3388,
+			line: 3390,
 			text: phraseMask{
 				{index: 6, bits: 1152921504606846976},
 			},
@@ -7102,7 +7102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3393,
+			line: 3395,
 			text: phraseMask{
 				{index: 6, bits: 2305843009213693952},
 			},
@@ -7112,7 +7112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3398,
+			line: 3400,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
@@ -7122,7 +7122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3403,
+			line: 3405,
 			text: phraseMask{
 				{index: 10, bits: 72057594037927936},
 			},
@@ -7132,7 +7132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3408,
+			line: 3410,
 			text: phraseMask{
 				{index: 10, bits: 144115188075855872},
 			},
@@ -7142,7 +7142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3413,
+			line: 3415,
 			text: phraseMask{
 				{index: 10, bits: 288230376151711744},
 			},
@@ -7152,7 +7152,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3418,
+			line: 3420,
 			text: phraseMask{
 				{index: 10, bits: 576460752303423488},
 			},
@@ -7162,7 +7162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3423,
+			line: 3425,
 			text: phraseMask{
 				{index: 10, bits: 1152921504606846976},
 			},
@@ -7172,7 +7172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3428,
+			line: 3430,
 			text: phraseMask{
 				{index: 10, bits: 2305843009213693952},
 			},
@@ -7182,7 +7182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3433,
+			line: 3435,
 			text: phraseMask{
 				{index: 10, bits: 4611686018427387904},
 			},
@@ -7192,7 +7192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3438,
+			line: 3440,
 			text: phraseMask{
 				{index: 10, bits: 9223372036854775808},
 			},
@@ -7202,7 +7202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3443,
+			line: 3445,
 			text: phraseMask{
 				{index: 11, bits: 3},
 			},
@@ -7212,7 +7212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3449,
+			line: 3451,
 			text: phraseMask{
 				{index: 11, bits: 4},
 			},
@@ -7222,7 +7222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3454,
+			line: 3456,
 			text: phraseMask{
 				{index: 11, bits: 8},
 			},
@@ -7232,7 +7232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3459,
+			line: 3461,
 			text: phraseMask{
 				{index: 11, bits: 4080},
 			},
@@ -7242,7 +7242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3466,
+			line: 3468,
 			text: phraseMask{
 				{index: 11, bits: 28672},
 			},
@@ -7252,7 +7252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3471,
+			line: 3473,
 			text: phraseMask{
 				{index: 11, bits: 32768},
 			},
@@ -7262,7 +7262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3476,
+			line: 3478,
 			text: phraseMask{
 				{index: 11, bits: 983040},
 			},
@@ -7272,7 +7272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3482,
+			line: 3484,
 			text: phraseMask{
 				{index: 11, bits: 4293918720},
 			},
@@ -7282,7 +7282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3492,
+			line: 3494,
 			text: phraseMask{
 				{index: 11, bits: 12884901888},
 			},
@@ -7292,7 +7292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3497,
+			line: 3499,
 			text: phraseMask{
 				{index: 11, bits: 17179869184},
 			},
@@ -7302,7 +7302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3502,
+			line: 3504,
 			text: phraseMask{
 				{index: 11, bits: 34359738368},
 			},
@@ -7312,7 +7312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3507,
+			line: 3509,
 			text: phraseMask{
 				{index: 11, bits: 68719476736},
 			},
@@ -7322,7 +7322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3512,
+			line: 3514,
 			text: phraseMask{
 				{index: 11, bits: 412316860416},
 			},
@@ -7332,7 +7332,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3518,
+			line: 3520,
 			text: phraseMask{
 				{index: 11, bits: 549755813888},
 			},
@@ -7342,7 +7342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3523,
+			line: 3525,
 			text: phraseMask{
 				{index: 11, bits: 1099511627776},
 			},
@@ -7352,7 +7352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3528,
+			line: 3530,
 			text: phraseMask{
 				{index: 11, bits: 6597069766656},
 			},
@@ -7362,7 +7362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3533,
+			line: 3535,
 			text: phraseMask{
 				{index: 11, bits: 8796093022208},
 			},
@@ -7372,7 +7372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3538,
+			line: 3540,
 			text: phraseMask{
 				{index: 11, bits: 17592186044416},
 			},
@@ -7382,7 +7382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3543,
+			line: 3545,
 			text: phraseMask{
 				{index: 11, bits: 35184372088832},
 			},
@@ -7392,7 +7392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3548,
+			line: 3550,
 			text: phraseMask{
 				{index: 11, bits: 211106232532992},
 			},
@@ -7442,7 +7442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3562,
+			line: 3564,
 			text: phraseMask{
 				{index: 11, bits: 18446462598732840960},
 				{index: 12, bits: 3},
@@ -7493,7 +7493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3591,
+			line: 3593,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7549,7 +7549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3601,
+			line: 3603,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7666,7 +7666,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3618,
+			line: 3620,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7719,7 +7719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3644,
+			line: 3646,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7728,7 +7728,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3649,
+			line: 3651,
 			text: phraseMask{
 				{index: 12, bits: 32},
 			},
@@ -7738,7 +7738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3655,
+			line: 3657,
 			text: phraseMask{
 				{index: 12, bits: 1984},
 			},
@@ -7748,7 +7748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3669,
+			line: 3671,
 			text: phraseMask{
 				{index: 12, bits: 281474976708608},
 			},
@@ -7758,7 +7758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3681,
+			line: 3683,
 			text: phraseMask{
 				{index: 12, bits: 18446462598732840960},
 				{index: 1, bits: 171136785840078848},
@@ -7773,7 +7773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3721,
+			line: 3723,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7783,7 +7783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3726,
+			line: 3728,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7792,7 +7792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3731,
+			line: 3733,
 			text: phraseMask{
 				{index: 14, bits: 1073741816},
 				{index: 7, bits: 2097152},
@@ -7803,7 +7803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3745,
+			line: 3747,
 			text: phraseMask{
 				{index: 14, bits: 3221225472},
 				{index: 8, bits: 8796093022208},
@@ -7814,7 +7814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3757,
+			line: 3759,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7825,7 +7825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3762,
+			line: 3764,
 			text: phraseMask{
 				{index: 14, bits: 18446744069414584320},
 				{index: 8, bits: 1688849860263936},
@@ -7839,7 +7839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3795,
+			line: 3797,
 			text: phraseMask{
 				{index: 15, bits: 4278190080},
 			},
@@ -7849,7 +7849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3807,
+			line: 3809,
 			text: phraseMask{
 				{index: 15, bits: 2251795518717952},
 				{index: 9, bits: 68717379584},
@@ -7862,7 +7862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3828,
+			line: 3830,
 			text: phraseMask{
 				{index: 15, bits: 2303591209400008704},
 			},
@@ -7903,7 +7903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3837,
+			line: 3839,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7918,7 +7918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3842,
+			line: 3844,
 			text: phraseMask{
 				{index: 15, bits: 16140901064495857664},
 				{index: 16, bits: 134217727},
@@ -7930,7 +7930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3855,
+			line: 3857,
 			text: phraseMask{
 				{index: 16, bits: 402653184},
 			},
@@ -7944,7 +7944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3874,
+			line: 3876,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7964,7 +7964,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3914,
+			line: 3916,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7988,7 +7988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3955,
+			line: 3957,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8006,7 +8006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 3967,
+			line: 3969,
 			text: phraseMask{
 				{index: 19, bits: 18446744071562067968},
 				{index: 7, bits: 4611686027017322500},
@@ -8071,7 +8071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4028,
+			line: 4030,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8120,7 +8120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4040,
+			line: 4042,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8169,7 +8169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4051,
+			line: 4053,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8217,7 +8217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4060,
+			line: 4062,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8238,7 +8238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4070,
+			line: 4072,
 			text: phraseMask{
 				{index: 18, bits: 68719476752},
 			},
@@ -8248,7 +8248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4077,
+			line: 4079,
 			text: phraseMask{
 				{index: 20, bits: 8796093022208},
 			},
@@ -8262,7 +8262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4086,
+			line: 4088,
 			text: phraseMask{
 				{index: 16, bits: 281477124194304},
 			},
@@ -8272,7 +8272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4093,
+			line: 4095,
 			text: phraseMask{
 				{index: 19, bits: 18446744071562067968},
 				{index: 7, bits: 4611686027017322500},
@@ -8294,7 +8294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4099,
+			line: 4101,
 			text: phraseMask{
 				{index: 21, bits: 562948879679488},
 			},
@@ -8330,7 +8330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4118,
+			line: 4120,
 			text: phraseMask{
 				{index: 7, bits: 4611686018427387904},
 				{index: 21, bits: 3940649673949184},
@@ -8349,7 +8349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4136,
+			line: 4138,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8370,7 +8370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4155,
+			line: 4157,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8398,7 +8398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4161,
+			line: 4163,
 			text: phraseMask{
 				{index: 22, bits: 917504},
 			},
@@ -8408,7 +8408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4170,
+			line: 4172,
 			text: phraseMask{
 				{index: 22, bits: 1048624},
 			},
@@ -8425,7 +8425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4185,
+			line: 4187,
 			text: phraseMask{
 				{index: 21, bits: 18442240474082181120},
 				{index: 9, bits: 140737488355328},
@@ -8440,7 +8440,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4193,
+			line: 4195,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8449,7 +8449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4198,
+			line: 4200,
 			text: phraseMask{
 				{index: 22, bits: 9223372036850581504},
 			},
@@ -8459,7 +8459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4219,
+			line: 4221,
 			text: phraseMask{
 				{index: 22, bits: 9223372036854775808},
 				{index: 23, bits: 15},
@@ -8477,7 +8477,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4232,
+			line: 4234,
 			text: phraseMask{
 				{index: 23, bits: 8176},
 			},
@@ -8487,7 +8487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4240,
+			line: 4242,
 			text: phraseMask{
 				{index: 23, bits: 8192},
 			},
@@ -8500,7 +8500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4251,
+			line: 4253,
 			text: phraseMask{
 				{index: 23, bits: 16760832},
 				{index: 7, bits: 8},
@@ -8512,7 +8512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4263,
+			line: 4265,
 			text: phraseMask{
 				{index: 23, bits: 281474959933456},
 				{index: 10, bits: 1073741824},
@@ -8533,7 +8533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4328,
+			line: 4330,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -8640,7 +8640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4341,
+			line: 4343,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -8650,7 +8650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4346,
+			line: 4348,
 			text: phraseMask{
 				{index: 17, bits: 18410715276690587648},
 				{index: 18, bits: 18446744073709551615},
@@ -8671,7 +8671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4389,
+			line: 4391,
 			text: phraseMask{
 				{index: 17, bits: 18410715276690587648},
 				{index: 18, bits: 18446744073709551615},
@@ -8690,7 +8690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4403,
+			line: 4405,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -8705,7 +8705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4423,
+			line: 4425,
 			text: phraseMask{
 				{index: 19, bits: 524288},
 			},
@@ -8715,7 +8715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4430,
+			line: 4432,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8746,7 +8746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4451,
+			line: 4453,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8755,7 +8755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4461,
+			line: 4463,
 			text: phraseMask{
 				{index: 26, bits: 3932160},
 			},
@@ -8765,7 +8765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4465,
+			line: 4467,
 			text: phraseMask{
 				{index: 23, bits: 18446462598732840960},
 				{index: 10, bits: 288230376151711744},
@@ -8782,7 +8782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4470,
+			line: 4472,
 			text: phraseMask{
 				{index: 2, bits: 33554432},
 				{index: 26, bits: 1069547520},
@@ -8805,7 +8805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4484,
+			line: 4486,
 			text: phraseMask{
 				{index: 26, bits: 1125898833100800},
 			},
@@ -8815,7 +8815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4494,
+			line: 4496,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8824,7 +8824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4499,
+			line: 4501,
 			text: phraseMask{
 				{index: 26, bits: 18445618173802708992},
 				{index: 12, bits: 1984},
@@ -8838,7 +8838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4517,
+			line: 4519,
 			text: phraseMask{
 				{index: 16, bits: 18446744073172680704},
 				{bits: 64513},
@@ -8853,7 +8853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4522,
+			line: 4524,
 			text: phraseMask{
 				{index: 27, bits: 67108800},
 				{index: 17, bits: 35184372088832},
@@ -8890,7 +8890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4548,
+			line: 4550,
 			text: phraseMask{
 				{index: 27, bits: 274810798080},
 				{bits: 3314649325744685056},
@@ -8901,7 +8901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4558,
+			line: 4560,
 			text: phraseMask{
 				{index: 27, bits: 18446743798831644672},
 				{index: 8, bits: 68719476736},
@@ -8913,7 +8913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4586,
+			line: 4588,
 			text: phraseMask{
 				{index: 28, bits: 4194304},
 			},
@@ -8926,7 +8926,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4592,
+			line: 4594,
 			text: phraseMask{
 				{index: 28, bits: 1125899898454016},
 			},
@@ -8936,7 +8936,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4608,
+			line: 4610,
 			text: phraseMask{
 				{index: 28, bits: 1125899906842624},
 			},
@@ -8949,7 +8949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4614,
+			line: 4616,
 			text: phraseMask{
 				{index: 25, bits: 72057594033733632},
 				{index: 1, bits: 536870912},
@@ -8962,7 +8962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4619,
+			line: 4621,
 			text: phraseMask{
 				{index: 26, bits: 8},
 				{index: 1, bits: 51539607552},
@@ -8973,7 +8973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4625,
+			line: 4627,
 			text: phraseMask{
 				{index: 28, bits: 1150669704793161728},
 				{index: 12, bits: 32},
@@ -8984,7 +8984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4632,
+			line: 4634,
 			text: phraseMask{
 				{index: 19, bits: 2147418112},
 				{index: 4, bits: 18014398509481984},
@@ -8997,7 +8997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4637,
+			line: 4639,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9086,7 +9086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4654,
+			line: 4656,
 			text: phraseMask{
 				{index: 7, bits: 3072},
 				{index: 28, bits: 17293822569102704640},
@@ -9101,7 +9101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4674,
+			line: 4676,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9114,7 +9114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4680,
+			line: 4682,
 			text: phraseMask{
 				{index: 29, bits: 4294967296},
 			},
@@ -9127,7 +9127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4687,
+			line: 4689,
 			text: phraseMask{
 				{index: 7, bits: 8192},
 				{index: 29, bits: 35175782154240},
@@ -9138,7 +9138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4695,
+			line: 4697,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9155,14 +9155,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4702,
+			line:    4704,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4707,
+			line: 4709,
 			text: phraseMask{
 				{index: 29, bits: 9223336852482686976},
 				{index: 9, bits: 824633720832},
@@ -9177,7 +9177,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4722,
+			line: 4724,
 			text: phraseMask{
 				{index: 29, bits: 9223372036854775808},
 				{index: 30, bits: 3},
@@ -9197,7 +9197,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4731,
+			line: 4733,
 			text: phraseMask{
 				{index: 30, bits: 524284},
 				{index: 2, bits: 131072},
@@ -9208,7 +9208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4740,
+			line: 4742,
 			text: phraseMask{
 				{index: 6, bits: 2533274790395904},
 				{index: 30, bits: 267911168},
@@ -9219,7 +9219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4757,
+			line: 4759,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9228,7 +9228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4763,
+			line: 4765,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9277,7 +9277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4773,
+			line: 4775,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9332,7 +9332,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4786,
+			line: 4788,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9341,7 +9341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4792,
+			line: 4794,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9382,7 +9382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4801,
+			line: 4803,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -9418,7 +9418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4808,
+			line: 4810,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -9427,7 +9427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4816,
+			line: 4818,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -9469,7 +9469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4826,
+			line: 4828,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -9478,7 +9478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4832,
+			line: 4834,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -9527,7 +9527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4842,
+			line: 4844,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -9576,7 +9576,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4852,
+			line: 4854,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -9612,7 +9612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4859,
+			line: 4861,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -9655,7 +9655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 4869,
+			line: 4871,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9691,7 +9691,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 4876,
+			line: 4878,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9700,7 +9700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 4882,
+			line: 4884,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9774,7 +9774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 4897,
+			line: 4899,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9810,7 +9810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 4905,
+			line: 4907,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9846,7 +9846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 4912,
+			line: 4914,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9882,7 +9882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 4919,
+			line: 4921,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9931,7 +9931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 4931,
+			line: 4933,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -9980,7 +9980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 4941,
+			line: 4943,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10029,7 +10029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 4951,
+			line: 4953,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10078,7 +10078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 4961,
+			line: 4963,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10127,7 +10127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 4971,
+			line: 4973,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10176,7 +10176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 4981,
+			line: 4983,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10225,7 +10225,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 4991,
+			line: 4993,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10274,7 +10274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5001,
+			line: 5003,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10323,7 +10323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5011,
+			line: 5013,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10372,7 +10372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5021,
+			line: 5023,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -10421,7 +10421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5031,
+			line: 5033,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -10470,7 +10470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5041,
+			line: 5043,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -10519,7 +10519,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5051,
+			line: 5053,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -10568,7 +10568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5061,
+			line: 5063,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -10604,7 +10604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5068,
+			line: 5070,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -10641,7 +10641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5075,
+			line: 5077,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10690,7 +10690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5087,
+			line: 5089,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10719,14 +10719,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5097,
+			line:    5099,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5104,
+			line: 5106,
 			text: phraseMask{
 				{index: 19, bits: 18446744071562067968},
 				{index: 7, bits: 4611686027017322500},
@@ -10828,7 +10828,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5123,
+			line: 5125,
 			text: phraseMask{
 				{index: 30, bits: 4026531840},
 				{index: 9, bits: 4611686018427387904},
@@ -10839,7 +10839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5128,
+			line: 5130,
 			text: phraseMask{
 				{index: 30, bits: 4294967296},
 			},
@@ -10849,7 +10849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5133,
+			line: 5135,
 			text: phraseMask{
 				{index: 30, bits: 281466386776064},
 			},
@@ -10859,7 +10859,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5140,
+			line: 5142,
 			text: phraseMask{
 				{index: 30, bits: 1970324836974592},
 			},
@@ -10869,7 +10869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5145,
+			line: 5147,
 			text: phraseMask{
 				{index: 30, bits: 6755399441055744},
 			},
@@ -10879,7 +10879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5150,
+			line: 5152,
 			text: phraseMask{
 				{index: 30, bits: 27021597764222976},
 				{index: 26, bits: 268435456},
@@ -10890,7 +10890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5161,
+			line: 5163,
 			text: phraseMask{
 				{index: 30, bits: 18410715276690587648},
 				{index: 1, bits: 8},
@@ -10907,7 +10907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5176,
+			line: 5178,
 			text: phraseMask{
 				{index: 31, bits: 261632},
 			},
@@ -10917,7 +10917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5182,
+			line: 5184,
 			text: phraseMask{
 				{index: 31, bits: 66846720},
 				{index: 2, bits: 4},
@@ -10929,7 +10929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5188,
+			line: 5190,
 			text: phraseMask{
 				{index: 1, bits: 2199023255552},
 				{index: 12, bits: 12},
@@ -10943,7 +10943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5196,
+			line: 5198,
 			text: phraseMask{
 				{index: 31, bits: 1610612736},
 			},
@@ -10953,7 +10953,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5201,
+			line: 5203,
 			text: phraseMask{
 				{index: 31, bits: 2147483648},
 			},
@@ -10963,7 +10963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5206,
+			line: 5208,
 			text: phraseMask{
 				{index: 31, bits: 30064771072},
 			},
@@ -10973,7 +10973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5217,
+			line: 5219,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11032,7 +11032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5230,
+			line: 5232,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11088,7 +11088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5242,
+			line: 5244,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11137,7 +11137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5251,
+			line: 5253,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11186,7 +11186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5260,
+			line: 5262,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11235,7 +11235,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5269,
+			line: 5271,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11346,7 +11346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5283,
+			line: 5285,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -11382,7 +11382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5290,
+			line: 5292,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -11411,7 +11411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5297,
+			line: 5299,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11447,7 +11447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5304,
+			line: 5306,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11483,7 +11483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5311,
+			line: 5313,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11512,7 +11512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5318,
+			line: 5320,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11556,7 +11556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5326,
+			line: 5328,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11565,7 +11565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5332,
+			line: 5334,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11601,7 +11601,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5340,
+			line: 5342,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11615,7 +11615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5347,
+			line: 5349,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11817,7 +11817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5371,
+			line: 5373,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12046,7 +12046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5401,
+			line:   5403,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12105,7 +12105,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5411,
+			line: 5413,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12114,7 +12114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5416,
+			line: 5418,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12123,7 +12123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5421,
+			line: 5423,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12178,7 +12178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5430,
+			line: 5432,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12189,7 +12189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5438,
+			line: 5440,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12198,14 +12198,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5443,
+			line:     5445,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5453,
+			line: 5455,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12214,7 +12214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5463,
+			line: 5465,
 			text: phraseMask{
 				{index: 31, bits: 34359738368},
 			},
@@ -12224,7 +12224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5468,
+			line: 5470,
 			text: phraseMask{
 				{index: 31, bits: 481036337152},
 			},
@@ -12234,7 +12234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5474,
+			line: 5476,
 			text: phraseMask{
 				{index: 31, bits: 3848290697216},
 			},
@@ -12245,7 +12245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5483,
+			line: 5485,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12259,7 +12259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5487,
+			line: 5489,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12275,7 +12275,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5491,
+			line: 5493,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12286,7 +12286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5495,
+			line: 5497,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12300,7 +12300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5499,
+			line: 5501,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12311,7 +12311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5503,
+			line: 5505,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12371,7 +12371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5511,
+			line: 5513,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12428,7 +12428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5519,
+			line: 5521,
 			text: phraseMask{
 				{index: 31, bits: 263882790666240},
 			},
@@ -12441,7 +12441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5526,
+			line: 5528,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12480,7 +12480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5535,
+			line: 5537,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12551,7 +12551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5544,
+			line: 5546,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12639,7 +12639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 478,
+			line: 480,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -12654,7 +12654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 489,
+			line: 491,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -12665,7 +12665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 495,
+			line: 497,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -12676,7 +12676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 504,
+			line: 506,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -12689,7 +12689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 514,
+			line: 516,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -12701,7 +12701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 520,
+			line: 522,
 			text: phraseMask{
 				{bits: 17587891077120},
 			},
@@ -12713,7 +12713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 545,
+			line: 547,
 			text: phraseMask{
 				{bits: 2234207627640832},
 			},
@@ -12730,7 +12730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 556,
+			line: 558,
 			text: phraseMask{
 				{bits: 141863388262170624},
 			},
@@ -12745,7 +12745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 565,
+			line: 567,
 			text: phraseMask{
 				{bits: 18302628885633695744},
 			},
@@ -12758,7 +12758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 574,
+			line: 576,
 			text: phraseMask{
 				{index: 1, bits: 16383},
 			},
@@ -12773,7 +12773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 584,
+			line: 586,
 			text: phraseMask{
 				{index: 1, bits: 268419072},
 			},
@@ -12785,7 +12785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 591,
+			line: 593,
 			text: phraseMask{
 				{index: 1, bits: 4026531840},
 			},
@@ -12796,7 +12796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 598,
+			line: 600,
 			text: phraseMask{
 				{index: 1, bits: 12884901888},
 			},
@@ -12808,7 +12808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 604,
+			line: 606,
 			text: phraseMask{
 				{index: 1, bits: 532575944704},
 			},
@@ -12819,7 +12819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 609,
+			line: 611,
 			text: phraseMask{
 				{index: 1, bits: 9006649498927104},
 			},
