@@ -33,4 +33,9 @@ const (
 	// MaxScanText is how much free text the free-text scanners read of one
 	// message when it has no RFC 3464 part.
 	MaxScanText = 256 << 10
+
+	// MaxNotice caps Report.Notice: the human-readable part of a notice
+	// states its facts (how long the server tried, the infected file) in
+	// its first lines, and a fact is shown in a header.
+	MaxNotice = 8 << 10
 )

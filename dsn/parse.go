@@ -47,6 +47,9 @@ func Parse(raw []byte) (rep *Report, err error) {
 	p.hdr = m.Header
 	p.parts = m.Parts
 	p.read()
+	if len(p.rep.Recipients) > 0 {
+		p.rep.Notice = p.notice()
+	}
 	if p.rep.Kind == KindNone && p.rep.Format == "" && p.dmarcAggregate() {
 		p.rep.Format = FormatDMARCAggregate
 	}
@@ -63,6 +66,7 @@ type parser struct {
 	text      []byte // the human-readable text of the message, decoded, for the free-text scanners
 	lowerText []byte // text in ASCII lower case
 	textDone  bool
+	firstText int // the length of the first text part in text
 	textCut   int // where the copy of the original starts in text, -1 until known
 	seps      []int
 	sepsDone  bool
@@ -423,6 +427,9 @@ func (p *parser) loadText() {
 		pieces = append(pieces, d)
 		total += len(d) + 1
 	}
+	if len(pieces) > 0 {
+		p.firstText = len(pieces[0])
+	}
 	var buf []byte
 	if len(pieces) == 1 {
 		// One text part, often the body itself: no copy. The text is
@@ -440,6 +447,24 @@ func (p *parser) loadText() {
 	}
 	p.text = buf
 	p.lowerText = p.arena.Lower(buf)
+}
+
+// notice returns Report.Notice: the human-readable part of the message,
+// capped, copied out of the arena's memory.
+func (p *parser) notice() string {
+	p.loadText()
+	var n []byte
+	if p.originalPart {
+		// The original has a part of its own; its text parts may follow
+		// the notice's in text: the first is the notice.
+		n = p.text[:min(p.firstText, len(p.text))]
+	} else {
+		n = p.text[:p.cut()]
+	}
+	if len(n) > MaxNotice {
+		n = n[:MaxNotice]
+	}
+	return string(bytes.TrimSpace(n))
 }
 
 // cut returns where the copy of the original message starts in the text

@@ -85,6 +85,16 @@ type Report struct {
 	// Original holds what could be read of the message the report is about.
 	Original Original
 
+	// Notice is the human-readable part of the report, decoded, up to
+	// MaxNotice bytes: the first text/plain part of a report whose
+	// original message comes in a part of its own (RFC 3462 section 1),
+	// else the text up to where the copy of the original message starts.
+	// It is set only for a report with recipients, and is read for the
+	// facts a notice states in its prose and not in the diagnostic (how
+	// long the server kept trying, the infected file), never to decide
+	// the reason.
+	Notice string
+
 	// Truncated is set when a cap on size, depth or count cut the reading short.
 	Truncated bool
 }

@@ -8,6 +8,7 @@ import "github.com/ndrmilter/ndrmilter/smtpcode"
 func sanitize(r *Report) {
 	r.ReportingMTA = textclean.UTF8(r.ReportingMTA)
 	r.FeedbackType = textclean.UTF8(r.FeedbackType)
+	r.Notice = textclean.UTF8(r.Notice)
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		rc.Address = textclean.UTF8(rc.Address)

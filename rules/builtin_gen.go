@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "ae868860f5ef"
+const builtinDigest = "9fc8d8624fc9"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   630,
+			line:   661,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 635,
+			line: 666,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,11 +56,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 650,
+			line: 681,
 			text: phraseMask{
-				{index: 1, bits: 15393162788864},
+				{index: 1, bits: 63050394783186944},
 			},
-			textIDs: []int32{105, 106, 107},
+			textIDs: []int32{117, 118, 119},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false},
 			},
@@ -70,11 +70,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 657,
+			line: 688,
 			text: phraseMask{
-				{index: 1, bits: 17592186044416},
+				{index: 1, bits: 72057594037927936},
 			},
-			textIDs: []int32{108},
+			textIDs: []int32{120},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false},
 			},
@@ -84,11 +84,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 664,
+			line: 695,
 			text: phraseMask{
-				{index: 1, bits: 105553116266496},
+				{index: 1, bits: 432345564227567616},
 			},
-			textIDs: []int32{109, 110},
+			textIDs: []int32{121, 122},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -98,11 +98,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 671,
+			line: 702,
 			text: phraseMask{
-				{index: 1, bits: 140737488355328},
+				{index: 1, bits: 576460752303423488},
 			},
-			textIDs: []int32{111},
+			textIDs: []int32{123},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -112,11 +112,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 678,
+			line: 709,
 			text: phraseMask{
-				{index: 1, bits: 4222124650659840},
+				{index: 1, bits: 17293822569102704640},
 			},
-			textIDs: []int32{112, 113, 114, 115},
+			textIDs: []int32{124, 125, 126, 127},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -126,11 +126,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 685,
+			line: 716,
 			text: phraseMask{
-				{index: 1, bits: 13510798882111488},
+				{index: 2, bits: 3},
 			},
-			textIDs: []int32{116, 117},
+			textIDs: []int32{128, 129},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -140,11 +140,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 692,
+			line: 723,
 			text: phraseMask{
-				{index: 1, bits: 18014398509481984},
+				{index: 2, bits: 4},
 			},
-			textIDs: []int32{118},
+			textIDs: []int32{130},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -154,11 +154,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 699,
+			line: 730,
 			text: phraseMask{
-				{index: 1, bits: 36028797018963968},
+				{index: 2, bits: 8},
 			},
-			textIDs: []int32{119},
+			textIDs: []int32{131},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -168,11 +168,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 706,
+			line: 737,
 			text: phraseMask{
-				{index: 1, bits: 72057594037927936},
+				{index: 2, bits: 16},
 			},
-			textIDs: []int32{120},
+			textIDs: []int32{132},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false},
 			},
@@ -182,11 +182,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 713,
+			line: 744,
 			text: phraseMask{
-				{index: 1, bits: 432345564227567616},
+				{index: 2, bits: 96},
 			},
-			textIDs: []int32{121, 122},
+			textIDs: []int32{133, 134},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false},
 			},
@@ -196,11 +196,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 720,
+			line: 751,
 			text: phraseMask{
-				{index: 1, bits: 576460752303423488},
+				{index: 2, bits: 128},
 			},
-			textIDs: []int32{123},
+			textIDs: []int32{135},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -210,11 +210,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 727,
+			line: 758,
 			text: phraseMask{
-				{index: 1, bits: 3458764513820540928},
+				{index: 2, bits: 768},
 			},
-			textIDs: []int32{124, 125},
+			textIDs: []int32{136, 137},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -224,11 +224,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 734,
+			line: 765,
 			text: phraseMask{
-				{index: 1, bits: 4611686018427387904},
+				{index: 2, bits: 1024},
 			},
-			textIDs: []int32{126},
+			textIDs: []int32{138},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -238,11 +238,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 741,
+			line: 772,
 			text: phraseMask{
-				{index: 1, bits: 9223372036854775808},
+				{index: 2, bits: 2048},
 			},
-			textIDs: []int32{127},
+			textIDs: []int32{139},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -252,11 +252,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 748,
+			line: 779,
 			text: phraseMask{
-				{index: 2, bits: 1},
+				{index: 2, bits: 4096},
 			},
-			textIDs: []int32{128},
+			textIDs: []int32{140},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false},
 			},
@@ -266,11 +266,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 755,
+			line: 786,
 			text: phraseMask{
-				{index: 2, bits: 14},
+				{index: 2, bits: 57344},
 			},
-			textIDs: []int32{129, 130, 131},
+			textIDs: []int32{141, 142, 143},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false},
 			},
@@ -280,22 +280,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 763,
+			line: 794,
 			text: phraseMask{
-				{index: 2, bits: 2032},
+				{index: 2, bits: 8323072},
 			},
-			textIDs: []int32{132, 133, 134, 135, 136, 137, 138},
+			textIDs: []int32{144, 145, 146, 147, 148, 149, 150},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 784,
+			line: 815,
 			text: phraseMask{
-				{index: 2, bits: 6144},
+				{index: 2, bits: 25165824},
 			},
-			textIDs: []int32{139, 140},
+			textIDs: []int32{151, 152},
 			regexps: []*pattern{
 				{src: "\\bs31[45]0\\b", captures: false},
 			},
@@ -352,11 +352,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 801,
+			line: 832,
 			text: phraseMask{
-				{index: 2, bits: 516096},
+				{index: 2, bits: 2113929216},
 			},
-			textIDs: []int32{141, 142, 143, 144, 145, 146},
+			textIDs: []int32{153, 154, 155, 156, 157, 158},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "onhold",
@@ -404,11 +404,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 819,
+			line: 850,
 			text: phraseMask{
-				{index: 2, bits: 3670016},
+				{index: 2, bits: 15032385536},
 			},
-			textIDs: []int32{147, 148, 149},
+			textIDs: []int32{159, 160, 161},
 			then: thenDef{
 				Reason: "blocked",
 				words: words{
@@ -471,11 +471,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 834,
+			line: 865,
 			text: phraseMask{
-				{index: 2, bits: 264241152},
+				{index: 2, bits: 1082331758592},
 			},
-			textIDs: []int32{150, 151, 152, 153, 154, 155},
+			textIDs: []int32{162, 163, 164, 165, 166, 167},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -521,11 +521,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 854,
+			line: 885,
 			text: phraseMask{
-				{index: 2, bits: 805306368},
+				{index: 2, bits: 3298534883328},
 			},
-			textIDs: []int32{156, 157},
+			textIDs: []int32{168, 169},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "speeding",
@@ -573,11 +573,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 871,
+			line: 902,
 			text: phraseMask{
-				{index: 2, bits: 805306368},
+				{index: 2, bits: 3298534883328},
 			},
-			textIDs: []int32{156, 157},
+			textIDs: []int32{168, 169},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -623,11 +623,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 881,
+			line: 912,
 			text: phraseMask{
-				{index: 2, bits: 1073741824},
+				{index: 2, bits: 4398046511104},
 			},
-			textIDs: []int32{158},
+			textIDs: []int32{170},
 			regexps: []*pattern{
 				{src: "(?:\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})(?: +[0-9]+)?\\] )?our system has detected that this message is likely unsolicited mail", captures: true},
 			},
@@ -693,11 +693,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 898,
+			line: 929,
 			text: phraseMask{
-				{index: 2, bits: 32212254720},
+				{index: 2, bits: 131941395333120},
 			},
-			textIDs: []int32{159, 160, 161, 162},
+			textIDs: []int32{171, 172, 173, 174},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -743,11 +743,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 913,
+			line: 944,
 			text: phraseMask{
-				{index: 2, bits: 1065151889408},
+				{index: 2, bits: 4362862139015168},
 			},
-			textIDs: []int32{163, 164, 165, 166, 167},
+			textIDs: []int32{175, 176, 177, 178, 179},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -793,11 +793,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 929,
+			line: 960,
 			text: phraseMask{
-				{index: 2, bits: 7696581394432},
+				{index: 2, bits: 31525197391593472},
 			},
-			textIDs: []int32{168, 169, 170},
+			textIDs: []int32{180, 181, 182},
 			then: thenDef{
 				Reason: "policyviolation",
 				words: words{
@@ -843,11 +843,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 943,
+			line: 974,
 			text: phraseMask{
-				{index: 2, bits: 61572651155456},
+				{index: 2, bits: 252201579132747776},
 			},
-			textIDs: []int32{171, 172, 173},
+			textIDs: []int32{183, 184, 185},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](416|418)\\b", captures: false},
 			},
@@ -856,11 +856,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 953,
+			line: 984,
 			text: phraseMask{
-				{index: 2, bits: 61572651155456},
+				{index: 2, bits: 252201579132747776},
 			},
-			textIDs: []int32{171, 172, 173},
+			textIDs: []int32{183, 184, 185},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](417)\\b", captures: false},
 			},
@@ -869,11 +869,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 959,
+			line: 990,
 			text: phraseMask{
-				{index: 2, bits: 61572651155456},
+				{index: 2, bits: 252201579132747776},
 			},
-			textIDs: []int32{171, 172, 173},
+			textIDs: []int32{183, 184, 185},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](420|426)\\b", captures: false},
 			},
@@ -882,11 +882,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 965,
+			line: 996,
 			text: phraseMask{
-				{index: 2, bits: 61572651155456},
+				{index: 2, bits: 252201579132747776},
 			},
-			textIDs: []int32{171, 172, 173},
+			textIDs: []int32{183, 184, 185},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](401|517)\\b", captures: false},
 			},
@@ -895,11 +895,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 971,
+			line: 1002,
 			text: phraseMask{
-				{index: 2, bits: 61572651155456},
+				{index: 2, bits: 252201579132747776},
 			},
-			textIDs: []int32{171, 172, 173},
+			textIDs: []int32{183, 184, 185},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](305|402)\\b", captures: false},
 			},
@@ -908,11 +908,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 977,
+			line: 1008,
 			text: phraseMask{
-				{index: 2, bits: 61572651155456},
+				{index: 2, bits: 252201579132747776},
 			},
-			textIDs: []int32{171, 172, 173},
+			textIDs: []int32{183, 184, 185},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](403|405|415|421)\\b", captures: false},
 			},
@@ -921,11 +921,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 983,
+			line: 1014,
 			text: phraseMask{
-				{index: 2, bits: 61572651155456},
+				{index: 2, bits: 252201579132747776},
 			},
-			textIDs: []int32{171, 172, 173},
+			textIDs: []int32{183, 184, 185},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](506)\\b", captures: false},
 			},
@@ -934,11 +934,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 989,
+			line: 1020,
 			text: phraseMask{
-				{index: 2, bits: 61572651155456},
+				{index: 2, bits: 252201579132747776},
 			},
-			textIDs: []int32{171, 172, 173},
+			textIDs: []int32{183, 184, 185},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](514)\\b", captures: false},
 			},
@@ -947,11 +947,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 995,
+			line: 1026,
 			text: phraseMask{
-				{index: 2, bits: 61572651155456},
+				{index: 2, bits: 252201579132747776},
 			},
-			textIDs: []int32{171, 172, 173},
+			textIDs: []int32{183, 184, 185},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](630)\\b", captures: false},
 			},
@@ -960,11 +960,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1001,
+			line: 1032,
 			text: phraseMask{
-				{index: 2, bits: 61572651155456},
+				{index: 2, bits: 252201579132747776},
 			},
-			textIDs: []int32{171, 172, 173},
+			textIDs: []int32{183, 184, 185},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](505)\\b", captures: false},
 			},
@@ -973,11 +973,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1007,
+			line: 1038,
 			text: phraseMask{
-				{index: 2, bits: 61572651155456},
+				{index: 2, bits: 252201579132747776},
 			},
-			textIDs: []int32{171, 172, 173},
+			textIDs: []int32{183, 184, 185},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](104)\\b", captures: false},
 			},
@@ -986,11 +986,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1013,
+			line: 1044,
 			text: phraseMask{
-				{index: 2, bits: 61572651155456},
+				{index: 2, bits: 252201579132747776},
 			},
-			textIDs: []int32{171, 172, 173},
+			textIDs: []int32{183, 184, 185},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](101|102|103|510|999)\\b", captures: false},
 			},
@@ -1047,11 +1047,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1028,
+			line: 1059,
 			text: phraseMask{
-				{index: 2, bits: 1055531162664960},
+				{index: 2, bits: 4323455642275676160},
 			},
-			textIDs: []int32{174, 175, 176, 177},
+			textIDs: []int32{186, 187, 188, 189},
 			regexps: []*pattern{
 				{src: "\\b(cxbl|cdrbl|ipbl0001|ipbl0010|ipbl0100|ipbl0011|ipbl0101|ipbl0110|ipbl0111|ipbl1000|ipbl1001|ipbl1010|ipbl1011|ipbl1100|ipbl1101|ipbl1110|ipbl1111|ipbl00001)\\b", captures: false},
 			},
@@ -1060,11 +1060,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1036,
+			line: 1067,
 			text: phraseMask{
-				{index: 2, bits: 1125899906842624},
+				{index: 2, bits: 4611686018427387904},
 			},
-			textIDs: []int32{178},
+			textIDs: []int32{190},
 			regexps: []*pattern{
 				{src: "\\b(cxdns)\\b", captures: false},
 			},
@@ -1073,11 +1073,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1042,
+			line: 1073,
 			text: phraseMask{
-				{index: 2, bits: 2251799813685248},
+				{index: 2, bits: 9223372036854775808},
 			},
-			textIDs: []int32{179},
+			textIDs: []int32{191},
 			regexps: []*pattern{
 				{src: "\\b(cxsndr)\\b", captures: false},
 			},
@@ -1086,11 +1086,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1048,
+			line: 1079,
 			text: phraseMask{
-				{index: 2, bits: 4503599627370496},
+				{index: 3, bits: 1},
 			},
-			textIDs: []int32{180},
+			textIDs: []int32{192},
 			regexps: []*pattern{
 				{src: "\\b(cxsmtp)\\b", captures: false},
 			},
@@ -1099,11 +1099,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1054,
+			line: 1085,
 			text: phraseMask{
-				{index: 2, bits: 27021597764222976},
+				{index: 3, bits: 6},
 			},
-			textIDs: []int32{181, 182},
+			textIDs: []int32{193, 194},
 			regexps: []*pattern{
 				{src: "\\b(cxcnct|cxmxrt)\\b", captures: false},
 			},
@@ -1112,11 +1112,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1060,
+			line: 1091,
 			text: phraseMask{
-				{index: 2, bits: 108086391056891904},
+				{index: 3, bits: 24},
 			},
-			textIDs: []int32{183, 184},
+			textIDs: []int32{195, 196},
 			regexps: []*pattern{
 				{src: "\\b(cxthrt|cxmj)\\b", captures: false},
 			},
@@ -1125,11 +1125,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1066,
+			line: 1097,
 			text: phraseMask{
-				{index: 2, bits: 144115188075855872},
+				{index: 3, bits: 32},
 			},
-			textIDs: []int32{185},
+			textIDs: []int32{197},
 			regexps: []*pattern{
 				{src: "\\b(urlbl011|urlbl101|urlbl110|urlbl1001)\\b", captures: false},
 			},
@@ -1138,152 +1138,151 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1072,
+			line: 1103,
 			text: phraseMask{
-				{index: 2, bits: 288230376151711744},
+				{index: 3, bits: 64},
 			},
-			textIDs: []int32{186},
+			textIDs: []int32{198},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1081,
+			line: 1112,
 			text: phraseMask{
-				{index: 2, bits: 17870283321406128128},
-				{index: 3, bits: 3},
+				{index: 3, bits: 16256},
 			},
-			textIDs: []int32{187, 188, 189, 190, 191, 192, 193},
+			textIDs: []int32{199, 200, 201, 202, 203, 204, 205},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1086,
+			line: 1117,
 			text: phraseMask{
-				{index: 3, bits: 4},
+				{index: 3, bits: 16384},
 			},
-			textIDs: []int32{194},
+			textIDs: []int32{206},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1091,
+			line: 1122,
 			text: phraseMask{
-				{index: 3, bits: 24},
+				{index: 3, bits: 98304},
 			},
-			textIDs: []int32{195, 196},
+			textIDs: []int32{207, 208},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1096,
+			line: 1127,
 			text: phraseMask{
-				{index: 3, bits: 96},
+				{index: 3, bits: 393216},
 			},
-			textIDs: []int32{197, 198},
+			textIDs: []int32{209, 210},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1101,
+			line: 1132,
 			text: phraseMask{
-				{index: 3, bits: 128},
+				{index: 3, bits: 524288},
 			},
-			textIDs: []int32{199},
+			textIDs: []int32{211},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1106,
+			line: 1137,
 			text: phraseMask{
-				{index: 3, bits: 1792},
+				{index: 3, bits: 7340032},
 			},
-			textIDs: []int32{200, 201, 202},
+			textIDs: []int32{212, 213, 214},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1111,
+			line: 1142,
 			text: phraseMask{
-				{index: 3, bits: 6144},
+				{index: 3, bits: 25165824},
 			},
-			textIDs: []int32{203, 204},
+			textIDs: []int32{215, 216},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1116,
+			line: 1147,
 			text: phraseMask{
-				{index: 3, bits: 8192},
+				{index: 3, bits: 33554432},
 			},
-			textIDs: []int32{205},
+			textIDs: []int32{217},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1121,
+			line: 1152,
 			text: phraseMask{
-				{index: 3, bits: 16384},
+				{index: 3, bits: 67108864},
 			},
-			textIDs: []int32{206},
+			textIDs: []int32{218},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1126,
+			line: 1157,
 			text: phraseMask{
-				{index: 3, bits: 32768},
+				{index: 3, bits: 134217728},
 			},
-			textIDs: []int32{207},
+			textIDs: []int32{219},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1131,
+			line: 1162,
 			text: phraseMask{
-				{index: 3, bits: 2031616},
+				{index: 3, bits: 8321499136},
 			},
-			textIDs: []int32{208, 209, 210, 211, 212},
+			textIDs: []int32{220, 221, 222, 223, 224},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1136,
+			line: 1167,
 			text: phraseMask{
-				{index: 3, bits: 31457280},
+				{index: 3, bits: 128849018880},
 			},
-			textIDs: []int32{213, 214, 215, 216},
+			textIDs: []int32{225, 226, 227, 228},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1141,
+			line: 1172,
 			text: phraseMask{
-				{index: 3, bits: 33554432},
+				{index: 3, bits: 137438953472},
 			},
-			textIDs: []int32{217},
+			textIDs: []int32{229},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1146,
+			line: 1177,
 			text: phraseMask{
-				{index: 3, bits: 67108864},
+				{index: 3, bits: 274877906944},
 			},
-			textIDs: []int32{218},
+			textIDs: []int32{230},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1000|120[0-9]|1210|12[2-4][0-9]|1250)\\b", captures: false},
 			},
@@ -1292,11 +1291,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1155,
+			line: 1186,
 			text: phraseMask{
-				{index: 3, bits: 67108864},
+				{index: 3, bits: 274877906944},
 			},
-			textIDs: []int32{218},
+			textIDs: []int32{230},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1010|10[2-7][0-9]|1080|1500|1520)\\b", captures: false},
 			},
@@ -1305,11 +1304,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1161,
+			line: 1192,
 			text: phraseMask{
-				{index: 3, bits: 67108864},
+				{index: 3, bits: 274877906944},
 			},
-			textIDs: []int32{218},
+			textIDs: []int32{230},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1090)\\b", captures: false},
 			},
@@ -1318,11 +1317,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1167,
+			line: 1198,
 			text: phraseMask{
-				{index: 3, bits: 67108864},
+				{index: 3, bits: 274877906944},
 			},
-			textIDs: []int32{218},
+			textIDs: []int32{230},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[0-4][0-9]|1150)\\b", captures: false},
 			},
@@ -1331,11 +1330,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1173,
+			line: 1204,
 			text: phraseMask{
-				{index: 3, bits: 67108864},
+				{index: 3, bits: 274877906944},
 			},
-			textIDs: []int32{218},
+			textIDs: []int32{230},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[6-8][0-9]|1190|1560)\\b", captures: false},
 			},
@@ -1344,11 +1343,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1179,
+			line: 1210,
 			text: phraseMask{
-				{index: 3, bits: 67108864},
+				{index: 3, bits: 274877906944},
 			},
-			textIDs: []int32{218},
+			textIDs: []int32{230},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1260)\\b", captures: false},
 			},
@@ -1357,11 +1356,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1185,
+			line: 1216,
 			text: phraseMask{
-				{index: 3, bits: 67108864},
+				{index: 3, bits: 274877906944},
 			},
-			textIDs: []int32{218},
+			textIDs: []int32{230},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[0-3][0-9]|1340)\\b", captures: false},
 			},
@@ -1370,11 +1369,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1191,
+			line: 1222,
 			text: phraseMask{
-				{index: 3, bits: 67108864},
+				{index: 3, bits: 274877906944},
 			},
-			textIDs: []int32{218},
+			textIDs: []int32{230},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[5-9][0-9]|14[0-8][0-9]|1490|1540|1550|1580)\\b", captures: false},
 			},
@@ -1383,11 +1382,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1197,
+			line: 1228,
 			text: phraseMask{
-				{index: 3, bits: 67108864},
+				{index: 3, bits: 274877906944},
 			},
-			textIDs: []int32{218},
+			textIDs: []int32{230},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1530)\\b", captures: false},
 			},
@@ -1396,11 +1395,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1203,
+			line: 1234,
 			text: phraseMask{
-				{index: 3, bits: 134217728},
+				{index: 3, bits: 549755813888},
 			},
-			textIDs: []int32{219},
+			textIDs: []int32{231},
 			regexps: []*pattern{
 				{src: "\\b(ib401)\\b", captures: false},
 			},
@@ -1409,11 +1408,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1210,
+			line: 1241,
 			text: phraseMask{
-				{index: 3, bits: 805306368},
+				{index: 3, bits: 3298534883328},
 			},
-			textIDs: []int32{220, 221},
+			textIDs: []int32{232, 233},
 			regexps: []*pattern{
 				{src: "\\b(ib501|ib502)\\b", captures: false},
 			},
@@ -1422,11 +1421,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1216,
+			line: 1247,
 			text: phraseMask{
-				{index: 3, bits: 1073741824},
+				{index: 3, bits: 4398046511104},
 			},
-			textIDs: []int32{222},
+			textIDs: []int32{234},
 			regexps: []*pattern{
 				{src: "\\b(ib506)\\b", captures: false},
 			},
@@ -1435,11 +1434,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1222,
+			line: 1253,
 			text: phraseMask{
-				{index: 3, bits: 2147483648},
+				{index: 3, bits: 8796093022208},
 			},
-			textIDs: []int32{223},
+			textIDs: []int32{235},
 			regexps: []*pattern{
 				{src: "\\b(ib508)\\b", captures: false},
 			},
@@ -1448,11 +1447,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1228,
+			line: 1259,
 			text: phraseMask{
-				{index: 3, bits: 4294967296},
+				{index: 3, bits: 17592186044416},
 			},
-			textIDs: []int32{224},
+			textIDs: []int32{236},
 			regexps: []*pattern{
 				{src: "\\b(ib108)\\b", captures: false},
 			},
@@ -1461,11 +1460,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1234,
+			line: 1265,
 			text: phraseMask{
-				{index: 3, bits: 8589934592},
+				{index: 3, bits: 35184372088832},
 			},
-			textIDs: []int32{225},
+			textIDs: []int32{237},
 			regexps: []*pattern{
 				{src: "\\b(ib212)\\b", captures: false},
 			},
@@ -1474,11 +1473,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1240,
+			line: 1271,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 70368744177664},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{238},
 			regexps: []*pattern{
 				{src: "\\b(ib705)\\b", captures: false},
 			},
@@ -1487,11 +1486,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1246,
+			line: 1277,
 			text: phraseMask{
-				{index: 3, bits: 103079215104},
+				{index: 3, bits: 422212465065984},
 			},
-			textIDs: []int32{227, 228},
+			textIDs: []int32{239, 240},
 			regexps: []*pattern{
 				{src: "\\b(ib605|ib007)\\b", captures: false},
 			},
@@ -1500,11 +1499,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1252,
+			line: 1283,
 			text: phraseMask{
-				{index: 3, bits: 2061584302080},
+				{index: 3, bits: 8444249301319680},
 			},
-			textIDs: []int32{229, 230, 231, 232},
+			textIDs: []int32{241, 242, 243, 244},
 			regexps: []*pattern{
 				{src: "\\b(ib101|ib504|ib510|ib607)\\b", captures: false},
 			},
@@ -1513,11 +1512,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1258,
+			line: 1289,
 			text: phraseMask{
-				{index: 3, bits: 279275953455104},
+				{index: 3, bits: 1143914305352105984},
 			},
-			textIDs: []int32{233, 234, 235, 236, 237, 238, 239},
+			textIDs: []int32{245, 246, 247, 248, 249, 250, 251},
 			regexps: []*pattern{
 				{src: "\\b(ib110|ib111|ib112|ib113|ib104|ib105|ib106)\\b", captures: false},
 			},
@@ -1526,11 +1525,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1264,
+			line: 1295,
 			text: phraseMask{
-				{index: 3, bits: 281474976710656},
+				{index: 3, bits: 1152921504606846976},
 			},
-			textIDs: []int32{240},
+			textIDs: []int32{252},
 			regexps: []*pattern{
 				{src: "\\b(ib103)\\b", captures: false},
 			},
@@ -1539,11 +1538,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1270,
+			line: 1301,
 			text: phraseMask{
-				{index: 3, bits: 562949953421312},
+				{index: 3, bits: 2305843009213693952},
 			},
-			textIDs: []int32{241},
+			textIDs: []int32{253},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(1|6)/", captures: false},
 			},
@@ -1552,11 +1551,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1277,
+			line: 1308,
 			text: phraseMask{
-				{index: 3, bits: 562949953421312},
+				{index: 3, bits: 2305843009213693952},
 			},
-			textIDs: []int32{241},
+			textIDs: []int32{253},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(2)/", captures: false},
 			},
@@ -1565,11 +1564,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1283,
+			line: 1314,
 			text: phraseMask{
-				{index: 3, bits: 562949953421312},
+				{index: 3, bits: 2305843009213693952},
 			},
-			textIDs: []int32{241},
+			textIDs: []int32{253},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(3)/", captures: false},
 			},
@@ -1578,11 +1577,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1289,
+			line: 1320,
 			text: phraseMask{
-				{index: 3, bits: 562949953421312},
+				{index: 3, bits: 2305843009213693952},
 			},
-			textIDs: []int32{241},
+			textIDs: []int32{253},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(4)/", captures: false},
 			},
@@ -1591,11 +1590,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1295,
+			line: 1326,
 			text: phraseMask{
-				{index: 3, bits: 562949953421312},
+				{index: 3, bits: 2305843009213693952},
 			},
-			textIDs: []int32{241},
+			textIDs: []int32{253},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(5)/", captures: false},
 			},
@@ -1604,11 +1603,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1301,
+			line: 1332,
 			text: phraseMask{
-				{index: 3, bits: 562949953421312},
+				{index: 3, bits: 2305843009213693952},
 			},
-			textIDs: []int32{241},
+			textIDs: []int32{253},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(7|9)/", captures: false},
 			},
@@ -1617,11 +1616,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1307,
+			line: 1338,
 			text: phraseMask{
-				{index: 3, bits: 562949953421312},
+				{index: 3, bits: 2305843009213693952},
 			},
-			textIDs: []int32{241},
+			textIDs: []int32{253},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(8)/", captures: false},
 			},
@@ -1630,11 +1629,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1313,
+			line: 1344,
 			text: phraseMask{
-				{index: 3, bits: 562949953421312},
+				{index: 3, bits: 2305843009213693952},
 			},
-			textIDs: []int32{241},
+			textIDs: []int32{253},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(10)/", captures: false},
 			},
@@ -1643,21 +1642,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1319,
+			line: 1350,
 			text: phraseMask{
-				{index: 3, bits: 1125899906842624},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{242},
+			textIDs: []int32{254},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1326,
+			line: 1357,
 			text: phraseMask{
-				{index: 3, bits: 2251799813685248},
+				{index: 3, bits: 9223372036854775808},
 			},
-			textIDs: []int32{243},
+			textIDs: []int32{255},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -1702,91 +1701,91 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1335,
+			line: 1366,
 			text: phraseMask{
-				{index: 3, bits: 13510798882111488},
+				{index: 4, bits: 3},
 			},
-			textIDs: []int32{244, 245},
+			textIDs: []int32{256, 257},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1340,
+			line: 1371,
 			text: phraseMask{
-				{index: 3, bits: 18014398509481984},
+				{index: 4, bits: 4},
 			},
-			textIDs: []int32{246},
+			textIDs: []int32{258},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1345,
+			line: 1376,
 			text: phraseMask{
-				{index: 3, bits: 108086391056891904},
+				{index: 4, bits: 24},
 			},
-			textIDs: []int32{247, 248},
+			textIDs: []int32{259, 260},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1350,
+			line: 1381,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 4, bits: 32},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{261},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1355,
+			line: 1386,
 			text: phraseMask{
-				{index: 3, bits: 288230376151711744},
+				{index: 4, bits: 64},
 			},
-			textIDs: []int32{250},
+			textIDs: []int32{262},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1367,
+			line: 1398,
 			text: phraseMask{
-				{index: 3, bits: 576460752303423488},
+				{index: 4, bits: 128},
 			},
-			textIDs: []int32{251},
+			textIDs: []int32{263},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1372,
+			line: 1403,
 			text: phraseMask{
-				{index: 3, bits: 8070450532247928832},
+				{index: 4, bits: 1792},
 			},
-			textIDs: []int32{252, 253, 254},
+			textIDs: []int32{264, 265, 266},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1377,
+			line: 1408,
 			text: phraseMask{
-				{index: 3, bits: 9223372036854775808},
+				{index: 4, bits: 2048},
 			},
-			textIDs: []int32{255},
+			textIDs: []int32{267},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1382,
+			line: 1413,
 			text: phraseMask{
-				{index: 4, bits: 1},
+				{index: 4, bits: 4096},
 			},
-			textIDs: []int32{256},
+			textIDs: []int32{268},
 			then: thenDef{
 				Reason: "exceedlimit",
 				words: words{
@@ -1864,72 +1863,72 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1394,
+			line: 1425,
 			text: phraseMask{
-				{index: 4, bits: 2},
+				{index: 4, bits: 8192},
 			},
-			textIDs: []int32{257},
+			textIDs: []int32{269},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1399,
+			line: 1430,
 			text: phraseMask{
-				{index: 4, bits: 28},
+				{index: 4, bits: 114688},
 			},
-			textIDs: []int32{258, 259, 260},
+			textIDs: []int32{270, 271, 272},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1407,
+			line: 1438,
 			text: phraseMask{
-				{index: 4, bits: 32},
+				{index: 4, bits: 131072},
 			},
-			textIDs: []int32{261},
+			textIDs: []int32{273},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1412,
+			line: 1443,
 			text: phraseMask{
-				{index: 4, bits: 64},
+				{index: 4, bits: 262144},
 			},
-			textIDs: []int32{262},
+			textIDs: []int32{274},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1419,
+			line: 1450,
 			text: phraseMask{
-				{index: 4, bits: 128},
+				{index: 4, bits: 524288},
 			},
-			textIDs: []int32{263},
-			all:     []int32{264},
+			textIDs: []int32{275},
+			all:     []int32{276},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1425,
+			line: 1456,
 			text: phraseMask{
-				{index: 4, bits: 7680},
+				{index: 4, bits: 31457280},
 			},
-			textIDs: []int32{265, 266, 267, 268},
+			textIDs: []int32{277, 278, 279, 280},
 			then:    thenDef{Reason: "suppressed"},
 		},
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1433,
+			line: 1464,
 			text: phraseMask{
-				{index: 4, bits: 57344},
+				{index: 4, bits: 234881024},
 			},
-			textIDs: []int32{269, 270, 271},
+			textIDs: []int32{281, 282, 283},
 			regexps: []*pattern{
 				{src: "\\b(sc|dy|ou)-00[1-4]\\b", captures: false},
 			},
@@ -1986,49 +1985,49 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1453,
+			line: 1484,
 			text: phraseMask{
-				{index: 4, bits: 16711680},
+				{index: 4, bits: 68451041280},
 			},
-			textIDs: []int32{272, 273, 274, 275, 276, 277, 278, 279},
+			textIDs: []int32{284, 285, 286, 287, 288, 289, 290, 291},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1460,
+			line: 1491,
 			text: phraseMask{
-				{index: 4, bits: 50331648},
+				{index: 4, bits: 206158430208},
 			},
-			textIDs: []int32{280, 281},
+			textIDs: []int32{292, 293},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1471,
+			line: 1502,
 			text: phraseMask{
-				{index: 4, bits: 67108864},
+				{index: 4, bits: 274877906944},
 			},
-			textIDs: []int32{282},
+			textIDs: []int32{294},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1478,
+			line: 1509,
 			text: phraseMask{
-				{index: 4, bits: 134217728},
+				{index: 4, bits: 549755813888},
 			},
-			textIDs: []int32{283},
+			textIDs: []int32{295},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1484,
+			line: 1515,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2039,7 +2038,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1493,
+			line: 1524,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2049,40 +2048,40 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1499,
+			line: 1530,
 			text: phraseMask{
-				{index: 4, bits: 268435456},
+				{index: 4, bits: 1099511627776},
 			},
-			textIDs: []int32{284},
+			textIDs: []int32{296},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1505,
+			line: 1536,
 			text: phraseMask{
-				{index: 4, bits: 536870912},
+				{index: 4, bits: 2199023255552},
 			},
-			textIDs: []int32{285},
+			textIDs: []int32{297},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1511,
+			line: 1542,
 			text: phraseMask{
-				{index: 4, bits: 3221225472},
+				{index: 4, bits: 13194139533312},
 			},
-			textIDs: []int32{286, 287},
+			textIDs: []int32{298, 299},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1517,
+			line: 1548,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2093,7 +2092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1524,
+			line: 1555,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2145,386 +2144,387 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1537,
+			line: 1568,
 			text: phraseMask{
-				{index: 4, bits: 4294967296},
+				{index: 4, bits: 17592186044416},
 			},
-			textIDs: []int32{288},
+			textIDs: []int32{300},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1544,
+			line: 1575,
 			text: phraseMask{
-				{index: 4, bits: 8589934592},
+				{index: 4, bits: 35184372088832},
 			},
-			textIDs: []int32{289},
+			textIDs: []int32{301},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1550,
+			line: 1581,
 			text: phraseMask{
-				{index: 4, bits: 51539607552},
+				{index: 4, bits: 211106232532992},
 			},
-			textIDs: []int32{290, 291},
+			textIDs: []int32{302, 303},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1557,
+			line: 1588,
 			text: phraseMask{
-				{index: 4, bits: 1030792151040},
+				{index: 4, bits: 4222124650659840},
 			},
-			textIDs: []int32{292, 293, 294, 295},
+			textIDs: []int32{304, 305, 306, 307},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1564,
+			line: 1595,
 			text: phraseMask{
-				{index: 4, bits: 1099511627776},
+				{index: 4, bits: 4503599627370496},
 			},
-			textIDs: []int32{296},
+			textIDs: []int32{308},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1570,
+			line: 1601,
 			text: phraseMask{
-				{index: 1, bits: 2305843009213693952},
+				{index: 2, bits: 512},
 			},
-			textIDs: []int32{125},
+			textIDs: []int32{137},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1576,
+			line: 1607,
 			text: phraseMask{
-				{index: 4, bits: 2199023255552},
+				{index: 4, bits: 9007199254740992},
 			},
-			textIDs: []int32{297},
+			textIDs: []int32{309},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1582,
+			line: 1613,
 			text: phraseMask{
-				{index: 4, bits: 4398046511104},
+				{index: 4, bits: 18014398509481984},
 			},
-			textIDs: []int32{298},
+			textIDs: []int32{310},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1588,
+			line: 1619,
 			text: phraseMask{
-				{index: 4, bits: 8796093022208},
+				{index: 4, bits: 36028797018963968},
 			},
-			textIDs: []int32{299},
+			textIDs: []int32{311},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1594,
+			line: 1625,
 			text: phraseMask{
-				{index: 4, bits: 17592186044416},
+				{index: 4, bits: 72057594037927936},
 			},
-			textIDs: []int32{300},
+			textIDs: []int32{312},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1600,
+			line: 1631,
 			text: phraseMask{
-				{index: 4, bits: 35184372088832},
+				{index: 4, bits: 144115188075855872},
 			},
-			textIDs: []int32{301},
+			textIDs: []int32{313},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1606,
+			line: 1637,
 			text: phraseMask{
-				{index: 4, bits: 492581209243648},
+				{index: 4, bits: 2017612633061982208},
 			},
-			textIDs: []int32{302, 303, 304},
+			textIDs: []int32{314, 315, 316},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1612,
+			line: 1643,
 			text: phraseMask{
-				{index: 4, bits: 1688849860263936},
+				{index: 4, bits: 6917529027641081856},
 			},
-			textIDs: []int32{305, 306},
+			textIDs: []int32{317, 318},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1618,
+			line: 1649,
 			text: phraseMask{
-				{index: 4, bits: 6755399441055744},
+				{index: 4, bits: 9223372036854775808},
+				{index: 5, bits: 1},
 			},
-			textIDs: []int32{307, 308},
+			textIDs: []int32{319, 320},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1624,
+			line: 1655,
 			text: phraseMask{
-				{index: 4, bits: 27021597764222976},
+				{index: 5, bits: 6},
 			},
-			textIDs: []int32{309, 310},
+			textIDs: []int32{321, 322},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1630,
+			line: 1661,
 			text: phraseMask{
-				{index: 4, bits: 36028797018963968},
+				{index: 5, bits: 8},
 			},
-			textIDs: []int32{311},
+			textIDs: []int32{323},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1636,
+			line: 1667,
 			text: phraseMask{
-				{index: 4, bits: 72057594037927936},
+				{index: 5, bits: 16},
 			},
-			textIDs: []int32{312},
+			textIDs: []int32{324},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1642,
+			line: 1673,
 			text: phraseMask{
-				{index: 4, bits: 1008806316530991104},
+				{index: 5, bits: 224},
 			},
-			textIDs: []int32{313, 314, 315},
+			textIDs: []int32{325, 326, 327},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1649,
+			line: 1680,
 			text: phraseMask{
-				{index: 4, bits: 1152921504606846976},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{316},
+			textIDs: []int32{328},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1655,
+			line: 1686,
 			text: phraseMask{
-				{index: 4, bits: 2305843009213693952},
+				{index: 5, bits: 512},
 			},
-			textIDs: []int32{317},
+			textIDs: []int32{329},
 			mta:     []string{".laposte.net", ".orange.fr", ".wanadoo.fr"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1661,
+			line: 1692,
 			text: phraseMask{
-				{index: 4, bits: 13835058055282163712},
+				{index: 5, bits: 3072},
 			},
-			textIDs: []int32{318, 319},
+			textIDs: []int32{330, 331},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1667,
+			line: 1698,
 			text: phraseMask{
-				{index: 5, bits: 3},
+				{index: 5, bits: 12288},
 			},
-			textIDs: []int32{320, 321},
+			textIDs: []int32{332, 333},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1673,
+			line: 1704,
 			text: phraseMask{
-				{index: 5, bits: 4},
+				{index: 5, bits: 16384},
 			},
-			textIDs: []int32{322},
+			textIDs: []int32{334},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1679,
+			line: 1710,
 			text: phraseMask{
-				{index: 5, bits: 8},
+				{index: 5, bits: 32768},
 			},
-			textIDs: []int32{323},
+			textIDs: []int32{335},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1685,
+			line: 1716,
 			text: phraseMask{
-				{index: 5, bits: 16},
+				{index: 5, bits: 65536},
 			},
-			textIDs: []int32{324},
+			textIDs: []int32{336},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1691,
+			line: 1722,
 			text: phraseMask{
-				{index: 5, bits: 32},
+				{index: 5, bits: 131072},
 			},
-			textIDs: []int32{325},
+			textIDs: []int32{337},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1697,
+			line: 1728,
 			text: phraseMask{
-				{index: 5, bits: 192},
+				{index: 5, bits: 786432},
 			},
-			textIDs: []int32{326, 327},
+			textIDs: []int32{338, 339},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1703,
+			line: 1734,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 5, bits: 256},
+				{index: 5, bits: 1048576},
 			},
-			textIDs: []int32{328},
+			textIDs: []int32{340},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1715,
+			line: 1746,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 5, bits: 256},
+				{index: 5, bits: 1048576},
 			},
-			textIDs: []int32{328},
+			textIDs: []int32{340},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1722,
+			line: 1753,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 5, bits: 512},
+				{index: 5, bits: 2097152},
 			},
-			textIDs: []int32{329},
+			textIDs: []int32{341},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1729,
+			line: 1760,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 5, bits: 512},
+				{index: 5, bits: 2097152},
 			},
-			textIDs: []int32{329},
+			textIDs: []int32{341},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1736,
+			line: 1767,
 			text: phraseMask{
-				{index: 5, bits: 2096128},
+				{index: 5, bits: 8585740288},
 			},
-			textIDs: []int32{330, 331, 332, 333, 334, 335, 336, 337, 338, 339, 340},
+			textIDs: []int32{342, 343, 344, 345, 346, 347, 348, 349, 350, 351, 352},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1747,
+			line: 1778,
 			text: phraseMask{
-				{index: 5, bits: 31457280},
+				{index: 5, bits: 128849018880},
 			},
-			textIDs: []int32{341, 342, 343, 344},
+			textIDs: []int32{353, 354, 355, 356},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1761,
+			line: 1792,
 			text: phraseMask{
-				{index: 5, bits: 100663296},
+				{index: 5, bits: 412316860416},
 			},
-			textIDs: []int32{345, 346},
+			textIDs: []int32{357, 358},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
@@ -2583,11 +2583,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1772,
+			line: 1803,
 			text: phraseMask{
-				{index: 5, bits: 100663296},
+				{index: 5, bits: 412316860416},
 			},
-			textIDs: []int32{345, 346},
+			textIDs: []int32{357, 358},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then: thenDef{
 				Reason: "blocked",
@@ -2643,250 +2643,251 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1782,
+			line: 1813,
 			text: phraseMask{
-				{index: 5, bits: 2013265920},
+				{index: 5, bits: 8246337208320},
 			},
-			textIDs: []int32{347, 348, 349, 350},
+			textIDs: []int32{359, 360, 361, 362},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1791,
+			line: 1822,
 			text: phraseMask{
-				{index: 5, bits: 66571993088},
+				{index: 5, bits: 272678883688448},
 			},
-			textIDs: []int32{351, 352, 353, 354, 355},
+			textIDs: []int32{363, 364, 365, 366, 367},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1799,
+			line: 1830,
 			text: phraseMask{
-				{index: 5, bits: 206158430208},
+				{index: 5, bits: 844424930131968},
 			},
-			textIDs: []int32{356, 357},
+			textIDs: []int32{368, 369},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1805,
+			line: 1836,
 			text: phraseMask{
-				{index: 5, bits: 4123168604160},
+				{index: 5, bits: 16888498602639360},
 			},
-			textIDs: []int32{358, 359, 360, 361},
+			textIDs: []int32{370, 371, 372, 373},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1812,
+			line: 1843,
 			text: phraseMask{
-				{index: 5, bits: 65970697666560},
+				{index: 5, bits: 270215977642229760},
 			},
-			textIDs: []int32{362, 363, 364, 365},
+			textIDs: []int32{374, 375, 376, 377},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1819,
+			line: 1850,
 			text: phraseMask{
-				{index: 5, bits: 70368744177664},
+				{index: 5, bits: 288230376151711744},
 			},
-			textIDs: []int32{366},
+			textIDs: []int32{378},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1825,
+			line: 1856,
 			text: phraseMask{
-				{index: 5, bits: 140737488355328},
+				{index: 5, bits: 576460752303423488},
 			},
-			textIDs: []int32{367},
+			textIDs: []int32{379},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1831,
+			line: 1862,
 			text: phraseMask{
-				{index: 5, bits: 1970324836974592},
+				{index: 5, bits: 8070450532247928832},
 			},
-			textIDs: []int32{368, 369, 370},
+			textIDs: []int32{380, 381, 382},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1838,
+			line: 1869,
 			text: phraseMask{
-				{index: 5, bits: 285978576338026496},
+				{index: 5, bits: 9223372036854775808},
+				{index: 6, bits: 63},
 			},
-			textIDs: []int32{371, 372, 373, 374, 375, 376, 377},
+			textIDs: []int32{383, 384, 385, 386, 387, 388, 389},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1847,
+			line: 1878,
 			text: phraseMask{
-				{index: 5, bits: 4323455642275676160},
+				{index: 6, bits: 960},
 			},
-			textIDs: []int32{378, 379, 380, 381},
+			textIDs: []int32{390, 391, 392, 393},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1856,
+			line: 1887,
 			text: phraseMask{
-				{index: 5, bits: 13835058055282163712},
+				{index: 6, bits: 3072},
 			},
-			textIDs: []int32{382, 383},
+			textIDs: []int32{394, 395},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1862,
+			line: 1893,
 			text: phraseMask{
-				{index: 6, bits: 15},
+				{index: 6, bits: 61440},
 			},
-			textIDs: []int32{384, 385, 386, 387},
+			textIDs: []int32{396, 397, 398, 399},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1870,
+			line: 1901,
 			text: phraseMask{
-				{index: 6, bits: 4080},
+				{index: 6, bits: 16711680},
 			},
-			textIDs: []int32{388, 389, 390, 391, 392, 393, 394, 395},
+			textIDs: []int32{400, 401, 402, 403, 404, 405, 406, 407},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1879,
+			line: 1910,
 			text: phraseMask{
-				{index: 6, bits: 12288},
+				{index: 6, bits: 50331648},
 			},
-			textIDs: []int32{396, 397},
+			textIDs: []int32{408, 409},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1885,
+			line: 1916,
 			text: phraseMask{
-				{index: 2, bits: 536870912},
-				{index: 6, bits: 2080768},
+				{index: 2, bits: 2199023255552},
+				{index: 6, bits: 8522825728},
 			},
-			textIDs: []int32{157, 398, 399, 400, 401, 402, 403, 404},
+			textIDs: []int32{169, 410, 411, 412, 413, 414, 415, 416},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1894,
+			line: 1925,
 			text: phraseMask{
-				{index: 6, bits: 6291456},
+				{index: 6, bits: 25769803776},
 			},
-			textIDs: []int32{405, 406},
+			textIDs: []int32{417, 418},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1900,
+			line: 1931,
 			text: phraseMask{
-				{index: 6, bits: 1065353216},
+				{index: 6, bits: 4363686772736},
 			},
-			textIDs: []int32{407, 408, 409, 410, 411, 412, 413},
+			textIDs: []int32{419, 420, 421, 422, 423, 424, 425},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1909,
+			line: 1940,
 			text: phraseMask{
-				{index: 6, bits: 3221225472},
+				{index: 6, bits: 13194139533312},
 			},
-			textIDs: []int32{414, 415},
+			textIDs: []int32{426, 427},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1915,
+			line: 1946,
 			text: phraseMask{
-				{index: 6, bits: 12884901888},
+				{index: 6, bits: 52776558133248},
 			},
-			textIDs: []int32{416, 417},
+			textIDs: []int32{428, 429},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1922,
+			line: 1953,
 			text: phraseMask{
-				{index: 6, bits: 281457796841472},
+				{index: 6, bits: 1152851135862669312},
 			},
-			textIDs: []int32{418, 419, 420, 421, 422, 423, 424, 425, 426, 427, 428, 429, 430, 431},
+			textIDs: []int32{430, 431, 432, 433, 434, 435, 436, 437, 438, 439, 440, 441, 442, 443},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1932,
+			line: 1963,
 			text: phraseMask{
-				{index: 6, bits: 281474976710656},
+				{index: 6, bits: 1152921504606846976},
 			},
-			textIDs: []int32{432},
+			textIDs: []int32{444},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1940,
+			line: 1971,
 			text: phraseMask{
-				{index: 6, bits: 562949953421312},
+				{index: 6, bits: 2305843009213693952},
 			},
-			textIDs: []int32{433},
+			textIDs: []int32{445},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1946,
+			line: 1977,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2896,17 +2897,17 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 6, bits: 1125899906842624},
-				{index: 1, bits: 8388608},
+				{index: 6, bits: 4611686018427387904},
+				{index: 1, bits: 34359738368},
 			},
-			textIDs: []int32{434, 87},
+			textIDs: []int32{446, 99},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1954,
+			line: 1985,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2918,32 +2919,32 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 6, bits: 3377699720527872},
-				{index: 1, bits: 8388608},
+				{index: 6, bits: 13835058055282163712},
+				{index: 1, bits: 34359738368},
 			},
-			textIDs: []int32{435, 434, 87},
+			textIDs: []int32{447, 446, 99},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1962,
+			line: 1993,
 			text: phraseMask{
-				{index: 6, bits: 4503599627370496},
+				{index: 7, bits: 1},
 			},
-			textIDs: []int32{436},
+			textIDs: []int32{448},
 			mta:     []string{".messagelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1970,
+			line: 2001,
 			text: phraseMask{
-				{index: 6, bits: 27021597764222976},
+				{index: 7, bits: 6},
 			},
-			textIDs: []int32{437, 438},
+			textIDs: []int32{449, 450},
 			regexps: []*pattern{
 				{src: "\\b542\\b", captures: false},
 				{src: "no such user", captures: false},
@@ -2954,14 +2955,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1977,
+			line: 2008,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
 			text: phraseMask{
-				{index: 6, bits: 36028797018963968},
+				{index: 7, bits: 8},
 			},
-			textIDs: []int32{439},
+			textIDs: []int32{451},
 			then: thenDef{
 				Reason: "badreputation",
 				words: words{
@@ -3016,439 +3017,316 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2005,
+			line: 2036,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 6, bits: 72057594037927936},
+				{index: 7, bits: 16},
 			},
-			textIDs: []int32{440},
+			textIDs: []int32{452},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2012,
+			line: 2043,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 6, bits: 144115188075855872},
+				{index: 7, bits: 32},
 			},
-			textIDs: []int32{441},
+			textIDs: []int32{453},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2019,
+			line: 2050,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
 			text: phraseMask{
-				{index: 6, bits: 288230376151711744},
+				{index: 7, bits: 64},
 			},
-			textIDs: []int32{442},
+			textIDs: []int32{454},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2026,
+			line: 2057,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
 			text: phraseMask{
-				{index: 6, bits: 576460752303423488},
+				{index: 7, bits: 128},
 			},
-			textIDs: []int32{443},
+			textIDs: []int32{455},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2033,
+			line: 2064,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
-				{index: 6, bits: 1152921504606846976},
+				{index: 7, bits: 256},
 			},
-			textIDs: []int32{444},
+			textIDs: []int32{456},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2040,
+			line: 2071,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 6, bits: 2305843009213693952},
+				{index: 7, bits: 512},
 			},
-			textIDs: []int32{445},
+			textIDs: []int32{457},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2047,
+			line: 2078,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 6, bits: 4611686018427387904},
+				{index: 7, bits: 1024},
 			},
-			textIDs: []int32{446},
+			textIDs: []int32{458},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2054,
+			line: 2085,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
-				{index: 6, bits: 9223372036854775808},
+				{index: 7, bits: 2048},
 			},
-			textIDs: []int32{447},
+			textIDs: []int32{459},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2060,
+			line: 2091,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1},
+				{index: 7, bits: 4096},
 			},
-			textIDs: []int32{448},
+			textIDs: []int32{460},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2067,
+			line: 2098,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
 			},
 			text: phraseMask{
-				{index: 7, bits: 2},
+				{index: 7, bits: 8192},
 			},
-			textIDs: []int32{449},
+			textIDs: []int32{461},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2073,
+			line: 2104,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
-			},
-			text: phraseMask{
-				{index: 7, bits: 4},
-			},
-			textIDs: []int32{450},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-5.7.51-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2080,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 51, detHi: 51},
-			},
-			text: phraseMask{
-				{index: 7, bits: 8},
-			},
-			textIDs: []int32{451},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.321-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2087,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 321, detHi: 321},
-				{class: 5, subject: 7, detailLo: 321, detHi: 321},
-			},
-			text: phraseMask{
-				{index: 7, bits: 16},
-			},
-			textIDs: []int32{452},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-5.7.322-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2093,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 322, detHi: 322},
-			},
-			text: phraseMask{
-				{index: 7, bits: 32},
-			},
-			textIDs: []int32{453},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.323-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2099,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 323, detHi: 323},
-				{class: 5, subject: 7, detailLo: 323, detHi: 323},
-			},
-			text: phraseMask{
-				{index: 7, bits: 64},
-			},
-			textIDs: []int32{454},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.324-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2105,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 324, detHi: 324},
-				{class: 5, subject: 7, detailLo: 324, detHi: 324},
-			},
-			text: phraseMask{
-				{index: 7, bits: 128},
-			},
-			textIDs: []int32{455},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.325-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2111,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 325, detHi: 325},
-				{class: 5, subject: 7, detailLo: 325, detHi: 325},
-			},
-			text: phraseMask{
-				{index: 7, bits: 256},
-			},
-			textIDs: []int32{456},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-5.3.4-mesgtoobig",
-			file: "rules.yaml (built-in)",
-			line: 2117,
-			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 7, bits: 1536},
-			},
-			textIDs: []int32{457, 458},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "mesgtoobig"},
-		},
-		{
-			id:   "microsoft-4.4.312-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 2124,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 312, detHi: 312},
-				{class: 5, subject: 4, detailLo: 312, detHi: 312},
-			},
-			text: phraseMask{
-				{index: 7, bits: 2048},
-			},
-			textIDs: []int32{459},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "microsoft-4.4.316-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 2130,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 316, detHi: 316},
-				{class: 5, subject: 4, detailLo: 316, detHi: 316},
-			},
-			text: phraseMask{
-				{index: 7, bits: 4096},
-			},
-			textIDs: []int32{460},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "microsoft-5.4.4-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 2136,
-			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 7, bits: 8192},
-			},
-			textIDs: []int32{461},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "microsoft-5.7.64-norelaying",
-			file: "rules.yaml (built-in)",
-			line: 2143,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
 			text: phraseMask{
 				{index: 7, bits: 16384},
 			},
 			textIDs: []int32{462},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "norelaying"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.3.2-notaccept",
+			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2150,
+			line: 2111,
 			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 2, detHi: 2},
+				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
 			text: phraseMask{
 				{index: 7, bits: 32768},
 			},
 			textIDs: []int32{463},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "notaccept"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.4.4-notaccept",
+			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2157,
+			line: 2118,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 4, detHi: 4},
+				{class: 4, subject: 7, detailLo: 321, detHi: 321},
+				{class: 5, subject: 7, detailLo: 321, detHi: 321},
 			},
 			text: phraseMask{
 				{index: 7, bits: 65536},
 			},
 			textIDs: []int32{464},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "notaccept"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.3.2-notaccept",
+			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2164,
+			line: 2124,
 			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 2, detHi: 2},
+				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
 			text: phraseMask{
 				{index: 7, bits: 131072},
 			},
 			textIDs: []int32{465},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "notaccept"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.0.350-policyviolation",
+			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2171,
+			line: 2130,
 			status: []statusPattern{
-				{class: 5, detailLo: 350, detHi: 350},
+				{class: 4, subject: 7, detailLo: 323, detHi: 323},
+				{class: 5, subject: 7, detailLo: 323, detHi: 323},
 			},
 			text: phraseMask{
-				{index: 7, bits: 786432},
+				{index: 7, bits: 262144},
 			},
-			textIDs: []int32{466, 467},
-			then:    thenDef{Reason: "policyviolation"},
+			textIDs: []int32{466},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.7.900-999-policyviolation",
+			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2177,
+			line: 2136,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 900, detHi: 999},
+				{class: 4, subject: 7, detailLo: 324, detHi: 324},
+				{class: 5, subject: 7, detailLo: 324, detHi: 324},
+			},
+			text: phraseMask{
+				{index: 7, bits: 524288},
+			},
+			textIDs: []int32{467},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-4.7.325-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2142,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 325, detHi: 325},
+				{class: 5, subject: 7, detailLo: 325, detHi: 325},
 			},
 			text: phraseMask{
 				{index: 7, bits: 1048576},
 			},
 			textIDs: []int32{468},
-			then:    thenDef{Reason: "policyviolation"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.1.7-rejected",
+			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2183,
+			line: 2148,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 7, detHi: 7},
+				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 6291456},
 			},
 			textIDs: []int32{469, 470},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "rejected"},
+			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
-			id:   "microsoft-5.7.750-rejected",
+			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2190,
+			line: 2155,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 750, detHi: 750},
+				{class: 4, subject: 4, detailLo: 312, detHi: 312},
+				{class: 5, subject: 4, detailLo: 312, detHi: 312},
 			},
 			text: phraseMask{
 				{index: 7, bits: 8388608},
 			},
 			textIDs: []int32{471},
-			then:    thenDef{Reason: "rejected"},
+			then:    thenDef{Reason: "networkerror"},
 		},
 		{
-			id:   "microsoft-5.7.3-securityerror",
+			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2196,
+			line: 2161,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 3, detHi: 3},
+				{class: 4, subject: 4, detailLo: 316, detHi: 316},
+				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
-				{index: 7, bits: 50331648},
+				{index: 7, bits: 16777216},
 			},
-			textIDs: []int32{472, 473},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "securityerror"},
+			textIDs: []int32{472},
+			then:    thenDef{Reason: "networkerror"},
 		},
 		{
-			id:   "microsoft-5.2.1-spamdetected",
+			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2203,
+			line: 2167,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 4, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 7, bits: 33554432},
+			},
+			textIDs: []int32{473},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "networkerror"},
+		},
+		{
+			id:   "microsoft-5.7.64-norelaying",
+			file: "rules.yaml (built-in)",
+			line: 2174,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
 			text: phraseMask{
 				{index: 7, bits: 67108864},
 			},
 			textIDs: []int32{474},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "spamdetected"},
+			then:    thenDef{Reason: "norelaying"},
 		},
 		{
-			id:   "microsoft-4.3.2-speeding",
+			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2210,
+			line: 2181,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3457,701 +3335,823 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{475},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "speeding"},
+			then:    thenDef{Reason: "notaccept"},
 		},
 		{
-			id:   "microsoft-5.2.1-suspend",
+			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2217,
+			line: 2188,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 268435456},
 			},
 			textIDs: []int32{476},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "suspend"},
+			then:    thenDef{Reason: "notaccept"},
 		},
 		{
-			id:   "microsoft-5.3.3-syntaxerror",
+			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2224,
+			line: 2195,
 			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 3, detHi: 3},
-			},
-			text: phraseMask{
-				{index: 6, bits: 549755813888},
-			},
-			textIDs: []int32{423},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "syntaxerror"},
-		},
-		{
-			id:   "microsoft-5.5.2-syntaxerror",
-			file: "rules.yaml (built-in)",
-			line: 2231,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 2, detHi: 2},
+				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 7, bits: 536870912},
 			},
 			textIDs: []int32{477},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "syntaxerror"},
+			then:    thenDef{Reason: "notaccept"},
 		},
 		{
-			id:   "microsoft-4.3.2-systemerror",
+			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2238,
+			line: 2202,
 			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 2, detHi: 2},
+				{class: 5, detailLo: 350, detHi: 350},
 			},
 			text: phraseMask{
 				{index: 7, bits: 3221225472},
 			},
 			textIDs: []int32{478, 479},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
-			id:   "microsoft-5.3.5-systemerror",
+			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2245,
+			line: 2208,
 			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 5, detHi: 5},
+				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
 			text: phraseMask{
 				{index: 7, bits: 4294967296},
 			},
 			textIDs: []int32{480},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
-			id:   "microsoft-5.0.0-systemerror",
+			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2252,
+			line: 2214,
 			status: []statusPattern{
-				{class: 5},
+				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 7, bits: 8589934592},
+				{index: 7, bits: 25769803776},
 			},
-			textIDs: []int32{481},
+			textIDs: []int32{481, 482},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "rejected"},
 		},
 		{
-			id:   "microsoft-5.1.4-systemerror",
+			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2259,
+			line: 2221,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 7, bits: 17179869184},
-			},
-			textIDs: []int32{482},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-5.2.4-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 2266,
-			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
 			text: phraseMask{
 				{index: 7, bits: 34359738368},
 			},
 			textIDs: []int32{483},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "rejected"},
 		},
 		{
-			id:   "microsoft-5.2.14-systemerror",
+			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2273,
+			line: 2227,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 14, detHi: 14},
+				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 68719476736},
+				{index: 7, bits: 206158430208},
 			},
-			textIDs: []int32{484},
+			textIDs: []int32{484, 485},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "securityerror"},
 		},
 		{
-			id:   "microsoft-4.4.3-systemerror",
+			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2280,
+			line: 2234,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 3, detHi: 3},
-			},
-			text: phraseMask{
-				{index: 7, bits: 137438953472},
-			},
-			textIDs: []int32{485},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-4.7.0-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 2287,
-			status: []statusPattern{
-				{class: 4, subject: 7},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 7, bits: 274877906944},
 			},
 			textIDs: []int32{486},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
-			id:   "microsoft-4.4.24-systemerror",
+			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2294,
+			line: 2241,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 24, detHi: 24},
+				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 7, bits: 549755813888},
 			},
 			textIDs: []int32{487},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "speeding"},
 		},
 		{
-			id:   "microsoft-4.4.25-systemerror",
+			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2301,
+			line: 2248,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 25, detHi: 25},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 7, bits: 1099511627776},
 			},
 			textIDs: []int32{488},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "suspend"},
 		},
 		{
-			id:   "microsoft-4.4.28-systemerror",
+			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2308,
+			line: 2255,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 28, detHi: 28},
+				{class: 5, subject: 3, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{index: 6, bits: 2251799813685248},
+			},
+			textIDs: []int32{435},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "syntaxerror"},
+		},
+		{
+			id:   "microsoft-5.5.2-syntaxerror",
+			file: "rules.yaml (built-in)",
+			line: 2262,
+			status: []statusPattern{
+				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 7, bits: 2199023255552},
 			},
 			textIDs: []int32{489},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
-			id:   "microsoft-4.4.318-systemerror",
+			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2315,
+			line: 2269,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 318, detHi: 318},
-				{class: 5, subject: 4, detailLo: 318, detHi: 318},
+				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 4398046511104},
+				{index: 7, bits: 13194139533312},
 			},
-			textIDs: []int32{490},
+			textIDs: []int32{490, 491},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.500-systemerror",
+			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2321,
+			line: 2276,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 500, detHi: 500},
-			},
-			text: phraseMask{
-				{index: 7, bits: 8796093022208},
-			},
-			textIDs: []int32{491},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-4.7.700-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 2327,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 700, detHi: 700},
+				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
 			text: phraseMask{
 				{index: 7, bits: 17592186044416},
 			},
 			textIDs: []int32{492},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.3.1-systemfull",
+			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2333,
+			line: 2283,
 			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 1, detHi: 1},
+				{class: 5},
 			},
 			text: phraseMask{
 				{index: 7, bits: 35184372088832},
 			},
 			textIDs: []int32{493},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemfull"},
+			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.5.3-toomanyconn",
+			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2340,
+			line: 2290,
 			status: []statusPattern{
-				{class: 4, subject: 5, detailLo: 3, detHi: 3},
-				{class: 5, subject: 5, detailLo: 3, detHi: 3},
-			},
-			text: phraseMask{
-				{bits: 549755813888},
-			},
-			textIDs: []int32{39},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "toomanyconn"},
-		},
-		{
-			id:   "microsoft-4.7.652-toomanyconn",
-			file: "rules.yaml (built-in)",
-			line: 2347,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 652, detHi: 652},
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 70368744177664},
 			},
 			textIDs: []int32{494},
-			then:    thenDef{Reason: "toomanyconn"},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.1.3-userunknown",
+			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2353,
+			line: 2297,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 3, detHi: 3},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 140737488355328},
 			},
 			textIDs: []int32{495},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "userunknown"},
+			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.1.4-5-userunknown",
+			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2360,
+			line: 2304,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 5},
+				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
 			text: phraseMask{
 				{index: 7, bits: 281474976710656},
 			},
 			textIDs: []int32{496},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "userunknown"},
+			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.1.6-userunknown",
+			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2367,
+			line: 2311,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 6, detHi: 6},
+				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 7, bits: 562949953421312},
 			},
 			textIDs: []int32{497},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "userunknown"},
+			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.5.0-userunknown",
+			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2374,
+			line: 2318,
 			status: []statusPattern{
-				{class: 5, subject: 5},
+				{class: 4, subject: 7},
 			},
 			text: phraseMask{
 				{index: 7, bits: 1125899906842624},
 			},
 			textIDs: []int32{498},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "userunknown"},
+			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.1.2-userunknown",
+			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2381,
+			line: 2325,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 2, detHi: 2},
+				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
 			text: phraseMask{
 				{index: 7, bits: 2251799813685248},
 			},
 			textIDs: []int32{499},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "userunknown"},
+			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.1.351-userunknown",
+			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2388,
+			line: 2332,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 351, detHi: 351},
+				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
 			text: phraseMask{
 				{index: 7, bits: 4503599627370496},
 			},
 			textIDs: []int32{500},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.28-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2339,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 28, detHi: 28},
+			},
+			text: phraseMask{
+				{index: 7, bits: 9007199254740992},
+			},
+			textIDs: []int32{501},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.318-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2346,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 318, detHi: 318},
+				{class: 5, subject: 4, detailLo: 318, detHi: 318},
+			},
+			text: phraseMask{
+				{index: 7, bits: 18014398509481984},
+			},
+			textIDs: []int32{502},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.7.500-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2352,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 500, detHi: 500},
+			},
+			text: phraseMask{
+				{index: 7, bits: 36028797018963968},
+			},
+			textIDs: []int32{503},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.7.700-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2358,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 700, detHi: 700},
+			},
+			text: phraseMask{
+				{index: 7, bits: 72057594037927936},
+			},
+			textIDs: []int32{504},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.3.1-systemfull",
+			file: "rules.yaml (built-in)",
+			line: 2364,
+			status: []statusPattern{
+				{class: 4, subject: 3, detailLo: 1, detHi: 1},
+			},
+			text: phraseMask{
+				{index: 7, bits: 144115188075855872},
+			},
+			textIDs: []int32{505},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemfull"},
+		},
+		{
+			id:   "microsoft-4.5.3-toomanyconn",
+			file: "rules.yaml (built-in)",
+			line: 2371,
+			status: []statusPattern{
+				{class: 4, subject: 5, detailLo: 3, detHi: 3},
+				{class: 5, subject: 5, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{bits: 2251799813685248},
+			},
+			textIDs: []int32{51},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "toomanyconn"},
+		},
+		{
+			id:   "microsoft-4.7.652-toomanyconn",
+			file: "rules.yaml (built-in)",
+			line: 2378,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 652, detHi: 652},
+			},
+			text: phraseMask{
+				{index: 7, bits: 288230376151711744},
+			},
+			textIDs: []int32{506},
+			then:    thenDef{Reason: "toomanyconn"},
+		},
+		{
+			id:   "microsoft-5.1.3-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 2384,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{index: 7, bits: 576460752303423488},
+			},
+			textIDs: []int32{507},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "microsoft-5.1.4-5-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 2391,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 5},
+			},
+			text: phraseMask{
+				{index: 7, bits: 1152921504606846976},
+			},
+			textIDs: []int32{508},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "microsoft-5.1.6-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 2398,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 6, detHi: 6},
+			},
+			text: phraseMask{
+				{index: 7, bits: 2305843009213693952},
+			},
+			textIDs: []int32{509},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "microsoft-5.5.0-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 2405,
+			status: []statusPattern{
+				{class: 5, subject: 5},
+			},
+			text: phraseMask{
+				{index: 7, bits: 4611686018427387904},
+			},
+			textIDs: []int32{510},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "microsoft-5.1.2-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 2412,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 2, detHi: 2},
+			},
+			text: phraseMask{
+				{index: 7, bits: 9223372036854775808},
+			},
+			textIDs: []int32{511},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "microsoft-5.1.351-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 2419,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 351, detHi: 351},
+			},
+			text: phraseMask{
+				{index: 8, bits: 1},
+			},
+			textIDs: []int32{512},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2394,
+			line: 2425,
 			text: phraseMask{
-				{index: 7, bits: 63050394783186944},
+				{index: 8, bits: 14},
 			},
-			textIDs: []int32{501, 502, 503},
+			textIDs: []int32{513, 514, 515},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2404,
+			line: 2435,
 			text: phraseMask{
-				{index: 7, bits: 216172782113783808},
+				{index: 8, bits: 48},
 			},
-			textIDs: []int32{504, 505},
+			textIDs: []int32{516, 517},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2410,
+			line: 2441,
 			text: phraseMask{
-				{index: 7, bits: 2017612633061982208},
+				{index: 8, bits: 448},
 			},
-			textIDs: []int32{506, 507, 508},
+			textIDs: []int32{518, 519, 520},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2416,
+			line: 2447,
 			text: phraseMask{
-				{index: 7, bits: 2305843009213693952},
+				{index: 8, bits: 512},
 			},
-			textIDs: []int32{509},
+			textIDs: []int32{521},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2422,
+			line: 2453,
 			text: phraseMask{
-				{index: 7, bits: 13835058055282163712},
-				{index: 8, bits: 3},
+				{index: 8, bits: 15360},
 			},
-			textIDs: []int32{510, 511, 512, 513},
+			textIDs: []int32{522, 523, 524, 525},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2429,
+			line: 2460,
 			text: phraseMask{
-				{index: 8, bits: 4},
+				{index: 8, bits: 16384},
 			},
-			textIDs: []int32{514},
+			textIDs: []int32{526},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2435,
+			line: 2466,
 			text: phraseMask{
-				{index: 8, bits: 24},
+				{index: 8, bits: 98304},
 			},
-			textIDs: []int32{515, 516},
+			textIDs: []int32{527, 528},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2441,
+			line: 2472,
 			text: phraseMask{
-				{index: 8, bits: 96},
+				{index: 8, bits: 393216},
 			},
-			textIDs: []int32{517, 518},
+			textIDs: []int32{529, 530},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2447,
+			line: 2478,
 			text: phraseMask{
-				{index: 8, bits: 128},
+				{index: 8, bits: 524288},
 			},
-			textIDs: []int32{519},
+			textIDs: []int32{531},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2453,
+			line: 2484,
 			text: phraseMask{
-				{index: 2, bits: 3298534883328},
-				{index: 8, bits: 1792},
+				{index: 2, bits: 13510798882111488},
+				{index: 8, bits: 7340032},
 			},
-			textIDs: []int32{168, 169, 520, 521, 522},
+			textIDs: []int32{180, 181, 532, 533, 534},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2461,
+			line: 2492,
 			text: phraseMask{
-				{index: 2, bits: 624917741568},
-				{index: 8, bits: 6144},
+				{index: 2, bits: 2559663069462528},
+				{index: 8, bits: 25165824},
 			},
-			textIDs: []int32{164, 159, 160, 523, 524, 167},
+			textIDs: []int32{176, 171, 172, 535, 536, 179},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2471,
+			line: 2502,
 			text: phraseMask{
-				{index: 8, bits: 57344},
+				{index: 8, bits: 234881024},
 			},
-			textIDs: []int32{525, 526, 527},
+			textIDs: []int32{537, 538, 539},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2478,
+			line: 2509,
 			text: phraseMask{
-				{index: 8, bits: 983040},
+				{index: 8, bits: 4026531840},
 			},
-			textIDs: []int32{528, 529, 530, 531},
+			textIDs: []int32{540, 541, 542, 543},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2485,
+			line: 2516,
 			text: phraseMask{
-				{index: 8, bits: 3145728},
-				{bits: 549755813888},
+				{index: 8, bits: 12884901888},
+				{bits: 2251799813685248},
 			},
-			textIDs: []int32{532, 39, 533},
+			textIDs: []int32{544, 51, 545},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2492,
+			line: 2523,
 			text: phraseMask{
-				{index: 7, bits: 2097152},
-				{index: 8, bits: 12582912},
+				{index: 7, bits: 8589934592},
+				{index: 8, bits: 51539607552},
 			},
-			textIDs: []int32{469, 534, 535},
+			textIDs: []int32{481, 546, 547},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2498,
+			line: 2529,
 			text: phraseMask{
-				{index: 8, bits: 16777216},
+				{index: 8, bits: 68719476736},
 			},
-			textIDs: []int32{536},
+			textIDs: []int32{548},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2504,
+			line: 2535,
 			text: phraseMask{
-				{index: 8, bits: 33554432},
+				{index: 8, bits: 137438953472},
 			},
-			textIDs: []int32{537},
+			textIDs: []int32{549},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2510,
+			line: 2541,
 			text: phraseMask{
-				{index: 7, bits: 1125899906842624},
+				{index: 7, bits: 4611686018427387904},
 			},
-			textIDs: []int32{498},
+			textIDs: []int32{510},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2516,
+			line: 2547,
 			text: phraseMask{
-				{index: 8, bits: 201326592},
+				{index: 8, bits: 824633720832},
 			},
-			textIDs: []int32{538, 539},
+			textIDs: []int32{550, 551},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2526,
+			line: 2557,
 			text: phraseMask{
-				{index: 8, bits: 1879048192},
+				{index: 8, bits: 7696581394432},
 			},
-			textIDs: []int32{540, 541, 542},
+			textIDs: []int32{552, 553, 554},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2532,
+			line: 2563,
 			text: phraseMask{
-				{index: 8, bits: 2147483648},
+				{index: 8, bits: 8796093022208},
 			},
-			textIDs: []int32{543},
+			textIDs: []int32{555},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2538,
+			line: 2569,
 			text: phraseMask{
-				{index: 8, bits: 12884901888},
+				{index: 8, bits: 52776558133248},
 			},
-			textIDs: []int32{544, 545},
+			textIDs: []int32{556, 557},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2544,
+			line: 2575,
 			text: phraseMask{
-				{index: 8, bits: 51539607552},
+				{index: 8, bits: 211106232532992},
 			},
-			textIDs: []int32{546, 547},
+			textIDs: []int32{558, 559},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2550,
+			line: 2581,
 			text: phraseMask{
-				{index: 8, bits: 206158430208},
+				{index: 8, bits: 844424930131968},
 			},
-			textIDs: []int32{548, 549},
+			textIDs: []int32{560, 561},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2556,
+			line: 2587,
 			text: phraseMask{
-				{index: 8, bits: 274877906944},
+				{index: 8, bits: 1125899906842624},
 			},
-			textIDs: []int32{550},
+			textIDs: []int32{562},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2562,
+			line: 2593,
 			text: phraseMask{
-				{index: 8, bits: 549755813888},
+				{index: 8, bits: 2251799813685248},
 			},
-			textIDs: []int32{551},
+			textIDs: []int32{563},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2568,
+			line: 2599,
 			text: phraseMask{
-				{index: 8, bits: 16492674416640},
+				{index: 8, bits: 67553994410557440},
 			},
-			textIDs: []int32{552, 553, 554, 555},
+			textIDs: []int32{564, 565, 566, 567},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2575,
+			line: 2606,
 			text: phraseMask{
-				{index: 8, bits: 17592186044416},
+				{index: 8, bits: 72057594037927936},
 			},
-			textIDs: []int32{556},
+			textIDs: []int32{568},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2581,
+			line: 2612,
 			text: phraseMask{
-				{index: 8, bits: 35184372088832},
+				{index: 8, bits: 144115188075855872},
 			},
-			textIDs: []int32{557},
+			textIDs: []int32{569},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2592,
+			line: 2623,
 			text: phraseMask{
-				{index: 8, bits: 211106232532992},
+				{index: 8, bits: 864691128455135232},
 			},
-			textIDs: []int32{558, 559},
+			textIDs: []int32{570, 571},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "blocked",
@@ -4185,44 +4185,44 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2603,
+			line: 2634,
 			text: phraseMask{
-				{index: 8, bits: 281474976710656},
+				{index: 8, bits: 1152921504606846976},
 			},
-			textIDs: []int32{560},
+			textIDs: []int32{572},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2609,
+			line: 2640,
 			text: phraseMask{
-				{index: 8, bits: 562949953421312},
+				{index: 8, bits: 2305843009213693952},
 			},
-			textIDs: []int32{561},
+			textIDs: []int32{573},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2615,
+			line: 2646,
 			text: phraseMask{
-				{index: 8, bits: 1125899906842624},
+				{index: 8, bits: 4611686018427387904},
 			},
-			textIDs: []int32{562},
+			textIDs: []int32{574},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2628,
+			line: 2659,
 			text: phraseMask{
-				{index: 8, bits: 2251799813685248},
+				{index: 8, bits: 9223372036854775808},
 			},
-			textIDs: []int32{563},
+			textIDs: []int32{575},
 			mta:     []string{".yahoodns.net"},
 			action:  []smtpcode.Action{"failed"},
 			then: thenDef{
@@ -4286,11 +4286,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2641,
+			line: 2672,
 			text: phraseMask{
-				{index: 8, bits: 2251799813685248},
+				{index: 8, bits: 9223372036854775808},
 			},
-			textIDs: []int32{563},
+			textIDs: []int32{575},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "rejected",
@@ -4352,73 +4352,74 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2651,
+			line: 2682,
 			text: phraseMask{
-				{index: 8, bits: 13510798882111488},
+				{index: 9, bits: 3},
 			},
-			textIDs: []int32{564, 565},
+			textIDs: []int32{576, 577},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2659,
+			line: 2690,
 			text: phraseMask{
-				{index: 8, bits: 18014398509481984},
+				{index: 9, bits: 4},
 			},
-			textIDs: []int32{566},
+			textIDs: []int32{578},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2665,
+			line: 2696,
 			text: phraseMask{
-				{index: 8, bits: 108086391056891904},
+				{index: 9, bits: 24},
 			},
-			textIDs: []int32{567, 568},
+			textIDs: []int32{579, 580},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2671,
+			line: 2702,
 			text: phraseMask{
-				{index: 8, bits: 144115188075855872},
+				{index: 9, bits: 32},
 			},
-			textIDs: []int32{569},
+			textIDs: []int32{581},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2677,
+			line: 2708,
 			text: phraseMask{
-				{index: 8, bits: 288230376151711744},
+				{index: 9, bits: 64},
 			},
-			textIDs: []int32{570},
+			textIDs: []int32{582},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2683,
+			line: 2714,
 			text: phraseMask{
-				{index: 8, bits: 576478344489467904},
+				{index: 9, bits: 128},
+				{index: 8, bits: 72057594037927936},
 			},
-			textIDs: []int32{571, 556},
+			textIDs: []int32{583, 568},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2695,
+			line: 2726,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4426,10 +4427,9 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 8, bits: 17293822569102704640},
-				{index: 9, bits: 1},
+				{index: 9, bits: 7936},
 			},
-			textIDs: []int32{572, 573, 574, 575, 576},
+			textIDs: []int32{584, 585, 586, 587, 588},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4469,11 +4469,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2708,
+			line: 2739,
 			text: phraseMask{
-				{index: 9, bits: 30},
+				{index: 9, bits: 122880},
 			},
-			textIDs: []int32{577, 578, 579, 580},
+			textIDs: []int32{589, 590, 591, 592},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4513,12 +4513,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2720,
+			line: 2751,
 			text: phraseMask{
-				{index: 9, bits: 480},
-				{index: 6, bits: 131072},
+				{index: 9, bits: 1966080},
+				{index: 6, bits: 536870912},
 			},
-			textIDs: []int32{581, 582, 401, 583, 584},
+			textIDs: []int32{593, 594, 413, 595, 596},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4557,7 +4557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2734,
+			line: 2765,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4567,10 +4567,10 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 9, bits: 16776704},
-				{index: 4, bits: 2199023255552},
+				{index: 9, bits: 68717379584},
+				{index: 4, bits: 9007199254740992},
 			},
-			textIDs: []int32{585, 297, 586, 587, 588, 589, 590, 591, 592, 593, 594, 595, 596, 597, 598, 599},
+			textIDs: []int32{597, 309, 598, 599, 600, 601, 602, 603, 604, 605, 606, 607, 608, 609, 610, 611},
 			then: thenDef{
 				Reason: "norelaying",
 				words: words{
@@ -4623,11 +4623,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2755,
+			line: 2786,
 			text: phraseMask{
-				{index: 9, bits: 16777216},
+				{index: 9, bits: 68719476736},
 			},
-			textIDs: []int32{600},
+			textIDs: []int32{612},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4673,7 +4673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2764,
+			line: 2795,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4683,9 +4683,9 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 9, bits: 17146314752},
+				{index: 9, bits: 70231305224192},
 			},
-			textIDs: []int32{601, 602, 603, 604, 605, 606, 607, 608, 609},
+			textIDs: []int32{613, 614, 615, 616, 617, 618, 619, 620, 621},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4731,7 +4731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2779,
+			line: 2810,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4739,9 +4739,9 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 9, bits: 17575006175232},
+				{index: 9, bits: 71987225293750272},
 			},
-			textIDs: []int32{610, 611, 612, 613, 614, 615, 616, 617, 618, 619},
+			textIDs: []int32{622, 623, 624, 625, 626, 627, 628, 629, 630, 631},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -4788,16 +4788,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2798,
+			line: 2829,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
 			},
 			text: phraseMask{
-				{index: 6, bits: 281474976710656},
-				{index: 9, bits: 123145302310912},
+				{index: 6, bits: 1152921504606846976},
+				{index: 9, bits: 504403158265495552},
 			},
-			textIDs: []int32{432, 620, 621, 622},
+			textIDs: []int32{444, 632, 633, 634},
 			then: thenDef{
 				Reason: "notaccept",
 				words: words{
@@ -4843,15 +4843,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2810,
+			line: 2841,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
 			},
 			text: phraseMask{
-				{index: 9, bits: 4362862139015168},
+				{index: 9, bits: 17870283321406128128},
 			},
-			textIDs: []int32{623, 624, 625, 626, 627},
+			textIDs: []int32{635, 636, 637, 638, 639},
 			then: thenDef{
 				Reason: "suspend",
 				words: words{
@@ -4884,7 +4884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2824,
+			line: 2855,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4933,7 +4933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2833,
+			line: 2864,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4982,7 +4982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 2842,
+			line: 2873,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5031,7 +5031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 2851,
+			line: 2882,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5080,7 +5080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 2861,
+			line: 2892,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5122,7 +5122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 2870,
+			line: 2901,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5171,7 +5171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 2879,
+			line: 2910,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5220,7 +5220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 2888,
+			line: 2919,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5269,7 +5269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 2897,
+			line: 2928,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5318,7 +5318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 2906,
+			line: 2937,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5367,7 +5367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 2915,
+			line: 2946,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5416,7 +5416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 2924,
+			line: 2955,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5465,7 +5465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 2933,
+			line: 2964,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5514,7 +5514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 2942,
+			line: 2973,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5563,7 +5563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 2951,
+			line: 2982,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5612,7 +5612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 2960,
+			line: 2991,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5661,7 +5661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 2969,
+			line: 3000,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5718,7 +5718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 2978,
+			line: 3009,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5767,7 +5767,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 2987,
+			line: 3018,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5816,7 +5816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 2998,
+			line: 3029,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5865,7 +5865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3007,
+			line: 3038,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5914,7 +5914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3016,
+			line: 3047,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -5963,7 +5963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3027,
+			line: 3058,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6012,7 +6012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3037,
+			line: 3068,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6061,7 +6061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3046,
+			line: 3077,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6110,7 +6110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3055,
+			line: 3086,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6159,7 +6159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3064,
+			line: 3095,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6208,7 +6208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3073,
+			line: 3104,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6257,7 +6257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3083,
+			line: 3114,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6306,7 +6306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3092,
+			line: 3123,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6355,7 +6355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3101,
+			line: 3132,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6412,7 +6412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3110,
+			line: 3141,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6461,7 +6461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3122,
+			line: 3153,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6503,7 +6503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3131,
+			line: 3162,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6545,7 +6545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3140,
+			line: 3171,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6611,7 +6611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3149,
+			line: 3180,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6653,7 +6653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3158,
+			line: 3189,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6702,7 +6702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3169,
+			line: 3200,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6738,61 +6738,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3185,
+			line: 3216,
 			text: phraseMask{
-				{index: 9, bits: 4503599627370496},
+				{index: 10, bits: 1},
 			},
-			textIDs: []int32{628},
+			textIDs: []int32{640},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3192,
+			line: 3223,
 			text: phraseMask{
-				{index: 9, bits: 9007199254740992},
+				{index: 10, bits: 2},
 			},
-			textIDs: []int32{629},
+			textIDs: []int32{641},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3197,
+			line: 3228,
 			text: phraseMask{
-				{index: 9, bits: 18014398509481984},
+				{index: 10, bits: 4},
 			},
-			textIDs: []int32{630},
+			textIDs: []int32{642},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3202,
+			line: 3233,
 			text: phraseMask{
-				{index: 9, bits: 36028797018963968},
+				{index: 10, bits: 8},
 			},
-			textIDs: []int32{631},
+			textIDs: []int32{643},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3207,
+			line: 3238,
 			text: phraseMask{
-				{index: 9, bits: 2233785415175766016},
+				{index: 10, bits: 496},
 			},
-			textIDs: []int32{632, 633, 634, 635, 636},
+			textIDs: []int32{644, 645, 646, 647, 648},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3214,
+			line: 3245,
 			text: phraseMask{
-				{index: 9, bits: 2305843009213693952},
+				{index: 10, bits: 512},
 			},
-			textIDs: []int32{637},
+			textIDs: []int32{649},
 			regexps: []*pattern{
 				{src: "non r.*pertori.*dans l'annuaire domino", captures: false},
 			},
@@ -6801,41 +6801,41 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3220,
+			line: 3251,
 			text: phraseMask{
-				{index: 9, bits: 4611686018427387904},
+				{index: 10, bits: 1024},
 			},
-			textIDs: []int32{638},
+			textIDs: []int32{650},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3225,
+			line: 3256,
 			text: phraseMask{
-				{index: 9, bits: 9223372036854775808},
+				{index: 10, bits: 2048},
 			},
-			textIDs: []int32{639},
+			textIDs: []int32{651},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3230,
+			line: 3261,
 			text: phraseMask{
-				{index: 10, bits: 1},
+				{index: 10, bits: 4096},
 			},
-			textIDs: []int32{640},
+			textIDs: []int32{652},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3243,
+			line: 3274,
 			text: phraseMask{
-				{index: 10, bits: 6},
+				{index: 10, bits: 24576},
 			},
-			textIDs: []int32{641, 642},
+			textIDs: []int32{653, 654},
 			then: thenDef{
 				Reason:     "hostunknown",
 				HardBounce: &builtinFalse,
@@ -6882,61 +6882,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3253,
+			line: 3284,
 			text: phraseMask{
-				{index: 10, bits: 8},
+				{index: 10, bits: 32768},
 			},
-			textIDs: []int32{643},
+			textIDs: []int32{655},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3261,
+			line: 3292,
 			text: phraseMask{
-				{index: 10, bits: 16},
+				{index: 10, bits: 65536},
 			},
-			textIDs: []int32{644},
+			textIDs: []int32{656},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3266,
+			line: 3297,
 			text: phraseMask{
-				{index: 10, bits: 96},
+				{index: 10, bits: 393216},
 			},
-			textIDs: []int32{645, 646},
+			textIDs: []int32{657, 658},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3271,
+			line: 3302,
 			text: phraseMask{
-				{index: 10, bits: 1920},
+				{index: 10, bits: 7864320},
 			},
-			textIDs: []int32{647, 648, 649, 650},
+			textIDs: []int32{659, 660, 661, 662},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3277,
+			line: 3308,
 			text: phraseMask{
-				{index: 10, bits: 30720},
+				{index: 10, bits: 125829120},
 			},
-			textIDs: []int32{651, 652, 653, 654},
+			textIDs: []int32{663, 664, 665, 666},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3289,
+			line: 3320,
 			text: phraseMask{
-				{index: 10, bits: 229376},
+				{index: 10, bits: 939524096},
 			},
-			textIDs: []int32{655, 656, 657},
+			textIDs: []int32{667, 668, 669},
 			then: thenDef{
 				Reason: "contenterror",
 				words: words{
@@ -6982,237 +6982,97 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3298,
+			line: 3329,
 			text: phraseMask{
-				{index: 10, bits: 262144},
+				{index: 10, bits: 1073741824},
 			},
-			textIDs: []int32{658},
+			textIDs: []int32{670},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3303,
+			line: 3334,
 			text: phraseMask{
-				{index: 10, bits: 524288},
+				{index: 10, bits: 2147483648},
 			},
-			textIDs: []int32{659},
+			textIDs: []int32{671},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3308,
+			line: 3339,
 			text: phraseMask{
-				{index: 10, bits: 1048576},
+				{index: 10, bits: 4294967296},
 			},
-			textIDs: []int32{660},
+			textIDs: []int32{672},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3313,
+			line: 3344,
 			text: phraseMask{
-				{index: 10, bits: 6291456},
+				{index: 10, bits: 25769803776},
 			},
-			textIDs: []int32{661, 662},
+			textIDs: []int32{673, 674},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3318,
+			line: 3349,
 			text: phraseMask{
-				{index: 10, bits: 1065353216},
+				{index: 10, bits: 4363686772736},
 			},
-			textIDs: []int32{663, 664, 665, 666, 667, 668, 669},
+			textIDs: []int32{675, 676, 677, 678, 679, 680, 681},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3325,
+			line: 3356,
 			text: phraseMask{
-				{index: 10, bits: 67645734912},
+				{index: 10, bits: 277076930199552},
 			},
-			textIDs: []int32{670, 671, 672, 673, 674, 675},
+			textIDs: []int32{682, 683, 684, 685, 686, 687},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3331,
+			line: 3362,
 			text: phraseMask{
-				{index: 10, bits: 68719476736},
+				{index: 10, bits: 281474976710656},
 			},
-			textIDs: []int32{676},
+			textIDs: []int32{688},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3336,
+			line: 3367,
 			text: phraseMask{
-				{index: 10, bits: 962072674304},
+				{index: 10, bits: 3940649673949184},
 			},
-			textIDs: []int32{677, 678, 679},
+			textIDs: []int32{689, 690, 691},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3343,
+			line: 3374,
 			text: phraseMask{
-				{index: 10, bits: 3298534883328},
+				{index: 10, bits: 13510798882111488},
 			},
-			textIDs: []int32{680, 681},
+			textIDs: []int32{692, 693},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3348,
-			text: phraseMask{
-				{index: 10, bits: 4398046511104},
-			},
-			textIDs: []int32{682},
-			then:    thenDef{Reason: "expired"},
-		},
-		{
-			id:   "lhost-googleworkspace-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 3353,
-			text: phraseMask{
-				{index: 6, bits: 3377699720527872},
-			},
-			textIDs: []int32{435, 434},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "lhost-googleworkspace-notaccept",
-			file: "rules.yaml (built-in)",
-			line: 3358,
-			text: phraseMask{
-				{index: 6, bits: 281474976710656},
-			},
-			textIDs: []int32{432},
-			then:    thenDef{Reason: "notaccept"},
-		},
-		{
-			id:   "lhost-googleworkspace-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 3363,
-			text: phraseMask{
-				{index: 6, bits: 562949953421312},
-			},
-			textIDs: []int32{433},
-			then:    thenDef{Reason: "userunknown"},
-		},
-		{
-			id:   "lhost-imailserver-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 3368,
-			text: phraseMask{
-				{index: 10, bits: 8796093022208},
-			},
-			textIDs: []int32{683},
-			then:    thenDef{Reason: "userunknown"},
-		},
-		{
-			id:   "lhost-imailserver-mailboxfull",
-			file: "rules.yaml (built-in)",
-			line: 3373,
-			text: phraseMask{
-				{index: 10, bits: 17592186044416},
-			},
-			textIDs: []int32{684},
-			then:    thenDef{Reason: "mailboxfull"},
-		},
-		{
-			id:   "lhost-imailserver-virusdetected",
-			file: "rules.yaml (built-in)",
-			line: 3378,
-			text: phraseMask{
-				{index: 10, bits: 35184372088832},
-			},
-			textIDs: []int32{685},
-			then:    thenDef{Reason: "virusdetected"},
-		},
-		{
-			id:   "lhost-imailserver-spamdetected",
-			file: "rules.yaml (built-in)",
-			line: 3383,
-			text: phraseMask{
-				{index: 10, bits: 70368744177664},
-			},
-			textIDs: []int32{686},
-			then:    thenDef{Reason: "spamdetected"},
-		},
-		{
-			id:   "lhost-kddi-mailboxfull",
-			file: "rules.yaml (built-in)",
-			line: 3388,
-			text: phraseMask{
-				{index: 10, bits: 140737488355328},
-			},
-			textIDs: []int32{687},
-			then:    thenDef{Reason: "mailboxfull"},
-		},
-		{
-			id:   "lhost-kddi-norelaying",
-			file: "rules.yaml (built-in)",
-			line: 3393,
-			text: phraseMask{
-				{index: 10, bits: 281474976710656},
-			},
-			textIDs: []int32{688},
-			then:    thenDef{Reason: "norelaying"},
-		},
-		{
-			id:   "lhost-kddi-hostunknown",
-			file: "rules.yaml (built-in)",
-			line: 3398,
-			text: phraseMask{
-				{index: 10, bits: 562949953421312},
-			},
-			textIDs: []int32{689},
-			then:    thenDef{Reason: "hostunknown"},
-		},
-		{
-			id:   "lhost-messagingserver-hostunknown",
-			file: "rules.yaml (built-in)",
-			line: 3403,
-			text: phraseMask{
-				{index: 10, bits: 1125899906842624},
-			},
-			textIDs: []int32{690},
-			then:    thenDef{Reason: "hostunknown"},
-		},
-		{
-			id:   "lhost-notes-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 3408,
-			text: phraseMask{
-				{index: 10, bits: 2251799813685248},
-			},
-			textIDs: []int32{691},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "lhost-notes-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 3413,
-			text: phraseMask{
-				{index: 10, bits: 13510798882111488},
-			},
-			textIDs: []int32{692, 693},
-			then:    thenDef{Reason: "userunknown"},
-		},
-		{
-			id:   "lhost-opensmtpd-expired",
-			file: "rules.yaml (built-in)",
-			line: 3419,
+			line: 3379,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -7220,183 +7080,323 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "expired"},
 		},
 		{
-			id:   "lhost-opensmtpd-securityerror",
+			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3424,
+			line: 3384,
+			text: phraseMask{
+				{index: 6, bits: 13835058055282163712},
+			},
+			textIDs: []int32{447, 446},
+			then:    thenDef{Reason: "networkerror"},
+		},
+		{
+			id:   "lhost-googleworkspace-notaccept",
+			file: "rules.yaml (built-in)",
+			line: 3389,
+			text: phraseMask{
+				{index: 6, bits: 1152921504606846976},
+			},
+			textIDs: []int32{444},
+			then:    thenDef{Reason: "notaccept"},
+		},
+		{
+			id:   "lhost-googleworkspace-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 3394,
+			text: phraseMask{
+				{index: 6, bits: 2305843009213693952},
+			},
+			textIDs: []int32{445},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "lhost-imailserver-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 3399,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
 			textIDs: []int32{695},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "lhost-imailserver-mailboxfull",
+			file: "rules.yaml (built-in)",
+			line: 3404,
+			text: phraseMask{
+				{index: 10, bits: 72057594037927936},
+			},
+			textIDs: []int32{696},
+			then:    thenDef{Reason: "mailboxfull"},
+		},
+		{
+			id:   "lhost-imailserver-virusdetected",
+			file: "rules.yaml (built-in)",
+			line: 3409,
+			text: phraseMask{
+				{index: 10, bits: 144115188075855872},
+			},
+			textIDs: []int32{697},
+			then:    thenDef{Reason: "virusdetected"},
+		},
+		{
+			id:   "lhost-imailserver-spamdetected",
+			file: "rules.yaml (built-in)",
+			line: 3414,
+			text: phraseMask{
+				{index: 10, bits: 288230376151711744},
+			},
+			textIDs: []int32{698},
+			then:    thenDef{Reason: "spamdetected"},
+		},
+		{
+			id:   "lhost-kddi-mailboxfull",
+			file: "rules.yaml (built-in)",
+			line: 3419,
+			text: phraseMask{
+				{index: 10, bits: 576460752303423488},
+			},
+			textIDs: []int32{699},
+			then:    thenDef{Reason: "mailboxfull"},
+		},
+		{
+			id:   "lhost-kddi-norelaying",
+			file: "rules.yaml (built-in)",
+			line: 3424,
+			text: phraseMask{
+				{index: 10, bits: 1152921504606846976},
+			},
+			textIDs: []int32{700},
+			then:    thenDef{Reason: "norelaying"},
+		},
+		{
+			id:   "lhost-kddi-hostunknown",
+			file: "rules.yaml (built-in)",
+			line: 3429,
+			text: phraseMask{
+				{index: 10, bits: 2305843009213693952},
+			},
+			textIDs: []int32{701},
+			then:    thenDef{Reason: "hostunknown"},
+		},
+		{
+			id:   "lhost-messagingserver-hostunknown",
+			file: "rules.yaml (built-in)",
+			line: 3434,
+			text: phraseMask{
+				{index: 10, bits: 4611686018427387904},
+			},
+			textIDs: []int32{702},
+			then:    thenDef{Reason: "hostunknown"},
+		},
+		{
+			id:   "lhost-notes-networkerror",
+			file: "rules.yaml (built-in)",
+			line: 3439,
+			text: phraseMask{
+				{index: 10, bits: 9223372036854775808},
+			},
+			textIDs: []int32{703},
+			then:    thenDef{Reason: "networkerror"},
+		},
+		{
+			id:   "lhost-notes-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 3444,
+			text: phraseMask{
+				{index: 11, bits: 3},
+			},
+			textIDs: []int32{704, 705},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "lhost-opensmtpd-expired",
+			file: "rules.yaml (built-in)",
+			line: 3450,
+			text: phraseMask{
+				{index: 11, bits: 4},
+			},
+			textIDs: []int32{706},
+			then:    thenDef{Reason: "expired"},
+		},
+		{
+			id:   "lhost-opensmtpd-securityerror",
+			file: "rules.yaml (built-in)",
+			line: 3455,
+			text: phraseMask{
+				{index: 11, bits: 8},
+			},
+			textIDs: []int32{707},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3429,
+			line: 3460,
 			text: phraseMask{
-				{index: 10, bits: 18374686479671623680},
+				{index: 11, bits: 4080},
 			},
-			textIDs: []int32{696, 697, 698, 699, 700, 701, 702, 703},
+			textIDs: []int32{708, 709, 710, 711, 712, 713, 714, 715},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3436,
+			line: 3467,
 			text: phraseMask{
-				{index: 11, bits: 7},
+				{index: 11, bits: 28672},
 			},
-			textIDs: []int32{704, 705, 706},
+			textIDs: []int32{716, 717, 718},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3441,
+			line: 3472,
 			text: phraseMask{
-				{index: 11, bits: 8},
+				{index: 11, bits: 32768},
 			},
-			textIDs: []int32{707},
+			textIDs: []int32{719},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3446,
+			line: 3477,
 			text: phraseMask{
-				{index: 11, bits: 240},
+				{index: 11, bits: 983040},
 			},
-			textIDs: []int32{708, 709, 710, 711},
+			textIDs: []int32{720, 721, 722, 723},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3452,
+			line: 3483,
 			text: phraseMask{
-				{index: 11, bits: 1048320},
+				{index: 11, bits: 4293918720},
 			},
-			textIDs: []int32{712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 723},
+			textIDs: []int32{724, 725, 726, 727, 728, 729, 730, 731, 732, 733, 734, 735},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3462,
+			line: 3493,
 			text: phraseMask{
-				{index: 11, bits: 3145728},
+				{index: 11, bits: 12884901888},
 			},
-			textIDs: []int32{724, 725},
+			textIDs: []int32{736, 737},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3467,
+			line: 3498,
 			text: phraseMask{
-				{index: 11, bits: 4194304},
+				{index: 11, bits: 17179869184},
 			},
-			textIDs: []int32{726},
+			textIDs: []int32{738},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3472,
+			line: 3503,
 			text: phraseMask{
-				{index: 11, bits: 8388608},
+				{index: 11, bits: 34359738368},
 			},
-			textIDs: []int32{727},
+			textIDs: []int32{739},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3477,
+			line: 3508,
 			text: phraseMask{
-				{index: 11, bits: 16777216},
+				{index: 11, bits: 68719476736},
 			},
-			textIDs: []int32{728},
+			textIDs: []int32{740},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3482,
+			line: 3513,
 			text: phraseMask{
-				{index: 11, bits: 100663296},
+				{index: 11, bits: 412316860416},
 			},
-			textIDs: []int32{729, 730},
+			textIDs: []int32{741, 742},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3488,
+			line: 3519,
 			text: phraseMask{
-				{index: 11, bits: 134217728},
+				{index: 11, bits: 549755813888},
 			},
-			textIDs: []int32{731},
+			textIDs: []int32{743},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3493,
+			line: 3524,
 			text: phraseMask{
-				{index: 11, bits: 268435456},
+				{index: 11, bits: 1099511627776},
 			},
-			textIDs: []int32{732},
+			textIDs: []int32{744},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3498,
+			line: 3529,
 			text: phraseMask{
-				{index: 11, bits: 1610612736},
+				{index: 11, bits: 6597069766656},
 			},
-			textIDs: []int32{733, 734},
+			textIDs: []int32{745, 746},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3503,
+			line: 3534,
 			text: phraseMask{
-				{index: 11, bits: 2147483648},
+				{index: 11, bits: 8796093022208},
 			},
-			textIDs: []int32{735},
+			textIDs: []int32{747},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3508,
+			line: 3539,
 			text: phraseMask{
-				{index: 11, bits: 4294967296},
+				{index: 11, bits: 17592186044416},
 			},
-			textIDs: []int32{736},
+			textIDs: []int32{748},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3513,
+			line: 3544,
 			text: phraseMask{
-				{index: 11, bits: 8589934592},
+				{index: 11, bits: 35184372088832},
 			},
-			textIDs: []int32{737},
+			textIDs: []int32{749},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3518,
+			line: 3549,
 			text: phraseMask{
-				{index: 11, bits: 51539607552},
+				{index: 11, bits: 211106232532992},
 			},
-			textIDs: []int32{738, 739},
+			textIDs: []int32{750, 751},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -7442,11 +7442,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3532,
+			line: 3563,
 			text: phraseMask{
-				{index: 11, bits: 18014329790005248},
+				{index: 11, bits: 18446462598732840960},
+				{index: 12, bits: 3},
 			},
-			textIDs: []int32{740, 741, 742, 743, 744, 745, 746, 747, 748, 749, 750, 751, 752, 753, 754, 755, 756, 757},
+			textIDs: []int32{752, 753, 754, 755, 756, 757, 758, 759, 760, 761, 762, 763, 764, 765, 766, 767, 768, 769},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -7492,7 +7493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3561,
+			line: 3592,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7500,9 +7501,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4},
 			},
 			text: phraseMask{
-				{index: 1, bits: 458752},
+				{index: 1, bits: 1879048192},
 			},
-			textIDs: []int32{80, 81, 82},
+			textIDs: []int32{92, 93, 94},
 			then: thenDef{
 				Reason: "networkerror",
 				words: words{
@@ -7548,16 +7549,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3571,
+			line: 3602,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 1, bits: 335544320000},
-				{index: 11, bits: 54043195528445952},
-				{index: 7, bits: 4096},
+				{index: 1, bits: 1374389534720000},
+				{index: 12, bits: 12},
+				{index: 7, bits: 16777216},
 			},
-			textIDs: []int32{93, 102, 758, 460, 97, 759, 98, 99},
+			textIDs: []int32{105, 114, 770, 472, 109, 771, 110, 111},
 			then: thenDef{
 				Reason: "expired",
 				words: words{
@@ -7569,6 +7570,12 @@ var builtinSet = &ruleSet{
 									group: []textPart{
 										{literal: " to "},
 										{isSlot: true},
+									},
+								},
+								{
+									group: []textPart{
+										{literal: " after trying for "},
+										{slot: 17, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server "},
@@ -7583,6 +7590,12 @@ var builtinSet = &ruleSet{
 										{isSlot: true},
 									},
 								},
+								{
+									group: []textPart{
+										{literal: " after trying for "},
+										{slot: 17, isSlot: true},
+									},
+								},
 								{literal: " because the receiving server"},
 								{
 									group: []textPart{
@@ -7593,12 +7606,12 @@ var builtinSet = &ruleSet{
 								{literal: " could not be reached."},
 							},
 						},
-						uses: 4099,
+						uses: 135171,
 						tr:   new([][]text),
 					},
 				},
-				byFact: [14]words{
-					11: {
+				byFact: [15]words{
+					12: {
 						explanation: alts{
 							list: []text{
 								{
@@ -7607,6 +7620,12 @@ var builtinSet = &ruleSet{
 										group: []textPart{
 											{literal: " to "},
 											{isSlot: true},
+										},
+									},
+									{
+										group: []textPart{
+											{literal: " after trying for "},
+											{slot: 17, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server "},
@@ -7621,6 +7640,12 @@ var builtinSet = &ruleSet{
 											{isSlot: true},
 										},
 									},
+									{
+										group: []textPart{
+											{literal: " after trying for "},
+											{slot: 17, isSlot: true},
+										},
+									},
 									{literal: " because the receiving server"},
 									{
 										group: []textPart{
@@ -7631,7 +7656,7 @@ var builtinSet = &ruleSet{
 									{literal: " refused every connection."},
 								},
 							},
-							uses: 4099,
+							uses: 135171,
 							tr:   new([][]text),
 						},
 					},
@@ -7641,14 +7666,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3588,
+			line: 3619,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 11, bits: 72057594037927936},
+				{index: 12, bits: 16},
 			},
-			textIDs: []int32{760},
+			textIDs: []int32{772},
 			then: thenDef{
 				Reason: "userunknown",
 				words: words{
@@ -7694,7 +7719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3614,
+			line: 3645,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7703,51 +7728,52 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3619,
+			line: 3650,
 			text: phraseMask{
-				{index: 11, bits: 144115188075855872},
+				{index: 12, bits: 32},
 			},
-			textIDs: []int32{761},
+			textIDs: []int32{773},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3625,
+			line: 3656,
 			text: phraseMask{
-				{index: 11, bits: 8935141660703064064},
+				{index: 12, bits: 1984},
 			},
-			textIDs: []int32{762, 763, 764, 765, 766},
+			textIDs: []int32{774, 775, 776, 777, 778},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3639,
+			line: 3670,
 			text: phraseMask{
-				{index: 11, bits: 9223372036854775808},
-				{index: 12, bits: 68719476735},
+				{index: 12, bits: 281474976708608},
 			},
-			textIDs: []int32{767, 768, 769, 770, 771, 772, 773, 774, 775, 776, 777, 778, 779, 780, 781, 782, 783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 801, 802, 803},
+			textIDs: []int32{779, 780, 781, 782, 783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811, 812, 813, 814, 815},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3651,
+			line: 3682,
 			text: phraseMask{
-				{index: 12, bits: 18446744004990074880},
-				{index: 1, bits: 2314891989910290432},
-				{index: 13, bits: 36028797018963967},
-				{index: 10, bits: 17592186044416},
+				{index: 12, bits: 18446462598732840960},
+				{index: 1, bits: 171136785840078848},
+				{index: 13, bits: 18446744073709551615},
+				{index: 2, bits: 514},
+				{index: 14, bits: 7},
+				{index: 10, bits: 72057594037927936},
 			},
-			textIDs: []int32{804, 805, 806, 807, 808, 809, 810, 109, 811, 812, 813, 814, 815, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830, 831, 105, 832, 833, 834, 106, 835, 836, 837, 838, 839, 840, 841, 842, 843, 125, 844, 117, 845, 846, 847, 848, 849, 850, 851, 852, 853, 854, 855, 856, 857, 858, 859, 860, 861, 862, 863, 864, 865, 866, 867, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878, 879, 880, 881, 882, 883, 884, 885, 684, 886},
+			textIDs: []int32{816, 817, 818, 819, 820, 821, 822, 121, 823, 824, 825, 826, 827, 828, 829, 830, 831, 832, 833, 834, 835, 836, 837, 838, 839, 840, 841, 842, 843, 117, 844, 845, 846, 118, 847, 848, 849, 850, 851, 852, 853, 854, 855, 137, 856, 129, 857, 858, 859, 860, 861, 862, 863, 864, 865, 866, 867, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888, 889, 890, 891, 892, 893, 894, 895, 896, 897, 696, 898},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3691,
+			line: 3722,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7757,7 +7783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3696,
+			line: 3727,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7766,30 +7792,29 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3701,
+			line: 3732,
 			text: phraseMask{
-				{index: 13, bits: 18410715276690587648},
-				{index: 7, bits: 512},
-				{index: 14, bits: 262143},
+				{index: 14, bits: 1073741816},
+				{index: 7, bits: 2097152},
 			},
-			textIDs: []int32{887, 888, 889, 890, 891, 892, 893, 457, 894, 895, 896, 897, 898, 899, 900, 901, 902, 903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913},
+			textIDs: []int32{899, 900, 901, 902, 903, 904, 905, 469, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 919, 920, 921, 922, 923, 924, 925},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3715,
+			line: 3746,
 			text: phraseMask{
-				{index: 14, bits: 786432},
-				{index: 8, bits: 2147483648},
+				{index: 14, bits: 3221225472},
+				{index: 8, bits: 8796093022208},
 			},
-			textIDs: []int32{914, 543, 915},
+			textIDs: []int32{926, 555, 927},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3727,
+			line: 3758,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7800,47 +7825,48 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3732,
+			line: 3763,
 			text: phraseMask{
-				{index: 14, bits: 18446744073708503040},
-				{index: 8, bits: 72058006354788352},
-				{index: 5, bits: 16},
-				{index: 15, bits: 4095},
+				{index: 14, bits: 18446744069414584320},
+				{index: 8, bits: 1688849860263936},
+				{index: 9, bits: 16},
+				{index: 5, bits: 65536},
+				{index: 15, bits: 16777215},
 			},
-			textIDs: []int32{916, 917, 918, 919, 920, 921, 922, 923, 550, 924, 925, 926, 927, 549, 928, 929, 930, 931, 932, 568, 933, 934, 935, 936, 937, 324, 938, 939, 940, 941, 942, 943, 944, 945, 946, 947, 948, 949, 950, 951, 952, 953, 954, 955, 956, 957, 958, 959, 960, 961, 962, 963, 964, 965, 966, 967, 968, 969, 970, 971},
+			textIDs: []int32{928, 929, 930, 931, 932, 933, 934, 935, 562, 936, 937, 938, 939, 561, 940, 941, 942, 943, 944, 580, 945, 946, 947, 948, 949, 336, 950, 951, 952, 953, 954, 955, 956, 957, 958, 959, 960, 961, 962, 963, 964, 965, 966, 967, 968, 969, 970, 971, 972, 973, 974, 975, 976, 977, 978, 979, 980, 981, 982, 983},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3765,
+			line: 3796,
 			text: phraseMask{
-				{index: 15, bits: 1044480},
+				{index: 15, bits: 4278190080},
 			},
-			textIDs: []int32{972, 973, 974, 975, 976, 977, 978, 979},
+			textIDs: []int32{984, 985, 986, 987, 988, 989, 990, 991},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3777,
+			line: 3808,
 			text: phraseMask{
-				{index: 15, bits: 549754765312},
-				{index: 9, bits: 16776704},
-				{index: 4, bits: 2199023255552},
+				{index: 15, bits: 2251795518717952},
+				{index: 9, bits: 68717379584},
+				{index: 4, bits: 9007199254740992},
 			},
-			textIDs: []int32{980, 981, 982, 983, 984, 593, 596, 985, 986, 987, 297, 587, 597, 588, 586, 988, 989, 990, 991, 992, 589, 590, 591, 592, 585, 598, 599, 595, 993, 594, 994, 995, 996, 997, 998},
+			textIDs: []int32{992, 993, 994, 995, 996, 605, 608, 997, 998, 999, 309, 599, 609, 600, 598, 1000, 1001, 1002, 1003, 1004, 601, 602, 603, 604, 597, 610, 611, 607, 1005, 606, 1006, 1007, 1008, 1009, 1010},
 			command: []string{"MAIL", "RCPT", "DATA", ""},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3798,
+			line: 3829,
 			text: phraseMask{
-				{index: 15, bits: 562400197607424},
+				{index: 15, bits: 2303591209400008704},
 			},
-			textIDs: []int32{999, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008},
+			textIDs: []int32{1011, 1012, 1013, 1014, 1015, 1016, 1017, 1018, 1019, 1020},
 			then: thenDef{
 				Reason: "authfailure",
 				words: words{
@@ -7877,7 +7903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3807,
+			line: 3838,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7892,23 +7918,23 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3812,
+			line: 3843,
 			text: phraseMask{
-				{index: 15, bits: 18446181123756130304},
-				{index: 16, bits: 32767},
-				{index: 5, bits: 32768},
+				{index: 15, bits: 16140901064495857664},
+				{index: 16, bits: 134217727},
+				{index: 5, bits: 134217728},
 			},
-			textIDs: []int32{1009, 1010, 1011, 1012, 1013, 1014, 1015, 1016, 1017, 1018, 1019, 1020, 1021, 1022, 1023, 1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 335},
+			textIDs: []int32{1021, 1022, 1023, 1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 1039, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050, 347},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3825,
+			line: 3856,
 			text: phraseMask{
-				{index: 16, bits: 98304},
+				{index: 16, bits: 402653184},
 			},
-			textIDs: []int32{1039, 1040},
+			textIDs: []int32{1051, 1052},
 			regexps: []*pattern{
 				{src: "is not allowed to send mail\\..*_401", captures: false},
 				{src: "is not allowed to send from <.*per it's spf record", captures: false},
@@ -7918,90 +7944,91 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3844,
+			line: 3875,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 16, bits: 18446744073709420544},
+				{index: 16, bits: 18446744073172680704},
 				{bits: 64513},
-				{index: 6, bits: 72057594037927936},
-				{index: 8, bits: 2251799813685760},
-				{index: 17, bits: 8796093022207},
-				{index: 5, bits: 134217728},
+				{index: 7, bits: 16},
+				{index: 8, bits: 9223372036856872960},
+				{index: 17, bits: 36028797018963967},
+				{index: 5, bits: 549755813888},
 			},
-			textIDs: []int32{1041, 1042, 1043, 1044, 1045, 0, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 440, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 521, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 563, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 11, 10, 12, 15, 1099, 1100, 1101, 13, 14, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 347, 1130},
+			textIDs: []int32{1053, 1054, 1055, 1056, 1057, 0, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 452, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 1074, 1075, 1076, 533, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 575, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 11, 10, 12, 15, 1111, 1112, 1113, 13, 14, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 359, 1142},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3884,
+			line: 3915,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 17, bits: 18446735277616529408},
-				{index: 7, bits: 1048576},
+				{index: 17, bits: 18410715276690587648},
 				{index: 18, bits: 18446744073709551615},
-				{index: 4, bits: 36028797018963968},
-				{index: 2, bits: 37748736},
-				{index: 19, bits: 3},
+				{index: 7, bits: 4294967296},
+				{index: 5, bits: 8},
+				{index: 2, bits: 154618822656},
+				{index: 19, bits: 16383},
 			},
-			textIDs: []int32{1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 468, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 311, 1171, 150, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 153, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217},
+			textIDs: []int32{1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 480, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 323, 1183, 162, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 165, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229},
 			unless: phraseMask{
-				{index: 19, bits: 12},
-				{index: 16, bits: 18014398509481984},
+				{index: 19, bits: 49152},
+				{index: 17, bits: 4},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3925,
+			line: 3956,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 19, bits: 524272},
-				{index: 4, bits: 4398046511104},
-				{index: 6, bits: 281474976710656},
-				{index: 9, bits: 52776558133248},
+				{index: 19, bits: 2147418112},
+				{index: 4, bits: 18014398509481984},
+				{index: 6, bits: 1152921504606846976},
+				{index: 9, bits: 216172782113783808},
 			},
-			textIDs: []int32{1220, 298, 1221, 1222, 1223, 1224, 1225, 1226, 432, 620, 621, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234},
+			textIDs: []int32{1232, 310, 1233, 1234, 1235, 1236, 1237, 1238, 444, 632, 633, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 3937,
+			line: 3968,
 			text: phraseMask{
-				{index: 19, bits: 18446744073709027328},
-				{index: 7, bits: 1125899908939776},
-				{index: 8, bits: 17592198627328},
-				{index: 6, bits: 18014402804449280},
-				{index: 11, bits: 72057595114815488},
+				{index: 19, bits: 18446744071562067968},
+				{index: 7, bits: 4611686027017322500},
+				{index: 8, bits: 72057645577535488},
 				{index: 20, bits: 18446744073709551615},
-				{index: 5, bits: 192},
-				{index: 14, bits: 68719476736},
-				{index: 4, bits: 211106232532992},
-				{index: 21, bits: 32767},
-				{index: 2, bits: 4},
+				{index: 12, bits: 16},
+				{index: 5, bits: 786432},
+				{index: 11, bits: 4410931412992},
+				{index: 6, bits: 17592186044416},
+				{index: 14, bits: 281474976710656},
+				{index: 4, bits: 864691128455135232},
+				{index: 21, bits: 134217727},
+				{index: 2, bits: 16384},
 			},
-			textIDs: []int32{1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 469, 1247, 1248, 535, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 556, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 438, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 760, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 326, 1284, 1285, 1286, 498, 1287, 1288, 1289, 724, 1290, 1291, 416, 1292, 1293, 1294, 932, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 303, 1302, 1303, 1304, 1305, 1306, 534, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 734, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 302, 1328, 1329, 1330, 1331, 327, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 725, 1344, 1345, 1346, 1347, 1348, 1349, 130, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358},
+			textIDs: []int32{1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 481, 1259, 1260, 547, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 568, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 450, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 772, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 338, 1296, 1297, 1298, 510, 1299, 1300, 1301, 736, 1302, 1303, 428, 1304, 1305, 1306, 944, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 315, 1314, 1315, 1316, 1317, 1318, 546, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 746, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 314, 1340, 1341, 1342, 1343, 339, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 737, 1356, 1357, 1358, 1359, 1360, 1361, 142, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370},
 			unless: phraseMask{
-				{index: 16, bits: 18446744073709420544},
+				{index: 16, bits: 18446744073172680704},
 				{bits: 64513},
-				{index: 6, bits: 72057594037927936},
-				{index: 8, bits: 2251799813685760},
-				{index: 17, bits: 8796093022207},
-				{index: 5, bits: 134217728},
+				{index: 7, bits: 16},
+				{index: 8, bits: 9223372036856872960},
+				{index: 17, bits: 36028797018963967},
+				{index: 5, bits: 549755813888},
 			},
 			command: []string{"MAIL"},
 			then: thenDef{
@@ -8044,7 +8071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 3998,
+			line: 4029,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8093,7 +8120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4010,
+			line: 4041,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8142,7 +8169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4021,
+			line: 4052,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8190,7 +8217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4030,
+			line: 4061,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8202,32 +8229,31 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 1, bits: 67108864},
-				{index: 21, bits: 98304},
+				{index: 1, bits: 274877906944},
+				{index: 21, bits: 402653184},
 			},
-			textIDs: []int32{90, 1359, 1360},
+			textIDs: []int32{102, 1371, 1372},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4040,
+			line: 4071,
 			text: phraseMask{
-				{index: 17, bits: 72057594037927936},
-				{index: 18, bits: 16777216},
+				{index: 18, bits: 68719476752},
 			},
-			textIDs: []int32{1144, 1176},
+			textIDs: []int32{1156, 1188},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4047,
+			line: 4078,
 			text: phraseMask{
-				{index: 20, bits: 2147483648},
+				{index: 20, bits: 8796093022208},
 			},
-			textIDs: []int32{1311},
-			all:     []int32{1361},
+			textIDs: []int32{1323},
+			all:     []int32{1373},
 			regexps: []*pattern{
 				{src: "553 [^ @]+ does not exist", captures: false},
 			},
@@ -8236,42 +8262,43 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4056,
+			line: 4087,
 			text: phraseMask{
-				{index: 16, bits: 68720001024},
+				{index: 16, bits: 281477124194304},
 			},
-			textIDs: []int32{1060, 1043},
+			textIDs: []int32{1072, 1055},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4063,
+			line: 4094,
 			text: phraseMask{
-				{index: 19, bits: 18446744073709027328},
-				{index: 7, bits: 1125899908939776},
-				{index: 8, bits: 17592198627328},
-				{index: 6, bits: 18014402804449280},
-				{index: 11, bits: 72057595114815488},
+				{index: 19, bits: 18446744071562067968},
+				{index: 7, bits: 4611686027017322500},
+				{index: 8, bits: 72057645577535488},
 				{index: 20, bits: 18446744073709551615},
-				{index: 5, bits: 192},
-				{index: 14, bits: 68719476736},
-				{index: 4, bits: 211106232532992},
-				{index: 21, bits: 32767},
-				{index: 2, bits: 4},
+				{index: 12, bits: 16},
+				{index: 5, bits: 786432},
+				{index: 11, bits: 4410931412992},
+				{index: 6, bits: 17592186044416},
+				{index: 14, bits: 281474976710656},
+				{index: 4, bits: 864691128455135232},
+				{index: 21, bits: 134217727},
+				{index: 2, bits: 16384},
 			},
-			textIDs: []int32{1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 469, 1247, 1248, 535, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 556, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 438, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 760, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 326, 1284, 1285, 1286, 498, 1287, 1288, 1289, 724, 1290, 1291, 416, 1292, 1293, 1294, 932, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 303, 1302, 1303, 1304, 1305, 1306, 534, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 734, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 302, 1328, 1329, 1330, 1331, 327, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 725, 1344, 1345, 1346, 1347, 1348, 1349, 130, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358},
+			textIDs: []int32{1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 481, 1259, 1260, 547, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 568, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 450, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 772, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 338, 1296, 1297, 1298, 510, 1299, 1300, 1301, 736, 1302, 1303, 428, 1304, 1305, 1306, 944, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 315, 1314, 1315, 1316, 1317, 1318, 546, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 746, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 314, 1340, 1341, 1342, 1343, 339, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 737, 1356, 1357, 1358, 1359, 1360, 1361, 142, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370},
 			command: []string{"RCPT"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4069,
+			line: 4100,
 			text: phraseMask{
-				{index: 21, bits: 137438691328},
+				{index: 21, bits: 562948879679488},
 			},
-			textIDs: []int32{1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380},
+			textIDs: []int32{1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392},
 			regexps: []*pattern{
 				{src: "<.*> not found", captures: false},
 				{src: "<.*>\\.\\.\\. blocked by", captures: false},
@@ -8303,26 +8330,26 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4088,
+			line: 4119,
 			text: phraseMask{
-				{index: 7, bits: 1125899906842624},
-				{index: 21, bits: 962072674304},
+				{index: 7, bits: 4611686018427387904},
+				{index: 21, bits: 3940649673949184},
 			},
-			textIDs: []int32{498, 1381, 1382, 1383},
+			textIDs: []int32{510, 1393, 1394, 1395},
 			unless: phraseMask{
-				{index: 16, bits: 18446744073709420544},
+				{index: 16, bits: 18446744073172680704},
 				{bits: 64513},
-				{index: 6, bits: 72057594037927936},
-				{index: 8, bits: 2251799813685760},
-				{index: 17, bits: 8796093022207},
-				{index: 5, bits: 134217728},
+				{index: 7, bits: 16},
+				{index: 8, bits: 9223372036856872960},
+				{index: 17, bits: 36028797018963967},
+				{index: 5, bits: 549755813888},
 			},
 			then: thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4106,
+			line: 4137,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8331,18 +8358,19 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 21, bits: 18446742974197923840},
-				{index: 9, bits: 18014432869220352},
-				{index: 20, bits: 33554432},
-				{index: 22, bits: 31},
+				{index: 21, bits: 18442240474082181120},
+				{index: 9, bits: 140737488355328},
+				{index: 20, bits: 137438953472},
+				{index: 22, bits: 131071},
+				{index: 10, bits: 4},
 			},
-			textIDs: []int32{1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 611, 1393, 1305, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 630},
+			textIDs: []int32{1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 623, 1405, 1317, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 642},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4125,
+			line: 4156,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8351,43 +8379,43 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 19, bits: 18446744073709027328},
-				{index: 7, bits: 1125899908939776},
-				{index: 8, bits: 17592198627328},
-				{index: 6, bits: 18014402804449280},
-				{index: 11, bits: 72057595114815488},
+				{index: 19, bits: 18446744071562067968},
+				{index: 7, bits: 4611686027017322500},
+				{index: 8, bits: 72057645577535488},
 				{index: 20, bits: 18446744073709551615},
-				{index: 5, bits: 192},
-				{index: 14, bits: 68719476736},
-				{index: 4, bits: 211106232532992},
-				{index: 21, bits: 32767},
-				{index: 2, bits: 4},
+				{index: 12, bits: 16},
+				{index: 5, bits: 786432},
+				{index: 11, bits: 4410931412992},
+				{index: 6, bits: 17592186044416},
+				{index: 14, bits: 281474976710656},
+				{index: 4, bits: 864691128455135232},
+				{index: 21, bits: 134217727},
+				{index: 2, bits: 16384},
 			},
-			textIDs: []int32{1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 469, 1247, 1248, 535, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 556, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 438, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 760, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 326, 1284, 1285, 1286, 498, 1287, 1288, 1289, 724, 1290, 1291, 416, 1292, 1293, 1294, 932, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 303, 1302, 1303, 1304, 1305, 1306, 534, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 734, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 302, 1328, 1329, 1330, 1331, 327, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 725, 1344, 1345, 1346, 1347, 1348, 1349, 130, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358},
+			textIDs: []int32{1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 481, 1259, 1260, 547, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 568, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 450, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 772, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 338, 1296, 1297, 1298, 510, 1299, 1300, 1301, 736, 1302, 1303, 428, 1304, 1305, 1306, 944, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 315, 1314, 1315, 1316, 1317, 1318, 546, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 746, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 314, 1340, 1341, 1342, 1343, 339, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 737, 1356, 1357, 1358, 1359, 1360, 1361, 142, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4131,
+			line: 4162,
 			text: phraseMask{
-				{index: 22, bits: 224},
+				{index: 22, bits: 917504},
 			},
-			textIDs: []int32{1413, 1414, 1415},
+			textIDs: []int32{1425, 1426, 1427},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4140,
+			line: 4171,
 			text: phraseMask{
-				{index: 21, bits: 216172782113783808},
-				{index: 22, bits: 256},
+				{index: 22, bits: 1048624},
 			},
-			textIDs: []int32{1400, 1401, 1416},
+			textIDs: []int32{1412, 1413, 1428},
 			unless: phraseMask{
-				{index: 21, bits: 4194304},
-				{index: 22, bits: 512},
+				{index: 21, bits: 17179869184},
+				{index: 22, bits: 2097152},
 			},
 			regexps: []*pattern{
 				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
@@ -8397,21 +8425,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4155,
+			line: 4186,
 			text: phraseMask{
-				{index: 21, bits: 18446742974197923840},
-				{index: 9, bits: 18014432869220352},
-				{index: 20, bits: 33554432},
-				{index: 22, bits: 31},
+				{index: 21, bits: 18442240474082181120},
+				{index: 9, bits: 140737488355328},
+				{index: 20, bits: 137438953472},
+				{index: 22, bits: 131071},
+				{index: 10, bits: 4},
 			},
-			textIDs: []int32{1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 611, 1393, 1305, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 630},
+			textIDs: []int32{1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 623, 1405, 1317, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 642},
 			command: []string{"RCPT", "DATA", ""},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4163,
+			line: 4194,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8420,21 +8449,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4168,
+			line: 4199,
 			text: phraseMask{
-				{index: 22, bits: 2251799813684224},
+				{index: 22, bits: 9223372036850581504},
 			},
-			textIDs: []int32{1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458},
+			textIDs: []int32{1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4189,
+			line: 4220,
 			text: phraseMask{
-				{index: 22, bits: 69805794224242688},
+				{index: 22, bits: 9223372036854775808},
+				{index: 23, bits: 15},
 			},
-			textIDs: []int32{1459, 1460, 1461, 1462, 1463},
+			textIDs: []int32{1471, 1472, 1473, 1474, 1475},
 			regexps: []*pattern{
 				{src: "domain.*mismatches client ip", captures: false},
 				{src: "dns lookup failure:.*try again later", captures: false},
@@ -8447,22 +8477,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4202,
+			line: 4233,
 			text: phraseMask{
-				{index: 22, bits: 18374686479671623680},
-				{index: 23, bits: 1},
+				{index: 23, bits: 8176},
 			},
-			textIDs: []int32{1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472},
+			textIDs: []int32{1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4210,
+			line: 4241,
 			text: phraseMask{
-				{index: 23, bits: 2},
+				{index: 23, bits: 8192},
 			},
-			textIDs: []int32{1473},
+			textIDs: []int32{1485},
 			regexps: []*pattern{
 				{src: "multiple.*header", captures: false},
 			},
@@ -8471,33 +8500,32 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4221,
+			line: 4252,
 			text: phraseMask{
-				{index: 23, bits: 4092},
-				{index: 6, bits: 36028797018963968},
-				{index: 8, bits: 2251799813685248},
+				{index: 23, bits: 16760832},
+				{index: 7, bits: 8},
+				{index: 8, bits: 9223372036854775808},
 			},
-			textIDs: []int32{1474, 439, 1475, 1476, 1477, 563, 1478, 1479, 1480, 1481, 1482, 1483},
+			textIDs: []int32{1486, 451, 1487, 1488, 1489, 575, 1490, 1491, 1492, 1493, 1494, 1495},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4233,
+			line: 4264,
 			text: phraseMask{
-				{index: 22, bits: 72057594037927936},
-				{index: 23, bits: 68719472640},
-				{index: 10, bits: 262144},
+				{index: 23, bits: 281474959933456},
+				{index: 10, bits: 1073741824},
 			},
-			textIDs: []int32{1464, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 658, 1507},
+			textIDs: []int32{1476, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 670, 1519},
 			unless: phraseMask{
-				{index: 23, bits: 18446744004990074880},
-				{index: 10, bits: 70368744177664},
-				{index: 8, bits: 34359738368},
-				{index: 21, bits: 35184372088832},
-				{index: 22, bits: 224},
+				{index: 23, bits: 18446462598732840960},
+				{index: 10, bits: 288230376151711744},
 				{index: 24, bits: 18446744073709551615},
-				{index: 25, bits: 511},
+				{index: 8, bits: 140737488355328},
+				{index: 21, bits: 144115188075855872},
+				{index: 22, bits: 917504},
+				{index: 25, bits: 2097151},
 				{bits: 16777216},
 			},
 			then: thenDef{Reason: "contenterror"},
@@ -8505,7 +8533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4298,
+			line: 4329,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -8568,8 +8596,8 @@ var builtinSet = &ruleSet{
 						tr: new([][]text),
 					},
 				},
-				byFact: [14]words{
-					10: {
+				byFact: [15]words{
+					11: {
 						summary: phrase{
 							en: "sender domain not found",
 							tr: new([]string),
@@ -8612,7 +8640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4311,
+			line: 4342,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -8622,20 +8650,20 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4316,
+			line: 4347,
 			text: phraseMask{
-				{index: 17, bits: 18446735277616529408},
-				{index: 7, bits: 1048576},
+				{index: 17, bits: 18410715276690587648},
 				{index: 18, bits: 18446744073709551615},
-				{index: 4, bits: 36028797018963968},
-				{index: 2, bits: 37748736},
-				{index: 19, bits: 3},
-				{index: 25, bits: 512},
+				{index: 7, bits: 4294967296},
+				{index: 5, bits: 8},
+				{index: 2, bits: 154618822656},
+				{index: 19, bits: 16383},
+				{index: 25, bits: 2097152},
 			},
-			textIDs: []int32{1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 468, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 311, 1171, 150, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 153, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1609},
+			textIDs: []int32{1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 480, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 323, 1183, 162, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 165, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1621},
 			unless: phraseMask{
-				{index: 19, bits: 12},
-				{index: 16, bits: 18014398509481984},
+				{index: 19, bits: 49152},
+				{index: 17, bits: 4},
 			},
 			command: []string{"MAIL"},
 			then:    thenDef{Reason: "rejected"},
@@ -8643,52 +8671,51 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4359,
+			line: 4390,
 			text: phraseMask{
-				{index: 17, bits: 18446735277616529408},
-				{index: 7, bits: 1048576},
+				{index: 17, bits: 18410715276690587648},
 				{index: 18, bits: 18446744073709551615},
-				{index: 4, bits: 36028797018963968},
-				{index: 2, bits: 37748736},
-				{index: 19, bits: 3},
+				{index: 7, bits: 4294967296},
+				{index: 5, bits: 8},
+				{index: 2, bits: 154618822656},
+				{index: 19, bits: 16383},
 			},
-			textIDs: []int32{1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 468, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 311, 1171, 150, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 153, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217},
+			textIDs: []int32{1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 480, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 323, 1183, 162, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 165, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229},
 			unless: phraseMask{
-				{index: 19, bits: 12},
-				{index: 16, bits: 18014398509481984},
+				{index: 19, bits: 49152},
+				{index: 17, bits: 4},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4373,
+			line: 4404,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
 			unless: phraseMask{
-				{index: 25, bits: 17592186043392},
-				{index: 1, bits: 131072},
-				{index: 7, bits: 2048},
-				{index: 10, bits: 18374686479671623680},
-				{index: 11, bits: 6},
+				{index: 25, bits: 72057594033733632},
+				{index: 1, bits: 536870912},
+				{index: 7, bits: 8388608},
+				{index: 11, bits: 28656},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4393,
+			line: 4424,
 			text: phraseMask{
-				{index: 19, bits: 128},
+				{index: 19, bits: 524288},
 			},
-			textIDs: []int32{1223},
+			textIDs: []int32{1235},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4400,
+			line: 4431,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8700,27 +8727,26 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 1, bits: 130023424},
-				{index: 25, bits: 18446726481523507200},
-				{index: 4, bits: 8589934592},
-				{index: 21, bits: 65536},
-				{index: 10, bits: 14},
-				{index: 26, bits: 63},
+				{index: 1, bits: 532575944704},
+				{index: 25, bits: 18374686479671623680},
+				{index: 4, bits: 35184372088832},
+				{index: 21, bits: 268435456},
+				{index: 26, bits: 262143},
+				{index: 10, bits: 57344},
 			},
-			textIDs: []int32{90, 1644, 1645, 289, 1646, 1647, 1648, 1649, 89, 1360, 1650, 1651, 1652, 1653, 643, 1654, 88, 1655, 1656, 1657, 1658, 87, 86, 1659, 1660, 1661, 1662, 1663, 1664, 1665, 1666, 1667, 641, 642, 1668, 1669},
+			textIDs: []int32{102, 1656, 1657, 301, 1658, 1659, 1660, 1661, 101, 1372, 1662, 1663, 1664, 1665, 655, 1666, 100, 1667, 1668, 1669, 1670, 99, 98, 1671, 1672, 1673, 1674, 1675, 1676, 1677, 1678, 1679, 653, 654, 1680, 1681},
 			unless: phraseMask{
-				{index: 25, bits: 17592186043392},
-				{index: 1, bits: 131072},
-				{index: 7, bits: 2048},
-				{index: 10, bits: 18374686479671623680},
-				{index: 11, bits: 6},
+				{index: 25, bits: 72057594033733632},
+				{index: 1, bits: 536870912},
+				{index: 7, bits: 8388608},
+				{index: 11, bits: 28656},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4421,
+			line: 4452,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8729,39 +8755,39 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4431,
+			line: 4462,
 			text: phraseMask{
-				{index: 26, bits: 960},
+				{index: 26, bits: 3932160},
 			},
-			textIDs: []int32{1670, 1671, 1672, 1673},
+			textIDs: []int32{1682, 1683, 1684, 1685},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4435,
+			line: 4466,
 			text: phraseMask{
-				{index: 23, bits: 18446744004990074880},
-				{index: 10, bits: 70368744177664},
-				{index: 8, bits: 34359738368},
-				{index: 21, bits: 35184372088832},
-				{index: 22, bits: 224},
+				{index: 23, bits: 18446462598732840960},
+				{index: 10, bits: 288230376151711744},
 				{index: 24, bits: 18446744073709551615},
-				{index: 25, bits: 511},
+				{index: 8, bits: 140737488355328},
+				{index: 21, bits: 144115188075855872},
+				{index: 22, bits: 917504},
+				{index: 25, bits: 2097151},
 				{bits: 16777216},
 			},
-			textIDs: []int32{1508, 1509, 1510, 1511, 1512, 1513, 686, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 547, 1528, 1529, 1530, 1531, 1532, 1389, 1413, 1414, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1415, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 24, 1603, 1604, 1605, 1606, 1607, 1608},
+			textIDs: []int32{1520, 1521, 1522, 1523, 1524, 1525, 698, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 559, 1540, 1541, 1542, 1543, 1544, 1401, 1425, 1426, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1427, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 24, 1615, 1616, 1617, 1618, 1619, 1620},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4440,
+			line: 4471,
 			text: phraseMask{
-				{index: 2, bits: 8192},
-				{index: 26, bits: 261120},
+				{index: 2, bits: 33554432},
+				{index: 26, bits: 1069547520},
 			},
-			textIDs: []int32{141, 1674, 1675, 1676, 1677, 1678, 1679, 1680, 1681},
+			textIDs: []int32{153, 1686, 1687, 1688, 1689, 1690, 1691, 1692, 1693},
 			regexps: []*pattern{
 				{src: "greylisted.*please try again in", captures: false},
 				{src: "mail score \\(.*over", captures: false},
@@ -8779,17 +8805,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4454,
+			line: 4485,
 			text: phraseMask{
-				{index: 26, bits: 274877644800},
+				{index: 26, bits: 1125898833100800},
 			},
-			textIDs: []int32{1682, 1683, 1684, 1685, 1686, 1687, 1688, 1689, 1690, 1691, 1692, 1693, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 1701},
+			textIDs: []int32{1694, 1695, 1696, 1697, 1698, 1699, 1700, 1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709, 1710, 1711, 1712, 1713},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4464,
+			line: 4495,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8798,41 +8824,41 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4469,
+			line: 4500,
 			text: phraseMask{
-				{index: 26, bits: 288230101273804800},
-				{index: 11, bits: 8935141660703064064},
-				{bits: 549755813888},
-				{index: 8, bits: 8796093022208},
+				{index: 26, bits: 18445618173802708992},
+				{index: 12, bits: 1984},
+				{bits: 2251799813685248},
+				{index: 8, bits: 36028797018963968},
+				{index: 27, bits: 63},
 			},
-			textIDs: []int32{1702, 764, 1703, 766, 762, 763, 1704, 1705, 1706, 1707, 39, 1708, 1709, 1710, 555, 1711, 1712, 1713, 765, 1714, 1715, 1716, 1717, 1718, 1719, 1720, 1721},
+			textIDs: []int32{1714, 776, 1715, 778, 774, 775, 1716, 1717, 1718, 1719, 51, 1720, 1721, 1722, 567, 1723, 1724, 1725, 777, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4487,
+			line: 4518,
 			text: phraseMask{
-				{index: 16, bits: 18446744073709420544},
+				{index: 16, bits: 18446744073172680704},
 				{bits: 64513},
-				{index: 6, bits: 72057594037927936},
-				{index: 8, bits: 2251799813685760},
-				{index: 17, bits: 8796093022207},
-				{index: 5, bits: 134217728},
+				{index: 7, bits: 16},
+				{index: 8, bits: 9223372036856872960},
+				{index: 17, bits: 36028797018963967},
+				{index: 5, bits: 549755813888},
 			},
-			textIDs: []int32{1041, 1042, 1043, 1044, 1045, 0, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 440, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 521, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 563, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 11, 10, 12, 15, 1099, 1100, 1101, 13, 14, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 347, 1130},
+			textIDs: []int32{1053, 1054, 1055, 1056, 1057, 0, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 452, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 1074, 1075, 1076, 533, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 575, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 11, 10, 12, 15, 1111, 1112, 1113, 13, 14, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 359, 1142},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4492,
+			line: 4523,
 			text: phraseMask{
-				{index: 26, bits: 18158513697557839872},
-				{index: 17, bits: 8589934592},
-				{index: 27, bits: 16383},
+				{index: 27, bits: 67108800},
+				{index: 17, bits: 35184372088832},
 			},
-			textIDs: []int32{1722, 1121, 1723, 1724, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735, 1736, 1737, 1738, 1739, 1740, 1741},
+			textIDs: []int32{1734, 1133, 1735, 1736, 1737, 1738, 1739, 1740, 1741, 1742, 1743, 1744, 1745, 1746, 1747, 1748, 1749, 1750, 1751, 1752, 1753},
 			regexps: []*pattern{
 				{src: "\\(.*@.*:blocked\\)", captures: false},
 				{src: "access from ip address.*blocked", captures: false},
@@ -8864,34 +8890,34 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4518,
+			line: 4549,
 			text: phraseMask{
-				{index: 27, bits: 67092480},
-				{bits: 809240558043136},
+				{index: 27, bits: 274810798080},
+				{bits: 3314649325744685056},
 			},
-			textIDs: []int32{1742, 1743, 1744, 1745, 1746, 1747, 45, 46, 47, 49, 1748, 1749, 1750, 1751, 1752, 1753},
+			textIDs: []int32{1754, 1755, 1756, 1757, 1758, 1759, 57, 58, 59, 61, 1760, 1761, 1762, 1763, 1764, 1765},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4528,
+			line: 4559,
 			text: phraseMask{
-				{index: 27, bits: 18446744073642442752},
-				{index: 8, bits: 16777216},
-				{index: 28, bits: 1023},
+				{index: 27, bits: 18446743798831644672},
+				{index: 8, bits: 68719476736},
+				{index: 28, bits: 4194303},
 			},
-			textIDs: []int32{1754, 1755, 1756, 1757, 1758, 1759, 536, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801},
+			textIDs: []int32{1766, 1767, 1768, 1769, 1770, 1771, 548, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4556,
+			line: 4587,
 			text: phraseMask{
-				{index: 28, bits: 1024},
+				{index: 28, bits: 4194304},
 			},
-			textIDs: []int32{1802},
+			textIDs: []int32{1814},
 			regexps: []*pattern{
 				{src: "you have exceeded the.*allowable number of posts without solving a captcha", captures: false},
 			},
@@ -8900,21 +8926,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4562,
+			line: 4593,
 			text: phraseMask{
-				{index: 28, bits: 274877904896},
+				{index: 28, bits: 1125899898454016},
 			},
-			textIDs: []int32{1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829},
+			textIDs: []int32{1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840, 1841},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4578,
+			line: 4609,
 			text: phraseMask{
-				{index: 28, bits: 274877906944},
+				{index: 28, bits: 1125899906842624},
 			},
-			textIDs: []int32{1830},
+			textIDs: []int32{1842},
 			regexps: []*pattern{
 				{src: "unable to connect.*daemon", captures: false},
 			},
@@ -8923,56 +8949,55 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4584,
+			line: 4615,
 			text: phraseMask{
-				{index: 25, bits: 17592186043392},
-				{index: 1, bits: 131072},
-				{index: 7, bits: 2048},
-				{index: 10, bits: 18374686479671623680},
-				{index: 11, bits: 6},
+				{index: 25, bits: 72057594033733632},
+				{index: 1, bits: 536870912},
+				{index: 7, bits: 8388608},
+				{index: 11, bits: 28656},
 			},
-			textIDs: []int32{1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1622, 81, 1623, 1624, 1625, 1626, 459, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 696, 697, 698, 699, 700, 705, 706, 701, 702, 703, 1635, 1636, 1637, 1638, 1639, 1640, 1641, 1642, 1643},
+			textIDs: []int32{1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 93, 1635, 1636, 1637, 1638, 471, 1639, 1640, 1641, 1642, 1643, 1644, 1645, 1646, 708, 709, 710, 711, 712, 717, 718, 713, 714, 715, 1647, 1648, 1649, 1650, 1651, 1652, 1653, 1654, 1655},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4589,
+			line: 4620,
 			text: phraseMask{
-				{index: 25, bits: 36028797018963968},
-				{index: 1, bits: 12582912},
+				{index: 26, bits: 8},
+				{index: 1, bits: 51539607552},
 			},
-			textIDs: []int32{1655, 87, 86},
+			textIDs: []int32{1667, 99, 98},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4595,
+			line: 4626,
 			text: phraseMask{
-				{index: 28, bits: 280925220896768},
-				{index: 11, bits: 144115188075855872},
+				{index: 28, bits: 1150669704793161728},
+				{index: 12, bits: 32},
 			},
-			textIDs: []int32{1831, 761, 1832, 1833, 1834, 1835, 1836, 1837, 1838, 1839},
+			textIDs: []int32{1843, 773, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4602,
+			line: 4633,
 			text: phraseMask{
-				{index: 19, bits: 524272},
-				{index: 4, bits: 4398046511104},
-				{index: 6, bits: 281474976710656},
-				{index: 9, bits: 52776558133248},
+				{index: 19, bits: 2147418112},
+				{index: 4, bits: 18014398509481984},
+				{index: 6, bits: 1152921504606846976},
+				{index: 9, bits: 216172782113783808},
 			},
-			textIDs: []int32{1220, 298, 1221, 1222, 1223, 1224, 1225, 1226, 432, 620, 621, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234},
+			textIDs: []int32{1232, 310, 1233, 1234, 1235, 1236, 1237, 1238, 444, 632, 633, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4607,
+			line: 4638,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9016,8 +9041,8 @@ var builtinSet = &ruleSet{
 						tr:   new([][]text),
 					},
 				},
-				byFact: [14]words{
-					11: {
+				byFact: [15]words{
+					12: {
 						explanation: alts{
 							list: []text{
 								{
@@ -9061,25 +9086,26 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4624,
+			line: 4655,
 			text: phraseMask{
-				{index: 6, bits: 13835058055282163712},
-				{index: 28, bits: 18446462598732840960},
-				{index: 29, bits: 2097151},
-				{index: 4, bits: 2},
-				{index: 10, bits: 18014398509481984},
+				{index: 7, bits: 3072},
+				{index: 28, bits: 17293822569102704640},
+				{index: 29, bits: 4294967295},
+				{index: 4, bits: 8192},
+				{index: 11, bits: 4},
+				{bits: 4294967296},
 			},
-			textIDs: []int32{446, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857, 1858, 447, 257, 694, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867, 1868, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876},
+			textIDs: []int32{458, 1852, 1853, 1854, 1855, 1856, 1857, 1858, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867, 1868, 1869, 1870, 459, 269, 706, 1871, 1872, 32, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 1886, 1887},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4644,
+			line: 4675,
 			text: phraseMask{
-				{index: 29, bits: 32},
+				{bits: 4294967296},
 			},
-			textIDs: []int32{1861},
+			textIDs: []int32{32},
 			regexps: []*pattern{
 				{src: "could not be delivered for.*days", captures: false},
 			},
@@ -9088,11 +9114,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4650,
+			line: 4681,
 			text: phraseMask{
-				{index: 29, bits: 2097152},
+				{index: 29, bits: 4294967296},
 			},
-			textIDs: []int32{1877},
+			textIDs: []int32{1888},
 			regexps: []*pattern{
 				{src: "delivery failed \\d+ attempts", captures: false},
 			},
@@ -9101,18 +9127,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4657,
+			line: 4688,
 			text: phraseMask{
-				{index: 7, bits: 2},
-				{index: 29, bits: 17175674880},
+				{index: 7, bits: 8192},
+				{index: 29, bits: 35175782154240},
 			},
-			textIDs: []int32{449, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 1886, 1887, 1888, 1889},
+			textIDs: []int32{461, 1889, 1890, 1891, 1892, 1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4665,
+			line: 4696,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9129,35 +9155,36 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4672,
+			line:    4703,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4677,
+			line: 4708,
 			text: phraseMask{
-				{index: 29, bits: 4503582447501312},
-				{index: 9, bits: 201326592},
-				{index: 15, bits: 4194304},
-				{index: 11, bits: 72057594037927936},
-				{index: 6, bits: 2320},
-				{index: 10, bits: 36028797018963968},
+				{index: 29, bits: 9223336852482686976},
+				{index: 9, bits: 824633720832},
+				{index: 15, bits: 17179869184},
+				{index: 12, bits: 16},
+				{index: 6, bits: 9502720},
+				{index: 11, bits: 8},
 			},
-			textIDs: []int32{1890, 1891, 1892, 602, 1893, 1894, 982, 760, 1895, 1896, 1897, 1898, 1899, 1900, 603, 1901, 1902, 1903, 1904, 1905, 395, 695, 388, 392, 1906, 1907},
+			textIDs: []int32{1901, 1902, 1903, 614, 1904, 1905, 994, 772, 1906, 1907, 1908, 1909, 1910, 1911, 615, 1912, 1913, 1914, 1915, 1916, 407, 707, 400, 404, 1917, 1918},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4692,
+			line: 4723,
 			text: phraseMask{
-				{index: 29, bits: 31525197391593472},
-				{index: 22, bits: 2251799813685248},
-				{index: 21, bits: 34359738368},
+				{index: 29, bits: 9223372036854775808},
+				{index: 30, bits: 3},
+				{index: 22, bits: 9223372036854775808},
+				{index: 21, bits: 140737488355328},
 			},
-			textIDs: []int32{1908, 1909, 1910, 1459, 1379},
+			textIDs: []int32{1919, 1920, 1921, 1471, 1391},
 			regexps: []*pattern{
 				{src: "authentication failed; server.*said:", captures: false},
 				{src: "authentification invalide.*305", captures: false},
@@ -9170,30 +9197,29 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4701,
+			line: 4732,
 			text: phraseMask{
-				{index: 29, bits: 18410715276690587648},
-				{index: 2, bits: 32},
-				{index: 30, bits: 255},
+				{index: 30, bits: 524284},
+				{index: 2, bits: 131072},
 			},
-			textIDs: []int32{1911, 133, 1912, 1913, 1914, 1915, 1916, 1917, 1918, 1919, 1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927},
+			textIDs: []int32{1922, 145, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933, 1934, 1935, 1936, 1937, 1938},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4710,
+			line: 4741,
 			text: phraseMask{
-				{index: 6, bits: 618475290624},
-				{index: 30, bits: 130816},
+				{index: 6, bits: 2533274790395904},
+				{index: 30, bits: 267911168},
 			},
-			textIDs: []int32{420, 1928, 1929, 423, 1930, 1931, 1932, 1933, 1934, 1935, 1936},
+			textIDs: []int32{432, 1939, 1940, 435, 1941, 1942, 1943, 1944, 1945, 1946, 1947},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4727,
+			line: 4758,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9202,7 +9228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4733,
+			line: 4764,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9251,7 +9277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4743,
+			line: 4774,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9306,7 +9332,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4756,
+			line: 4787,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9315,7 +9341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4762,
+			line: 4793,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9356,7 +9382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4771,
+			line: 4802,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -9392,7 +9418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4778,
+			line: 4809,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -9401,7 +9427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4786,
+			line: 4817,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -9443,7 +9469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4796,
+			line: 4827,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -9452,7 +9478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4802,
+			line: 4833,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -9501,7 +9527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4812,
+			line: 4843,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -9550,7 +9576,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4822,
+			line: 4853,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -9586,7 +9612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4829,
+			line: 4860,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -9629,7 +9655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 4839,
+			line: 4870,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9665,7 +9691,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 4846,
+			line: 4877,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9674,7 +9700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 4852,
+			line: 4883,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9748,7 +9774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 4867,
+			line: 4898,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9784,7 +9810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 4875,
+			line: 4906,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9820,7 +9846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 4882,
+			line: 4913,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9856,7 +9882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 4889,
+			line: 4920,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9905,7 +9931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 4901,
+			line: 4932,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -9954,7 +9980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 4911,
+			line: 4942,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10003,7 +10029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 4921,
+			line: 4952,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10052,7 +10078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 4931,
+			line: 4962,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10101,7 +10127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 4941,
+			line: 4972,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10150,7 +10176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 4951,
+			line: 4982,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10199,7 +10225,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 4961,
+			line: 4992,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10248,7 +10274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 4971,
+			line: 5002,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10297,7 +10323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 4981,
+			line: 5012,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10346,7 +10372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 4991,
+			line: 5022,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -10395,7 +10421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5001,
+			line: 5032,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -10444,7 +10470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5011,
+			line: 5042,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -10493,7 +10519,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5021,
+			line: 5052,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -10542,7 +10568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5031,
+			line: 5062,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -10578,7 +10604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5038,
+			line: 5069,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -10615,7 +10641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5045,
+			line: 5076,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10664,7 +10690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5057,
+			line: 5088,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10693,28 +10719,29 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5067,
+			line:    5098,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5074,
+			line: 5105,
 			text: phraseMask{
-				{index: 19, bits: 18446744073709027328},
-				{index: 7, bits: 1125899908939776},
-				{index: 8, bits: 17592198627328},
-				{index: 6, bits: 18014402804449280},
-				{index: 11, bits: 72057595114815488},
+				{index: 19, bits: 18446744071562067968},
+				{index: 7, bits: 4611686027017322500},
+				{index: 8, bits: 72057645577535488},
 				{index: 20, bits: 18446744073709551615},
-				{index: 5, bits: 192},
-				{index: 14, bits: 68719476736},
-				{index: 4, bits: 211106232532992},
-				{index: 21, bits: 32767},
-				{index: 2, bits: 4},
+				{index: 12, bits: 16},
+				{index: 5, bits: 786432},
+				{index: 11, bits: 4410931412992},
+				{index: 6, bits: 17592186044416},
+				{index: 14, bits: 281474976710656},
+				{index: 4, bits: 864691128455135232},
+				{index: 21, bits: 134217727},
+				{index: 2, bits: 16384},
 			},
-			textIDs: []int32{1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 469, 1247, 1248, 535, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 556, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 438, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 760, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 326, 1284, 1285, 1286, 498, 1287, 1288, 1289, 724, 1290, 1291, 416, 1292, 1293, 1294, 932, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 303, 1302, 1303, 1304, 1305, 1306, 534, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 734, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 302, 1328, 1329, 1330, 1331, 327, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 725, 1344, 1345, 1346, 1347, 1348, 1349, 130, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358},
+			textIDs: []int32{1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 481, 1259, 1260, 547, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 568, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 450, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 772, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 338, 1296, 1297, 1298, 510, 1299, 1300, 1301, 736, 1302, 1303, 428, 1304, 1305, 1306, 944, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 315, 1314, 1315, 1316, 1317, 1318, 546, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 746, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 314, 1340, 1341, 1342, 1343, 339, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 737, 1356, 1357, 1358, 1359, 1360, 1361, 142, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370},
 			command: []string{"DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
@@ -10801,151 +10828,152 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5093,
+			line: 5124,
 			text: phraseMask{
-				{index: 30, bits: 1966080},
-				{index: 9, bits: 1125899906842624},
+				{index: 30, bits: 4026531840},
+				{index: 9, bits: 4611686018427387904},
 			},
-			textIDs: []int32{1937, 1938, 1939, 626, 1940},
+			textIDs: []int32{1948, 1949, 1950, 638, 1951},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5098,
+			line: 5129,
 			text: phraseMask{
-				{index: 30, bits: 2097152},
+				{index: 30, bits: 4294967296},
 			},
-			textIDs: []int32{1941},
+			textIDs: []int32{1952},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5103,
+			line: 5134,
 			text: phraseMask{
-				{index: 30, bits: 137434759168},
+				{index: 30, bits: 281466386776064},
 			},
-			textIDs: []int32{1942, 1943, 1944, 1945, 1946, 1947, 1948, 1949, 1950, 1951, 1952, 1953, 1954, 1955, 1956},
+			textIDs: []int32{1953, 1954, 1955, 1956, 1957, 1958, 1959, 1960, 1961, 1962, 1963, 1964, 1965, 1966, 1967},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5110,
+			line: 5141,
 			text: phraseMask{
-				{index: 30, bits: 962072674304},
+				{index: 30, bits: 1970324836974592},
 			},
-			textIDs: []int32{1957, 1958, 1959},
+			textIDs: []int32{1968, 1969, 1970},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5115,
+			line: 5146,
 			text: phraseMask{
-				{index: 30, bits: 3298534883328},
+				{index: 30, bits: 6755399441055744},
 			},
-			textIDs: []int32{1960, 1961},
+			textIDs: []int32{1971, 1972},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5120,
+			line: 5151,
 			text: phraseMask{
-				{index: 30, bits: 13194139533312},
-				{index: 26, bits: 65536},
+				{index: 30, bits: 27021597764222976},
+				{index: 26, bits: 268435456},
 			},
-			textIDs: []int32{1962, 1963, 1680},
+			textIDs: []int32{1973, 1974, 1692},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5131,
+			line: 5162,
 			text: phraseMask{
-				{index: 30, bits: 2305825417027649536},
-				{bits: 36028797018964064},
-				{index: 26, bits: 576460752303423488},
-				{index: 27, bits: 32},
+				{index: 30, bits: 18410715276690587648},
+				{index: 1, bits: 8},
+				{bits: 96},
+				{index: 31, bits: 255},
+				{index: 27, bits: 131200},
 			},
-			textIDs: []int32{1964, 1965, 1966, 55, 1967, 1968, 1969, 1970, 1971, 5, 6, 1972, 1973, 1974, 1723, 1975, 1976, 1977, 1733, 1978, 1979, 1980},
+			textIDs: []int32{1975, 1976, 1977, 67, 1978, 1979, 1980, 1981, 1982, 5, 6, 1983, 1984, 1985, 1735, 1986, 1987, 1988, 1745, 1989, 1990, 1991},
 			unless: phraseMask{
-				{index: 30, bits: 2305843009213693952},
+				{index: 31, bits: 256},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5146,
+			line: 5177,
 			text: phraseMask{
-				{index: 30, bits: 13835058055282163712},
-				{index: 31, bits: 127},
+				{index: 31, bits: 261632},
 			},
-			textIDs: []int32{1982, 1983, 1984, 1985, 1986, 1987, 1988, 1989, 1990},
+			textIDs: []int32{1993, 1994, 1995, 1996, 1997, 1998, 1999, 2000, 2001},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5152,
+			line: 5183,
 			text: phraseMask{
-				{index: 31, bits: 32640},
-				{index: 1, bits: 18014398509481984},
-				{index: 7, bits: 1073741824},
+				{index: 31, bits: 66846720},
+				{index: 2, bits: 4},
+				{index: 7, bits: 4398046511104},
 			},
-			textIDs: []int32{1991, 1992, 118, 478, 1993, 1994, 1995, 1996, 1997, 1998},
+			textIDs: []int32{2002, 2003, 130, 490, 2004, 2005, 2006, 2007, 2008, 2009},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5158,
+			line: 5189,
 			text: phraseMask{
-				{index: 1, bits: 536870912},
-				{index: 11, bits: 54043197675929600},
-				{index: 31, bits: 229376},
-				{index: 7, bits: 4096},
+				{index: 1, bits: 2199023255552},
+				{index: 12, bits: 12},
+				{index: 31, bits: 469762048},
+				{index: 7, bits: 16777216},
+				{index: 11, bits: 8796093022208},
 			},
-			textIDs: []int32{93, 759, 1999, 2000, 460, 735, 758, 2001},
+			textIDs: []int32{105, 771, 2010, 2011, 472, 747, 770, 2012},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5166,
+			line: 5197,
 			text: phraseMask{
-				{index: 31, bits: 786432},
+				{index: 31, bits: 1610612736},
 			},
-			textIDs: []int32{2002, 2003},
+			textIDs: []int32{2013, 2014},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5171,
+			line: 5202,
 			text: phraseMask{
-				{index: 31, bits: 1048576},
+				{index: 31, bits: 2147483648},
 			},
-			textIDs: []int32{2004},
+			textIDs: []int32{2015},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5176,
+			line: 5207,
 			text: phraseMask{
-				{index: 31, bits: 14680064},
+				{index: 31, bits: 30064771072},
 			},
-			textIDs: []int32{2005, 2006, 2007},
+			textIDs: []int32{2016, 2017, 2018},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5187,
+			line: 5218,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -10968,7 +10996,15 @@ var builtinSet = &ruleSet{
 										{isSlot: true},
 									},
 								},
-								{literal: " after trying for a long time: the receiving server"},
+								{literal: " after trying for a long time"},
+								{
+									group: []textPart{
+										{literal: " (it kept trying for "},
+										{slot: 17, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ": the receiving server"},
 								{
 									group: []textPart{
 										{literal: " "},
@@ -10978,7 +11014,7 @@ var builtinSet = &ruleSet{
 								{literal: " never accepted it."},
 							},
 						},
-						uses: 3,
+						uses: 131075,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -10996,7 +11032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5200,
+			line: 5231,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11052,7 +11088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5212,
+			line: 5243,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11101,7 +11137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5221,
+			line: 5252,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11150,7 +11186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5230,
+			line: 5261,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11199,7 +11235,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5239,
+			line: 5270,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11216,6 +11252,12 @@ var builtinSet = &ruleSet{
 										{isSlot: true},
 									},
 								},
+								{
+									group: []textPart{
+										{literal: " after trying for "},
+										{slot: 17, isSlot: true},
+									},
+								},
 								{literal: " because the receiving server "},
 								{slot: 12, isSlot: true},
 								{literal: " could not be reached."},
@@ -11228,6 +11270,12 @@ var builtinSet = &ruleSet{
 										{isSlot: true},
 									},
 								},
+								{
+									group: []textPart{
+										{literal: " after trying for "},
+										{slot: 17, isSlot: true},
+									},
+								},
 								{literal: " because the receiving server"},
 								{
 									group: []textPart{
@@ -11238,12 +11286,12 @@ var builtinSet = &ruleSet{
 								{literal: " could not be reached."},
 							},
 						},
-						uses: 4099,
+						uses: 135171,
 						tr:   new([][]text),
 					},
 				},
-				byFact: [14]words{
-					11: {
+				byFact: [15]words{
+					12: {
 						explanation: alts{
 							list: []text{
 								{
@@ -11252,6 +11300,12 @@ var builtinSet = &ruleSet{
 										group: []textPart{
 											{literal: " to "},
 											{isSlot: true},
+										},
+									},
+									{
+										group: []textPart{
+											{literal: " after trying for "},
+											{slot: 17, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server "},
@@ -11266,6 +11320,12 @@ var builtinSet = &ruleSet{
 											{isSlot: true},
 										},
 									},
+									{
+										group: []textPart{
+											{literal: " after trying for "},
+											{slot: 17, isSlot: true},
+										},
+									},
 									{literal: " because the receiving server"},
 									{
 										group: []textPart{
@@ -11276,7 +11336,7 @@ var builtinSet = &ruleSet{
 									{literal: " refused every connection."},
 								},
 							},
-							uses: 4099,
+							uses: 135171,
 							tr:   new([][]text),
 						},
 					},
@@ -11286,7 +11346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5253,
+			line: 5284,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -11322,7 +11382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5260,
+			line: 5291,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -11351,7 +11411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5267,
+			line: 5298,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11387,7 +11447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5274,
+			line: 5305,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11423,7 +11483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5281,
+			line: 5312,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11452,7 +11512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5288,
+			line: 5319,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11496,7 +11556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5296,
+			line: 5327,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11505,7 +11565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5302,
+			line: 5333,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11541,7 +11601,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5310,
+			line: 5341,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11555,7 +11615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5317,
+			line: 5348,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11757,7 +11817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5341,
+			line: 5372,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -11986,7 +12046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5371,
+			line:   5402,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12045,7 +12105,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5381,
+			line: 5412,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12054,7 +12114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5386,
+			line: 5417,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12063,7 +12123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5391,
+			line: 5422,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12118,7 +12178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5400,
+			line: 5431,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12129,7 +12189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5408,
+			line: 5439,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12138,14 +12198,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5413,
+			line:     5444,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5423,
+			line: 5454,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12154,38 +12214,38 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5433,
+			line: 5464,
 			text: phraseMask{
-				{index: 31, bits: 16777216},
+				{index: 31, bits: 34359738368},
 			},
-			textIDs: []int32{2008},
+			textIDs: []int32{2019},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5438,
+			line: 5469,
 			text: phraseMask{
-				{index: 31, bits: 234881024},
+				{index: 31, bits: 481036337152},
 			},
-			textIDs: []int32{2009, 2010, 2011},
+			textIDs: []int32{2020, 2021, 2022},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5444,
+			line: 5475,
 			text: phraseMask{
-				{index: 31, bits: 1879048192},
+				{index: 31, bits: 3848290697216},
 			},
-			textIDs: []int32{2012, 2013, 2014},
+			textIDs: []int32{2023, 2024, 2025},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5453,
+			line: 5484,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12199,23 +12259,23 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5457,
+			line: 5488,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
 				},
 			},
 			text: phraseMask{
-				{bits: 4294967296},
-				{index: 31, bits: 6442450944},
+				{bits: 17592186044416},
+				{index: 31, bits: 13194139533312},
 			},
-			textIDs: []int32{32, 2015, 2016},
+			textIDs: []int32{44, 2026, 2027},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5461,
+			line: 5492,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12226,7 +12286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5465,
+			line: 5496,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12240,7 +12300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5469,
+			line: 5500,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12251,7 +12311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5473,
+			line: 5504,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12311,7 +12371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5481,
+			line: 5512,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12368,11 +12428,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5489,
+			line: 5520,
 			text: phraseMask{
-				{index: 31, bits: 128849018880},
+				{index: 31, bits: 263882790666240},
 			},
-			textIDs: []int32{2017, 2018, 2019, 2020},
+			textIDs: []int32{2028, 2029, 2030, 2031},
 			then: thenDef{
 				Reason: "vacation",
 				words:  words{owner: "none"},
@@ -12381,7 +12441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5496,
+			line: 5527,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12420,7 +12480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5505,
+			line: 5536,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12491,7 +12551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5514,
+			line: 5545,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12579,7 +12639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 477,
+			line: 479,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -12594,7 +12654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 488,
+			line: 490,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -12605,7 +12665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 494,
+			line: 496,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -12616,7 +12676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 503,
+			line: 505,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -12629,7 +12689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 513,
+			line: 515,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -12639,11 +12699,23 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "retried-for",
+			file: "rules.yaml (built-in)",
+			line: 521,
+			text: phraseMask{
+				{bits: 17587891077120},
+			},
+			regexps: []*pattern{
+				{src: "(?:could not be delivered|couldn't be delivered|could not send message|cannot send message|was not delivered|has not been delivered)(?: to [^ ]+)? (?:for|within) (?:more than |the past |past |over )?(?P<retried_for>[0-9]{1,4} ?(?:hour\\(s\\)|day\\(s\\)|minute\\(s\\)|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?)(?:,? (?:and )?[0-9]{1,4} ?(?:hour\\(s\\)|minute\\(s\\)|hours?|minutes?|mins?|seconds?))*)", captures: true},
+				{src: "(?:after more than|still undelivered after|sitting in (?:the )?queue for|(?:been |kept |keep )?trying for|(?:re)?tried for|tried to deliver (?:it|the message|this message|your message) for)(?: more than| over| the past)? (?P<retried_for>[0-9]{1,4} ?(?:hour\\(s\\)|day\\(s\\)|minute\\(s\\)|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?)(?:,? (?:and )?[0-9]{1,4} ?(?:hour\\(s\\)|minute\\(s\\)|hours?|minutes?|mins?|seconds?))*)", captures: true},
+			},
+		},
+		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 519,
+			line: 546,
 			text: phraseMask{
-				{bits: 545460846592},
+				{bits: 2234207627640832},
 			},
 			regexps: []*pattern{
 				{src: "maximum (?:allowed|permitted)(?: size)? (?:is )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)?)\\)?", captures: true},
@@ -12658,9 +12730,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 530,
+			line: 557,
 			text: phraseMask{
-				{bits: 34634616274944},
+				{bits: 141863388262170624},
 			},
 			regexps: []*pattern{
 				{src: "(?P<too_many_recipients>too many recipients|recipient limit|reciplimit|number of recipients exceeds|too many rcpt|recipients? (?:count )?exceed)", captures: true},
@@ -12673,24 +12745,25 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 539,
+			line: 566,
 			text: phraseMask{
-				{bits: 4468415255281664},
+				{bits: 18302628885633695744},
 			},
 			regexps: []*pattern{
 				{src: "(?:virus|malware|infection|infected|trojan|worm)(?: (?:found|detected|identified|name|is))?\\s?[:=]\\s?['\"(]?(?P<virus>[a-z][a-z0-9]*[._/!@:-][a-z0-9._/!@:+-]*[a-z0-9])", captures: true},
 				{src: "(?:infected (?:with|by)|contains? (?:the |a )?(?:virus|malware|trojan)|virus|malware) ['\"(]?(?P<virus>[a-z][a-z0-9]*[._/!@:-][a-z0-9._/!@:+-]*[a-z0-9])", captures: true},
+				{src: "\\binfected \\((?P<virus>[a-z][a-z0-9]*[._/!@:-][a-z0-9._/!@:+-]*[a-z0-9])\\)", captures: true},
 			},
 		},
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 546,
+			line: 575,
 			text: phraseMask{
-				{bits: 18442240474082181120},
-				{index: 1, bits: 3},
+				{index: 1, bits: 16383},
 			},
 			regexps: []*pattern{
+				{src: "(?:attachment|attached file|file ?name|file|part)s?(?: named| name| called)?[ :=]+[\"'](?P<file>[^\"'<>\\\\/:*?|]{1,100}\\.(?:zip|rar|7z|tar|gz|tgz|arj|cab|iso)/[^\"'<>\\\\/:*?|]{1,100}\\.[a-z0-9]{2,5})[\"']", captures: true},
 				{src: "(?:attachment|attached file|file ?name|file)s?(?: named| name| called)?[ :=]+[\"'](?P<file>[^\"'<>\\\\/:*?|]{1,100}\\.[a-z0-9]{2,5})[\"']", captures: true},
 				{src: "(?:attachment|attached file|file ?name|file)s?(?: named| name| called)?[ :=]+[(<]?(?P<file>[a-z0-9_][^\\s\"'<>()\\\\/:*?|,;@]{0,100}\\.[a-z0-9]{2,5})\\b", captures: true},
 				{src: "\\bn=(?P<file>[^\\s,|\"'@]{1,100}\\.[a-z0-9]{2,5})\\b", captures: true},
@@ -12700,9 +12773,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 554,
+			line: 585,
 			text: phraseMask{
-				{index: 1, bits: 65532},
+				{index: 1, bits: 268419072},
 			},
 			regexps: []*pattern{
 				{src: "(?:contact|write to|e-?mail|mail to|mailto:|send (?:an? )?(?:e-?mail|message|request) to|reach)(?: us| our| the| your)?(?: postmaster| support| abuse| administrator| admin| team| helpdesk)?(?: at| by e-?mail at| via| on)?:? <?(?P<address>[a-z0-9._%+-]+@[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})", captures: true},
@@ -12712,9 +12785,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 561,
+			line: 592,
 			text: phraseMask{
-				{index: 1, bits: 983040},
+				{index: 1, bits: 4026531840},
 			},
 			regexps: []*pattern{
 				{src: "(?P<loop>mail forwarding loop|forwarding loop|routing loop|mail loop|message loop|loop detected|looping|loops back to myself|loop was found|too many hops|hop count exceeded|too many \"?received\"? headers|too many received)", captures: true},
@@ -12723,9 +12796,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 568,
+			line: 599,
 			text: phraseMask{
-				{index: 1, bits: 3145728},
+				{index: 1, bits: 12884901888},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_mx>no mx (?:records? )?(?:found|for|exists?)|no mx records?|no valid mx|could not find a mail exchanger|no mail exchanger|type=mx: host not found|mx lookup failed|does not have an mx|doesn't have an mx|has no mx)", captures: true},
@@ -12735,9 +12808,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 574,
+			line: 605,
 			text: phraseMask{
-				{index: 1, bits: 130023424},
+				{index: 1, bits: 532575944704},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_domain>nxdomain|domain name not found|domain not found|no such domain|domain does not exist)", captures: true},
@@ -12746,9 +12819,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 579,
+			line: 610,
 			text: phraseMask{
-				{index: 1, bits: 2198889037824},
+				{index: 1, bits: 9006649498927104},
 			},
 			regexps: []*pattern{
 				{src: "(?P<conn_refused>connection refused|refused (?:the |our )?connection|actively refused|connection was refused)", captures: true},
@@ -12942,7 +13015,7 @@ var builtinSet = &ruleSet{
 		},
 	},
 	textsFrom: [30]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)"},
-	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "mx", "mail exchanger", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "host name lookup failure", "host not found, try again", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "servfail", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "retry timeout exceeded", "retry time not reached", "could not be delivered for", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "encryption required", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "starttls", "certificate", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
+	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "trying for", "tried for", "retried for", "tried to deliver", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "mx", "mail exchanger", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "host name lookup failure", "host not found, try again", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "servfail", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "retry timeout exceeded", "retry time not reached", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "encryption required", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "starttls", "certificate", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
 }
 
 var builtinData1 = [...]reasonDef{
@@ -13191,8 +13264,8 @@ var builtinData1 = [...]reasonDef{
 				tr: new([][]text),
 			},
 		},
-		byFact: [14]words{
-			8: {
+		byFact: [15]words{
+			9: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "mail loop",
@@ -13360,7 +13433,15 @@ var builtinData1 = [...]reasonDef{
 								{isSlot: true},
 							},
 						},
-						{literal: " after trying for a long time: the receiving server "},
+						{literal: " after trying for a long time"},
+						{
+							group: []textPart{
+								{literal: " (it kept trying for "},
+								{slot: 17, isSlot: true},
+								{literal: ")"},
+							},
+						},
+						{literal: ": the receiving server "},
 						{slot: 12, isSlot: true},
 						{literal: " could not be reached, or kept putting the message off. The report says: \""},
 						{slot: 5, isSlot: true},
@@ -13374,7 +13455,15 @@ var builtinData1 = [...]reasonDef{
 								{isSlot: true},
 							},
 						},
-						{literal: " after trying for a long time: the receiving server "},
+						{literal: " after trying for a long time"},
+						{
+							group: []textPart{
+								{literal: " (it kept trying for "},
+								{slot: 17, isSlot: true},
+								{literal: ")"},
+							},
+						},
+						{literal: ": the receiving server "},
 						{slot: 12, isSlot: true},
 						{literal: " could not be reached, or kept putting the message off."},
 					},
@@ -13386,7 +13475,15 @@ var builtinData1 = [...]reasonDef{
 								{isSlot: true},
 							},
 						},
-						{literal: " after trying for a long time: the receiving server"},
+						{literal: " after trying for a long time"},
+						{
+							group: []textPart{
+								{literal: " (it kept trying for "},
+								{slot: 17, isSlot: true},
+								{literal: ")"},
+							},
+						},
+						{literal: ": the receiving server"},
 						{
 							group: []textPart{
 								{literal: " "},
@@ -13405,7 +13502,15 @@ var builtinData1 = [...]reasonDef{
 								{isSlot: true},
 							},
 						},
-						{literal: " after trying for a long time: the receiving server"},
+						{literal: " after trying for a long time"},
+						{
+							group: []textPart{
+								{literal: " (it kept trying for "},
+								{slot: 17, isSlot: true},
+								{literal: ")"},
+							},
+						},
+						{literal: ": the receiving server"},
 						{
 							group: []textPart{
 								{literal: " "},
@@ -13415,7 +13520,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: " could not be reached, or kept putting the message off."},
 					},
 				},
-				uses: 4131,
+				uses: 135203,
 				tr:   new([][]text),
 			},
 			fix: alts{
@@ -13435,8 +13540,8 @@ var builtinData1 = [...]reasonDef{
 				tr:   new([][]text),
 			},
 		},
-		byFact: [14]words{
-			11: {
+		byFact: [15]words{
+			12: {
 				explanation: alts{
 					list: []text{
 						{
@@ -13447,7 +13552,15 @@ var builtinData1 = [...]reasonDef{
 									{isSlot: true},
 								},
 							},
-							{literal: " after trying for a long time: the receiving server"},
+							{literal: " after trying for a long time"},
+							{
+								group: []textPart{
+									{literal: " (it kept trying for "},
+									{slot: 17, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: ": the receiving server"},
 							{
 								group: []textPart{
 									{literal: " "},
@@ -13457,7 +13570,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " refused every connection."},
 						},
 					},
-					uses: 4097,
+					uses: 135169,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -13477,7 +13590,7 @@ var builtinData1 = [...]reasonDef{
 					tr:   new([][]text),
 				},
 			},
-			12: {
+			13: {
 				explanation: alts{
 					list: []text{
 						{
@@ -13488,7 +13601,15 @@ var builtinData1 = [...]reasonDef{
 									{isSlot: true},
 								},
 							},
-							{literal: " after trying for a long time: the receiving server"},
+							{literal: " after trying for a long time"},
+							{
+								group: []textPart{
+									{literal: " (it kept trying for "},
+									{slot: 17, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: ": the receiving server"},
 							{
 								group: []textPart{
 									{literal: " "},
@@ -13498,7 +13619,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " never answered."},
 						},
 					},
-					uses: 4097,
+					uses: 135169,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -13731,8 +13852,8 @@ var builtinData1 = [...]reasonDef{
 				tr:   new([][]text),
 			},
 		},
-		byFact: [14]words{
-			9: {
+		byFact: [15]words{
+			10: {
 				summary: phrase{
 					en: "domain has no mail server",
 					tr: new([]string),
@@ -13992,8 +14113,8 @@ var builtinData1 = [...]reasonDef{
 				tr: new([][]text),
 			},
 		},
-		byFact: [14]words{
-			8: {
+		byFact: [15]words{
+			9: {
 				summary: phrase{
 					en: "mail loop",
 					tr: new([]string),
@@ -14030,7 +14151,7 @@ var builtinData1 = [...]reasonDef{
 					tr: new([][]text),
 				},
 			},
-			9: {
+			10: {
 				summary: phrase{
 					en: "domain has no mail server",
 					tr: new([]string),
@@ -14088,7 +14209,7 @@ var builtinData1 = [...]reasonDef{
 					tr:   new([][]text),
 				},
 			},
-			10: {
+			11: {
 				owner: "sender",
 				summary: phrase{
 					en: "domain not found",
@@ -14135,7 +14256,7 @@ var builtinData1 = [...]reasonDef{
 					tr:   new([][]text),
 				},
 			},
-			11: {
+			12: {
 				summary: phrase{
 					en: "receiving server refused the connection",
 					tr: new([]string),
@@ -14180,7 +14301,7 @@ var builtinData1 = [...]reasonDef{
 					tr:   new([][]text),
 				},
 			},
-			12: {
+			13: {
 				summary: phrase{
 					en: "receiving server did not answer",
 					tr: new([]string),
@@ -14325,8 +14446,8 @@ var builtinData1 = [...]reasonDef{
 				tr:   new([][]text),
 			},
 		},
-		byFact: [14]words{
-			9: {
+		byFact: [15]words{
+			10: {
 				summary: phrase{
 					en: "domain has no mail server",
 					tr: new([]string),
@@ -14829,8 +14950,8 @@ var builtinData1 = [...]reasonDef{
 				tr:   new([][]text),
 			},
 		},
-		byFact: [14]words{
-			10: {
+		byFact: [15]words{
+			11: {
 				summary: phrase{
 					en: "sender domain not found",
 					tr: new([]string),
@@ -15226,7 +15347,7 @@ var builtinData1 = [...]reasonDef{
 				},
 			},
 		},
-		byFact: [14]words{
+		byFact: [15]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
@@ -15521,8 +15642,8 @@ var builtinData1 = [...]reasonDef{
 				tr: new([][]text),
 			},
 		},
-		byFact: [14]words{
-			8: {
+		byFact: [15]words{
+			9: {
 				summary: phrase{
 					en: "mail loop",
 					tr: new([]string),
@@ -15642,8 +15763,8 @@ var builtinData1 = [...]reasonDef{
 				tr: new([][]text),
 			},
 		},
-		byFact: [14]words{
-			13: {
+		byFact: [15]words{
+			14: {
 				owner: "sender",
 				summary: phrase{
 					en: "too many recipients",

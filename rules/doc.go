@@ -83,6 +83,12 @@
 // the rule, then the reason in the same order. An older rule's "cause"
 // (a clause completing "... because <cause>.") is still read.
 //
+// Facts come from the diagnostic: the deciding rule's regexp groups, then the
+// extractors. When the diagnostic lacks a value fact that a notice states in
+// its prose ({retried_for}, {file}, {virus}, {limit}) and the reading's words
+// can show it, the extractors also read Input.Notice (the report's
+// human-readable part) for it. The notice never decides the reason.
+//
 // Phrases are compared after lower-casing and folding runs of white space, so
 // "Mailbox  Full" matches "mailbox full". Every phrase of every rule goes into
 // one automaton (phraseSet) at Load, so Classify reads the diagnostic text once

@@ -16,6 +16,10 @@ import (
 // spent on hostile input.
 const maxDiagnostic = 4096
 
+// maxNotice caps the part of Input.Notice the extractors read (as
+// dsn.MaxNotice caps dsn.Report.Notice).
+const maxNotice = 8 << 10
+
 // Engine classifies recipient records with a loaded rule set. An Engine is
 // immutable after Load and safe for concurrent use.
 type Engine struct {
@@ -56,6 +60,10 @@ type scratch struct {
 	text []byte // the diagnostic as normalize made it
 	orig []byte // the same bytes with their case (foldSpace), for captures
 	hits []uint64
+	// The same three of the notice (Input.Notice), made only when a fact
+	// is looked for in it.
+	ntext, norig []byte
+	nhits        []uint64
 	// ascii says text has no byte above 0x7f: the patterns' literal
 	// filters hold (literalFilter).
 	ascii bool
@@ -179,7 +187,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	v.Permanent = permanent(action, v.Status, rp)
 
 	if v.Reason != ReasonDelivered {
-		v.Facts = e.captureFacts(matched, &rec, nil)
+		v.Facts = e.captureFacts(matched, &rec, nil, wordsUse(t, rd))
 		if a := v.Facts.Get(FactAddress); a != "" && strings.EqualFold(a, strings.TrimSpace(in.Recipient)) {
 			v.Facts.v[slotIndexOf(FactAddress)] = "" // the recipient, not a contact
 		}
@@ -283,43 +291,130 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 // deciding rule's matching regexp capture, then those of the extractors, in
 // order, each fact from the first that gives it. src, when not nil, gets
 // where each came from.
-func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource) Facts {
+//
+// The notice is read only for the facts that the words of the reading can
+// show (want): it is long, and a fact that no sentence shows is not worth
+// its regexps.
+func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, want slotSet) Facts {
 	var fs Facts
 	sc := rec.sc
-	if len(sc.text) == 0 {
-		return fs
-	}
-	if len(sc.orig) == 0 {
-		sc.orig = foldSpace(sc.orig[:0], rec.diag)
-	}
-	if len(sc.orig) != len(sc.text) {
-		return fs // cannot happen: both fold the same bytes
-	}
-	if r != nil {
-		for _, p := range r.regexps {
-			if !p.captures {
-				if p.match(sc.text, sc.ascii) {
-					break // the regexp that matched captures nothing
+	if len(sc.text) > 0 {
+		if len(sc.orig) == 0 {
+			sc.orig = foldSpace(sc.orig[:0], rec.diag)
+		}
+		if len(sc.orig) != len(sc.text) {
+			return fs // cannot happen: both fold the same bytes
+		}
+		if r != nil {
+			for _, p := range r.regexps {
+				if !p.captures {
+					if p.match(sc.text, sc.ascii) {
+						break // the regexp that matched captures nothing
+					}
+					continue
 				}
-				continue
-			}
-			if m := p.find(sc.text, sc.ascii); m != nil {
-				capture(p.subexpNames(), m, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
-				break // the regexp that matched
+				if m := p.find(sc.text, sc.ascii); m != nil {
+					capture(p.subexpNames(), m, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
+					break // the regexp that matched
+				}
 			}
 		}
+		e.extract(sc.text, sc.orig, sc.hits, sc.ascii, &fs, src)
 	}
+	e.noticeFacts(rec, &fs, src, want)
+	return fs
+}
+
+// extract runs the extractors on text (normalized; orig is the same with its
+// case kept, hits its phrases), for the facts not set yet.
+func (e *Engine) extract(text, orig []byte, hits []uint64, ascii bool, fs *Facts, src *[numFacts]factSource) {
 	for _, x := range e.extractors {
-		if len(x.text) > 0 && !x.text.any(sc.hits) {
+		if len(x.text) > 0 && !x.text.any(hits) {
 			continue
 		}
 		for _, p := range x.regexps {
-			if m := p.find(sc.text, sc.ascii); m != nil {
-				capture(p.subexpNames(), m, sc.orig, &fs, src, factSource{x.id, x.file, x.line}, x.bytes)
+			if m := p.find(text, ascii); m != nil {
+				capture(p.subexpNames(), m, orig, fs, src, factSource{x.id, x.file, x.line}, x.bytes)
 			}
 		}
 	}
-	return fs
+}
+
+// noticeFacts fills the noticeFacts that the diagnostic did not give from
+// the record's notice, by the extractors: a notice often states in prose
+// only ("could not be delivered for 5 days", "Virus found in attachment
+// 'invoice.zip'") what its diagnostic leaves out.
+func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, want slotSet) {
+	n := rec.in.Notice
+	if n == "" {
+		return
+	}
+	// lacking says which notice facts are wanted and not captured yet.
+	lacking := func(i int) bool {
+		return isNoticeFact(facts[i]) && fs.v[i] == "" && want.has(slotFact0+slot(i))
+	}
+	missing := false
+	for _, f := range noticeFacts {
+		if lacking(slotIndexOf(f)) {
+			missing = true
+		}
+	}
+	if !missing {
+		return
+	}
+	if len(n) > maxNotice {
+		n = n[:maxNotice]
+	}
+	sc := rec.sc
+	sc.ntext = normalize(sc.ntext[:0], n)
+	if len(sc.ntext) == 0 {
+		return
+	}
+	sc.norig = sc.norig[:0] // made when a regexp matches
+	if len(sc.nhits) != len(sc.hits) {
+		sc.nhits = make([]uint64, len(sc.hits))
+	}
+	clear(sc.nhits)
+	e.phrases.match(sc.ntext, sc.nhits)
+	var got Facts
+	var gotSrc [numFacts]factSource
+	ascii := isASCII(sc.ntext)
+	for _, x := range e.extractors {
+		// Only the extractors that capture a notice fact still missing:
+		// the others' regexps would run over the notice for nothing.
+		need := false
+		for _, p := range x.regexps {
+			for _, name := range p.subexpNames() {
+				if i, ok := factIndex(name); ok && lacking(i) {
+					need = true
+				}
+			}
+		}
+		if !need || (len(x.text) > 0 && !x.text.any(sc.nhits)) {
+			continue
+		}
+		for _, p := range x.regexps {
+			if m := p.find(sc.ntext, ascii); m != nil {
+				if len(sc.norig) == 0 {
+					sc.norig = foldSpace(sc.norig[:0], n)
+					if len(sc.norig) != len(sc.ntext) {
+						return // cannot happen: both fold the same bytes
+					}
+				}
+				capture(p.subexpNames(), m, sc.norig, &got, &gotSrc, factSource{x.id, x.file, x.line}, x.bytes)
+			}
+		}
+	}
+	for _, f := range noticeFacts {
+		i := slotIndexOf(f)
+		if lacking(i) && got.v[i] != "" {
+			fs.v[i] = got.v[i]
+			if src != nil {
+				src[i] = gotSrc[i]
+				src[i].from += " (notice)"
+			}
+		}
+	}
 }
 
 // statusOf reads an enhanced status code; false when code is not one.
@@ -495,7 +590,7 @@ func (e *Engine) lookup(codeOrReply string, lang int) Classification {
 func InputOf(r *dsn.Report, rc dsn.Recipient) Input {
 	return Input{Action: rc.Action, Status: rc.Status, ReplyCode: rc.ReplyCode,
 		Diagnostic: rc.Diagnostic, RemoteMTA: rc.RemoteMTA, ReportingMTA: r.ReportingMTA,
-		Command: rc.Command, Recipient: rc.Address, DiagnosticType: rc.DiagnosticType}
+		Command: rc.Command, Recipient: rc.Address, DiagnosticType: rc.DiagnosticType, Notice: r.Notice}
 }
 
 // matchesDiagnosticType says whether the record's Diagnostic-Code type is one

@@ -34,6 +34,10 @@ const (
 	FactFile    Fact = "file"    // an attachment's file name
 	FactVirus   Fact = "virus"   // the name of the malware found
 	FactAddress Fact = "address" // a contact address the reply gives
+	// FactRetriedFor is how long the sending server kept trying before it
+	// gave up (or, in a warning, so far), the number and the unit as the
+	// notice states them: "5 days", "48 hours".
+	FactRetriedFor Fact = "retried_for"
 
 	FactLoop              Fact = "loop"                // condition: the server names a mail loop
 	FactNoMX              Fact = "no_mx"               // condition: the domain has no MX record
@@ -44,7 +48,7 @@ const (
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
-var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress,
+var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactLoop, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients}
 
 const numFacts = len(facts)
@@ -122,6 +126,24 @@ func (fs Facts) MarshalJSON() ([]byte, error) {
 	})
 	b.WriteByte('}')
 	return []byte(b.String()), err
+}
+
+// noticeFacts are the facts read from Input.Notice when the diagnostic
+// does not give them: values that a notice states in its prose (how long
+// the server tried, the infected file and the malware, the size limit).
+// The conditions (a loop, no MX record...) are not among them: they choose
+// the words of a reason, and a notice's general help text names them
+// without their being the cause.
+var noticeFacts = [...]Fact{FactRetriedFor, FactFile, FactVirus, FactLimit}
+
+// isNoticeFact says whether f is one of noticeFacts.
+func isNoticeFact(f Fact) bool {
+	for _, n := range noticeFacts {
+		if n == f {
+			return true
+		}
+	}
+	return false
 }
 
 // maxFactLen caps a fact's value: it comes from the bounce and goes into an
@@ -206,11 +228,37 @@ func capture(names []string, m []int, orig []byte, fs *Facts, src *[numFacts]fac
 // punctuation around it that a sentence or a bracket left.
 func cleanFact(f Fact, v string) string {
 	v = textclean.ASCII(strings.TrimSpace(v), maxFactLen)
+	if f == FactRetriedFor {
+		v = plainUnits(v)
+	}
 	v = strings.TrimRight(strings.TrimLeft(v, `(<['"`), `.,;:)]>'"`)
 	if f == FactURL && !guidanceURL(v) {
 		return "" // not a page a mail provider points to: see guidanceHosts
 	}
 	return v
+}
+
+// plainUnits writes the units of a duration that a template wrote for any
+// number ("4 hour(s)", Postfix's bounce templates) as the number needs
+// them: "4 hours", "1 day".
+func plainUnits(v string) string {
+	if !strings.Contains(v, "(s)") {
+		return v
+	}
+	var b strings.Builder
+	for i, w := range strings.Fields(v) {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if u, ok := strings.CutSuffix(w, "(s)"); ok {
+			w = u + "s"
+			if i > 0 && strings.Fields(v)[i-1] == "1" {
+				w = u
+			}
+		}
+		b.WriteString(w)
+	}
+	return b.String()
 }
 
 // withMegabytes writes a size given as a bare number of bytes ("10485760",

@@ -249,6 +249,22 @@ func factWords(byFact *[numFacts]words, fs Facts) words {
 	return words{}
 }
 
+// uses returns the slots the explanation and the fix of w can show.
+func (w words) uses() slotSet { return w.explanation.uses | w.fix.uses }
+
+// wordsUse returns the slots that any words of a rule's then t and of its
+// reason rd can show, at any stage and for any fact.
+func wordsUse(t *thenDef, rd *reasonDef) slotSet {
+	s := t.words.uses() | rd.words.uses()
+	for i := range t.stages {
+		s |= t.stages[i].uses() | rd.stages[i].uses()
+	}
+	for i := range t.byFact {
+		s |= t.byFact[i].uses() | rd.byFact[i].uses()
+	}
+	return s
+}
+
 func (w words) isZero() bool {
 	return w.owner == "" && w.summary.en == "" && w.explanation.empty() && w.fix.empty()
 }

@@ -15,6 +15,10 @@ type Input struct {
 	// DiagnosticType is the type of the report's Diagnostic-Code (RFC 3464
 	// section 2.3.6), lower case: "smtp", "x-unix"...; "" when none.
 	DiagnosticType string
+	// Notice is the human-readable part of the report (dsn.Report.Notice),
+	// or "". Only the facts are read from it (see noticeFacts), when the
+	// diagnostic does not state them; the reason is never decided by it.
+	Notice string
 
 	lookup bool // made by Lookup: the command is assumed, not reported
 }

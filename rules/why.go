@@ -53,7 +53,15 @@ func (e *Engine) Trace(in Input) Trace {
 			Matched: e.matchedBy(r, &rec), Reason: r.then.Reason})
 	}
 	var src [numFacts]factSource
-	fs := e.captureFacts(first, &rec, &src)
+	t, rd := &noThen, (*reasonDef)(nil)
+	if first != nil {
+		t = &first.then
+		rd = e.reasons[t.Reason]
+	}
+	if rd == nil {
+		rd = &noReason
+	}
+	fs := e.captureFacts(first, &rec, &src, wordsUse(t, rd))
 	for i, v := range fs.v {
 		if v != "" {
 			tr.Facts = append(tr.Facts, FactFrom{Fact: facts[i], Value: v, From: src[i].from, File: src[i].file, Line: src[i].line})
