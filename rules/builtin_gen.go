@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "9fc8d8624fc9"
+const builtinDigest = "fd94a8fd7dab"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   661,
+			line:   660,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 666,
+			line: 665,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,11 +56,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 681,
+			line: 680,
 			text: phraseMask{
-				{index: 1, bits: 63050394783186944},
+				{index: 1, bits: 3940649673949184},
 			},
-			textIDs: []int32{117, 118, 119},
+			textIDs: []int32{113, 114, 115},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false},
 			},
@@ -70,11 +70,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 688,
+			line: 687,
 			text: phraseMask{
-				{index: 1, bits: 72057594037927936},
+				{index: 1, bits: 4503599627370496},
 			},
-			textIDs: []int32{120},
+			textIDs: []int32{116},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false},
 			},
@@ -84,11 +84,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 695,
+			line: 694,
 			text: phraseMask{
-				{index: 1, bits: 432345564227567616},
+				{index: 1, bits: 27021597764222976},
 			},
-			textIDs: []int32{121, 122},
+			textIDs: []int32{117, 118},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -98,11 +98,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 702,
+			line: 701,
 			text: phraseMask{
-				{index: 1, bits: 576460752303423488},
+				{index: 1, bits: 36028797018963968},
 			},
-			textIDs: []int32{123},
+			textIDs: []int32{119},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -112,11 +112,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 709,
+			line: 708,
 			text: phraseMask{
-				{index: 1, bits: 17293822569102704640},
+				{index: 1, bits: 1080863910568919040},
 			},
-			textIDs: []int32{124, 125, 126, 127},
+			textIDs: []int32{120, 121, 122, 123},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -126,11 +126,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 716,
+			line: 715,
 			text: phraseMask{
-				{index: 2, bits: 3},
+				{index: 1, bits: 3458764513820540928},
 			},
-			textIDs: []int32{128, 129},
+			textIDs: []int32{124, 125},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -140,11 +140,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 723,
+			line: 722,
 			text: phraseMask{
-				{index: 2, bits: 4},
+				{index: 1, bits: 4611686018427387904},
 			},
-			textIDs: []int32{130},
+			textIDs: []int32{126},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -154,11 +154,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 730,
+			line: 729,
 			text: phraseMask{
-				{index: 2, bits: 8},
+				{index: 1, bits: 9223372036854775808},
 			},
-			textIDs: []int32{131},
+			textIDs: []int32{127},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -168,11 +168,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 737,
+			line: 736,
 			text: phraseMask{
-				{index: 2, bits: 16},
+				{index: 2, bits: 1},
 			},
-			textIDs: []int32{132},
+			textIDs: []int32{128},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false},
 			},
@@ -182,11 +182,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 744,
+			line: 743,
 			text: phraseMask{
-				{index: 2, bits: 96},
+				{index: 2, bits: 6},
 			},
-			textIDs: []int32{133, 134},
+			textIDs: []int32{129, 130},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false},
 			},
@@ -196,11 +196,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 751,
+			line: 750,
 			text: phraseMask{
-				{index: 2, bits: 128},
+				{index: 2, bits: 8},
 			},
-			textIDs: []int32{135},
+			textIDs: []int32{131},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -210,11 +210,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 758,
+			line: 757,
 			text: phraseMask{
-				{index: 2, bits: 768},
+				{index: 2, bits: 48},
 			},
-			textIDs: []int32{136, 137},
+			textIDs: []int32{132, 133},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -224,11 +224,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 765,
+			line: 764,
 			text: phraseMask{
-				{index: 2, bits: 1024},
+				{index: 2, bits: 64},
 			},
-			textIDs: []int32{138},
+			textIDs: []int32{134},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -238,11 +238,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 772,
+			line: 771,
 			text: phraseMask{
-				{index: 2, bits: 2048},
+				{index: 2, bits: 128},
 			},
-			textIDs: []int32{139},
+			textIDs: []int32{135},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -252,11 +252,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 779,
+			line: 778,
 			text: phraseMask{
-				{index: 2, bits: 4096},
+				{index: 2, bits: 256},
 			},
-			textIDs: []int32{140},
+			textIDs: []int32{136},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false},
 			},
@@ -266,11 +266,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 786,
+			line: 785,
 			text: phraseMask{
-				{index: 2, bits: 57344},
+				{index: 2, bits: 3584},
 			},
-			textIDs: []int32{141, 142, 143},
+			textIDs: []int32{137, 138, 139},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false},
 			},
@@ -280,22 +280,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 794,
+			line: 793,
 			text: phraseMask{
-				{index: 2, bits: 8323072},
+				{index: 2, bits: 520192},
 			},
-			textIDs: []int32{144, 145, 146, 147, 148, 149, 150},
+			textIDs: []int32{140, 141, 142, 143, 144, 145, 146},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 815,
+			line: 814,
 			text: phraseMask{
-				{index: 2, bits: 25165824},
+				{index: 2, bits: 1572864},
 			},
-			textIDs: []int32{151, 152},
+			textIDs: []int32{147, 148},
 			regexps: []*pattern{
 				{src: "\\bs31[45]0\\b", captures: false},
 			},
@@ -352,11 +352,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 832,
+			line: 831,
 			text: phraseMask{
-				{index: 2, bits: 2113929216},
+				{index: 2, bits: 132120576},
 			},
-			textIDs: []int32{153, 154, 155, 156, 157, 158},
+			textIDs: []int32{149, 150, 151, 152, 153, 154},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "onhold",
@@ -404,11 +404,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 850,
+			line: 849,
 			text: phraseMask{
-				{index: 2, bits: 15032385536},
+				{index: 2, bits: 939524096},
 			},
-			textIDs: []int32{159, 160, 161},
+			textIDs: []int32{155, 156, 157},
 			then: thenDef{
 				Reason: "blocked",
 				words: words{
@@ -471,11 +471,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 865,
+			line: 864,
 			text: phraseMask{
-				{index: 2, bits: 1082331758592},
+				{index: 2, bits: 67645734912},
 			},
-			textIDs: []int32{162, 163, 164, 165, 166, 167},
+			textIDs: []int32{158, 159, 160, 161, 162, 163},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -521,11 +521,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 885,
+			line: 884,
 			text: phraseMask{
-				{index: 2, bits: 3298534883328},
+				{index: 2, bits: 206158430208},
 			},
-			textIDs: []int32{168, 169},
+			textIDs: []int32{164, 165},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "speeding",
@@ -573,11 +573,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 902,
+			line: 901,
 			text: phraseMask{
-				{index: 2, bits: 3298534883328},
+				{index: 2, bits: 206158430208},
 			},
-			textIDs: []int32{168, 169},
+			textIDs: []int32{164, 165},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -623,11 +623,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 912,
+			line: 911,
 			text: phraseMask{
-				{index: 2, bits: 4398046511104},
+				{index: 2, bits: 274877906944},
 			},
-			textIDs: []int32{170},
+			textIDs: []int32{166},
 			regexps: []*pattern{
 				{src: "(?:\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})(?: +[0-9]+)?\\] )?our system has detected that this message is likely unsolicited mail", captures: true},
 			},
@@ -693,11 +693,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 929,
+			line: 928,
 			text: phraseMask{
-				{index: 2, bits: 131941395333120},
+				{index: 2, bits: 8246337208320},
 			},
-			textIDs: []int32{171, 172, 173, 174},
+			textIDs: []int32{167, 168, 169, 170},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -743,11 +743,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 944,
+			line: 943,
 			text: phraseMask{
-				{index: 2, bits: 4362862139015168},
+				{index: 2, bits: 272678883688448},
 			},
-			textIDs: []int32{175, 176, 177, 178, 179},
+			textIDs: []int32{171, 172, 173, 174, 175},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -793,11 +793,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 960,
+			line: 959,
 			text: phraseMask{
-				{index: 2, bits: 31525197391593472},
+				{index: 2, bits: 1970324836974592},
 			},
-			textIDs: []int32{180, 181, 182},
+			textIDs: []int32{176, 177, 178},
 			then: thenDef{
 				Reason: "policyviolation",
 				words: words{
@@ -843,11 +843,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 974,
+			line: 973,
 			text: phraseMask{
-				{index: 2, bits: 252201579132747776},
+				{index: 2, bits: 15762598695796736},
 			},
-			textIDs: []int32{183, 184, 185},
+			textIDs: []int32{179, 180, 181},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](416|418)\\b", captures: false},
 			},
@@ -856,11 +856,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 984,
+			line: 983,
 			text: phraseMask{
-				{index: 2, bits: 252201579132747776},
+				{index: 2, bits: 15762598695796736},
 			},
-			textIDs: []int32{183, 184, 185},
+			textIDs: []int32{179, 180, 181},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](417)\\b", captures: false},
 			},
@@ -869,11 +869,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 990,
+			line: 989,
 			text: phraseMask{
-				{index: 2, bits: 252201579132747776},
+				{index: 2, bits: 15762598695796736},
 			},
-			textIDs: []int32{183, 184, 185},
+			textIDs: []int32{179, 180, 181},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](420|426)\\b", captures: false},
 			},
@@ -882,11 +882,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 996,
+			line: 995,
 			text: phraseMask{
-				{index: 2, bits: 252201579132747776},
+				{index: 2, bits: 15762598695796736},
 			},
-			textIDs: []int32{183, 184, 185},
+			textIDs: []int32{179, 180, 181},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](401|517)\\b", captures: false},
 			},
@@ -895,11 +895,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1002,
+			line: 1001,
 			text: phraseMask{
-				{index: 2, bits: 252201579132747776},
+				{index: 2, bits: 15762598695796736},
 			},
-			textIDs: []int32{183, 184, 185},
+			textIDs: []int32{179, 180, 181},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](305|402)\\b", captures: false},
 			},
@@ -908,11 +908,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1008,
+			line: 1007,
 			text: phraseMask{
-				{index: 2, bits: 252201579132747776},
+				{index: 2, bits: 15762598695796736},
 			},
-			textIDs: []int32{183, 184, 185},
+			textIDs: []int32{179, 180, 181},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](403|405|415|421)\\b", captures: false},
 			},
@@ -921,11 +921,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1014,
+			line: 1013,
 			text: phraseMask{
-				{index: 2, bits: 252201579132747776},
+				{index: 2, bits: 15762598695796736},
 			},
-			textIDs: []int32{183, 184, 185},
+			textIDs: []int32{179, 180, 181},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](506)\\b", captures: false},
 			},
@@ -934,11 +934,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1020,
+			line: 1019,
 			text: phraseMask{
-				{index: 2, bits: 252201579132747776},
+				{index: 2, bits: 15762598695796736},
 			},
-			textIDs: []int32{183, 184, 185},
+			textIDs: []int32{179, 180, 181},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](514)\\b", captures: false},
 			},
@@ -947,11 +947,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1026,
+			line: 1025,
 			text: phraseMask{
-				{index: 2, bits: 252201579132747776},
+				{index: 2, bits: 15762598695796736},
 			},
-			textIDs: []int32{183, 184, 185},
+			textIDs: []int32{179, 180, 181},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](630)\\b", captures: false},
 			},
@@ -960,11 +960,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1032,
+			line: 1031,
 			text: phraseMask{
-				{index: 2, bits: 252201579132747776},
+				{index: 2, bits: 15762598695796736},
 			},
-			textIDs: []int32{183, 184, 185},
+			textIDs: []int32{179, 180, 181},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](505)\\b", captures: false},
 			},
@@ -973,11 +973,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1038,
+			line: 1037,
 			text: phraseMask{
-				{index: 2, bits: 252201579132747776},
+				{index: 2, bits: 15762598695796736},
 			},
-			textIDs: []int32{183, 184, 185},
+			textIDs: []int32{179, 180, 181},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](104)\\b", captures: false},
 			},
@@ -986,11 +986,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1044,
+			line: 1043,
 			text: phraseMask{
-				{index: 2, bits: 252201579132747776},
+				{index: 2, bits: 15762598695796736},
 			},
-			textIDs: []int32{183, 184, 185},
+			textIDs: []int32{179, 180, 181},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](101|102|103|510|999)\\b", captures: false},
 			},
@@ -1047,11 +1047,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1059,
+			line: 1058,
 			text: phraseMask{
-				{index: 2, bits: 4323455642275676160},
+				{index: 2, bits: 270215977642229760},
 			},
-			textIDs: []int32{186, 187, 188, 189},
+			textIDs: []int32{182, 183, 184, 185},
 			regexps: []*pattern{
 				{src: "\\b(cxbl|cdrbl|ipbl0001|ipbl0010|ipbl0100|ipbl0011|ipbl0101|ipbl0110|ipbl0111|ipbl1000|ipbl1001|ipbl1010|ipbl1011|ipbl1100|ipbl1101|ipbl1110|ipbl1111|ipbl00001)\\b", captures: false},
 			},
@@ -1060,11 +1060,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1067,
+			line: 1066,
 			text: phraseMask{
-				{index: 2, bits: 4611686018427387904},
+				{index: 2, bits: 288230376151711744},
 			},
-			textIDs: []int32{190},
+			textIDs: []int32{186},
 			regexps: []*pattern{
 				{src: "\\b(cxdns)\\b", captures: false},
 			},
@@ -1073,11 +1073,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1073,
+			line: 1072,
 			text: phraseMask{
-				{index: 2, bits: 9223372036854775808},
+				{index: 2, bits: 576460752303423488},
 			},
-			textIDs: []int32{191},
+			textIDs: []int32{187},
 			regexps: []*pattern{
 				{src: "\\b(cxsndr)\\b", captures: false},
 			},
@@ -1086,11 +1086,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1079,
+			line: 1078,
 			text: phraseMask{
-				{index: 3, bits: 1},
+				{index: 2, bits: 1152921504606846976},
 			},
-			textIDs: []int32{192},
+			textIDs: []int32{188},
 			regexps: []*pattern{
 				{src: "\\b(cxsmtp)\\b", captures: false},
 			},
@@ -1099,11 +1099,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1085,
+			line: 1084,
 			text: phraseMask{
-				{index: 3, bits: 6},
+				{index: 2, bits: 6917529027641081856},
 			},
-			textIDs: []int32{193, 194},
+			textIDs: []int32{189, 190},
 			regexps: []*pattern{
 				{src: "\\b(cxcnct|cxmxrt)\\b", captures: false},
 			},
@@ -1112,11 +1112,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1091,
+			line: 1090,
 			text: phraseMask{
-				{index: 3, bits: 24},
+				{index: 2, bits: 9223372036854775808},
+				{index: 3, bits: 1},
 			},
-			textIDs: []int32{195, 196},
+			textIDs: []int32{191, 192},
 			regexps: []*pattern{
 				{src: "\\b(cxthrt|cxmj)\\b", captures: false},
 			},
@@ -1125,11 +1126,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1097,
+			line: 1096,
 			text: phraseMask{
-				{index: 3, bits: 32},
+				{index: 3, bits: 2},
 			},
-			textIDs: []int32{197},
+			textIDs: []int32{193},
 			regexps: []*pattern{
 				{src: "\\b(urlbl011|urlbl101|urlbl110|urlbl1001)\\b", captures: false},
 			},
@@ -1138,151 +1139,151 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1103,
+			line: 1102,
 			text: phraseMask{
-				{index: 3, bits: 64},
+				{index: 3, bits: 4},
 			},
-			textIDs: []int32{198},
+			textIDs: []int32{194},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1112,
+			line: 1111,
 			text: phraseMask{
-				{index: 3, bits: 16256},
+				{index: 3, bits: 1016},
 			},
-			textIDs: []int32{199, 200, 201, 202, 203, 204, 205},
+			textIDs: []int32{195, 196, 197, 198, 199, 200, 201},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1117,
+			line: 1116,
 			text: phraseMask{
-				{index: 3, bits: 16384},
+				{index: 3, bits: 1024},
 			},
-			textIDs: []int32{206},
+			textIDs: []int32{202},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1122,
+			line: 1121,
 			text: phraseMask{
-				{index: 3, bits: 98304},
+				{index: 3, bits: 6144},
 			},
-			textIDs: []int32{207, 208},
+			textIDs: []int32{203, 204},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1127,
+			line: 1126,
 			text: phraseMask{
-				{index: 3, bits: 393216},
+				{index: 3, bits: 24576},
 			},
-			textIDs: []int32{209, 210},
+			textIDs: []int32{205, 206},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1132,
+			line: 1131,
 			text: phraseMask{
-				{index: 3, bits: 524288},
+				{index: 3, bits: 32768},
 			},
-			textIDs: []int32{211},
+			textIDs: []int32{207},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1137,
+			line: 1136,
 			text: phraseMask{
-				{index: 3, bits: 7340032},
+				{index: 3, bits: 458752},
 			},
-			textIDs: []int32{212, 213, 214},
+			textIDs: []int32{208, 209, 210},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1142,
+			line: 1141,
 			text: phraseMask{
-				{index: 3, bits: 25165824},
+				{index: 3, bits: 1572864},
 			},
-			textIDs: []int32{215, 216},
+			textIDs: []int32{211, 212},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1147,
+			line: 1146,
 			text: phraseMask{
-				{index: 3, bits: 33554432},
+				{index: 3, bits: 2097152},
 			},
-			textIDs: []int32{217},
+			textIDs: []int32{213},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1152,
+			line: 1151,
 			text: phraseMask{
-				{index: 3, bits: 67108864},
+				{index: 3, bits: 4194304},
 			},
-			textIDs: []int32{218},
+			textIDs: []int32{214},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1157,
+			line: 1156,
 			text: phraseMask{
-				{index: 3, bits: 134217728},
+				{index: 3, bits: 8388608},
 			},
-			textIDs: []int32{219},
+			textIDs: []int32{215},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1162,
+			line: 1161,
 			text: phraseMask{
-				{index: 3, bits: 8321499136},
+				{index: 3, bits: 520093696},
 			},
-			textIDs: []int32{220, 221, 222, 223, 224},
+			textIDs: []int32{216, 217, 218, 219, 220},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1167,
+			line: 1166,
 			text: phraseMask{
-				{index: 3, bits: 128849018880},
+				{index: 3, bits: 8053063680},
 			},
-			textIDs: []int32{225, 226, 227, 228},
+			textIDs: []int32{221, 222, 223, 224},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1172,
+			line: 1171,
 			text: phraseMask{
-				{index: 3, bits: 137438953472},
+				{index: 3, bits: 8589934592},
 			},
-			textIDs: []int32{229},
+			textIDs: []int32{225},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1177,
+			line: 1176,
 			text: phraseMask{
-				{index: 3, bits: 274877906944},
+				{index: 3, bits: 17179869184},
 			},
-			textIDs: []int32{230},
+			textIDs: []int32{226},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1000|120[0-9]|1210|12[2-4][0-9]|1250)\\b", captures: false},
 			},
@@ -1291,11 +1292,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1186,
+			line: 1185,
 			text: phraseMask{
-				{index: 3, bits: 274877906944},
+				{index: 3, bits: 17179869184},
 			},
-			textIDs: []int32{230},
+			textIDs: []int32{226},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1010|10[2-7][0-9]|1080|1500|1520)\\b", captures: false},
 			},
@@ -1304,11 +1305,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1192,
+			line: 1191,
 			text: phraseMask{
-				{index: 3, bits: 274877906944},
+				{index: 3, bits: 17179869184},
 			},
-			textIDs: []int32{230},
+			textIDs: []int32{226},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1090)\\b", captures: false},
 			},
@@ -1317,11 +1318,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1198,
+			line: 1197,
 			text: phraseMask{
-				{index: 3, bits: 274877906944},
+				{index: 3, bits: 17179869184},
 			},
-			textIDs: []int32{230},
+			textIDs: []int32{226},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[0-4][0-9]|1150)\\b", captures: false},
 			},
@@ -1330,11 +1331,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1204,
+			line: 1203,
 			text: phraseMask{
-				{index: 3, bits: 274877906944},
+				{index: 3, bits: 17179869184},
 			},
-			textIDs: []int32{230},
+			textIDs: []int32{226},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[6-8][0-9]|1190|1560)\\b", captures: false},
 			},
@@ -1343,11 +1344,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1210,
+			line: 1209,
 			text: phraseMask{
-				{index: 3, bits: 274877906944},
+				{index: 3, bits: 17179869184},
 			},
-			textIDs: []int32{230},
+			textIDs: []int32{226},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1260)\\b", captures: false},
 			},
@@ -1356,11 +1357,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1216,
+			line: 1215,
 			text: phraseMask{
-				{index: 3, bits: 274877906944},
+				{index: 3, bits: 17179869184},
 			},
-			textIDs: []int32{230},
+			textIDs: []int32{226},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[0-3][0-9]|1340)\\b", captures: false},
 			},
@@ -1369,11 +1370,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1222,
+			line: 1221,
 			text: phraseMask{
-				{index: 3, bits: 274877906944},
+				{index: 3, bits: 17179869184},
 			},
-			textIDs: []int32{230},
+			textIDs: []int32{226},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[5-9][0-9]|14[0-8][0-9]|1490|1540|1550|1580)\\b", captures: false},
 			},
@@ -1382,11 +1383,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1228,
+			line: 1227,
 			text: phraseMask{
-				{index: 3, bits: 274877906944},
+				{index: 3, bits: 17179869184},
 			},
-			textIDs: []int32{230},
+			textIDs: []int32{226},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1530)\\b", captures: false},
 			},
@@ -1395,11 +1396,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1234,
+			line: 1233,
 			text: phraseMask{
-				{index: 3, bits: 549755813888},
+				{index: 3, bits: 34359738368},
 			},
-			textIDs: []int32{231},
+			textIDs: []int32{227},
 			regexps: []*pattern{
 				{src: "\\b(ib401)\\b", captures: false},
 			},
@@ -1408,11 +1409,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1241,
+			line: 1240,
 			text: phraseMask{
-				{index: 3, bits: 3298534883328},
+				{index: 3, bits: 206158430208},
 			},
-			textIDs: []int32{232, 233},
+			textIDs: []int32{228, 229},
 			regexps: []*pattern{
 				{src: "\\b(ib501|ib502)\\b", captures: false},
 			},
@@ -1421,11 +1422,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1247,
+			line: 1246,
 			text: phraseMask{
-				{index: 3, bits: 4398046511104},
+				{index: 3, bits: 274877906944},
 			},
-			textIDs: []int32{234},
+			textIDs: []int32{230},
 			regexps: []*pattern{
 				{src: "\\b(ib506)\\b", captures: false},
 			},
@@ -1434,11 +1435,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1253,
+			line: 1252,
 			text: phraseMask{
-				{index: 3, bits: 8796093022208},
+				{index: 3, bits: 549755813888},
 			},
-			textIDs: []int32{235},
+			textIDs: []int32{231},
 			regexps: []*pattern{
 				{src: "\\b(ib508)\\b", captures: false},
 			},
@@ -1447,11 +1448,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1259,
+			line: 1258,
 			text: phraseMask{
-				{index: 3, bits: 17592186044416},
+				{index: 3, bits: 1099511627776},
 			},
-			textIDs: []int32{236},
+			textIDs: []int32{232},
 			regexps: []*pattern{
 				{src: "\\b(ib108)\\b", captures: false},
 			},
@@ -1460,11 +1461,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1265,
+			line: 1264,
 			text: phraseMask{
-				{index: 3, bits: 35184372088832},
+				{index: 3, bits: 2199023255552},
 			},
-			textIDs: []int32{237},
+			textIDs: []int32{233},
 			regexps: []*pattern{
 				{src: "\\b(ib212)\\b", captures: false},
 			},
@@ -1473,11 +1474,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1271,
+			line: 1270,
 			text: phraseMask{
-				{index: 3, bits: 70368744177664},
+				{index: 3, bits: 4398046511104},
 			},
-			textIDs: []int32{238},
+			textIDs: []int32{234},
 			regexps: []*pattern{
 				{src: "\\b(ib705)\\b", captures: false},
 			},
@@ -1486,11 +1487,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1277,
+			line: 1276,
 			text: phraseMask{
-				{index: 3, bits: 422212465065984},
+				{index: 3, bits: 26388279066624},
 			},
-			textIDs: []int32{239, 240},
+			textIDs: []int32{235, 236},
 			regexps: []*pattern{
 				{src: "\\b(ib605|ib007)\\b", captures: false},
 			},
@@ -1499,11 +1500,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1283,
+			line: 1282,
 			text: phraseMask{
-				{index: 3, bits: 8444249301319680},
+				{index: 3, bits: 527765581332480},
 			},
-			textIDs: []int32{241, 242, 243, 244},
+			textIDs: []int32{237, 238, 239, 240},
 			regexps: []*pattern{
 				{src: "\\b(ib101|ib504|ib510|ib607)\\b", captures: false},
 			},
@@ -1512,11 +1513,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1289,
+			line: 1288,
 			text: phraseMask{
-				{index: 3, bits: 1143914305352105984},
+				{index: 3, bits: 71494644084506624},
 			},
-			textIDs: []int32{245, 246, 247, 248, 249, 250, 251},
+			textIDs: []int32{241, 242, 243, 244, 245, 246, 247},
 			regexps: []*pattern{
 				{src: "\\b(ib110|ib111|ib112|ib113|ib104|ib105|ib106)\\b", captures: false},
 			},
@@ -1525,11 +1526,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1295,
+			line: 1294,
 			text: phraseMask{
-				{index: 3, bits: 1152921504606846976},
+				{index: 3, bits: 72057594037927936},
 			},
-			textIDs: []int32{252},
+			textIDs: []int32{248},
 			regexps: []*pattern{
 				{src: "\\b(ib103)\\b", captures: false},
 			},
@@ -1538,11 +1539,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1301,
+			line: 1300,
 			text: phraseMask{
-				{index: 3, bits: 2305843009213693952},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{253},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(1|6)/", captures: false},
 			},
@@ -1551,11 +1552,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1308,
+			line: 1307,
 			text: phraseMask{
-				{index: 3, bits: 2305843009213693952},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{253},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(2)/", captures: false},
 			},
@@ -1564,11 +1565,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1314,
+			line: 1313,
 			text: phraseMask{
-				{index: 3, bits: 2305843009213693952},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{253},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(3)/", captures: false},
 			},
@@ -1577,11 +1578,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1320,
+			line: 1319,
 			text: phraseMask{
-				{index: 3, bits: 2305843009213693952},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{253},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(4)/", captures: false},
 			},
@@ -1590,11 +1591,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1326,
+			line: 1325,
 			text: phraseMask{
-				{index: 3, bits: 2305843009213693952},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{253},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(5)/", captures: false},
 			},
@@ -1603,11 +1604,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1332,
+			line: 1331,
 			text: phraseMask{
-				{index: 3, bits: 2305843009213693952},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{253},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(7|9)/", captures: false},
 			},
@@ -1616,11 +1617,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1338,
+			line: 1337,
 			text: phraseMask{
-				{index: 3, bits: 2305843009213693952},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{253},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(8)/", captures: false},
 			},
@@ -1629,11 +1630,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1344,
+			line: 1343,
 			text: phraseMask{
-				{index: 3, bits: 2305843009213693952},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{253},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(10)/", captures: false},
 			},
@@ -1642,21 +1643,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1350,
+			line: 1349,
 			text: phraseMask{
-				{index: 3, bits: 4611686018427387904},
+				{index: 3, bits: 288230376151711744},
 			},
-			textIDs: []int32{254},
+			textIDs: []int32{250},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1357,
+			line: 1356,
 			text: phraseMask{
-				{index: 3, bits: 9223372036854775808},
+				{index: 3, bits: 576460752303423488},
 			},
-			textIDs: []int32{255},
+			textIDs: []int32{251},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -1701,91 +1702,92 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1366,
+			line: 1365,
 			text: phraseMask{
-				{index: 4, bits: 3},
+				{index: 3, bits: 3458764513820540928},
 			},
-			textIDs: []int32{256, 257},
+			textIDs: []int32{252, 253},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1371,
+			line: 1370,
 			text: phraseMask{
-				{index: 4, bits: 4},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{258},
+			textIDs: []int32{254},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1376,
+			line: 1375,
 			text: phraseMask{
-				{index: 4, bits: 24},
+				{index: 3, bits: 9223372036854775808},
+				{index: 4, bits: 1},
 			},
-			textIDs: []int32{259, 260},
+			textIDs: []int32{255, 256},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1381,
+			line: 1380,
 			text: phraseMask{
-				{index: 4, bits: 32},
+				{index: 4, bits: 2},
 			},
-			textIDs: []int32{261},
+			textIDs: []int32{257},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1386,
+			line: 1385,
 			text: phraseMask{
-				{index: 4, bits: 64},
+				{index: 4, bits: 4},
 			},
-			textIDs: []int32{262},
+			textIDs: []int32{258},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1398,
+			line: 1397,
 			text: phraseMask{
-				{index: 4, bits: 128},
+				{index: 4, bits: 8},
 			},
-			textIDs: []int32{263},
+			textIDs: []int32{259},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1403,
+			line: 1402,
 			text: phraseMask{
-				{index: 4, bits: 1792},
+				{index: 4, bits: 112},
 			},
-			textIDs: []int32{264, 265, 266},
+			textIDs: []int32{260, 261, 262},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1408,
+			line: 1407,
 			text: phraseMask{
-				{index: 4, bits: 2048},
+				{index: 4, bits: 128},
 			},
-			textIDs: []int32{267},
+			textIDs: []int32{263},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1413,
+			line: 1412,
 			text: phraseMask{
-				{index: 4, bits: 4096},
+				{index: 4, bits: 256},
 			},
-			textIDs: []int32{268},
+			textIDs: []int32{264},
 			then: thenDef{
 				Reason: "exceedlimit",
 				words: words{
@@ -1863,72 +1865,72 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1425,
+			line: 1424,
 			text: phraseMask{
-				{index: 4, bits: 8192},
+				{index: 4, bits: 512},
 			},
-			textIDs: []int32{269},
+			textIDs: []int32{265},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1430,
+			line: 1429,
 			text: phraseMask{
-				{index: 4, bits: 114688},
+				{index: 4, bits: 7168},
 			},
-			textIDs: []int32{270, 271, 272},
+			textIDs: []int32{266, 267, 268},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1438,
+			line: 1437,
 			text: phraseMask{
-				{index: 4, bits: 131072},
+				{index: 4, bits: 8192},
 			},
-			textIDs: []int32{273},
+			textIDs: []int32{269},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1443,
+			line: 1442,
 			text: phraseMask{
-				{index: 4, bits: 262144},
+				{index: 4, bits: 16384},
 			},
-			textIDs: []int32{274},
+			textIDs: []int32{270},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1450,
+			line: 1449,
 			text: phraseMask{
-				{index: 4, bits: 524288},
+				{index: 4, bits: 32768},
 			},
-			textIDs: []int32{275},
-			all:     []int32{276},
+			textIDs: []int32{271},
+			all:     []int32{272},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1456,
+			line: 1455,
 			text: phraseMask{
-				{index: 4, bits: 31457280},
+				{index: 4, bits: 1966080},
 			},
-			textIDs: []int32{277, 278, 279, 280},
+			textIDs: []int32{273, 274, 275, 276},
 			then:    thenDef{Reason: "suppressed"},
 		},
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1464,
+			line: 1463,
 			text: phraseMask{
-				{index: 4, bits: 234881024},
+				{index: 4, bits: 14680064},
 			},
-			textIDs: []int32{281, 282, 283},
+			textIDs: []int32{277, 278, 279},
 			regexps: []*pattern{
 				{src: "\\b(sc|dy|ou)-00[1-4]\\b", captures: false},
 			},
@@ -1985,49 +1987,49 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1484,
+			line: 1483,
 			text: phraseMask{
-				{index: 4, bits: 68451041280},
+				{index: 4, bits: 4278190080},
 			},
-			textIDs: []int32{284, 285, 286, 287, 288, 289, 290, 291},
+			textIDs: []int32{280, 281, 282, 283, 284, 285, 286, 287},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1491,
+			line: 1490,
 			text: phraseMask{
-				{index: 4, bits: 206158430208},
+				{index: 4, bits: 12884901888},
 			},
-			textIDs: []int32{292, 293},
+			textIDs: []int32{288, 289},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1502,
+			line: 1501,
 			text: phraseMask{
-				{index: 4, bits: 274877906944},
+				{index: 4, bits: 17179869184},
 			},
-			textIDs: []int32{294},
+			textIDs: []int32{290},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1509,
+			line: 1508,
 			text: phraseMask{
-				{index: 4, bits: 549755813888},
+				{index: 4, bits: 34359738368},
 			},
-			textIDs: []int32{295},
+			textIDs: []int32{291},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1515,
+			line: 1514,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2038,7 +2040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1524,
+			line: 1523,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2048,40 +2050,40 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1530,
+			line: 1529,
 			text: phraseMask{
-				{index: 4, bits: 1099511627776},
+				{index: 4, bits: 68719476736},
 			},
-			textIDs: []int32{296},
+			textIDs: []int32{292},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1536,
+			line: 1535,
 			text: phraseMask{
-				{index: 4, bits: 2199023255552},
+				{index: 4, bits: 137438953472},
 			},
-			textIDs: []int32{297},
+			textIDs: []int32{293},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1542,
+			line: 1541,
 			text: phraseMask{
-				{index: 4, bits: 13194139533312},
+				{index: 4, bits: 824633720832},
 			},
-			textIDs: []int32{298, 299},
+			textIDs: []int32{294, 295},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1548,
+			line: 1547,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2092,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1555,
+			line: 1554,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2144,387 +2146,386 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1568,
+			line: 1567,
 			text: phraseMask{
-				{index: 4, bits: 17592186044416},
+				{index: 4, bits: 1099511627776},
 			},
-			textIDs: []int32{300},
+			textIDs: []int32{296},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1575,
+			line: 1574,
 			text: phraseMask{
-				{index: 4, bits: 35184372088832},
+				{index: 4, bits: 2199023255552},
 			},
-			textIDs: []int32{301},
+			textIDs: []int32{297},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1581,
+			line: 1580,
 			text: phraseMask{
-				{index: 4, bits: 211106232532992},
+				{index: 4, bits: 13194139533312},
 			},
-			textIDs: []int32{302, 303},
+			textIDs: []int32{298, 299},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1588,
+			line: 1587,
 			text: phraseMask{
-				{index: 4, bits: 4222124650659840},
+				{index: 4, bits: 263882790666240},
 			},
-			textIDs: []int32{304, 305, 306, 307},
+			textIDs: []int32{300, 301, 302, 303},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1595,
+			line: 1594,
 			text: phraseMask{
-				{index: 4, bits: 4503599627370496},
+				{index: 4, bits: 281474976710656},
 			},
-			textIDs: []int32{308},
+			textIDs: []int32{304},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1601,
+			line: 1600,
 			text: phraseMask{
-				{index: 2, bits: 512},
+				{index: 2, bits: 32},
 			},
-			textIDs: []int32{137},
+			textIDs: []int32{133},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1607,
+			line: 1606,
 			text: phraseMask{
-				{index: 4, bits: 9007199254740992},
+				{index: 4, bits: 562949953421312},
 			},
-			textIDs: []int32{309},
+			textIDs: []int32{305},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1613,
+			line: 1612,
 			text: phraseMask{
-				{index: 4, bits: 18014398509481984},
+				{index: 4, bits: 1125899906842624},
 			},
-			textIDs: []int32{310},
+			textIDs: []int32{306},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1619,
+			line: 1618,
 			text: phraseMask{
-				{index: 4, bits: 36028797018963968},
+				{index: 4, bits: 2251799813685248},
 			},
-			textIDs: []int32{311},
+			textIDs: []int32{307},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1625,
+			line: 1624,
 			text: phraseMask{
-				{index: 4, bits: 72057594037927936},
+				{index: 4, bits: 4503599627370496},
 			},
-			textIDs: []int32{312},
+			textIDs: []int32{308},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1631,
+			line: 1630,
 			text: phraseMask{
-				{index: 4, bits: 144115188075855872},
+				{index: 4, bits: 9007199254740992},
 			},
-			textIDs: []int32{313},
+			textIDs: []int32{309},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1637,
+			line: 1636,
 			text: phraseMask{
-				{index: 4, bits: 2017612633061982208},
+				{index: 4, bits: 126100789566373888},
 			},
-			textIDs: []int32{314, 315, 316},
+			textIDs: []int32{310, 311, 312},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1643,
+			line: 1642,
 			text: phraseMask{
-				{index: 4, bits: 6917529027641081856},
+				{index: 4, bits: 432345564227567616},
 			},
-			textIDs: []int32{317, 318},
+			textIDs: []int32{313, 314},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1649,
+			line: 1648,
 			text: phraseMask{
-				{index: 4, bits: 9223372036854775808},
-				{index: 5, bits: 1},
+				{index: 4, bits: 1729382256910270464},
 			},
-			textIDs: []int32{319, 320},
+			textIDs: []int32{315, 316},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1655,
+			line: 1654,
 			text: phraseMask{
-				{index: 5, bits: 6},
+				{index: 4, bits: 6917529027641081856},
 			},
-			textIDs: []int32{321, 322},
+			textIDs: []int32{317, 318},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1661,
+			line: 1660,
 			text: phraseMask{
-				{index: 5, bits: 8},
+				{index: 4, bits: 9223372036854775808},
 			},
-			textIDs: []int32{323},
+			textIDs: []int32{319},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1667,
+			line: 1666,
 			text: phraseMask{
-				{index: 5, bits: 16},
+				{index: 5, bits: 1},
 			},
-			textIDs: []int32{324},
+			textIDs: []int32{320},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1673,
+			line: 1672,
 			text: phraseMask{
-				{index: 5, bits: 224},
+				{index: 5, bits: 14},
 			},
-			textIDs: []int32{325, 326, 327},
+			textIDs: []int32{321, 322, 323},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1680,
+			line: 1679,
 			text: phraseMask{
-				{index: 5, bits: 256},
+				{index: 5, bits: 16},
 			},
-			textIDs: []int32{328},
+			textIDs: []int32{324},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1686,
+			line: 1685,
 			text: phraseMask{
-				{index: 5, bits: 512},
+				{index: 5, bits: 32},
 			},
-			textIDs: []int32{329},
+			textIDs: []int32{325},
 			mta:     []string{".laposte.net", ".orange.fr", ".wanadoo.fr"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1692,
+			line: 1691,
 			text: phraseMask{
-				{index: 5, bits: 3072},
+				{index: 5, bits: 192},
 			},
-			textIDs: []int32{330, 331},
+			textIDs: []int32{326, 327},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1698,
+			line: 1697,
 			text: phraseMask{
-				{index: 5, bits: 12288},
+				{index: 5, bits: 768},
 			},
-			textIDs: []int32{332, 333},
+			textIDs: []int32{328, 329},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1704,
+			line: 1703,
 			text: phraseMask{
-				{index: 5, bits: 16384},
+				{index: 5, bits: 1024},
 			},
-			textIDs: []int32{334},
+			textIDs: []int32{330},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1710,
+			line: 1709,
 			text: phraseMask{
-				{index: 5, bits: 32768},
+				{index: 5, bits: 2048},
 			},
-			textIDs: []int32{335},
+			textIDs: []int32{331},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1716,
+			line: 1715,
 			text: phraseMask{
-				{index: 5, bits: 65536},
+				{index: 5, bits: 4096},
 			},
-			textIDs: []int32{336},
+			textIDs: []int32{332},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1722,
+			line: 1721,
 			text: phraseMask{
-				{index: 5, bits: 131072},
+				{index: 5, bits: 8192},
 			},
-			textIDs: []int32{337},
+			textIDs: []int32{333},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1728,
+			line: 1727,
 			text: phraseMask{
-				{index: 5, bits: 786432},
+				{index: 5, bits: 49152},
 			},
-			textIDs: []int32{338, 339},
+			textIDs: []int32{334, 335},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1734,
+			line: 1733,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 5, bits: 1048576},
+				{index: 5, bits: 65536},
 			},
-			textIDs: []int32{340},
+			textIDs: []int32{336},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1746,
+			line: 1745,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 5, bits: 1048576},
+				{index: 5, bits: 65536},
 			},
-			textIDs: []int32{340},
+			textIDs: []int32{336},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1753,
+			line: 1752,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 5, bits: 2097152},
+				{index: 5, bits: 131072},
 			},
-			textIDs: []int32{341},
+			textIDs: []int32{337},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1760,
+			line: 1759,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 5, bits: 2097152},
+				{index: 5, bits: 131072},
 			},
-			textIDs: []int32{341},
+			textIDs: []int32{337},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1767,
+			line: 1766,
 			text: phraseMask{
-				{index: 5, bits: 8585740288},
+				{index: 5, bits: 536608768},
 			},
-			textIDs: []int32{342, 343, 344, 345, 346, 347, 348, 349, 350, 351, 352},
+			textIDs: []int32{338, 339, 340, 341, 342, 343, 344, 345, 346, 347, 348},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1778,
+			line: 1777,
 			text: phraseMask{
-				{index: 5, bits: 128849018880},
+				{index: 5, bits: 8053063680},
 			},
-			textIDs: []int32{353, 354, 355, 356},
+			textIDs: []int32{349, 350, 351, 352},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1792,
+			line: 1791,
 			text: phraseMask{
-				{index: 5, bits: 412316860416},
+				{index: 5, bits: 25769803776},
 			},
-			textIDs: []int32{357, 358},
+			textIDs: []int32{353, 354},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
@@ -2583,11 +2584,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1803,
+			line: 1802,
 			text: phraseMask{
-				{index: 5, bits: 412316860416},
+				{index: 5, bits: 25769803776},
 			},
-			textIDs: []int32{357, 358},
+			textIDs: []int32{353, 354},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then: thenDef{
 				Reason: "blocked",
@@ -2643,251 +2644,251 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1813,
+			line: 1812,
 			text: phraseMask{
-				{index: 5, bits: 8246337208320},
+				{index: 5, bits: 515396075520},
 			},
-			textIDs: []int32{359, 360, 361, 362},
+			textIDs: []int32{355, 356, 357, 358},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1822,
+			line: 1821,
 			text: phraseMask{
-				{index: 5, bits: 272678883688448},
+				{index: 5, bits: 17042430230528},
 			},
-			textIDs: []int32{363, 364, 365, 366, 367},
+			textIDs: []int32{359, 360, 361, 362, 363},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1830,
+			line: 1829,
 			text: phraseMask{
-				{index: 5, bits: 844424930131968},
+				{index: 5, bits: 52776558133248},
 			},
-			textIDs: []int32{368, 369},
+			textIDs: []int32{364, 365},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1836,
+			line: 1835,
 			text: phraseMask{
-				{index: 5, bits: 16888498602639360},
+				{index: 5, bits: 1055531162664960},
 			},
-			textIDs: []int32{370, 371, 372, 373},
+			textIDs: []int32{366, 367, 368, 369},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1843,
+			line: 1842,
 			text: phraseMask{
-				{index: 5, bits: 270215977642229760},
+				{index: 5, bits: 16888498602639360},
 			},
-			textIDs: []int32{374, 375, 376, 377},
+			textIDs: []int32{370, 371, 372, 373},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1850,
+			line: 1849,
 			text: phraseMask{
-				{index: 5, bits: 288230376151711744},
+				{index: 5, bits: 18014398509481984},
 			},
-			textIDs: []int32{378},
+			textIDs: []int32{374},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1856,
+			line: 1855,
 			text: phraseMask{
-				{index: 5, bits: 576460752303423488},
+				{index: 5, bits: 36028797018963968},
 			},
-			textIDs: []int32{379},
+			textIDs: []int32{375},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1862,
+			line: 1861,
 			text: phraseMask{
-				{index: 5, bits: 8070450532247928832},
+				{index: 5, bits: 504403158265495552},
 			},
-			textIDs: []int32{380, 381, 382},
+			textIDs: []int32{376, 377, 378},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1869,
+			line: 1868,
 			text: phraseMask{
-				{index: 5, bits: 9223372036854775808},
-				{index: 6, bits: 63},
+				{index: 5, bits: 17870283321406128128},
+				{index: 6, bits: 3},
 			},
-			textIDs: []int32{383, 384, 385, 386, 387, 388, 389},
+			textIDs: []int32{379, 380, 381, 382, 383, 384, 385},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1878,
+			line: 1877,
 			text: phraseMask{
-				{index: 6, bits: 960},
+				{index: 6, bits: 60},
 			},
-			textIDs: []int32{390, 391, 392, 393},
+			textIDs: []int32{386, 387, 388, 389},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1887,
+			line: 1886,
 			text: phraseMask{
-				{index: 6, bits: 3072},
+				{index: 6, bits: 192},
 			},
-			textIDs: []int32{394, 395},
+			textIDs: []int32{390, 391},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1893,
+			line: 1892,
 			text: phraseMask{
-				{index: 6, bits: 61440},
+				{index: 6, bits: 3840},
 			},
-			textIDs: []int32{396, 397, 398, 399},
+			textIDs: []int32{392, 393, 394, 395},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1901,
+			line: 1900,
 			text: phraseMask{
-				{index: 6, bits: 16711680},
+				{index: 6, bits: 1044480},
 			},
-			textIDs: []int32{400, 401, 402, 403, 404, 405, 406, 407},
+			textIDs: []int32{396, 397, 398, 399, 400, 401, 402, 403},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1910,
+			line: 1909,
 			text: phraseMask{
-				{index: 6, bits: 50331648},
+				{index: 6, bits: 3145728},
 			},
-			textIDs: []int32{408, 409},
+			textIDs: []int32{404, 405},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1916,
+			line: 1915,
 			text: phraseMask{
-				{index: 2, bits: 2199023255552},
-				{index: 6, bits: 8522825728},
+				{index: 2, bits: 137438953472},
+				{index: 6, bits: 532676608},
 			},
-			textIDs: []int32{169, 410, 411, 412, 413, 414, 415, 416},
+			textIDs: []int32{165, 406, 407, 408, 409, 410, 411, 412},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1925,
+			line: 1924,
 			text: phraseMask{
-				{index: 6, bits: 25769803776},
+				{index: 6, bits: 1610612736},
 			},
-			textIDs: []int32{417, 418},
+			textIDs: []int32{413, 414},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1931,
+			line: 1930,
 			text: phraseMask{
-				{index: 6, bits: 4363686772736},
+				{index: 6, bits: 272730423296},
 			},
-			textIDs: []int32{419, 420, 421, 422, 423, 424, 425},
+			textIDs: []int32{415, 416, 417, 418, 419, 420, 421},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1940,
+			line: 1939,
 			text: phraseMask{
-				{index: 6, bits: 13194139533312},
+				{index: 6, bits: 824633720832},
 			},
-			textIDs: []int32{426, 427},
+			textIDs: []int32{422, 423},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1946,
+			line: 1945,
 			text: phraseMask{
-				{index: 6, bits: 52776558133248},
+				{index: 6, bits: 3298534883328},
 			},
-			textIDs: []int32{428, 429},
+			textIDs: []int32{424, 425},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1953,
+			line: 1952,
 			text: phraseMask{
-				{index: 6, bits: 1152851135862669312},
+				{index: 6, bits: 72053195991416832},
 			},
-			textIDs: []int32{430, 431, 432, 433, 434, 435, 436, 437, 438, 439, 440, 441, 442, 443},
+			textIDs: []int32{426, 427, 428, 429, 430, 431, 432, 433, 434, 435, 436, 437, 438, 439},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1963,
+			line: 1962,
 			text: phraseMask{
-				{index: 6, bits: 1152921504606846976},
+				{index: 6, bits: 72057594037927936},
 			},
-			textIDs: []int32{444},
+			textIDs: []int32{440},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1971,
+			line: 1970,
 			text: phraseMask{
-				{index: 6, bits: 2305843009213693952},
+				{index: 6, bits: 144115188075855872},
 			},
-			textIDs: []int32{445},
+			textIDs: []int32{441},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1977,
+			line: 1976,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2897,17 +2898,17 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 6, bits: 4611686018427387904},
-				{index: 1, bits: 34359738368},
+				{index: 6, bits: 288230376151711744},
+				{index: 1, bits: 2147483648},
 			},
-			textIDs: []int32{446, 99},
+			textIDs: []int32{442, 95},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1985,
+			line: 1984,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2919,32 +2920,32 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 6, bits: 13835058055282163712},
-				{index: 1, bits: 34359738368},
+				{index: 6, bits: 864691128455135232},
+				{index: 1, bits: 2147483648},
 			},
-			textIDs: []int32{447, 446, 99},
+			textIDs: []int32{443, 442, 95},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1993,
+			line: 1992,
 			text: phraseMask{
-				{index: 7, bits: 1},
+				{index: 6, bits: 1152921504606846976},
 			},
-			textIDs: []int32{448},
+			textIDs: []int32{444},
 			mta:     []string{".messagelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2001,
+			line: 2000,
 			text: phraseMask{
-				{index: 7, bits: 6},
+				{index: 6, bits: 6917529027641081856},
 			},
-			textIDs: []int32{449, 450},
+			textIDs: []int32{445, 446},
 			regexps: []*pattern{
 				{src: "\\b542\\b", captures: false},
 				{src: "no such user", captures: false},
@@ -2955,14 +2956,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2008,
+			line: 2007,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
 			text: phraseMask{
-				{index: 7, bits: 8},
+				{index: 6, bits: 9223372036854775808},
 			},
-			textIDs: []int32{451},
+			textIDs: []int32{447},
 			then: thenDef{
 				Reason: "badreputation",
 				words: words{
@@ -3017,137 +3018,193 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2036,
+			line: 2035,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 16},
+				{index: 7, bits: 1},
 			},
-			textIDs: []int32{452},
+			textIDs: []int32{448},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2043,
+			line: 2042,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 32},
+				{index: 7, bits: 2},
 			},
-			textIDs: []int32{453},
+			textIDs: []int32{449},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2050,
+			line: 2049,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 64},
+				{index: 7, bits: 4},
 			},
-			textIDs: []int32{454},
+			textIDs: []int32{450},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2057,
+			line: 2056,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
 			text: phraseMask{
-				{index: 7, bits: 128},
+				{index: 7, bits: 8},
 			},
-			textIDs: []int32{455},
+			textIDs: []int32{451},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2064,
+			line: 2063,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
-				{index: 7, bits: 256},
+				{index: 7, bits: 16},
 			},
-			textIDs: []int32{456},
+			textIDs: []int32{452},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2071,
+			line: 2070,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 512},
+				{index: 7, bits: 32},
 			},
-			textIDs: []int32{457},
+			textIDs: []int32{453},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2078,
+			line: 2077,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1024},
+				{index: 7, bits: 64},
 			},
-			textIDs: []int32{458},
+			textIDs: []int32{454},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2085,
+			line: 2084,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
-				{index: 7, bits: 2048},
+				{index: 7, bits: 128},
 			},
-			textIDs: []int32{459},
+			textIDs: []int32{455},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2091,
+			line: 2090,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
 			},
 			text: phraseMask{
-				{index: 7, bits: 4096},
+				{index: 7, bits: 256},
 			},
-			textIDs: []int32{460},
+			textIDs: []int32{456},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2098,
+			line: 2097,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
+			},
+			text: phraseMask{
+				{index: 7, bits: 512},
+			},
+			textIDs: []int32{457},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-4.7.5-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2103,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 5, detHi: 5},
+				{class: 5, subject: 7, detailLo: 5, detHi: 5},
+			},
+			text: phraseMask{
+				{index: 7, bits: 1024},
+			},
+			textIDs: []int32{458},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-5.7.51-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2110,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 51, detHi: 51},
+			},
+			text: phraseMask{
+				{index: 7, bits: 2048},
+			},
+			textIDs: []int32{459},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-4.7.321-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2117,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 321, detHi: 321},
+				{class: 5, subject: 7, detailLo: 321, detHi: 321},
+			},
+			text: phraseMask{
+				{index: 7, bits: 4096},
+			},
+			textIDs: []int32{460},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-5.7.322-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2123,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
 			text: phraseMask{
 				{index: 7, bits: 8192},
@@ -3156,41 +3213,40 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.5-failedstarttls",
+			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2104,
+			line: 2129,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 5, detHi: 5},
-				{class: 5, subject: 7, detailLo: 5, detHi: 5},
+				{class: 4, subject: 7, detailLo: 323, detHi: 323},
+				{class: 5, subject: 7, detailLo: 323, detHi: 323},
 			},
 			text: phraseMask{
 				{index: 7, bits: 16384},
 			},
 			textIDs: []int32{462},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.7.51-failedstarttls",
+			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2111,
+			line: 2135,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 51, detHi: 51},
+				{class: 4, subject: 7, detailLo: 324, detHi: 324},
+				{class: 5, subject: 7, detailLo: 324, detHi: 324},
 			},
 			text: phraseMask{
 				{index: 7, bits: 32768},
 			},
 			textIDs: []int32{463},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.321-failedstarttls",
+			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2118,
+			line: 2141,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 321, detHi: 321},
-				{class: 5, subject: 7, detailLo: 321, detHi: 321},
+				{class: 4, subject: 7, detailLo: 325, detHi: 325},
+				{class: 5, subject: 7, detailLo: 325, detHi: 325},
 			},
 			text: phraseMask{
 				{index: 7, bits: 65536},
@@ -3199,329 +3255,330 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.7.322-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2124,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 322, detHi: 322},
-			},
-			text: phraseMask{
-				{index: 7, bits: 131072},
-			},
-			textIDs: []int32{465},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.323-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2130,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 323, detHi: 323},
-				{class: 5, subject: 7, detailLo: 323, detHi: 323},
-			},
-			text: phraseMask{
-				{index: 7, bits: 262144},
-			},
-			textIDs: []int32{466},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.324-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2136,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 324, detHi: 324},
-				{class: 5, subject: 7, detailLo: 324, detHi: 324},
-			},
-			text: phraseMask{
-				{index: 7, bits: 524288},
-			},
-			textIDs: []int32{467},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.325-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2142,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 325, detHi: 325},
-				{class: 5, subject: 7, detailLo: 325, detHi: 325},
-			},
-			text: phraseMask{
-				{index: 7, bits: 1048576},
-			},
-			textIDs: []int32{468},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2148,
+			line: 2147,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 6291456},
+				{index: 7, bits: 393216},
 			},
-			textIDs: []int32{469, 470},
+			textIDs: []int32{465, 466},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2155,
+			line: 2154,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
 			},
 			text: phraseMask{
-				{index: 7, bits: 8388608},
+				{index: 7, bits: 524288},
 			},
-			textIDs: []int32{471},
+			textIDs: []int32{467},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2161,
+			line: 2160,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
-				{index: 7, bits: 16777216},
+				{index: 7, bits: 1048576},
 			},
-			textIDs: []int32{472},
+			textIDs: []int32{468},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2167,
+			line: 2166,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 33554432},
+				{index: 7, bits: 2097152},
 			},
-			textIDs: []int32{473},
+			textIDs: []int32{469},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2174,
+			line: 2173,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
 			text: phraseMask{
-				{index: 7, bits: 67108864},
+				{index: 7, bits: 4194304},
 			},
-			textIDs: []int32{474},
+			textIDs: []int32{470},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2181,
+			line: 2180,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 134217728},
+				{index: 7, bits: 8388608},
 			},
-			textIDs: []int32{475},
+			textIDs: []int32{471},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2188,
+			line: 2187,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 268435456},
+				{index: 7, bits: 16777216},
 			},
-			textIDs: []int32{476},
+			textIDs: []int32{472},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2195,
+			line: 2194,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 536870912},
+				{index: 7, bits: 33554432},
 			},
-			textIDs: []int32{477},
+			textIDs: []int32{473},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2202,
+			line: 2201,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
 			text: phraseMask{
-				{index: 7, bits: 3221225472},
+				{index: 7, bits: 201326592},
 			},
-			textIDs: []int32{478, 479},
+			textIDs: []int32{474, 475},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2208,
+			line: 2207,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
 			text: phraseMask{
-				{index: 7, bits: 4294967296},
+				{index: 7, bits: 268435456},
 			},
-			textIDs: []int32{480},
+			textIDs: []int32{476},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2214,
+			line: 2213,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 7, bits: 25769803776},
+				{index: 7, bits: 1610612736},
 			},
-			textIDs: []int32{481, 482},
+			textIDs: []int32{477, 478},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2221,
+			line: 2220,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
 			text: phraseMask{
-				{index: 7, bits: 34359738368},
+				{index: 7, bits: 2147483648},
 			},
-			textIDs: []int32{483},
+			textIDs: []int32{479},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2227,
+			line: 2226,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 206158430208},
+				{index: 7, bits: 12884901888},
 			},
-			textIDs: []int32{484, 485},
+			textIDs: []int32{480, 481},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2234,
+			line: 2233,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 7, bits: 274877906944},
+				{index: 7, bits: 17179869184},
 			},
-			textIDs: []int32{486},
+			textIDs: []int32{482},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2241,
+			line: 2240,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 549755813888},
+				{index: 7, bits: 34359738368},
 			},
-			textIDs: []int32{487},
+			textIDs: []int32{483},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2248,
+			line: 2247,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1099511627776},
+				{index: 7, bits: 68719476736},
 			},
-			textIDs: []int32{488},
+			textIDs: []int32{484},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2255,
+			line: 2254,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 6, bits: 2251799813685248},
+				{index: 6, bits: 140737488355328},
 			},
-			textIDs: []int32{435},
+			textIDs: []int32{431},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2262,
+			line: 2261,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 2199023255552},
+				{index: 7, bits: 137438953472},
 			},
-			textIDs: []int32{489},
+			textIDs: []int32{485},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2269,
+			line: 2268,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 13194139533312},
+				{index: 7, bits: 824633720832},
 			},
-			textIDs: []int32{490, 491},
+			textIDs: []int32{486, 487},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2276,
+			line: 2275,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
+			},
+			text: phraseMask{
+				{index: 7, bits: 1099511627776},
+			},
+			textIDs: []int32{488},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.0.0-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2282,
+			status: []statusPattern{
+				{class: 5},
+			},
+			text: phraseMask{
+				{index: 7, bits: 2199023255552},
+			},
+			textIDs: []int32{489},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.1.4-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2289,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 7, bits: 4398046511104},
+			},
+			textIDs: []int32{490},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.2.4-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2296,
+			status: []statusPattern{
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 7, bits: 8796093022208},
+			},
+			textIDs: []int32{491},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.2.14-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2303,
+			status: []statusPattern{
+				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
 			text: phraseMask{
 				{index: 7, bits: 17592186044416},
@@ -3531,11 +3588,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.0.0-systemerror",
+			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2283,
+			line: 2310,
 			status: []statusPattern{
-				{class: 5},
+				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 7, bits: 35184372088832},
@@ -3545,11 +3602,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.1.4-systemerror",
+			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2290,
+			line: 2317,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 4, subject: 7},
 			},
 			text: phraseMask{
 				{index: 7, bits: 70368744177664},
@@ -3559,11 +3616,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.2.4-systemerror",
+			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2297,
+			line: 2324,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
 			text: phraseMask{
 				{index: 7, bits: 140737488355328},
@@ -3573,11 +3630,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.2.14-systemerror",
+			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2304,
+			line: 2331,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 14, detHi: 14},
+				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
 			text: phraseMask{
 				{index: 7, bits: 281474976710656},
@@ -3587,11 +3644,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.3-systemerror",
+			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2311,
+			line: 2338,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 3, detHi: 3},
+				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
 			text: phraseMask{
 				{index: 7, bits: 562949953421312},
@@ -3601,149 +3658,149 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.0-systemerror",
+			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2318,
+			line: 2345,
 			status: []statusPattern{
-				{class: 4, subject: 7},
+				{class: 4, subject: 4, detailLo: 318, detHi: 318},
+				{class: 5, subject: 4, detailLo: 318, detHi: 318},
 			},
 			text: phraseMask{
 				{index: 7, bits: 1125899906842624},
 			},
 			textIDs: []int32{498},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.24-systemerror",
+			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2325,
+			line: 2351,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 24, detHi: 24},
+				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
 			text: phraseMask{
 				{index: 7, bits: 2251799813685248},
 			},
 			textIDs: []int32{499},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.25-systemerror",
+			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2332,
+			line: 2357,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 25, detHi: 25},
+				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
 			text: phraseMask{
 				{index: 7, bits: 4503599627370496},
 			},
 			textIDs: []int32{500},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.28-systemerror",
+			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2339,
+			line: 2363,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 28, detHi: 28},
+				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 7, bits: 9007199254740992},
 			},
 			textIDs: []int32{501},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-4.4.318-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 2346,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 318, detHi: 318},
-				{class: 5, subject: 4, detailLo: 318, detHi: 318},
-			},
-			text: phraseMask{
-				{index: 7, bits: 18014398509481984},
-			},
-			textIDs: []int32{502},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-4.7.500-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 2352,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 500, detHi: 500},
-			},
-			text: phraseMask{
-				{index: 7, bits: 36028797018963968},
-			},
-			textIDs: []int32{503},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-4.7.700-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 2358,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 700, detHi: 700},
-			},
-			text: phraseMask{
-				{index: 7, bits: 72057594037927936},
-			},
-			textIDs: []int32{504},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-4.3.1-systemfull",
-			file: "rules.yaml (built-in)",
-			line: 2364,
-			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 1, detHi: 1},
-			},
-			text: phraseMask{
-				{index: 7, bits: 144115188075855872},
-			},
-			textIDs: []int32{505},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2371,
+			line: 2370,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{bits: 2251799813685248},
+				{bits: 140737488355328},
 			},
-			textIDs: []int32{51},
+			textIDs: []int32{47},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2378,
+			line: 2377,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
 			text: phraseMask{
-				{index: 7, bits: 288230376151711744},
+				{index: 7, bits: 18014398509481984},
 			},
-			textIDs: []int32{506},
+			textIDs: []int32{502},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2384,
+			line: 2383,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{index: 7, bits: 36028797018963968},
+			},
+			textIDs: []int32{503},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "microsoft-5.1.4-5-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 2390,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 5},
+			},
+			text: phraseMask{
+				{index: 7, bits: 72057594037927936},
+			},
+			textIDs: []int32{504},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "microsoft-5.1.6-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 2397,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 6, detHi: 6},
+			},
+			text: phraseMask{
+				{index: 7, bits: 144115188075855872},
+			},
+			textIDs: []int32{505},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "microsoft-5.5.0-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 2404,
+			status: []statusPattern{
+				{class: 5, subject: 5},
+			},
+			text: phraseMask{
+				{index: 7, bits: 288230376151711744},
+			},
+			textIDs: []int32{506},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "microsoft-5.1.2-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 2411,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 7, bits: 576460752303423488},
@@ -3753,405 +3810,349 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
-			id:   "microsoft-5.1.4-5-userunknown",
+			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2391,
+			line: 2418,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 5},
+				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
 			text: phraseMask{
 				{index: 7, bits: 1152921504606846976},
 			},
 			textIDs: []int32{508},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "userunknown"},
-		},
-		{
-			id:   "microsoft-5.1.6-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 2398,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 6, detHi: 6},
-			},
-			text: phraseMask{
-				{index: 7, bits: 2305843009213693952},
-			},
-			textIDs: []int32{509},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "userunknown"},
-		},
-		{
-			id:   "microsoft-5.5.0-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 2405,
-			status: []statusPattern{
-				{class: 5, subject: 5},
-			},
-			text: phraseMask{
-				{index: 7, bits: 4611686018427387904},
-			},
-			textIDs: []int32{510},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "userunknown"},
-		},
-		{
-			id:   "microsoft-5.1.2-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 2412,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 7, bits: 9223372036854775808},
-			},
-			textIDs: []int32{511},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "userunknown"},
-		},
-		{
-			id:   "microsoft-5.1.351-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 2419,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 351, detHi: 351},
-			},
-			text: phraseMask{
-				{index: 8, bits: 1},
-			},
-			textIDs: []int32{512},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2425,
+			line: 2424,
 			text: phraseMask{
-				{index: 8, bits: 14},
+				{index: 7, bits: 16140901064495857664},
 			},
-			textIDs: []int32{513, 514, 515},
+			textIDs: []int32{509, 510, 511},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2435,
+			line: 2434,
 			text: phraseMask{
-				{index: 8, bits: 48},
+				{index: 8, bits: 3},
 			},
-			textIDs: []int32{516, 517},
+			textIDs: []int32{512, 513},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2441,
+			line: 2440,
 			text: phraseMask{
-				{index: 8, bits: 448},
+				{index: 8, bits: 28},
 			},
-			textIDs: []int32{518, 519, 520},
+			textIDs: []int32{514, 515, 516},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2447,
+			line: 2446,
 			text: phraseMask{
-				{index: 8, bits: 512},
+				{index: 8, bits: 32},
 			},
-			textIDs: []int32{521},
+			textIDs: []int32{517},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2453,
+			line: 2452,
 			text: phraseMask{
-				{index: 8, bits: 15360},
+				{index: 8, bits: 960},
 			},
-			textIDs: []int32{522, 523, 524, 525},
+			textIDs: []int32{518, 519, 520, 521},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2460,
+			line: 2459,
 			text: phraseMask{
-				{index: 8, bits: 16384},
+				{index: 8, bits: 1024},
 			},
-			textIDs: []int32{526},
+			textIDs: []int32{522},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2466,
+			line: 2465,
 			text: phraseMask{
-				{index: 8, bits: 98304},
+				{index: 8, bits: 6144},
 			},
-			textIDs: []int32{527, 528},
+			textIDs: []int32{523, 524},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2472,
+			line: 2471,
 			text: phraseMask{
-				{index: 8, bits: 393216},
+				{index: 8, bits: 24576},
 			},
-			textIDs: []int32{529, 530},
+			textIDs: []int32{525, 526},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2478,
+			line: 2477,
 			text: phraseMask{
-				{index: 8, bits: 524288},
+				{index: 8, bits: 32768},
 			},
-			textIDs: []int32{531},
+			textIDs: []int32{527},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2484,
+			line: 2483,
 			text: phraseMask{
-				{index: 2, bits: 13510798882111488},
-				{index: 8, bits: 7340032},
+				{index: 2, bits: 844424930131968},
+				{index: 8, bits: 458752},
 			},
-			textIDs: []int32{180, 181, 532, 533, 534},
+			textIDs: []int32{176, 177, 528, 529, 530},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2492,
+			line: 2491,
 			text: phraseMask{
-				{index: 2, bits: 2559663069462528},
-				{index: 8, bits: 25165824},
+				{index: 2, bits: 159978941841408},
+				{index: 8, bits: 1572864},
 			},
-			textIDs: []int32{176, 171, 172, 535, 536, 179},
+			textIDs: []int32{172, 167, 168, 531, 532, 175},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2502,
+			line: 2501,
 			text: phraseMask{
-				{index: 8, bits: 234881024},
+				{index: 8, bits: 14680064},
 			},
-			textIDs: []int32{537, 538, 539},
+			textIDs: []int32{533, 534, 535},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2509,
+			line: 2508,
 			text: phraseMask{
-				{index: 8, bits: 4026531840},
+				{index: 8, bits: 251658240},
 			},
-			textIDs: []int32{540, 541, 542, 543},
+			textIDs: []int32{536, 537, 538, 539},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2516,
+			line: 2515,
 			text: phraseMask{
-				{index: 8, bits: 12884901888},
-				{bits: 2251799813685248},
+				{index: 8, bits: 805306368},
+				{bits: 140737488355328},
 			},
-			textIDs: []int32{544, 51, 545},
+			textIDs: []int32{540, 47, 541},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2523,
+			line: 2522,
 			text: phraseMask{
-				{index: 7, bits: 8589934592},
-				{index: 8, bits: 51539607552},
+				{index: 7, bits: 536870912},
+				{index: 8, bits: 3221225472},
 			},
-			textIDs: []int32{481, 546, 547},
+			textIDs: []int32{477, 542, 543},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2529,
+			line: 2528,
 			text: phraseMask{
-				{index: 8, bits: 68719476736},
+				{index: 8, bits: 4294967296},
 			},
-			textIDs: []int32{548},
+			textIDs: []int32{544},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2535,
+			line: 2534,
 			text: phraseMask{
-				{index: 8, bits: 137438953472},
+				{index: 8, bits: 8589934592},
 			},
-			textIDs: []int32{549},
+			textIDs: []int32{545},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2541,
+			line: 2540,
 			text: phraseMask{
-				{index: 7, bits: 4611686018427387904},
+				{index: 7, bits: 288230376151711744},
 			},
-			textIDs: []int32{510},
+			textIDs: []int32{506},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2547,
+			line: 2546,
 			text: phraseMask{
-				{index: 8, bits: 824633720832},
+				{index: 8, bits: 51539607552},
 			},
-			textIDs: []int32{550, 551},
+			textIDs: []int32{546, 547},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2557,
+			line: 2556,
 			text: phraseMask{
-				{index: 8, bits: 7696581394432},
+				{index: 8, bits: 481036337152},
 			},
-			textIDs: []int32{552, 553, 554},
+			textIDs: []int32{548, 549, 550},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2563,
+			line: 2562,
 			text: phraseMask{
-				{index: 8, bits: 8796093022208},
+				{index: 8, bits: 549755813888},
 			},
-			textIDs: []int32{555},
+			textIDs: []int32{551},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2569,
+			line: 2568,
 			text: phraseMask{
-				{index: 8, bits: 52776558133248},
+				{index: 8, bits: 3298534883328},
 			},
-			textIDs: []int32{556, 557},
+			textIDs: []int32{552, 553},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2575,
+			line: 2574,
 			text: phraseMask{
-				{index: 8, bits: 211106232532992},
+				{index: 8, bits: 13194139533312},
 			},
-			textIDs: []int32{558, 559},
+			textIDs: []int32{554, 555},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2581,
+			line: 2580,
 			text: phraseMask{
-				{index: 8, bits: 844424930131968},
+				{index: 8, bits: 52776558133248},
 			},
-			textIDs: []int32{560, 561},
+			textIDs: []int32{556, 557},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2587,
+			line: 2586,
 			text: phraseMask{
-				{index: 8, bits: 1125899906842624},
+				{index: 8, bits: 70368744177664},
 			},
-			textIDs: []int32{562},
+			textIDs: []int32{558},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2593,
+			line: 2592,
 			text: phraseMask{
-				{index: 8, bits: 2251799813685248},
+				{index: 8, bits: 140737488355328},
 			},
-			textIDs: []int32{563},
+			textIDs: []int32{559},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2599,
+			line: 2598,
 			text: phraseMask{
-				{index: 8, bits: 67553994410557440},
+				{index: 8, bits: 4222124650659840},
 			},
-			textIDs: []int32{564, 565, 566, 567},
+			textIDs: []int32{560, 561, 562, 563},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2606,
+			line: 2605,
 			text: phraseMask{
-				{index: 8, bits: 72057594037927936},
+				{index: 8, bits: 4503599627370496},
 			},
-			textIDs: []int32{568},
+			textIDs: []int32{564},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2612,
+			line: 2611,
 			text: phraseMask{
-				{index: 8, bits: 144115188075855872},
+				{index: 8, bits: 9007199254740992},
 			},
-			textIDs: []int32{569},
+			textIDs: []int32{565},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2623,
+			line: 2622,
 			text: phraseMask{
-				{index: 8, bits: 864691128455135232},
+				{index: 8, bits: 54043195528445952},
 			},
-			textIDs: []int32{570, 571},
+			textIDs: []int32{566, 567},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "blocked",
@@ -4185,44 +4186,44 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2634,
+			line: 2633,
 			text: phraseMask{
-				{index: 8, bits: 1152921504606846976},
+				{index: 8, bits: 72057594037927936},
 			},
-			textIDs: []int32{572},
+			textIDs: []int32{568},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2640,
+			line: 2639,
 			text: phraseMask{
-				{index: 8, bits: 2305843009213693952},
+				{index: 8, bits: 144115188075855872},
 			},
-			textIDs: []int32{573},
+			textIDs: []int32{569},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2646,
+			line: 2645,
 			text: phraseMask{
-				{index: 8, bits: 4611686018427387904},
+				{index: 8, bits: 288230376151711744},
 			},
-			textIDs: []int32{574},
+			textIDs: []int32{570},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2659,
+			line: 2658,
 			text: phraseMask{
-				{index: 8, bits: 9223372036854775808},
+				{index: 8, bits: 576460752303423488},
 			},
-			textIDs: []int32{575},
+			textIDs: []int32{571},
 			mta:     []string{".yahoodns.net"},
 			action:  []smtpcode.Action{"failed"},
 			then: thenDef{
@@ -4286,11 +4287,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2672,
+			line: 2671,
 			text: phraseMask{
-				{index: 8, bits: 9223372036854775808},
+				{index: 8, bits: 576460752303423488},
 			},
-			textIDs: []int32{575},
+			textIDs: []int32{571},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "rejected",
@@ -4352,74 +4353,75 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2682,
+			line: 2681,
 			text: phraseMask{
-				{index: 9, bits: 3},
+				{index: 8, bits: 3458764513820540928},
 			},
-			textIDs: []int32{576, 577},
+			textIDs: []int32{572, 573},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2690,
+			line: 2689,
 			text: phraseMask{
-				{index: 9, bits: 4},
+				{index: 8, bits: 4611686018427387904},
 			},
-			textIDs: []int32{578},
+			textIDs: []int32{574},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2696,
+			line: 2695,
 			text: phraseMask{
-				{index: 9, bits: 24},
+				{index: 8, bits: 9223372036854775808},
+				{index: 9, bits: 1},
 			},
-			textIDs: []int32{579, 580},
+			textIDs: []int32{575, 576},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2702,
+			line: 2701,
 			text: phraseMask{
-				{index: 9, bits: 32},
+				{index: 9, bits: 2},
 			},
-			textIDs: []int32{581},
+			textIDs: []int32{577},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2708,
+			line: 2707,
 			text: phraseMask{
-				{index: 9, bits: 64},
+				{index: 9, bits: 4},
 			},
-			textIDs: []int32{582},
+			textIDs: []int32{578},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2714,
+			line: 2713,
 			text: phraseMask{
-				{index: 9, bits: 128},
-				{index: 8, bits: 72057594037927936},
+				{index: 9, bits: 8},
+				{index: 8, bits: 4503599627370496},
 			},
-			textIDs: []int32{583, 568},
+			textIDs: []int32{579, 564},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2726,
+			line: 2725,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4427,9 +4429,9 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 9, bits: 7936},
+				{index: 9, bits: 496},
 			},
-			textIDs: []int32{584, 585, 586, 587, 588},
+			textIDs: []int32{580, 581, 582, 583, 584},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4469,11 +4471,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2739,
+			line: 2738,
 			text: phraseMask{
-				{index: 9, bits: 122880},
+				{index: 9, bits: 7680},
 			},
-			textIDs: []int32{589, 590, 591, 592},
+			textIDs: []int32{585, 586, 587, 588},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4513,12 +4515,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2751,
+			line: 2750,
 			text: phraseMask{
-				{index: 9, bits: 1966080},
-				{index: 6, bits: 536870912},
+				{index: 9, bits: 122880},
+				{index: 6, bits: 33554432},
 			},
-			textIDs: []int32{593, 594, 413, 595, 596},
+			textIDs: []int32{589, 590, 409, 591, 592},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4557,7 +4559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2765,
+			line: 2764,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4567,10 +4569,10 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 9, bits: 68717379584},
-				{index: 4, bits: 9007199254740992},
+				{index: 9, bits: 4294836224},
+				{index: 4, bits: 562949953421312},
 			},
-			textIDs: []int32{597, 309, 598, 599, 600, 601, 602, 603, 604, 605, 606, 607, 608, 609, 610, 611},
+			textIDs: []int32{593, 305, 594, 595, 596, 597, 598, 599, 600, 601, 602, 603, 604, 605, 606, 607},
 			then: thenDef{
 				Reason: "norelaying",
 				words: words{
@@ -4623,11 +4625,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2786,
+			line: 2785,
 			text: phraseMask{
-				{index: 9, bits: 68719476736},
+				{index: 9, bits: 4294967296},
 			},
-			textIDs: []int32{612},
+			textIDs: []int32{608},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4673,7 +4675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2795,
+			line: 2794,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4683,9 +4685,9 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 9, bits: 70231305224192},
+				{index: 9, bits: 4389456576512},
 			},
-			textIDs: []int32{613, 614, 615, 616, 617, 618, 619, 620, 621},
+			textIDs: []int32{609, 610, 611, 612, 613, 614, 615, 616, 617},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4731,7 +4733,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2810,
+			line: 2809,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4739,9 +4741,9 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 9, bits: 71987225293750272},
+				{index: 9, bits: 4499201580859392},
 			},
-			textIDs: []int32{622, 623, 624, 625, 626, 627, 628, 629, 630, 631},
+			textIDs: []int32{618, 619, 620, 621, 622, 623, 624, 625, 626, 627},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -4788,16 +4790,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2829,
+			line: 2828,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
 			},
 			text: phraseMask{
-				{index: 6, bits: 1152921504606846976},
-				{index: 9, bits: 504403158265495552},
+				{index: 6, bits: 72057594037927936},
+				{index: 9, bits: 31525197391593472},
 			},
-			textIDs: []int32{444, 632, 633, 634},
+			textIDs: []int32{440, 628, 629, 630},
 			then: thenDef{
 				Reason: "notaccept",
 				words: words{
@@ -4843,15 +4845,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2841,
+			line: 2840,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
 			},
 			text: phraseMask{
-				{index: 9, bits: 17870283321406128128},
+				{index: 9, bits: 1116892707587883008},
 			},
-			textIDs: []int32{635, 636, 637, 638, 639},
+			textIDs: []int32{631, 632, 633, 634, 635},
 			then: thenDef{
 				Reason: "suspend",
 				words: words{
@@ -4884,7 +4886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2855,
+			line: 2854,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4933,7 +4935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2864,
+			line: 2863,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4982,7 +4984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 2873,
+			line: 2872,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5031,7 +5033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 2882,
+			line: 2881,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5080,7 +5082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 2892,
+			line: 2891,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5122,7 +5124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 2901,
+			line: 2900,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5171,7 +5173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 2910,
+			line: 2909,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5220,7 +5222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 2919,
+			line: 2918,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5269,7 +5271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 2928,
+			line: 2927,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5318,7 +5320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 2937,
+			line: 2936,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5367,7 +5369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 2946,
+			line: 2945,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5416,7 +5418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 2955,
+			line: 2954,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5465,7 +5467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 2964,
+			line: 2963,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5514,7 +5516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 2973,
+			line: 2972,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5563,7 +5565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 2982,
+			line: 2981,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5612,7 +5614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 2991,
+			line: 2990,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5661,7 +5663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3000,
+			line: 2999,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5718,7 +5720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3009,
+			line: 3008,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5767,7 +5769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3018,
+			line: 3017,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5816,7 +5818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3029,
+			line: 3028,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5865,7 +5867,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3038,
+			line: 3037,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5914,7 +5916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3047,
+			line: 3046,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -5963,7 +5965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3058,
+			line: 3057,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6012,7 +6014,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3068,
+			line: 3067,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6061,7 +6063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3077,
+			line: 3076,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6110,7 +6112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3086,
+			line: 3085,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6159,7 +6161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3095,
+			line: 3094,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6208,7 +6210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3104,
+			line: 3103,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6257,7 +6259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3114,
+			line: 3113,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6306,7 +6308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3123,
+			line: 3122,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6355,7 +6357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3132,
+			line: 3131,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6412,7 +6414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3141,
+			line: 3140,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6461,7 +6463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3153,
+			line: 3152,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6503,7 +6505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3162,
+			line: 3161,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6545,7 +6547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3171,
+			line: 3170,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6611,7 +6613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3180,
+			line: 3179,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6653,7 +6655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3189,
+			line: 3188,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6702,7 +6704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3200,
+			line: 3199,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6738,61 +6740,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3216,
+			line: 3215,
 			text: phraseMask{
-				{index: 10, bits: 1},
+				{index: 9, bits: 1152921504606846976},
 			},
-			textIDs: []int32{640},
+			textIDs: []int32{636},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3223,
+			line: 3222,
 			text: phraseMask{
-				{index: 10, bits: 2},
+				{index: 9, bits: 2305843009213693952},
 			},
-			textIDs: []int32{641},
+			textIDs: []int32{637},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3228,
+			line: 3227,
 			text: phraseMask{
-				{index: 10, bits: 4},
+				{index: 9, bits: 4611686018427387904},
 			},
-			textIDs: []int32{642},
+			textIDs: []int32{638},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3233,
+			line: 3232,
 			text: phraseMask{
-				{index: 10, bits: 8},
+				{index: 9, bits: 9223372036854775808},
 			},
-			textIDs: []int32{643},
+			textIDs: []int32{639},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3238,
+			line: 3237,
 			text: phraseMask{
-				{index: 10, bits: 496},
+				{index: 10, bits: 31},
 			},
-			textIDs: []int32{644, 645, 646, 647, 648},
+			textIDs: []int32{640, 641, 642, 643, 644},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3245,
+			line: 3244,
 			text: phraseMask{
-				{index: 10, bits: 512},
+				{index: 10, bits: 32},
 			},
-			textIDs: []int32{649},
+			textIDs: []int32{645},
 			regexps: []*pattern{
 				{src: "non r.*pertori.*dans l'annuaire domino", captures: false},
 			},
@@ -6801,41 +6803,41 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3251,
+			line: 3250,
 			text: phraseMask{
-				{index: 10, bits: 1024},
+				{index: 10, bits: 64},
 			},
-			textIDs: []int32{650},
+			textIDs: []int32{646},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3256,
+			line: 3255,
 			text: phraseMask{
-				{index: 10, bits: 2048},
+				{index: 10, bits: 128},
 			},
-			textIDs: []int32{651},
+			textIDs: []int32{647},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3261,
+			line: 3260,
 			text: phraseMask{
-				{index: 10, bits: 4096},
+				{index: 10, bits: 256},
 			},
-			textIDs: []int32{652},
+			textIDs: []int32{648},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3274,
+			line: 3273,
 			text: phraseMask{
-				{index: 10, bits: 24576},
+				{index: 10, bits: 1536},
 			},
-			textIDs: []int32{653, 654},
+			textIDs: []int32{649, 650},
 			then: thenDef{
 				Reason:     "hostunknown",
 				HardBounce: &builtinFalse,
@@ -6882,61 +6884,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3284,
+			line: 3283,
 			text: phraseMask{
-				{index: 10, bits: 32768},
+				{index: 10, bits: 2048},
 			},
-			textIDs: []int32{655},
+			textIDs: []int32{651},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3292,
+			line: 3291,
 			text: phraseMask{
-				{index: 10, bits: 65536},
+				{index: 10, bits: 4096},
 			},
-			textIDs: []int32{656},
+			textIDs: []int32{652},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3297,
+			line: 3296,
 			text: phraseMask{
-				{index: 10, bits: 393216},
+				{index: 10, bits: 24576},
 			},
-			textIDs: []int32{657, 658},
+			textIDs: []int32{653, 654},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3302,
+			line: 3301,
 			text: phraseMask{
-				{index: 10, bits: 7864320},
+				{index: 10, bits: 491520},
 			},
-			textIDs: []int32{659, 660, 661, 662},
+			textIDs: []int32{655, 656, 657, 658},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3308,
+			line: 3307,
 			text: phraseMask{
-				{index: 10, bits: 125829120},
+				{index: 10, bits: 7864320},
 			},
-			textIDs: []int32{663, 664, 665, 666},
+			textIDs: []int32{659, 660, 661, 662},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3320,
+			line: 3319,
 			text: phraseMask{
-				{index: 10, bits: 939524096},
+				{index: 10, bits: 58720256},
 			},
-			textIDs: []int32{667, 668, 669},
+			textIDs: []int32{663, 664, 665},
 			then: thenDef{
 				Reason: "contenterror",
 				words: words{
@@ -6982,421 +6984,421 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3329,
+			line: 3328,
 			text: phraseMask{
-				{index: 10, bits: 1073741824},
+				{index: 10, bits: 67108864},
 			},
-			textIDs: []int32{670},
+			textIDs: []int32{666},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3334,
+			line: 3333,
 			text: phraseMask{
-				{index: 10, bits: 2147483648},
+				{index: 10, bits: 134217728},
 			},
-			textIDs: []int32{671},
+			textIDs: []int32{667},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3339,
+			line: 3338,
 			text: phraseMask{
-				{index: 10, bits: 4294967296},
+				{index: 10, bits: 268435456},
 			},
-			textIDs: []int32{672},
+			textIDs: []int32{668},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3344,
+			line: 3343,
 			text: phraseMask{
-				{index: 10, bits: 25769803776},
+				{index: 10, bits: 1610612736},
 			},
-			textIDs: []int32{673, 674},
+			textIDs: []int32{669, 670},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3349,
+			line: 3348,
 			text: phraseMask{
-				{index: 10, bits: 4363686772736},
+				{index: 10, bits: 272730423296},
 			},
-			textIDs: []int32{675, 676, 677, 678, 679, 680, 681},
+			textIDs: []int32{671, 672, 673, 674, 675, 676, 677},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3356,
+			line: 3355,
 			text: phraseMask{
-				{index: 10, bits: 277076930199552},
+				{index: 10, bits: 17317308137472},
 			},
-			textIDs: []int32{682, 683, 684, 685, 686, 687},
+			textIDs: []int32{678, 679, 680, 681, 682, 683},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3362,
+			line: 3361,
 			text: phraseMask{
-				{index: 10, bits: 281474976710656},
+				{index: 10, bits: 17592186044416},
 			},
-			textIDs: []int32{688},
+			textIDs: []int32{684},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3367,
+			line: 3366,
 			text: phraseMask{
-				{index: 10, bits: 3940649673949184},
+				{index: 10, bits: 246290604621824},
 			},
-			textIDs: []int32{689, 690, 691},
+			textIDs: []int32{685, 686, 687},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3374,
+			line: 3373,
 			text: phraseMask{
-				{index: 10, bits: 13510798882111488},
+				{index: 10, bits: 844424930131968},
 			},
-			textIDs: []int32{692, 693},
+			textIDs: []int32{688, 689},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3379,
+			line: 3378,
 			text: phraseMask{
-				{index: 10, bits: 18014398509481984},
+				{index: 10, bits: 1125899906842624},
 			},
-			textIDs: []int32{694},
+			textIDs: []int32{690},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3384,
+			line: 3383,
 			text: phraseMask{
-				{index: 6, bits: 13835058055282163712},
+				{index: 6, bits: 864691128455135232},
 			},
-			textIDs: []int32{447, 446},
+			textIDs: []int32{443, 442},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3389,
+			line: 3388,
 			text: phraseMask{
-				{index: 6, bits: 1152921504606846976},
+				{index: 6, bits: 72057594037927936},
 			},
-			textIDs: []int32{444},
+			textIDs: []int32{440},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3394,
+			line: 3393,
 			text: phraseMask{
-				{index: 6, bits: 2305843009213693952},
+				{index: 6, bits: 144115188075855872},
 			},
-			textIDs: []int32{445},
+			textIDs: []int32{441},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3399,
+			line: 3398,
 			text: phraseMask{
-				{index: 10, bits: 36028797018963968},
+				{index: 10, bits: 2251799813685248},
 			},
-			textIDs: []int32{695},
+			textIDs: []int32{691},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3404,
+			line: 3403,
 			text: phraseMask{
-				{index: 10, bits: 72057594037927936},
+				{index: 10, bits: 4503599627370496},
 			},
-			textIDs: []int32{696},
+			textIDs: []int32{692},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3409,
+			line: 3408,
 			text: phraseMask{
-				{index: 10, bits: 144115188075855872},
+				{index: 10, bits: 9007199254740992},
 			},
-			textIDs: []int32{697},
+			textIDs: []int32{693},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3414,
+			line: 3413,
 			text: phraseMask{
-				{index: 10, bits: 288230376151711744},
+				{index: 10, bits: 18014398509481984},
 			},
-			textIDs: []int32{698},
+			textIDs: []int32{694},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3419,
+			line: 3418,
 			text: phraseMask{
-				{index: 10, bits: 576460752303423488},
+				{index: 10, bits: 36028797018963968},
 			},
-			textIDs: []int32{699},
+			textIDs: []int32{695},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3424,
+			line: 3423,
 			text: phraseMask{
-				{index: 10, bits: 1152921504606846976},
+				{index: 10, bits: 72057594037927936},
 			},
-			textIDs: []int32{700},
+			textIDs: []int32{696},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3429,
+			line: 3428,
 			text: phraseMask{
-				{index: 10, bits: 2305843009213693952},
+				{index: 10, bits: 144115188075855872},
 			},
-			textIDs: []int32{701},
+			textIDs: []int32{697},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3434,
+			line: 3433,
 			text: phraseMask{
-				{index: 10, bits: 4611686018427387904},
+				{index: 10, bits: 288230376151711744},
 			},
-			textIDs: []int32{702},
+			textIDs: []int32{698},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3439,
+			line: 3438,
 			text: phraseMask{
-				{index: 10, bits: 9223372036854775808},
+				{index: 10, bits: 576460752303423488},
 			},
-			textIDs: []int32{703},
+			textIDs: []int32{699},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3444,
+			line: 3443,
 			text: phraseMask{
-				{index: 11, bits: 3},
+				{index: 10, bits: 3458764513820540928},
 			},
-			textIDs: []int32{704, 705},
+			textIDs: []int32{700, 701},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3450,
+			line: 3449,
 			text: phraseMask{
-				{index: 11, bits: 4},
+				{index: 10, bits: 4611686018427387904},
 			},
-			textIDs: []int32{706},
+			textIDs: []int32{702},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3455,
+			line: 3454,
 			text: phraseMask{
-				{index: 11, bits: 8},
+				{index: 10, bits: 9223372036854775808},
 			},
-			textIDs: []int32{707},
+			textIDs: []int32{703},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3460,
+			line: 3459,
 			text: phraseMask{
-				{index: 11, bits: 4080},
+				{index: 11, bits: 255},
 			},
-			textIDs: []int32{708, 709, 710, 711, 712, 713, 714, 715},
+			textIDs: []int32{704, 705, 706, 707, 708, 709, 710, 711},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3467,
+			line: 3466,
 			text: phraseMask{
-				{index: 11, bits: 28672},
+				{index: 11, bits: 1792},
 			},
-			textIDs: []int32{716, 717, 718},
+			textIDs: []int32{712, 713, 714},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3472,
+			line: 3471,
 			text: phraseMask{
-				{index: 11, bits: 32768},
+				{index: 11, bits: 2048},
 			},
-			textIDs: []int32{719},
+			textIDs: []int32{715},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3477,
+			line: 3476,
 			text: phraseMask{
-				{index: 11, bits: 983040},
+				{index: 11, bits: 61440},
 			},
-			textIDs: []int32{720, 721, 722, 723},
+			textIDs: []int32{716, 717, 718, 719},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3483,
+			line: 3482,
 			text: phraseMask{
-				{index: 11, bits: 4293918720},
+				{index: 11, bits: 268369920},
 			},
-			textIDs: []int32{724, 725, 726, 727, 728, 729, 730, 731, 732, 733, 734, 735},
+			textIDs: []int32{720, 721, 722, 723, 724, 725, 726, 727, 728, 729, 730, 731},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3493,
+			line: 3492,
 			text: phraseMask{
-				{index: 11, bits: 12884901888},
+				{index: 11, bits: 805306368},
 			},
-			textIDs: []int32{736, 737},
+			textIDs: []int32{732, 733},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3498,
+			line: 3497,
 			text: phraseMask{
-				{index: 11, bits: 17179869184},
+				{index: 11, bits: 1073741824},
 			},
-			textIDs: []int32{738},
+			textIDs: []int32{734},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3503,
+			line: 3502,
 			text: phraseMask{
-				{index: 11, bits: 34359738368},
+				{index: 11, bits: 2147483648},
 			},
-			textIDs: []int32{739},
+			textIDs: []int32{735},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3508,
+			line: 3507,
 			text: phraseMask{
-				{index: 11, bits: 68719476736},
+				{index: 11, bits: 4294967296},
 			},
-			textIDs: []int32{740},
+			textIDs: []int32{736},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3513,
+			line: 3512,
 			text: phraseMask{
-				{index: 11, bits: 412316860416},
+				{index: 11, bits: 25769803776},
 			},
-			textIDs: []int32{741, 742},
+			textIDs: []int32{737, 738},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3519,
+			line: 3518,
 			text: phraseMask{
-				{index: 11, bits: 549755813888},
+				{index: 11, bits: 34359738368},
 			},
-			textIDs: []int32{743},
+			textIDs: []int32{739},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3524,
+			line: 3523,
 			text: phraseMask{
-				{index: 11, bits: 1099511627776},
+				{index: 11, bits: 68719476736},
 			},
-			textIDs: []int32{744},
+			textIDs: []int32{740},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3529,
+			line: 3528,
 			text: phraseMask{
-				{index: 11, bits: 6597069766656},
+				{index: 11, bits: 412316860416},
 			},
-			textIDs: []int32{745, 746},
+			textIDs: []int32{741, 742},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3534,
+			line: 3533,
 			text: phraseMask{
-				{index: 11, bits: 8796093022208},
+				{index: 11, bits: 549755813888},
 			},
-			textIDs: []int32{747},
+			textIDs: []int32{743},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3539,
+			line: 3538,
 			text: phraseMask{
-				{index: 11, bits: 17592186044416},
+				{index: 11, bits: 1099511627776},
 			},
-			textIDs: []int32{748},
+			textIDs: []int32{744},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3544,
+			line: 3543,
 			text: phraseMask{
-				{index: 11, bits: 35184372088832},
+				{index: 11, bits: 2199023255552},
 			},
-			textIDs: []int32{749},
+			textIDs: []int32{745},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3549,
+			line: 3548,
 			text: phraseMask{
-				{index: 11, bits: 211106232532992},
+				{index: 11, bits: 13194139533312},
 			},
-			textIDs: []int32{750, 751},
+			textIDs: []int32{746, 747},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -7442,12 +7444,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3563,
+			line: 3562,
 			text: phraseMask{
-				{index: 11, bits: 18446462598732840960},
-				{index: 12, bits: 3},
+				{index: 11, bits: 4611668426241343488},
 			},
-			textIDs: []int32{752, 753, 754, 755, 756, 757, 758, 759, 760, 761, 762, 763, 764, 765, 766, 767, 768, 769},
+			textIDs: []int32{748, 749, 750, 751, 752, 753, 754, 755, 756, 757, 758, 759, 760, 761, 762, 763, 764, 765},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -7493,7 +7494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3592,
+			line: 3591,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7501,9 +7502,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4},
 			},
 			text: phraseMask{
-				{index: 1, bits: 1879048192},
+				{index: 1, bits: 117440512},
 			},
-			textIDs: []int32{92, 93, 94},
+			textIDs: []int32{88, 89, 90},
 			then: thenDef{
 				Reason: "networkerror",
 				words: words{
@@ -7549,16 +7550,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3602,
+			line: 3601,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 1, bits: 1374389534720000},
-				{index: 12, bits: 12},
-				{index: 7, bits: 16777216},
+				{index: 1, bits: 85899345920000},
+				{index: 11, bits: 13835058055282163712},
+				{index: 7, bits: 1048576},
 			},
-			textIDs: []int32{105, 114, 770, 472, 109, 771, 110, 111},
+			textIDs: []int32{101, 110, 766, 468, 105, 767, 106, 107},
 			then: thenDef{
 				Reason: "expired",
 				words: words{
@@ -7666,14 +7667,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3619,
+			line: 3618,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 12, bits: 16},
+				{index: 12, bits: 1},
 			},
-			textIDs: []int32{772},
+			textIDs: []int32{768},
 			then: thenDef{
 				Reason: "userunknown",
 				words: words{
@@ -7719,7 +7720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3645,
+			line: 3644,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7728,52 +7729,51 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3650,
+			line: 3649,
 			text: phraseMask{
-				{index: 12, bits: 32},
+				{index: 12, bits: 2},
 			},
-			textIDs: []int32{773},
+			textIDs: []int32{769},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3656,
+			line: 3655,
 			text: phraseMask{
-				{index: 12, bits: 1984},
+				{index: 12, bits: 124},
 			},
-			textIDs: []int32{774, 775, 776, 777, 778},
+			textIDs: []int32{770, 771, 772, 773, 774},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3670,
+			line: 3669,
 			text: phraseMask{
-				{index: 12, bits: 281474976708608},
+				{index: 12, bits: 17592186044288},
 			},
-			textIDs: []int32{779, 780, 781, 782, 783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811, 812, 813, 814, 815},
+			textIDs: []int32{775, 776, 777, 778, 779, 780, 781, 782, 783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3682,
+			line: 3681,
 			text: phraseMask{
-				{index: 12, bits: 18446462598732840960},
-				{index: 1, bits: 171136785840078848},
-				{index: 13, bits: 18446744073709551615},
-				{index: 2, bits: 514},
-				{index: 14, bits: 7},
-				{index: 10, bits: 72057594037927936},
+				{index: 12, bits: 18446726481523507200},
+				{index: 1, bits: 2316539058328698880},
+				{index: 13, bits: 9223372036854775807},
+				{index: 2, bits: 32},
+				{index: 10, bits: 4503599627370496},
 			},
-			textIDs: []int32{816, 817, 818, 819, 820, 821, 822, 121, 823, 824, 825, 826, 827, 828, 829, 830, 831, 832, 833, 834, 835, 836, 837, 838, 839, 840, 841, 842, 843, 117, 844, 845, 846, 118, 847, 848, 849, 850, 851, 852, 853, 854, 855, 137, 856, 129, 857, 858, 859, 860, 861, 862, 863, 864, 865, 866, 867, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888, 889, 890, 891, 892, 893, 894, 895, 896, 897, 696, 898},
+			textIDs: []int32{812, 813, 814, 815, 816, 817, 818, 117, 819, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830, 831, 832, 833, 834, 835, 836, 837, 838, 839, 113, 840, 841, 842, 114, 843, 844, 845, 846, 847, 848, 849, 850, 851, 133, 852, 125, 853, 854, 855, 856, 857, 858, 859, 860, 861, 862, 863, 864, 865, 866, 867, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888, 889, 890, 891, 892, 893, 692, 894},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3722,
+			line: 3721,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7783,7 +7783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3727,
+			line: 3726,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7792,29 +7792,30 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3732,
+			line: 3731,
 			text: phraseMask{
-				{index: 14, bits: 1073741816},
-				{index: 7, bits: 2097152},
+				{index: 13, bits: 9223372036854775808},
+				{index: 14, bits: 67108863},
+				{index: 7, bits: 131072},
 			},
-			textIDs: []int32{899, 900, 901, 902, 903, 904, 905, 469, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 919, 920, 921, 922, 923, 924, 925},
+			textIDs: []int32{895, 896, 897, 898, 899, 900, 901, 465, 902, 903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 919, 920, 921},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3746,
+			line: 3745,
 			text: phraseMask{
-				{index: 14, bits: 3221225472},
-				{index: 8, bits: 8796093022208},
+				{index: 14, bits: 201326592},
+				{index: 8, bits: 549755813888},
 			},
-			textIDs: []int32{926, 555, 927},
+			textIDs: []int32{922, 551, 923},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3758,
+			line: 3757,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7825,48 +7826,48 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3763,
+			line: 3762,
 			text: phraseMask{
-				{index: 14, bits: 18446744069414584320},
-				{index: 8, bits: 1688849860263936},
-				{index: 9, bits: 16},
-				{index: 5, bits: 65536},
-				{index: 15, bits: 16777215},
+				{index: 14, bits: 18446744073441116160},
+				{index: 8, bits: 105553116266496},
+				{index: 9, bits: 1},
+				{index: 5, bits: 4096},
+				{index: 15, bits: 1048575},
 			},
-			textIDs: []int32{928, 929, 930, 931, 932, 933, 934, 935, 562, 936, 937, 938, 939, 561, 940, 941, 942, 943, 944, 580, 945, 946, 947, 948, 949, 336, 950, 951, 952, 953, 954, 955, 956, 957, 958, 959, 960, 961, 962, 963, 964, 965, 966, 967, 968, 969, 970, 971, 972, 973, 974, 975, 976, 977, 978, 979, 980, 981, 982, 983},
+			textIDs: []int32{924, 925, 926, 927, 928, 929, 930, 931, 558, 932, 933, 934, 935, 557, 936, 937, 938, 939, 940, 576, 941, 942, 943, 944, 945, 332, 946, 947, 948, 949, 950, 951, 952, 953, 954, 955, 956, 957, 958, 959, 960, 961, 962, 963, 964, 965, 966, 967, 968, 969, 970, 971, 972, 973, 974, 975, 976, 977, 978, 979},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3796,
+			line: 3795,
 			text: phraseMask{
-				{index: 15, bits: 4278190080},
+				{index: 15, bits: 267386880},
 			},
-			textIDs: []int32{984, 985, 986, 987, 988, 989, 990, 991},
+			textIDs: []int32{980, 981, 982, 983, 984, 985, 986, 987},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3808,
+			line: 3807,
 			text: phraseMask{
-				{index: 15, bits: 2251795518717952},
-				{index: 9, bits: 68717379584},
-				{index: 4, bits: 9007199254740992},
+				{index: 15, bits: 140737219919872},
+				{index: 9, bits: 4294836224},
+				{index: 4, bits: 562949953421312},
 			},
-			textIDs: []int32{992, 993, 994, 995, 996, 605, 608, 997, 998, 999, 309, 599, 609, 600, 598, 1000, 1001, 1002, 1003, 1004, 601, 602, 603, 604, 597, 610, 611, 607, 1005, 606, 1006, 1007, 1008, 1009, 1010},
+			textIDs: []int32{988, 989, 990, 991, 992, 601, 604, 993, 994, 995, 305, 595, 605, 596, 594, 996, 997, 998, 999, 1000, 597, 598, 599, 600, 593, 606, 607, 603, 1001, 602, 1002, 1003, 1004, 1005, 1006},
 			command: []string{"MAIL", "RCPT", "DATA", ""},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3829,
+			line: 3828,
 			text: phraseMask{
-				{index: 15, bits: 2303591209400008704},
+				{index: 15, bits: 143974450587500544},
 			},
-			textIDs: []int32{1011, 1012, 1013, 1014, 1015, 1016, 1017, 1018, 1019, 1020},
+			textIDs: []int32{1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 1015, 1016},
 			then: thenDef{
 				Reason: "authfailure",
 				words: words{
@@ -7903,7 +7904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3838,
+			line: 3837,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7918,23 +7919,23 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3843,
+			line: 3842,
 			text: phraseMask{
-				{index: 15, bits: 16140901064495857664},
-				{index: 16, bits: 134217727},
-				{index: 5, bits: 134217728},
+				{index: 15, bits: 18302628885633695744},
+				{index: 16, bits: 8388607},
+				{index: 5, bits: 8388608},
 			},
-			textIDs: []int32{1021, 1022, 1023, 1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 1039, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050, 347},
+			textIDs: []int32{1017, 1018, 1019, 1020, 1021, 1022, 1023, 1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 1039, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 343},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3856,
+			line: 3855,
 			text: phraseMask{
-				{index: 16, bits: 402653184},
+				{index: 16, bits: 25165824},
 			},
-			textIDs: []int32{1051, 1052},
+			textIDs: []int32{1047, 1048},
 			regexps: []*pattern{
 				{src: "is not allowed to send mail\\..*_401", captures: false},
 				{src: "is not allowed to send from <.*per it's spf record", captures: false},
@@ -7944,91 +7945,91 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3875,
+			line: 3874,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 16, bits: 18446744073172680704},
+				{index: 16, bits: 18446744073675997184},
 				{bits: 64513},
-				{index: 7, bits: 16},
-				{index: 8, bits: 9223372036856872960},
-				{index: 17, bits: 36028797018963967},
-				{index: 5, bits: 549755813888},
+				{index: 7, bits: 1},
+				{index: 8, bits: 576460752303554560},
+				{index: 17, bits: 2251799813685247},
+				{index: 5, bits: 34359738368},
 			},
-			textIDs: []int32{1053, 1054, 1055, 1056, 1057, 0, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 452, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 1074, 1075, 1076, 533, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 575, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 11, 10, 12, 15, 1111, 1112, 1113, 13, 14, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 359, 1142},
+			textIDs: []int32{1049, 1050, 1051, 1052, 1053, 0, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 448, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 529, 1073, 1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 571, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 11, 10, 12, 15, 1107, 1108, 1109, 13, 14, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 355, 1138},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3915,
+			line: 3914,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 17, bits: 18410715276690587648},
+				{index: 17, bits: 18444492273895866368},
+				{index: 7, bits: 268435456},
 				{index: 18, bits: 18446744073709551615},
-				{index: 7, bits: 4294967296},
-				{index: 5, bits: 8},
-				{index: 2, bits: 154618822656},
-				{index: 19, bits: 16383},
+				{index: 4, bits: 9223372036854775808},
+				{index: 2, bits: 9663676416},
+				{index: 19, bits: 1023},
 			},
-			textIDs: []int32{1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 480, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 323, 1183, 162, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 165, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229},
+			textIDs: []int32{1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 476, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 319, 1179, 158, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 161, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225},
 			unless: phraseMask{
-				{index: 19, bits: 49152},
-				{index: 17, bits: 4},
+				{index: 19, bits: 3072},
+				{index: 16, bits: 4611686018427387904},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3956,
+			line: 3955,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 19, bits: 2147418112},
-				{index: 4, bits: 18014398509481984},
-				{index: 6, bits: 1152921504606846976},
-				{index: 9, bits: 216172782113783808},
+				{index: 19, bits: 134213632},
+				{index: 4, bits: 1125899906842624},
+				{index: 6, bits: 72057594037927936},
+				{index: 9, bits: 13510798882111488},
 			},
-			textIDs: []int32{1232, 310, 1233, 1234, 1235, 1236, 1237, 1238, 444, 632, 633, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246},
+			textIDs: []int32{1228, 306, 1229, 1230, 1231, 1232, 1233, 1234, 440, 628, 629, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 3968,
+			line: 3967,
 			text: phraseMask{
-				{index: 19, bits: 18446744071562067968},
-				{index: 7, bits: 4611686027017322500},
-				{index: 8, bits: 72057645577535488},
+				{index: 19, bits: 18446744073575333888},
+				{index: 7, bits: 288230376688582656},
+				{index: 8, bits: 4503602848595968},
+				{index: 6, bits: 4611687117939015680},
 				{index: 20, bits: 18446744073709551615},
-				{index: 12, bits: 16},
-				{index: 5, bits: 786432},
-				{index: 11, bits: 4410931412992},
-				{index: 6, bits: 17592186044416},
-				{index: 14, bits: 281474976710656},
-				{index: 4, bits: 864691128455135232},
-				{index: 21, bits: 134217727},
-				{index: 2, bits: 16384},
+				{index: 12, bits: 1},
+				{index: 5, bits: 49152},
+				{index: 11, bits: 275683213312},
+				{index: 14, bits: 17592186044416},
+				{index: 4, bits: 54043195528445952},
+				{index: 21, bits: 8388607},
+				{index: 2, bits: 1024},
 			},
-			textIDs: []int32{1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 481, 1259, 1260, 547, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 568, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 450, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 772, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 338, 1296, 1297, 1298, 510, 1299, 1300, 1301, 736, 1302, 1303, 428, 1304, 1305, 1306, 944, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 315, 1314, 1315, 1316, 1317, 1318, 546, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 746, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 314, 1340, 1341, 1342, 1343, 339, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 737, 1356, 1357, 1358, 1359, 1360, 1361, 142, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370},
+			textIDs: []int32{1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 477, 1255, 1256, 543, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 564, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 446, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 768, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 334, 1292, 1293, 1294, 506, 1295, 1296, 1297, 732, 1298, 1299, 424, 1300, 1301, 1302, 940, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 311, 1310, 1311, 1312, 1313, 1314, 542, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 742, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 310, 1336, 1337, 1338, 1339, 335, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 733, 1352, 1353, 1354, 1355, 1356, 1357, 138, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366},
 			unless: phraseMask{
-				{index: 16, bits: 18446744073172680704},
+				{index: 16, bits: 18446744073675997184},
 				{bits: 64513},
-				{index: 7, bits: 16},
-				{index: 8, bits: 9223372036856872960},
-				{index: 17, bits: 36028797018963967},
-				{index: 5, bits: 549755813888},
+				{index: 7, bits: 1},
+				{index: 8, bits: 576460752303554560},
+				{index: 17, bits: 2251799813685247},
+				{index: 5, bits: 34359738368},
 			},
 			command: []string{"MAIL"},
 			then: thenDef{
@@ -8071,7 +8072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4029,
+			line: 4028,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8120,7 +8121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4041,
+			line: 4040,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8169,7 +8170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4052,
+			line: 4051,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8217,7 +8218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4061,
+			line: 4060,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8229,31 +8230,31 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 1, bits: 274877906944},
-				{index: 21, bits: 402653184},
+				{index: 1, bits: 17179869184},
+				{index: 21, bits: 25165824},
 			},
-			textIDs: []int32{102, 1371, 1372},
+			textIDs: []int32{98, 1367, 1368},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4071,
+			line: 4070,
 			text: phraseMask{
-				{index: 18, bits: 68719476752},
+				{index: 18, bits: 4294967297},
 			},
-			textIDs: []int32{1156, 1188},
+			textIDs: []int32{1152, 1184},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4078,
+			line: 4077,
 			text: phraseMask{
-				{index: 20, bits: 8796093022208},
+				{index: 20, bits: 549755813888},
 			},
-			textIDs: []int32{1323},
-			all:     []int32{1373},
+			textIDs: []int32{1319},
+			all:     []int32{1369},
 			regexps: []*pattern{
 				{src: "553 [^ @]+ does not exist", captures: false},
 			},
@@ -8262,43 +8263,43 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4087,
+			line: 4086,
 			text: phraseMask{
-				{index: 16, bits: 281477124194304},
+				{index: 16, bits: 17592320262144},
 			},
-			textIDs: []int32{1072, 1055},
+			textIDs: []int32{1068, 1051},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4094,
+			line: 4093,
 			text: phraseMask{
-				{index: 19, bits: 18446744071562067968},
-				{index: 7, bits: 4611686027017322500},
-				{index: 8, bits: 72057645577535488},
+				{index: 19, bits: 18446744073575333888},
+				{index: 7, bits: 288230376688582656},
+				{index: 8, bits: 4503602848595968},
+				{index: 6, bits: 4611687117939015680},
 				{index: 20, bits: 18446744073709551615},
-				{index: 12, bits: 16},
-				{index: 5, bits: 786432},
-				{index: 11, bits: 4410931412992},
-				{index: 6, bits: 17592186044416},
-				{index: 14, bits: 281474976710656},
-				{index: 4, bits: 864691128455135232},
-				{index: 21, bits: 134217727},
-				{index: 2, bits: 16384},
+				{index: 12, bits: 1},
+				{index: 5, bits: 49152},
+				{index: 11, bits: 275683213312},
+				{index: 14, bits: 17592186044416},
+				{index: 4, bits: 54043195528445952},
+				{index: 21, bits: 8388607},
+				{index: 2, bits: 1024},
 			},
-			textIDs: []int32{1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 481, 1259, 1260, 547, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 568, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 450, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 772, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 338, 1296, 1297, 1298, 510, 1299, 1300, 1301, 736, 1302, 1303, 428, 1304, 1305, 1306, 944, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 315, 1314, 1315, 1316, 1317, 1318, 546, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 746, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 314, 1340, 1341, 1342, 1343, 339, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 737, 1356, 1357, 1358, 1359, 1360, 1361, 142, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370},
+			textIDs: []int32{1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 477, 1255, 1256, 543, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 564, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 446, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 768, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 334, 1292, 1293, 1294, 506, 1295, 1296, 1297, 732, 1298, 1299, 424, 1300, 1301, 1302, 940, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 311, 1310, 1311, 1312, 1313, 1314, 542, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 742, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 310, 1336, 1337, 1338, 1339, 335, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 733, 1352, 1353, 1354, 1355, 1356, 1357, 138, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366},
 			command: []string{"RCPT"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4100,
+			line: 4099,
 			text: phraseMask{
-				{index: 21, bits: 562948879679488},
+				{index: 21, bits: 35184304979968},
 			},
-			textIDs: []int32{1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392},
+			textIDs: []int32{1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388},
 			regexps: []*pattern{
 				{src: "<.*> not found", captures: false},
 				{src: "<.*>\\.\\.\\. blocked by", captures: false},
@@ -8330,26 +8331,26 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4119,
+			line: 4118,
 			text: phraseMask{
-				{index: 7, bits: 4611686018427387904},
-				{index: 21, bits: 3940649673949184},
+				{index: 7, bits: 288230376151711744},
+				{index: 21, bits: 246290604621824},
 			},
-			textIDs: []int32{510, 1393, 1394, 1395},
+			textIDs: []int32{506, 1389, 1390, 1391},
 			unless: phraseMask{
-				{index: 16, bits: 18446744073172680704},
+				{index: 16, bits: 18446744073675997184},
 				{bits: 64513},
-				{index: 7, bits: 16},
-				{index: 8, bits: 9223372036856872960},
-				{index: 17, bits: 36028797018963967},
-				{index: 5, bits: 549755813888},
+				{index: 7, bits: 1},
+				{index: 8, bits: 576460752303554560},
+				{index: 17, bits: 2251799813685247},
+				{index: 5, bits: 34359738368},
 			},
 			then: thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4137,
+			line: 4136,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8358,19 +8359,18 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 21, bits: 18442240474082181120},
-				{index: 9, bits: 140737488355328},
-				{index: 20, bits: 137438953472},
-				{index: 22, bits: 131071},
-				{index: 10, bits: 4},
+				{index: 21, bits: 18446462598732840960},
+				{index: 9, bits: 4611694814520410112},
+				{index: 20, bits: 8589934592},
+				{index: 22, bits: 8191},
 			},
-			textIDs: []int32{1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 623, 1405, 1317, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 642},
+			textIDs: []int32{1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 619, 1401, 1313, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 638},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4156,
+			line: 4155,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8379,43 +8379,43 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 19, bits: 18446744071562067968},
-				{index: 7, bits: 4611686027017322500},
-				{index: 8, bits: 72057645577535488},
+				{index: 19, bits: 18446744073575333888},
+				{index: 7, bits: 288230376688582656},
+				{index: 8, bits: 4503602848595968},
+				{index: 6, bits: 4611687117939015680},
 				{index: 20, bits: 18446744073709551615},
-				{index: 12, bits: 16},
-				{index: 5, bits: 786432},
-				{index: 11, bits: 4410931412992},
-				{index: 6, bits: 17592186044416},
-				{index: 14, bits: 281474976710656},
-				{index: 4, bits: 864691128455135232},
-				{index: 21, bits: 134217727},
-				{index: 2, bits: 16384},
+				{index: 12, bits: 1},
+				{index: 5, bits: 49152},
+				{index: 11, bits: 275683213312},
+				{index: 14, bits: 17592186044416},
+				{index: 4, bits: 54043195528445952},
+				{index: 21, bits: 8388607},
+				{index: 2, bits: 1024},
 			},
-			textIDs: []int32{1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 481, 1259, 1260, 547, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 568, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 450, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 772, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 338, 1296, 1297, 1298, 510, 1299, 1300, 1301, 736, 1302, 1303, 428, 1304, 1305, 1306, 944, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 315, 1314, 1315, 1316, 1317, 1318, 546, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 746, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 314, 1340, 1341, 1342, 1343, 339, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 737, 1356, 1357, 1358, 1359, 1360, 1361, 142, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370},
+			textIDs: []int32{1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 477, 1255, 1256, 543, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 564, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 446, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 768, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 334, 1292, 1293, 1294, 506, 1295, 1296, 1297, 732, 1298, 1299, 424, 1300, 1301, 1302, 940, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 311, 1310, 1311, 1312, 1313, 1314, 542, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 742, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 310, 1336, 1337, 1338, 1339, 335, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 733, 1352, 1353, 1354, 1355, 1356, 1357, 138, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4162,
+			line: 4161,
 			text: phraseMask{
-				{index: 22, bits: 917504},
+				{index: 22, bits: 57344},
 			},
-			textIDs: []int32{1425, 1426, 1427},
+			textIDs: []int32{1421, 1422, 1423},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4171,
+			line: 4170,
 			text: phraseMask{
-				{index: 22, bits: 1048624},
+				{index: 22, bits: 65539},
 			},
-			textIDs: []int32{1412, 1413, 1428},
+			textIDs: []int32{1408, 1409, 1424},
 			unless: phraseMask{
-				{index: 21, bits: 17179869184},
-				{index: 22, bits: 2097152},
+				{index: 21, bits: 1073741824},
+				{index: 22, bits: 131072},
 			},
 			regexps: []*pattern{
 				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
@@ -8425,22 +8425,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4186,
+			line: 4185,
 			text: phraseMask{
-				{index: 21, bits: 18442240474082181120},
-				{index: 9, bits: 140737488355328},
-				{index: 20, bits: 137438953472},
-				{index: 22, bits: 131071},
-				{index: 10, bits: 4},
+				{index: 21, bits: 18446462598732840960},
+				{index: 9, bits: 4611694814520410112},
+				{index: 20, bits: 8589934592},
+				{index: 22, bits: 8191},
 			},
-			textIDs: []int32{1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 623, 1405, 1317, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 642},
+			textIDs: []int32{1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 619, 1401, 1313, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 638},
 			command: []string{"RCPT", "DATA", ""},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4194,
+			line: 4193,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8449,22 +8448,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4199,
+			line: 4198,
 			text: phraseMask{
-				{index: 22, bits: 9223372036850581504},
+				{index: 22, bits: 576460752303161344},
 			},
-			textIDs: []int32{1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470},
+			textIDs: []int32{1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4220,
+			line: 4219,
 			text: phraseMask{
-				{index: 22, bits: 9223372036854775808},
-				{index: 23, bits: 15},
+				{index: 22, bits: 17870283321406128128},
 			},
-			textIDs: []int32{1471, 1472, 1473, 1474, 1475},
+			textIDs: []int32{1467, 1468, 1469, 1470, 1471},
 			regexps: []*pattern{
 				{src: "domain.*mismatches client ip", captures: false},
 				{src: "dns lookup failure:.*try again later", captures: false},
@@ -8477,21 +8475,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4233,
+			line: 4232,
 			text: phraseMask{
-				{index: 23, bits: 8176},
+				{index: 23, bits: 511},
 			},
-			textIDs: []int32{1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484},
+			textIDs: []int32{1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4241,
+			line: 4240,
 			text: phraseMask{
-				{index: 23, bits: 8192},
+				{index: 23, bits: 512},
 			},
-			textIDs: []int32{1485},
+			textIDs: []int32{1481},
 			regexps: []*pattern{
 				{src: "multiple.*header", captures: false},
 			},
@@ -8500,32 +8498,32 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4252,
+			line: 4251,
 			text: phraseMask{
-				{index: 23, bits: 16760832},
-				{index: 7, bits: 8},
-				{index: 8, bits: 9223372036854775808},
+				{index: 23, bits: 1047552},
+				{index: 6, bits: 9223372036854775808},
+				{index: 8, bits: 576460752303423488},
 			},
-			textIDs: []int32{1486, 451, 1487, 1488, 1489, 575, 1490, 1491, 1492, 1493, 1494, 1495},
+			textIDs: []int32{1482, 447, 1483, 1484, 1485, 571, 1486, 1487, 1488, 1489, 1490, 1491},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4264,
+			line: 4263,
 			text: phraseMask{
-				{index: 23, bits: 281474959933456},
-				{index: 10, bits: 1073741824},
+				{index: 23, bits: 17592184995841},
+				{index: 10, bits: 67108864},
 			},
-			textIDs: []int32{1476, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 670, 1519},
+			textIDs: []int32{1472, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 666, 1515},
 			unless: phraseMask{
-				{index: 23, bits: 18446462598732840960},
-				{index: 10, bits: 288230376151711744},
+				{index: 23, bits: 18446726481523507200},
+				{index: 10, bits: 18014398509481984},
+				{index: 8, bits: 8796093022208},
 				{index: 24, bits: 18446744073709551615},
-				{index: 8, bits: 140737488355328},
-				{index: 21, bits: 144115188075855872},
-				{index: 22, bits: 917504},
-				{index: 25, bits: 2097151},
+				{index: 21, bits: 9007199254740992},
+				{index: 22, bits: 57344},
+				{index: 25, bits: 131071},
 				{bits: 16777216},
 			},
 			then: thenDef{Reason: "contenterror"},
@@ -8533,7 +8531,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4329,
+			line: 4328,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -8640,7 +8638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4342,
+			line: 4341,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -8650,20 +8648,20 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4347,
+			line: 4346,
 			text: phraseMask{
-				{index: 17, bits: 18410715276690587648},
+				{index: 17, bits: 18444492273895866368},
+				{index: 7, bits: 268435456},
 				{index: 18, bits: 18446744073709551615},
-				{index: 7, bits: 4294967296},
-				{index: 5, bits: 8},
-				{index: 2, bits: 154618822656},
-				{index: 19, bits: 16383},
-				{index: 25, bits: 2097152},
+				{index: 4, bits: 9223372036854775808},
+				{index: 2, bits: 9663676416},
+				{index: 19, bits: 1023},
+				{index: 25, bits: 131072},
 			},
-			textIDs: []int32{1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 480, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 323, 1183, 162, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 165, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1621},
+			textIDs: []int32{1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 476, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 319, 1179, 158, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 161, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1617},
 			unless: phraseMask{
-				{index: 19, bits: 49152},
-				{index: 17, bits: 4},
+				{index: 19, bits: 3072},
+				{index: 16, bits: 4611686018427387904},
 			},
 			command: []string{"MAIL"},
 			then:    thenDef{Reason: "rejected"},
@@ -8671,51 +8669,51 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4390,
+			line: 4389,
 			text: phraseMask{
-				{index: 17, bits: 18410715276690587648},
+				{index: 17, bits: 18444492273895866368},
+				{index: 7, bits: 268435456},
 				{index: 18, bits: 18446744073709551615},
-				{index: 7, bits: 4294967296},
-				{index: 5, bits: 8},
-				{index: 2, bits: 154618822656},
-				{index: 19, bits: 16383},
+				{index: 4, bits: 9223372036854775808},
+				{index: 2, bits: 9663676416},
+				{index: 19, bits: 1023},
 			},
-			textIDs: []int32{1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 480, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 323, 1183, 162, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 165, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229},
+			textIDs: []int32{1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 476, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 319, 1179, 158, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 161, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225},
 			unless: phraseMask{
-				{index: 19, bits: 49152},
-				{index: 17, bits: 4},
+				{index: 19, bits: 3072},
+				{index: 16, bits: 4611686018427387904},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4404,
+			line: 4403,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
 			unless: phraseMask{
-				{index: 25, bits: 72057594033733632},
-				{index: 1, bits: 536870912},
-				{index: 7, bits: 8388608},
-				{index: 11, bits: 28656},
+				{index: 25, bits: 4503599627108352},
+				{index: 1, bits: 33554432},
+				{index: 7, bits: 524288},
+				{index: 11, bits: 1791},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4424,
+			line: 4423,
 			text: phraseMask{
-				{index: 19, bits: 524288},
+				{index: 19, bits: 32768},
 			},
-			textIDs: []int32{1235},
+			textIDs: []int32{1231},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4431,
+			line: 4430,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8727,26 +8725,26 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 1, bits: 532575944704},
-				{index: 25, bits: 18374686479671623680},
-				{index: 4, bits: 35184372088832},
-				{index: 21, bits: 268435456},
-				{index: 26, bits: 262143},
-				{index: 10, bits: 57344},
+				{index: 1, bits: 33285996544},
+				{index: 25, bits: 18442240474082181120},
+				{index: 4, bits: 2199023255552},
+				{index: 21, bits: 16777216},
+				{index: 10, bits: 3584},
+				{index: 26, bits: 16383},
 			},
-			textIDs: []int32{102, 1656, 1657, 301, 1658, 1659, 1660, 1661, 101, 1372, 1662, 1663, 1664, 1665, 655, 1666, 100, 1667, 1668, 1669, 1670, 99, 98, 1671, 1672, 1673, 1674, 1675, 1676, 1677, 1678, 1679, 653, 654, 1680, 1681},
+			textIDs: []int32{98, 1652, 1653, 297, 1654, 1655, 1656, 1657, 97, 1368, 1658, 1659, 1660, 1661, 651, 1662, 96, 1663, 1664, 1665, 1666, 95, 94, 1667, 1668, 1669, 1670, 1671, 1672, 1673, 1674, 1675, 649, 650, 1676, 1677},
 			unless: phraseMask{
-				{index: 25, bits: 72057594033733632},
-				{index: 1, bits: 536870912},
-				{index: 7, bits: 8388608},
-				{index: 11, bits: 28656},
+				{index: 25, bits: 4503599627108352},
+				{index: 1, bits: 33554432},
+				{index: 7, bits: 524288},
+				{index: 11, bits: 1791},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4452,
+			line: 4451,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8755,39 +8753,39 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4462,
+			line: 4461,
 			text: phraseMask{
-				{index: 26, bits: 3932160},
+				{index: 26, bits: 245760},
 			},
-			textIDs: []int32{1682, 1683, 1684, 1685},
+			textIDs: []int32{1678, 1679, 1680, 1681},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4466,
+			line: 4465,
 			text: phraseMask{
-				{index: 23, bits: 18446462598732840960},
-				{index: 10, bits: 288230376151711744},
+				{index: 23, bits: 18446726481523507200},
+				{index: 10, bits: 18014398509481984},
+				{index: 8, bits: 8796093022208},
 				{index: 24, bits: 18446744073709551615},
-				{index: 8, bits: 140737488355328},
-				{index: 21, bits: 144115188075855872},
-				{index: 22, bits: 917504},
-				{index: 25, bits: 2097151},
+				{index: 21, bits: 9007199254740992},
+				{index: 22, bits: 57344},
+				{index: 25, bits: 131071},
 				{bits: 16777216},
 			},
-			textIDs: []int32{1520, 1521, 1522, 1523, 1524, 1525, 698, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 559, 1540, 1541, 1542, 1543, 1544, 1401, 1425, 1426, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1427, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 24, 1615, 1616, 1617, 1618, 1619, 1620},
+			textIDs: []int32{1516, 1517, 1518, 1519, 1520, 1521, 694, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 555, 1536, 1537, 1538, 1539, 1540, 1397, 1421, 1422, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1423, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 24, 1611, 1612, 1613, 1614, 1615, 1616},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4471,
+			line: 4470,
 			text: phraseMask{
-				{index: 2, bits: 33554432},
-				{index: 26, bits: 1069547520},
+				{index: 2, bits: 2097152},
+				{index: 26, bits: 66846720},
 			},
-			textIDs: []int32{153, 1686, 1687, 1688, 1689, 1690, 1691, 1692, 1693},
+			textIDs: []int32{149, 1682, 1683, 1684, 1685, 1686, 1687, 1688, 1689},
 			regexps: []*pattern{
 				{src: "greylisted.*please try again in", captures: false},
 				{src: "mail score \\(.*over", captures: false},
@@ -8805,17 +8803,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4485,
+			line: 4484,
 			text: phraseMask{
-				{index: 26, bits: 1125898833100800},
+				{index: 26, bits: 70368677068800},
 			},
-			textIDs: []int32{1694, 1695, 1696, 1697, 1698, 1699, 1700, 1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709, 1710, 1711, 1712, 1713},
+			textIDs: []int32{1690, 1691, 1692, 1693, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4495,
+			line: 4494,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8824,41 +8822,41 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4500,
+			line: 4499,
 			text: phraseMask{
-				{index: 26, bits: 18445618173802708992},
-				{index: 12, bits: 1984},
-				{bits: 2251799813685248},
-				{index: 8, bits: 36028797018963968},
-				{index: 27, bits: 63},
+				{index: 26, bits: 18446673704965373952},
+				{index: 12, bits: 124},
+				{bits: 140737488355328},
+				{index: 8, bits: 2251799813685248},
+				{index: 27, bits: 3},
 			},
-			textIDs: []int32{1714, 776, 1715, 778, 774, 775, 1716, 1717, 1718, 1719, 51, 1720, 1721, 1722, 567, 1723, 1724, 1725, 777, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733},
+			textIDs: []int32{1710, 772, 1711, 774, 770, 771, 1712, 1713, 1714, 1715, 47, 1716, 1717, 1718, 563, 1719, 1720, 1721, 773, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4518,
+			line: 4517,
 			text: phraseMask{
-				{index: 16, bits: 18446744073172680704},
+				{index: 16, bits: 18446744073675997184},
 				{bits: 64513},
-				{index: 7, bits: 16},
-				{index: 8, bits: 9223372036856872960},
-				{index: 17, bits: 36028797018963967},
-				{index: 5, bits: 549755813888},
+				{index: 7, bits: 1},
+				{index: 8, bits: 576460752303554560},
+				{index: 17, bits: 2251799813685247},
+				{index: 5, bits: 34359738368},
 			},
-			textIDs: []int32{1053, 1054, 1055, 1056, 1057, 0, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 452, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 1074, 1075, 1076, 533, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 575, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 11, 10, 12, 15, 1111, 1112, 1113, 13, 14, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 359, 1142},
+			textIDs: []int32{1049, 1050, 1051, 1052, 1053, 0, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 448, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 529, 1073, 1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 571, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 11, 10, 12, 15, 1107, 1108, 1109, 13, 14, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 355, 1138},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4523,
+			line: 4522,
 			text: phraseMask{
-				{index: 27, bits: 67108800},
-				{index: 17, bits: 35184372088832},
+				{index: 27, bits: 4194300},
+				{index: 17, bits: 2199023255552},
 			},
-			textIDs: []int32{1734, 1133, 1735, 1736, 1737, 1738, 1739, 1740, 1741, 1742, 1743, 1744, 1745, 1746, 1747, 1748, 1749, 1750, 1751, 1752, 1753},
+			textIDs: []int32{1730, 1129, 1731, 1732, 1733, 1734, 1735, 1736, 1737, 1738, 1739, 1740, 1741, 1742, 1743, 1744, 1745, 1746, 1747, 1748, 1749},
 			regexps: []*pattern{
 				{src: "\\(.*@.*:blocked\\)", captures: false},
 				{src: "access from ip address.*blocked", captures: false},
@@ -8890,34 +8888,34 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4549,
+			line: 4548,
 			text: phraseMask{
-				{index: 27, bits: 274810798080},
-				{bits: 3314649325744685056},
+				{index: 27, bits: 17175674880},
+				{bits: 207165582859042816},
 			},
-			textIDs: []int32{1754, 1755, 1756, 1757, 1758, 1759, 57, 58, 59, 61, 1760, 1761, 1762, 1763, 1764, 1765},
+			textIDs: []int32{1750, 1751, 1752, 1753, 1754, 1755, 53, 54, 55, 57, 1756, 1757, 1758, 1759, 1760, 1761},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4559,
+			line: 4558,
 			text: phraseMask{
-				{index: 27, bits: 18446743798831644672},
-				{index: 8, bits: 68719476736},
-				{index: 28, bits: 4194303},
+				{index: 27, bits: 18446744056529682432},
+				{index: 8, bits: 4294967296},
+				{index: 28, bits: 262143},
 			},
-			textIDs: []int32{1766, 1767, 1768, 1769, 1770, 1771, 548, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813},
+			textIDs: []int32{1762, 1763, 1764, 1765, 1766, 1767, 544, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4587,
+			line: 4586,
 			text: phraseMask{
-				{index: 28, bits: 4194304},
+				{index: 28, bits: 262144},
 			},
-			textIDs: []int32{1814},
+			textIDs: []int32{1810},
 			regexps: []*pattern{
 				{src: "you have exceeded the.*allowable number of posts without solving a captcha", captures: false},
 			},
@@ -8926,21 +8924,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4593,
+			line: 4592,
 			text: phraseMask{
-				{index: 28, bits: 1125899898454016},
+				{index: 28, bits: 70368743653376},
 			},
-			textIDs: []int32{1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840, 1841},
+			textIDs: []int32{1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836, 1837},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4609,
+			line: 4608,
 			text: phraseMask{
-				{index: 28, bits: 1125899906842624},
+				{index: 28, bits: 70368744177664},
 			},
-			textIDs: []int32{1842},
+			textIDs: []int32{1838},
 			regexps: []*pattern{
 				{src: "unable to connect.*daemon", captures: false},
 			},
@@ -8949,55 +8947,55 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4615,
+			line: 4614,
 			text: phraseMask{
-				{index: 25, bits: 72057594033733632},
-				{index: 1, bits: 536870912},
-				{index: 7, bits: 8388608},
-				{index: 11, bits: 28656},
+				{index: 25, bits: 4503599627108352},
+				{index: 1, bits: 33554432},
+				{index: 7, bits: 524288},
+				{index: 11, bits: 1791},
 			},
-			textIDs: []int32{1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 93, 1635, 1636, 1637, 1638, 471, 1639, 1640, 1641, 1642, 1643, 1644, 1645, 1646, 708, 709, 710, 711, 712, 717, 718, 713, 714, 715, 1647, 1648, 1649, 1650, 1651, 1652, 1653, 1654, 1655},
+			textIDs: []int32{1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 89, 1631, 1632, 1633, 1634, 467, 1635, 1636, 1637, 1638, 1639, 1640, 1641, 1642, 704, 705, 706, 707, 708, 713, 714, 709, 710, 711, 1643, 1644, 1645, 1646, 1647, 1648, 1649, 1650, 1651},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4620,
+			line: 4619,
 			text: phraseMask{
-				{index: 26, bits: 8},
-				{index: 1, bits: 51539607552},
+				{index: 25, bits: 9223372036854775808},
+				{index: 1, bits: 3221225472},
 			},
-			textIDs: []int32{1667, 99, 98},
+			textIDs: []int32{1663, 95, 94},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4626,
+			line: 4625,
 			text: phraseMask{
-				{index: 28, bits: 1150669704793161728},
-				{index: 12, bits: 32},
+				{index: 28, bits: 71916856549572608},
+				{index: 12, bits: 2},
 			},
-			textIDs: []int32{1843, 773, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851},
+			textIDs: []int32{1839, 769, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4633,
+			line: 4632,
 			text: phraseMask{
-				{index: 19, bits: 2147418112},
-				{index: 4, bits: 18014398509481984},
-				{index: 6, bits: 1152921504606846976},
-				{index: 9, bits: 216172782113783808},
+				{index: 19, bits: 134213632},
+				{index: 4, bits: 1125899906842624},
+				{index: 6, bits: 72057594037927936},
+				{index: 9, bits: 13510798882111488},
 			},
-			textIDs: []int32{1232, 310, 1233, 1234, 1235, 1236, 1237, 1238, 444, 632, 633, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246},
+			textIDs: []int32{1228, 306, 1229, 1230, 1231, 1232, 1233, 1234, 440, 628, 629, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4638,
+			line: 4637,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9086,22 +9084,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4655,
+			line: 4654,
 			text: phraseMask{
-				{index: 7, bits: 3072},
-				{index: 28, bits: 17293822569102704640},
-				{index: 29, bits: 4294967295},
-				{index: 4, bits: 8192},
-				{index: 11, bits: 4},
+				{index: 7, bits: 192},
+				{index: 28, bits: 18374686479671623680},
+				{index: 29, bits: 268435455},
+				{index: 4, bits: 512},
+				{index: 10, bits: 4611686018427387904},
 				{bits: 4294967296},
 			},
-			textIDs: []int32{458, 1852, 1853, 1854, 1855, 1856, 1857, 1858, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867, 1868, 1869, 1870, 459, 269, 706, 1871, 1872, 32, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 1886, 1887},
+			textIDs: []int32{454, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857, 1858, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 455, 265, 702, 1867, 1868, 32, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4675,
+			line: 4674,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9114,11 +9112,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4681,
+			line: 4680,
 			text: phraseMask{
-				{index: 29, bits: 4294967296},
+				{index: 29, bits: 268435456},
 			},
-			textIDs: []int32{1888},
+			textIDs: []int32{1884},
 			regexps: []*pattern{
 				{src: "delivery failed \\d+ attempts", captures: false},
 			},
@@ -9127,18 +9125,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4688,
+			line: 4687,
 			text: phraseMask{
-				{index: 7, bits: 8192},
-				{index: 29, bits: 35175782154240},
+				{index: 7, bits: 512},
+				{index: 29, bits: 2198486384640},
 			},
-			textIDs: []int32{461, 1889, 1890, 1891, 1892, 1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900},
+			textIDs: []int32{457, 1885, 1886, 1887, 1888, 1889, 1890, 1891, 1892, 1893, 1894, 1895, 1896},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4696,
+			line: 4695,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9155,36 +9153,35 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4703,
+			line:    4702,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4708,
+			line: 4707,
 			text: phraseMask{
-				{index: 29, bits: 9223336852482686976},
-				{index: 9, bits: 824633720832},
-				{index: 15, bits: 17179869184},
-				{index: 12, bits: 16},
-				{index: 6, bits: 9502720},
-				{index: 11, bits: 8},
+				{index: 29, bits: 576458553280167936},
+				{index: 9, bits: 51539607552},
+				{index: 15, bits: 1073741824},
+				{index: 12, bits: 1},
+				{index: 6, bits: 593920},
+				{index: 10, bits: 9223372036854775808},
 			},
-			textIDs: []int32{1901, 1902, 1903, 614, 1904, 1905, 994, 772, 1906, 1907, 1908, 1909, 1910, 1911, 615, 1912, 1913, 1914, 1915, 1916, 407, 707, 400, 404, 1917, 1918},
+			textIDs: []int32{1897, 1898, 1899, 610, 1900, 1901, 990, 768, 1902, 1903, 1904, 1905, 1906, 1907, 611, 1908, 1909, 1910, 1911, 1912, 403, 703, 396, 400, 1913, 1914},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4723,
+			line: 4722,
 			text: phraseMask{
-				{index: 29, bits: 9223372036854775808},
-				{index: 30, bits: 3},
-				{index: 22, bits: 9223372036854775808},
-				{index: 21, bits: 140737488355328},
+				{index: 29, bits: 4035225266123964416},
+				{index: 22, bits: 576460752303423488},
+				{index: 21, bits: 8796093022208},
 			},
-			textIDs: []int32{1919, 1920, 1921, 1471, 1391},
+			textIDs: []int32{1915, 1916, 1917, 1467, 1387},
 			regexps: []*pattern{
 				{src: "authentication failed; server.*said:", captures: false},
 				{src: "authentification invalide.*305", captures: false},
@@ -9197,29 +9194,30 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4732,
+			line: 4731,
 			text: phraseMask{
-				{index: 30, bits: 524284},
-				{index: 2, bits: 131072},
+				{index: 29, bits: 13835058055282163712},
+				{index: 2, bits: 8192},
+				{index: 30, bits: 32767},
 			},
-			textIDs: []int32{1922, 145, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933, 1934, 1935, 1936, 1937, 1938},
+			textIDs: []int32{1918, 141, 1919, 1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933, 1934},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4741,
+			line: 4740,
 			text: phraseMask{
-				{index: 6, bits: 2533274790395904},
-				{index: 30, bits: 267911168},
+				{index: 6, bits: 158329674399744},
+				{index: 30, bits: 16744448},
 			},
-			textIDs: []int32{432, 1939, 1940, 435, 1941, 1942, 1943, 1944, 1945, 1946, 1947},
+			textIDs: []int32{428, 1935, 1936, 431, 1937, 1938, 1939, 1940, 1941, 1942, 1943},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4758,
+			line: 4757,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9228,7 +9226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4764,
+			line: 4763,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9277,7 +9275,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4774,
+			line: 4773,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9332,7 +9330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4787,
+			line: 4786,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9341,7 +9339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4793,
+			line: 4792,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9382,7 +9380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4802,
+			line: 4801,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -9418,7 +9416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4809,
+			line: 4808,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -9427,7 +9425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4817,
+			line: 4816,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -9469,7 +9467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4827,
+			line: 4826,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -9478,7 +9476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4833,
+			line: 4832,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -9527,7 +9525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4843,
+			line: 4842,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -9576,7 +9574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4853,
+			line: 4852,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -9612,7 +9610,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4860,
+			line: 4859,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -9655,7 +9653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 4870,
+			line: 4869,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9691,7 +9689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 4877,
+			line: 4876,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9700,7 +9698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 4883,
+			line: 4882,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9774,7 +9772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 4898,
+			line: 4897,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9810,7 +9808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 4906,
+			line: 4905,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9846,7 +9844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 4913,
+			line: 4912,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9882,7 +9880,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 4920,
+			line: 4919,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9931,7 +9929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 4932,
+			line: 4931,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -9980,7 +9978,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 4942,
+			line: 4941,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10029,7 +10027,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 4952,
+			line: 4951,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10078,7 +10076,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 4962,
+			line: 4961,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10127,7 +10125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 4972,
+			line: 4971,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10176,7 +10174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 4982,
+			line: 4981,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10225,7 +10223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 4992,
+			line: 4991,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10274,7 +10272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5002,
+			line: 5001,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10323,7 +10321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5012,
+			line: 5011,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10372,7 +10370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5022,
+			line: 5021,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -10421,7 +10419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5032,
+			line: 5031,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -10470,7 +10468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5042,
+			line: 5041,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -10519,7 +10517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5052,
+			line: 5051,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -10568,7 +10566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5062,
+			line: 5061,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -10604,7 +10602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5069,
+			line: 5068,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -10641,7 +10639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5076,
+			line: 5075,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10690,7 +10688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5088,
+			line: 5087,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10719,29 +10717,29 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5098,
+			line:    5097,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5105,
+			line: 5104,
 			text: phraseMask{
-				{index: 19, bits: 18446744071562067968},
-				{index: 7, bits: 4611686027017322500},
-				{index: 8, bits: 72057645577535488},
+				{index: 19, bits: 18446744073575333888},
+				{index: 7, bits: 288230376688582656},
+				{index: 8, bits: 4503602848595968},
+				{index: 6, bits: 4611687117939015680},
 				{index: 20, bits: 18446744073709551615},
-				{index: 12, bits: 16},
-				{index: 5, bits: 786432},
-				{index: 11, bits: 4410931412992},
-				{index: 6, bits: 17592186044416},
-				{index: 14, bits: 281474976710656},
-				{index: 4, bits: 864691128455135232},
-				{index: 21, bits: 134217727},
-				{index: 2, bits: 16384},
+				{index: 12, bits: 1},
+				{index: 5, bits: 49152},
+				{index: 11, bits: 275683213312},
+				{index: 14, bits: 17592186044416},
+				{index: 4, bits: 54043195528445952},
+				{index: 21, bits: 8388607},
+				{index: 2, bits: 1024},
 			},
-			textIDs: []int32{1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 481, 1259, 1260, 547, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 568, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 450, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 772, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 338, 1296, 1297, 1298, 510, 1299, 1300, 1301, 736, 1302, 1303, 428, 1304, 1305, 1306, 944, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 315, 1314, 1315, 1316, 1317, 1318, 546, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 746, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 314, 1340, 1341, 1342, 1343, 339, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 737, 1356, 1357, 1358, 1359, 1360, 1361, 142, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370},
+			textIDs: []int32{1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 477, 1255, 1256, 543, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 564, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 446, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 768, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 334, 1292, 1293, 1294, 506, 1295, 1296, 1297, 732, 1298, 1299, 424, 1300, 1301, 1302, 940, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 311, 1310, 1311, 1312, 1313, 1314, 542, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 742, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 310, 1336, 1337, 1338, 1339, 335, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 733, 1352, 1353, 1354, 1355, 1356, 1357, 138, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366},
 			command: []string{"DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
@@ -10828,152 +10826,150 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5124,
+			line: 5123,
 			text: phraseMask{
-				{index: 30, bits: 4026531840},
-				{index: 9, bits: 4611686018427387904},
+				{index: 30, bits: 251658240},
+				{index: 9, bits: 288230376151711744},
 			},
-			textIDs: []int32{1948, 1949, 1950, 638, 1951},
+			textIDs: []int32{1944, 1945, 1946, 634, 1947},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5129,
+			line: 5128,
 			text: phraseMask{
-				{index: 30, bits: 4294967296},
+				{index: 30, bits: 268435456},
 			},
-			textIDs: []int32{1952},
+			textIDs: []int32{1948},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5134,
+			line: 5133,
 			text: phraseMask{
-				{index: 30, bits: 281466386776064},
+				{index: 30, bits: 17591649173504},
 			},
-			textIDs: []int32{1953, 1954, 1955, 1956, 1957, 1958, 1959, 1960, 1961, 1962, 1963, 1964, 1965, 1966, 1967},
+			textIDs: []int32{1949, 1950, 1951, 1952, 1953, 1954, 1955, 1956, 1957, 1958, 1959, 1960, 1961, 1962, 1963},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5141,
+			line: 5140,
 			text: phraseMask{
-				{index: 30, bits: 1970324836974592},
+				{index: 30, bits: 123145302310912},
 			},
-			textIDs: []int32{1968, 1969, 1970},
+			textIDs: []int32{1964, 1965, 1966},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5146,
+			line: 5145,
 			text: phraseMask{
-				{index: 30, bits: 6755399441055744},
+				{index: 30, bits: 422212465065984},
 			},
-			textIDs: []int32{1971, 1972},
+			textIDs: []int32{1967, 1968},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5151,
+			line: 5150,
 			text: phraseMask{
-				{index: 30, bits: 27021597764222976},
-				{index: 26, bits: 268435456},
+				{index: 30, bits: 1688849860263936},
+				{index: 26, bits: 16777216},
 			},
-			textIDs: []int32{1973, 1974, 1692},
+			textIDs: []int32{1969, 1970, 1688},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5162,
+			line: 5161,
 			text: phraseMask{
-				{index: 30, bits: 18410715276690587648},
-				{index: 1, bits: 8},
-				{bits: 96},
-				{index: 31, bits: 255},
-				{index: 27, bits: 131200},
+				{index: 30, bits: 18444492273895866368},
+				{bits: 9223372036854775904},
+				{index: 27, bits: 8200},
+				{index: 31, bits: 15},
 			},
-			textIDs: []int32{1975, 1976, 1977, 67, 1978, 1979, 1980, 1981, 1982, 5, 6, 1983, 1984, 1985, 1735, 1986, 1987, 1988, 1745, 1989, 1990, 1991},
+			textIDs: []int32{1971, 1972, 1973, 63, 1974, 1975, 1976, 1977, 1978, 5, 6, 1979, 1980, 1981, 1731, 1982, 1983, 1984, 1741, 1985, 1986, 1987},
 			unless: phraseMask{
-				{index: 31, bits: 256},
+				{index: 31, bits: 16},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5177,
+			line: 5176,
 			text: phraseMask{
-				{index: 31, bits: 261632},
+				{index: 31, bits: 16352},
 			},
-			textIDs: []int32{1993, 1994, 1995, 1996, 1997, 1998, 1999, 2000, 2001},
+			textIDs: []int32{1989, 1990, 1991, 1992, 1993, 1994, 1995, 1996, 1997},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5183,
+			line: 5182,
 			text: phraseMask{
-				{index: 31, bits: 66846720},
-				{index: 2, bits: 4},
-				{index: 7, bits: 4398046511104},
+				{index: 31, bits: 4177920},
+				{index: 1, bits: 4611686018427387904},
+				{index: 7, bits: 274877906944},
 			},
-			textIDs: []int32{2002, 2003, 130, 490, 2004, 2005, 2006, 2007, 2008, 2009},
+			textIDs: []int32{1998, 1999, 126, 486, 2000, 2001, 2002, 2003, 2004, 2005},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5189,
+			line: 5188,
 			text: phraseMask{
-				{index: 1, bits: 2199023255552},
-				{index: 12, bits: 12},
-				{index: 31, bits: 469762048},
-				{index: 7, bits: 16777216},
-				{index: 11, bits: 8796093022208},
+				{index: 1, bits: 137438953472},
+				{index: 11, bits: 13835058605037977600},
+				{index: 31, bits: 29360128},
+				{index: 7, bits: 1048576},
 			},
-			textIDs: []int32{105, 771, 2010, 2011, 472, 747, 770, 2012},
+			textIDs: []int32{101, 767, 2006, 2007, 468, 743, 766, 2008},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5197,
+			line: 5196,
 			text: phraseMask{
-				{index: 31, bits: 1610612736},
+				{index: 31, bits: 100663296},
 			},
-			textIDs: []int32{2013, 2014},
+			textIDs: []int32{2009, 2010},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5202,
+			line: 5201,
 			text: phraseMask{
-				{index: 31, bits: 2147483648},
+				{index: 31, bits: 134217728},
 			},
-			textIDs: []int32{2015},
+			textIDs: []int32{2011},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5207,
+			line: 5206,
 			text: phraseMask{
-				{index: 31, bits: 30064771072},
+				{index: 31, bits: 1879048192},
 			},
-			textIDs: []int32{2016, 2017, 2018},
+			textIDs: []int32{2012, 2013, 2014},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5218,
+			line: 5217,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11032,7 +11028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5231,
+			line: 5230,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11088,7 +11084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5243,
+			line: 5242,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11137,7 +11133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5252,
+			line: 5251,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11186,7 +11182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5261,
+			line: 5260,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11235,7 +11231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5270,
+			line: 5269,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11346,7 +11342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5284,
+			line: 5283,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -11382,7 +11378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5291,
+			line: 5290,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -11411,7 +11407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5298,
+			line: 5297,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11447,7 +11443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5305,
+			line: 5304,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11483,7 +11479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5312,
+			line: 5311,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11512,7 +11508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5319,
+			line: 5318,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11556,7 +11552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5327,
+			line: 5326,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11565,7 +11561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5333,
+			line: 5332,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11601,7 +11597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5341,
+			line: 5340,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11615,7 +11611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5348,
+			line: 5347,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11817,7 +11813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5372,
+			line: 5371,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12046,7 +12042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5402,
+			line:   5401,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12105,7 +12101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5412,
+			line: 5411,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12114,7 +12110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5417,
+			line: 5416,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12123,7 +12119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5422,
+			line: 5421,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12178,7 +12174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5431,
+			line: 5430,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12189,7 +12185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5439,
+			line: 5438,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12198,14 +12194,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5444,
+			line:     5443,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5454,
+			line: 5453,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12214,38 +12210,38 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5464,
+			line: 5463,
 			text: phraseMask{
-				{index: 31, bits: 34359738368},
+				{index: 31, bits: 2147483648},
 			},
-			textIDs: []int32{2019},
+			textIDs: []int32{2015},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5469,
+			line: 5468,
 			text: phraseMask{
-				{index: 31, bits: 481036337152},
+				{index: 31, bits: 30064771072},
 			},
-			textIDs: []int32{2020, 2021, 2022},
+			textIDs: []int32{2016, 2017, 2018},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5475,
+			line: 5474,
 			text: phraseMask{
-				{index: 31, bits: 3848290697216},
+				{index: 31, bits: 240518168576},
 			},
-			textIDs: []int32{2023, 2024, 2025},
+			textIDs: []int32{2019, 2020, 2021},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5484,
+			line: 5483,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12259,23 +12255,23 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5488,
+			line: 5487,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
 				},
 			},
 			text: phraseMask{
-				{bits: 17592186044416},
-				{index: 31, bits: 13194139533312},
+				{bits: 1099511627776},
+				{index: 31, bits: 824633720832},
 			},
-			textIDs: []int32{44, 2026, 2027},
+			textIDs: []int32{40, 2022, 2023},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5492,
+			line: 5491,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12286,7 +12282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5496,
+			line: 5495,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12300,7 +12296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5500,
+			line: 5499,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12311,7 +12307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5504,
+			line: 5503,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12371,7 +12367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5512,
+			line: 5511,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12428,11 +12424,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5520,
+			line: 5519,
 			text: phraseMask{
-				{index: 31, bits: 263882790666240},
+				{index: 31, bits: 16492674416640},
 			},
-			textIDs: []int32{2028, 2029, 2030, 2031},
+			textIDs: []int32{2024, 2025, 2026, 2027},
 			then: thenDef{
 				Reason: "vacation",
 				words:  words{owner: "none"},
@@ -12441,7 +12437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5527,
+			line: 5526,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12480,7 +12476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5536,
+			line: 5535,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12551,7 +12547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5545,
+			line: 5544,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12703,19 +12699,19 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 521,
 			text: phraseMask{
-				{bits: 17587891077120},
+				{bits: 1095216660480},
 			},
 			regexps: []*pattern{
 				{src: "(?:could not be delivered|couldn't be delivered|could not send message|cannot send message|was not delivered|has not been delivered)(?: to [^ ]+)? (?:for|within) (?:more than |the past |past |over )?(?P<retried_for>[0-9]{1,4} ?(?:hour\\(s\\)|day\\(s\\)|minute\\(s\\)|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?)(?:,? (?:and )?[0-9]{1,4} ?(?:hour\\(s\\)|minute\\(s\\)|hours?|minutes?|mins?|seconds?))*)", captures: true},
-				{src: "(?:after more than|still undelivered after|sitting in (?:the )?queue for|(?:been |kept |keep )?trying for|(?:re)?tried for|tried to deliver (?:it|the message|this message|your message) for)(?: more than| over| the past)? (?P<retried_for>[0-9]{1,4} ?(?:hour\\(s\\)|day\\(s\\)|minute\\(s\\)|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?)(?:,? (?:and )?[0-9]{1,4} ?(?:hour\\(s\\)|minute\\(s\\)|hours?|minutes?|mins?|seconds?))*)", captures: true},
+				{src: "(?:after more than|still undelivered after|sitting in (?:the )?queue for)(?: more than| over| the past)? (?P<retried_for>[0-9]{1,4} ?(?:hour\\(s\\)|day\\(s\\)|minute\\(s\\)|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?)(?:,? (?:and )?[0-9]{1,4} ?(?:hour\\(s\\)|minute\\(s\\)|hours?|minutes?|mins?|seconds?))*)", captures: true},
 			},
 		},
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 546,
+			line: 545,
 			text: phraseMask{
-				{bits: 2234207627640832},
+				{bits: 139637976727552},
 			},
 			regexps: []*pattern{
 				{src: "maximum (?:allowed|permitted)(?: size)? (?:is )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)?)\\)?", captures: true},
@@ -12730,9 +12726,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 557,
+			line: 556,
 			text: phraseMask{
-				{bits: 141863388262170624},
+				{bits: 8866461766385664},
 			},
 			regexps: []*pattern{
 				{src: "(?P<too_many_recipients>too many recipients|recipient limit|reciplimit|number of recipients exceeds|too many rcpt|recipients? (?:count )?exceed)", captures: true},
@@ -12745,9 +12741,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 566,
+			line: 565,
 			text: phraseMask{
-				{bits: 18302628885633695744},
+				{bits: 1143914305352105984},
 			},
 			regexps: []*pattern{
 				{src: "(?:virus|malware|infection|infected|trojan|worm)(?: (?:found|detected|identified|name|is))?\\s?[:=]\\s?['\"(]?(?P<virus>[a-z][a-z0-9]*[._/!@:-][a-z0-9._/!@:+-]*[a-z0-9])", captures: true},
@@ -12758,9 +12754,10 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 575,
+			line: 574,
 			text: phraseMask{
-				{index: 1, bits: 16383},
+				{bits: 17293822569102704640},
+				{index: 1, bits: 1023},
 			},
 			regexps: []*pattern{
 				{src: "(?:attachment|attached file|file ?name|file|part)s?(?: named| name| called)?[ :=]+[\"'](?P<file>[^\"'<>\\\\/:*?|]{1,100}\\.(?:zip|rar|7z|tar|gz|tgz|arj|cab|iso)/[^\"'<>\\\\/:*?|]{1,100}\\.[a-z0-9]{2,5})[\"']", captures: true},
@@ -12773,9 +12770,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 585,
+			line: 584,
 			text: phraseMask{
-				{index: 1, bits: 268419072},
+				{index: 1, bits: 16776192},
 			},
 			regexps: []*pattern{
 				{src: "(?:contact|write to|e-?mail|mail to|mailto:|send (?:an? )?(?:e-?mail|message|request) to|reach)(?: us| our| the| your)?(?: postmaster| support| abuse| administrator| admin| team| helpdesk)?(?: at| by e-?mail at| via| on)?:? <?(?P<address>[a-z0-9._%+-]+@[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})", captures: true},
@@ -12785,9 +12782,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 592,
+			line: 591,
 			text: phraseMask{
-				{index: 1, bits: 4026531840},
+				{index: 1, bits: 251658240},
 			},
 			regexps: []*pattern{
 				{src: "(?P<loop>mail forwarding loop|forwarding loop|routing loop|mail loop|message loop|loop detected|looping|loops back to myself|loop was found|too many hops|hop count exceeded|too many \"?received\"? headers|too many received)", captures: true},
@@ -12796,9 +12793,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 599,
+			line: 598,
 			text: phraseMask{
-				{index: 1, bits: 12884901888},
+				{index: 1, bits: 805306368},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_mx>no mx (?:records? )?(?:found|for|exists?)|no mx records?|no valid mx|could not find a mail exchanger|no mail exchanger|type=mx: host not found|mx lookup failed|does not have an mx|doesn't have an mx|has no mx)", captures: true},
@@ -12808,9 +12805,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 605,
+			line: 604,
 			text: phraseMask{
-				{index: 1, bits: 532575944704},
+				{index: 1, bits: 33285996544},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_domain>nxdomain|domain name not found|domain not found|no such domain|domain does not exist)", captures: true},
@@ -12819,9 +12816,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 610,
+			line: 609,
 			text: phraseMask{
-				{index: 1, bits: 9006649498927104},
+				{index: 1, bits: 562915593682944},
 			},
 			regexps: []*pattern{
 				{src: "(?P<conn_refused>connection refused|refused (?:the |our )?connection|actively refused|connection was refused)", captures: true},
@@ -13015,7 +13012,7 @@ var builtinSet = &ruleSet{
 		},
 	},
 	textsFrom: [30]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)"},
-	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "trying for", "tried for", "retried for", "tried to deliver", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "mx", "mail exchanger", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "host name lookup failure", "host not found, try again", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "servfail", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "retry timeout exceeded", "retry time not reached", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "encryption required", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "starttls", "certificate", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
+	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "mx", "mail exchanger", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "host name lookup failure", "host not found, try again", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "servfail", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "retry timeout exceeded", "retry time not reached", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "encryption required", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "starttls", "certificate", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
 }
 
 var builtinData1 = [...]reasonDef{
