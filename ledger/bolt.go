@@ -455,7 +455,7 @@ func (l *boltLedger) ByQueueID(ctx context.Context, queueID string) (Record, err
 	// A pending record of the message found merges into it. If a batch
 	// went into bbolt meanwhile, what the read saw is not known: read
 	// again once everything is in.
-	if l.pendingSince(target, max(applied, 1), func(p *Record) bool { return p.MessageID == r.MessageID }) {
+	if l.appliedOrPending(applied, target, func(p *Record) bool { return p.MessageID == r.MessageID }) {
 		if err := l.settle(); err != nil {
 			return Record{}, err
 		}
@@ -476,7 +476,7 @@ func (l *boltLedger) SentTo(ctx context.Context, sender, recipient string) (bool
 	// Pairs come from each Put's own sender and recipients (putTx): a
 	// pending one is the answer, and without one bbolt has the rest.
 	cutoff := l.cutoff()
-	if l.pendingN.Load() > 0 && l.pendingSince(l.published.Load(), 0, func(p *Record) bool {
+	if l.pendingN.Load() > 0 && l.pendingSince(l.published.Load(), func(p *Record) bool {
 		return p.Sender == sender && !p.Time.Before(cutoff) && slices.Contains(p.Recipients, recipient)
 	}) {
 		return true, nil

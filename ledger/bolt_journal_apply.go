@@ -320,22 +320,32 @@ func (l *boltLedger) settleIf(match func(*Record) bool) error {
 	if l.pendingN.Load() == 0 {
 		return nil
 	}
-	if l.pendingSince(l.published.Load(), 0, match) {
+	if l.pendingSince(l.published.Load(), match) {
 		return l.settle()
 	}
 	return nil
 }
 
 // pendingSince reports whether a pending record numbered at most target
-// matches, or, when applied is not 0, whether a batch was written into
-// bbolt since applied was read (the caller then cannot tell from pending
-// alone what its read saw).
-func (l *boltLedger) pendingSince(target, applied uint64, match func(*Record) bool) bool {
+// matches.
+func (l *boltLedger) pendingSince(target uint64, match func(*Record) bool) bool {
 	l.pendMu.Lock()
 	defer l.pendMu.Unlock()
-	if applied != 0 && l.applied.Load() != applied {
-		return true
-	}
+	return l.pendingMatch(target, match)
+}
+
+// appliedOrPending reports whether a batch was written into bbolt since
+// applied was read (what a read made since then saw is not known from
+// pending alone), or else whether a pending record numbered at most target
+// matches.
+func (l *boltLedger) appliedOrPending(applied, target uint64, match func(*Record) bool) bool {
+	l.pendMu.Lock()
+	defer l.pendMu.Unlock()
+	return l.applied.Load() != applied || l.pendingMatch(target, match)
+}
+
+// pendingMatch is pendingSince with pendMu held.
+func (l *boltLedger) pendingMatch(target uint64, match func(*Record) bool) bool {
 	for i := range l.pending {
 		e := &l.pending[i]
 		if e.seq > target {
