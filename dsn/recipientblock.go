@@ -229,20 +229,33 @@ func (s *blockScanner) separatorLine(lt []byte) {
 
 // expandedFrom returns the address a block says its recipient was
 // expanded from (Postfix's "<a@example.net> (expanded from
-// <b@example.org>)", Sendmail's "(expanded from: <b@example.org>)"), ""
-// when it says none.
+// <b@example.org>)", Sendmail's "(expanded from: <b@example.org>)", Exim's
+// "(generated from b@example.org)" and "(ultimately generated from
+// b@example.org)" of deliver.c's print_address_information), "" when it
+// says none.
 func expandedFrom(full string) string {
-	k := indexFold(full, "expanded from")
+	k, n := indexFold(full, "expanded from"), len("expanded from")
+	if k < 0 {
+		k, n = indexFold(full, "generated from"), len("generated from")
+	}
 	if k < 0 {
 		return ""
 	}
-	rest := full[k+len("expanded from"):]
-	a, _ := findAddress(rest[:min(len(rest), maxSenderGap)], 0)
+	rest := full[k+n:]
+	// The address follows at once and the parenthesis closes after it; a
+	// window of maxSenderGap bytes would cut a long domain.
+	if end := strings.IndexAny(rest, ")\n"); end >= 0 {
+		rest = rest[:end]
+	}
+	a, _ := findAddress(rest[:min(len(rest), maxExpandedFrom)], 0)
 	if !plausibleAddress(a) {
 		return ""
 	}
 	return a
 }
+
+// maxExpandedFrom caps the text after "expanded from" read for the address.
+const maxExpandedFrom = 320
 
 // hasLetter says whether b holds an ASCII letter or a byte of a
 // multi-byte character.

@@ -1,0 +1,77 @@
+package dsn
+
+import (
+	"os"
+	"testing"
+)
+
+func TestForwardedFromNamesTheAddressTheSenderWrote(t *testing.T) {
+	for _, c := range []struct{ file, final, orig string }{
+		{"forwarded-recipient-01.eml", "m.lindqvist@mailhost.example.net", "secretary@harbour-club.example"},
+		{"forwarded-recipient-02.eml", "r.tanaka@mailbox.example.org", "events@choir-society.example"},
+	} {
+		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Recipients) != 1 {
+			t.Fatalf("%s: %d recipients, want 1", c.file, len(r.Recipients))
+		}
+		rc := &r.Recipients[0]
+		if rc.Address != c.final {
+			t.Errorf("%s: Address %q, want the failed address %q", c.file, rc.Address, c.final)
+		}
+		if got := r.ForwardedFrom(rc); got != c.orig {
+			t.Errorf("%s: ForwardedFrom %q, want %q", c.file, got, c.orig)
+		}
+	}
+}
+
+func TestForwardedFromIsEmptyWithoutAForwardOnTheRecipientsSide(t *testing.T) {
+	for _, c := range []struct {
+		name, final, orig, sender, reporting string
+	}{
+		{"no original", "a@example.net", "", "s@example.com", "mx.example.net"},
+		{"the same address", "a@example.net", "a@example.net", "s@example.com", "mx.example.net"},
+		{"case only", "Anna.Berg@Example.net", "anna.berg@example.net", "s@example.com", "mx.example.net"},
+		{"a subaddress", "anna@example.net", "anna+news@example.net", "s@example.com", "mx.example.net"},
+		{"routing to another domain of the same mailbox", "anna@example.mail.onmicrosoft.com", "anna@example.net", "s@example.com", "mx.example.net"},
+		{"a local part alone", "anna@example.net", "anna", "s@example.com", "mx.example.net"},
+		{"the sender's own alias", "bob@example.org", "sales@example.com", "s@example.com", "mail.example.com"},
+	} {
+		r := &Report{ReportingMTA: c.reporting, Original: Original{Sender: c.sender}}
+		rc := &Recipient{Address: c.final, OriginalRecipient: c.orig}
+		if got := r.ForwardedFrom(rc); got != "" {
+			t.Errorf("%s: ForwardedFrom %q, want none", c.name, got)
+		}
+	}
+	// The same sender's domain, but the report comes from elsewhere: the
+	// recipient's side (hosted mail of the same organization) forwarded.
+	r := &Report{ReportingMTA: "mx.mailhost.example.net", Original: Original{Sender: "s@example.com"}}
+	if got := r.ForwardedFrom(&Recipient{Address: "bob@example.org", OriginalRecipient: "sales@example.com"}); got != "sales@example.com" {
+		t.Errorf("hosted forward: ForwardedFrom %q, want sales@example.com", got)
+	}
+}
+
+func TestEncodedOriginalRecipientIsNoForward(t *testing.T) {
+	b := []byte("From: MAILER-DAEMON@mx.example.net\r\nTo: s@example.com\r\nSubject: Undelivered Mail Returned to Sender\r\n" +
+		"MIME-Version: 1.0\r\nContent-Type: multipart/report; report-type=delivery-status; boundary=b\r\n\r\n" +
+		"--b\r\nContent-Type: text/plain\r\n\r\nThe mail system\r\n\r\n<a+2Bb@example.net>: host mx said: 550 5.1.1 no such user\r\n" +
+		"--b\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx.example.net\r\n\r\n" +
+		"Final-Recipient: rfc822; a+b@example.net\r\nOriginal-Recipient: rfc822;A+2Bb@example.net\r\nAction: failed\r\nStatus: 5.1.1\r\n" +
+		"--b--\r\n")
+	r, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Recipients) != 1 {
+		t.Fatalf("%d recipients, want 1", len(r.Recipients))
+	}
+	if got := r.ForwardedFrom(&r.Recipients[0]); got != "" {
+		t.Errorf("ForwardedFrom %q for an xtext-encoded Original-Recipient of the same address, want none", got)
+	}
+}
