@@ -19,6 +19,8 @@ type Record struct {
 	Kind              string             `json:"kind"`
 	Format            string             `json:"format"`
 	Recipient         string             `json:"recipient"`
+	OriginalRecipient string             `json:"original_recipient,omitempty"` // the address the sender wrote, when the report gives one other than Recipient
+	Forwarded         bool               `json:"forwarded,omitempty"`          // the recipient's side forwarded OriginalRecipient to Recipient, which failed
 	Action            smtpcode.Action    `json:"action"`
 	Command           string             `json:"command,omitempty"`
 	Status            string             `json:"status"`
@@ -79,6 +81,8 @@ func NewRecord(file string, r *dsn.Report, rd rules.Reading) Record {
 		Kind:              string(rd.Kind),
 		Format:            r.Format,
 		Recipient:         rd.Recipient.Address,
+		OriginalRecipient: originalRecipient(rd),
+		Forwarded:         rd.ForwardedFrom != "",
 		Action:            rd.Recipient.Action,
 		Command:           rd.Recipient.Command,
 		Status:            rd.Status,
@@ -103,6 +107,19 @@ func NewRecord(file string, r *dsn.Report, rd rules.Reading) Record {
 		Matched:           rd.Matched,
 		Facts:             rd.Facts,
 	}
+}
+
+// originalRecipient is the address the sender wrote, as the report gives
+// it (dsn.Recipient.OriginalRecipient), when it is another than the failed
+// one: "" when it differs only by case.
+func originalRecipient(rd rules.Reading) string {
+	if rd.ForwardedFrom != "" {
+		return rd.ForwardedFrom
+	}
+	if o := rd.Recipient.OriginalRecipient; !strings.EqualFold(o, rd.Recipient.Address) {
+		return o
+	}
+	return ""
 }
 
 // Records is the Record of every reading of r, in order.

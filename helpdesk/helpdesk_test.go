@@ -378,7 +378,7 @@ func TestCatalogHasATextForEveryValueOfTheVocabularies(t *testing.T) {
 	for _, s := range []string{"sender", "sender-admin", "recipient"} {
 		ids = append(ids, "owner.step."+s, "owner.step."+s+"_note")
 	}
-	ids = append(ids, "owner.step.recipient-admin_note", "owner.step.group-owner_note")
+	ids = append(ids, "owner.step.recipient-admin_note", "owner.step.group-owner_note", "owner.step.recipient-self_note")
 	for _, v := range []backscatter.Verdict{backscatter.Yes, backscatter.No, backscatter.Unknown} {
 		ids = append(ids, "verdict."+string(v))
 	}

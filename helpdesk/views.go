@@ -68,11 +68,15 @@ func newOwnerView(o rules.Owner, failed bool, text func(id string, args ...any) 
 	switch o {
 	case rules.OwnerRecipientAdmin, rules.OwnerGroupOwner:
 		recipientNote = string(o)
+	case rules.OwnerRecipient:
+		// "owner.step.recipient_note" names the recipient's side as a
+		// whole; the recipient in person has a note of their own.
+		recipientNote = "recipient-self"
 	}
 	v := ownerView{Steps: []ownerStep{
 		{Step: "sender", Note: "sender", Acting: o == rules.OwnerSender},
 		{Step: "sender-admin", Note: "sender-admin", Acting: o == rules.OwnerSenderAdmin},
-		{Step: "recipient", Note: recipientNote, Acting: o == rules.OwnerRecipientAdmin || o == rules.OwnerGroupOwner},
+		{Step: "recipient", Note: recipientNote, Acting: o == rules.OwnerRecipient || o == rules.OwnerRecipientAdmin || o == rules.OwnerGroupOwner},
 	}}
 	if !failed {
 		for i := range v.Steps {

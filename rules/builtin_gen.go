@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "fd94a8fd7dab"
+const builtinDigest = "6db2e60c1ef3"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   660,
+			line:   667,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 665,
+			line: 672,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 680,
+			line: 687,
 			text: phraseMask{
 				{index: 1, bits: 3940649673949184},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 687,
+			line: 694,
 			text: phraseMask{
 				{index: 1, bits: 4503599627370496},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 694,
+			line: 701,
 			text: phraseMask{
 				{index: 1, bits: 27021597764222976},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 701,
+			line: 708,
 			text: phraseMask{
 				{index: 1, bits: 36028797018963968},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 708,
+			line: 715,
 			text: phraseMask{
 				{index: 1, bits: 1080863910568919040},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 715,
+			line: 722,
 			text: phraseMask{
 				{index: 1, bits: 3458764513820540928},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 722,
+			line: 729,
 			text: phraseMask{
 				{index: 1, bits: 4611686018427387904},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 729,
+			line: 736,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 736,
+			line: 743,
 			text: phraseMask{
 				{index: 2, bits: 1},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 743,
+			line: 750,
 			text: phraseMask{
 				{index: 2, bits: 6},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 750,
+			line: 757,
 			text: phraseMask{
 				{index: 2, bits: 8},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 757,
+			line: 764,
 			text: phraseMask{
 				{index: 2, bits: 48},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 764,
+			line: 771,
 			text: phraseMask{
 				{index: 2, bits: 64},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 771,
+			line: 778,
 			text: phraseMask{
 				{index: 2, bits: 128},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 778,
+			line: 785,
 			text: phraseMask{
 				{index: 2, bits: 256},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 785,
+			line: 792,
 			text: phraseMask{
 				{index: 2, bits: 3584},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 793,
+			line: 800,
 			text: phraseMask{
 				{index: 2, bits: 520192},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 814,
+			line: 821,
 			text: phraseMask{
 				{index: 2, bits: 1572864},
 			},
@@ -328,14 +328,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", or its network, is on the block list of Outlook.com (Hotmail, Live, MSN), Microsoft's mail service."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -352,7 +352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 831,
+			line: 838,
 			text: phraseMask{
 				{index: 2, bits: 132120576},
 			},
@@ -404,7 +404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 849,
+			line: 856,
 			text: phraseMask{
 				{index: 2, bits: 939524096},
 			},
@@ -438,14 +438,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -455,14 +455,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 10, isSlot: true},
+										{slot: 11, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", fix what gave it a poor reputation (often a hacked account sending spam), and ask for removal with the form on that page."},
 							},
 						},
-						uses: 1024,
+						uses: 2048,
 						tr:   new([][]text),
 					},
 				},
@@ -471,7 +471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 864,
+			line: 871,
 			text: phraseMask{
 				{index: 2, bits: 67645734912},
 			},
@@ -521,7 +521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 884,
+			line: 891,
 			text: phraseMask{
 				{index: 2, bits: 206158430208},
 			},
@@ -573,7 +573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 901,
+			line: 908,
 			text: phraseMask{
 				{index: 2, bits: 206158430208},
 			},
@@ -623,7 +623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 911,
+			line: 918,
 			text: phraseMask{
 				{index: 2, bits: 274877906944},
 			},
@@ -660,14 +660,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " and of your domain, and from whether the message is authenticated (SPF, DKIM, DMARC), as well as from its content."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -677,14 +677,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 10, isSlot: true},
+										{slot: 11, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "; bulk or promotional mail needs a one-click unsubscribe and recipients who asked for it."},
 							},
 						},
-						uses: 1024,
+						uses: 2048,
 						tr:   new([][]text),
 					},
 				},
@@ -693,7 +693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 928,
+			line: 935,
 			text: phraseMask{
 				{index: 2, bits: 8246337208320},
 			},
@@ -743,7 +743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 943,
+			line: 950,
 			text: phraseMask{
 				{index: 2, bits: 272678883688448},
 			},
@@ -793,7 +793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 959,
+			line: 966,
 			text: phraseMask{
 				{index: 2, bits: 1970324836974592},
 			},
@@ -843,7 +843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 973,
+			line: 980,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -856,7 +856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 983,
+			line: 990,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 989,
+			line: 996,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 995,
+			line: 1002,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1001,
+			line: 1008,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1007,
+			line: 1014,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1013,
+			line: 1020,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1019,
+			line: 1026,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1025,
+			line: 1032,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1031,
+			line: 1038,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1037,
+			line: 1044,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1043,
+			line: 1050,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -1023,14 +1023,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for its reputation. The code at the end of the reply (LPN... or OFR...) is Orange's reason code."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -1047,7 +1047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1058,
+			line: 1065,
 			text: phraseMask{
 				{index: 2, bits: 270215977642229760},
 			},
@@ -1060,7 +1060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1066,
+			line: 1073,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -1073,7 +1073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1072,
+			line: 1079,
 			text: phraseMask{
 				{index: 2, bits: 576460752303423488},
 			},
@@ -1086,7 +1086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1078,
+			line: 1085,
 			text: phraseMask{
 				{index: 2, bits: 1152921504606846976},
 			},
@@ -1099,7 +1099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1084,
+			line: 1091,
 			text: phraseMask{
 				{index: 2, bits: 6917529027641081856},
 			},
@@ -1112,7 +1112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1090,
+			line: 1097,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 				{index: 3, bits: 1},
@@ -1126,7 +1126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1096,
+			line: 1103,
 			text: phraseMask{
 				{index: 3, bits: 2},
 			},
@@ -1139,7 +1139,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1102,
+			line: 1109,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -1149,7 +1149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1111,
+			line: 1118,
 			text: phraseMask{
 				{index: 3, bits: 1016},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1116,
+			line: 1123,
 			text: phraseMask{
 				{index: 3, bits: 1024},
 			},
@@ -1169,7 +1169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1121,
+			line: 1128,
 			text: phraseMask{
 				{index: 3, bits: 6144},
 			},
@@ -1179,7 +1179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1126,
+			line: 1133,
 			text: phraseMask{
 				{index: 3, bits: 24576},
 			},
@@ -1189,7 +1189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1131,
+			line: 1138,
 			text: phraseMask{
 				{index: 3, bits: 32768},
 			},
@@ -1199,7 +1199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1136,
+			line: 1143,
 			text: phraseMask{
 				{index: 3, bits: 458752},
 			},
@@ -1209,7 +1209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1141,
+			line: 1148,
 			text: phraseMask{
 				{index: 3, bits: 1572864},
 			},
@@ -1219,7 +1219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1146,
+			line: 1153,
 			text: phraseMask{
 				{index: 3, bits: 2097152},
 			},
@@ -1229,7 +1229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1151,
+			line: 1158,
 			text: phraseMask{
 				{index: 3, bits: 4194304},
 			},
@@ -1239,7 +1239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1156,
+			line: 1163,
 			text: phraseMask{
 				{index: 3, bits: 8388608},
 			},
@@ -1249,7 +1249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1161,
+			line: 1168,
 			text: phraseMask{
 				{index: 3, bits: 520093696},
 			},
@@ -1259,7 +1259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1166,
+			line: 1173,
 			text: phraseMask{
 				{index: 3, bits: 8053063680},
 			},
@@ -1269,7 +1269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1171,
+			line: 1178,
 			text: phraseMask{
 				{index: 3, bits: 8589934592},
 			},
@@ -1279,7 +1279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1176,
+			line: 1183,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1185,
+			line: 1192,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1305,7 +1305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1191,
+			line: 1198,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1318,7 +1318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1197,
+			line: 1204,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1331,7 +1331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1203,
+			line: 1210,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1344,7 +1344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1209,
+			line: 1216,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1357,7 +1357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1215,
+			line: 1222,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1370,7 +1370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1221,
+			line: 1228,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1383,7 +1383,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1227,
+			line: 1234,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1396,7 +1396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1233,
+			line: 1240,
 			text: phraseMask{
 				{index: 3, bits: 34359738368},
 			},
@@ -1409,7 +1409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1240,
+			line: 1247,
 			text: phraseMask{
 				{index: 3, bits: 206158430208},
 			},
@@ -1422,7 +1422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1246,
+			line: 1253,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1435,7 +1435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1252,
+			line: 1259,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -1448,7 +1448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1258,
+			line: 1265,
 			text: phraseMask{
 				{index: 3, bits: 1099511627776},
 			},
@@ -1461,7 +1461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1264,
+			line: 1271,
 			text: phraseMask{
 				{index: 3, bits: 2199023255552},
 			},
@@ -1474,7 +1474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1270,
+			line: 1277,
 			text: phraseMask{
 				{index: 3, bits: 4398046511104},
 			},
@@ -1487,7 +1487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1276,
+			line: 1283,
 			text: phraseMask{
 				{index: 3, bits: 26388279066624},
 			},
@@ -1500,7 +1500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1282,
+			line: 1289,
 			text: phraseMask{
 				{index: 3, bits: 527765581332480},
 			},
@@ -1513,7 +1513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1288,
+			line: 1295,
 			text: phraseMask{
 				{index: 3, bits: 71494644084506624},
 			},
@@ -1526,7 +1526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1294,
+			line: 1301,
 			text: phraseMask{
 				{index: 3, bits: 72057594037927936},
 			},
@@ -1539,7 +1539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1300,
+			line: 1307,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1552,7 +1552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1307,
+			line: 1314,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1565,7 +1565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1313,
+			line: 1320,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1578,7 +1578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1319,
+			line: 1326,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1591,7 +1591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1325,
+			line: 1332,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1604,7 +1604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1331,
+			line: 1338,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1617,7 +1617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1337,
+			line: 1344,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1630,7 +1630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1343,
+			line: 1350,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1643,7 +1643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1349,
+			line: 1356,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 			},
@@ -1653,7 +1653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1356,
+			line: 1363,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1702,7 +1702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1365,
+			line: 1372,
 			text: phraseMask{
 				{index: 3, bits: 3458764513820540928},
 			},
@@ -1712,7 +1712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1370,
+			line: 1377,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1722,7 +1722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1375,
+			line: 1382,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 				{index: 4, bits: 1},
@@ -1733,7 +1733,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1380,
+			line: 1387,
 			text: phraseMask{
 				{index: 4, bits: 2},
 			},
@@ -1743,7 +1743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1385,
+			line: 1392,
 			text: phraseMask{
 				{index: 4, bits: 4},
 			},
@@ -1753,7 +1753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1397,
+			line: 1404,
 			text: phraseMask{
 				{index: 4, bits: 8},
 			},
@@ -1763,7 +1763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1402,
+			line: 1409,
 			text: phraseMask{
 				{index: 4, bits: 112},
 			},
@@ -1773,7 +1773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1407,
+			line: 1414,
 			text: phraseMask{
 				{index: 4, bits: 128},
 			},
@@ -1783,7 +1783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1412,
+			line: 1419,
 			text: phraseMask{
 				{index: 4, bits: 256},
 			},
@@ -1809,7 +1809,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because it is larger than the recipient's own size limit, which is "},
-								{slot: 11, isSlot: true},
+								{slot: 12, isSlot: true},
 								{literal: "."},
 							},
 							{
@@ -1830,19 +1830,19 @@ var builtinSet = &ruleSet{
 								{literal: " because it is larger than the recipient's own size limit."},
 							},
 						},
-						uses: 2051,
+						uses: 4099,
 						tr:   new([][]text),
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Make the message smaller than "},
-								{slot: 11, isSlot: true},
+								{slot: 12, isSlot: true},
 								{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 								{
 									group: []textPart{
 										{literal: " The receiving side's page about its limits: "},
-										{slot: 10, isSlot: true},
+										{slot: 11, isSlot: true},
 									},
 								},
 							},
@@ -1851,12 +1851,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " The receiving side's page about its limits: "},
-										{slot: 10, isSlot: true},
+										{slot: 11, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 3072,
+						uses: 6144,
 						tr:   new([][]text),
 					},
 				},
@@ -1865,7 +1865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1424,
+			line: 1431,
 			text: phraseMask{
 				{index: 4, bits: 512},
 			},
@@ -1875,7 +1875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1429,
+			line: 1436,
 			text: phraseMask{
 				{index: 4, bits: 7168},
 			},
@@ -1885,7 +1885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1437,
+			line: 1444,
 			text: phraseMask{
 				{index: 4, bits: 8192},
 			},
@@ -1895,7 +1895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1442,
+			line: 1449,
 			text: phraseMask{
 				{index: 4, bits: 16384},
 			},
@@ -1905,7 +1905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1449,
+			line: 1456,
 			text: phraseMask{
 				{index: 4, bits: 32768},
 			},
@@ -1916,7 +1916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1455,
+			line: 1462,
 			text: phraseMask{
 				{index: 4, bits: 1966080},
 			},
@@ -1926,7 +1926,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1463,
+			line: 1470,
 			text: phraseMask{
 				{index: 4, bits: 14680064},
 			},
@@ -1963,14 +1963,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ": its code (SC-, DY- or OU-) stands for a poor reputation or complaints, a home (dynamic) address, an open relay, or a hacked computer."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -1987,7 +1987,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1483,
+			line: 1490,
 			text: phraseMask{
 				{index: 4, bits: 4278190080},
 			},
@@ -1997,7 +1997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1490,
+			line: 1497,
 			text: phraseMask{
 				{index: 4, bits: 12884901888},
 			},
@@ -2007,7 +2007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1501,
+			line: 1508,
 			text: phraseMask{
 				{index: 4, bits: 17179869184},
 			},
@@ -2018,7 +2018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1508,
+			line: 1515,
 			text: phraseMask{
 				{index: 4, bits: 34359738368},
 			},
@@ -2029,7 +2029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1514,
+			line: 1521,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2040,7 +2040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1523,
+			line: 1530,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2050,7 +2050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1529,
+			line: 1536,
 			text: phraseMask{
 				{index: 4, bits: 68719476736},
 			},
@@ -2061,7 +2061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1535,
+			line: 1542,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -2072,7 +2072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1541,
+			line: 1548,
 			text: phraseMask{
 				{index: 4, bits: 824633720832},
 			},
@@ -2083,7 +2083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1547,
+			line: 1554,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2094,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1554,
+			line: 1561,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2146,7 +2146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1567,
+			line: 1574,
 			text: phraseMask{
 				{index: 4, bits: 1099511627776},
 			},
@@ -2157,7 +2157,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1574,
+			line: 1581,
 			text: phraseMask{
 				{index: 4, bits: 2199023255552},
 			},
@@ -2168,7 +2168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1580,
+			line: 1587,
 			text: phraseMask{
 				{index: 4, bits: 13194139533312},
 			},
@@ -2179,7 +2179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1587,
+			line: 1594,
 			text: phraseMask{
 				{index: 4, bits: 263882790666240},
 			},
@@ -2190,7 +2190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1594,
+			line: 1601,
 			text: phraseMask{
 				{index: 4, bits: 281474976710656},
 			},
@@ -2201,7 +2201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1600,
+			line: 1607,
 			text: phraseMask{
 				{index: 2, bits: 32},
 			},
@@ -2212,7 +2212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1606,
+			line: 1613,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -2223,7 +2223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1612,
+			line: 1619,
 			text: phraseMask{
 				{index: 4, bits: 1125899906842624},
 			},
@@ -2234,7 +2234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1618,
+			line: 1625,
 			text: phraseMask{
 				{index: 4, bits: 2251799813685248},
 			},
@@ -2245,7 +2245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1624,
+			line: 1631,
 			text: phraseMask{
 				{index: 4, bits: 4503599627370496},
 			},
@@ -2256,7 +2256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1630,
+			line: 1637,
 			text: phraseMask{
 				{index: 4, bits: 9007199254740992},
 			},
@@ -2267,7 +2267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1636,
+			line: 1643,
 			text: phraseMask{
 				{index: 4, bits: 126100789566373888},
 			},
@@ -2278,7 +2278,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1642,
+			line: 1649,
 			text: phraseMask{
 				{index: 4, bits: 432345564227567616},
 			},
@@ -2289,7 +2289,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1648,
+			line: 1655,
 			text: phraseMask{
 				{index: 4, bits: 1729382256910270464},
 			},
@@ -2300,7 +2300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1654,
+			line: 1661,
 			text: phraseMask{
 				{index: 4, bits: 6917529027641081856},
 			},
@@ -2311,7 +2311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1660,
+			line: 1667,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -2322,7 +2322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1666,
+			line: 1673,
 			text: phraseMask{
 				{index: 5, bits: 1},
 			},
@@ -2333,7 +2333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1672,
+			line: 1679,
 			text: phraseMask{
 				{index: 5, bits: 14},
 			},
@@ -2344,7 +2344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1679,
+			line: 1686,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -2355,7 +2355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1685,
+			line: 1692,
 			text: phraseMask{
 				{index: 5, bits: 32},
 			},
@@ -2366,7 +2366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1691,
+			line: 1698,
 			text: phraseMask{
 				{index: 5, bits: 192},
 			},
@@ -2377,7 +2377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1697,
+			line: 1704,
 			text: phraseMask{
 				{index: 5, bits: 768},
 			},
@@ -2388,7 +2388,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1703,
+			line: 1710,
 			text: phraseMask{
 				{index: 5, bits: 1024},
 			},
@@ -2399,7 +2399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1709,
+			line: 1716,
 			text: phraseMask{
 				{index: 5, bits: 2048},
 			},
@@ -2410,7 +2410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1715,
+			line: 1722,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -2421,7 +2421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1721,
+			line: 1728,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -2432,7 +2432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1727,
+			line: 1734,
 			text: phraseMask{
 				{index: 5, bits: 49152},
 			},
@@ -2443,7 +2443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1733,
+			line: 1740,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2457,7 +2457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1745,
+			line: 1752,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2471,7 +2471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1752,
+			line: 1759,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2485,7 +2485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1759,
+			line: 1766,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2499,7 +2499,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1766,
+			line: 1773,
 			text: phraseMask{
 				{index: 5, bits: 536608768},
 			},
@@ -2510,7 +2510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1777,
+			line: 1784,
 			text: phraseMask{
 				{index: 5, bits: 8053063680},
 			},
@@ -2521,7 +2521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1791,
+			line: 1798,
 			text: phraseMask{
 				{index: 5, bits: 25769803776},
 			},
@@ -2567,14 +2567,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 10, isSlot: true},
+										{slot: 11, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 1024,
+						uses: 2048,
 						tr:   new([][]text),
 					},
 				},
@@ -2584,7 +2584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1802,
+			line: 1809,
 			text: phraseMask{
 				{index: 5, bits: 25769803776},
 			},
@@ -2628,14 +2628,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 10, isSlot: true},
+										{slot: 11, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "; send the message again once the limit is lifted."},
 							},
 						},
-						uses: 1024,
+						uses: 2048,
 						tr:   new([][]text),
 					},
 				},
@@ -2644,7 +2644,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1812,
+			line: 1819,
 			text: phraseMask{
 				{index: 5, bits: 515396075520},
 			},
@@ -2655,7 +2655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1821,
+			line: 1828,
 			text: phraseMask{
 				{index: 5, bits: 17042430230528},
 			},
@@ -2666,7 +2666,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1829,
+			line: 1836,
 			text: phraseMask{
 				{index: 5, bits: 52776558133248},
 			},
@@ -2677,7 +2677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1835,
+			line: 1842,
 			text: phraseMask{
 				{index: 5, bits: 1055531162664960},
 			},
@@ -2688,7 +2688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1842,
+			line: 1849,
 			text: phraseMask{
 				{index: 5, bits: 16888498602639360},
 			},
@@ -2699,7 +2699,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1849,
+			line: 1856,
 			text: phraseMask{
 				{index: 5, bits: 18014398509481984},
 			},
@@ -2710,7 +2710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1855,
+			line: 1862,
 			text: phraseMask{
 				{index: 5, bits: 36028797018963968},
 			},
@@ -2721,7 +2721,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1861,
+			line: 1868,
 			text: phraseMask{
 				{index: 5, bits: 504403158265495552},
 			},
@@ -2732,7 +2732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1868,
+			line: 1875,
 			text: phraseMask{
 				{index: 5, bits: 17870283321406128128},
 				{index: 6, bits: 3},
@@ -2744,7 +2744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1877,
+			line: 1884,
 			text: phraseMask{
 				{index: 6, bits: 60},
 			},
@@ -2755,7 +2755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1886,
+			line: 1893,
 			text: phraseMask{
 				{index: 6, bits: 192},
 			},
@@ -2766,7 +2766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1892,
+			line: 1899,
 			text: phraseMask{
 				{index: 6, bits: 3840},
 			},
@@ -2777,7 +2777,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1900,
+			line: 1907,
 			text: phraseMask{
 				{index: 6, bits: 1044480},
 			},
@@ -2788,7 +2788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1909,
+			line: 1916,
 			text: phraseMask{
 				{index: 6, bits: 3145728},
 			},
@@ -2799,7 +2799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1915,
+			line: 1922,
 			text: phraseMask{
 				{index: 2, bits: 137438953472},
 				{index: 6, bits: 532676608},
@@ -2811,7 +2811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1924,
+			line: 1931,
 			text: phraseMask{
 				{index: 6, bits: 1610612736},
 			},
@@ -2822,7 +2822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1930,
+			line: 1937,
 			text: phraseMask{
 				{index: 6, bits: 272730423296},
 			},
@@ -2833,7 +2833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1939,
+			line: 1946,
 			text: phraseMask{
 				{index: 6, bits: 824633720832},
 			},
@@ -2844,7 +2844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1945,
+			line: 1952,
 			text: phraseMask{
 				{index: 6, bits: 3298534883328},
 			},
@@ -2855,7 +2855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1952,
+			line: 1959,
 			text: phraseMask{
 				{index: 6, bits: 72053195991416832},
 			},
@@ -2866,7 +2866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1962,
+			line: 1969,
 			text: phraseMask{
 				{index: 6, bits: 72057594037927936},
 			},
@@ -2877,7 +2877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1970,
+			line: 1977,
 			text: phraseMask{
 				{index: 6, bits: 144115188075855872},
 			},
@@ -2888,7 +2888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1976,
+			line: 1983,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2908,7 +2908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1984,
+			line: 1991,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2930,7 +2930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1992,
+			line: 1999,
 			text: phraseMask{
 				{index: 6, bits: 1152921504606846976},
 			},
@@ -2941,7 +2941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2000,
+			line: 2007,
 			text: phraseMask{
 				{index: 6, bits: 6917529027641081856},
 			},
@@ -2956,7 +2956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2007,
+			line: 2014,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3002,14 +3002,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 10, isSlot: true},
+										{slot: 11, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 1024,
+						uses: 2048,
 						tr:   new([][]text),
 					},
 				},
@@ -3018,7 +3018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2035,
+			line: 2042,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3032,7 +3032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2042,
+			line: 2049,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3046,7 +3046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2049,
+			line: 2056,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3060,7 +3060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2056,
+			line: 2063,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3074,7 +3074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2063,
+			line: 2070,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3088,7 +3088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2070,
+			line: 2077,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3102,7 +3102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2077,
+			line: 2084,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3116,7 +3116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2084,
+			line: 2091,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3130,7 +3130,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2090,
+			line: 2097,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3145,7 +3145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2097,
+			line: 2104,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3159,7 +3159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2103,
+			line: 2110,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3174,7 +3174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2110,
+			line: 2117,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3188,7 +3188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2117,
+			line: 2124,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3202,7 +3202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2123,
+			line: 2130,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3215,7 +3215,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2129,
+			line: 2136,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3229,7 +3229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2135,
+			line: 2142,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3243,7 +3243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2141,
+			line: 2148,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3257,7 +3257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2147,
+			line: 2154,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3271,7 +3271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2154,
+			line: 2161,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3285,7 +3285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2160,
+			line: 2167,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3299,7 +3299,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2166,
+			line: 2173,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3313,7 +3313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2173,
+			line: 2180,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3327,7 +3327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2180,
+			line: 2187,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3341,7 +3341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2187,
+			line: 2194,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3355,7 +3355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2194,
+			line: 2201,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3369,7 +3369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2201,
+			line: 2208,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3382,7 +3382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2207,
+			line: 2214,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3395,7 +3395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2213,
+			line: 2220,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3409,7 +3409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2220,
+			line: 2227,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3422,7 +3422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2226,
+			line: 2233,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3436,7 +3436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2233,
+			line: 2240,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3450,7 +3450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2240,
+			line: 2247,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3464,7 +3464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2247,
+			line: 2254,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3478,7 +3478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2254,
+			line: 2261,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3492,7 +3492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2261,
+			line: 2268,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3506,7 +3506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2268,
+			line: 2275,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3520,7 +3520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2275,
+			line: 2282,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3534,7 +3534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2282,
+			line: 2289,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3548,7 +3548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2289,
+			line: 2296,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3562,7 +3562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2296,
+			line: 2303,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3576,7 +3576,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2303,
+			line: 2310,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3590,7 +3590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2310,
+			line: 2317,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3604,7 +3604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2317,
+			line: 2324,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3618,7 +3618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2324,
+			line: 2331,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3632,7 +3632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2331,
+			line: 2338,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3646,7 +3646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2338,
+			line: 2345,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3660,7 +3660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2345,
+			line: 2352,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3674,7 +3674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2351,
+			line: 2358,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3687,7 +3687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2357,
+			line: 2364,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3700,7 +3700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2363,
+			line: 2370,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3714,7 +3714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2370,
+			line: 2377,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3729,7 +3729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2377,
+			line: 2384,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3742,7 +3742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2383,
+			line: 2390,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3756,7 +3756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2390,
+			line: 2397,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3770,7 +3770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2397,
+			line: 2404,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3784,7 +3784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2404,
+			line: 2411,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3798,7 +3798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2411,
+			line: 2418,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3812,7 +3812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2418,
+			line: 2425,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3825,7 +3825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2424,
+			line: 2431,
 			text: phraseMask{
 				{index: 7, bits: 16140901064495857664},
 			},
@@ -3836,7 +3836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2434,
+			line: 2441,
 			text: phraseMask{
 				{index: 8, bits: 3},
 			},
@@ -3847,7 +3847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2440,
+			line: 2447,
 			text: phraseMask{
 				{index: 8, bits: 28},
 			},
@@ -3858,7 +3858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2446,
+			line: 2453,
 			text: phraseMask{
 				{index: 8, bits: 32},
 			},
@@ -3869,7 +3869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2452,
+			line: 2459,
 			text: phraseMask{
 				{index: 8, bits: 960},
 			},
@@ -3880,7 +3880,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2459,
+			line: 2466,
 			text: phraseMask{
 				{index: 8, bits: 1024},
 			},
@@ -3891,7 +3891,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2465,
+			line: 2472,
 			text: phraseMask{
 				{index: 8, bits: 6144},
 			},
@@ -3902,7 +3902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2471,
+			line: 2478,
 			text: phraseMask{
 				{index: 8, bits: 24576},
 			},
@@ -3913,7 +3913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2477,
+			line: 2484,
 			text: phraseMask{
 				{index: 8, bits: 32768},
 			},
@@ -3924,7 +3924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2483,
+			line: 2490,
 			text: phraseMask{
 				{index: 2, bits: 844424930131968},
 				{index: 8, bits: 458752},
@@ -3936,7 +3936,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2491,
+			line: 2498,
 			text: phraseMask{
 				{index: 2, bits: 159978941841408},
 				{index: 8, bits: 1572864},
@@ -3948,7 +3948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2501,
+			line: 2508,
 			text: phraseMask{
 				{index: 8, bits: 14680064},
 			},
@@ -3959,7 +3959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2508,
+			line: 2515,
 			text: phraseMask{
 				{index: 8, bits: 251658240},
 			},
@@ -3970,7 +3970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2515,
+			line: 2522,
 			text: phraseMask{
 				{index: 8, bits: 805306368},
 				{bits: 140737488355328},
@@ -3982,7 +3982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2522,
+			line: 2529,
 			text: phraseMask{
 				{index: 7, bits: 536870912},
 				{index: 8, bits: 3221225472},
@@ -3994,7 +3994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2528,
+			line: 2535,
 			text: phraseMask{
 				{index: 8, bits: 4294967296},
 			},
@@ -4005,7 +4005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2534,
+			line: 2541,
 			text: phraseMask{
 				{index: 8, bits: 8589934592},
 			},
@@ -4016,7 +4016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2540,
+			line: 2547,
 			text: phraseMask{
 				{index: 7, bits: 288230376151711744},
 			},
@@ -4027,7 +4027,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2546,
+			line: 2553,
 			text: phraseMask{
 				{index: 8, bits: 51539607552},
 			},
@@ -4038,7 +4038,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2556,
+			line: 2563,
 			text: phraseMask{
 				{index: 8, bits: 481036337152},
 			},
@@ -4049,7 +4049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2562,
+			line: 2569,
 			text: phraseMask{
 				{index: 8, bits: 549755813888},
 			},
@@ -4060,7 +4060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2568,
+			line: 2575,
 			text: phraseMask{
 				{index: 8, bits: 3298534883328},
 			},
@@ -4071,7 +4071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2574,
+			line: 2581,
 			text: phraseMask{
 				{index: 8, bits: 13194139533312},
 			},
@@ -4082,7 +4082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2580,
+			line: 2587,
 			text: phraseMask{
 				{index: 8, bits: 52776558133248},
 			},
@@ -4093,7 +4093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2586,
+			line: 2593,
 			text: phraseMask{
 				{index: 8, bits: 70368744177664},
 			},
@@ -4104,7 +4104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2592,
+			line: 2599,
 			text: phraseMask{
 				{index: 8, bits: 140737488355328},
 			},
@@ -4115,7 +4115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2598,
+			line: 2605,
 			text: phraseMask{
 				{index: 8, bits: 4222124650659840},
 			},
@@ -4126,7 +4126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2605,
+			line: 2612,
 			text: phraseMask{
 				{index: 8, bits: 4503599627370496},
 			},
@@ -4137,7 +4137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2611,
+			line: 2618,
 			text: phraseMask{
 				{index: 8, bits: 9007199254740992},
 			},
@@ -4148,7 +4148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2622,
+			line: 2629,
 			text: phraseMask{
 				{index: 8, bits: 54043195528445952},
 			},
@@ -4164,7 +4164,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -4172,12 +4172,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 10, isSlot: true},
+										{slot: 11, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 9216,
+						uses: 18432,
 						tr:   new([][]text),
 					},
 				},
@@ -4186,7 +4186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2633,
+			line: 2640,
 			text: phraseMask{
 				{index: 8, bits: 72057594037927936},
 			},
@@ -4197,7 +4197,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2639,
+			line: 2646,
 			text: phraseMask{
 				{index: 8, bits: 144115188075855872},
 			},
@@ -4208,7 +4208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2645,
+			line: 2652,
 			text: phraseMask{
 				{index: 8, bits: 288230376151711744},
 			},
@@ -4219,7 +4219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2658,
+			line: 2665,
 			text: phraseMask{
 				{index: 8, bits: 576460752303423488},
 			},
@@ -4256,14 +4256,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for now, for unusual volume or for complaints from its users (mail marked as spam). The message was not delivered."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -4273,12 +4273,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 10, isSlot: true},
+										{slot: 11, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 1024,
+						uses: 2048,
 						tr:   new([][]text),
 					},
 				},
@@ -4287,7 +4287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2671,
+			line: 2678,
 			text: phraseMask{
 				{index: 8, bits: 576460752303423488},
 			},
@@ -4322,14 +4322,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for now, for unusual volume or for complaints from its users (mail marked as spam)."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -4339,12 +4339,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 10, isSlot: true},
+										{slot: 11, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 1024,
+						uses: 2048,
 						tr:   new([][]text),
 					},
 				},
@@ -4353,7 +4353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2681,
+			line: 2688,
 			text: phraseMask{
 				{index: 8, bits: 3458764513820540928},
 			},
@@ -4364,7 +4364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2689,
+			line: 2696,
 			text: phraseMask{
 				{index: 8, bits: 4611686018427387904},
 			},
@@ -4375,7 +4375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2695,
+			line: 2702,
 			text: phraseMask{
 				{index: 8, bits: 9223372036854775808},
 				{index: 9, bits: 1},
@@ -4387,7 +4387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2701,
+			line: 2708,
 			text: phraseMask{
 				{index: 9, bits: 2},
 			},
@@ -4398,7 +4398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2707,
+			line: 2714,
 			text: phraseMask{
 				{index: 9, bits: 4},
 			},
@@ -4409,7 +4409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2713,
+			line: 2720,
 			text: phraseMask{
 				{index: 9, bits: 8},
 				{index: 8, bits: 4503599627370496},
@@ -4421,7 +4421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2725,
+			line: 2732,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4471,7 +4471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2738,
+			line: 2745,
 			text: phraseMask{
 				{index: 9, bits: 7680},
 			},
@@ -4515,7 +4515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2750,
+			line: 2757,
 			text: phraseMask{
 				{index: 9, bits: 122880},
 				{index: 6, bits: 33554432},
@@ -4559,7 +4559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2764,
+			line: 2771,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4625,7 +4625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2785,
+			line: 2792,
 			text: phraseMask{
 				{index: 9, bits: 4294967296},
 			},
@@ -4675,7 +4675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2794,
+			line: 2801,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4733,7 +4733,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2809,
+			line: 2816,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4790,7 +4790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2828,
+			line: 2835,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4845,7 +4845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2840,
+			line: 2847,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4886,7 +4886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2854,
+			line: 2861,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4935,7 +4935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2863,
+			line: 2870,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4984,7 +4984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 2872,
+			line: 2879,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5033,7 +5033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 2881,
+			line: 2888,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5082,7 +5082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 2891,
+			line: 2898,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5124,7 +5124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 2900,
+			line: 2907,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5173,7 +5173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 2909,
+			line: 2916,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5222,7 +5222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 2918,
+			line: 2925,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5271,7 +5271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 2927,
+			line: 2934,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5320,7 +5320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 2936,
+			line: 2943,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5369,7 +5369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 2945,
+			line: 2952,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5418,7 +5418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 2954,
+			line: 2961,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5467,7 +5467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 2963,
+			line: 2970,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5516,7 +5516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 2972,
+			line: 2979,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5565,7 +5565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 2981,
+			line: 2988,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5614,7 +5614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 2990,
+			line: 2997,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5663,7 +5663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 2999,
+			line: 3006,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5696,14 +5696,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " has no reverse DNS name, or one that does not match."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -5720,7 +5720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3008,
+			line: 3015,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5769,7 +5769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3017,
+			line: 3024,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5818,7 +5818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3028,
+			line: 3035,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5867,7 +5867,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3037,
+			line: 3044,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5916,7 +5916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3046,
+			line: 3053,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -5965,7 +5965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3057,
+			line: 3064,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6014,7 +6014,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3067,
+			line: 3074,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6063,7 +6063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3076,
+			line: 3083,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6112,7 +6112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3085,
+			line: 3092,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6161,7 +6161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3094,
+			line: 3101,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6210,7 +6210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3103,
+			line: 3110,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6259,7 +6259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3113,
+			line: 3120,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6308,7 +6308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3122,
+			line: 3129,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6357,7 +6357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3131,
+			line: 3138,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6390,14 +6390,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " on its own block list."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -6414,7 +6414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3140,
+			line: 3147,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6463,7 +6463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3152,
+			line: 3159,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6505,7 +6505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3161,
+			line: 3168,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6547,7 +6547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3170,
+			line: 3177,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6580,14 +6580,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -6597,14 +6597,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 10, isSlot: true},
+										{slot: 11, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 1024,
+						uses: 2048,
 						tr:   new([][]text),
 					},
 				},
@@ -6613,7 +6613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3179,
+			line: 3186,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6655,7 +6655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3188,
+			line: 3195,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6704,7 +6704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3199,
+			line: 3206,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6740,7 +6740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3215,
+			line: 3222,
 			text: phraseMask{
 				{index: 9, bits: 1152921504606846976},
 			},
@@ -6750,7 +6750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3222,
+			line: 3229,
 			text: phraseMask{
 				{index: 9, bits: 2305843009213693952},
 			},
@@ -6760,7 +6760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3227,
+			line: 3234,
 			text: phraseMask{
 				{index: 9, bits: 4611686018427387904},
 			},
@@ -6770,7 +6770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3232,
+			line: 3239,
 			text: phraseMask{
 				{index: 9, bits: 9223372036854775808},
 			},
@@ -6780,7 +6780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3237,
+			line: 3244,
 			text: phraseMask{
 				{index: 10, bits: 31},
 			},
@@ -6790,7 +6790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3244,
+			line: 3251,
 			text: phraseMask{
 				{index: 10, bits: 32},
 			},
@@ -6803,7 +6803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3250,
+			line: 3257,
 			text: phraseMask{
 				{index: 10, bits: 64},
 			},
@@ -6813,7 +6813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3255,
+			line: 3262,
 			text: phraseMask{
 				{index: 10, bits: 128},
 			},
@@ -6823,7 +6823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3260,
+			line: 3267,
 			text: phraseMask{
 				{index: 10, bits: 256},
 			},
@@ -6833,7 +6833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3273,
+			line: 3280,
 			text: phraseMask{
 				{index: 10, bits: 1536},
 			},
@@ -6884,7 +6884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3283,
+			line: 3290,
 			text: phraseMask{
 				{index: 10, bits: 2048},
 			},
@@ -6894,7 +6894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3291,
+			line: 3298,
 			text: phraseMask{
 				{index: 10, bits: 4096},
 			},
@@ -6904,7 +6904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3296,
+			line: 3303,
 			text: phraseMask{
 				{index: 10, bits: 24576},
 			},
@@ -6914,7 +6914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3301,
+			line: 3308,
 			text: phraseMask{
 				{index: 10, bits: 491520},
 			},
@@ -6924,7 +6924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3307,
+			line: 3314,
 			text: phraseMask{
 				{index: 10, bits: 7864320},
 			},
@@ -6934,7 +6934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3319,
+			line: 3326,
 			text: phraseMask{
 				{index: 10, bits: 58720256},
 			},
@@ -6984,7 +6984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3328,
+			line: 3335,
 			text: phraseMask{
 				{index: 10, bits: 67108864},
 			},
@@ -6994,7 +6994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3333,
+			line: 3340,
 			text: phraseMask{
 				{index: 10, bits: 134217728},
 			},
@@ -7004,7 +7004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3338,
+			line: 3345,
 			text: phraseMask{
 				{index: 10, bits: 268435456},
 			},
@@ -7014,7 +7014,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3343,
+			line: 3350,
 			text: phraseMask{
 				{index: 10, bits: 1610612736},
 			},
@@ -7024,7 +7024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3348,
+			line: 3355,
 			text: phraseMask{
 				{index: 10, bits: 272730423296},
 			},
@@ -7034,7 +7034,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3355,
+			line: 3362,
 			text: phraseMask{
 				{index: 10, bits: 17317308137472},
 			},
@@ -7044,7 +7044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3361,
+			line: 3368,
 			text: phraseMask{
 				{index: 10, bits: 17592186044416},
 			},
@@ -7054,7 +7054,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3366,
+			line: 3373,
 			text: phraseMask{
 				{index: 10, bits: 246290604621824},
 			},
@@ -7064,7 +7064,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3373,
+			line: 3380,
 			text: phraseMask{
 				{index: 10, bits: 844424930131968},
 			},
@@ -7074,7 +7074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3378,
+			line: 3385,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -7084,7 +7084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3383,
+			line: 3390,
 			text: phraseMask{
 				{index: 6, bits: 864691128455135232},
 			},
@@ -7094,7 +7094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3388,
+			line: 3395,
 			text: phraseMask{
 				{index: 6, bits: 72057594037927936},
 			},
@@ -7104,7 +7104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3393,
+			line: 3400,
 			text: phraseMask{
 				{index: 6, bits: 144115188075855872},
 			},
@@ -7114,7 +7114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3398,
+			line: 3405,
 			text: phraseMask{
 				{index: 10, bits: 2251799813685248},
 			},
@@ -7124,7 +7124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3403,
+			line: 3410,
 			text: phraseMask{
 				{index: 10, bits: 4503599627370496},
 			},
@@ -7134,7 +7134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3408,
+			line: 3415,
 			text: phraseMask{
 				{index: 10, bits: 9007199254740992},
 			},
@@ -7144,7 +7144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3413,
+			line: 3420,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -7154,7 +7154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3418,
+			line: 3425,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
@@ -7164,7 +7164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3423,
+			line: 3430,
 			text: phraseMask{
 				{index: 10, bits: 72057594037927936},
 			},
@@ -7174,7 +7174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3428,
+			line: 3435,
 			text: phraseMask{
 				{index: 10, bits: 144115188075855872},
 			},
@@ -7184,7 +7184,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3433,
+			line: 3440,
 			text: phraseMask{
 				{index: 10, bits: 288230376151711744},
 			},
@@ -7194,7 +7194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3438,
+			line: 3445,
 			text: phraseMask{
 				{index: 10, bits: 576460752303423488},
 			},
@@ -7204,7 +7204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3443,
+			line: 3450,
 			text: phraseMask{
 				{index: 10, bits: 3458764513820540928},
 			},
@@ -7214,7 +7214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3449,
+			line: 3456,
 			text: phraseMask{
 				{index: 10, bits: 4611686018427387904},
 			},
@@ -7224,7 +7224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3454,
+			line: 3461,
 			text: phraseMask{
 				{index: 10, bits: 9223372036854775808},
 			},
@@ -7234,7 +7234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3459,
+			line: 3466,
 			text: phraseMask{
 				{index: 11, bits: 255},
 			},
@@ -7244,7 +7244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3466,
+			line: 3473,
 			text: phraseMask{
 				{index: 11, bits: 1792},
 			},
@@ -7254,7 +7254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3471,
+			line: 3478,
 			text: phraseMask{
 				{index: 11, bits: 2048},
 			},
@@ -7264,7 +7264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3476,
+			line: 3483,
 			text: phraseMask{
 				{index: 11, bits: 61440},
 			},
@@ -7274,7 +7274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3482,
+			line: 3489,
 			text: phraseMask{
 				{index: 11, bits: 268369920},
 			},
@@ -7284,7 +7284,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3492,
+			line: 3499,
 			text: phraseMask{
 				{index: 11, bits: 805306368},
 			},
@@ -7294,7 +7294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3497,
+			line: 3504,
 			text: phraseMask{
 				{index: 11, bits: 1073741824},
 			},
@@ -7304,7 +7304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3502,
+			line: 3509,
 			text: phraseMask{
 				{index: 11, bits: 2147483648},
 			},
@@ -7314,7 +7314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3507,
+			line: 3514,
 			text: phraseMask{
 				{index: 11, bits: 4294967296},
 			},
@@ -7324,7 +7324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3512,
+			line: 3519,
 			text: phraseMask{
 				{index: 11, bits: 25769803776},
 			},
@@ -7334,7 +7334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3518,
+			line: 3525,
 			text: phraseMask{
 				{index: 11, bits: 34359738368},
 			},
@@ -7344,7 +7344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3523,
+			line: 3530,
 			text: phraseMask{
 				{index: 11, bits: 68719476736},
 			},
@@ -7354,7 +7354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3528,
+			line: 3535,
 			text: phraseMask{
 				{index: 11, bits: 412316860416},
 			},
@@ -7364,7 +7364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3533,
+			line: 3540,
 			text: phraseMask{
 				{index: 11, bits: 549755813888},
 			},
@@ -7374,7 +7374,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3538,
+			line: 3545,
 			text: phraseMask{
 				{index: 11, bits: 1099511627776},
 			},
@@ -7384,7 +7384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3543,
+			line: 3550,
 			text: phraseMask{
 				{index: 11, bits: 2199023255552},
 			},
@@ -7394,7 +7394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3548,
+			line: 3555,
 			text: phraseMask{
 				{index: 11, bits: 13194139533312},
 			},
@@ -7444,7 +7444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3562,
+			line: 3569,
 			text: phraseMask{
 				{index: 11, bits: 4611668426241343488},
 			},
@@ -7494,7 +7494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3591,
+			line: 3598,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7550,7 +7550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3601,
+			line: 3608,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7576,11 +7576,11 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 17, isSlot: true},
+										{slot: 18, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: " could not be reached."},
 							},
 							{
@@ -7594,7 +7594,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 17, isSlot: true},
+										{slot: 18, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server"},
@@ -7607,7 +7607,7 @@ var builtinSet = &ruleSet{
 								{literal: " could not be reached."},
 							},
 						},
-						uses: 135171,
+						uses: 270339,
 						tr:   new([][]text),
 					},
 				},
@@ -7626,11 +7626,11 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 17, isSlot: true},
+											{slot: 18, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server "},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 									{literal: " refused every connection."},
 								},
 								{
@@ -7644,7 +7644,7 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 17, isSlot: true},
+											{slot: 18, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server"},
@@ -7657,7 +7657,7 @@ var builtinSet = &ruleSet{
 									{literal: " refused every connection."},
 								},
 							},
-							uses: 135171,
+							uses: 270339,
 							tr:   new([][]text),
 						},
 					},
@@ -7667,7 +7667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3618,
+			line: 3625,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7720,7 +7720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3644,
+			line: 3651,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7729,7 +7729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3649,
+			line: 3656,
 			text: phraseMask{
 				{index: 12, bits: 2},
 			},
@@ -7739,7 +7739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3655,
+			line: 3662,
 			text: phraseMask{
 				{index: 12, bits: 124},
 			},
@@ -7749,7 +7749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3669,
+			line: 3676,
 			text: phraseMask{
 				{index: 12, bits: 17592186044288},
 			},
@@ -7759,7 +7759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3681,
+			line: 3688,
 			text: phraseMask{
 				{index: 12, bits: 18446726481523507200},
 				{index: 1, bits: 2316539058328698880},
@@ -7773,7 +7773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3721,
+			line: 3728,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7783,7 +7783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3726,
+			line: 3733,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7792,7 +7792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3731,
+			line: 3738,
 			text: phraseMask{
 				{index: 13, bits: 9223372036854775808},
 				{index: 14, bits: 67108863},
@@ -7804,7 +7804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3745,
+			line: 3752,
 			text: phraseMask{
 				{index: 14, bits: 201326592},
 				{index: 8, bits: 549755813888},
@@ -7815,7 +7815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3757,
+			line: 3764,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7826,7 +7826,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3762,
+			line: 3769,
 			text: phraseMask{
 				{index: 14, bits: 18446744073441116160},
 				{index: 8, bits: 105553116266496},
@@ -7840,7 +7840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3795,
+			line: 3802,
 			text: phraseMask{
 				{index: 15, bits: 267386880},
 			},
@@ -7850,7 +7850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3807,
+			line: 3814,
 			text: phraseMask{
 				{index: 15, bits: 140737219919872},
 				{index: 9, bits: 4294836224},
@@ -7863,7 +7863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3828,
+			line: 3835,
 			text: phraseMask{
 				{index: 15, bits: 143974450587500544},
 			},
@@ -7904,7 +7904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3837,
+			line: 3844,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7919,7 +7919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3842,
+			line: 3849,
 			text: phraseMask{
 				{index: 15, bits: 18302628885633695744},
 				{index: 16, bits: 8388607},
@@ -7931,7 +7931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3855,
+			line: 3862,
 			text: phraseMask{
 				{index: 16, bits: 25165824},
 			},
@@ -7945,7 +7945,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3874,
+			line: 3881,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7965,7 +7965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3914,
+			line: 3921,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7989,7 +7989,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3955,
+			line: 3962,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8007,7 +8007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 3967,
+			line: 3974,
 			text: phraseMask{
 				{index: 19, bits: 18446744073575333888},
 				{index: 7, bits: 288230376688582656},
@@ -8072,7 +8072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4028,
+			line: 4035,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8121,7 +8121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4040,
+			line: 4047,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8170,7 +8170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4051,
+			line: 4058,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8218,7 +8218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4060,
+			line: 4067,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8239,7 +8239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4070,
+			line: 4077,
 			text: phraseMask{
 				{index: 18, bits: 4294967297},
 			},
@@ -8249,7 +8249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4077,
+			line: 4084,
 			text: phraseMask{
 				{index: 20, bits: 549755813888},
 			},
@@ -8263,7 +8263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4086,
+			line: 4093,
 			text: phraseMask{
 				{index: 16, bits: 17592320262144},
 			},
@@ -8273,7 +8273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4093,
+			line: 4100,
 			text: phraseMask{
 				{index: 19, bits: 18446744073575333888},
 				{index: 7, bits: 288230376688582656},
@@ -8295,7 +8295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4099,
+			line: 4106,
 			text: phraseMask{
 				{index: 21, bits: 35184304979968},
 			},
@@ -8331,7 +8331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4118,
+			line: 4125,
 			text: phraseMask{
 				{index: 7, bits: 288230376151711744},
 				{index: 21, bits: 246290604621824},
@@ -8350,7 +8350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4136,
+			line: 4143,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8370,7 +8370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4155,
+			line: 4162,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8398,7 +8398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4161,
+			line: 4168,
 			text: phraseMask{
 				{index: 22, bits: 57344},
 			},
@@ -8408,7 +8408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4170,
+			line: 4177,
 			text: phraseMask{
 				{index: 22, bits: 65539},
 			},
@@ -8425,7 +8425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4185,
+			line: 4192,
 			text: phraseMask{
 				{index: 21, bits: 18446462598732840960},
 				{index: 9, bits: 4611694814520410112},
@@ -8439,7 +8439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4193,
+			line: 4200,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8448,7 +8448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4198,
+			line: 4205,
 			text: phraseMask{
 				{index: 22, bits: 576460752303161344},
 			},
@@ -8458,7 +8458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4219,
+			line: 4226,
 			text: phraseMask{
 				{index: 22, bits: 17870283321406128128},
 			},
@@ -8475,7 +8475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4232,
+			line: 4239,
 			text: phraseMask{
 				{index: 23, bits: 511},
 			},
@@ -8485,7 +8485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4240,
+			line: 4247,
 			text: phraseMask{
 				{index: 23, bits: 512},
 			},
@@ -8498,7 +8498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4251,
+			line: 4258,
 			text: phraseMask{
 				{index: 23, bits: 1047552},
 				{index: 6, bits: 9223372036854775808},
@@ -8510,7 +8510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4263,
+			line: 4270,
 			text: phraseMask{
 				{index: 23, bits: 17592184995841},
 				{index: 10, bits: 67108864},
@@ -8531,7 +8531,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4328,
+			line: 4335,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -8638,7 +8638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4341,
+			line: 4348,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -8648,7 +8648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4346,
+			line: 4353,
 			text: phraseMask{
 				{index: 17, bits: 18444492273895866368},
 				{index: 7, bits: 268435456},
@@ -8669,7 +8669,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4389,
+			line: 4396,
 			text: phraseMask{
 				{index: 17, bits: 18444492273895866368},
 				{index: 7, bits: 268435456},
@@ -8688,7 +8688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4403,
+			line: 4410,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -8703,7 +8703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4423,
+			line: 4430,
 			text: phraseMask{
 				{index: 19, bits: 32768},
 			},
@@ -8713,7 +8713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4430,
+			line: 4437,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8744,7 +8744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4451,
+			line: 4458,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8753,7 +8753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4461,
+			line: 4468,
 			text: phraseMask{
 				{index: 26, bits: 245760},
 			},
@@ -8763,7 +8763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4465,
+			line: 4472,
 			text: phraseMask{
 				{index: 23, bits: 18446726481523507200},
 				{index: 10, bits: 18014398509481984},
@@ -8780,7 +8780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4470,
+			line: 4477,
 			text: phraseMask{
 				{index: 2, bits: 2097152},
 				{index: 26, bits: 66846720},
@@ -8803,7 +8803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4484,
+			line: 4491,
 			text: phraseMask{
 				{index: 26, bits: 70368677068800},
 			},
@@ -8813,7 +8813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4494,
+			line: 4501,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8822,7 +8822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4499,
+			line: 4506,
 			text: phraseMask{
 				{index: 26, bits: 18446673704965373952},
 				{index: 12, bits: 124},
@@ -8836,7 +8836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4517,
+			line: 4524,
 			text: phraseMask{
 				{index: 16, bits: 18446744073675997184},
 				{bits: 64513},
@@ -8851,7 +8851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4522,
+			line: 4529,
 			text: phraseMask{
 				{index: 27, bits: 4194300},
 				{index: 17, bits: 2199023255552},
@@ -8888,7 +8888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4548,
+			line: 4555,
 			text: phraseMask{
 				{index: 27, bits: 17175674880},
 				{bits: 207165582859042816},
@@ -8899,7 +8899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4558,
+			line: 4565,
 			text: phraseMask{
 				{index: 27, bits: 18446744056529682432},
 				{index: 8, bits: 4294967296},
@@ -8911,7 +8911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4586,
+			line: 4593,
 			text: phraseMask{
 				{index: 28, bits: 262144},
 			},
@@ -8924,7 +8924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4592,
+			line: 4599,
 			text: phraseMask{
 				{index: 28, bits: 70368743653376},
 			},
@@ -8934,7 +8934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4608,
+			line: 4615,
 			text: phraseMask{
 				{index: 28, bits: 70368744177664},
 			},
@@ -8947,7 +8947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4614,
+			line: 4621,
 			text: phraseMask{
 				{index: 25, bits: 4503599627108352},
 				{index: 1, bits: 33554432},
@@ -8960,7 +8960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4619,
+			line: 4626,
 			text: phraseMask{
 				{index: 25, bits: 9223372036854775808},
 				{index: 1, bits: 3221225472},
@@ -8971,7 +8971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4625,
+			line: 4632,
 			text: phraseMask{
 				{index: 28, bits: 71916856549572608},
 				{index: 12, bits: 2},
@@ -8982,7 +8982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4632,
+			line: 4639,
 			text: phraseMask{
 				{index: 19, bits: 134213632},
 				{index: 4, bits: 1125899906842624},
@@ -8995,7 +8995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4637,
+			line: 4644,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9014,7 +9014,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " is delayed because the receiving server "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: " does not answer; the sending server keeps trying."},
 							},
 							{
@@ -9035,7 +9035,7 @@ var builtinSet = &ruleSet{
 								{literal: " does not answer; the sending server keeps trying."},
 							},
 						},
-						uses: 4099,
+						uses: 8195,
 						tr:   new([][]text),
 					},
 				},
@@ -9052,7 +9052,7 @@ var builtinSet = &ruleSet{
 										},
 									},
 									{literal: " is delayed because the receiving server "},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 									{literal: " refuses connections for now; the sending server keeps trying."},
 								},
 								{
@@ -9073,7 +9073,7 @@ var builtinSet = &ruleSet{
 									{literal: " refuses connections for now; the sending server keeps trying."},
 								},
 							},
-							uses: 4099,
+							uses: 8195,
 							tr:   new([][]text),
 						},
 					},
@@ -9084,7 +9084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4654,
+			line: 4661,
 			text: phraseMask{
 				{index: 7, bits: 192},
 				{index: 28, bits: 18374686479671623680},
@@ -9099,7 +9099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4674,
+			line: 4681,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9112,7 +9112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4680,
+			line: 4687,
 			text: phraseMask{
 				{index: 29, bits: 268435456},
 			},
@@ -9125,7 +9125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4687,
+			line: 4694,
 			text: phraseMask{
 				{index: 7, bits: 512},
 				{index: 29, bits: 2198486384640},
@@ -9136,7 +9136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4695,
+			line: 4702,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9153,14 +9153,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4702,
+			line:    4709,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4707,
+			line: 4714,
 			text: phraseMask{
 				{index: 29, bits: 576458553280167936},
 				{index: 9, bits: 51539607552},
@@ -9175,7 +9175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4722,
+			line: 4729,
 			text: phraseMask{
 				{index: 29, bits: 4035225266123964416},
 				{index: 22, bits: 576460752303423488},
@@ -9194,7 +9194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4731,
+			line: 4738,
 			text: phraseMask{
 				{index: 29, bits: 13835058055282163712},
 				{index: 2, bits: 8192},
@@ -9206,7 +9206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4740,
+			line: 4747,
 			text: phraseMask{
 				{index: 6, bits: 158329674399744},
 				{index: 30, bits: 16744448},
@@ -9217,7 +9217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4757,
+			line: 4764,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9226,7 +9226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4763,
+			line: 4770,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9275,7 +9275,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4773,
+			line: 4780,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9330,7 +9330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4786,
+			line: 4793,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9339,7 +9339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4792,
+			line: 4799,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9380,7 +9380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4801,
+			line: 4808,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -9416,7 +9416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4808,
+			line: 4815,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -9425,7 +9425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4816,
+			line: 4823,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -9467,7 +9467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4826,
+			line: 4833,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -9476,7 +9476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4832,
+			line: 4839,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -9525,7 +9525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4842,
+			line: 4849,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -9574,7 +9574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4852,
+			line: 4859,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -9610,7 +9610,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4859,
+			line: 4866,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -9653,7 +9653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 4869,
+			line: 4876,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9689,7 +9689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 4876,
+			line: 4883,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9698,7 +9698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 4882,
+			line: 4889,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9728,7 +9728,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because it has too many recipients: the server accepts at most "},
-								{slot: 11, isSlot: true},
+								{slot: 12, isSlot: true},
 								{literal: " in one message."},
 							},
 							{
@@ -9749,21 +9749,21 @@ var builtinSet = &ruleSet{
 								{literal: " because it has more recipients than the server accepts in one message."},
 							},
 						},
-						uses: 2051,
+						uses: 4099,
 						tr:   new([][]text),
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Send the message again to fewer recipients at a time (at most "},
-								{slot: 11, isSlot: true},
+								{slot: 12, isSlot: true},
 								{literal: "), or use a mailing list for large groups."},
 							},
 							{
 								{literal: "Send the message again to fewer recipients at a time, or use a mailing list for large groups."},
 							},
 						},
-						uses: 2048,
+						uses: 4096,
 						tr:   new([][]text),
 					},
 				},
@@ -9772,7 +9772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 4897,
+			line: 4904,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9808,7 +9808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 4905,
+			line: 4912,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9844,7 +9844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 4912,
+			line: 4919,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9880,7 +9880,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 4919,
+			line: 4926,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9929,7 +9929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 4931,
+			line: 4938,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -9978,7 +9978,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 4941,
+			line: 4948,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10027,7 +10027,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 4951,
+			line: 4958,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10076,7 +10076,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 4961,
+			line: 4968,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10125,7 +10125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 4971,
+			line: 4978,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10174,7 +10174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 4981,
+			line: 4988,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10223,7 +10223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 4991,
+			line: 4998,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10272,7 +10272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5001,
+			line: 5008,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10321,7 +10321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5011,
+			line: 5018,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10370,7 +10370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5021,
+			line: 5028,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -10419,7 +10419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5031,
+			line: 5038,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -10468,7 +10468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5041,
+			line: 5048,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -10517,7 +10517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5051,
+			line: 5058,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -10566,7 +10566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5061,
+			line: 5068,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -10602,7 +10602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5068,
+			line: 5075,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -10639,7 +10639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5075,
+			line: 5082,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10688,7 +10688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5087,
+			line: 5094,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10717,14 +10717,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5097,
+			line:    5104,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5104,
+			line: 5111,
 			text: phraseMask{
 				{index: 19, bits: 18446744073575333888},
 				{index: 7, bits: 288230376688582656},
@@ -10826,7 +10826,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5123,
+			line: 5130,
 			text: phraseMask{
 				{index: 30, bits: 251658240},
 				{index: 9, bits: 288230376151711744},
@@ -10837,7 +10837,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5128,
+			line: 5135,
 			text: phraseMask{
 				{index: 30, bits: 268435456},
 			},
@@ -10847,7 +10847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5133,
+			line: 5140,
 			text: phraseMask{
 				{index: 30, bits: 17591649173504},
 			},
@@ -10857,7 +10857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5140,
+			line: 5147,
 			text: phraseMask{
 				{index: 30, bits: 123145302310912},
 			},
@@ -10867,7 +10867,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5145,
+			line: 5152,
 			text: phraseMask{
 				{index: 30, bits: 422212465065984},
 			},
@@ -10877,7 +10877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5150,
+			line: 5157,
 			text: phraseMask{
 				{index: 30, bits: 1688849860263936},
 				{index: 26, bits: 16777216},
@@ -10888,7 +10888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5161,
+			line: 5168,
 			text: phraseMask{
 				{index: 30, bits: 18444492273895866368},
 				{bits: 9223372036854775904},
@@ -10904,7 +10904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5176,
+			line: 5183,
 			text: phraseMask{
 				{index: 31, bits: 16352},
 			},
@@ -10914,7 +10914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5182,
+			line: 5189,
 			text: phraseMask{
 				{index: 31, bits: 4177920},
 				{index: 1, bits: 4611686018427387904},
@@ -10926,7 +10926,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5188,
+			line: 5195,
 			text: phraseMask{
 				{index: 1, bits: 137438953472},
 				{index: 11, bits: 13835058605037977600},
@@ -10939,7 +10939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5196,
+			line: 5203,
 			text: phraseMask{
 				{index: 31, bits: 100663296},
 			},
@@ -10949,7 +10949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5201,
+			line: 5208,
 			text: phraseMask{
 				{index: 31, bits: 134217728},
 			},
@@ -10959,7 +10959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5206,
+			line: 5213,
 			text: phraseMask{
 				{index: 31, bits: 1879048192},
 			},
@@ -10969,7 +10969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5217,
+			line: 5224,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -10996,7 +10996,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " (it kept trying for "},
-										{slot: 17, isSlot: true},
+										{slot: 18, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -11010,7 +11010,7 @@ var builtinSet = &ruleSet{
 								{literal: " never accepted it."},
 							},
 						},
-						uses: 131075,
+						uses: 262147,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -11028,7 +11028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5230,
+			line: 5237,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11084,7 +11084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5242,
+			line: 5249,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11133,7 +11133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5251,
+			line: 5258,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11182,7 +11182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5260,
+			line: 5267,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11231,7 +11231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5269,
+			line: 5276,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11251,11 +11251,11 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 17, isSlot: true},
+										{slot: 18, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: " could not be reached."},
 							},
 							{
@@ -11269,7 +11269,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 17, isSlot: true},
+										{slot: 18, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server"},
@@ -11282,7 +11282,7 @@ var builtinSet = &ruleSet{
 								{literal: " could not be reached."},
 							},
 						},
-						uses: 135171,
+						uses: 270339,
 						tr:   new([][]text),
 					},
 				},
@@ -11301,11 +11301,11 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 17, isSlot: true},
+											{slot: 18, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server "},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 									{literal: " refused every connection."},
 								},
 								{
@@ -11319,7 +11319,7 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 17, isSlot: true},
+											{slot: 18, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server"},
@@ -11332,7 +11332,7 @@ var builtinSet = &ruleSet{
 									{literal: " refused every connection."},
 								},
 							},
-							uses: 135171,
+							uses: 270339,
 							tr:   new([][]text),
 						},
 					},
@@ -11342,7 +11342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5283,
+			line: 5290,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -11378,7 +11378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5290,
+			line: 5297,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -11407,7 +11407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5297,
+			line: 5304,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11443,7 +11443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5304,
+			line: 5311,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11479,7 +11479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5311,
+			line: 5318,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11508,7 +11508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5318,
+			line: 5325,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11552,7 +11552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5326,
+			line: 5333,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11561,7 +11561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5332,
+			line: 5339,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11597,7 +11597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5340,
+			line: 5347,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11611,7 +11611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5347,
+			line: 5354,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11730,14 +11730,14 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " ("},
-											{slot: 10, isSlot: true},
+											{slot: 11, isSlot: true},
 											{literal: ")"},
 										},
 									},
 									{literal: ", and fix the cause."},
 								},
 							},
-							uses: 1024,
+							uses: 2048,
 							tr:   new([][]text),
 						},
 					},
@@ -11796,14 +11796,14 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " ("},
-											{slot: 10, isSlot: true},
+											{slot: 11, isSlot: true},
 											{literal: ")"},
 										},
 									},
 									{literal: ", and fix the cause."},
 								},
 							},
-							uses: 1024,
+							uses: 2048,
 							tr:   new([][]text),
 						},
 					},
@@ -11813,7 +11813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5371,
+			line: 5378,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12042,7 +12042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5401,
+			line:   5408,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12101,7 +12101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5411,
+			line: 5418,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12110,7 +12110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5416,
+			line: 5423,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12119,7 +12119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5421,
+			line: 5428,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12174,7 +12174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5430,
+			line: 5437,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12185,7 +12185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5438,
+			line: 5445,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12194,14 +12194,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5443,
+			line:     5450,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5453,
+			line: 5460,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12210,7 +12210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5463,
+			line: 5470,
 			text: phraseMask{
 				{index: 31, bits: 2147483648},
 			},
@@ -12220,7 +12220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5468,
+			line: 5475,
 			text: phraseMask{
 				{index: 31, bits: 30064771072},
 			},
@@ -12230,7 +12230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5474,
+			line: 5481,
 			text: phraseMask{
 				{index: 31, bits: 240518168576},
 			},
@@ -12241,7 +12241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5483,
+			line: 5490,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12255,7 +12255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5487,
+			line: 5494,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12271,7 +12271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5491,
+			line: 5498,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12282,7 +12282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5495,
+			line: 5502,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12296,7 +12296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5499,
+			line: 5506,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12307,7 +12307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5503,
+			line: 5510,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12367,7 +12367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5511,
+			line: 5518,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12424,7 +12424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5519,
+			line: 5526,
 			text: phraseMask{
 				{index: 31, bits: 16492674416640},
 			},
@@ -12437,7 +12437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5526,
+			line: 5533,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12476,7 +12476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5535,
+			line: 5542,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12547,7 +12547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5544,
+			line: 5551,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12635,7 +12635,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 479,
+			line: 486,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -12650,7 +12650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 490,
+			line: 497,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -12661,7 +12661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 496,
+			line: 503,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -12672,7 +12672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 505,
+			line: 512,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -12685,7 +12685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 515,
+			line: 522,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -12697,7 +12697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 521,
+			line: 528,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -12709,7 +12709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 545,
+			line: 552,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -12726,7 +12726,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 556,
+			line: 563,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -12741,7 +12741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 565,
+			line: 572,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -12754,7 +12754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 574,
+			line: 581,
 			text: phraseMask{
 				{bits: 17293822569102704640},
 				{index: 1, bits: 1023},
@@ -12770,7 +12770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 584,
+			line: 591,
 			text: phraseMask{
 				{index: 1, bits: 16776192},
 			},
@@ -12782,7 +12782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 591,
+			line: 598,
 			text: phraseMask{
 				{index: 1, bits: 251658240},
 			},
@@ -12793,7 +12793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 598,
+			line: 605,
 			text: phraseMask{
 				{index: 1, bits: 805306368},
 			},
@@ -12805,7 +12805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 604,
+			line: 611,
 			text: phraseMask{
 				{index: 1, bits: 33285996544},
 			},
@@ -12816,7 +12816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 609,
+			line: 616,
 			text: phraseMask{
 				{index: 1, bits: 562915593682944},
 			},
@@ -12831,7 +12831,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [30]text{
+	texts: [32]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -13010,8 +13010,26 @@ var builtinSet = &ruleSet{
 		29: {
 			{literal: "This is not a bounce but a DMARC aggregate report: a receiving mail service's summary of the mail it saw sent in your domain's name, with the results of its SPF, DKIM and DMARC checks. It is meant for your domain's email admin, who reads it with a DMARC report tool; nothing needs doing about it, and no message failed."},
 		},
+		30: {
+			{literal: "Your message to "},
+			{slot: 9, isSlot: true},
+			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
+			{isSlot: true},
+			{literal: "; what follows happened there, not at "},
+			{slot: 9, isSlot: true},
+			{literal: "."},
+		},
+		31: {
+			{literal: "Tell the recipient by other means (phone, another address) that their forwarding from "},
+			{slot: 9, isSlot: true},
+			{literal: " to "},
+			{isSlot: true},
+			{literal: " fails, so that they or their email admin correct or remove it. Until then your mail to "},
+			{slot: 9, isSlot: true},
+			{literal: " does not arrive."},
+		},
 	},
-	textsFrom: [30]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)"},
+	textsFrom: [32]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)"},
 	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "mx", "mail exchanger", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "host name lookup failure", "host not found, try again", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "servfail", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "retry timeout exceeded", "retry time not reached", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "encryption required", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "starttls", "certificate", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
 }
 
@@ -13054,14 +13072,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (the receiver's explanation: "},
-								{slot: 10, isSlot: true},
+								{slot: 11, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 1024,
+				uses: 2048,
 				tr:   new([][]text),
 			},
 		},
@@ -13104,14 +13122,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 10, isSlot: true},
+								{slot: 11, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ", and ask the receiver to lift the restriction."},
 					},
 				},
-				uses: 1024,
+				uses: 2048,
 				tr:   new([][]text),
 			},
 		},
@@ -13145,12 +13163,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: " is on the block list "},
-						{slot: 9, isSlot: true},
+						{slot: 10, isSlot: true},
 						{literal: ", which the receiving server checks."},
 					},
 					{
@@ -13172,25 +13190,25 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 8707,
+				uses: 17411,
 				tr:   new([][]text),
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin should look up the sending server's address on "},
-						{slot: 9, isSlot: true},
+						{slot: 10, isSlot: true},
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 10, isSlot: true},
+								{slot: 11, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -13201,7 +13219,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 10, isSlot: true},
+								{slot: 11, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -13209,14 +13227,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 16, isSlot: true},
+								{slot: 17, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 67072,
+				uses: 134144,
 				tr:   new([][]text),
 			},
 		},
@@ -13360,7 +13378,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it is larger than the recipient accepts: the limit is "},
-						{slot: 11, isSlot: true},
+						{slot: 12, isSlot: true},
 						{literal: "."},
 					},
 					{
@@ -13381,19 +13399,19 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it is larger than the recipient accepts."},
 					},
 				},
-				uses: 2051,
+				uses: 4099,
 				tr:   new([][]text),
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "Make the message smaller than "},
-						{slot: 11, isSlot: true},
+						{slot: 12, isSlot: true},
 						{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 10, isSlot: true},
+								{slot: 11, isSlot: true},
 							},
 						},
 					},
@@ -13402,12 +13420,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 10, isSlot: true},
+								{slot: 11, isSlot: true},
 							},
 						},
 					},
 				},
-				uses: 3072,
+				uses: 6144,
 				tr:   new([][]text),
 			},
 		},
@@ -13434,12 +13452,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ": the receiving server "},
-						{slot: 12, isSlot: true},
+						{slot: 13, isSlot: true},
 						{literal: " could not be reached, or kept putting the message off. The report says: \""},
 						{slot: 5, isSlot: true},
 						{literal: "\""},
@@ -13456,12 +13474,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ": the receiving server "},
-						{slot: 12, isSlot: true},
+						{slot: 13, isSlot: true},
 						{literal: " could not be reached, or kept putting the message off."},
 					},
 					{
@@ -13476,7 +13494,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -13503,7 +13521,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -13517,7 +13535,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: " could not be reached, or kept putting the message off."},
 					},
 				},
-				uses: 135203,
+				uses: 270371,
 				tr:   new([][]text),
 			},
 			fix: alts{
@@ -13527,13 +13545,13 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 							},
 						},
 						{literal: " does not take mail."},
 					},
 				},
-				uses: 4096,
+				uses: 8192,
 				tr:   new([][]text),
 			},
 		},
@@ -13553,7 +13571,7 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (it kept trying for "},
-									{slot: 17, isSlot: true},
+									{slot: 18, isSlot: true},
 									{literal: ")"},
 								},
 							},
@@ -13561,13 +13579,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 								},
 							},
 							{literal: " refused every connection."},
 						},
 					},
-					uses: 135169,
+					uses: 270337,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -13577,13 +13595,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 								},
 							},
 							{literal: " was down for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
 						},
 					},
-					uses: 4096,
+					uses: 8192,
 					tr:   new([][]text),
 				},
 			},
@@ -13602,7 +13620,7 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (it kept trying for "},
-									{slot: 17, isSlot: true},
+									{slot: 18, isSlot: true},
 									{literal: ")"},
 								},
 							},
@@ -13610,13 +13628,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 								},
 							},
 							{literal: " never answered."},
 						},
 					},
-					uses: 135169,
+					uses: 270337,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -13626,13 +13644,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 								},
 							},
 							{literal: " could not be reached for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
 						},
 					},
-					uses: 4096,
+					uses: 8192,
 					tr:   new([][]text),
 				},
 			},
@@ -13866,7 +13884,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " could not be delivered because the domain "},
-							{slot: 12, isSlot: true},
+							{slot: 13, isSlot: true},
 							{literal: " lists no mail server that receives email for it."},
 						},
 						{
@@ -13887,7 +13905,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " lists no mail server that receives email for it."},
 						},
 					},
-					uses: 4113,
+					uses: 8209,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -14018,7 +14036,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it is larger than the receiving server accepts: the limit is "},
-						{slot: 11, isSlot: true},
+						{slot: 12, isSlot: true},
 						{literal: "."},
 					},
 					{
@@ -14039,19 +14057,19 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it is larger than the receiving server accepts."},
 					},
 				},
-				uses: 2051,
+				uses: 4099,
 				tr:   new([][]text),
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "Make the message smaller than "},
-						{slot: 11, isSlot: true},
+						{slot: 12, isSlot: true},
 						{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 10, isSlot: true},
+								{slot: 11, isSlot: true},
 							},
 						},
 					},
@@ -14060,12 +14078,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 10, isSlot: true},
+								{slot: 11, isSlot: true},
 							},
 						},
 					},
 				},
-				uses: 3072,
+				uses: 6144,
 				tr:   new([][]text),
 			},
 		},
@@ -14092,13 +14110,13 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 4097,
+				uses: 8193,
 				tr:   new([][]text),
 			},
 			fix: alts{
@@ -14164,7 +14182,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " could not be delivered because no mail server could be found for the domain "},
-							{slot: 12, isSlot: true},
+							{slot: 13, isSlot: true},
 							{literal: "."},
 						},
 						{
@@ -14185,7 +14203,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "."},
 						},
 					},
-					uses: 4113,
+					uses: 8209,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -14272,13 +14290,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 								},
 							},
 							{literal: " refused the connection: it is down or does not take mail at the moment."},
 						},
 					},
-					uses: 4097,
+					uses: 8193,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -14288,13 +14306,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 								},
 							},
 							{literal: "."},
 						},
 					},
-					uses: 4096,
+					uses: 8192,
 					tr:   new([][]text),
 				},
 			},
@@ -14317,13 +14335,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 								},
 							},
 							{literal: " did not answer."},
 						},
 					},
-					uses: 4097,
+					uses: 8193,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -14333,13 +14351,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 								},
 							},
 							{literal: "."},
 						},
 					},
-					uses: 4096,
+					uses: 8192,
 					tr:   new([][]text),
 				},
 			},
@@ -14460,7 +14478,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " could not be delivered because the domain "},
-							{slot: 12, isSlot: true},
+							{slot: 13, isSlot: true},
 							{literal: " lists no mail server that receives email for it."},
 						},
 						{
@@ -14481,7 +14499,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " lists no mail server that receives email for it."},
 						},
 					},
-					uses: 4113,
+					uses: 8209,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -14659,7 +14677,7 @@ var builtinData1 = [...]reasonDef{
 				list: []text{
 					{
 						{literal: "Send the message without the attachment "},
-						{slot: 14, isSlot: true},
+						{slot: 15, isSlot: true},
 						{literal: ", or share the file another way, for example as a link to a shared folder."},
 					},
 					{
@@ -14667,14 +14685,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 16, isSlot: true},
+								{slot: 17, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 81920,
+				uses: 163840,
 				tr:   new([][]text),
 			},
 		},
@@ -14734,14 +14752,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (contact: "},
-									{slot: 16, isSlot: true},
+									{slot: 17, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", and fix the cause."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   new([][]text),
 				},
 			},
@@ -14800,14 +14818,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (contact: "},
-									{slot: 16, isSlot: true},
+									{slot: 17, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", and fix the cause."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   new([][]text),
 				},
 			},
@@ -14866,14 +14884,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (contact: "},
-									{slot: 16, isSlot: true},
+									{slot: 17, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: "."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   new([][]text),
 				},
 			},
@@ -14936,14 +14954,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 16, isSlot: true},
+								{slot: 17, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 65536,
+				uses: 131072,
 				tr:   new([][]text),
 			},
 		},
@@ -15016,14 +15034,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: " has no valid reverse DNS name, which many receivers require."},
 					},
 				},
-				uses: 8195,
+				uses: 16387,
 				tr:   new([][]text),
 			},
 			fix: alts{
@@ -15033,13 +15051,13 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 							},
 						},
 						{literal: " a reverse DNS name that matches the server's own name."},
 					},
 				},
-				uses: 8192,
+				uses: 16384,
 				tr:   new([][]text),
 			},
 		},
@@ -15169,7 +15187,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 9, isSlot: true},
+							{slot: 10, isSlot: true},
 							{literal: "). This is about the sending server's reputation, not about your message."},
 						},
 						{
@@ -15190,7 +15208,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 						},
 					},
-					uses: 515,
+					uses: 1027,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -15200,14 +15218,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " ("},
-									{slot: 10, isSlot: true},
+									{slot: 11, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 						},
 					},
-					uses: 1024,
+					uses: 2048,
 					tr:   new([][]text),
 				},
 			},
@@ -15235,7 +15253,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 9, isSlot: true},
+							{slot: 10, isSlot: true},
 							{literal: "). This is about the sending server's reputation, not about your message."},
 						},
 						{
@@ -15256,7 +15274,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 						},
 					},
-					uses: 515,
+					uses: 1027,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -15266,14 +15284,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " ("},
-									{slot: 10, isSlot: true},
+									{slot: 11, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 						},
 					},
-					uses: 1024,
+					uses: 2048,
 					tr:   new([][]text),
 				},
 			},
@@ -15301,7 +15319,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 9, isSlot: true},
+							{slot: 10, isSlot: true},
 							{literal: "). This is about the sending server's reputation, not about your message."},
 						},
 						{
@@ -15322,7 +15340,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 						},
 					},
-					uses: 515,
+					uses: 1027,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -15332,14 +15350,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " ("},
-									{slot: 10, isSlot: true},
+									{slot: 11, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 						},
 					},
-					uses: 1024,
+					uses: 2048,
 					tr:   new([][]text),
 				},
 			},
@@ -15369,9 +15387,9 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because the attachment "},
-							{slot: 14, isSlot: true},
-							{literal: " is infected with malware ("},
 							{slot: 15, isSlot: true},
+							{literal: " is infected with malware ("},
+							{slot: 16, isSlot: true},
 							{literal: ")."},
 						},
 						{
@@ -15390,25 +15408,25 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because it carries malware ("},
-							{slot: 15, isSlot: true},
+							{slot: 16, isSlot: true},
 							{literal: ")."},
 						},
 					},
-					uses: 49155,
+					uses: 98307,
 					tr:   new([][]text),
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "The receiving server's scanner found malware in "},
-							{slot: 14, isSlot: true},
+							{slot: 15, isSlot: true},
 							{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 						},
 						{
 							{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 						},
 					},
-					uses: 16384,
+					uses: 32768,
 					tr:   new([][]text),
 				},
 			},
@@ -15452,14 +15470,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (the receiver's guidelines: "},
-								{slot: 10, isSlot: true},
+								{slot: 11, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 1024,
+				uses: 2048,
 				tr:   new([][]text),
 			},
 		},
@@ -15785,7 +15803,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because it has too many recipients: the server accepts at most "},
-							{slot: 11, isSlot: true},
+							{slot: 12, isSlot: true},
 							{literal: " in one message."},
 						},
 						{
@@ -15806,21 +15824,21 @@ var builtinData1 = [...]reasonDef{
 							{literal: " because it has more recipients than the server accepts in one message."},
 						},
 					},
-					uses: 2051,
+					uses: 4099,
 					tr:   new([][]text),
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "Send the message again to fewer recipients at a time (at most "},
-							{slot: 11, isSlot: true},
+							{slot: 12, isSlot: true},
 							{literal: "), or use a mailing list for large groups."},
 						},
 						{
 							{literal: "Send the message again to fewer recipients at a time, or use a mailing list for large groups."},
 						},
 					},
-					uses: 2048,
+					uses: 4096,
 					tr:   new([][]text),
 				},
 			},
@@ -15876,7 +15894,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (more at "},
-								{slot: 10, isSlot: true},
+								{slot: 11, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -15886,7 +15904,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Forward this report to your email admin, who can read its technical details."},
 					},
 				},
-				uses: 1024,
+				uses: 2048,
 				tr:   new([][]text),
 			},
 		},
@@ -15976,9 +15994,9 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because the attachment "},
-						{slot: 14, isSlot: true},
-						{literal: " is infected with malware ("},
 						{slot: 15, isSlot: true},
+						{literal: " is infected with malware ("},
+						{slot: 16, isSlot: true},
 						{literal: ")."},
 					},
 					{
@@ -15997,7 +16015,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because the attachment "},
-						{slot: 14, isSlot: true},
+						{slot: 15, isSlot: true},
 						{literal: " was judged dangerous or infected."},
 					},
 					{
@@ -16016,7 +16034,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it carries malware ("},
-						{slot: 15, isSlot: true},
+						{slot: 16, isSlot: true},
 						{literal: ")."},
 					},
 					{
@@ -16037,21 +16055,21 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it carries malware, or an attachment that the receiving server treats as dangerous."},
 					},
 				},
-				uses: 49155,
+				uses: 98307,
 				tr:   new([][]text),
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "The receiving server's scanner found malware in "},
-						{slot: 14, isSlot: true},
+						{slot: 15, isSlot: true},
 						{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 					},
 					{
 						{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 					},
 				},
-				uses: 16384,
+				uses: 32768,
 				tr:   new([][]text),
 			},
 		},

@@ -603,6 +603,10 @@ func (r *rule) matchesDiagnosticType(in *Input) bool {
 type Reading struct {
 	Kind      dsn.Kind
 	Recipient dsn.Recipient
+	// ForwardedFrom is the address the sender wrote when the recipient's
+	// side forwarded it to Recipient.Address, which failed
+	// (dsn.Report.ForwardedFrom); "" otherwise.
+	ForwardedFrom string
 	Classification
 }
 
@@ -627,13 +631,19 @@ func (e *Engine) explainReport(r *dsn.Report, lang int) []Reading {
 	out := make([]Reading, 0, len(r.Recipients))
 	for _, rc := range r.Recipients {
 		var v Classification
+		var orig string
 		switch r.Kind {
 		case dsn.KindAutoreply, dsn.KindFeedback, dsn.KindReceipt, dsn.KindNone:
 			v = e.notBounce(r, lang)
 		default:
 			v = e.classify(InputOf(r, rc), lang)
+			if forwardedRecord(r.Kind) {
+				if orig = r.ForwardedFrom(&rc); orig != "" {
+					e.forwarded(&v, orig, rc.Address, lang)
+				}
+			}
 		}
-		out = append(out, Reading{Kind: r.Kind, Recipient: rc, Classification: v})
+		out = append(out, Reading{Kind: r.Kind, Recipient: rc, ForwardedFrom: orig, Classification: v})
 	}
 	return out
 }

@@ -58,6 +58,8 @@ const (
 	textNoRecipientExplanation
 	textDMARCAggregateSummary
 	textDMARCAggregateExplanation
+	textForwardedIntro
+	textForwardedFix
 	numTexts
 )
 
@@ -75,12 +77,13 @@ const (
 	slotCause                    // {cause}: the cause of an older rule, "the address does not exist there"
 	slotCauseCapital             // {Cause}: the cause starting with a capital letter
 	slotType                     // {type}: the feedback type of an abuse report
+	slotOriginal                 // {original}: the address the sender wrote, which the recipient's side forwarded
 	slotFact0                    // the facts follow, in the order of facts
 )
 
 const numSlots = int(slotFact0) + numFacts
 
-var baseSlotNames = [slotFact0]string{"recipient", "remote", "reporting", "status", "domain", "reply", "cause", "Cause", "type"}
+var baseSlotNames = [slotFact0]string{"recipient", "remote", "reporting", "status", "domain", "reply", "cause", "Cause", "type", "original"}
 
 func (s slot) name() string {
 	if s < slotFact0 {
@@ -183,6 +186,8 @@ var textDefs = [numTexts]struct {
 	textNoRecipientExplanation:    {"no_recipient_explanation", 0},
 	textDMARCAggregateSummary:     {"dmarc_aggregate_summary", 0},
 	textDMARCAggregateExplanation: {"dmarc_aggregate_explanation", 0},
+	textForwardedIntro:            {"forwarded_intro", setOf(slotOriginal, slotRecipient)},
+	textForwardedFix:              {"forwarded_fix", setOf(slotOriginal, slotRecipient)},
 }
 
 // textNames lists the names of the texts, sorted, for error messages.

@@ -78,13 +78,14 @@ type Owner string
 const (
 	OwnerSender         Owner = "sender"          // the person who sent the message
 	OwnerSenderAdmin    Owner = "sender-admin"    // the sender's email admin
+	OwnerRecipient      Owner = "recipient"       // the recipient in person: a full mailbox, their own block list
 	OwnerRecipientAdmin Owner = "recipient-admin" // the recipient's email admin
 	OwnerGroupOwner     Owner = "group-owner"     // the owner of the recipient group or list
 	OwnerNone           Owner = "none"            // nobody: temporary, or not a failure
 	OwnerUnknown        Owner = "unknown"         // it cannot be told
 )
 
-var owners = [...]Owner{OwnerSender, OwnerSenderAdmin, OwnerRecipientAdmin, OwnerGroupOwner, OwnerNone, OwnerUnknown}
+var owners = [...]Owner{OwnerSender, OwnerSenderAdmin, OwnerRecipient, OwnerRecipientAdmin, OwnerGroupOwner, OwnerNone, OwnerUnknown}
 
 // Owners returns the owners, in the order of the Owner constants. The slice
 // is the caller's.

@@ -49,6 +49,9 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 			continue
 		}
 		fmt.Fprintf(w, "\n  %s%s\n", lw.label("cli.recipient", lw.width), rd.Recipient.Address)
+		if rd.ForwardedFrom != "" {
+			fmt.Fprintf(w, "  %s%s\n", lw.label("cli.forwarded_from", lw.width), rd.ForwardedFrom)
+		}
 		fmt.Fprintf(w, "  %s%s\n", lw.label("cli.what", lw.width), rd.Explanation)
 		fmt.Fprintf(w, "  %s%s\n", lw.label("cli.who", lw.width), ownerText(lw, rd))
 		if rd.Fix != "" {
@@ -61,7 +64,12 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 		detail(w, lw, "cli.response", explanation.SMTPResponse(rd.Recipient.Reply, rd.Recipient.Diagnostic))
 		detail(w, lw, "cli.command", rd.Recipient.Command)
 		reason := string(rd.Reason)
-		if rd.HardBounce {
+		switch {
+		case rd.HardBounce && rd.ForwardedFrom != "":
+			// The address the sender wrote was not refused: "do not
+			// mail this address again" would be wrong advice.
+			reason = lw.text("cli.hard_bounce_forwarded", "reason", reason, "original", rd.ForwardedFrom)
+		case rd.HardBounce:
 			reason = lw.text("cli.hard_bounce", "reason", reason)
 		}
 		detail(w, lw, "cli.reason", reason)

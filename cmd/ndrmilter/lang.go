@@ -76,7 +76,7 @@ type words struct {
 
 // labelIDs are the labels of explain's and code's text output, whose
 // values line up.
-var labelIDs = []string{"cli.recipient", "cli.what", "cli.means", "cli.who", "cli.fix", "cli.code", "cli.reason", "cli.rule"}
+var labelIDs = []string{"cli.recipient", "cli.forwarded_from", "cli.what", "cli.means", "cli.who", "cli.fix", "cli.code", "cli.reason", "cli.rule"}
 
 // detailIDs are the labels of the details for admins, indented by two more
 // columns.
@@ -127,7 +127,7 @@ func columns(s string) int {
 // owner says who an owner is, for people.
 func (w words) owner(o rules.Owner) string {
 	switch o {
-	case rules.OwnerSender, rules.OwnerSenderAdmin, rules.OwnerRecipientAdmin, rules.OwnerGroupOwner, rules.OwnerNone, rules.OwnerUnknown:
+	case rules.OwnerSender, rules.OwnerSenderAdmin, rules.OwnerRecipient, rules.OwnerRecipientAdmin, rules.OwnerGroupOwner, rules.OwnerNone, rules.OwnerUnknown:
 		return w.text("cli.owner." + string(o))
 	}
 	return string(o)
