@@ -19,7 +19,7 @@
 // on a bounce or delay report (see Annotates):
 //
 //	X-NDR-Backscatter: yes|no|unknown; evidence=EVIDENCE
-//	X-NDR-Owner: sender|sender-admin|recipient-admin|group-owner|none|unknown
+//	X-NDR-Owner: sender|sender-admin|recipient|recipient-admin|group-owner|none|unknown
 //	X-NDR-Status: status=5.1.1; reason=userunknown; recipient=a@b.example;
 //		permanent=yes; owner=sender; action=failed; status-source=server
 //	X-NDR-Explanation: a@b.example: plain-English explanation. What to do.

@@ -18,11 +18,11 @@ if header :matches "X-NDR-Backscatter" ["yes", "yes;*", "yes *"] {
 }
 
 # 2. Real bounces: one folder per owner, the party who must act:
-#    sender, sender-admin, recipient-admin, group-owner, none (temporary
+#    sender, sender-admin, recipient, recipient-admin, group-owner, none (temporary
 #    failure: nothing to do but wait) or unknown.
 if header :matches "X-NDR-Owner" "*" {
     set :lower "owner" "${1}";
-    if string :is "${owner}" ["sender", "sender-admin", "recipient-admin", "group-owner", "none", "unknown"] {
+    if string :is "${owner}" ["sender", "sender-admin", "recipient", "recipient-admin", "group-owner", "none", "unknown"] {
         fileinto :create "Bounces/${owner}";
         stop;
     }

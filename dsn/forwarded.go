@@ -4,6 +4,28 @@ import (
 	"strings"
 )
 
+// Forward returns the address the sender wrote (from) and the address the
+// recipient's side forwarded it to, where delivery failed (to), when the
+// report shows such a forward; "", "" otherwise. rc is one of r.Recipients.
+//
+// Most writers name the forward target in Final-Recipient (rc.Address) and
+// the address written in Original-Recipient or their text (ForwardedFrom).
+// Sendmail names the alias written in Final-Recipient and the address it
+// expanded to in X-Actual-Recipient (one of rc.Aliases), with "(expanded
+// from: <alias>)" in its text: then from is rc.Address and to that alias.
+func (r *Report) Forward(rc *Recipient) (from, to string) {
+	if from := r.ForwardedFrom(rc); from != "" {
+		return from, rc.Address
+	}
+	for _, a := range rc.Aliases {
+		target := Recipient{Address: a, OriginalRecipient: rc.Address}
+		if from := r.ForwardedFrom(&target); from != "" {
+			return from, a
+		}
+	}
+	return "", ""
+}
+
 // ForwardedFrom returns the address the sender wrote when the report shows
 // that the recipient's side forwarded (or expanded as an alias) the message
 // from it to rc.Address, which then failed; "" when the report does not show

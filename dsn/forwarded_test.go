@@ -5,10 +5,12 @@ import (
 	"testing"
 )
 
-func TestForwardedFromNamesTheAddressTheSenderWrote(t *testing.T) {
-	for _, c := range []struct{ file, final, orig string }{
-		{"forwarded-recipient-01.eml", "m.lindqvist@mailhost.example.net", "secretary@harbour-club.example"},
-		{"forwarded-recipient-02.eml", "r.tanaka@mailbox.example.org", "events@choir-society.example"},
+func TestForwardNamesTheAddressWrittenAndTheOneThatFailed(t *testing.T) {
+	for _, c := range []struct{ file, address, orig, final string }{
+		{"forwarded-recipient-01.eml", "m.lindqvist@mailhost.example.net", "secretary@harbour-club.example", "m.lindqvist@mailhost.example.net"},
+		{"forwarded-recipient-02.eml", "r.tanaka@mailbox.example.org", "events@choir-society.example", "r.tanaka@mailbox.example.org"},
+		// Sendmail reports the alias written, with X-Actual-Recipient.
+		{"forwarded-recipient-03.eml", "editor@fjord-press.example", "editor@fjord-press.example", "k.ueda@home-isp.example.net"},
 	} {
 		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + c.file)
 		if err != nil {
@@ -22,11 +24,11 @@ func TestForwardedFromNamesTheAddressTheSenderWrote(t *testing.T) {
 			t.Fatalf("%s: %d recipients, want 1", c.file, len(r.Recipients))
 		}
 		rc := &r.Recipients[0]
-		if rc.Address != c.final {
-			t.Errorf("%s: Address %q, want the failed address %q", c.file, rc.Address, c.final)
+		if rc.Address != c.address {
+			t.Errorf("%s: Address %q, want %q", c.file, rc.Address, c.address)
 		}
-		if got := r.ForwardedFrom(rc); got != c.orig {
-			t.Errorf("%s: ForwardedFrom %q, want %q", c.file, got, c.orig)
+		if from, to := r.Forward(rc); from != c.orig || to != c.final {
+			t.Errorf("%s: Forward %q to %q, want %q to %q", c.file, from, to, c.orig, c.final)
 		}
 	}
 }

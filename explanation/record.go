@@ -20,7 +20,7 @@ type Record struct {
 	Format            string             `json:"format"`
 	Recipient         string             `json:"recipient"`
 	OriginalRecipient string             `json:"original_recipient,omitempty"` // the address the sender wrote, when the report gives one other than Recipient
-	Forwarded         bool               `json:"forwarded,omitempty"`          // the recipient's side forwarded OriginalRecipient to Recipient, which failed
+	ForwardedTo       string             `json:"forwarded_to,omitempty"`       // the address the recipient's side forwarded OriginalRecipient to, where delivery failed: Recipient, or for Sendmail the address its alias expanded to
 	Action            smtpcode.Action    `json:"action"`
 	Command           string             `json:"command,omitempty"`
 	Status            string             `json:"status"`
@@ -82,7 +82,7 @@ func NewRecord(file string, r *dsn.Report, rd rules.Reading) Record {
 		Format:            r.Format,
 		Recipient:         rd.Recipient.Address,
 		OriginalRecipient: originalRecipient(rd),
-		Forwarded:         rd.ForwardedFrom != "",
+		ForwardedTo:       rd.ForwardedTo,
 		Action:            rd.Recipient.Action,
 		Command:           rd.Recipient.Command,
 		Status:            rd.Status,

@@ -17,7 +17,7 @@ import (
 	"github.com/ndrmilter/ndrmilter/ledger"
 )
 
-var owners = map[string]bool{"sender": true, "sender-admin": true, "recipient-admin": true,
+var owners = map[string]bool{"sender": true, "sender-admin": true, "recipient": true, "recipient-admin": true,
 	"group-owner": true, "none": true, "unknown": true}
 
 // TestFixtureParses guards the fixtures: the bounce the tests send must read

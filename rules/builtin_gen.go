@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "6db2e60c1ef3"
+const builtinDigest = "99a8f9937b61"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   667,
+			line:   670,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 672,
+			line: 675,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 687,
+			line: 690,
 			text: phraseMask{
 				{index: 1, bits: 3940649673949184},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 694,
+			line: 697,
 			text: phraseMask{
 				{index: 1, bits: 4503599627370496},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 701,
+			line: 704,
 			text: phraseMask{
 				{index: 1, bits: 27021597764222976},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 708,
+			line: 711,
 			text: phraseMask{
 				{index: 1, bits: 36028797018963968},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 715,
+			line: 718,
 			text: phraseMask{
 				{index: 1, bits: 1080863910568919040},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 722,
+			line: 725,
 			text: phraseMask{
 				{index: 1, bits: 3458764513820540928},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 729,
+			line: 732,
 			text: phraseMask{
 				{index: 1, bits: 4611686018427387904},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 736,
+			line: 739,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 743,
+			line: 746,
 			text: phraseMask{
 				{index: 2, bits: 1},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 750,
+			line: 753,
 			text: phraseMask{
 				{index: 2, bits: 6},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 757,
+			line: 760,
 			text: phraseMask{
 				{index: 2, bits: 8},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 764,
+			line: 767,
 			text: phraseMask{
 				{index: 2, bits: 48},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 771,
+			line: 774,
 			text: phraseMask{
 				{index: 2, bits: 64},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 778,
+			line: 781,
 			text: phraseMask{
 				{index: 2, bits: 128},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 785,
+			line: 788,
 			text: phraseMask{
 				{index: 2, bits: 256},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 792,
+			line: 795,
 			text: phraseMask{
 				{index: 2, bits: 3584},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 800,
+			line: 803,
 			text: phraseMask{
 				{index: 2, bits: 520192},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 821,
+			line: 824,
 			text: phraseMask{
 				{index: 2, bits: 1572864},
 			},
@@ -352,7 +352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 838,
+			line: 841,
 			text: phraseMask{
 				{index: 2, bits: 132120576},
 			},
@@ -404,7 +404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 856,
+			line: 859,
 			text: phraseMask{
 				{index: 2, bits: 939524096},
 			},
@@ -471,7 +471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 871,
+			line: 874,
 			text: phraseMask{
 				{index: 2, bits: 67645734912},
 			},
@@ -521,7 +521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 891,
+			line: 894,
 			text: phraseMask{
 				{index: 2, bits: 206158430208},
 			},
@@ -573,7 +573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 908,
+			line: 911,
 			text: phraseMask{
 				{index: 2, bits: 206158430208},
 			},
@@ -581,7 +581,7 @@ var builtinSet = &ruleSet{
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
-					owner: "recipient-admin",
+					owner: "recipient",
 					summary: phrase{
 						en: "recipient receives too much mail",
 						tr: new([]string),
@@ -623,7 +623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 918,
+			line: 921,
 			text: phraseMask{
 				{index: 2, bits: 274877906944},
 			},
@@ -693,7 +693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 935,
+			line: 938,
 			text: phraseMask{
 				{index: 2, bits: 8246337208320},
 			},
@@ -701,7 +701,7 @@ var builtinSet = &ruleSet{
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
-					owner: "recipient-admin",
+					owner: "recipient",
 					summary: phrase{
 						en: "the recipient blocked you",
 						tr: new([]string),
@@ -743,7 +743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 950,
+			line: 953,
 			text: phraseMask{
 				{index: 2, bits: 272678883688448},
 			},
@@ -793,7 +793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 966,
+			line: 969,
 			text: phraseMask{
 				{index: 2, bits: 1970324836974592},
 			},
@@ -843,7 +843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 980,
+			line: 983,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -856,7 +856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 990,
+			line: 993,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 996,
+			line: 999,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1002,
+			line: 1005,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1008,
+			line: 1011,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1014,
+			line: 1017,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1020,
+			line: 1023,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1026,
+			line: 1029,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1032,
+			line: 1035,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1038,
+			line: 1041,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1044,
+			line: 1047,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1050,
+			line: 1053,
 			text: phraseMask{
 				{index: 2, bits: 15762598695796736},
 			},
@@ -1047,7 +1047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1065,
+			line: 1068,
 			text: phraseMask{
 				{index: 2, bits: 270215977642229760},
 			},
@@ -1060,7 +1060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1073,
+			line: 1076,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -1073,7 +1073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1079,
+			line: 1082,
 			text: phraseMask{
 				{index: 2, bits: 576460752303423488},
 			},
@@ -1086,7 +1086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1085,
+			line: 1088,
 			text: phraseMask{
 				{index: 2, bits: 1152921504606846976},
 			},
@@ -1099,7 +1099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1091,
+			line: 1094,
 			text: phraseMask{
 				{index: 2, bits: 6917529027641081856},
 			},
@@ -1112,7 +1112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1097,
+			line: 1100,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 				{index: 3, bits: 1},
@@ -1126,7 +1126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1103,
+			line: 1106,
 			text: phraseMask{
 				{index: 3, bits: 2},
 			},
@@ -1139,7 +1139,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1109,
+			line: 1112,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -1149,7 +1149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1118,
+			line: 1121,
 			text: phraseMask{
 				{index: 3, bits: 1016},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1123,
+			line: 1126,
 			text: phraseMask{
 				{index: 3, bits: 1024},
 			},
@@ -1169,7 +1169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1128,
+			line: 1131,
 			text: phraseMask{
 				{index: 3, bits: 6144},
 			},
@@ -1179,7 +1179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1133,
+			line: 1136,
 			text: phraseMask{
 				{index: 3, bits: 24576},
 			},
@@ -1189,7 +1189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1138,
+			line: 1141,
 			text: phraseMask{
 				{index: 3, bits: 32768},
 			},
@@ -1199,7 +1199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1143,
+			line: 1146,
 			text: phraseMask{
 				{index: 3, bits: 458752},
 			},
@@ -1209,7 +1209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1148,
+			line: 1151,
 			text: phraseMask{
 				{index: 3, bits: 1572864},
 			},
@@ -1219,7 +1219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1153,
+			line: 1156,
 			text: phraseMask{
 				{index: 3, bits: 2097152},
 			},
@@ -1229,7 +1229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1158,
+			line: 1161,
 			text: phraseMask{
 				{index: 3, bits: 4194304},
 			},
@@ -1239,7 +1239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1163,
+			line: 1166,
 			text: phraseMask{
 				{index: 3, bits: 8388608},
 			},
@@ -1249,7 +1249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1168,
+			line: 1171,
 			text: phraseMask{
 				{index: 3, bits: 520093696},
 			},
@@ -1259,7 +1259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1173,
+			line: 1176,
 			text: phraseMask{
 				{index: 3, bits: 8053063680},
 			},
@@ -1269,7 +1269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1178,
+			line: 1181,
 			text: phraseMask{
 				{index: 3, bits: 8589934592},
 			},
@@ -1279,7 +1279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1183,
+			line: 1186,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1192,
+			line: 1195,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1305,7 +1305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1198,
+			line: 1201,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1318,7 +1318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1204,
+			line: 1207,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1331,7 +1331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1210,
+			line: 1213,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1344,7 +1344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1216,
+			line: 1219,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1357,7 +1357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1222,
+			line: 1225,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1370,7 +1370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1228,
+			line: 1231,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1383,7 +1383,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1234,
+			line: 1237,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -1396,7 +1396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1240,
+			line: 1243,
 			text: phraseMask{
 				{index: 3, bits: 34359738368},
 			},
@@ -1409,7 +1409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1247,
+			line: 1250,
 			text: phraseMask{
 				{index: 3, bits: 206158430208},
 			},
@@ -1422,7 +1422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1253,
+			line: 1256,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1435,7 +1435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1259,
+			line: 1262,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -1448,7 +1448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1265,
+			line: 1268,
 			text: phraseMask{
 				{index: 3, bits: 1099511627776},
 			},
@@ -1461,7 +1461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1271,
+			line: 1274,
 			text: phraseMask{
 				{index: 3, bits: 2199023255552},
 			},
@@ -1474,7 +1474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1277,
+			line: 1280,
 			text: phraseMask{
 				{index: 3, bits: 4398046511104},
 			},
@@ -1487,7 +1487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1283,
+			line: 1286,
 			text: phraseMask{
 				{index: 3, bits: 26388279066624},
 			},
@@ -1500,7 +1500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1289,
+			line: 1292,
 			text: phraseMask{
 				{index: 3, bits: 527765581332480},
 			},
@@ -1513,7 +1513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1295,
+			line: 1298,
 			text: phraseMask{
 				{index: 3, bits: 71494644084506624},
 			},
@@ -1526,7 +1526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1301,
+			line: 1304,
 			text: phraseMask{
 				{index: 3, bits: 72057594037927936},
 			},
@@ -1539,7 +1539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1307,
+			line: 1310,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1552,7 +1552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1314,
+			line: 1317,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1565,7 +1565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1320,
+			line: 1323,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1578,7 +1578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1326,
+			line: 1329,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1591,7 +1591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1332,
+			line: 1335,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1604,7 +1604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1338,
+			line: 1341,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1617,7 +1617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1344,
+			line: 1347,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1630,7 +1630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1350,
+			line: 1353,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1643,7 +1643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1356,
+			line: 1359,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 			},
@@ -1653,7 +1653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1363,
+			line: 1366,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1702,7 +1702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1372,
+			line: 1375,
 			text: phraseMask{
 				{index: 3, bits: 3458764513820540928},
 			},
@@ -1712,7 +1712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1377,
+			line: 1380,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1722,7 +1722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1382,
+			line: 1385,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 				{index: 4, bits: 1},
@@ -1733,7 +1733,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1387,
+			line: 1390,
 			text: phraseMask{
 				{index: 4, bits: 2},
 			},
@@ -1743,7 +1743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1392,
+			line: 1395,
 			text: phraseMask{
 				{index: 4, bits: 4},
 			},
@@ -1753,7 +1753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1404,
+			line: 1407,
 			text: phraseMask{
 				{index: 4, bits: 8},
 			},
@@ -1763,7 +1763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1409,
+			line: 1412,
 			text: phraseMask{
 				{index: 4, bits: 112},
 			},
@@ -1773,7 +1773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1414,
+			line: 1417,
 			text: phraseMask{
 				{index: 4, bits: 128},
 			},
@@ -1783,7 +1783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1419,
+			line: 1422,
 			text: phraseMask{
 				{index: 4, bits: 256},
 			},
@@ -1865,7 +1865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1431,
+			line: 1434,
 			text: phraseMask{
 				{index: 4, bits: 512},
 			},
@@ -1875,7 +1875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1436,
+			line: 1439,
 			text: phraseMask{
 				{index: 4, bits: 7168},
 			},
@@ -1885,7 +1885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1444,
+			line: 1447,
 			text: phraseMask{
 				{index: 4, bits: 8192},
 			},
@@ -1895,7 +1895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1449,
+			line: 1452,
 			text: phraseMask{
 				{index: 4, bits: 16384},
 			},
@@ -1905,7 +1905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1456,
+			line: 1459,
 			text: phraseMask{
 				{index: 4, bits: 32768},
 			},
@@ -1916,7 +1916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1462,
+			line: 1465,
 			text: phraseMask{
 				{index: 4, bits: 1966080},
 			},
@@ -1926,7 +1926,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1470,
+			line: 1473,
 			text: phraseMask{
 				{index: 4, bits: 14680064},
 			},
@@ -1987,7 +1987,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1490,
+			line: 1493,
 			text: phraseMask{
 				{index: 4, bits: 4278190080},
 			},
@@ -1997,7 +1997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1497,
+			line: 1500,
 			text: phraseMask{
 				{index: 4, bits: 12884901888},
 			},
@@ -2007,7 +2007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1508,
+			line: 1511,
 			text: phraseMask{
 				{index: 4, bits: 17179869184},
 			},
@@ -2018,7 +2018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1515,
+			line: 1518,
 			text: phraseMask{
 				{index: 4, bits: 34359738368},
 			},
@@ -2029,7 +2029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1521,
+			line: 1524,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2040,7 +2040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1530,
+			line: 1533,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2050,7 +2050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1536,
+			line: 1539,
 			text: phraseMask{
 				{index: 4, bits: 68719476736},
 			},
@@ -2061,7 +2061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1542,
+			line: 1545,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -2072,7 +2072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1548,
+			line: 1551,
 			text: phraseMask{
 				{index: 4, bits: 824633720832},
 			},
@@ -2083,7 +2083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1554,
+			line: 1557,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2094,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1561,
+			line: 1564,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2104,7 +2104,7 @@ var builtinSet = &ruleSet{
 				Reason:     "rejected",
 				HardBounce: &builtinFalse,
 				words: words{
-					owner: "recipient-admin",
+					owner: "recipient",
 					summary: phrase{
 						en: "refused by the recipient's reception settings",
 						tr: new([]string),
@@ -2146,7 +2146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1574,
+			line: 1577,
 			text: phraseMask{
 				{index: 4, bits: 1099511627776},
 			},
@@ -2157,7 +2157,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1581,
+			line: 1584,
 			text: phraseMask{
 				{index: 4, bits: 2199023255552},
 			},
@@ -2168,7 +2168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1587,
+			line: 1590,
 			text: phraseMask{
 				{index: 4, bits: 13194139533312},
 			},
@@ -2179,7 +2179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1594,
+			line: 1597,
 			text: phraseMask{
 				{index: 4, bits: 263882790666240},
 			},
@@ -2190,7 +2190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1601,
+			line: 1604,
 			text: phraseMask{
 				{index: 4, bits: 281474976710656},
 			},
@@ -2201,7 +2201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1607,
+			line: 1610,
 			text: phraseMask{
 				{index: 2, bits: 32},
 			},
@@ -2212,7 +2212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1613,
+			line: 1616,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -2223,7 +2223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1619,
+			line: 1622,
 			text: phraseMask{
 				{index: 4, bits: 1125899906842624},
 			},
@@ -2234,7 +2234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1625,
+			line: 1628,
 			text: phraseMask{
 				{index: 4, bits: 2251799813685248},
 			},
@@ -2245,7 +2245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1631,
+			line: 1634,
 			text: phraseMask{
 				{index: 4, bits: 4503599627370496},
 			},
@@ -2256,7 +2256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1637,
+			line: 1640,
 			text: phraseMask{
 				{index: 4, bits: 9007199254740992},
 			},
@@ -2267,7 +2267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1643,
+			line: 1646,
 			text: phraseMask{
 				{index: 4, bits: 126100789566373888},
 			},
@@ -2278,7 +2278,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1649,
+			line: 1652,
 			text: phraseMask{
 				{index: 4, bits: 432345564227567616},
 			},
@@ -2289,7 +2289,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1655,
+			line: 1658,
 			text: phraseMask{
 				{index: 4, bits: 1729382256910270464},
 			},
@@ -2300,7 +2300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1661,
+			line: 1664,
 			text: phraseMask{
 				{index: 4, bits: 6917529027641081856},
 			},
@@ -2311,7 +2311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1667,
+			line: 1670,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -2322,7 +2322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1673,
+			line: 1676,
 			text: phraseMask{
 				{index: 5, bits: 1},
 			},
@@ -2333,7 +2333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1679,
+			line: 1682,
 			text: phraseMask{
 				{index: 5, bits: 14},
 			},
@@ -2344,7 +2344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1686,
+			line: 1689,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -2355,7 +2355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1692,
+			line: 1695,
 			text: phraseMask{
 				{index: 5, bits: 32},
 			},
@@ -2366,7 +2366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1698,
+			line: 1701,
 			text: phraseMask{
 				{index: 5, bits: 192},
 			},
@@ -2377,7 +2377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1704,
+			line: 1707,
 			text: phraseMask{
 				{index: 5, bits: 768},
 			},
@@ -2388,7 +2388,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1710,
+			line: 1713,
 			text: phraseMask{
 				{index: 5, bits: 1024},
 			},
@@ -2399,7 +2399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1716,
+			line: 1719,
 			text: phraseMask{
 				{index: 5, bits: 2048},
 			},
@@ -2410,7 +2410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1722,
+			line: 1725,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -2421,7 +2421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1728,
+			line: 1731,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -2432,7 +2432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1734,
+			line: 1737,
 			text: phraseMask{
 				{index: 5, bits: 49152},
 			},
@@ -2443,7 +2443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1740,
+			line: 1743,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2457,7 +2457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1752,
+			line: 1755,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2471,7 +2471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1759,
+			line: 1762,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2485,7 +2485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1766,
+			line: 1769,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2499,7 +2499,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1773,
+			line: 1776,
 			text: phraseMask{
 				{index: 5, bits: 536608768},
 			},
@@ -2510,7 +2510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1784,
+			line: 1787,
 			text: phraseMask{
 				{index: 5, bits: 8053063680},
 			},
@@ -2521,7 +2521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1798,
+			line: 1801,
 			text: phraseMask{
 				{index: 5, bits: 25769803776},
 			},
@@ -2584,7 +2584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1809,
+			line: 1812,
 			text: phraseMask{
 				{index: 5, bits: 25769803776},
 			},
@@ -2644,7 +2644,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1819,
+			line: 1822,
 			text: phraseMask{
 				{index: 5, bits: 515396075520},
 			},
@@ -2655,7 +2655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1828,
+			line: 1831,
 			text: phraseMask{
 				{index: 5, bits: 17042430230528},
 			},
@@ -2666,7 +2666,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1836,
+			line: 1839,
 			text: phraseMask{
 				{index: 5, bits: 52776558133248},
 			},
@@ -2677,7 +2677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1842,
+			line: 1845,
 			text: phraseMask{
 				{index: 5, bits: 1055531162664960},
 			},
@@ -2688,7 +2688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1849,
+			line: 1852,
 			text: phraseMask{
 				{index: 5, bits: 16888498602639360},
 			},
@@ -2699,7 +2699,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1856,
+			line: 1859,
 			text: phraseMask{
 				{index: 5, bits: 18014398509481984},
 			},
@@ -2710,7 +2710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1862,
+			line: 1865,
 			text: phraseMask{
 				{index: 5, bits: 36028797018963968},
 			},
@@ -2721,7 +2721,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1868,
+			line: 1871,
 			text: phraseMask{
 				{index: 5, bits: 504403158265495552},
 			},
@@ -2732,7 +2732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1875,
+			line: 1878,
 			text: phraseMask{
 				{index: 5, bits: 17870283321406128128},
 				{index: 6, bits: 3},
@@ -2744,7 +2744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1884,
+			line: 1887,
 			text: phraseMask{
 				{index: 6, bits: 60},
 			},
@@ -2755,7 +2755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1893,
+			line: 1896,
 			text: phraseMask{
 				{index: 6, bits: 192},
 			},
@@ -2766,7 +2766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1899,
+			line: 1902,
 			text: phraseMask{
 				{index: 6, bits: 3840},
 			},
@@ -2777,7 +2777,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1907,
+			line: 1910,
 			text: phraseMask{
 				{index: 6, bits: 1044480},
 			},
@@ -2788,7 +2788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1916,
+			line: 1919,
 			text: phraseMask{
 				{index: 6, bits: 3145728},
 			},
@@ -2799,7 +2799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1922,
+			line: 1925,
 			text: phraseMask{
 				{index: 2, bits: 137438953472},
 				{index: 6, bits: 532676608},
@@ -2811,7 +2811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1931,
+			line: 1934,
 			text: phraseMask{
 				{index: 6, bits: 1610612736},
 			},
@@ -2822,7 +2822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1937,
+			line: 1940,
 			text: phraseMask{
 				{index: 6, bits: 272730423296},
 			},
@@ -2833,7 +2833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1946,
+			line: 1949,
 			text: phraseMask{
 				{index: 6, bits: 824633720832},
 			},
@@ -2844,7 +2844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1952,
+			line: 1955,
 			text: phraseMask{
 				{index: 6, bits: 3298534883328},
 			},
@@ -2855,7 +2855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1959,
+			line: 1962,
 			text: phraseMask{
 				{index: 6, bits: 72053195991416832},
 			},
@@ -2866,7 +2866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1969,
+			line: 1972,
 			text: phraseMask{
 				{index: 6, bits: 72057594037927936},
 			},
@@ -2877,7 +2877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1977,
+			line: 1980,
 			text: phraseMask{
 				{index: 6, bits: 144115188075855872},
 			},
@@ -2888,7 +2888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1983,
+			line: 1986,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2908,7 +2908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1991,
+			line: 1994,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2930,7 +2930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1999,
+			line: 2002,
 			text: phraseMask{
 				{index: 6, bits: 1152921504606846976},
 			},
@@ -2941,7 +2941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2007,
+			line: 2010,
 			text: phraseMask{
 				{index: 6, bits: 6917529027641081856},
 			},
@@ -2956,7 +2956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2014,
+			line: 2017,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3018,7 +3018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2042,
+			line: 2045,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3032,7 +3032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2049,
+			line: 2052,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3046,7 +3046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2056,
+			line: 2059,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3060,7 +3060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2063,
+			line: 2066,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3074,7 +3074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2070,
+			line: 2073,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3088,7 +3088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2077,
+			line: 2080,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3102,7 +3102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2084,
+			line: 2087,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3116,7 +3116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2091,
+			line: 2094,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3130,7 +3130,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2097,
+			line: 2100,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3145,7 +3145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2104,
+			line: 2107,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3159,7 +3159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2110,
+			line: 2113,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3174,7 +3174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2117,
+			line: 2120,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3188,7 +3188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2124,
+			line: 2127,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3202,7 +3202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2130,
+			line: 2133,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3215,7 +3215,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2136,
+			line: 2139,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3229,7 +3229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2142,
+			line: 2145,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3243,7 +3243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2148,
+			line: 2151,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3257,7 +3257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2154,
+			line: 2157,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3271,7 +3271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2161,
+			line: 2164,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3285,7 +3285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2167,
+			line: 2170,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3299,7 +3299,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2173,
+			line: 2176,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3313,7 +3313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2180,
+			line: 2183,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3327,7 +3327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2187,
+			line: 2190,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3341,7 +3341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2194,
+			line: 2197,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3355,7 +3355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2201,
+			line: 2204,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3369,7 +3369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2208,
+			line: 2211,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3382,7 +3382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2214,
+			line: 2217,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3395,7 +3395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2220,
+			line: 2223,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3409,7 +3409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2227,
+			line: 2230,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3422,7 +3422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2233,
+			line: 2236,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3436,7 +3436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2240,
+			line: 2243,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3450,7 +3450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2247,
+			line: 2250,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3464,7 +3464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2254,
+			line: 2257,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3478,7 +3478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2261,
+			line: 2264,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3492,7 +3492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2268,
+			line: 2271,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3506,7 +3506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2275,
+			line: 2278,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3520,7 +3520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2282,
+			line: 2285,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3534,7 +3534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2289,
+			line: 2292,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3548,7 +3548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2296,
+			line: 2299,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3562,7 +3562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2303,
+			line: 2306,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3576,7 +3576,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2310,
+			line: 2313,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3590,7 +3590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2317,
+			line: 2320,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3604,7 +3604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2324,
+			line: 2327,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3618,7 +3618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2331,
+			line: 2334,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3632,7 +3632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2338,
+			line: 2341,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3646,7 +3646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2345,
+			line: 2348,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3660,7 +3660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2352,
+			line: 2355,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3674,7 +3674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2358,
+			line: 2361,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3687,7 +3687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2364,
+			line: 2367,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3700,7 +3700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2370,
+			line: 2373,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3714,7 +3714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2377,
+			line: 2380,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3729,7 +3729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2384,
+			line: 2387,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3742,7 +3742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2390,
+			line: 2393,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3756,7 +3756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2397,
+			line: 2400,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3770,7 +3770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2404,
+			line: 2407,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3784,7 +3784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2411,
+			line: 2414,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3798,7 +3798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2418,
+			line: 2421,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3812,7 +3812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2425,
+			line: 2428,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3825,7 +3825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2431,
+			line: 2434,
 			text: phraseMask{
 				{index: 7, bits: 16140901064495857664},
 			},
@@ -3836,7 +3836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2441,
+			line: 2444,
 			text: phraseMask{
 				{index: 8, bits: 3},
 			},
@@ -3847,7 +3847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2447,
+			line: 2450,
 			text: phraseMask{
 				{index: 8, bits: 28},
 			},
@@ -3858,7 +3858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2453,
+			line: 2456,
 			text: phraseMask{
 				{index: 8, bits: 32},
 			},
@@ -3869,7 +3869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2459,
+			line: 2462,
 			text: phraseMask{
 				{index: 8, bits: 960},
 			},
@@ -3880,7 +3880,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2466,
+			line: 2469,
 			text: phraseMask{
 				{index: 8, bits: 1024},
 			},
@@ -3891,7 +3891,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2472,
+			line: 2475,
 			text: phraseMask{
 				{index: 8, bits: 6144},
 			},
@@ -3902,7 +3902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2478,
+			line: 2481,
 			text: phraseMask{
 				{index: 8, bits: 24576},
 			},
@@ -3913,7 +3913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2484,
+			line: 2487,
 			text: phraseMask{
 				{index: 8, bits: 32768},
 			},
@@ -3924,7 +3924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2490,
+			line: 2493,
 			text: phraseMask{
 				{index: 2, bits: 844424930131968},
 				{index: 8, bits: 458752},
@@ -3936,7 +3936,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2498,
+			line: 2501,
 			text: phraseMask{
 				{index: 2, bits: 159978941841408},
 				{index: 8, bits: 1572864},
@@ -3948,7 +3948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2508,
+			line: 2511,
 			text: phraseMask{
 				{index: 8, bits: 14680064},
 			},
@@ -3959,7 +3959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2515,
+			line: 2518,
 			text: phraseMask{
 				{index: 8, bits: 251658240},
 			},
@@ -3970,7 +3970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2522,
+			line: 2525,
 			text: phraseMask{
 				{index: 8, bits: 805306368},
 				{bits: 140737488355328},
@@ -3982,7 +3982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2529,
+			line: 2532,
 			text: phraseMask{
 				{index: 7, bits: 536870912},
 				{index: 8, bits: 3221225472},
@@ -3994,7 +3994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2535,
+			line: 2538,
 			text: phraseMask{
 				{index: 8, bits: 4294967296},
 			},
@@ -4005,7 +4005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2541,
+			line: 2544,
 			text: phraseMask{
 				{index: 8, bits: 8589934592},
 			},
@@ -4016,7 +4016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2547,
+			line: 2550,
 			text: phraseMask{
 				{index: 7, bits: 288230376151711744},
 			},
@@ -4027,7 +4027,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2553,
+			line: 2556,
 			text: phraseMask{
 				{index: 8, bits: 51539607552},
 			},
@@ -4038,7 +4038,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2563,
+			line: 2566,
 			text: phraseMask{
 				{index: 8, bits: 481036337152},
 			},
@@ -4049,7 +4049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2569,
+			line: 2572,
 			text: phraseMask{
 				{index: 8, bits: 549755813888},
 			},
@@ -4060,7 +4060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2575,
+			line: 2578,
 			text: phraseMask{
 				{index: 8, bits: 3298534883328},
 			},
@@ -4071,7 +4071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2581,
+			line: 2584,
 			text: phraseMask{
 				{index: 8, bits: 13194139533312},
 			},
@@ -4082,7 +4082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2587,
+			line: 2590,
 			text: phraseMask{
 				{index: 8, bits: 52776558133248},
 			},
@@ -4093,7 +4093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2593,
+			line: 2596,
 			text: phraseMask{
 				{index: 8, bits: 70368744177664},
 			},
@@ -4104,7 +4104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2599,
+			line: 2602,
 			text: phraseMask{
 				{index: 8, bits: 140737488355328},
 			},
@@ -4115,7 +4115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2605,
+			line: 2608,
 			text: phraseMask{
 				{index: 8, bits: 4222124650659840},
 			},
@@ -4126,7 +4126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2612,
+			line: 2615,
 			text: phraseMask{
 				{index: 8, bits: 4503599627370496},
 			},
@@ -4137,7 +4137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2618,
+			line: 2621,
 			text: phraseMask{
 				{index: 8, bits: 9007199254740992},
 			},
@@ -4148,7 +4148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2629,
+			line: 2632,
 			text: phraseMask{
 				{index: 8, bits: 54043195528445952},
 			},
@@ -4186,7 +4186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2640,
+			line: 2643,
 			text: phraseMask{
 				{index: 8, bits: 72057594037927936},
 			},
@@ -4197,7 +4197,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2646,
+			line: 2649,
 			text: phraseMask{
 				{index: 8, bits: 144115188075855872},
 			},
@@ -4208,7 +4208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2652,
+			line: 2655,
 			text: phraseMask{
 				{index: 8, bits: 288230376151711744},
 			},
@@ -4219,7 +4219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2665,
+			line: 2668,
 			text: phraseMask{
 				{index: 8, bits: 576460752303423488},
 			},
@@ -4287,7 +4287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2678,
+			line: 2681,
 			text: phraseMask{
 				{index: 8, bits: 576460752303423488},
 			},
@@ -4353,7 +4353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2688,
+			line: 2691,
 			text: phraseMask{
 				{index: 8, bits: 3458764513820540928},
 			},
@@ -4364,7 +4364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2696,
+			line: 2699,
 			text: phraseMask{
 				{index: 8, bits: 4611686018427387904},
 			},
@@ -4375,7 +4375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2702,
+			line: 2705,
 			text: phraseMask{
 				{index: 8, bits: 9223372036854775808},
 				{index: 9, bits: 1},
@@ -4387,7 +4387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2708,
+			line: 2711,
 			text: phraseMask{
 				{index: 9, bits: 2},
 			},
@@ -4398,7 +4398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2714,
+			line: 2717,
 			text: phraseMask{
 				{index: 9, bits: 4},
 			},
@@ -4409,7 +4409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2720,
+			line: 2723,
 			text: phraseMask{
 				{index: 9, bits: 8},
 				{index: 8, bits: 4503599627370496},
@@ -4421,7 +4421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2732,
+			line: 2735,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4471,7 +4471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2745,
+			line: 2748,
 			text: phraseMask{
 				{index: 9, bits: 7680},
 			},
@@ -4515,7 +4515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2757,
+			line: 2760,
 			text: phraseMask{
 				{index: 9, bits: 122880},
 				{index: 6, bits: 33554432},
@@ -4559,7 +4559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2771,
+			line: 2774,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4625,7 +4625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2792,
+			line: 2795,
 			text: phraseMask{
 				{index: 9, bits: 4294967296},
 			},
@@ -4675,7 +4675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2801,
+			line: 2804,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4733,7 +4733,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2816,
+			line: 2819,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4790,7 +4790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2835,
+			line: 2838,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4845,7 +4845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2847,
+			line: 2850,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4886,7 +4886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2861,
+			line: 2864,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4935,7 +4935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2870,
+			line: 2873,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4984,7 +4984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 2879,
+			line: 2882,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5033,7 +5033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 2888,
+			line: 2891,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5082,7 +5082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 2898,
+			line: 2901,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5124,7 +5124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 2907,
+			line: 2910,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5173,7 +5173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 2916,
+			line: 2919,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5222,7 +5222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 2925,
+			line: 2928,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5271,7 +5271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 2934,
+			line: 2937,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5320,7 +5320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 2943,
+			line: 2946,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5369,7 +5369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 2952,
+			line: 2955,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5418,7 +5418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 2961,
+			line: 2964,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5467,7 +5467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 2970,
+			line: 2973,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5516,7 +5516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 2979,
+			line: 2982,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5565,7 +5565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 2988,
+			line: 2991,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5614,7 +5614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 2997,
+			line: 3000,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5663,7 +5663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3006,
+			line: 3009,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5720,7 +5720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3015,
+			line: 3018,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5769,7 +5769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3024,
+			line: 3027,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5818,7 +5818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3035,
+			line: 3038,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5867,7 +5867,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3044,
+			line: 3047,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5916,7 +5916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3053,
+			line: 3056,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -5965,7 +5965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3064,
+			line: 3067,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6014,7 +6014,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3074,
+			line: 3077,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6063,7 +6063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3083,
+			line: 3086,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6112,7 +6112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3092,
+			line: 3095,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6161,7 +6161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3101,
+			line: 3104,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6210,7 +6210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3110,
+			line: 3113,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6259,7 +6259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3120,
+			line: 3123,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6308,7 +6308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3129,
+			line: 3132,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6357,7 +6357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3138,
+			line: 3141,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6414,7 +6414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3147,
+			line: 3150,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6463,7 +6463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3159,
+			line: 3162,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6505,7 +6505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3168,
+			line: 3171,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6547,7 +6547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3177,
+			line: 3180,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6613,7 +6613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3186,
+			line: 3189,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6655,7 +6655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3195,
+			line: 3198,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6704,7 +6704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3206,
+			line: 3209,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6740,7 +6740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3222,
+			line: 3225,
 			text: phraseMask{
 				{index: 9, bits: 1152921504606846976},
 			},
@@ -6750,7 +6750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3229,
+			line: 3232,
 			text: phraseMask{
 				{index: 9, bits: 2305843009213693952},
 			},
@@ -6760,7 +6760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3234,
+			line: 3237,
 			text: phraseMask{
 				{index: 9, bits: 4611686018427387904},
 			},
@@ -6770,7 +6770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3239,
+			line: 3242,
 			text: phraseMask{
 				{index: 9, bits: 9223372036854775808},
 			},
@@ -6780,7 +6780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3244,
+			line: 3247,
 			text: phraseMask{
 				{index: 10, bits: 31},
 			},
@@ -6790,7 +6790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3251,
+			line: 3254,
 			text: phraseMask{
 				{index: 10, bits: 32},
 			},
@@ -6803,7 +6803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3257,
+			line: 3260,
 			text: phraseMask{
 				{index: 10, bits: 64},
 			},
@@ -6813,7 +6813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3262,
+			line: 3265,
 			text: phraseMask{
 				{index: 10, bits: 128},
 			},
@@ -6823,7 +6823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3267,
+			line: 3270,
 			text: phraseMask{
 				{index: 10, bits: 256},
 			},
@@ -6833,7 +6833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3280,
+			line: 3283,
 			text: phraseMask{
 				{index: 10, bits: 1536},
 			},
@@ -6884,7 +6884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3290,
+			line: 3293,
 			text: phraseMask{
 				{index: 10, bits: 2048},
 			},
@@ -6894,7 +6894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3298,
+			line: 3301,
 			text: phraseMask{
 				{index: 10, bits: 4096},
 			},
@@ -6904,7 +6904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3303,
+			line: 3306,
 			text: phraseMask{
 				{index: 10, bits: 24576},
 			},
@@ -6914,7 +6914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3308,
+			line: 3311,
 			text: phraseMask{
 				{index: 10, bits: 491520},
 			},
@@ -6924,7 +6924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3314,
+			line: 3317,
 			text: phraseMask{
 				{index: 10, bits: 7864320},
 			},
@@ -6934,7 +6934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3326,
+			line: 3329,
 			text: phraseMask{
 				{index: 10, bits: 58720256},
 			},
@@ -6984,7 +6984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3335,
+			line: 3338,
 			text: phraseMask{
 				{index: 10, bits: 67108864},
 			},
@@ -6994,7 +6994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3340,
+			line: 3343,
 			text: phraseMask{
 				{index: 10, bits: 134217728},
 			},
@@ -7004,7 +7004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3345,
+			line: 3348,
 			text: phraseMask{
 				{index: 10, bits: 268435456},
 			},
@@ -7014,7 +7014,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3350,
+			line: 3353,
 			text: phraseMask{
 				{index: 10, bits: 1610612736},
 			},
@@ -7024,7 +7024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3355,
+			line: 3358,
 			text: phraseMask{
 				{index: 10, bits: 272730423296},
 			},
@@ -7034,7 +7034,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3362,
+			line: 3365,
 			text: phraseMask{
 				{index: 10, bits: 17317308137472},
 			},
@@ -7044,7 +7044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3368,
+			line: 3371,
 			text: phraseMask{
 				{index: 10, bits: 17592186044416},
 			},
@@ -7054,7 +7054,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3373,
+			line: 3376,
 			text: phraseMask{
 				{index: 10, bits: 246290604621824},
 			},
@@ -7064,7 +7064,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3380,
+			line: 3383,
 			text: phraseMask{
 				{index: 10, bits: 844424930131968},
 			},
@@ -7074,7 +7074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3385,
+			line: 3388,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -7084,7 +7084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3390,
+			line: 3393,
 			text: phraseMask{
 				{index: 6, bits: 864691128455135232},
 			},
@@ -7094,7 +7094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3395,
+			line: 3398,
 			text: phraseMask{
 				{index: 6, bits: 72057594037927936},
 			},
@@ -7104,7 +7104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3400,
+			line: 3403,
 			text: phraseMask{
 				{index: 6, bits: 144115188075855872},
 			},
@@ -7114,7 +7114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3405,
+			line: 3408,
 			text: phraseMask{
 				{index: 10, bits: 2251799813685248},
 			},
@@ -7124,7 +7124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3410,
+			line: 3413,
 			text: phraseMask{
 				{index: 10, bits: 4503599627370496},
 			},
@@ -7134,7 +7134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3415,
+			line: 3418,
 			text: phraseMask{
 				{index: 10, bits: 9007199254740992},
 			},
@@ -7144,7 +7144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3420,
+			line: 3423,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -7154,7 +7154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3425,
+			line: 3428,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
@@ -7164,7 +7164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3430,
+			line: 3433,
 			text: phraseMask{
 				{index: 10, bits: 72057594037927936},
 			},
@@ -7174,7 +7174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3435,
+			line: 3438,
 			text: phraseMask{
 				{index: 10, bits: 144115188075855872},
 			},
@@ -7184,7 +7184,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3440,
+			line: 3443,
 			text: phraseMask{
 				{index: 10, bits: 288230376151711744},
 			},
@@ -7194,7 +7194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3445,
+			line: 3448,
 			text: phraseMask{
 				{index: 10, bits: 576460752303423488},
 			},
@@ -7204,7 +7204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3450,
+			line: 3453,
 			text: phraseMask{
 				{index: 10, bits: 3458764513820540928},
 			},
@@ -7214,7 +7214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3456,
+			line: 3459,
 			text: phraseMask{
 				{index: 10, bits: 4611686018427387904},
 			},
@@ -7224,7 +7224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3461,
+			line: 3464,
 			text: phraseMask{
 				{index: 10, bits: 9223372036854775808},
 			},
@@ -7234,7 +7234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3466,
+			line: 3469,
 			text: phraseMask{
 				{index: 11, bits: 255},
 			},
@@ -7244,7 +7244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3473,
+			line: 3476,
 			text: phraseMask{
 				{index: 11, bits: 1792},
 			},
@@ -7254,7 +7254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3478,
+			line: 3481,
 			text: phraseMask{
 				{index: 11, bits: 2048},
 			},
@@ -7264,7 +7264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3483,
+			line: 3486,
 			text: phraseMask{
 				{index: 11, bits: 61440},
 			},
@@ -7274,7 +7274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3489,
+			line: 3492,
 			text: phraseMask{
 				{index: 11, bits: 268369920},
 			},
@@ -7284,7 +7284,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3499,
+			line: 3502,
 			text: phraseMask{
 				{index: 11, bits: 805306368},
 			},
@@ -7294,7 +7294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3504,
+			line: 3507,
 			text: phraseMask{
 				{index: 11, bits: 1073741824},
 			},
@@ -7304,7 +7304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3509,
+			line: 3512,
 			text: phraseMask{
 				{index: 11, bits: 2147483648},
 			},
@@ -7314,7 +7314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3514,
+			line: 3517,
 			text: phraseMask{
 				{index: 11, bits: 4294967296},
 			},
@@ -7324,7 +7324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3519,
+			line: 3522,
 			text: phraseMask{
 				{index: 11, bits: 25769803776},
 			},
@@ -7334,7 +7334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3525,
+			line: 3528,
 			text: phraseMask{
 				{index: 11, bits: 34359738368},
 			},
@@ -7344,7 +7344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3530,
+			line: 3533,
 			text: phraseMask{
 				{index: 11, bits: 68719476736},
 			},
@@ -7354,7 +7354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3535,
+			line: 3538,
 			text: phraseMask{
 				{index: 11, bits: 412316860416},
 			},
@@ -7364,7 +7364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3540,
+			line: 3543,
 			text: phraseMask{
 				{index: 11, bits: 549755813888},
 			},
@@ -7374,7 +7374,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3545,
+			line: 3548,
 			text: phraseMask{
 				{index: 11, bits: 1099511627776},
 			},
@@ -7384,7 +7384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3550,
+			line: 3553,
 			text: phraseMask{
 				{index: 11, bits: 2199023255552},
 			},
@@ -7394,7 +7394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3555,
+			line: 3558,
 			text: phraseMask{
 				{index: 11, bits: 13194139533312},
 			},
@@ -7444,7 +7444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3569,
+			line: 3572,
 			text: phraseMask{
 				{index: 11, bits: 4611668426241343488},
 			},
@@ -7494,7 +7494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3598,
+			line: 3601,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7550,7 +7550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3608,
+			line: 3611,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7667,7 +7667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3625,
+			line: 3628,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7720,7 +7720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3651,
+			line: 3654,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7729,7 +7729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3656,
+			line: 3659,
 			text: phraseMask{
 				{index: 12, bits: 2},
 			},
@@ -7739,7 +7739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3662,
+			line: 3665,
 			text: phraseMask{
 				{index: 12, bits: 124},
 			},
@@ -7749,7 +7749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3676,
+			line: 3679,
 			text: phraseMask{
 				{index: 12, bits: 17592186044288},
 			},
@@ -7759,7 +7759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3688,
+			line: 3691,
 			text: phraseMask{
 				{index: 12, bits: 18446726481523507200},
 				{index: 1, bits: 2316539058328698880},
@@ -7773,7 +7773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3728,
+			line: 3731,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7783,7 +7783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3733,
+			line: 3736,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7792,7 +7792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3738,
+			line: 3741,
 			text: phraseMask{
 				{index: 13, bits: 9223372036854775808},
 				{index: 14, bits: 67108863},
@@ -7804,7 +7804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3752,
+			line: 3755,
 			text: phraseMask{
 				{index: 14, bits: 201326592},
 				{index: 8, bits: 549755813888},
@@ -7815,7 +7815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3764,
+			line: 3767,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7826,7 +7826,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3769,
+			line: 3772,
 			text: phraseMask{
 				{index: 14, bits: 18446744073441116160},
 				{index: 8, bits: 105553116266496},
@@ -7840,7 +7840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3802,
+			line: 3805,
 			text: phraseMask{
 				{index: 15, bits: 267386880},
 			},
@@ -7850,7 +7850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3814,
+			line: 3817,
 			text: phraseMask{
 				{index: 15, bits: 140737219919872},
 				{index: 9, bits: 4294836224},
@@ -7863,7 +7863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3835,
+			line: 3838,
 			text: phraseMask{
 				{index: 15, bits: 143974450587500544},
 			},
@@ -7904,7 +7904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3844,
+			line: 3847,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7919,7 +7919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3849,
+			line: 3852,
 			text: phraseMask{
 				{index: 15, bits: 18302628885633695744},
 				{index: 16, bits: 8388607},
@@ -7931,7 +7931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3862,
+			line: 3865,
 			text: phraseMask{
 				{index: 16, bits: 25165824},
 			},
@@ -7945,7 +7945,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3881,
+			line: 3884,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7965,7 +7965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3921,
+			line: 3924,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7989,7 +7989,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3962,
+			line: 3965,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8007,7 +8007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 3974,
+			line: 3977,
 			text: phraseMask{
 				{index: 19, bits: 18446744073575333888},
 				{index: 7, bits: 288230376688582656},
@@ -8072,7 +8072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4035,
+			line: 4038,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8121,7 +8121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4047,
+			line: 4050,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8170,7 +8170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4058,
+			line: 4061,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8218,7 +8218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4067,
+			line: 4070,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8239,7 +8239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4077,
+			line: 4080,
 			text: phraseMask{
 				{index: 18, bits: 4294967297},
 			},
@@ -8249,7 +8249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4084,
+			line: 4087,
 			text: phraseMask{
 				{index: 20, bits: 549755813888},
 			},
@@ -8263,7 +8263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4093,
+			line: 4096,
 			text: phraseMask{
 				{index: 16, bits: 17592320262144},
 			},
@@ -8273,7 +8273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4100,
+			line: 4103,
 			text: phraseMask{
 				{index: 19, bits: 18446744073575333888},
 				{index: 7, bits: 288230376688582656},
@@ -8295,7 +8295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4106,
+			line: 4109,
 			text: phraseMask{
 				{index: 21, bits: 35184304979968},
 			},
@@ -8331,7 +8331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4125,
+			line: 4128,
 			text: phraseMask{
 				{index: 7, bits: 288230376151711744},
 				{index: 21, bits: 246290604621824},
@@ -8350,7 +8350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4143,
+			line: 4146,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8370,7 +8370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4162,
+			line: 4165,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8398,7 +8398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4168,
+			line: 4171,
 			text: phraseMask{
 				{index: 22, bits: 57344},
 			},
@@ -8408,7 +8408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4177,
+			line: 4180,
 			text: phraseMask{
 				{index: 22, bits: 65539},
 			},
@@ -8425,7 +8425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4192,
+			line: 4195,
 			text: phraseMask{
 				{index: 21, bits: 18446462598732840960},
 				{index: 9, bits: 4611694814520410112},
@@ -8439,7 +8439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4200,
+			line: 4203,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8448,7 +8448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4205,
+			line: 4208,
 			text: phraseMask{
 				{index: 22, bits: 576460752303161344},
 			},
@@ -8458,7 +8458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4226,
+			line: 4229,
 			text: phraseMask{
 				{index: 22, bits: 17870283321406128128},
 			},
@@ -8475,7 +8475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4239,
+			line: 4242,
 			text: phraseMask{
 				{index: 23, bits: 511},
 			},
@@ -8485,7 +8485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4247,
+			line: 4250,
 			text: phraseMask{
 				{index: 23, bits: 512},
 			},
@@ -8498,7 +8498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4258,
+			line: 4261,
 			text: phraseMask{
 				{index: 23, bits: 1047552},
 				{index: 6, bits: 9223372036854775808},
@@ -8510,7 +8510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4270,
+			line: 4273,
 			text: phraseMask{
 				{index: 23, bits: 17592184995841},
 				{index: 10, bits: 67108864},
@@ -8531,7 +8531,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4335,
+			line: 4338,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -8638,7 +8638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4348,
+			line: 4351,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -8648,7 +8648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4353,
+			line: 4356,
 			text: phraseMask{
 				{index: 17, bits: 18444492273895866368},
 				{index: 7, bits: 268435456},
@@ -8669,7 +8669,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4396,
+			line: 4399,
 			text: phraseMask{
 				{index: 17, bits: 18444492273895866368},
 				{index: 7, bits: 268435456},
@@ -8688,7 +8688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4410,
+			line: 4413,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -8703,7 +8703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4430,
+			line: 4433,
 			text: phraseMask{
 				{index: 19, bits: 32768},
 			},
@@ -8713,7 +8713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4437,
+			line: 4440,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8744,7 +8744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4458,
+			line: 4461,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8753,7 +8753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4468,
+			line: 4471,
 			text: phraseMask{
 				{index: 26, bits: 245760},
 			},
@@ -8763,7 +8763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4472,
+			line: 4475,
 			text: phraseMask{
 				{index: 23, bits: 18446726481523507200},
 				{index: 10, bits: 18014398509481984},
@@ -8780,7 +8780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4477,
+			line: 4480,
 			text: phraseMask{
 				{index: 2, bits: 2097152},
 				{index: 26, bits: 66846720},
@@ -8803,7 +8803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4491,
+			line: 4494,
 			text: phraseMask{
 				{index: 26, bits: 70368677068800},
 			},
@@ -8813,7 +8813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4501,
+			line: 4504,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8822,7 +8822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4506,
+			line: 4509,
 			text: phraseMask{
 				{index: 26, bits: 18446673704965373952},
 				{index: 12, bits: 124},
@@ -8836,7 +8836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4524,
+			line: 4527,
 			text: phraseMask{
 				{index: 16, bits: 18446744073675997184},
 				{bits: 64513},
@@ -8851,7 +8851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4529,
+			line: 4532,
 			text: phraseMask{
 				{index: 27, bits: 4194300},
 				{index: 17, bits: 2199023255552},
@@ -8888,7 +8888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4555,
+			line: 4558,
 			text: phraseMask{
 				{index: 27, bits: 17175674880},
 				{bits: 207165582859042816},
@@ -8899,7 +8899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4565,
+			line: 4568,
 			text: phraseMask{
 				{index: 27, bits: 18446744056529682432},
 				{index: 8, bits: 4294967296},
@@ -8911,7 +8911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4593,
+			line: 4596,
 			text: phraseMask{
 				{index: 28, bits: 262144},
 			},
@@ -8924,7 +8924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4599,
+			line: 4602,
 			text: phraseMask{
 				{index: 28, bits: 70368743653376},
 			},
@@ -8934,7 +8934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4615,
+			line: 4618,
 			text: phraseMask{
 				{index: 28, bits: 70368744177664},
 			},
@@ -8947,7 +8947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4621,
+			line: 4624,
 			text: phraseMask{
 				{index: 25, bits: 4503599627108352},
 				{index: 1, bits: 33554432},
@@ -8960,7 +8960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4626,
+			line: 4629,
 			text: phraseMask{
 				{index: 25, bits: 9223372036854775808},
 				{index: 1, bits: 3221225472},
@@ -8971,7 +8971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4632,
+			line: 4635,
 			text: phraseMask{
 				{index: 28, bits: 71916856549572608},
 				{index: 12, bits: 2},
@@ -8982,7 +8982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4639,
+			line: 4642,
 			text: phraseMask{
 				{index: 19, bits: 134213632},
 				{index: 4, bits: 1125899906842624},
@@ -8995,7 +8995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4644,
+			line: 4647,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9084,7 +9084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4661,
+			line: 4664,
 			text: phraseMask{
 				{index: 7, bits: 192},
 				{index: 28, bits: 18374686479671623680},
@@ -9099,7 +9099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4681,
+			line: 4684,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9112,7 +9112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4687,
+			line: 4690,
 			text: phraseMask{
 				{index: 29, bits: 268435456},
 			},
@@ -9125,7 +9125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4694,
+			line: 4697,
 			text: phraseMask{
 				{index: 7, bits: 512},
 				{index: 29, bits: 2198486384640},
@@ -9136,7 +9136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4702,
+			line: 4705,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9153,14 +9153,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4709,
+			line:    4712,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4714,
+			line: 4717,
 			text: phraseMask{
 				{index: 29, bits: 576458553280167936},
 				{index: 9, bits: 51539607552},
@@ -9175,7 +9175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4729,
+			line: 4732,
 			text: phraseMask{
 				{index: 29, bits: 4035225266123964416},
 				{index: 22, bits: 576460752303423488},
@@ -9194,7 +9194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4738,
+			line: 4741,
 			text: phraseMask{
 				{index: 29, bits: 13835058055282163712},
 				{index: 2, bits: 8192},
@@ -9206,7 +9206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4747,
+			line: 4750,
 			text: phraseMask{
 				{index: 6, bits: 158329674399744},
 				{index: 30, bits: 16744448},
@@ -9217,7 +9217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4764,
+			line: 4767,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9226,7 +9226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4770,
+			line: 4773,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9275,7 +9275,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4780,
+			line: 4783,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9330,7 +9330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4793,
+			line: 4796,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9339,7 +9339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4799,
+			line: 4802,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9380,7 +9380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4808,
+			line: 4811,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -9416,7 +9416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4815,
+			line: 4818,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -9425,7 +9425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4823,
+			line: 4826,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -9467,7 +9467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4833,
+			line: 4836,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -9476,7 +9476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4839,
+			line: 4842,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -9525,7 +9525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4849,
+			line: 4852,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -9574,7 +9574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4859,
+			line: 4862,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -9610,7 +9610,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4866,
+			line: 4869,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -9653,7 +9653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 4876,
+			line: 4879,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9689,7 +9689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 4883,
+			line: 4886,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9698,7 +9698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 4889,
+			line: 4892,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9772,7 +9772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 4904,
+			line: 4907,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9808,7 +9808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 4912,
+			line: 4915,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9844,7 +9844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 4919,
+			line: 4922,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9880,7 +9880,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 4926,
+			line: 4929,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9929,7 +9929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 4938,
+			line: 4941,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -9978,7 +9978,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 4948,
+			line: 4951,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10027,7 +10027,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 4958,
+			line: 4961,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10076,7 +10076,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 4968,
+			line: 4971,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10125,7 +10125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 4978,
+			line: 4981,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10174,7 +10174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 4988,
+			line: 4991,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10223,7 +10223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 4998,
+			line: 5001,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10272,7 +10272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5008,
+			line: 5011,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10321,7 +10321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5018,
+			line: 5021,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10370,7 +10370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5028,
+			line: 5031,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -10419,7 +10419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5038,
+			line: 5041,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -10468,7 +10468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5048,
+			line: 5051,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -10517,7 +10517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5058,
+			line: 5061,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -10566,7 +10566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5068,
+			line: 5071,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -10602,7 +10602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5075,
+			line: 5078,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -10639,7 +10639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5082,
+			line: 5085,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10688,7 +10688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5094,
+			line: 5097,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10717,14 +10717,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5104,
+			line:    5107,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5111,
+			line: 5114,
 			text: phraseMask{
 				{index: 19, bits: 18446744073575333888},
 				{index: 7, bits: 288230376688582656},
@@ -10826,7 +10826,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5130,
+			line: 5133,
 			text: phraseMask{
 				{index: 30, bits: 251658240},
 				{index: 9, bits: 288230376151711744},
@@ -10837,7 +10837,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5135,
+			line: 5138,
 			text: phraseMask{
 				{index: 30, bits: 268435456},
 			},
@@ -10847,7 +10847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5140,
+			line: 5143,
 			text: phraseMask{
 				{index: 30, bits: 17591649173504},
 			},
@@ -10857,7 +10857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5147,
+			line: 5150,
 			text: phraseMask{
 				{index: 30, bits: 123145302310912},
 			},
@@ -10867,7 +10867,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5152,
+			line: 5155,
 			text: phraseMask{
 				{index: 30, bits: 422212465065984},
 			},
@@ -10877,7 +10877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5157,
+			line: 5160,
 			text: phraseMask{
 				{index: 30, bits: 1688849860263936},
 				{index: 26, bits: 16777216},
@@ -10888,7 +10888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5168,
+			line: 5171,
 			text: phraseMask{
 				{index: 30, bits: 18444492273895866368},
 				{bits: 9223372036854775904},
@@ -10904,7 +10904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5183,
+			line: 5186,
 			text: phraseMask{
 				{index: 31, bits: 16352},
 			},
@@ -10914,7 +10914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5189,
+			line: 5192,
 			text: phraseMask{
 				{index: 31, bits: 4177920},
 				{index: 1, bits: 4611686018427387904},
@@ -10926,7 +10926,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5195,
+			line: 5198,
 			text: phraseMask{
 				{index: 1, bits: 137438953472},
 				{index: 11, bits: 13835058605037977600},
@@ -10939,7 +10939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5203,
+			line: 5206,
 			text: phraseMask{
 				{index: 31, bits: 100663296},
 			},
@@ -10949,7 +10949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5208,
+			line: 5211,
 			text: phraseMask{
 				{index: 31, bits: 134217728},
 			},
@@ -10959,7 +10959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5213,
+			line: 5216,
 			text: phraseMask{
 				{index: 31, bits: 1879048192},
 			},
@@ -10969,7 +10969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5224,
+			line: 5227,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11028,7 +11028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5237,
+			line: 5240,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11084,7 +11084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5249,
+			line: 5252,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11133,7 +11133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5258,
+			line: 5261,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11182,7 +11182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5267,
+			line: 5270,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11231,7 +11231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5276,
+			line: 5279,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11342,7 +11342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5290,
+			line: 5293,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -11378,7 +11378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5297,
+			line: 5300,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -11407,7 +11407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5304,
+			line: 5307,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11443,7 +11443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5311,
+			line: 5314,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11479,7 +11479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5318,
+			line: 5321,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11508,7 +11508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5325,
+			line: 5328,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11552,7 +11552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5333,
+			line: 5336,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11561,7 +11561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5339,
+			line: 5342,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11597,7 +11597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5347,
+			line: 5350,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11611,7 +11611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5354,
+			line: 5357,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11813,7 +11813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5378,
+			line: 5381,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12042,7 +12042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5408,
+			line:   5411,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12101,7 +12101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5418,
+			line: 5421,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12110,7 +12110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5423,
+			line: 5426,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12119,7 +12119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5428,
+			line: 5431,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12174,7 +12174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5437,
+			line: 5440,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12185,7 +12185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5445,
+			line: 5448,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12194,14 +12194,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5450,
+			line:     5453,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5460,
+			line: 5463,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12210,7 +12210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5470,
+			line: 5473,
 			text: phraseMask{
 				{index: 31, bits: 2147483648},
 			},
@@ -12220,7 +12220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5475,
+			line: 5478,
 			text: phraseMask{
 				{index: 31, bits: 30064771072},
 			},
@@ -12230,7 +12230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5481,
+			line: 5484,
 			text: phraseMask{
 				{index: 31, bits: 240518168576},
 			},
@@ -12241,7 +12241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5490,
+			line: 5493,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12255,7 +12255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5494,
+			line: 5497,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12271,7 +12271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5498,
+			line: 5501,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12282,7 +12282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5502,
+			line: 5505,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12296,7 +12296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5506,
+			line: 5509,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12307,7 +12307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5510,
+			line: 5513,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12367,7 +12367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5518,
+			line: 5521,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12424,7 +12424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5526,
+			line: 5529,
 			text: phraseMask{
 				{index: 31, bits: 16492674416640},
 			},
@@ -12437,7 +12437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5533,
+			line: 5536,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12476,7 +12476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5542,
+			line: 5545,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12547,7 +12547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5551,
+			line: 5554,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12635,7 +12635,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 486,
+			line: 489,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -12650,7 +12650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 497,
+			line: 500,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -12661,7 +12661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 503,
+			line: 506,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -12672,7 +12672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 512,
+			line: 515,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -12685,7 +12685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 522,
+			line: 525,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -12697,7 +12697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 528,
+			line: 531,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -12709,7 +12709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 552,
+			line: 555,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -12726,7 +12726,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 563,
+			line: 566,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -12741,7 +12741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 572,
+			line: 575,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -12754,7 +12754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 581,
+			line: 584,
 			text: phraseMask{
 				{bits: 17293822569102704640},
 				{index: 1, bits: 1023},
@@ -12770,7 +12770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 591,
+			line: 594,
 			text: phraseMask{
 				{index: 1, bits: 16776192},
 			},
@@ -12782,7 +12782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 598,
+			line: 601,
 			text: phraseMask{
 				{index: 1, bits: 251658240},
 			},
@@ -12793,7 +12793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 605,
+			line: 608,
 			text: phraseMask{
 				{index: 1, bits: 805306368},
 			},
@@ -12805,7 +12805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 611,
+			line: 614,
 			text: phraseMask{
 				{index: 1, bits: 33285996544},
 			},
@@ -12816,7 +12816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 616,
+			line: 619,
 			text: phraseMask{
 				{index: 1, bits: 562915593682944},
 			},
@@ -13931,7 +13931,7 @@ var builtinData1 = [...]reasonDef{
 	{
 		Code: "922",
 		words: words{
-			owner: "recipient-admin",
+			owner: "recipient",
 			summary: phrase{
 				en: "mailbox full",
 				tr: new([]string),

@@ -58,8 +58,9 @@
 //	      diagnostic_type: [x-unix, none]   # RFC 3464 Diagnostic-Code type
 //	    then:
 //	      reason: suspend                   # vocabulary of reasons.md
-//	      owner: recipient-admin            # sender, sender-admin, recipient-admin,
-//	                                        # group-owner, none, unknown
+//	      owner: recipient-admin            # sender, sender-admin, recipient,
+//	                                        # recipient-admin, group-owner, none,
+//	                                        # unknown
 //	      hard_bounce: false
 //	      status: 5.2.1                     # filled in when the record has none
 //	      summary: account parked

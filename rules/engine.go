@@ -603,10 +603,12 @@ func (r *rule) matchesDiagnosticType(in *Input) bool {
 type Reading struct {
 	Kind      dsn.Kind
 	Recipient dsn.Recipient
-	// ForwardedFrom is the address the sender wrote when the recipient's
-	// side forwarded it to Recipient.Address, which failed
-	// (dsn.Report.ForwardedFrom); "" otherwise.
-	ForwardedFrom string
+	// ForwardedFrom is the address the sender wrote and ForwardedTo the
+	// address the recipient's side forwarded it to, where delivery failed
+	// (dsn.Report.Forward); both "" without such a forward. ForwardedTo is
+	// Recipient.Address, or for Sendmail (which reports the alias
+	// written) the address it expanded to.
+	ForwardedFrom, ForwardedTo string
 	Classification
 }
 
@@ -631,19 +633,25 @@ func (e *Engine) explainReport(r *dsn.Report, lang int) []Reading {
 	out := make([]Reading, 0, len(r.Recipients))
 	for _, rc := range r.Recipients {
 		var v Classification
-		var orig string
+		var from, to string
 		switch r.Kind {
 		case dsn.KindAutoreply, dsn.KindFeedback, dsn.KindReceipt, dsn.KindNone:
 			v = e.notBounce(r, lang)
 		default:
-			v = e.classify(InputOf(r, rc), lang)
 			if forwardedRecord(r.Kind) {
-				if orig = r.ForwardedFrom(&rc); orig != "" {
-					e.forwarded(&v, orig, rc.Address, lang)
-				}
+				from, to = r.Forward(&rc)
 			}
+			if from == "" {
+				v = e.classify(InputOf(r, rc), lang)
+				break
+			}
+			// The words name the address that failed, the forward target.
+			target := rc
+			target.Address = to
+			v = e.classify(InputOf(r, target), lang)
+			e.forwarded(&v, from, to, lang)
 		}
-		out = append(out, Reading{Kind: r.Kind, Recipient: rc, ForwardedFrom: orig, Classification: v})
+		out = append(out, Reading{Kind: r.Kind, Recipient: rc, ForwardedFrom: from, ForwardedTo: to, Classification: v})
 	}
 	return out
 }

@@ -127,7 +127,7 @@ func TestWordsChangeMeaning(t *testing.T) {
 		{Input{Status: "5.2.2", ReplyCode: "554", Diagnostic: "554 5.2.2 mailbox full; STOREDRV.Submission.Exception:SubmissionQuotaExceededException; Submission quota exceeded", RemoteMTA: "outlook.office365.com"},
 			"speeding", OwnerSenderAdmin, "ms-submission-quota", "5.2.2"},
 		{Input{Status: "5.2.2", ReplyCode: "552", Diagnostic: "552 5.2.2 <bob@example.net>: mailbox full"},
-			"mailboxfull", OwnerRecipientAdmin, "mailbox-full-status", "5.2.2"},
+			"mailboxfull", OwnerRecipient, "mailbox-full-status", "5.2.2"},
 		// Seed 001: three meanings of 5.7.1.
 		{Input{Status: "5.7.1", ReplyCode: "550", Diagnostic: "550 5.7.1 RESOLVER.RST.NotAuthorized; not authorized: Delivery not authorized, message refused"},
 			"filtered", OwnerGroupOwner, "ms-5.7.1-delivery-not-authorized", "5.7.1"},
@@ -214,7 +214,7 @@ func TestHardBounceAndOwnerOfDelays(t *testing.T) {
 		{Input{Action: "delayed", Status: "4.2.2", Diagnostic: "452 4.2.2 mailbox full"}, false, false, OwnerNone},
 		{Input{Action: "failed", Status: "5.1.2", Diagnostic: "Host unknown"}, true, true, OwnerSender},
 		{Input{Action: "failed", Status: "5.1.6", Diagnostic: "550 5.1.6 recipient no longer on server"}, true, true, OwnerSender},
-		{Input{Action: "failed", Status: "5.2.2", Diagnostic: "552 5.2.2 over quota"}, false, true, OwnerRecipientAdmin},
+		{Input{Action: "failed", Status: "5.2.2", Diagnostic: "552 5.2.2 over quota"}, false, true, OwnerRecipient},
 		{Input{Action: "failed", ReplyCode: "556", Diagnostic: "556 5.1.10 recipient domain has null MX"}, true, true, OwnerSender},
 		{Input{Action: "failed", Status: "4.0.0", Diagnostic: "doesn't receive email: null MX"}, false, true, OwnerSender},
 	}
@@ -505,7 +505,7 @@ func TestLargeReceivers(t *testing.T) {
 		// receivers give after DATA (the owner of a spam or policy refusal
 		// depends on the stage).
 		{"550-5.1.1 The email account that you tried to reach does not exist. Please try double-checking the recipient's email address for typos", "userunknown", OwnerSender},
-		{"552-5.2.2 The email account that you tried to reach is over quota and inactive.", "mailboxfull", OwnerRecipientAdmin},
+		{"552-5.2.2 The email account that you tried to reach is over quota and inactive.", "mailboxfull", OwnerRecipient},
 		{"550-5.2.1 The email account that you tried to reach is disabled.", "suspend", OwnerRecipientAdmin},
 		{"550-5.7.26 This mail has been blocked because the sender is unauthenticated. Gmail requires all senders to authenticate with either SPF or DKIM.", "authfailure", OwnerSenderAdmin},
 		{"550-5.7.25 [192.0.2.7] The IP address sending this message does not have a PTR record setup", "requireptr", OwnerSenderAdmin},
@@ -555,7 +555,7 @@ func TestExampleLocalRules(t *testing.T) {
 	if v.Rule != "example-partner-greylisting" || v.Owner != OwnerNone || v.Permanent {
 		t.Errorf("greylisting: %+v", v)
 	}
-	if v := e.Lookup("5.2.2"); !strings.Contains(v.Fix, "helpdesk.example.org") || v.Owner != OwnerRecipientAdmin || v.Summary != "mailbox full" {
+	if v := e.Lookup("5.2.2"); !strings.Contains(v.Fix, "helpdesk.example.org") || v.Owner != OwnerRecipient || v.Summary != "mailbox full" {
 		t.Errorf("local reason default not used, or the built-in fields it does not give lost: %+v", v)
 	}
 	v = e.Classify(Input{Action: "failed", Diagnostic: "550 5.7.0 over your quota of 300 messages", RemoteMTA: "relay.example.org"})

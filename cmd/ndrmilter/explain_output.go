@@ -49,8 +49,14 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 			continue
 		}
 		fmt.Fprintf(w, "\n  %s%s\n", lw.label("cli.recipient", lw.width), rd.Recipient.Address)
-		if rd.ForwardedFrom != "" {
+		switch {
+		case rd.ForwardedFrom == "":
+		case strings.EqualFold(rd.ForwardedTo, rd.Recipient.Address):
 			fmt.Fprintf(w, "  %s%s\n", lw.label("cli.forwarded_from", lw.width), rd.ForwardedFrom)
+		default:
+			// Sendmail names the alias written; the address that failed
+			// is the one it expanded to.
+			fmt.Fprintf(w, "  %s%s\n", lw.label("cli.forwarded_to", lw.width), rd.ForwardedTo)
 		}
 		fmt.Fprintf(w, "  %s%s\n", lw.label("cli.what", lw.width), rd.Explanation)
 		fmt.Fprintf(w, "  %s%s\n", lw.label("cli.who", lw.width), ownerText(lw, rd))
@@ -68,7 +74,7 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 		case rd.HardBounce && rd.ForwardedFrom != "":
 			// The address the sender wrote was not refused: "do not
 			// mail this address again" would be wrong advice.
-			reason = lw.text("cli.hard_bounce_forwarded", "reason", reason, "original", rd.ForwardedFrom)
+			reason = lw.text("cli.hard_bounce_forwarded", "reason", reason, "original", rd.ForwardedFrom, "target", rd.ForwardedTo)
 		case rd.HardBounce:
 			reason = lw.text("cli.hard_bounce", "reason", reason)
 		}

@@ -76,7 +76,7 @@ type words struct {
 
 // labelIDs are the labels of explain's and code's text output, whose
 // values line up.
-var labelIDs = []string{"cli.recipient", "cli.forwarded_from", "cli.what", "cli.means", "cli.who", "cli.fix", "cli.code", "cli.reason", "cli.rule"}
+var labelIDs = []string{"cli.recipient", "cli.forwarded_from", "cli.forwarded_to", "cli.what", "cli.means", "cli.who", "cli.fix", "cli.code", "cli.reason", "cli.rule"}
 
 // detailIDs are the labels of the details for admins, indented by two more
 // columns.

@@ -1,0 +1,96 @@
+package rules
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ndrmilter/ndrmilter/dsn"
+)
+
+// TestForwardedFailureIsOwnedByTheRecipientsSide: when the recipient's side
+// forwarded the address the sender wrote, the reading names both addresses,
+// keeps the failed one as the recipient, gives the failure to the
+// recipient's email admin and tells the sender to warn the recipient, not
+// to stop writing to the address.
+func TestForwardedFailureIsOwnedByTheRecipientsSide(t *testing.T) {
+	e := builtin(t)
+	for _, c := range []struct{ file, address, final, orig string }{
+		{"forwarded-recipient-01.eml", "m.lindqvist@mailhost.example.net", "m.lindqvist@mailhost.example.net", "secretary@harbour-club.example"},
+		{"forwarded-recipient-02.eml", "r.tanaka@mailbox.example.org", "r.tanaka@mailbox.example.org", "events@choir-society.example"},
+		{"forwarded-recipient-03.eml", "editor@fjord-press.example", "k.ueda@home-isp.example.net", "editor@fjord-press.example"},
+	} {
+		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := dsn.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rds := e.Explain(r)
+		if len(rds) != 1 {
+			t.Fatalf("%s: %d readings, want 1", c.file, len(rds))
+		}
+		rd := rds[0]
+		if rd.Recipient.Address != c.address || rd.ForwardedFrom != c.orig || rd.ForwardedTo != c.final {
+			t.Errorf("%s: recipient %q forwarded from %q to %q, want %q from %q to %q", c.file, rd.Recipient.Address, rd.ForwardedFrom, rd.ForwardedTo, c.address, c.orig, c.final)
+		}
+		if rd.Owner != OwnerRecipientAdmin {
+			t.Errorf("%s: owner %s, want %s", c.file, rd.Owner, OwnerRecipientAdmin)
+		}
+		if !strings.Contains(rd.Explanation, "Your message to "+c.orig+" was forwarded") || !strings.Contains(rd.Explanation, c.final) {
+			t.Errorf("%s: the explanation does not say %s was forwarded to %s: %s", c.file, c.orig, c.final, rd.Explanation)
+		}
+		if !strings.Contains(rd.Fix, "forwarding from "+c.orig+" to "+c.final+" fails") || strings.Contains(rd.Fix, "stop writing") {
+			t.Errorf("%s: the fix does not tell the sender to warn the recipient of the failing forward: %s", c.file, rd.Fix)
+		}
+	}
+}
+
+// TestForwardedMessageProblemKeepsTheSendersFix: a forward target that
+// refuses the message for its size still asks the sender to make it
+// smaller; the explanation says where it was refused.
+func TestForwardedMessageProblemKeepsTheSendersFix(t *testing.T) {
+	e := builtin(t)
+	r := &dsn.Report{Kind: dsn.KindBounce, ReportingMTA: "mx.example.org", Recipients: []dsn.Recipient{{
+		Address: "bo@example.net", OriginalRecipient: "info@example.org", Action: "failed", Status: "5.3.4",
+		RemoteMTA: "mx.example.net", Diagnostic: "552 5.3.4 Message size exceeds fixed maximum message size",
+	}}}
+	rd := e.Explain(r)[0]
+	if rd.Reason != ReasonMesgTooBig || rd.Owner != OwnerSender {
+		t.Errorf("reason %s owner %s, want %s %s", rd.Reason, rd.Owner, ReasonMesgTooBig, OwnerSender)
+	}
+	if !strings.Contains(rd.Explanation, "info@example.org was forwarded") || strings.Contains(rd.Fix, "forwarding") {
+		t.Errorf("explanation %q / fix %q: want the forward said, and the size fix kept", rd.Explanation, rd.Fix)
+	}
+}
+
+// TestNoForwardSaysNothingOfForwarding: an Original-Recipient that is the
+// same address changes nothing.
+func TestNoForwardSaysNothingOfForwarding(t *testing.T) {
+	e := builtin(t)
+	r := &dsn.Report{Kind: dsn.KindBounce, ReportingMTA: "mx.example.net", Recipients: []dsn.Recipient{{
+		Address: "Bo@example.net", OriginalRecipient: "bo@example.net", Action: "failed", Status: "5.1.1",
+		RemoteMTA: "mx.example.net", Diagnostic: "550 5.1.1 user unknown",
+	}}}
+	rd := e.Explain(r)[0]
+	if rd.ForwardedFrom != "" || strings.Contains(rd.Explanation, "forwarded") || rd.Owner != OwnerSender {
+		t.Errorf("forwarded %q owner %s explanation %q: want no forward and the sender's fix", rd.ForwardedFrom, rd.Owner, rd.Explanation)
+	}
+}
+
+// TestRecipientInPersonOwnsAFullMailboxAndTheirOwnBlockList: the fixes
+// say only the recipient can act there, and the owner says so too.
+func TestRecipientInPersonOwnsAFullMailboxAndTheirOwnBlockList(t *testing.T) {
+	e := builtin(t)
+	for _, in := range []Input{
+		{Action: "failed", Status: "5.2.2", Diagnostic: "552 5.2.2 <bo@example.net>: Mailbox full"},
+		{Action: "failed", Status: "5.0.0", RemoteMTA: "eu-smtp-inbound-1.mimecast.com",
+			Diagnostic: "550 Envelope blocked - User Entry - https://community.mimecast.com/docs/DOC-1369#550"},
+	} {
+		if v := e.Classify(in); v.Owner != OwnerRecipient {
+			t.Errorf("%q: owner %s (rule %s), want %s", in.Diagnostic, v.Owner, v.Rule, OwnerRecipient)
+		}
+	}
+}
