@@ -54,7 +54,7 @@ func TestCodeReadings(t *testing.T) {
 		{[]string{"--json", "5.7.640"}, "5.7.640", "", "blocked", "sender-admin", "banned", true},
 		{[]string{"4.4.7"}, "4.4.7", "", "expired", "recipient-admin", "expired", false},
 		{[]string{"5.7.650"}, "5.7.650", "", "securityerror", "unknown", "policy", true},
-		{[]string{"5.2.2"}, "5.2.2", "", "mailboxfull", "recipient-admin", "full", true},
+		{[]string{"5.2.2"}, "5.2.2", "", "mailboxfull", "recipient", "full", true},
 		{[]string{"554 5.2.2 Submission quota exceeded"}, "5.2.2", "554", "speeding", "sender-admin", "quota", true},
 	}
 	for _, tc := range tests {

@@ -152,7 +152,7 @@ func TestExplainReadings(t *testing.T) {
 		"exchange-submission-quota.eml": {"bounce", "erin@example.com", "5.2.2", "speeding", "sender-admin", false, true},
 		"sendmail-delay.eml":            {"delay", "grace@example.net", "4.4.1", "expired", "none", false, false},
 		"exim-blocked.eml":              {"bounce", "ivy@example.com", "5.7.1", "blocked", "sender-admin", false, true},
-		"qmail-mailboxfull.eml":         {"bounce", "kim@example.net", "5.2.2", "mailboxfull", "recipient-admin", false, true},
+		"qmail-mailboxfull.eml":         {"bounce", "kim@example.net", "5.2.2", "mailboxfull", "recipient", false, true},
 		"autoreply.eml":                 {"autoreply", "", "", "vacation", "none", false, false},
 		"arf-abuse.eml":                 {"feedback", "nina@example.com", "", "feedback", "sender-admin", false, false},
 		"not-a-bounce.eml":              {"not-bounce", "", "", "", "none", false, false},
