@@ -45,7 +45,7 @@ var knownLedgerOps = map[string][]string{
 // initKnownSeries creates the series of every known label value at 0. The
 // reason of ndrmilter_bounces_total takes the whole vocabulary
 // (rules.Reasons); "other", which only a reason outside it would give, is
-// left out. Every combination of kind, reason and owner is made (432
+// left out. Every combination of kind, reason and owner is made (504
 // series), and of verdict and evidence, so that a selector on any one label
 // finds series at 0.
 func (m *Metrics) initKnownSeries() {
