@@ -150,6 +150,7 @@ func TestPageExplainsACodeOrAReplyLine(t *testing.T) {
 	for _, c := range []struct{ text, step, says string }{
 		{"5.7.509", "Your email admin", "DMARC"},
 		{"  550 5.7.124 Sender not in allowed-senders list  ", "Recipient&#39;s side", "the owner of the group"},
+		{"552 5.2.2 Mailbox full", "Recipient&#39;s side", "the recipient in person"},
 	} {
 		status, body := post(t, base, c.text, nil)
 		if status != http.StatusOK || !strings.Contains(body, "<h3>Code "+strings.TrimSpace(c.text)+"</h3>") || !strings.Contains(body, c.says) {
