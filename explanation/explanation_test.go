@@ -68,3 +68,21 @@ func ExampleParseCodeQuery() {
 	// 5.7.509 sender-admin
 	// true
 }
+
+// TestRecordNamesTheAddressWrittenOnlyWhenItDiffers: original_recipient is
+// left out when it is the recipient but for case; forwarded_to comes with a
+// forward on the recipient's side.
+func TestRecordNamesTheAddressWrittenOnlyWhenItDiffers(t *testing.T) {
+	r := &dsn.Report{Kind: dsn.KindBounce}
+	same := rules.Reading{Kind: dsn.KindBounce, Recipient: dsn.Recipient{Address: "Bo@example.net", OriginalRecipient: "bo@example.net"}}
+	b, _ := json.Marshal(explanation.NewRecord("", r, same))
+	if strings.Contains(string(b), "original_recipient") || strings.Contains(string(b), "forwarded_to") {
+		t.Errorf("same address but for case: %s", b)
+	}
+	fwd := rules.Reading{Kind: dsn.KindBounce, Recipient: dsn.Recipient{Address: "bo@example.net", OriginalRecipient: "info@example.org"},
+		ForwardedFrom: "info@example.org", ForwardedTo: "bo@example.net"}
+	rec := explanation.NewRecord("", r, fwd)
+	if rec.Recipient != "bo@example.net" || rec.OriginalRecipient != "info@example.org" || rec.ForwardedTo != "bo@example.net" {
+		t.Errorf("forward: recipient %q original %q forwarded_to %q", rec.Recipient, rec.OriginalRecipient, rec.ForwardedTo)
+	}
+}
