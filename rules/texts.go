@@ -58,6 +58,8 @@ const (
 	textNoRecipientExplanation
 	textDMARCAggregateSummary
 	textDMARCAggregateExplanation
+	textGaveUpRefused
+	textGaveUpFailed
 	numTexts
 )
 
@@ -75,12 +77,13 @@ const (
 	slotCause                    // {cause}: the cause of an older rule, "the address does not exist there"
 	slotCauseCapital             // {Cause}: the cause starting with a capital letter
 	slotType                     // {type}: the feedback type of an abuse report
+	slotFinal                    // {final}: set when the server's refusal was permanent (a class-5 code), not a temporary one given up on
 	slotFact0                    // the facts follow, in the order of facts
 )
 
 const numSlots = int(slotFact0) + numFacts
 
-var baseSlotNames = [slotFact0]string{"recipient", "remote", "reporting", "status", "domain", "reply", "cause", "Cause", "type"}
+var baseSlotNames = [slotFact0]string{"recipient", "remote", "reporting", "status", "domain", "reply", "cause", "Cause", "type", "final"}
 
 func (s slot) name() string {
 	if s < slotFact0 {
@@ -139,7 +142,7 @@ var factSlots = func() slotSet {
 
 // ruleSlots are the placeholders of the explanation and fix of a reason or
 // a rule.
-var ruleSlots = setOf(slotRecipient, slotRemote, slotReporting, slotStatus, slotDomain, slotReply, slotCause) | factSlots
+var ruleSlots = setOf(slotRecipient, slotRemote, slotReporting, slotStatus, slotDomain, slotReply, slotCause, slotFinal) | factSlots
 
 // standInSlots are the placeholders the last alternative of a reason's or a
 // rule's template may use outside [...]: they get a stand-in word when they
@@ -183,6 +186,8 @@ var textDefs = [numTexts]struct {
 	textNoRecipientExplanation:    {"no_recipient_explanation", 0},
 	textDMARCAggregateSummary:     {"dmarc_aggregate_summary", 0},
 	textDMARCAggregateExplanation: {"dmarc_aggregate_explanation", 0},
+	textGaveUpRefused:             {"gave_up_refused", setOf(slotRemote)},
+	textGaveUpFailed:              {"gave_up_failed", 0},
 }
 
 // textNames lists the names of the texts, sorted, for error messages.
