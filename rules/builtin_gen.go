@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "d2d551516db6"
+const builtinDigest = "84f8b826e44f"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   775,
+			line:   779,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 780,
+			line: 784,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 795,
+			line: 799,
 			text: phraseMask{
 				{index: 2, bits: 7168},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 802,
+			line: 806,
 			text: phraseMask{
 				{index: 2, bits: 8192},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 809,
+			line: 813,
 			text: phraseMask{
 				{index: 2, bits: 49152},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 816,
+			line: 820,
 			text: phraseMask{
 				{index: 2, bits: 65536},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 823,
+			line: 827,
 			text: phraseMask{
 				{index: 2, bits: 1966080},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 830,
+			line: 834,
 			text: phraseMask{
 				{index: 2, bits: 6291456},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 837,
+			line: 841,
 			text: phraseMask{
 				{index: 2, bits: 8388608},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 844,
+			line: 848,
 			text: phraseMask{
 				{index: 2, bits: 16777216},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 851,
+			line: 855,
 			text: phraseMask{
 				{index: 2, bits: 33554432},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 858,
+			line: 862,
 			text: phraseMask{
 				{index: 2, bits: 201326592},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 865,
+			line: 869,
 			text: phraseMask{
 				{index: 2, bits: 268435456},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 872,
+			line: 876,
 			text: phraseMask{
 				{index: 2, bits: 1610612736},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 879,
+			line: 883,
 			text: phraseMask{
 				{index: 2, bits: 2147483648},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 886,
+			line: 890,
 			text: phraseMask{
 				{index: 2, bits: 4294967296},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 893,
+			line: 897,
 			text: phraseMask{
 				{index: 2, bits: 8589934592},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 900,
+			line: 904,
 			text: phraseMask{
 				{index: 2, bits: 120259084288},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 908,
+			line: 912,
 			text: phraseMask{
 				{index: 2, bits: 17454747090944},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 929,
+			line: 933,
 			text: phraseMask{
 				{index: 2, bits: 52776558133248},
 			},
@@ -352,7 +352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 946,
+			line: 950,
 			text: phraseMask{
 				{index: 2, bits: 4433230883192832},
 			},
@@ -404,7 +404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 964,
+			line: 968,
 			text: phraseMask{
 				{index: 2, bits: 31525197391593472},
 			},
@@ -471,7 +471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 979,
+			line: 983,
 			text: phraseMask{
 				{index: 2, bits: 2269814212194729984},
 			},
@@ -521,7 +521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 999,
+			line: 1003,
 			text: phraseMask{
 				{index: 2, bits: 6917529027641081856},
 			},
@@ -573,7 +573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1016,
+			line: 1020,
 			text: phraseMask{
 				{index: 2, bits: 6917529027641081856},
 			},
@@ -623,7 +623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1026,
+			line: 1030,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 			},
@@ -693,7 +693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1043,
+			line: 1047,
 			text: phraseMask{
 				{index: 3, bits: 15},
 			},
@@ -743,7 +743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1058,
+			line: 1062,
 			text: phraseMask{
 				{index: 3, bits: 496},
 			},
@@ -793,7 +793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1074,
+			line: 1078,
 			text: phraseMask{
 				{index: 3, bits: 3584},
 			},
@@ -843,7 +843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1088,
+			line: 1092,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -856,7 +856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1098,
+			line: 1102,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1104,
+			line: 1108,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1110,
+			line: 1114,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1116,
+			line: 1120,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1122,
+			line: 1126,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1128,
+			line: 1132,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1134,
+			line: 1138,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1140,
+			line: 1144,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1146,
+			line: 1150,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1152,
+			line: 1156,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1158,
+			line: 1162,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -1055,7 +1055,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1173,
+			line: 1177,
 			text: phraseMask{
 				{index: 3, bits: 491520},
 			},
@@ -1068,7 +1068,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1181,
+			line: 1185,
 			text: phraseMask{
 				{index: 3, bits: 524288},
 			},
@@ -1081,7 +1081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1187,
+			line: 1191,
 			text: phraseMask{
 				{index: 3, bits: 1048576},
 			},
@@ -1094,7 +1094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1193,
+			line: 1197,
 			text: phraseMask{
 				{index: 3, bits: 2097152},
 			},
@@ -1107,7 +1107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1199,
+			line: 1203,
 			text: phraseMask{
 				{index: 3, bits: 12582912},
 			},
@@ -1120,7 +1120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1205,
+			line: 1209,
 			text: phraseMask{
 				{index: 3, bits: 50331648},
 			},
@@ -1133,7 +1133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1211,
+			line: 1215,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -1146,7 +1146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1217,
+			line: 1221,
 			text: phraseMask{
 				{index: 3, bits: 134217728},
 			},
@@ -1156,7 +1156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1226,
+			line: 1230,
 			text: phraseMask{
 				{index: 3, bits: 34091302912},
 			},
@@ -1166,7 +1166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1231,
+			line: 1235,
 			text: phraseMask{
 				{index: 3, bits: 34359738368},
 			},
@@ -1176,7 +1176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1236,
+			line: 1240,
 			text: phraseMask{
 				{index: 3, bits: 206158430208},
 			},
@@ -1186,7 +1186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1241,
+			line: 1245,
 			text: phraseMask{
 				{index: 3, bits: 824633720832},
 			},
@@ -1196,7 +1196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1246,
+			line: 1250,
 			text: phraseMask{
 				{index: 3, bits: 1099511627776},
 			},
@@ -1206,7 +1206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1251,
+			line: 1255,
 			text: phraseMask{
 				{index: 3, bits: 15393162788864},
 			},
@@ -1216,7 +1216,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1256,
+			line: 1260,
 			text: phraseMask{
 				{index: 3, bits: 52776558133248},
 			},
@@ -1226,7 +1226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1261,
+			line: 1265,
 			text: phraseMask{
 				{index: 3, bits: 70368744177664},
 			},
@@ -1236,7 +1236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1266,
+			line: 1270,
 			text: phraseMask{
 				{index: 3, bits: 140737488355328},
 			},
@@ -1246,7 +1246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1271,
+			line: 1275,
 			text: phraseMask{
 				{index: 3, bits: 281474976710656},
 			},
@@ -1256,7 +1256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1276,
+			line: 1280,
 			text: phraseMask{
 				{index: 3, bits: 17451448556060672},
 			},
@@ -1266,7 +1266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1281,
+			line: 1285,
 			text: phraseMask{
 				{index: 3, bits: 270215977642229760},
 			},
@@ -1276,7 +1276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1286,
+			line: 1290,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 			},
@@ -1286,7 +1286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1291,
+			line: 1295,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1299,7 +1299,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1300,
+			line: 1304,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1306,
+			line: 1310,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1312,
+			line: 1316,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1318,
+			line: 1322,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1324,
+			line: 1328,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1330,
+			line: 1334,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1336,
+			line: 1340,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1342,
+			line: 1346,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1348,
+			line: 1352,
 			text: phraseMask{
 				{index: 3, bits: 1152921504606846976},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1355,
+			line: 1359,
 			text: phraseMask{
 				{index: 3, bits: 6917529027641081856},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1361,
+			line: 1365,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1367,
+			line: 1371,
 			text: phraseMask{
 				{index: 4, bits: 1},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1373,
+			line: 1377,
 			text: phraseMask{
 				{index: 4, bits: 2},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1379,
+			line: 1383,
 			text: phraseMask{
 				{index: 4, bits: 4},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1385,
+			line: 1389,
 			text: phraseMask{
 				{index: 4, bits: 8},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1391,
+			line: 1395,
 			text: phraseMask{
 				{index: 4, bits: 48},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1397,
+			line: 1401,
 			text: phraseMask{
 				{index: 4, bits: 960},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1403,
+			line: 1407,
 			text: phraseMask{
 				{index: 4, bits: 130048},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1409,
+			line: 1413,
 			text: phraseMask{
 				{index: 4, bits: 131072},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1415,
+			line: 1419,
 			text: phraseMask{
 				{index: 4, bits: 262144},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1422,
+			line: 1426,
 			text: phraseMask{
 				{index: 4, bits: 262144},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1428,
+			line: 1432,
 			text: phraseMask{
 				{index: 4, bits: 262144},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1434,
+			line: 1438,
 			text: phraseMask{
 				{index: 4, bits: 262144},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1440,
+			line: 1444,
 			text: phraseMask{
 				{index: 4, bits: 262144},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1446,
+			line: 1450,
 			text: phraseMask{
 				{index: 4, bits: 262144},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1452,
+			line: 1456,
 			text: phraseMask{
 				{index: 4, bits: 262144},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1458,
+			line: 1462,
 			text: phraseMask{
 				{index: 4, bits: 262144},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1464,
+			line: 1468,
 			text: phraseMask{
 				{index: 4, bits: 524288},
 			},
@@ -1660,7 +1660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1471,
+			line: 1475,
 			text: phraseMask{
 				{index: 4, bits: 1048576},
 			},
@@ -1709,7 +1709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1480,
+			line: 1484,
 			text: phraseMask{
 				{index: 4, bits: 6291456},
 			},
@@ -1719,7 +1719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1485,
+			line: 1489,
 			text: phraseMask{
 				{index: 4, bits: 8388608},
 			},
@@ -1729,7 +1729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1490,
+			line: 1494,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -1739,7 +1739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1495,
+			line: 1499,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1749,7 +1749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1500,
+			line: 1504,
 			text: phraseMask{
 				{index: 4, bits: 134217728},
 			},
@@ -1759,7 +1759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1512,
+			line: 1516,
 			text: phraseMask{
 				{index: 4, bits: 268435456},
 			},
@@ -1769,7 +1769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1517,
+			line: 1521,
 			text: phraseMask{
 				{index: 4, bits: 3758096384},
 			},
@@ -1779,7 +1779,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1522,
+			line: 1526,
 			text: phraseMask{
 				{index: 4, bits: 4294967296},
 			},
@@ -1789,7 +1789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1527,
+			line: 1531,
 			text: phraseMask{
 				{index: 4, bits: 8589934592},
 			},
@@ -1871,7 +1871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1539,
+			line: 1543,
 			text: phraseMask{
 				{index: 4, bits: 17179869184},
 			},
@@ -1881,7 +1881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1544,
+			line: 1548,
 			text: phraseMask{
 				{index: 4, bits: 240518168576},
 			},
@@ -1891,7 +1891,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1552,
+			line: 1556,
 			text: phraseMask{
 				{index: 4, bits: 274877906944},
 			},
@@ -1901,7 +1901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1557,
+			line: 1561,
 			text: phraseMask{
 				{index: 4, bits: 549755813888},
 			},
@@ -1911,7 +1911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1564,
+			line: 1568,
 			text: phraseMask{
 				{index: 4, bits: 1099511627776},
 			},
@@ -1922,7 +1922,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1570,
+			line: 1574,
 			text: phraseMask{
 				{index: 4, bits: 65970697666560},
 			},
@@ -1932,7 +1932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1578,
+			line: 1582,
 			text: phraseMask{
 				{index: 4, bits: 492581209243648},
 			},
@@ -1993,7 +1993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1598,
+			line: 1602,
 			text: phraseMask{
 				{index: 4, bits: 143552238122434560},
 			},
@@ -2003,7 +2003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1605,
+			line: 1609,
 			text: phraseMask{
 				{index: 4, bits: 432345564227567616},
 			},
@@ -2013,7 +2013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1616,
+			line: 1620,
 			text: phraseMask{
 				{index: 4, bits: 576460752303423488},
 			},
@@ -2024,7 +2024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1623,
+			line: 1627,
 			text: phraseMask{
 				{index: 4, bits: 1152921504606846976},
 			},
@@ -2035,7 +2035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1629,
+			line: 1633,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2046,7 +2046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1638,
+			line: 1642,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2056,7 +2056,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1644,
+			line: 1648,
 			text: phraseMask{
 				{index: 4, bits: 2305843009213693952},
 			},
@@ -2067,7 +2067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1650,
+			line: 1654,
 			text: phraseMask{
 				{index: 4, bits: 4611686018427387904},
 			},
@@ -2078,7 +2078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1656,
+			line: 1660,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 				{index: 5, bits: 1},
@@ -2090,7 +2090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1662,
+			line: 1666,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2101,7 +2101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1669,
+			line: 1673,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2153,7 +2153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1682,
+			line: 1686,
 			text: phraseMask{
 				{index: 5, bits: 2},
 			},
@@ -2164,7 +2164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1689,
+			line: 1693,
 			text: phraseMask{
 				{index: 5, bits: 4},
 			},
@@ -2175,7 +2175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1695,
+			line: 1699,
 			text: phraseMask{
 				{index: 5, bits: 24},
 			},
@@ -2186,7 +2186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1702,
+			line: 1706,
 			text: phraseMask{
 				{index: 5, bits: 480},
 			},
@@ -2197,7 +2197,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1709,
+			line: 1713,
 			text: phraseMask{
 				{index: 5, bits: 512},
 			},
@@ -2208,7 +2208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1715,
+			line: 1719,
 			text: phraseMask{
 				{index: 2, bits: 1073741824},
 			},
@@ -2219,7 +2219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1721,
+			line: 1725,
 			text: phraseMask{
 				{index: 5, bits: 1024},
 			},
@@ -2230,7 +2230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1727,
+			line: 1731,
 			text: phraseMask{
 				{index: 5, bits: 2048},
 			},
@@ -2241,7 +2241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1733,
+			line: 1737,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -2252,7 +2252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1739,
+			line: 1743,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -2263,7 +2263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1745,
+			line: 1749,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -2274,7 +2274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1751,
+			line: 1755,
 			text: phraseMask{
 				{index: 5, bits: 229376},
 			},
@@ -2285,7 +2285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1757,
+			line: 1761,
 			text: phraseMask{
 				{index: 5, bits: 786432},
 			},
@@ -2296,7 +2296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1763,
+			line: 1767,
 			text: phraseMask{
 				{index: 5, bits: 3145728},
 			},
@@ -2307,7 +2307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1769,
+			line: 1773,
 			text: phraseMask{
 				{index: 5, bits: 12582912},
 			},
@@ -2318,7 +2318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1775,
+			line: 1779,
 			text: phraseMask{
 				{index: 5, bits: 16777216},
 			},
@@ -2329,7 +2329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1781,
+			line: 1785,
 			text: phraseMask{
 				{index: 5, bits: 33554432},
 			},
@@ -2340,7 +2340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1787,
+			line: 1791,
 			text: phraseMask{
 				{index: 5, bits: 469762048},
 			},
@@ -2351,7 +2351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1794,
+			line: 1798,
 			text: phraseMask{
 				{index: 5, bits: 536870912},
 			},
@@ -2362,7 +2362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1800,
+			line: 1804,
 			text: phraseMask{
 				{index: 5, bits: 1073741824},
 			},
@@ -2373,7 +2373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1806,
+			line: 1810,
 			text: phraseMask{
 				{index: 5, bits: 6442450944},
 			},
@@ -2384,7 +2384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1812,
+			line: 1816,
 			text: phraseMask{
 				{index: 5, bits: 25769803776},
 			},
@@ -2395,7 +2395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1818,
+			line: 1822,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -2406,7 +2406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1824,
+			line: 1828,
 			text: phraseMask{
 				{index: 5, bits: 68719476736},
 			},
@@ -2417,7 +2417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1830,
+			line: 1834,
 			text: phraseMask{
 				{index: 5, bits: 137438953472},
 			},
@@ -2428,7 +2428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1836,
+			line: 1840,
 			text: phraseMask{
 				{index: 5, bits: 274877906944},
 			},
@@ -2439,7 +2439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1842,
+			line: 1846,
 			text: phraseMask{
 				{index: 5, bits: 1649267441664},
 			},
@@ -2450,7 +2450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1848,
+			line: 1852,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2464,7 +2464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1860,
+			line: 1864,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2478,7 +2478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1867,
+			line: 1871,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2492,7 +2492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1874,
+			line: 1878,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2506,7 +2506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1881,
+			line: 1885,
 			text: phraseMask{
 				{index: 5, bits: 18005602416459776},
 			},
@@ -2517,7 +2517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1892,
+			line: 1896,
 			text: phraseMask{
 				{index: 5, bits: 270215977642229760},
 			},
@@ -2528,7 +2528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1906,
+			line: 1910,
 			text: phraseMask{
 				{index: 5, bits: 864691128455135232},
 			},
@@ -2591,7 +2591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1917,
+			line: 1921,
 			text: phraseMask{
 				{index: 5, bits: 864691128455135232},
 			},
@@ -2651,7 +2651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1927,
+			line: 1931,
 			text: phraseMask{
 				{index: 5, bits: 17293822569102704640},
 			},
@@ -2662,7 +2662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1936,
+			line: 1940,
 			text: phraseMask{
 				{index: 6, bits: 31},
 			},
@@ -2673,7 +2673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1944,
+			line: 1948,
 			text: phraseMask{
 				{index: 6, bits: 96},
 			},
@@ -2684,7 +2684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1950,
+			line: 1954,
 			text: phraseMask{
 				{index: 6, bits: 1920},
 			},
@@ -2695,7 +2695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1957,
+			line: 1961,
 			text: phraseMask{
 				{index: 6, bits: 30720},
 			},
@@ -2706,7 +2706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1964,
+			line: 1968,
 			text: phraseMask{
 				{index: 6, bits: 32768},
 			},
@@ -2717,7 +2717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1970,
+			line: 1974,
 			text: phraseMask{
 				{index: 6, bits: 65536},
 			},
@@ -2728,7 +2728,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1976,
+			line: 1980,
 			text: phraseMask{
 				{index: 6, bits: 917504},
 			},
@@ -2739,7 +2739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1983,
+			line: 1987,
 			text: phraseMask{
 				{index: 6, bits: 133169152},
 			},
@@ -2750,7 +2750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1992,
+			line: 1996,
 			text: phraseMask{
 				{index: 6, bits: 2013265920},
 			},
@@ -2761,7 +2761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2001,
+			line: 2005,
 			text: phraseMask{
 				{index: 6, bits: 6442450944},
 			},
@@ -2772,7 +2772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2007,
+			line: 2011,
 			text: phraseMask{
 				{index: 6, bits: 128849018880},
 			},
@@ -2783,7 +2783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2015,
+			line: 2019,
 			text: phraseMask{
 				{index: 6, bits: 35046933135360},
 			},
@@ -2794,7 +2794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2024,
+			line: 2028,
 			text: phraseMask{
 				{index: 6, bits: 105553116266496},
 			},
@@ -2805,7 +2805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2030,
+			line: 2034,
 			text: phraseMask{
 				{index: 2, bits: 4611686018427387904},
 				{index: 6, bits: 17873661021126656},
@@ -2817,7 +2817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2039,
+			line: 2043,
 			text: phraseMask{
 				{index: 6, bits: 54043195528445952},
 			},
@@ -2828,7 +2828,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2045,
+			line: 2049,
 			text: phraseMask{
 				{index: 6, bits: 9151314442816847872},
 			},
@@ -2839,7 +2839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2054,
+			line: 2058,
 			text: phraseMask{
 				{index: 6, bits: 9223372036854775808},
 				{index: 7, bits: 1},
@@ -2851,7 +2851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2060,
+			line: 2064,
 			text: phraseMask{
 				{index: 7, bits: 6},
 			},
@@ -2862,7 +2862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2067,
+			line: 2071,
 			text: phraseMask{
 				{index: 7, bits: 131064},
 			},
@@ -2873,7 +2873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2077,
+			line: 2081,
 			text: phraseMask{
 				{index: 7, bits: 131072},
 			},
@@ -2884,7 +2884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2085,
+			line: 2089,
 			text: phraseMask{
 				{index: 7, bits: 262144},
 			},
@@ -2895,7 +2895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2091,
+			line: 2095,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2915,7 +2915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2099,
+			line: 2103,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2937,7 +2937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2107,
+			line: 2111,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 			},
@@ -2948,7 +2948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2115,
+			line: 2119,
 			text: phraseMask{
 				{index: 7, bits: 12582912},
 			},
@@ -2963,7 +2963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2122,
+			line: 2126,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3025,7 +3025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2150,
+			line: 2154,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3039,7 +3039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2157,
+			line: 2161,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3053,7 +3053,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2164,
+			line: 2168,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3067,7 +3067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2171,
+			line: 2175,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3081,7 +3081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2178,
+			line: 2182,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3095,7 +3095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2185,
+			line: 2189,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3109,7 +3109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2192,
+			line: 2196,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3123,7 +3123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2199,
+			line: 2203,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3137,7 +3137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2205,
+			line: 2209,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3152,7 +3152,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2212,
+			line: 2216,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3166,7 +3166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2218,
+			line: 2222,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3181,7 +3181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2225,
+			line: 2229,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3195,7 +3195,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2232,
+			line: 2236,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3209,7 +3209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2238,
+			line: 2242,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3222,7 +3222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2244,
+			line: 2248,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3236,7 +3236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2250,
+			line: 2254,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3250,7 +3250,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2256,
+			line: 2260,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3264,7 +3264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2262,
+			line: 2266,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3278,7 +3278,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2269,
+			line: 2273,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3292,7 +3292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2275,
+			line: 2279,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3306,7 +3306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2281,
+			line: 2285,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3320,7 +3320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2288,
+			line: 2292,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3334,7 +3334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2295,
+			line: 2299,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3348,7 +3348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2302,
+			line: 2306,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3362,7 +3362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2309,
+			line: 2313,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3376,7 +3376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2316,
+			line: 2320,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3389,7 +3389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2322,
+			line: 2326,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3402,7 +3402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2328,
+			line: 2332,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3416,7 +3416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2335,
+			line: 2339,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3429,7 +3429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2341,
+			line: 2345,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3443,7 +3443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2348,
+			line: 2352,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3457,7 +3457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2355,
+			line: 2359,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3471,7 +3471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2362,
+			line: 2366,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3485,7 +3485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2369,
+			line: 2373,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3499,7 +3499,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2376,
+			line: 2380,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3513,7 +3513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2383,
+			line: 2387,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3528,7 +3528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2390,
+			line: 2394,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3542,7 +3542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2397,
+			line: 2401,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3556,7 +3556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2404,
+			line: 2408,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3570,7 +3570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2411,
+			line: 2415,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3584,7 +3584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2418,
+			line: 2422,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3598,7 +3598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2425,
+			line: 2429,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3612,7 +3612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2432,
+			line: 2436,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3626,7 +3626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2439,
+			line: 2443,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3640,7 +3640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2446,
+			line: 2450,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3654,7 +3654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2453,
+			line: 2457,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3668,7 +3668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2460,
+			line: 2464,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3682,7 +3682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2466,
+			line: 2470,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3695,7 +3695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2472,
+			line: 2476,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3708,7 +3708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2478,
+			line: 2482,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3722,7 +3722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2485,
+			line: 2489,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3737,7 +3737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2492,
+			line: 2496,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3750,7 +3750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2498,
+			line: 2502,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3764,7 +3764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2505,
+			line: 2509,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3778,7 +3778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2512,
+			line: 2516,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3792,7 +3792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2519,
+			line: 2523,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3806,7 +3806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2526,
+			line: 2530,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3820,7 +3820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2533,
+			line: 2537,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3833,7 +3833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2539,
+			line: 2543,
 			text: phraseMask{
 				{index: 8, bits: 29360128},
 			},
@@ -3844,7 +3844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2549,
+			line: 2553,
 			text: phraseMask{
 				{index: 8, bits: 100663296},
 			},
@@ -3855,7 +3855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2555,
+			line: 2559,
 			text: phraseMask{
 				{index: 8, bits: 939524096},
 			},
@@ -3866,7 +3866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2561,
+			line: 2565,
 			text: phraseMask{
 				{index: 8, bits: 1073741824},
 			},
@@ -3877,7 +3877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2567,
+			line: 2571,
 			text: phraseMask{
 				{index: 8, bits: 32212254720},
 			},
@@ -3888,7 +3888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2574,
+			line: 2578,
 			text: phraseMask{
 				{index: 8, bits: 34359738368},
 			},
@@ -3899,7 +3899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2580,
+			line: 2584,
 			text: phraseMask{
 				{index: 8, bits: 206158430208},
 			},
@@ -3910,7 +3910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2586,
+			line: 2590,
 			text: phraseMask{
 				{index: 8, bits: 824633720832},
 			},
@@ -3921,7 +3921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2592,
+			line: 2596,
 			text: phraseMask{
 				{index: 8, bits: 1099511627776},
 			},
@@ -3932,7 +3932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2598,
+			line: 2602,
 			text: phraseMask{
 				{index: 3, bits: 1536},
 				{index: 8, bits: 15393162788864},
@@ -3944,7 +3944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2606,
+			line: 2610,
 			text: phraseMask{
 				{index: 3, bits: 291},
 				{index: 8, bits: 52776558133248},
@@ -3956,7 +3956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2616,
+			line: 2620,
 			text: phraseMask{
 				{index: 8, bits: 492581209243648},
 			},
@@ -3967,7 +3967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2623,
+			line: 2627,
 			text: phraseMask{
 				{index: 8, bits: 8444249301319680},
 			},
@@ -3978,7 +3978,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2630,
+			line: 2634,
 			text: phraseMask{
 				{index: 8, bits: 27021597764222976},
 				{bits: 140737488355328},
@@ -3990,7 +3990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2637,
+			line: 2641,
 			text: phraseMask{
 				{index: 7, bits: 18014398509481984},
 				{index: 8, bits: 108086391056891904},
@@ -4002,7 +4002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2643,
+			line: 2647,
 			text: phraseMask{
 				{index: 8, bits: 144115188075855872},
 			},
@@ -4013,7 +4013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2649,
+			line: 2653,
 			text: phraseMask{
 				{index: 8, bits: 288230376151711744},
 			},
@@ -4024,7 +4024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2655,
+			line: 2659,
 			text: phraseMask{
 				{index: 8, bits: 524288},
 			},
@@ -4035,7 +4035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2661,
+			line: 2665,
 			text: phraseMask{
 				{index: 8, bits: 1729382256910270464},
 			},
@@ -4046,7 +4046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2671,
+			line: 2675,
 			text: phraseMask{
 				{index: 8, bits: 16140901064495857664},
 			},
@@ -4057,7 +4057,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2677,
+			line: 2681,
 			text: phraseMask{
 				{index: 9, bits: 1},
 			},
@@ -4068,7 +4068,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2683,
+			line: 2687,
 			text: phraseMask{
 				{index: 9, bits: 6},
 			},
@@ -4079,7 +4079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2689,
+			line: 2693,
 			text: phraseMask{
 				{index: 9, bits: 24},
 			},
@@ -4090,7 +4090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2695,
+			line: 2699,
 			text: phraseMask{
 				{index: 9, bits: 96},
 			},
@@ -4101,7 +4101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2701,
+			line: 2705,
 			text: phraseMask{
 				{index: 9, bits: 128},
 			},
@@ -4112,7 +4112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2707,
+			line: 2711,
 			text: phraseMask{
 				{index: 9, bits: 256},
 			},
@@ -4123,7 +4123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2713,
+			line: 2717,
 			text: phraseMask{
 				{index: 9, bits: 7680},
 			},
@@ -4134,7 +4134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2720,
+			line: 2724,
 			text: phraseMask{
 				{index: 9, bits: 8192},
 			},
@@ -4145,7 +4145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2726,
+			line: 2730,
 			text: phraseMask{
 				{index: 9, bits: 16384},
 			},
@@ -4156,7 +4156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2737,
+			line: 2741,
 			text: phraseMask{
 				{index: 9, bits: 98304},
 			},
@@ -4194,7 +4194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2748,
+			line: 2752,
 			text: phraseMask{
 				{index: 9, bits: 131072},
 			},
@@ -4205,7 +4205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2754,
+			line: 2758,
 			text: phraseMask{
 				{index: 9, bits: 262144},
 			},
@@ -4216,7 +4216,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2760,
+			line: 2764,
 			text: phraseMask{
 				{index: 9, bits: 524288},
 			},
@@ -4227,7 +4227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2773,
+			line: 2777,
 			text: phraseMask{
 				{index: 9, bits: 1048576},
 			},
@@ -4296,7 +4296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2786,
+			line: 2790,
 			text: phraseMask{
 				{index: 9, bits: 1048576},
 			},
@@ -4362,7 +4362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2796,
+			line: 2800,
 			text: phraseMask{
 				{index: 9, bits: 6291456},
 			},
@@ -4373,7 +4373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2804,
+			line: 2808,
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
@@ -4384,7 +4384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2810,
+			line: 2814,
 			text: phraseMask{
 				{index: 9, bits: 50331648},
 			},
@@ -4395,7 +4395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2816,
+			line: 2820,
 			text: phraseMask{
 				{index: 9, bits: 67108864},
 			},
@@ -4406,7 +4406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2822,
+			line: 2826,
 			text: phraseMask{
 				{index: 9, bits: 134217728},
 			},
@@ -4417,7 +4417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2828,
+			line: 2832,
 			text: phraseMask{
 				{index: 9, bits: 268443648},
 			},
@@ -4428,7 +4428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2840,
+			line: 2844,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4478,7 +4478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2853,
+			line: 2857,
 			text: phraseMask{
 				{index: 9, bits: 257698037760},
 			},
@@ -4522,7 +4522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2865,
+			line: 2869,
 			text: phraseMask{
 				{index: 9, bits: 4123168604160},
 				{index: 6, bits: 1125899906842624},
@@ -4566,7 +4566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2879,
+			line: 2883,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4632,7 +4632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2900,
+			line: 2904,
 			text: phraseMask{
 				{index: 9, bits: 144115188075855872},
 			},
@@ -4682,7 +4682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2909,
+			line: 2913,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4741,7 +4741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2924,
+			line: 2928,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4798,7 +4798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2943,
+			line: 2947,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4853,7 +4853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2955,
+			line: 2959,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4894,7 +4894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2969,
+			line: 2973,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4943,7 +4943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2978,
+			line: 2982,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4992,7 +4992,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 2987,
+			line: 2991,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5041,7 +5041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 2996,
+			line: 3000,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5090,7 +5090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3006,
+			line: 3010,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5132,7 +5132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3015,
+			line: 3019,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5181,7 +5181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3024,
+			line: 3028,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5230,7 +5230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3033,
+			line: 3037,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5279,7 +5279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3042,
+			line: 3046,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5328,7 +5328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3051,
+			line: 3055,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5377,7 +5377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3060,
+			line: 3064,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5426,7 +5426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3069,
+			line: 3073,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5475,7 +5475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3078,
+			line: 3082,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5524,7 +5524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3087,
+			line: 3091,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5573,7 +5573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3096,
+			line: 3100,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5622,7 +5622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3105,
+			line: 3109,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5671,7 +5671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3114,
+			line: 3118,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5728,7 +5728,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3123,
+			line: 3127,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5777,7 +5777,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3132,
+			line: 3136,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5826,7 +5826,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3143,
+			line: 3147,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5875,7 +5875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3152,
+			line: 3156,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5924,7 +5924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3161,
+			line: 3165,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -5973,7 +5973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3172,
+			line: 3176,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6022,7 +6022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3182,
+			line: 3186,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6071,7 +6071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3191,
+			line: 3195,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6120,7 +6120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3200,
+			line: 3204,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6169,7 +6169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3209,
+			line: 3213,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6218,7 +6218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3218,
+			line: 3222,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6267,7 +6267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3228,
+			line: 3232,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6316,7 +6316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3237,
+			line: 3241,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6365,7 +6365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3246,
+			line: 3250,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6422,7 +6422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3255,
+			line: 3259,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6471,7 +6471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3267,
+			line: 3271,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6513,7 +6513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3276,
+			line: 3280,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6555,7 +6555,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3285,
+			line: 3289,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6621,7 +6621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3294,
+			line: 3298,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6663,7 +6663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3303,
+			line: 3307,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6712,7 +6712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3314,
+			line: 3318,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6748,7 +6748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3330,
+			line: 3334,
 			text: phraseMask{
 				{index: 10, bits: 2097152},
 			},
@@ -6758,7 +6758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3337,
+			line: 3341,
 			text: phraseMask{
 				{index: 10, bits: 4194304},
 			},
@@ -6768,7 +6768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3342,
+			line: 3346,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -6778,7 +6778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3347,
+			line: 3351,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -6788,7 +6788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3352,
+			line: 3356,
 			text: phraseMask{
 				{index: 10, bits: 1040187392},
 			},
@@ -6798,7 +6798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3359,
+			line: 3363,
 			text: phraseMask{
 				{index: 10, bits: 1073741824},
 			},
@@ -6811,7 +6811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3365,
+			line: 3369,
 			text: phraseMask{
 				{index: 10, bits: 2147483648},
 			},
@@ -6821,7 +6821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3370,
+			line: 3374,
 			text: phraseMask{
 				{index: 10, bits: 4294967296},
 			},
@@ -6831,7 +6831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3375,
+			line: 3379,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -6841,7 +6841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3388,
+			line: 3392,
 			text: phraseMask{
 				{index: 10, bits: 51539607552},
 			},
@@ -6892,7 +6892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3398,
+			line: 3402,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -6902,7 +6902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3406,
+			line: 3410,
 			text: phraseMask{
 				{index: 10, bits: 137438953472},
 			},
@@ -6912,7 +6912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3411,
+			line: 3415,
 			text: phraseMask{
 				{index: 10, bits: 824633720832},
 			},
@@ -6922,7 +6922,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3416,
+			line: 3420,
 			text: phraseMask{
 				{index: 10, bits: 16492674416640},
 			},
@@ -6932,7 +6932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3422,
+			line: 3426,
 			text: phraseMask{
 				{index: 10, bits: 263882790666240},
 			},
@@ -6942,7 +6942,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3434,
+			line: 3438,
 			text: phraseMask{
 				{index: 10, bits: 1970324836974592},
 			},
@@ -6992,7 +6992,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3443,
+			line: 3447,
 			text: phraseMask{
 				{index: 10, bits: 2251799813685248},
 			},
@@ -7002,7 +7002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3448,
+			line: 3452,
 			text: phraseMask{
 				{index: 10, bits: 4503599627370496},
 			},
@@ -7012,7 +7012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3453,
+			line: 3457,
 			text: phraseMask{
 				{index: 10, bits: 9007199254740992},
 			},
@@ -7022,7 +7022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3458,
+			line: 3462,
 			text: phraseMask{
 				{index: 10, bits: 54043195528445952},
 			},
@@ -7032,7 +7032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3463,
+			line: 3467,
 			text: phraseMask{
 				{index: 10, bits: 9151314442816847872},
 			},
@@ -7042,7 +7042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3470,
+			line: 3474,
 			text: phraseMask{
 				{index: 10, bits: 9223372036854775808},
 				{index: 11, bits: 31},
@@ -7053,7 +7053,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3476,
+			line: 3480,
 			text: phraseMask{
 				{index: 11, bits: 32},
 			},
@@ -7063,7 +7063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3481,
+			line: 3485,
 			text: phraseMask{
 				{index: 11, bits: 448},
 			},
@@ -7073,7 +7073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3488,
+			line: 3492,
 			text: phraseMask{
 				{index: 11, bits: 1536},
 			},
@@ -7083,7 +7083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3493,
+			line: 3497,
 			text: phraseMask{
 				{index: 11, bits: 2048},
 			},
@@ -7093,7 +7093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3498,
+			line: 3502,
 			text: phraseMask{
 				{index: 7, bits: 1572864},
 			},
@@ -7103,7 +7103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3503,
+			line: 3507,
 			text: phraseMask{
 				{index: 7, bits: 131072},
 			},
@@ -7113,7 +7113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3508,
+			line: 3512,
 			text: phraseMask{
 				{index: 7, bits: 262144},
 			},
@@ -7123,7 +7123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3513,
+			line: 3517,
 			text: phraseMask{
 				{index: 11, bits: 4096},
 			},
@@ -7133,7 +7133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3518,
+			line: 3522,
 			text: phraseMask{
 				{index: 11, bits: 8192},
 			},
@@ -7143,7 +7143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3523,
+			line: 3527,
 			text: phraseMask{
 				{index: 11, bits: 16384},
 			},
@@ -7153,7 +7153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3528,
+			line: 3532,
 			text: phraseMask{
 				{index: 11, bits: 32768},
 			},
@@ -7163,7 +7163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3533,
+			line: 3537,
 			text: phraseMask{
 				{index: 11, bits: 65536},
 			},
@@ -7173,7 +7173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3538,
+			line: 3542,
 			text: phraseMask{
 				{index: 11, bits: 131072},
 			},
@@ -7183,7 +7183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3543,
+			line: 3547,
 			text: phraseMask{
 				{index: 11, bits: 262144},
 			},
@@ -7193,7 +7193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3548,
+			line: 3552,
 			text: phraseMask{
 				{index: 11, bits: 524288},
 			},
@@ -7203,7 +7203,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3553,
+			line: 3557,
 			text: phraseMask{
 				{index: 11, bits: 1048576},
 			},
@@ -7213,7 +7213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3558,
+			line: 3562,
 			text: phraseMask{
 				{index: 11, bits: 6291456},
 			},
@@ -7223,7 +7223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3564,
+			line: 3568,
 			text: phraseMask{
 				{index: 11, bits: 8388608},
 			},
@@ -7233,7 +7233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3569,
+			line: 3573,
 			text: phraseMask{
 				{index: 11, bits: 16777216},
 			},
@@ -7243,7 +7243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3574,
+			line: 3578,
 			text: phraseMask{
 				{index: 11, bits: 8556380160},
 			},
@@ -7253,7 +7253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3581,
+			line: 3585,
 			text: phraseMask{
 				{index: 11, bits: 60129542144},
 			},
@@ -7263,7 +7263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3586,
+			line: 3590,
 			text: phraseMask{
 				{index: 11, bits: 68719476736},
 			},
@@ -7273,7 +7273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3591,
+			line: 3595,
 			text: phraseMask{
 				{index: 11, bits: 2061584302080},
 			},
@@ -7283,7 +7283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3597,
+			line: 3601,
 			text: phraseMask{
 				{index: 11, bits: 9005000231485440},
 			},
@@ -7293,7 +7293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3607,
+			line: 3611,
 			text: phraseMask{
 				{index: 11, bits: 27021597764222976},
 			},
@@ -7303,7 +7303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3612,
+			line: 3616,
 			text: phraseMask{
 				{index: 11, bits: 36028797018963968},
 			},
@@ -7313,7 +7313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3617,
+			line: 3621,
 			text: phraseMask{
 				{index: 11, bits: 72057594037927936},
 			},
@@ -7323,7 +7323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3622,
+			line: 3626,
 			text: phraseMask{
 				{index: 11, bits: 144115188075855872},
 			},
@@ -7333,7 +7333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3627,
+			line: 3631,
 			text: phraseMask{
 				{index: 11, bits: 864691128455135232},
 			},
@@ -7343,7 +7343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3633,
+			line: 3637,
 			text: phraseMask{
 				{index: 11, bits: 1152921504606846976},
 			},
@@ -7353,7 +7353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3638,
+			line: 3642,
 			text: phraseMask{
 				{index: 11, bits: 2305843009213693952},
 			},
@@ -7363,7 +7363,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3643,
+			line: 3647,
 			text: phraseMask{
 				{index: 11, bits: 13835058055282163712},
 			},
@@ -7373,7 +7373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3648,
+			line: 3652,
 			text: phraseMask{
 				{index: 12, bits: 1},
 			},
@@ -7383,7 +7383,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3653,
+			line: 3657,
 			text: phraseMask{
 				{index: 12, bits: 2},
 			},
@@ -7393,7 +7393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3658,
+			line: 3662,
 			text: phraseMask{
 				{index: 12, bits: 4},
 			},
@@ -7403,7 +7403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3663,
+			line: 3667,
 			text: phraseMask{
 				{index: 12, bits: 24},
 			},
@@ -7453,7 +7453,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3677,
+			line: 3681,
 			text: phraseMask{
 				{index: 12, bits: 8388576},
 			},
@@ -7503,7 +7503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3706,
+			line: 3710,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7559,7 +7559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3716,
+			line: 3720,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7677,7 +7677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3733,
+			line: 3737,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7730,7 +7730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3759,
+			line: 3763,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7739,7 +7739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3764,
+			line: 3768,
 			text: phraseMask{
 				{index: 12, bits: 67108864},
 			},
@@ -7749,7 +7749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3770,
+			line: 3774,
 			text: phraseMask{
 				{index: 12, bits: 4160749568},
 			},
@@ -7759,7 +7759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3784,
+			line: 3788,
 			text: phraseMask{
 				{index: 12, bits: 18446744069414584320},
 				{index: 13, bits: 31},
@@ -7770,7 +7770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3796,
+			line: 3800,
 			text: phraseMask{
 				{index: 13, bits: 18446744073709551584},
 				{index: 2, bits: 1077955584},
@@ -7783,7 +7783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3836,
+			line: 3840,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7793,7 +7793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3841,
+			line: 3845,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7802,7 +7802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3846,
+			line: 3850,
 			text: phraseMask{
 				{index: 14, bits: 2251799796908032},
 				{index: 7, bits: 4398046511104},
@@ -7813,7 +7813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3860,
+			line: 3864,
 			text: phraseMask{
 				{index: 14, bits: 6755399441055744},
 				{index: 9, bits: 1},
@@ -7824,7 +7824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3872,
+			line: 3876,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7835,7 +7835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3877,
+			line: 3881,
 			text: phraseMask{
 				{index: 14, bits: 18437736874454810624},
 				{index: 9, bits: 33554624},
@@ -7848,7 +7848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3910,
+			line: 3914,
 			text: phraseMask{
 				{index: 15, bits: 8972014882652160},
 			},
@@ -7858,7 +7858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3922,
+			line: 3926,
 			text: phraseMask{
 				{index: 15, bits: 18437736874454810624},
 				{index: 9, bits: 144110790029344768},
@@ -7872,7 +7872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3943,
+			line: 3947,
 			text: phraseMask{
 				{index: 16, bits: 261888},
 			},
@@ -7913,7 +7913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3952,
+			line: 3956,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7928,7 +7928,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3957,
+			line: 3961,
 			text: phraseMask{
 				{index: 16, bits: 281474976448512},
 				{index: 5, bits: 281474976710656},
@@ -7939,7 +7939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3970,
+			line: 3974,
 			text: phraseMask{
 				{index: 16, bits: 844424930131968},
 			},
@@ -7953,7 +7953,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3989,
+			line: 3993,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7975,7 +7975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4029,
+			line: 4033,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -7998,7 +7998,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4070,
+			line: 4074,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8016,7 +8016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4082,
+			line: 4086,
 			text: phraseMask{
 				{index: 19, bits: 18442240474082181120},
 				{index: 7, bits: 18014398517870594},
@@ -8082,7 +8082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4143,
+			line: 4147,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8131,7 +8131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4155,
+			line: 4159,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8180,7 +8180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4166,
+			line: 4170,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8228,7 +8228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4175,
+			line: 4179,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8249,7 +8249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4185,
+			line: 4189,
 			text: phraseMask{
 				{index: 18, bits: 144115188109410304},
 			},
@@ -8259,7 +8259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4192,
+			line: 4196,
 			text: phraseMask{
 				{index: 21, bits: 1},
 			},
@@ -8273,7 +8273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4201,
+			line: 4205,
 			text: phraseMask{
 				{index: 17, bits: 32},
 				{index: 16, bits: 4503599627370496},
@@ -8284,7 +8284,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4208,
+			line: 4212,
 			text: phraseMask{
 				{index: 19, bits: 18442240474082181120},
 				{index: 7, bits: 18014398517870594},
@@ -8305,7 +8305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4214,
+			line: 4218,
 			text: phraseMask{
 				{index: 21, bits: 18444492273895866368},
 				{index: 22, bits: 63},
@@ -8342,7 +8342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4233,
+			line: 4237,
 			text: phraseMask{
 				{index: 8, bits: 524288},
 				{index: 22, bits: 448},
@@ -8363,7 +8363,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4251,
+			line: 4255,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8382,7 +8382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4270,
+			line: 4274,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8409,7 +8409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4276,
+			line: 4280,
 			text: phraseMask{
 				{index: 22, bits: 1924145348608},
 			},
@@ -8419,7 +8419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4285,
+			line: 4289,
 			text: phraseMask{
 				{index: 22, bits: 2199123918848},
 			},
@@ -8436,7 +8436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4300,
+			line: 4304,
 			text: phraseMask{
 				{index: 22, bits: 274877906432},
 				{index: 10, bits: 8388624},
@@ -8449,7 +8449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4308,
+			line: 4312,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8458,7 +8458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4313,
+			line: 4317,
 			text: phraseMask{
 				{index: 22, bits: 18446735277616529408},
 				{index: 23, bits: 1048575},
@@ -8469,7 +8469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4334,
+			line: 4338,
 			text: phraseMask{
 				{index: 23, bits: 32505856},
 			},
@@ -8486,7 +8486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4347,
+			line: 4351,
 			text: phraseMask{
 				{index: 23, bits: 17146314752},
 			},
@@ -8496,7 +8496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4355,
+			line: 4359,
 			text: phraseMask{
 				{index: 23, bits: 17179869184},
 			},
@@ -8509,7 +8509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4366,
+			line: 4370,
 			text: phraseMask{
 				{index: 23, bits: 35150012350464},
 				{index: 7, bits: 16777216},
@@ -8521,7 +8521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4378,
+			line: 4382,
 			text: phraseMask{
 				{index: 23, bits: 18446708889371017216},
 				{index: 24, bits: 31},
@@ -8541,7 +8541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4443,
+			line: 4447,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -8648,7 +8648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4456,
+			line: 4460,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -8658,7 +8658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4461,
+			line: 4465,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709547520},
 				{index: 7, bits: 9007199254740992},
@@ -8678,7 +8678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4504,
+			line: 4508,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709547520},
 				{index: 7, bits: 9007199254740992},
@@ -8696,7 +8696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4518,
+			line: 4522,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -8712,7 +8712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4538,
+			line: 4542,
 			text: phraseMask{
 				{index: 19, bits: 1099511627776},
 			},
@@ -8722,7 +8722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4545,
+			line: 4549,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8753,7 +8753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4566,
+			line: 4570,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8762,7 +8762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4576,
+			line: 4580,
 			text: phraseMask{
 				{index: 26, bits: 515396075520},
 			},
@@ -8772,7 +8772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4580,
+			line: 4584,
 			text: phraseMask{
 				{index: 24, bits: 18446744073709551584},
 				{index: 11, bits: 32768},
@@ -8787,7 +8787,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4585,
+			line: 4589,
 			text: phraseMask{
 				{index: 2, bits: 70368744177664},
 				{index: 26, bits: 140187732541440},
@@ -8810,7 +8810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4599,
+			line: 4603,
 			text: phraseMask{
 				{index: 26, bits: 18446603336221196288},
 				{index: 27, bits: 7},
@@ -8821,7 +8821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4609,
+			line: 4613,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8830,7 +8830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4614,
+			line: 4618,
 			text: phraseMask{
 				{index: 27, bits: 8388600},
 				{index: 12, bits: 4160749568},
@@ -8843,7 +8843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4632,
+			line: 4636,
 			text: phraseMask{
 				{index: 16, bits: 18445618173802708992},
 				{bits: 64513},
@@ -8860,7 +8860,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4637,
+			line: 4641,
 			text: phraseMask{
 				{index: 27, bits: 8796084633600},
 				{index: 18, bits: 4},
@@ -8897,7 +8897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4663,
+			line: 4667,
 			text: phraseMask{
 				{index: 27, bits: 36020000925941760},
 				{bits: 207165582859042816},
@@ -8908,7 +8908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4673,
+			line: 4677,
 			text: phraseMask{
 				{index: 27, bits: 18410715276690587648},
 				{index: 8, bits: 144115188075855872},
@@ -8920,7 +8920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4701,
+			line: 4705,
 			text: phraseMask{
 				{index: 28, bits: 549755813888},
 			},
@@ -8933,7 +8933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4707,
+			line: 4711,
 			text: phraseMask{
 				{index: 28, bits: 18446742974197923840},
 				{index: 29, bits: 7},
@@ -8944,7 +8944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4723,
+			line: 4727,
 			text: phraseMask{
 				{index: 29, bits: 8},
 			},
@@ -8957,7 +8957,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4729,
+			line: 4733,
 			text: phraseMask{
 				{index: 25, bits: 18446735277616529408},
 				{index: 1, bits: 18014443640193024},
@@ -8971,7 +8971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4734,
+			line: 4738,
 			text: phraseMask{
 				{index: 26, bits: 1048576},
 				{index: 1, bits: 108086391056891904},
@@ -8982,7 +8982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4740,
+			line: 4744,
 			text: phraseMask{
 				{index: 29, bits: 8176},
 				{index: 12, bits: 67108864},
@@ -8993,7 +8993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4747,
+			line: 4751,
 			text: phraseMask{
 				{index: 19, bits: 4503462188417024},
 				{index: 5, bits: 2048},
@@ -9006,7 +9006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4752,
+			line: 4756,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9095,7 +9095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4769,
+			line: 4773,
 			text: phraseMask{
 				{index: 7, bits: 6442450944},
 				{index: 29, bits: 140737488347136},
@@ -9110,7 +9110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4789,
+			line: 4793,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9123,7 +9123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4795,
+			line: 4799,
 			text: phraseMask{
 				{index: 29, bits: 140737488355328},
 			},
@@ -9136,7 +9136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4802,
+			line: 4806,
 			text: phraseMask{
 				{index: 7, bits: 17179869184},
 				{index: 29, bits: 18446462598732840960},
@@ -9149,7 +9149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4817,
+			line: 4821,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9166,14 +9166,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4824,
+			line:    4828,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4829,
+			line: 4833,
 			text: phraseMask{
 				{index: 30, bits: 33554304},
 				{index: 9, bits: 1729382256910270464},
@@ -9188,7 +9188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4844,
+			line: 4848,
 			text: phraseMask{
 				{index: 30, bits: 234881024},
 				{index: 23, bits: 1048576},
@@ -9207,7 +9207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4853,
+			line: 4857,
 			text: phraseMask{
 				{index: 30, bits: 35184103653376},
 				{index: 2, bits: 274877906944},
@@ -9218,7 +9218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4862,
+			line: 4866,
 			text: phraseMask{
 				{index: 7, bits: 288},
 				{index: 30, bits: 17979214137393152},
@@ -9229,7 +9229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4879,
+			line: 4883,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9238,7 +9238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4885,
+			line: 4889,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9287,7 +9287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4895,
+			line: 4899,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9342,7 +9342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4908,
+			line: 4912,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9351,7 +9351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4914,
+			line: 4918,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9392,7 +9392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4923,
+			line: 4927,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -9428,7 +9428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4930,
+			line: 4934,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -9437,7 +9437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4938,
+			line: 4942,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -9479,7 +9479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4948,
+			line: 4952,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -9488,7 +9488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4954,
+			line: 4958,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -9537,7 +9537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4964,
+			line: 4968,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -9586,7 +9586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4974,
+			line: 4978,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -9622,7 +9622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4981,
+			line: 4985,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -9665,7 +9665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 4991,
+			line: 4995,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9701,7 +9701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 4998,
+			line: 5002,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9710,7 +9710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5004,
+			line: 5008,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9784,7 +9784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5019,
+			line: 5023,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9820,7 +9820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5027,
+			line: 5031,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9856,7 +9856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5034,
+			line: 5038,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9892,7 +9892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5041,
+			line: 5045,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9941,7 +9941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5053,
+			line: 5057,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -9990,7 +9990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5063,
+			line: 5067,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10039,7 +10039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5073,
+			line: 5077,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10088,7 +10088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5083,
+			line: 5087,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10137,7 +10137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5093,
+			line: 5097,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10186,7 +10186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5103,
+			line: 5107,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10235,7 +10235,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5113,
+			line: 5117,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10284,7 +10284,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5123,
+			line: 5127,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10333,7 +10333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5133,
+			line: 5137,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10382,7 +10382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5143,
+			line: 5147,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -10431,7 +10431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5153,
+			line: 5157,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -10480,7 +10480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5163,
+			line: 5167,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -10529,7 +10529,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5173,
+			line: 5177,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -10578,7 +10578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5183,
+			line: 5187,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -10614,7 +10614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5190,
+			line: 5194,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -10651,7 +10651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5197,
+			line: 5201,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10700,7 +10700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5209,
+			line: 5213,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10729,14 +10729,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5219,
+			line:    5223,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5226,
+			line: 5230,
 			text: phraseMask{
 				{index: 19, bits: 18442240474082181120},
 				{index: 7, bits: 18014398517870594},
@@ -10837,7 +10837,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5245,
+			line: 5249,
 			text: phraseMask{
 				{index: 30, bits: 270215977642229760},
 				{index: 10, bits: 524288},
@@ -10848,7 +10848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5250,
+			line: 5254,
 			text: phraseMask{
 				{index: 30, bits: 288230376151711744},
 			},
@@ -10858,7 +10858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5255,
+			line: 5259,
 			text: phraseMask{
 				{index: 30, bits: 17870283321406128128},
 				{index: 31, bits: 1023},
@@ -10869,7 +10869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5262,
+			line: 5266,
 			text: phraseMask{
 				{index: 31, bits: 7168},
 			},
@@ -10879,7 +10879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5267,
+			line: 5271,
 			text: phraseMask{
 				{index: 31, bits: 24576},
 			},
@@ -10889,7 +10889,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5272,
+			line: 5276,
 			text: phraseMask{
 				{index: 31, bits: 98304},
 				{index: 26, bits: 35184372088832},
@@ -10900,7 +10900,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5283,
+			line: 5287,
 			text: phraseMask{
 				{index: 31, bits: 17179738112},
 				{bits: 9223372036854775904},
@@ -10915,7 +10915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5298,
+			line: 5302,
 			text: phraseMask{
 				{index: 31, bits: 17557826306048},
 			},
@@ -10925,7 +10925,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5304,
+			line: 5308,
 			text: phraseMask{
 				{index: 31, bits: 4486007441326080},
 				{index: 2, bits: 8388608},
@@ -10937,7 +10937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5310,
+			line: 5314,
 			text: phraseMask{
 				{index: 1, bits: 4611686018427387904},
 				{index: 12, bits: 25165825},
@@ -10950,7 +10950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5318,
+			line: 5322,
 			text: phraseMask{
 				{index: 1, bits: 158329674399744},
 			},
@@ -10960,7 +10960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5323,
+			line: 5327,
 			text: phraseMask{
 				{index: 31, bits: 36028797018963968},
 			},
@@ -10970,7 +10970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5328,
+			line: 5332,
 			text: phraseMask{
 				{index: 31, bits: 504403158265495552},
 			},
@@ -10980,7 +10980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5339,
+			line: 5343,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11039,7 +11039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5352,
+			line: 5356,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11095,7 +11095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5364,
+			line: 5368,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11144,7 +11144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5373,
+			line: 5377,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11193,7 +11193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5382,
+			line: 5386,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11242,7 +11242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5391,
+			line: 5395,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11353,7 +11353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5405,
+			line: 5409,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -11389,7 +11389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5412,
+			line: 5416,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -11418,7 +11418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5419,
+			line: 5423,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11454,7 +11454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5426,
+			line: 5430,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11490,7 +11490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5433,
+			line: 5437,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11519,7 +11519,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5440,
+			line: 5444,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11563,7 +11563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5448,
+			line: 5452,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11572,7 +11572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5454,
+			line: 5458,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11608,7 +11608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5462,
+			line: 5466,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11622,7 +11622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5469,
+			line: 5473,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11824,7 +11824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5493,
+			line: 5497,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12053,7 +12053,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5523,
+			line:   5527,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12112,7 +12112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5533,
+			line: 5537,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12121,7 +12121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5538,
+			line: 5542,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12130,7 +12130,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5543,
+			line: 5547,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12185,7 +12185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5552,
+			line: 5556,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12196,7 +12196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5560,
+			line: 5564,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12205,14 +12205,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5565,
+			line:     5569,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5575,
+			line: 5579,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12221,7 +12221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5585,
+			line: 5589,
 			text: phraseMask{
 				{index: 31, bits: 576460752303423488},
 			},
@@ -12231,7 +12231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5590,
+			line: 5594,
 			text: phraseMask{
 				{index: 31, bits: 8070450532247928832},
 			},
@@ -12241,7 +12241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5596,
+			line: 5600,
 			text: phraseMask{
 				{index: 31, bits: 9223372036854775808},
 				{index: 32, bits: 3},
@@ -12253,7 +12253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5605,
+			line: 5609,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12267,7 +12267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5609,
+			line: 5613,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12283,7 +12283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5613,
+			line: 5617,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12294,7 +12294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5617,
+			line: 5621,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12308,7 +12308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5621,
+			line: 5625,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12319,7 +12319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5625,
+			line: 5629,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12379,7 +12379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5633,
+			line: 5637,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12436,7 +12436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5641,
+			line: 5645,
 			text: phraseMask{
 				{index: 32, bits: 240},
 			},
@@ -12449,7 +12449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5648,
+			line: 5652,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12488,7 +12488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5657,
+			line: 5661,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12559,7 +12559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5666,
+			line: 5670,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12824,13 +12824,15 @@ var builtinSet = &ruleSet{
 			},
 			regexps: []*pattern{
 				{src: "(?:retry timeout exceeded|delivery temporarily suspended|retry time not reached for any host after a long failure period)[:;,]? (?:host [a-z0-9][a-z0-9.-]* \\[[0-9a-f.:]+\\]:? |connect to [a-z0-9][a-z0-9.-]*\\[[0-9a-f.:]+\\]:[0-9]+:? )?(?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete)", captures: true},
+				{src: "(?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete): retry timeout exceeded", captures: true},
+				{src: "\\bhost [a-z0-9][a-z0-9.-]* ?\\[[0-9a-f.:]+\\](?::[0-9]+)?:? (?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete)", captures: true},
 				{src: "delivery temporarily suspended: host [a-z0-9][a-z0-9.-]*\\[[0-9a-f.:]+\\] said: (?P<last_error>[45][0-9][0-9][ -][^()]{4,150}?) \\(in reply to", captures: true},
 			},
 		},
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 678,
+			line: 682,
 			text: phraseMask{
 				{index: 1, bits: 4486007441326080},
 			},
@@ -12845,7 +12847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 705,
+			line: 709,
 			text: phraseMask{
 				{index: 1, bits: 13510798882111488},
 			},
@@ -12860,7 +12862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 716,
+			line: 720,
 			text: phraseMask{
 				{index: 1, bits: 1116892707587883008},
 			},
@@ -12874,7 +12876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 724,
+			line: 728,
 			text: phraseMask{
 				{index: 1, bits: 17293822569102704640},
 				{index: 2, bits: 1023},
@@ -13678,13 +13680,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 13, isSlot: true},
+									{slot: 4, isSlot: true},
 								},
 							},
 							{literal: " failed, because the domain's name servers did not answer."},
 						},
 					},
-					uses: 270337,
+					uses: 262161,
 					tr:   new([][]text),
 				},
 				fix: alts{

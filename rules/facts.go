@@ -172,10 +172,10 @@ const maxFactLen = 160
 // extractor is a compiled extractor of a rules file: regexps whose named
 // groups capture facts from the diagnostic text of any record.
 type extractor struct {
-	id      string
-	file    string
-	line    int
-	text    phraseMask // any of these phrases must occur (a cheap test before the regexps); empty: always
+	id   string
+	file string
+	line int
+	text phraseMask // any of these phrases must occur (a cheap test before the regexps); empty: always
 	// unless: none of these phrases may occur (a wording that says the
 	// opposite of the facts captured: "Host not found, try again" is no
 	// answer that the domain does not exist); empty: no such test.
