@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "84f8b826e44f"
+const builtinDigest = "827459912aa5"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -11413,12 +11413,72 @@ var builtinSet = &ruleSet{
 						tr:   new([][]text),
 					},
 				},
+				byFact: [21]words{
+					11: {
+						owner: "recipient-admin",
+						summary: phrase{
+							en: "temporary DNS failure",
+							tr: new([]string),
+						},
+						explanation: alts{
+							list: []text{
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " could not be delivered because the lookup of the mail servers of the domain "},
+									{slot: 13, isSlot: true},
+									{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
+								},
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " could not be delivered because the lookup of the mail servers of the domain"},
+									{
+										group: []textPart{
+											{literal: " "},
+											{slot: 4, isSlot: true},
+										},
+									},
+									{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
+								},
+							},
+							uses: 8209,
+							tr:   new([][]text),
+						},
+						fix: alts{
+							list: []text{
+								{
+									{literal: "Nothing in your message needs to change: the fault is on the recipient's side, and nothing is lost while the sending server retries. If it keeps failing (or the sending server gave up), the recipient's DNS admin must fix the name servers of the domain"},
+									{
+										group: []textPart{
+											{literal: " "},
+											{slot: 4, isSlot: true},
+										},
+									},
+									{literal: ": tell the recipient by other means, and send the message again once it works."},
+								},
+							},
+							uses: 16,
+							tr:   new([][]text),
+						},
+					},
+				},
 			},
 		},
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5423,
+			line: 5427,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11454,7 +11514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5430,
+			line: 5434,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11490,7 +11550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5437,
+			line: 5441,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11519,7 +11579,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5444,
+			line: 5448,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11563,7 +11623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5452,
+			line: 5456,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11572,7 +11632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5458,
+			line: 5462,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11608,7 +11668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5466,
+			line: 5470,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11622,7 +11682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5473,
+			line: 5477,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11824,7 +11884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5497,
+			line: 5501,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12053,7 +12113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5527,
+			line:   5531,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12112,7 +12172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5537,
+			line: 5541,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12121,7 +12181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5542,
+			line: 5546,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12130,7 +12190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5547,
+			line: 5551,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12185,7 +12245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5556,
+			line: 5560,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12196,7 +12256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5564,
+			line: 5568,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12205,14 +12265,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5569,
+			line:     5573,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5579,
+			line: 5583,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12221,7 +12281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5589,
+			line: 5593,
 			text: phraseMask{
 				{index: 31, bits: 576460752303423488},
 			},
@@ -12231,7 +12291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5594,
+			line: 5598,
 			text: phraseMask{
 				{index: 31, bits: 8070450532247928832},
 			},
@@ -12241,7 +12301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5600,
+			line: 5604,
 			text: phraseMask{
 				{index: 31, bits: 9223372036854775808},
 				{index: 32, bits: 3},
@@ -12253,7 +12313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5609,
+			line: 5613,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12267,7 +12327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5613,
+			line: 5617,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12283,7 +12343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5617,
+			line: 5621,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12294,7 +12354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5621,
+			line: 5625,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12308,7 +12368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5625,
+			line: 5629,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12319,7 +12379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5629,
+			line: 5633,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12379,7 +12439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5637,
+			line: 5641,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12436,7 +12496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5645,
+			line: 5649,
 			text: phraseMask{
 				{index: 32, bits: 240},
 			},
@@ -12449,7 +12509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5652,
+			line: 5656,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12488,7 +12548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5661,
+			line: 5665,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12559,7 +12619,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5670,
+			line: 5674,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
