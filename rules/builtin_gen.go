@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "827459912aa5"
+const builtinDigest = "21f7961ae536"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -58,9 +58,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 799,
 			text: phraseMask{
-				{index: 2, bits: 7168},
+				{index: 2, bits: 1792},
 			},
-			textIDs: []int32{138, 139, 140},
+			textIDs: []int32{136, 137, 138},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false},
 			},
@@ -72,9 +72,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 806,
 			text: phraseMask{
-				{index: 2, bits: 8192},
+				{index: 2, bits: 2048},
 			},
-			textIDs: []int32{141},
+			textIDs: []int32{139},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false},
 			},
@@ -86,9 +86,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 813,
 			text: phraseMask{
-				{index: 2, bits: 49152},
+				{index: 2, bits: 12288},
 			},
-			textIDs: []int32{142, 143},
+			textIDs: []int32{140, 141},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -100,9 +100,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 820,
 			text: phraseMask{
-				{index: 2, bits: 65536},
+				{index: 2, bits: 16384},
 			},
-			textIDs: []int32{144},
+			textIDs: []int32{142},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -114,9 +114,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 827,
 			text: phraseMask{
-				{index: 2, bits: 1966080},
+				{index: 2, bits: 491520},
 			},
-			textIDs: []int32{145, 146, 147, 148},
+			textIDs: []int32{143, 144, 145, 146},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -128,9 +128,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 834,
 			text: phraseMask{
-				{index: 2, bits: 6291456},
+				{index: 2, bits: 1572864},
 			},
-			textIDs: []int32{149, 150},
+			textIDs: []int32{147, 148},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -142,9 +142,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 841,
 			text: phraseMask{
-				{index: 2, bits: 8388608},
+				{index: 2, bits: 2097152},
 			},
-			textIDs: []int32{151},
+			textIDs: []int32{149},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -156,9 +156,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 848,
 			text: phraseMask{
-				{index: 2, bits: 16777216},
+				{index: 2, bits: 4194304},
 			},
-			textIDs: []int32{152},
+			textIDs: []int32{150},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -170,9 +170,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 855,
 			text: phraseMask{
-				{index: 2, bits: 33554432},
+				{index: 2, bits: 8388608},
 			},
-			textIDs: []int32{153},
+			textIDs: []int32{151},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false},
 			},
@@ -184,9 +184,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 862,
 			text: phraseMask{
-				{index: 2, bits: 201326592},
+				{index: 2, bits: 50331648},
 			},
-			textIDs: []int32{154, 155},
+			textIDs: []int32{152, 153},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false},
 			},
@@ -198,9 +198,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 869,
 			text: phraseMask{
-				{index: 2, bits: 268435456},
+				{index: 2, bits: 67108864},
 			},
-			textIDs: []int32{156},
+			textIDs: []int32{154},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -212,9 +212,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 876,
 			text: phraseMask{
-				{index: 2, bits: 1610612736},
+				{index: 2, bits: 402653184},
 			},
-			textIDs: []int32{157, 158},
+			textIDs: []int32{155, 156},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -226,9 +226,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 883,
 			text: phraseMask{
-				{index: 2, bits: 2147483648},
+				{index: 2, bits: 536870912},
 			},
-			textIDs: []int32{159},
+			textIDs: []int32{157},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -240,9 +240,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 890,
 			text: phraseMask{
-				{index: 2, bits: 4294967296},
+				{index: 2, bits: 1073741824},
 			},
-			textIDs: []int32{160},
+			textIDs: []int32{158},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -254,9 +254,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 897,
 			text: phraseMask{
-				{index: 2, bits: 8589934592},
+				{index: 2, bits: 2147483648},
 			},
-			textIDs: []int32{161},
+			textIDs: []int32{159},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false},
 			},
@@ -268,9 +268,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 904,
 			text: phraseMask{
-				{index: 2, bits: 120259084288},
+				{index: 2, bits: 30064771072},
 			},
-			textIDs: []int32{162, 163, 164},
+			textIDs: []int32{160, 161, 162},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false},
 			},
@@ -282,9 +282,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 912,
 			text: phraseMask{
-				{index: 2, bits: 17454747090944},
+				{index: 2, bits: 4363686772736},
 			},
-			textIDs: []int32{165, 166, 167, 168, 169, 170, 171},
+			textIDs: []int32{163, 164, 165, 166, 167, 168, 169},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailererror"},
 		},
@@ -293,9 +293,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 933,
 			text: phraseMask{
-				{index: 2, bits: 52776558133248},
+				{index: 2, bits: 13194139533312},
 			},
-			textIDs: []int32{172, 173},
+			textIDs: []int32{170, 171},
 			regexps: []*pattern{
 				{src: "\\bs31[45]0\\b", captures: false},
 			},
@@ -354,9 +354,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 950,
 			text: phraseMask{
-				{index: 2, bits: 4433230883192832},
+				{index: 2, bits: 1108307720798208},
 			},
-			textIDs: []int32{174, 175, 176, 177, 178, 179},
+			textIDs: []int32{172, 173, 174, 175, 176, 177},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "onhold",
@@ -406,9 +406,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 968,
 			text: phraseMask{
-				{index: 2, bits: 31525197391593472},
+				{index: 2, bits: 7881299347898368},
 			},
-			textIDs: []int32{180, 181, 182},
+			textIDs: []int32{178, 179, 180},
 			then: thenDef{
 				Reason: "blocked",
 				words: words{
@@ -473,9 +473,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 983,
 			text: phraseMask{
-				{index: 2, bits: 2269814212194729984},
+				{index: 2, bits: 567453553048682496},
 			},
-			textIDs: []int32{183, 184, 185, 186, 187, 188},
+			textIDs: []int32{181, 182, 183, 184, 185, 186},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -523,9 +523,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1003,
 			text: phraseMask{
-				{index: 2, bits: 6917529027641081856},
+				{index: 2, bits: 1729382256910270464},
 			},
-			textIDs: []int32{189, 190},
+			textIDs: []int32{187, 188},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "speeding",
@@ -575,9 +575,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1020,
 			text: phraseMask{
-				{index: 2, bits: 6917529027641081856},
+				{index: 2, bits: 1729382256910270464},
 			},
-			textIDs: []int32{189, 190},
+			textIDs: []int32{187, 188},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -625,9 +625,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1030,
 			text: phraseMask{
-				{index: 2, bits: 9223372036854775808},
+				{index: 2, bits: 2305843009213693952},
 			},
-			textIDs: []int32{191},
+			textIDs: []int32{189},
 			regexps: []*pattern{
 				{src: "(?:\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})(?: +[0-9]+)?\\] )?our system has detected that this message is likely unsolicited mail", captures: true},
 			},
@@ -695,9 +695,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1047,
 			text: phraseMask{
-				{index: 3, bits: 15},
+				{index: 2, bits: 13835058055282163712},
+				{index: 3, bits: 3},
 			},
-			textIDs: []int32{192, 193, 194, 195},
+			textIDs: []int32{190, 191, 192, 193},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -745,9 +746,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1062,
 			text: phraseMask{
-				{index: 3, bits: 496},
+				{index: 3, bits: 124},
 			},
-			textIDs: []int32{196, 197, 198, 199, 200},
+			textIDs: []int32{194, 195, 196, 197, 198},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -795,9 +796,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1078,
 			text: phraseMask{
-				{index: 3, bits: 3584},
+				{index: 3, bits: 896},
 			},
-			textIDs: []int32{201, 202, 203},
+			textIDs: []int32{199, 200, 201},
 			then: thenDef{
 				Reason: "policyviolation",
 				words: words{
@@ -845,9 +846,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1092,
 			text: phraseMask{
-				{index: 3, bits: 28672},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{204, 205, 206},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](416|418)\\b", captures: false},
 			},
@@ -858,9 +859,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1102,
 			text: phraseMask{
-				{index: 3, bits: 28672},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{204, 205, 206},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](417)\\b", captures: false},
 			},
@@ -871,9 +872,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1108,
 			text: phraseMask{
-				{index: 3, bits: 28672},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{204, 205, 206},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](420|426)\\b", captures: false},
 			},
@@ -884,9 +885,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1114,
 			text: phraseMask{
-				{index: 3, bits: 28672},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{204, 205, 206},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](401|517)\\b", captures: false},
 			},
@@ -897,9 +898,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1120,
 			text: phraseMask{
-				{index: 3, bits: 28672},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{204, 205, 206},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](305|402)\\b", captures: false},
 			},
@@ -910,9 +911,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1126,
 			text: phraseMask{
-				{index: 3, bits: 28672},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{204, 205, 206},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](403|405|415|421)\\b", captures: false},
 			},
@@ -923,9 +924,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1132,
 			text: phraseMask{
-				{index: 3, bits: 28672},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{204, 205, 206},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](506)\\b", captures: false},
 			},
@@ -936,9 +937,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1138,
 			text: phraseMask{
-				{index: 3, bits: 28672},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{204, 205, 206},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](514)\\b", captures: false},
 			},
@@ -949,9 +950,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1144,
 			text: phraseMask{
-				{index: 3, bits: 28672},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{204, 205, 206},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](630)\\b", captures: false},
 			},
@@ -962,9 +963,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1150,
 			text: phraseMask{
-				{index: 3, bits: 28672},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{204, 205, 206},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](505)\\b", captures: false},
 			},
@@ -975,9 +976,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1156,
 			text: phraseMask{
-				{index: 3, bits: 28672},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{204, 205, 206},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](104)\\b", captures: false},
 			},
@@ -988,9 +989,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1162,
 			text: phraseMask{
-				{index: 3, bits: 28672},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{204, 205, 206},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](101|102|103|510|999)\\b", captures: false},
 			},
@@ -1057,9 +1058,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1177,
 			text: phraseMask{
-				{index: 3, bits: 491520},
+				{index: 3, bits: 122880},
 			},
-			textIDs: []int32{207, 208, 209, 210},
+			textIDs: []int32{205, 206, 207, 208},
 			regexps: []*pattern{
 				{src: "\\b(cxbl|cdrbl|ipbl0001|ipbl0010|ipbl0100|ipbl0011|ipbl0101|ipbl0110|ipbl0111|ipbl1000|ipbl1001|ipbl1010|ipbl1011|ipbl1100|ipbl1101|ipbl1110|ipbl1111|ipbl00001)\\b", captures: false},
 			},
@@ -1070,9 +1071,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1185,
 			text: phraseMask{
-				{index: 3, bits: 524288},
+				{index: 3, bits: 131072},
 			},
-			textIDs: []int32{211},
+			textIDs: []int32{209},
 			regexps: []*pattern{
 				{src: "\\b(cxdns)\\b", captures: false},
 			},
@@ -1083,9 +1084,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1191,
 			text: phraseMask{
-				{index: 3, bits: 1048576},
+				{index: 3, bits: 262144},
 			},
-			textIDs: []int32{212},
+			textIDs: []int32{210},
 			regexps: []*pattern{
 				{src: "\\b(cxsndr)\\b", captures: false},
 			},
@@ -1096,9 +1097,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1197,
 			text: phraseMask{
-				{index: 3, bits: 2097152},
+				{index: 3, bits: 524288},
 			},
-			textIDs: []int32{213},
+			textIDs: []int32{211},
 			regexps: []*pattern{
 				{src: "\\b(cxsmtp)\\b", captures: false},
 			},
@@ -1109,9 +1110,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1203,
 			text: phraseMask{
-				{index: 3, bits: 12582912},
+				{index: 3, bits: 3145728},
 			},
-			textIDs: []int32{214, 215},
+			textIDs: []int32{212, 213},
 			regexps: []*pattern{
 				{src: "\\b(cxcnct|cxmxrt)\\b", captures: false},
 			},
@@ -1122,9 +1123,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1209,
 			text: phraseMask{
-				{index: 3, bits: 50331648},
+				{index: 3, bits: 12582912},
 			},
-			textIDs: []int32{216, 217},
+			textIDs: []int32{214, 215},
 			regexps: []*pattern{
 				{src: "\\b(cxthrt|cxmj)\\b", captures: false},
 			},
@@ -1135,9 +1136,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1215,
 			text: phraseMask{
-				{index: 3, bits: 67108864},
+				{index: 3, bits: 16777216},
 			},
-			textIDs: []int32{218},
+			textIDs: []int32{216},
 			regexps: []*pattern{
 				{src: "\\b(urlbl011|urlbl101|urlbl110|urlbl1001)\\b", captures: false},
 			},
@@ -1148,9 +1149,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1221,
 			text: phraseMask{
-				{index: 3, bits: 134217728},
+				{index: 3, bits: 33554432},
 			},
-			textIDs: []int32{219},
+			textIDs: []int32{217},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
@@ -1158,9 +1159,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1230,
 			text: phraseMask{
-				{index: 3, bits: 34091302912},
+				{index: 3, bits: 8522825728},
 			},
-			textIDs: []int32{220, 221, 222, 223, 224, 225, 226},
+			textIDs: []int32{218, 219, 220, 221, 222, 223, 224},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
@@ -1168,9 +1169,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1235,
 			text: phraseMask{
-				{index: 3, bits: 34359738368},
+				{index: 3, bits: 8589934592},
 			},
-			textIDs: []int32{227},
+			textIDs: []int32{225},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
@@ -1178,9 +1179,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1240,
 			text: phraseMask{
-				{index: 3, bits: 206158430208},
+				{index: 3, bits: 51539607552},
 			},
-			textIDs: []int32{228, 229},
+			textIDs: []int32{226, 227},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
@@ -1188,9 +1189,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1245,
 			text: phraseMask{
-				{index: 3, bits: 824633720832},
+				{index: 3, bits: 206158430208},
 			},
-			textIDs: []int32{230, 231},
+			textIDs: []int32{228, 229},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
@@ -1198,9 +1199,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1250,
 			text: phraseMask{
-				{index: 3, bits: 1099511627776},
+				{index: 3, bits: 274877906944},
 			},
-			textIDs: []int32{232},
+			textIDs: []int32{230},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
@@ -1208,9 +1209,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1255,
 			text: phraseMask{
-				{index: 3, bits: 15393162788864},
+				{index: 3, bits: 3848290697216},
 			},
-			textIDs: []int32{233, 234, 235},
+			textIDs: []int32{231, 232, 233},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
@@ -1218,9 +1219,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1260,
 			text: phraseMask{
-				{index: 3, bits: 52776558133248},
+				{index: 3, bits: 13194139533312},
 			},
-			textIDs: []int32{236, 237},
+			textIDs: []int32{234, 235},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
@@ -1228,9 +1229,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1265,
 			text: phraseMask{
-				{index: 3, bits: 70368744177664},
+				{index: 3, bits: 17592186044416},
 			},
-			textIDs: []int32{238},
+			textIDs: []int32{236},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
@@ -1238,9 +1239,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1270,
 			text: phraseMask{
-				{index: 3, bits: 140737488355328},
+				{index: 3, bits: 35184372088832},
 			},
-			textIDs: []int32{239},
+			textIDs: []int32{237},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
@@ -1248,9 +1249,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1275,
 			text: phraseMask{
-				{index: 3, bits: 281474976710656},
+				{index: 3, bits: 70368744177664},
 			},
-			textIDs: []int32{240},
+			textIDs: []int32{238},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
@@ -1258,9 +1259,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1280,
 			text: phraseMask{
-				{index: 3, bits: 17451448556060672},
+				{index: 3, bits: 4362862139015168},
 			},
-			textIDs: []int32{241, 242, 243, 244, 245},
+			textIDs: []int32{239, 240, 241, 242, 243},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
@@ -1268,9 +1269,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1285,
 			text: phraseMask{
-				{index: 3, bits: 270215977642229760},
+				{index: 3, bits: 67553994410557440},
 			},
-			textIDs: []int32{246, 247, 248, 249},
+			textIDs: []int32{244, 245, 246, 247},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
@@ -1278,9 +1279,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1290,
 			text: phraseMask{
-				{index: 3, bits: 288230376151711744},
+				{index: 3, bits: 72057594037927936},
 			},
-			textIDs: []int32{250},
+			textIDs: []int32{248},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
@@ -1288,9 +1289,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1295,
 			text: phraseMask{
-				{index: 3, bits: 576460752303423488},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{251},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1000|120[0-9]|1210|12[2-4][0-9]|1250)\\b", captures: false},
 			},
@@ -1301,9 +1302,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1304,
 			text: phraseMask{
-				{index: 3, bits: 576460752303423488},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{251},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1010|10[2-7][0-9]|1080|1500|1520)\\b", captures: false},
 			},
@@ -1314,9 +1315,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1310,
 			text: phraseMask{
-				{index: 3, bits: 576460752303423488},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{251},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1090)\\b", captures: false},
 			},
@@ -1327,9 +1328,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1316,
 			text: phraseMask{
-				{index: 3, bits: 576460752303423488},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{251},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[0-4][0-9]|1150)\\b", captures: false},
 			},
@@ -1340,9 +1341,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1322,
 			text: phraseMask{
-				{index: 3, bits: 576460752303423488},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{251},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[6-8][0-9]|1190|1560)\\b", captures: false},
 			},
@@ -1353,9 +1354,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1328,
 			text: phraseMask{
-				{index: 3, bits: 576460752303423488},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{251},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1260)\\b", captures: false},
 			},
@@ -1366,9 +1367,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1334,
 			text: phraseMask{
-				{index: 3, bits: 576460752303423488},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{251},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[0-3][0-9]|1340)\\b", captures: false},
 			},
@@ -1379,9 +1380,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1340,
 			text: phraseMask{
-				{index: 3, bits: 576460752303423488},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{251},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[5-9][0-9]|14[0-8][0-9]|1490|1540|1550|1580)\\b", captures: false},
 			},
@@ -1392,9 +1393,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1346,
 			text: phraseMask{
-				{index: 3, bits: 576460752303423488},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{251},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1530)\\b", captures: false},
 			},
@@ -1405,9 +1406,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1352,
 			text: phraseMask{
-				{index: 3, bits: 1152921504606846976},
+				{index: 3, bits: 288230376151711744},
 			},
-			textIDs: []int32{252},
+			textIDs: []int32{250},
 			regexps: []*pattern{
 				{src: "\\b(ib401)\\b", captures: false},
 			},
@@ -1418,9 +1419,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1359,
 			text: phraseMask{
-				{index: 3, bits: 6917529027641081856},
+				{index: 3, bits: 1729382256910270464},
 			},
-			textIDs: []int32{253, 254},
+			textIDs: []int32{251, 252},
 			regexps: []*pattern{
 				{src: "\\b(ib501|ib502)\\b", captures: false},
 			},
@@ -1431,9 +1432,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1365,
 			text: phraseMask{
-				{index: 3, bits: 9223372036854775808},
+				{index: 3, bits: 2305843009213693952},
 			},
-			textIDs: []int32{255},
+			textIDs: []int32{253},
 			regexps: []*pattern{
 				{src: "\\b(ib506)\\b", captures: false},
 			},
@@ -1444,9 +1445,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1371,
 			text: phraseMask{
-				{index: 4, bits: 1},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{256},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "\\b(ib508)\\b", captures: false},
 			},
@@ -1457,9 +1458,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1377,
 			text: phraseMask{
-				{index: 4, bits: 2},
+				{index: 3, bits: 9223372036854775808},
 			},
-			textIDs: []int32{257},
+			textIDs: []int32{255},
 			regexps: []*pattern{
 				{src: "\\b(ib108)\\b", captures: false},
 			},
@@ -1470,9 +1471,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1383,
 			text: phraseMask{
-				{index: 4, bits: 4},
+				{index: 4, bits: 1},
 			},
-			textIDs: []int32{258},
+			textIDs: []int32{256},
 			regexps: []*pattern{
 				{src: "\\b(ib212)\\b", captures: false},
 			},
@@ -1483,9 +1484,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1389,
 			text: phraseMask{
-				{index: 4, bits: 8},
+				{index: 4, bits: 2},
 			},
-			textIDs: []int32{259},
+			textIDs: []int32{257},
 			regexps: []*pattern{
 				{src: "\\b(ib705)\\b", captures: false},
 			},
@@ -1496,9 +1497,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1395,
 			text: phraseMask{
-				{index: 4, bits: 48},
+				{index: 4, bits: 12},
 			},
-			textIDs: []int32{260, 261},
+			textIDs: []int32{258, 259},
 			regexps: []*pattern{
 				{src: "\\b(ib605|ib007)\\b", captures: false},
 			},
@@ -1509,9 +1510,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1401,
 			text: phraseMask{
-				{index: 4, bits: 960},
+				{index: 4, bits: 240},
 			},
-			textIDs: []int32{262, 263, 264, 265},
+			textIDs: []int32{260, 261, 262, 263},
 			regexps: []*pattern{
 				{src: "\\b(ib101|ib504|ib510|ib607)\\b", captures: false},
 			},
@@ -1522,9 +1523,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1407,
 			text: phraseMask{
-				{index: 4, bits: 130048},
+				{index: 4, bits: 32512},
 			},
-			textIDs: []int32{266, 267, 268, 269, 270, 271, 272},
+			textIDs: []int32{264, 265, 266, 267, 268, 269, 270},
 			regexps: []*pattern{
 				{src: "\\b(ib110|ib111|ib112|ib113|ib104|ib105|ib106)\\b", captures: false},
 			},
@@ -1535,9 +1536,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1413,
 			text: phraseMask{
-				{index: 4, bits: 131072},
+				{index: 4, bits: 32768},
 			},
-			textIDs: []int32{273},
+			textIDs: []int32{271},
 			regexps: []*pattern{
 				{src: "\\b(ib103)\\b", captures: false},
 			},
@@ -1548,9 +1549,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1419,
 			text: phraseMask{
-				{index: 4, bits: 262144},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{274},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(1|6)/", captures: false},
 			},
@@ -1561,9 +1562,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1426,
 			text: phraseMask{
-				{index: 4, bits: 262144},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{274},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(2)/", captures: false},
 			},
@@ -1574,9 +1575,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1432,
 			text: phraseMask{
-				{index: 4, bits: 262144},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{274},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(3)/", captures: false},
 			},
@@ -1587,9 +1588,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1438,
 			text: phraseMask{
-				{index: 4, bits: 262144},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{274},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(4)/", captures: false},
 			},
@@ -1600,9 +1601,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1444,
 			text: phraseMask{
-				{index: 4, bits: 262144},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{274},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(5)/", captures: false},
 			},
@@ -1613,9 +1614,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1450,
 			text: phraseMask{
-				{index: 4, bits: 262144},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{274},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(7|9)/", captures: false},
 			},
@@ -1626,9 +1627,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1456,
 			text: phraseMask{
-				{index: 4, bits: 262144},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{274},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(8)/", captures: false},
 			},
@@ -1639,9 +1640,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1462,
 			text: phraseMask{
-				{index: 4, bits: 262144},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{274},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(10)/", captures: false},
 			},
@@ -1652,9 +1653,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1468,
 			text: phraseMask{
-				{index: 4, bits: 524288},
+				{index: 4, bits: 131072},
 			},
-			textIDs: []int32{275},
+			textIDs: []int32{273},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
@@ -1662,9 +1663,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1475,
 			text: phraseMask{
-				{index: 4, bits: 1048576},
+				{index: 4, bits: 262144},
 			},
-			textIDs: []int32{276},
+			textIDs: []int32{274},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -1711,9 +1712,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1484,
 			text: phraseMask{
-				{index: 4, bits: 6291456},
+				{index: 4, bits: 1572864},
 			},
-			textIDs: []int32{277, 278},
+			textIDs: []int32{275, 276},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
@@ -1721,9 +1722,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1489,
 			text: phraseMask{
-				{index: 4, bits: 8388608},
+				{index: 4, bits: 2097152},
 			},
-			textIDs: []int32{279},
+			textIDs: []int32{277},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
@@ -1731,9 +1732,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1494,
 			text: phraseMask{
-				{index: 4, bits: 50331648},
+				{index: 4, bits: 12582912},
 			},
-			textIDs: []int32{280, 281},
+			textIDs: []int32{278, 279},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
@@ -1741,9 +1742,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1499,
 			text: phraseMask{
-				{index: 4, bits: 67108864},
+				{index: 4, bits: 16777216},
 			},
-			textIDs: []int32{282},
+			textIDs: []int32{280},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
@@ -1751,9 +1752,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1504,
 			text: phraseMask{
-				{index: 4, bits: 134217728},
+				{index: 4, bits: 33554432},
 			},
-			textIDs: []int32{283},
+			textIDs: []int32{281},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
@@ -1761,9 +1762,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1516,
 			text: phraseMask{
-				{index: 4, bits: 268435456},
+				{index: 4, bits: 67108864},
 			},
-			textIDs: []int32{284},
+			textIDs: []int32{282},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
@@ -1771,9 +1772,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1521,
 			text: phraseMask{
-				{index: 4, bits: 3758096384},
+				{index: 4, bits: 939524096},
 			},
-			textIDs: []int32{285, 286, 287},
+			textIDs: []int32{283, 284, 285},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
@@ -1781,9 +1782,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1526,
 			text: phraseMask{
-				{index: 4, bits: 4294967296},
+				{index: 4, bits: 1073741824},
 			},
-			textIDs: []int32{288},
+			textIDs: []int32{286},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
@@ -1791,9 +1792,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1531,
 			text: phraseMask{
-				{index: 4, bits: 8589934592},
+				{index: 4, bits: 2147483648},
 			},
-			textIDs: []int32{289},
+			textIDs: []int32{287},
 			then: thenDef{
 				Reason: "exceedlimit",
 				words: words{
@@ -1873,9 +1874,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1543,
 			text: phraseMask{
-				{index: 4, bits: 17179869184},
+				{index: 4, bits: 4294967296},
 			},
-			textIDs: []int32{290},
+			textIDs: []int32{288},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
@@ -1883,9 +1884,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1548,
 			text: phraseMask{
-				{index: 4, bits: 240518168576},
+				{index: 4, bits: 60129542144},
 			},
-			textIDs: []int32{291, 292, 293},
+			textIDs: []int32{289, 290, 291},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
@@ -1893,9 +1894,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1556,
 			text: phraseMask{
-				{index: 4, bits: 274877906944},
+				{index: 4, bits: 68719476736},
 			},
-			textIDs: []int32{294},
+			textIDs: []int32{292},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
@@ -1903,9 +1904,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1561,
 			text: phraseMask{
-				{index: 4, bits: 549755813888},
+				{index: 4, bits: 137438953472},
 			},
-			textIDs: []int32{295},
+			textIDs: []int32{293},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
@@ -1913,10 +1914,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1568,
 			text: phraseMask{
-				{index: 4, bits: 1099511627776},
+				{index: 4, bits: 274877906944},
 			},
-			textIDs: []int32{296},
-			all:     []int32{297},
+			textIDs: []int32{294},
+			all:     []int32{295},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
@@ -1924,9 +1925,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1574,
 			text: phraseMask{
-				{index: 4, bits: 65970697666560},
+				{index: 4, bits: 16492674416640},
 			},
-			textIDs: []int32{298, 299, 300, 301},
+			textIDs: []int32{296, 297, 298, 299},
 			then:    thenDef{Reason: "suppressed"},
 		},
 		{
@@ -1934,9 +1935,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1582,
 			text: phraseMask{
-				{index: 4, bits: 492581209243648},
+				{index: 4, bits: 123145302310912},
 			},
-			textIDs: []int32{302, 303, 304},
+			textIDs: []int32{300, 301, 302},
 			regexps: []*pattern{
 				{src: "\\b(sc|dy|ou)-00[1-4]\\b", captures: false},
 			},
@@ -1995,9 +1996,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1602,
 			text: phraseMask{
-				{index: 4, bits: 143552238122434560},
+				{index: 4, bits: 35888059530608640},
 			},
-			textIDs: []int32{305, 306, 307, 308, 309, 310, 311, 312},
+			textIDs: []int32{303, 304, 305, 306, 307, 308, 309, 310},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
@@ -2005,9 +2006,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1609,
 			text: phraseMask{
-				{index: 4, bits: 432345564227567616},
+				{index: 4, bits: 108086391056891904},
 			},
-			textIDs: []int32{313, 314},
+			textIDs: []int32{311, 312},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
@@ -2015,9 +2016,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1620,
 			text: phraseMask{
-				{index: 4, bits: 576460752303423488},
+				{index: 4, bits: 144115188075855872},
 			},
-			textIDs: []int32{315},
+			textIDs: []int32{313},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "filtered"},
 		},
@@ -2026,9 +2027,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1627,
 			text: phraseMask{
-				{index: 4, bits: 1152921504606846976},
+				{index: 4, bits: 288230376151711744},
 			},
-			textIDs: []int32{316},
+			textIDs: []int32{314},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -2058,9 +2059,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1648,
 			text: phraseMask{
-				{index: 4, bits: 2305843009213693952},
+				{index: 4, bits: 576460752303423488},
 			},
-			textIDs: []int32{317},
+			textIDs: []int32{315},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
@@ -2069,9 +2070,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1654,
 			text: phraseMask{
-				{index: 4, bits: 4611686018427387904},
+				{index: 4, bits: 1152921504606846976},
 			},
-			textIDs: []int32{318},
+			textIDs: []int32{316},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
@@ -2080,10 +2081,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1660,
 			text: phraseMask{
-				{index: 4, bits: 9223372036854775808},
-				{index: 5, bits: 1},
+				{index: 4, bits: 6917529027641081856},
 			},
-			textIDs: []int32{319, 320},
+			textIDs: []int32{317, 318},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
@@ -2155,9 +2155,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1686,
 			text: phraseMask{
-				{index: 5, bits: 2},
+				{index: 4, bits: 9223372036854775808},
 			},
-			textIDs: []int32{321},
+			textIDs: []int32{319},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
@@ -2166,9 +2166,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1693,
 			text: phraseMask{
-				{index: 5, bits: 4},
+				{index: 5, bits: 1},
 			},
-			textIDs: []int32{322},
+			textIDs: []int32{320},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
@@ -2177,9 +2177,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1699,
 			text: phraseMask{
-				{index: 5, bits: 24},
+				{index: 5, bits: 6},
 			},
-			textIDs: []int32{323, 324},
+			textIDs: []int32{321, 322},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
@@ -2188,9 +2188,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1706,
 			text: phraseMask{
-				{index: 5, bits: 480},
+				{index: 5, bits: 120},
 			},
-			textIDs: []int32{325, 326, 327, 328},
+			textIDs: []int32{323, 324, 325, 326},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
@@ -2199,9 +2199,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1713,
 			text: phraseMask{
-				{index: 5, bits: 512},
+				{index: 5, bits: 128},
 			},
-			textIDs: []int32{329},
+			textIDs: []int32{327},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "hasmoved"},
 		},
@@ -2210,9 +2210,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1719,
 			text: phraseMask{
-				{index: 2, bits: 1073741824},
+				{index: 2, bits: 268435456},
 			},
-			textIDs: []int32{158},
+			textIDs: []int32{156},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
@@ -2221,9 +2221,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1725,
 			text: phraseMask{
-				{index: 5, bits: 1024},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{330},
+			textIDs: []int32{328},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
@@ -2232,9 +2232,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1731,
 			text: phraseMask{
-				{index: 5, bits: 2048},
+				{index: 5, bits: 512},
 			},
-			textIDs: []int32{331},
+			textIDs: []int32{329},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
@@ -2243,9 +2243,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1737,
 			text: phraseMask{
-				{index: 5, bits: 4096},
+				{index: 5, bits: 1024},
 			},
-			textIDs: []int32{332},
+			textIDs: []int32{330},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
@@ -2254,9 +2254,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1743,
 			text: phraseMask{
-				{index: 5, bits: 8192},
+				{index: 5, bits: 2048},
 			},
-			textIDs: []int32{333},
+			textIDs: []int32{331},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
@@ -2265,9 +2265,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1749,
 			text: phraseMask{
-				{index: 5, bits: 16384},
+				{index: 5, bits: 4096},
 			},
-			textIDs: []int32{334},
+			textIDs: []int32{332},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
@@ -2276,9 +2276,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1755,
 			text: phraseMask{
-				{index: 5, bits: 229376},
+				{index: 5, bits: 57344},
 			},
-			textIDs: []int32{335, 336, 337},
+			textIDs: []int32{333, 334, 335},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -2287,9 +2287,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1761,
 			text: phraseMask{
-				{index: 5, bits: 786432},
+				{index: 5, bits: 196608},
 			},
-			textIDs: []int32{338, 339},
+			textIDs: []int32{336, 337},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
@@ -2298,9 +2298,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1767,
 			text: phraseMask{
-				{index: 5, bits: 3145728},
+				{index: 5, bits: 786432},
 			},
-			textIDs: []int32{340, 341},
+			textIDs: []int32{338, 339},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "requireptr"},
 		},
@@ -2309,9 +2309,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1773,
 			text: phraseMask{
-				{index: 5, bits: 12582912},
+				{index: 5, bits: 3145728},
 			},
-			textIDs: []int32{342, 343},
+			textIDs: []int32{340, 341},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
@@ -2320,9 +2320,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1779,
 			text: phraseMask{
-				{index: 5, bits: 16777216},
+				{index: 5, bits: 4194304},
 			},
-			textIDs: []int32{344},
+			textIDs: []int32{342},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
@@ -2331,9 +2331,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1785,
 			text: phraseMask{
-				{index: 5, bits: 33554432},
+				{index: 5, bits: 8388608},
 			},
-			textIDs: []int32{345},
+			textIDs: []int32{343},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -2342,9 +2342,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1791,
 			text: phraseMask{
-				{index: 5, bits: 469762048},
+				{index: 5, bits: 117440512},
 			},
-			textIDs: []int32{346, 347, 348},
+			textIDs: []int32{344, 345, 346},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
@@ -2353,9 +2353,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1798,
 			text: phraseMask{
-				{index: 5, bits: 536870912},
+				{index: 5, bits: 134217728},
 			},
-			textIDs: []int32{349},
+			textIDs: []int32{347},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -2364,9 +2364,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1804,
 			text: phraseMask{
-				{index: 5, bits: 1073741824},
+				{index: 5, bits: 268435456},
 			},
-			textIDs: []int32{350},
+			textIDs: []int32{348},
 			mta:     []string{".laposte.net", ".orange.fr", ".wanadoo.fr"},
 			then:    thenDef{Reason: "authfailure"},
 		},
@@ -2375,9 +2375,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1810,
 			text: phraseMask{
-				{index: 5, bits: 6442450944},
+				{index: 5, bits: 1610612736},
 			},
-			textIDs: []int32{351, 352},
+			textIDs: []int32{349, 350},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
@@ -2386,9 +2386,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1816,
 			text: phraseMask{
-				{index: 5, bits: 25769803776},
+				{index: 5, bits: 6442450944},
 			},
-			textIDs: []int32{353, 354},
+			textIDs: []int32{351, 352},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "expired"},
 		},
@@ -2397,9 +2397,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1822,
 			text: phraseMask{
-				{index: 5, bits: 34359738368},
+				{index: 5, bits: 8589934592},
 			},
-			textIDs: []int32{355},
+			textIDs: []int32{353},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
@@ -2408,9 +2408,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1828,
 			text: phraseMask{
-				{index: 5, bits: 68719476736},
+				{index: 5, bits: 17179869184},
 			},
-			textIDs: []int32{356},
+			textIDs: []int32{354},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
@@ -2419,9 +2419,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1834,
 			text: phraseMask{
-				{index: 5, bits: 137438953472},
+				{index: 5, bits: 34359738368},
 			},
-			textIDs: []int32{357},
+			textIDs: []int32{355},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
@@ -2430,9 +2430,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1840,
 			text: phraseMask{
-				{index: 5, bits: 274877906944},
+				{index: 5, bits: 68719476736},
 			},
-			textIDs: []int32{358},
+			textIDs: []int32{356},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -2441,9 +2441,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1846,
 			text: phraseMask{
-				{index: 5, bits: 1649267441664},
+				{index: 5, bits: 412316860416},
 			},
-			textIDs: []int32{359, 360},
+			textIDs: []int32{357, 358},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -2455,9 +2455,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 5, bits: 2199023255552},
+				{index: 5, bits: 549755813888},
 			},
-			textIDs: []int32{361},
+			textIDs: []int32{359},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
@@ -2469,9 +2469,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 5, bits: 2199023255552},
+				{index: 5, bits: 549755813888},
 			},
-			textIDs: []int32{361},
+			textIDs: []int32{359},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
@@ -2483,9 +2483,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 5, bits: 4398046511104},
+				{index: 5, bits: 1099511627776},
 			},
-			textIDs: []int32{362},
+			textIDs: []int32{360},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
@@ -2497,9 +2497,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 5, bits: 4398046511104},
+				{index: 5, bits: 1099511627776},
 			},
-			textIDs: []int32{362},
+			textIDs: []int32{360},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -2508,9 +2508,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1885,
 			text: phraseMask{
-				{index: 5, bits: 18005602416459776},
+				{index: 5, bits: 4501400604114944},
 			},
-			textIDs: []int32{363, 364, 365, 366, 367, 368, 369, 370, 371, 372, 373},
+			textIDs: []int32{361, 362, 363, 364, 365, 366, 367, 368, 369, 370, 371},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
@@ -2519,9 +2519,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1896,
 			text: phraseMask{
-				{index: 5, bits: 270215977642229760},
+				{index: 5, bits: 67553994410557440},
 			},
-			textIDs: []int32{374, 375, 376, 377},
+			textIDs: []int32{372, 373, 374, 375},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
@@ -2530,9 +2530,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1910,
 			text: phraseMask{
-				{index: 5, bits: 864691128455135232},
+				{index: 5, bits: 216172782113783808},
 			},
-			textIDs: []int32{378, 379},
+			textIDs: []int32{376, 377},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
@@ -2593,9 +2593,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1921,
 			text: phraseMask{
-				{index: 5, bits: 864691128455135232},
+				{index: 5, bits: 216172782113783808},
 			},
-			textIDs: []int32{378, 379},
+			textIDs: []int32{376, 377},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then: thenDef{
 				Reason: "blocked",
@@ -2653,9 +2653,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1931,
 			text: phraseMask{
-				{index: 5, bits: 17293822569102704640},
+				{index: 5, bits: 4323455642275676160},
 			},
-			textIDs: []int32{380, 381, 382, 383},
+			textIDs: []int32{378, 379, 380, 381},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
@@ -2664,9 +2664,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1940,
 			text: phraseMask{
-				{index: 6, bits: 31},
+				{index: 5, bits: 13835058055282163712},
+				{index: 6, bits: 7},
 			},
-			textIDs: []int32{384, 385, 386, 387, 388},
+			textIDs: []int32{382, 383, 384, 385, 386},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
@@ -2675,9 +2676,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1948,
 			text: phraseMask{
-				{index: 6, bits: 96},
+				{index: 6, bits: 24},
 			},
-			textIDs: []int32{389, 390},
+			textIDs: []int32{387, 388},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "expired"},
 		},
@@ -2686,9 +2687,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1954,
 			text: phraseMask{
-				{index: 6, bits: 1920},
+				{index: 6, bits: 480},
 			},
-			textIDs: []int32{391, 392, 393, 394},
+			textIDs: []int32{389, 390, 391, 392},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
@@ -2697,9 +2698,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1961,
 			text: phraseMask{
-				{index: 6, bits: 30720},
+				{index: 6, bits: 7680},
 			},
-			textIDs: []int32{395, 396, 397, 398},
+			textIDs: []int32{393, 394, 395, 396},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
@@ -2708,9 +2709,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1968,
 			text: phraseMask{
-				{index: 6, bits: 32768},
+				{index: 6, bits: 8192},
 			},
-			textIDs: []int32{399},
+			textIDs: []int32{397},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
@@ -2719,9 +2720,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1974,
 			text: phraseMask{
-				{index: 6, bits: 65536},
+				{index: 6, bits: 16384},
 			},
-			textIDs: []int32{400},
+			textIDs: []int32{398},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
@@ -2730,9 +2731,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1980,
 			text: phraseMask{
-				{index: 6, bits: 917504},
+				{index: 6, bits: 229376},
 			},
-			textIDs: []int32{401, 402, 403},
+			textIDs: []int32{399, 400, 401},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
@@ -2741,9 +2742,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1987,
 			text: phraseMask{
-				{index: 6, bits: 133169152},
+				{index: 6, bits: 33292288},
 			},
-			textIDs: []int32{404, 405, 406, 407, 408, 409, 410},
+			textIDs: []int32{402, 403, 404, 405, 406, 407, 408},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
@@ -2752,9 +2753,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1996,
 			text: phraseMask{
-				{index: 6, bits: 2013265920},
+				{index: 6, bits: 503316480},
 			},
-			textIDs: []int32{411, 412, 413, 414},
+			textIDs: []int32{409, 410, 411, 412},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
@@ -2763,9 +2764,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2005,
 			text: phraseMask{
-				{index: 6, bits: 6442450944},
+				{index: 6, bits: 1610612736},
 			},
-			textIDs: []int32{415, 416},
+			textIDs: []int32{413, 414},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
@@ -2774,9 +2775,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2011,
 			text: phraseMask{
-				{index: 6, bits: 128849018880},
+				{index: 6, bits: 32212254720},
 			},
-			textIDs: []int32{417, 418, 419, 420},
+			textIDs: []int32{415, 416, 417, 418},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "requireptr"},
 		},
@@ -2785,9 +2786,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2019,
 			text: phraseMask{
-				{index: 6, bits: 35046933135360},
+				{index: 6, bits: 8761733283840},
 			},
-			textIDs: []int32{421, 422, 423, 424, 425, 426, 427, 428},
+			textIDs: []int32{419, 420, 421, 422, 423, 424, 425, 426},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
@@ -2796,9 +2797,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2028,
 			text: phraseMask{
-				{index: 6, bits: 105553116266496},
+				{index: 6, bits: 26388279066624},
 			},
-			textIDs: []int32{429, 430},
+			textIDs: []int32{427, 428},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
@@ -2807,10 +2808,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2034,
 			text: phraseMask{
-				{index: 2, bits: 4611686018427387904},
-				{index: 6, bits: 17873661021126656},
+				{index: 2, bits: 1152921504606846976},
+				{index: 6, bits: 4468415255281664},
 			},
-			textIDs: []int32{190, 431, 432, 433, 434, 435, 436, 437},
+			textIDs: []int32{188, 429, 430, 431, 432, 433, 434, 435},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
@@ -2819,9 +2820,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2043,
 			text: phraseMask{
-				{index: 6, bits: 54043195528445952},
+				{index: 6, bits: 13510798882111488},
 			},
-			textIDs: []int32{438, 439},
+			textIDs: []int32{436, 437},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
@@ -2830,9 +2831,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2049,
 			text: phraseMask{
-				{index: 6, bits: 9151314442816847872},
+				{index: 6, bits: 2287828610704211968},
 			},
-			textIDs: []int32{440, 441, 442, 443, 444, 445, 446},
+			textIDs: []int32{438, 439, 440, 441, 442, 443, 444},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -2841,10 +2842,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2058,
 			text: phraseMask{
-				{index: 6, bits: 9223372036854775808},
-				{index: 7, bits: 1},
+				{index: 6, bits: 6917529027641081856},
 			},
-			textIDs: []int32{447, 448},
+			textIDs: []int32{445, 446},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
@@ -2853,9 +2853,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2064,
 			text: phraseMask{
-				{index: 7, bits: 6},
+				{index: 6, bits: 9223372036854775808},
+				{index: 7, bits: 1},
 			},
-			textIDs: []int32{449, 450},
+			textIDs: []int32{447, 448},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -2864,9 +2865,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2071,
 			text: phraseMask{
-				{index: 7, bits: 131064},
+				{index: 7, bits: 32766},
 			},
-			textIDs: []int32{451, 452, 453, 454, 455, 456, 457, 458, 459, 460, 461, 462, 463, 464},
+			textIDs: []int32{449, 450, 451, 452, 453, 454, 455, 456, 457, 458, 459, 460, 461, 462},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
@@ -2875,9 +2876,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2081,
 			text: phraseMask{
-				{index: 7, bits: 131072},
+				{index: 7, bits: 32768},
 			},
-			textIDs: []int32{465},
+			textIDs: []int32{463},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
@@ -2886,9 +2887,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2089,
 			text: phraseMask{
-				{index: 7, bits: 262144},
+				{index: 7, bits: 65536},
 			},
-			textIDs: []int32{466},
+			textIDs: []int32{464},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -2905,10 +2906,10 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 7, bits: 524288},
-				{index: 1, bits: 72057594037927936},
+				{index: 7, bits: 131072},
+				{index: 1, bits: 18014398509481984},
 			},
-			textIDs: []int32{467, 120},
+			textIDs: []int32{465, 118},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
@@ -2927,10 +2928,10 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1572864},
-				{index: 1, bits: 72057594037927936},
+				{index: 7, bits: 393216},
+				{index: 1, bits: 18014398509481984},
 			},
-			textIDs: []int32{468, 467, 120},
+			textIDs: []int32{466, 465, 118},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
@@ -2939,9 +2940,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2111,
 			text: phraseMask{
-				{index: 7, bits: 2097152},
+				{index: 7, bits: 524288},
 			},
-			textIDs: []int32{469},
+			textIDs: []int32{467},
 			mta:     []string{".messagelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
@@ -2950,9 +2951,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2119,
 			text: phraseMask{
-				{index: 7, bits: 12582912},
+				{index: 7, bits: 3145728},
 			},
-			textIDs: []int32{470, 471},
+			textIDs: []int32{468, 469},
 			regexps: []*pattern{
 				{src: "\\b542\\b", captures: false},
 				{src: "no such user", captures: false},
@@ -2968,9 +2969,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
 			text: phraseMask{
-				{index: 7, bits: 16777216},
+				{index: 7, bits: 4194304},
 			},
-			textIDs: []int32{472},
+			textIDs: []int32{470},
 			then: thenDef{
 				Reason: "badreputation",
 				words: words{
@@ -3030,9 +3031,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 33554432},
+				{index: 7, bits: 8388608},
 			},
-			textIDs: []int32{473},
+			textIDs: []int32{471},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
@@ -3044,9 +3045,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 67108864},
+				{index: 7, bits: 16777216},
 			},
-			textIDs: []int32{474},
+			textIDs: []int32{472},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
@@ -3058,9 +3059,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 134217728},
+				{index: 7, bits: 33554432},
 			},
-			textIDs: []int32{475},
+			textIDs: []int32{473},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "contenterror"},
 		},
@@ -3072,9 +3073,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
 			text: phraseMask{
-				{index: 7, bits: 268435456},
+				{index: 7, bits: 67108864},
 			},
-			textIDs: []int32{476},
+			textIDs: []int32{474},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "contenterror"},
 		},
@@ -3086,9 +3087,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
-				{index: 7, bits: 536870912},
+				{index: 7, bits: 134217728},
 			},
-			textIDs: []int32{477},
+			textIDs: []int32{475},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "contenterror"},
 		},
@@ -3100,9 +3101,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1073741824},
+				{index: 7, bits: 268435456},
 			},
-			textIDs: []int32{478},
+			textIDs: []int32{476},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
@@ -3114,9 +3115,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 7, bits: 2147483648},
+				{index: 7, bits: 536870912},
 			},
-			textIDs: []int32{479},
+			textIDs: []int32{477},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "expired"},
 		},
@@ -3129,9 +3130,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
-				{index: 7, bits: 4294967296},
+				{index: 7, bits: 1073741824},
 			},
-			textIDs: []int32{480},
+			textIDs: []int32{478},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
@@ -3143,9 +3144,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
 			},
 			text: phraseMask{
-				{index: 7, bits: 8589934592},
+				{index: 7, bits: 2147483648},
 			},
-			textIDs: []int32{481},
+			textIDs: []int32{479},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
@@ -3158,9 +3159,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
 			},
 			text: phraseMask{
-				{index: 7, bits: 17179869184},
+				{index: 7, bits: 4294967296},
 			},
-			textIDs: []int32{482},
+			textIDs: []int32{480},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
@@ -3172,9 +3173,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
 			},
 			text: phraseMask{
-				{index: 7, bits: 34359738368},
+				{index: 7, bits: 8589934592},
 			},
-			textIDs: []int32{483},
+			textIDs: []int32{481},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
@@ -3186,9 +3187,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
 			text: phraseMask{
-				{index: 7, bits: 68719476736},
+				{index: 7, bits: 17179869184},
 			},
-			textIDs: []int32{484},
+			textIDs: []int32{482},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
@@ -3201,9 +3202,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
 			},
 			text: phraseMask{
-				{index: 7, bits: 137438953472},
+				{index: 7, bits: 34359738368},
 			},
-			textIDs: []int32{485},
+			textIDs: []int32{483},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
@@ -3214,9 +3215,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
 			text: phraseMask{
-				{index: 7, bits: 274877906944},
+				{index: 7, bits: 68719476736},
 			},
-			textIDs: []int32{486},
+			textIDs: []int32{484},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
@@ -3228,9 +3229,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
 			},
 			text: phraseMask{
-				{index: 7, bits: 549755813888},
+				{index: 7, bits: 137438953472},
 			},
-			textIDs: []int32{487},
+			textIDs: []int32{485},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
@@ -3242,9 +3243,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1099511627776},
+				{index: 7, bits: 274877906944},
 			},
-			textIDs: []int32{488},
+			textIDs: []int32{486},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
@@ -3256,9 +3257,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
 			},
 			text: phraseMask{
-				{index: 7, bits: 2199023255552},
+				{index: 7, bits: 549755813888},
 			},
-			textIDs: []int32{489},
+			textIDs: []int32{487},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
@@ -3269,9 +3270,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 13194139533312},
+				{index: 7, bits: 3298534883328},
 			},
-			textIDs: []int32{490, 491},
+			textIDs: []int32{488, 489},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
@@ -3284,9 +3285,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
 			},
 			text: phraseMask{
-				{index: 7, bits: 17592186044416},
+				{index: 7, bits: 4398046511104},
 			},
-			textIDs: []int32{492},
+			textIDs: []int32{490},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
@@ -3298,9 +3299,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
-				{index: 7, bits: 35184372088832},
+				{index: 7, bits: 8796093022208},
 			},
-			textIDs: []int32{493},
+			textIDs: []int32{491},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
@@ -3311,9 +3312,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 70368744177664},
+				{index: 7, bits: 17592186044416},
 			},
-			textIDs: []int32{494},
+			textIDs: []int32{492},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
@@ -3325,9 +3326,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
 			text: phraseMask{
-				{index: 7, bits: 140737488355328},
+				{index: 7, bits: 35184372088832},
 			},
-			textIDs: []int32{495},
+			textIDs: []int32{493},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
@@ -3339,9 +3340,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 281474976710656},
+				{index: 7, bits: 70368744177664},
 			},
-			textIDs: []int32{496},
+			textIDs: []int32{494},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
@@ -3353,9 +3354,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 562949953421312},
+				{index: 7, bits: 140737488355328},
 			},
-			textIDs: []int32{497},
+			textIDs: []int32{495},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
@@ -3367,9 +3368,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1125899906842624},
+				{index: 7, bits: 281474976710656},
 			},
-			textIDs: []int32{498},
+			textIDs: []int32{496},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
@@ -3381,9 +3382,9 @@ var builtinSet = &ruleSet{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
 			text: phraseMask{
-				{index: 7, bits: 6755399441055744},
+				{index: 7, bits: 1688849860263936},
 			},
-			textIDs: []int32{499, 500},
+			textIDs: []int32{497, 498},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
@@ -3394,9 +3395,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
 			text: phraseMask{
-				{index: 7, bits: 9007199254740992},
+				{index: 7, bits: 2251799813685248},
 			},
-			textIDs: []int32{501},
+			textIDs: []int32{499},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
@@ -3407,9 +3408,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 7, bits: 54043195528445952},
+				{index: 7, bits: 13510798882111488},
 			},
-			textIDs: []int32{502, 503},
+			textIDs: []int32{500, 501},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
@@ -3421,9 +3422,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
 			text: phraseMask{
-				{index: 7, bits: 72057594037927936},
+				{index: 7, bits: 18014398509481984},
 			},
-			textIDs: []int32{504},
+			textIDs: []int32{502},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
@@ -3434,9 +3435,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 432345564227567616},
+				{index: 7, bits: 108086391056891904},
 			},
-			textIDs: []int32{505, 506},
+			textIDs: []int32{503, 504},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
@@ -3448,9 +3449,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 7, bits: 576460752303423488},
+				{index: 7, bits: 144115188075855872},
 			},
-			textIDs: []int32{507},
+			textIDs: []int32{505},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
@@ -3462,9 +3463,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1152921504606846976},
+				{index: 7, bits: 288230376151711744},
 			},
-			textIDs: []int32{508},
+			textIDs: []int32{506},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
@@ -3476,9 +3477,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 7, bits: 2305843009213693952},
+				{index: 7, bits: 576460752303423488},
 			},
-			textIDs: []int32{509},
+			textIDs: []int32{507},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
@@ -3490,9 +3491,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 256},
+				{index: 7, bits: 64},
 			},
-			textIDs: []int32{456},
+			textIDs: []int32{454},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
@@ -3504,9 +3505,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 4611686018427387904},
+				{index: 7, bits: 1152921504606846976},
 			},
-			textIDs: []int32{510},
+			textIDs: []int32{508},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
@@ -3518,10 +3519,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 9223372036854775808},
-				{index: 8, bits: 1},
+				{index: 7, bits: 6917529027641081856},
 			},
-			textIDs: []int32{511, 512},
+			textIDs: []int32{509, 510},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -3533,9 +3533,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
 			text: phraseMask{
-				{index: 8, bits: 2},
+				{index: 7, bits: 9223372036854775808},
 			},
-			textIDs: []int32{513},
+			textIDs: []int32{511},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -3547,9 +3547,9 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 8, bits: 4},
+				{index: 8, bits: 1},
 			},
-			textIDs: []int32{514},
+			textIDs: []int32{512},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -3561,9 +3561,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 8, bits: 8},
+				{index: 8, bits: 2},
 			},
-			textIDs: []int32{515},
+			textIDs: []int32{513},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -3575,9 +3575,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 8, bits: 16},
+				{index: 8, bits: 4},
 			},
-			textIDs: []int32{516},
+			textIDs: []int32{514},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -3589,9 +3589,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
 			text: phraseMask{
-				{index: 8, bits: 32},
+				{index: 8, bits: 8},
 			},
-			textIDs: []int32{517},
+			textIDs: []int32{515},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -3603,9 +3603,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 8, bits: 64},
+				{index: 8, bits: 16},
 			},
-			textIDs: []int32{518},
+			textIDs: []int32{516},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -3617,9 +3617,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 7},
 			},
 			text: phraseMask{
-				{index: 8, bits: 128},
+				{index: 8, bits: 32},
 			},
-			textIDs: []int32{519},
+			textIDs: []int32{517},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -3631,9 +3631,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
 			text: phraseMask{
-				{index: 8, bits: 256},
+				{index: 8, bits: 64},
 			},
-			textIDs: []int32{520},
+			textIDs: []int32{518},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -3645,9 +3645,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
 			text: phraseMask{
-				{index: 8, bits: 512},
+				{index: 8, bits: 128},
 			},
-			textIDs: []int32{521},
+			textIDs: []int32{519},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -3659,9 +3659,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
 			text: phraseMask{
-				{index: 8, bits: 1024},
+				{index: 8, bits: 256},
 			},
-			textIDs: []int32{522},
+			textIDs: []int32{520},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -3674,9 +3674,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
 			},
 			text: phraseMask{
-				{index: 8, bits: 2048},
+				{index: 8, bits: 512},
 			},
-			textIDs: []int32{523},
+			textIDs: []int32{521},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
@@ -3687,9 +3687,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
 			text: phraseMask{
-				{index: 8, bits: 4096},
+				{index: 8, bits: 1024},
 			},
-			textIDs: []int32{524},
+			textIDs: []int32{522},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
@@ -3700,9 +3700,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
 			text: phraseMask{
-				{index: 8, bits: 8192},
+				{index: 8, bits: 2048},
 			},
-			textIDs: []int32{525},
+			textIDs: []int32{523},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
@@ -3713,9 +3713,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 8, bits: 16384},
+				{index: 8, bits: 4096},
 			},
-			textIDs: []int32{526},
+			textIDs: []int32{524},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemfull"},
 		},
@@ -3742,9 +3742,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
 			text: phraseMask{
-				{index: 8, bits: 32768},
+				{index: 8, bits: 8192},
 			},
-			textIDs: []int32{527},
+			textIDs: []int32{525},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
@@ -3755,9 +3755,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 8, bits: 65536},
+				{index: 8, bits: 16384},
 			},
-			textIDs: []int32{528},
+			textIDs: []int32{526},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -3769,9 +3769,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
 			text: phraseMask{
-				{index: 8, bits: 131072},
+				{index: 8, bits: 32768},
 			},
-			textIDs: []int32{529},
+			textIDs: []int32{527},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -3783,9 +3783,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
-				{index: 8, bits: 262144},
+				{index: 8, bits: 65536},
 			},
-			textIDs: []int32{530},
+			textIDs: []int32{528},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -3797,9 +3797,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 5},
 			},
 			text: phraseMask{
-				{index: 8, bits: 524288},
+				{index: 8, bits: 131072},
 			},
-			textIDs: []int32{531},
+			textIDs: []int32{529},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -3811,9 +3811,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 8, bits: 1048576},
+				{index: 8, bits: 262144},
 			},
-			textIDs: []int32{532},
+			textIDs: []int32{530},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -3825,9 +3825,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
 			text: phraseMask{
-				{index: 8, bits: 2097152},
+				{index: 8, bits: 524288},
 			},
-			textIDs: []int32{533},
+			textIDs: []int32{531},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
@@ -3835,9 +3835,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2543,
 			text: phraseMask{
-				{index: 8, bits: 29360128},
+				{index: 8, bits: 7340032},
 			},
-			textIDs: []int32{534, 535, 536},
+			textIDs: []int32{532, 533, 534},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
@@ -3846,9 +3846,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2553,
 			text: phraseMask{
-				{index: 8, bits: 100663296},
+				{index: 8, bits: 25165824},
 			},
-			textIDs: []int32{537, 538},
+			textIDs: []int32{535, 536},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
@@ -3857,9 +3857,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2559,
 			text: phraseMask{
-				{index: 8, bits: 939524096},
+				{index: 8, bits: 234881024},
 			},
-			textIDs: []int32{539, 540, 541},
+			textIDs: []int32{537, 538, 539},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
@@ -3868,9 +3868,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2565,
 			text: phraseMask{
-				{index: 8, bits: 1073741824},
+				{index: 8, bits: 268435456},
 			},
-			textIDs: []int32{542},
+			textIDs: []int32{540},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "expired"},
 		},
@@ -3879,9 +3879,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2571,
 			text: phraseMask{
-				{index: 8, bits: 32212254720},
+				{index: 8, bits: 8053063680},
 			},
-			textIDs: []int32{543, 544, 545, 546},
+			textIDs: []int32{541, 542, 543, 544},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
@@ -3890,9 +3890,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2578,
 			text: phraseMask{
-				{index: 8, bits: 34359738368},
+				{index: 8, bits: 8589934592},
 			},
-			textIDs: []int32{547},
+			textIDs: []int32{545},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
@@ -3901,9 +3901,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2584,
 			text: phraseMask{
-				{index: 8, bits: 206158430208},
+				{index: 8, bits: 51539607552},
 			},
-			textIDs: []int32{548, 549},
+			textIDs: []int32{546, 547},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
@@ -3912,9 +3912,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2590,
 			text: phraseMask{
-				{index: 8, bits: 824633720832},
+				{index: 8, bits: 206158430208},
 			},
-			textIDs: []int32{550, 551},
+			textIDs: []int32{548, 549},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
@@ -3923,9 +3923,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2596,
 			text: phraseMask{
-				{index: 8, bits: 1099511627776},
+				{index: 8, bits: 274877906944},
 			},
-			textIDs: []int32{552},
+			textIDs: []int32{550},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
@@ -3934,10 +3934,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2602,
 			text: phraseMask{
-				{index: 3, bits: 1536},
-				{index: 8, bits: 15393162788864},
+				{index: 3, bits: 384},
+				{index: 8, bits: 3848290697216},
 			},
-			textIDs: []int32{201, 202, 553, 554, 555},
+			textIDs: []int32{199, 200, 551, 552, 553},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
@@ -3946,10 +3946,11 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2610,
 			text: phraseMask{
-				{index: 3, bits: 291},
-				{index: 8, bits: 52776558133248},
+				{index: 3, bits: 72},
+				{index: 2, bits: 13835058055282163712},
+				{index: 8, bits: 13194139533312},
 			},
-			textIDs: []int32{197, 192, 193, 556, 557, 200},
+			textIDs: []int32{195, 190, 191, 554, 555, 198},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
@@ -3958,9 +3959,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2620,
 			text: phraseMask{
-				{index: 8, bits: 492581209243648},
+				{index: 8, bits: 123145302310912},
 			},
-			textIDs: []int32{558, 559, 560},
+			textIDs: []int32{556, 557, 558},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
@@ -3969,9 +3970,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2627,
 			text: phraseMask{
-				{index: 8, bits: 8444249301319680},
+				{index: 8, bits: 2111062325329920},
 			},
-			textIDs: []int32{561, 562, 563, 564},
+			textIDs: []int32{559, 560, 561, 562},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
@@ -3980,10 +3981,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2634,
 			text: phraseMask{
-				{index: 8, bits: 27021597764222976},
+				{index: 8, bits: 6755399441055744},
 				{bits: 140737488355328},
 			},
-			textIDs: []int32{565, 47, 566},
+			textIDs: []int32{563, 47, 564},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
@@ -3992,10 +3993,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2641,
 			text: phraseMask{
-				{index: 7, bits: 18014398509481984},
-				{index: 8, bits: 108086391056891904},
+				{index: 7, bits: 4503599627370496},
+				{index: 8, bits: 27021597764222976},
 			},
-			textIDs: []int32{502, 567, 568},
+			textIDs: []int32{500, 565, 566},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -4004,9 +4005,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2647,
 			text: phraseMask{
-				{index: 8, bits: 144115188075855872},
+				{index: 8, bits: 36028797018963968},
 			},
-			textIDs: []int32{569},
+			textIDs: []int32{567},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "virusdetected"},
 		},
@@ -4015,9 +4016,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2653,
 			text: phraseMask{
-				{index: 8, bits: 288230376151711744},
+				{index: 8, bits: 72057594037927936},
 			},
-			textIDs: []int32{570},
+			textIDs: []int32{568},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
@@ -4026,9 +4027,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2659,
 			text: phraseMask{
-				{index: 8, bits: 524288},
+				{index: 8, bits: 131072},
 			},
-			textIDs: []int32{531},
+			textIDs: []int32{529},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -4037,9 +4038,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2665,
 			text: phraseMask{
-				{index: 8, bits: 1729382256910270464},
+				{index: 8, bits: 432345564227567616},
 			},
-			textIDs: []int32{571, 572},
+			textIDs: []int32{569, 570},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
@@ -4048,9 +4049,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2675,
 			text: phraseMask{
-				{index: 8, bits: 16140901064495857664},
+				{index: 8, bits: 4035225266123964416},
 			},
-			textIDs: []int32{573, 574, 575},
+			textIDs: []int32{571, 572, 573},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
@@ -4059,9 +4060,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2681,
 			text: phraseMask{
-				{index: 9, bits: 1},
+				{index: 8, bits: 4611686018427387904},
 			},
-			textIDs: []int32{576},
+			textIDs: []int32{574},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
@@ -4070,9 +4071,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2687,
 			text: phraseMask{
-				{index: 9, bits: 6},
+				{index: 8, bits: 9223372036854775808},
+				{index: 9, bits: 1},
 			},
-			textIDs: []int32{577, 578},
+			textIDs: []int32{575, 576},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
@@ -4081,9 +4083,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2693,
 			text: phraseMask{
-				{index: 9, bits: 24},
+				{index: 9, bits: 6},
 			},
-			textIDs: []int32{579, 580},
+			textIDs: []int32{577, 578},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
@@ -4092,9 +4094,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2699,
 			text: phraseMask{
-				{index: 9, bits: 96},
+				{index: 9, bits: 24},
 			},
-			textIDs: []int32{581, 582},
+			textIDs: []int32{579, 580},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
@@ -4103,9 +4105,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2705,
 			text: phraseMask{
-				{index: 9, bits: 128},
+				{index: 9, bits: 32},
 			},
-			textIDs: []int32{583},
+			textIDs: []int32{581},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
@@ -4114,9 +4116,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2711,
 			text: phraseMask{
-				{index: 9, bits: 256},
+				{index: 9, bits: 64},
 			},
-			textIDs: []int32{584},
+			textIDs: []int32{582},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
@@ -4125,9 +4127,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2717,
 			text: phraseMask{
-				{index: 9, bits: 7680},
+				{index: 9, bits: 1920},
 			},
-			textIDs: []int32{585, 586, 587, 588},
+			textIDs: []int32{583, 584, 585, 586},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
@@ -4136,9 +4138,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2724,
 			text: phraseMask{
-				{index: 9, bits: 8192},
+				{index: 9, bits: 2048},
 			},
-			textIDs: []int32{589},
+			textIDs: []int32{587},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -4147,9 +4149,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2730,
 			text: phraseMask{
-				{index: 9, bits: 16384},
+				{index: 9, bits: 4096},
 			},
-			textIDs: []int32{590},
+			textIDs: []int32{588},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "authfailure"},
 		},
@@ -4158,9 +4160,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2741,
 			text: phraseMask{
-				{index: 9, bits: 98304},
+				{index: 9, bits: 24576},
 			},
-			textIDs: []int32{591, 592},
+			textIDs: []int32{589, 590},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "blocked",
@@ -4196,9 +4198,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2752,
 			text: phraseMask{
-				{index: 9, bits: 131072},
+				{index: 9, bits: 32768},
 			},
-			textIDs: []int32{593},
+			textIDs: []int32{591},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "norelaying"},
 		},
@@ -4207,9 +4209,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2758,
 			text: phraseMask{
-				{index: 9, bits: 262144},
+				{index: 9, bits: 65536},
 			},
-			textIDs: []int32{594},
+			textIDs: []int32{592},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
@@ -4218,9 +4220,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2764,
 			text: phraseMask{
-				{index: 9, bits: 524288},
+				{index: 9, bits: 131072},
 			},
-			textIDs: []int32{595},
+			textIDs: []int32{593},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
@@ -4229,9 +4231,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2777,
 			text: phraseMask{
-				{index: 9, bits: 1048576},
+				{index: 9, bits: 262144},
 			},
-			textIDs: []int32{596},
+			textIDs: []int32{594},
 			mta:     []string{".yahoodns.net"},
 			action:  []smtpcode.Action{"failed"},
 			then: thenDef{
@@ -4298,9 +4300,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2790,
 			text: phraseMask{
-				{index: 9, bits: 1048576},
+				{index: 9, bits: 262144},
 			},
-			textIDs: []int32{596},
+			textIDs: []int32{594},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "rejected",
@@ -4364,9 +4366,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2800,
 			text: phraseMask{
-				{index: 9, bits: 6291456},
+				{index: 9, bits: 1572864},
 			},
-			textIDs: []int32{597, 598},
+			textIDs: []int32{595, 596},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
@@ -4375,9 +4377,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2808,
 			text: phraseMask{
-				{index: 9, bits: 8388608},
+				{index: 9, bits: 2097152},
 			},
-			textIDs: []int32{599},
+			textIDs: []int32{597},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "speeding"},
 		},
@@ -4386,9 +4388,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2814,
 			text: phraseMask{
-				{index: 9, bits: 50331648},
+				{index: 9, bits: 12582912},
 			},
-			textIDs: []int32{600, 601},
+			textIDs: []int32{598, 599},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
@@ -4397,9 +4399,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2820,
 			text: phraseMask{
-				{index: 9, bits: 67108864},
+				{index: 9, bits: 16777216},
 			},
-			textIDs: []int32{602},
+			textIDs: []int32{600},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
@@ -4408,9 +4410,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2826,
 			text: phraseMask{
-				{index: 9, bits: 134217728},
+				{index: 9, bits: 33554432},
 			},
-			textIDs: []int32{603},
+			textIDs: []int32{601},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
@@ -4419,9 +4421,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2832,
 			text: phraseMask{
-				{index: 9, bits: 268443648},
+				{index: 9, bits: 67110912},
 			},
-			textIDs: []int32{604, 589},
+			textIDs: []int32{602, 587},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -4436,9 +4438,9 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 9, bits: 16642998272},
+				{index: 9, bits: 4160749568},
 			},
-			textIDs: []int32{605, 606, 607, 608, 609},
+			textIDs: []int32{603, 604, 605, 606, 607},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4480,9 +4482,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2857,
 			text: phraseMask{
-				{index: 9, bits: 257698037760},
+				{index: 9, bits: 64424509440},
 			},
-			textIDs: []int32{610, 611, 612, 613},
+			textIDs: []int32{608, 609, 610, 611},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4524,10 +4526,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2869,
 			text: phraseMask{
-				{index: 9, bits: 4123168604160},
-				{index: 6, bits: 1125899906842624},
+				{index: 9, bits: 1030792151040},
+				{index: 6, bits: 281474976710656},
 			},
-			textIDs: []int32{614, 615, 434, 616, 617},
+			textIDs: []int32{612, 613, 432, 614, 615},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4576,10 +4578,10 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 9, bits: 144110790029344768},
-				{index: 5, bits: 1024},
+				{index: 9, bits: 36027697507336192},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{618, 330, 619, 620, 621, 622, 623, 624, 625, 626, 627, 628, 629, 630, 631, 632},
+			textIDs: []int32{616, 328, 617, 618, 619, 620, 621, 622, 623, 624, 625, 626, 627, 628, 629, 630},
 			then: thenDef{
 				Reason: "norelaying",
 				words: words{
@@ -4634,9 +4636,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 2904,
 			text: phraseMask{
-				{index: 9, bits: 144115188075855872},
+				{index: 9, bits: 36028797018963968},
 			},
-			textIDs: []int32{633},
+			textIDs: []int32{631},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4692,10 +4694,10 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 9, bits: 18158513697557839872},
-				{index: 10, bits: 7},
+				{index: 9, bits: 18374686479671623680},
+				{index: 10, bits: 1},
 			},
-			textIDs: []int32{634, 635, 636, 637, 638, 639, 640, 641, 642},
+			textIDs: []int32{632, 633, 634, 635, 636, 637, 638, 639, 640},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4749,9 +4751,9 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 10, bits: 8184},
+				{index: 10, bits: 2046},
 			},
-			textIDs: []int32{643, 644, 645, 646, 647, 648, 649, 650, 651, 652},
+			textIDs: []int32{641, 642, 643, 644, 645, 646, 647, 648, 649, 650},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -4804,10 +4806,10 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
 			},
 			text: phraseMask{
-				{index: 7, bits: 131072},
-				{index: 10, bits: 57344},
+				{index: 7, bits: 32768},
+				{index: 10, bits: 14336},
 			},
-			textIDs: []int32{465, 653, 654, 655},
+			textIDs: []int32{463, 651, 652, 653},
 			then: thenDef{
 				Reason: "notaccept",
 				words: words{
@@ -4859,9 +4861,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
 			},
 			text: phraseMask{
-				{index: 10, bits: 2031616},
+				{index: 10, bits: 507904},
 			},
-			textIDs: []int32{656, 657, 658, 659, 660},
+			textIDs: []int32{654, 655, 656, 657, 658},
 			then: thenDef{
 				Reason: "suspend",
 				words: words{
@@ -6750,9 +6752,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3334,
 			text: phraseMask{
-				{index: 10, bits: 2097152},
+				{index: 10, bits: 524288},
 			},
-			textIDs: []int32{661},
+			textIDs: []int32{659},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
@@ -6760,9 +6762,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3341,
 			text: phraseMask{
-				{index: 10, bits: 4194304},
+				{index: 10, bits: 1048576},
 			},
-			textIDs: []int32{662},
+			textIDs: []int32{660},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
@@ -6770,9 +6772,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3346,
 			text: phraseMask{
-				{index: 10, bits: 8388608},
+				{index: 10, bits: 2097152},
 			},
-			textIDs: []int32{663},
+			textIDs: []int32{661},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
@@ -6780,9 +6782,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3351,
 			text: phraseMask{
-				{index: 10, bits: 16777216},
+				{index: 10, bits: 4194304},
 			},
-			textIDs: []int32{664},
+			textIDs: []int32{662},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
@@ -6790,9 +6792,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3356,
 			text: phraseMask{
-				{index: 10, bits: 1040187392},
+				{index: 10, bits: 260046848},
 			},
-			textIDs: []int32{665, 666, 667, 668, 669},
+			textIDs: []int32{663, 664, 665, 666, 667},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
@@ -6800,9 +6802,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3363,
 			text: phraseMask{
-				{index: 10, bits: 1073741824},
+				{index: 10, bits: 268435456},
 			},
-			textIDs: []int32{670},
+			textIDs: []int32{668},
 			regexps: []*pattern{
 				{src: "non r.*pertori.*dans l'annuaire domino", captures: false},
 			},
@@ -6813,9 +6815,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3369,
 			text: phraseMask{
-				{index: 10, bits: 2147483648},
+				{index: 10, bits: 536870912},
 			},
-			textIDs: []int32{671},
+			textIDs: []int32{669},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
@@ -6823,9 +6825,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3374,
 			text: phraseMask{
-				{index: 10, bits: 4294967296},
+				{index: 10, bits: 1073741824},
 			},
-			textIDs: []int32{672},
+			textIDs: []int32{670},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
@@ -6833,9 +6835,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3379,
 			text: phraseMask{
-				{index: 10, bits: 8589934592},
+				{index: 10, bits: 2147483648},
 			},
-			textIDs: []int32{673},
+			textIDs: []int32{671},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
@@ -6843,9 +6845,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3392,
 			text: phraseMask{
-				{index: 10, bits: 51539607552},
+				{index: 10, bits: 12884901888},
 			},
-			textIDs: []int32{674, 675},
+			textIDs: []int32{672, 673},
 			then: thenDef{
 				Reason:     "hostunknown",
 				HardBounce: &builtinFalse,
@@ -6894,9 +6896,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3402,
 			text: phraseMask{
-				{index: 10, bits: 68719476736},
+				{index: 10, bits: 17179869184},
 			},
-			textIDs: []int32{676},
+			textIDs: []int32{674},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
@@ -6904,9 +6906,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3410,
 			text: phraseMask{
-				{index: 10, bits: 137438953472},
+				{index: 10, bits: 34359738368},
 			},
-			textIDs: []int32{677},
+			textIDs: []int32{675},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
@@ -6914,9 +6916,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3415,
 			text: phraseMask{
-				{index: 10, bits: 824633720832},
+				{index: 10, bits: 206158430208},
 			},
-			textIDs: []int32{678, 679},
+			textIDs: []int32{676, 677},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
@@ -6924,9 +6926,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3420,
 			text: phraseMask{
-				{index: 10, bits: 16492674416640},
+				{index: 10, bits: 4123168604160},
 			},
-			textIDs: []int32{680, 681, 682, 683},
+			textIDs: []int32{678, 679, 680, 681},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
@@ -6934,9 +6936,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3426,
 			text: phraseMask{
-				{index: 10, bits: 263882790666240},
+				{index: 10, bits: 65970697666560},
 			},
-			textIDs: []int32{684, 685, 686, 687},
+			textIDs: []int32{682, 683, 684, 685},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
@@ -6944,9 +6946,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3438,
 			text: phraseMask{
-				{index: 10, bits: 1970324836974592},
+				{index: 10, bits: 492581209243648},
 			},
-			textIDs: []int32{688, 689, 690},
+			textIDs: []int32{686, 687, 688},
 			then: thenDef{
 				Reason: "contenterror",
 				words: words{
@@ -6994,9 +6996,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3447,
 			text: phraseMask{
-				{index: 10, bits: 2251799813685248},
+				{index: 10, bits: 562949953421312},
 			},
-			textIDs: []int32{691},
+			textIDs: []int32{689},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
@@ -7004,9 +7006,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3452,
 			text: phraseMask{
-				{index: 10, bits: 4503599627370496},
+				{index: 10, bits: 1125899906842624},
 			},
-			textIDs: []int32{692},
+			textIDs: []int32{690},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
@@ -7014,9 +7016,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3457,
 			text: phraseMask{
-				{index: 10, bits: 9007199254740992},
+				{index: 10, bits: 2251799813685248},
 			},
-			textIDs: []int32{693},
+			textIDs: []int32{691},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
@@ -7024,9 +7026,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3462,
 			text: phraseMask{
-				{index: 10, bits: 54043195528445952},
+				{index: 10, bits: 13510798882111488},
 			},
-			textIDs: []int32{694, 695},
+			textIDs: []int32{692, 693},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
@@ -7034,9 +7036,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3467,
 			text: phraseMask{
-				{index: 10, bits: 9151314442816847872},
+				{index: 10, bits: 2287828610704211968},
 			},
-			textIDs: []int32{696, 697, 698, 699, 700, 701, 702},
+			textIDs: []int32{694, 695, 696, 697, 698, 699, 700},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
@@ -7044,10 +7046,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3474,
 			text: phraseMask{
-				{index: 10, bits: 9223372036854775808},
-				{index: 11, bits: 31},
+				{index: 10, bits: 16140901064495857664},
+				{index: 11, bits: 7},
 			},
-			textIDs: []int32{703, 704, 705, 706, 707, 708},
+			textIDs: []int32{701, 702, 703, 704, 705, 706},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
@@ -7055,9 +7057,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3480,
 			text: phraseMask{
-				{index: 11, bits: 32},
+				{index: 11, bits: 8},
 			},
-			textIDs: []int32{709},
+			textIDs: []int32{707},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
@@ -7065,9 +7067,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3485,
 			text: phraseMask{
-				{index: 11, bits: 448},
+				{index: 11, bits: 112},
 			},
-			textIDs: []int32{710, 711, 712},
+			textIDs: []int32{708, 709, 710},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
@@ -7075,9 +7077,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3492,
 			text: phraseMask{
-				{index: 11, bits: 1536},
+				{index: 11, bits: 384},
 			},
-			textIDs: []int32{713, 714},
+			textIDs: []int32{711, 712},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
@@ -7085,9 +7087,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3497,
 			text: phraseMask{
-				{index: 11, bits: 2048},
+				{index: 11, bits: 512},
 			},
-			textIDs: []int32{715},
+			textIDs: []int32{713},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
@@ -7095,9 +7097,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3502,
 			text: phraseMask{
-				{index: 7, bits: 1572864},
+				{index: 7, bits: 393216},
 			},
-			textIDs: []int32{468, 467},
+			textIDs: []int32{466, 465},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
@@ -7105,9 +7107,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3507,
 			text: phraseMask{
-				{index: 7, bits: 131072},
+				{index: 7, bits: 32768},
 			},
-			textIDs: []int32{465},
+			textIDs: []int32{463},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
@@ -7115,9 +7117,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3512,
 			text: phraseMask{
-				{index: 7, bits: 262144},
+				{index: 7, bits: 65536},
 			},
-			textIDs: []int32{466},
+			textIDs: []int32{464},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
@@ -7125,9 +7127,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3517,
 			text: phraseMask{
-				{index: 11, bits: 4096},
+				{index: 11, bits: 1024},
 			},
-			textIDs: []int32{716},
+			textIDs: []int32{714},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
@@ -7135,9 +7137,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3522,
 			text: phraseMask{
-				{index: 11, bits: 8192},
+				{index: 11, bits: 2048},
 			},
-			textIDs: []int32{717},
+			textIDs: []int32{715},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
@@ -7145,9 +7147,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3527,
 			text: phraseMask{
-				{index: 11, bits: 16384},
+				{index: 11, bits: 4096},
 			},
-			textIDs: []int32{718},
+			textIDs: []int32{716},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
@@ -7155,9 +7157,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3532,
 			text: phraseMask{
-				{index: 11, bits: 32768},
+				{index: 11, bits: 8192},
 			},
-			textIDs: []int32{719},
+			textIDs: []int32{717},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
@@ -7165,9 +7167,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3537,
 			text: phraseMask{
-				{index: 11, bits: 65536},
+				{index: 11, bits: 16384},
 			},
-			textIDs: []int32{720},
+			textIDs: []int32{718},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
@@ -7175,9 +7177,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3542,
 			text: phraseMask{
-				{index: 11, bits: 131072},
+				{index: 11, bits: 32768},
 			},
-			textIDs: []int32{721},
+			textIDs: []int32{719},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
@@ -7185,9 +7187,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3547,
 			text: phraseMask{
-				{index: 11, bits: 262144},
+				{index: 11, bits: 65536},
 			},
-			textIDs: []int32{722},
+			textIDs: []int32{720},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
@@ -7195,9 +7197,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3552,
 			text: phraseMask{
-				{index: 11, bits: 524288},
+				{index: 11, bits: 131072},
 			},
-			textIDs: []int32{723},
+			textIDs: []int32{721},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
@@ -7205,9 +7207,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3557,
 			text: phraseMask{
-				{index: 11, bits: 1048576},
+				{index: 11, bits: 262144},
 			},
-			textIDs: []int32{724},
+			textIDs: []int32{722},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
@@ -7215,9 +7217,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3562,
 			text: phraseMask{
-				{index: 11, bits: 6291456},
+				{index: 11, bits: 1572864},
 			},
-			textIDs: []int32{725, 726},
+			textIDs: []int32{723, 724},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
@@ -7225,9 +7227,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3568,
 			text: phraseMask{
-				{index: 11, bits: 8388608},
+				{index: 11, bits: 2097152},
 			},
-			textIDs: []int32{727},
+			textIDs: []int32{725},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
@@ -7235,9 +7237,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3573,
 			text: phraseMask{
-				{index: 11, bits: 16777216},
+				{index: 11, bits: 4194304},
 			},
-			textIDs: []int32{728},
+			textIDs: []int32{726},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
@@ -7245,9 +7247,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3578,
 			text: phraseMask{
-				{index: 11, bits: 8556380160},
+				{index: 11, bits: 2139095040},
 			},
-			textIDs: []int32{729, 730, 731, 732, 733, 734, 735, 736},
+			textIDs: []int32{727, 728, 729, 730, 731, 732, 733, 734},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
@@ -7255,9 +7257,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3585,
 			text: phraseMask{
-				{index: 11, bits: 60129542144},
+				{index: 11, bits: 15032385536},
 			},
-			textIDs: []int32{737, 738, 739},
+			textIDs: []int32{735, 736, 737},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
@@ -7265,9 +7267,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3590,
 			text: phraseMask{
-				{index: 11, bits: 68719476736},
+				{index: 11, bits: 17179869184},
 			},
-			textIDs: []int32{740},
+			textIDs: []int32{738},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
@@ -7275,9 +7277,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3595,
 			text: phraseMask{
-				{index: 11, bits: 2061584302080},
+				{index: 11, bits: 515396075520},
 			},
-			textIDs: []int32{741, 742, 743, 744},
+			textIDs: []int32{739, 740, 741, 742},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
@@ -7285,9 +7287,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3601,
 			text: phraseMask{
-				{index: 11, bits: 9005000231485440},
+				{index: 11, bits: 2251250057871360},
 			},
-			textIDs: []int32{745, 746, 747, 748, 749, 750, 751, 752, 753, 754, 755, 756},
+			textIDs: []int32{743, 744, 745, 746, 747, 748, 749, 750, 751, 752, 753, 754},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
@@ -7295,9 +7297,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3611,
 			text: phraseMask{
-				{index: 11, bits: 27021597764222976},
+				{index: 11, bits: 6755399441055744},
 			},
-			textIDs: []int32{757, 758},
+			textIDs: []int32{755, 756},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
@@ -7305,9 +7307,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3616,
 			text: phraseMask{
-				{index: 11, bits: 36028797018963968},
+				{index: 11, bits: 9007199254740992},
 			},
-			textIDs: []int32{759},
+			textIDs: []int32{757},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
@@ -7315,9 +7317,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3621,
 			text: phraseMask{
-				{index: 11, bits: 72057594037927936},
+				{index: 11, bits: 18014398509481984},
 			},
-			textIDs: []int32{760},
+			textIDs: []int32{758},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
@@ -7325,9 +7327,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3626,
 			text: phraseMask{
-				{index: 11, bits: 144115188075855872},
+				{index: 11, bits: 36028797018963968},
 			},
-			textIDs: []int32{761},
+			textIDs: []int32{759},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
@@ -7335,9 +7337,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3631,
 			text: phraseMask{
-				{index: 11, bits: 864691128455135232},
+				{index: 11, bits: 216172782113783808},
 			},
-			textIDs: []int32{762, 763},
+			textIDs: []int32{760, 761},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
@@ -7345,9 +7347,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3637,
 			text: phraseMask{
-				{index: 11, bits: 1152921504606846976},
+				{index: 11, bits: 288230376151711744},
 			},
-			textIDs: []int32{764},
+			textIDs: []int32{762},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
@@ -7355,9 +7357,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3642,
 			text: phraseMask{
-				{index: 11, bits: 2305843009213693952},
+				{index: 11, bits: 576460752303423488},
 			},
-			textIDs: []int32{765},
+			textIDs: []int32{763},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
@@ -7365,9 +7367,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3647,
 			text: phraseMask{
-				{index: 11, bits: 13835058055282163712},
+				{index: 11, bits: 3458764513820540928},
 			},
-			textIDs: []int32{766, 767},
+			textIDs: []int32{764, 765},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
@@ -7375,9 +7377,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3652,
 			text: phraseMask{
-				{index: 12, bits: 1},
+				{index: 11, bits: 4611686018427387904},
 			},
-			textIDs: []int32{768},
+			textIDs: []int32{766},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
@@ -7385,9 +7387,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3657,
 			text: phraseMask{
-				{index: 12, bits: 2},
+				{index: 11, bits: 9223372036854775808},
 			},
-			textIDs: []int32{769},
+			textIDs: []int32{767},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
@@ -7395,9 +7397,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3662,
 			text: phraseMask{
-				{index: 12, bits: 4},
+				{index: 12, bits: 1},
 			},
-			textIDs: []int32{770},
+			textIDs: []int32{768},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
@@ -7405,9 +7407,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3667,
 			text: phraseMask{
-				{index: 12, bits: 24},
+				{index: 12, bits: 6},
 			},
-			textIDs: []int32{771, 772},
+			textIDs: []int32{769, 770},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -7455,9 +7457,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3681,
 			text: phraseMask{
-				{index: 12, bits: 8388576},
+				{index: 12, bits: 2097144},
 			},
-			textIDs: []int32{773, 774, 775, 776, 777, 778, 779, 780, 781, 782, 783, 784, 785, 786, 787, 788, 789, 790},
+			textIDs: []int32{771, 772, 773, 774, 775, 776, 777, 778, 779, 780, 781, 782, 783, 784, 785, 786, 787, 788},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -7564,12 +7566,12 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 1, bits: 4611686018427387904},
-				{index: 2, bits: 156},
-				{index: 12, bits: 25165824},
-				{index: 7, bits: 35184372088832},
+				{index: 1, bits: 1152921504606846976},
+				{index: 2, bits: 39},
+				{index: 12, bits: 6291456},
+				{index: 7, bits: 8796093022208},
 			},
-			textIDs: []int32{126, 135, 791, 493, 130, 792, 131, 132},
+			textIDs: []int32{124, 133, 789, 491, 128, 790, 129, 130},
 			then: thenDef{
 				Reason: "expired",
 				words: words{
@@ -7682,9 +7684,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 12, bits: 33554432},
+				{index: 12, bits: 8388608},
 			},
-			textIDs: []int32{793},
+			textIDs: []int32{791},
 			then: thenDef{
 				Reason: "userunknown",
 				words: words{
@@ -7741,9 +7743,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3768,
 			text: phraseMask{
-				{index: 12, bits: 67108864},
+				{index: 12, bits: 16777216},
 			},
-			textIDs: []int32{794},
+			textIDs: []int32{792},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
@@ -7751,9 +7753,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3774,
 			text: phraseMask{
-				{index: 12, bits: 4160749568},
+				{index: 12, bits: 1040187392},
 			},
-			textIDs: []int32{795, 796, 797, 798, 799},
+			textIDs: []int32{793, 794, 795, 796, 797},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
@@ -7761,10 +7763,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3788,
 			text: phraseMask{
-				{index: 12, bits: 18446744069414584320},
-				{index: 13, bits: 31},
+				{index: 12, bits: 18446744072635809792},
+				{index: 13, bits: 7},
 			},
-			textIDs: []int32{800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811, 812, 813, 814, 815, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830, 831, 832, 833, 834, 835, 836},
+			textIDs: []int32{798, 799, 800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811, 812, 813, 814, 815, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830, 831, 832, 833, 834},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
@@ -7772,12 +7774,12 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3800,
 			text: phraseMask{
-				{index: 13, bits: 18446744073709551584},
-				{index: 2, bits: 1077955584},
-				{index: 14, bits: 16777215},
-				{index: 11, bits: 8192},
+				{index: 13, bits: 18446744073709551608},
+				{index: 2, bits: 269488896},
+				{index: 14, bits: 4194303},
+				{index: 11, bits: 2048},
 			},
-			textIDs: []int32{837, 838, 839, 840, 841, 842, 843, 142, 844, 845, 846, 847, 848, 849, 850, 851, 852, 853, 854, 855, 856, 857, 858, 859, 860, 861, 862, 863, 864, 138, 865, 866, 867, 139, 868, 869, 870, 871, 872, 873, 874, 875, 876, 158, 877, 150, 878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888, 889, 890, 891, 892, 893, 894, 895, 896, 897, 898, 899, 900, 901, 902, 903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 717, 919},
+			textIDs: []int32{835, 836, 837, 838, 839, 840, 841, 140, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 853, 854, 855, 856, 857, 858, 859, 860, 861, 862, 136, 863, 864, 865, 137, 866, 867, 868, 869, 870, 871, 872, 873, 874, 156, 875, 148, 876, 877, 878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888, 889, 890, 891, 892, 893, 894, 895, 896, 897, 898, 899, 900, 901, 902, 903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 715, 917},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
@@ -7804,10 +7806,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3850,
 			text: phraseMask{
-				{index: 14, bits: 2251799796908032},
-				{index: 7, bits: 4398046511104},
+				{index: 14, bits: 562949949227008},
+				{index: 7, bits: 1099511627776},
 			},
-			textIDs: []int32{920, 921, 922, 923, 924, 925, 926, 490, 927, 928, 929, 930, 931, 932, 933, 934, 935, 936, 937, 938, 939, 940, 941, 942, 943, 944, 945, 946},
+			textIDs: []int32{918, 919, 920, 921, 922, 923, 924, 488, 925, 926, 927, 928, 929, 930, 931, 932, 933, 934, 935, 936, 937, 938, 939, 940, 941, 942, 943, 944},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
@@ -7815,10 +7817,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3864,
 			text: phraseMask{
-				{index: 14, bits: 6755399441055744},
-				{index: 9, bits: 1},
+				{index: 14, bits: 1688849860263936},
+				{index: 8, bits: 4611686018427387904},
 			},
-			textIDs: []int32{947, 576, 948},
+			textIDs: []int32{945, 574, 946},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
@@ -7837,12 +7839,12 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3881,
 			text: phraseMask{
-				{index: 14, bits: 18437736874454810624},
-				{index: 9, bits: 33554624},
-				{index: 15, bits: 35184372088831},
-				{index: 5, bits: 137438953472},
+				{index: 14, bits: 18444492273895866368},
+				{index: 9, bits: 8388656},
+				{index: 15, bits: 8796093022207},
+				{index: 5, bits: 34359738368},
 			},
-			textIDs: []int32{949, 950, 951, 952, 953, 954, 955, 956, 583, 957, 958, 959, 960, 582, 961, 962, 963, 964, 965, 601, 966, 967, 968, 969, 970, 357, 971, 972, 973, 974, 975, 976, 977, 978, 979, 980, 981, 982, 983, 984, 985, 986, 987, 988, 989, 990, 991, 992, 993, 994, 995, 996, 997, 998, 999, 1000, 1001, 1002, 1003, 1004},
+			textIDs: []int32{947, 948, 949, 950, 951, 952, 953, 954, 581, 955, 956, 957, 958, 580, 959, 960, 961, 962, 963, 599, 964, 965, 966, 967, 968, 355, 969, 970, 971, 972, 973, 974, 975, 976, 977, 978, 979, 980, 981, 982, 983, 984, 985, 986, 987, 988, 989, 990, 991, 992, 993, 994, 995, 996, 997, 998, 999, 1000, 1001, 1002},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
@@ -7850,9 +7852,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3914,
 			text: phraseMask{
-				{index: 15, bits: 8972014882652160},
+				{index: 15, bits: 2243003720663040},
 			},
-			textIDs: []int32{1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012},
+			textIDs: []int32{1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
@@ -7860,12 +7862,12 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3926,
 			text: phraseMask{
-				{index: 15, bits: 18437736874454810624},
-				{index: 9, bits: 144110790029344768},
-				{index: 5, bits: 1024},
-				{index: 16, bits: 255},
+				{index: 15, bits: 18444492273895866368},
+				{index: 9, bits: 36027697507336192},
+				{index: 5, bits: 256},
+				{index: 16, bits: 63},
 			},
-			textIDs: []int32{1013, 1014, 1015, 1016, 1017, 626, 629, 1018, 1019, 1020, 330, 620, 630, 621, 619, 1021, 1022, 1023, 1024, 1025, 622, 623, 624, 625, 618, 631, 632, 628, 1026, 627, 1027, 1028, 1029, 1030, 1031},
+			textIDs: []int32{1011, 1012, 1013, 1014, 1015, 624, 627, 1016, 1017, 1018, 328, 618, 628, 619, 617, 1019, 1020, 1021, 1022, 1023, 620, 621, 622, 623, 616, 629, 630, 626, 1024, 625, 1025, 1026, 1027, 1028, 1029},
 			command: []string{"MAIL", "RCPT", "DATA", ""},
 			then:    thenDef{Reason: "norelaying"},
 		},
@@ -7874,9 +7876,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3947,
 			text: phraseMask{
-				{index: 16, bits: 261888},
+				{index: 16, bits: 65472},
 			},
-			textIDs: []int32{1032, 1033, 1034, 1035, 1036, 1037, 1038, 1039, 1040, 1041},
+			textIDs: []int32{1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 1039},
 			then: thenDef{
 				Reason: "authfailure",
 				words: words{
@@ -7930,10 +7932,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3961,
 			text: phraseMask{
-				{index: 16, bits: 281474976448512},
-				{index: 5, bits: 281474976710656},
+				{index: 16, bits: 70368744112128},
+				{index: 5, bits: 70368744177664},
 			},
-			textIDs: []int32{1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 368},
+			textIDs: []int32{1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 366},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
@@ -7941,9 +7943,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 3974,
 			text: phraseMask{
-				{index: 16, bits: 844424930131968},
+				{index: 16, bits: 211106232532992},
 			},
-			textIDs: []int32{1072, 1073},
+			textIDs: []int32{1070, 1071},
 			regexps: []*pattern{
 				{src: "is not allowed to send mail\\..*_401", captures: false},
 				{src: "is not allowed to send from <.*per it's spf record", captures: false},
@@ -7960,16 +7962,16 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 16, bits: 18445618173802708992},
+				{index: 16, bits: 18446462598732840960},
 				{bits: 64513},
-				{index: 7, bits: 33554432},
+				{index: 7, bits: 8388608},
 				{index: 17, bits: 18446744073709551615},
-				{index: 8, bits: 4398046511104},
-				{index: 9, bits: 1048576},
-				{index: 18, bits: 4095},
-				{index: 5, bits: 1152921504606846976},
+				{index: 8, bits: 1099511627776},
+				{index: 9, bits: 262144},
+				{index: 18, bits: 1023},
+				{index: 5, bits: 288230376151711744},
 			},
-			textIDs: []int32{1074, 1075, 1076, 1077, 1078, 0, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 473, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 554, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 596, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 11, 10, 12, 15, 1132, 1133, 1134, 13, 14, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 380, 1163},
+			textIDs: []int32{1072, 1073, 1074, 1075, 1076, 0, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 471, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 552, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 594, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 11, 10, 12, 15, 1130, 1131, 1132, 13, 14, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 378, 1161},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
@@ -7982,16 +7984,16 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 18, bits: 18446744073709547520},
-				{index: 7, bits: 9007199254740992},
-				{index: 5, bits: 16777216},
-				{index: 2, bits: 324259173170675712},
-				{index: 19, bits: 34359738367},
+				{index: 18, bits: 18446744073709550592},
+				{index: 7, bits: 2251799813685248},
+				{index: 5, bits: 4194304},
+				{index: 2, bits: 81064793292668928},
+				{index: 19, bits: 8589934591},
 			},
-			textIDs: []int32{1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 501, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 344, 1204, 183, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 186, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250},
+			textIDs: []int32{1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 499, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 342, 1202, 181, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 184, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248},
 			unless: phraseMask{
-				{index: 19, bits: 103079215104},
-				{index: 17, bits: 8388608},
+				{index: 19, bits: 25769803776},
+				{index: 17, bits: 2097152},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
@@ -8005,12 +8007,12 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 19, bits: 4503462188417024},
-				{index: 5, bits: 2048},
-				{index: 7, bits: 131072},
-				{index: 10, bits: 24576},
+				{index: 19, bits: 1125865547104256},
+				{index: 5, bits: 512},
+				{index: 7, bits: 32768},
+				{index: 10, bits: 6144},
 			},
-			textIDs: []int32{1253, 331, 1254, 1255, 1256, 1257, 1258, 1259, 465, 653, 654, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267},
+			textIDs: []int32{1251, 329, 1252, 1253, 1254, 1255, 1256, 1257, 463, 651, 652, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
@@ -8018,28 +8020,29 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4086,
 			text: phraseMask{
-				{index: 19, bits: 18442240474082181120},
-				{index: 7, bits: 18014398517870594},
+				{index: 19, bits: 18445618173802708992},
+				{index: 7, bits: 4503599629467648},
+				{index: 8, bits: 27021597764354048},
 				{index: 20, bits: 18446744073709551615},
-				{index: 8, bits: 108086391057416192},
-				{index: 9, bits: 8192},
-				{index: 12, bits: 33554432},
-				{index: 5, bits: 1649267539968},
-				{index: 11, bits: 9250393634618998784},
-				{index: 15, bits: 32},
-				{index: 21, bits: 281474976710655},
-				{index: 2, bits: 34359738368},
+				{index: 9, bits: 2048},
+				{index: 12, bits: 8388608},
+				{index: 5, bits: 412316884992},
+				{index: 11, bits: 2312598408654749696},
+				{index: 6, bits: 9223372036854775808},
+				{index: 15, bits: 8},
+				{index: 21, bits: 70368744177663},
+				{index: 2, bits: 8589934592},
 			},
-			textIDs: []int32{1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 502, 1280, 1281, 568, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 589, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 471, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 793, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 359, 1317, 1318, 1319, 531, 1320, 1321, 1322, 757, 1323, 1324, 449, 1325, 1326, 1327, 965, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 336, 1335, 1336, 1337, 1338, 1339, 567, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 767, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 335, 1361, 1362, 1363, 1364, 360, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 758, 1377, 1378, 1379, 1380, 1381, 1382, 163, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391},
+			textIDs: []int32{1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 500, 1278, 1279, 566, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 587, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 469, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 791, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 357, 1315, 1316, 1317, 529, 1318, 1319, 1320, 755, 1321, 1322, 447, 1323, 1324, 1325, 963, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 334, 1333, 1334, 1335, 1336, 1337, 565, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 765, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 333, 1359, 1360, 1361, 1362, 358, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 756, 1375, 1376, 1377, 1378, 1379, 1380, 161, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389},
 			unless: phraseMask{
-				{index: 16, bits: 18445618173802708992},
+				{index: 16, bits: 18446462598732840960},
 				{bits: 64513},
-				{index: 7, bits: 33554432},
+				{index: 7, bits: 8388608},
 				{index: 17, bits: 18446744073709551615},
-				{index: 8, bits: 4398046511104},
-				{index: 9, bits: 1048576},
-				{index: 18, bits: 4095},
-				{index: 5, bits: 1152921504606846976},
+				{index: 8, bits: 1099511627776},
+				{index: 9, bits: 262144},
+				{index: 18, bits: 1023},
+				{index: 5, bits: 288230376151711744},
 			},
 			command: []string{"MAIL"},
 			then: thenDef{
@@ -8240,10 +8243,10 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 1, bits: 576460752303423488},
-				{index: 21, bits: 844424930131968},
+				{index: 1, bits: 144115188075855872},
+				{index: 21, bits: 211106232532992},
 			},
-			textIDs: []int32{123, 1392, 1393},
+			textIDs: []int32{121, 1390, 1391},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
@@ -8251,9 +8254,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4189,
 			text: phraseMask{
-				{index: 18, bits: 144115188109410304},
+				{index: 18, bits: 36028797027352576},
 			},
-			textIDs: []int32{1177, 1209},
+			textIDs: []int32{1175, 1207},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
@@ -8261,10 +8264,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4196,
 			text: phraseMask{
-				{index: 21, bits: 1},
+				{index: 20, bits: 4611686018427387904},
 			},
-			textIDs: []int32{1344},
-			all:     []int32{1394},
+			textIDs: []int32{1342},
+			all:     []int32{1392},
 			regexps: []*pattern{
 				{src: "553 [^ @]+ does not exist", captures: false},
 			},
@@ -8275,10 +8278,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4205,
 			text: phraseMask{
-				{index: 17, bits: 32},
-				{index: 16, bits: 4503599627370496},
+				{index: 17, bits: 8},
+				{index: 16, bits: 1125899906842624},
 			},
-			textIDs: []int32{1093, 1076},
+			textIDs: []int32{1091, 1074},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
@@ -8286,19 +8289,20 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4212,
 			text: phraseMask{
-				{index: 19, bits: 18442240474082181120},
-				{index: 7, bits: 18014398517870594},
+				{index: 19, bits: 18445618173802708992},
+				{index: 7, bits: 4503599629467648},
+				{index: 8, bits: 27021597764354048},
 				{index: 20, bits: 18446744073709551615},
-				{index: 8, bits: 108086391057416192},
-				{index: 9, bits: 8192},
-				{index: 12, bits: 33554432},
-				{index: 5, bits: 1649267539968},
-				{index: 11, bits: 9250393634618998784},
-				{index: 15, bits: 32},
-				{index: 21, bits: 281474976710655},
-				{index: 2, bits: 34359738368},
+				{index: 9, bits: 2048},
+				{index: 12, bits: 8388608},
+				{index: 5, bits: 412316884992},
+				{index: 11, bits: 2312598408654749696},
+				{index: 6, bits: 9223372036854775808},
+				{index: 15, bits: 8},
+				{index: 21, bits: 70368744177663},
+				{index: 2, bits: 8589934592},
 			},
-			textIDs: []int32{1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 502, 1280, 1281, 568, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 589, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 471, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 793, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 359, 1317, 1318, 1319, 531, 1320, 1321, 1322, 757, 1323, 1324, 449, 1325, 1326, 1327, 965, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 336, 1335, 1336, 1337, 1338, 1339, 567, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 767, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 335, 1361, 1362, 1363, 1364, 360, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 758, 1377, 1378, 1379, 1380, 1381, 1382, 163, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391},
+			textIDs: []int32{1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 500, 1278, 1279, 566, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 587, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 469, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 791, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 357, 1315, 1316, 1317, 529, 1318, 1319, 1320, 755, 1321, 1322, 447, 1323, 1324, 1325, 963, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 334, 1333, 1334, 1335, 1336, 1337, 565, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 765, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 333, 1359, 1360, 1361, 1362, 358, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 756, 1375, 1376, 1377, 1378, 1379, 1380, 161, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389},
 			command: []string{"RCPT"},
 			then:    thenDef{Reason: "userunknown"},
 		},
@@ -8307,10 +8311,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4218,
 			text: phraseMask{
-				{index: 21, bits: 18444492273895866368},
-				{index: 22, bits: 63},
+				{index: 21, bits: 18446181123756130304},
+				{index: 22, bits: 15},
 			},
-			textIDs: []int32{1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413},
+			textIDs: []int32{1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411},
 			regexps: []*pattern{
 				{src: "<.*> not found", captures: false},
 				{src: "<.*>\\.\\.\\. blocked by", captures: false},
@@ -8344,19 +8348,19 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4237,
 			text: phraseMask{
-				{index: 8, bits: 524288},
-				{index: 22, bits: 448},
+				{index: 8, bits: 131072},
+				{index: 22, bits: 112},
 			},
-			textIDs: []int32{531, 1414, 1415, 1416},
+			textIDs: []int32{529, 1412, 1413, 1414},
 			unless: phraseMask{
-				{index: 16, bits: 18445618173802708992},
+				{index: 16, bits: 18446462598732840960},
 				{bits: 64513},
-				{index: 7, bits: 33554432},
+				{index: 7, bits: 8388608},
 				{index: 17, bits: 18446744073709551615},
-				{index: 8, bits: 4398046511104},
-				{index: 9, bits: 1048576},
-				{index: 18, bits: 4095},
-				{index: 5, bits: 1152921504606846976},
+				{index: 8, bits: 1099511627776},
+				{index: 9, bits: 262144},
+				{index: 18, bits: 1023},
+				{index: 5, bits: 288230376151711744},
 			},
 			then: thenDef{Reason: "userunknown"},
 		},
@@ -8372,11 +8376,11 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 22, bits: 274877906432},
-				{index: 10, bits: 8388624},
-				{index: 20, bits: 288230376151711744},
+				{index: 22, bits: 68719476608},
+				{index: 10, bits: 2097156},
+				{index: 20, bits: 72057594037927936},
 			},
-			textIDs: []int32{1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 644, 1426, 1338, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 663},
+			textIDs: []int32{1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 642, 1424, 1336, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 661},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
@@ -8391,19 +8395,20 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 19, bits: 18442240474082181120},
-				{index: 7, bits: 18014398517870594},
+				{index: 19, bits: 18445618173802708992},
+				{index: 7, bits: 4503599629467648},
+				{index: 8, bits: 27021597764354048},
 				{index: 20, bits: 18446744073709551615},
-				{index: 8, bits: 108086391057416192},
-				{index: 9, bits: 8192},
-				{index: 12, bits: 33554432},
-				{index: 5, bits: 1649267539968},
-				{index: 11, bits: 9250393634618998784},
-				{index: 15, bits: 32},
-				{index: 21, bits: 281474976710655},
-				{index: 2, bits: 34359738368},
+				{index: 9, bits: 2048},
+				{index: 12, bits: 8388608},
+				{index: 5, bits: 412316884992},
+				{index: 11, bits: 2312598408654749696},
+				{index: 6, bits: 9223372036854775808},
+				{index: 15, bits: 8},
+				{index: 21, bits: 70368744177663},
+				{index: 2, bits: 8589934592},
 			},
-			textIDs: []int32{1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 502, 1280, 1281, 568, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 589, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 471, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 793, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 359, 1317, 1318, 1319, 531, 1320, 1321, 1322, 757, 1323, 1324, 449, 1325, 1326, 1327, 965, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 336, 1335, 1336, 1337, 1338, 1339, 567, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 767, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 335, 1361, 1362, 1363, 1364, 360, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 758, 1377, 1378, 1379, 1380, 1381, 1382, 163, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391},
+			textIDs: []int32{1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 500, 1278, 1279, 566, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 587, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 469, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 791, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 357, 1315, 1316, 1317, 529, 1318, 1319, 1320, 755, 1321, 1322, 447, 1323, 1324, 1325, 963, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 334, 1333, 1334, 1335, 1336, 1337, 565, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 765, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 333, 1359, 1360, 1361, 1362, 358, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 756, 1375, 1376, 1377, 1378, 1379, 1380, 161, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
@@ -8411,9 +8416,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4280,
 			text: phraseMask{
-				{index: 22, bits: 1924145348608},
+				{index: 22, bits: 481036337152},
 			},
-			textIDs: []int32{1446, 1447, 1448},
+			textIDs: []int32{1444, 1445, 1446},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
@@ -8421,12 +8426,12 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4289,
 			text: phraseMask{
-				{index: 22, bits: 2199123918848},
+				{index: 22, bits: 549780979712},
 			},
-			textIDs: []int32{1433, 1434, 1449},
+			textIDs: []int32{1431, 1432, 1447},
 			unless: phraseMask{
-				{index: 21, bits: 36028797018963968},
-				{index: 22, bits: 4398046511104},
+				{index: 21, bits: 9007199254740992},
+				{index: 22, bits: 1099511627776},
 			},
 			regexps: []*pattern{
 				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
@@ -8438,11 +8443,11 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4304,
 			text: phraseMask{
-				{index: 22, bits: 274877906432},
-				{index: 10, bits: 8388624},
-				{index: 20, bits: 288230376151711744},
+				{index: 22, bits: 68719476608},
+				{index: 10, bits: 2097156},
+				{index: 20, bits: 72057594037927936},
 			},
-			textIDs: []int32{1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 644, 1426, 1338, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 663},
+			textIDs: []int32{1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 642, 1424, 1336, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 661},
 			command: []string{"RCPT", "DATA", ""},
 			then:    thenDef{Reason: "filtered"},
 		},
@@ -8460,10 +8465,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4317,
 			text: phraseMask{
-				{index: 22, bits: 18446735277616529408},
-				{index: 23, bits: 1048575},
+				{index: 22, bits: 18446741874686296064},
+				{index: 23, bits: 262143},
 			},
-			textIDs: []int32{1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491},
+			textIDs: []int32{1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
@@ -8471,9 +8476,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4338,
 			text: phraseMask{
-				{index: 23, bits: 32505856},
+				{index: 23, bits: 8126464},
 			},
-			textIDs: []int32{1492, 1493, 1494, 1495, 1496},
+			textIDs: []int32{1490, 1491, 1492, 1493, 1494},
 			regexps: []*pattern{
 				{src: "domain.*mismatches client ip", captures: false},
 				{src: "dns lookup failure:.*try again later", captures: false},
@@ -8488,9 +8493,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4351,
 			text: phraseMask{
-				{index: 23, bits: 17146314752},
+				{index: 23, bits: 4286578688},
 			},
-			textIDs: []int32{1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505},
+			textIDs: []int32{1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
@@ -8498,9 +8503,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4359,
 			text: phraseMask{
-				{index: 23, bits: 17179869184},
+				{index: 23, bits: 4294967296},
 			},
-			textIDs: []int32{1506},
+			textIDs: []int32{1504},
 			regexps: []*pattern{
 				{src: "multiple.*header", captures: false},
 			},
@@ -8511,11 +8516,11 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4370,
 			text: phraseMask{
-				{index: 23, bits: 35150012350464},
-				{index: 7, bits: 16777216},
-				{index: 9, bits: 1048576},
+				{index: 23, bits: 8787503087616},
+				{index: 7, bits: 4194304},
+				{index: 9, bits: 262144},
 			},
-			textIDs: []int32{1507, 472, 1508, 1509, 1510, 596, 1511, 1512, 1513, 1514, 1515, 1516},
+			textIDs: []int32{1505, 470, 1506, 1507, 1508, 594, 1509, 1510, 1511, 1512, 1513, 1514},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
@@ -8523,17 +8528,17 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4382,
 			text: phraseMask{
-				{index: 23, bits: 18446708889371017216},
-				{index: 24, bits: 31},
-				{index: 10, bits: 2251799813685248},
+				{index: 23, bits: 18446735277624918016},
+				{index: 24, bits: 7},
+				{index: 10, bits: 562949953421312},
 			},
-			textIDs: []int32{1497, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 691, 1540},
+			textIDs: []int32{1495, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 689, 1538},
 			unless: phraseMask{
-				{index: 24, bits: 18446744073709551584},
-				{index: 11, bits: 32768},
-				{index: 9, bits: 16},
-				{index: 22, bits: 1924145364992},
-				{index: 25, bits: 4398046511103},
+				{index: 24, bits: 18446744073709551608},
+				{index: 11, bits: 8192},
+				{index: 9, bits: 4},
+				{index: 22, bits: 481036341248},
+				{index: 25, bits: 1099511627775},
 				{bits: 16777216},
 			},
 			then: thenDef{Reason: "contenterror"},
@@ -8660,17 +8665,17 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4465,
 			text: phraseMask{
-				{index: 18, bits: 18446744073709547520},
-				{index: 7, bits: 9007199254740992},
-				{index: 5, bits: 16777216},
-				{index: 2, bits: 324259173170675712},
-				{index: 19, bits: 34359738367},
-				{index: 25, bits: 4398046511104},
+				{index: 18, bits: 18446744073709550592},
+				{index: 7, bits: 2251799813685248},
+				{index: 5, bits: 4194304},
+				{index: 2, bits: 81064793292668928},
+				{index: 19, bits: 8589934591},
+				{index: 25, bits: 1099511627776},
 			},
-			textIDs: []int32{1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 501, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 344, 1204, 183, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 186, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1642},
+			textIDs: []int32{1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 499, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 342, 1202, 181, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 184, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1640},
 			unless: phraseMask{
-				{index: 19, bits: 103079215104},
-				{index: 17, bits: 8388608},
+				{index: 19, bits: 25769803776},
+				{index: 17, bits: 2097152},
 			},
 			command: []string{"MAIL"},
 			then:    thenDef{Reason: "rejected"},
@@ -8680,16 +8685,16 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4508,
 			text: phraseMask{
-				{index: 18, bits: 18446744073709547520},
-				{index: 7, bits: 9007199254740992},
-				{index: 5, bits: 16777216},
-				{index: 2, bits: 324259173170675712},
-				{index: 19, bits: 34359738367},
+				{index: 18, bits: 18446744073709550592},
+				{index: 7, bits: 2251799813685248},
+				{index: 5, bits: 4194304},
+				{index: 2, bits: 81064793292668928},
+				{index: 19, bits: 8589934591},
 			},
-			textIDs: []int32{1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 501, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 344, 1204, 183, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 186, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250},
+			textIDs: []int32{1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 499, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 342, 1202, 181, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 184, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248},
 			unless: phraseMask{
-				{index: 19, bits: 103079215104},
-				{index: 17, bits: 8388608},
+				{index: 19, bits: 25769803776},
+				{index: 17, bits: 2097152},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
@@ -8701,11 +8706,11 @@ var builtinSet = &ruleSet{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
 			unless: phraseMask{
-				{index: 25, bits: 18446735277616529408},
-				{index: 1, bits: 18014443640193024},
-				{index: 7, bits: 17592186044416},
-				{index: 11, bits: 60095987712},
-				{index: 26, bits: 511},
+				{index: 25, bits: 18446741874686296064},
+				{index: 1, bits: 4503610398343168},
+				{index: 7, bits: 4398046511104},
+				{index: 11, bits: 15023996928},
+				{index: 26, bits: 255},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
@@ -8714,9 +8719,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4542,
 			text: phraseMask{
-				{index: 19, bits: 1099511627776},
+				{index: 19, bits: 274877906944},
 			},
-			textIDs: []int32{1256},
+			textIDs: []int32{1254},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
@@ -8734,19 +8739,19 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 1, bits: 1116892707587883008},
-				{index: 26, bits: 34359737856},
-				{index: 5, bits: 4},
-				{index: 21, bits: 562949953421312},
-				{index: 10, bits: 120259084288},
+				{index: 1, bits: 279223176896970752},
+				{index: 26, bits: 17179868928},
+				{index: 5, bits: 1},
+				{index: 21, bits: 140737488355328},
+				{index: 10, bits: 30064771072},
 			},
-			textIDs: []int32{123, 1673, 1674, 322, 1675, 1676, 1677, 1678, 122, 1393, 1679, 1680, 1681, 1682, 676, 1683, 121, 1684, 1685, 1686, 1687, 120, 119, 1688, 1689, 1690, 1691, 1692, 1693, 1694, 1695, 1696, 674, 675, 1697, 1698},
+			textIDs: []int32{121, 1672, 1673, 320, 1674, 1675, 1676, 1677, 120, 1391, 1678, 1679, 1680, 1681, 674, 1682, 119, 1683, 1684, 1685, 1686, 118, 117, 1687, 1688, 1689, 1690, 1691, 1692, 1693, 1694, 1695, 672, 673, 1696, 1697},
 			unless: phraseMask{
-				{index: 25, bits: 18446735277616529408},
-				{index: 1, bits: 18014443640193024},
-				{index: 7, bits: 17592186044416},
-				{index: 11, bits: 60095987712},
-				{index: 26, bits: 511},
+				{index: 25, bits: 18446741874686296064},
+				{index: 1, bits: 4503610398343168},
+				{index: 7, bits: 4398046511104},
+				{index: 11, bits: 15023996928},
+				{index: 26, bits: 255},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
@@ -8764,9 +8769,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4580,
 			text: phraseMask{
-				{index: 26, bits: 515396075520},
+				{index: 26, bits: 257698037760},
 			},
-			textIDs: []int32{1699, 1700, 1701, 1702},
+			textIDs: []int32{1698, 1699, 1700, 1701},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
@@ -8774,14 +8779,14 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4584,
 			text: phraseMask{
-				{index: 24, bits: 18446744073709551584},
-				{index: 11, bits: 32768},
-				{index: 9, bits: 16},
-				{index: 22, bits: 1924145364992},
-				{index: 25, bits: 4398046511103},
+				{index: 24, bits: 18446744073709551608},
+				{index: 11, bits: 8192},
+				{index: 9, bits: 4},
+				{index: 22, bits: 481036341248},
+				{index: 25, bits: 1099511627775},
 				{bits: 16777216},
 			},
-			textIDs: []int32{1541, 1542, 1543, 1544, 1545, 1546, 719, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 580, 1561, 1562, 1563, 1564, 1565, 1422, 1446, 1447, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1448, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 1635, 24, 1636, 1637, 1638, 1639, 1640, 1641},
+			textIDs: []int32{1539, 1540, 1541, 1542, 1543, 1544, 717, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 578, 1559, 1560, 1561, 1562, 1563, 1420, 1444, 1445, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1446, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 24, 1634, 1635, 1636, 1637, 1638, 1639},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
@@ -8789,10 +8794,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4589,
 			text: phraseMask{
-				{index: 2, bits: 70368744177664},
-				{index: 26, bits: 140187732541440},
+				{index: 2, bits: 17592186044416},
+				{index: 26, bits: 70093866270720},
 			},
-			textIDs: []int32{174, 1703, 1704, 1705, 1706, 1707, 1708, 1709, 1710},
+			textIDs: []int32{172, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709},
 			regexps: []*pattern{
 				{src: "greylisted.*please try again in", captures: false},
 				{src: "mail score \\(.*over", captures: false},
@@ -8812,10 +8817,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4603,
 			text: phraseMask{
-				{index: 26, bits: 18446603336221196288},
-				{index: 27, bits: 7},
+				{index: 26, bits: 18446673704965373952},
+				{index: 27, bits: 3},
 			},
-			textIDs: []int32{1711, 1712, 1713, 1714, 1715, 1716, 1717, 1718, 1719, 1720, 1721, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729, 1730},
+			textIDs: []int32{1710, 1711, 1712, 1713, 1714, 1715, 1716, 1717, 1718, 1719, 1720, 1721, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
@@ -8832,12 +8837,12 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4618,
 			text: phraseMask{
-				{index: 27, bits: 8388600},
-				{index: 12, bits: 4160749568},
+				{index: 27, bits: 4194300},
+				{index: 12, bits: 1040187392},
 				{bits: 140737488355328},
-				{index: 9, bits: 4096},
+				{index: 9, bits: 1024},
 			},
-			textIDs: []int32{1731, 797, 1732, 799, 795, 796, 1733, 1734, 1735, 1736, 47, 1737, 1738, 1739, 588, 1740, 1741, 1742, 798, 1743, 1744, 1745, 1746, 1747, 1748, 1749, 1750},
+			textIDs: []int32{1730, 795, 1731, 797, 793, 794, 1732, 1733, 1734, 1735, 47, 1736, 1737, 1738, 586, 1739, 1740, 1741, 796, 1742, 1743, 1744, 1745, 1746, 1747, 1748, 1749},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
@@ -8845,16 +8850,16 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4636,
 			text: phraseMask{
-				{index: 16, bits: 18445618173802708992},
+				{index: 16, bits: 18446462598732840960},
 				{bits: 64513},
-				{index: 7, bits: 33554432},
+				{index: 7, bits: 8388608},
 				{index: 17, bits: 18446744073709551615},
-				{index: 8, bits: 4398046511104},
-				{index: 9, bits: 1048576},
-				{index: 18, bits: 4095},
-				{index: 5, bits: 1152921504606846976},
+				{index: 8, bits: 1099511627776},
+				{index: 9, bits: 262144},
+				{index: 18, bits: 1023},
+				{index: 5, bits: 288230376151711744},
 			},
-			textIDs: []int32{1074, 1075, 1076, 1077, 1078, 0, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 473, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 554, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 596, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 11, 10, 12, 15, 1132, 1133, 1134, 13, 14, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 380, 1163},
+			textIDs: []int32{1072, 1073, 1074, 1075, 1076, 0, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 471, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 552, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 594, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 11, 10, 12, 15, 1130, 1131, 1132, 13, 14, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 378, 1161},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
@@ -8862,10 +8867,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4641,
 			text: phraseMask{
-				{index: 27, bits: 8796084633600},
-				{index: 18, bits: 4},
+				{index: 27, bits: 4398042316800},
+				{index: 18, bits: 1},
 			},
-			textIDs: []int32{1751, 1154, 1752, 1753, 1754, 1755, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769, 1770},
+			textIDs: []int32{1750, 1152, 1751, 1752, 1753, 1754, 1755, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769},
 			regexps: []*pattern{
 				{src: "\\(.*@.*:blocked\\)", captures: false},
 				{src: "access from ip address.*blocked", captures: false},
@@ -8899,10 +8904,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4667,
 			text: phraseMask{
-				{index: 27, bits: 36020000925941760},
+				{index: 27, bits: 18010000462970880},
 				{bits: 207165582859042816},
 			},
-			textIDs: []int32{1771, 1772, 1773, 1774, 1775, 1776, 53, 54, 55, 57, 1777, 1778, 1779, 1780, 1781, 1782},
+			textIDs: []int32{1770, 1771, 1772, 1773, 1774, 1775, 53, 54, 55, 57, 1776, 1777, 1778, 1779, 1780, 1781},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
@@ -8910,11 +8915,11 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4677,
 			text: phraseMask{
-				{index: 27, bits: 18410715276690587648},
-				{index: 8, bits: 144115188075855872},
-				{index: 28, bits: 549755813887},
+				{index: 27, bits: 18428729675200069632},
+				{index: 8, bits: 36028797018963968},
+				{index: 28, bits: 274877906943},
 			},
-			textIDs: []int32{1783, 1784, 1785, 1786, 1787, 1788, 569, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830},
+			textIDs: []int32{1782, 1783, 1784, 1785, 1786, 1787, 567, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
@@ -8922,9 +8927,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4705,
 			text: phraseMask{
-				{index: 28, bits: 549755813888},
+				{index: 28, bits: 274877906944},
 			},
-			textIDs: []int32{1831},
+			textIDs: []int32{1830},
 			regexps: []*pattern{
 				{src: "you have exceeded the.*allowable number of posts without solving a captcha", captures: false},
 			},
@@ -8935,10 +8940,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4711,
 			text: phraseMask{
-				{index: 28, bits: 18446742974197923840},
-				{index: 29, bits: 7},
+				{index: 28, bits: 18446743523953737728},
+				{index: 29, bits: 3},
 			},
-			textIDs: []int32{1832, 1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857, 1858},
+			textIDs: []int32{1831, 1832, 1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
@@ -8946,9 +8951,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4727,
 			text: phraseMask{
-				{index: 29, bits: 8},
+				{index: 29, bits: 4},
 			},
-			textIDs: []int32{1859},
+			textIDs: []int32{1858},
 			regexps: []*pattern{
 				{src: "unable to connect.*daemon", captures: false},
 			},
@@ -8959,13 +8964,13 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4733,
 			text: phraseMask{
-				{index: 25, bits: 18446735277616529408},
-				{index: 1, bits: 18014443640193024},
-				{index: 7, bits: 17592186044416},
-				{index: 11, bits: 60095987712},
-				{index: 26, bits: 511},
+				{index: 25, bits: 18446741874686296064},
+				{index: 1, bits: 4503610398343168},
+				{index: 7, bits: 4398046511104},
+				{index: 11, bits: 15023996928},
+				{index: 26, bits: 255},
 			},
-			textIDs: []int32{1643, 1644, 1645, 1646, 95, 118, 1647, 99, 1648, 1649, 1650, 1651, 1652, 89, 1653, 1654, 1655, 1656, 492, 1657, 1658, 97, 1659, 1660, 1661, 1662, 1663, 729, 730, 731, 732, 733, 738, 739, 734, 735, 736, 1664, 1665, 1666, 1667, 1668, 1669, 1670, 1671, 1672},
+			textIDs: []int32{1641, 1642, 1643, 1644, 95, 116, 1645, 1646, 1647, 1648, 1649, 1650, 1651, 89, 1652, 1653, 1654, 1655, 490, 1656, 1657, 97, 1658, 1659, 1660, 1661, 1662, 727, 728, 729, 730, 731, 736, 737, 732, 733, 734, 1663, 1664, 1665, 1666, 1667, 1668, 1669, 1670, 1671},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
@@ -8973,10 +8978,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4738,
 			text: phraseMask{
-				{index: 26, bits: 1048576},
-				{index: 1, bits: 108086391056891904},
+				{index: 26, bits: 524288},
+				{index: 1, bits: 27021597764222976},
 			},
-			textIDs: []int32{1684, 120, 119},
+			textIDs: []int32{1683, 118, 117},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
@@ -8984,10 +8989,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4744,
 			text: phraseMask{
-				{index: 29, bits: 8176},
-				{index: 12, bits: 67108864},
+				{index: 29, bits: 4088},
+				{index: 12, bits: 16777216},
 			},
-			textIDs: []int32{1860, 794, 1861, 1862, 1863, 1864, 1865, 1866, 1867, 1868},
+			textIDs: []int32{1859, 792, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
@@ -8995,12 +9000,12 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4751,
 			text: phraseMask{
-				{index: 19, bits: 4503462188417024},
-				{index: 5, bits: 2048},
-				{index: 7, bits: 131072},
-				{index: 10, bits: 24576},
+				{index: 19, bits: 1125865547104256},
+				{index: 5, bits: 512},
+				{index: 7, bits: 32768},
+				{index: 10, bits: 6144},
 			},
-			textIDs: []int32{1253, 331, 1254, 1255, 1256, 1257, 1258, 1259, 465, 653, 654, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267},
+			textIDs: []int32{1251, 329, 1252, 1253, 1254, 1255, 1256, 1257, 463, 651, 652, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
@@ -9097,14 +9102,14 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4773,
 			text: phraseMask{
-				{index: 7, bits: 6442450944},
-				{index: 29, bits: 140737488347136},
-				{index: 4, bits: 17179869184},
-				{index: 11, bits: 8388608},
-				{index: 1, bits: 10995116277760},
+				{index: 7, bits: 1610612736},
+				{index: 29, bits: 70368744173568},
+				{index: 4, bits: 4294967296},
+				{index: 11, bits: 2097152},
+				{index: 1, bits: 2748779069440},
 				{bits: 4294967296},
 			},
-			textIDs: []int32{479, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 1886, 1887, 480, 290, 727, 105, 107, 32, 1888, 1889, 1890, 1891, 1892, 1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900, 1901, 1902},
+			textIDs: []int32{477, 1868, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 1886, 478, 288, 725, 103, 105, 32, 1887, 1888, 1889, 1890, 1891, 1892, 1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900, 1901},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
@@ -9125,9 +9130,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4799,
 			text: phraseMask{
-				{index: 29, bits: 140737488355328},
+				{index: 29, bits: 70368744177664},
 			},
-			textIDs: []int32{1903},
+			textIDs: []int32{1902},
 			regexps: []*pattern{
 				{src: "delivery failed \\d+ attempts", captures: false},
 			},
@@ -9138,12 +9143,12 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4806,
 			text: phraseMask{
-				{index: 7, bits: 17179869184},
-				{index: 29, bits: 18446462598732840960},
-				{index: 1, bits: 351843720888320},
-				{index: 30, bits: 127},
+				{index: 7, bits: 4294967296},
+				{index: 29, bits: 18446603336221196288},
+				{index: 1, bits: 87960930222080},
+				{index: 30, bits: 63},
 			},
-			textIDs: []int32{482, 1904, 1905, 1906, 1907, 110, 1908, 1909, 1910, 1911, 1912, 1913, 1914, 1915, 1916, 1917, 1918, 1919, 112, 1920, 1921, 1922, 1923, 1924, 1925, 1926},
+			textIDs: []int32{480, 1903, 1904, 1905, 1906, 108, 1907, 1908, 1909, 1910, 1911, 1912, 1913, 1914, 1915, 1916, 1917, 1918, 110, 1919, 1920, 1921, 1922, 1923, 1924, 1925},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
@@ -9175,14 +9180,14 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4833,
 			text: phraseMask{
-				{index: 30, bits: 33554304},
-				{index: 9, bits: 1729382256910270464},
-				{index: 15, bits: 36028797018963968},
-				{index: 12, bits: 33554432},
-				{index: 6, bits: 19928648253440},
-				{index: 11, bits: 16777216},
+				{index: 30, bits: 16777152},
+				{index: 9, bits: 432345564227567616},
+				{index: 15, bits: 9007199254740992},
+				{index: 12, bits: 8388608},
+				{index: 6, bits: 4982162063360},
+				{index: 11, bits: 4194304},
 			},
-			textIDs: []int32{1927, 1928, 1929, 635, 1930, 1931, 1015, 793, 1932, 1933, 1934, 1935, 1936, 1937, 636, 1938, 1939, 1940, 1941, 1942, 428, 728, 421, 425, 1943, 1944},
+			textIDs: []int32{1926, 1927, 1928, 633, 1929, 1930, 1013, 791, 1931, 1932, 1933, 1934, 1935, 1936, 634, 1937, 1938, 1939, 1940, 1941, 426, 726, 419, 423, 1942, 1943},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
@@ -9190,11 +9195,11 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4848,
 			text: phraseMask{
-				{index: 30, bits: 234881024},
-				{index: 23, bits: 1048576},
-				{index: 22, bits: 16},
+				{index: 30, bits: 117440512},
+				{index: 23, bits: 262144},
+				{index: 22, bits: 4},
 			},
-			textIDs: []int32{1945, 1946, 1947, 1492, 1412},
+			textIDs: []int32{1944, 1945, 1946, 1490, 1410},
 			regexps: []*pattern{
 				{src: "authentication failed; server.*said:", captures: false},
 				{src: "authentification invalide.*305", captures: false},
@@ -9209,10 +9214,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4857,
 			text: phraseMask{
-				{index: 30, bits: 35184103653376},
-				{index: 2, bits: 274877906944},
+				{index: 30, bits: 17592051826688},
+				{index: 2, bits: 68719476736},
 			},
-			textIDs: []int32{1948, 166, 1949, 1950, 1951, 1952, 1953, 1954, 1955, 1956, 1957, 1958, 1959, 1960, 1961, 1962, 1963, 1964},
+			textIDs: []int32{1947, 164, 1948, 1949, 1950, 1951, 1952, 1953, 1954, 1955, 1956, 1957, 1958, 1959, 1960, 1961, 1962, 1963},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
@@ -9220,10 +9225,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4866,
 			text: phraseMask{
-				{index: 7, bits: 288},
-				{index: 30, bits: 17979214137393152},
+				{index: 7, bits: 72},
+				{index: 30, bits: 8989607068696576},
 			},
-			textIDs: []int32{453, 1965, 1966, 456, 1967, 1968, 1969, 1970, 1971, 1972, 1973},
+			textIDs: []int32{451, 1964, 1965, 454, 1966, 1967, 1968, 1969, 1970, 1971, 1972},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
@@ -10738,19 +10743,20 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5230,
 			text: phraseMask{
-				{index: 19, bits: 18442240474082181120},
-				{index: 7, bits: 18014398517870594},
+				{index: 19, bits: 18445618173802708992},
+				{index: 7, bits: 4503599629467648},
+				{index: 8, bits: 27021597764354048},
 				{index: 20, bits: 18446744073709551615},
-				{index: 8, bits: 108086391057416192},
-				{index: 9, bits: 8192},
-				{index: 12, bits: 33554432},
-				{index: 5, bits: 1649267539968},
-				{index: 11, bits: 9250393634618998784},
-				{index: 15, bits: 32},
-				{index: 21, bits: 281474976710655},
-				{index: 2, bits: 34359738368},
+				{index: 9, bits: 2048},
+				{index: 12, bits: 8388608},
+				{index: 5, bits: 412316884992},
+				{index: 11, bits: 2312598408654749696},
+				{index: 6, bits: 9223372036854775808},
+				{index: 15, bits: 8},
+				{index: 21, bits: 70368744177663},
+				{index: 2, bits: 8589934592},
 			},
-			textIDs: []int32{1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 502, 1280, 1281, 568, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 589, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 471, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 793, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 359, 1317, 1318, 1319, 531, 1320, 1321, 1322, 757, 1323, 1324, 449, 1325, 1326, 1327, 965, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 336, 1335, 1336, 1337, 1338, 1339, 567, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 767, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 335, 1361, 1362, 1363, 1364, 360, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 758, 1377, 1378, 1379, 1380, 1381, 1382, 163, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391},
+			textIDs: []int32{1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 500, 1278, 1279, 566, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 587, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 469, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 791, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 357, 1315, 1316, 1317, 529, 1318, 1319, 1320, 755, 1321, 1322, 447, 1323, 1324, 1325, 963, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 334, 1333, 1334, 1335, 1336, 1337, 565, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 765, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 333, 1359, 1360, 1361, 1362, 358, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 756, 1375, 1376, 1377, 1378, 1379, 1380, 161, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389},
 			command: []string{"DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
@@ -10839,10 +10845,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5249,
 			text: phraseMask{
-				{index: 30, bits: 270215977642229760},
-				{index: 10, bits: 524288},
+				{index: 30, bits: 135107988821114880},
+				{index: 10, bits: 131072},
 			},
-			textIDs: []int32{1974, 1975, 1976, 659, 1977},
+			textIDs: []int32{1973, 1974, 1975, 657, 1976},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
@@ -10850,9 +10856,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5254,
 			text: phraseMask{
-				{index: 30, bits: 288230376151711744},
+				{index: 30, bits: 144115188075855872},
 			},
-			textIDs: []int32{1978},
+			textIDs: []int32{1977},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
@@ -10860,10 +10866,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5259,
 			text: phraseMask{
-				{index: 30, bits: 17870283321406128128},
-				{index: 31, bits: 1023},
+				{index: 30, bits: 18158513697557839872},
+				{index: 31, bits: 511},
 			},
-			textIDs: []int32{1979, 1980, 1981, 1982, 1983, 1984, 1985, 1986, 1987, 1988, 1989, 1990, 1991, 1992, 1993},
+			textIDs: []int32{1978, 1979, 1980, 1981, 1982, 1983, 1984, 1985, 1986, 1987, 1988, 1989, 1990, 1991, 1992},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
@@ -10871,9 +10877,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5266,
 			text: phraseMask{
-				{index: 31, bits: 7168},
+				{index: 31, bits: 3584},
 			},
-			textIDs: []int32{1994, 1995, 1996},
+			textIDs: []int32{1993, 1994, 1995},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
@@ -10881,9 +10887,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5271,
 			text: phraseMask{
-				{index: 31, bits: 24576},
+				{index: 31, bits: 12288},
 			},
-			textIDs: []int32{1997, 1998},
+			textIDs: []int32{1996, 1997},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
@@ -10891,10 +10897,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5276,
 			text: phraseMask{
-				{index: 31, bits: 98304},
-				{index: 26, bits: 35184372088832},
+				{index: 31, bits: 49152},
+				{index: 26, bits: 17592186044416},
 			},
-			textIDs: []int32{1999, 2000, 1709},
+			textIDs: []int32{1998, 1999, 1708},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
@@ -10902,13 +10908,13 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5287,
 			text: phraseMask{
-				{index: 31, bits: 17179738112},
+				{index: 31, bits: 8589869056},
 				{bits: 9223372036854775904},
-				{index: 27, bits: 17196646400},
+				{index: 27, bits: 8598323200},
 			},
-			textIDs: []int32{2001, 2002, 2003, 63, 2004, 2005, 2006, 2007, 2008, 5, 6, 2009, 2010, 2011, 1752, 2012, 2013, 2014, 1762, 2015, 2016, 2017},
+			textIDs: []int32{2000, 2001, 2002, 63, 2003, 2004, 2005, 2006, 2007, 5, 6, 2008, 2009, 2010, 1751, 2011, 2012, 2013, 1761, 2014, 2015, 2016},
 			unless: phraseMask{
-				{index: 31, bits: 17179869184},
+				{index: 31, bits: 8589934592},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
@@ -10917,9 +10923,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5302,
 			text: phraseMask{
-				{index: 31, bits: 17557826306048},
+				{index: 31, bits: 8778913153024},
 			},
-			textIDs: []int32{2019, 2020, 2021, 2022, 2023, 2024, 2025, 2026, 2027},
+			textIDs: []int32{2018, 2019, 2020, 2021, 2022, 2023, 2024, 2025, 2026},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
@@ -10927,11 +10933,11 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5308,
 			text: phraseMask{
-				{index: 31, bits: 4486007441326080},
-				{index: 2, bits: 8388608},
-				{index: 7, bits: 9223372036854775808},
+				{index: 31, bits: 2243003720663040},
+				{index: 2, bits: 2097152},
+				{index: 7, bits: 2305843009213693952},
 			},
-			textIDs: []int32{2028, 2029, 151, 511, 2030, 2031, 2032, 2033, 2034, 2035},
+			textIDs: []int32{2027, 2028, 149, 509, 2029, 2030, 2031, 2032, 2033, 2034},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
@@ -10939,12 +10945,13 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5314,
 			text: phraseMask{
-				{index: 1, bits: 4611686018427387904},
-				{index: 12, bits: 25165825},
-				{index: 31, bits: 31525197391593472},
-				{index: 7, bits: 35184372088832},
+				{index: 1, bits: 1152921504606846976},
+				{index: 12, bits: 6291456},
+				{index: 31, bits: 15762598695796736},
+				{index: 7, bits: 8796093022208},
+				{index: 11, bits: 4611686018427387904},
 			},
-			textIDs: []int32{126, 792, 2036, 2037, 493, 768, 791, 2038},
+			textIDs: []int32{124, 790, 2035, 2036, 491, 766, 789, 2037},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
@@ -10952,9 +10959,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5322,
 			text: phraseMask{
-				{index: 1, bits: 158329674399744},
+				{index: 1, bits: 39582418599936},
 			},
-			textIDs: []int32{108, 111},
+			textIDs: []int32{106, 109},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
@@ -10962,9 +10969,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5327,
 			text: phraseMask{
-				{index: 31, bits: 36028797018963968},
+				{index: 31, bits: 18014398509481984},
 			},
-			textIDs: []int32{2039},
+			textIDs: []int32{2038},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
@@ -10972,9 +10979,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5332,
 			text: phraseMask{
-				{index: 31, bits: 504403158265495552},
+				{index: 31, bits: 252201579132747776},
 			},
-			textIDs: []int32{2040, 2041, 2042},
+			textIDs: []int32{2039, 2040, 2041},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
@@ -12283,9 +12290,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5593,
 			text: phraseMask{
-				{index: 31, bits: 576460752303423488},
+				{index: 31, bits: 288230376151711744},
 			},
-			textIDs: []int32{2043},
+			textIDs: []int32{2042},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
@@ -12293,9 +12300,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5598,
 			text: phraseMask{
-				{index: 31, bits: 8070450532247928832},
+				{index: 31, bits: 4035225266123964416},
 			},
-			textIDs: []int32{2044, 2045, 2046},
+			textIDs: []int32{2043, 2044, 2045},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
@@ -12303,10 +12310,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5604,
 			text: phraseMask{
-				{index: 31, bits: 9223372036854775808},
-				{index: 32, bits: 3},
+				{index: 31, bits: 13835058055282163712},
+				{index: 32, bits: 1},
 			},
-			textIDs: []int32{2047, 2048, 2049},
+			textIDs: []int32{2046, 2047, 2048},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "onhold"},
 		},
@@ -12335,9 +12342,9 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{bits: 1099511627776},
-				{index: 32, bits: 12},
+				{index: 32, bits: 6},
 			},
-			textIDs: []int32{40, 2050, 2051},
+			textIDs: []int32{40, 2049, 2050},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
@@ -12498,9 +12505,9 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 5649,
 			text: phraseMask{
-				{index: 32, bits: 240},
+				{index: 32, bits: 120},
 			},
-			textIDs: []int32{2052, 2053, 2054, 2055},
+			textIDs: []int32{2051, 2052, 2053, 2054},
 			then: thenDef{
 				Reason: "vacation",
 				words:  words{owner: "none"},
@@ -12707,7 +12714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 527,
+			line: 528,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -12722,7 +12729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 538,
+			line: 539,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -12733,7 +12740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 544,
+			line: 545,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -12744,7 +12751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 553,
+			line: 554,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -12757,7 +12764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 563,
+			line: 564,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -12769,7 +12776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 569,
+			line: 570,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -12781,7 +12788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 593,
+			line: 594,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -12798,7 +12805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 604,
+			line: 605,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -12813,7 +12820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 613,
+			line: 614,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -12826,7 +12833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 622,
+			line: 623,
 			text: phraseMask{
 				{bits: 17293822569102704640},
 				{index: 1, bits: 1023},
@@ -12842,7 +12849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 632,
+			line: 633,
 			text: phraseMask{
 				{index: 1, bits: 16776192},
 			},
@@ -12854,7 +12861,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 639,
+			line: 640,
 			text: phraseMask{
 				{index: 1, bits: 251658240},
 			},
@@ -12865,22 +12872,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 646,
+			line: 647,
 			text: phraseMask{
-				{index: 1, bits: 2198754820096},
+				{index: 1, bits: 549487378432},
 			},
 			regexps: []*pattern{
-				{src: "(?P<dns_tempfail>host not found, try again|temporary failure in name resolution|host lookup did not complete|host name lookup failure|name server timeout|servfail|(?:malformed|unexpected) name server reply|dns lookup timed out|dns timeout|temporary dns (?:failure|error)|dns temporary failure)", captures: true},
-				{src: "name service error for name=(?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}) type=[a-z]+: (?:host not found, try again|malformed)", captures: true},
+				{src: "(?P<dns_tempfail>host not found, try again|temporary failure in name resolution|host lookup did not complete|host name lookup failure|name server timeout|servfail|dns lookup timed out|dns timeout|temporary dns (?:failure|error)|dns temporary failure)", captures: true},
+				{src: "name service error for name=(?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}) type=[a-z]+: host not found, try again", captures: true},
 				{src: "name server: (?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\.?: host name lookup failure", captures: true},
 			},
 		},
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 665,
+			line: 666,
 			text: phraseMask{
-				{index: 1, bits: 15393162788864},
+				{index: 1, bits: 3848290697216},
 			},
 			regexps: []*pattern{
 				{src: "(?:retry timeout exceeded|delivery temporarily suspended|retry time not reached for any host after a long failure period)[:;,]? (?:host [a-z0-9][a-z0-9.-]* \\[[0-9a-f.:]+\\]:? |connect to [a-z0-9][a-z0-9.-]*\\[[0-9a-f.:]+\\]:[0-9]+:? )?(?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete)", captures: true},
@@ -12892,9 +12899,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 682,
+			line: 683,
 			text: phraseMask{
-				{index: 1, bits: 4486007441326080},
+				{index: 1, bits: 1121501860331520},
 			},
 			regexps: []*pattern{
 				{src: "(?P<tls_required>must issue a starttls command first|encryption required for requested authentication mechanism|starttls is required to send mail|tls required for rcpt domain|must use starttls|requires? (?:a )?starttls|starttls (?:is )?required)", captures: true},
@@ -12907,12 +12914,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 709,
+			line: 710,
 			text: phraseMask{
-				{index: 1, bits: 13510798882111488},
+				{index: 1, bits: 3377699720527872},
 			},
 			unless: phraseMask{
-				{index: 1, bits: 18014466692087808},
+				{index: 1, bits: 4503616270368768},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_mx>no mx (?:records? )?(?:found|for|exists?)|no mx records?|no valid mx|could not find a mail exchanger|no mail exchanger|type=mx: host not found|mx lookup failed|does not have an mx|doesn't have an mx|has no mx)", captures: true},
@@ -12924,10 +12931,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 720,
 			text: phraseMask{
-				{index: 1, bits: 1116892707587883008},
+				{index: 1, bits: 279223176896970752},
 			},
 			unless: phraseMask{
-				{index: 1, bits: 18014466692087808},
+				{index: 1, bits: 4503616270368768},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_domain>nxdomain|domain name not found|domain not found|no such domain|domain does not exist)", captures: true},
@@ -12938,8 +12945,8 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 728,
 			text: phraseMask{
-				{index: 1, bits: 17293822569102704640},
-				{index: 2, bits: 1023},
+				{index: 1, bits: 18158513697557839872},
+				{index: 2, bits: 255},
 			},
 			regexps: []*pattern{
 				{src: "(?P<conn_refused>connection refused|refused (?:the |our )?connection|actively refused|connection was refused)", captures: true},
@@ -13146,7 +13153,7 @@ var builtinSet = &ruleSet{
 		},
 	},
 	textsFrom: [32]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)"},
-	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "try again", "temporary failure in name resolution", "host lookup did not complete", "host name lookup failure", "name server timeout", "servfail", "unexpected name server reply", "malformed name server reply", "dns lookup timed out", "dns timeout", "temporary dns failure", "dns temporary failure", "temporary dns error", "retry timeout exceeded", "delivery temporarily suspended", "retry time not reached", "starttls", "tls", "encryption required", "certificate", "untrusted issuer", "mta-sts", "tlsa", "dane", "mx", "mail exchanger", "host not found, try again", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "mail forwarding loop for", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "server certificate not verified", "server certificate not trusted", "certificate verify failed", "certificate verification failed", "unable to get local issuer certificate", "refused to start tls", "an attempt to start tls failed", "did not offer tls", "mta-sts policy", "dane validation", "tlsa record", "cannot start tls", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
+	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "try again", "temporary failure in name resolution", "host lookup did not complete", "host name lookup failure", "name server timeout", "servfail", "dns lookup timed out", "dns timeout", "temporary dns failure", "dns temporary failure", "temporary dns error", "retry timeout exceeded", "delivery temporarily suspended", "retry time not reached", "starttls", "tls", "encryption required", "certificate", "untrusted issuer", "mta-sts", "tlsa", "dane", "mx", "mail exchanger", "host not found, try again", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "server certificate not verified", "server certificate not trusted", "certificate verify failed", "certificate verification failed", "unable to get local issuer certificate", "refused to start tls", "an attempt to start tls failed", "did not offer tls", "mta-sts policy", "dane validation", "tlsa record", "cannot start tls", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
 }
 
 var builtinData1 = [...]reasonDef{

@@ -149,7 +149,8 @@ func (fs Facts) MarshalJSON() ([]byte, error) {
 
 // noticeFacts are the facts read from Input.Notice when the diagnostic
 // does not give them: values that a notice states in its prose (how long
-// the server tried, the infected file and the malware, the size limit).
+// the server tried, the infected file and the malware, the size limit, the
+// last error before an expiry).
 // The conditions (a loop, no MX record...) are not among them: they choose
 // the words of a reason, and a notice's general help text names them
 // without their being the cause.

@@ -22,7 +22,6 @@ func TestTemporaryDNSFailureIsNotAMissingDomain(t *testing.T) {
 		{"postfix mx try again", "Host or domain name not found. Name service error for name=example.at type=MX: Host not found, try again"},
 		{"postfix a try again", "delivery temporarily suspended: Host or domain name not found. Name service error for name=mx.example.at type=A: Host not found, try again"},
 		{"postfix getaddrinfo", "unable to look up host mx.example.at: Temporary failure in name resolution"},
-		{"postfix malformed reply", "Host or domain name not found. Name service error for name=example.at type=MX: Malformed or unexpected name server reply"},
 		{"exim router", "host lookup did not complete"},
 		{"sendmail try again", "Deferred: Name server: example.at.: host name lookup failure"},
 		{"sendmail timeout", "Deferred: Name server timeout"},
@@ -57,6 +56,9 @@ func TestNXDOMAINStaysAMissingDomain(t *testing.T) {
 		"Host or domain name not found. Name service error for name=example.at type=A: Host not found",
 		"Domain not found",
 		"DNS lookup returned NXDOMAIN for example.at",
+		// Postfix DNS_INVAL, 5.4.4: the name servers answered, badly; no
+		// temporary failure.
+		"Host or domain name not found. Name service error for name=example.at type=MX: Malformed or unexpected name server reply",
 	} {
 		c := e.Classify(Input{Action: smtpcode.ActionFailed, Status: "5.4.4", Diagnostic: diag})
 		if c.Facts.Get(FactDNSTempFail) != "" {
