@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "21f7961ae536"
+const builtinDigest = "896056d34652"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -341,10 +341,18 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin (or the provider of the sending server's address) should check the address in Microsoft's Smart Network Data Services (SNDS), stop any spam it sends (often a hacked account), and ask for removal with Outlook.com's delist form (olcsupport.office.com); Microsoft's page on these codes: sendersupport.olc.protection.outlook.com/pm/troubleshooting.aspx."},
+								{literal: "This is not about your message's content"},
+								{
+									group: []textPart{
+										{slot: 9, isSlot: true, test: true},
+										{literal: ", and sending it again will fail the same way"},
+									},
+								},
+								{literal: ". Your email admin (or the provider of the sending server's address) should check the address in Microsoft's Smart Network Data Services (SNDS), stop any spam it sends (often a hacked account), and ask for removal with Outlook.com's delist form (olcsupport.office.com); Microsoft's page on these codes: sendersupport.olc.protection.outlook.com/pm/troubleshooting.aspx."},
 							},
 						},
-						tr: new([][]text),
+						uses: 512,
+						tr:   new([][]text),
 					},
 				},
 			},
@@ -451,7 +459,14 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin should look the sending server's address up on Proofpoint's page"},
+								{literal: "This is not about your message's content"},
+								{
+									group: []textPart{
+										{slot: 9, isSlot: true, test: true},
+										{literal: ", and sending it again will fail the same way"},
+									},
+								},
+								{literal: ". Your email admin should look the sending server's address up on Proofpoint's page"},
 								{
 									group: []textPart{
 										{literal: " ("},
@@ -462,7 +477,7 @@ var builtinSet = &ruleSet{
 								{literal: ", fix what gave it a poor reputation (often a hacked account sending spam), and ask for removal with the form on that page."},
 							},
 						},
-						uses: 2048,
+						uses: 2560,
 						tr:   new([][]text),
 					},
 				},
@@ -1983,10 +1998,18 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin (or the provider of the sending server's address) should check the address in Microsoft's Smart Network Data Services (SNDS), stop any spam it sends (often a hacked account), and ask for removal with Outlook.com's delist form (olcsupport.office.com); Microsoft's page on these codes: sendersupport.olc.protection.outlook.com/pm/troubleshooting.aspx."},
+								{literal: "This is not about your message's content"},
+								{
+									group: []textPart{
+										{slot: 9, isSlot: true, test: true},
+										{literal: ", and sending it again will fail the same way"},
+									},
+								},
+								{literal: ". Your email admin (or the provider of the sending server's address) should check the address in Microsoft's Smart Network Data Services (SNDS), stop any spam it sends (often a hacked account), and ask for removal with Outlook.com's delist form (olcsupport.office.com); Microsoft's page on these codes: sendersupport.olc.protection.outlook.com/pm/troubleshooting.aspx."},
 							},
 						},
-						tr: new([][]text),
+						uses: 512,
+						tr:   new([][]text),
 					},
 				},
 			},
@@ -4170,7 +4193,14 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin should look up the sending server's address"},
+								{literal: "This is not about your message's content"},
+								{
+									group: []textPart{
+										{slot: 9, isSlot: true, test: true},
+										{literal: ", and sending it again will fail the same way"},
+									},
+								},
+								{literal: ". Your email admin should look up the sending server's address"},
 								{
 									group: []textPart{
 										{literal: " ("},
@@ -4187,7 +4217,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 						},
-						uses: 18432,
+						uses: 18944,
 						tr:   new([][]text),
 					},
 				},
@@ -5662,10 +5692,17 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Sending it again will fail the same way. Your email admin should add the sending server or service to your domain's SPF record."},
+								{
+									group: []textPart{
+										{slot: 9, isSlot: true, test: true},
+										{literal: "Sending it again will fail the same way. "},
+									},
+								},
+								{literal: "Your email admin should add the sending server or service to your domain's SPF record."},
 							},
 						},
-						tr: new([][]text),
+						uses: 512,
+						tr:   new([][]text),
 					},
 				},
 			},
@@ -6209,10 +6246,17 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Sending it again will fail the same way. The admin of your domain must make SPF or DKIM match the From domain for every server and service that sends mail for it."},
+								{
+									group: []textPart{
+										{slot: 9, isSlot: true, test: true},
+										{literal: "Sending it again will fail the same way. "},
+									},
+								},
+								{literal: "The admin of your domain must make SPF or DKIM match the From domain for every server and service that sends mail for it."},
 							},
 						},
-						tr: new([][]text),
+						uses: 512,
+						tr:   new([][]text),
 					},
 				},
 			},
@@ -6462,10 +6506,17 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Sending it again will fail the same way. Your email admin should publish SPF, DKIM and DMARC for your domain, matching the From address."},
+								{
+									group: []textPart{
+										{slot: 9, isSlot: true, test: true},
+										{literal: "Sending it again will fail the same way. "},
+									},
+								},
+								{literal: "Your email admin should publish SPF, DKIM and DMARC for your domain, matching the From address."},
 							},
 						},
-						tr: new([][]text),
+						uses: 512,
+						tr:   new([][]text),
 					},
 				},
 			},
@@ -13191,7 +13242,13 @@ var builtinData1 = [...]reasonDef{
 			fix: alts{
 				list: []text{
 					{
-						{literal: "Sending it again will fail the same way. Your email admin should make sure that every server or service that sends mail for your domain is listed in the domain's SPF record and signs with DKIM, so that DMARC passes"},
+						{
+							group: []textPart{
+								{slot: 9, isSlot: true, test: true},
+								{literal: "Sending it again will fail the same way. "},
+							},
+						},
+						{literal: "Your email admin should make sure that every server or service that sends mail for your domain is listed in the domain's SPF record and signs with DKIM, so that DMARC passes"},
 						{
 							group: []textPart{
 								{literal: " (the receiver's explanation: "},
@@ -13202,7 +13259,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "."},
 					},
 				},
-				uses: 2048,
+				uses: 2560,
 				tr:   new([][]text),
 			},
 		},
@@ -15009,10 +15066,17 @@ var builtinData1 = [...]reasonDef{
 			fix: alts{
 				list: []text{
 					{
-						{literal: "Sending the same message again will fail the same way. Your email admin, or the maker of the program that sent it, should fix how the program writes the message header."},
+						{
+							group: []textPart{
+								{slot: 9, isSlot: true, test: true},
+								{literal: "Sending the same message again will fail the same way. "},
+							},
+						},
+						{literal: "Your email admin, or the maker of the program that sent it, should fix how the program writes the message header."},
 					},
 				},
-				tr: new([][]text),
+				uses: 512,
+				tr:   new([][]text),
 			},
 		},
 	},
