@@ -205,3 +205,26 @@ func TestTemporaryRefusalGivenUpSaysSo(t *testing.T) {
 		t.Errorf("an expiry says 'gave up' %d times: %q", n, exp.Explanation)
 	}
 }
+
+// TestWillFailTheSameWayOnlyForPermanentRefusals checks the {?final} test
+// of the fixes that say a new attempt must fail: shown for a class-5
+// refusal, left out for a class-4 one that the sending server gave up on.
+func TestWillFailTheSameWayOnlyForPermanentRefusals(t *testing.T) {
+	e := builtin(t)
+	const text = " Unauthenticated email from example.com is not accepted due to domain's DMARC policy"
+	for _, tt := range []struct {
+		status, reply string
+		want          bool
+	}{
+		{"5.7.26", "550", true},
+		{"4.7.26", "451", false},
+	} {
+		c := e.Classify(Input{Action: smtpcode.ActionFailed, Status: tt.status, ReplyCode: tt.reply, Diagnostic: tt.reply + " " + tt.status + text})
+		if c.Reason != ReasonAuthFailure {
+			t.Fatalf("%s: reason %s (rule %s), want authfailure", tt.status, c.Reason, c.Rule)
+		}
+		if got := strings.Contains(c.Fix, "will fail the same way"); got != tt.want {
+			t.Errorf("%s: 'will fail the same way' shown %v, want %v: %q", tt.status, got, tt.want, c.Fix)
+		}
+	}
+}
