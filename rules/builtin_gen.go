@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "99a8f9937b61"
+const builtinDigest = "d2b8dc55c530"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   670,
+			line:   789,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 675,
+			line: 794,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,11 +56,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 690,
+			line: 809,
 			text: phraseMask{
-				{index: 1, bits: 3940649673949184},
+				{index: 2, bits: 1792},
 			},
-			textIDs: []int32{113, 114, 115},
+			textIDs: []int32{136, 137, 138},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false},
 			},
@@ -70,11 +70,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 697,
+			line: 816,
 			text: phraseMask{
-				{index: 1, bits: 4503599627370496},
+				{index: 2, bits: 2048},
 			},
-			textIDs: []int32{116},
+			textIDs: []int32{139},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false},
 			},
@@ -84,11 +84,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 704,
+			line: 823,
 			text: phraseMask{
-				{index: 1, bits: 27021597764222976},
+				{index: 2, bits: 12288},
 			},
-			textIDs: []int32{117, 118},
+			textIDs: []int32{140, 141},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -98,11 +98,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 711,
+			line: 830,
 			text: phraseMask{
-				{index: 1, bits: 36028797018963968},
+				{index: 2, bits: 16384},
 			},
-			textIDs: []int32{119},
+			textIDs: []int32{142},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -112,11 +112,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 718,
+			line: 837,
 			text: phraseMask{
-				{index: 1, bits: 1080863910568919040},
+				{index: 2, bits: 491520},
 			},
-			textIDs: []int32{120, 121, 122, 123},
+			textIDs: []int32{143, 144, 145, 146},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -126,11 +126,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 725,
+			line: 844,
 			text: phraseMask{
-				{index: 1, bits: 3458764513820540928},
+				{index: 2, bits: 1572864},
 			},
-			textIDs: []int32{124, 125},
+			textIDs: []int32{147, 148},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -140,11 +140,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 732,
+			line: 851,
 			text: phraseMask{
-				{index: 1, bits: 4611686018427387904},
+				{index: 2, bits: 2097152},
 			},
-			textIDs: []int32{126},
+			textIDs: []int32{149},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -154,11 +154,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 739,
+			line: 858,
 			text: phraseMask{
-				{index: 1, bits: 9223372036854775808},
+				{index: 2, bits: 4194304},
 			},
-			textIDs: []int32{127},
+			textIDs: []int32{150},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -168,11 +168,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 746,
+			line: 865,
 			text: phraseMask{
-				{index: 2, bits: 1},
+				{index: 2, bits: 8388608},
 			},
-			textIDs: []int32{128},
+			textIDs: []int32{151},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false},
 			},
@@ -182,11 +182,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 753,
+			line: 872,
 			text: phraseMask{
-				{index: 2, bits: 6},
+				{index: 2, bits: 50331648},
 			},
-			textIDs: []int32{129, 130},
+			textIDs: []int32{152, 153},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false},
 			},
@@ -196,11 +196,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 760,
+			line: 879,
 			text: phraseMask{
-				{index: 2, bits: 8},
+				{index: 2, bits: 67108864},
 			},
-			textIDs: []int32{131},
+			textIDs: []int32{154},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -210,11 +210,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 767,
+			line: 886,
 			text: phraseMask{
-				{index: 2, bits: 48},
+				{index: 2, bits: 402653184},
 			},
-			textIDs: []int32{132, 133},
+			textIDs: []int32{155, 156},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -224,11 +224,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 774,
+			line: 893,
 			text: phraseMask{
-				{index: 2, bits: 64},
+				{index: 2, bits: 536870912},
 			},
-			textIDs: []int32{134},
+			textIDs: []int32{157},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -238,11 +238,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 781,
+			line: 900,
 			text: phraseMask{
-				{index: 2, bits: 128},
+				{index: 2, bits: 1073741824},
 			},
-			textIDs: []int32{135},
+			textIDs: []int32{158},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -252,11 +252,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 788,
+			line: 907,
 			text: phraseMask{
-				{index: 2, bits: 256},
+				{index: 2, bits: 2147483648},
 			},
-			textIDs: []int32{136},
+			textIDs: []int32{159},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false},
 			},
@@ -266,11 +266,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 795,
+			line: 914,
 			text: phraseMask{
-				{index: 2, bits: 3584},
+				{index: 2, bits: 30064771072},
 			},
-			textIDs: []int32{137, 138, 139},
+			textIDs: []int32{160, 161, 162},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false},
 			},
@@ -280,22 +280,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 803,
+			line: 922,
 			text: phraseMask{
-				{index: 2, bits: 520192},
+				{index: 2, bits: 4363686772736},
 			},
-			textIDs: []int32{140, 141, 142, 143, 144, 145, 146},
+			textIDs: []int32{163, 164, 165, 166, 167, 168, 169},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 824,
+			line: 943,
 			text: phraseMask{
-				{index: 2, bits: 1572864},
+				{index: 2, bits: 13194139533312},
 			},
-			textIDs: []int32{147, 148},
+			textIDs: []int32{170, 171},
 			regexps: []*pattern{
 				{src: "\\bs31[45]0\\b", captures: false},
 			},
@@ -328,23 +328,31 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 14, isSlot: true},
+										{slot: 15, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", or its network, is on the block list of Outlook.com (Hotmail, Live, MSN), Microsoft's mail service."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   new([][]text),
 					},
 					fix: alts{
 						list: []text{
 							{
-								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin (or the provider of the sending server's address) should check the address in Microsoft's Smart Network Data Services (SNDS), stop any spam it sends (often a hacked account), and ask for removal with Outlook.com's delist form (olcsupport.office.com); Microsoft's page on these codes: sendersupport.olc.protection.outlook.com/pm/troubleshooting.aspx."},
+								{literal: "This is not about your message's content"},
+								{
+									group: []textPart{
+										{slot: 10, isSlot: true, test: true},
+										{literal: ", and sending it again will fail the same way"},
+									},
+								},
+								{literal: ". Your email admin (or the provider of the sending server's address) should check the address in Microsoft's Smart Network Data Services (SNDS), stop any spam it sends (often a hacked account), and ask for removal with Outlook.com's delist form (olcsupport.office.com); Microsoft's page on these codes: sendersupport.olc.protection.outlook.com/pm/troubleshooting.aspx."},
 							},
 						},
-						tr: new([][]text),
+						uses: 1024,
+						tr:   new([][]text),
 					},
 				},
 			},
@@ -352,11 +360,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 841,
+			line: 960,
 			text: phraseMask{
-				{index: 2, bits: 132120576},
+				{index: 2, bits: 1108307720798208},
 			},
-			textIDs: []int32{149, 150, 151, 152, 153, 154},
+			textIDs: []int32{172, 173, 174, 175, 176, 177},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "onhold",
@@ -404,11 +412,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 859,
+			line: 978,
 			text: phraseMask{
-				{index: 2, bits: 939524096},
+				{index: 2, bits: 7881299347898368},
 			},
-			textIDs: []int32{155, 156, 157},
+			textIDs: []int32{178, 179, 180},
 			then: thenDef{
 				Reason: "blocked",
 				words: words{
@@ -438,31 +446,38 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 14, isSlot: true},
+										{slot: 15, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   new([][]text),
 					},
 					fix: alts{
 						list: []text{
 							{
-								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin should look the sending server's address up on Proofpoint's page"},
+								{literal: "This is not about your message's content"},
+								{
+									group: []textPart{
+										{slot: 10, isSlot: true, test: true},
+										{literal: ", and sending it again will fail the same way"},
+									},
+								},
+								{literal: ". Your email admin should look the sending server's address up on Proofpoint's page"},
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 11, isSlot: true},
+										{slot: 12, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", fix what gave it a poor reputation (often a hacked account sending spam), and ask for removal with the form on that page."},
 							},
 						},
-						uses: 2048,
+						uses: 5120,
 						tr:   new([][]text),
 					},
 				},
@@ -471,11 +486,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 874,
+			line: 993,
 			text: phraseMask{
-				{index: 2, bits: 67645734912},
+				{index: 2, bits: 567453553048682496},
 			},
-			textIDs: []int32{158, 159, 160, 161, 162, 163},
+			textIDs: []int32{181, 182, 183, 184, 185, 186},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -521,11 +536,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 894,
+			line: 1013,
 			text: phraseMask{
-				{index: 2, bits: 206158430208},
+				{index: 2, bits: 1729382256910270464},
 			},
-			textIDs: []int32{164, 165},
+			textIDs: []int32{187, 188},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "speeding",
@@ -573,11 +588,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 911,
+			line: 1030,
 			text: phraseMask{
-				{index: 2, bits: 206158430208},
+				{index: 2, bits: 1729382256910270464},
 			},
-			textIDs: []int32{164, 165},
+			textIDs: []int32{187, 188},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -623,11 +638,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 921,
+			line: 1040,
 			text: phraseMask{
-				{index: 2, bits: 274877906944},
+				{index: 2, bits: 2305843009213693952},
 			},
-			textIDs: []int32{166},
+			textIDs: []int32{189},
 			regexps: []*pattern{
 				{src: "(?:\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})(?: +[0-9]+)?\\] )?our system has detected that this message is likely unsolicited mail", captures: true},
 			},
@@ -660,14 +675,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 14, isSlot: true},
+										{slot: 15, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " and of your domain, and from whether the message is authenticated (SPF, DKIM, DMARC), as well as from its content."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -677,14 +692,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 11, isSlot: true},
+										{slot: 12, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "; bulk or promotional mail needs a one-click unsubscribe and recipients who asked for it."},
 							},
 						},
-						uses: 2048,
+						uses: 4096,
 						tr:   new([][]text),
 					},
 				},
@@ -693,11 +708,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 938,
+			line: 1057,
 			text: phraseMask{
-				{index: 2, bits: 8246337208320},
+				{index: 2, bits: 13835058055282163712},
+				{index: 3, bits: 3},
 			},
-			textIDs: []int32{167, 168, 169, 170},
+			textIDs: []int32{190, 191, 192, 193},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -743,11 +759,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 953,
+			line: 1072,
 			text: phraseMask{
-				{index: 2, bits: 272678883688448},
+				{index: 3, bits: 124},
 			},
-			textIDs: []int32{171, 172, 173, 174, 175},
+			textIDs: []int32{194, 195, 196, 197, 198},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -793,11 +809,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 969,
+			line: 1088,
 			text: phraseMask{
-				{index: 2, bits: 1970324836974592},
+				{index: 3, bits: 896},
 			},
-			textIDs: []int32{176, 177, 178},
+			textIDs: []int32{199, 200, 201},
 			then: thenDef{
 				Reason: "policyviolation",
 				words: words{
@@ -843,11 +859,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 983,
+			line: 1102,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](416|418)\\b", captures: false},
 			},
@@ -856,11 +872,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 993,
+			line: 1112,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](417)\\b", captures: false},
 			},
@@ -869,11 +885,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 999,
+			line: 1118,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](420|426)\\b", captures: false},
 			},
@@ -882,11 +898,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1005,
+			line: 1124,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](401|517)\\b", captures: false},
 			},
@@ -895,11 +911,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1011,
+			line: 1130,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](305|402)\\b", captures: false},
 			},
@@ -908,11 +924,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1017,
+			line: 1136,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](403|405|415|421)\\b", captures: false},
 			},
@@ -921,11 +937,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1023,
+			line: 1142,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](506)\\b", captures: false},
 			},
@@ -934,11 +950,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1029,
+			line: 1148,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](514)\\b", captures: false},
 			},
@@ -947,11 +963,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1035,
+			line: 1154,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](630)\\b", captures: false},
 			},
@@ -960,11 +976,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1041,
+			line: 1160,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](505)\\b", captures: false},
 			},
@@ -973,11 +989,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1047,
+			line: 1166,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](104)\\b", captures: false},
 			},
@@ -986,11 +1002,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1053,
+			line: 1172,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 3, bits: 7168},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{202, 203, 204},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](101|102|103|510|999)\\b", captures: false},
 			},
@@ -1023,23 +1039,31 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 14, isSlot: true},
+										{slot: 15, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for its reputation. The code at the end of the reply (LPN... or OFR...) is Orange's reason code."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   new([][]text),
 					},
 					fix: alts{
 						list: []text{
 							{
-								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin should check the sending server's address against the public block lists and its reverse DNS, SPF and DKIM, fix what is wrong, and then ask Orange to lift the block with the form on Orange's postmaster site (postmaster.orange.fr), giving the code from the reply."},
+								{literal: "This is not about your message's content"},
+								{
+									group: []textPart{
+										{slot: 10, isSlot: true, test: true},
+										{literal: ", and sending it again will fail the same way"},
+									},
+								},
+								{literal: ". Your email admin should check the sending server's address against the public block lists and its reverse DNS, SPF and DKIM, fix what is wrong, and then ask Orange to lift the block with the form on Orange's postmaster site (postmaster.orange.fr), giving the code from the reply."},
 							},
 						},
-						tr: new([][]text),
+						uses: 1024,
+						tr:   new([][]text),
 					},
 				},
 			},
@@ -1047,11 +1071,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1068,
+			line: 1187,
 			text: phraseMask{
-				{index: 2, bits: 270215977642229760},
+				{index: 3, bits: 122880},
 			},
-			textIDs: []int32{182, 183, 184, 185},
+			textIDs: []int32{205, 206, 207, 208},
 			regexps: []*pattern{
 				{src: "\\b(cxbl|cdrbl|ipbl0001|ipbl0010|ipbl0100|ipbl0011|ipbl0101|ipbl0110|ipbl0111|ipbl1000|ipbl1001|ipbl1010|ipbl1011|ipbl1100|ipbl1101|ipbl1110|ipbl1111|ipbl00001)\\b", captures: false},
 			},
@@ -1060,11 +1084,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1076,
+			line: 1195,
 			text: phraseMask{
-				{index: 2, bits: 288230376151711744},
+				{index: 3, bits: 131072},
 			},
-			textIDs: []int32{186},
+			textIDs: []int32{209},
 			regexps: []*pattern{
 				{src: "\\b(cxdns)\\b", captures: false},
 			},
@@ -1073,11 +1097,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1082,
+			line: 1201,
 			text: phraseMask{
-				{index: 2, bits: 576460752303423488},
+				{index: 3, bits: 262144},
 			},
-			textIDs: []int32{187},
+			textIDs: []int32{210},
 			regexps: []*pattern{
 				{src: "\\b(cxsndr)\\b", captures: false},
 			},
@@ -1086,11 +1110,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1088,
+			line: 1207,
 			text: phraseMask{
-				{index: 2, bits: 1152921504606846976},
+				{index: 3, bits: 524288},
 			},
-			textIDs: []int32{188},
+			textIDs: []int32{211},
 			regexps: []*pattern{
 				{src: "\\b(cxsmtp)\\b", captures: false},
 			},
@@ -1099,11 +1123,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1094,
+			line: 1213,
 			text: phraseMask{
-				{index: 2, bits: 6917529027641081856},
+				{index: 3, bits: 3145728},
 			},
-			textIDs: []int32{189, 190},
+			textIDs: []int32{212, 213},
 			regexps: []*pattern{
 				{src: "\\b(cxcnct|cxmxrt)\\b", captures: false},
 			},
@@ -1112,12 +1136,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1100,
+			line: 1219,
 			text: phraseMask{
-				{index: 2, bits: 9223372036854775808},
-				{index: 3, bits: 1},
+				{index: 3, bits: 12582912},
 			},
-			textIDs: []int32{191, 192},
+			textIDs: []int32{214, 215},
 			regexps: []*pattern{
 				{src: "\\b(cxthrt|cxmj)\\b", captures: false},
 			},
@@ -1126,11 +1149,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1106,
+			line: 1225,
 			text: phraseMask{
-				{index: 3, bits: 2},
+				{index: 3, bits: 16777216},
 			},
-			textIDs: []int32{193},
+			textIDs: []int32{216},
 			regexps: []*pattern{
 				{src: "\\b(urlbl011|urlbl101|urlbl110|urlbl1001)\\b", captures: false},
 			},
@@ -1139,151 +1162,151 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1112,
+			line: 1231,
 			text: phraseMask{
-				{index: 3, bits: 4},
+				{index: 3, bits: 33554432},
 			},
-			textIDs: []int32{194},
+			textIDs: []int32{217},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1121,
+			line: 1240,
 			text: phraseMask{
-				{index: 3, bits: 1016},
+				{index: 3, bits: 8522825728},
 			},
-			textIDs: []int32{195, 196, 197, 198, 199, 200, 201},
+			textIDs: []int32{218, 219, 220, 221, 222, 223, 224},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1126,
+			line: 1245,
 			text: phraseMask{
-				{index: 3, bits: 1024},
+				{index: 3, bits: 8589934592},
 			},
-			textIDs: []int32{202},
+			textIDs: []int32{225},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1131,
+			line: 1250,
 			text: phraseMask{
-				{index: 3, bits: 6144},
+				{index: 3, bits: 51539607552},
 			},
-			textIDs: []int32{203, 204},
+			textIDs: []int32{226, 227},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1136,
+			line: 1255,
 			text: phraseMask{
-				{index: 3, bits: 24576},
+				{index: 3, bits: 206158430208},
 			},
-			textIDs: []int32{205, 206},
+			textIDs: []int32{228, 229},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1141,
+			line: 1260,
 			text: phraseMask{
-				{index: 3, bits: 32768},
+				{index: 3, bits: 274877906944},
 			},
-			textIDs: []int32{207},
+			textIDs: []int32{230},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1146,
+			line: 1265,
 			text: phraseMask{
-				{index: 3, bits: 458752},
+				{index: 3, bits: 3848290697216},
 			},
-			textIDs: []int32{208, 209, 210},
+			textIDs: []int32{231, 232, 233},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1151,
+			line: 1270,
 			text: phraseMask{
-				{index: 3, bits: 1572864},
+				{index: 3, bits: 13194139533312},
 			},
-			textIDs: []int32{211, 212},
+			textIDs: []int32{234, 235},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1156,
+			line: 1275,
 			text: phraseMask{
-				{index: 3, bits: 2097152},
+				{index: 3, bits: 17592186044416},
 			},
-			textIDs: []int32{213},
+			textIDs: []int32{236},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1161,
+			line: 1280,
 			text: phraseMask{
-				{index: 3, bits: 4194304},
+				{index: 3, bits: 35184372088832},
 			},
-			textIDs: []int32{214},
+			textIDs: []int32{237},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1166,
+			line: 1285,
 			text: phraseMask{
-				{index: 3, bits: 8388608},
+				{index: 3, bits: 70368744177664},
 			},
-			textIDs: []int32{215},
+			textIDs: []int32{238},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1171,
+			line: 1290,
 			text: phraseMask{
-				{index: 3, bits: 520093696},
+				{index: 3, bits: 4362862139015168},
 			},
-			textIDs: []int32{216, 217, 218, 219, 220},
+			textIDs: []int32{239, 240, 241, 242, 243},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1176,
+			line: 1295,
 			text: phraseMask{
-				{index: 3, bits: 8053063680},
+				{index: 3, bits: 67553994410557440},
 			},
-			textIDs: []int32{221, 222, 223, 224},
+			textIDs: []int32{244, 245, 246, 247},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1181,
+			line: 1300,
 			text: phraseMask{
-				{index: 3, bits: 8589934592},
+				{index: 3, bits: 72057594037927936},
 			},
-			textIDs: []int32{225},
+			textIDs: []int32{248},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1186,
+			line: 1305,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1000|120[0-9]|1210|12[2-4][0-9]|1250)\\b", captures: false},
 			},
@@ -1292,11 +1315,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1195,
+			line: 1314,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1010|10[2-7][0-9]|1080|1500|1520)\\b", captures: false},
 			},
@@ -1305,11 +1328,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1201,
+			line: 1320,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1090)\\b", captures: false},
 			},
@@ -1318,11 +1341,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1207,
+			line: 1326,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[0-4][0-9]|1150)\\b", captures: false},
 			},
@@ -1331,11 +1354,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1213,
+			line: 1332,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[6-8][0-9]|1190|1560)\\b", captures: false},
 			},
@@ -1344,11 +1367,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1219,
+			line: 1338,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1260)\\b", captures: false},
 			},
@@ -1357,11 +1380,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1225,
+			line: 1344,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[0-3][0-9]|1340)\\b", captures: false},
 			},
@@ -1370,11 +1393,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1231,
+			line: 1350,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[5-9][0-9]|14[0-8][0-9]|1490|1540|1550|1580)\\b", captures: false},
 			},
@@ -1383,11 +1406,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1237,
+			line: 1356,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1530)\\b", captures: false},
 			},
@@ -1396,11 +1419,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1243,
+			line: 1362,
 			text: phraseMask{
-				{index: 3, bits: 34359738368},
+				{index: 3, bits: 288230376151711744},
 			},
-			textIDs: []int32{227},
+			textIDs: []int32{250},
 			regexps: []*pattern{
 				{src: "\\b(ib401)\\b", captures: false},
 			},
@@ -1409,11 +1432,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1250,
+			line: 1369,
 			text: phraseMask{
-				{index: 3, bits: 206158430208},
+				{index: 3, bits: 1729382256910270464},
 			},
-			textIDs: []int32{228, 229},
+			textIDs: []int32{251, 252},
 			regexps: []*pattern{
 				{src: "\\b(ib501|ib502)\\b", captures: false},
 			},
@@ -1422,11 +1445,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1256,
+			line: 1375,
 			text: phraseMask{
-				{index: 3, bits: 274877906944},
+				{index: 3, bits: 2305843009213693952},
 			},
-			textIDs: []int32{230},
+			textIDs: []int32{253},
 			regexps: []*pattern{
 				{src: "\\b(ib506)\\b", captures: false},
 			},
@@ -1435,11 +1458,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1262,
+			line: 1381,
 			text: phraseMask{
-				{index: 3, bits: 549755813888},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{231},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "\\b(ib508)\\b", captures: false},
 			},
@@ -1448,11 +1471,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1268,
+			line: 1387,
 			text: phraseMask{
-				{index: 3, bits: 1099511627776},
+				{index: 3, bits: 9223372036854775808},
 			},
-			textIDs: []int32{232},
+			textIDs: []int32{255},
 			regexps: []*pattern{
 				{src: "\\b(ib108)\\b", captures: false},
 			},
@@ -1461,11 +1484,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1274,
+			line: 1393,
 			text: phraseMask{
-				{index: 3, bits: 2199023255552},
+				{index: 4, bits: 1},
 			},
-			textIDs: []int32{233},
+			textIDs: []int32{256},
 			regexps: []*pattern{
 				{src: "\\b(ib212)\\b", captures: false},
 			},
@@ -1474,11 +1497,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1280,
+			line: 1399,
 			text: phraseMask{
-				{index: 3, bits: 4398046511104},
+				{index: 4, bits: 2},
 			},
-			textIDs: []int32{234},
+			textIDs: []int32{257},
 			regexps: []*pattern{
 				{src: "\\b(ib705)\\b", captures: false},
 			},
@@ -1487,11 +1510,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1286,
+			line: 1405,
 			text: phraseMask{
-				{index: 3, bits: 26388279066624},
+				{index: 4, bits: 12},
 			},
-			textIDs: []int32{235, 236},
+			textIDs: []int32{258, 259},
 			regexps: []*pattern{
 				{src: "\\b(ib605|ib007)\\b", captures: false},
 			},
@@ -1500,11 +1523,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1292,
+			line: 1411,
 			text: phraseMask{
-				{index: 3, bits: 527765581332480},
+				{index: 4, bits: 240},
 			},
-			textIDs: []int32{237, 238, 239, 240},
+			textIDs: []int32{260, 261, 262, 263},
 			regexps: []*pattern{
 				{src: "\\b(ib101|ib504|ib510|ib607)\\b", captures: false},
 			},
@@ -1513,11 +1536,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1298,
+			line: 1417,
 			text: phraseMask{
-				{index: 3, bits: 71494644084506624},
+				{index: 4, bits: 32512},
 			},
-			textIDs: []int32{241, 242, 243, 244, 245, 246, 247},
+			textIDs: []int32{264, 265, 266, 267, 268, 269, 270},
 			regexps: []*pattern{
 				{src: "\\b(ib110|ib111|ib112|ib113|ib104|ib105|ib106)\\b", captures: false},
 			},
@@ -1526,11 +1549,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1304,
+			line: 1423,
 			text: phraseMask{
-				{index: 3, bits: 72057594037927936},
+				{index: 4, bits: 32768},
 			},
-			textIDs: []int32{248},
+			textIDs: []int32{271},
 			regexps: []*pattern{
 				{src: "\\b(ib103)\\b", captures: false},
 			},
@@ -1539,11 +1562,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1310,
+			line: 1429,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(1|6)/", captures: false},
 			},
@@ -1552,11 +1575,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1317,
+			line: 1436,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(2)/", captures: false},
 			},
@@ -1565,11 +1588,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1323,
+			line: 1442,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(3)/", captures: false},
 			},
@@ -1578,11 +1601,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1329,
+			line: 1448,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(4)/", captures: false},
 			},
@@ -1591,11 +1614,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1335,
+			line: 1454,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(5)/", captures: false},
 			},
@@ -1604,11 +1627,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1341,
+			line: 1460,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(7|9)/", captures: false},
 			},
@@ -1617,11 +1640,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1347,
+			line: 1466,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(8)/", captures: false},
 			},
@@ -1630,11 +1653,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1353,
+			line: 1472,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 4, bits: 65536},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{272},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(10)/", captures: false},
 			},
@@ -1643,21 +1666,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1359,
+			line: 1478,
 			text: phraseMask{
-				{index: 3, bits: 288230376151711744},
+				{index: 4, bits: 131072},
 			},
-			textIDs: []int32{250},
+			textIDs: []int32{273},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1366,
+			line: 1485,
 			text: phraseMask{
-				{index: 3, bits: 576460752303423488},
+				{index: 4, bits: 262144},
 			},
-			textIDs: []int32{251},
+			textIDs: []int32{274},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -1702,92 +1725,91 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1375,
+			line: 1494,
 			text: phraseMask{
-				{index: 3, bits: 3458764513820540928},
+				{index: 4, bits: 1572864},
 			},
-			textIDs: []int32{252, 253},
+			textIDs: []int32{275, 276},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1380,
+			line: 1499,
 			text: phraseMask{
-				{index: 3, bits: 4611686018427387904},
+				{index: 4, bits: 2097152},
 			},
-			textIDs: []int32{254},
+			textIDs: []int32{277},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1385,
+			line: 1504,
 			text: phraseMask{
-				{index: 3, bits: 9223372036854775808},
-				{index: 4, bits: 1},
+				{index: 4, bits: 12582912},
 			},
-			textIDs: []int32{255, 256},
+			textIDs: []int32{278, 279},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1390,
+			line: 1509,
 			text: phraseMask{
-				{index: 4, bits: 2},
+				{index: 4, bits: 16777216},
 			},
-			textIDs: []int32{257},
+			textIDs: []int32{280},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1395,
+			line: 1514,
 			text: phraseMask{
-				{index: 4, bits: 4},
+				{index: 4, bits: 33554432},
 			},
-			textIDs: []int32{258},
+			textIDs: []int32{281},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1407,
+			line: 1526,
 			text: phraseMask{
-				{index: 4, bits: 8},
+				{index: 4, bits: 67108864},
 			},
-			textIDs: []int32{259},
+			textIDs: []int32{282},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1412,
+			line: 1531,
 			text: phraseMask{
-				{index: 4, bits: 112},
+				{index: 4, bits: 939524096},
 			},
-			textIDs: []int32{260, 261, 262},
+			textIDs: []int32{283, 284, 285},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1417,
+			line: 1536,
 			text: phraseMask{
-				{index: 4, bits: 128},
+				{index: 4, bits: 1073741824},
 			},
-			textIDs: []int32{263},
+			textIDs: []int32{286},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1422,
+			line: 1541,
 			text: phraseMask{
-				{index: 4, bits: 256},
+				{index: 4, bits: 2147483648},
 			},
-			textIDs: []int32{264},
+			textIDs: []int32{287},
 			then: thenDef{
 				Reason: "exceedlimit",
 				words: words{
@@ -1809,7 +1831,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because it is larger than the recipient's own size limit, which is "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: "."},
 							},
 							{
@@ -1830,19 +1852,19 @@ var builtinSet = &ruleSet{
 								{literal: " because it is larger than the recipient's own size limit."},
 							},
 						},
-						uses: 4099,
+						uses: 8195,
 						tr:   new([][]text),
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Make the message smaller than "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 								{
 									group: []textPart{
 										{literal: " The receiving side's page about its limits: "},
-										{slot: 11, isSlot: true},
+										{slot: 12, isSlot: true},
 									},
 								},
 							},
@@ -1851,12 +1873,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " The receiving side's page about its limits: "},
-										{slot: 11, isSlot: true},
+										{slot: 12, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 6144,
+						uses: 12288,
 						tr:   new([][]text),
 					},
 				},
@@ -1865,72 +1887,72 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1434,
+			line: 1553,
 			text: phraseMask{
-				{index: 4, bits: 512},
+				{index: 4, bits: 4294967296},
 			},
-			textIDs: []int32{265},
+			textIDs: []int32{288},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1439,
+			line: 1558,
 			text: phraseMask{
-				{index: 4, bits: 7168},
+				{index: 4, bits: 60129542144},
 			},
-			textIDs: []int32{266, 267, 268},
+			textIDs: []int32{289, 290, 291},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1447,
+			line: 1566,
 			text: phraseMask{
-				{index: 4, bits: 8192},
+				{index: 4, bits: 68719476736},
 			},
-			textIDs: []int32{269},
+			textIDs: []int32{292},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1452,
+			line: 1571,
 			text: phraseMask{
-				{index: 4, bits: 16384},
+				{index: 4, bits: 137438953472},
 			},
-			textIDs: []int32{270},
+			textIDs: []int32{293},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1459,
+			line: 1578,
 			text: phraseMask{
-				{index: 4, bits: 32768},
+				{index: 4, bits: 274877906944},
 			},
-			textIDs: []int32{271},
-			all:     []int32{272},
+			textIDs: []int32{294},
+			all:     []int32{295},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1465,
+			line: 1584,
 			text: phraseMask{
-				{index: 4, bits: 1966080},
+				{index: 4, bits: 16492674416640},
 			},
-			textIDs: []int32{273, 274, 275, 276},
+			textIDs: []int32{296, 297, 298, 299},
 			then:    thenDef{Reason: "suppressed"},
 		},
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1473,
+			line: 1592,
 			text: phraseMask{
-				{index: 4, bits: 14680064},
+				{index: 4, bits: 123145302310912},
 			},
-			textIDs: []int32{277, 278, 279},
+			textIDs: []int32{300, 301, 302},
 			regexps: []*pattern{
 				{src: "\\b(sc|dy|ou)-00[1-4]\\b", captures: false},
 			},
@@ -1963,23 +1985,31 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 14, isSlot: true},
+										{slot: 15, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ": its code (SC-, DY- or OU-) stands for a poor reputation or complaints, a home (dynamic) address, an open relay, or a hacked computer."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   new([][]text),
 					},
 					fix: alts{
 						list: []text{
 							{
-								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin (or the provider of the sending server's address) should check the address in Microsoft's Smart Network Data Services (SNDS), stop any spam it sends (often a hacked account), and ask for removal with Outlook.com's delist form (olcsupport.office.com); Microsoft's page on these codes: sendersupport.olc.protection.outlook.com/pm/troubleshooting.aspx."},
+								{literal: "This is not about your message's content"},
+								{
+									group: []textPart{
+										{slot: 10, isSlot: true, test: true},
+										{literal: ", and sending it again will fail the same way"},
+									},
+								},
+								{literal: ". Your email admin (or the provider of the sending server's address) should check the address in Microsoft's Smart Network Data Services (SNDS), stop any spam it sends (often a hacked account), and ask for removal with Outlook.com's delist form (olcsupport.office.com); Microsoft's page on these codes: sendersupport.olc.protection.outlook.com/pm/troubleshooting.aspx."},
 							},
 						},
-						tr: new([][]text),
+						uses: 1024,
+						tr:   new([][]text),
 					},
 				},
 			},
@@ -1987,49 +2017,49 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1493,
+			line: 1612,
 			text: phraseMask{
-				{index: 4, bits: 4278190080},
+				{index: 4, bits: 35888059530608640},
 			},
-			textIDs: []int32{280, 281, 282, 283, 284, 285, 286, 287},
+			textIDs: []int32{303, 304, 305, 306, 307, 308, 309, 310},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1500,
+			line: 1619,
 			text: phraseMask{
-				{index: 4, bits: 12884901888},
+				{index: 4, bits: 108086391056891904},
 			},
-			textIDs: []int32{288, 289},
+			textIDs: []int32{311, 312},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1511,
+			line: 1630,
 			text: phraseMask{
-				{index: 4, bits: 17179869184},
+				{index: 4, bits: 144115188075855872},
 			},
-			textIDs: []int32{290},
+			textIDs: []int32{313},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1518,
+			line: 1637,
 			text: phraseMask{
-				{index: 4, bits: 34359738368},
+				{index: 4, bits: 288230376151711744},
 			},
-			textIDs: []int32{291},
+			textIDs: []int32{314},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1524,
+			line: 1643,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2040,7 +2070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1533,
+			line: 1652,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2050,40 +2080,40 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1539,
+			line: 1658,
 			text: phraseMask{
-				{index: 4, bits: 68719476736},
+				{index: 4, bits: 576460752303423488},
 			},
-			textIDs: []int32{292},
+			textIDs: []int32{315},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1545,
+			line: 1664,
 			text: phraseMask{
-				{index: 4, bits: 137438953472},
+				{index: 4, bits: 1152921504606846976},
 			},
-			textIDs: []int32{293},
+			textIDs: []int32{316},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1551,
+			line: 1670,
 			text: phraseMask{
-				{index: 4, bits: 824633720832},
+				{index: 4, bits: 6917529027641081856},
 			},
-			textIDs: []int32{294, 295},
+			textIDs: []int32{317, 318},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1557,
+			line: 1676,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2094,7 +2124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1564,
+			line: 1683,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2146,386 +2176,386 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1577,
+			line: 1696,
 			text: phraseMask{
-				{index: 4, bits: 1099511627776},
+				{index: 4, bits: 9223372036854775808},
 			},
-			textIDs: []int32{296},
+			textIDs: []int32{319},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1584,
+			line: 1703,
 			text: phraseMask{
-				{index: 4, bits: 2199023255552},
+				{index: 5, bits: 1},
 			},
-			textIDs: []int32{297},
+			textIDs: []int32{320},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1590,
+			line: 1709,
 			text: phraseMask{
-				{index: 4, bits: 13194139533312},
+				{index: 5, bits: 6},
 			},
-			textIDs: []int32{298, 299},
+			textIDs: []int32{321, 322},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1597,
+			line: 1716,
 			text: phraseMask{
-				{index: 4, bits: 263882790666240},
+				{index: 5, bits: 120},
 			},
-			textIDs: []int32{300, 301, 302, 303},
+			textIDs: []int32{323, 324, 325, 326},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1604,
+			line: 1723,
 			text: phraseMask{
-				{index: 4, bits: 281474976710656},
+				{index: 5, bits: 128},
 			},
-			textIDs: []int32{304},
+			textIDs: []int32{327},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1610,
+			line: 1729,
 			text: phraseMask{
-				{index: 2, bits: 32},
+				{index: 2, bits: 268435456},
 			},
-			textIDs: []int32{133},
+			textIDs: []int32{156},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1616,
+			line: 1735,
 			text: phraseMask{
-				{index: 4, bits: 562949953421312},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{305},
+			textIDs: []int32{328},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1622,
+			line: 1741,
 			text: phraseMask{
-				{index: 4, bits: 1125899906842624},
+				{index: 5, bits: 512},
 			},
-			textIDs: []int32{306},
+			textIDs: []int32{329},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1628,
+			line: 1747,
 			text: phraseMask{
-				{index: 4, bits: 2251799813685248},
+				{index: 5, bits: 1024},
 			},
-			textIDs: []int32{307},
+			textIDs: []int32{330},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1634,
+			line: 1753,
 			text: phraseMask{
-				{index: 4, bits: 4503599627370496},
+				{index: 5, bits: 2048},
 			},
-			textIDs: []int32{308},
+			textIDs: []int32{331},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1640,
+			line: 1759,
 			text: phraseMask{
-				{index: 4, bits: 9007199254740992},
+				{index: 5, bits: 4096},
 			},
-			textIDs: []int32{309},
+			textIDs: []int32{332},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1646,
+			line: 1765,
 			text: phraseMask{
-				{index: 4, bits: 126100789566373888},
+				{index: 5, bits: 57344},
 			},
-			textIDs: []int32{310, 311, 312},
+			textIDs: []int32{333, 334, 335},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1652,
+			line: 1771,
 			text: phraseMask{
-				{index: 4, bits: 432345564227567616},
+				{index: 5, bits: 196608},
 			},
-			textIDs: []int32{313, 314},
+			textIDs: []int32{336, 337},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1658,
+			line: 1777,
 			text: phraseMask{
-				{index: 4, bits: 1729382256910270464},
+				{index: 5, bits: 786432},
 			},
-			textIDs: []int32{315, 316},
+			textIDs: []int32{338, 339},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1664,
+			line: 1783,
 			text: phraseMask{
-				{index: 4, bits: 6917529027641081856},
+				{index: 5, bits: 3145728},
 			},
-			textIDs: []int32{317, 318},
+			textIDs: []int32{340, 341},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1670,
+			line: 1789,
 			text: phraseMask{
-				{index: 4, bits: 9223372036854775808},
+				{index: 5, bits: 4194304},
 			},
-			textIDs: []int32{319},
+			textIDs: []int32{342},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1676,
+			line: 1795,
 			text: phraseMask{
-				{index: 5, bits: 1},
+				{index: 5, bits: 8388608},
 			},
-			textIDs: []int32{320},
+			textIDs: []int32{343},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1682,
+			line: 1801,
 			text: phraseMask{
-				{index: 5, bits: 14},
+				{index: 5, bits: 117440512},
 			},
-			textIDs: []int32{321, 322, 323},
+			textIDs: []int32{344, 345, 346},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1689,
+			line: 1808,
 			text: phraseMask{
-				{index: 5, bits: 16},
+				{index: 5, bits: 134217728},
 			},
-			textIDs: []int32{324},
+			textIDs: []int32{347},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1695,
+			line: 1814,
 			text: phraseMask{
-				{index: 5, bits: 32},
+				{index: 5, bits: 268435456},
 			},
-			textIDs: []int32{325},
+			textIDs: []int32{348},
 			mta:     []string{".laposte.net", ".orange.fr", ".wanadoo.fr"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1701,
+			line: 1820,
 			text: phraseMask{
-				{index: 5, bits: 192},
+				{index: 5, bits: 1610612736},
 			},
-			textIDs: []int32{326, 327},
+			textIDs: []int32{349, 350},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1707,
+			line: 1826,
 			text: phraseMask{
-				{index: 5, bits: 768},
+				{index: 5, bits: 6442450944},
 			},
-			textIDs: []int32{328, 329},
+			textIDs: []int32{351, 352},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1713,
+			line: 1832,
 			text: phraseMask{
-				{index: 5, bits: 1024},
+				{index: 5, bits: 8589934592},
 			},
-			textIDs: []int32{330},
+			textIDs: []int32{353},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1719,
+			line: 1838,
 			text: phraseMask{
-				{index: 5, bits: 2048},
+				{index: 5, bits: 17179869184},
 			},
-			textIDs: []int32{331},
+			textIDs: []int32{354},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1725,
+			line: 1844,
 			text: phraseMask{
-				{index: 5, bits: 4096},
+				{index: 5, bits: 34359738368},
 			},
-			textIDs: []int32{332},
+			textIDs: []int32{355},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1731,
+			line: 1850,
 			text: phraseMask{
-				{index: 5, bits: 8192},
+				{index: 5, bits: 68719476736},
 			},
-			textIDs: []int32{333},
+			textIDs: []int32{356},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1737,
+			line: 1856,
 			text: phraseMask{
-				{index: 5, bits: 49152},
+				{index: 5, bits: 412316860416},
 			},
-			textIDs: []int32{334, 335},
+			textIDs: []int32{357, 358},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1743,
+			line: 1862,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 5, bits: 65536},
+				{index: 5, bits: 549755813888},
 			},
-			textIDs: []int32{336},
+			textIDs: []int32{359},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1755,
+			line: 1874,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 5, bits: 65536},
+				{index: 5, bits: 549755813888},
 			},
-			textIDs: []int32{336},
+			textIDs: []int32{359},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1762,
+			line: 1881,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 5, bits: 131072},
+				{index: 5, bits: 1099511627776},
 			},
-			textIDs: []int32{337},
+			textIDs: []int32{360},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1769,
+			line: 1888,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 5, bits: 131072},
+				{index: 5, bits: 1099511627776},
 			},
-			textIDs: []int32{337},
+			textIDs: []int32{360},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1776,
+			line: 1895,
 			text: phraseMask{
-				{index: 5, bits: 536608768},
+				{index: 5, bits: 4501400604114944},
 			},
-			textIDs: []int32{338, 339, 340, 341, 342, 343, 344, 345, 346, 347, 348},
+			textIDs: []int32{361, 362, 363, 364, 365, 366, 367, 368, 369, 370, 371},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1787,
+			line: 1906,
 			text: phraseMask{
-				{index: 5, bits: 8053063680},
+				{index: 5, bits: 67553994410557440},
 			},
-			textIDs: []int32{349, 350, 351, 352},
+			textIDs: []int32{372, 373, 374, 375},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1801,
+			line: 1920,
 			text: phraseMask{
-				{index: 5, bits: 25769803776},
+				{index: 5, bits: 216172782113783808},
 			},
-			textIDs: []int32{353, 354},
+			textIDs: []int32{376, 377},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
@@ -2567,14 +2597,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 11, isSlot: true},
+										{slot: 12, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 2048,
+						uses: 4096,
 						tr:   new([][]text),
 					},
 				},
@@ -2584,11 +2614,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1812,
+			line: 1931,
 			text: phraseMask{
-				{index: 5, bits: 25769803776},
+				{index: 5, bits: 216172782113783808},
 			},
-			textIDs: []int32{353, 354},
+			textIDs: []int32{376, 377},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then: thenDef{
 				Reason: "blocked",
@@ -2628,14 +2658,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 11, isSlot: true},
+										{slot: 12, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "; send the message again once the limit is lifted."},
 							},
 						},
-						uses: 2048,
+						uses: 4096,
 						tr:   new([][]text),
 					},
 				},
@@ -2644,251 +2674,252 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1822,
+			line: 1941,
 			text: phraseMask{
-				{index: 5, bits: 515396075520},
+				{index: 5, bits: 4323455642275676160},
 			},
-			textIDs: []int32{355, 356, 357, 358},
+			textIDs: []int32{378, 379, 380, 381},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1831,
+			line: 1950,
 			text: phraseMask{
-				{index: 5, bits: 17042430230528},
+				{index: 5, bits: 13835058055282163712},
+				{index: 6, bits: 7},
 			},
-			textIDs: []int32{359, 360, 361, 362, 363},
+			textIDs: []int32{382, 383, 384, 385, 386},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1839,
+			line: 1958,
 			text: phraseMask{
-				{index: 5, bits: 52776558133248},
+				{index: 6, bits: 24},
 			},
-			textIDs: []int32{364, 365},
+			textIDs: []int32{387, 388},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1845,
+			line: 1964,
 			text: phraseMask{
-				{index: 5, bits: 1055531162664960},
+				{index: 6, bits: 480},
 			},
-			textIDs: []int32{366, 367, 368, 369},
+			textIDs: []int32{389, 390, 391, 392},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1852,
+			line: 1971,
 			text: phraseMask{
-				{index: 5, bits: 16888498602639360},
+				{index: 6, bits: 7680},
 			},
-			textIDs: []int32{370, 371, 372, 373},
+			textIDs: []int32{393, 394, 395, 396},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1859,
+			line: 1978,
 			text: phraseMask{
-				{index: 5, bits: 18014398509481984},
+				{index: 6, bits: 8192},
 			},
-			textIDs: []int32{374},
+			textIDs: []int32{397},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1865,
+			line: 1984,
 			text: phraseMask{
-				{index: 5, bits: 36028797018963968},
+				{index: 6, bits: 16384},
 			},
-			textIDs: []int32{375},
+			textIDs: []int32{398},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1871,
+			line: 1990,
 			text: phraseMask{
-				{index: 5, bits: 504403158265495552},
+				{index: 6, bits: 229376},
 			},
-			textIDs: []int32{376, 377, 378},
+			textIDs: []int32{399, 400, 401},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1878,
+			line: 1997,
 			text: phraseMask{
-				{index: 5, bits: 17870283321406128128},
-				{index: 6, bits: 3},
+				{index: 6, bits: 33292288},
 			},
-			textIDs: []int32{379, 380, 381, 382, 383, 384, 385},
+			textIDs: []int32{402, 403, 404, 405, 406, 407, 408},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1887,
+			line: 2006,
 			text: phraseMask{
-				{index: 6, bits: 60},
+				{index: 6, bits: 503316480},
 			},
-			textIDs: []int32{386, 387, 388, 389},
+			textIDs: []int32{409, 410, 411, 412},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1896,
+			line: 2015,
 			text: phraseMask{
-				{index: 6, bits: 192},
+				{index: 6, bits: 1610612736},
 			},
-			textIDs: []int32{390, 391},
+			textIDs: []int32{413, 414},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1902,
+			line: 2021,
 			text: phraseMask{
-				{index: 6, bits: 3840},
+				{index: 6, bits: 32212254720},
 			},
-			textIDs: []int32{392, 393, 394, 395},
+			textIDs: []int32{415, 416, 417, 418},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1910,
+			line: 2029,
 			text: phraseMask{
-				{index: 6, bits: 1044480},
+				{index: 6, bits: 8761733283840},
 			},
-			textIDs: []int32{396, 397, 398, 399, 400, 401, 402, 403},
+			textIDs: []int32{419, 420, 421, 422, 423, 424, 425, 426},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1919,
+			line: 2038,
 			text: phraseMask{
-				{index: 6, bits: 3145728},
+				{index: 6, bits: 26388279066624},
 			},
-			textIDs: []int32{404, 405},
+			textIDs: []int32{427, 428},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1925,
+			line: 2044,
 			text: phraseMask{
-				{index: 2, bits: 137438953472},
-				{index: 6, bits: 532676608},
+				{index: 2, bits: 1152921504606846976},
+				{index: 6, bits: 4468415255281664},
 			},
-			textIDs: []int32{165, 406, 407, 408, 409, 410, 411, 412},
+			textIDs: []int32{188, 429, 430, 431, 432, 433, 434, 435},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1934,
+			line: 2053,
 			text: phraseMask{
-				{index: 6, bits: 1610612736},
+				{index: 6, bits: 13510798882111488},
 			},
-			textIDs: []int32{413, 414},
+			textIDs: []int32{436, 437},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1940,
+			line: 2059,
 			text: phraseMask{
-				{index: 6, bits: 272730423296},
+				{index: 6, bits: 2287828610704211968},
 			},
-			textIDs: []int32{415, 416, 417, 418, 419, 420, 421},
+			textIDs: []int32{438, 439, 440, 441, 442, 443, 444},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1949,
+			line: 2068,
 			text: phraseMask{
-				{index: 6, bits: 824633720832},
+				{index: 6, bits: 6917529027641081856},
 			},
-			textIDs: []int32{422, 423},
+			textIDs: []int32{445, 446},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1955,
+			line: 2074,
 			text: phraseMask{
-				{index: 6, bits: 3298534883328},
+				{index: 6, bits: 9223372036854775808},
+				{index: 7, bits: 1},
 			},
-			textIDs: []int32{424, 425},
+			textIDs: []int32{447, 448},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1962,
+			line: 2081,
 			text: phraseMask{
-				{index: 6, bits: 72053195991416832},
+				{index: 7, bits: 32766},
 			},
-			textIDs: []int32{426, 427, 428, 429, 430, 431, 432, 433, 434, 435, 436, 437, 438, 439},
+			textIDs: []int32{449, 450, 451, 452, 453, 454, 455, 456, 457, 458, 459, 460, 461, 462},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1972,
+			line: 2091,
 			text: phraseMask{
-				{index: 6, bits: 72057594037927936},
+				{index: 7, bits: 32768},
 			},
-			textIDs: []int32{440},
+			textIDs: []int32{463},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1980,
+			line: 2099,
 			text: phraseMask{
-				{index: 6, bits: 144115188075855872},
+				{index: 7, bits: 65536},
 			},
-			textIDs: []int32{441},
+			textIDs: []int32{464},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1986,
+			line: 2105,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2898,17 +2929,17 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 6, bits: 288230376151711744},
-				{index: 1, bits: 2147483648},
+				{index: 7, bits: 131072},
+				{index: 1, bits: 18014398509481984},
 			},
-			textIDs: []int32{442, 95},
+			textIDs: []int32{465, 118},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1994,
+			line: 2113,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2920,32 +2951,32 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 6, bits: 864691128455135232},
-				{index: 1, bits: 2147483648},
+				{index: 7, bits: 393216},
+				{index: 1, bits: 18014398509481984},
 			},
-			textIDs: []int32{443, 442, 95},
+			textIDs: []int32{466, 465, 118},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2002,
+			line: 2121,
 			text: phraseMask{
-				{index: 6, bits: 1152921504606846976},
+				{index: 7, bits: 524288},
 			},
-			textIDs: []int32{444},
+			textIDs: []int32{467},
 			mta:     []string{".messagelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2010,
+			line: 2129,
 			text: phraseMask{
-				{index: 6, bits: 6917529027641081856},
+				{index: 7, bits: 3145728},
 			},
-			textIDs: []int32{445, 446},
+			textIDs: []int32{468, 469},
 			regexps: []*pattern{
 				{src: "\\b542\\b", captures: false},
 				{src: "no such user", captures: false},
@@ -2956,14 +2987,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2017,
+			line: 2136,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
 			text: phraseMask{
-				{index: 6, bits: 9223372036854775808},
+				{index: 7, bits: 4194304},
 			},
-			textIDs: []int32{447},
+			textIDs: []int32{470},
 			then: thenDef{
 				Reason: "badreputation",
 				words: words{
@@ -3002,14 +3033,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 11, isSlot: true},
+										{slot: 12, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 2048,
+						uses: 4096,
 						tr:   new([][]text),
 					},
 				},
@@ -3018,703 +3049,703 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2045,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 7, bits: 1},
-			},
-			textIDs: []int32{448},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "blocked"},
-		},
-		{
-			id:   "microsoft-5.5.4-blocked",
-			file: "rules.yaml (built-in)",
-			line: 2052,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 7, bits: 2},
-			},
-			textIDs: []int32{449},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "blocked"},
-		},
-		{
-			id:   "microsoft-5.3.0-contenterror",
-			file: "rules.yaml (built-in)",
-			line: 2059,
-			status: []statusPattern{
-				{class: 5, subject: 3},
-			},
-			text: phraseMask{
-				{index: 7, bits: 4},
-			},
-			textIDs: []int32{450},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "contenterror"},
-		},
-		{
-			id:   "microsoft-5.4.11-contenterror",
-			file: "rules.yaml (built-in)",
-			line: 2066,
-			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 11, detHi: 11},
-			},
-			text: phraseMask{
-				{index: 7, bits: 8},
-			},
-			textIDs: []int32{451},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "contenterror"},
-		},
-		{
-			id:   "microsoft-5.5.6-contenterror",
-			file: "rules.yaml (built-in)",
-			line: 2073,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 6, detHi: 6},
-			},
-			text: phraseMask{
-				{index: 7, bits: 16},
-			},
-			textIDs: []int32{452},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "contenterror"},
-		},
-		{
-			id:   "microsoft-5.2.3-exceedlimit",
-			file: "rules.yaml (built-in)",
-			line: 2080,
-			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 3, detHi: 3},
-			},
-			text: phraseMask{
-				{index: 7, bits: 32},
-			},
-			textIDs: []int32{453},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "exceedlimit"},
-		},
-		{
-			id:   "microsoft-4.4.1-expired",
-			file: "rules.yaml (built-in)",
-			line: 2087,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 1, detHi: 1},
-			},
-			text: phraseMask{
-				{index: 7, bits: 64},
-			},
-			textIDs: []int32{454},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "expired"},
-		},
-		{
-			id:   "microsoft-5.4.300-expired",
-			file: "rules.yaml (built-in)",
-			line: 2094,
-			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 300, detHi: 300},
-				{class: 5, subject: 4, detailLo: 316, detHi: 316},
-			},
-			text: phraseMask{
-				{index: 7, bits: 128},
-			},
-			textIDs: []int32{455},
-			then:    thenDef{Reason: "expired"},
-		},
-		{
-			id:   "microsoft-4.4.8-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2100,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 8, detHi: 8},
-				{class: 5, subject: 4, detailLo: 8, detHi: 8},
-			},
-			text: phraseMask{
-				{index: 7, bits: 256},
-			},
-			textIDs: []int32{456},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.4.317-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2107,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 317, detHi: 317},
-				{class: 5, subject: 4, detailLo: 317, detHi: 317},
-			},
-			text: phraseMask{
-				{index: 7, bits: 512},
-			},
-			textIDs: []int32{457},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.5-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2113,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 5, detHi: 5},
-				{class: 5, subject: 7, detailLo: 5, detHi: 5},
-			},
-			text: phraseMask{
-				{index: 7, bits: 1024},
-			},
-			textIDs: []int32{458},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-5.7.51-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2120,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 51, detHi: 51},
-			},
-			text: phraseMask{
-				{index: 7, bits: 2048},
-			},
-			textIDs: []int32{459},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.321-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2127,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 321, detHi: 321},
-				{class: 5, subject: 7, detailLo: 321, detHi: 321},
-			},
-			text: phraseMask{
-				{index: 7, bits: 4096},
-			},
-			textIDs: []int32{460},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-5.7.322-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2133,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 322, detHi: 322},
-			},
-			text: phraseMask{
-				{index: 7, bits: 8192},
-			},
-			textIDs: []int32{461},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.323-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2139,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 323, detHi: 323},
-				{class: 5, subject: 7, detailLo: 323, detHi: 323},
-			},
-			text: phraseMask{
-				{index: 7, bits: 16384},
-			},
-			textIDs: []int32{462},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.324-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2145,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 324, detHi: 324},
-				{class: 5, subject: 7, detailLo: 324, detHi: 324},
-			},
-			text: phraseMask{
-				{index: 7, bits: 32768},
-			},
-			textIDs: []int32{463},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-4.7.325-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2151,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 325, detHi: 325},
-				{class: 5, subject: 7, detailLo: 325, detHi: 325},
-			},
-			text: phraseMask{
-				{index: 7, bits: 65536},
-			},
-			textIDs: []int32{464},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-5.3.4-mesgtoobig",
-			file: "rules.yaml (built-in)",
-			line: 2157,
-			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 7, bits: 393216},
-			},
-			textIDs: []int32{465, 466},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "mesgtoobig"},
-		},
-		{
-			id:   "microsoft-4.4.312-networkerror",
-			file: "rules.yaml (built-in)",
 			line: 2164,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 312, detHi: 312},
-				{class: 5, subject: 4, detailLo: 312, detHi: 312},
-			},
-			text: phraseMask{
-				{index: 7, bits: 524288},
-			},
-			textIDs: []int32{467},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "microsoft-4.4.316-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 2170,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 316, detHi: 316},
-				{class: 5, subject: 4, detailLo: 316, detHi: 316},
-			},
-			text: phraseMask{
-				{index: 7, bits: 1048576},
-			},
-			textIDs: []int32{468},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "microsoft-5.4.4-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 2176,
-			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 7, bits: 2097152},
-			},
-			textIDs: []int32{469},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "microsoft-5.7.64-norelaying",
-			file: "rules.yaml (built-in)",
-			line: 2183,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 64, detHi: 64},
-			},
-			text: phraseMask{
-				{index: 7, bits: 4194304},
-			},
-			textIDs: []int32{470},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "norelaying"},
-		},
-		{
-			id:   "microsoft-4.3.2-notaccept",
-			file: "rules.yaml (built-in)",
-			line: 2190,
-			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 2, detHi: 2},
+				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 7, bits: 8388608},
 			},
 			textIDs: []int32{471},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "notaccept"},
+			then:    thenDef{Reason: "blocked"},
 		},
 		{
-			id:   "microsoft-4.4.4-notaccept",
+			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2197,
+			line: 2171,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 4, detHi: 4},
+				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 16777216},
 			},
 			textIDs: []int32{472},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "notaccept"},
+			then:    thenDef{Reason: "blocked"},
 		},
 		{
-			id:   "microsoft-5.3.2-notaccept",
+			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2204,
+			line: 2178,
 			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 2, detHi: 2},
+				{class: 5, subject: 3},
 			},
 			text: phraseMask{
 				{index: 7, bits: 33554432},
 			},
 			textIDs: []int32{473},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "notaccept"},
+			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-5.0.350-policyviolation",
+			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2211,
+			line: 2185,
 			status: []statusPattern{
-				{class: 5, detailLo: 350, detHi: 350},
+				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
 			text: phraseMask{
-				{index: 7, bits: 201326592},
+				{index: 7, bits: 67108864},
 			},
-			textIDs: []int32{474, 475},
-			then:    thenDef{Reason: "policyviolation"},
+			textIDs: []int32{474},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-5.7.900-999-policyviolation",
+			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2217,
+			line: 2192,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 900, detHi: 999},
+				{class: 5, subject: 5, detailLo: 6, detHi: 6},
+			},
+			text: phraseMask{
+				{index: 7, bits: 134217728},
+			},
+			textIDs: []int32{475},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "contenterror"},
+		},
+		{
+			id:   "microsoft-5.2.3-exceedlimit",
+			file: "rules.yaml (built-in)",
+			line: 2199,
+			status: []statusPattern{
+				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 7, bits: 268435456},
 			},
 			textIDs: []int32{476},
-			then:    thenDef{Reason: "policyviolation"},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
-			id:   "microsoft-5.1.7-rejected",
+			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2223,
+			line: 2206,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 7, detHi: 7},
+				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1610612736},
+				{index: 7, bits: 536870912},
 			},
-			textIDs: []int32{477, 478},
+			textIDs: []int32{477},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "rejected"},
+			then:    thenDef{Reason: "expired"},
 		},
 		{
-			id:   "microsoft-5.7.750-rejected",
+			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2230,
+			line: 2213,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 750, detHi: 750},
+				{class: 5, subject: 4, detailLo: 300, detHi: 300},
+				{class: 5, subject: 4, detailLo: 316, detHi: 316},
+			},
+			text: phraseMask{
+				{index: 7, bits: 1073741824},
+			},
+			textIDs: []int32{478},
+			then:    thenDef{Reason: "expired"},
+		},
+		{
+			id:   "microsoft-4.4.8-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2219,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 8, detHi: 8},
+				{class: 5, subject: 4, detailLo: 8, detHi: 8},
 			},
 			text: phraseMask{
 				{index: 7, bits: 2147483648},
 			},
 			textIDs: []int32{479},
-			then:    thenDef{Reason: "rejected"},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.7.3-securityerror",
+			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2236,
+			line: 2226,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 3, detHi: 3},
+				{class: 4, subject: 4, detailLo: 317, detHi: 317},
+				{class: 5, subject: 4, detailLo: 317, detHi: 317},
 			},
 			text: phraseMask{
-				{index: 7, bits: 12884901888},
+				{index: 7, bits: 4294967296},
 			},
-			textIDs: []int32{480, 481},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "securityerror"},
+			textIDs: []int32{480},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.2.1-spamdetected",
+			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2243,
+			line: 2232,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 4, subject: 7, detailLo: 5, detHi: 5},
+				{class: 5, subject: 7, detailLo: 5, detHi: 5},
+			},
+			text: phraseMask{
+				{index: 7, bits: 8589934592},
+			},
+			textIDs: []int32{481},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-5.7.51-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2239,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
 			text: phraseMask{
 				{index: 7, bits: 17179869184},
 			},
 			textIDs: []int32{482},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "spamdetected"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.3.2-speeding",
+			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2250,
+			line: 2246,
 			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 2, detHi: 2},
+				{class: 4, subject: 7, detailLo: 321, detHi: 321},
+				{class: 5, subject: 7, detailLo: 321, detHi: 321},
 			},
 			text: phraseMask{
 				{index: 7, bits: 34359738368},
 			},
 			textIDs: []int32{483},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "speeding"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.2.1-suspend",
+			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2257,
+			line: 2252,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
 			text: phraseMask{
 				{index: 7, bits: 68719476736},
 			},
 			textIDs: []int32{484},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "suspend"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.3.3-syntaxerror",
+			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2264,
+			line: 2258,
 			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 3, detHi: 3},
-			},
-			text: phraseMask{
-				{index: 6, bits: 140737488355328},
-			},
-			textIDs: []int32{431},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "syntaxerror"},
-		},
-		{
-			id:   "microsoft-5.5.2-syntaxerror",
-			file: "rules.yaml (built-in)",
-			line: 2271,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 2, detHi: 2},
+				{class: 4, subject: 7, detailLo: 323, detHi: 323},
+				{class: 5, subject: 7, detailLo: 323, detHi: 323},
 			},
 			text: phraseMask{
 				{index: 7, bits: 137438953472},
 			},
 			textIDs: []int32{485},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "syntaxerror"},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.3.2-systemerror",
+			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2278,
+			line: 2264,
 			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 2, detHi: 2},
+				{class: 4, subject: 7, detailLo: 324, detHi: 324},
+				{class: 5, subject: 7, detailLo: 324, detHi: 324},
 			},
 			text: phraseMask{
-				{index: 7, bits: 824633720832},
+				{index: 7, bits: 274877906944},
 			},
-			textIDs: []int32{486, 487},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			textIDs: []int32{486},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.3.5-systemerror",
+			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2285,
+			line: 2270,
 			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 5, detHi: 5},
+				{class: 4, subject: 7, detailLo: 325, detHi: 325},
+				{class: 5, subject: 7, detailLo: 325, detHi: 325},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1099511627776},
+				{index: 7, bits: 549755813888},
 			},
-			textIDs: []int32{488},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			textIDs: []int32{487},
+			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.0.0-systemerror",
+			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2292,
+			line: 2276,
 			status: []statusPattern{
-				{class: 5},
+				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 2199023255552},
+				{index: 7, bits: 3298534883328},
 			},
-			textIDs: []int32{489},
+			textIDs: []int32{488, 489},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
-			id:   "microsoft-5.1.4-systemerror",
+			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2299,
+			line: 2283,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 4, subject: 4, detailLo: 312, detHi: 312},
+				{class: 5, subject: 4, detailLo: 312, detHi: 312},
 			},
 			text: phraseMask{
 				{index: 7, bits: 4398046511104},
 			},
 			textIDs: []int32{490},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "networkerror"},
 		},
 		{
-			id:   "microsoft-5.2.4-systemerror",
+			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2306,
+			line: 2289,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 4, detailLo: 316, detHi: 316},
+				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
 				{index: 7, bits: 8796093022208},
 			},
 			textIDs: []int32{491},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "networkerror"},
 		},
 		{
-			id:   "microsoft-5.2.14-systemerror",
+			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2313,
+			line: 2295,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 14, detHi: 14},
+				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 17592186044416},
 			},
 			textIDs: []int32{492},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "networkerror"},
 		},
 		{
-			id:   "microsoft-4.4.3-systemerror",
+			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2320,
+			line: 2302,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 3, detHi: 3},
+				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
 			text: phraseMask{
 				{index: 7, bits: 35184372088832},
 			},
 			textIDs: []int32{493},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "norelaying"},
 		},
 		{
-			id:   "microsoft-4.7.0-systemerror",
+			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2327,
+			line: 2309,
 			status: []statusPattern{
-				{class: 4, subject: 7},
+				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 7, bits: 70368744177664},
 			},
 			textIDs: []int32{494},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "notaccept"},
 		},
 		{
-			id:   "microsoft-4.4.24-systemerror",
+			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2334,
+			line: 2316,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 24, detHi: 24},
+				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 140737488355328},
 			},
 			textIDs: []int32{495},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "notaccept"},
 		},
 		{
-			id:   "microsoft-4.4.25-systemerror",
+			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2341,
+			line: 2323,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 25, detHi: 25},
+				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 7, bits: 281474976710656},
 			},
 			textIDs: []int32{496},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "notaccept"},
+		},
+		{
+			id:   "microsoft-5.0.350-policyviolation",
+			file: "rules.yaml (built-in)",
+			line: 2330,
+			status: []statusPattern{
+				{class: 5, detailLo: 350, detHi: 350},
+			},
+			text: phraseMask{
+				{index: 7, bits: 1688849860263936},
+			},
+			textIDs: []int32{497, 498},
+			then:    thenDef{Reason: "policyviolation"},
+		},
+		{
+			id:   "microsoft-5.7.900-999-policyviolation",
+			file: "rules.yaml (built-in)",
+			line: 2336,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 900, detHi: 999},
+			},
+			text: phraseMask{
+				{index: 7, bits: 2251799813685248},
+			},
+			textIDs: []int32{499},
+			then:    thenDef{Reason: "policyviolation"},
+		},
+		{
+			id:   "microsoft-5.1.7-rejected",
+			file: "rules.yaml (built-in)",
+			line: 2342,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 7, detHi: 7},
+			},
+			text: phraseMask{
+				{index: 7, bits: 13510798882111488},
+			},
+			textIDs: []int32{500, 501},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "rejected"},
+		},
+		{
+			id:   "microsoft-5.7.750-rejected",
+			file: "rules.yaml (built-in)",
+			line: 2349,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 750, detHi: 750},
+			},
+			text: phraseMask{
+				{index: 7, bits: 18014398509481984},
+			},
+			textIDs: []int32{502},
+			then:    thenDef{Reason: "rejected"},
+		},
+		{
+			id:   "microsoft-5.7.3-securityerror",
+			file: "rules.yaml (built-in)",
+			line: 2355,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{index: 7, bits: 108086391056891904},
+			},
+			textIDs: []int32{503, 504},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "securityerror"},
+		},
+		{
+			id:   "microsoft-5.2.1-spamdetected",
+			file: "rules.yaml (built-in)",
+			line: 2362,
+			status: []statusPattern{
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+			},
+			text: phraseMask{
+				{index: 7, bits: 144115188075855872},
+			},
+			textIDs: []int32{505},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "spamdetected"},
+		},
+		{
+			id:   "microsoft-4.3.2-speeding",
+			file: "rules.yaml (built-in)",
+			line: 2369,
+			status: []statusPattern{
+				{class: 4, subject: 3, detailLo: 2, detHi: 2},
+			},
+			text: phraseMask{
+				{index: 7, bits: 288230376151711744},
+			},
+			textIDs: []int32{506},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "speeding"},
+		},
+		{
+			id:   "microsoft-5.2.1-suspend",
+			file: "rules.yaml (built-in)",
+			line: 2376,
+			status: []statusPattern{
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+			},
+			text: phraseMask{
+				{index: 7, bits: 576460752303423488},
+			},
+			textIDs: []int32{507},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "suspend"},
+		},
+		{
+			id:   "microsoft-5.3.3-syntaxerror",
+			file: "rules.yaml (built-in)",
+			line: 2383,
+			status: []statusPattern{
+				{class: 5, subject: 3, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{index: 7, bits: 64},
+			},
+			textIDs: []int32{454},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "syntaxerror"},
+		},
+		{
+			id:   "microsoft-5.5.2-syntaxerror",
+			file: "rules.yaml (built-in)",
+			line: 2390,
+			status: []statusPattern{
+				{class: 5, subject: 5, detailLo: 2, detHi: 2},
+			},
+			text: phraseMask{
+				{index: 7, bits: 1152921504606846976},
+			},
+			textIDs: []int32{508},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "syntaxerror"},
+		},
+		{
+			id:   "microsoft-4.3.2-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2397,
+			status: []statusPattern{
+				{class: 4, subject: 3, detailLo: 2, detHi: 2},
+			},
+			text: phraseMask{
+				{index: 7, bits: 6917529027641081856},
+			},
+			textIDs: []int32{509, 510},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.3.5-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2404,
+			status: []statusPattern{
+				{class: 5, subject: 3, detailLo: 5, detHi: 5},
+			},
+			text: phraseMask{
+				{index: 7, bits: 9223372036854775808},
+			},
+			textIDs: []int32{511},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.0.0-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2411,
+			status: []statusPattern{
+				{class: 5},
+			},
+			text: phraseMask{
+				{index: 8, bits: 1},
+			},
+			textIDs: []int32{512},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.1.4-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2418,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 8, bits: 2},
+			},
+			textIDs: []int32{513},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.2.4-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2425,
+			status: []statusPattern{
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 8, bits: 4},
+			},
+			textIDs: []int32{514},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.2.14-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2432,
+			status: []statusPattern{
+				{class: 5, subject: 2, detailLo: 14, detHi: 14},
+			},
+			text: phraseMask{
+				{index: 8, bits: 8},
+			},
+			textIDs: []int32{515},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.3-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2439,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{index: 8, bits: 16},
+			},
+			textIDs: []int32{516},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.7.0-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2446,
+			status: []statusPattern{
+				{class: 4, subject: 7},
+			},
+			text: phraseMask{
+				{index: 8, bits: 32},
+			},
+			textIDs: []int32{517},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.24-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2453,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 24, detHi: 24},
+			},
+			text: phraseMask{
+				{index: 8, bits: 64},
+			},
+			textIDs: []int32{518},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.25-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2460,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 25, detHi: 25},
+			},
+			text: phraseMask{
+				{index: 8, bits: 128},
+			},
+			textIDs: []int32{519},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2348,
+			line: 2467,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
 			text: phraseMask{
-				{index: 7, bits: 562949953421312},
+				{index: 8, bits: 256},
 			},
-			textIDs: []int32{497},
+			textIDs: []int32{520},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2355,
+			line: 2474,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1125899906842624},
+				{index: 8, bits: 512},
 			},
-			textIDs: []int32{498},
+			textIDs: []int32{521},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2361,
+			line: 2480,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
 			text: phraseMask{
-				{index: 7, bits: 2251799813685248},
+				{index: 8, bits: 1024},
 			},
-			textIDs: []int32{499},
+			textIDs: []int32{522},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2367,
+			line: 2486,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
 			text: phraseMask{
-				{index: 7, bits: 4503599627370496},
+				{index: 8, bits: 2048},
 			},
-			textIDs: []int32{500},
+			textIDs: []int32{523},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2373,
+			line: 2492,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 7, bits: 9007199254740992},
+				{index: 8, bits: 4096},
 			},
-			textIDs: []int32{501},
+			textIDs: []int32{524},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2380,
+			line: 2499,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3729,430 +3760,432 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2387,
+			line: 2506,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
 			text: phraseMask{
-				{index: 7, bits: 18014398509481984},
+				{index: 8, bits: 8192},
 			},
-			textIDs: []int32{502},
+			textIDs: []int32{525},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2393,
+			line: 2512,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 36028797018963968},
+				{index: 8, bits: 16384},
 			},
-			textIDs: []int32{503},
+			textIDs: []int32{526},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2400,
+			line: 2519,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
 			text: phraseMask{
-				{index: 7, bits: 72057594037927936},
+				{index: 8, bits: 32768},
 			},
-			textIDs: []int32{504},
+			textIDs: []int32{527},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2407,
+			line: 2526,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
-				{index: 7, bits: 144115188075855872},
+				{index: 8, bits: 65536},
 			},
-			textIDs: []int32{505},
+			textIDs: []int32{528},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2414,
+			line: 2533,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
 			text: phraseMask{
-				{index: 7, bits: 288230376151711744},
+				{index: 8, bits: 131072},
 			},
-			textIDs: []int32{506},
+			textIDs: []int32{529},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2421,
+			line: 2540,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 576460752303423488},
+				{index: 8, bits: 262144},
 			},
-			textIDs: []int32{507},
+			textIDs: []int32{530},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2428,
+			line: 2547,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1152921504606846976},
+				{index: 8, bits: 524288},
 			},
-			textIDs: []int32{508},
+			textIDs: []int32{531},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2434,
+			line: 2553,
 			text: phraseMask{
-				{index: 7, bits: 16140901064495857664},
+				{index: 8, bits: 7340032},
 			},
-			textIDs: []int32{509, 510, 511},
+			textIDs: []int32{532, 533, 534},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2444,
+			line: 2563,
 			text: phraseMask{
-				{index: 8, bits: 3},
+				{index: 8, bits: 25165824},
 			},
-			textIDs: []int32{512, 513},
+			textIDs: []int32{535, 536},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2450,
+			line: 2569,
 			text: phraseMask{
-				{index: 8, bits: 28},
+				{index: 8, bits: 234881024},
 			},
-			textIDs: []int32{514, 515, 516},
+			textIDs: []int32{537, 538, 539},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2456,
+			line: 2575,
 			text: phraseMask{
-				{index: 8, bits: 32},
+				{index: 8, bits: 268435456},
 			},
-			textIDs: []int32{517},
+			textIDs: []int32{540},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2462,
+			line: 2581,
 			text: phraseMask{
-				{index: 8, bits: 960},
+				{index: 8, bits: 8053063680},
 			},
-			textIDs: []int32{518, 519, 520, 521},
+			textIDs: []int32{541, 542, 543, 544},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2469,
+			line: 2588,
 			text: phraseMask{
-				{index: 8, bits: 1024},
+				{index: 8, bits: 8589934592},
 			},
-			textIDs: []int32{522},
+			textIDs: []int32{545},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2475,
+			line: 2594,
 			text: phraseMask{
-				{index: 8, bits: 6144},
+				{index: 8, bits: 51539607552},
 			},
-			textIDs: []int32{523, 524},
+			textIDs: []int32{546, 547},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2481,
+			line: 2600,
 			text: phraseMask{
-				{index: 8, bits: 24576},
+				{index: 8, bits: 206158430208},
 			},
-			textIDs: []int32{525, 526},
+			textIDs: []int32{548, 549},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2487,
+			line: 2606,
 			text: phraseMask{
-				{index: 8, bits: 32768},
+				{index: 8, bits: 274877906944},
 			},
-			textIDs: []int32{527},
+			textIDs: []int32{550},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2493,
+			line: 2612,
 			text: phraseMask{
-				{index: 2, bits: 844424930131968},
-				{index: 8, bits: 458752},
+				{index: 3, bits: 384},
+				{index: 8, bits: 3848290697216},
 			},
-			textIDs: []int32{176, 177, 528, 529, 530},
+			textIDs: []int32{199, 200, 551, 552, 553},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2501,
+			line: 2620,
 			text: phraseMask{
-				{index: 2, bits: 159978941841408},
-				{index: 8, bits: 1572864},
+				{index: 3, bits: 72},
+				{index: 2, bits: 13835058055282163712},
+				{index: 8, bits: 13194139533312},
 			},
-			textIDs: []int32{172, 167, 168, 531, 532, 175},
+			textIDs: []int32{195, 190, 191, 554, 555, 198},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2511,
+			line: 2630,
 			text: phraseMask{
-				{index: 8, bits: 14680064},
+				{index: 8, bits: 123145302310912},
 			},
-			textIDs: []int32{533, 534, 535},
+			textIDs: []int32{556, 557, 558},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2518,
+			line: 2637,
 			text: phraseMask{
-				{index: 8, bits: 251658240},
+				{index: 8, bits: 2111062325329920},
 			},
-			textIDs: []int32{536, 537, 538, 539},
+			textIDs: []int32{559, 560, 561, 562},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2525,
+			line: 2644,
 			text: phraseMask{
-				{index: 8, bits: 805306368},
+				{index: 8, bits: 6755399441055744},
 				{bits: 140737488355328},
 			},
-			textIDs: []int32{540, 47, 541},
+			textIDs: []int32{563, 47, 564},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2532,
+			line: 2651,
 			text: phraseMask{
-				{index: 7, bits: 536870912},
-				{index: 8, bits: 3221225472},
+				{index: 7, bits: 4503599627370496},
+				{index: 8, bits: 27021597764222976},
 			},
-			textIDs: []int32{477, 542, 543},
+			textIDs: []int32{500, 565, 566},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2538,
+			line: 2657,
 			text: phraseMask{
-				{index: 8, bits: 4294967296},
+				{index: 8, bits: 36028797018963968},
 			},
-			textIDs: []int32{544},
+			textIDs: []int32{567},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2544,
+			line: 2663,
 			text: phraseMask{
-				{index: 8, bits: 8589934592},
+				{index: 8, bits: 72057594037927936},
 			},
-			textIDs: []int32{545},
+			textIDs: []int32{568},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2550,
+			line: 2669,
 			text: phraseMask{
-				{index: 7, bits: 288230376151711744},
+				{index: 8, bits: 131072},
 			},
-			textIDs: []int32{506},
+			textIDs: []int32{529},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2556,
+			line: 2675,
 			text: phraseMask{
-				{index: 8, bits: 51539607552},
+				{index: 8, bits: 432345564227567616},
 			},
-			textIDs: []int32{546, 547},
+			textIDs: []int32{569, 570},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2566,
+			line: 2685,
 			text: phraseMask{
-				{index: 8, bits: 481036337152},
+				{index: 8, bits: 4035225266123964416},
 			},
-			textIDs: []int32{548, 549, 550},
+			textIDs: []int32{571, 572, 573},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2572,
+			line: 2691,
 			text: phraseMask{
-				{index: 8, bits: 549755813888},
+				{index: 8, bits: 4611686018427387904},
 			},
-			textIDs: []int32{551},
+			textIDs: []int32{574},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2578,
+			line: 2697,
 			text: phraseMask{
-				{index: 8, bits: 3298534883328},
+				{index: 8, bits: 9223372036854775808},
+				{index: 9, bits: 1},
 			},
-			textIDs: []int32{552, 553},
+			textIDs: []int32{575, 576},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2584,
+			line: 2703,
 			text: phraseMask{
-				{index: 8, bits: 13194139533312},
+				{index: 9, bits: 6},
 			},
-			textIDs: []int32{554, 555},
+			textIDs: []int32{577, 578},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2590,
+			line: 2709,
 			text: phraseMask{
-				{index: 8, bits: 52776558133248},
+				{index: 9, bits: 24},
 			},
-			textIDs: []int32{556, 557},
+			textIDs: []int32{579, 580},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2596,
+			line: 2715,
 			text: phraseMask{
-				{index: 8, bits: 70368744177664},
+				{index: 9, bits: 32},
 			},
-			textIDs: []int32{558},
+			textIDs: []int32{581},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2602,
+			line: 2721,
 			text: phraseMask{
-				{index: 8, bits: 140737488355328},
+				{index: 9, bits: 64},
 			},
-			textIDs: []int32{559},
+			textIDs: []int32{582},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2608,
+			line: 2727,
 			text: phraseMask{
-				{index: 8, bits: 4222124650659840},
+				{index: 9, bits: 1920},
 			},
-			textIDs: []int32{560, 561, 562, 563},
+			textIDs: []int32{583, 584, 585, 586},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2615,
+			line: 2734,
 			text: phraseMask{
-				{index: 8, bits: 4503599627370496},
+				{index: 9, bits: 2048},
 			},
-			textIDs: []int32{564},
+			textIDs: []int32{587},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2621,
+			line: 2740,
 			text: phraseMask{
-				{index: 8, bits: 9007199254740992},
+				{index: 9, bits: 4096},
 			},
-			textIDs: []int32{565},
+			textIDs: []int32{588},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2632,
+			line: 2751,
 			text: phraseMask{
-				{index: 8, bits: 54043195528445952},
+				{index: 9, bits: 24576},
 			},
-			textIDs: []int32{566, 567},
+			textIDs: []int32{589, 590},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "blocked",
@@ -4160,11 +4193,18 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin should look up the sending server's address"},
+								{literal: "This is not about your message's content"},
+								{
+									group: []textPart{
+										{slot: 10, isSlot: true, test: true},
+										{literal: ", and sending it again will fail the same way"},
+									},
+								},
+								{literal: ". Your email admin should look up the sending server's address"},
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 14, isSlot: true},
+										{slot: 15, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -4172,12 +4212,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 11, isSlot: true},
+										{slot: 12, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 18432,
+						uses: 37888,
 						tr:   new([][]text),
 					},
 				},
@@ -4186,44 +4226,44 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2643,
+			line: 2762,
 			text: phraseMask{
-				{index: 8, bits: 72057594037927936},
+				{index: 9, bits: 32768},
 			},
-			textIDs: []int32{568},
+			textIDs: []int32{591},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2649,
+			line: 2768,
 			text: phraseMask{
-				{index: 8, bits: 144115188075855872},
+				{index: 9, bits: 65536},
 			},
-			textIDs: []int32{569},
+			textIDs: []int32{592},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2655,
+			line: 2774,
 			text: phraseMask{
-				{index: 8, bits: 288230376151711744},
+				{index: 9, bits: 131072},
 			},
-			textIDs: []int32{570},
+			textIDs: []int32{593},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2668,
+			line: 2787,
 			text: phraseMask{
-				{index: 8, bits: 576460752303423488},
+				{index: 9, bits: 262144},
 			},
-			textIDs: []int32{571},
+			textIDs: []int32{594},
 			mta:     []string{".yahoodns.net"},
 			action:  []smtpcode.Action{"failed"},
 			then: thenDef{
@@ -4256,14 +4296,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 14, isSlot: true},
+										{slot: 15, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for now, for unusual volume or for complaints from its users (mail marked as spam). The message was not delivered."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -4273,25 +4313,26 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 11, isSlot: true},
+										{slot: 12, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 2048,
+						uses: 4096,
 						tr:   new([][]text),
 					},
 				},
+				finals: true,
 			},
 		},
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2681,
+			line: 2800,
 			text: phraseMask{
-				{index: 8, bits: 576460752303423488},
+				{index: 9, bits: 262144},
 			},
-			textIDs: []int32{571},
+			textIDs: []int32{594},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "rejected",
@@ -4322,14 +4363,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 14, isSlot: true},
+										{slot: 15, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for now, for unusual volume or for complaints from its users (mail marked as spam)."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -4339,12 +4380,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 11, isSlot: true},
+										{slot: 12, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 2048,
+						uses: 4096,
 						tr:   new([][]text),
 					},
 				},
@@ -4353,75 +4394,73 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2691,
+			line: 2810,
 			text: phraseMask{
-				{index: 8, bits: 3458764513820540928},
+				{index: 9, bits: 1572864},
 			},
-			textIDs: []int32{572, 573},
+			textIDs: []int32{595, 596},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2699,
+			line: 2818,
 			text: phraseMask{
-				{index: 8, bits: 4611686018427387904},
+				{index: 9, bits: 2097152},
 			},
-			textIDs: []int32{574},
+			textIDs: []int32{597},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2705,
+			line: 2824,
 			text: phraseMask{
-				{index: 8, bits: 9223372036854775808},
-				{index: 9, bits: 1},
+				{index: 9, bits: 12582912},
 			},
-			textIDs: []int32{575, 576},
+			textIDs: []int32{598, 599},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2711,
+			line: 2830,
 			text: phraseMask{
-				{index: 9, bits: 2},
+				{index: 9, bits: 16777216},
 			},
-			textIDs: []int32{577},
+			textIDs: []int32{600},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2717,
+			line: 2836,
 			text: phraseMask{
-				{index: 9, bits: 4},
+				{index: 9, bits: 33554432},
 			},
-			textIDs: []int32{578},
+			textIDs: []int32{601},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2723,
+			line: 2842,
 			text: phraseMask{
-				{index: 9, bits: 8},
-				{index: 8, bits: 4503599627370496},
+				{index: 9, bits: 67110912},
 			},
-			textIDs: []int32{579, 564},
+			textIDs: []int32{602, 587},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2735,
+			line: 2854,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4429,9 +4468,9 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 9, bits: 496},
+				{index: 9, bits: 4160749568},
 			},
-			textIDs: []int32{580, 581, 582, 583, 584},
+			textIDs: []int32{603, 604, 605, 606, 607},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4471,11 +4510,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2748,
+			line: 2867,
 			text: phraseMask{
-				{index: 9, bits: 7680},
+				{index: 9, bits: 64424509440},
 			},
-			textIDs: []int32{585, 586, 587, 588},
+			textIDs: []int32{608, 609, 610, 611},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4515,12 +4554,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2760,
+			line: 2879,
 			text: phraseMask{
-				{index: 9, bits: 122880},
-				{index: 6, bits: 33554432},
+				{index: 9, bits: 1030792151040},
+				{index: 6, bits: 281474976710656},
 			},
-			textIDs: []int32{589, 590, 409, 591, 592},
+			textIDs: []int32{612, 613, 432, 614, 615},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4559,7 +4598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2774,
+			line: 2893,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4569,10 +4608,10 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 9, bits: 4294836224},
-				{index: 4, bits: 562949953421312},
+				{index: 9, bits: 36027697507336192},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{593, 305, 594, 595, 596, 597, 598, 599, 600, 601, 602, 603, 604, 605, 606, 607},
+			textIDs: []int32{616, 328, 617, 618, 619, 620, 621, 622, 623, 624, 625, 626, 627, 628, 629, 630},
 			then: thenDef{
 				Reason: "norelaying",
 				words: words{
@@ -4625,11 +4664,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2795,
+			line: 2914,
 			text: phraseMask{
-				{index: 9, bits: 4294967296},
+				{index: 9, bits: 36028797018963968},
 			},
-			textIDs: []int32{608},
+			textIDs: []int32{631},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4675,7 +4714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2804,
+			line: 2923,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4685,9 +4724,10 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 9, bits: 4389456576512},
+				{index: 9, bits: 18374686479671623680},
+				{index: 10, bits: 1},
 			},
-			textIDs: []int32{609, 610, 611, 612, 613, 614, 615, 616, 617},
+			textIDs: []int32{632, 633, 634, 635, 636, 637, 638, 639, 640},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4733,7 +4773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2819,
+			line: 2938,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4741,9 +4781,9 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 9, bits: 4499201580859392},
+				{index: 10, bits: 2046},
 			},
-			textIDs: []int32{618, 619, 620, 621, 622, 623, 624, 625, 626, 627},
+			textIDs: []int32{641, 642, 643, 644, 645, 646, 647, 648, 649, 650},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -4790,16 +4830,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2838,
+			line: 2957,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
 			},
 			text: phraseMask{
-				{index: 6, bits: 72057594037927936},
-				{index: 9, bits: 31525197391593472},
+				{index: 7, bits: 32768},
+				{index: 10, bits: 14336},
 			},
-			textIDs: []int32{440, 628, 629, 630},
+			textIDs: []int32{463, 651, 652, 653},
 			then: thenDef{
 				Reason: "notaccept",
 				words: words{
@@ -4845,15 +4885,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2850,
+			line: 2969,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
 			},
 			text: phraseMask{
-				{index: 9, bits: 1116892707587883008},
+				{index: 10, bits: 507904},
 			},
-			textIDs: []int32{631, 632, 633, 634, 635},
+			textIDs: []int32{654, 655, 656, 657, 658},
 			then: thenDef{
 				Reason: "suspend",
 				words: words{
@@ -4886,7 +4926,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2864,
+			line: 2983,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4935,7 +4975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2873,
+			line: 2992,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4984,7 +5024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 2882,
+			line: 3001,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5033,7 +5073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 2891,
+			line: 3010,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5082,7 +5122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 2901,
+			line: 3020,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5124,7 +5164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 2910,
+			line: 3029,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5173,7 +5213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 2919,
+			line: 3038,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5222,7 +5262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 2928,
+			line: 3047,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5271,7 +5311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 2937,
+			line: 3056,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5320,7 +5360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 2946,
+			line: 3065,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5369,7 +5409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 2955,
+			line: 3074,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5418,7 +5458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 2964,
+			line: 3083,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5467,7 +5507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 2973,
+			line: 3092,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5516,7 +5556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 2982,
+			line: 3101,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5565,7 +5605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 2991,
+			line: 3110,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5614,7 +5654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3000,
+			line: 3119,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5652,10 +5692,17 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Sending it again will fail the same way. Your email admin should add the sending server or service to your domain's SPF record."},
+								{
+									group: []textPart{
+										{slot: 10, isSlot: true, test: true},
+										{literal: "Sending it again will fail the same way. "},
+									},
+								},
+								{literal: "Your email admin should add the sending server or service to your domain's SPF record."},
 							},
 						},
-						tr: new([][]text),
+						uses: 1024,
+						tr:   new([][]text),
 					},
 				},
 			},
@@ -5663,7 +5710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3009,
+			line: 3128,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5696,14 +5743,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 14, isSlot: true},
+										{slot: 15, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " has no reverse DNS name, or one that does not match."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -5720,7 +5767,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3018,
+			line: 3137,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5769,7 +5816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3027,
+			line: 3146,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5818,7 +5865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3038,
+			line: 3157,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5867,7 +5914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3047,
+			line: 3166,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5916,7 +5963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3056,
+			line: 3175,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -5965,7 +6012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3067,
+			line: 3186,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6014,7 +6061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3077,
+			line: 3196,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6063,7 +6110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3086,
+			line: 3205,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6112,7 +6159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3095,
+			line: 3214,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6161,7 +6208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3104,
+			line: 3223,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6199,10 +6246,17 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Sending it again will fail the same way. The admin of your domain must make SPF or DKIM match the From domain for every server and service that sends mail for it."},
+								{
+									group: []textPart{
+										{slot: 10, isSlot: true, test: true},
+										{literal: "Sending it again will fail the same way. "},
+									},
+								},
+								{literal: "The admin of your domain must make SPF or DKIM match the From domain for every server and service that sends mail for it."},
 							},
 						},
-						tr: new([][]text),
+						uses: 1024,
+						tr:   new([][]text),
 					},
 				},
 			},
@@ -6210,7 +6264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3113,
+			line: 3232,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6259,7 +6313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3123,
+			line: 3242,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6308,7 +6362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3132,
+			line: 3251,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6357,7 +6411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3141,
+			line: 3260,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6390,14 +6444,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 14, isSlot: true},
+										{slot: 15, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " on its own block list."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -6414,7 +6468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3150,
+			line: 3269,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6452,10 +6506,17 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Sending it again will fail the same way. Your email admin should publish SPF, DKIM and DMARC for your domain, matching the From address."},
+								{
+									group: []textPart{
+										{slot: 10, isSlot: true, test: true},
+										{literal: "Sending it again will fail the same way. "},
+									},
+								},
+								{literal: "Your email admin should publish SPF, DKIM and DMARC for your domain, matching the From address."},
 							},
 						},
-						tr: new([][]text),
+						uses: 1024,
+						tr:   new([][]text),
 					},
 				},
 			},
@@ -6463,7 +6524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3162,
+			line: 3281,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6505,7 +6566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3171,
+			line: 3290,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6547,7 +6608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3180,
+			line: 3299,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6580,14 +6641,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 14, isSlot: true},
+										{slot: 15, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -6597,14 +6658,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 11, isSlot: true},
+										{slot: 12, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 2048,
+						uses: 4096,
 						tr:   new([][]text),
 					},
 				},
@@ -6613,7 +6674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3189,
+			line: 3308,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6655,7 +6716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3198,
+			line: 3317,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6704,7 +6765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3209,
+			line: 3328,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6740,61 +6801,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3225,
+			line: 3344,
 			text: phraseMask{
-				{index: 9, bits: 1152921504606846976},
+				{index: 10, bits: 524288},
 			},
-			textIDs: []int32{636},
+			textIDs: []int32{659},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3232,
+			line: 3351,
 			text: phraseMask{
-				{index: 9, bits: 2305843009213693952},
+				{index: 10, bits: 1048576},
 			},
-			textIDs: []int32{637},
+			textIDs: []int32{660},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3237,
+			line: 3356,
 			text: phraseMask{
-				{index: 9, bits: 4611686018427387904},
+				{index: 10, bits: 2097152},
 			},
-			textIDs: []int32{638},
+			textIDs: []int32{661},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3242,
+			line: 3361,
 			text: phraseMask{
-				{index: 9, bits: 9223372036854775808},
+				{index: 10, bits: 4194304},
 			},
-			textIDs: []int32{639},
+			textIDs: []int32{662},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3247,
+			line: 3366,
 			text: phraseMask{
-				{index: 10, bits: 31},
+				{index: 10, bits: 260046848},
 			},
-			textIDs: []int32{640, 641, 642, 643, 644},
+			textIDs: []int32{663, 664, 665, 666, 667},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3254,
+			line: 3373,
 			text: phraseMask{
-				{index: 10, bits: 32},
+				{index: 10, bits: 268435456},
 			},
-			textIDs: []int32{645},
+			textIDs: []int32{668},
 			regexps: []*pattern{
 				{src: "non r.*pertori.*dans l'annuaire domino", captures: false},
 			},
@@ -6803,41 +6864,41 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3260,
+			line: 3379,
 			text: phraseMask{
-				{index: 10, bits: 64},
+				{index: 10, bits: 536870912},
 			},
-			textIDs: []int32{646},
+			textIDs: []int32{669},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3265,
+			line: 3384,
 			text: phraseMask{
-				{index: 10, bits: 128},
+				{index: 10, bits: 1073741824},
 			},
-			textIDs: []int32{647},
+			textIDs: []int32{670},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3270,
+			line: 3389,
 			text: phraseMask{
-				{index: 10, bits: 256},
+				{index: 10, bits: 2147483648},
 			},
-			textIDs: []int32{648},
+			textIDs: []int32{671},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3283,
+			line: 3402,
 			text: phraseMask{
-				{index: 10, bits: 1536},
+				{index: 10, bits: 12884901888},
 			},
-			textIDs: []int32{649, 650},
+			textIDs: []int32{672, 673},
 			then: thenDef{
 				Reason:     "hostunknown",
 				HardBounce: &builtinFalse,
@@ -6884,61 +6945,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3293,
+			line: 3412,
 			text: phraseMask{
-				{index: 10, bits: 2048},
+				{index: 10, bits: 17179869184},
 			},
-			textIDs: []int32{651},
+			textIDs: []int32{674},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3301,
+			line: 3420,
 			text: phraseMask{
-				{index: 10, bits: 4096},
+				{index: 10, bits: 34359738368},
 			},
-			textIDs: []int32{652},
+			textIDs: []int32{675},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3306,
+			line: 3425,
 			text: phraseMask{
-				{index: 10, bits: 24576},
+				{index: 10, bits: 206158430208},
 			},
-			textIDs: []int32{653, 654},
+			textIDs: []int32{676, 677},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3311,
+			line: 3430,
 			text: phraseMask{
-				{index: 10, bits: 491520},
+				{index: 10, bits: 4123168604160},
 			},
-			textIDs: []int32{655, 656, 657, 658},
+			textIDs: []int32{678, 679, 680, 681},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3317,
+			line: 3436,
 			text: phraseMask{
-				{index: 10, bits: 7864320},
+				{index: 10, bits: 65970697666560},
 			},
-			textIDs: []int32{659, 660, 661, 662},
+			textIDs: []int32{682, 683, 684, 685},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3329,
+			line: 3448,
 			text: phraseMask{
-				{index: 10, bits: 58720256},
+				{index: 10, bits: 492581209243648},
 			},
-			textIDs: []int32{663, 664, 665},
+			textIDs: []int32{686, 687, 688},
 			then: thenDef{
 				Reason: "contenterror",
 				words: words{
@@ -6984,97 +7045,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3338,
+			line: 3457,
 			text: phraseMask{
-				{index: 10, bits: 67108864},
+				{index: 10, bits: 562949953421312},
 			},
-			textIDs: []int32{666},
+			textIDs: []int32{689},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3343,
-			text: phraseMask{
-				{index: 10, bits: 134217728},
-			},
-			textIDs: []int32{667},
-			then:    thenDef{Reason: "expired"},
-		},
-		{
-			id:   "lhost-ezweb-mailboxfull",
-			file: "rules.yaml (built-in)",
-			line: 3348,
-			text: phraseMask{
-				{index: 10, bits: 268435456},
-			},
-			textIDs: []int32{668},
-			then:    thenDef{Reason: "mailboxfull"},
-		},
-		{
-			id:   "lhost-ezweb-suspend",
-			file: "rules.yaml (built-in)",
-			line: 3353,
-			text: phraseMask{
-				{index: 10, bits: 1610612736},
-			},
-			textIDs: []int32{669, 670},
-			then:    thenDef{Reason: "suspend"},
-		},
-		{
-			id:   "lhost-fml-rejected",
-			file: "rules.yaml (built-in)",
-			line: 3358,
-			text: phraseMask{
-				{index: 10, bits: 272730423296},
-			},
-			textIDs: []int32{671, 672, 673, 674, 675, 676, 677},
-			then:    thenDef{Reason: "rejected"},
-		},
-		{
-			id:   "lhost-fml-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 3365,
-			text: phraseMask{
-				{index: 10, bits: 17317308137472},
-			},
-			textIDs: []int32{678, 679, 680, 681, 682, 683},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "lhost-fml-securityerror",
-			file: "rules.yaml (built-in)",
-			line: 3371,
-			text: phraseMask{
-				{index: 10, bits: 17592186044416},
-			},
-			textIDs: []int32{684},
-			then:    thenDef{Reason: "securityerror"},
-		},
-		{
-			id:   "lhost-gmail-expired",
-			file: "rules.yaml (built-in)",
-			line: 3376,
-			text: phraseMask{
-				{index: 10, bits: 246290604621824},
-			},
-			textIDs: []int32{685, 686, 687},
-			then:    thenDef{Reason: "expired"},
-		},
-		{
-			id:   "lhost-gmail-hostunknown",
-			file: "rules.yaml (built-in)",
-			line: 3383,
-			text: phraseMask{
-				{index: 10, bits: 844424930131968},
-			},
-			textIDs: []int32{688, 689},
-			then:    thenDef{Reason: "hostunknown"},
-		},
-		{
-			id:   "lhost-gmx-expired",
-			file: "rules.yaml (built-in)",
-			line: 3388,
+			line: 3462,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -7082,323 +7063,404 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "expired"},
 		},
 		{
+			id:   "lhost-ezweb-mailboxfull",
+			file: "rules.yaml (built-in)",
+			line: 3467,
+			text: phraseMask{
+				{index: 10, bits: 2251799813685248},
+			},
+			textIDs: []int32{691},
+			then:    thenDef{Reason: "mailboxfull"},
+		},
+		{
+			id:   "lhost-ezweb-suspend",
+			file: "rules.yaml (built-in)",
+			line: 3472,
+			text: phraseMask{
+				{index: 10, bits: 13510798882111488},
+			},
+			textIDs: []int32{692, 693},
+			then:    thenDef{Reason: "suspend"},
+		},
+		{
+			id:   "lhost-fml-rejected",
+			file: "rules.yaml (built-in)",
+			line: 3477,
+			text: phraseMask{
+				{index: 10, bits: 2287828610704211968},
+			},
+			textIDs: []int32{694, 695, 696, 697, 698, 699, 700},
+			then:    thenDef{Reason: "rejected"},
+		},
+		{
+			id:   "lhost-fml-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 3484,
+			text: phraseMask{
+				{index: 10, bits: 16140901064495857664},
+				{index: 11, bits: 7},
+			},
+			textIDs: []int32{701, 702, 703, 704, 705, 706},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "lhost-fml-securityerror",
+			file: "rules.yaml (built-in)",
+			line: 3490,
+			text: phraseMask{
+				{index: 11, bits: 8},
+			},
+			textIDs: []int32{707},
+			then:    thenDef{Reason: "securityerror"},
+		},
+		{
+			id:   "lhost-gmail-expired",
+			file: "rules.yaml (built-in)",
+			line: 3495,
+			text: phraseMask{
+				{index: 11, bits: 112},
+			},
+			textIDs: []int32{708, 709, 710},
+			then:    thenDef{Reason: "expired"},
+		},
+		{
+			id:   "lhost-gmail-hostunknown",
+			file: "rules.yaml (built-in)",
+			line: 3502,
+			text: phraseMask{
+				{index: 11, bits: 384},
+			},
+			textIDs: []int32{711, 712},
+			then:    thenDef{Reason: "hostunknown"},
+		},
+		{
+			id:   "lhost-gmx-expired",
+			file: "rules.yaml (built-in)",
+			line: 3507,
+			text: phraseMask{
+				{index: 11, bits: 512},
+			},
+			textIDs: []int32{713},
+			then:    thenDef{Reason: "expired"},
+		},
+		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3393,
+			line: 3512,
 			text: phraseMask{
-				{index: 6, bits: 864691128455135232},
+				{index: 7, bits: 393216},
 			},
-			textIDs: []int32{443, 442},
+			textIDs: []int32{466, 465},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3398,
+			line: 3517,
 			text: phraseMask{
-				{index: 6, bits: 72057594037927936},
+				{index: 7, bits: 32768},
 			},
-			textIDs: []int32{440},
+			textIDs: []int32{463},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3403,
+			line: 3522,
 			text: phraseMask{
-				{index: 6, bits: 144115188075855872},
+				{index: 7, bits: 65536},
 			},
-			textIDs: []int32{441},
+			textIDs: []int32{464},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3408,
+			line: 3527,
 			text: phraseMask{
-				{index: 10, bits: 2251799813685248},
+				{index: 11, bits: 1024},
 			},
-			textIDs: []int32{691},
+			textIDs: []int32{714},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3413,
+			line: 3532,
 			text: phraseMask{
-				{index: 10, bits: 4503599627370496},
+				{index: 11, bits: 2048},
 			},
-			textIDs: []int32{692},
+			textIDs: []int32{715},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3418,
+			line: 3537,
 			text: phraseMask{
-				{index: 10, bits: 9007199254740992},
+				{index: 11, bits: 4096},
 			},
-			textIDs: []int32{693},
+			textIDs: []int32{716},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3423,
+			line: 3542,
 			text: phraseMask{
-				{index: 10, bits: 18014398509481984},
+				{index: 11, bits: 8192},
 			},
-			textIDs: []int32{694},
+			textIDs: []int32{717},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3428,
+			line: 3547,
 			text: phraseMask{
-				{index: 10, bits: 36028797018963968},
+				{index: 11, bits: 16384},
 			},
-			textIDs: []int32{695},
+			textIDs: []int32{718},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3433,
+			line: 3552,
 			text: phraseMask{
-				{index: 10, bits: 72057594037927936},
+				{index: 11, bits: 32768},
 			},
-			textIDs: []int32{696},
+			textIDs: []int32{719},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3438,
+			line: 3557,
 			text: phraseMask{
-				{index: 10, bits: 144115188075855872},
+				{index: 11, bits: 65536},
 			},
-			textIDs: []int32{697},
+			textIDs: []int32{720},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3443,
+			line: 3562,
 			text: phraseMask{
-				{index: 10, bits: 288230376151711744},
+				{index: 11, bits: 131072},
 			},
-			textIDs: []int32{698},
+			textIDs: []int32{721},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3448,
+			line: 3567,
 			text: phraseMask{
-				{index: 10, bits: 576460752303423488},
+				{index: 11, bits: 262144},
 			},
-			textIDs: []int32{699},
+			textIDs: []int32{722},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3453,
+			line: 3572,
 			text: phraseMask{
-				{index: 10, bits: 3458764513820540928},
+				{index: 11, bits: 1572864},
 			},
-			textIDs: []int32{700, 701},
+			textIDs: []int32{723, 724},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3459,
+			line: 3578,
 			text: phraseMask{
-				{index: 10, bits: 4611686018427387904},
+				{index: 11, bits: 2097152},
 			},
-			textIDs: []int32{702},
+			textIDs: []int32{725},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3464,
+			line: 3583,
 			text: phraseMask{
-				{index: 10, bits: 9223372036854775808},
+				{index: 11, bits: 4194304},
 			},
-			textIDs: []int32{703},
+			textIDs: []int32{726},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3469,
+			line: 3588,
 			text: phraseMask{
-				{index: 11, bits: 255},
+				{index: 11, bits: 2139095040},
 			},
-			textIDs: []int32{704, 705, 706, 707, 708, 709, 710, 711},
+			textIDs: []int32{727, 728, 729, 730, 731, 732, 733, 734},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3476,
+			line: 3595,
 			text: phraseMask{
-				{index: 11, bits: 1792},
+				{index: 11, bits: 15032385536},
 			},
-			textIDs: []int32{712, 713, 714},
+			textIDs: []int32{735, 736, 737},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3481,
+			line: 3600,
 			text: phraseMask{
-				{index: 11, bits: 2048},
+				{index: 11, bits: 17179869184},
 			},
-			textIDs: []int32{715},
+			textIDs: []int32{738},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3486,
+			line: 3605,
 			text: phraseMask{
-				{index: 11, bits: 61440},
+				{index: 11, bits: 515396075520},
 			},
-			textIDs: []int32{716, 717, 718, 719},
+			textIDs: []int32{739, 740, 741, 742},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3492,
+			line: 3611,
 			text: phraseMask{
-				{index: 11, bits: 268369920},
+				{index: 11, bits: 2251250057871360},
 			},
-			textIDs: []int32{720, 721, 722, 723, 724, 725, 726, 727, 728, 729, 730, 731},
+			textIDs: []int32{743, 744, 745, 746, 747, 748, 749, 750, 751, 752, 753, 754},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3502,
+			line: 3621,
 			text: phraseMask{
-				{index: 11, bits: 805306368},
+				{index: 11, bits: 6755399441055744},
 			},
-			textIDs: []int32{732, 733},
+			textIDs: []int32{755, 756},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3507,
+			line: 3626,
 			text: phraseMask{
-				{index: 11, bits: 1073741824},
+				{index: 11, bits: 9007199254740992},
 			},
-			textIDs: []int32{734},
+			textIDs: []int32{757},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3512,
+			line: 3631,
 			text: phraseMask{
-				{index: 11, bits: 2147483648},
+				{index: 11, bits: 18014398509481984},
 			},
-			textIDs: []int32{735},
+			textIDs: []int32{758},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3517,
+			line: 3636,
 			text: phraseMask{
-				{index: 11, bits: 4294967296},
+				{index: 11, bits: 36028797018963968},
 			},
-			textIDs: []int32{736},
+			textIDs: []int32{759},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3522,
+			line: 3641,
 			text: phraseMask{
-				{index: 11, bits: 25769803776},
+				{index: 11, bits: 216172782113783808},
 			},
-			textIDs: []int32{737, 738},
+			textIDs: []int32{760, 761},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3528,
+			line: 3647,
 			text: phraseMask{
-				{index: 11, bits: 34359738368},
+				{index: 11, bits: 288230376151711744},
 			},
-			textIDs: []int32{739},
+			textIDs: []int32{762},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3533,
+			line: 3652,
 			text: phraseMask{
-				{index: 11, bits: 68719476736},
+				{index: 11, bits: 576460752303423488},
 			},
-			textIDs: []int32{740},
+			textIDs: []int32{763},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3538,
+			line: 3657,
 			text: phraseMask{
-				{index: 11, bits: 412316860416},
+				{index: 11, bits: 3458764513820540928},
 			},
-			textIDs: []int32{741, 742},
+			textIDs: []int32{764, 765},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3543,
+			line: 3662,
 			text: phraseMask{
-				{index: 11, bits: 549755813888},
+				{index: 11, bits: 4611686018427387904},
 			},
-			textIDs: []int32{743},
+			textIDs: []int32{766},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3548,
+			line: 3667,
 			text: phraseMask{
-				{index: 11, bits: 1099511627776},
+				{index: 11, bits: 9223372036854775808},
 			},
-			textIDs: []int32{744},
+			textIDs: []int32{767},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3553,
+			line: 3672,
 			text: phraseMask{
-				{index: 11, bits: 2199023255552},
+				{index: 12, bits: 1},
 			},
-			textIDs: []int32{745},
+			textIDs: []int32{768},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3558,
+			line: 3677,
 			text: phraseMask{
-				{index: 11, bits: 13194139533312},
+				{index: 12, bits: 6},
 			},
-			textIDs: []int32{746, 747},
+			textIDs: []int32{769, 770},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -7444,11 +7506,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3572,
+			line: 3691,
 			text: phraseMask{
-				{index: 11, bits: 4611668426241343488},
+				{index: 12, bits: 2097144},
 			},
-			textIDs: []int32{748, 749, 750, 751, 752, 753, 754, 755, 756, 757, 758, 759, 760, 761, 762, 763, 764, 765},
+			textIDs: []int32{771, 772, 773, 774, 775, 776, 777, 778, 779, 780, 781, 782, 783, 784, 785, 786, 787, 788},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -7494,7 +7556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3601,
+			line: 3720,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7550,16 +7612,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3611,
+			line: 3730,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 1, bits: 85899345920000},
-				{index: 11, bits: 13835058055282163712},
-				{index: 7, bits: 1048576},
+				{index: 1, bits: 1152921504606846976},
+				{index: 2, bits: 39},
+				{index: 12, bits: 6291456},
+				{index: 7, bits: 8796093022208},
 			},
-			textIDs: []int32{101, 110, 766, 468, 105, 767, 106, 107},
+			textIDs: []int32{124, 133, 789, 491, 128, 790, 129, 130},
 			then: thenDef{
 				Reason: "expired",
 				words: words{
@@ -7576,11 +7639,11 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 18, isSlot: true},
+										{slot: 19, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: " could not be reached."},
 							},
 							{
@@ -7594,7 +7657,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 18, isSlot: true},
+										{slot: 19, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server"},
@@ -7607,12 +7670,12 @@ var builtinSet = &ruleSet{
 								{literal: " could not be reached."},
 							},
 						},
-						uses: 270339,
+						uses: 540675,
 						tr:   new([][]text),
 					},
 				},
-				byFact: [15]words{
-					12: {
+				byFact: [21]words{
+					14: {
 						explanation: alts{
 							list: []text{
 								{
@@ -7626,11 +7689,11 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 18, isSlot: true},
+											{slot: 19, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server "},
-									{slot: 13, isSlot: true},
+									{slot: 14, isSlot: true},
 									{literal: " refused every connection."},
 								},
 								{
@@ -7644,7 +7707,7 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 18, isSlot: true},
+											{slot: 19, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server"},
@@ -7657,7 +7720,7 @@ var builtinSet = &ruleSet{
 									{literal: " refused every connection."},
 								},
 							},
-							uses: 270339,
+							uses: 540675,
 							tr:   new([][]text),
 						},
 					},
@@ -7667,14 +7730,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3628,
+			line: 3747,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 12, bits: 1},
+				{index: 12, bits: 8388608},
 			},
-			textIDs: []int32{768},
+			textIDs: []int32{791},
 			then: thenDef{
 				Reason: "userunknown",
 				words: words{
@@ -7720,7 +7783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3654,
+			line: 3773,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7729,51 +7792,51 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3659,
+			line: 3778,
 			text: phraseMask{
-				{index: 12, bits: 2},
+				{index: 12, bits: 16777216},
 			},
-			textIDs: []int32{769},
+			textIDs: []int32{792},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3665,
+			line: 3784,
 			text: phraseMask{
-				{index: 12, bits: 124},
+				{index: 12, bits: 1040187392},
 			},
-			textIDs: []int32{770, 771, 772, 773, 774},
+			textIDs: []int32{793, 794, 795, 796, 797},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3679,
+			line: 3798,
 			text: phraseMask{
-				{index: 12, bits: 17592186044288},
+				{index: 12, bits: 18446744072635809792},
+				{index: 13, bits: 7},
 			},
-			textIDs: []int32{775, 776, 777, 778, 779, 780, 781, 782, 783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811},
+			textIDs: []int32{798, 799, 800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811, 812, 813, 814, 815, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830, 831, 832, 833, 834},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3691,
+			line: 3810,
 			text: phraseMask{
-				{index: 12, bits: 18446726481523507200},
-				{index: 1, bits: 2316539058328698880},
-				{index: 13, bits: 9223372036854775807},
-				{index: 2, bits: 32},
-				{index: 10, bits: 4503599627370496},
+				{index: 13, bits: 18446744073709551608},
+				{index: 2, bits: 269488896},
+				{index: 14, bits: 4194303},
+				{index: 11, bits: 2048},
 			},
-			textIDs: []int32{812, 813, 814, 815, 816, 817, 818, 117, 819, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830, 831, 832, 833, 834, 835, 836, 837, 838, 839, 113, 840, 841, 842, 114, 843, 844, 845, 846, 847, 848, 849, 850, 851, 133, 852, 125, 853, 854, 855, 856, 857, 858, 859, 860, 861, 862, 863, 864, 865, 866, 867, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888, 889, 890, 891, 892, 893, 692, 894},
+			textIDs: []int32{835, 836, 837, 838, 839, 840, 841, 140, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 853, 854, 855, 856, 857, 858, 859, 860, 861, 862, 136, 863, 864, 865, 137, 866, 867, 868, 869, 870, 871, 872, 873, 874, 156, 875, 148, 876, 877, 878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888, 889, 890, 891, 892, 893, 894, 895, 896, 897, 898, 899, 900, 901, 902, 903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 715, 917},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3731,
+			line: 3850,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7783,7 +7846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3736,
+			line: 3855,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7792,30 +7855,29 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3741,
+			line: 3860,
 			text: phraseMask{
-				{index: 13, bits: 9223372036854775808},
-				{index: 14, bits: 67108863},
-				{index: 7, bits: 131072},
+				{index: 14, bits: 562949949227008},
+				{index: 7, bits: 1099511627776},
 			},
-			textIDs: []int32{895, 896, 897, 898, 899, 900, 901, 465, 902, 903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 919, 920, 921},
+			textIDs: []int32{918, 919, 920, 921, 922, 923, 924, 488, 925, 926, 927, 928, 929, 930, 931, 932, 933, 934, 935, 936, 937, 938, 939, 940, 941, 942, 943, 944},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3755,
+			line: 3874,
 			text: phraseMask{
-				{index: 14, bits: 201326592},
-				{index: 8, bits: 549755813888},
+				{index: 14, bits: 1688849860263936},
+				{index: 8, bits: 4611686018427387904},
 			},
-			textIDs: []int32{922, 551, 923},
+			textIDs: []int32{945, 574, 946},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3767,
+			line: 3886,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7826,48 +7888,48 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3772,
+			line: 3891,
 			text: phraseMask{
-				{index: 14, bits: 18446744073441116160},
-				{index: 8, bits: 105553116266496},
-				{index: 9, bits: 1},
-				{index: 5, bits: 4096},
-				{index: 15, bits: 1048575},
+				{index: 14, bits: 18444492273895866368},
+				{index: 9, bits: 8388656},
+				{index: 15, bits: 8796093022207},
+				{index: 5, bits: 34359738368},
 			},
-			textIDs: []int32{924, 925, 926, 927, 928, 929, 930, 931, 558, 932, 933, 934, 935, 557, 936, 937, 938, 939, 940, 576, 941, 942, 943, 944, 945, 332, 946, 947, 948, 949, 950, 951, 952, 953, 954, 955, 956, 957, 958, 959, 960, 961, 962, 963, 964, 965, 966, 967, 968, 969, 970, 971, 972, 973, 974, 975, 976, 977, 978, 979},
+			textIDs: []int32{947, 948, 949, 950, 951, 952, 953, 954, 581, 955, 956, 957, 958, 580, 959, 960, 961, 962, 963, 599, 964, 965, 966, 967, 968, 355, 969, 970, 971, 972, 973, 974, 975, 976, 977, 978, 979, 980, 981, 982, 983, 984, 985, 986, 987, 988, 989, 990, 991, 992, 993, 994, 995, 996, 997, 998, 999, 1000, 1001, 1002},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3805,
+			line: 3924,
 			text: phraseMask{
-				{index: 15, bits: 267386880},
+				{index: 15, bits: 2243003720663040},
 			},
-			textIDs: []int32{980, 981, 982, 983, 984, 985, 986, 987},
+			textIDs: []int32{1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3817,
+			line: 3936,
 			text: phraseMask{
-				{index: 15, bits: 140737219919872},
-				{index: 9, bits: 4294836224},
-				{index: 4, bits: 562949953421312},
+				{index: 15, bits: 18444492273895866368},
+				{index: 9, bits: 36027697507336192},
+				{index: 5, bits: 256},
+				{index: 16, bits: 63},
 			},
-			textIDs: []int32{988, 989, 990, 991, 992, 601, 604, 993, 994, 995, 305, 595, 605, 596, 594, 996, 997, 998, 999, 1000, 597, 598, 599, 600, 593, 606, 607, 603, 1001, 602, 1002, 1003, 1004, 1005, 1006},
+			textIDs: []int32{1011, 1012, 1013, 1014, 1015, 624, 627, 1016, 1017, 1018, 328, 618, 628, 619, 617, 1019, 1020, 1021, 1022, 1023, 620, 621, 622, 623, 616, 629, 630, 626, 1024, 625, 1025, 1026, 1027, 1028, 1029},
 			command: []string{"MAIL", "RCPT", "DATA", ""},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3838,
+			line: 3957,
 			text: phraseMask{
-				{index: 15, bits: 143974450587500544},
+				{index: 16, bits: 65472},
 			},
-			textIDs: []int32{1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 1015, 1016},
+			textIDs: []int32{1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 1039},
 			then: thenDef{
 				Reason: "authfailure",
 				words: words{
@@ -7904,7 +7966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3847,
+			line: 3966,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7919,23 +7981,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3852,
+			line: 3971,
 			text: phraseMask{
-				{index: 15, bits: 18302628885633695744},
-				{index: 16, bits: 8388607},
-				{index: 5, bits: 8388608},
+				{index: 16, bits: 70368744112128},
+				{index: 5, bits: 70368744177664},
 			},
-			textIDs: []int32{1017, 1018, 1019, 1020, 1021, 1022, 1023, 1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 1039, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 343},
+			textIDs: []int32{1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 366},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3865,
+			line: 3984,
 			text: phraseMask{
-				{index: 16, bits: 25165824},
+				{index: 16, bits: 211106232532992},
 			},
-			textIDs: []int32{1047, 1048},
+			textIDs: []int32{1070, 1071},
 			regexps: []*pattern{
 				{src: "is not allowed to send mail\\..*_401", captures: false},
 				{src: "is not allowed to send from <.*per it's spf record", captures: false},
@@ -7945,91 +8006,94 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3884,
+			line: 4003,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 16, bits: 18446744073675997184},
+				{index: 16, bits: 18446462598732840960},
 				{bits: 64513},
-				{index: 7, bits: 1},
-				{index: 8, bits: 576460752303554560},
-				{index: 17, bits: 2251799813685247},
-				{index: 5, bits: 34359738368},
+				{index: 7, bits: 8388608},
+				{index: 17, bits: 18446744073709551615},
+				{index: 8, bits: 1099511627776},
+				{index: 9, bits: 262144},
+				{index: 18, bits: 1023},
+				{index: 5, bits: 288230376151711744},
 			},
-			textIDs: []int32{1049, 1050, 1051, 1052, 1053, 0, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 448, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 529, 1073, 1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 571, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 11, 10, 12, 15, 1107, 1108, 1109, 13, 14, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 355, 1138},
+			textIDs: []int32{1072, 1073, 1074, 1075, 1076, 0, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 471, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 552, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 594, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 11, 10, 12, 15, 1130, 1131, 1132, 13, 14, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 378, 1161},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3924,
+			line: 4043,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 17, bits: 18444492273895866368},
-				{index: 7, bits: 268435456},
-				{index: 18, bits: 18446744073709551615},
-				{index: 4, bits: 9223372036854775808},
-				{index: 2, bits: 9663676416},
-				{index: 19, bits: 1023},
+				{index: 18, bits: 18446744073709550592},
+				{index: 7, bits: 2251799813685248},
+				{index: 5, bits: 4194304},
+				{index: 2, bits: 81064793292668928},
+				{index: 19, bits: 8589934591},
 			},
-			textIDs: []int32{1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 476, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 319, 1179, 158, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 161, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225},
+			textIDs: []int32{1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 499, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 342, 1202, 181, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 184, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248},
 			unless: phraseMask{
-				{index: 19, bits: 3072},
-				{index: 16, bits: 4611686018427387904},
+				{index: 19, bits: 25769803776},
+				{index: 17, bits: 2097152},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3965,
+			line: 4084,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 19, bits: 134213632},
-				{index: 4, bits: 1125899906842624},
-				{index: 6, bits: 72057594037927936},
-				{index: 9, bits: 13510798882111488},
+				{index: 19, bits: 1125865547104256},
+				{index: 5, bits: 512},
+				{index: 7, bits: 32768},
+				{index: 10, bits: 6144},
 			},
-			textIDs: []int32{1228, 306, 1229, 1230, 1231, 1232, 1233, 1234, 440, 628, 629, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242},
+			textIDs: []int32{1251, 329, 1252, 1253, 1254, 1255, 1256, 1257, 463, 651, 652, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 3977,
+			line: 4096,
 			text: phraseMask{
-				{index: 19, bits: 18446744073575333888},
-				{index: 7, bits: 288230376688582656},
-				{index: 8, bits: 4503602848595968},
-				{index: 6, bits: 4611687117939015680},
+				{index: 19, bits: 18445618173802708992},
+				{index: 7, bits: 4503599629467648},
+				{index: 8, bits: 27021597764354048},
 				{index: 20, bits: 18446744073709551615},
-				{index: 12, bits: 1},
-				{index: 5, bits: 49152},
-				{index: 11, bits: 275683213312},
-				{index: 14, bits: 17592186044416},
-				{index: 4, bits: 54043195528445952},
-				{index: 21, bits: 8388607},
-				{index: 2, bits: 1024},
+				{index: 9, bits: 2048},
+				{index: 12, bits: 8388608},
+				{index: 5, bits: 412316884992},
+				{index: 11, bits: 2312598408654749696},
+				{index: 6, bits: 9223372036854775808},
+				{index: 15, bits: 8},
+				{index: 21, bits: 70368744177663},
+				{index: 2, bits: 8589934592},
 			},
-			textIDs: []int32{1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 477, 1255, 1256, 543, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 564, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 446, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 768, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 334, 1292, 1293, 1294, 506, 1295, 1296, 1297, 732, 1298, 1299, 424, 1300, 1301, 1302, 940, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 311, 1310, 1311, 1312, 1313, 1314, 542, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 742, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 310, 1336, 1337, 1338, 1339, 335, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 733, 1352, 1353, 1354, 1355, 1356, 1357, 138, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366},
+			textIDs: []int32{1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 500, 1278, 1279, 566, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 587, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 469, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 791, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 357, 1315, 1316, 1317, 529, 1318, 1319, 1320, 755, 1321, 1322, 447, 1323, 1324, 1325, 963, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 334, 1333, 1334, 1335, 1336, 1337, 565, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 765, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 333, 1359, 1360, 1361, 1362, 358, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 756, 1375, 1376, 1377, 1378, 1379, 1380, 161, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389},
 			unless: phraseMask{
-				{index: 16, bits: 18446744073675997184},
+				{index: 16, bits: 18446462598732840960},
 				{bits: 64513},
-				{index: 7, bits: 1},
-				{index: 8, bits: 576460752303554560},
-				{index: 17, bits: 2251799813685247},
-				{index: 5, bits: 34359738368},
+				{index: 7, bits: 8388608},
+				{index: 17, bits: 18446744073709551615},
+				{index: 8, bits: 1099511627776},
+				{index: 9, bits: 262144},
+				{index: 18, bits: 1023},
+				{index: 5, bits: 288230376151711744},
 			},
 			command: []string{"MAIL"},
 			then: thenDef{
@@ -8072,7 +8136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4038,
+			line: 4157,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8121,7 +8185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4050,
+			line: 4169,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8170,7 +8234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4061,
+			line: 4180,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8218,7 +8282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4070,
+			line: 4189,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8230,31 +8294,31 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 1, bits: 17179869184},
-				{index: 21, bits: 25165824},
+				{index: 1, bits: 144115188075855872},
+				{index: 21, bits: 211106232532992},
 			},
-			textIDs: []int32{98, 1367, 1368},
+			textIDs: []int32{121, 1390, 1391},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4080,
+			line: 4199,
 			text: phraseMask{
-				{index: 18, bits: 4294967297},
+				{index: 18, bits: 36028797027352576},
 			},
-			textIDs: []int32{1152, 1184},
+			textIDs: []int32{1175, 1207},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4087,
+			line: 4206,
 			text: phraseMask{
-				{index: 20, bits: 549755813888},
+				{index: 20, bits: 4611686018427387904},
 			},
-			textIDs: []int32{1319},
-			all:     []int32{1369},
+			textIDs: []int32{1342},
+			all:     []int32{1392},
 			regexps: []*pattern{
 				{src: "553 [^ @]+ does not exist", captures: false},
 			},
@@ -8263,43 +8327,45 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4096,
+			line: 4215,
 			text: phraseMask{
-				{index: 16, bits: 17592320262144},
+				{index: 17, bits: 8},
+				{index: 16, bits: 1125899906842624},
 			},
-			textIDs: []int32{1068, 1051},
+			textIDs: []int32{1091, 1074},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4103,
+			line: 4222,
 			text: phraseMask{
-				{index: 19, bits: 18446744073575333888},
-				{index: 7, bits: 288230376688582656},
-				{index: 8, bits: 4503602848595968},
-				{index: 6, bits: 4611687117939015680},
+				{index: 19, bits: 18445618173802708992},
+				{index: 7, bits: 4503599629467648},
+				{index: 8, bits: 27021597764354048},
 				{index: 20, bits: 18446744073709551615},
-				{index: 12, bits: 1},
-				{index: 5, bits: 49152},
-				{index: 11, bits: 275683213312},
-				{index: 14, bits: 17592186044416},
-				{index: 4, bits: 54043195528445952},
-				{index: 21, bits: 8388607},
-				{index: 2, bits: 1024},
+				{index: 9, bits: 2048},
+				{index: 12, bits: 8388608},
+				{index: 5, bits: 412316884992},
+				{index: 11, bits: 2312598408654749696},
+				{index: 6, bits: 9223372036854775808},
+				{index: 15, bits: 8},
+				{index: 21, bits: 70368744177663},
+				{index: 2, bits: 8589934592},
 			},
-			textIDs: []int32{1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 477, 1255, 1256, 543, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 564, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 446, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 768, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 334, 1292, 1293, 1294, 506, 1295, 1296, 1297, 732, 1298, 1299, 424, 1300, 1301, 1302, 940, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 311, 1310, 1311, 1312, 1313, 1314, 542, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 742, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 310, 1336, 1337, 1338, 1339, 335, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 733, 1352, 1353, 1354, 1355, 1356, 1357, 138, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366},
+			textIDs: []int32{1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 500, 1278, 1279, 566, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 587, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 469, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 791, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 357, 1315, 1316, 1317, 529, 1318, 1319, 1320, 755, 1321, 1322, 447, 1323, 1324, 1325, 963, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 334, 1333, 1334, 1335, 1336, 1337, 565, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 765, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 333, 1359, 1360, 1361, 1362, 358, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 756, 1375, 1376, 1377, 1378, 1379, 1380, 161, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389},
 			command: []string{"RCPT"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4109,
+			line: 4228,
 			text: phraseMask{
-				{index: 21, bits: 35184304979968},
+				{index: 21, bits: 18446181123756130304},
+				{index: 22, bits: 15},
 			},
-			textIDs: []int32{1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388},
+			textIDs: []int32{1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411},
 			regexps: []*pattern{
 				{src: "<.*> not found", captures: false},
 				{src: "<.*>\\.\\.\\. blocked by", captures: false},
@@ -8331,26 +8397,28 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4128,
+			line: 4247,
 			text: phraseMask{
-				{index: 7, bits: 288230376151711744},
-				{index: 21, bits: 246290604621824},
+				{index: 8, bits: 131072},
+				{index: 22, bits: 112},
 			},
-			textIDs: []int32{506, 1389, 1390, 1391},
+			textIDs: []int32{529, 1412, 1413, 1414},
 			unless: phraseMask{
-				{index: 16, bits: 18446744073675997184},
+				{index: 16, bits: 18446462598732840960},
 				{bits: 64513},
-				{index: 7, bits: 1},
-				{index: 8, bits: 576460752303554560},
-				{index: 17, bits: 2251799813685247},
-				{index: 5, bits: 34359738368},
+				{index: 7, bits: 8388608},
+				{index: 17, bits: 18446744073709551615},
+				{index: 8, bits: 1099511627776},
+				{index: 9, bits: 262144},
+				{index: 18, bits: 1023},
+				{index: 5, bits: 288230376151711744},
 			},
 			then: thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4146,
+			line: 4265,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8359,18 +8427,17 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 21, bits: 18446462598732840960},
-				{index: 9, bits: 4611694814520410112},
-				{index: 20, bits: 8589934592},
-				{index: 22, bits: 8191},
+				{index: 22, bits: 68719476608},
+				{index: 10, bits: 2097156},
+				{index: 20, bits: 72057594037927936},
 			},
-			textIDs: []int32{1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 619, 1401, 1313, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 638},
+			textIDs: []int32{1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 642, 1424, 1336, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 661},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4165,
+			line: 4284,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8379,43 +8446,43 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 19, bits: 18446744073575333888},
-				{index: 7, bits: 288230376688582656},
-				{index: 8, bits: 4503602848595968},
-				{index: 6, bits: 4611687117939015680},
+				{index: 19, bits: 18445618173802708992},
+				{index: 7, bits: 4503599629467648},
+				{index: 8, bits: 27021597764354048},
 				{index: 20, bits: 18446744073709551615},
-				{index: 12, bits: 1},
-				{index: 5, bits: 49152},
-				{index: 11, bits: 275683213312},
-				{index: 14, bits: 17592186044416},
-				{index: 4, bits: 54043195528445952},
-				{index: 21, bits: 8388607},
-				{index: 2, bits: 1024},
+				{index: 9, bits: 2048},
+				{index: 12, bits: 8388608},
+				{index: 5, bits: 412316884992},
+				{index: 11, bits: 2312598408654749696},
+				{index: 6, bits: 9223372036854775808},
+				{index: 15, bits: 8},
+				{index: 21, bits: 70368744177663},
+				{index: 2, bits: 8589934592},
 			},
-			textIDs: []int32{1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 477, 1255, 1256, 543, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 564, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 446, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 768, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 334, 1292, 1293, 1294, 506, 1295, 1296, 1297, 732, 1298, 1299, 424, 1300, 1301, 1302, 940, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 311, 1310, 1311, 1312, 1313, 1314, 542, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 742, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 310, 1336, 1337, 1338, 1339, 335, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 733, 1352, 1353, 1354, 1355, 1356, 1357, 138, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366},
+			textIDs: []int32{1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 500, 1278, 1279, 566, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 587, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 469, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 791, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 357, 1315, 1316, 1317, 529, 1318, 1319, 1320, 755, 1321, 1322, 447, 1323, 1324, 1325, 963, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 334, 1333, 1334, 1335, 1336, 1337, 565, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 765, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 333, 1359, 1360, 1361, 1362, 358, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 756, 1375, 1376, 1377, 1378, 1379, 1380, 161, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4171,
+			line: 4290,
 			text: phraseMask{
-				{index: 22, bits: 57344},
+				{index: 22, bits: 481036337152},
 			},
-			textIDs: []int32{1421, 1422, 1423},
+			textIDs: []int32{1444, 1445, 1446},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4180,
+			line: 4299,
 			text: phraseMask{
-				{index: 22, bits: 65539},
+				{index: 22, bits: 549780979712},
 			},
-			textIDs: []int32{1408, 1409, 1424},
+			textIDs: []int32{1431, 1432, 1447},
 			unless: phraseMask{
-				{index: 21, bits: 1073741824},
-				{index: 22, bits: 131072},
+				{index: 21, bits: 9007199254740992},
+				{index: 22, bits: 1099511627776},
 			},
 			regexps: []*pattern{
 				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
@@ -8425,21 +8492,20 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4195,
+			line: 4314,
 			text: phraseMask{
-				{index: 21, bits: 18446462598732840960},
-				{index: 9, bits: 4611694814520410112},
-				{index: 20, bits: 8589934592},
-				{index: 22, bits: 8191},
+				{index: 22, bits: 68719476608},
+				{index: 10, bits: 2097156},
+				{index: 20, bits: 72057594037927936},
 			},
-			textIDs: []int32{1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 619, 1401, 1313, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 638},
+			textIDs: []int32{1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 642, 1424, 1336, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 661},
 			command: []string{"RCPT", "DATA", ""},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4203,
+			line: 4322,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8448,21 +8514,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4208,
+			line: 4327,
 			text: phraseMask{
-				{index: 22, bits: 576460752303161344},
+				{index: 22, bits: 18446741874686296064},
+				{index: 23, bits: 262143},
 			},
-			textIDs: []int32{1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466},
+			textIDs: []int32{1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4229,
+			line: 4348,
 			text: phraseMask{
-				{index: 22, bits: 17870283321406128128},
+				{index: 23, bits: 8126464},
 			},
-			textIDs: []int32{1467, 1468, 1469, 1470, 1471},
+			textIDs: []int32{1490, 1491, 1492, 1493, 1494},
 			regexps: []*pattern{
 				{src: "domain.*mismatches client ip", captures: false},
 				{src: "dns lookup failure:.*try again later", captures: false},
@@ -8475,21 +8542,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4242,
+			line: 4361,
 			text: phraseMask{
-				{index: 23, bits: 511},
+				{index: 23, bits: 4286578688},
 			},
-			textIDs: []int32{1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480},
+			textIDs: []int32{1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4250,
+			line: 4369,
 			text: phraseMask{
-				{index: 23, bits: 512},
+				{index: 23, bits: 4294967296},
 			},
-			textIDs: []int32{1481},
+			textIDs: []int32{1504},
 			regexps: []*pattern{
 				{src: "multiple.*header", captures: false},
 			},
@@ -8498,32 +8565,31 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4261,
+			line: 4380,
 			text: phraseMask{
-				{index: 23, bits: 1047552},
-				{index: 6, bits: 9223372036854775808},
-				{index: 8, bits: 576460752303423488},
+				{index: 23, bits: 8787503087616},
+				{index: 7, bits: 4194304},
+				{index: 9, bits: 262144},
 			},
-			textIDs: []int32{1482, 447, 1483, 1484, 1485, 571, 1486, 1487, 1488, 1489, 1490, 1491},
+			textIDs: []int32{1505, 470, 1506, 1507, 1508, 594, 1509, 1510, 1511, 1512, 1513, 1514},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4273,
+			line: 4392,
 			text: phraseMask{
-				{index: 23, bits: 17592184995841},
-				{index: 10, bits: 67108864},
+				{index: 23, bits: 18446735277624918016},
+				{index: 24, bits: 7},
+				{index: 10, bits: 562949953421312},
 			},
-			textIDs: []int32{1472, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 666, 1515},
+			textIDs: []int32{1495, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 689, 1538},
 			unless: phraseMask{
-				{index: 23, bits: 18446726481523507200},
-				{index: 10, bits: 18014398509481984},
-				{index: 8, bits: 8796093022208},
-				{index: 24, bits: 18446744073709551615},
-				{index: 21, bits: 9007199254740992},
-				{index: 22, bits: 57344},
-				{index: 25, bits: 131071},
+				{index: 24, bits: 18446744073709551608},
+				{index: 11, bits: 8192},
+				{index: 9, bits: 4},
+				{index: 22, bits: 481036341248},
+				{index: 25, bits: 1099511627775},
 				{bits: 16777216},
 			},
 			then: thenDef{Reason: "contenterror"},
@@ -8531,7 +8597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4338,
+			line: 4457,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -8594,8 +8660,8 @@ var builtinSet = &ruleSet{
 						tr: new([][]text),
 					},
 				},
-				byFact: [15]words{
-					11: {
+				byFact: [21]words{
+					13: {
 						summary: phrase{
 							en: "sender domain not found",
 							tr: new([]string),
@@ -8638,7 +8704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4351,
+			line: 4470,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -8648,20 +8714,19 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4356,
+			line: 4475,
 			text: phraseMask{
-				{index: 17, bits: 18444492273895866368},
-				{index: 7, bits: 268435456},
-				{index: 18, bits: 18446744073709551615},
-				{index: 4, bits: 9223372036854775808},
-				{index: 2, bits: 9663676416},
-				{index: 19, bits: 1023},
-				{index: 25, bits: 131072},
+				{index: 18, bits: 18446744073709550592},
+				{index: 7, bits: 2251799813685248},
+				{index: 5, bits: 4194304},
+				{index: 2, bits: 81064793292668928},
+				{index: 19, bits: 8589934591},
+				{index: 25, bits: 1099511627776},
 			},
-			textIDs: []int32{1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 476, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 319, 1179, 158, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 161, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1617},
+			textIDs: []int32{1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 499, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 342, 1202, 181, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 184, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1640},
 			unless: phraseMask{
-				{index: 19, bits: 3072},
-				{index: 16, bits: 4611686018427387904},
+				{index: 19, bits: 25769803776},
+				{index: 17, bits: 2097152},
 			},
 			command: []string{"MAIL"},
 			then:    thenDef{Reason: "rejected"},
@@ -8669,51 +8734,51 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4399,
+			line: 4518,
 			text: phraseMask{
-				{index: 17, bits: 18444492273895866368},
-				{index: 7, bits: 268435456},
-				{index: 18, bits: 18446744073709551615},
-				{index: 4, bits: 9223372036854775808},
-				{index: 2, bits: 9663676416},
-				{index: 19, bits: 1023},
+				{index: 18, bits: 18446744073709550592},
+				{index: 7, bits: 2251799813685248},
+				{index: 5, bits: 4194304},
+				{index: 2, bits: 81064793292668928},
+				{index: 19, bits: 8589934591},
 			},
-			textIDs: []int32{1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 476, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 319, 1179, 158, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 161, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225},
+			textIDs: []int32{1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 499, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 342, 1202, 181, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 184, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248},
 			unless: phraseMask{
-				{index: 19, bits: 3072},
-				{index: 16, bits: 4611686018427387904},
+				{index: 19, bits: 25769803776},
+				{index: 17, bits: 2097152},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4413,
+			line: 4532,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
 			unless: phraseMask{
-				{index: 25, bits: 4503599627108352},
-				{index: 1, bits: 33554432},
-				{index: 7, bits: 524288},
-				{index: 11, bits: 1791},
+				{index: 25, bits: 18446741874686296064},
+				{index: 1, bits: 4503610398343168},
+				{index: 7, bits: 4398046511104},
+				{index: 11, bits: 15023996928},
+				{index: 26, bits: 255},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4433,
+			line: 4552,
 			text: phraseMask{
-				{index: 19, bits: 32768},
+				{index: 19, bits: 274877906944},
 			},
-			textIDs: []int32{1231},
+			textIDs: []int32{1254},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4440,
+			line: 4559,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8725,26 +8790,26 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 1, bits: 33285996544},
-				{index: 25, bits: 18442240474082181120},
-				{index: 4, bits: 2199023255552},
-				{index: 21, bits: 16777216},
-				{index: 10, bits: 3584},
-				{index: 26, bits: 16383},
+				{index: 1, bits: 279223176896970752},
+				{index: 26, bits: 17179868928},
+				{index: 5, bits: 1},
+				{index: 21, bits: 140737488355328},
+				{index: 10, bits: 30064771072},
 			},
-			textIDs: []int32{98, 1652, 1653, 297, 1654, 1655, 1656, 1657, 97, 1368, 1658, 1659, 1660, 1661, 651, 1662, 96, 1663, 1664, 1665, 1666, 95, 94, 1667, 1668, 1669, 1670, 1671, 1672, 1673, 1674, 1675, 649, 650, 1676, 1677},
+			textIDs: []int32{121, 1672, 1673, 320, 1674, 1675, 1676, 1677, 120, 1391, 1678, 1679, 1680, 1681, 674, 1682, 119, 1683, 1684, 1685, 1686, 118, 117, 1687, 1688, 1689, 1690, 1691, 1692, 1693, 1694, 1695, 672, 673, 1696, 1697},
 			unless: phraseMask{
-				{index: 25, bits: 4503599627108352},
-				{index: 1, bits: 33554432},
-				{index: 7, bits: 524288},
-				{index: 11, bits: 1791},
+				{index: 25, bits: 18446741874686296064},
+				{index: 1, bits: 4503610398343168},
+				{index: 7, bits: 4398046511104},
+				{index: 11, bits: 15023996928},
+				{index: 26, bits: 255},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4461,
+			line: 4580,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8753,39 +8818,37 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4471,
+			line: 4590,
 			text: phraseMask{
-				{index: 26, bits: 245760},
+				{index: 26, bits: 257698037760},
 			},
-			textIDs: []int32{1678, 1679, 1680, 1681},
+			textIDs: []int32{1698, 1699, 1700, 1701},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4475,
+			line: 4594,
 			text: phraseMask{
-				{index: 23, bits: 18446726481523507200},
-				{index: 10, bits: 18014398509481984},
-				{index: 8, bits: 8796093022208},
-				{index: 24, bits: 18446744073709551615},
-				{index: 21, bits: 9007199254740992},
-				{index: 22, bits: 57344},
-				{index: 25, bits: 131071},
+				{index: 24, bits: 18446744073709551608},
+				{index: 11, bits: 8192},
+				{index: 9, bits: 4},
+				{index: 22, bits: 481036341248},
+				{index: 25, bits: 1099511627775},
 				{bits: 16777216},
 			},
-			textIDs: []int32{1516, 1517, 1518, 1519, 1520, 1521, 694, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 555, 1536, 1537, 1538, 1539, 1540, 1397, 1421, 1422, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1423, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 24, 1611, 1612, 1613, 1614, 1615, 1616},
+			textIDs: []int32{1539, 1540, 1541, 1542, 1543, 1544, 717, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 578, 1559, 1560, 1561, 1562, 1563, 1420, 1444, 1445, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1446, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 24, 1634, 1635, 1636, 1637, 1638, 1639},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4480,
+			line: 4599,
 			text: phraseMask{
-				{index: 2, bits: 2097152},
-				{index: 26, bits: 66846720},
+				{index: 2, bits: 17592186044416},
+				{index: 26, bits: 70093866270720},
 			},
-			textIDs: []int32{149, 1682, 1683, 1684, 1685, 1686, 1687, 1688, 1689},
+			textIDs: []int32{172, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709},
 			regexps: []*pattern{
 				{src: "greylisted.*please try again in", captures: false},
 				{src: "mail score \\(.*over", captures: false},
@@ -8803,17 +8866,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4494,
+			line: 4613,
 			text: phraseMask{
-				{index: 26, bits: 70368677068800},
+				{index: 26, bits: 18446673704965373952},
+				{index: 27, bits: 3},
 			},
-			textIDs: []int32{1690, 1691, 1692, 1693, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709},
+			textIDs: []int32{1710, 1711, 1712, 1713, 1714, 1715, 1716, 1717, 1718, 1719, 1720, 1721, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4504,
+			line: 4623,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8822,41 +8886,42 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4509,
+			line: 4628,
 			text: phraseMask{
-				{index: 26, bits: 18446673704965373952},
-				{index: 12, bits: 124},
+				{index: 27, bits: 4194300},
+				{index: 12, bits: 1040187392},
 				{bits: 140737488355328},
-				{index: 8, bits: 2251799813685248},
-				{index: 27, bits: 3},
+				{index: 9, bits: 1024},
 			},
-			textIDs: []int32{1710, 772, 1711, 774, 770, 771, 1712, 1713, 1714, 1715, 47, 1716, 1717, 1718, 563, 1719, 1720, 1721, 773, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729},
+			textIDs: []int32{1730, 795, 1731, 797, 793, 794, 1732, 1733, 1734, 1735, 47, 1736, 1737, 1738, 586, 1739, 1740, 1741, 796, 1742, 1743, 1744, 1745, 1746, 1747, 1748, 1749},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4527,
+			line: 4646,
 			text: phraseMask{
-				{index: 16, bits: 18446744073675997184},
+				{index: 16, bits: 18446462598732840960},
 				{bits: 64513},
-				{index: 7, bits: 1},
-				{index: 8, bits: 576460752303554560},
-				{index: 17, bits: 2251799813685247},
-				{index: 5, bits: 34359738368},
+				{index: 7, bits: 8388608},
+				{index: 17, bits: 18446744073709551615},
+				{index: 8, bits: 1099511627776},
+				{index: 9, bits: 262144},
+				{index: 18, bits: 1023},
+				{index: 5, bits: 288230376151711744},
 			},
-			textIDs: []int32{1049, 1050, 1051, 1052, 1053, 0, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 448, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 529, 1073, 1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 571, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 11, 10, 12, 15, 1107, 1108, 1109, 13, 14, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 355, 1138},
+			textIDs: []int32{1072, 1073, 1074, 1075, 1076, 0, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 471, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 552, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 594, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 11, 10, 12, 15, 1130, 1131, 1132, 13, 14, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 378, 1161},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4532,
+			line: 4651,
 			text: phraseMask{
-				{index: 27, bits: 4194300},
-				{index: 17, bits: 2199023255552},
+				{index: 27, bits: 4398042316800},
+				{index: 18, bits: 1},
 			},
-			textIDs: []int32{1730, 1129, 1731, 1732, 1733, 1734, 1735, 1736, 1737, 1738, 1739, 1740, 1741, 1742, 1743, 1744, 1745, 1746, 1747, 1748, 1749},
+			textIDs: []int32{1750, 1152, 1751, 1752, 1753, 1754, 1755, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769},
 			regexps: []*pattern{
 				{src: "\\(.*@.*:blocked\\)", captures: false},
 				{src: "access from ip address.*blocked", captures: false},
@@ -8888,34 +8953,34 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4558,
+			line: 4677,
 			text: phraseMask{
-				{index: 27, bits: 17175674880},
+				{index: 27, bits: 18010000462970880},
 				{bits: 207165582859042816},
 			},
-			textIDs: []int32{1750, 1751, 1752, 1753, 1754, 1755, 53, 54, 55, 57, 1756, 1757, 1758, 1759, 1760, 1761},
+			textIDs: []int32{1770, 1771, 1772, 1773, 1774, 1775, 53, 54, 55, 57, 1776, 1777, 1778, 1779, 1780, 1781},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4568,
+			line: 4687,
 			text: phraseMask{
-				{index: 27, bits: 18446744056529682432},
-				{index: 8, bits: 4294967296},
-				{index: 28, bits: 262143},
+				{index: 27, bits: 18428729675200069632},
+				{index: 8, bits: 36028797018963968},
+				{index: 28, bits: 274877906943},
 			},
-			textIDs: []int32{1762, 1763, 1764, 1765, 1766, 1767, 544, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809},
+			textIDs: []int32{1782, 1783, 1784, 1785, 1786, 1787, 567, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4596,
+			line: 4715,
 			text: phraseMask{
-				{index: 28, bits: 262144},
+				{index: 28, bits: 274877906944},
 			},
-			textIDs: []int32{1810},
+			textIDs: []int32{1830},
 			regexps: []*pattern{
 				{src: "you have exceeded the.*allowable number of posts without solving a captcha", captures: false},
 			},
@@ -8924,21 +8989,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4602,
+			line: 4721,
 			text: phraseMask{
-				{index: 28, bits: 70368743653376},
+				{index: 28, bits: 18446743523953737728},
+				{index: 29, bits: 3},
 			},
-			textIDs: []int32{1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836, 1837},
+			textIDs: []int32{1831, 1832, 1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4618,
+			line: 4737,
 			text: phraseMask{
-				{index: 28, bits: 70368744177664},
+				{index: 29, bits: 4},
 			},
-			textIDs: []int32{1838},
+			textIDs: []int32{1858},
 			regexps: []*pattern{
 				{src: "unable to connect.*daemon", captures: false},
 			},
@@ -8947,55 +9013,56 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4624,
+			line: 4743,
 			text: phraseMask{
-				{index: 25, bits: 4503599627108352},
-				{index: 1, bits: 33554432},
-				{index: 7, bits: 524288},
-				{index: 11, bits: 1791},
+				{index: 25, bits: 18446741874686296064},
+				{index: 1, bits: 4503610398343168},
+				{index: 7, bits: 4398046511104},
+				{index: 11, bits: 15023996928},
+				{index: 26, bits: 255},
 			},
-			textIDs: []int32{1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 89, 1631, 1632, 1633, 1634, 467, 1635, 1636, 1637, 1638, 1639, 1640, 1641, 1642, 704, 705, 706, 707, 708, 713, 714, 709, 710, 711, 1643, 1644, 1645, 1646, 1647, 1648, 1649, 1650, 1651},
+			textIDs: []int32{1641, 1642, 1643, 1644, 95, 116, 1645, 1646, 1647, 1648, 1649, 1650, 1651, 89, 1652, 1653, 1654, 1655, 490, 1656, 1657, 97, 1658, 1659, 1660, 1661, 1662, 727, 728, 729, 730, 731, 736, 737, 732, 733, 734, 1663, 1664, 1665, 1666, 1667, 1668, 1669, 1670, 1671},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4629,
+			line: 4748,
 			text: phraseMask{
-				{index: 25, bits: 9223372036854775808},
-				{index: 1, bits: 3221225472},
+				{index: 26, bits: 524288},
+				{index: 1, bits: 27021597764222976},
 			},
-			textIDs: []int32{1663, 95, 94},
+			textIDs: []int32{1683, 118, 117},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4635,
+			line: 4754,
 			text: phraseMask{
-				{index: 28, bits: 71916856549572608},
-				{index: 12, bits: 2},
+				{index: 29, bits: 4088},
+				{index: 12, bits: 16777216},
 			},
-			textIDs: []int32{1839, 769, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847},
+			textIDs: []int32{1859, 792, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4642,
+			line: 4761,
 			text: phraseMask{
-				{index: 19, bits: 134213632},
-				{index: 4, bits: 1125899906842624},
-				{index: 6, bits: 72057594037927936},
-				{index: 9, bits: 13510798882111488},
+				{index: 19, bits: 1125865547104256},
+				{index: 5, bits: 512},
+				{index: 7, bits: 32768},
+				{index: 10, bits: 6144},
 			},
-			textIDs: []int32{1228, 306, 1229, 1230, 1231, 1232, 1233, 1234, 440, 628, 629, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242},
+			textIDs: []int32{1251, 329, 1252, 1253, 1254, 1255, 1256, 1257, 463, 651, 652, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4647,
+			line: 4766,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9014,7 +9081,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " is delayed because the receiving server "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: " does not answer; the sending server keeps trying."},
 							},
 							{
@@ -9035,12 +9102,12 @@ var builtinSet = &ruleSet{
 								{literal: " does not answer; the sending server keeps trying."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   new([][]text),
 					},
 				},
-				byFact: [15]words{
-					12: {
+				byFact: [21]words{
+					14: {
 						explanation: alts{
 							list: []text{
 								{
@@ -9052,7 +9119,7 @@ var builtinSet = &ruleSet{
 										},
 									},
 									{literal: " is delayed because the receiving server "},
-									{slot: 13, isSlot: true},
+									{slot: 14, isSlot: true},
 									{literal: " refuses connections for now; the sending server keeps trying."},
 								},
 								{
@@ -9073,7 +9140,7 @@ var builtinSet = &ruleSet{
 									{literal: " refuses connections for now; the sending server keeps trying."},
 								},
 							},
-							uses: 8195,
+							uses: 16387,
 							tr:   new([][]text),
 						},
 					},
@@ -9084,22 +9151,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4664,
+			line: 4783,
 			text: phraseMask{
-				{index: 7, bits: 192},
-				{index: 28, bits: 18374686479671623680},
-				{index: 29, bits: 268435455},
-				{index: 4, bits: 512},
-				{index: 10, bits: 4611686018427387904},
+				{index: 7, bits: 1610612736},
+				{index: 29, bits: 70368744173568},
+				{index: 4, bits: 4294967296},
+				{index: 11, bits: 2097152},
+				{index: 1, bits: 2748779069440},
 				{bits: 4294967296},
 			},
-			textIDs: []int32{454, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857, 1858, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 455, 265, 702, 1867, 1868, 32, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883},
+			textIDs: []int32{477, 1868, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 1886, 478, 288, 725, 103, 105, 32, 1887, 1888, 1889, 1890, 1891, 1892, 1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900, 1901},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4684,
+			line: 4803,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9112,11 +9179,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4690,
+			line: 4809,
 			text: phraseMask{
-				{index: 29, bits: 268435456},
+				{index: 29, bits: 70368744177664},
 			},
-			textIDs: []int32{1884},
+			textIDs: []int32{1902},
 			regexps: []*pattern{
 				{src: "delivery failed \\d+ attempts", captures: false},
 			},
@@ -9125,18 +9192,20 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4697,
+			line: 4816,
 			text: phraseMask{
-				{index: 7, bits: 512},
-				{index: 29, bits: 2198486384640},
+				{index: 7, bits: 4294967296},
+				{index: 29, bits: 18446603336221196288},
+				{index: 1, bits: 87960930222080},
+				{index: 30, bits: 63},
 			},
-			textIDs: []int32{457, 1885, 1886, 1887, 1888, 1889, 1890, 1891, 1892, 1893, 1894, 1895, 1896},
+			textIDs: []int32{480, 1903, 1904, 1905, 1906, 108, 1907, 1908, 1909, 1910, 1911, 1912, 1913, 1914, 1915, 1916, 1917, 1918, 110, 1919, 1920, 1921, 1922, 1923, 1924, 1925},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4705,
+			line: 4831,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9153,35 +9222,35 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4712,
+			line:    4838,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4717,
+			line: 4843,
 			text: phraseMask{
-				{index: 29, bits: 576458553280167936},
-				{index: 9, bits: 51539607552},
-				{index: 15, bits: 1073741824},
-				{index: 12, bits: 1},
-				{index: 6, bits: 593920},
-				{index: 10, bits: 9223372036854775808},
+				{index: 30, bits: 16777152},
+				{index: 9, bits: 432345564227567616},
+				{index: 15, bits: 9007199254740992},
+				{index: 12, bits: 8388608},
+				{index: 6, bits: 4982162063360},
+				{index: 11, bits: 4194304},
 			},
-			textIDs: []int32{1897, 1898, 1899, 610, 1900, 1901, 990, 768, 1902, 1903, 1904, 1905, 1906, 1907, 611, 1908, 1909, 1910, 1911, 1912, 403, 703, 396, 400, 1913, 1914},
+			textIDs: []int32{1926, 1927, 1928, 633, 1929, 1930, 1013, 791, 1931, 1932, 1933, 1934, 1935, 1936, 634, 1937, 1938, 1939, 1940, 1941, 426, 726, 419, 423, 1942, 1943},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4732,
+			line: 4858,
 			text: phraseMask{
-				{index: 29, bits: 4035225266123964416},
-				{index: 22, bits: 576460752303423488},
-				{index: 21, bits: 8796093022208},
+				{index: 30, bits: 117440512},
+				{index: 23, bits: 262144},
+				{index: 22, bits: 4},
 			},
-			textIDs: []int32{1915, 1916, 1917, 1467, 1387},
+			textIDs: []int32{1944, 1945, 1946, 1490, 1410},
 			regexps: []*pattern{
 				{src: "authentication failed; server.*said:", captures: false},
 				{src: "authentification invalide.*305", captures: false},
@@ -9194,30 +9263,29 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4741,
+			line: 4867,
 			text: phraseMask{
-				{index: 29, bits: 13835058055282163712},
-				{index: 2, bits: 8192},
-				{index: 30, bits: 32767},
+				{index: 30, bits: 17592051826688},
+				{index: 2, bits: 68719476736},
 			},
-			textIDs: []int32{1918, 141, 1919, 1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933, 1934},
+			textIDs: []int32{1947, 164, 1948, 1949, 1950, 1951, 1952, 1953, 1954, 1955, 1956, 1957, 1958, 1959, 1960, 1961, 1962, 1963},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4750,
+			line: 4876,
 			text: phraseMask{
-				{index: 6, bits: 158329674399744},
-				{index: 30, bits: 16744448},
+				{index: 7, bits: 72},
+				{index: 30, bits: 8989607068696576},
 			},
-			textIDs: []int32{428, 1935, 1936, 431, 1937, 1938, 1939, 1940, 1941, 1942, 1943},
+			textIDs: []int32{451, 1964, 1965, 454, 1966, 1967, 1968, 1969, 1970, 1971, 1972},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4767,
+			line: 4893,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9226,7 +9294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4773,
+			line: 4899,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9275,7 +9343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4783,
+			line: 4909,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9330,7 +9398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4796,
+			line: 4922,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9339,7 +9407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4802,
+			line: 4928,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9380,7 +9448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4811,
+			line: 4937,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -9416,7 +9484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4818,
+			line: 4944,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -9425,7 +9493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4826,
+			line: 4952,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -9467,7 +9535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4836,
+			line: 4962,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -9476,7 +9544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4842,
+			line: 4968,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -9525,7 +9593,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4852,
+			line: 4978,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -9574,7 +9642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4862,
+			line: 4988,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -9610,7 +9678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4869,
+			line: 4995,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -9653,7 +9721,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 4879,
+			line: 5005,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9689,7 +9757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 4886,
+			line: 5012,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9698,7 +9766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 4892,
+			line: 5018,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9728,7 +9796,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because it has too many recipients: the server accepts at most "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: " in one message."},
 							},
 							{
@@ -9749,21 +9817,21 @@ var builtinSet = &ruleSet{
 								{literal: " because it has more recipients than the server accepts in one message."},
 							},
 						},
-						uses: 4099,
+						uses: 8195,
 						tr:   new([][]text),
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Send the message again to fewer recipients at a time (at most "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: "), or use a mailing list for large groups."},
 							},
 							{
 								{literal: "Send the message again to fewer recipients at a time, or use a mailing list for large groups."},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   new([][]text),
 					},
 				},
@@ -9772,7 +9840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 4907,
+			line: 5033,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9808,7 +9876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 4915,
+			line: 5041,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9844,7 +9912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 4922,
+			line: 5048,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9880,7 +9948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 4929,
+			line: 5055,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9929,7 +9997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 4941,
+			line: 5067,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -9978,7 +10046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 4951,
+			line: 5077,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10027,7 +10095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 4961,
+			line: 5087,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10076,7 +10144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 4971,
+			line: 5097,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10125,7 +10193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 4981,
+			line: 5107,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10174,7 +10242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 4991,
+			line: 5117,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10223,7 +10291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5001,
+			line: 5127,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10272,7 +10340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5011,
+			line: 5137,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10321,7 +10389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5021,
+			line: 5147,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10370,7 +10438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5031,
+			line: 5157,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -10419,7 +10487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5041,
+			line: 5167,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -10468,7 +10536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5051,
+			line: 5177,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -10517,7 +10585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5061,
+			line: 5187,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -10566,7 +10634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5071,
+			line: 5197,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -10602,7 +10670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5078,
+			line: 5204,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -10639,7 +10707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5085,
+			line: 5211,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10688,7 +10756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5097,
+			line: 5223,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10717,29 +10785,29 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5107,
+			line:    5233,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5114,
+			line: 5240,
 			text: phraseMask{
-				{index: 19, bits: 18446744073575333888},
-				{index: 7, bits: 288230376688582656},
-				{index: 8, bits: 4503602848595968},
-				{index: 6, bits: 4611687117939015680},
+				{index: 19, bits: 18445618173802708992},
+				{index: 7, bits: 4503599629467648},
+				{index: 8, bits: 27021597764354048},
 				{index: 20, bits: 18446744073709551615},
-				{index: 12, bits: 1},
-				{index: 5, bits: 49152},
-				{index: 11, bits: 275683213312},
-				{index: 14, bits: 17592186044416},
-				{index: 4, bits: 54043195528445952},
-				{index: 21, bits: 8388607},
-				{index: 2, bits: 1024},
+				{index: 9, bits: 2048},
+				{index: 12, bits: 8388608},
+				{index: 5, bits: 412316884992},
+				{index: 11, bits: 2312598408654749696},
+				{index: 6, bits: 9223372036854775808},
+				{index: 15, bits: 8},
+				{index: 21, bits: 70368744177663},
+				{index: 2, bits: 8589934592},
 			},
-			textIDs: []int32{1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 477, 1255, 1256, 543, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 564, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 446, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 768, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 334, 1292, 1293, 1294, 506, 1295, 1296, 1297, 732, 1298, 1299, 424, 1300, 1301, 1302, 940, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 311, 1310, 1311, 1312, 1313, 1314, 542, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 742, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 310, 1336, 1337, 1338, 1339, 335, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 733, 1352, 1353, 1354, 1355, 1356, 1357, 138, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366},
+			textIDs: []int32{1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 500, 1278, 1279, 566, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 587, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 469, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 791, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 357, 1315, 1316, 1317, 529, 1318, 1319, 1320, 755, 1321, 1322, 447, 1323, 1324, 1325, 963, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 334, 1333, 1334, 1335, 1336, 1337, 565, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 765, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 333, 1359, 1360, 1361, 1362, 358, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 756, 1375, 1376, 1377, 1378, 1379, 1380, 161, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389},
 			command: []string{"DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
@@ -10826,150 +10894,151 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5133,
+			line: 5259,
 			text: phraseMask{
-				{index: 30, bits: 251658240},
-				{index: 9, bits: 288230376151711744},
+				{index: 30, bits: 135107988821114880},
+				{index: 10, bits: 131072},
 			},
-			textIDs: []int32{1944, 1945, 1946, 634, 1947},
+			textIDs: []int32{1973, 1974, 1975, 657, 1976},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5138,
+			line: 5264,
 			text: phraseMask{
-				{index: 30, bits: 268435456},
+				{index: 30, bits: 144115188075855872},
 			},
-			textIDs: []int32{1948},
+			textIDs: []int32{1977},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5143,
+			line: 5269,
 			text: phraseMask{
-				{index: 30, bits: 17591649173504},
+				{index: 30, bits: 18158513697557839872},
+				{index: 31, bits: 511},
 			},
-			textIDs: []int32{1949, 1950, 1951, 1952, 1953, 1954, 1955, 1956, 1957, 1958, 1959, 1960, 1961, 1962, 1963},
+			textIDs: []int32{1978, 1979, 1980, 1981, 1982, 1983, 1984, 1985, 1986, 1987, 1988, 1989, 1990, 1991, 1992},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5150,
+			line: 5276,
 			text: phraseMask{
-				{index: 30, bits: 123145302310912},
+				{index: 31, bits: 3584},
 			},
-			textIDs: []int32{1964, 1965, 1966},
+			textIDs: []int32{1993, 1994, 1995},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5155,
+			line: 5281,
 			text: phraseMask{
-				{index: 30, bits: 422212465065984},
+				{index: 31, bits: 12288},
 			},
-			textIDs: []int32{1967, 1968},
+			textIDs: []int32{1996, 1997},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5160,
+			line: 5286,
 			text: phraseMask{
-				{index: 30, bits: 1688849860263936},
-				{index: 26, bits: 16777216},
+				{index: 31, bits: 49152},
+				{index: 26, bits: 17592186044416},
 			},
-			textIDs: []int32{1969, 1970, 1688},
+			textIDs: []int32{1998, 1999, 1708},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5171,
+			line: 5297,
 			text: phraseMask{
-				{index: 30, bits: 18444492273895866368},
+				{index: 31, bits: 8589869056},
 				{bits: 9223372036854775904},
-				{index: 27, bits: 8200},
-				{index: 31, bits: 15},
+				{index: 27, bits: 8598323200},
 			},
-			textIDs: []int32{1971, 1972, 1973, 63, 1974, 1975, 1976, 1977, 1978, 5, 6, 1979, 1980, 1981, 1731, 1982, 1983, 1984, 1741, 1985, 1986, 1987},
+			textIDs: []int32{2000, 2001, 2002, 63, 2003, 2004, 2005, 2006, 2007, 5, 6, 2008, 2009, 2010, 1751, 2011, 2012, 2013, 1761, 2014, 2015, 2016},
 			unless: phraseMask{
-				{index: 31, bits: 16},
+				{index: 31, bits: 8589934592},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5186,
+			line: 5312,
 			text: phraseMask{
-				{index: 31, bits: 16352},
+				{index: 31, bits: 8778913153024},
 			},
-			textIDs: []int32{1989, 1990, 1991, 1992, 1993, 1994, 1995, 1996, 1997},
+			textIDs: []int32{2018, 2019, 2020, 2021, 2022, 2023, 2024, 2025, 2026},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5192,
+			line: 5318,
 			text: phraseMask{
-				{index: 31, bits: 4177920},
-				{index: 1, bits: 4611686018427387904},
-				{index: 7, bits: 274877906944},
+				{index: 31, bits: 2243003720663040},
+				{index: 2, bits: 2097152},
+				{index: 7, bits: 2305843009213693952},
 			},
-			textIDs: []int32{1998, 1999, 126, 486, 2000, 2001, 2002, 2003, 2004, 2005},
+			textIDs: []int32{2027, 2028, 149, 509, 2029, 2030, 2031, 2032, 2033, 2034},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5198,
+			line: 5324,
 			text: phraseMask{
-				{index: 1, bits: 137438953472},
-				{index: 11, bits: 13835058605037977600},
-				{index: 31, bits: 29360128},
-				{index: 7, bits: 1048576},
+				{index: 1, bits: 1152921504606846976},
+				{index: 12, bits: 6291456},
+				{index: 31, bits: 15762598695796736},
+				{index: 7, bits: 8796093022208},
+				{index: 11, bits: 4611686018427387904},
 			},
-			textIDs: []int32{101, 767, 2006, 2007, 468, 743, 766, 2008},
+			textIDs: []int32{124, 790, 2035, 2036, 491, 766, 789, 2037},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5206,
+			line: 5332,
 			text: phraseMask{
-				{index: 31, bits: 100663296},
+				{index: 1, bits: 39582418599936},
 			},
-			textIDs: []int32{2009, 2010},
+			textIDs: []int32{106, 109},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5211,
+			line: 5337,
 			text: phraseMask{
-				{index: 31, bits: 134217728},
+				{index: 31, bits: 18014398509481984},
 			},
-			textIDs: []int32{2011},
+			textIDs: []int32{2038},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5216,
+			line: 5342,
 			text: phraseMask{
-				{index: 31, bits: 1879048192},
+				{index: 31, bits: 252201579132747776},
 			},
-			textIDs: []int32{2012, 2013, 2014},
+			textIDs: []int32{2039, 2040, 2041},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5227,
+			line: 5353,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -10996,7 +11065,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " (it kept trying for "},
-										{slot: 18, isSlot: true},
+										{slot: 19, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -11010,7 +11079,7 @@ var builtinSet = &ruleSet{
 								{literal: " never accepted it."},
 							},
 						},
-						uses: 262147,
+						uses: 524291,
 						tr:   new([][]text),
 					},
 					fix: alts{
@@ -11028,7 +11097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5240,
+			line: 5366,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11084,7 +11153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5252,
+			line: 5378,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11133,7 +11202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5261,
+			line: 5387,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11182,7 +11251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5270,
+			line: 5396,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11231,7 +11300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5279,
+			line: 5405,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11251,11 +11320,11 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 18, isSlot: true},
+										{slot: 19, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: " could not be reached."},
 							},
 							{
@@ -11269,7 +11338,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 18, isSlot: true},
+										{slot: 19, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server"},
@@ -11282,12 +11351,12 @@ var builtinSet = &ruleSet{
 								{literal: " could not be reached."},
 							},
 						},
-						uses: 270339,
+						uses: 540675,
 						tr:   new([][]text),
 					},
 				},
-				byFact: [15]words{
-					12: {
+				byFact: [21]words{
+					14: {
 						explanation: alts{
 							list: []text{
 								{
@@ -11301,11 +11370,11 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 18, isSlot: true},
+											{slot: 19, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server "},
-									{slot: 13, isSlot: true},
+									{slot: 14, isSlot: true},
 									{literal: " refused every connection."},
 								},
 								{
@@ -11319,7 +11388,7 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 18, isSlot: true},
+											{slot: 19, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server"},
@@ -11332,7 +11401,7 @@ var builtinSet = &ruleSet{
 									{literal: " refused every connection."},
 								},
 							},
-							uses: 270339,
+							uses: 540675,
 							tr:   new([][]text),
 						},
 					},
@@ -11342,7 +11411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5293,
+			line: 5419,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -11378,7 +11447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5300,
+			line: 5426,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -11402,12 +11471,72 @@ var builtinSet = &ruleSet{
 						tr:   new([][]text),
 					},
 				},
+				byFact: [21]words{
+					11: {
+						owner: "recipient-admin",
+						summary: phrase{
+							en: "temporary DNS failure",
+							tr: new([]string),
+						},
+						explanation: alts{
+							list: []text{
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " could not be delivered because the lookup of the mail servers of the domain "},
+									{slot: 14, isSlot: true},
+									{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
+								},
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " could not be delivered because the lookup of the mail servers of the domain"},
+									{
+										group: []textPart{
+											{literal: " "},
+											{slot: 4, isSlot: true},
+										},
+									},
+									{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
+								},
+							},
+							uses: 16401,
+							tr:   new([][]text),
+						},
+						fix: alts{
+							list: []text{
+								{
+									{literal: "Nothing in your message needs to change: the fault is on the recipient's side, and nothing is lost while the sending server retries. If it keeps failing (or the sending server gave up), the recipient's DNS admin must fix the name servers of the domain"},
+									{
+										group: []textPart{
+											{literal: " "},
+											{slot: 4, isSlot: true},
+										},
+									},
+									{literal: ": tell the recipient by other means, and send the message again once it works."},
+								},
+							},
+							uses: 16,
+							tr:   new([][]text),
+						},
+					},
+				},
 			},
 		},
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5307,
+			line: 5437,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11443,7 +11572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5314,
+			line: 5444,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11479,7 +11608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5321,
+			line: 5451,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11508,7 +11637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5328,
+			line: 5458,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11552,7 +11681,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5336,
+			line: 5466,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11561,7 +11690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5342,
+			line: 5472,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11597,7 +11726,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5350,
+			line: 5480,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11611,7 +11740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5357,
+			line: 5487,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11730,14 +11859,14 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " ("},
-											{slot: 11, isSlot: true},
+											{slot: 12, isSlot: true},
 											{literal: ")"},
 										},
 									},
 									{literal: ", and fix the cause."},
 								},
 							},
-							uses: 2048,
+							uses: 4096,
 							tr:   new([][]text),
 						},
 					},
@@ -11796,14 +11925,14 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " ("},
-											{slot: 11, isSlot: true},
+											{slot: 12, isSlot: true},
 											{literal: ")"},
 										},
 									},
 									{literal: ", and fix the cause."},
 								},
 							},
-							uses: 2048,
+							uses: 4096,
 							tr:   new([][]text),
 						},
 					},
@@ -11813,7 +11942,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5381,
+			line: 5511,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12042,7 +12171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5411,
+			line:   5541,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12101,7 +12230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5421,
+			line: 5551,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12110,7 +12239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5426,
+			line: 5556,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12119,7 +12248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5431,
+			line: 5561,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12174,7 +12303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5440,
+			line: 5570,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12185,7 +12314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5448,
+			line: 5578,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12194,14 +12323,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5453,
+			line:     5583,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5463,
+			line: 5593,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12210,38 +12339,39 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5473,
+			line: 5603,
 			text: phraseMask{
-				{index: 31, bits: 2147483648},
+				{index: 31, bits: 288230376151711744},
 			},
-			textIDs: []int32{2015},
+			textIDs: []int32{2042},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5478,
+			line: 5608,
 			text: phraseMask{
-				{index: 31, bits: 30064771072},
+				{index: 31, bits: 4035225266123964416},
 			},
-			textIDs: []int32{2016, 2017, 2018},
+			textIDs: []int32{2043, 2044, 2045},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5484,
+			line: 5614,
 			text: phraseMask{
-				{index: 31, bits: 240518168576},
+				{index: 31, bits: 13835058055282163712},
+				{index: 32, bits: 1},
 			},
-			textIDs: []int32{2019, 2020, 2021},
+			textIDs: []int32{2046, 2047, 2048},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5493,
+			line: 5623,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12255,7 +12385,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5497,
+			line: 5627,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12263,15 +12393,15 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{bits: 1099511627776},
-				{index: 31, bits: 824633720832},
+				{index: 32, bits: 6},
 			},
-			textIDs: []int32{40, 2022, 2023},
+			textIDs: []int32{40, 2049, 2050},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5501,
+			line: 5631,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12282,7 +12412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5505,
+			line: 5635,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12296,7 +12426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5509,
+			line: 5639,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12307,7 +12437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5513,
+			line: 5643,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12367,7 +12497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5521,
+			line: 5651,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12424,11 +12554,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5529,
+			line: 5659,
 			text: phraseMask{
-				{index: 31, bits: 16492674416640},
+				{index: 32, bits: 120},
 			},
-			textIDs: []int32{2024, 2025, 2026, 2027},
+			textIDs: []int32{2051, 2052, 2053, 2054},
 			then: thenDef{
 				Reason: "vacation",
 				words:  words{owner: "none"},
@@ -12437,7 +12567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5536,
+			line: 5666,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12476,7 +12606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5545,
+			line: 5675,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12547,7 +12677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5554,
+			line: 5684,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12635,7 +12765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 489,
+			line: 538,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -12650,7 +12780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 500,
+			line: 549,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -12661,7 +12791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 506,
+			line: 555,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -12672,7 +12802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 515,
+			line: 564,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -12685,7 +12815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 525,
+			line: 574,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -12697,7 +12827,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 531,
+			line: 580,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -12709,7 +12839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 555,
+			line: 604,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -12726,7 +12856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 566,
+			line: 615,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -12741,7 +12871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 575,
+			line: 624,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -12754,7 +12884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 584,
+			line: 633,
 			text: phraseMask{
 				{bits: 17293822569102704640},
 				{index: 1, bits: 1023},
@@ -12770,7 +12900,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 594,
+			line: 643,
 			text: phraseMask{
 				{index: 1, bits: 16776192},
 			},
@@ -12782,7 +12912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 601,
+			line: 650,
 			text: phraseMask{
 				{index: 1, bits: 251658240},
 			},
@@ -12791,11 +12921,56 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "dns-temporary",
+			file: "rules.yaml (built-in)",
+			line: 657,
+			text: phraseMask{
+				{index: 1, bits: 549487378432},
+			},
+			regexps: []*pattern{
+				{src: "(?P<dns_tempfail>host not found, try again|temporary failure in name resolution|host lookup did not complete|host name lookup failure|name server timeout|servfail|dns lookup timed out|dns timeout|temporary dns (?:failure|error)|dns temporary failure)", captures: true},
+				{src: "name service error for name=(?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}) type=[a-z]+: host not found, try again", captures: true},
+				{src: "name server: (?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\.?: host name lookup failure", captures: true},
+			},
+		},
+		{
+			id:   "last-error",
+			file: "rules.yaml (built-in)",
+			line: 676,
+			text: phraseMask{
+				{index: 1, bits: 3848290697216},
+			},
+			regexps: []*pattern{
+				{src: "(?:retry timeout exceeded|delivery temporarily suspended|retry time not reached for any host after a long failure period)[:;,]? (?:host [a-z0-9][a-z0-9.-]* \\[[0-9a-f.:]+\\]:? |connect to [a-z0-9][a-z0-9.-]*\\[[0-9a-f.:]+\\]:[0-9]+:? )?(?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete)", captures: true},
+				{src: "(?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete): retry timeout exceeded", captures: true},
+				{src: "\\bhost [a-z0-9][a-z0-9.-]* ?\\[[0-9a-f.:]+\\](?::[0-9]+)?:? (?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete)", captures: true},
+				{src: "delivery temporarily suspended: host [a-z0-9][a-z0-9.-]*\\[[0-9a-f.:]+\\] said: (?P<last_error>[45][0-9][0-9][ -][^()]{4,150}?) \\(in reply to", captures: true},
+			},
+		},
+		{
+			id:   "tls",
+			file: "rules.yaml (built-in)",
+			line: 693,
+			text: phraseMask{
+				{index: 1, bits: 1121501860331520},
+			},
+			regexps: []*pattern{
+				{src: "(?P<tls_required>must issue a starttls command first|encryption required for requested authentication mechanism|starttls is required to send mail|tls required for rcpt domain|must use starttls|requires? (?:a )?starttls|starttls (?:is )?required)", captures: true},
+				{src: "(?P<tls_not_offered>tls is required, but was not offered|did not offer tls|tls required but not supported|does not support (?:tls|starttls)|starttls (?:was )?not (?:offered|advertised|supported))", captures: true},
+				{src: "(?P<tls_refused>refused to start tls|an attempt to start tls failed|tls not available due to local problem)", captures: true},
+				{src: "(?P<tls_cert>server certificate not (?:verified|trusted)|certificate verif(?:y|ication) failed|unable to get local issuer certificate|untrusted issuer|certificate has expired|expired certificate|self[- ]signed certificate|certificate (?:name|host ?name) mismatch|mta-sts policy|(?:sts|tls) policy failure|dane (?:validation|verification|error)|tlsa (?:record|lookup|validation))", captures: true},
+				{src: "(?:was not offered by host|but host|offered by) (?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)", captures: true},
+			},
+		},
+		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 608,
+			line: 720,
 			text: phraseMask{
-				{index: 1, bits: 805306368},
+				{index: 1, bits: 3377699720527872},
+			},
+			unless: phraseMask{
+				{index: 1, bits: 4503616270368768},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_mx>no mx (?:records? )?(?:found|for|exists?)|no mx records?|no valid mx|could not find a mail exchanger|no mail exchanger|type=mx: host not found|mx lookup failed|does not have an mx|doesn't have an mx|has no mx)", captures: true},
@@ -12805,9 +12980,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 614,
+			line: 730,
 			text: phraseMask{
-				{index: 1, bits: 33285996544},
+				{index: 1, bits: 279223176896970752},
+			},
+			unless: phraseMask{
+				{index: 1, bits: 4503616270368768},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_domain>nxdomain|domain name not found|domain not found|no such domain|domain does not exist)", captures: true},
@@ -12816,9 +12994,10 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 619,
+			line: 738,
 			text: phraseMask{
-				{index: 1, bits: 562915593682944},
+				{index: 1, bits: 18158513697557839872},
+				{index: 2, bits: 255},
 			},
 			regexps: []*pattern{
 				{src: "(?P<conn_refused>connection refused|refused (?:the |our )?connection|actively refused|connection was refused)", captures: true},
@@ -12831,7 +13010,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [32]text{
+	texts: [34]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -13028,9 +13207,22 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
+		32: {
+			{literal: "The refusal was temporary: the receiving server"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{slot: 1, isSlot: true},
+				},
+			},
+			{literal: " refused the message the same way on every attempt, until the sending server gave up, so it was not delivered."},
+		},
+		33: {
+			{literal: "The failure was temporary, but it happened again on every attempt, until the sending server gave up, so the message was not delivered."},
+		},
 	},
-	textsFrom: [32]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)"},
-	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "mx", "mail exchanger", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "host name lookup failure", "host not found, try again", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "servfail", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "retry timeout exceeded", "retry time not reached", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "encryption required", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "starttls", "certificate", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
+	textsFrom: [34]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)"},
+	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "try again", "temporary failure in name resolution", "host lookup did not complete", "host name lookup failure", "name server timeout", "servfail", "dns lookup timed out", "dns timeout", "temporary dns failure", "dns temporary failure", "temporary dns error", "retry timeout exceeded", "delivery temporarily suspended", "retry time not reached", "starttls", "tls", "encryption required", "certificate", "untrusted issuer", "mta-sts", "tlsa", "dane", "mx", "mail exchanger", "host not found, try again", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "server certificate not verified", "server certificate not trusted", "certificate verify failed", "certificate verification failed", "unable to get local issuer certificate", "refused to start tls", "an attempt to start tls failed", "did not offer tls", "mta-sts policy", "dane validation", "tlsa record", "cannot start tls", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
 }
 
 var builtinData1 = [...]reasonDef{
@@ -13068,18 +13260,24 @@ var builtinData1 = [...]reasonDef{
 			fix: alts{
 				list: []text{
 					{
-						{literal: "Sending it again will fail the same way. Your email admin should make sure that every server or service that sends mail for your domain is listed in the domain's SPF record and signs with DKIM, so that DMARC passes"},
+						{
+							group: []textPart{
+								{slot: 10, isSlot: true, test: true},
+								{literal: "Sending it again will fail the same way. "},
+							},
+						},
+						{literal: "Your email admin should make sure that every server or service that sends mail for your domain is listed in the domain's SPF record and signs with DKIM, so that DMARC passes"},
 						{
 							group: []textPart{
 								{literal: " (the receiver's explanation: "},
-								{slot: 11, isSlot: true},
+								{slot: 12, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 2048,
+				uses: 5120,
 				tr:   new([][]text),
 			},
 		},
@@ -13122,14 +13320,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 11, isSlot: true},
+								{slot: 12, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ", and ask the receiver to lift the restriction."},
 					},
 				},
-				uses: 2048,
+				uses: 4096,
 				tr:   new([][]text),
 			},
 		},
@@ -13163,12 +13361,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: " is on the block list "},
-						{slot: 10, isSlot: true},
+						{slot: 11, isSlot: true},
 						{literal: ", which the receiving server checks."},
 					},
 					{
@@ -13190,36 +13388,50 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 17411,
+				uses: 34819,
 				tr:   new([][]text),
 			},
 			fix: alts{
 				list: []text{
 					{
-						{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin should look up the sending server's address on "},
-						{slot: 10, isSlot: true},
+						{literal: "This is not about your message's content"},
+						{
+							group: []textPart{
+								{slot: 10, isSlot: true, test: true},
+								{literal: ", and sending it again will fail the same way"},
+							},
+						},
+						{literal: ". Your email admin should look up the sending server's address on "},
+						{slot: 11, isSlot: true},
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 11, isSlot: true},
+								{slot: 12, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ", find out why it was listed (often a hacked account or an infected computer sending spam), fix that, and ask the list for removal."},
 					},
 					{
-						{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin should find out why the receiving server blocks the sending server"},
+						{literal: "This is not about your message's content"},
+						{
+							group: []textPart{
+								{slot: 10, isSlot: true, test: true},
+								{literal: ", and sending it again will fail the same way"},
+							},
+						},
+						{literal: ". Your email admin should find out why the receiving server blocks the sending server"},
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 11, isSlot: true},
+								{slot: 12, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -13227,14 +13439,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 134144,
+				uses: 269312,
 				tr:   new([][]text),
 			},
 		},
@@ -13279,8 +13491,8 @@ var builtinData1 = [...]reasonDef{
 				tr: new([][]text),
 			},
 		},
-		byFact: [15]words{
-			9: {
+		byFact: [21]words{
+			10: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "mail loop",
@@ -13378,7 +13590,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it is larger than the recipient accepts: the limit is "},
-						{slot: 12, isSlot: true},
+						{slot: 13, isSlot: true},
 						{literal: "."},
 					},
 					{
@@ -13399,19 +13611,19 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it is larger than the recipient accepts."},
 					},
 				},
-				uses: 4099,
+				uses: 8195,
 				tr:   new([][]text),
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "Make the message smaller than "},
-						{slot: 12, isSlot: true},
+						{slot: 13, isSlot: true},
 						{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 11, isSlot: true},
+								{slot: 12, isSlot: true},
 							},
 						},
 					},
@@ -13420,12 +13632,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 11, isSlot: true},
+								{slot: 12, isSlot: true},
 							},
 						},
 					},
 				},
-				uses: 6144,
+				uses: 12288,
 				tr:   new([][]text),
 			},
 		},
@@ -13452,12 +13664,39 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 18, isSlot: true},
+								{slot: 19, isSlot: true},
+								{literal: ")"},
+							},
+						},
+						{literal: ". The last attempt"},
+						{
+							group: []textPart{
+								{literal: " to reach "},
+								{slot: 14, isSlot: true},
+							},
+						},
+						{literal: " failed with: \""},
+						{slot: 20, isSlot: true},
+						{literal: "\""},
+					},
+					{
+						{literal: "The sending server gave up on the message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " after trying for a long time"},
+						{
+							group: []textPart{
+								{literal: " (it kept trying for "},
+								{slot: 19, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ": the receiving server "},
-						{slot: 13, isSlot: true},
+						{slot: 14, isSlot: true},
 						{literal: " could not be reached, or kept putting the message off. The report says: \""},
 						{slot: 5, isSlot: true},
 						{literal: "\""},
@@ -13474,12 +13713,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 18, isSlot: true},
+								{slot: 19, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ": the receiving server "},
-						{slot: 13, isSlot: true},
+						{slot: 14, isSlot: true},
 						{literal: " could not be reached, or kept putting the message off."},
 					},
 					{
@@ -13494,7 +13733,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 18, isSlot: true},
+								{slot: 19, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -13521,7 +13760,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 18, isSlot: true},
+								{slot: 19, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -13535,7 +13774,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: " could not be reached, or kept putting the message off."},
 					},
 				},
-				uses: 270371,
+				uses: 1589283,
 				tr:   new([][]text),
 			},
 			fix: alts{
@@ -13545,18 +13784,22 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 							},
 						},
 						{literal: " does not take mail."},
 					},
 				},
-				uses: 8192,
+				uses: 16384,
 				tr:   new([][]text),
 			},
 		},
-		byFact: [15]words{
-			12: {
+		byFact: [21]words{
+			11: {
+				summary: phrase{
+					en: "delivery timed out (DNS not answering)",
+					tr: new([]string),
+				},
 				explanation: alts{
 					list: []text{
 						{
@@ -13571,7 +13814,56 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (it kept trying for "},
-									{slot: 18, isSlot: true},
+									{slot: 19, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: ": every lookup of the mail servers of the domain"},
+							{
+								group: []textPart{
+									{literal: " "},
+									{slot: 4, isSlot: true},
+								},
+							},
+							{literal: " failed, because the domain's name servers did not answer."},
+						},
+					},
+					uses: 524305,
+					tr:   new([][]text),
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "The recipient's domain"},
+							{
+								group: []textPart{
+									{literal: " "},
+									{slot: 4, isSlot: true},
+								},
+							},
+							{literal: " could not be looked up for a long time, so the message was not delivered. Tell the recipient by other means: their DNS admin must fix the domain's name servers. Send the message again once it works."},
+						},
+					},
+					uses: 16,
+					tr:   new([][]text),
+				},
+			},
+			14: {
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The sending server gave up on the message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " after trying for a long time"},
+							{
+								group: []textPart{
+									{literal: " (it kept trying for "},
+									{slot: 19, isSlot: true},
 									{literal: ")"},
 								},
 							},
@@ -13579,13 +13871,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 13, isSlot: true},
+									{slot: 14, isSlot: true},
 								},
 							},
 							{literal: " refused every connection."},
 						},
 					},
-					uses: 270337,
+					uses: 540673,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -13595,17 +13887,17 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 13, isSlot: true},
+									{slot: 14, isSlot: true},
 								},
 							},
 							{literal: " was down for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
 						},
 					},
-					uses: 8192,
+					uses: 16384,
 					tr:   new([][]text),
 				},
 			},
-			13: {
+			15: {
 				explanation: alts{
 					list: []text{
 						{
@@ -13620,7 +13912,7 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (it kept trying for "},
-									{slot: 18, isSlot: true},
+									{slot: 19, isSlot: true},
 									{literal: ")"},
 								},
 							},
@@ -13628,13 +13920,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 13, isSlot: true},
+									{slot: 14, isSlot: true},
 								},
 							},
 							{literal: " never answered."},
 						},
 					},
-					uses: 270337,
+					uses: 540673,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -13644,13 +13936,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 13, isSlot: true},
+									{slot: 14, isSlot: true},
 								},
 							},
 							{literal: " could not be reached for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
 						},
 					},
-					uses: 8192,
+					uses: 16384,
 					tr:   new([][]text),
 				},
 			},
@@ -13687,6 +13979,184 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				tr: new([][]text),
+			},
+		},
+		byFact: [21]words{
+			17: {
+				owner: "sender-admin",
+				summary: phrase{
+					en: "receiving server requires encryption",
+					tr: new([]string),
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because the receiving server accepts mail only over an encrypted connection (TLS), and the sending server did not start one."},
+						},
+					},
+					uses: 3,
+					tr:   new([][]text),
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
+						},
+					},
+					tr: new([][]text),
+				},
+			},
+			18: {
+				owner: "recipient-admin",
+				summary: phrase{
+					en: "receiving server offers no encryption",
+					tr: new([]string),
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " could not be delivered because the sending server's policy requires an encrypted connection (TLS) for this destination, and the receiving server"},
+							{
+								group: []textPart{
+									{literal: " "},
+									{slot: 14, isSlot: true},
+								},
+							},
+							{literal: " does not offer encryption at all."},
+						},
+					},
+					uses: 16385,
+					tr:   new([][]text),
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin should enable encryption (TLS) on their mail server"},
+							{
+								group: []textPart{
+									{literal: " "},
+									{slot: 14, isSlot: true},
+								},
+							},
+							{literal: ". If that server is known not to support it, your email admin can relax the sending server's TLS policy for that domain"},
+							{
+								group: []textPart{
+									{literal: " ("},
+									{slot: 4, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: "."},
+						},
+					},
+					uses: 16400,
+					tr:   new([][]text),
+				},
+			},
+			19: {
+				owner: "recipient-admin",
+				summary: phrase{
+					en: "receiving server could not start encryption",
+					tr: new([]string),
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " could not be delivered because the sending server requires an encrypted connection (TLS), and the receiving server"},
+							{
+								group: []textPart{
+									{literal: " "},
+									{slot: 14, isSlot: true},
+								},
+							},
+							{literal: " offered encryption but then refused or failed to start it."},
+						},
+					},
+					uses: 16385,
+					tr:   new([][]text),
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the encryption (TLS) set-up of their mail server"},
+							{
+								group: []textPart{
+									{literal: " "},
+									{slot: 14, isSlot: true},
+								},
+							},
+							{literal: ", often its certificate or key files."},
+						},
+					},
+					uses: 16384,
+					tr:   new([][]text),
+				},
+			},
+			20: {
+				owner: "recipient-admin",
+				summary: phrase{
+					en: "receiving server's certificate not accepted",
+					tr: new([]string),
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " could not be delivered because the certificate of the receiving server"},
+							{
+								group: []textPart{
+									{literal: " "},
+									{slot: 14, isSlot: true},
+								},
+							},
+							{literal: " did not pass the sending server's verification (it may be expired, self-signed, issued for another name, or not match the domain's published security policy)."},
+						},
+					},
+					uses: 16385,
+					tr:   new([][]text),
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Your email admin should relax the verification for that domain only if it is known to be safe."},
+						},
+					},
+					tr: new([][]text),
+				},
 			},
 		},
 	},
@@ -13867,8 +14337,8 @@ var builtinData1 = [...]reasonDef{
 				tr:   new([][]text),
 			},
 		},
-		byFact: [15]words{
-			10: {
+		byFact: [21]words{
+			12: {
 				summary: phrase{
 					en: "domain has no mail server",
 					tr: new([]string),
@@ -13884,7 +14354,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " could not be delivered because the domain "},
-							{slot: 13, isSlot: true},
+							{slot: 14, isSlot: true},
 							{literal: " lists no mail server that receives email for it."},
 						},
 						{
@@ -13905,7 +14375,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " lists no mail server that receives email for it."},
 						},
 					},
-					uses: 8209,
+					uses: 16401,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -14036,7 +14506,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it is larger than the receiving server accepts: the limit is "},
-						{slot: 12, isSlot: true},
+						{slot: 13, isSlot: true},
 						{literal: "."},
 					},
 					{
@@ -14057,19 +14527,19 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it is larger than the receiving server accepts."},
 					},
 				},
-				uses: 4099,
+				uses: 8195,
 				tr:   new([][]text),
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "Make the message smaller than "},
-						{slot: 12, isSlot: true},
+						{slot: 13, isSlot: true},
 						{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 11, isSlot: true},
+								{slot: 12, isSlot: true},
 							},
 						},
 					},
@@ -14078,12 +14548,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 11, isSlot: true},
+								{slot: 12, isSlot: true},
 							},
 						},
 					},
 				},
-				uses: 6144,
+				uses: 12288,
 				tr:   new([][]text),
 			},
 		},
@@ -14110,13 +14580,13 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 8193,
+				uses: 16385,
 				tr:   new([][]text),
 			},
 			fix: alts{
@@ -14128,8 +14598,8 @@ var builtinData1 = [...]reasonDef{
 				tr: new([][]text),
 			},
 		},
-		byFact: [15]words{
-			9: {
+		byFact: [21]words{
+			10: {
 				summary: phrase{
 					en: "mail loop",
 					tr: new([]string),
@@ -14166,7 +14636,65 @@ var builtinData1 = [...]reasonDef{
 					tr: new([][]text),
 				},
 			},
-			10: {
+			11: {
+				owner: "recipient-admin",
+				summary: phrase{
+					en: "temporary DNS failure",
+					tr: new([]string),
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " could not be delivered because the lookup of the mail servers of the domain "},
+							{slot: 14, isSlot: true},
+							{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " could not be delivered because the lookup of the mail servers of the domain"},
+							{
+								group: []textPart{
+									{literal: " "},
+									{slot: 4, isSlot: true},
+								},
+							},
+							{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
+						},
+					},
+					uses: 16401,
+					tr:   new([][]text),
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Nothing in your message needs to change: the fault is on the recipient's side, and nothing is lost while the sending server retries. If it keeps failing (or the sending server gave up), the recipient's DNS admin must fix the name servers of the domain"},
+							{
+								group: []textPart{
+									{literal: " "},
+									{slot: 4, isSlot: true},
+								},
+							},
+							{literal: ": tell the recipient by other means, and send the message again once it works."},
+						},
+					},
+					uses: 16,
+					tr:   new([][]text),
+				},
+			},
+			12: {
 				summary: phrase{
 					en: "domain has no mail server",
 					tr: new([]string),
@@ -14182,7 +14710,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " could not be delivered because no mail server could be found for the domain "},
-							{slot: 13, isSlot: true},
+							{slot: 14, isSlot: true},
 							{literal: "."},
 						},
 						{
@@ -14203,7 +14731,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "."},
 						},
 					},
-					uses: 8209,
+					uses: 16401,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -14224,7 +14752,7 @@ var builtinData1 = [...]reasonDef{
 					tr:   new([][]text),
 				},
 			},
-			11: {
+			13: {
 				owner: "sender",
 				summary: phrase{
 					en: "domain not found",
@@ -14271,7 +14799,7 @@ var builtinData1 = [...]reasonDef{
 					tr:   new([][]text),
 				},
 			},
-			12: {
+			14: {
 				summary: phrase{
 					en: "receiving server refused the connection",
 					tr: new([]string),
@@ -14290,13 +14818,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 13, isSlot: true},
+									{slot: 14, isSlot: true},
 								},
 							},
 							{literal: " refused the connection: it is down or does not take mail at the moment."},
 						},
 					},
-					uses: 8193,
+					uses: 16385,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -14306,17 +14834,17 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 13, isSlot: true},
+									{slot: 14, isSlot: true},
 								},
 							},
 							{literal: "."},
 						},
 					},
-					uses: 8192,
+					uses: 16384,
 					tr:   new([][]text),
 				},
 			},
-			13: {
+			15: {
 				summary: phrase{
 					en: "receiving server did not answer",
 					tr: new([]string),
@@ -14335,13 +14863,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 13, isSlot: true},
+									{slot: 14, isSlot: true},
 								},
 							},
 							{literal: " did not answer."},
 						},
 					},
-					uses: 8193,
+					uses: 16385,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -14351,13 +14879,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 13, isSlot: true},
+									{slot: 14, isSlot: true},
 								},
 							},
 							{literal: "."},
 						},
 					},
-					uses: 8192,
+					uses: 16384,
 					tr:   new([][]text),
 				},
 			},
@@ -14461,8 +14989,8 @@ var builtinData1 = [...]reasonDef{
 				tr:   new([][]text),
 			},
 		},
-		byFact: [15]words{
-			10: {
+		byFact: [21]words{
+			12: {
 				summary: phrase{
 					en: "domain has no mail server",
 					tr: new([]string),
@@ -14478,7 +15006,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " could not be delivered because the domain "},
-							{slot: 13, isSlot: true},
+							{slot: 14, isSlot: true},
 							{literal: " lists no mail server that receives email for it."},
 						},
 						{
@@ -14499,7 +15027,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " lists no mail server that receives email for it."},
 						},
 					},
-					uses: 8209,
+					uses: 16401,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -14556,10 +15084,17 @@ var builtinData1 = [...]reasonDef{
 			fix: alts{
 				list: []text{
 					{
-						{literal: "Sending the same message again will fail the same way. Your email admin, or the maker of the program that sent it, should fix how the program writes the message header."},
+						{
+							group: []textPart{
+								{slot: 10, isSlot: true, test: true},
+								{literal: "Sending the same message again will fail the same way. "},
+							},
+						},
+						{literal: "Your email admin, or the maker of the program that sent it, should fix how the program writes the message header."},
 					},
 				},
-				tr: new([][]text),
+				uses: 1024,
+				tr:   new([][]text),
 			},
 		},
 	},
@@ -14677,7 +15212,7 @@ var builtinData1 = [...]reasonDef{
 				list: []text{
 					{
 						{literal: "Send the message without the attachment "},
-						{slot: 15, isSlot: true},
+						{slot: 16, isSlot: true},
 						{literal: ", or share the file another way, for example as a link to a shared folder."},
 					},
 					{
@@ -14685,14 +15220,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 163840,
+				uses: 327680,
 				tr:   new([][]text),
 			},
 		},
@@ -14752,14 +15287,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (contact: "},
-									{slot: 17, isSlot: true},
+									{slot: 18, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", and fix the cause."},
 						},
 					},
-					uses: 131072,
+					uses: 262144,
 					tr:   new([][]text),
 				},
 			},
@@ -14818,14 +15353,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (contact: "},
-									{slot: 17, isSlot: true},
+									{slot: 18, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", and fix the cause."},
 						},
 					},
-					uses: 131072,
+					uses: 262144,
 					tr:   new([][]text),
 				},
 			},
@@ -14884,14 +15419,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (contact: "},
-									{slot: 17, isSlot: true},
+									{slot: 18, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: "."},
 						},
 					},
-					uses: 131072,
+					uses: 262144,
 					tr:   new([][]text),
 				},
 			},
@@ -14954,19 +15489,19 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 131072,
+				uses: 262144,
 				tr:   new([][]text),
 			},
 		},
-		byFact: [15]words{
-			11: {
+		byFact: [21]words{
+			13: {
 				summary: phrase{
 					en: "sender domain not found",
 					tr: new([]string),
@@ -15034,14 +15569,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: " has no valid reverse DNS name, which many receivers require."},
 					},
 				},
-				uses: 16387,
+				uses: 32771,
 				tr:   new([][]text),
 			},
 			fix: alts{
@@ -15051,13 +15586,13 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 							},
 						},
 						{literal: " a reverse DNS name that matches the server's own name."},
 					},
 				},
-				uses: 16384,
+				uses: 32768,
 				tr:   new([][]text),
 			},
 		},
@@ -15187,7 +15722,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 10, isSlot: true},
+							{slot: 11, isSlot: true},
 							{literal: "). This is about the sending server's reputation, not about your message."},
 						},
 						{
@@ -15208,7 +15743,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 						},
 					},
-					uses: 1027,
+					uses: 2051,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -15218,14 +15753,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " ("},
-									{slot: 11, isSlot: true},
+									{slot: 12, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 						},
 					},
-					uses: 2048,
+					uses: 4096,
 					tr:   new([][]text),
 				},
 			},
@@ -15253,7 +15788,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 10, isSlot: true},
+							{slot: 11, isSlot: true},
 							{literal: "). This is about the sending server's reputation, not about your message."},
 						},
 						{
@@ -15274,7 +15809,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 						},
 					},
-					uses: 1027,
+					uses: 2051,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -15284,14 +15819,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " ("},
-									{slot: 11, isSlot: true},
+									{slot: 12, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 						},
 					},
-					uses: 2048,
+					uses: 4096,
 					tr:   new([][]text),
 				},
 			},
@@ -15319,7 +15854,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 10, isSlot: true},
+							{slot: 11, isSlot: true},
 							{literal: "). This is about the sending server's reputation, not about your message."},
 						},
 						{
@@ -15340,7 +15875,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 						},
 					},
-					uses: 1027,
+					uses: 2051,
 					tr:   new([][]text),
 				},
 				fix: alts{
@@ -15350,19 +15885,19 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " ("},
-									{slot: 11, isSlot: true},
+									{slot: 12, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 						},
 					},
-					uses: 2048,
+					uses: 4096,
 					tr:   new([][]text),
 				},
 			},
 		},
-		byFact: [15]words{
+		byFact: [21]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
@@ -15387,9 +15922,9 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because the attachment "},
-							{slot: 15, isSlot: true},
-							{literal: " is infected with malware ("},
 							{slot: 16, isSlot: true},
+							{literal: " is infected with malware ("},
+							{slot: 17, isSlot: true},
 							{literal: ")."},
 						},
 						{
@@ -15408,25 +15943,25 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because it carries malware ("},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ")."},
 						},
 					},
-					uses: 98307,
+					uses: 196611,
 					tr:   new([][]text),
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "The receiving server's scanner found malware in "},
-							{slot: 15, isSlot: true},
+							{slot: 16, isSlot: true},
 							{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 						},
 						{
 							{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 						},
 					},
-					uses: 32768,
+					uses: 65536,
 					tr:   new([][]text),
 				},
 			},
@@ -15470,14 +16005,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (the receiver's guidelines: "},
-								{slot: 11, isSlot: true},
+								{slot: 12, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 2048,
+				uses: 4096,
 				tr:   new([][]text),
 			},
 		},
@@ -15657,8 +16192,8 @@ var builtinData1 = [...]reasonDef{
 				tr: new([][]text),
 			},
 		},
-		byFact: [15]words{
-			9: {
+		byFact: [21]words{
+			10: {
 				summary: phrase{
 					en: "mail loop",
 					tr: new([]string),
@@ -15778,8 +16313,8 @@ var builtinData1 = [...]reasonDef{
 				tr: new([][]text),
 			},
 		},
-		byFact: [15]words{
-			14: {
+		byFact: [21]words{
+			16: {
 				owner: "sender",
 				summary: phrase{
 					en: "too many recipients",
@@ -15803,7 +16338,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because it has too many recipients: the server accepts at most "},
-							{slot: 12, isSlot: true},
+							{slot: 13, isSlot: true},
 							{literal: " in one message."},
 						},
 						{
@@ -15824,21 +16359,21 @@ var builtinData1 = [...]reasonDef{
 							{literal: " because it has more recipients than the server accepts in one message."},
 						},
 					},
-					uses: 4099,
+					uses: 8195,
 					tr:   new([][]text),
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "Send the message again to fewer recipients at a time (at most "},
-							{slot: 12, isSlot: true},
+							{slot: 13, isSlot: true},
 							{literal: "), or use a mailing list for large groups."},
 						},
 						{
 							{literal: "Send the message again to fewer recipients at a time, or use a mailing list for large groups."},
 						},
 					},
-					uses: 4096,
+					uses: 8192,
 					tr:   new([][]text),
 				},
 			},
@@ -15894,7 +16429,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (more at "},
-								{slot: 11, isSlot: true},
+								{slot: 12, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -15904,7 +16439,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Forward this report to your email admin, who can read its technical details."},
 					},
 				},
-				uses: 2048,
+				uses: 4096,
 				tr:   new([][]text),
 			},
 		},
@@ -15994,9 +16529,9 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because the attachment "},
-						{slot: 15, isSlot: true},
-						{literal: " is infected with malware ("},
 						{slot: 16, isSlot: true},
+						{literal: " is infected with malware ("},
+						{slot: 17, isSlot: true},
 						{literal: ")."},
 					},
 					{
@@ -16015,7 +16550,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because the attachment "},
-						{slot: 15, isSlot: true},
+						{slot: 16, isSlot: true},
 						{literal: " was judged dangerous or infected."},
 					},
 					{
@@ -16034,7 +16569,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it carries malware ("},
-						{slot: 16, isSlot: true},
+						{slot: 17, isSlot: true},
 						{literal: ")."},
 					},
 					{
@@ -16055,21 +16590,21 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it carries malware, or an attachment that the receiving server treats as dangerous."},
 					},
 				},
-				uses: 98307,
+				uses: 196611,
 				tr:   new([][]text),
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "The receiving server's scanner found malware in "},
-						{slot: 15, isSlot: true},
+						{slot: 16, isSlot: true},
 						{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 					},
 					{
 						{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 					},
 				},
-				uses: 32768,
+				uses: 65536,
 				tr:   new([][]text),
 			},
 		},

@@ -32,8 +32,9 @@
 // host, the sending IP, a file, a virus, a contact address, and conditions
 // such as a mail loop or a refused connection) from the reply of every
 // record, with the named groups of their regexps; "text" phrases are a quick
-// test tried first, and "unit: bytes" writes a bare number captured as
-// {limit} in MB:
+// test tried first, "unless" phrases stop the extractor (a wording that
+// says the opposite: "Host not found, try again" is no NXDOMAIN), and
+// "unit: bytes" writes a bare number captured as {limit} in MB:
 //
 //	extractors:
 //	  - id: blocklist-used
@@ -86,7 +87,7 @@
 //
 // Facts come from the diagnostic: the deciding rule's regexp groups, then the
 // extractors. When the diagnostic lacks a value fact that a notice states in
-// its prose ({retried_for}, {file}, {virus}, {limit}) and the reading's words
+// its prose ({retried_for}, {file}, {virus}, {limit}, {last_error}) and the reading's words
 // can show it, the extractors also read Input.Notice (the report's
 // human-readable part) for it. The notice never decides the reason.
 //

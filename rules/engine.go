@@ -257,6 +257,9 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 	if (w.explanation.uses | w.fix.uses).has(slotReply) {
 		vals[slotReply] = quoteReply(rec.diag)
 	}
+	if strings.HasPrefix(v.Status, "5") || (v.Status == "" && rec.rp.Class() == smtpcode.ClassPermanent) {
+		vals[slotFinal] = "yes" // {?final}: the server's refusal was permanent
+	}
 	standIn[slotRecipient] = texts[textUnnamedRecipient].plain()
 	standIn[slotRemote] = texts[textUnnamedRemote].plain()
 	standIn[slotReporting] = texts[textUnnamedReporting].plain()
@@ -279,12 +282,32 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 	default:
 		explanation = e.explain(in, action, cause, lang)
 	}
+	if gaveUpOnTemporary(action, v, t) && explanation != "" {
+		// Issue 8 (grading 4): a temporary failure retried until the
+		// sending server gave up reads as such, whatever its reason.
+		note := texts[textGaveUpFailed]
+		if rec.rp.Class() == smtpcode.ClassTransient {
+			note = texts[textGaveUpRefused] // the receiving server answered, with a temporary refusal
+		}
+		explanation += " " + note.render(&vals)
+	}
 	fix = w.fix.render(lang, &vals, &standIn)
 	if delayed && (ruleWords.fix.empty() || !t.delays) {
 		// The reason's fix is for a final failure; a delay needs none yet.
 		fix = texts[textDelayedFix].plain()
 	}
 	return explanation, fix
+}
+
+// gaveUpOnTemporary says whether a record is a temporary failure (a
+// class-4 status) that the sending server retried until it gave up (Action
+// failed): RFC 3464 section 2.3.3 and RFC 3463 class 4, "the message as
+// sent is valid, but persistence of some temporary condition has caused
+// abandonment". Not for the expired reason, whose words say it, nor for a
+// rule written for final reports only.
+func gaveUpOnTemporary(action smtpcode.Action, v *Classification, t *thenDef) bool {
+	return action == smtpcode.ActionFailed && strings.HasPrefix(v.Status, "4") &&
+		v.Reason != ReasonExpired && !t.finals
 }
 
 // captureFacts returns the facts of a record: those the named groups of the
@@ -329,7 +352,7 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 // case kept, hits its phrases), for the facts not set yet.
 func (e *Engine) extract(text, orig []byte, hits []uint64, ascii bool, fs *Facts, src *[numFacts]factSource) {
 	for _, x := range e.extractors {
-		if len(x.text) > 0 && !x.text.any(hits) {
+		if (len(x.text) > 0 && !x.text.any(hits)) || (len(x.unless) > 0 && x.unless.any(hits)) {
 			continue
 		}
 		for _, p := range x.regexps {
@@ -390,7 +413,7 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, 
 				}
 			}
 		}
-		if !need || (len(x.text) > 0 && !x.text.any(sc.nhits)) {
+		if !need || (len(x.text) > 0 && !x.text.any(sc.nhits)) || (len(x.unless) > 0 && x.unless.any(sc.nhits)) {
 			continue
 		}
 		for _, p := range x.regexps {

@@ -38,6 +38,11 @@ const (
 	// gave up (or, in a warning, so far), the number and the unit as the
 	// notice states them: "5 days", "48 hours".
 	FactRetriedFor Fact = "retried_for"
+	// FactLastError is the error of the last attempt, as an expiry notice
+	// states it next to its "gave up" sentence: Exim's "retry timeout
+	// exceeded" followed by "host X [ip]: Connection timed out", Postfix's
+	// "delivery temporarily suspended: connect to X: Connection refused".
+	FactLastError Fact = "last_error"
 
 	FactLoop              Fact = "loop"                // condition: the server names a mail loop
 	FactNoMX              Fact = "no_mx"               // condition: the domain has no MX record
@@ -45,11 +50,25 @@ const (
 	FactConnRefused       Fact = "conn_refused"        // condition: the connection was refused
 	FactConnTimeout       Fact = "conn_timeout"        // condition: the connection timed out or got no answer
 	FactTooManyRecipients Fact = "too_many_recipients" // condition: too many recipients in one message
+	// FactDNSTempFail is the condition that a DNS lookup failed for now
+	// (h_errno TRY_AGAIN, RCODE SERVFAIL, a timeout): the domain's name
+	// servers did not answer, which says nothing of whether the domain or
+	// its MX records exist (Postfix "Host not found, try again", Exim "host
+	// lookup did not complete", Sendmail "host name lookup failure").
+	FactDNSTempFail Fact = "dns_tempfail"
+
+	// The TLS conditions: what a TLS failure was, in the words of the MTA
+	// that met it, since each has its own owner and fix.
+	FactTLSRequired   Fact = "tls_required"    // condition: the receiving server requires TLS and the sending server did not start it (RFC 3207 "530 Must issue a STARTTLS command first", RFC 4954 538)
+	FactTLSNotOffered Fact = "tls_not_offered" // condition: the sending server requires TLS and the receiving server does not offer STARTTLS (Postfix "TLS is required, but was not offered by host")
+	FactTLSRefused    Fact = "tls_refused"     // condition: the receiving server offered STARTTLS and then refused or failed to start it (Postfix "refused to start TLS")
+	FactTLSCert       Fact = "tls_cert"        // condition: the receiving server's certificate did not pass verification (Postfix "Server certificate not verified", DANE, MTA-STS)
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
-	FactLoop, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients}
+	FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
+	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert}
 
 const numFacts = len(facts)
 
@@ -130,11 +149,12 @@ func (fs Facts) MarshalJSON() ([]byte, error) {
 
 // noticeFacts are the facts read from Input.Notice when the diagnostic
 // does not give them: values that a notice states in its prose (how long
-// the server tried, the infected file and the malware, the size limit).
+// the server tried, the infected file and the malware, the size limit, the
+// last error before an expiry).
 // The conditions (a loop, no MX record...) are not among them: they choose
 // the words of a reason, and a notice's general help text names them
 // without their being the cause.
-var noticeFacts = [...]Fact{FactRetriedFor, FactFile, FactVirus, FactLimit}
+var noticeFacts = [...]Fact{FactRetriedFor, FactFile, FactVirus, FactLimit, FactLastError}
 
 // isNoticeFact says whether f is one of noticeFacts.
 func isNoticeFact(f Fact) bool {
@@ -153,10 +173,14 @@ const maxFactLen = 160
 // extractor is a compiled extractor of a rules file: regexps whose named
 // groups capture facts from the diagnostic text of any record.
 type extractor struct {
-	id      string
-	file    string
-	line    int
-	text    phraseMask // any of these phrases must occur (a cheap test before the regexps); empty: always
+	id   string
+	file string
+	line int
+	text phraseMask // any of these phrases must occur (a cheap test before the regexps); empty: always
+	// unless: none of these phrases may occur (a wording that says the
+	// opposite of the facts captured: "Host not found, try again" is no
+	// answer that the domain does not exist); empty: no such test.
+	unless  phraseMask
 	regexps []*pattern
 	bytes   bool // a bare number captured as limit is a number of bytes
 }

@@ -89,6 +89,7 @@ type stageSpec struct {
 type extractorSpec struct {
 	ID     string   `yaml:"id"`
 	Text   []string `yaml:"text"`
+	Unless []string `yaml:"unless"`
 	Regexp []string `yaml:"regexp"`
 	Unit   string   `yaml:"unit"`
 }
@@ -280,6 +281,10 @@ type thenDef struct {
 	// delays says that the rule is written for delay reports (its when
 	// names the action delayed): its explanation and fix stand as they are.
 	delays bool
+	// finals says that the rule is written for final reports only (its
+	// when names the action failed and not delayed): its words already say
+	// that the sending server gave up, and get no gave_up_* sentence.
+	finals bool
 }
 
 // decodeFile reads one rules file strictly: unknown keys are errors. It
@@ -454,7 +459,8 @@ func compileRule(file string, index, line int, rs ruleSpec, phrases *phraseTable
 		return nil, fmt.Errorf("%s: %v", where, err)
 	}
 	r.then = thenDef{Reason: t.Reason, HardBounce: t.HardBounce, Cause: t.Cause, words: ws, stages: st, byFact: bf,
-		delays: slices.Contains(r.action, smtpcode.ActionDelayed)}
+		delays: slices.Contains(r.action, smtpcode.ActionDelayed),
+		finals: slices.Contains(r.action, smtpcode.ActionFailed) && !slices.Contains(r.action, smtpcode.ActionDelayed)}
 	return r, nil
 }
 
@@ -586,6 +592,10 @@ func compileExtractor(file string, index, line int, xs extractorSpec, phrases *p
 		return nil, fmt.Errorf("%s: text: %v", where, err)
 	}
 	x.text = newPhraseMask(ids)
+	if ids, err = phrases.addAll(xs.Unless); err != nil {
+		return nil, fmt.Errorf("%s: unless: %v", where, err)
+	}
+	x.unless = newPhraseMask(ids)
 	for _, s := range xs.Regexp {
 		re, err := compileFactRegexp(s)
 		if err != nil {

@@ -60,6 +60,8 @@ const (
 	textDMARCAggregateExplanation
 	textForwardedIntro
 	textForwardedFix
+	textGaveUpRefused
+	textGaveUpFailed
 	numTexts
 )
 
@@ -78,12 +80,13 @@ const (
 	slotCauseCapital             // {Cause}: the cause starting with a capital letter
 	slotType                     // {type}: the feedback type of an abuse report
 	slotOriginal                 // {original}: the address the sender wrote, which the recipient's side forwarded
+	slotFinal                    // {final}: set when the server's refusal was permanent (a class-5 code), not a temporary one given up on
 	slotFact0                    // the facts follow, in the order of facts
 )
 
 const numSlots = int(slotFact0) + numFacts
 
-var baseSlotNames = [slotFact0]string{"recipient", "remote", "reporting", "status", "domain", "reply", "cause", "Cause", "type", "original"}
+var baseSlotNames = [slotFact0]string{"recipient", "remote", "reporting", "status", "domain", "reply", "cause", "Cause", "type", "original", "final"}
 
 func (s slot) name() string {
 	if s < slotFact0 {
@@ -142,7 +145,7 @@ var factSlots = func() slotSet {
 
 // ruleSlots are the placeholders of the explanation and fix of a reason or
 // a rule.
-var ruleSlots = setOf(slotRecipient, slotRemote, slotReporting, slotStatus, slotDomain, slotReply, slotCause) | factSlots
+var ruleSlots = setOf(slotRecipient, slotRemote, slotReporting, slotStatus, slotDomain, slotReply, slotCause, slotFinal) | factSlots
 
 // standInSlots are the placeholders the last alternative of a reason's or a
 // rule's template may use outside [...]: they get a stand-in word when they
@@ -188,6 +191,8 @@ var textDefs = [numTexts]struct {
 	textDMARCAggregateExplanation: {"dmarc_aggregate_explanation", 0},
 	textForwardedIntro:            {"forwarded_intro", setOf(slotOriginal, slotRecipient)},
 	textForwardedFix:              {"forwarded_fix", setOf(slotOriginal, slotRecipient)},
+	textGaveUpRefused:             {"gave_up_refused", setOf(slotRemote)},
+	textGaveUpFailed:              {"gave_up_failed", 0},
 }
 
 // textNames lists the names of the texts, sorted, for error messages.
