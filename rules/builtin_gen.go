@@ -40,7 +40,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "delivered",
-						tr: new([]string),
+						tr: &builtinSlots1[0],
 					},
 					explanation: alts{
 						list: []text{
@@ -48,7 +48,7 @@ var builtinSet = &ruleSet{
 								{literal: "The code means success: the server accepted the message."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[0],
 					},
 				},
 			},
@@ -305,7 +305,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "on Outlook.com's block list",
-						tr: new([]string),
+						tr: &builtinSlots1[1],
 					},
 					explanation: alts{
 						list: []text{
@@ -336,7 +336,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8195,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[1],
 					},
 					fix: alts{
 						list: []text{
@@ -344,7 +344,7 @@ var builtinSet = &ruleSet{
 								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin (or the provider of the sending server's address) should check the address in Microsoft's Smart Network Data Services (SNDS), stop any spam it sends (often a hacked account), and ask for removal with Outlook.com's delist form (olcsupport.office.com); Microsoft's page on these codes: sendersupport.olc.protection.outlook.com/pm/troubleshooting.aspx."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[2],
 					},
 				},
 			},
@@ -364,7 +364,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "greylisting (temporary)",
-						tr: new([]string),
+						tr: &builtinSlots1[2],
 					},
 					explanation: alts{
 						list: []text{
@@ -387,7 +387,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[3],
 					},
 					fix: alts{
 						list: []text{
@@ -395,7 +395,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do, and do not send the message again: greylisting normally passes within minutes to a few hours. Only if the delay lasts for many hours should your email admin check that the sending server retries from the same address, or ask the recipient's email admin to allow it."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[4],
 					},
 				},
 				delays: true,
@@ -415,7 +415,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "blocked by Proofpoint's reputation service",
-						tr: new([]string),
+						tr: &builtinSlots1[3],
 					},
 					explanation: alts{
 						list: []text{
@@ -446,7 +446,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8195,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[5],
 					},
 					fix: alts{
 						list: []text{
@@ -463,7 +463,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[6],
 					},
 				},
 			},
@@ -482,7 +482,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender address check failed",
-						tr: new([]string),
+						tr: &builtinSlots1[4],
 					},
 					explanation: alts{
 						list: []text{
@@ -505,7 +505,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[7],
 					},
 					fix: alts{
 						list: []text{
@@ -513,7 +513,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Your email admin should make your domain's mail server accept mail from the empty sender address <> (the mail standards require it) and confirm that your address exists there; then send the message again."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[8],
 					},
 				},
 			},
@@ -533,7 +533,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "recipient receives too much mail",
-						tr: new([]string),
+						tr: &builtinSlots1[5],
 					},
 					explanation: alts{
 						list: []text{
@@ -556,7 +556,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[9],
 					},
 					fix: alts{
 						list: []text{
@@ -564,7 +564,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do, and do not send the message again: the sending server keeps trying. If it finally fails, send it again later or reach the recipient by other means; only the recipient can reduce the mail they receive."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[10],
 					},
 				},
 				delays: true,
@@ -584,7 +584,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient receives too much mail",
-						tr: new([]string),
+						tr: &builtinSlots1[6],
 					},
 					explanation: alts{
 						list: []text{
@@ -607,7 +607,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[11],
 					},
 					fix: alts{
 						list: []text{
@@ -615,7 +615,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change: send it again later, or reach the recipient by other means. Only the recipient (or their email admin) can reduce the mail they receive."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[12],
 					},
 				},
 			},
@@ -637,7 +637,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "refused by Gmail as likely unsolicited",
-						tr: new([]string),
+						tr: &builtinSlots1[7],
 					},
 					explanation: alts{
 						list: []text{
@@ -668,7 +668,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8195,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[13],
 					},
 					fix: alts{
 						list: []text{
@@ -685,7 +685,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[14],
 					},
 				},
 			},
@@ -704,7 +704,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "the recipient blocked you",
-						tr: new([]string),
+						tr: &builtinSlots1[8],
 					},
 					explanation: alts{
 						list: []text{
@@ -727,7 +727,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[15],
 					},
 					fix: alts{
 						list: []text{
@@ -735,7 +735,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing on your side can change this, and your email admin cannot either. Only the recipient can remove you from their blocked senders (or their email admin can); if you need to reach them, do so by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[16],
 					},
 				},
 			},
@@ -754,7 +754,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's policy",
-						tr: new([]string),
+						tr: &builtinSlots1[9],
 					},
 					explanation: alts{
 						list: []text{
@@ -777,7 +777,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[17],
 					},
 					fix: alts{
 						list: []text{
@@ -785,7 +785,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the recipient, by other means, to have their email admin remove your address or domain from the Mimecast blocked senders policy."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[18],
 					},
 				},
 			},
@@ -804,7 +804,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "refused by anti-spoofing policy",
-						tr: new([]string),
+						tr: &builtinSlots1[10],
 					},
 					explanation: alts{
 						list: []text{
@@ -827,7 +827,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[19],
 					},
 					fix: alts{
 						list: []text{
@@ -835,7 +835,7 @@ var builtinSet = &ruleSet{
 								{literal: "If you sent it from a service or a server outside that organization in the name of one of its addresses, the recipient's email admin must allow that service in their Mimecast anti-spoofing policy; otherwise send it from your own address."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[20],
 					},
 				},
 			},
@@ -1000,7 +1000,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "blocked by Orange",
-						tr: new([]string),
+						tr: &builtinSlots1[11],
 					},
 					explanation: alts{
 						list: []text{
@@ -1031,7 +1031,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8195,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[21],
 					},
 					fix: alts{
 						list: []text{
@@ -1039,7 +1039,7 @@ var builtinSet = &ruleSet{
 								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin should check the sending server's address against the public block lists and its reverse DNS, SPF and DKIM, fix what is wrong, and then ask Orange to lift the block with the form on Orange's postmaster site (postmaster.orange.fr), giving the code from the reply."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[22],
 					},
 				},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "recipient name ambiguous",
-						tr: new([]string),
+						tr: &builtinSlots1[12],
 					},
 					explanation: alts{
 						list: []text{
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[23],
 					},
 					fix: alts{
 						list: []text{
@@ -1694,7 +1694,7 @@ var builtinSet = &ruleSet{
 								{literal: "Write to the recipient's full email address instead of a name. If it keeps failing, tell the recipient by other means so that their email admin makes the entry unique."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[24],
 					},
 				},
 			},
@@ -1831,7 +1831,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 2051,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[25],
 					},
 					fix: alts{
 						list: []text{
@@ -1857,7 +1857,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3072,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[26],
 					},
 				},
 			},
@@ -1940,7 +1940,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "refused by Outlook.com",
-						tr: new([]string),
+						tr: &builtinSlots1[13],
 					},
 					explanation: alts{
 						list: []text{
@@ -1971,7 +1971,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8195,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[27],
 					},
 					fix: alts{
 						list: []text{
@@ -1979,7 +1979,7 @@ var builtinSet = &ruleSet{
 								{literal: "This is not about your message's content, and sending it again will fail the same way. Your email admin (or the provider of the sending server's address) should check the address in Microsoft's Smart Network Data Services (SNDS), stop any spam it sends (often a hacked account), and ask for removal with Outlook.com's delist form (olcsupport.office.com); Microsoft's page on these codes: sendersupport.olc.protection.outlook.com/pm/troubleshooting.aspx."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[28],
 					},
 				},
 			},
@@ -2107,7 +2107,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "refused by the recipient's reception settings",
-						tr: new([]string),
+						tr: &builtinSlots1[14],
 					},
 					explanation: alts{
 						list: []text{
@@ -2130,7 +2130,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[29],
 					},
 					fix: alts{
 						list: []text{
@@ -2138,7 +2138,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the recipient, by other means, to allow your address or domain in their mail reception settings."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[30],
 					},
 				},
 			},
@@ -2534,7 +2534,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "rate-limited for unsolicited mail",
-						tr: new([]string),
+						tr: &builtinSlots1[15],
 					},
 					explanation: alts{
 						list: []text{
@@ -2558,7 +2558,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[31],
 					},
 					fix: alts{
 						list: []text{
@@ -2575,7 +2575,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[32],
 					},
 				},
 				delays: true,
@@ -2596,7 +2596,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "rate-limited for unsolicited mail",
-						tr: new([]string),
+						tr: &builtinSlots1[16],
 					},
 					explanation: alts{
 						list: []text{
@@ -2619,7 +2619,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[33],
 					},
 					fix: alts{
 						list: []text{
@@ -2636,7 +2636,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[34],
 					},
 				},
 			},
@@ -2970,7 +2970,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server limited for reputation",
-						tr: new([]string),
+						tr: &builtinSlots1[17],
 					},
 					explanation: alts{
 						list: []text{
@@ -2993,7 +2993,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[35],
 					},
 					fix: alts{
 						list: []text{
@@ -3010,7 +3010,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[36],
 					},
 				},
 			},
@@ -4178,7 +4178,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 9216,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[37],
 					},
 				},
 			},
@@ -4232,7 +4232,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "deferred by Yahoo for volume or complaints, then given up",
-						tr: new([]string),
+						tr: &builtinSlots1[18],
 					},
 					explanation: alts{
 						list: []text{
@@ -4264,7 +4264,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8195,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[38],
 					},
 					fix: alts{
 						list: []text{
@@ -4279,7 +4279,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[39],
 					},
 				},
 			},
@@ -4299,7 +4299,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "deferred by Yahoo for volume or complaints",
-						tr: new([]string),
+						tr: &builtinSlots1[19],
 					},
 					explanation: alts{
 						list: []text{
@@ -4330,7 +4330,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8195,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[40],
 					},
 					fix: alts{
 						list: []text{
@@ -4345,7 +4345,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[41],
 					},
 				},
 			},
@@ -4438,7 +4438,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your sending quota is exceeded",
-						tr: new([]string),
+						tr: &builtinSlots1[20],
 					},
 					explanation: alts{
 						list: []text{
@@ -4454,7 +4454,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[42],
 					},
 					fix: alts{
 						list: []text{
@@ -4462,7 +4462,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait before sending more. Your email admin should check the account for a break-in (a sudden burst of mail often means a stolen password) and review its sending limits."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[43],
 					},
 				},
 			},
@@ -4482,7 +4482,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "daily recipient limit reached",
-						tr: new([]string),
+						tr: &builtinSlots1[21],
 					},
 					explanation: alts{
 						list: []text{
@@ -4498,7 +4498,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[44],
 					},
 					fix: alts{
 						list: []text{
@@ -4506,7 +4506,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in before lifting the restriction."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[45],
 					},
 				},
 			},
@@ -4527,7 +4527,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your sending limit is exceeded",
-						tr: new([]string),
+						tr: &builtinSlots1[22],
 					},
 					explanation: alts{
 						list: []text{
@@ -4543,7 +4543,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[46],
 					},
 					fix: alts{
 						list: []text{
@@ -4551,7 +4551,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in and review its sending limits."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[47],
 					},
 				},
 			},
@@ -4579,7 +4579,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relaying denied",
-						tr: new([]string),
+						tr: &builtinSlots1[23],
 					},
 					explanation: alts{
 						list: []text{
@@ -4609,7 +4609,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[48],
 					},
 					fix: alts{
 						list: []text{
@@ -4617,7 +4617,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix the domain's mail server settings or accept the domain on that server; if you send through your own organization's server, ask your email admin to allow you to send through it."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[49],
 					},
 				},
 			},
@@ -4636,7 +4636,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "accepts only internal senders",
-						tr: new([]string),
+						tr: &builtinSlots1[24],
 					},
 					explanation: alts{
 						list: []text{
@@ -4659,7 +4659,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[50],
 					},
 					fix: alts{
 						list: []text{
@@ -4667,7 +4667,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the group's owner or the recipient's email admin, by other means, to accept mail from outside senders or to add your address to the allowed senders; meanwhile, write to a person there directly."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[51],
 					},
 				},
 			},
@@ -4694,7 +4694,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login required",
-						tr: new([]string),
+						tr: &builtinSlots1[25],
 					},
 					explanation: alts{
 						list: []text{
@@ -4717,7 +4717,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[52],
 					},
 					fix: alts{
 						list: []text{
@@ -4725,7 +4725,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin must configure the sending system (server, device or application) to log in to the receiving server."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[53],
 					},
 				},
 			},
@@ -4750,7 +4750,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to this recipient",
-						tr: new([]string),
+						tr: &builtinSlots1[26],
 					},
 					explanation: alts{
 						list: []text{
@@ -4773,7 +4773,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[54],
 					},
 					fix: alts{
 						list: []text{
@@ -4781,7 +4781,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the owner of the group or mailbox, by other means, to allow your address, or send it through someone who is allowed."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[55],
 					},
 				},
 			},
@@ -4806,7 +4806,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "domain accepts no mail",
-						tr: new([]string),
+						tr: &builtinSlots1[27],
 					},
 					explanation: alts{
 						list: []text{
@@ -4829,7 +4829,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[56],
 					},
 					fix: alts{
 						list: []text{
@@ -4837,7 +4837,7 @@ var builtinSet = &ruleSet{
 								{literal: "This address cannot receive email. Check it for typos; if it is right, reach the recipient by other means and ask for an address that works."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[57],
 					},
 				},
 			},
@@ -4878,7 +4878,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[58],
 					},
 				},
 			},
@@ -4896,7 +4896,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "IPv6 mail must pass SPF or DKIM",
-						tr: new([]string),
+						tr: &builtinSlots1[28],
 					},
 					explanation: alts{
 						list: []text{
@@ -4919,7 +4919,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[59],
 					},
 					fix: alts{
 						list: []text{
@@ -4927,7 +4927,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should add the sending server's IPv6 address to the domain's SPF record, or sign outgoing mail with DKIM."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[60],
 					},
 				},
 			},
@@ -4945,7 +4945,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "sending server temporarily restricted",
-						tr: new([]string),
+						tr: &builtinSlots1[29],
 					},
 					explanation: alts{
 						list: []text{
@@ -4968,7 +4968,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[61],
 					},
 					fix: alts{
 						list: []text{
@@ -4976,7 +4976,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do for now: if the traffic is legitimate, the restriction is lifted shortly and the sending server tries again. If it happens again, your email admin should check for hacked accounts."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[62],
 					},
 				},
 			},
@@ -4994,7 +4994,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "sending server temporarily restricted",
-						tr: new([]string),
+						tr: &builtinSlots1[30],
 					},
 					explanation: alts{
 						list: []text{
@@ -5017,7 +5017,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[63],
 					},
 					fix: alts{
 						list: []text{
@@ -5025,7 +5025,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do for now: if the traffic is legitimate, the restriction is lifted shortly and the sending server tries again. If it happens again, your email admin should check for hacked accounts."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[64],
 					},
 				},
 			},
@@ -5043,7 +5043,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient not found",
-						tr: new([]string),
+						tr: &builtinSlots1[31],
 					},
 					explanation: alts{
 						list: []text{
@@ -5066,7 +5066,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[65],
 					},
 					fix: alts{
 						list: []text{
@@ -5074,7 +5074,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos and send the message again. If it is right, the recipient's admin should check that the address exists (for example after a move to another mail system)."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[66],
 					},
 				},
 			},
@@ -5092,7 +5092,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "daily recipient limit reached",
-						tr: new([]string),
+						tr: &builtinSlots1[32],
 					},
 					explanation: alts{
 						list: []text{
@@ -5108,7 +5108,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[67],
 					},
 					fix: alts{
 						list: []text{
@@ -5116,7 +5116,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in before lifting the restriction."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[68],
 					},
 				},
 			},
@@ -5134,7 +5134,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many messages to this recipient",
-						tr: new([]string),
+						tr: &builtinSlots1[33],
 					},
 					explanation: alts{
 						list: []text{
@@ -5157,7 +5157,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[69],
 					},
 					fix: alts{
 						list: []text{
@@ -5165,7 +5165,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send it again later, and send fewer messages per hour to this recipient (for example, group automatic notifications)."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[70],
 					},
 				},
 			},
@@ -5183,7 +5183,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient receives too much mail",
-						tr: new([]string),
+						tr: &builtinSlots1[34],
 					},
 					explanation: alts{
 						list: []text{
@@ -5206,7 +5206,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[71],
 					},
 					fix: alts{
 						list: []text{
@@ -5214,7 +5214,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change: send it again later. Automatic senders should send fewer messages per hour to this recipient."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[72],
 					},
 				},
 			},
@@ -5232,7 +5232,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "journaling not supported",
-						tr: new([]string),
+						tr: &builtinSlots1[35],
 					},
 					explanation: alts{
 						list: []text{
@@ -5255,7 +5255,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[73],
 					},
 					fix: alts{
 						list: []text{
@@ -5263,7 +5263,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on Journaling Archive in Office 365, or point the journaling rule to another place."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[74],
 					},
 				},
 			},
@@ -5281,7 +5281,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient accepts only internal mail",
-						tr: new([]string),
+						tr: &builtinSlots1[36],
 					},
 					explanation: alts{
 						list: []text{
@@ -5304,7 +5304,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[75],
 					},
 					fix: alts{
 						list: []text{
@@ -5312,7 +5312,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[76],
 					},
 				},
 			},
@@ -5330,7 +5330,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not in the group's allowed senders",
-						tr: new([]string),
+						tr: &builtinSlots1[37],
 					},
 					explanation: alts{
 						list: []text{
@@ -5353,7 +5353,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[77],
 					},
 					fix: alts{
 						list: []text{
@@ -5361,7 +5361,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the group's owner, by other means, to add your address to the allowed senders."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[78],
 					},
 				},
 			},
@@ -5379,7 +5379,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "group accepts only internal mail",
-						tr: new([]string),
+						tr: &builtinSlots1[38],
 					},
 					explanation: alts{
 						list: []text{
@@ -5402,7 +5402,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[79],
 					},
 					fix: alts{
 						list: []text{
@@ -5410,7 +5410,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the group's owner or the recipient's email admin, by other means, to let outside senders write to the group."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[80],
 					},
 				},
 			},
@@ -5428,7 +5428,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mailbox accepts only internal mail",
-						tr: new([]string),
+						tr: &builtinSlots1[39],
 					},
 					explanation: alts{
 						list: []text{
@@ -5451,7 +5451,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[81],
 					},
 					fix: alts{
 						list: []text{
@@ -5459,7 +5459,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[82],
 					},
 				},
 			},
@@ -5477,7 +5477,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "public folder accepts only internal mail",
-						tr: new([]string),
+						tr: &builtinSlots1[40],
 					},
 					explanation: alts{
 						list: []text{
@@ -5500,7 +5500,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[83],
 					},
 					fix: alts{
 						list: []text{
@@ -5508,7 +5508,7 @@ var builtinSet = &ruleSet{
 								{literal: "Only the recipient organization's email admin can allow outside senders to write to the folder; ask them by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[84],
 					},
 				},
 			},
@@ -5526,7 +5526,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "public folder accepts only internal mail",
-						tr: new([]string),
+						tr: &builtinSlots1[41],
 					},
 					explanation: alts{
 						list: []text{
@@ -5549,7 +5549,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[85],
 					},
 					fix: alts{
 						list: []text{
@@ -5557,7 +5557,7 @@ var builtinSet = &ruleSet{
 								{literal: "Only the recipient organization's email admin can allow outside senders to write to the folder; ask them by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[86],
 					},
 				},
 			},
@@ -5575,7 +5575,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail user accepts only internal mail",
-						tr: new([]string),
+						tr: &builtinSlots1[42],
 					},
 					explanation: alts{
 						list: []text{
@@ -5598,7 +5598,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[87],
 					},
 					fix: alts{
 						list: []text{
@@ -5606,7 +5606,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[88],
 					},
 				},
 			},
@@ -5624,7 +5624,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "SPF failure",
-						tr: new([]string),
+						tr: &builtinSlots1[43],
 					},
 					explanation: alts{
 						list: []text{
@@ -5647,7 +5647,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[89],
 					},
 					fix: alts{
 						list: []text{
@@ -5655,7 +5655,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will fail the same way. Your email admin should add the sending server or service to your domain's SPF record."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[90],
 					},
 				},
 			},
@@ -5673,7 +5673,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "no reverse DNS",
-						tr: new([]string),
+						tr: &builtinSlots1[44],
 					},
 					explanation: alts{
 						list: []text{
@@ -5704,7 +5704,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8195,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[91],
 					},
 					fix: alts{
 						list: []text{
@@ -5712,7 +5712,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should give the sending server's address (IPv6 included) a reverse DNS name that matches the server's own name."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[92],
 					},
 				},
 			},
@@ -5730,7 +5730,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "device or application did not log in",
-						tr: new([]string),
+						tr: &builtinSlots1[45],
 					},
 					explanation: alts{
 						list: []text{
@@ -5753,7 +5753,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[93],
 					},
 					fix: alts{
 						list: []text{
@@ -5761,7 +5761,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure the device or application to log in (with encryption), or to send through a connector or direct send instead."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[94],
 					},
 				},
 			},
@@ -5779,7 +5779,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "account banned for spam",
-						tr: new([]string),
+						tr: &builtinSlots1[46],
 					},
 					explanation: alts{
 						list: []text{
@@ -5802,7 +5802,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[95],
 					},
 					fix: alts{
 						list: []text{
@@ -5810,7 +5810,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[96],
 					},
 				},
 			},
@@ -5828,7 +5828,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender banned",
-						tr: new([]string),
+						tr: &builtinSlots1[47],
 					},
 					explanation: alts{
 						list: []text{
@@ -5851,7 +5851,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[97],
 					},
 					fix: alts{
 						list: []text{
@@ -5859,7 +5859,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[98],
 					},
 				},
 			},
@@ -5877,7 +5877,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender banned",
-						tr: new([]string),
+						tr: &builtinSlots1[48],
 					},
 					explanation: alts{
 						list: []text{
@@ -5900,7 +5900,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[99],
 					},
 					fix: alts{
 						list: []text{
@@ -5908,7 +5908,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[100],
 					},
 				},
 			},
@@ -5926,7 +5926,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient address not valid",
-						tr: new([]string),
+						tr: &builtinSlots1[49],
 					},
 					explanation: alts{
 						list: []text{
@@ -5949,7 +5949,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[101],
 					},
 					fix: alts{
 						list: []text{
@@ -5957,7 +5957,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the recipient's address for typos and send the message again."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[102],
 					},
 				},
 			},
@@ -5975,7 +5975,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient banned",
-						tr: new([]string),
+						tr: &builtinSlots1[50],
 					},
 					explanation: alts{
 						list: []text{
@@ -5998,7 +5998,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[103],
 					},
 					fix: alts{
 						list: []text{
@@ -6006,7 +6006,7 @@ var builtinSet = &ruleSet{
 								{literal: "Reach the recipient by other means. If this is wrong, the recipient or their admin should contact the service's support."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[104],
 					},
 				},
 			},
@@ -6024,7 +6024,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server's greeting refused",
-						tr: new([]string),
+						tr: &builtinSlots1[51],
 					},
 					explanation: alts{
 						list: []text{
@@ -6047,7 +6047,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[105],
 					},
 					fix: alts{
 						list: []text{
@@ -6055,7 +6055,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should make the sending server introduce itself with its own full host name."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[106],
 					},
 				},
 			},
@@ -6073,7 +6073,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's organization",
-						tr: new([]string),
+						tr: &builtinSlots1[52],
 					},
 					explanation: alts{
 						list: []text{
@@ -6096,7 +6096,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[107],
 					},
 					fix: alts{
 						list: []text{
@@ -6104,7 +6104,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Contact the recipient by other means and ask their email admin to unblock your sending server."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[108],
 					},
 				},
 			},
@@ -6122,7 +6122,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "IPv6 range over its limits",
-						tr: new([]string),
+						tr: &builtinSlots1[53],
 					},
 					explanation: alts{
 						list: []text{
@@ -6145,7 +6145,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[109],
 					},
 					fix: alts{
 						list: []text{
@@ -6153,7 +6153,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should slow down sending from that address range."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[110],
 					},
 				},
 			},
@@ -6171,7 +6171,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "DMARC failure (p=reject)",
-						tr: new([]string),
+						tr: &builtinSlots1[54],
 					},
 					explanation: alts{
 						list: []text{
@@ -6194,7 +6194,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[111],
 					},
 					fix: alts{
 						list: []text{
@@ -6202,7 +6202,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will fail the same way. The admin of your domain must make SPF or DKIM match the From domain for every server and service that sends mail for it."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[112],
 					},
 				},
 			},
@@ -6220,7 +6220,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "no mail over IPv6",
-						tr: new([]string),
+						tr: &builtinSlots1[55],
 					},
 					explanation: alts{
 						list: []text{
@@ -6243,7 +6243,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[113],
 					},
 					fix: alts{
 						list: []text{
@@ -6251,7 +6251,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should deliver to that domain over IPv4."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[114],
 					},
 				},
 			},
@@ -6269,7 +6269,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender banned",
-						tr: new([]string),
+						tr: &builtinSlots1[56],
 					},
 					explanation: alts{
 						list: []text{
@@ -6292,7 +6292,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[115],
 					},
 					fix: alts{
 						list: []text{
@@ -6300,7 +6300,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, clean it up and request removal from the provider's block list."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[116],
 					},
 				},
 			},
@@ -6318,7 +6318,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "invalid From address",
-						tr: new([]string),
+						tr: &builtinSlots1[57],
 					},
 					explanation: alts{
 						list: []text{
@@ -6341,7 +6341,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[117],
 					},
 					fix: alts{
 						list: []text{
@@ -6349,7 +6349,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should make the sending program put a valid address, in angle brackets, in the message's From line."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[118],
 					},
 				},
 			},
@@ -6367,7 +6367,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's own block list",
-						tr: new([]string),
+						tr: &builtinSlots1[58],
 					},
 					explanation: alts{
 						list: []text{
@@ -6398,7 +6398,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8195,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[119],
 					},
 					fix: alts{
 						list: []text{
@@ -6406,7 +6406,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Contact the recipient's organization directly and ask them to remove the sending server from their block list."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[120],
 					},
 				},
 			},
@@ -6424,7 +6424,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender authentication requirements not met",
-						tr: new([]string),
+						tr: &builtinSlots1[59],
 					},
 					explanation: alts{
 						list: []text{
@@ -6447,7 +6447,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[121],
 					},
 					fix: alts{
 						list: []text{
@@ -6455,7 +6455,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will fail the same way. Your email admin should publish SPF, DKIM and DMARC for your domain, matching the From address."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[122],
 					},
 				},
 			},
@@ -6473,7 +6473,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "forwarding outside not allowed",
-						tr: new([]string),
+						tr: &builtinSlots1[60],
 					},
 					explanation: alts{
 						list: []text{
@@ -6489,7 +6489,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[123],
 					},
 					fix: alts{
 						list: []text{
@@ -6497,7 +6497,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin must allow outside forwarding for this mailbox in the outbound spam policy, or the forwarding rule must be removed."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[124],
 					},
 				},
 			},
@@ -6515,7 +6515,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "organization's outside recipient limit",
-						tr: new([]string),
+						tr: &builtinSlots1[61],
 					},
 					explanation: alts{
 						list: []text{
@@ -6531,7 +6531,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[125],
 					},
 					fix: alts{
 						list: []text{
@@ -6539,7 +6539,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets. Your email admin should check for hacked accounts and review bulk sending."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[126],
 					},
 				},
 			},
@@ -6557,7 +6557,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server banned",
-						tr: new([]string),
+						tr: &builtinSlots1[62],
 					},
 					explanation: alts{
 						list: []text{
@@ -6588,7 +6588,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8195,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[127],
 					},
 					fix: alts{
 						list: []text{
@@ -6605,7 +6605,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[128],
 					},
 				},
 			},
@@ -6623,7 +6623,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "blocked by your own organization",
-						tr: new([]string),
+						tr: &builtinSlots1[63],
 					},
 					explanation: alts{
 						list: []text{
@@ -6639,7 +6639,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[129],
 					},
 					fix: alts{
 						list: []text{
@@ -6647,7 +6647,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should review the block entries in the Tenant Allow/Block List."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[130],
 					},
 				},
 			},
@@ -6665,7 +6665,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "organization banned from sending",
-						tr: new([]string),
+						tr: &builtinSlots1[64],
 					},
 					explanation: alts{
 						list: []text{
@@ -6688,7 +6688,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[131],
 					},
 					fix: alts{
 						list: []text{
@@ -6696,7 +6696,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin must deal with hacked accounts or open relays first, then contact Microsoft support."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[132],
 					},
 				},
 			},
@@ -6732,7 +6732,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[133],
 					},
 				},
 			},
@@ -6845,7 +6845,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "the domain's mail servers cannot be found",
-						tr: new([]string),
+						tr: &builtinSlots1[65],
 					},
 					explanation: alts{
 						list: []text{
@@ -6868,7 +6868,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[134],
 					},
 					fix: alts{
 						list: []text{
@@ -6876,7 +6876,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the recipient by other means: their email admin must fix the domain's mail server settings (the names of its mail servers). Send the message again once that is done; the address itself may well be right."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[135],
 					},
 				},
 			},
@@ -6945,7 +6945,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "lines too long",
-						tr: new([]string),
+						tr: &builtinSlots1[66],
 					},
 					explanation: alts{
 						list: []text{
@@ -6968,7 +6968,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 5,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[136],
 					},
 					fix: alts{
 						list: []text{
@@ -6976,7 +6976,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin, or whoever runs the program that wrote the message, should make it encode the message (quoted-printable or base64) instead of sending long lines as they are. Meanwhile, send the text as plain text, or the HTML as an attachment."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[137],
 					},
 				},
 			},
@@ -7405,7 +7405,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to post to the group",
-						tr: new([]string),
+						tr: &builtinSlots1[67],
 					},
 					explanation: alts{
 						list: []text{
@@ -7428,7 +7428,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[138],
 					},
 					fix: alts{
 						list: []text{
@@ -7436,7 +7436,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the group's address. If it is right, ask the group's owner, by other means, to let you post (for example by joining the group)."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[139],
 					},
 				},
 			},
@@ -7455,7 +7455,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to post to the list or group",
-						tr: new([]string),
+						tr: &builtinSlots1[68],
 					},
 					explanation: alts{
 						list: []text{
@@ -7478,7 +7478,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[140],
 					},
 					fix: alts{
 						list: []text{
@@ -7486,7 +7486,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Join the list or group, or ask its owner, by other means, to allow your address."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[141],
 					},
 				},
 			},
@@ -7511,7 +7511,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: new([]string),
+						tr: &builtinSlots1[69],
 					},
 					explanation: alts{
 						list: []text{
@@ -7534,7 +7534,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[142],
 					},
 					fix: alts{
 						list: []text{
@@ -7542,7 +7542,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[143],
 					},
 				},
 			},
@@ -7608,7 +7608,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 135171,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[144],
 					},
 				},
 				byFact: [15]words{
@@ -7658,7 +7658,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 135171,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[145],
 						},
 					},
 				},
@@ -7681,7 +7681,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient refused (access denied)",
-						tr: new([]string),
+						tr: &builtinSlots1[70],
 					},
 					explanation: alts{
 						list: []text{
@@ -7704,7 +7704,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[146],
 					},
 					fix: alts{
 						list: []text{
@@ -7712,7 +7712,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos. If it is right, the recipient's admin should check that the address exists in their organization."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[147],
 					},
 				},
 			},
@@ -7873,7 +7873,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "DMARC failure",
-						tr: new([]string),
+						tr: &builtinSlots1[71],
 					},
 					explanation: alts{
 						list: []text{
@@ -7896,7 +7896,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[148],
 					},
 				},
 			},
@@ -8056,7 +8056,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[149],
 					},
 					fix: alts{
 						list: []text{
@@ -8064,7 +8064,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Check that your address is set correctly in your mail program; if it is, your email admin should check that your domain exists and can receive replies."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[150],
 					},
 				},
 			},
@@ -8082,7 +8082,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address does not exist",
-						tr: new([]string),
+						tr: &builtinSlots1[72],
 					},
 					explanation: alts{
 						list: []text{
@@ -8105,7 +8105,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[151],
 					},
 					fix: alts{
 						list: []text{
@@ -8113,7 +8113,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, and confirm it with the recipient by other means (phone, their website, an earlier message from them). Then write a new message with the right address: sending the old message again fails the same way, and your mail program's autocomplete may still offer the wrong address, so remove that entry."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[152],
 					},
 				},
 			},
@@ -8131,7 +8131,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient could not be resolved",
-						tr: new([]string),
+						tr: &builtinSlots1[73],
 					},
 					explanation: alts{
 						list: []text{
@@ -8154,7 +8154,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[153],
 					},
 					fix: alts{
 						list: []text{
@@ -8162,7 +8162,7 @@ var builtinSet = &ruleSet{
 								{literal: "Write a new message to the recipient, with the address typed or picked again, instead of replying to the saved one."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[154],
 					},
 				},
 			},
@@ -8179,7 +8179,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "address not valid",
-						tr: new([]string),
+						tr: &builtinSlots1[74],
 					},
 					explanation: alts{
 						list: []text{
@@ -8202,7 +8202,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[155],
 					},
 					fix: alts{
 						list: []text{
@@ -8210,7 +8210,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, spaces or missing parts, and send the message again."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[156],
 					},
 				},
 			},
@@ -8541,7 +8541,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender blocked (bad outbound sender)",
-						tr: new([]string),
+						tr: &builtinSlots1[75],
 					},
 					explanation: alts{
 						list: []text{
@@ -8583,7 +8583,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[157],
 					},
 					fix: alts{
 						list: []text{
@@ -8591,14 +8591,14 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password and ask for the block to be lifted, and check that your domain exists."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[158],
 					},
 				},
 				byFact: [15]words{
 					11: {
 						summary: phrase{
 							en: "sender domain not found",
-							tr: new([]string),
+							tr: &builtinSlots1[76],
 						},
 						explanation: alts{
 							list: []text{
@@ -8621,7 +8621,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 3,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[159],
 						},
 						fix: alts{
 							list: []text{
@@ -8629,7 +8629,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 								},
 							},
-							tr: new([][]text),
+							tr: &builtinSlots2[160],
 						},
 					},
 				},
@@ -9036,7 +9036,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 4099,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[161],
 					},
 				},
 				byFact: [15]words{
@@ -9074,7 +9074,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 4099,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[162],
 						},
 					},
 				},
@@ -9236,7 +9236,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient address ambiguous",
-						tr: new([]string),
+						tr: &builtinSlots1[77],
 					},
 					explanation: alts{
 						list: []text{
@@ -9259,7 +9259,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[163],
 					},
 					fix: alts{
 						list: []text{
@@ -9267,7 +9267,7 @@ var builtinSet = &ruleSet{
 								{literal: "Use the recipient's full, exact address. If that fails too, tell the recipient by other means so that their admin makes the address unique."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[164],
 					},
 				},
 			},
@@ -9286,7 +9286,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "address reported valid",
-						tr: new([]string),
+						tr: &builtinSlots1[78],
 					},
 					explanation: alts{
 						list: []text{
@@ -9314,7 +9314,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[165],
 					},
 					fix: alts{
 						list: []text{
@@ -9322,7 +9322,7 @@ var builtinSet = &ruleSet{
 								{literal: "Forward this report to your email admin, who can read its technical details."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[166],
 					},
 				},
 			},
@@ -9348,7 +9348,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "passed on without further reports",
-						tr: new([]string),
+						tr: &builtinSlots1[79],
 					},
 					explanation: alts{
 						list: []text{
@@ -9364,7 +9364,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[167],
 					},
 					fix: alts{
 						list: []text{
@@ -9372,7 +9372,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do unless the recipient says the message never arrived; then ask them by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[168],
 					},
 				},
 			},
@@ -9408,7 +9408,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[169],
 					},
 				},
 			},
@@ -9435,7 +9435,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "mailing list problem",
-						tr: new([]string),
+						tr: &builtinSlots1[80],
 					},
 					explanation: alts{
 						list: []text{
@@ -9451,7 +9451,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[170],
 					},
 					fix: alts{
 						list: []text{
@@ -9459,7 +9459,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the list's owner by other means; they must fix the list."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[171],
 					},
 				},
 			},
@@ -9486,7 +9486,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "receiving system not accepting mail",
-						tr: new([]string),
+						tr: &builtinSlots1[81],
 					},
 					explanation: alts{
 						list: []text{
@@ -9509,7 +9509,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[172],
 					},
 					fix: alts{
 						list: []text{
@@ -9517,7 +9517,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[173],
 					},
 				},
 			},
@@ -9535,7 +9535,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "feature not supported",
-						tr: new([]string),
+						tr: &builtinSlots1[82],
 					},
 					explanation: alts{
 						list: []text{
@@ -9558,7 +9558,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[174],
 					},
 					fix: alts{
 						list: []text{
@@ -9566,7 +9566,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check which feature the receiving server refused (see the technical details) and send without it."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[175],
 					},
 				},
 			},
@@ -9602,7 +9602,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[176],
 					},
 				},
 			},
@@ -9645,7 +9645,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[177],
 					},
 				},
 			},
@@ -9681,7 +9681,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[178],
 					},
 				},
 			},
@@ -9708,7 +9708,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many recipients",
-						tr: new([]string),
+						tr: &builtinSlots1[83],
 					},
 					explanation: alts{
 						list: []text{
@@ -9750,7 +9750,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 2051,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[179],
 					},
 					fix: alts{
 						list: []text{
@@ -9764,7 +9764,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 2048,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[180],
 					},
 				},
 			},
@@ -9800,7 +9800,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[181],
 					},
 				},
 			},
@@ -9836,7 +9836,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[182],
 					},
 				},
 			},
@@ -9872,7 +9872,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[183],
 					},
 				},
 			},
@@ -9890,7 +9890,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to the list",
-						tr: new([]string),
+						tr: &builtinSlots1[84],
 					},
 					explanation: alts{
 						list: []text{
@@ -9913,7 +9913,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[184],
 					},
 					fix: alts{
 						list: []text{
@@ -9921,7 +9921,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the list's owner, by other means, to let you post (for example by joining the list)."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[185],
 					},
 				},
 			},
@@ -9939,7 +9939,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security conversion not possible",
-						tr: new([]string),
+						tr: &builtinSlots1[85],
 					},
 					explanation: alts{
 						list: []text{
@@ -9962,7 +9962,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[186],
 					},
 					fix: alts{
 						list: []text{
@@ -9970,7 +9970,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without signing or encrypting it may work."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[187],
 					},
 				},
 			},
@@ -9988,7 +9988,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security features not supported",
-						tr: new([]string),
+						tr: &builtinSlots1[86],
 					},
 					explanation: alts{
 						list: []text{
@@ -10011,7 +10011,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[188],
 					},
 					fix: alts{
 						list: []text{
@@ -10019,7 +10019,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without those features may work."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[189],
 					},
 				},
 			},
@@ -10037,7 +10037,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic failure",
-						tr: new([]string),
+						tr: &builtinSlots1[87],
 					},
 					explanation: alts{
 						list: []text{
@@ -10060,7 +10060,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[190],
 					},
 					fix: alts{
 						list: []text{
@@ -10068,7 +10068,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to check the certificates."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[191],
 					},
 				},
 			},
@@ -10086,7 +10086,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic algorithm not supported",
-						tr: new([]string),
+						tr: &builtinSlots1[88],
 					},
 					explanation: alts{
 						list: []text{
@@ -10109,7 +10109,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[192],
 					},
 					fix: alts{
 						list: []text{
@@ -10117,7 +10117,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to use another method."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[193],
 					},
 				},
 			},
@@ -10135,7 +10135,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "message integrity failure",
-						tr: new([]string),
+						tr: &builtinSlots1[89],
 					},
 					explanation: alts{
 						list: []text{
@@ -10158,7 +10158,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[194],
 					},
 					fix: alts{
 						list: []text{
@@ -10166,7 +10166,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again; if it keeps failing, your email admin should check the servers between you and the recipient."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[195],
 					},
 				},
 			},
@@ -10184,7 +10184,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login details not valid",
-						tr: new([]string),
+						tr: &builtinSlots1[90],
 					},
 					explanation: alts{
 						list: []text{
@@ -10207,7 +10207,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[196],
 					},
 					fix: alts{
 						list: []text{
@@ -10215,7 +10215,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the user name and password configured in your mail program or device; your email admin can help."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[197],
 					},
 				},
 			},
@@ -10233,7 +10233,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login method too weak",
-						tr: new([]string),
+						tr: &builtinSlots1[91],
 					},
 					explanation: alts{
 						list: []text{
@@ -10256,7 +10256,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[198],
 					},
 					fix: alts{
 						list: []text{
@@ -10264,7 +10264,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure a stronger login method on the sending system."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[199],
 					},
 				},
 			},
@@ -10282,7 +10282,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption needed",
-						tr: new([]string),
+						tr: &builtinSlots1[92],
 					},
 					explanation: alts{
 						list: []text{
@@ -10305,7 +10305,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[200],
 					},
 					fix: alts{
 						list: []text{
@@ -10313,7 +10313,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) for the sending system."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[201],
 					},
 				},
 			},
@@ -10331,7 +10331,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption required to log in",
-						tr: new([]string),
+						tr: &builtinSlots1[93],
 					},
 					explanation: alts{
 						list: []text{
@@ -10354,7 +10354,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[202],
 					},
 					fix: alts{
 						list: []text{
@@ -10362,7 +10362,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) before the sending system logs in."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[203],
 					},
 				},
 			},
@@ -10380,7 +10380,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "password change needed",
-						tr: new([]string),
+						tr: &builtinSlots1[94],
 					},
 					explanation: alts{
 						list: []text{
@@ -10403,7 +10403,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[204],
 					},
 					fix: alts{
 						list: []text{
@@ -10411,7 +10411,7 @@ var builtinSet = &ruleSet{
 								{literal: "Change the account's password (your email admin can help), then send again."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[205],
 					},
 				},
 			},
@@ -10429,7 +10429,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "trust relationship required",
-						tr: new([]string),
+						tr: &builtinSlots1[95],
 					},
 					explanation: alts{
 						list: []text{
@@ -10452,7 +10452,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[206],
 					},
 					fix: alts{
 						list: []text{
@@ -10460,7 +10460,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should ask the receiving organization what arrangement it requires."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[207],
 					},
 				},
 			},
@@ -10478,7 +10478,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "priority too low",
-						tr: new([]string),
+						tr: &builtinSlots1[96],
 					},
 					explanation: alts{
 						list: []text{
@@ -10501,7 +10501,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[208],
 					},
 					fix: alts{
 						list: []text{
@@ -10509,7 +10509,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without a low priority setting, or later."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[209],
 					},
 				},
 			},
@@ -10527,7 +10527,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address age check not possible",
-						tr: new([]string),
+						tr: &builtinSlots1[97],
 					},
 					explanation: alts{
 						list: []text{
@@ -10550,7 +10550,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[210],
 					},
 					fix: alts{
 						list: []text{
@@ -10558,7 +10558,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without that check, or ask your email admin."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[211],
 					},
 				},
 			},
@@ -10594,7 +10594,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[212],
 					},
 				},
 			},
@@ -10631,7 +10631,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[213],
 					},
 				},
 			},
@@ -10649,7 +10649,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your domain accepts no mail",
-						tr: new([]string),
+						tr: &builtinSlots1[98],
 					},
 					explanation: alts{
 						list: []text{
@@ -10672,7 +10672,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[214],
 					},
 					fix: alts{
 						list: []text{
@@ -10680,7 +10680,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should give your domain a mail server (or use a sender address whose domain receives mail)."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[215],
 					},
 				},
 			},
@@ -10709,7 +10709,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[216],
 					},
 				},
 			},
@@ -10747,7 +10747,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "refused by a filter (user unknown)",
-						tr: new([]string),
+						tr: &builtinSlots1[99],
 					},
 					explanation: alts{
 						list: []text{
@@ -10770,7 +10770,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[217],
 					},
 					fix: alts{
 						list: []text{
@@ -10778,7 +10778,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos. If it is right, reach the recipient by other means and ask them or their email admin why their server refuses your mail."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[218],
 					},
 				},
 				stages: [5]words{
@@ -10786,7 +10786,7 @@ var builtinSet = &ruleSet{
 						owner: "sender",
 						summary: phrase{
 							en: "address does not exist",
-							tr: new([]string),
+							tr: &builtinSlots1[100],
 						},
 						explanation: alts{
 							list: []text{
@@ -10809,7 +10809,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 3,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[219],
 						},
 						fix: alts{
 							list: []text{
@@ -10817,7 +10817,7 @@ var builtinSet = &ruleSet{
 									{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book and lists."},
 								},
 							},
-							tr: new([][]text),
+							tr: &builtinSlots2[220],
 						},
 					},
 				},
@@ -10980,7 +10980,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "message expired",
-						tr: new([]string),
+						tr: &builtinSlots1[101],
 					},
 					explanation: alts{
 						list: []text{
@@ -11011,7 +11011,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 131075,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[221],
 					},
 					fix: alts{
 						list: []text{
@@ -11019,7 +11019,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address. If it is right, the receiving server was unavailable or kept putting the message off: send it again later (to fewer recipients at a time can help), and tell the recipient by other means so that their email admin checks their mail server."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[222],
 					},
 				},
 			},
@@ -11038,7 +11038,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relay access denied",
-						tr: new([]string),
+						tr: &builtinSlots1[102],
 					},
 					explanation: alts{
 						list: []text{
@@ -11068,7 +11068,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[223],
 					},
 					fix: alts{
 						list: []text{
@@ -11076,7 +11076,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix their domain's mail server settings or accepted domains; tell the recipient by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[224],
 					},
 				},
 			},
@@ -11094,7 +11094,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop (too many hops)",
-						tr: new([]string),
+						tr: &builtinSlots1[103],
 					},
 					explanation: alts{
 						list: []text{
@@ -11117,7 +11117,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[225],
 					},
 					fix: alts{
 						list: []text{
@@ -11125,7 +11125,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Check the forwarding rules of your mailbox and ask the recipient to check theirs; whoever owns the looping forwarding or connector must fix it."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[226],
 					},
 				},
 			},
@@ -11143,7 +11143,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: new([]string),
+						tr: &builtinSlots1[104],
 					},
 					explanation: alts{
 						list: []text{
@@ -11166,7 +11166,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[227],
 					},
 					fix: alts{
 						list: []text{
@@ -11174,7 +11174,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[228],
 					},
 				},
 			},
@@ -11192,7 +11192,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "invalid characters",
-						tr: new([]string),
+						tr: &builtinSlots1[105],
 					},
 					explanation: alts{
 						list: []text{
@@ -11215,7 +11215,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[229],
 					},
 					fix: alts{
 						list: []text{
@@ -11223,7 +11223,7 @@ var builtinSet = &ruleSet{
 								{literal: "Update your email program or send the message from another one."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[230],
 					},
 				},
 			},
@@ -11283,7 +11283,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 135171,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[231],
 					},
 				},
 				byFact: [15]words{
@@ -11333,7 +11333,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 135171,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[232],
 						},
 					},
 				},
@@ -11370,7 +11370,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[233],
 					},
 				},
 			},
@@ -11399,7 +11399,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[234],
 					},
 				},
 			},
@@ -11435,7 +11435,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[235],
 					},
 				},
 			},
@@ -11471,7 +11471,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[236],
 					},
 				},
 			},
@@ -11500,7 +11500,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[237],
 					},
 				},
 			},
@@ -11536,7 +11536,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[238],
 					},
 					fix: alts{
 						list: []text{
@@ -11544,7 +11544,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[239],
 					},
 				},
 			},
@@ -11589,7 +11589,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[240],
 					},
 				},
 			},
@@ -11621,7 +11621,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "delivery not authorized",
-						tr: new([]string),
+						tr: &builtinSlots1[106],
 					},
 					explanation: alts{
 						list: []text{
@@ -11663,7 +11663,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[241],
 					},
 					fix: alts{
 						list: []text{
@@ -11671,7 +11671,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[242],
 					},
 				},
 				stages: [5]words{
@@ -11679,7 +11679,7 @@ var builtinSet = &ruleSet{
 						owner: "sender-admin",
 						summary: phrase{
 							en: "sending server or sender refused",
-							tr: new([]string),
+							tr: &builtinSlots1[107],
 						},
 						explanation: alts{
 							list: []text{
@@ -11721,7 +11721,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[243],
 						},
 						fix: alts{
 							list: []text{
@@ -11738,14 +11738,14 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 1024,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[244],
 						},
 					},
 					1: {
 						owner: "sender-admin",
 						summary: phrase{
 							en: "sending server or sender refused",
-							tr: new([]string),
+							tr: &builtinSlots1[108],
 						},
 						explanation: alts{
 							list: []text{
@@ -11787,7 +11787,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[245],
 						},
 						fix: alts{
 							list: []text{
@@ -11804,7 +11804,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 1024,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[246],
 						},
 					},
 				},
@@ -11823,7 +11823,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "refused for a security or policy reason",
-						tr: new([]string),
+						tr: &builtinSlots1[109],
 					},
 					explanation: alts{
 						list: []text{
@@ -11865,7 +11865,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[247],
 					},
 					fix: alts{
 						list: []text{
@@ -11873,7 +11873,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said. If it names a block list or a check of your domain, your email admin must act; otherwise ask the recipient, by other means, what their organization refused."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[248],
 					},
 				},
 				stages: [5]words{
@@ -11919,7 +11919,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[249],
 						},
 						fix: alts{
 							list: []text{
@@ -11927,7 +11927,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
 								},
 							},
-							tr: new([][]text),
+							tr: &builtinSlots2[250],
 						},
 					},
 					1: {
@@ -11972,7 +11972,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[251],
 						},
 						fix: alts{
 							list: []text{
@@ -11980,7 +11980,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
 								},
 							},
-							tr: new([][]text),
+							tr: &builtinSlots2[252],
 						},
 					},
 					2: {
@@ -12025,7 +12025,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[253],
 						},
 						fix: alts{
 							list: []text{
@@ -12033,7 +12033,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it."},
 								},
 							},
-							tr: new([][]text),
+							tr: &builtinSlots2[254],
 						},
 					},
 				},
@@ -12050,7 +12050,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "delivery delayed",
-						tr: new([]string),
+						tr: &builtinSlots1[110],
 					},
 					explanation: alts{
 						list: []text{
@@ -12092,7 +12092,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[255],
 					},
 				},
 				delays: true,
@@ -12166,7 +12166,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[256],
 					},
 				},
 			},
@@ -12416,7 +12416,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[257],
 					},
 				},
 			},
@@ -12459,7 +12459,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[258],
 					},
 					fix: alts{
 						list: []text{
@@ -12467,7 +12467,7 @@ var builtinSet = &ruleSet{
 								{literal: "Have someone who reads the report's language look at the server's reply in it, or forward the report to your email admin."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[259],
 					},
 				},
 				delays: true,
@@ -12531,7 +12531,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[260],
 					},
 					fix: alts{
 						list: []text{
@@ -12539,7 +12539,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said, if anything. If it is unclear, ask the recipient or their email admin, by other means, why mail from you is refused."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[261],
 					},
 				},
 			},
@@ -12587,7 +12587,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[262],
 					},
 				},
 			},
@@ -13022,7 +13022,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "SPF/DKIM/DMARC failure",
-				tr: new([]string),
+				tr: &builtinSlots1[111],
 			},
 			explanation: alts{
 				list: []text{
@@ -13045,7 +13045,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[263],
 			},
 			fix: alts{
 				list: []text{
@@ -13062,7 +13062,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[264],
 			},
 		},
 	},
@@ -13072,7 +13072,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "poor sender reputation",
-				tr: new([]string),
+				tr: &builtinSlots1[112],
 			},
 			explanation: alts{
 				list: []text{
@@ -13095,7 +13095,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[265],
 			},
 			fix: alts{
 				list: []text{
@@ -13112,7 +13112,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[266],
 			},
 		},
 	},
@@ -13122,7 +13122,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending server blocked",
-				tr: new([]string),
+				tr: &builtinSlots1[113],
 			},
 			explanation: alts{
 				list: []text{
@@ -13180,7 +13180,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8707,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[267],
 			},
 			fix: alts{
 				list: []text{
@@ -13217,7 +13217,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 67072,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[268],
 			},
 		},
 	},
@@ -13227,7 +13227,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "invalid message format",
-				tr: new([]string),
+				tr: &builtinSlots1[114],
 			},
 			explanation: alts{
 				list: []text{
@@ -13250,7 +13250,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[269],
 			},
 			fix: alts{
 				list: []text{
@@ -13258,7 +13258,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Send the message again from another mail program, or without the unusual attachment or formatting. If it keeps failing, your email admin should check the program that produced it."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[270],
 			},
 		},
 		byFact: [15]words{
@@ -13266,7 +13266,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "mail loop",
-					tr: new([]string),
+					tr: &builtinSlots1[115],
 				},
 				explanation: alts{
 					list: []text{
@@ -13289,7 +13289,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[271],
 				},
 				fix: alts{
 					list: []text{
@@ -13297,7 +13297,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: new([][]text),
+					tr: &builtinSlots2[272],
 				},
 			},
 		},
@@ -13307,7 +13307,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "delivered",
-				tr: new([]string),
+				tr: &builtinSlots1[116],
 			},
 			explanation: alts{
 				list: []text{
@@ -13330,7 +13330,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[273],
 			},
 		},
 	},
@@ -13340,7 +13340,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large for the recipient",
-				tr: new([]string),
+				tr: &builtinSlots1[117],
 			},
 			explanation: alts{
 				list: []text{
@@ -13382,7 +13382,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 2051,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[274],
 			},
 			fix: alts{
 				list: []text{
@@ -13408,7 +13408,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3072,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[275],
 			},
 		},
 	},
@@ -13418,7 +13418,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery timed out",
-				tr: new([]string),
+				tr: &builtinSlots1[118],
 			},
 			explanation: alts{
 				list: []text{
@@ -13518,7 +13518,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 135203,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[276],
 			},
 			fix: alts{
 				list: []text{
@@ -13534,7 +13534,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 4096,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[277],
 			},
 		},
 		byFact: [15]words{
@@ -13568,7 +13568,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 135169,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[278],
 				},
 				fix: alts{
 					list: []text{
@@ -13584,7 +13584,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[279],
 				},
 			},
 			13: {
@@ -13617,7 +13617,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 135169,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[280],
 				},
 				fix: alts{
 					list: []text{
@@ -13633,7 +13633,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[281],
 				},
 			},
 		},
@@ -13644,7 +13644,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "encryption (TLS) failed",
-				tr: new([]string),
+				tr: &builtinSlots1[119],
 			},
 			explanation: alts{
 				list: []text{
@@ -13660,7 +13660,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[282],
 			},
 			fix: alts{
 				list: []text{
@@ -13668,7 +13668,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. The admins of both servers should check their encryption settings (certificates, protocol versions, security policies)."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[283],
 			},
 		},
 	},
@@ -13677,7 +13677,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "complaint report",
-				tr: new([]string),
+				tr: &builtinSlots1[120],
 			},
 			explanation: alts{
 				list: []text{
@@ -13685,7 +13685,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "A recipient or their provider flagged the message."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[284],
 			},
 			fix: alts{
 				list: []text{
@@ -13693,7 +13693,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Stop mailing the recipient who complained."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[285],
 			},
 		},
 	},
@@ -13703,7 +13703,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "refused by recipient-side filter",
-				tr: new([]string),
+				tr: &builtinSlots1[121],
 			},
 			explanation: alts{
 				list: []text{
@@ -13745,7 +13745,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[286],
 			},
 			fix: alts{
 				list: []text{
@@ -13753,7 +13753,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, to allow your address, or their email admin to relax the restriction. Changing the message is unlikely to help."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[287],
 			},
 		},
 	},
@@ -13764,7 +13764,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address has moved",
-				tr: new([]string),
+				tr: &builtinSlots1[122],
 			},
 			explanation: alts{
 				list: []text{
@@ -13787,7 +13787,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[288],
 			},
 			fix: alts{
 				list: []text{
@@ -13795,7 +13795,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[289],
 			},
 		},
 	},
@@ -13806,7 +13806,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain does not exist",
-				tr: new([]string),
+				tr: &builtinSlots1[123],
 			},
 			explanation: alts{
 				list: []text{
@@ -13829,7 +13829,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[290],
 			},
 			fix: alts{
 				list: []text{
@@ -13846,14 +13846,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[291],
 			},
 		},
 		byFact: [15]words{
 			10: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: new([]string),
+					tr: &builtinSlots1[124],
 				},
 				explanation: alts{
 					list: []text{
@@ -13888,7 +13888,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4113,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[292],
 				},
 				fix: alts{
 					list: []text{
@@ -13905,7 +13905,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[293],
 				},
 			},
 		},
@@ -13916,7 +13916,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "mailbox full",
-				tr: new([]string),
+				tr: &builtinSlots1[125],
 			},
 			explanation: alts{
 				list: []text{
@@ -13939,7 +13939,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[294],
 			},
 			fix: alts{
 				list: []text{
@@ -13947,7 +13947,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[295],
 			},
 		},
 	},
@@ -13957,7 +13957,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery program failed",
-				tr: new([]string),
+				tr: &builtinSlots1[126],
 			},
 			explanation: alts{
 				list: []text{
@@ -13980,7 +13980,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[296],
 			},
 			fix: alts{
 				list: []text{
@@ -13988,7 +13988,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[297],
 			},
 		},
 	},
@@ -13998,7 +13998,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large",
-				tr: new([]string),
+				tr: &builtinSlots1[127],
 			},
 			explanation: alts{
 				list: []text{
@@ -14040,7 +14040,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 2051,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[298],
 			},
 			fix: alts{
 				list: []text{
@@ -14066,7 +14066,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3072,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[299],
 			},
 		},
 	},
@@ -14076,7 +14076,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "network or DNS problem",
-				tr: new([]string),
+				tr: &builtinSlots1[128],
 			},
 			explanation: alts{
 				list: []text{
@@ -14099,7 +14099,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 4097,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[300],
 			},
 			fix: alts{
 				list: []text{
@@ -14107,14 +14107,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Usually temporary: the sending server retries on its own. If the message failed for good, send it again later; if it keeps failing, tell the recipient by other means so that their admin checks their domain's settings and mail servers."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[301],
 			},
 		},
 		byFact: [15]words{
 			9: {
 				summary: phrase{
 					en: "mail loop",
-					tr: new([]string),
+					tr: &builtinSlots1[129],
 				},
 				explanation: alts{
 					list: []text{
@@ -14137,7 +14137,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[302],
 				},
 				fix: alts{
 					list: []text{
@@ -14145,13 +14145,13 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: new([][]text),
+					tr: &builtinSlots2[303],
 				},
 			},
 			10: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: new([]string),
+					tr: &builtinSlots1[130],
 				},
 				explanation: alts{
 					list: []text{
@@ -14186,7 +14186,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4113,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[304],
 				},
 				fix: alts{
 					list: []text{
@@ -14203,14 +14203,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[305],
 				},
 			},
 			11: {
 				owner: "sender",
 				summary: phrase{
 					en: "domain not found",
-					tr: new([]string),
+					tr: &builtinSlots1[131],
 				},
 				explanation: alts{
 					list: []text{
@@ -14233,7 +14233,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 17,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[306],
 				},
 				fix: alts{
 					list: []text{
@@ -14250,13 +14250,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[307],
 				},
 			},
 			12: {
 				summary: phrase{
 					en: "receiving server refused the connection",
-					tr: new([]string),
+					tr: &builtinSlots1[132],
 				},
 				explanation: alts{
 					list: []text{
@@ -14279,7 +14279,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4097,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[308],
 				},
 				fix: alts{
 					list: []text{
@@ -14295,13 +14295,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[309],
 				},
 			},
 			13: {
 				summary: phrase{
 					en: "receiving server did not answer",
-					tr: new([]string),
+					tr: &builtinSlots1[133],
 				},
 				explanation: alts{
 					list: []text{
@@ -14324,7 +14324,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4097,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[310],
 				},
 				fix: alts{
 					list: []text{
@@ -14340,7 +14340,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[311],
 				},
 			},
 		},
@@ -14351,7 +14351,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "relaying denied",
-				tr: new([]string),
+				tr: &builtinSlots1[134],
 			},
 			explanation: alts{
 				list: []text{
@@ -14381,7 +14381,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[312],
 			},
 			fix: alts{
 				list: []text{
@@ -14389,7 +14389,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must make their domain's mail server settings point to a server that accepts it; if you send through your own organization's server, ask your email admin to allow you to send through it."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[313],
 			},
 		},
 	},
@@ -14400,7 +14400,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain accepts no mail",
-				tr: new([]string),
+				tr: &builtinSlots1[135],
 			},
 			explanation: alts{
 				list: []text{
@@ -14423,7 +14423,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[314],
 			},
 			fix: alts{
 				list: []text{
@@ -14440,14 +14440,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[315],
 			},
 		},
 		byFact: [15]words{
 			10: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: new([]string),
+					tr: &builtinSlots1[136],
 				},
 				explanation: alts{
 					list: []text{
@@ -14482,7 +14482,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4113,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[316],
 				},
 				fix: alts{
 					list: []text{
@@ -14499,7 +14499,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[317],
 				},
 			},
 		},
@@ -14510,7 +14510,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "message not standard",
-				tr: new([]string),
+				tr: &builtinSlots1[137],
 			},
 			explanation: alts{
 				list: []text{
@@ -14533,7 +14533,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[318],
 			},
 			fix: alts{
 				list: []text{
@@ -14541,7 +14541,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Sending the same message again will fail the same way. Your email admin, or the maker of the program that sent it, should fix how the program writes the message header."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[319],
 			},
 		},
 	},
@@ -14551,7 +14551,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "delivery on hold",
-				tr: new([]string),
+				tr: &builtinSlots1[138],
 			},
 			explanation: alts{
 				list: []text{
@@ -14593,7 +14593,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[320],
 			},
 			fix: alts{
 				list: []text{
@@ -14601,7 +14601,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[321],
 			},
 		},
 	},
@@ -14611,7 +14611,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "refused by policy",
-				tr: new([]string),
+				tr: &builtinSlots1[139],
 			},
 			explanation: alts{
 				list: []text{
@@ -14653,7 +14653,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[322],
 			},
 			fix: alts{
 				list: []text{
@@ -14675,7 +14675,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 81920,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[323],
 			},
 		},
 		stages: [5]words{
@@ -14683,7 +14683,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
-					tr: new([]string),
+					tr: &builtinSlots1[140],
 				},
 				explanation: alts{
 					list: []text{
@@ -14725,7 +14725,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[324],
 				},
 				fix: alts{
 					list: []text{
@@ -14742,14 +14742,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65536,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[325],
 				},
 			},
 			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
-					tr: new([]string),
+					tr: &builtinSlots1[141],
 				},
 				explanation: alts{
 					list: []text{
@@ -14791,7 +14791,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[326],
 				},
 				fix: alts{
 					list: []text{
@@ -14808,14 +14808,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65536,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[327],
 				},
 			},
 			2: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "recipient refused by policy",
-					tr: new([]string),
+					tr: &builtinSlots1[142],
 				},
 				explanation: alts{
 					list: []text{
@@ -14857,7 +14857,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[328],
 				},
 				fix: alts{
 					list: []text{
@@ -14874,7 +14874,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65536,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[329],
 				},
 			},
 		},
@@ -14885,7 +14885,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sender address refused",
-				tr: new([]string),
+				tr: &builtinSlots1[143],
 			},
 			explanation: alts{
 				list: []text{
@@ -14927,7 +14927,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[330],
 			},
 			fix: alts{
 				list: []text{
@@ -14944,14 +14944,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65536,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[331],
 			},
 		},
 		byFact: [15]words{
 			11: {
 				summary: phrase{
 					en: "sender domain not found",
-					tr: new([]string),
+					tr: &builtinSlots1[144],
 				},
 				explanation: alts{
 					list: []text{
@@ -14974,7 +14974,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[332],
 				},
 				fix: alts{
 					list: []text{
@@ -14982,7 +14982,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 						},
 					},
-					tr: new([][]text),
+					tr: &builtinSlots2[333],
 				},
 			},
 		},
@@ -14993,7 +14993,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "no reverse DNS",
-				tr: new([]string),
+				tr: &builtinSlots1[145],
 			},
 			explanation: alts{
 				list: []text{
@@ -15024,7 +15024,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8195,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[334],
 			},
 			fix: alts{
 				list: []text{
@@ -15040,7 +15040,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[335],
 			},
 		},
 	},
@@ -15050,7 +15050,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "security requirement not met",
-				tr: new([]string),
+				tr: &builtinSlots1[146],
 			},
 			explanation: alts{
 				list: []text{
@@ -15092,7 +15092,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[336],
 			},
 			fix: alts{
 				list: []text{
@@ -15100,7 +15100,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[337],
 			},
 		},
 	},
@@ -15110,7 +15110,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "judged as spam",
-				tr: new([]string),
+				tr: &builtinSlots1[147],
 			},
 			explanation: alts{
 				list: []text{
@@ -15133,7 +15133,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[338],
 			},
 			fix: alts{
 				list: []text{
@@ -15141,7 +15141,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Look at what may look like spam in the message (many links or link shorteners, an image with little text, a misleading subject, unexpected attachments) and send a plainer version. If it is ordinary mail, ask the recipient by other means to add your address to their safe senders."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[339],
 			},
 		},
 		stages: [5]words{
@@ -15149,7 +15149,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: new([]string),
+					tr: &builtinSlots1[148],
 				},
 				explanation: alts{
 					list: []text{
@@ -15191,7 +15191,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 515,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[340],
 				},
 				fix: alts{
 					list: []text{
@@ -15208,14 +15208,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1024,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[341],
 				},
 			},
 			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: new([]string),
+					tr: &builtinSlots1[149],
 				},
 				explanation: alts{
 					list: []text{
@@ -15257,7 +15257,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 515,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[342],
 				},
 				fix: alts{
 					list: []text{
@@ -15274,14 +15274,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1024,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[343],
 				},
 			},
 			2: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: new([]string),
+					tr: &builtinSlots1[150],
 				},
 				explanation: alts{
 					list: []text{
@@ -15323,7 +15323,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 515,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[344],
 				},
 				fix: alts{
 					list: []text{
@@ -15340,7 +15340,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1024,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[345],
 				},
 			},
 		},
@@ -15349,7 +15349,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: new([]string),
+					tr: &builtinSlots1[151],
 				},
 				explanation: alts{
 					list: []text{
@@ -15395,7 +15395,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 49155,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[346],
 				},
 				fix: alts{
 					list: []text{
@@ -15409,7 +15409,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[347],
 				},
 			},
 		},
@@ -15420,7 +15420,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending rate limit",
-				tr: new([]string),
+				tr: &builtinSlots1[152],
 			},
 			explanation: alts{
 				list: []text{
@@ -15443,7 +15443,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[348],
 			},
 			fix: alts{
 				list: []text{
@@ -15460,7 +15460,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[349],
 			},
 		},
 	},
@@ -15470,7 +15470,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "suppressed address",
-				tr: new([]string),
+				tr: &builtinSlots1[153],
 			},
 			explanation: alts{
 				list: []text{
@@ -15486,7 +15486,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[350],
 			},
 			fix: alts{
 				list: []text{
@@ -15494,7 +15494,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. Take it off the suppression list (in the sending service's settings) only if you know that it works again; otherwise remove it from your lists."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[351],
 			},
 		},
 	},
@@ -15504,7 +15504,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "mailbox disabled",
-				tr: new([]string),
+				tr: &builtinSlots1[154],
 			},
 			explanation: alts{
 				list: []text{
@@ -15527,7 +15527,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[352],
 			},
 			fix: alts{
 				list: []text{
@@ -15535,7 +15535,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[353],
 			},
 		},
 	},
@@ -15545,7 +15545,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "mail protocol error",
-				tr: new([]string),
+				tr: &builtinSlots1[155],
 			},
 			explanation: alts{
 				list: []text{
@@ -15568,7 +15568,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[354],
 			},
 			fix: alts{
 				list: []text{
@@ -15576,7 +15576,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[355],
 			},
 		},
 	},
@@ -15586,7 +15586,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "error at the receiving system",
-				tr: new([]string),
+				tr: &builtinSlots1[156],
 			},
 			explanation: alts{
 				list: []text{
@@ -15628,7 +15628,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[356],
 			},
 			fix: alts{
 				list: []text{
@@ -15636,14 +15636,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[357],
 			},
 		},
 		byFact: [15]words{
 			9: {
 				summary: phrase{
 					en: "mail loop",
-					tr: new([]string),
+					tr: &builtinSlots1[157],
 				},
 				explanation: alts{
 					list: []text{
@@ -15666,7 +15666,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[358],
 				},
 				fix: alts{
 					list: []text{
@@ -15674,7 +15674,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: new([][]text),
+					tr: &builtinSlots2[359],
 				},
 			},
 		},
@@ -15685,7 +15685,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "receiving system out of storage",
-				tr: new([]string),
+				tr: &builtinSlots1[158],
 			},
 			explanation: alts{
 				list: []text{
@@ -15708,7 +15708,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[360],
 			},
 			fix: alts{
 				list: []text{
@@ -15716,7 +15716,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[361],
 			},
 		},
 	},
@@ -15726,7 +15726,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "too many connections",
-				tr: new([]string),
+				tr: &builtinSlots1[159],
 			},
 			explanation: alts{
 				list: []text{
@@ -15749,7 +15749,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[362],
 			},
 			fix: alts{
 				list: []text{
@@ -15757,7 +15757,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[363],
 			},
 		},
 		byFact: [15]words{
@@ -15765,7 +15765,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "too many recipients",
-					tr: new([]string),
+					tr: &builtinSlots1[160],
 				},
 				explanation: alts{
 					list: []text{
@@ -15807,7 +15807,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 2051,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[364],
 				},
 				fix: alts{
 					list: []text{
@@ -15821,7 +15821,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 2048,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[365],
 				},
 			},
 		},
@@ -15832,7 +15832,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "undetermined failure",
-				tr: new([]string),
+				tr: &builtinSlots1[161],
 			},
 			explanation: alts{
 				list: []text{
@@ -15867,7 +15867,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[366],
 			},
 			fix: alts{
 				list: []text{
@@ -15887,7 +15887,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[367],
 			},
 		},
 	},
@@ -15898,7 +15898,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address does not exist",
-				tr: new([]string),
+				tr: &builtinSlots1[162],
 			},
 			explanation: alts{
 				list: []text{
@@ -15921,7 +15921,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[368],
 			},
 			fix: alts{
 				list: []text{
@@ -15929,7 +15929,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[369],
 			},
 		},
 	},
@@ -15938,7 +15938,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "auto-reply",
-				tr: new([]string),
+				tr: &builtinSlots1[163],
 			},
 			explanation: alts{
 				list: []text{
@@ -15946,7 +15946,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[370],
 			},
 		},
 	},
@@ -15956,7 +15956,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "malware detected",
-				tr: new([]string),
+				tr: &builtinSlots1[164],
 			},
 			explanation: alts{
 				list: []text{
@@ -16038,7 +16038,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 49155,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[371],
 			},
 			fix: alts{
 				list: []text{
@@ -16052,8 +16052,16 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16384,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[372],
 			},
 		},
 	},
 }
+
+// builtinSlots1 are the translations of the []string slots, filled when first needed:
+// zero data, so that starting writes none of the rules' pages.
+var builtinSlots1 [165][]string
+
+// builtinSlots2 are the translations of the [][]text slots, filled when first needed:
+// zero data, so that starting writes none of the rules' pages.
+var builtinSlots2 [373][][]text
