@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"go/ast"
 	"go/format"
+	"go/parser"
+	"go/token"
+	"go/types"
 	"os"
 	"reflect"
 	"slices"
@@ -44,6 +48,28 @@ func TestBuiltinGenerated(t *testing.T) {
 	}
 	if !generated.Check(t, builtinGenFile, src, *update, "go generate ./rules") {
 		return
+	}
+}
+
+// TestBuiltinGeneratedMakesNoCalls checks that builtin_gen.go is static
+// data: a call in it (new(T) was one, 538 times) runs at every start of
+// the binary, before main, and writes into the rules' pages (issue 14).
+func TestBuiltinGeneratedMakesNoCalls(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), builtinGenFile, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	ast.Inspect(f, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			if calls++; calls <= 3 {
+				t.Errorf("%s has a call, run at start: %s(...)", builtinGenFile, types.ExprString(c.Fun))
+			}
+		}
+		return true
+	})
+	if calls > 3 {
+		t.Errorf("%s has %d calls in all, expected none", builtinGenFile, calls)
 	}
 }
 
