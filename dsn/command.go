@@ -1,6 +1,10 @@
 package dsn
 
-import "github.com/ndrmilter/ndrmilter/internal/ascii"
+import (
+	"sync"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+)
 
 // commandMarks map the phrases reports use to name the SMTP command a
 // failure happened at to that command, surest first: qmail's "most
@@ -76,9 +80,9 @@ var commandMarks = []struct{ mark, command string }{
 // once, trying at each byte only the marks that start with that byte
 // (searching for each mark in turn read it dozens of times).
 func findCommand(diag string) string {
-	best := len(commandMarks)
+	best, index := len(commandMarks), commandIndex.table()
 	for i := 0; i < len(diag) && best > 0; i++ {
-		for _, m := range commandIndex.at(diag, i) {
+		for _, m := range index.at(diag, i) {
 			if int(m) >= best {
 				break // the list is in mark order: the rest come later still
 			}
@@ -121,27 +125,50 @@ var commandIndex = func() *wordIndex {
 // start no word; a bitmap of the first two bytes of the words tells so in
 // one lookup, where a list by first byte alone sent every "a" of a text
 // through all the words in "after".
+//
+// The table is built on first use, not at start: a command that reads no
+// notice (ndrmilter code) builds none of the package's tables (issue 14).
 type wordIndex struct {
+	words []string
+	once  sync.Once
+	t     *wordTable
+}
+
+// wordTable is the table of a wordIndex.
+type wordTable struct {
 	byFirst [256][]uint8         // indexes of the words by first byte, in list order
 	pairs   [1 << 16 / 64]uint64 // bit c0<<8|c1 set when a word starts with c0 c1
+	first   [256]bool            // the first bytes of the words
 }
 
 func newWordIndex(words []string) *wordIndex {
-	x := &wordIndex{}
-	for i, w := range words {
+	return &wordIndex{words: words}
+}
+
+// table returns the table of the words, built on its first use.
+func (x *wordIndex) table() *wordTable {
+	x.once.Do(x.build)
+	return x.t
+}
+
+// build makes the table of x.words.
+func (x *wordIndex) build() {
+	t := &wordTable{}
+	for i, w := range x.words {
 		if len(w) < 2 || i > 255 {
 			panic("dsn: wordIndex word too short or too many words: " + w)
 		}
-		x.byFirst[w[0]] = append(x.byFirst[w[0]], uint8(i))
+		t.byFirst[w[0]] = append(t.byFirst[w[0]], uint8(i))
 		k := uint16(w[0])<<8 | uint16(w[1])
-		x.pairs[k>>6] |= 1 << (k & 63)
+		t.pairs[k>>6] |= 1 << (k & 63)
+		t.first[w[0]] = true
 	}
-	return x
+	x.t = t
 }
 
 // at returns the indexes, in list order, of the words that may start at
 // s[i] (a superset of those that do), nil when none can.
-func (x *wordIndex) at(s string, i int) []uint8 {
+func (x *wordTable) at(s string, i int) []uint8 {
 	if i+1 >= len(s) {
 		return nil
 	}
@@ -155,7 +182,7 @@ func (x *wordIndex) at(s string, i int) []uint8 {
 
 // atSpaced is at for a text whose white space counts as one space: a
 // second byte that is white space is taken for a space.
-func (x *wordIndex) atSpaced(s string, i int) []uint8 {
+func (x *wordTable) atSpaced(s string, i int) []uint8 {
 	if i+1 >= len(s) {
 		return nil
 	}

@@ -18,9 +18,9 @@ func findRemoteHost(d string) string {
 	// followed by one: read d once, trying at each byte the intros that
 	// start with it (a search per intro read it seven times, on a
 	// lower-case copy).
-	best, host := len(hostIntros), ""
+	best, host, index := len(hostIntros), "", hostIntroIndex.table()
 	for i := 0; i < len(d) && best > 0; i++ {
-		for _, w := range hostIntroIndex.at(d, i) {
+		for _, w := range index.at(d, i) {
 			if int(w) >= best {
 				break // in list order: the rest come later still
 			}

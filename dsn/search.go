@@ -49,17 +49,12 @@ func containsString(b []byte, s string) bool { return indexString(b, s) >= 0 }
 // hundred times.
 type phraseList struct {
 	phrases []string
-	index   *wordIndex
-	first   [256]bool // the first bytes of the phrases
+	index   *wordIndex // built on first use
 }
 
 // newPhraseList indexes phrases (lower case, two bytes or more, at most 256).
 func newPhraseList(phrases []string) *phraseList {
-	l := &phraseList{phrases: phrases, index: newWordIndex(phrases)}
-	for _, p := range phrases {
-		l.first[p[0]] = true
-	}
-	return l
+	return &phraseList{phrases: phrases, index: newWordIndex(phrases)}
 }
 
 // in says whether the lower-case text holds one of the phrases at the
@@ -73,11 +68,12 @@ func (l *phraseList) in(text []byte) bool {
 // starts (as in finds it), -1 when none is there.
 func (l *phraseList) find(text []byte) int {
 	s := unsafe.String(unsafe.SliceData(text), len(text))
+	index := l.index.table()
 	for i := 0; i+1 < len(s); i++ {
-		if !l.first[s[i]] || i > 0 && isWordByte(s[i-1]) {
+		if !index.first[s[i]] || i > 0 && isWordByte(s[i-1]) {
 			continue
 		}
-		for _, k := range l.index.atSpaced(s, i) {
+		for _, k := range index.atSpaced(s, i) {
 			if matchSpaced(s, i, l.phrases[k]) {
 				return i
 			}

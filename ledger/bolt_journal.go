@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // The write-ahead journal of the bbolt ledger.
@@ -80,15 +81,17 @@ const maxFramePayload = journalSize - 2*frameHeader
 // the last journalled record written into bbolt (8 bytes).
 var metaJournalApplied = []byte("journal-applied")
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the CRC-32C table of the frames, made on first use: making
+// it costs 0.3 ms, paid at every start of every command otherwise (issue 14).
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // appendFrame appends the frame of payload with sequence number seq to buf.
 func appendFrame(buf []byte, seq uint64, payload []byte) []byte {
 	var h [frameHeader]byte
 	binary.BigEndian.PutUint32(h[0:4], uint32(len(payload)))
 	binary.BigEndian.PutUint64(h[8:16], seq)
-	crc := crc32.Update(0, castagnoli, h[8:16])
-	crc = crc32.Update(crc, castagnoli, payload)
+	crc := crc32.Update(0, castagnoli(), h[8:16])
+	crc = crc32.Update(crc, castagnoli(), payload)
 	binary.BigEndian.PutUint32(h[4:8], crc)
 	buf = append(buf, h[:]...)
 	return append(buf, payload...)
@@ -135,8 +138,8 @@ func readFrames(data []byte, fn func(seq uint64, payload []byte)) (int, error) {
 			return off, errJournalTail{off, fmt.Sprintf("a frame of %d bytes, want at most %d", n, min(maxFramePayload, len(rest)-frameHeader))}
 		}
 		payload := rest[frameHeader : frameHeader+int(n)]
-		crc := crc32.Update(0, castagnoli, rest[8:16])
-		crc = crc32.Update(crc, castagnoli, payload)
+		crc := crc32.Update(0, castagnoli(), rest[8:16])
+		crc = crc32.Update(crc, castagnoli(), payload)
 		if want := binary.BigEndian.Uint32(rest[4:8]); crc != want {
 			return off, errJournalTail{off, fmt.Sprintf("CRC-32C %08x, the frame says %08x", crc, want)}
 		}

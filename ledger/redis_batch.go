@@ -36,10 +36,10 @@ func (l *redisLedger) queueMerge(ctx context.Context, pipe redis.Pipeliner, r Re
 		qkey, fr.qval = l.queueKey(r.QueueID), "r"+encodeRecord(first)
 	}
 	if mkey != "" {
-		fr.mcas = casScript.Eval(ctx, pipe, []string{mkey}, "", fr.mval, ttl.Milliseconds())
+		fr.mcas = casScript().Eval(ctx, pipe, []string{mkey}, "", fr.mval, ttl.Milliseconds())
 	}
 	if qkey != "" {
-		fr.qcas = casScript.Eval(ctx, pipe, []string{qkey}, "", fr.qval, ttl.Milliseconds())
+		fr.qcas = casScript().Eval(ctx, pipe, []string{qkey}, "", fr.qval, ttl.Milliseconds())
 	}
 	l.queuePairs(ctx, pipe, r.Sender, r.Recipients, r.Time, ttl)
 	return fr
@@ -52,7 +52,7 @@ func (l *redisLedger) queuePairs(ctx context.Context, pipe redis.Pipeliner, send
 		return // a null sender pairs with nobody (as in every ledger)
 	}
 	ms := strconv.FormatInt(t.UnixMilli(), 10)
-	lengthenScript.Eval(ctx, pipe, []string{l.senderKey(sender)}, ms, ttl.Milliseconds())
+	lengthenScript().Eval(ctx, pipe, []string{l.senderKey(sender)}, ms, ttl.Milliseconds())
 	seen := make(map[string]bool, len(recipients))
 	for _, rcpt := range recipients {
 		k := l.pairKey(sender, rcpt)
@@ -60,7 +60,7 @@ func (l *redisLedger) queuePairs(ctx context.Context, pipe redis.Pipeliner, send
 			continue
 		}
 		seen[k] = true
-		lengthenScript.Eval(ctx, pipe, []string{k}, ms, ttl.Milliseconds())
+		lengthenScript().Eval(ctx, pipe, []string{k}, ms, ttl.Milliseconds())
 	}
 }
 

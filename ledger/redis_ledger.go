@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -125,7 +126,11 @@ func (l *redisLedger) bucket(t time.Time) int64 { return t.UnixNano() / int64(l.
 // holds ARGV[1] ("" for nothing), and returns {1}; otherwise it returns
 // {0, what it holds}. Setting a key to the value it holds only lengthens
 // its time to live, never shortens it.
-var casScript = redis.NewScript(`
+//
+// The scripts are made on first use (a script hashes its source when made):
+// the commands that use no Redis do not pay for them at start (issue 14).
+var casScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if not cur then cur = '' end
 if cur ~= ARGV[1] then return {0, cur} end
@@ -134,17 +139,20 @@ if cur == ARGV[2] and redis.call('PTTL', KEYS[1]) >= ttl then return {1} end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
 return {1}
 `)
+})
 
 // lengthenScript sets KEYS[1] to ARGV[1] with a time to live of ARGV[2] ms
 // unless it lives longer already: a pair recorded again with an older time
 // (a log imported after the milter recorded a later sending) keeps the
 // later expiry.
-var lengthenScript = redis.NewScript(`
+var lengthenScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(`
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 end
 return 1
 `)
+})
 
 // maxCASAttempts bounds the compare-and-set attempts of one merge. An
 // attempt fails only when another writer changed the key since it was read,
@@ -164,7 +172,7 @@ func (l *redisLedger) ttl(t, now time.Time) time.Duration {
 // cas runs casScript: it reports whether key held expect and now holds
 // val, and else what key holds.
 func (l *redisLedger) cas(ctx context.Context, key, expect, val string, ttl time.Duration) (bool, string, error) {
-	return casReply(casScript.Run(ctx, l.c, []string{key}, expect, val, ttl.Milliseconds()))
+	return casReply(casScript().Run(ctx, l.c, []string{key}, expect, val, ttl.Milliseconds()))
 }
 
 // casReply reads casScript's reply.

@@ -40,7 +40,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "delivered",
-						tr: new([]string),
+						tr: &builtinSlots1[0],
 					},
 					explanation: alts{
 						list: []text{
@@ -48,7 +48,7 @@ var builtinSet = &ruleSet{
 								{literal: "The code means success: the server accepted the message."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[0],
 					},
 				},
 			},
@@ -305,7 +305,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "on Outlook.com's block list",
-						tr: new([]string),
+						tr: &builtinSlots1[1],
 					},
 					explanation: alts{
 						list: []text{
@@ -336,7 +336,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[1],
 					},
 					fix: alts{
 						list: []text{
@@ -352,7 +352,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[2],
 					},
 				},
 			},
@@ -372,7 +372,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "greylisting (temporary)",
-						tr: new([]string),
+						tr: &builtinSlots1[2],
 					},
 					explanation: alts{
 						list: []text{
@@ -395,7 +395,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[3],
 					},
 					fix: alts{
 						list: []text{
@@ -403,7 +403,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do, and do not send the message again: greylisting normally passes within minutes to a few hours. Only if the delay lasts for many hours should your email admin check that the sending server retries from the same address, or ask the recipient's email admin to allow it."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[4],
 					},
 				},
 				delays: true,
@@ -423,7 +423,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "blocked by Proofpoint's reputation service",
-						tr: new([]string),
+						tr: &builtinSlots1[3],
 					},
 					explanation: alts{
 						list: []text{
@@ -454,7 +454,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[5],
 					},
 					fix: alts{
 						list: []text{
@@ -478,7 +478,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 5120,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[6],
 					},
 				},
 			},
@@ -497,7 +497,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender address check failed",
-						tr: new([]string),
+						tr: &builtinSlots1[4],
 					},
 					explanation: alts{
 						list: []text{
@@ -520,7 +520,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[7],
 					},
 					fix: alts{
 						list: []text{
@@ -528,7 +528,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Your email admin should make your domain's mail server accept mail from the empty sender address <> (the mail standards require it) and confirm that your address exists there; then send the message again."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[8],
 					},
 				},
 			},
@@ -548,7 +548,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "recipient receives too much mail",
-						tr: new([]string),
+						tr: &builtinSlots1[5],
 					},
 					explanation: alts{
 						list: []text{
@@ -571,7 +571,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[9],
 					},
 					fix: alts{
 						list: []text{
@@ -579,7 +579,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do, and do not send the message again: the sending server keeps trying. If it finally fails, send it again later or reach the recipient by other means; only the recipient can reduce the mail they receive."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[10],
 					},
 				},
 				delays: true,
@@ -599,7 +599,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient",
 					summary: phrase{
 						en: "recipient receives too much mail",
-						tr: new([]string),
+						tr: &builtinSlots1[6],
 					},
 					explanation: alts{
 						list: []text{
@@ -622,7 +622,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[11],
 					},
 					fix: alts{
 						list: []text{
@@ -630,7 +630,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change: send it again later, or reach the recipient by other means. Only the recipient (or their email admin) can reduce the mail they receive."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[12],
 					},
 				},
 			},
@@ -652,7 +652,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "refused by Gmail as likely unsolicited",
-						tr: new([]string),
+						tr: &builtinSlots1[7],
 					},
 					explanation: alts{
 						list: []text{
@@ -683,7 +683,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[13],
 					},
 					fix: alts{
 						list: []text{
@@ -700,7 +700,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 4096,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[14],
 					},
 				},
 			},
@@ -720,7 +720,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient",
 					summary: phrase{
 						en: "the recipient blocked you",
-						tr: new([]string),
+						tr: &builtinSlots1[8],
 					},
 					explanation: alts{
 						list: []text{
@@ -743,7 +743,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[15],
 					},
 					fix: alts{
 						list: []text{
@@ -751,7 +751,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing on your side can change this, and your email admin cannot either. Only the recipient can remove you from their blocked senders (or their email admin can); if you need to reach them, do so by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[16],
 					},
 				},
 			},
@@ -770,7 +770,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's policy",
-						tr: new([]string),
+						tr: &builtinSlots1[9],
 					},
 					explanation: alts{
 						list: []text{
@@ -793,7 +793,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[17],
 					},
 					fix: alts{
 						list: []text{
@@ -801,7 +801,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the recipient, by other means, to have their email admin remove your address or domain from the Mimecast blocked senders policy."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[18],
 					},
 				},
 			},
@@ -820,7 +820,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "refused by anti-spoofing policy",
-						tr: new([]string),
+						tr: &builtinSlots1[10],
 					},
 					explanation: alts{
 						list: []text{
@@ -843,7 +843,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[19],
 					},
 					fix: alts{
 						list: []text{
@@ -851,7 +851,7 @@ var builtinSet = &ruleSet{
 								{literal: "If you sent it from a service or a server outside that organization in the name of one of its addresses, the recipient's email admin must allow that service in their Mimecast anti-spoofing policy; otherwise send it from your own address."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[20],
 					},
 				},
 			},
@@ -1016,7 +1016,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "blocked by Orange",
-						tr: new([]string),
+						tr: &builtinSlots1[11],
 					},
 					explanation: alts{
 						list: []text{
@@ -1047,7 +1047,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[21],
 					},
 					fix: alts{
 						list: []text{
@@ -1063,7 +1063,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[22],
 					},
 				},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "recipient name ambiguous",
-						tr: new([]string),
+						tr: &builtinSlots1[12],
 					},
 					explanation: alts{
 						list: []text{
@@ -1709,7 +1709,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[23],
 					},
 					fix: alts{
 						list: []text{
@@ -1717,7 +1717,7 @@ var builtinSet = &ruleSet{
 								{literal: "Write to the recipient's full email address instead of a name. If it keeps failing, tell the recipient by other means so that their email admin makes the entry unique."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[24],
 					},
 				},
 			},
@@ -1853,7 +1853,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8195,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[25],
 					},
 					fix: alts{
 						list: []text{
@@ -1879,7 +1879,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 12288,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[26],
 					},
 				},
 			},
@@ -1962,7 +1962,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "refused by Outlook.com",
-						tr: new([]string),
+						tr: &builtinSlots1[13],
 					},
 					explanation: alts{
 						list: []text{
@@ -1993,7 +1993,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[27],
 					},
 					fix: alts{
 						list: []text{
@@ -2009,7 +2009,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[28],
 					},
 				},
 			},
@@ -2137,7 +2137,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient",
 					summary: phrase{
 						en: "refused by the recipient's reception settings",
-						tr: new([]string),
+						tr: &builtinSlots1[14],
 					},
 					explanation: alts{
 						list: []text{
@@ -2160,7 +2160,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[29],
 					},
 					fix: alts{
 						list: []text{
@@ -2168,7 +2168,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the recipient, by other means, to allow your address or domain in their mail reception settings."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[30],
 					},
 				},
 			},
@@ -2564,7 +2564,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "rate-limited for unsolicited mail",
-						tr: new([]string),
+						tr: &builtinSlots1[15],
 					},
 					explanation: alts{
 						list: []text{
@@ -2588,7 +2588,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[31],
 					},
 					fix: alts{
 						list: []text{
@@ -2605,7 +2605,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 4096,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[32],
 					},
 				},
 				delays: true,
@@ -2626,7 +2626,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "rate-limited for unsolicited mail",
-						tr: new([]string),
+						tr: &builtinSlots1[16],
 					},
 					explanation: alts{
 						list: []text{
@@ -2649,7 +2649,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[33],
 					},
 					fix: alts{
 						list: []text{
@@ -2666,7 +2666,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 4096,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[34],
 					},
 				},
 			},
@@ -3001,7 +3001,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server limited for reputation",
-						tr: new([]string),
+						tr: &builtinSlots1[17],
 					},
 					explanation: alts{
 						list: []text{
@@ -3024,7 +3024,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[35],
 					},
 					fix: alts{
 						list: []text{
@@ -3041,7 +3041,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 4096,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[36],
 					},
 				},
 			},
@@ -4218,7 +4218,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 37888,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[37],
 					},
 				},
 			},
@@ -4272,7 +4272,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "deferred by Yahoo for volume or complaints, then given up",
-						tr: new([]string),
+						tr: &builtinSlots1[18],
 					},
 					explanation: alts{
 						list: []text{
@@ -4304,7 +4304,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[38],
 					},
 					fix: alts{
 						list: []text{
@@ -4319,7 +4319,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 4096,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[39],
 					},
 				},
 				finals: true,
@@ -4340,7 +4340,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "deferred by Yahoo for volume or complaints",
-						tr: new([]string),
+						tr: &builtinSlots1[19],
 					},
 					explanation: alts{
 						list: []text{
@@ -4371,7 +4371,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[40],
 					},
 					fix: alts{
 						list: []text{
@@ -4386,7 +4386,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 4096,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[41],
 					},
 				},
 			},
@@ -4477,7 +4477,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your sending quota is exceeded",
-						tr: new([]string),
+						tr: &builtinSlots1[20],
 					},
 					explanation: alts{
 						list: []text{
@@ -4493,7 +4493,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[42],
 					},
 					fix: alts{
 						list: []text{
@@ -4501,7 +4501,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait before sending more. Your email admin should check the account for a break-in (a sudden burst of mail often means a stolen password) and review its sending limits."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[43],
 					},
 				},
 			},
@@ -4521,7 +4521,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "daily recipient limit reached",
-						tr: new([]string),
+						tr: &builtinSlots1[21],
 					},
 					explanation: alts{
 						list: []text{
@@ -4537,7 +4537,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[44],
 					},
 					fix: alts{
 						list: []text{
@@ -4545,7 +4545,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in before lifting the restriction."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[45],
 					},
 				},
 			},
@@ -4566,7 +4566,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your sending limit is exceeded",
-						tr: new([]string),
+						tr: &builtinSlots1[22],
 					},
 					explanation: alts{
 						list: []text{
@@ -4582,7 +4582,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[46],
 					},
 					fix: alts{
 						list: []text{
@@ -4590,7 +4590,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in and review its sending limits."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[47],
 					},
 				},
 			},
@@ -4618,7 +4618,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relaying denied",
-						tr: new([]string),
+						tr: &builtinSlots1[23],
 					},
 					explanation: alts{
 						list: []text{
@@ -4648,7 +4648,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[48],
 					},
 					fix: alts{
 						list: []text{
@@ -4656,7 +4656,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix the domain's mail server settings or accept the domain on that server; if you send through your own organization's server, ask your email admin to allow you to send through it."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[49],
 					},
 				},
 			},
@@ -4675,7 +4675,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "accepts only internal senders",
-						tr: new([]string),
+						tr: &builtinSlots1[24],
 					},
 					explanation: alts{
 						list: []text{
@@ -4698,7 +4698,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[50],
 					},
 					fix: alts{
 						list: []text{
@@ -4706,7 +4706,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the group's owner or the recipient's email admin, by other means, to accept mail from outside senders or to add your address to the allowed senders; meanwhile, write to a person there directly."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[51],
 					},
 				},
 			},
@@ -4734,7 +4734,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login required",
-						tr: new([]string),
+						tr: &builtinSlots1[25],
 					},
 					explanation: alts{
 						list: []text{
@@ -4757,7 +4757,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[52],
 					},
 					fix: alts{
 						list: []text{
@@ -4765,7 +4765,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin must configure the sending system (server, device or application) to log in to the receiving server."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[53],
 					},
 				},
 			},
@@ -4790,7 +4790,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to this recipient",
-						tr: new([]string),
+						tr: &builtinSlots1[26],
 					},
 					explanation: alts{
 						list: []text{
@@ -4813,7 +4813,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[54],
 					},
 					fix: alts{
 						list: []text{
@@ -4821,7 +4821,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the owner of the group or mailbox, by other means, to allow your address, or send it through someone who is allowed."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[55],
 					},
 				},
 			},
@@ -4846,7 +4846,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "domain accepts no mail",
-						tr: new([]string),
+						tr: &builtinSlots1[27],
 					},
 					explanation: alts{
 						list: []text{
@@ -4869,7 +4869,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[56],
 					},
 					fix: alts{
 						list: []text{
@@ -4877,7 +4877,7 @@ var builtinSet = &ruleSet{
 								{literal: "This address cannot receive email. Check it for typos; if it is right, reach the recipient by other means and ask for an address that works."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[57],
 					},
 				},
 			},
@@ -4918,7 +4918,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[58],
 					},
 				},
 			},
@@ -4936,7 +4936,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "IPv6 mail must pass SPF or DKIM",
-						tr: new([]string),
+						tr: &builtinSlots1[28],
 					},
 					explanation: alts{
 						list: []text{
@@ -4959,7 +4959,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[59],
 					},
 					fix: alts{
 						list: []text{
@@ -4967,7 +4967,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should add the sending server's IPv6 address to the domain's SPF record, or sign outgoing mail with DKIM."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[60],
 					},
 				},
 			},
@@ -4985,7 +4985,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "sending server temporarily restricted",
-						tr: new([]string),
+						tr: &builtinSlots1[29],
 					},
 					explanation: alts{
 						list: []text{
@@ -5008,7 +5008,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[61],
 					},
 					fix: alts{
 						list: []text{
@@ -5016,7 +5016,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do for now: if the traffic is legitimate, the restriction is lifted shortly and the sending server tries again. If it happens again, your email admin should check for hacked accounts."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[62],
 					},
 				},
 			},
@@ -5034,7 +5034,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "sending server temporarily restricted",
-						tr: new([]string),
+						tr: &builtinSlots1[30],
 					},
 					explanation: alts{
 						list: []text{
@@ -5057,7 +5057,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[63],
 					},
 					fix: alts{
 						list: []text{
@@ -5065,7 +5065,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do for now: if the traffic is legitimate, the restriction is lifted shortly and the sending server tries again. If it happens again, your email admin should check for hacked accounts."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[64],
 					},
 				},
 			},
@@ -5083,7 +5083,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient not found",
-						tr: new([]string),
+						tr: &builtinSlots1[31],
 					},
 					explanation: alts{
 						list: []text{
@@ -5106,7 +5106,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[65],
 					},
 					fix: alts{
 						list: []text{
@@ -5114,7 +5114,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos and send the message again. If it is right, the recipient's admin should check that the address exists (for example after a move to another mail system)."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[66],
 					},
 				},
 			},
@@ -5132,7 +5132,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "daily recipient limit reached",
-						tr: new([]string),
+						tr: &builtinSlots1[32],
 					},
 					explanation: alts{
 						list: []text{
@@ -5148,7 +5148,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[67],
 					},
 					fix: alts{
 						list: []text{
@@ -5156,7 +5156,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in before lifting the restriction."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[68],
 					},
 				},
 			},
@@ -5174,7 +5174,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many messages to this recipient",
-						tr: new([]string),
+						tr: &builtinSlots1[33],
 					},
 					explanation: alts{
 						list: []text{
@@ -5197,7 +5197,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[69],
 					},
 					fix: alts{
 						list: []text{
@@ -5205,7 +5205,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send it again later, and send fewer messages per hour to this recipient (for example, group automatic notifications)."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[70],
 					},
 				},
 			},
@@ -5223,7 +5223,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient receives too much mail",
-						tr: new([]string),
+						tr: &builtinSlots1[34],
 					},
 					explanation: alts{
 						list: []text{
@@ -5246,7 +5246,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[71],
 					},
 					fix: alts{
 						list: []text{
@@ -5254,7 +5254,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change: send it again later. Automatic senders should send fewer messages per hour to this recipient."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[72],
 					},
 				},
 			},
@@ -5272,7 +5272,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "journaling not supported",
-						tr: new([]string),
+						tr: &builtinSlots1[35],
 					},
 					explanation: alts{
 						list: []text{
@@ -5295,7 +5295,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[73],
 					},
 					fix: alts{
 						list: []text{
@@ -5303,7 +5303,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on Journaling Archive in Office 365, or point the journaling rule to another place."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[74],
 					},
 				},
 			},
@@ -5321,7 +5321,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient accepts only internal mail",
-						tr: new([]string),
+						tr: &builtinSlots1[36],
 					},
 					explanation: alts{
 						list: []text{
@@ -5344,7 +5344,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[75],
 					},
 					fix: alts{
 						list: []text{
@@ -5352,7 +5352,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[76],
 					},
 				},
 			},
@@ -5370,7 +5370,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not in the group's allowed senders",
-						tr: new([]string),
+						tr: &builtinSlots1[37],
 					},
 					explanation: alts{
 						list: []text{
@@ -5393,7 +5393,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[77],
 					},
 					fix: alts{
 						list: []text{
@@ -5401,7 +5401,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the group's owner, by other means, to add your address to the allowed senders."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[78],
 					},
 				},
 			},
@@ -5419,7 +5419,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "group accepts only internal mail",
-						tr: new([]string),
+						tr: &builtinSlots1[38],
 					},
 					explanation: alts{
 						list: []text{
@@ -5442,7 +5442,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[79],
 					},
 					fix: alts{
 						list: []text{
@@ -5450,7 +5450,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the group's owner or the recipient's email admin, by other means, to let outside senders write to the group."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[80],
 					},
 				},
 			},
@@ -5468,7 +5468,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mailbox accepts only internal mail",
-						tr: new([]string),
+						tr: &builtinSlots1[39],
 					},
 					explanation: alts{
 						list: []text{
@@ -5491,7 +5491,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[81],
 					},
 					fix: alts{
 						list: []text{
@@ -5499,7 +5499,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[82],
 					},
 				},
 			},
@@ -5517,7 +5517,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "public folder accepts only internal mail",
-						tr: new([]string),
+						tr: &builtinSlots1[40],
 					},
 					explanation: alts{
 						list: []text{
@@ -5540,7 +5540,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[83],
 					},
 					fix: alts{
 						list: []text{
@@ -5548,7 +5548,7 @@ var builtinSet = &ruleSet{
 								{literal: "Only the recipient organization's email admin can allow outside senders to write to the folder; ask them by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[84],
 					},
 				},
 			},
@@ -5566,7 +5566,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "public folder accepts only internal mail",
-						tr: new([]string),
+						tr: &builtinSlots1[41],
 					},
 					explanation: alts{
 						list: []text{
@@ -5589,7 +5589,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[85],
 					},
 					fix: alts{
 						list: []text{
@@ -5597,7 +5597,7 @@ var builtinSet = &ruleSet{
 								{literal: "Only the recipient organization's email admin can allow outside senders to write to the folder; ask them by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[86],
 					},
 				},
 			},
@@ -5615,7 +5615,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail user accepts only internal mail",
-						tr: new([]string),
+						tr: &builtinSlots1[42],
 					},
 					explanation: alts{
 						list: []text{
@@ -5638,7 +5638,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[87],
 					},
 					fix: alts{
 						list: []text{
@@ -5646,7 +5646,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[88],
 					},
 				},
 			},
@@ -5664,7 +5664,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "SPF failure",
-						tr: new([]string),
+						tr: &builtinSlots1[43],
 					},
 					explanation: alts{
 						list: []text{
@@ -5687,7 +5687,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[89],
 					},
 					fix: alts{
 						list: []text{
@@ -5702,7 +5702,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[90],
 					},
 				},
 			},
@@ -5720,7 +5720,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "no reverse DNS",
-						tr: new([]string),
+						tr: &builtinSlots1[44],
 					},
 					explanation: alts{
 						list: []text{
@@ -5751,7 +5751,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[91],
 					},
 					fix: alts{
 						list: []text{
@@ -5759,7 +5759,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should give the sending server's address (IPv6 included) a reverse DNS name that matches the server's own name."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[92],
 					},
 				},
 			},
@@ -5777,7 +5777,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "device or application did not log in",
-						tr: new([]string),
+						tr: &builtinSlots1[45],
 					},
 					explanation: alts{
 						list: []text{
@@ -5800,7 +5800,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[93],
 					},
 					fix: alts{
 						list: []text{
@@ -5808,7 +5808,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure the device or application to log in (with encryption), or to send through a connector or direct send instead."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[94],
 					},
 				},
 			},
@@ -5826,7 +5826,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "account banned for spam",
-						tr: new([]string),
+						tr: &builtinSlots1[46],
 					},
 					explanation: alts{
 						list: []text{
@@ -5849,7 +5849,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[95],
 					},
 					fix: alts{
 						list: []text{
@@ -5857,7 +5857,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[96],
 					},
 				},
 			},
@@ -5875,7 +5875,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender banned",
-						tr: new([]string),
+						tr: &builtinSlots1[47],
 					},
 					explanation: alts{
 						list: []text{
@@ -5898,7 +5898,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[97],
 					},
 					fix: alts{
 						list: []text{
@@ -5906,7 +5906,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[98],
 					},
 				},
 			},
@@ -5924,7 +5924,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender banned",
-						tr: new([]string),
+						tr: &builtinSlots1[48],
 					},
 					explanation: alts{
 						list: []text{
@@ -5947,7 +5947,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[99],
 					},
 					fix: alts{
 						list: []text{
@@ -5955,7 +5955,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[100],
 					},
 				},
 			},
@@ -5973,7 +5973,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient address not valid",
-						tr: new([]string),
+						tr: &builtinSlots1[49],
 					},
 					explanation: alts{
 						list: []text{
@@ -5996,7 +5996,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[101],
 					},
 					fix: alts{
 						list: []text{
@@ -6004,7 +6004,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the recipient's address for typos and send the message again."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[102],
 					},
 				},
 			},
@@ -6022,7 +6022,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient banned",
-						tr: new([]string),
+						tr: &builtinSlots1[50],
 					},
 					explanation: alts{
 						list: []text{
@@ -6045,7 +6045,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[103],
 					},
 					fix: alts{
 						list: []text{
@@ -6053,7 +6053,7 @@ var builtinSet = &ruleSet{
 								{literal: "Reach the recipient by other means. If this is wrong, the recipient or their admin should contact the service's support."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[104],
 					},
 				},
 			},
@@ -6071,7 +6071,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server's greeting refused",
-						tr: new([]string),
+						tr: &builtinSlots1[51],
 					},
 					explanation: alts{
 						list: []text{
@@ -6094,7 +6094,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[105],
 					},
 					fix: alts{
 						list: []text{
@@ -6102,7 +6102,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should make the sending server introduce itself with its own full host name."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[106],
 					},
 				},
 			},
@@ -6120,7 +6120,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's organization",
-						tr: new([]string),
+						tr: &builtinSlots1[52],
 					},
 					explanation: alts{
 						list: []text{
@@ -6143,7 +6143,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[107],
 					},
 					fix: alts{
 						list: []text{
@@ -6151,7 +6151,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Contact the recipient by other means and ask their email admin to unblock your sending server."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[108],
 					},
 				},
 			},
@@ -6169,7 +6169,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "IPv6 range over its limits",
-						tr: new([]string),
+						tr: &builtinSlots1[53],
 					},
 					explanation: alts{
 						list: []text{
@@ -6192,7 +6192,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[109],
 					},
 					fix: alts{
 						list: []text{
@@ -6200,7 +6200,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should slow down sending from that address range."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[110],
 					},
 				},
 			},
@@ -6218,7 +6218,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "DMARC failure (p=reject)",
-						tr: new([]string),
+						tr: &builtinSlots1[54],
 					},
 					explanation: alts{
 						list: []text{
@@ -6241,7 +6241,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[111],
 					},
 					fix: alts{
 						list: []text{
@@ -6256,7 +6256,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[112],
 					},
 				},
 			},
@@ -6274,7 +6274,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "no mail over IPv6",
-						tr: new([]string),
+						tr: &builtinSlots1[55],
 					},
 					explanation: alts{
 						list: []text{
@@ -6297,7 +6297,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[113],
 					},
 					fix: alts{
 						list: []text{
@@ -6305,7 +6305,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should deliver to that domain over IPv4."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[114],
 					},
 				},
 			},
@@ -6323,7 +6323,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender banned",
-						tr: new([]string),
+						tr: &builtinSlots1[56],
 					},
 					explanation: alts{
 						list: []text{
@@ -6346,7 +6346,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[115],
 					},
 					fix: alts{
 						list: []text{
@@ -6354,7 +6354,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, clean it up and request removal from the provider's block list."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[116],
 					},
 				},
 			},
@@ -6372,7 +6372,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "invalid From address",
-						tr: new([]string),
+						tr: &builtinSlots1[57],
 					},
 					explanation: alts{
 						list: []text{
@@ -6395,7 +6395,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[117],
 					},
 					fix: alts{
 						list: []text{
@@ -6403,7 +6403,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should make the sending program put a valid address, in angle brackets, in the message's From line."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[118],
 					},
 				},
 			},
@@ -6421,7 +6421,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's own block list",
-						tr: new([]string),
+						tr: &builtinSlots1[58],
 					},
 					explanation: alts{
 						list: []text{
@@ -6452,7 +6452,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[119],
 					},
 					fix: alts{
 						list: []text{
@@ -6460,7 +6460,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Contact the recipient's organization directly and ask them to remove the sending server from their block list."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[120],
 					},
 				},
 			},
@@ -6478,7 +6478,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender authentication requirements not met",
-						tr: new([]string),
+						tr: &builtinSlots1[59],
 					},
 					explanation: alts{
 						list: []text{
@@ -6501,7 +6501,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[121],
 					},
 					fix: alts{
 						list: []text{
@@ -6516,7 +6516,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[122],
 					},
 				},
 			},
@@ -6534,7 +6534,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "forwarding outside not allowed",
-						tr: new([]string),
+						tr: &builtinSlots1[60],
 					},
 					explanation: alts{
 						list: []text{
@@ -6550,7 +6550,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[123],
 					},
 					fix: alts{
 						list: []text{
@@ -6558,7 +6558,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin must allow outside forwarding for this mailbox in the outbound spam policy, or the forwarding rule must be removed."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[124],
 					},
 				},
 			},
@@ -6576,7 +6576,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "organization's outside recipient limit",
-						tr: new([]string),
+						tr: &builtinSlots1[61],
 					},
 					explanation: alts{
 						list: []text{
@@ -6592,7 +6592,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[125],
 					},
 					fix: alts{
 						list: []text{
@@ -6600,7 +6600,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets. Your email admin should check for hacked accounts and review bulk sending."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[126],
 					},
 				},
 			},
@@ -6618,7 +6618,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server banned",
-						tr: new([]string),
+						tr: &builtinSlots1[62],
 					},
 					explanation: alts{
 						list: []text{
@@ -6649,7 +6649,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[127],
 					},
 					fix: alts{
 						list: []text{
@@ -6666,7 +6666,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 4096,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[128],
 					},
 				},
 			},
@@ -6684,7 +6684,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "blocked by your own organization",
-						tr: new([]string),
+						tr: &builtinSlots1[63],
 					},
 					explanation: alts{
 						list: []text{
@@ -6700,7 +6700,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[129],
 					},
 					fix: alts{
 						list: []text{
@@ -6708,7 +6708,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should review the block entries in the Tenant Allow/Block List."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[130],
 					},
 				},
 			},
@@ -6726,7 +6726,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "organization banned from sending",
-						tr: new([]string),
+						tr: &builtinSlots1[64],
 					},
 					explanation: alts{
 						list: []text{
@@ -6749,7 +6749,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[131],
 					},
 					fix: alts{
 						list: []text{
@@ -6757,7 +6757,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin must deal with hacked accounts or open relays first, then contact Microsoft support."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[132],
 					},
 				},
 			},
@@ -6793,7 +6793,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[133],
 					},
 				},
 			},
@@ -6906,7 +6906,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "the domain's mail servers cannot be found",
-						tr: new([]string),
+						tr: &builtinSlots1[65],
 					},
 					explanation: alts{
 						list: []text{
@@ -6929,7 +6929,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[134],
 					},
 					fix: alts{
 						list: []text{
@@ -6937,7 +6937,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the recipient by other means: their email admin must fix the domain's mail server settings (the names of its mail servers). Send the message again once that is done; the address itself may well be right."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[135],
 					},
 				},
 			},
@@ -7006,7 +7006,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "lines too long",
-						tr: new([]string),
+						tr: &builtinSlots1[66],
 					},
 					explanation: alts{
 						list: []text{
@@ -7029,7 +7029,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 5,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[136],
 					},
 					fix: alts{
 						list: []text{
@@ -7037,7 +7037,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin, or whoever runs the program that wrote the message, should make it encode the message (quoted-printable or base64) instead of sending long lines as they are. Meanwhile, send the text as plain text, or the HTML as an attachment."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[137],
 					},
 				},
 			},
@@ -7467,7 +7467,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to post to the group",
-						tr: new([]string),
+						tr: &builtinSlots1[67],
 					},
 					explanation: alts{
 						list: []text{
@@ -7490,7 +7490,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[138],
 					},
 					fix: alts{
 						list: []text{
@@ -7498,7 +7498,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the group's address. If it is right, ask the group's owner, by other means, to let you post (for example by joining the group)."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[139],
 					},
 				},
 			},
@@ -7517,7 +7517,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to post to the list or group",
-						tr: new([]string),
+						tr: &builtinSlots1[68],
 					},
 					explanation: alts{
 						list: []text{
@@ -7540,7 +7540,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[140],
 					},
 					fix: alts{
 						list: []text{
@@ -7548,7 +7548,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Join the list or group, or ask its owner, by other means, to allow your address."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[141],
 					},
 				},
 			},
@@ -7573,7 +7573,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: new([]string),
+						tr: &builtinSlots1[69],
 					},
 					explanation: alts{
 						list: []text{
@@ -7596,7 +7596,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[142],
 					},
 					fix: alts{
 						list: []text{
@@ -7604,7 +7604,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[143],
 					},
 				},
 			},
@@ -7671,7 +7671,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 540675,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[144],
 					},
 				},
 				byFact: [21]words{
@@ -7721,7 +7721,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 540675,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[145],
 						},
 					},
 				},
@@ -7744,7 +7744,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient refused (access denied)",
-						tr: new([]string),
+						tr: &builtinSlots1[70],
 					},
 					explanation: alts{
 						list: []text{
@@ -7767,7 +7767,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[146],
 					},
 					fix: alts{
 						list: []text{
@@ -7775,7 +7775,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos. If it is right, the recipient's admin should check that the address exists in their organization."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[147],
 					},
 				},
 			},
@@ -7935,7 +7935,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "DMARC failure",
-						tr: new([]string),
+						tr: &builtinSlots1[71],
 					},
 					explanation: alts{
 						list: []text{
@@ -7958,7 +7958,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[148],
 					},
 				},
 			},
@@ -8120,7 +8120,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[149],
 					},
 					fix: alts{
 						list: []text{
@@ -8128,7 +8128,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Check that your address is set correctly in your mail program; if it is, your email admin should check that your domain exists and can receive replies."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[150],
 					},
 				},
 			},
@@ -8146,7 +8146,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address does not exist",
-						tr: new([]string),
+						tr: &builtinSlots1[72],
 					},
 					explanation: alts{
 						list: []text{
@@ -8169,7 +8169,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[151],
 					},
 					fix: alts{
 						list: []text{
@@ -8177,7 +8177,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, and confirm it with the recipient by other means (phone, their website, an earlier message from them). Then write a new message with the right address: sending the old message again fails the same way, and your mail program's autocomplete may still offer the wrong address, so remove that entry."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[152],
 					},
 				},
 			},
@@ -8195,7 +8195,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient could not be resolved",
-						tr: new([]string),
+						tr: &builtinSlots1[73],
 					},
 					explanation: alts{
 						list: []text{
@@ -8218,7 +8218,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[153],
 					},
 					fix: alts{
 						list: []text{
@@ -8226,7 +8226,7 @@ var builtinSet = &ruleSet{
 								{literal: "Write a new message to the recipient, with the address typed or picked again, instead of replying to the saved one."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[154],
 					},
 				},
 			},
@@ -8243,7 +8243,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "address not valid",
-						tr: new([]string),
+						tr: &builtinSlots1[74],
 					},
 					explanation: alts{
 						list: []text{
@@ -8266,7 +8266,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[155],
 					},
 					fix: alts{
 						list: []text{
@@ -8274,7 +8274,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, spaces or missing parts, and send the message again."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[156],
 					},
 				},
 			},
@@ -8607,7 +8607,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender blocked (bad outbound sender)",
-						tr: new([]string),
+						tr: &builtinSlots1[75],
 					},
 					explanation: alts{
 						list: []text{
@@ -8649,7 +8649,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[157],
 					},
 					fix: alts{
 						list: []text{
@@ -8657,14 +8657,14 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password and ask for the block to be lifted, and check that your domain exists."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[158],
 					},
 				},
 				byFact: [21]words{
 					13: {
 						summary: phrase{
 							en: "sender domain not found",
-							tr: new([]string),
+							tr: &builtinSlots1[76],
 						},
 						explanation: alts{
 							list: []text{
@@ -8687,7 +8687,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 3,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[159],
 						},
 						fix: alts{
 							list: []text{
@@ -8695,7 +8695,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 								},
 							},
-							tr: new([][]text),
+							tr: &builtinSlots2[160],
 						},
 					},
 				},
@@ -9103,7 +9103,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16387,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[161],
 					},
 				},
 				byFact: [21]words{
@@ -9141,7 +9141,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 16387,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[162],
 						},
 					},
 				},
@@ -9304,7 +9304,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient address ambiguous",
-						tr: new([]string),
+						tr: &builtinSlots1[77],
 					},
 					explanation: alts{
 						list: []text{
@@ -9327,7 +9327,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[163],
 					},
 					fix: alts{
 						list: []text{
@@ -9335,7 +9335,7 @@ var builtinSet = &ruleSet{
 								{literal: "Use the recipient's full, exact address. If that fails too, tell the recipient by other means so that their admin makes the address unique."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[164],
 					},
 				},
 			},
@@ -9354,7 +9354,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "address reported valid",
-						tr: new([]string),
+						tr: &builtinSlots1[78],
 					},
 					explanation: alts{
 						list: []text{
@@ -9382,7 +9382,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[165],
 					},
 					fix: alts{
 						list: []text{
@@ -9390,7 +9390,7 @@ var builtinSet = &ruleSet{
 								{literal: "Forward this report to your email admin, who can read its technical details."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[166],
 					},
 				},
 			},
@@ -9416,7 +9416,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "passed on without further reports",
-						tr: new([]string),
+						tr: &builtinSlots1[79],
 					},
 					explanation: alts{
 						list: []text{
@@ -9432,7 +9432,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[167],
 					},
 					fix: alts{
 						list: []text{
@@ -9440,7 +9440,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do unless the recipient says the message never arrived; then ask them by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[168],
 					},
 				},
 			},
@@ -9476,7 +9476,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[169],
 					},
 				},
 			},
@@ -9503,7 +9503,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "mailing list problem",
-						tr: new([]string),
+						tr: &builtinSlots1[80],
 					},
 					explanation: alts{
 						list: []text{
@@ -9519,7 +9519,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[170],
 					},
 					fix: alts{
 						list: []text{
@@ -9527,7 +9527,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the list's owner by other means; they must fix the list."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[171],
 					},
 				},
 			},
@@ -9554,7 +9554,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "receiving system not accepting mail",
-						tr: new([]string),
+						tr: &builtinSlots1[81],
 					},
 					explanation: alts{
 						list: []text{
@@ -9577,7 +9577,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[172],
 					},
 					fix: alts{
 						list: []text{
@@ -9585,7 +9585,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[173],
 					},
 				},
 			},
@@ -9603,7 +9603,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "feature not supported",
-						tr: new([]string),
+						tr: &builtinSlots1[82],
 					},
 					explanation: alts{
 						list: []text{
@@ -9626,7 +9626,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[174],
 					},
 					fix: alts{
 						list: []text{
@@ -9634,7 +9634,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check which feature the receiving server refused (see the technical details) and send without it."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[175],
 					},
 				},
 			},
@@ -9670,7 +9670,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[176],
 					},
 				},
 			},
@@ -9713,7 +9713,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[177],
 					},
 				},
 			},
@@ -9749,7 +9749,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[178],
 					},
 				},
 			},
@@ -9776,7 +9776,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many recipients",
-						tr: new([]string),
+						tr: &builtinSlots1[83],
 					},
 					explanation: alts{
 						list: []text{
@@ -9818,7 +9818,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8195,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[179],
 					},
 					fix: alts{
 						list: []text{
@@ -9832,7 +9832,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[180],
 					},
 				},
 			},
@@ -9868,7 +9868,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[181],
 					},
 				},
 			},
@@ -9904,7 +9904,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[182],
 					},
 				},
 			},
@@ -9940,7 +9940,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[183],
 					},
 				},
 			},
@@ -9958,7 +9958,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to the list",
-						tr: new([]string),
+						tr: &builtinSlots1[84],
 					},
 					explanation: alts{
 						list: []text{
@@ -9981,7 +9981,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[184],
 					},
 					fix: alts{
 						list: []text{
@@ -9989,7 +9989,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the list's owner, by other means, to let you post (for example by joining the list)."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[185],
 					},
 				},
 			},
@@ -10007,7 +10007,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security conversion not possible",
-						tr: new([]string),
+						tr: &builtinSlots1[85],
 					},
 					explanation: alts{
 						list: []text{
@@ -10030,7 +10030,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[186],
 					},
 					fix: alts{
 						list: []text{
@@ -10038,7 +10038,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without signing or encrypting it may work."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[187],
 					},
 				},
 			},
@@ -10056,7 +10056,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security features not supported",
-						tr: new([]string),
+						tr: &builtinSlots1[86],
 					},
 					explanation: alts{
 						list: []text{
@@ -10079,7 +10079,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[188],
 					},
 					fix: alts{
 						list: []text{
@@ -10087,7 +10087,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without those features may work."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[189],
 					},
 				},
 			},
@@ -10105,7 +10105,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic failure",
-						tr: new([]string),
+						tr: &builtinSlots1[87],
 					},
 					explanation: alts{
 						list: []text{
@@ -10128,7 +10128,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[190],
 					},
 					fix: alts{
 						list: []text{
@@ -10136,7 +10136,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to check the certificates."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[191],
 					},
 				},
 			},
@@ -10154,7 +10154,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic algorithm not supported",
-						tr: new([]string),
+						tr: &builtinSlots1[88],
 					},
 					explanation: alts{
 						list: []text{
@@ -10177,7 +10177,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[192],
 					},
 					fix: alts{
 						list: []text{
@@ -10185,7 +10185,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to use another method."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[193],
 					},
 				},
 			},
@@ -10203,7 +10203,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "message integrity failure",
-						tr: new([]string),
+						tr: &builtinSlots1[89],
 					},
 					explanation: alts{
 						list: []text{
@@ -10226,7 +10226,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[194],
 					},
 					fix: alts{
 						list: []text{
@@ -10234,7 +10234,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again; if it keeps failing, your email admin should check the servers between you and the recipient."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[195],
 					},
 				},
 			},
@@ -10252,7 +10252,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login details not valid",
-						tr: new([]string),
+						tr: &builtinSlots1[90],
 					},
 					explanation: alts{
 						list: []text{
@@ -10275,7 +10275,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[196],
 					},
 					fix: alts{
 						list: []text{
@@ -10283,7 +10283,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the user name and password configured in your mail program or device; your email admin can help."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[197],
 					},
 				},
 			},
@@ -10301,7 +10301,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login method too weak",
-						tr: new([]string),
+						tr: &builtinSlots1[91],
 					},
 					explanation: alts{
 						list: []text{
@@ -10324,7 +10324,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[198],
 					},
 					fix: alts{
 						list: []text{
@@ -10332,7 +10332,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure a stronger login method on the sending system."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[199],
 					},
 				},
 			},
@@ -10350,7 +10350,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption needed",
-						tr: new([]string),
+						tr: &builtinSlots1[92],
 					},
 					explanation: alts{
 						list: []text{
@@ -10373,7 +10373,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[200],
 					},
 					fix: alts{
 						list: []text{
@@ -10381,7 +10381,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) for the sending system."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[201],
 					},
 				},
 			},
@@ -10399,7 +10399,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption required to log in",
-						tr: new([]string),
+						tr: &builtinSlots1[93],
 					},
 					explanation: alts{
 						list: []text{
@@ -10422,7 +10422,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[202],
 					},
 					fix: alts{
 						list: []text{
@@ -10430,7 +10430,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) before the sending system logs in."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[203],
 					},
 				},
 			},
@@ -10448,7 +10448,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "password change needed",
-						tr: new([]string),
+						tr: &builtinSlots1[94],
 					},
 					explanation: alts{
 						list: []text{
@@ -10471,7 +10471,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[204],
 					},
 					fix: alts{
 						list: []text{
@@ -10479,7 +10479,7 @@ var builtinSet = &ruleSet{
 								{literal: "Change the account's password (your email admin can help), then send again."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[205],
 					},
 				},
 			},
@@ -10497,7 +10497,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "trust relationship required",
-						tr: new([]string),
+						tr: &builtinSlots1[95],
 					},
 					explanation: alts{
 						list: []text{
@@ -10520,7 +10520,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[206],
 					},
 					fix: alts{
 						list: []text{
@@ -10528,7 +10528,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should ask the receiving organization what arrangement it requires."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[207],
 					},
 				},
 			},
@@ -10546,7 +10546,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "priority too low",
-						tr: new([]string),
+						tr: &builtinSlots1[96],
 					},
 					explanation: alts{
 						list: []text{
@@ -10569,7 +10569,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[208],
 					},
 					fix: alts{
 						list: []text{
@@ -10577,7 +10577,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without a low priority setting, or later."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[209],
 					},
 				},
 			},
@@ -10595,7 +10595,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address age check not possible",
-						tr: new([]string),
+						tr: &builtinSlots1[97],
 					},
 					explanation: alts{
 						list: []text{
@@ -10618,7 +10618,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[210],
 					},
 					fix: alts{
 						list: []text{
@@ -10626,7 +10626,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without that check, or ask your email admin."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[211],
 					},
 				},
 			},
@@ -10662,7 +10662,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[212],
 					},
 				},
 			},
@@ -10699,7 +10699,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[213],
 					},
 				},
 			},
@@ -10717,7 +10717,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your domain accepts no mail",
-						tr: new([]string),
+						tr: &builtinSlots1[98],
 					},
 					explanation: alts{
 						list: []text{
@@ -10740,7 +10740,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[214],
 					},
 					fix: alts{
 						list: []text{
@@ -10748,7 +10748,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should give your domain a mail server (or use a sender address whose domain receives mail)."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[215],
 					},
 				},
 			},
@@ -10777,7 +10777,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[216],
 					},
 				},
 			},
@@ -10815,7 +10815,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "refused by a filter (user unknown)",
-						tr: new([]string),
+						tr: &builtinSlots1[99],
 					},
 					explanation: alts{
 						list: []text{
@@ -10838,7 +10838,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[217],
 					},
 					fix: alts{
 						list: []text{
@@ -10846,7 +10846,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos. If it is right, reach the recipient by other means and ask them or their email admin why their server refuses your mail."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[218],
 					},
 				},
 				stages: [5]words{
@@ -10854,7 +10854,7 @@ var builtinSet = &ruleSet{
 						owner: "sender",
 						summary: phrase{
 							en: "address does not exist",
-							tr: new([]string),
+							tr: &builtinSlots1[100],
 						},
 						explanation: alts{
 							list: []text{
@@ -10877,7 +10877,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 3,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[219],
 						},
 						fix: alts{
 							list: []text{
@@ -10885,7 +10885,7 @@ var builtinSet = &ruleSet{
 									{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book and lists."},
 								},
 							},
-							tr: new([][]text),
+							tr: &builtinSlots2[220],
 						},
 					},
 				},
@@ -11049,7 +11049,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "message expired",
-						tr: new([]string),
+						tr: &builtinSlots1[101],
 					},
 					explanation: alts{
 						list: []text{
@@ -11080,7 +11080,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 524291,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[221],
 					},
 					fix: alts{
 						list: []text{
@@ -11088,7 +11088,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address. If it is right, the receiving server was unavailable or kept putting the message off: send it again later (to fewer recipients at a time can help), and tell the recipient by other means so that their email admin checks their mail server."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[222],
 					},
 				},
 			},
@@ -11107,7 +11107,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relay access denied",
-						tr: new([]string),
+						tr: &builtinSlots1[102],
 					},
 					explanation: alts{
 						list: []text{
@@ -11137,7 +11137,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[223],
 					},
 					fix: alts{
 						list: []text{
@@ -11145,7 +11145,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix their domain's mail server settings or accepted domains; tell the recipient by other means."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[224],
 					},
 				},
 			},
@@ -11163,7 +11163,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop (too many hops)",
-						tr: new([]string),
+						tr: &builtinSlots1[103],
 					},
 					explanation: alts{
 						list: []text{
@@ -11186,7 +11186,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[225],
 					},
 					fix: alts{
 						list: []text{
@@ -11194,7 +11194,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Check the forwarding rules of your mailbox and ask the recipient to check theirs; whoever owns the looping forwarding or connector must fix it."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[226],
 					},
 				},
 			},
@@ -11212,7 +11212,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: new([]string),
+						tr: &builtinSlots1[104],
 					},
 					explanation: alts{
 						list: []text{
@@ -11235,7 +11235,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[227],
 					},
 					fix: alts{
 						list: []text{
@@ -11243,7 +11243,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[228],
 					},
 				},
 			},
@@ -11261,7 +11261,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "invalid characters",
-						tr: new([]string),
+						tr: &builtinSlots1[105],
 					},
 					explanation: alts{
 						list: []text{
@@ -11284,7 +11284,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[229],
 					},
 					fix: alts{
 						list: []text{
@@ -11292,7 +11292,7 @@ var builtinSet = &ruleSet{
 								{literal: "Update your email program or send the message from another one."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[230],
 					},
 				},
 			},
@@ -11352,7 +11352,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 540675,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[231],
 					},
 				},
 				byFact: [21]words{
@@ -11402,7 +11402,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 540675,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[232],
 						},
 					},
 				},
@@ -11439,7 +11439,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[233],
 					},
 				},
 			},
@@ -11468,7 +11468,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[234],
 					},
 				},
 				byFact: [21]words{
@@ -11476,7 +11476,7 @@ var builtinSet = &ruleSet{
 						owner: "recipient-admin",
 						summary: phrase{
 							en: "temporary DNS failure",
-							tr: new([]string),
+							tr: &builtinSlots1[106],
 						},
 						explanation: alts{
 							list: []text{
@@ -11511,7 +11511,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 16401,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[235],
 						},
 						fix: alts{
 							list: []text{
@@ -11527,7 +11527,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 16,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[236],
 						},
 					},
 				},
@@ -11564,7 +11564,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[237],
 					},
 				},
 			},
@@ -11600,7 +11600,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[238],
 					},
 				},
 			},
@@ -11629,7 +11629,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[239],
 					},
 				},
 			},
@@ -11665,7 +11665,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[240],
 					},
 					fix: alts{
 						list: []text{
@@ -11673,7 +11673,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[241],
 					},
 				},
 			},
@@ -11718,7 +11718,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[242],
 					},
 				},
 			},
@@ -11750,7 +11750,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "delivery not authorized",
-						tr: new([]string),
+						tr: &builtinSlots1[107],
 					},
 					explanation: alts{
 						list: []text{
@@ -11792,7 +11792,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[243],
 					},
 					fix: alts{
 						list: []text{
@@ -11800,7 +11800,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[244],
 					},
 				},
 				stages: [5]words{
@@ -11808,7 +11808,7 @@ var builtinSet = &ruleSet{
 						owner: "sender-admin",
 						summary: phrase{
 							en: "sending server or sender refused",
-							tr: new([]string),
+							tr: &builtinSlots1[108],
 						},
 						explanation: alts{
 							list: []text{
@@ -11850,7 +11850,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[245],
 						},
 						fix: alts{
 							list: []text{
@@ -11867,14 +11867,14 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 4096,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[246],
 						},
 					},
 					1: {
 						owner: "sender-admin",
 						summary: phrase{
 							en: "sending server or sender refused",
-							tr: new([]string),
+							tr: &builtinSlots1[109],
 						},
 						explanation: alts{
 							list: []text{
@@ -11916,7 +11916,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[247],
 						},
 						fix: alts{
 							list: []text{
@@ -11933,7 +11933,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 4096,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[248],
 						},
 					},
 				},
@@ -11952,7 +11952,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "refused for a security or policy reason",
-						tr: new([]string),
+						tr: &builtinSlots1[110],
 					},
 					explanation: alts{
 						list: []text{
@@ -11994,7 +11994,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[249],
 					},
 					fix: alts{
 						list: []text{
@@ -12002,7 +12002,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said. If it names a block list or a check of your domain, your email admin must act; otherwise ask the recipient, by other means, what their organization refused."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[250],
 					},
 				},
 				stages: [5]words{
@@ -12048,7 +12048,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[251],
 						},
 						fix: alts{
 							list: []text{
@@ -12056,7 +12056,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
 								},
 							},
-							tr: new([][]text),
+							tr: &builtinSlots2[252],
 						},
 					},
 					1: {
@@ -12101,7 +12101,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[253],
 						},
 						fix: alts{
 							list: []text{
@@ -12109,7 +12109,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
 								},
 							},
-							tr: new([][]text),
+							tr: &builtinSlots2[254],
 						},
 					},
 					2: {
@@ -12154,7 +12154,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   new([][]text),
+							tr:   &builtinSlots2[255],
 						},
 						fix: alts{
 							list: []text{
@@ -12162,7 +12162,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it."},
 								},
 							},
-							tr: new([][]text),
+							tr: &builtinSlots2[256],
 						},
 					},
 				},
@@ -12179,7 +12179,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "delivery delayed",
-						tr: new([]string),
+						tr: &builtinSlots1[111],
 					},
 					explanation: alts{
 						list: []text{
@@ -12221,7 +12221,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[257],
 					},
 				},
 				delays: true,
@@ -12295,7 +12295,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[258],
 					},
 				},
 			},
@@ -12546,7 +12546,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[259],
 					},
 				},
 			},
@@ -12589,7 +12589,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[260],
 					},
 					fix: alts{
 						list: []text{
@@ -12597,7 +12597,7 @@ var builtinSet = &ruleSet{
 								{literal: "Have someone who reads the report's language look at the server's reply in it, or forward the report to your email admin."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[261],
 					},
 				},
 				delays: true,
@@ -12661,7 +12661,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[262],
 					},
 					fix: alts{
 						list: []text{
@@ -12669,7 +12669,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said, if anything. If it is unclear, ask the recipient or their email admin, by other means, why mail from you is refused."},
 							},
 						},
-						tr: new([][]text),
+						tr: &builtinSlots2[263],
 					},
 				},
 			},
@@ -12717,7 +12717,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   new([][]text),
+						tr:   &builtinSlots2[264],
 					},
 				},
 			},
@@ -13232,7 +13232,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "SPF/DKIM/DMARC failure",
-				tr: new([]string),
+				tr: &builtinSlots1[112],
 			},
 			explanation: alts{
 				list: []text{
@@ -13255,7 +13255,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[265],
 			},
 			fix: alts{
 				list: []text{
@@ -13278,7 +13278,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 5120,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[266],
 			},
 		},
 	},
@@ -13288,7 +13288,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "poor sender reputation",
-				tr: new([]string),
+				tr: &builtinSlots1[113],
 			},
 			explanation: alts{
 				list: []text{
@@ -13311,7 +13311,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[267],
 			},
 			fix: alts{
 				list: []text{
@@ -13328,7 +13328,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 4096,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[268],
 			},
 		},
 	},
@@ -13338,7 +13338,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending server blocked",
-				tr: new([]string),
+				tr: &builtinSlots1[114],
 			},
 			explanation: alts{
 				list: []text{
@@ -13396,7 +13396,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 34819,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[269],
 			},
 			fix: alts{
 				list: []text{
@@ -13447,7 +13447,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 269312,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[270],
 			},
 		},
 	},
@@ -13457,7 +13457,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "invalid message format",
-				tr: new([]string),
+				tr: &builtinSlots1[115],
 			},
 			explanation: alts{
 				list: []text{
@@ -13480,7 +13480,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[271],
 			},
 			fix: alts{
 				list: []text{
@@ -13488,7 +13488,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Send the message again from another mail program, or without the unusual attachment or formatting. If it keeps failing, your email admin should check the program that produced it."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[272],
 			},
 		},
 		byFact: [21]words{
@@ -13496,7 +13496,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "mail loop",
-					tr: new([]string),
+					tr: &builtinSlots1[116],
 				},
 				explanation: alts{
 					list: []text{
@@ -13519,7 +13519,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[273],
 				},
 				fix: alts{
 					list: []text{
@@ -13527,7 +13527,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: new([][]text),
+					tr: &builtinSlots2[274],
 				},
 			},
 		},
@@ -13537,7 +13537,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "delivered",
-				tr: new([]string),
+				tr: &builtinSlots1[117],
 			},
 			explanation: alts{
 				list: []text{
@@ -13560,7 +13560,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[275],
 			},
 		},
 	},
@@ -13570,7 +13570,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large for the recipient",
-				tr: new([]string),
+				tr: &builtinSlots1[118],
 			},
 			explanation: alts{
 				list: []text{
@@ -13612,7 +13612,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8195,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[276],
 			},
 			fix: alts{
 				list: []text{
@@ -13638,7 +13638,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 12288,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[277],
 			},
 		},
 	},
@@ -13648,7 +13648,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery timed out",
-				tr: new([]string),
+				tr: &builtinSlots1[119],
 			},
 			explanation: alts{
 				list: []text{
@@ -13775,7 +13775,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1589283,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[278],
 			},
 			fix: alts{
 				list: []text{
@@ -13791,14 +13791,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16384,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[279],
 			},
 		},
 		byFact: [21]words{
 			11: {
 				summary: phrase{
 					en: "delivery timed out (DNS not answering)",
-					tr: new([]string),
+					tr: &builtinSlots1[120],
 				},
 				explanation: alts{
 					list: []text{
@@ -13829,7 +13829,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 524305,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[280],
 				},
 				fix: alts{
 					list: []text{
@@ -13845,7 +13845,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[281],
 				},
 			},
 			14: {
@@ -13878,7 +13878,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 540673,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[282],
 				},
 				fix: alts{
 					list: []text{
@@ -13894,7 +13894,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[283],
 				},
 			},
 			15: {
@@ -13927,7 +13927,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 540673,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[284],
 				},
 				fix: alts{
 					list: []text{
@@ -13943,7 +13943,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[285],
 				},
 			},
 		},
@@ -13954,7 +13954,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "encryption (TLS) failed",
-				tr: new([]string),
+				tr: &builtinSlots1[121],
 			},
 			explanation: alts{
 				list: []text{
@@ -13970,7 +13970,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[286],
 			},
 			fix: alts{
 				list: []text{
@@ -13978,7 +13978,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. The admins of both servers should check their encryption settings (certificates, protocol versions, security policies)."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[287],
 			},
 		},
 		byFact: [21]words{
@@ -13986,7 +13986,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "receiving server requires encryption",
-					tr: new([]string),
+					tr: &builtinSlots1[122],
 				},
 				explanation: alts{
 					list: []text{
@@ -14009,7 +14009,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[288],
 				},
 				fix: alts{
 					list: []text{
@@ -14017,14 +14017,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
 						},
 					},
-					tr: new([][]text),
+					tr: &builtinSlots2[289],
 				},
 			},
 			18: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server offers no encryption",
-					tr: new([]string),
+					tr: &builtinSlots1[123],
 				},
 				explanation: alts{
 					list: []text{
@@ -14047,7 +14047,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[290],
 				},
 				fix: alts{
 					list: []text{
@@ -14071,14 +14071,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16400,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[291],
 				},
 			},
 			19: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server could not start encryption",
-					tr: new([]string),
+					tr: &builtinSlots1[124],
 				},
 				explanation: alts{
 					list: []text{
@@ -14101,7 +14101,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[292],
 				},
 				fix: alts{
 					list: []text{
@@ -14117,14 +14117,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[293],
 				},
 			},
 			20: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server's certificate not accepted",
-					tr: new([]string),
+					tr: &builtinSlots1[125],
 				},
 				explanation: alts{
 					list: []text{
@@ -14147,7 +14147,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[294],
 				},
 				fix: alts{
 					list: []text{
@@ -14155,7 +14155,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Your email admin should relax the verification for that domain only if it is known to be safe."},
 						},
 					},
-					tr: new([][]text),
+					tr: &builtinSlots2[295],
 				},
 			},
 		},
@@ -14165,7 +14165,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "complaint report",
-				tr: new([]string),
+				tr: &builtinSlots1[126],
 			},
 			explanation: alts{
 				list: []text{
@@ -14173,7 +14173,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "A recipient or their provider flagged the message."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[296],
 			},
 			fix: alts{
 				list: []text{
@@ -14181,7 +14181,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Stop mailing the recipient who complained."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[297],
 			},
 		},
 	},
@@ -14191,7 +14191,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "refused by recipient-side filter",
-				tr: new([]string),
+				tr: &builtinSlots1[127],
 			},
 			explanation: alts{
 				list: []text{
@@ -14233,7 +14233,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[298],
 			},
 			fix: alts{
 				list: []text{
@@ -14241,7 +14241,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, to allow your address, or their email admin to relax the restriction. Changing the message is unlikely to help."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[299],
 			},
 		},
 	},
@@ -14252,7 +14252,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address has moved",
-				tr: new([]string),
+				tr: &builtinSlots1[128],
 			},
 			explanation: alts{
 				list: []text{
@@ -14275,7 +14275,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[300],
 			},
 			fix: alts{
 				list: []text{
@@ -14283,7 +14283,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[301],
 			},
 		},
 	},
@@ -14294,7 +14294,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain does not exist",
-				tr: new([]string),
+				tr: &builtinSlots1[129],
 			},
 			explanation: alts{
 				list: []text{
@@ -14317,7 +14317,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[302],
 			},
 			fix: alts{
 				list: []text{
@@ -14334,14 +14334,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[303],
 			},
 		},
 		byFact: [21]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: new([]string),
+					tr: &builtinSlots1[130],
 				},
 				explanation: alts{
 					list: []text{
@@ -14376,7 +14376,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[304],
 				},
 				fix: alts{
 					list: []text{
@@ -14393,7 +14393,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[305],
 				},
 			},
 		},
@@ -14404,7 +14404,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox full",
-				tr: new([]string),
+				tr: &builtinSlots1[131],
 			},
 			explanation: alts{
 				list: []text{
@@ -14427,7 +14427,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[306],
 			},
 			fix: alts{
 				list: []text{
@@ -14435,7 +14435,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[307],
 			},
 		},
 	},
@@ -14445,7 +14445,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery program failed",
-				tr: new([]string),
+				tr: &builtinSlots1[132],
 			},
 			explanation: alts{
 				list: []text{
@@ -14468,7 +14468,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[308],
 			},
 			fix: alts{
 				list: []text{
@@ -14476,7 +14476,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[309],
 			},
 		},
 	},
@@ -14486,7 +14486,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large",
-				tr: new([]string),
+				tr: &builtinSlots1[133],
 			},
 			explanation: alts{
 				list: []text{
@@ -14528,7 +14528,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8195,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[310],
 			},
 			fix: alts{
 				list: []text{
@@ -14554,7 +14554,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 12288,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[311],
 			},
 		},
 	},
@@ -14564,7 +14564,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "network or DNS problem",
-				tr: new([]string),
+				tr: &builtinSlots1[134],
 			},
 			explanation: alts{
 				list: []text{
@@ -14587,7 +14587,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16385,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[312],
 			},
 			fix: alts{
 				list: []text{
@@ -14595,14 +14595,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Usually temporary: the sending server retries on its own. If the message failed for good, send it again later; if it keeps failing, tell the recipient by other means so that their admin checks their domain's settings and mail servers."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[313],
 			},
 		},
 		byFact: [21]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: new([]string),
+					tr: &builtinSlots1[135],
 				},
 				explanation: alts{
 					list: []text{
@@ -14625,7 +14625,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[314],
 				},
 				fix: alts{
 					list: []text{
@@ -14633,14 +14633,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: new([][]text),
+					tr: &builtinSlots2[315],
 				},
 			},
 			11: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "temporary DNS failure",
-					tr: new([]string),
+					tr: &builtinSlots1[136],
 				},
 				explanation: alts{
 					list: []text{
@@ -14675,7 +14675,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[316],
 				},
 				fix: alts{
 					list: []text{
@@ -14691,13 +14691,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[317],
 				},
 			},
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: new([]string),
+					tr: &builtinSlots1[137],
 				},
 				explanation: alts{
 					list: []text{
@@ -14732,7 +14732,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[318],
 				},
 				fix: alts{
 					list: []text{
@@ -14749,14 +14749,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[319],
 				},
 			},
 			13: {
 				owner: "sender",
 				summary: phrase{
 					en: "domain not found",
-					tr: new([]string),
+					tr: &builtinSlots1[138],
 				},
 				explanation: alts{
 					list: []text{
@@ -14779,7 +14779,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 17,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[320],
 				},
 				fix: alts{
 					list: []text{
@@ -14796,13 +14796,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[321],
 				},
 			},
 			14: {
 				summary: phrase{
 					en: "receiving server refused the connection",
-					tr: new([]string),
+					tr: &builtinSlots1[139],
 				},
 				explanation: alts{
 					list: []text{
@@ -14825,7 +14825,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[322],
 				},
 				fix: alts{
 					list: []text{
@@ -14841,13 +14841,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[323],
 				},
 			},
 			15: {
 				summary: phrase{
 					en: "receiving server did not answer",
-					tr: new([]string),
+					tr: &builtinSlots1[140],
 				},
 				explanation: alts{
 					list: []text{
@@ -14870,7 +14870,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[324],
 				},
 				fix: alts{
 					list: []text{
@@ -14886,7 +14886,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[325],
 				},
 			},
 		},
@@ -14897,7 +14897,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "relaying denied",
-				tr: new([]string),
+				tr: &builtinSlots1[141],
 			},
 			explanation: alts{
 				list: []text{
@@ -14927,7 +14927,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[326],
 			},
 			fix: alts{
 				list: []text{
@@ -14935,7 +14935,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must make their domain's mail server settings point to a server that accepts it; if you send through your own organization's server, ask your email admin to allow you to send through it."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[327],
 			},
 		},
 	},
@@ -14946,7 +14946,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain accepts no mail",
-				tr: new([]string),
+				tr: &builtinSlots1[142],
 			},
 			explanation: alts{
 				list: []text{
@@ -14969,7 +14969,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[328],
 			},
 			fix: alts{
 				list: []text{
@@ -14986,14 +14986,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[329],
 			},
 		},
 		byFact: [21]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: new([]string),
+					tr: &builtinSlots1[143],
 				},
 				explanation: alts{
 					list: []text{
@@ -15028,7 +15028,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[330],
 				},
 				fix: alts{
 					list: []text{
@@ -15045,7 +15045,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[331],
 				},
 			},
 		},
@@ -15056,7 +15056,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "message not standard",
-				tr: new([]string),
+				tr: &builtinSlots1[144],
 			},
 			explanation: alts{
 				list: []text{
@@ -15079,7 +15079,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[332],
 			},
 			fix: alts{
 				list: []text{
@@ -15094,7 +15094,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[333],
 			},
 		},
 	},
@@ -15104,7 +15104,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "delivery on hold",
-				tr: new([]string),
+				tr: &builtinSlots1[145],
 			},
 			explanation: alts{
 				list: []text{
@@ -15146,7 +15146,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[334],
 			},
 			fix: alts{
 				list: []text{
@@ -15154,7 +15154,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[335],
 			},
 		},
 	},
@@ -15164,7 +15164,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "refused by policy",
-				tr: new([]string),
+				tr: &builtinSlots1[146],
 			},
 			explanation: alts{
 				list: []text{
@@ -15206,7 +15206,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[336],
 			},
 			fix: alts{
 				list: []text{
@@ -15228,7 +15228,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 327680,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[337],
 			},
 		},
 		stages: [5]words{
@@ -15236,7 +15236,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
-					tr: new([]string),
+					tr: &builtinSlots1[147],
 				},
 				explanation: alts{
 					list: []text{
@@ -15278,7 +15278,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[338],
 				},
 				fix: alts{
 					list: []text{
@@ -15295,14 +15295,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 262144,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[339],
 				},
 			},
 			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
-					tr: new([]string),
+					tr: &builtinSlots1[148],
 				},
 				explanation: alts{
 					list: []text{
@@ -15344,7 +15344,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[340],
 				},
 				fix: alts{
 					list: []text{
@@ -15361,14 +15361,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 262144,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[341],
 				},
 			},
 			2: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "recipient refused by policy",
-					tr: new([]string),
+					tr: &builtinSlots1[149],
 				},
 				explanation: alts{
 					list: []text{
@@ -15410,7 +15410,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[342],
 				},
 				fix: alts{
 					list: []text{
@@ -15427,7 +15427,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 262144,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[343],
 				},
 			},
 		},
@@ -15438,7 +15438,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sender address refused",
-				tr: new([]string),
+				tr: &builtinSlots1[150],
 			},
 			explanation: alts{
 				list: []text{
@@ -15480,7 +15480,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[344],
 			},
 			fix: alts{
 				list: []text{
@@ -15497,14 +15497,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 262144,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[345],
 			},
 		},
 		byFact: [21]words{
 			13: {
 				summary: phrase{
 					en: "sender domain not found",
-					tr: new([]string),
+					tr: &builtinSlots1[151],
 				},
 				explanation: alts{
 					list: []text{
@@ -15527,7 +15527,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[346],
 				},
 				fix: alts{
 					list: []text{
@@ -15535,7 +15535,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 						},
 					},
-					tr: new([][]text),
+					tr: &builtinSlots2[347],
 				},
 			},
 		},
@@ -15546,7 +15546,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "no reverse DNS",
-				tr: new([]string),
+				tr: &builtinSlots1[152],
 			},
 			explanation: alts{
 				list: []text{
@@ -15577,7 +15577,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32771,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[348],
 			},
 			fix: alts{
 				list: []text{
@@ -15593,7 +15593,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32768,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[349],
 			},
 		},
 	},
@@ -15603,7 +15603,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "security requirement not met",
-				tr: new([]string),
+				tr: &builtinSlots1[153],
 			},
 			explanation: alts{
 				list: []text{
@@ -15645,7 +15645,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[350],
 			},
 			fix: alts{
 				list: []text{
@@ -15653,7 +15653,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[351],
 			},
 		},
 	},
@@ -15663,7 +15663,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "judged as spam",
-				tr: new([]string),
+				tr: &builtinSlots1[154],
 			},
 			explanation: alts{
 				list: []text{
@@ -15686,7 +15686,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[352],
 			},
 			fix: alts{
 				list: []text{
@@ -15694,7 +15694,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Look at what may look like spam in the message (many links or link shorteners, an image with little text, a misleading subject, unexpected attachments) and send a plainer version. If it is ordinary mail, ask the recipient by other means to add your address to their safe senders."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[353],
 			},
 		},
 		stages: [5]words{
@@ -15702,7 +15702,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: new([]string),
+					tr: &builtinSlots1[155],
 				},
 				explanation: alts{
 					list: []text{
@@ -15744,7 +15744,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 2051,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[354],
 				},
 				fix: alts{
 					list: []text{
@@ -15761,14 +15761,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[355],
 				},
 			},
 			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: new([]string),
+					tr: &builtinSlots1[156],
 				},
 				explanation: alts{
 					list: []text{
@@ -15810,7 +15810,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 2051,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[356],
 				},
 				fix: alts{
 					list: []text{
@@ -15827,14 +15827,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[357],
 				},
 			},
 			2: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: new([]string),
+					tr: &builtinSlots1[157],
 				},
 				explanation: alts{
 					list: []text{
@@ -15876,7 +15876,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 2051,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[358],
 				},
 				fix: alts{
 					list: []text{
@@ -15893,7 +15893,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[359],
 				},
 			},
 		},
@@ -15902,7 +15902,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: new([]string),
+					tr: &builtinSlots1[158],
 				},
 				explanation: alts{
 					list: []text{
@@ -15948,7 +15948,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 196611,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[360],
 				},
 				fix: alts{
 					list: []text{
@@ -15962,7 +15962,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65536,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[361],
 				},
 			},
 		},
@@ -15973,7 +15973,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending rate limit",
-				tr: new([]string),
+				tr: &builtinSlots1[159],
 			},
 			explanation: alts{
 				list: []text{
@@ -15996,7 +15996,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[362],
 			},
 			fix: alts{
 				list: []text{
@@ -16013,7 +16013,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 4096,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[363],
 			},
 		},
 	},
@@ -16023,7 +16023,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "suppressed address",
-				tr: new([]string),
+				tr: &builtinSlots1[160],
 			},
 			explanation: alts{
 				list: []text{
@@ -16039,7 +16039,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[364],
 			},
 			fix: alts{
 				list: []text{
@@ -16047,7 +16047,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. Take it off the suppression list (in the sending service's settings) only if you know that it works again; otherwise remove it from your lists."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[365],
 			},
 		},
 	},
@@ -16057,7 +16057,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "mailbox disabled",
-				tr: new([]string),
+				tr: &builtinSlots1[161],
 			},
 			explanation: alts{
 				list: []text{
@@ -16080,7 +16080,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[366],
 			},
 			fix: alts{
 				list: []text{
@@ -16088,7 +16088,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[367],
 			},
 		},
 	},
@@ -16098,7 +16098,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "mail protocol error",
-				tr: new([]string),
+				tr: &builtinSlots1[162],
 			},
 			explanation: alts{
 				list: []text{
@@ -16121,7 +16121,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[368],
 			},
 			fix: alts{
 				list: []text{
@@ -16129,7 +16129,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[369],
 			},
 		},
 	},
@@ -16139,7 +16139,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "error at the receiving system",
-				tr: new([]string),
+				tr: &builtinSlots1[163],
 			},
 			explanation: alts{
 				list: []text{
@@ -16181,7 +16181,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[370],
 			},
 			fix: alts{
 				list: []text{
@@ -16189,14 +16189,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[371],
 			},
 		},
 		byFact: [21]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: new([]string),
+					tr: &builtinSlots1[164],
 				},
 				explanation: alts{
 					list: []text{
@@ -16219,7 +16219,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[372],
 				},
 				fix: alts{
 					list: []text{
@@ -16227,7 +16227,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: new([][]text),
+					tr: &builtinSlots2[373],
 				},
 			},
 		},
@@ -16238,7 +16238,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "receiving system out of storage",
-				tr: new([]string),
+				tr: &builtinSlots1[165],
 			},
 			explanation: alts{
 				list: []text{
@@ -16261,7 +16261,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[374],
 			},
 			fix: alts{
 				list: []text{
@@ -16269,7 +16269,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[375],
 			},
 		},
 	},
@@ -16279,7 +16279,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "too many connections",
-				tr: new([]string),
+				tr: &builtinSlots1[166],
 			},
 			explanation: alts{
 				list: []text{
@@ -16302,7 +16302,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[376],
 			},
 			fix: alts{
 				list: []text{
@@ -16310,7 +16310,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[377],
 			},
 		},
 		byFact: [21]words{
@@ -16318,7 +16318,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "too many recipients",
-					tr: new([]string),
+					tr: &builtinSlots1[167],
 				},
 				explanation: alts{
 					list: []text{
@@ -16360,7 +16360,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 8195,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[378],
 				},
 				fix: alts{
 					list: []text{
@@ -16374,7 +16374,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 8192,
-					tr:   new([][]text),
+					tr:   &builtinSlots2[379],
 				},
 			},
 		},
@@ -16385,7 +16385,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "undetermined failure",
-				tr: new([]string),
+				tr: &builtinSlots1[168],
 			},
 			explanation: alts{
 				list: []text{
@@ -16420,7 +16420,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[380],
 			},
 			fix: alts{
 				list: []text{
@@ -16440,7 +16440,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 4096,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[381],
 			},
 		},
 	},
@@ -16451,7 +16451,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address does not exist",
-				tr: new([]string),
+				tr: &builtinSlots1[169],
 			},
 			explanation: alts{
 				list: []text{
@@ -16474,7 +16474,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[382],
 			},
 			fix: alts{
 				list: []text{
@@ -16482,7 +16482,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[383],
 			},
 		},
 	},
@@ -16491,7 +16491,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "auto-reply",
-				tr: new([]string),
+				tr: &builtinSlots1[170],
 			},
 			explanation: alts{
 				list: []text{
@@ -16499,7 +16499,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: new([][]text),
+				tr: &builtinSlots2[384],
 			},
 		},
 	},
@@ -16509,7 +16509,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "malware detected",
-				tr: new([]string),
+				tr: &builtinSlots1[171],
 			},
 			explanation: alts{
 				list: []text{
@@ -16591,7 +16591,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 196611,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[385],
 			},
 			fix: alts{
 				list: []text{
@@ -16605,8 +16605,16 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65536,
-				tr:   new([][]text),
+				tr:   &builtinSlots2[386],
 			},
 		},
 	},
 }
+
+// builtinSlots1 are the translations of the []string slots, filled when first needed:
+// zero data, so that starting writes none of the rules' pages.
+var builtinSlots1 [172][]string
+
+// builtinSlots2 are the translations of the [][]text slots, filled when first needed:
+// zero data, so that starting writes none of the rules' pages.
+var builtinSlots2 [387][][]text

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"go/ast"
 	"go/format"
+	"go/parser"
+	"go/token"
+	"go/types"
 	"os"
 	"reflect"
 	"slices"
@@ -44,6 +48,28 @@ func TestBuiltinGenerated(t *testing.T) {
 	}
 	if !generated.Check(t, builtinGenFile, src, *update, "go generate ./rules") {
 		return
+	}
+}
+
+// TestBuiltinGeneratedMakesNoCalls checks that builtin_gen.go is static
+// data: a call in it (new(T) was one, 538 times) runs at every start of
+// the binary, before main, and writes into the rules' pages (issue 14).
+func TestBuiltinGeneratedMakesNoCalls(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), builtinGenFile, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	ast.Inspect(f, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			if calls++; calls <= 3 {
+				t.Errorf("%s has a call, run at start: %s(...)", builtinGenFile, types.ExprString(c.Fun))
+			}
+		}
+		return true
+	})
+	if calls > 3 {
+		t.Errorf("%s has %d calls in all, expected none", builtinGenFile, calls)
 	}
 }
 
@@ -132,6 +158,7 @@ func generateBuiltin(set *ruleSet, digest string) ([]byte, error) {
 	for _, v := range g.side {
 		fmt.Fprintf(&b, "\nvar %s = %s\n", v.name, v.value)
 	}
+	g.writeSlots(&b)
 	return format.Source(b.Bytes())
 }
 
@@ -144,6 +171,44 @@ type goWriter struct {
 	b       bytes.Buffer
 	imports map[string]bool
 	side    []sideVar // the arrays the values of maps point into
+	slots   *slotArrays
+}
+
+// slotArrays are the zero arrays that the pointers to empty slices point
+// into (phrase.tr, alts.tr: filled by the translations when first needed),
+// one array per slice type, one element per pointer.
+type slotArrays struct {
+	names []string       // in order of first use
+	types map[string]int // type -> index in names and counts
+	count []int
+}
+
+// slot returns the address of a new element of the slot array of type t
+// (a slice type, as written).
+func (g *goWriter) slot(t string) string {
+	if g.slots == nil {
+		g.slots = &slotArrays{types: map[string]int{}}
+	}
+	s := g.slots
+	i, ok := s.types[t]
+	if !ok {
+		i = len(s.names)
+		s.types[t] = i
+		s.names = append(s.names, t)
+		s.count = append(s.count, 0)
+	}
+	s.count[i]++
+	return fmt.Sprintf("&builtinSlots%d[%d]", i+1, s.count[i]-1)
+}
+
+// writeSlots declares the slot arrays.
+func (g *goWriter) writeSlots(b interface{ WriteString(string) (int, error) }) {
+	if g.slots == nil {
+		return
+	}
+	for i, t := range g.slots.names {
+		b.WriteString(fmt.Sprintf("\n// builtinSlots%d are the translations of the %s slots, filled when first needed:\n// zero data, so that starting writes none of the rules' pages.\nvar builtinSlots%d [%d]%s\n", i+1, t, i+1, g.slots.count[i], t))
+	}
 }
 
 // String returns what was written, with the side variables.
@@ -153,6 +218,7 @@ func (g *goWriter) String() string {
 	for _, v := range g.side {
 		fmt.Fprintf(&b, "\nvar %s = %s\n", v.name, v.value)
 	}
+	g.writeSlots(&b)
 	return b.String()
 }
 
@@ -226,8 +292,10 @@ func (g *goWriter) value(v reflect.Value, elided bool) error {
 			return g.value(v.Elem(), elided)
 		case t.Elem().Kind() == reflect.Slice && v.Elem().Len() == 0:
 			// A slot the translations fill when first needed (phrase.tr,
-			// alts.tr): empty when compiled, one of its own per word.
-			fmt.Fprintf(&g.b, "new(%s)", g.typeName(t.Elem()))
+			// alts.tr): empty when compiled, one of its own per word. An
+			// element of a zero array rather than new(T): new is a call,
+			// run at start, that writes the pointer into the rules' data.
+			g.b.WriteString(g.slot(g.typeName(t.Elem())))
 		default:
 			return fmt.Errorf("cannot write a %s as static data", t)
 		}
@@ -320,7 +388,10 @@ func (g *goWriter) value(v reflect.Value, elided bool) error {
 		var side *goWriter
 		var sideName string
 		if t.Elem().Kind() == reflect.Pointer && t.Elem().Elem().Kind() == reflect.Struct {
-			side = &goWriter{imports: g.imports}
+			if g.slots == nil {
+				g.slots = &slotArrays{types: map[string]int{}}
+			}
+			side = &goWriter{imports: g.imports, slots: g.slots}
 			sideName = fmt.Sprintf("builtinData%d", len(g.side)+1)
 			fmt.Fprintf(&side.b, "[...]%s{", side.typeName(t.Elem().Elem()))
 		}
