@@ -328,13 +328,18 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 // extract runs the extractors on text (normalized; orig is the same with its
 // case kept, hits its phrases), for the facts not set yet.
 func (e *Engine) extract(text, orig []byte, hits []uint64, ascii bool, fs *Facts, src *[numFacts]factSource) {
+	have := fs.set()
 	for _, x := range e.extractors {
 		if len(x.text) > 0 && !x.text.any(hits) {
 			continue
 		}
 		for _, p := range x.regexps {
+			if b := p.captureBits(); b != 0 && b&^have == 0 {
+				continue // every fact it captures is set: capture would keep none
+			}
 			if m := p.find(text, ascii); m != nil {
 				capture(p.subexpNames(), m, orig, fs, src, factSource{x.id, x.file, x.line}, x.bytes)
+				have = fs.set()
 			}
 		}
 	}
@@ -353,13 +358,13 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, 
 	lacking := func(i int) bool {
 		return isNoticeFact(facts[i]) && fs.v[i] == "" && want.has(slotFact0+slot(i))
 	}
-	missing := false
+	var lack factSet
 	for _, f := range noticeFacts {
-		if lacking(slotIndexOf(f)) {
-			missing = true
+		if i := slotIndexOf(f); lacking(i) {
+			lack |= 1 << i
 		}
 	}
-	if !missing {
+	if lack == 0 {
 		return
 	}
 	if len(n) > maxNotice {
@@ -384,16 +389,17 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, 
 		// the others' regexps would run over the notice for nothing.
 		need := false
 		for _, p := range x.regexps {
-			for _, name := range p.subexpNames() {
-				if i, ok := factIndex(name); ok && lacking(i) {
-					need = true
-				}
+			if p.captureBits()&lack != 0 {
+				need = true
 			}
 		}
 		if !need || (len(x.text) > 0 && !x.text.any(sc.nhits)) {
 			continue
 		}
 		for _, p := range x.regexps {
+			if p.captureBits()&lack&^got.set() == 0 {
+				continue // it captures no fact still lacking: got would keep none that is copied
+			}
 			if m := p.find(sc.ntext, ascii); m != nil {
 				if len(sc.norig) == 0 {
 					sc.norig = foldSpace(sc.norig[:0], n)
