@@ -92,7 +92,9 @@ func (w *walker) walk(h Header, b []byte, off, depth int) {
 			// RFC 2046 section 5.1.1 requires a boundary; read the body as text.
 			ct.MediaType = "text/plain"
 		} else {
-			spans, complete := splitMultipart(b, ct.Boundary)
+			// A multipart has a few parts: their places stay on the stack.
+			var room [8]span
+			spans, complete := splitMultipart(room[:0], b, ct.Boundary)
 			if !complete {
 				w.truncated = true
 			}
@@ -118,14 +120,16 @@ func (w *walker) walk(h Header, b []byte, off, depth int) {
 type span struct{ start, end int }
 
 // splitMultipart cuts the body of a multipart entity at its boundary
-// delimiters (RFC 2046 section 5.1.1) and returns where the body parts are.
+// delimiters (RFC 2046 section 5.1.1) and appends to parts where the body
+// parts are.
 // A delimiter counts only at the start of a line; the rest of its line is
 // transport padding. complete is false when the close delimiter is missing;
 // the last part then runs to the end of the body. At most MaxParts parts are
 // returned (complete is then false).
-func splitMultipart(b []byte, boundary string) (parts []span, complete bool) {
-	delim := make([]byte, 0, len(boundary)+2)
-	delim = append(delim, "--"...)
+func splitMultipart(parts []span, b []byte, boundary string) (_ []span, complete bool) {
+	// RFC 2046 section 5.1.1: a boundary has at most 70 characters.
+	var room [72]byte
+	delim := append(room[:0], "--"...)
 	delim = append(delim, boundary...)
 	// The delimiter is looked for by the boundary without its leading
 	// dashes: a search looks for the first byte of what it is given
