@@ -19,8 +19,12 @@ import (
 // output of an earlier, slower input is awaited.
 const explainFilesInFlight = 4
 
-// maxPooledOutput is the largest output buffer kept for the next file.
-const maxPooledOutput = 1 << 20
+// maxPooledOutput is the largest output buffer kept for the next file,
+// and maxPooledInput the largest message buffer a worker keeps.
+const (
+	maxPooledOutput = 1 << 20
+	maxPooledInput  = 1 << 20
+)
 
 // explainItemKind says what an explainItem stands for.
 type explainItemKind uint8
@@ -92,8 +96,11 @@ func explainInputs(inputs []string, stdin io.Reader, out, stderr io.Writer, engi
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// The worker's buffer for the files it reads: nothing of a
+			// message is kept once it is explained.
+			var buf []byte
 			for it := range work {
-				explainFile(it, engine, o)
+				buf = explainFile(it, engine, o, buf)
 				close(it.done)
 			}
 		}()
@@ -205,24 +212,30 @@ func listInputs(inputs []string, send func(*explainItem)) {
 }
 
 // explainFile reads and explains the file of it into its buffers; an mbox
-// file is left open for the writer to read in turn.
-func explainFile(it *explainItem, engine *rules.Engine, o *explainOptions) {
+// file is left open for the writer to read in turn. It reads the file into
+// buf's array when it fits, and returns the array to read the next file
+// into (none when it grew beyond maxPooledInput).
+func explainFile(it *explainItem, engine *rules.Engine, o *explainOptions, buf []byte) []byte {
 	it.ok = true
 	f, err := os.Open(it.name)
 	if err != nil {
 		it.err = err
-		return
+		return buf
 	}
-	raw, mbox, err := readSingle(it.name, f)
+	raw, mbox, err := readSingle(it.name, f, buf)
 	if mbox != nil {
 		it.mbox, it.mboxFile = mbox, f
-		return
+		return buf
 	}
 	f.Close()
 	if err != nil {
 		it.err = err
-		return
+		return buf
 	}
 	it.found = 1
 	it.ok = explainMessage(&it.out, inputMessage{file: it.name, raw: raw}, engine, o, &it.errOut)
+	if cap(raw) > maxPooledInput {
+		return nil
+	}
+	return raw[:0]
 }

@@ -30,7 +30,7 @@ func (m inputMessage) label() string {
 // readMessages reads r as an mbox when it starts with a "From " line, else
 // as one message.
 func readMessages(name string, r io.Reader, emit func(inputMessage)) (int, error) {
-	raw, br, err := readSingle(name, r)
+	raw, br, err := readSingle(name, r, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -41,23 +41,30 @@ func readMessages(name string, r io.Reader, emit func(inputMessage)) (int, error
 	return readMbox(name, br, emit)
 }
 
-// readSingle reads r whole when it is one message; when it is an mbox (it
-// starts with a "From " line) it returns the reader positioned at its start
-// instead, for readMbox.
-func readSingle(name string, r io.Reader) (raw []byte, mbox *bufio.Reader, err error) {
-	// Buffers fit the file when its size is known: a bounce is a few kB,
-	// and explain reads hundreds of them; a 64 KiB reader and a growing
-	// ReadAll per file were a tenth of its time (perf, over the shared
-	// corpus).
-	size := sizeOf(r)
-	br := bufio.NewReaderSize(r, int(min(max(size, 16), 64<<10)))
-	head, _ := br.Peek(len(mboxFromLine))
-	if bytes.Equal(head, mboxFromLine) {
-		return nil, br, nil
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, min(size, maxExplainInput)+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(br, maxExplainInput)); err != nil {
+// readSingle reads r whole when it is one message, into dst's array when
+// it is large enough; when r is an mbox (it starts with a "From " line) it
+// returns a reader of it from its start instead, for readMbox.
+func readSingle(name string, r io.Reader, dst []byte) (raw []byte, mbox *bufio.Reader, err error) {
+	var head [len("From ")]byte // mboxFromLine
+	n, err := io.ReadFull(r, head[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return nil, nil, fmt.Errorf("%s: %v", name, err)
+	}
+	size := sizeOf(r)
+	if bytes.Equal(head[:n], mboxFromLine) {
+		rest := io.MultiReader(bytes.NewReader(head[:n]), r)
+		return nil, bufio.NewReaderSize(rest, int(min(max(size, 16), 64<<10))), nil
+	}
+	// The file is read straight into a buffer that fits it (its size is
+	// known): a bounce is a few kB, and explain reads hundreds of them; a
+	// reader's buffer, a copy from it and a growing ReadAll per file were
+	// a tenth of its time (perf, over the shared corpus).
+	buf := bytes.NewBuffer(append(dst[:0], head[:n]...))
+	buf.Grow(int(min(size, maxExplainInput)) + bytes.MinRead)
+	if n == len(head) {
+		if _, err := buf.ReadFrom(io.LimitReader(r, maxExplainInput-int64(n))); err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", name, err)
+		}
 	}
 	// Whatever is beyond the cap is not read: reports put what matters first.
 	return buf.Bytes(), nil, nil
