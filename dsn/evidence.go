@@ -1,7 +1,6 @@
 package dsn
 
 import (
-
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
 )
