@@ -82,7 +82,10 @@ const (
 // record is a record made ready for the rules: its codes read, its text
 // normalized and its phrases found.
 type record struct {
-	in        *Input
+	// in is a copy of the record read: with a pointer to the caller's,
+	// the compiler kept the caller's on the heap (an allocation per
+	// record; issue 14).
+	in        Input
 	diag      string // the diagnostic, cut at maxDiagnostic
 	st        smtpcode.Status
 	hasStatus bool
@@ -94,7 +97,7 @@ type record struct {
 
 // prepare reads in for the rules; the caller returns rec.sc to the pool.
 func (e *Engine) prepare(in *Input) record {
-	rec := record{in: in, diag: in.Diagnostic}
+	rec := record{in: *in, diag: in.Diagnostic}
 	if len(rec.diag) > maxDiagnostic {
 		rec.diag = rec.diag[:maxDiagnostic]
 	}
@@ -119,7 +122,7 @@ func (e *Engine) prepare(in *Input) record {
 }
 
 func (rec *record) matches(r *rule) bool {
-	return r.matches(rec.in, rec.st, rec.hasStatus, rec.rp, rec.action, rec.sc)
+	return r.matches(&rec.in, rec.st, rec.hasStatus, rec.rp, rec.action, rec.sc)
 }
 
 // Classify reads one recipient record, in English.
@@ -239,7 +242,7 @@ func slotIndexOf(f Fact) int {
 // sentences writes the explanation and the fix of a reading in language
 // lang.
 func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reasonDef, ruleWords, w words, lang int) (explanation, fix string) {
-	in, action := rec.in, rec.action
+	in, action := &rec.in, rec.action
 	texts := e.textsFor(lang)
 	cause := first(t.Cause, rd.Cause, texts[textUnknownCause].plain())
 	var vals, standIn slotValues
