@@ -1,8 +1,6 @@
 package dsn
 
 import (
-	"strings"
-
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
 )
@@ -102,13 +100,7 @@ func headerEvidence(h message.Header) (sender, subject bool) {
 	if rp := headerValue(h, "Return-Path"); string(rp) == "<>" || hasPrefixFoldBytes(auto, "auto-generated") {
 		sender = true
 	}
-	subj := ascii.LowerString(message.DecodeWords(h.GetString("Subject")))
-	for _, w := range bounceSubjects {
-		if strings.Contains(subj, w) {
-			subject = true
-			break
-		}
-	}
+	subject = headerContainsAny(h, "Subject", bounceSubjects)
 	// Auto-Submitted: auto-replied marks vacation replies as much as
 	// bounces (Gmail, Exim and Postfix mark theirs so): it makes an
 	// automatic sender only with a bounce subject.
@@ -121,13 +113,7 @@ func headerEvidence(h message.Header) (sender, subject bool) {
 // daemonFrom says whether the From of a message is a mailer daemon's
 // (one of daemonSenders).
 func daemonFrom(h message.Header) bool {
-	from := ascii.LowerString(message.DecodeWords(h.GetString("From")))
-	for _, w := range daemonSenders {
-		if strings.Contains(from, w) {
-			return true
-		}
-	}
-	return false
+	return headerContainsAny(h, "From", daemonSenders)
 }
 
 // daemonSenders are lower-case parts of the From of automatic bounce senders.

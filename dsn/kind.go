@@ -94,13 +94,7 @@ func isAutoReply(h message.Header) bool {
 	if v := headerValue(h, "X-Auto-Response-Suppress"); len(v) > 0 && h.Has("X-MS-Exchange-Inbox-Rules-Loop") {
 		return true
 	}
-	s := ascii.LowerString(message.DecodeWords(h.GetString("Subject")))
-	for _, p := range autoReplySubjects {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
+	return headerContainsAny(h, "Subject", autoReplySubjects)
 }
 
 // autoReplySubjects are lower-case subject words of auto-responders.

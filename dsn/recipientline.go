@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 )
@@ -152,10 +153,14 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 		if gt < 0 {
 			return "", nil, lineNone
 		}
-		a := cleanAddress(string(t[1:gt]))
+		// Read in place; copied only when it is an address (most lines
+		// that start with "<" in a notice are not one).
+		in := t[1:gt]
+		a := cleanAddress(unsafe.String(unsafe.SliceData(in), len(in)))
 		if !plausibleAddress(a) {
 			return "", nil, lineNone
 		}
+		a = strings.Clone(a)
 		rest = bytes.TrimLeft(t[gt+1:], " \t:")
 		if len(rest) > 0 && (rest[0] == ',' || rest[0] == ')') {
 			// A list, or the end of a parenthesis that started on the

@@ -2,6 +2,7 @@ package dsn
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
@@ -12,29 +13,35 @@ import (
 // report entered transport. When it came "from" a named host other than
 // the local one, that host wrote the report; else the "by" host did.
 func receivedReporter(h message.Header) string {
-	var last []byte
+	last := -1
 	for i := range h {
 		if ascii.EqualFold(h[i].Name, "Received") {
-			last = h[i].Value()
+			last = i
 		}
 	}
-	if last == nil {
+	if last < 0 {
 		return ""
 	}
-	// One copy of the field: the host returned is a part of it.
-	v := string(last)
+	// The field is read in place (unfolded only when folded) and only the
+	// host returned is copied: a Received field is long, and most of a
+	// report's are folded (issue 14: allocations per message).
+	b := h[last].Value()
+	if len(b) == 0 {
+		return ""
+	}
+	v := unsafe.String(unsafe.SliceData(b), len(b))
 	from := ""
 	if ascii.HasPrefixFold(v, "from ") {
 		from = hostToken(v[5:])
 	}
 	if from != "" && from != "localhost" && !strings.HasPrefix(from, "127.") && strings.Contains(from, ".") && !isIPv4(from) {
-		return from
+		return strings.Clone(from)
 	}
 	if k := indexFold(v, " by "); k >= 0 || ascii.HasPrefixFold(v, "by ") {
 		if k < 0 {
 			k = -1
 		}
-		return hostToken(v[k+4:])
+		return strings.Clone(hostToken(v[k+4:]))
 	}
 	return ""
 }

@@ -3,8 +3,10 @@ package dsn
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
 )
 
@@ -110,4 +112,32 @@ func matchSpaced(s string, i int, phrase string) bool {
 		i++
 	}
 	return true
+}
+
+// maxShortField is the longest field value headerContainsAny lowers on the
+// stack.
+const maxShortField = 256
+
+// headerContainsAny says whether any of words (lower case) occurs in the
+// value of the field called name, decoded (RFC 2047) and in ASCII lower
+// case: strings.Contains(ascii.LowerString(message.DecodeWords(h.GetString(name))), w)
+// for a w of words. A short value that is valid UTF-8 without an encoded
+// word decodes to itself: it is lowered into a buffer on the stack rather
+// than copied twice (issue 14: the Subject and From of every message).
+func headerContainsAny(h message.Header, name string, words []string) bool {
+	v := headerValue(h, name)
+	var buf [maxShortField]byte
+	var s string
+	if len(v) <= len(buf) && !bytes.Contains(v, []byte("=?")) && utf8.Valid(v) {
+		low := ascii.LowerInto(buf[:len(v)], v)
+		s = unsafe.String(unsafe.SliceData(low), len(low))
+	} else {
+		s = ascii.LowerString(message.DecodeWords(string(v)))
+	}
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }

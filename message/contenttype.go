@@ -53,7 +53,10 @@ func ParseContentType(v []byte) ContentType {
 		if len(v) > 0 && v[0] == '"' {
 			// A quoted-string (RFC 2045 section 5.1, RFC 5322 section 3.2.4).
 			end := 1
-			var buf []byte
+			// Unquoted on the stack: the value is copied once, into the
+			// string that keeps it, or not at all (a known charset).
+			var room [80]byte
+			buf := room[:0]
 			for end < len(v) && v[end] != '"' {
 				if v[end] == '\\' && end+1 < len(v) {
 					end++

@@ -82,7 +82,10 @@ const (
 // record is a record made ready for the rules: its codes read, its text
 // normalized and its phrases found.
 type record struct {
-	in        *Input
+	// in is a copy of the record read: with a pointer to the caller's,
+	// the compiler kept the caller's on the heap (an allocation per
+	// record; issue 14).
+	in        Input
 	diag      string // the diagnostic, cut at maxDiagnostic
 	st        smtpcode.Status
 	hasStatus bool
@@ -94,7 +97,7 @@ type record struct {
 
 // prepare reads in for the rules; the caller returns rec.sc to the pool.
 func (e *Engine) prepare(in *Input) record {
-	rec := record{in: in, diag: in.Diagnostic}
+	rec := record{in: *in, diag: in.Diagnostic}
 	if len(rec.diag) > maxDiagnostic {
 		rec.diag = rec.diag[:maxDiagnostic]
 	}
@@ -119,7 +122,7 @@ func (e *Engine) prepare(in *Input) record {
 }
 
 func (rec *record) matches(r *rule) bool {
-	return r.matches(rec.in, rec.st, rec.hasStatus, rec.rp, rec.action, rec.sc)
+	return r.matches(&rec.in, rec.st, rec.hasStatus, rec.rp, rec.action, rec.sc)
 }
 
 // Classify reads one recipient record, in English.
@@ -239,7 +242,7 @@ func slotIndexOf(f Fact) int {
 // sentences writes the explanation and the fix of a reading in language
 // lang.
 func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reasonDef, ruleWords, w words, lang int) (explanation, fix string) {
-	in, action := rec.in, rec.action
+	in, action := &rec.in, rec.action
 	texts := e.textsFor(lang)
 	cause := first(t.Cause, rd.Cause, texts[textUnknownCause].plain())
 	var vals, standIn slotValues
@@ -351,13 +354,18 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 // extract runs the extractors on text (normalized; orig is the same with its
 // case kept, hits its phrases), for the facts not set yet.
 func (e *Engine) extract(text, orig []byte, hits []uint64, ascii bool, fs *Facts, src *[numFacts]factSource) {
+	have := fs.set()
 	for _, x := range e.extractors {
 		if (len(x.text) > 0 && !x.text.any(hits)) || (len(x.unless) > 0 && x.unless.any(hits)) {
 			continue
 		}
 		for _, p := range x.regexps {
+			if b := p.captureBits(); b != 0 && b&^have == 0 {
+				continue // every fact it captures is set: capture would keep none
+			}
 			if m := p.find(text, ascii); m != nil {
 				capture(p.subexpNames(), m, orig, fs, src, factSource{x.id, x.file, x.line}, x.bytes)
+				have = fs.set()
 			}
 		}
 	}
@@ -376,13 +384,13 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, 
 	lacking := func(i int) bool {
 		return isNoticeFact(facts[i]) && fs.v[i] == "" && want.has(slotFact0+slot(i))
 	}
-	missing := false
+	var lack factSet
 	for _, f := range noticeFacts {
-		if lacking(slotIndexOf(f)) {
-			missing = true
+		if i := slotIndexOf(f); lacking(i) {
+			lack |= 1 << i
 		}
 	}
-	if !missing {
+	if lack == 0 {
 		return
 	}
 	if len(n) > maxNotice {
@@ -407,16 +415,17 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, 
 		// the others' regexps would run over the notice for nothing.
 		need := false
 		for _, p := range x.regexps {
-			for _, name := range p.subexpNames() {
-				if i, ok := factIndex(name); ok && lacking(i) {
-					need = true
-				}
+			if p.captureBits()&lack != 0 {
+				need = true
 			}
 		}
 		if !need || (len(x.text) > 0 && !x.text.any(sc.nhits)) || (len(x.unless) > 0 && x.unless.any(sc.nhits)) {
 			continue
 		}
 		for _, p := range x.regexps {
+			if p.captureBits()&lack&^got.set() == 0 {
+				continue // it captures no fact still lacking: got would keep none that is copied
+			}
 			if m := p.find(sc.ntext, ascii); m != nil {
 				if len(sc.norig) == 0 {
 					sc.norig = foldSpace(sc.norig[:0], n)

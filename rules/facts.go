@@ -72,6 +72,23 @@ var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, 
 
 const numFacts = len(facts)
 
+// factSet is a set of facts: bit i stands for facts[i].
+type factSet uint32
+
+// Every fact has its bit in a factSet.
+var _ [32 - numFacts]struct{}
+
+// set returns the facts fs has a value for.
+func (fs *Facts) set() factSet {
+	var s factSet
+	for i, v := range fs.v {
+		if v != "" {
+			s |= 1 << i
+		}
+	}
+	return s
+}
+
 // factIndex returns the position of the fact called name in facts.
 func factIndex(name string) (int, bool) {
 	for i, f := range facts {

@@ -29,6 +29,9 @@ type pattern struct {
 	lead [][]byte
 	// names are the regexp's group names, by group number (SubexpNames).
 	names []string
+	// factBits has the bit 1<<i of every fact facts[i] a group of the
+	// regexp captures.
+	factBits factSet
 	// asciiTree is the regexp for texts that are all ASCII (and lower
 	// case, as normalize makes them): its literals written in lower case
 	// rather than folded, which Go matches faster, and a literal prefix
@@ -63,7 +66,7 @@ func (p *pattern) regexp() *regexp.Regexp {
 func (p *pattern) asciiRegexp() *regexp.Regexp {
 	p.asciiOnce.Do(func() {
 		if p.asciiTree != nil {
-			p.ascii, _ = regexp.Compile(p.asciiTree.String())
+			p.ascii, _ = regexp.Compile(regexpSource(p.asciiTree))
 		}
 	})
 	if p.ascii == nil {
@@ -87,6 +90,11 @@ func (p *pattern) analyse() {
 		}
 		p.names = make([]string, tree.MaxCap()+1)
 		groupNames(tree, p.names)
+		for _, name := range p.names {
+			if i, ok := factIndex(name); ok {
+				p.factBits |= 1 << i
+			}
+		}
 		if lowerLiterals(tree) {
 			p.asciiTree = tree
 		}
@@ -102,6 +110,12 @@ func groupNames(re *syntax.Regexp, names []string) {
 	for _, s := range re.Sub {
 		groupNames(s, names)
 	}
+}
+
+// captureBits returns the facts the pattern's groups capture.
+func (p *pattern) captureBits() factSet {
+	p.analyse()
+	return p.factBits
 }
 
 // subexpNames returns the names of the pattern's groups, by number.

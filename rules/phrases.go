@@ -65,7 +65,8 @@ type automaton struct {
 	outIDs   []int32
 	// The transitions, a row of width entries per state, filled in as
 	// texts reach them: next[row*width+class] is 0 while not computed,
-	// else the row of the next state plus one, with the sign bit (outFlag)
+	// else the offset of the next state's row (its row times width: no
+	// multiplication per byte) plus one, with the sign bit (outFlag)
 	// set when phrases end there, so that the common case costs one load
 	// and one test. Rows are given to states in the order texts reach
 	// them, so that the few hundred a process uses lie together in memory
@@ -246,22 +247,23 @@ func (a *automaton) rowFor(s int32) int32 {
 	return r
 }
 
-// step returns the entry of next for row r and class c, computing it (and
-// those it depends on) when it is not there yet.
-func (a *automaton) step(r int32, c uint8) int32 {
-	cell := &a.next[r*a.width+int32(c)]
+// step returns the entry of next for the row at offset off (row times
+// width) and class c, computing it (and those it depends on) when it is not
+// there yet.
+func (a *automaton) step(off int32, c uint8) int32 {
+	cell := &a.next[off+int32(c)]
 	if v := cell.Load(); v != 0 {
 		return v
 	}
-	s := a.stateOfRow[r]
+	s := a.stateOfRow[off/a.width]
 	t := int32(0)
 	switch g := a.child(s, c); {
 	case c != 0 && g >= 0:
 		t = g
 	case s != 0:
-		t = a.stateOfRow[(a.step(a.rowFor(a.fail[s]), c)&^outFlag)-1]
+		t = a.stateOfRow[((a.step(a.rowFor(a.fail[s])*a.width, c)&^outFlag)-1)/a.width]
 	}
-	v := a.rowFor(t) + 1
+	v := a.rowFor(t)*a.width + 1
 	if a.outStart[t] != a.outStart[t+1] {
 		v |= outFlag
 	}
@@ -271,18 +273,17 @@ func (a *automaton) step(r int32, c uint8) int32 {
 
 // match sets in hits the bit of every phrase that occurs in text.
 func (a *automaton) match(text []byte, hits []uint64) {
-	r := int32(0) // the root's row
-	w := a.width
+	off := int32(0) // the root's row
 	next, classes := a.next, &a.classes
 	for _, b := range text {
 		c := classes[b]
-		v := next[r*w+int32(c)].Load()
+		v := next[off+int32(c)].Load()
 		if v == 0 {
-			v = a.step(r, c)
+			v = a.step(off, c)
 		}
-		r = (v &^ outFlag) - 1
+		off = (v &^ outFlag) - 1
 		if v < 0 {
-			st := a.stateOfRow[r]
+			st := a.stateOfRow[off/a.width]
 			for _, id := range a.outIDs[a.outStart[st]:a.outStart[st+1]] {
 				hits[id>>6] |= 1 << (uint(id) & 63)
 			}

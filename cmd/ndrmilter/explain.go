@@ -68,16 +68,8 @@ func explainMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	status := exitOK
-	fail := func(err error) {
-		fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
+	if !explainInputs(inputs, stdin, out, stderr, engine, o) {
 		status = exitNo
-	}
-	for _, arg := range inputs {
-		readInputs(arg, stdin, func(m inputMessage) {
-			if !explainMessage(out, m, engine, o, stderr) {
-				status = exitNo
-			}
-		}, fail)
 	}
 	return status
 }

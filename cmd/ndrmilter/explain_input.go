@@ -27,77 +27,51 @@ func (m inputMessage) label() string {
 	return fmt.Sprintf("%s#%d", m.file, m.index)
 }
 
-// readInputs calls emit for each message that arg names: a message file, a
-// directory (each regular file in it, in name order), a Maildir (the
-// messages of cur/ and new/, in name order), an mbox file (each message), or
-// "-" for standard input (a message or an mbox). It calls fail for each
-// file that cannot be read and returns how many messages it found.
-func readInputs(arg string, stdin io.Reader, emit func(inputMessage), fail func(error)) int {
-	if arg == "-" {
-		n, err := readMessages("-", stdin, emit)
-		if err != nil {
-			fail(err)
-		}
-		return n
-	}
-	fi, err := os.Stat(arg)
-	if err != nil {
-		fail(err)
-		return 0
-	}
-	if !fi.IsDir() {
-		return readFile(arg, emit, fail)
-	}
-	files, err := directoryMessages(arg)
-	if err != nil {
-		fail(err)
-	}
-	n := 0
-	for _, f := range files {
-		n += readFile(f, emit, fail)
-	}
-	if n == 0 && err == nil {
-		fail(fmt.Errorf("%s: no message in this directory", arg))
-	}
-	return n
-}
-
-// readFile reads one file of one message or an mbox.
-func readFile(name string, emit func(inputMessage), fail func(error)) int {
-	f, err := os.Open(name)
-	if err != nil {
-		fail(err)
-		return 0
-	}
-	defer f.Close()
-	n, err := readMessages(name, f, emit)
-	if err != nil {
-		fail(err)
-	}
-	return n
-}
-
 // readMessages reads r as an mbox when it starts with a "From " line, else
 // as one message.
 func readMessages(name string, r io.Reader, emit func(inputMessage)) (int, error) {
-	// Buffers fit the file when its size is known: a bounce is a few kB,
-	// and explain reads hundreds of them; a 64 KiB reader and a growing
-	// ReadAll per file were a tenth of its time (perf, over the shared
-	// corpus).
-	size := sizeOf(r)
-	br := bufio.NewReaderSize(r, int(min(max(size, 16), 64<<10)))
-	head, _ := br.Peek(len(mboxFromLine))
-	if !bytes.Equal(head, mboxFromLine) {
-		buf := bytes.NewBuffer(make([]byte, 0, min(size, maxExplainInput)+bytes.MinRead))
-		_, err := buf.ReadFrom(io.LimitReader(br, maxExplainInput))
-		if err != nil {
-			return 0, fmt.Errorf("%s: %v", name, err)
-		}
-		raw := buf.Bytes()
-		// Whatever is beyond the cap is not read: reports put what matters first.
+	raw, br, err := readSingle(name, r, nil)
+	if err != nil {
+		return 0, err
+	}
+	if br == nil {
 		emit(inputMessage{file: name, raw: raw})
 		return 1, nil
 	}
+	return readMbox(name, br, emit)
+}
+
+// readSingle reads r whole when it is one message, into dst's array when
+// it is large enough; when r is an mbox (it starts with a "From " line) it
+// returns a reader of it from its start instead, for readMbox.
+func readSingle(name string, r io.Reader, dst []byte) (raw []byte, mbox *bufio.Reader, err error) {
+	var head [len("From ")]byte // mboxFromLine
+	n, err := io.ReadFull(r, head[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, nil, fmt.Errorf("%s: %v", name, err)
+	}
+	size := sizeOf(r)
+	if bytes.Equal(head[:n], mboxFromLine) {
+		rest := io.MultiReader(bytes.NewReader(head[:n]), r)
+		return nil, bufio.NewReaderSize(rest, int(min(max(size, 16), 64<<10))), nil
+	}
+	// The file is read straight into a buffer that fits it (its size is
+	// known): a bounce is a few kB, and explain reads hundreds of them; a
+	// reader's buffer, a copy from it and a growing ReadAll per file were
+	// a tenth of its time (perf, over the shared corpus).
+	buf := bytes.NewBuffer(append(dst[:0], head[:n]...))
+	buf.Grow(int(min(size, maxExplainInput)) + bytes.MinRead)
+	if n == len(head) {
+		if _, err := buf.ReadFrom(io.LimitReader(r, maxExplainInput-int64(n))); err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", name, err)
+		}
+	}
+	// Whatever is beyond the cap is not read: reports put what matters first.
+	return buf.Bytes(), nil, nil
+}
+
+// readMbox reads the messages of the mbox in br, one at a time.
+func readMbox(name string, br *bufio.Reader, emit func(inputMessage)) (int, error) {
 	mr := newMboxReader(br, maxExplainInput)
 	n := 0
 	for {
