@@ -524,6 +524,13 @@ func (s *blockScanner) endBlock() {
 	}
 	full := s.blockText(cur) // the host and command may be named in the words around the reply
 	d := serverReply(full)
+	if !transcript {
+		// A security gateway's labelled lines: its cause and the
+		// remote reply, without the words around them.
+		if ld, ok := labelledDiagnostic(s.buf); ok {
+			d = ld
+		}
+	}
 	if len(d) > maxBlockText {
 		d = d[:maxBlockText]
 	}

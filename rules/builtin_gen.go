@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "fd94a8fd7dab"
+const builtinDigest = "792e02967d11"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   660,
+			line:   709,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 665,
+			line: 714,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,11 +56,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 680,
+			line: 729,
 			text: phraseMask{
-				{index: 1, bits: 3940649673949184},
+				{index: 1, bits: 126100789566373888},
 			},
-			textIDs: []int32{113, 114, 115},
+			textIDs: []int32{118, 119, 120},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false},
 			},
@@ -70,11 +70,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 687,
+			line: 736,
 			text: phraseMask{
-				{index: 1, bits: 4503599627370496},
+				{index: 1, bits: 144115188075855872},
 			},
-			textIDs: []int32{116},
+			textIDs: []int32{121},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false},
 			},
@@ -84,11 +84,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 694,
+			line: 743,
 			text: phraseMask{
-				{index: 1, bits: 27021597764222976},
+				{index: 1, bits: 864691128455135232},
 			},
-			textIDs: []int32{117, 118},
+			textIDs: []int32{122, 123},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -98,11 +98,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 701,
+			line: 750,
 			text: phraseMask{
-				{index: 1, bits: 36028797018963968},
+				{index: 1, bits: 1152921504606846976},
 			},
-			textIDs: []int32{119},
+			textIDs: []int32{124},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -112,11 +112,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 708,
+			line: 757,
 			text: phraseMask{
-				{index: 1, bits: 1080863910568919040},
+				{index: 1, bits: 16140901064495857664},
+				{index: 2, bits: 1},
 			},
-			textIDs: []int32{120, 121, 122, 123},
+			textIDs: []int32{125, 126, 127, 128},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -126,11 +127,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 715,
+			line: 764,
 			text: phraseMask{
-				{index: 1, bits: 3458764513820540928},
+				{index: 2, bits: 6},
 			},
-			textIDs: []int32{124, 125},
+			textIDs: []int32{129, 130},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -140,11 +141,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 722,
+			line: 771,
 			text: phraseMask{
-				{index: 1, bits: 4611686018427387904},
+				{index: 2, bits: 8},
 			},
-			textIDs: []int32{126},
+			textIDs: []int32{131},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -154,11 +155,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 729,
+			line: 778,
 			text: phraseMask{
-				{index: 1, bits: 9223372036854775808},
+				{index: 2, bits: 16},
 			},
-			textIDs: []int32{127},
+			textIDs: []int32{132},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -168,11 +169,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 736,
+			line: 785,
 			text: phraseMask{
-				{index: 2, bits: 1},
+				{index: 2, bits: 32},
 			},
-			textIDs: []int32{128},
+			textIDs: []int32{133},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false},
 			},
@@ -182,11 +183,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 743,
+			line: 792,
 			text: phraseMask{
-				{index: 2, bits: 6},
+				{index: 2, bits: 192},
 			},
-			textIDs: []int32{129, 130},
+			textIDs: []int32{134, 135},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false},
 			},
@@ -196,11 +197,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 750,
+			line: 799,
 			text: phraseMask{
-				{index: 2, bits: 8},
+				{index: 2, bits: 256},
 			},
-			textIDs: []int32{131},
+			textIDs: []int32{136},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -210,11 +211,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 757,
+			line: 806,
 			text: phraseMask{
-				{index: 2, bits: 48},
+				{index: 2, bits: 1536},
 			},
-			textIDs: []int32{132, 133},
+			textIDs: []int32{137, 138},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -224,11 +225,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 764,
+			line: 813,
 			text: phraseMask{
-				{index: 2, bits: 64},
+				{index: 2, bits: 2048},
 			},
-			textIDs: []int32{134},
+			textIDs: []int32{139},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -238,11 +239,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 771,
+			line: 820,
 			text: phraseMask{
-				{index: 2, bits: 128},
+				{index: 2, bits: 4096},
 			},
-			textIDs: []int32{135},
+			textIDs: []int32{140},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -252,11 +253,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 778,
+			line: 827,
 			text: phraseMask{
-				{index: 2, bits: 256},
+				{index: 2, bits: 8192},
 			},
-			textIDs: []int32{136},
+			textIDs: []int32{141},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false},
 			},
@@ -266,11 +267,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 785,
+			line: 834,
 			text: phraseMask{
-				{index: 2, bits: 3584},
+				{index: 2, bits: 114688},
 			},
-			textIDs: []int32{137, 138, 139},
+			textIDs: []int32{142, 143, 144},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false},
 			},
@@ -280,22 +281,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 793,
+			line: 842,
 			text: phraseMask{
-				{index: 2, bits: 520192},
+				{index: 2, bits: 16646144},
 			},
-			textIDs: []int32{140, 141, 142, 143, 144, 145, 146},
+			textIDs: []int32{145, 146, 147, 148, 149, 150, 151},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 814,
+			line: 863,
 			text: phraseMask{
-				{index: 2, bits: 1572864},
+				{index: 2, bits: 50331648},
 			},
-			textIDs: []int32{147, 148},
+			textIDs: []int32{152, 153},
 			regexps: []*pattern{
 				{src: "\\bs31[45]0\\b", captures: false},
 			},
@@ -352,11 +353,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 831,
+			line: 880,
 			text: phraseMask{
-				{index: 2, bits: 132120576},
+				{index: 2, bits: 4227858432},
 			},
-			textIDs: []int32{149, 150, 151, 152, 153, 154},
+			textIDs: []int32{154, 155, 156, 157, 158, 159},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "onhold",
@@ -404,11 +405,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 849,
+			line: 898,
 			text: phraseMask{
-				{index: 2, bits: 939524096},
+				{index: 2, bits: 30064771072},
 			},
-			textIDs: []int32{155, 156, 157},
+			textIDs: []int32{160, 161, 162},
 			then: thenDef{
 				Reason: "blocked",
 				words: words{
@@ -471,11 +472,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 864,
+			line: 913,
 			text: phraseMask{
-				{index: 2, bits: 67645734912},
+				{index: 2, bits: 2164663517184},
 			},
-			textIDs: []int32{158, 159, 160, 161, 162, 163},
+			textIDs: []int32{163, 164, 165, 166, 167, 168},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -521,11 +522,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 884,
+			line: 933,
 			text: phraseMask{
-				{index: 2, bits: 206158430208},
+				{index: 2, bits: 6597069766656},
 			},
-			textIDs: []int32{164, 165},
+			textIDs: []int32{169, 170},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "speeding",
@@ -573,11 +574,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 901,
+			line: 950,
 			text: phraseMask{
-				{index: 2, bits: 206158430208},
+				{index: 2, bits: 6597069766656},
 			},
-			textIDs: []int32{164, 165},
+			textIDs: []int32{169, 170},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -623,11 +624,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 911,
+			line: 960,
 			text: phraseMask{
-				{index: 2, bits: 274877906944},
+				{index: 2, bits: 8796093022208},
 			},
-			textIDs: []int32{166},
+			textIDs: []int32{171},
 			regexps: []*pattern{
 				{src: "(?:\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})(?: +[0-9]+)?\\] )?our system has detected that this message is likely unsolicited mail", captures: true},
 			},
@@ -693,11 +694,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 928,
+			line: 977,
 			text: phraseMask{
-				{index: 2, bits: 8246337208320},
+				{index: 2, bits: 263882790666240},
 			},
-			textIDs: []int32{167, 168, 169, 170},
+			textIDs: []int32{172, 173, 174, 175},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -743,11 +744,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 943,
+			line: 992,
 			text: phraseMask{
-				{index: 2, bits: 272678883688448},
+				{index: 2, bits: 8725724278030336},
 			},
-			textIDs: []int32{171, 172, 173, 174, 175},
+			textIDs: []int32{176, 177, 178, 179, 180},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -793,11 +794,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 959,
+			line: 1008,
 			text: phraseMask{
-				{index: 2, bits: 1970324836974592},
+				{index: 2, bits: 63050394783186944},
 			},
-			textIDs: []int32{176, 177, 178},
+			textIDs: []int32{181, 182, 183},
 			then: thenDef{
 				Reason: "policyviolation",
 				words: words{
@@ -843,11 +844,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 973,
+			line: 1022,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 2, bits: 504403158265495552},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{184, 185, 186},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](416|418)\\b", captures: false},
 			},
@@ -856,11 +857,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 983,
+			line: 1032,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 2, bits: 504403158265495552},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{184, 185, 186},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](417)\\b", captures: false},
 			},
@@ -869,11 +870,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 989,
+			line: 1038,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 2, bits: 504403158265495552},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{184, 185, 186},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](420|426)\\b", captures: false},
 			},
@@ -882,11 +883,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 995,
+			line: 1044,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 2, bits: 504403158265495552},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{184, 185, 186},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](401|517)\\b", captures: false},
 			},
@@ -895,11 +896,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1001,
+			line: 1050,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 2, bits: 504403158265495552},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{184, 185, 186},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](305|402)\\b", captures: false},
 			},
@@ -908,11 +909,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1007,
+			line: 1056,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 2, bits: 504403158265495552},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{184, 185, 186},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](403|405|415|421)\\b", captures: false},
 			},
@@ -921,11 +922,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1013,
+			line: 1062,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 2, bits: 504403158265495552},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{184, 185, 186},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](506)\\b", captures: false},
 			},
@@ -934,11 +935,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1019,
+			line: 1068,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 2, bits: 504403158265495552},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{184, 185, 186},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](514)\\b", captures: false},
 			},
@@ -947,11 +948,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1025,
+			line: 1074,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 2, bits: 504403158265495552},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{184, 185, 186},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](630)\\b", captures: false},
 			},
@@ -960,11 +961,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1031,
+			line: 1080,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 2, bits: 504403158265495552},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{184, 185, 186},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](505)\\b", captures: false},
 			},
@@ -973,11 +974,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1037,
+			line: 1086,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 2, bits: 504403158265495552},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{184, 185, 186},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](104)\\b", captures: false},
 			},
@@ -986,11 +987,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1043,
+			line: 1092,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 2, bits: 504403158265495552},
 			},
-			textIDs: []int32{179, 180, 181},
+			textIDs: []int32{184, 185, 186},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](101|102|103|510|999)\\b", captures: false},
 			},
@@ -1047,11 +1048,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1058,
+			line: 1107,
 			text: phraseMask{
-				{index: 2, bits: 270215977642229760},
+				{index: 2, bits: 8646911284551352320},
 			},
-			textIDs: []int32{182, 183, 184, 185},
+			textIDs: []int32{187, 188, 189, 190},
 			regexps: []*pattern{
 				{src: "\\b(cxbl|cdrbl|ipbl0001|ipbl0010|ipbl0100|ipbl0011|ipbl0101|ipbl0110|ipbl0111|ipbl1000|ipbl1001|ipbl1010|ipbl1011|ipbl1100|ipbl1101|ipbl1110|ipbl1111|ipbl00001)\\b", captures: false},
 			},
@@ -1060,11 +1061,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1066,
+			line: 1115,
 			text: phraseMask{
-				{index: 2, bits: 288230376151711744},
+				{index: 2, bits: 9223372036854775808},
 			},
-			textIDs: []int32{186},
+			textIDs: []int32{191},
 			regexps: []*pattern{
 				{src: "\\b(cxdns)\\b", captures: false},
 			},
@@ -1073,11 +1074,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1072,
+			line: 1121,
 			text: phraseMask{
-				{index: 2, bits: 576460752303423488},
+				{index: 3, bits: 1},
 			},
-			textIDs: []int32{187},
+			textIDs: []int32{192},
 			regexps: []*pattern{
 				{src: "\\b(cxsndr)\\b", captures: false},
 			},
@@ -1086,11 +1087,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1078,
+			line: 1127,
 			text: phraseMask{
-				{index: 2, bits: 1152921504606846976},
+				{index: 3, bits: 2},
 			},
-			textIDs: []int32{188},
+			textIDs: []int32{193},
 			regexps: []*pattern{
 				{src: "\\b(cxsmtp)\\b", captures: false},
 			},
@@ -1099,11 +1100,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1084,
+			line: 1133,
 			text: phraseMask{
-				{index: 2, bits: 6917529027641081856},
+				{index: 3, bits: 12},
 			},
-			textIDs: []int32{189, 190},
+			textIDs: []int32{194, 195},
 			regexps: []*pattern{
 				{src: "\\b(cxcnct|cxmxrt)\\b", captures: false},
 			},
@@ -1112,12 +1113,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1090,
+			line: 1139,
 			text: phraseMask{
-				{index: 2, bits: 9223372036854775808},
-				{index: 3, bits: 1},
+				{index: 3, bits: 48},
 			},
-			textIDs: []int32{191, 192},
+			textIDs: []int32{196, 197},
 			regexps: []*pattern{
 				{src: "\\b(cxthrt|cxmj)\\b", captures: false},
 			},
@@ -1126,11 +1126,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1096,
+			line: 1145,
 			text: phraseMask{
-				{index: 3, bits: 2},
+				{index: 3, bits: 64},
 			},
-			textIDs: []int32{193},
+			textIDs: []int32{198},
 			regexps: []*pattern{
 				{src: "\\b(urlbl011|urlbl101|urlbl110|urlbl1001)\\b", captures: false},
 			},
@@ -1139,151 +1139,151 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1102,
+			line: 1151,
 			text: phraseMask{
-				{index: 3, bits: 4},
+				{index: 3, bits: 128},
 			},
-			textIDs: []int32{194},
+			textIDs: []int32{199},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1111,
+			line: 1160,
 			text: phraseMask{
-				{index: 3, bits: 1016},
+				{index: 3, bits: 32512},
 			},
-			textIDs: []int32{195, 196, 197, 198, 199, 200, 201},
+			textIDs: []int32{200, 201, 202, 203, 204, 205, 206},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1116,
+			line: 1165,
 			text: phraseMask{
-				{index: 3, bits: 1024},
+				{index: 3, bits: 32768},
 			},
-			textIDs: []int32{202},
+			textIDs: []int32{207},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1121,
+			line: 1170,
 			text: phraseMask{
-				{index: 3, bits: 6144},
+				{index: 3, bits: 196608},
 			},
-			textIDs: []int32{203, 204},
+			textIDs: []int32{208, 209},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1126,
+			line: 1175,
 			text: phraseMask{
-				{index: 3, bits: 24576},
+				{index: 3, bits: 786432},
 			},
-			textIDs: []int32{205, 206},
+			textIDs: []int32{210, 211},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1131,
+			line: 1180,
 			text: phraseMask{
-				{index: 3, bits: 32768},
+				{index: 3, bits: 1048576},
 			},
-			textIDs: []int32{207},
+			textIDs: []int32{212},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1136,
+			line: 1185,
 			text: phraseMask{
-				{index: 3, bits: 458752},
+				{index: 3, bits: 14680064},
 			},
-			textIDs: []int32{208, 209, 210},
+			textIDs: []int32{213, 214, 215},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1141,
+			line: 1190,
 			text: phraseMask{
-				{index: 3, bits: 1572864},
+				{index: 3, bits: 50331648},
 			},
-			textIDs: []int32{211, 212},
+			textIDs: []int32{216, 217},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1146,
+			line: 1195,
 			text: phraseMask{
-				{index: 3, bits: 2097152},
+				{index: 3, bits: 67108864},
 			},
-			textIDs: []int32{213},
+			textIDs: []int32{218},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1151,
+			line: 1200,
 			text: phraseMask{
-				{index: 3, bits: 4194304},
+				{index: 3, bits: 134217728},
 			},
-			textIDs: []int32{214},
+			textIDs: []int32{219},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1156,
+			line: 1205,
 			text: phraseMask{
-				{index: 3, bits: 8388608},
+				{index: 3, bits: 268435456},
 			},
-			textIDs: []int32{215},
+			textIDs: []int32{220},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1161,
+			line: 1210,
 			text: phraseMask{
-				{index: 3, bits: 520093696},
+				{index: 3, bits: 16642998272},
 			},
-			textIDs: []int32{216, 217, 218, 219, 220},
+			textIDs: []int32{221, 222, 223, 224, 225},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1166,
+			line: 1215,
 			text: phraseMask{
-				{index: 3, bits: 8053063680},
+				{index: 3, bits: 257698037760},
 			},
-			textIDs: []int32{221, 222, 223, 224},
+			textIDs: []int32{226, 227, 228, 229},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1171,
+			line: 1220,
 			text: phraseMask{
-				{index: 3, bits: 8589934592},
+				{index: 3, bits: 274877906944},
 			},
-			textIDs: []int32{225},
+			textIDs: []int32{230},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1176,
+			line: 1225,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 549755813888},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{231},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1000|120[0-9]|1210|12[2-4][0-9]|1250)\\b", captures: false},
 			},
@@ -1292,11 +1292,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1185,
+			line: 1234,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 549755813888},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{231},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1010|10[2-7][0-9]|1080|1500|1520)\\b", captures: false},
 			},
@@ -1305,11 +1305,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1191,
+			line: 1240,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 549755813888},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{231},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1090)\\b", captures: false},
 			},
@@ -1318,11 +1318,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1197,
+			line: 1246,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 549755813888},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{231},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[0-4][0-9]|1150)\\b", captures: false},
 			},
@@ -1331,11 +1331,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1203,
+			line: 1252,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 549755813888},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{231},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[6-8][0-9]|1190|1560)\\b", captures: false},
 			},
@@ -1344,11 +1344,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1209,
+			line: 1258,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 549755813888},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{231},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1260)\\b", captures: false},
 			},
@@ -1357,11 +1357,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1215,
+			line: 1264,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 549755813888},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{231},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[0-3][0-9]|1340)\\b", captures: false},
 			},
@@ -1370,11 +1370,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1221,
+			line: 1270,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 549755813888},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{231},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[5-9][0-9]|14[0-8][0-9]|1490|1540|1550|1580)\\b", captures: false},
 			},
@@ -1383,11 +1383,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1227,
+			line: 1276,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 549755813888},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{231},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1530)\\b", captures: false},
 			},
@@ -1396,11 +1396,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1233,
+			line: 1282,
 			text: phraseMask{
-				{index: 3, bits: 34359738368},
+				{index: 3, bits: 1099511627776},
 			},
-			textIDs: []int32{227},
+			textIDs: []int32{232},
 			regexps: []*pattern{
 				{src: "\\b(ib401)\\b", captures: false},
 			},
@@ -1409,11 +1409,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1240,
+			line: 1289,
 			text: phraseMask{
-				{index: 3, bits: 206158430208},
+				{index: 3, bits: 6597069766656},
 			},
-			textIDs: []int32{228, 229},
+			textIDs: []int32{233, 234},
 			regexps: []*pattern{
 				{src: "\\b(ib501|ib502)\\b", captures: false},
 			},
@@ -1422,11 +1422,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1246,
+			line: 1295,
 			text: phraseMask{
-				{index: 3, bits: 274877906944},
+				{index: 3, bits: 8796093022208},
 			},
-			textIDs: []int32{230},
+			textIDs: []int32{235},
 			regexps: []*pattern{
 				{src: "\\b(ib506)\\b", captures: false},
 			},
@@ -1435,11 +1435,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1252,
+			line: 1301,
 			text: phraseMask{
-				{index: 3, bits: 549755813888},
+				{index: 3, bits: 17592186044416},
 			},
-			textIDs: []int32{231},
+			textIDs: []int32{236},
 			regexps: []*pattern{
 				{src: "\\b(ib508)\\b", captures: false},
 			},
@@ -1448,11 +1448,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1258,
+			line: 1307,
 			text: phraseMask{
-				{index: 3, bits: 1099511627776},
+				{index: 3, bits: 35184372088832},
 			},
-			textIDs: []int32{232},
+			textIDs: []int32{237},
 			regexps: []*pattern{
 				{src: "\\b(ib108)\\b", captures: false},
 			},
@@ -1461,11 +1461,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1264,
+			line: 1313,
 			text: phraseMask{
-				{index: 3, bits: 2199023255552},
+				{index: 3, bits: 70368744177664},
 			},
-			textIDs: []int32{233},
+			textIDs: []int32{238},
 			regexps: []*pattern{
 				{src: "\\b(ib212)\\b", captures: false},
 			},
@@ -1474,11 +1474,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1270,
+			line: 1319,
 			text: phraseMask{
-				{index: 3, bits: 4398046511104},
+				{index: 3, bits: 140737488355328},
 			},
-			textIDs: []int32{234},
+			textIDs: []int32{239},
 			regexps: []*pattern{
 				{src: "\\b(ib705)\\b", captures: false},
 			},
@@ -1487,11 +1487,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1276,
+			line: 1325,
 			text: phraseMask{
-				{index: 3, bits: 26388279066624},
+				{index: 3, bits: 844424930131968},
 			},
-			textIDs: []int32{235, 236},
+			textIDs: []int32{240, 241},
 			regexps: []*pattern{
 				{src: "\\b(ib605|ib007)\\b", captures: false},
 			},
@@ -1500,11 +1500,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1282,
+			line: 1331,
 			text: phraseMask{
-				{index: 3, bits: 527765581332480},
+				{index: 3, bits: 16888498602639360},
 			},
-			textIDs: []int32{237, 238, 239, 240},
+			textIDs: []int32{242, 243, 244, 245},
 			regexps: []*pattern{
 				{src: "\\b(ib101|ib504|ib510|ib607)\\b", captures: false},
 			},
@@ -1513,11 +1513,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1288,
+			line: 1337,
 			text: phraseMask{
-				{index: 3, bits: 71494644084506624},
+				{index: 3, bits: 2287828610704211968},
 			},
-			textIDs: []int32{241, 242, 243, 244, 245, 246, 247},
+			textIDs: []int32{246, 247, 248, 249, 250, 251, 252},
 			regexps: []*pattern{
 				{src: "\\b(ib110|ib111|ib112|ib113|ib104|ib105|ib106)\\b", captures: false},
 			},
@@ -1526,11 +1526,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1294,
+			line: 1343,
 			text: phraseMask{
-				{index: 3, bits: 72057594037927936},
+				{index: 3, bits: 2305843009213693952},
 			},
-			textIDs: []int32{248},
+			textIDs: []int32{253},
 			regexps: []*pattern{
 				{src: "\\b(ib103)\\b", captures: false},
 			},
@@ -1539,11 +1539,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1300,
+			line: 1349,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(1|6)/", captures: false},
 			},
@@ -1552,11 +1552,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1307,
+			line: 1356,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(2)/", captures: false},
 			},
@@ -1565,11 +1565,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1313,
+			line: 1362,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(3)/", captures: false},
 			},
@@ -1578,11 +1578,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1319,
+			line: 1368,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(4)/", captures: false},
 			},
@@ -1591,11 +1591,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1325,
+			line: 1374,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(5)/", captures: false},
 			},
@@ -1604,11 +1604,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1331,
+			line: 1380,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(7|9)/", captures: false},
 			},
@@ -1617,11 +1617,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1337,
+			line: 1386,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(8)/", captures: false},
 			},
@@ -1630,11 +1630,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1343,
+			line: 1392,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(10)/", captures: false},
 			},
@@ -1643,21 +1643,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1349,
+			line: 1398,
 			text: phraseMask{
-				{index: 3, bits: 288230376151711744},
+				{index: 3, bits: 9223372036854775808},
 			},
-			textIDs: []int32{250},
+			textIDs: []int32{255},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1356,
+			line: 1405,
 			text: phraseMask{
-				{index: 3, bits: 576460752303423488},
+				{index: 4, bits: 1},
 			},
-			textIDs: []int32{251},
+			textIDs: []int32{256},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -1702,58 +1702,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1365,
+			line: 1414,
 			text: phraseMask{
-				{index: 3, bits: 3458764513820540928},
+				{index: 4, bits: 6},
 			},
-			textIDs: []int32{252, 253},
+			textIDs: []int32{257, 258},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1370,
-			text: phraseMask{
-				{index: 3, bits: 4611686018427387904},
-			},
-			textIDs: []int32{254},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "exchange2003-code-contenterror",
-			file: "rules.yaml (built-in)",
-			line: 1375,
-			text: phraseMask{
-				{index: 3, bits: 9223372036854775808},
-				{index: 4, bits: 1},
-			},
-			textIDs: []int32{255, 256},
-			then:    thenDef{Reason: "contenterror"},
-		},
-		{
-			id:   "exchange2003-code-securityerror",
-			file: "rules.yaml (built-in)",
-			line: 1380,
-			text: phraseMask{
-				{index: 4, bits: 2},
-			},
-			textIDs: []int32{257},
-			then:    thenDef{Reason: "securityerror"},
-		},
-		{
-			id:   "exchange-ndr-hostunknown",
-			file: "rules.yaml (built-in)",
-			line: 1385,
-			text: phraseMask{
-				{index: 4, bits: 4},
-			},
-			textIDs: []int32{258},
-			then:    thenDef{Reason: "hostunknown"},
-		},
-		{
-			id:   "exchange-ndr-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 1397,
+			line: 1419,
 			text: phraseMask{
 				{index: 4, bits: 8},
 			},
@@ -1761,33 +1720,73 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
+			id:   "exchange2003-code-contenterror",
+			file: "rules.yaml (built-in)",
+			line: 1424,
+			text: phraseMask{
+				{index: 4, bits: 48},
+			},
+			textIDs: []int32{260, 261},
+			then:    thenDef{Reason: "contenterror"},
+		},
+		{
+			id:   "exchange2003-code-securityerror",
+			file: "rules.yaml (built-in)",
+			line: 1429,
+			text: phraseMask{
+				{index: 4, bits: 64},
+			},
+			textIDs: []int32{262},
+			then:    thenDef{Reason: "securityerror"},
+		},
+		{
+			id:   "exchange-ndr-hostunknown",
+			file: "rules.yaml (built-in)",
+			line: 1434,
+			text: phraseMask{
+				{index: 4, bits: 128},
+			},
+			textIDs: []int32{263},
+			then:    thenDef{Reason: "hostunknown"},
+		},
+		{
+			id:   "exchange-ndr-networkerror",
+			file: "rules.yaml (built-in)",
+			line: 1446,
+			text: phraseMask{
+				{index: 4, bits: 256},
+			},
+			textIDs: []int32{264},
+			then:    thenDef{Reason: "networkerror"},
+		},
+		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1402,
+			line: 1451,
 			text: phraseMask{
-				{index: 4, bits: 112},
+				{index: 4, bits: 3584},
 			},
-			textIDs: []int32{260, 261, 262},
+			textIDs: []int32{265, 266, 267},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1407,
+			line: 1456,
 			text: phraseMask{
-				{index: 4, bits: 128},
+				{index: 4, bits: 4096},
 			},
-			textIDs: []int32{263},
+			textIDs: []int32{268},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1412,
+			line: 1461,
 			text: phraseMask{
-				{index: 4, bits: 256},
+				{index: 4, bits: 8192},
 			},
-			textIDs: []int32{264},
+			textIDs: []int32{269},
 			then: thenDef{
 				Reason: "exceedlimit",
 				words: words{
@@ -1865,72 +1864,72 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1424,
+			line: 1473,
 			text: phraseMask{
-				{index: 4, bits: 512},
+				{index: 4, bits: 16384},
 			},
-			textIDs: []int32{265},
+			textIDs: []int32{270},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1429,
+			line: 1478,
 			text: phraseMask{
-				{index: 4, bits: 7168},
+				{index: 4, bits: 229376},
 			},
-			textIDs: []int32{266, 267, 268},
+			textIDs: []int32{271, 272, 273},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1437,
+			line: 1486,
 			text: phraseMask{
-				{index: 4, bits: 8192},
+				{index: 4, bits: 262144},
 			},
-			textIDs: []int32{269},
+			textIDs: []int32{274},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1442,
+			line: 1491,
 			text: phraseMask{
-				{index: 4, bits: 16384},
+				{index: 4, bits: 524288},
 			},
-			textIDs: []int32{270},
+			textIDs: []int32{275},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1449,
+			line: 1498,
 			text: phraseMask{
-				{index: 4, bits: 32768},
+				{index: 4, bits: 1048576},
 			},
-			textIDs: []int32{271},
-			all:     []int32{272},
+			textIDs: []int32{276},
+			all:     []int32{277},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1455,
+			line: 1504,
 			text: phraseMask{
-				{index: 4, bits: 1966080},
+				{index: 4, bits: 62914560},
 			},
-			textIDs: []int32{273, 274, 275, 276},
+			textIDs: []int32{278, 279, 280, 281},
 			then:    thenDef{Reason: "suppressed"},
 		},
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1463,
+			line: 1512,
 			text: phraseMask{
-				{index: 4, bits: 14680064},
+				{index: 4, bits: 469762048},
 			},
-			textIDs: []int32{277, 278, 279},
+			textIDs: []int32{282, 283, 284},
 			regexps: []*pattern{
 				{src: "\\b(sc|dy|ou)-00[1-4]\\b", captures: false},
 			},
@@ -1987,49 +1986,49 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1483,
+			line: 1532,
 			text: phraseMask{
-				{index: 4, bits: 4278190080},
+				{index: 4, bits: 136902082560},
 			},
-			textIDs: []int32{280, 281, 282, 283, 284, 285, 286, 287},
+			textIDs: []int32{285, 286, 287, 288, 289, 290, 291, 292},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1490,
+			line: 1539,
 			text: phraseMask{
-				{index: 4, bits: 12884901888},
+				{index: 4, bits: 412316860416},
 			},
-			textIDs: []int32{288, 289},
+			textIDs: []int32{293, 294},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1501,
+			line: 1550,
 			text: phraseMask{
-				{index: 4, bits: 17179869184},
+				{index: 4, bits: 549755813888},
 			},
-			textIDs: []int32{290},
+			textIDs: []int32{295},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1508,
+			line: 1557,
 			text: phraseMask{
-				{index: 4, bits: 34359738368},
+				{index: 4, bits: 1099511627776},
 			},
-			textIDs: []int32{291},
+			textIDs: []int32{296},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1514,
+			line: 1563,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2040,7 +2039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1523,
+			line: 1572,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2050,40 +2049,40 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1529,
+			line: 1578,
 			text: phraseMask{
-				{index: 4, bits: 68719476736},
+				{index: 4, bits: 2199023255552},
 			},
-			textIDs: []int32{292},
+			textIDs: []int32{297},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1535,
+			line: 1584,
 			text: phraseMask{
-				{index: 4, bits: 137438953472},
+				{index: 4, bits: 4398046511104},
 			},
-			textIDs: []int32{293},
+			textIDs: []int32{298},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1541,
+			line: 1590,
 			text: phraseMask{
-				{index: 4, bits: 824633720832},
+				{index: 4, bits: 26388279066624},
 			},
-			textIDs: []int32{294, 295},
+			textIDs: []int32{299, 300},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1547,
+			line: 1596,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2094,7 +2093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1554,
+			line: 1603,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2146,386 +2145,386 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1567,
+			line: 1616,
 			text: phraseMask{
-				{index: 4, bits: 1099511627776},
+				{index: 4, bits: 35184372088832},
 			},
-			textIDs: []int32{296},
+			textIDs: []int32{301},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1574,
+			line: 1623,
 			text: phraseMask{
-				{index: 4, bits: 2199023255552},
+				{index: 4, bits: 70368744177664},
 			},
-			textIDs: []int32{297},
+			textIDs: []int32{302},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1580,
+			line: 1629,
 			text: phraseMask{
-				{index: 4, bits: 13194139533312},
+				{index: 4, bits: 422212465065984},
 			},
-			textIDs: []int32{298, 299},
+			textIDs: []int32{303, 304},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1587,
+			line: 1636,
 			text: phraseMask{
-				{index: 4, bits: 263882790666240},
+				{index: 4, bits: 8444249301319680},
 			},
-			textIDs: []int32{300, 301, 302, 303},
+			textIDs: []int32{305, 306, 307, 308},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1594,
+			line: 1643,
 			text: phraseMask{
-				{index: 4, bits: 281474976710656},
+				{index: 4, bits: 9007199254740992},
 			},
-			textIDs: []int32{304},
+			textIDs: []int32{309},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1600,
+			line: 1649,
 			text: phraseMask{
-				{index: 2, bits: 32},
+				{index: 2, bits: 1024},
 			},
-			textIDs: []int32{133},
+			textIDs: []int32{138},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1606,
+			line: 1655,
 			text: phraseMask{
-				{index: 4, bits: 562949953421312},
+				{index: 4, bits: 18014398509481984},
 			},
-			textIDs: []int32{305},
+			textIDs: []int32{310},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1612,
+			line: 1661,
 			text: phraseMask{
-				{index: 4, bits: 1125899906842624},
+				{index: 4, bits: 36028797018963968},
 			},
-			textIDs: []int32{306},
+			textIDs: []int32{311},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1618,
+			line: 1667,
 			text: phraseMask{
-				{index: 4, bits: 2251799813685248},
+				{index: 4, bits: 72057594037927936},
 			},
-			textIDs: []int32{307},
+			textIDs: []int32{312},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1624,
+			line: 1673,
 			text: phraseMask{
-				{index: 4, bits: 4503599627370496},
+				{index: 4, bits: 144115188075855872},
 			},
-			textIDs: []int32{308},
+			textIDs: []int32{313},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1630,
+			line: 1679,
 			text: phraseMask{
-				{index: 4, bits: 9007199254740992},
+				{index: 4, bits: 288230376151711744},
 			},
-			textIDs: []int32{309},
+			textIDs: []int32{314},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1636,
+			line: 1685,
 			text: phraseMask{
-				{index: 4, bits: 126100789566373888},
+				{index: 4, bits: 4035225266123964416},
 			},
-			textIDs: []int32{310, 311, 312},
+			textIDs: []int32{315, 316, 317},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1642,
+			line: 1691,
 			text: phraseMask{
-				{index: 4, bits: 432345564227567616},
+				{index: 4, bits: 13835058055282163712},
 			},
-			textIDs: []int32{313, 314},
+			textIDs: []int32{318, 319},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1648,
+			line: 1697,
 			text: phraseMask{
-				{index: 4, bits: 1729382256910270464},
+				{index: 5, bits: 3},
 			},
-			textIDs: []int32{315, 316},
+			textIDs: []int32{320, 321},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1654,
+			line: 1703,
 			text: phraseMask{
-				{index: 4, bits: 6917529027641081856},
+				{index: 5, bits: 12},
 			},
-			textIDs: []int32{317, 318},
+			textIDs: []int32{322, 323},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1660,
+			line: 1709,
 			text: phraseMask{
-				{index: 4, bits: 9223372036854775808},
+				{index: 5, bits: 16},
 			},
-			textIDs: []int32{319},
+			textIDs: []int32{324},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1666,
+			line: 1715,
 			text: phraseMask{
-				{index: 5, bits: 1},
+				{index: 5, bits: 32},
 			},
-			textIDs: []int32{320},
+			textIDs: []int32{325},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1672,
+			line: 1721,
 			text: phraseMask{
-				{index: 5, bits: 14},
+				{index: 5, bits: 448},
 			},
-			textIDs: []int32{321, 322, 323},
+			textIDs: []int32{326, 327, 328},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1679,
+			line: 1728,
 			text: phraseMask{
-				{index: 5, bits: 16},
+				{index: 5, bits: 512},
 			},
-			textIDs: []int32{324},
+			textIDs: []int32{329},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1685,
+			line: 1734,
 			text: phraseMask{
-				{index: 5, bits: 32},
+				{index: 5, bits: 1024},
 			},
-			textIDs: []int32{325},
+			textIDs: []int32{330},
 			mta:     []string{".laposte.net", ".orange.fr", ".wanadoo.fr"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1691,
+			line: 1740,
 			text: phraseMask{
-				{index: 5, bits: 192},
+				{index: 5, bits: 6144},
 			},
-			textIDs: []int32{326, 327},
+			textIDs: []int32{331, 332},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1697,
+			line: 1746,
 			text: phraseMask{
-				{index: 5, bits: 768},
+				{index: 5, bits: 24576},
 			},
-			textIDs: []int32{328, 329},
+			textIDs: []int32{333, 334},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1703,
+			line: 1752,
 			text: phraseMask{
-				{index: 5, bits: 1024},
+				{index: 5, bits: 32768},
 			},
-			textIDs: []int32{330},
+			textIDs: []int32{335},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1709,
+			line: 1758,
 			text: phraseMask{
-				{index: 5, bits: 2048},
+				{index: 5, bits: 65536},
 			},
-			textIDs: []int32{331},
+			textIDs: []int32{336},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1715,
+			line: 1764,
 			text: phraseMask{
-				{index: 5, bits: 4096},
+				{index: 5, bits: 131072},
 			},
-			textIDs: []int32{332},
+			textIDs: []int32{337},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1721,
+			line: 1770,
 			text: phraseMask{
-				{index: 5, bits: 8192},
+				{index: 5, bits: 262144},
 			},
-			textIDs: []int32{333},
+			textIDs: []int32{338},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1727,
+			line: 1776,
 			text: phraseMask{
-				{index: 5, bits: 49152},
+				{index: 5, bits: 1572864},
 			},
-			textIDs: []int32{334, 335},
+			textIDs: []int32{339, 340},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1733,
+			line: 1782,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 5, bits: 65536},
+				{index: 5, bits: 2097152},
 			},
-			textIDs: []int32{336},
+			textIDs: []int32{341},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1745,
+			line: 1794,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 5, bits: 65536},
+				{index: 5, bits: 2097152},
 			},
-			textIDs: []int32{336},
+			textIDs: []int32{341},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1752,
+			line: 1801,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 5, bits: 131072},
+				{index: 5, bits: 4194304},
 			},
-			textIDs: []int32{337},
+			textIDs: []int32{342},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1759,
+			line: 1808,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 5, bits: 131072},
+				{index: 5, bits: 4194304},
 			},
-			textIDs: []int32{337},
+			textIDs: []int32{342},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1766,
+			line: 1815,
 			text: phraseMask{
-				{index: 5, bits: 536608768},
+				{index: 5, bits: 17171480576},
 			},
-			textIDs: []int32{338, 339, 340, 341, 342, 343, 344, 345, 346, 347, 348},
+			textIDs: []int32{343, 344, 345, 346, 347, 348, 349, 350, 351, 352, 353},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1777,
+			line: 1826,
 			text: phraseMask{
-				{index: 5, bits: 8053063680},
+				{index: 5, bits: 257698037760},
 			},
-			textIDs: []int32{349, 350, 351, 352},
+			textIDs: []int32{354, 355, 356, 357},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1791,
+			line: 1840,
 			text: phraseMask{
-				{index: 5, bits: 25769803776},
+				{index: 5, bits: 824633720832},
 			},
-			textIDs: []int32{353, 354},
+			textIDs: []int32{358, 359},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
@@ -2584,11 +2583,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1802,
+			line: 1851,
 			text: phraseMask{
-				{index: 5, bits: 25769803776},
+				{index: 5, bits: 824633720832},
 			},
-			textIDs: []int32{353, 354},
+			textIDs: []int32{358, 359},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then: thenDef{
 				Reason: "blocked",
@@ -2644,251 +2643,250 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1812,
+			line: 1861,
 			text: phraseMask{
-				{index: 5, bits: 515396075520},
+				{index: 5, bits: 16492674416640},
 			},
-			textIDs: []int32{355, 356, 357, 358},
+			textIDs: []int32{360, 361, 362, 363},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1821,
+			line: 1870,
 			text: phraseMask{
-				{index: 5, bits: 17042430230528},
+				{index: 5, bits: 545357767376896},
 			},
-			textIDs: []int32{359, 360, 361, 362, 363},
+			textIDs: []int32{364, 365, 366, 367, 368},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1829,
+			line: 1878,
 			text: phraseMask{
-				{index: 5, bits: 52776558133248},
+				{index: 5, bits: 1688849860263936},
 			},
-			textIDs: []int32{364, 365},
+			textIDs: []int32{369, 370},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1835,
+			line: 1884,
 			text: phraseMask{
-				{index: 5, bits: 1055531162664960},
+				{index: 5, bits: 33776997205278720},
 			},
-			textIDs: []int32{366, 367, 368, 369},
+			textIDs: []int32{371, 372, 373, 374},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1842,
+			line: 1891,
 			text: phraseMask{
-				{index: 5, bits: 16888498602639360},
+				{index: 5, bits: 540431955284459520},
 			},
-			textIDs: []int32{370, 371, 372, 373},
+			textIDs: []int32{375, 376, 377, 378},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1849,
+			line: 1898,
 			text: phraseMask{
-				{index: 5, bits: 18014398509481984},
+				{index: 5, bits: 576460752303423488},
 			},
-			textIDs: []int32{374},
+			textIDs: []int32{379},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1855,
+			line: 1904,
 			text: phraseMask{
-				{index: 5, bits: 36028797018963968},
+				{index: 5, bits: 1152921504606846976},
 			},
-			textIDs: []int32{375},
+			textIDs: []int32{380},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1861,
+			line: 1910,
 			text: phraseMask{
-				{index: 5, bits: 504403158265495552},
+				{index: 5, bits: 16140901064495857664},
 			},
-			textIDs: []int32{376, 377, 378},
+			textIDs: []int32{381, 382, 383},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1868,
+			line: 1917,
 			text: phraseMask{
-				{index: 5, bits: 17870283321406128128},
-				{index: 6, bits: 3},
+				{index: 6, bits: 127},
 			},
-			textIDs: []int32{379, 380, 381, 382, 383, 384, 385},
+			textIDs: []int32{384, 385, 386, 387, 388, 389, 390},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1877,
+			line: 1926,
 			text: phraseMask{
-				{index: 6, bits: 60},
+				{index: 6, bits: 1920},
 			},
-			textIDs: []int32{386, 387, 388, 389},
+			textIDs: []int32{391, 392, 393, 394},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1886,
+			line: 1935,
 			text: phraseMask{
-				{index: 6, bits: 192},
+				{index: 6, bits: 6144},
 			},
-			textIDs: []int32{390, 391},
+			textIDs: []int32{395, 396},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1892,
+			line: 1941,
 			text: phraseMask{
-				{index: 6, bits: 3840},
+				{index: 6, bits: 122880},
 			},
-			textIDs: []int32{392, 393, 394, 395},
+			textIDs: []int32{397, 398, 399, 400},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1900,
+			line: 1949,
 			text: phraseMask{
-				{index: 6, bits: 1044480},
+				{index: 6, bits: 33423360},
 			},
-			textIDs: []int32{396, 397, 398, 399, 400, 401, 402, 403},
+			textIDs: []int32{401, 402, 403, 404, 405, 406, 407, 408},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1909,
+			line: 1958,
 			text: phraseMask{
-				{index: 6, bits: 3145728},
+				{index: 6, bits: 100663296},
 			},
-			textIDs: []int32{404, 405},
+			textIDs: []int32{409, 410},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1915,
+			line: 1964,
 			text: phraseMask{
-				{index: 2, bits: 137438953472},
-				{index: 6, bits: 532676608},
+				{index: 2, bits: 4398046511104},
+				{index: 6, bits: 17045651456},
 			},
-			textIDs: []int32{165, 406, 407, 408, 409, 410, 411, 412},
+			textIDs: []int32{170, 411, 412, 413, 414, 415, 416, 417},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1924,
+			line: 1973,
 			text: phraseMask{
-				{index: 6, bits: 1610612736},
+				{index: 6, bits: 51539607552},
 			},
-			textIDs: []int32{413, 414},
+			textIDs: []int32{418, 419},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1930,
+			line: 1979,
 			text: phraseMask{
-				{index: 6, bits: 272730423296},
+				{index: 6, bits: 8727373545472},
 			},
-			textIDs: []int32{415, 416, 417, 418, 419, 420, 421},
+			textIDs: []int32{420, 421, 422, 423, 424, 425, 426},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1939,
+			line: 1988,
 			text: phraseMask{
-				{index: 6, bits: 824633720832},
+				{index: 6, bits: 26388279066624},
 			},
-			textIDs: []int32{422, 423},
+			textIDs: []int32{427, 428},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1945,
+			line: 1994,
 			text: phraseMask{
-				{index: 6, bits: 3298534883328},
+				{index: 6, bits: 105553116266496},
 			},
-			textIDs: []int32{424, 425},
+			textIDs: []int32{429, 430},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1952,
+			line: 2001,
 			text: phraseMask{
-				{index: 6, bits: 72053195991416832},
+				{index: 6, bits: 2305702271725338624},
 			},
-			textIDs: []int32{426, 427, 428, 429, 430, 431, 432, 433, 434, 435, 436, 437, 438, 439},
+			textIDs: []int32{431, 432, 433, 434, 435, 436, 437, 438, 439, 440, 441, 442, 443, 444},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1962,
+			line: 2011,
 			text: phraseMask{
-				{index: 6, bits: 72057594037927936},
+				{index: 6, bits: 2305843009213693952},
 			},
-			textIDs: []int32{440},
+			textIDs: []int32{445},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1970,
+			line: 2019,
 			text: phraseMask{
-				{index: 6, bits: 144115188075855872},
+				{index: 6, bits: 4611686018427387904},
 			},
-			textIDs: []int32{441},
+			textIDs: []int32{446},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1976,
+			line: 2025,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2898,17 +2896,17 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 6, bits: 288230376151711744},
-				{index: 1, bits: 2147483648},
+				{index: 6, bits: 9223372036854775808},
+				{index: 1, bits: 68719476736},
 			},
-			textIDs: []int32{442, 95},
+			textIDs: []int32{447, 100},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1984,
+			line: 2033,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2920,32 +2918,33 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 6, bits: 864691128455135232},
-				{index: 1, bits: 2147483648},
+				{index: 7, bits: 1},
+				{index: 6, bits: 9223372036854775808},
+				{index: 1, bits: 68719476736},
 			},
-			textIDs: []int32{443, 442, 95},
+			textIDs: []int32{448, 447, 100},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1992,
+			line: 2041,
 			text: phraseMask{
-				{index: 6, bits: 1152921504606846976},
+				{index: 7, bits: 2},
 			},
-			textIDs: []int32{444},
+			textIDs: []int32{449},
 			mta:     []string{".messagelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2000,
+			line: 2049,
 			text: phraseMask{
-				{index: 6, bits: 6917529027641081856},
+				{index: 7, bits: 12},
 			},
-			textIDs: []int32{445, 446},
+			textIDs: []int32{450, 451},
 			regexps: []*pattern{
 				{src: "\\b542\\b", captures: false},
 				{src: "no such user", captures: false},
@@ -2956,14 +2955,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2007,
+			line: 2056,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
 			text: phraseMask{
-				{index: 6, bits: 9223372036854775808},
+				{index: 7, bits: 16},
 			},
-			textIDs: []int32{447},
+			textIDs: []int32{452},
 			then: thenDef{
 				Reason: "badreputation",
 				words: words{
@@ -3018,207 +3017,137 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2035,
+			line: 2084,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 7, bits: 1},
-			},
-			textIDs: []int32{448},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "blocked"},
-		},
-		{
-			id:   "microsoft-5.5.4-blocked",
-			file: "rules.yaml (built-in)",
-			line: 2042,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 7, bits: 2},
-			},
-			textIDs: []int32{449},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "blocked"},
-		},
-		{
-			id:   "microsoft-5.3.0-contenterror",
-			file: "rules.yaml (built-in)",
-			line: 2049,
-			status: []statusPattern{
-				{class: 5, subject: 3},
-			},
-			text: phraseMask{
-				{index: 7, bits: 4},
-			},
-			textIDs: []int32{450},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "contenterror"},
-		},
-		{
-			id:   "microsoft-5.4.11-contenterror",
-			file: "rules.yaml (built-in)",
-			line: 2056,
-			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 11, detHi: 11},
-			},
-			text: phraseMask{
-				{index: 7, bits: 8},
-			},
-			textIDs: []int32{451},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "contenterror"},
-		},
-		{
-			id:   "microsoft-5.5.6-contenterror",
-			file: "rules.yaml (built-in)",
-			line: 2063,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 6, detHi: 6},
-			},
-			text: phraseMask{
-				{index: 7, bits: 16},
-			},
-			textIDs: []int32{452},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "contenterror"},
-		},
-		{
-			id:   "microsoft-5.2.3-exceedlimit",
-			file: "rules.yaml (built-in)",
-			line: 2070,
-			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 7, bits: 32},
 			},
 			textIDs: []int32{453},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "exceedlimit"},
+			then:    thenDef{Reason: "blocked"},
 		},
 		{
-			id:   "microsoft-4.4.1-expired",
+			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2077,
+			line: 2091,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 1, detHi: 1},
+				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 64},
 			},
 			textIDs: []int32{454},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "expired"},
+			then:    thenDef{Reason: "blocked"},
 		},
 		{
-			id:   "microsoft-5.4.300-expired",
+			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2084,
+			line: 2098,
 			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 300, detHi: 300},
-				{class: 5, subject: 4, detailLo: 316, detHi: 316},
+				{class: 5, subject: 3},
 			},
 			text: phraseMask{
 				{index: 7, bits: 128},
 			},
 			textIDs: []int32{455},
-			then:    thenDef{Reason: "expired"},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-4.4.8-failedstarttls",
+			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2090,
+			line: 2105,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 8, detHi: 8},
-				{class: 5, subject: 4, detailLo: 8, detHi: 8},
+				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
 			text: phraseMask{
 				{index: 7, bits: 256},
 			},
 			textIDs: []int32{456},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
+			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-4.4.317-failedstarttls",
+			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2097,
+			line: 2112,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 317, detHi: 317},
-				{class: 5, subject: 4, detailLo: 317, detHi: 317},
+				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
 				{index: 7, bits: 512},
 			},
 			textIDs: []int32{457},
-			then:    thenDef{Reason: "failedstarttls"},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-4.7.5-failedstarttls",
+			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2103,
+			line: 2119,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 5, detHi: 5},
-				{class: 5, subject: 7, detailLo: 5, detHi: 5},
+				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 7, bits: 1024},
 			},
 			textIDs: []int32{458},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
+			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
-			id:   "microsoft-5.7.51-failedstarttls",
+			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2110,
+			line: 2126,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 51, detHi: 51},
+				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 7, bits: 2048},
 			},
 			textIDs: []int32{459},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
+			then:    thenDef{Reason: "expired"},
 		},
 		{
-			id:   "microsoft-4.7.321-failedstarttls",
+			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2117,
+			line: 2133,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 321, detHi: 321},
-				{class: 5, subject: 7, detailLo: 321, detHi: 321},
+				{class: 5, subject: 4, detailLo: 300, detHi: 300},
+				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
 				{index: 7, bits: 4096},
 			},
 			textIDs: []int32{460},
-			then:    thenDef{Reason: "failedstarttls"},
+			then:    thenDef{Reason: "expired"},
 		},
 		{
-			id:   "microsoft-5.7.322-failedstarttls",
+			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2123,
+			line: 2139,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 322, detHi: 322},
+				{class: 4, subject: 4, detailLo: 8, detHi: 8},
+				{class: 5, subject: 4, detailLo: 8, detHi: 8},
 			},
 			text: phraseMask{
 				{index: 7, bits: 8192},
 			},
 			textIDs: []int32{461},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.323-failedstarttls",
+			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2129,
+			line: 2146,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 323, detHi: 323},
-				{class: 5, subject: 7, detailLo: 323, detHi: 323},
+				{class: 4, subject: 4, detailLo: 317, detHi: 317},
+				{class: 5, subject: 4, detailLo: 317, detHi: 317},
 			},
 			text: phraseMask{
 				{index: 7, bits: 16384},
@@ -3227,372 +3156,372 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.324-failedstarttls",
+			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2135,
+			line: 2152,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 324, detHi: 324},
-				{class: 5, subject: 7, detailLo: 324, detHi: 324},
+				{class: 4, subject: 7, detailLo: 5, detHi: 5},
+				{class: 5, subject: 7, detailLo: 5, detHi: 5},
 			},
 			text: phraseMask{
 				{index: 7, bits: 32768},
 			},
 			textIDs: []int32{463},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.325-failedstarttls",
+			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2141,
+			line: 2159,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 325, detHi: 325},
-				{class: 5, subject: 7, detailLo: 325, detHi: 325},
+				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
 			text: phraseMask{
 				{index: 7, bits: 65536},
 			},
 			textIDs: []int32{464},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-4.7.321-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2166,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 321, detHi: 321},
+				{class: 5, subject: 7, detailLo: 321, detHi: 321},
+			},
+			text: phraseMask{
+				{index: 7, bits: 131072},
+			},
+			textIDs: []int32{465},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-5.7.322-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2172,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 322, detHi: 322},
+			},
+			text: phraseMask{
+				{index: 7, bits: 262144},
+			},
+			textIDs: []int32{466},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-4.7.323-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2178,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 323, detHi: 323},
+				{class: 5, subject: 7, detailLo: 323, detHi: 323},
+			},
+			text: phraseMask{
+				{index: 7, bits: 524288},
+			},
+			textIDs: []int32{467},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-4.7.324-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2184,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 324, detHi: 324},
+				{class: 5, subject: 7, detailLo: 324, detHi: 324},
+			},
+			text: phraseMask{
+				{index: 7, bits: 1048576},
+			},
+			textIDs: []int32{468},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-4.7.325-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2190,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 325, detHi: 325},
+				{class: 5, subject: 7, detailLo: 325, detHi: 325},
+			},
+			text: phraseMask{
+				{index: 7, bits: 2097152},
+			},
+			textIDs: []int32{469},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2147,
+			line: 2196,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 393216},
+				{index: 7, bits: 12582912},
 			},
-			textIDs: []int32{465, 466},
+			textIDs: []int32{470, 471},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2154,
+			line: 2203,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
 			},
 			text: phraseMask{
-				{index: 7, bits: 524288},
+				{index: 7, bits: 16777216},
 			},
-			textIDs: []int32{467},
+			textIDs: []int32{472},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2160,
+			line: 2209,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1048576},
+				{index: 7, bits: 33554432},
 			},
-			textIDs: []int32{468},
+			textIDs: []int32{473},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2166,
+			line: 2215,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 2097152},
+				{index: 7, bits: 67108864},
 			},
-			textIDs: []int32{469},
+			textIDs: []int32{474},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2173,
+			line: 2222,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
 			text: phraseMask{
-				{index: 7, bits: 4194304},
+				{index: 7, bits: 134217728},
 			},
-			textIDs: []int32{470},
+			textIDs: []int32{475},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2180,
+			line: 2229,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 8388608},
+				{index: 7, bits: 268435456},
 			},
-			textIDs: []int32{471},
+			textIDs: []int32{476},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2187,
+			line: 2236,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 16777216},
+				{index: 7, bits: 536870912},
 			},
-			textIDs: []int32{472},
+			textIDs: []int32{477},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2194,
+			line: 2243,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 33554432},
+				{index: 7, bits: 1073741824},
 			},
-			textIDs: []int32{473},
+			textIDs: []int32{478},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2201,
+			line: 2250,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
 			text: phraseMask{
-				{index: 7, bits: 201326592},
+				{index: 7, bits: 6442450944},
 			},
-			textIDs: []int32{474, 475},
+			textIDs: []int32{479, 480},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2207,
+			line: 2256,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
 			text: phraseMask{
-				{index: 7, bits: 268435456},
+				{index: 7, bits: 8589934592},
 			},
-			textIDs: []int32{476},
+			textIDs: []int32{481},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2213,
+			line: 2262,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1610612736},
+				{index: 7, bits: 51539607552},
 			},
-			textIDs: []int32{477, 478},
+			textIDs: []int32{482, 483},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2220,
+			line: 2269,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
 			text: phraseMask{
-				{index: 7, bits: 2147483648},
+				{index: 7, bits: 68719476736},
 			},
-			textIDs: []int32{479},
+			textIDs: []int32{484},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2226,
+			line: 2275,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 12884901888},
+				{index: 7, bits: 412316860416},
 			},
-			textIDs: []int32{480, 481},
+			textIDs: []int32{485, 486},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2233,
+			line: 2282,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 7, bits: 17179869184},
+				{index: 7, bits: 549755813888},
 			},
-			textIDs: []int32{482},
+			textIDs: []int32{487},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2240,
+			line: 2289,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 7, bits: 34359738368},
-			},
-			textIDs: []int32{483},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "speeding"},
-		},
-		{
-			id:   "microsoft-5.2.1-suspend",
-			file: "rules.yaml (built-in)",
-			line: 2247,
-			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-			},
-			text: phraseMask{
-				{index: 7, bits: 68719476736},
-			},
-			textIDs: []int32{484},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "suspend"},
-		},
-		{
-			id:   "microsoft-5.3.3-syntaxerror",
-			file: "rules.yaml (built-in)",
-			line: 2254,
-			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 3, detHi: 3},
-			},
-			text: phraseMask{
-				{index: 6, bits: 140737488355328},
-			},
-			textIDs: []int32{431},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "syntaxerror"},
-		},
-		{
-			id:   "microsoft-5.5.2-syntaxerror",
-			file: "rules.yaml (built-in)",
-			line: 2261,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 7, bits: 137438953472},
-			},
-			textIDs: []int32{485},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "syntaxerror"},
-		},
-		{
-			id:   "microsoft-4.3.2-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 2268,
-			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 7, bits: 824633720832},
-			},
-			textIDs: []int32{486, 487},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-5.3.5-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 2275,
-			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
 			text: phraseMask{
 				{index: 7, bits: 1099511627776},
 			},
 			textIDs: []int32{488},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "speeding"},
 		},
 		{
-			id:   "microsoft-5.0.0-systemerror",
+			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2282,
+			line: 2296,
 			status: []statusPattern{
-				{class: 5},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 7, bits: 2199023255552},
 			},
 			textIDs: []int32{489},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "suspend"},
 		},
 		{
-			id:   "microsoft-5.1.4-systemerror",
+			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2289,
+			line: 2303,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 3, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{index: 6, bits: 4503599627370496},
+			},
+			textIDs: []int32{436},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "syntaxerror"},
+		},
+		{
+			id:   "microsoft-5.5.2-syntaxerror",
+			file: "rules.yaml (built-in)",
+			line: 2310,
+			status: []statusPattern{
+				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 7, bits: 4398046511104},
 			},
 			textIDs: []int32{490},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
-			id:   "microsoft-5.2.4-systemerror",
+			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2296,
+			line: 2317,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 8796093022208},
+				{index: 7, bits: 26388279066624},
 			},
-			textIDs: []int32{491},
+			textIDs: []int32{491, 492},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.2.14-systemerror",
+			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2303,
+			line: 2324,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 14, detHi: 14},
-			},
-			text: phraseMask{
-				{index: 7, bits: 17592186044416},
-			},
-			textIDs: []int32{492},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-4.4.3-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 2310,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 3, detHi: 3},
+				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
 			text: phraseMask{
 				{index: 7, bits: 35184372088832},
@@ -3602,11 +3531,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.0-systemerror",
+			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2317,
+			line: 2331,
 			status: []statusPattern{
-				{class: 4, subject: 7},
+				{class: 5},
 			},
 			text: phraseMask{
 				{index: 7, bits: 70368744177664},
@@ -3616,11 +3545,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.24-systemerror",
+			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2324,
+			line: 2338,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 24, detHi: 24},
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 140737488355328},
@@ -3630,11 +3559,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.25-systemerror",
+			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2331,
+			line: 2345,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 25, detHi: 25},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 281474976710656},
@@ -3644,11 +3573,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.28-systemerror",
+			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2338,
+			line: 2352,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 28, detHi: 28},
+				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
 			text: phraseMask{
 				{index: 7, bits: 562949953421312},
@@ -3658,63 +3587,133 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.318-systemerror",
+			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2345,
+			line: 2359,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 318, detHi: 318},
-				{class: 5, subject: 4, detailLo: 318, detHi: 318},
+				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 7, bits: 1125899906842624},
 			},
 			textIDs: []int32{498},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.500-systemerror",
+			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2351,
+			line: 2366,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 500, detHi: 500},
+				{class: 4, subject: 7},
 			},
 			text: phraseMask{
 				{index: 7, bits: 2251799813685248},
 			},
 			textIDs: []int32{499},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.700-systemerror",
+			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2357,
+			line: 2373,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 700, detHi: 700},
+				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
 			text: phraseMask{
 				{index: 7, bits: 4503599627370496},
 			},
 			textIDs: []int32{500},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.3.1-systemfull",
+			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2363,
+			line: 2380,
 			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 1, detHi: 1},
+				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
 			text: phraseMask{
 				{index: 7, bits: 9007199254740992},
 			},
 			textIDs: []int32{501},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.28-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2387,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 28, detHi: 28},
+			},
+			text: phraseMask{
+				{index: 7, bits: 18014398509481984},
+			},
+			textIDs: []int32{502},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.318-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2394,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 318, detHi: 318},
+				{class: 5, subject: 4, detailLo: 318, detHi: 318},
+			},
+			text: phraseMask{
+				{index: 7, bits: 36028797018963968},
+			},
+			textIDs: []int32{503},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.7.500-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2400,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 500, detHi: 500},
+			},
+			text: phraseMask{
+				{index: 7, bits: 72057594037927936},
+			},
+			textIDs: []int32{504},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.7.700-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2406,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 700, detHi: 700},
+			},
+			text: phraseMask{
+				{index: 7, bits: 144115188075855872},
+			},
+			textIDs: []int32{505},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.3.1-systemfull",
+			file: "rules.yaml (built-in)",
+			line: 2412,
+			status: []statusPattern{
+				{class: 4, subject: 3, detailLo: 1, detHi: 1},
+			},
+			text: phraseMask{
+				{index: 7, bits: 288230376151711744},
+			},
+			textIDs: []int32{506},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2370,
+			line: 2419,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3729,430 +3728,430 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2377,
+			line: 2426,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
 			text: phraseMask{
-				{index: 7, bits: 18014398509481984},
+				{index: 7, bits: 576460752303423488},
 			},
-			textIDs: []int32{502},
+			textIDs: []int32{507},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2383,
+			line: 2432,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 36028797018963968},
+				{index: 7, bits: 1152921504606846976},
 			},
-			textIDs: []int32{503},
+			textIDs: []int32{508},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2390,
+			line: 2439,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
 			text: phraseMask{
-				{index: 7, bits: 72057594037927936},
+				{index: 7, bits: 2305843009213693952},
 			},
-			textIDs: []int32{504},
+			textIDs: []int32{509},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2397,
+			line: 2446,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
-				{index: 7, bits: 144115188075855872},
+				{index: 7, bits: 4611686018427387904},
 			},
-			textIDs: []int32{505},
+			textIDs: []int32{510},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2404,
+			line: 2453,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
 			text: phraseMask{
-				{index: 7, bits: 288230376151711744},
+				{index: 7, bits: 9223372036854775808},
 			},
-			textIDs: []int32{506},
+			textIDs: []int32{511},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2411,
+			line: 2460,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 576460752303423488},
+				{index: 8, bits: 1},
 			},
-			textIDs: []int32{507},
+			textIDs: []int32{512},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2418,
+			line: 2467,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1152921504606846976},
+				{index: 8, bits: 2},
 			},
-			textIDs: []int32{508},
+			textIDs: []int32{513},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2424,
+			line: 2473,
 			text: phraseMask{
-				{index: 7, bits: 16140901064495857664},
+				{index: 8, bits: 28},
 			},
-			textIDs: []int32{509, 510, 511},
+			textIDs: []int32{514, 515, 516},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2434,
+			line: 2483,
 			text: phraseMask{
-				{index: 8, bits: 3},
+				{index: 8, bits: 96},
 			},
-			textIDs: []int32{512, 513},
+			textIDs: []int32{517, 518},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2440,
+			line: 2489,
 			text: phraseMask{
-				{index: 8, bits: 28},
+				{index: 8, bits: 896},
 			},
-			textIDs: []int32{514, 515, 516},
+			textIDs: []int32{519, 520, 521},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2446,
+			line: 2495,
 			text: phraseMask{
-				{index: 8, bits: 32},
+				{index: 8, bits: 1024},
 			},
-			textIDs: []int32{517},
+			textIDs: []int32{522},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2452,
+			line: 2501,
 			text: phraseMask{
-				{index: 8, bits: 960},
+				{index: 8, bits: 30720},
 			},
-			textIDs: []int32{518, 519, 520, 521},
+			textIDs: []int32{523, 524, 525, 526},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2459,
+			line: 2508,
 			text: phraseMask{
-				{index: 8, bits: 1024},
+				{index: 8, bits: 32768},
 			},
-			textIDs: []int32{522},
+			textIDs: []int32{527},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2465,
+			line: 2514,
 			text: phraseMask{
-				{index: 8, bits: 6144},
+				{index: 8, bits: 196608},
 			},
-			textIDs: []int32{523, 524},
+			textIDs: []int32{528, 529},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2471,
+			line: 2520,
 			text: phraseMask{
-				{index: 8, bits: 24576},
+				{index: 8, bits: 786432},
 			},
-			textIDs: []int32{525, 526},
+			textIDs: []int32{530, 531},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2477,
+			line: 2526,
 			text: phraseMask{
-				{index: 8, bits: 32768},
+				{index: 8, bits: 1048576},
 			},
-			textIDs: []int32{527},
+			textIDs: []int32{532},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2483,
+			line: 2532,
 			text: phraseMask{
-				{index: 2, bits: 844424930131968},
-				{index: 8, bits: 458752},
+				{index: 2, bits: 27021597764222976},
+				{index: 8, bits: 14680064},
 			},
-			textIDs: []int32{176, 177, 528, 529, 530},
+			textIDs: []int32{181, 182, 533, 534, 535},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2491,
+			line: 2540,
 			text: phraseMask{
-				{index: 2, bits: 159978941841408},
-				{index: 8, bits: 1572864},
+				{index: 2, bits: 5119326138925056},
+				{index: 8, bits: 50331648},
 			},
-			textIDs: []int32{172, 167, 168, 531, 532, 175},
+			textIDs: []int32{177, 172, 173, 536, 537, 180},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2501,
+			line: 2550,
 			text: phraseMask{
-				{index: 8, bits: 14680064},
+				{index: 8, bits: 469762048},
 			},
-			textIDs: []int32{533, 534, 535},
+			textIDs: []int32{538, 539, 540},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2508,
+			line: 2557,
 			text: phraseMask{
-				{index: 8, bits: 251658240},
+				{index: 8, bits: 8053063680},
 			},
-			textIDs: []int32{536, 537, 538, 539},
+			textIDs: []int32{541, 542, 543, 544},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2515,
+			line: 2564,
 			text: phraseMask{
-				{index: 8, bits: 805306368},
+				{index: 8, bits: 25769803776},
 				{bits: 140737488355328},
 			},
-			textIDs: []int32{540, 47, 541},
+			textIDs: []int32{545, 47, 546},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2522,
+			line: 2571,
 			text: phraseMask{
-				{index: 7, bits: 536870912},
-				{index: 8, bits: 3221225472},
+				{index: 7, bits: 17179869184},
+				{index: 8, bits: 103079215104},
 			},
-			textIDs: []int32{477, 542, 543},
+			textIDs: []int32{482, 547, 548},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2528,
+			line: 2577,
 			text: phraseMask{
-				{index: 8, bits: 4294967296},
+				{index: 8, bits: 137438953472},
 			},
-			textIDs: []int32{544},
+			textIDs: []int32{549},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2534,
+			line: 2583,
 			text: phraseMask{
-				{index: 8, bits: 8589934592},
+				{index: 8, bits: 274877906944},
 			},
-			textIDs: []int32{545},
+			textIDs: []int32{550},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2540,
+			line: 2589,
 			text: phraseMask{
-				{index: 7, bits: 288230376151711744},
+				{index: 7, bits: 9223372036854775808},
 			},
-			textIDs: []int32{506},
+			textIDs: []int32{511},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2546,
+			line: 2595,
 			text: phraseMask{
-				{index: 8, bits: 51539607552},
+				{index: 8, bits: 1649267441664},
 			},
-			textIDs: []int32{546, 547},
+			textIDs: []int32{551, 552},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2556,
+			line: 2605,
 			text: phraseMask{
-				{index: 8, bits: 481036337152},
+				{index: 8, bits: 15393162788864},
 			},
-			textIDs: []int32{548, 549, 550},
+			textIDs: []int32{553, 554, 555},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2562,
+			line: 2611,
 			text: phraseMask{
-				{index: 8, bits: 549755813888},
+				{index: 8, bits: 17592186044416},
 			},
-			textIDs: []int32{551},
+			textIDs: []int32{556},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2568,
+			line: 2617,
 			text: phraseMask{
-				{index: 8, bits: 3298534883328},
+				{index: 8, bits: 105553116266496},
 			},
-			textIDs: []int32{552, 553},
+			textIDs: []int32{557, 558},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2574,
+			line: 2623,
 			text: phraseMask{
-				{index: 8, bits: 13194139533312},
+				{index: 8, bits: 422212465065984},
 			},
-			textIDs: []int32{554, 555},
+			textIDs: []int32{559, 560},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2580,
+			line: 2629,
 			text: phraseMask{
-				{index: 8, bits: 52776558133248},
+				{index: 8, bits: 1688849860263936},
 			},
-			textIDs: []int32{556, 557},
+			textIDs: []int32{561, 562},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2586,
+			line: 2635,
 			text: phraseMask{
-				{index: 8, bits: 70368744177664},
+				{index: 8, bits: 2251799813685248},
 			},
-			textIDs: []int32{558},
+			textIDs: []int32{563},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2592,
+			line: 2641,
 			text: phraseMask{
-				{index: 8, bits: 140737488355328},
+				{index: 8, bits: 4503599627370496},
 			},
-			textIDs: []int32{559},
+			textIDs: []int32{564},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2598,
+			line: 2647,
 			text: phraseMask{
-				{index: 8, bits: 4222124650659840},
+				{index: 8, bits: 135107988821114880},
 			},
-			textIDs: []int32{560, 561, 562, 563},
+			textIDs: []int32{565, 566, 567, 568},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2605,
+			line: 2654,
 			text: phraseMask{
-				{index: 8, bits: 4503599627370496},
+				{index: 8, bits: 144115188075855872},
 			},
-			textIDs: []int32{564},
+			textIDs: []int32{569},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2611,
+			line: 2660,
 			text: phraseMask{
-				{index: 8, bits: 9007199254740992},
+				{index: 8, bits: 288230376151711744},
 			},
-			textIDs: []int32{565},
+			textIDs: []int32{570},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2622,
+			line: 2671,
 			text: phraseMask{
-				{index: 8, bits: 54043195528445952},
+				{index: 8, bits: 1729382256910270464},
 			},
-			textIDs: []int32{566, 567},
+			textIDs: []int32{571, 572},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "blocked",
@@ -4186,44 +4185,44 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2633,
+			line: 2682,
 			text: phraseMask{
-				{index: 8, bits: 72057594037927936},
+				{index: 8, bits: 2305843009213693952},
 			},
-			textIDs: []int32{568},
+			textIDs: []int32{573},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2639,
+			line: 2688,
 			text: phraseMask{
-				{index: 8, bits: 144115188075855872},
+				{index: 8, bits: 4611686018427387904},
 			},
-			textIDs: []int32{569},
+			textIDs: []int32{574},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2645,
+			line: 2694,
 			text: phraseMask{
-				{index: 8, bits: 288230376151711744},
+				{index: 8, bits: 9223372036854775808},
 			},
-			textIDs: []int32{570},
+			textIDs: []int32{575},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2658,
+			line: 2707,
 			text: phraseMask{
-				{index: 8, bits: 576460752303423488},
+				{index: 9, bits: 1},
 			},
-			textIDs: []int32{571},
+			textIDs: []int32{576},
 			mta:     []string{".yahoodns.net"},
 			action:  []smtpcode.Action{"failed"},
 			then: thenDef{
@@ -4287,11 +4286,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2671,
+			line: 2720,
 			text: phraseMask{
-				{index: 8, bits: 576460752303423488},
+				{index: 9, bits: 1},
 			},
-			textIDs: []int32{571},
+			textIDs: []int32{576},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "rejected",
@@ -4353,75 +4352,74 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2681,
+			line: 2730,
 			text: phraseMask{
-				{index: 8, bits: 3458764513820540928},
+				{index: 9, bits: 6},
 			},
-			textIDs: []int32{572, 573},
+			textIDs: []int32{577, 578},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2689,
+			line: 2738,
 			text: phraseMask{
-				{index: 8, bits: 4611686018427387904},
+				{index: 9, bits: 8},
 			},
-			textIDs: []int32{574},
+			textIDs: []int32{579},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2695,
+			line: 2744,
 			text: phraseMask{
-				{index: 8, bits: 9223372036854775808},
-				{index: 9, bits: 1},
+				{index: 9, bits: 48},
 			},
-			textIDs: []int32{575, 576},
+			textIDs: []int32{580, 581},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2701,
+			line: 2750,
 			text: phraseMask{
-				{index: 9, bits: 2},
+				{index: 9, bits: 64},
 			},
-			textIDs: []int32{577},
+			textIDs: []int32{582},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2707,
+			line: 2756,
 			text: phraseMask{
-				{index: 9, bits: 4},
+				{index: 9, bits: 128},
 			},
-			textIDs: []int32{578},
+			textIDs: []int32{583},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2713,
+			line: 2762,
 			text: phraseMask{
-				{index: 9, bits: 8},
-				{index: 8, bits: 4503599627370496},
+				{index: 9, bits: 256},
+				{index: 8, bits: 144115188075855872},
 			},
-			textIDs: []int32{579, 564},
+			textIDs: []int32{584, 569},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2725,
+			line: 2774,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4429,9 +4427,9 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 9, bits: 496},
+				{index: 9, bits: 15872},
 			},
-			textIDs: []int32{580, 581, 582, 583, 584},
+			textIDs: []int32{585, 586, 587, 588, 589},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4471,11 +4469,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2738,
+			line: 2787,
 			text: phraseMask{
-				{index: 9, bits: 7680},
+				{index: 9, bits: 245760},
 			},
-			textIDs: []int32{585, 586, 587, 588},
+			textIDs: []int32{590, 591, 592, 593},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4515,12 +4513,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2750,
+			line: 2799,
 			text: phraseMask{
-				{index: 9, bits: 122880},
-				{index: 6, bits: 33554432},
+				{index: 9, bits: 3932160},
+				{index: 6, bits: 1073741824},
 			},
-			textIDs: []int32{589, 590, 409, 591, 592},
+			textIDs: []int32{594, 595, 414, 596, 597},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4559,7 +4557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2764,
+			line: 2813,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4569,10 +4567,10 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 9, bits: 4294836224},
-				{index: 4, bits: 562949953421312},
+				{index: 9, bits: 137434759168},
+				{index: 4, bits: 18014398509481984},
 			},
-			textIDs: []int32{593, 305, 594, 595, 596, 597, 598, 599, 600, 601, 602, 603, 604, 605, 606, 607},
+			textIDs: []int32{598, 310, 599, 600, 601, 602, 603, 604, 605, 606, 607, 608, 609, 610, 611, 612},
 			then: thenDef{
 				Reason: "norelaying",
 				words: words{
@@ -4625,11 +4623,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2785,
+			line: 2834,
 			text: phraseMask{
-				{index: 9, bits: 4294967296},
+				{index: 9, bits: 137438953472},
 			},
-			textIDs: []int32{608},
+			textIDs: []int32{613},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4675,7 +4673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2794,
+			line: 2843,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4685,9 +4683,9 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 9, bits: 4389456576512},
+				{index: 9, bits: 140462610448384},
 			},
-			textIDs: []int32{609, 610, 611, 612, 613, 614, 615, 616, 617},
+			textIDs: []int32{614, 615, 616, 617, 618, 619, 620, 621, 622},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4733,7 +4731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2809,
+			line: 2858,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4741,9 +4739,9 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 9, bits: 4499201580859392},
+				{index: 9, bits: 143974450587500544},
 			},
-			textIDs: []int32{618, 619, 620, 621, 622, 623, 624, 625, 626, 627},
+			textIDs: []int32{623, 624, 625, 626, 627, 628, 629, 630, 631, 632},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -4790,16 +4788,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2828,
+			line: 2877,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
 			},
 			text: phraseMask{
-				{index: 6, bits: 72057594037927936},
-				{index: 9, bits: 31525197391593472},
+				{index: 6, bits: 2305843009213693952},
+				{index: 9, bits: 1008806316530991104},
 			},
-			textIDs: []int32{440, 628, 629, 630},
+			textIDs: []int32{445, 633, 634, 635},
 			then: thenDef{
 				Reason: "notaccept",
 				words: words{
@@ -4845,15 +4843,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2840,
+			line: 2889,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
 			},
 			text: phraseMask{
-				{index: 9, bits: 1116892707587883008},
+				{index: 9, bits: 17293822569102704640},
+				{index: 10, bits: 1},
 			},
-			textIDs: []int32{631, 632, 633, 634, 635},
+			textIDs: []int32{636, 637, 638, 639, 640},
 			then: thenDef{
 				Reason: "suspend",
 				words: words{
@@ -4886,7 +4885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2854,
+			line: 2903,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4935,7 +4934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2863,
+			line: 2912,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4984,7 +4983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 2872,
+			line: 2921,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5033,7 +5032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 2881,
+			line: 2930,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5082,7 +5081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 2891,
+			line: 2940,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5124,7 +5123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 2900,
+			line: 2949,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5173,7 +5172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 2909,
+			line: 2958,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5222,7 +5221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 2918,
+			line: 2967,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5271,7 +5270,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 2927,
+			line: 2976,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5320,7 +5319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 2936,
+			line: 2985,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5369,7 +5368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 2945,
+			line: 2994,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5418,7 +5417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 2954,
+			line: 3003,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5467,7 +5466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 2963,
+			line: 3012,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5516,7 +5515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 2972,
+			line: 3021,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5565,7 +5564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 2981,
+			line: 3030,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5614,7 +5613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 2990,
+			line: 3039,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5663,7 +5662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 2999,
+			line: 3048,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5720,7 +5719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3008,
+			line: 3057,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5769,7 +5768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3017,
+			line: 3066,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5818,7 +5817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3028,
+			line: 3077,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5867,7 +5866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3037,
+			line: 3086,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5916,7 +5915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3046,
+			line: 3095,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -5965,7 +5964,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3057,
+			line: 3106,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6014,7 +6013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3067,
+			line: 3116,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6063,7 +6062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3076,
+			line: 3125,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6112,7 +6111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3085,
+			line: 3134,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6161,7 +6160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3094,
+			line: 3143,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6210,7 +6209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3103,
+			line: 3152,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6259,7 +6258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3113,
+			line: 3162,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6308,7 +6307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3122,
+			line: 3171,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6357,7 +6356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3131,
+			line: 3180,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6414,7 +6413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3140,
+			line: 3189,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6463,7 +6462,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3152,
+			line: 3201,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6505,7 +6504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3161,
+			line: 3210,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6547,7 +6546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3170,
+			line: 3219,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6613,7 +6612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3179,
+			line: 3228,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6655,7 +6654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3188,
+			line: 3237,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6704,7 +6703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3199,
+			line: 3248,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6740,61 +6739,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3215,
+			line: 3264,
 			text: phraseMask{
-				{index: 9, bits: 1152921504606846976},
+				{index: 10, bits: 2},
 			},
-			textIDs: []int32{636},
+			textIDs: []int32{641},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3222,
+			line: 3271,
 			text: phraseMask{
-				{index: 9, bits: 2305843009213693952},
+				{index: 10, bits: 4},
 			},
-			textIDs: []int32{637},
+			textIDs: []int32{642},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3227,
+			line: 3276,
 			text: phraseMask{
-				{index: 9, bits: 4611686018427387904},
+				{index: 10, bits: 8},
 			},
-			textIDs: []int32{638},
+			textIDs: []int32{643},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3232,
+			line: 3281,
 			text: phraseMask{
-				{index: 9, bits: 9223372036854775808},
+				{index: 10, bits: 16},
 			},
-			textIDs: []int32{639},
+			textIDs: []int32{644},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3237,
+			line: 3286,
 			text: phraseMask{
-				{index: 10, bits: 31},
+				{index: 10, bits: 992},
 			},
-			textIDs: []int32{640, 641, 642, 643, 644},
+			textIDs: []int32{645, 646, 647, 648, 649},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3244,
+			line: 3293,
 			text: phraseMask{
-				{index: 10, bits: 32},
+				{index: 10, bits: 1024},
 			},
-			textIDs: []int32{645},
+			textIDs: []int32{650},
 			regexps: []*pattern{
 				{src: "non r.*pertori.*dans l'annuaire domino", captures: false},
 			},
@@ -6803,41 +6802,41 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3250,
+			line: 3299,
 			text: phraseMask{
-				{index: 10, bits: 64},
+				{index: 10, bits: 2048},
 			},
-			textIDs: []int32{646},
+			textIDs: []int32{651},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3255,
+			line: 3304,
 			text: phraseMask{
-				{index: 10, bits: 128},
+				{index: 10, bits: 4096},
 			},
-			textIDs: []int32{647},
+			textIDs: []int32{652},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3260,
+			line: 3309,
 			text: phraseMask{
-				{index: 10, bits: 256},
+				{index: 10, bits: 8192},
 			},
-			textIDs: []int32{648},
+			textIDs: []int32{653},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3273,
+			line: 3322,
 			text: phraseMask{
-				{index: 10, bits: 1536},
+				{index: 10, bits: 49152},
 			},
-			textIDs: []int32{649, 650},
+			textIDs: []int32{654, 655},
 			then: thenDef{
 				Reason:     "hostunknown",
 				HardBounce: &builtinFalse,
@@ -6884,61 +6883,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3283,
+			line: 3332,
 			text: phraseMask{
-				{index: 10, bits: 2048},
+				{index: 10, bits: 65536},
 			},
-			textIDs: []int32{651},
+			textIDs: []int32{656},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3291,
+			line: 3340,
 			text: phraseMask{
-				{index: 10, bits: 4096},
+				{index: 10, bits: 131072},
 			},
-			textIDs: []int32{652},
+			textIDs: []int32{657},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3296,
+			line: 3345,
 			text: phraseMask{
-				{index: 10, bits: 24576},
+				{index: 10, bits: 786432},
 			},
-			textIDs: []int32{653, 654},
+			textIDs: []int32{658, 659},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3301,
+			line: 3350,
 			text: phraseMask{
-				{index: 10, bits: 491520},
+				{index: 10, bits: 15728640},
 			},
-			textIDs: []int32{655, 656, 657, 658},
+			textIDs: []int32{660, 661, 662, 663},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3307,
+			line: 3356,
 			text: phraseMask{
-				{index: 10, bits: 7864320},
+				{index: 10, bits: 251658240},
 			},
-			textIDs: []int32{659, 660, 661, 662},
+			textIDs: []int32{664, 665, 666, 667},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3319,
+			line: 3368,
 			text: phraseMask{
-				{index: 10, bits: 58720256},
+				{index: 10, bits: 1879048192},
 			},
-			textIDs: []int32{663, 664, 665},
+			textIDs: []int32{668, 669, 670},
 			then: thenDef{
 				Reason: "contenterror",
 				words: words{
@@ -6984,421 +6983,422 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3328,
+			line: 3377,
 			text: phraseMask{
-				{index: 10, bits: 67108864},
+				{index: 10, bits: 2147483648},
 			},
-			textIDs: []int32{666},
+			textIDs: []int32{671},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3333,
+			line: 3382,
 			text: phraseMask{
-				{index: 10, bits: 134217728},
+				{index: 10, bits: 4294967296},
 			},
-			textIDs: []int32{667},
+			textIDs: []int32{672},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3338,
+			line: 3387,
 			text: phraseMask{
-				{index: 10, bits: 268435456},
+				{index: 10, bits: 8589934592},
 			},
-			textIDs: []int32{668},
+			textIDs: []int32{673},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3343,
+			line: 3392,
 			text: phraseMask{
-				{index: 10, bits: 1610612736},
+				{index: 10, bits: 51539607552},
 			},
-			textIDs: []int32{669, 670},
+			textIDs: []int32{674, 675},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3348,
+			line: 3397,
 			text: phraseMask{
-				{index: 10, bits: 272730423296},
+				{index: 10, bits: 8727373545472},
 			},
-			textIDs: []int32{671, 672, 673, 674, 675, 676, 677},
+			textIDs: []int32{676, 677, 678, 679, 680, 681, 682},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3355,
+			line: 3404,
 			text: phraseMask{
-				{index: 10, bits: 17317308137472},
+				{index: 10, bits: 554153860399104},
 			},
-			textIDs: []int32{678, 679, 680, 681, 682, 683},
+			textIDs: []int32{683, 684, 685, 686, 687, 688},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3361,
+			line: 3410,
 			text: phraseMask{
-				{index: 10, bits: 17592186044416},
+				{index: 10, bits: 562949953421312},
 			},
-			textIDs: []int32{684},
+			textIDs: []int32{689},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3366,
+			line: 3415,
 			text: phraseMask{
-				{index: 10, bits: 246290604621824},
+				{index: 10, bits: 7881299347898368},
 			},
-			textIDs: []int32{685, 686, 687},
+			textIDs: []int32{690, 691, 692},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3373,
+			line: 3422,
 			text: phraseMask{
-				{index: 10, bits: 844424930131968},
+				{index: 10, bits: 27021597764222976},
 			},
-			textIDs: []int32{688, 689},
+			textIDs: []int32{693, 694},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3378,
+			line: 3427,
 			text: phraseMask{
-				{index: 10, bits: 1125899906842624},
+				{index: 10, bits: 36028797018963968},
 			},
-			textIDs: []int32{690},
+			textIDs: []int32{695},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3383,
+			line: 3432,
 			text: phraseMask{
-				{index: 6, bits: 864691128455135232},
+				{index: 7, bits: 1},
+				{index: 6, bits: 9223372036854775808},
 			},
-			textIDs: []int32{443, 442},
+			textIDs: []int32{448, 447},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3388,
+			line: 3437,
 			text: phraseMask{
-				{index: 6, bits: 72057594037927936},
+				{index: 6, bits: 2305843009213693952},
 			},
-			textIDs: []int32{440},
+			textIDs: []int32{445},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3393,
+			line: 3442,
 			text: phraseMask{
-				{index: 6, bits: 144115188075855872},
+				{index: 6, bits: 4611686018427387904},
 			},
-			textIDs: []int32{441},
+			textIDs: []int32{446},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3398,
+			line: 3447,
 			text: phraseMask{
-				{index: 10, bits: 2251799813685248},
+				{index: 10, bits: 72057594037927936},
 			},
-			textIDs: []int32{691},
+			textIDs: []int32{696},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3403,
+			line: 3452,
 			text: phraseMask{
-				{index: 10, bits: 4503599627370496},
+				{index: 10, bits: 144115188075855872},
 			},
-			textIDs: []int32{692},
+			textIDs: []int32{697},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3408,
+			line: 3457,
 			text: phraseMask{
-				{index: 10, bits: 9007199254740992},
+				{index: 10, bits: 288230376151711744},
 			},
-			textIDs: []int32{693},
+			textIDs: []int32{698},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3413,
+			line: 3462,
 			text: phraseMask{
-				{index: 10, bits: 18014398509481984},
+				{index: 10, bits: 576460752303423488},
 			},
-			textIDs: []int32{694},
+			textIDs: []int32{699},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3418,
+			line: 3467,
 			text: phraseMask{
-				{index: 10, bits: 36028797018963968},
+				{index: 10, bits: 1152921504606846976},
 			},
-			textIDs: []int32{695},
+			textIDs: []int32{700},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3423,
+			line: 3472,
 			text: phraseMask{
-				{index: 10, bits: 72057594037927936},
+				{index: 10, bits: 2305843009213693952},
 			},
-			textIDs: []int32{696},
+			textIDs: []int32{701},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3428,
+			line: 3477,
 			text: phraseMask{
-				{index: 10, bits: 144115188075855872},
+				{index: 10, bits: 4611686018427387904},
 			},
-			textIDs: []int32{697},
+			textIDs: []int32{702},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3433,
+			line: 3482,
 			text: phraseMask{
-				{index: 10, bits: 288230376151711744},
+				{index: 10, bits: 9223372036854775808},
 			},
-			textIDs: []int32{698},
+			textIDs: []int32{703},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3438,
+			line: 3487,
 			text: phraseMask{
-				{index: 10, bits: 576460752303423488},
+				{index: 11, bits: 1},
 			},
-			textIDs: []int32{699},
+			textIDs: []int32{704},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3443,
+			line: 3492,
 			text: phraseMask{
-				{index: 10, bits: 3458764513820540928},
+				{index: 11, bits: 6},
 			},
-			textIDs: []int32{700, 701},
+			textIDs: []int32{705, 706},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3449,
+			line: 3498,
 			text: phraseMask{
-				{index: 10, bits: 4611686018427387904},
+				{index: 11, bits: 8},
 			},
-			textIDs: []int32{702},
+			textIDs: []int32{707},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3454,
+			line: 3503,
 			text: phraseMask{
-				{index: 10, bits: 9223372036854775808},
+				{index: 11, bits: 16},
 			},
-			textIDs: []int32{703},
+			textIDs: []int32{708},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3459,
+			line: 3508,
 			text: phraseMask{
-				{index: 11, bits: 255},
+				{index: 11, bits: 8160},
 			},
-			textIDs: []int32{704, 705, 706, 707, 708, 709, 710, 711},
+			textIDs: []int32{709, 710, 711, 712, 713, 714, 715, 716},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3466,
+			line: 3515,
 			text: phraseMask{
-				{index: 11, bits: 1792},
+				{index: 11, bits: 57344},
 			},
-			textIDs: []int32{712, 713, 714},
+			textIDs: []int32{717, 718, 719},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3471,
+			line: 3520,
 			text: phraseMask{
-				{index: 11, bits: 2048},
+				{index: 11, bits: 65536},
 			},
-			textIDs: []int32{715},
+			textIDs: []int32{720},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3476,
+			line: 3525,
 			text: phraseMask{
-				{index: 11, bits: 61440},
+				{index: 11, bits: 1966080},
 			},
-			textIDs: []int32{716, 717, 718, 719},
+			textIDs: []int32{721, 722, 723, 724},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3482,
+			line: 3531,
 			text: phraseMask{
-				{index: 11, bits: 268369920},
+				{index: 11, bits: 8587837440},
 			},
-			textIDs: []int32{720, 721, 722, 723, 724, 725, 726, 727, 728, 729, 730, 731},
+			textIDs: []int32{725, 726, 727, 728, 729, 730, 731, 732, 733, 734, 735, 736},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3492,
+			line: 3541,
 			text: phraseMask{
-				{index: 11, bits: 805306368},
+				{index: 11, bits: 25769803776},
 			},
-			textIDs: []int32{732, 733},
+			textIDs: []int32{737, 738},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3497,
+			line: 3546,
 			text: phraseMask{
-				{index: 11, bits: 1073741824},
+				{index: 11, bits: 34359738368},
 			},
-			textIDs: []int32{734},
+			textIDs: []int32{739},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3502,
+			line: 3551,
 			text: phraseMask{
-				{index: 11, bits: 2147483648},
+				{index: 11, bits: 68719476736},
 			},
-			textIDs: []int32{735},
+			textIDs: []int32{740},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3507,
+			line: 3556,
 			text: phraseMask{
-				{index: 11, bits: 4294967296},
+				{index: 11, bits: 137438953472},
 			},
-			textIDs: []int32{736},
+			textIDs: []int32{741},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3512,
+			line: 3561,
 			text: phraseMask{
-				{index: 11, bits: 25769803776},
+				{index: 11, bits: 824633720832},
 			},
-			textIDs: []int32{737, 738},
+			textIDs: []int32{742, 743},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3518,
+			line: 3567,
 			text: phraseMask{
-				{index: 11, bits: 34359738368},
+				{index: 11, bits: 1099511627776},
 			},
-			textIDs: []int32{739},
+			textIDs: []int32{744},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3523,
+			line: 3572,
 			text: phraseMask{
-				{index: 11, bits: 68719476736},
+				{index: 11, bits: 2199023255552},
 			},
-			textIDs: []int32{740},
+			textIDs: []int32{745},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3528,
+			line: 3577,
 			text: phraseMask{
-				{index: 11, bits: 412316860416},
+				{index: 11, bits: 13194139533312},
 			},
-			textIDs: []int32{741, 742},
+			textIDs: []int32{746, 747},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3533,
+			line: 3582,
 			text: phraseMask{
-				{index: 11, bits: 549755813888},
+				{index: 11, bits: 17592186044416},
 			},
-			textIDs: []int32{743},
+			textIDs: []int32{748},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3538,
+			line: 3587,
 			text: phraseMask{
-				{index: 11, bits: 1099511627776},
+				{index: 11, bits: 35184372088832},
 			},
-			textIDs: []int32{744},
+			textIDs: []int32{749},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3543,
+			line: 3592,
 			text: phraseMask{
-				{index: 11, bits: 2199023255552},
+				{index: 11, bits: 70368744177664},
 			},
-			textIDs: []int32{745},
+			textIDs: []int32{750},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3548,
+			line: 3597,
 			text: phraseMask{
-				{index: 11, bits: 13194139533312},
+				{index: 11, bits: 422212465065984},
 			},
-			textIDs: []int32{746, 747},
+			textIDs: []int32{751, 752},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -7444,11 +7444,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3562,
+			line: 3611,
 			text: phraseMask{
-				{index: 11, bits: 4611668426241343488},
+				{index: 11, bits: 18446181123756130304},
+				{index: 12, bits: 7},
 			},
-			textIDs: []int32{748, 749, 750, 751, 752, 753, 754, 755, 756, 757, 758, 759, 760, 761, 762, 763, 764, 765},
+			textIDs: []int32{753, 754, 755, 756, 757, 758, 759, 760, 761, 762, 763, 764, 765, 766, 767, 768, 769, 770},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -7494,7 +7495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3591,
+			line: 3640,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7502,9 +7503,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4},
 			},
 			text: phraseMask{
-				{index: 1, bits: 117440512},
+				{index: 1, bits: 3758096384},
 			},
-			textIDs: []int32{88, 89, 90},
+			textIDs: []int32{93, 94, 95},
 			then: thenDef{
 				Reason: "networkerror",
 				words: words{
@@ -7550,16 +7551,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3601,
+			line: 3650,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 1, bits: 85899345920000},
-				{index: 11, bits: 13835058055282163712},
-				{index: 7, bits: 1048576},
+				{index: 1, bits: 2748779069440000},
+				{index: 12, bits: 24},
+				{index: 7, bits: 33554432},
 			},
-			textIDs: []int32{101, 110, 766, 468, 105, 767, 106, 107},
+			textIDs: []int32{106, 115, 771, 473, 110, 772, 111, 112},
 			then: thenDef{
 				Reason: "expired",
 				words: words{
@@ -7611,7 +7612,7 @@ var builtinSet = &ruleSet{
 						tr:   new([][]text),
 					},
 				},
-				byFact: [15]words{
+				byFact: [16]words{
 					12: {
 						explanation: alts{
 							list: []text{
@@ -7667,14 +7668,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3618,
+			line: 3667,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 12, bits: 1},
+				{index: 12, bits: 32},
 			},
-			textIDs: []int32{768},
+			textIDs: []int32{773},
 			then: thenDef{
 				Reason: "userunknown",
 				words: words{
@@ -7720,7 +7721,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3644,
+			line: 3693,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7729,51 +7730,52 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3649,
+			line: 3698,
 			text: phraseMask{
-				{index: 12, bits: 2},
+				{index: 12, bits: 64},
 			},
-			textIDs: []int32{769},
+			textIDs: []int32{774},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3655,
+			line: 3704,
 			text: phraseMask{
-				{index: 12, bits: 124},
+				{index: 12, bits: 3968},
 			},
-			textIDs: []int32{770, 771, 772, 773, 774},
+			textIDs: []int32{775, 776, 777, 778, 779},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3669,
+			line: 3718,
 			text: phraseMask{
-				{index: 12, bits: 17592186044288},
+				{index: 12, bits: 562949953417216},
 			},
-			textIDs: []int32{775, 776, 777, 778, 779, 780, 781, 782, 783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811},
+			textIDs: []int32{780, 781, 782, 783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811, 812, 813, 814, 815, 816},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3681,
+			line: 3730,
 			text: phraseMask{
-				{index: 12, bits: 18446726481523507200},
-				{index: 1, bits: 2316539058328698880},
-				{index: 13, bits: 9223372036854775807},
-				{index: 2, bits: 32},
-				{index: 10, bits: 4503599627370496},
+				{index: 12, bits: 18446181123756130304},
+				{index: 1, bits: 342273571680157696},
+				{index: 13, bits: 18446744073709551615},
+				{index: 2, bits: 1028},
+				{index: 14, bits: 15},
+				{index: 10, bits: 144115188075855872},
 			},
-			textIDs: []int32{812, 813, 814, 815, 816, 817, 818, 117, 819, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830, 831, 832, 833, 834, 835, 836, 837, 838, 839, 113, 840, 841, 842, 114, 843, 844, 845, 846, 847, 848, 849, 850, 851, 133, 852, 125, 853, 854, 855, 856, 857, 858, 859, 860, 861, 862, 863, 864, 865, 866, 867, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888, 889, 890, 891, 892, 893, 692, 894},
+			textIDs: []int32{817, 818, 819, 820, 821, 822, 823, 122, 824, 825, 826, 827, 828, 829, 830, 831, 832, 833, 834, 835, 836, 837, 838, 839, 840, 841, 842, 843, 844, 118, 845, 846, 847, 119, 848, 849, 850, 851, 852, 853, 854, 855, 856, 138, 857, 130, 858, 859, 860, 861, 862, 863, 864, 865, 866, 867, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888, 889, 890, 891, 892, 893, 894, 895, 896, 897, 898, 697, 899},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3721,
+			line: 3770,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7783,7 +7785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3726,
+			line: 3775,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7792,30 +7794,29 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3731,
+			line: 3780,
 			text: phraseMask{
-				{index: 13, bits: 9223372036854775808},
-				{index: 14, bits: 67108863},
-				{index: 7, bits: 131072},
+				{index: 14, bits: 2147483632},
+				{index: 7, bits: 4194304},
 			},
-			textIDs: []int32{895, 896, 897, 898, 899, 900, 901, 465, 902, 903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 919, 920, 921},
+			textIDs: []int32{900, 901, 902, 903, 904, 905, 906, 470, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 919, 920, 921, 922, 923, 924, 925, 926},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3745,
+			line: 3794,
 			text: phraseMask{
-				{index: 14, bits: 201326592},
-				{index: 8, bits: 549755813888},
+				{index: 14, bits: 6442450944},
+				{index: 8, bits: 17592186044416},
 			},
-			textIDs: []int32{922, 551, 923},
+			textIDs: []int32{927, 556, 928},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3757,
+			line: 3806,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7826,48 +7827,48 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3762,
+			line: 3811,
 			text: phraseMask{
-				{index: 14, bits: 18446744073441116160},
-				{index: 8, bits: 105553116266496},
-				{index: 9, bits: 1},
-				{index: 5, bits: 4096},
-				{index: 15, bits: 1048575},
+				{index: 14, bits: 18446744065119617024},
+				{index: 8, bits: 3377699720527872},
+				{index: 9, bits: 32},
+				{index: 5, bits: 131072},
+				{index: 15, bits: 33554431},
 			},
-			textIDs: []int32{924, 925, 926, 927, 928, 929, 930, 931, 558, 932, 933, 934, 935, 557, 936, 937, 938, 939, 940, 576, 941, 942, 943, 944, 945, 332, 946, 947, 948, 949, 950, 951, 952, 953, 954, 955, 956, 957, 958, 959, 960, 961, 962, 963, 964, 965, 966, 967, 968, 969, 970, 971, 972, 973, 974, 975, 976, 977, 978, 979},
+			textIDs: []int32{929, 930, 931, 932, 933, 934, 935, 936, 563, 937, 938, 939, 940, 562, 941, 942, 943, 944, 945, 581, 946, 947, 948, 949, 950, 337, 951, 952, 953, 954, 955, 956, 957, 958, 959, 960, 961, 962, 963, 964, 965, 966, 967, 968, 969, 970, 971, 972, 973, 974, 975, 976, 977, 978, 979, 980, 981, 982, 983, 984},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3795,
+			line: 3844,
 			text: phraseMask{
-				{index: 15, bits: 267386880},
+				{index: 15, bits: 8556380160},
 			},
-			textIDs: []int32{980, 981, 982, 983, 984, 985, 986, 987},
+			textIDs: []int32{985, 986, 987, 988, 989, 990, 991, 992},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3807,
+			line: 3856,
 			text: phraseMask{
-				{index: 15, bits: 140737219919872},
-				{index: 9, bits: 4294836224},
-				{index: 4, bits: 562949953421312},
+				{index: 15, bits: 4503591037435904},
+				{index: 9, bits: 137434759168},
+				{index: 4, bits: 18014398509481984},
 			},
-			textIDs: []int32{988, 989, 990, 991, 992, 601, 604, 993, 994, 995, 305, 595, 605, 596, 594, 996, 997, 998, 999, 1000, 597, 598, 599, 600, 593, 606, 607, 603, 1001, 602, 1002, 1003, 1004, 1005, 1006},
+			textIDs: []int32{993, 994, 995, 996, 997, 606, 609, 998, 999, 1000, 310, 600, 610, 601, 599, 1001, 1002, 1003, 1004, 1005, 602, 603, 604, 605, 598, 611, 612, 608, 1006, 607, 1007, 1008, 1009, 1010, 1011},
 			command: []string{"MAIL", "RCPT", "DATA", ""},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3828,
+			line: 3877,
 			text: phraseMask{
-				{index: 15, bits: 143974450587500544},
+				{index: 15, bits: 4607182418800017408},
 			},
-			textIDs: []int32{1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 1015, 1016},
+			textIDs: []int32{1012, 1013, 1014, 1015, 1016, 1017, 1018, 1019, 1020, 1021},
 			then: thenDef{
 				Reason: "authfailure",
 				words: words{
@@ -7904,7 +7905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3837,
+			line: 3886,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7919,23 +7920,23 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3842,
+			line: 3891,
 			text: phraseMask{
-				{index: 15, bits: 18302628885633695744},
-				{index: 16, bits: 8388607},
-				{index: 5, bits: 8388608},
+				{index: 15, bits: 13835058055282163712},
+				{index: 16, bits: 268435455},
+				{index: 5, bits: 268435456},
 			},
-			textIDs: []int32{1017, 1018, 1019, 1020, 1021, 1022, 1023, 1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 1039, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 343},
+			textIDs: []int32{1022, 1023, 1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 1039, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050, 1051, 348},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3855,
+			line: 3904,
 			text: phraseMask{
-				{index: 16, bits: 25165824},
+				{index: 16, bits: 805306368},
 			},
-			textIDs: []int32{1047, 1048},
+			textIDs: []int32{1052, 1053},
 			regexps: []*pattern{
 				{src: "is not allowed to send mail\\..*_401", captures: false},
 				{src: "is not allowed to send from <.*per it's spf record", captures: false},
@@ -7945,91 +7946,93 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3874,
+			line: 3923,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 16, bits: 18446744073675997184},
+				{index: 16, bits: 18446744072635809792},
 				{bits: 64513},
-				{index: 7, bits: 1},
-				{index: 8, bits: 576460752303554560},
-				{index: 17, bits: 2251799813685247},
-				{index: 5, bits: 34359738368},
+				{index: 7, bits: 32},
+				{index: 8, bits: 4194304},
+				{index: 17, bits: 72057594037927935},
+				{index: 9, bits: 1},
+				{index: 5, bits: 1099511627776},
 			},
-			textIDs: []int32{1049, 1050, 1051, 1052, 1053, 0, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 448, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 529, 1073, 1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 571, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 11, 10, 12, 15, 1107, 1108, 1109, 13, 14, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 355, 1138},
+			textIDs: []int32{1054, 1055, 1056, 1057, 1058, 0, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 453, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 1074, 1075, 1076, 1077, 534, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 576, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 11, 10, 12, 15, 1112, 1113, 1114, 13, 14, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 360, 1143},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3914,
+			line: 3963,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 17, bits: 18444492273895866368},
-				{index: 7, bits: 268435456},
+				{index: 17, bits: 18374686479671623680},
 				{index: 18, bits: 18446744073709551615},
-				{index: 4, bits: 9223372036854775808},
-				{index: 2, bits: 9663676416},
-				{index: 19, bits: 1023},
+				{index: 7, bits: 8589934592},
+				{index: 5, bits: 16},
+				{index: 2, bits: 309237645312},
+				{index: 19, bits: 32767},
 			},
-			textIDs: []int32{1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 476, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 319, 1179, 158, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 161, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225},
+			textIDs: []int32{1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 481, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 324, 1184, 163, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 166, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230},
 			unless: phraseMask{
-				{index: 19, bits: 3072},
-				{index: 16, bits: 4611686018427387904},
+				{index: 19, bits: 98304},
+				{index: 17, bits: 8},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3955,
+			line: 4004,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 19, bits: 134213632},
-				{index: 4, bits: 1125899906842624},
-				{index: 6, bits: 72057594037927936},
-				{index: 9, bits: 13510798882111488},
+				{index: 19, bits: 4294836224},
+				{index: 4, bits: 36028797018963968},
+				{index: 6, bits: 2305843009213693952},
+				{index: 9, bits: 432345564227567616},
 			},
-			textIDs: []int32{1228, 306, 1229, 1230, 1231, 1232, 1233, 1234, 440, 628, 629, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242},
+			textIDs: []int32{1233, 311, 1234, 1235, 1236, 1237, 1238, 1239, 445, 633, 634, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 3967,
+			line: 4016,
 			text: phraseMask{
-				{index: 19, bits: 18446744073575333888},
-				{index: 7, bits: 288230376688582656},
-				{index: 8, bits: 4503602848595968},
-				{index: 6, bits: 4611687117939015680},
+				{index: 19, bits: 18446744069414584320},
+				{index: 7, bits: 9223372054034645000},
+				{index: 8, bits: 144115291155070976},
 				{index: 20, bits: 18446744073709551615},
-				{index: 12, bits: 1},
-				{index: 5, bits: 49152},
-				{index: 11, bits: 275683213312},
-				{index: 14, bits: 17592186044416},
-				{index: 4, bits: 54043195528445952},
-				{index: 21, bits: 8388607},
-				{index: 2, bits: 1024},
+				{index: 12, bits: 32},
+				{index: 5, bits: 1572864},
+				{index: 11, bits: 8821862825984},
+				{index: 6, bits: 35184372088832},
+				{index: 14, bits: 562949953421312},
+				{index: 4, bits: 1729382256910270464},
+				{index: 21, bits: 268435455},
+				{index: 2, bits: 32768},
 			},
-			textIDs: []int32{1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 477, 1255, 1256, 543, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 564, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 446, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 768, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 334, 1292, 1293, 1294, 506, 1295, 1296, 1297, 732, 1298, 1299, 424, 1300, 1301, 1302, 940, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 311, 1310, 1311, 1312, 1313, 1314, 542, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 742, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 310, 1336, 1337, 1338, 1339, 335, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 733, 1352, 1353, 1354, 1355, 1356, 1357, 138, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366},
+			textIDs: []int32{1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 482, 1260, 1261, 548, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 569, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 451, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 773, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 339, 1297, 1298, 1299, 511, 1300, 1301, 1302, 737, 1303, 1304, 429, 1305, 1306, 1307, 945, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 316, 1315, 1316, 1317, 1318, 1319, 547, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 747, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 315, 1341, 1342, 1343, 1344, 340, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 738, 1357, 1358, 1359, 1360, 1361, 1362, 143, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371},
 			unless: phraseMask{
-				{index: 16, bits: 18446744073675997184},
+				{index: 16, bits: 18446744072635809792},
 				{bits: 64513},
-				{index: 7, bits: 1},
-				{index: 8, bits: 576460752303554560},
-				{index: 17, bits: 2251799813685247},
-				{index: 5, bits: 34359738368},
+				{index: 7, bits: 32},
+				{index: 8, bits: 4194304},
+				{index: 17, bits: 72057594037927935},
+				{index: 9, bits: 1},
+				{index: 5, bits: 1099511627776},
 			},
 			command: []string{"MAIL"},
 			then: thenDef{
@@ -8072,7 +8075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4028,
+			line: 4077,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8121,7 +8124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4040,
+			line: 4089,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8170,7 +8173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4051,
+			line: 4100,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8218,7 +8221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4060,
+			line: 4109,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8230,31 +8233,31 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 1, bits: 17179869184},
-				{index: 21, bits: 25165824},
+				{index: 1, bits: 549755813888},
+				{index: 21, bits: 805306368},
 			},
-			textIDs: []int32{98, 1367, 1368},
+			textIDs: []int32{103, 1372, 1373},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4070,
+			line: 4119,
 			text: phraseMask{
-				{index: 18, bits: 4294967297},
+				{index: 18, bits: 137438953504},
 			},
-			textIDs: []int32{1152, 1184},
+			textIDs: []int32{1157, 1189},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4077,
+			line: 4126,
 			text: phraseMask{
-				{index: 20, bits: 549755813888},
+				{index: 20, bits: 17592186044416},
 			},
-			textIDs: []int32{1319},
-			all:     []int32{1369},
+			textIDs: []int32{1324},
+			all:     []int32{1374},
 			regexps: []*pattern{
 				{src: "553 [^ @]+ does not exist", captures: false},
 			},
@@ -8263,43 +8266,43 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4086,
+			line: 4135,
 			text: phraseMask{
-				{index: 16, bits: 17592320262144},
+				{index: 16, bits: 562954248388608},
 			},
-			textIDs: []int32{1068, 1051},
+			textIDs: []int32{1073, 1056},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4093,
+			line: 4142,
 			text: phraseMask{
-				{index: 19, bits: 18446744073575333888},
-				{index: 7, bits: 288230376688582656},
-				{index: 8, bits: 4503602848595968},
-				{index: 6, bits: 4611687117939015680},
+				{index: 19, bits: 18446744069414584320},
+				{index: 7, bits: 9223372054034645000},
+				{index: 8, bits: 144115291155070976},
 				{index: 20, bits: 18446744073709551615},
-				{index: 12, bits: 1},
-				{index: 5, bits: 49152},
-				{index: 11, bits: 275683213312},
-				{index: 14, bits: 17592186044416},
-				{index: 4, bits: 54043195528445952},
-				{index: 21, bits: 8388607},
-				{index: 2, bits: 1024},
+				{index: 12, bits: 32},
+				{index: 5, bits: 1572864},
+				{index: 11, bits: 8821862825984},
+				{index: 6, bits: 35184372088832},
+				{index: 14, bits: 562949953421312},
+				{index: 4, bits: 1729382256910270464},
+				{index: 21, bits: 268435455},
+				{index: 2, bits: 32768},
 			},
-			textIDs: []int32{1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 477, 1255, 1256, 543, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 564, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 446, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 768, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 334, 1292, 1293, 1294, 506, 1295, 1296, 1297, 732, 1298, 1299, 424, 1300, 1301, 1302, 940, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 311, 1310, 1311, 1312, 1313, 1314, 542, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 742, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 310, 1336, 1337, 1338, 1339, 335, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 733, 1352, 1353, 1354, 1355, 1356, 1357, 138, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366},
+			textIDs: []int32{1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 482, 1260, 1261, 548, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 569, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 451, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 773, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 339, 1297, 1298, 1299, 511, 1300, 1301, 1302, 737, 1303, 1304, 429, 1305, 1306, 1307, 945, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 316, 1315, 1316, 1317, 1318, 1319, 547, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 747, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 315, 1341, 1342, 1343, 1344, 340, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 738, 1357, 1358, 1359, 1360, 1361, 1362, 143, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371},
 			command: []string{"RCPT"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4099,
+			line: 4148,
 			text: phraseMask{
-				{index: 21, bits: 35184304979968},
+				{index: 21, bits: 1125897759358976},
 			},
-			textIDs: []int32{1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388},
+			textIDs: []int32{1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393},
 			regexps: []*pattern{
 				{src: "<.*> not found", captures: false},
 				{src: "<.*>\\.\\.\\. blocked by", captures: false},
@@ -8331,26 +8334,27 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4118,
+			line: 4167,
 			text: phraseMask{
-				{index: 7, bits: 288230376151711744},
-				{index: 21, bits: 246290604621824},
+				{index: 7, bits: 9223372036854775808},
+				{index: 21, bits: 7881299347898368},
 			},
-			textIDs: []int32{506, 1389, 1390, 1391},
+			textIDs: []int32{511, 1394, 1395, 1396},
 			unless: phraseMask{
-				{index: 16, bits: 18446744073675997184},
+				{index: 16, bits: 18446744072635809792},
 				{bits: 64513},
-				{index: 7, bits: 1},
-				{index: 8, bits: 576460752303554560},
-				{index: 17, bits: 2251799813685247},
-				{index: 5, bits: 34359738368},
+				{index: 7, bits: 32},
+				{index: 8, bits: 4194304},
+				{index: 17, bits: 72057594037927935},
+				{index: 9, bits: 1},
+				{index: 5, bits: 1099511627776},
 			},
 			then: thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4136,
+			line: 4185,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8359,18 +8363,19 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 21, bits: 18446462598732840960},
-				{index: 9, bits: 4611694814520410112},
-				{index: 20, bits: 8589934592},
-				{index: 22, bits: 8191},
+				{index: 21, bits: 18437736874454810624},
+				{index: 9, bits: 281474976710656},
+				{index: 20, bits: 274877906944},
+				{index: 22, bits: 262143},
+				{index: 10, bits: 8},
 			},
-			textIDs: []int32{1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 619, 1401, 1313, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 638},
+			textIDs: []int32{1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 624, 1406, 1318, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 643},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4155,
+			line: 4204,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8379,43 +8384,43 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 19, bits: 18446744073575333888},
-				{index: 7, bits: 288230376688582656},
-				{index: 8, bits: 4503602848595968},
-				{index: 6, bits: 4611687117939015680},
+				{index: 19, bits: 18446744069414584320},
+				{index: 7, bits: 9223372054034645000},
+				{index: 8, bits: 144115291155070976},
 				{index: 20, bits: 18446744073709551615},
-				{index: 12, bits: 1},
-				{index: 5, bits: 49152},
-				{index: 11, bits: 275683213312},
-				{index: 14, bits: 17592186044416},
-				{index: 4, bits: 54043195528445952},
-				{index: 21, bits: 8388607},
-				{index: 2, bits: 1024},
+				{index: 12, bits: 32},
+				{index: 5, bits: 1572864},
+				{index: 11, bits: 8821862825984},
+				{index: 6, bits: 35184372088832},
+				{index: 14, bits: 562949953421312},
+				{index: 4, bits: 1729382256910270464},
+				{index: 21, bits: 268435455},
+				{index: 2, bits: 32768},
 			},
-			textIDs: []int32{1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 477, 1255, 1256, 543, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 564, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 446, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 768, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 334, 1292, 1293, 1294, 506, 1295, 1296, 1297, 732, 1298, 1299, 424, 1300, 1301, 1302, 940, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 311, 1310, 1311, 1312, 1313, 1314, 542, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 742, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 310, 1336, 1337, 1338, 1339, 335, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 733, 1352, 1353, 1354, 1355, 1356, 1357, 138, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366},
+			textIDs: []int32{1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 482, 1260, 1261, 548, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 569, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 451, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 773, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 339, 1297, 1298, 1299, 511, 1300, 1301, 1302, 737, 1303, 1304, 429, 1305, 1306, 1307, 945, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 316, 1315, 1316, 1317, 1318, 1319, 547, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 747, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 315, 1341, 1342, 1343, 1344, 340, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 738, 1357, 1358, 1359, 1360, 1361, 1362, 143, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4161,
+			line: 4210,
 			text: phraseMask{
-				{index: 22, bits: 57344},
+				{index: 22, bits: 1835008},
 			},
-			textIDs: []int32{1421, 1422, 1423},
+			textIDs: []int32{1426, 1427, 1428},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4170,
+			line: 4219,
 			text: phraseMask{
-				{index: 22, bits: 65539},
+				{index: 22, bits: 2097248},
 			},
-			textIDs: []int32{1408, 1409, 1424},
+			textIDs: []int32{1413, 1414, 1429},
 			unless: phraseMask{
-				{index: 21, bits: 1073741824},
-				{index: 22, bits: 131072},
+				{index: 21, bits: 34359738368},
+				{index: 22, bits: 4194304},
 			},
 			regexps: []*pattern{
 				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
@@ -8425,21 +8430,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4185,
+			line: 4234,
 			text: phraseMask{
-				{index: 21, bits: 18446462598732840960},
-				{index: 9, bits: 4611694814520410112},
-				{index: 20, bits: 8589934592},
-				{index: 22, bits: 8191},
+				{index: 21, bits: 18437736874454810624},
+				{index: 9, bits: 281474976710656},
+				{index: 20, bits: 274877906944},
+				{index: 22, bits: 262143},
+				{index: 10, bits: 8},
 			},
-			textIDs: []int32{1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 619, 1401, 1313, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 638},
+			textIDs: []int32{1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 624, 1406, 1318, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 643},
 			command: []string{"RCPT", "DATA", ""},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4193,
+			line: 4242,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8448,21 +8454,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4198,
+			line: 4247,
 			text: phraseMask{
-				{index: 22, bits: 576460752303161344},
+				{index: 22, bits: 18446744073701163008},
 			},
-			textIDs: []int32{1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466},
+			textIDs: []int32{1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4219,
+			line: 4268,
 			text: phraseMask{
-				{index: 22, bits: 17870283321406128128},
+				{index: 23, bits: 31},
 			},
-			textIDs: []int32{1467, 1468, 1469, 1470, 1471},
+			textIDs: []int32{1472, 1473, 1474, 1475, 1476},
 			regexps: []*pattern{
 				{src: "domain.*mismatches client ip", captures: false},
 				{src: "dns lookup failure:.*try again later", captures: false},
@@ -8475,21 +8481,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4232,
+			line: 4281,
 			text: phraseMask{
-				{index: 23, bits: 511},
+				{index: 23, bits: 16352},
 			},
-			textIDs: []int32{1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480},
+			textIDs: []int32{1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4240,
+			line: 4289,
 			text: phraseMask{
-				{index: 23, bits: 512},
+				{index: 23, bits: 16384},
 			},
-			textIDs: []int32{1481},
+			textIDs: []int32{1486},
 			regexps: []*pattern{
 				{src: "multiple.*header", captures: false},
 			},
@@ -8498,32 +8504,32 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4251,
+			line: 4300,
 			text: phraseMask{
-				{index: 23, bits: 1047552},
-				{index: 6, bits: 9223372036854775808},
-				{index: 8, bits: 576460752303423488},
+				{index: 23, bits: 33521664},
+				{index: 7, bits: 16},
+				{index: 9, bits: 1},
 			},
-			textIDs: []int32{1482, 447, 1483, 1484, 1485, 571, 1486, 1487, 1488, 1489, 1490, 1491},
+			textIDs: []int32{1487, 452, 1488, 1489, 1490, 576, 1491, 1492, 1493, 1494, 1495, 1496},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4263,
+			line: 4312,
 			text: phraseMask{
-				{index: 23, bits: 17592184995841},
-				{index: 10, bits: 67108864},
+				{index: 23, bits: 562949919866912},
+				{index: 10, bits: 2147483648},
 			},
-			textIDs: []int32{1472, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 666, 1515},
+			textIDs: []int32{1477, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 671, 1520},
 			unless: phraseMask{
-				{index: 23, bits: 18446726481523507200},
-				{index: 10, bits: 18014398509481984},
-				{index: 8, bits: 8796093022208},
+				{index: 23, bits: 18446181123756130304},
+				{index: 10, bits: 576460752303423488},
 				{index: 24, bits: 18446744073709551615},
-				{index: 21, bits: 9007199254740992},
-				{index: 22, bits: 57344},
-				{index: 25, bits: 131071},
+				{index: 8, bits: 281474976710656},
+				{index: 21, bits: 288230376151711744},
+				{index: 22, bits: 1835008},
+				{index: 25, bits: 4194303},
 				{bits: 16777216},
 			},
 			then: thenDef{Reason: "contenterror"},
@@ -8531,7 +8537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4328,
+			line: 4377,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -8594,7 +8600,7 @@ var builtinSet = &ruleSet{
 						tr: new([][]text),
 					},
 				},
-				byFact: [15]words{
+				byFact: [16]words{
 					11: {
 						summary: phrase{
 							en: "sender domain not found",
@@ -8638,7 +8644,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4341,
+			line: 4390,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -8648,20 +8654,20 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4346,
+			line: 4395,
 			text: phraseMask{
-				{index: 17, bits: 18444492273895866368},
-				{index: 7, bits: 268435456},
+				{index: 17, bits: 18374686479671623680},
 				{index: 18, bits: 18446744073709551615},
-				{index: 4, bits: 9223372036854775808},
-				{index: 2, bits: 9663676416},
-				{index: 19, bits: 1023},
-				{index: 25, bits: 131072},
+				{index: 7, bits: 8589934592},
+				{index: 5, bits: 16},
+				{index: 2, bits: 309237645312},
+				{index: 19, bits: 32767},
+				{index: 25, bits: 4194304},
 			},
-			textIDs: []int32{1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 476, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 319, 1179, 158, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 161, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1617},
+			textIDs: []int32{1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 481, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 324, 1184, 163, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 166, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1622},
 			unless: phraseMask{
-				{index: 19, bits: 3072},
-				{index: 16, bits: 4611686018427387904},
+				{index: 19, bits: 98304},
+				{index: 17, bits: 8},
 			},
 			command: []string{"MAIL"},
 			then:    thenDef{Reason: "rejected"},
@@ -8669,51 +8675,51 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4389,
+			line: 4438,
 			text: phraseMask{
-				{index: 17, bits: 18444492273895866368},
-				{index: 7, bits: 268435456},
+				{index: 17, bits: 18374686479671623680},
 				{index: 18, bits: 18446744073709551615},
-				{index: 4, bits: 9223372036854775808},
-				{index: 2, bits: 9663676416},
-				{index: 19, bits: 1023},
+				{index: 7, bits: 8589934592},
+				{index: 5, bits: 16},
+				{index: 2, bits: 309237645312},
+				{index: 19, bits: 32767},
 			},
-			textIDs: []int32{1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 476, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 319, 1179, 158, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 161, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225},
+			textIDs: []int32{1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 481, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 324, 1184, 163, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 166, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230},
 			unless: phraseMask{
-				{index: 19, bits: 3072},
-				{index: 16, bits: 4611686018427387904},
+				{index: 19, bits: 98304},
+				{index: 17, bits: 8},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4403,
+			line: 4452,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
 			unless: phraseMask{
-				{index: 25, bits: 4503599627108352},
-				{index: 1, bits: 33554432},
-				{index: 7, bits: 524288},
-				{index: 11, bits: 1791},
+				{index: 25, bits: 144115188067467264},
+				{index: 1, bits: 1073741824},
+				{index: 7, bits: 16777216},
+				{index: 11, bits: 57312},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4423,
+			line: 4472,
 			text: phraseMask{
-				{index: 19, bits: 32768},
+				{index: 19, bits: 1048576},
 			},
-			textIDs: []int32{1231},
+			textIDs: []int32{1236},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4430,
+			line: 4479,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8725,26 +8731,26 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 1, bits: 33285996544},
-				{index: 25, bits: 18442240474082181120},
-				{index: 4, bits: 2199023255552},
-				{index: 21, bits: 16777216},
-				{index: 10, bits: 3584},
-				{index: 26, bits: 16383},
+				{index: 1, bits: 1065151889408},
+				{index: 25, bits: 18302628885633695744},
+				{index: 4, bits: 70368744177664},
+				{index: 21, bits: 536870912},
+				{index: 26, bits: 524287},
+				{index: 10, bits: 114688},
 			},
-			textIDs: []int32{98, 1652, 1653, 297, 1654, 1655, 1656, 1657, 97, 1368, 1658, 1659, 1660, 1661, 651, 1662, 96, 1663, 1664, 1665, 1666, 95, 94, 1667, 1668, 1669, 1670, 1671, 1672, 1673, 1674, 1675, 649, 650, 1676, 1677},
+			textIDs: []int32{103, 1657, 1658, 302, 1659, 1660, 1661, 1662, 102, 1373, 1663, 1664, 1665, 1666, 656, 1667, 101, 1668, 1669, 1670, 1671, 100, 99, 1672, 1673, 1674, 1675, 1676, 1677, 1678, 1679, 1680, 654, 655, 1681, 1682},
 			unless: phraseMask{
-				{index: 25, bits: 4503599627108352},
-				{index: 1, bits: 33554432},
-				{index: 7, bits: 524288},
-				{index: 11, bits: 1791},
+				{index: 25, bits: 144115188067467264},
+				{index: 1, bits: 1073741824},
+				{index: 7, bits: 16777216},
+				{index: 11, bits: 57312},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4451,
+			line: 4500,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8753,39 +8759,39 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4461,
+			line: 4510,
 			text: phraseMask{
-				{index: 26, bits: 245760},
+				{index: 26, bits: 7864320},
 			},
-			textIDs: []int32{1678, 1679, 1680, 1681},
+			textIDs: []int32{1683, 1684, 1685, 1686},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4465,
+			line: 4514,
 			text: phraseMask{
-				{index: 23, bits: 18446726481523507200},
-				{index: 10, bits: 18014398509481984},
-				{index: 8, bits: 8796093022208},
+				{index: 23, bits: 18446181123756130304},
+				{index: 10, bits: 576460752303423488},
 				{index: 24, bits: 18446744073709551615},
-				{index: 21, bits: 9007199254740992},
-				{index: 22, bits: 57344},
-				{index: 25, bits: 131071},
+				{index: 8, bits: 281474976710656},
+				{index: 21, bits: 288230376151711744},
+				{index: 22, bits: 1835008},
+				{index: 25, bits: 4194303},
 				{bits: 16777216},
 			},
-			textIDs: []int32{1516, 1517, 1518, 1519, 1520, 1521, 694, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 555, 1536, 1537, 1538, 1539, 1540, 1397, 1421, 1422, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1423, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 24, 1611, 1612, 1613, 1614, 1615, 1616},
+			textIDs: []int32{1521, 1522, 1523, 1524, 1525, 1526, 699, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 560, 1541, 1542, 1543, 1544, 1545, 1402, 1426, 1427, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1428, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 24, 1616, 1617, 1618, 1619, 1620, 1621},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4470,
+			line: 4519,
 			text: phraseMask{
-				{index: 2, bits: 2097152},
-				{index: 26, bits: 66846720},
+				{index: 2, bits: 67108864},
+				{index: 26, bits: 2139095040},
 			},
-			textIDs: []int32{149, 1682, 1683, 1684, 1685, 1686, 1687, 1688, 1689},
+			textIDs: []int32{154, 1687, 1688, 1689, 1690, 1691, 1692, 1693, 1694},
 			regexps: []*pattern{
 				{src: "greylisted.*please try again in", captures: false},
 				{src: "mail score \\(.*over", captures: false},
@@ -8803,17 +8809,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4484,
+			line: 4533,
 			text: phraseMask{
-				{index: 26, bits: 70368677068800},
+				{index: 26, bits: 2251797666201600},
 			},
-			textIDs: []int32{1690, 1691, 1692, 1693, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709},
+			textIDs: []int32{1695, 1696, 1697, 1698, 1699, 1700, 1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709, 1710, 1711, 1712, 1713, 1714},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4494,
+			line: 4543,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8822,41 +8828,42 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4499,
+			line: 4548,
 			text: phraseMask{
-				{index: 26, bits: 18446673704965373952},
-				{index: 12, bits: 124},
+				{index: 26, bits: 18444492273895866368},
+				{index: 12, bits: 3968},
 				{bits: 140737488355328},
-				{index: 8, bits: 2251799813685248},
-				{index: 27, bits: 3},
+				{index: 8, bits: 72057594037927936},
+				{index: 27, bits: 127},
 			},
-			textIDs: []int32{1710, 772, 1711, 774, 770, 771, 1712, 1713, 1714, 1715, 47, 1716, 1717, 1718, 563, 1719, 1720, 1721, 773, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729},
+			textIDs: []int32{1715, 777, 1716, 779, 775, 776, 1717, 1718, 1719, 1720, 47, 1721, 1722, 1723, 568, 1724, 1725, 1726, 778, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4517,
+			line: 4566,
 			text: phraseMask{
-				{index: 16, bits: 18446744073675997184},
+				{index: 16, bits: 18446744072635809792},
 				{bits: 64513},
-				{index: 7, bits: 1},
-				{index: 8, bits: 576460752303554560},
-				{index: 17, bits: 2251799813685247},
-				{index: 5, bits: 34359738368},
+				{index: 7, bits: 32},
+				{index: 8, bits: 4194304},
+				{index: 17, bits: 72057594037927935},
+				{index: 9, bits: 1},
+				{index: 5, bits: 1099511627776},
 			},
-			textIDs: []int32{1049, 1050, 1051, 1052, 1053, 0, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 448, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 529, 1073, 1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 571, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 11, 10, 12, 15, 1107, 1108, 1109, 13, 14, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 355, 1138},
+			textIDs: []int32{1054, 1055, 1056, 1057, 1058, 0, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 453, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 1074, 1075, 1076, 1077, 534, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 576, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 11, 10, 12, 15, 1112, 1113, 1114, 13, 14, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 360, 1143},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4522,
+			line: 4571,
 			text: phraseMask{
-				{index: 27, bits: 4194300},
-				{index: 17, bits: 2199023255552},
+				{index: 27, bits: 134217600},
+				{index: 17, bits: 70368744177664},
 			},
-			textIDs: []int32{1730, 1129, 1731, 1732, 1733, 1734, 1735, 1736, 1737, 1738, 1739, 1740, 1741, 1742, 1743, 1744, 1745, 1746, 1747, 1748, 1749},
+			textIDs: []int32{1735, 1134, 1736, 1737, 1738, 1739, 1740, 1741, 1742, 1743, 1744, 1745, 1746, 1747, 1748, 1749, 1750, 1751, 1752, 1753, 1754},
 			regexps: []*pattern{
 				{src: "\\(.*@.*:blocked\\)", captures: false},
 				{src: "access from ip address.*blocked", captures: false},
@@ -8888,34 +8895,34 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4548,
+			line: 4597,
 			text: phraseMask{
-				{index: 27, bits: 17175674880},
+				{index: 27, bits: 549621596160},
 				{bits: 207165582859042816},
 			},
-			textIDs: []int32{1750, 1751, 1752, 1753, 1754, 1755, 53, 54, 55, 57, 1756, 1757, 1758, 1759, 1760, 1761},
+			textIDs: []int32{1755, 1756, 1757, 1758, 1759, 1760, 53, 54, 55, 57, 1761, 1762, 1763, 1764, 1765, 1766},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4558,
+			line: 4607,
 			text: phraseMask{
-				{index: 27, bits: 18446744056529682432},
-				{index: 8, bits: 4294967296},
-				{index: 28, bits: 262143},
+				{index: 27, bits: 18446743523953737728},
+				{index: 8, bits: 137438953472},
+				{index: 28, bits: 8388607},
 			},
-			textIDs: []int32{1762, 1763, 1764, 1765, 1766, 1767, 544, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809},
+			textIDs: []int32{1767, 1768, 1769, 1770, 1771, 1772, 549, 1773, 1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4586,
+			line: 4635,
 			text: phraseMask{
-				{index: 28, bits: 262144},
+				{index: 28, bits: 8388608},
 			},
-			textIDs: []int32{1810},
+			textIDs: []int32{1815},
 			regexps: []*pattern{
 				{src: "you have exceeded the.*allowable number of posts without solving a captcha", captures: false},
 			},
@@ -8924,21 +8931,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4592,
+			line: 4641,
 			text: phraseMask{
-				{index: 28, bits: 70368743653376},
+				{index: 28, bits: 2251799796908032},
 			},
-			textIDs: []int32{1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836, 1837},
+			textIDs: []int32{1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840, 1841, 1842},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4608,
+			line: 4657,
 			text: phraseMask{
-				{index: 28, bits: 70368744177664},
+				{index: 28, bits: 2251799813685248},
 			},
-			textIDs: []int32{1838},
+			textIDs: []int32{1843},
 			regexps: []*pattern{
 				{src: "unable to connect.*daemon", captures: false},
 			},
@@ -8947,55 +8954,55 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4614,
+			line: 4663,
 			text: phraseMask{
-				{index: 25, bits: 4503599627108352},
-				{index: 1, bits: 33554432},
-				{index: 7, bits: 524288},
-				{index: 11, bits: 1791},
+				{index: 25, bits: 144115188067467264},
+				{index: 1, bits: 1073741824},
+				{index: 7, bits: 16777216},
+				{index: 11, bits: 57312},
 			},
-			textIDs: []int32{1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 89, 1631, 1632, 1633, 1634, 467, 1635, 1636, 1637, 1638, 1639, 1640, 1641, 1642, 704, 705, 706, 707, 708, 713, 714, 709, 710, 711, 1643, 1644, 1645, 1646, 1647, 1648, 1649, 1650, 1651},
+			textIDs: []int32{1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 1635, 94, 1636, 1637, 1638, 1639, 472, 1640, 1641, 1642, 1643, 1644, 1645, 1646, 1647, 709, 710, 711, 712, 713, 718, 719, 714, 715, 716, 1648, 1649, 1650, 1651, 1652, 1653, 1654, 1655, 1656},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4619,
+			line: 4668,
 			text: phraseMask{
-				{index: 25, bits: 9223372036854775808},
-				{index: 1, bits: 3221225472},
+				{index: 26, bits: 16},
+				{index: 1, bits: 103079215104},
 			},
-			textIDs: []int32{1663, 95, 94},
+			textIDs: []int32{1668, 100, 99},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4625,
+			line: 4674,
 			text: phraseMask{
-				{index: 28, bits: 71916856549572608},
-				{index: 12, bits: 2},
+				{index: 28, bits: 2301339409586323456},
+				{index: 12, bits: 64},
 			},
-			textIDs: []int32{1839, 769, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847},
+			textIDs: []int32{1844, 774, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4632,
+			line: 4681,
 			text: phraseMask{
-				{index: 19, bits: 134213632},
-				{index: 4, bits: 1125899906842624},
-				{index: 6, bits: 72057594037927936},
-				{index: 9, bits: 13510798882111488},
+				{index: 19, bits: 4294836224},
+				{index: 4, bits: 36028797018963968},
+				{index: 6, bits: 2305843009213693952},
+				{index: 9, bits: 432345564227567616},
 			},
-			textIDs: []int32{1228, 306, 1229, 1230, 1231, 1232, 1233, 1234, 440, 628, 629, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242},
+			textIDs: []int32{1233, 311, 1234, 1235, 1236, 1237, 1238, 1239, 445, 633, 634, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4637,
+			line: 4686,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9039,7 +9046,7 @@ var builtinSet = &ruleSet{
 						tr:   new([][]text),
 					},
 				},
-				byFact: [15]words{
+				byFact: [16]words{
 					12: {
 						explanation: alts{
 							list: []text{
@@ -9084,22 +9091,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4654,
+			line: 4703,
 			text: phraseMask{
-				{index: 7, bits: 192},
-				{index: 28, bits: 18374686479671623680},
-				{index: 29, bits: 268435455},
-				{index: 4, bits: 512},
-				{index: 10, bits: 4611686018427387904},
+				{index: 7, bits: 6144},
+				{index: 28, bits: 16140901064495857664},
+				{index: 29, bits: 8589934591},
+				{index: 4, bits: 16384},
+				{index: 11, bits: 8},
 				{bits: 4294967296},
 			},
-			textIDs: []int32{454, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857, 1858, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 455, 265, 702, 1867, 1868, 32, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883},
+			textIDs: []int32{459, 1853, 1854, 1855, 1856, 1857, 1858, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867, 1868, 1869, 1870, 1871, 460, 270, 707, 1872, 1873, 32, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 1886, 1887, 1888},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4674,
+			line: 4723,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9112,11 +9119,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4680,
+			line: 4729,
 			text: phraseMask{
-				{index: 29, bits: 268435456},
+				{index: 29, bits: 8589934592},
 			},
-			textIDs: []int32{1884},
+			textIDs: []int32{1889},
 			regexps: []*pattern{
 				{src: "delivery failed \\d+ attempts", captures: false},
 			},
@@ -9125,18 +9132,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4687,
+			line: 4736,
 			text: phraseMask{
-				{index: 7, bits: 512},
-				{index: 29, bits: 2198486384640},
+				{index: 7, bits: 16384},
+				{index: 29, bits: 70351564308480},
 			},
-			textIDs: []int32{457, 1885, 1886, 1887, 1888, 1889, 1890, 1891, 1892, 1893, 1894, 1895, 1896},
+			textIDs: []int32{462, 1890, 1891, 1892, 1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900, 1901},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4695,
+			line: 4744,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9153,35 +9160,35 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4702,
+			line:    4751,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4707,
+			line: 4756,
 			text: phraseMask{
-				{index: 29, bits: 576458553280167936},
-				{index: 9, bits: 51539607552},
-				{index: 15, bits: 1073741824},
-				{index: 12, bits: 1},
-				{index: 6, bits: 593920},
-				{index: 10, bits: 9223372036854775808},
+				{index: 29, bits: 18446673704965373952},
+				{index: 9, bits: 1649267441664},
+				{index: 15, bits: 34359738368},
+				{index: 12, bits: 32},
+				{index: 6, bits: 19005440},
+				{index: 11, bits: 16},
 			},
-			textIDs: []int32{1897, 1898, 1899, 610, 1900, 1901, 990, 768, 1902, 1903, 1904, 1905, 1906, 1907, 611, 1908, 1909, 1910, 1911, 1912, 403, 703, 396, 400, 1913, 1914},
+			textIDs: []int32{1902, 1903, 1904, 615, 1905, 1906, 995, 773, 1907, 1908, 1909, 1910, 1911, 1912, 616, 1913, 1914, 1915, 1916, 1917, 408, 708, 401, 405, 1918, 1919},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4722,
+			line: 4771,
 			text: phraseMask{
-				{index: 29, bits: 4035225266123964416},
-				{index: 22, bits: 576460752303423488},
-				{index: 21, bits: 8796093022208},
+				{index: 30, bits: 7},
+				{index: 23, bits: 1},
+				{index: 21, bits: 281474976710656},
 			},
-			textIDs: []int32{1915, 1916, 1917, 1467, 1387},
+			textIDs: []int32{1920, 1921, 1922, 1472, 1392},
 			regexps: []*pattern{
 				{src: "authentication failed; server.*said:", captures: false},
 				{src: "authentification invalide.*305", captures: false},
@@ -9194,30 +9201,29 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4731,
+			line: 4780,
 			text: phraseMask{
-				{index: 29, bits: 13835058055282163712},
-				{index: 2, bits: 8192},
-				{index: 30, bits: 32767},
+				{index: 30, bits: 1048568},
+				{index: 2, bits: 262144},
 			},
-			textIDs: []int32{1918, 141, 1919, 1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933, 1934},
+			textIDs: []int32{1923, 146, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933, 1934, 1935, 1936, 1937, 1938, 1939},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4740,
+			line: 4789,
 			text: phraseMask{
-				{index: 6, bits: 158329674399744},
-				{index: 30, bits: 16744448},
+				{index: 6, bits: 5066549580791808},
+				{index: 30, bits: 535822336},
 			},
-			textIDs: []int32{428, 1935, 1936, 431, 1937, 1938, 1939, 1940, 1941, 1942, 1943},
+			textIDs: []int32{433, 1940, 1941, 436, 1942, 1943, 1944, 1945, 1946, 1947, 1948},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4757,
+			line: 4806,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9226,7 +9232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4763,
+			line: 4812,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9275,7 +9281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4773,
+			line: 4822,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9330,7 +9336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4786,
+			line: 4835,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9339,7 +9345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4792,
+			line: 4841,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9380,7 +9386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4801,
+			line: 4850,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -9416,7 +9422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4808,
+			line: 4857,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -9425,7 +9431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4816,
+			line: 4865,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -9467,7 +9473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4826,
+			line: 4875,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -9476,7 +9482,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4832,
+			line: 4881,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -9525,7 +9531,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4842,
+			line: 4891,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -9574,7 +9580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4852,
+			line: 4901,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -9610,7 +9616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4859,
+			line: 4908,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -9653,7 +9659,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 4869,
+			line: 4918,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9689,7 +9695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 4876,
+			line: 4925,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9698,7 +9704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 4882,
+			line: 4931,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9772,7 +9778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 4897,
+			line: 4946,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9808,7 +9814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 4905,
+			line: 4954,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9844,7 +9850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 4912,
+			line: 4961,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9880,7 +9886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 4919,
+			line: 4968,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9929,7 +9935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 4931,
+			line: 4980,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -9978,7 +9984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 4941,
+			line: 4990,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10027,7 +10033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 4951,
+			line: 5000,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10076,7 +10082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 4961,
+			line: 5010,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10125,7 +10131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 4971,
+			line: 5020,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10174,7 +10180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 4981,
+			line: 5030,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10223,7 +10229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 4991,
+			line: 5040,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10272,7 +10278,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5001,
+			line: 5050,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10321,7 +10327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5011,
+			line: 5060,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10370,7 +10376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5021,
+			line: 5070,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -10419,7 +10425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5031,
+			line: 5080,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -10468,7 +10474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5041,
+			line: 5090,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -10517,7 +10523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5051,
+			line: 5100,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -10566,7 +10572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5061,
+			line: 5110,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -10602,7 +10608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5068,
+			line: 5117,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -10639,7 +10645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5075,
+			line: 5124,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10688,7 +10694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5087,
+			line: 5136,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10717,29 +10723,29 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5097,
+			line:    5146,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5104,
+			line: 5153,
 			text: phraseMask{
-				{index: 19, bits: 18446744073575333888},
-				{index: 7, bits: 288230376688582656},
-				{index: 8, bits: 4503602848595968},
-				{index: 6, bits: 4611687117939015680},
+				{index: 19, bits: 18446744069414584320},
+				{index: 7, bits: 9223372054034645000},
+				{index: 8, bits: 144115291155070976},
 				{index: 20, bits: 18446744073709551615},
-				{index: 12, bits: 1},
-				{index: 5, bits: 49152},
-				{index: 11, bits: 275683213312},
-				{index: 14, bits: 17592186044416},
-				{index: 4, bits: 54043195528445952},
-				{index: 21, bits: 8388607},
-				{index: 2, bits: 1024},
+				{index: 12, bits: 32},
+				{index: 5, bits: 1572864},
+				{index: 11, bits: 8821862825984},
+				{index: 6, bits: 35184372088832},
+				{index: 14, bits: 562949953421312},
+				{index: 4, bits: 1729382256910270464},
+				{index: 21, bits: 268435455},
+				{index: 2, bits: 32768},
 			},
-			textIDs: []int32{1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 477, 1255, 1256, 543, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 564, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 446, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 768, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 334, 1292, 1293, 1294, 506, 1295, 1296, 1297, 732, 1298, 1299, 424, 1300, 1301, 1302, 940, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 311, 1310, 1311, 1312, 1313, 1314, 542, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 742, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 310, 1336, 1337, 1338, 1339, 335, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 733, 1352, 1353, 1354, 1355, 1356, 1357, 138, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366},
+			textIDs: []int32{1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 482, 1260, 1261, 548, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 569, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 451, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 773, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 339, 1297, 1298, 1299, 511, 1300, 1301, 1302, 737, 1303, 1304, 429, 1305, 1306, 1307, 945, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 316, 1315, 1316, 1317, 1318, 1319, 547, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 747, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 315, 1341, 1342, 1343, 1344, 340, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 738, 1357, 1358, 1359, 1360, 1361, 1362, 143, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371},
 			command: []string{"DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
@@ -10826,150 +10832,152 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5123,
+			line: 5172,
 			text: phraseMask{
-				{index: 30, bits: 251658240},
-				{index: 9, bits: 288230376151711744},
+				{index: 30, bits: 8053063680},
+				{index: 9, bits: 9223372036854775808},
 			},
-			textIDs: []int32{1944, 1945, 1946, 634, 1947},
+			textIDs: []int32{1949, 1950, 1951, 639, 1952},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5128,
+			line: 5177,
 			text: phraseMask{
-				{index: 30, bits: 268435456},
+				{index: 30, bits: 8589934592},
 			},
-			textIDs: []int32{1948},
+			textIDs: []int32{1953},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5133,
+			line: 5182,
 			text: phraseMask{
-				{index: 30, bits: 17591649173504},
+				{index: 30, bits: 562932773552128},
 			},
-			textIDs: []int32{1949, 1950, 1951, 1952, 1953, 1954, 1955, 1956, 1957, 1958, 1959, 1960, 1961, 1962, 1963},
+			textIDs: []int32{1954, 1955, 1956, 1957, 1958, 1959, 1960, 1961, 1962, 1963, 1964, 1965, 1966, 1967, 1968},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5140,
+			line: 5189,
 			text: phraseMask{
-				{index: 30, bits: 123145302310912},
+				{index: 30, bits: 3940649673949184},
 			},
-			textIDs: []int32{1964, 1965, 1966},
+			textIDs: []int32{1969, 1970, 1971},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5145,
+			line: 5194,
 			text: phraseMask{
-				{index: 30, bits: 422212465065984},
+				{index: 30, bits: 13510798882111488},
 			},
-			textIDs: []int32{1967, 1968},
+			textIDs: []int32{1972, 1973},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5150,
+			line: 5199,
 			text: phraseMask{
-				{index: 30, bits: 1688849860263936},
-				{index: 26, bits: 16777216},
+				{index: 30, bits: 54043195528445952},
+				{index: 26, bits: 536870912},
 			},
-			textIDs: []int32{1969, 1970, 1688},
+			textIDs: []int32{1974, 1975, 1693},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5161,
+			line: 5210,
 			text: phraseMask{
-				{index: 30, bits: 18444492273895866368},
-				{bits: 9223372036854775904},
-				{index: 27, bits: 8200},
-				{index: 31, bits: 15},
+				{index: 30, bits: 18374686479671623680},
+				{index: 1, bits: 1},
+				{bits: 96},
+				{index: 31, bits: 511},
+				{index: 27, bits: 262400},
 			},
-			textIDs: []int32{1971, 1972, 1973, 63, 1974, 1975, 1976, 1977, 1978, 5, 6, 1979, 1980, 1981, 1731, 1982, 1983, 1984, 1741, 1985, 1986, 1987},
+			textIDs: []int32{1976, 1977, 1978, 64, 1979, 1980, 1981, 1982, 1983, 5, 6, 1984, 1985, 1986, 1736, 1987, 1988, 1989, 1746, 1990, 1991, 1992},
 			unless: phraseMask{
-				{index: 31, bits: 16},
+				{index: 31, bits: 512},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5176,
+			line: 5225,
 			text: phraseMask{
-				{index: 31, bits: 16352},
+				{index: 31, bits: 523264},
 			},
-			textIDs: []int32{1989, 1990, 1991, 1992, 1993, 1994, 1995, 1996, 1997},
+			textIDs: []int32{1994, 1995, 1996, 1997, 1998, 1999, 2000, 2001, 2002},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5182,
+			line: 5231,
 			text: phraseMask{
-				{index: 31, bits: 4177920},
-				{index: 1, bits: 4611686018427387904},
-				{index: 7, bits: 274877906944},
+				{index: 31, bits: 133693440},
+				{index: 2, bits: 8},
+				{index: 7, bits: 8796093022208},
 			},
-			textIDs: []int32{1998, 1999, 126, 486, 2000, 2001, 2002, 2003, 2004, 2005},
+			textIDs: []int32{2003, 2004, 131, 491, 2005, 2006, 2007, 2008, 2009, 2010},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5188,
+			line: 5237,
 			text: phraseMask{
-				{index: 1, bits: 137438953472},
-				{index: 11, bits: 13835058605037977600},
-				{index: 31, bits: 29360128},
-				{index: 7, bits: 1048576},
+				{index: 1, bits: 4398046511104},
+				{index: 12, bits: 24},
+				{index: 31, bits: 939524096},
+				{index: 7, bits: 33554432},
+				{index: 11, bits: 17592186044416},
 			},
-			textIDs: []int32{101, 767, 2006, 2007, 468, 743, 766, 2008},
+			textIDs: []int32{106, 772, 2011, 2012, 473, 748, 771, 2013},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5196,
+			line: 5245,
 			text: phraseMask{
-				{index: 31, bits: 100663296},
+				{index: 31, bits: 3221225472},
 			},
-			textIDs: []int32{2009, 2010},
+			textIDs: []int32{2014, 2015},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5201,
+			line: 5250,
 			text: phraseMask{
-				{index: 31, bits: 134217728},
+				{index: 31, bits: 4294967296},
 			},
-			textIDs: []int32{2011},
+			textIDs: []int32{2016},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5206,
+			line: 5255,
 			text: phraseMask{
-				{index: 31, bits: 1879048192},
+				{index: 31, bits: 60129542144},
 			},
-			textIDs: []int32{2012, 2013, 2014},
+			textIDs: []int32{2017, 2018, 2019},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5217,
+			line: 5266,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11028,7 +11036,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5230,
+			line: 5279,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11084,7 +11092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5242,
+			line: 5291,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11133,7 +11141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5251,
+			line: 5300,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11182,7 +11190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5260,
+			line: 5309,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11231,7 +11239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5269,
+			line: 5318,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11286,7 +11294,7 @@ var builtinSet = &ruleSet{
 						tr:   new([][]text),
 					},
 				},
-				byFact: [15]words{
+				byFact: [16]words{
 					12: {
 						explanation: alts{
 							list: []text{
@@ -11342,7 +11350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5283,
+			line: 5332,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -11378,7 +11386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5290,
+			line: 5339,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -11407,7 +11415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5297,
+			line: 5346,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11443,7 +11451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5304,
+			line: 5353,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11479,7 +11487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5311,
+			line: 5360,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11508,7 +11516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5318,
+			line: 5367,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11552,7 +11560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5326,
+			line: 5375,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11561,7 +11569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5332,
+			line: 5381,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11597,7 +11605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5340,
+			line: 5389,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11611,7 +11619,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5347,
+			line: 5396,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11813,7 +11821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5371,
+			line: 5420,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12042,7 +12050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5401,
+			line:   5450,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12101,7 +12109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5411,
+			line: 5460,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12110,7 +12118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5416,
+			line: 5465,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12119,7 +12127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5421,
+			line: 5470,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12174,7 +12182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5430,
+			line: 5479,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12185,7 +12193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5438,
+			line: 5487,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12194,14 +12202,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5443,
+			line:     5492,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5453,
+			line: 5502,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12210,38 +12218,38 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5463,
+			line: 5512,
 			text: phraseMask{
-				{index: 31, bits: 2147483648},
+				{index: 31, bits: 68719476736},
 			},
-			textIDs: []int32{2015},
+			textIDs: []int32{2020},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5468,
+			line: 5517,
 			text: phraseMask{
-				{index: 31, bits: 30064771072},
+				{index: 31, bits: 962072674304},
 			},
-			textIDs: []int32{2016, 2017, 2018},
+			textIDs: []int32{2021, 2022, 2023},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5474,
+			line: 5523,
 			text: phraseMask{
-				{index: 31, bits: 240518168576},
+				{index: 31, bits: 7696581394432},
 			},
-			textIDs: []int32{2019, 2020, 2021},
+			textIDs: []int32{2024, 2025, 2026},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5483,
+			line: 5532,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12255,7 +12263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5487,
+			line: 5536,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12263,15 +12271,15 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{bits: 1099511627776},
-				{index: 31, bits: 824633720832},
+				{index: 31, bits: 26388279066624},
 			},
-			textIDs: []int32{40, 2022, 2023},
+			textIDs: []int32{40, 2027, 2028},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5491,
+			line: 5540,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12282,7 +12290,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5495,
+			line: 5544,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12296,7 +12304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5499,
+			line: 5548,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12307,7 +12315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5503,
+			line: 5552,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12367,7 +12375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5511,
+			line: 5560,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12424,11 +12432,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5519,
+			line: 5568,
 			text: phraseMask{
-				{index: 31, bits: 16492674416640},
+				{index: 31, bits: 527765581332480},
 			},
-			textIDs: []int32{2024, 2025, 2026, 2027},
+			textIDs: []int32{2029, 2030, 2031, 2032},
 			then: thenDef{
 				Reason: "vacation",
 				words:  words{owner: "none"},
@@ -12437,7 +12445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5526,
+			line: 5575,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12476,7 +12484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5535,
+			line: 5584,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12547,7 +12555,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5544,
+			line: 5593,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12635,7 +12643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 479,
+			line: 504,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -12650,7 +12658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 490,
+			line: 515,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -12661,7 +12669,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 496,
+			line: 521,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -12672,7 +12680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 505,
+			line: 530,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -12685,7 +12693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 515,
+			line: 540,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -12697,7 +12705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 521,
+			line: 546,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -12709,7 +12717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 545,
+			line: 570,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -12726,7 +12734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 556,
+			line: 581,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -12741,7 +12749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 565,
+			line: 590,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -12752,14 +12760,26 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "attachment-file",
+			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 574,
+			line: 599,
 			text: phraseMask{
 				{bits: 17293822569102704640},
-				{index: 1, bits: 1023},
+				{index: 1, bits: 3},
 			},
 			regexps: []*pattern{
+				{src: "(?P<blocked_attachment>(?:prohibited|forbidden|illegal|blocked|banned|unacceptable|disallowed|restricted|dangerous|unsafe) (?:attachment|file ?type|file extension|file name|filename)s?|unacceptable attachments|potentially executable attachment|executable (?:attachment|file|content)s?|(?:attachment|file) (?:type|extension|name)s? (?:is |are )?(?:not (?:allowed|permitted|accepted)|forbidden|prohibited|blocked|banned)|attachment extension is forbidden|attachments? (?:is |are )?not (?:allowed|permitted|accepted)|attachments? (?:has |have |was |were )?(?:been )?blocked|attachment filter|block executable|attachment name .{1,120} may not end with|content presents a potential security issue|\\bbanned(?: contents?| name)?: |this form of attachment has been used by recent viruses)", captures: true},
+			},
+		},
+		{
+			id:   "attachment-file",
+			file: "rules.yaml (built-in)",
+			line: 620,
+			text: phraseMask{
+				{index: 1, bits: 32765},
+			},
+			regexps: []*pattern{
+				{src: "\\b(?P<file>[a-z0-9_][^\\s\"'<>()\\\\/:*?|,;@]{0,100}\\.[a-z0-9]{2,5} \\(in [^\\s\"'<>()\\\\/:*?|,;@]{1,100}\\.(?:zip|rar|7z|tar|gz|tgz|arj|cab|iso)\\))", captures: true},
 				{src: "(?:attachment|attached file|file ?name|file|part)s?(?: named| name| called)?[ :=]+[\"'](?P<file>[^\"'<>\\\\/:*?|]{1,100}\\.(?:zip|rar|7z|tar|gz|tgz|arj|cab|iso)/[^\"'<>\\\\/:*?|]{1,100}\\.[a-z0-9]{2,5})[\"']", captures: true},
 				{src: "(?:attachment|attached file|file ?name|file)s?(?: named| name| called)?[ :=]+[\"'](?P<file>[^\"'<>\\\\/:*?|]{1,100}\\.[a-z0-9]{2,5})[\"']", captures: true},
 				{src: "(?:attachment|attached file|file ?name|file)s?(?: named| name| called)?[ :=]+[(<]?(?P<file>[a-z0-9_][^\\s\"'<>()\\\\/:*?|,;@]{0,100}\\.[a-z0-9]{2,5})\\b", captures: true},
@@ -12770,9 +12790,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 584,
+			line: 633,
 			text: phraseMask{
-				{index: 1, bits: 16776192},
+				{index: 1, bits: 536838144},
 			},
 			regexps: []*pattern{
 				{src: "(?:contact|write to|e-?mail|mail to|mailto:|send (?:an? )?(?:e-?mail|message|request) to|reach)(?: us| our| the| your)?(?: postmaster| support| abuse| administrator| admin| team| helpdesk)?(?: at| by e-?mail at| via| on)?:? <?(?P<address>[a-z0-9._%+-]+@[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})", captures: true},
@@ -12782,9 +12802,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 591,
+			line: 640,
 			text: phraseMask{
-				{index: 1, bits: 251658240},
+				{index: 1, bits: 8053063680},
 			},
 			regexps: []*pattern{
 				{src: "(?P<loop>mail forwarding loop|forwarding loop|routing loop|mail loop|message loop|loop detected|looping|loops back to myself|loop was found|too many hops|hop count exceeded|too many \"?received\"? headers|too many received)", captures: true},
@@ -12793,9 +12813,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 598,
+			line: 647,
 			text: phraseMask{
-				{index: 1, bits: 805306368},
+				{index: 1, bits: 25769803776},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_mx>no mx (?:records? )?(?:found|for|exists?)|no mx records?|no valid mx|could not find a mail exchanger|no mail exchanger|type=mx: host not found|mx lookup failed|does not have an mx|doesn't have an mx|has no mx)", captures: true},
@@ -12805,9 +12825,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 604,
+			line: 653,
 			text: phraseMask{
-				{index: 1, bits: 33285996544},
+				{index: 1, bits: 1065151889408},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_domain>nxdomain|domain name not found|domain not found|no such domain|domain does not exist)", captures: true},
@@ -12816,9 +12836,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 609,
+			line: 658,
 			text: phraseMask{
-				{index: 1, bits: 562915593682944},
+				{index: 1, bits: 18013298997854208},
 			},
 			regexps: []*pattern{
 				{src: "(?P<conn_refused>connection refused|refused (?:the |our )?connection|actively refused|connection was refused)", captures: true},
@@ -13012,7 +13032,7 @@ var builtinSet = &ruleSet{
 		},
 	},
 	textsFrom: [30]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)"},
-	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "mx", "mail exchanger", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "host name lookup failure", "host not found, try again", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "servfail", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "retry timeout exceeded", "retry time not reached", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "encryption required", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "starttls", "certificate", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
+	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attachment", "file type", "file extension", "executable", "banned", "filetype", "attach", "file", "n=", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "mx", "mail exchanger", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "host name lookup failure", "host not found, try again", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "servfail", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "retry timeout exceeded", "retry time not reached", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "encryption required", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "starttls", "certificate", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
 }
 
 var builtinData1 = [...]reasonDef{
@@ -13261,7 +13281,7 @@ var builtinData1 = [...]reasonDef{
 				tr: new([][]text),
 			},
 		},
-		byFact: [15]words{
+		byFact: [16]words{
 			9: {
 				owner: "recipient-admin",
 				summary: phrase{
@@ -13537,7 +13557,7 @@ var builtinData1 = [...]reasonDef{
 				tr:   new([][]text),
 			},
 		},
-		byFact: [15]words{
+		byFact: [16]words{
 			12: {
 				explanation: alts{
 					list: []text{
@@ -13756,6 +13776,71 @@ var builtinData1 = [...]reasonDef{
 				tr: new([][]text),
 			},
 		},
+		byFact: [16]words{
+			15: {
+				owner: "sender",
+				summary: phrase{
+					en: "attachment type not accepted",
+					tr: new([]string),
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of its attachment "},
+							{slot: 14, isSlot: true},
+							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+					},
+					uses: 16387,
+					tr:   new([][]text),
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Send the message again without "},
+							{slot: 14, isSlot: true},
+							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+						{
+							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+					},
+					uses: 16384,
+					tr:   new([][]text),
+				},
+			},
+		},
 	},
 	{
 		HardBounce: &builtinTrue,
@@ -13849,7 +13934,7 @@ var builtinData1 = [...]reasonDef{
 				tr:   new([][]text),
 			},
 		},
-		byFact: [15]words{
+		byFact: [16]words{
 			10: {
 				summary: phrase{
 					en: "domain has no mail server",
@@ -14110,7 +14195,7 @@ var builtinData1 = [...]reasonDef{
 				tr: new([][]text),
 			},
 		},
-		byFact: [15]words{
+		byFact: [16]words{
 			9: {
 				summary: phrase{
 					en: "mail loop",
@@ -14443,7 +14528,7 @@ var builtinData1 = [...]reasonDef{
 				tr:   new([][]text),
 			},
 		},
-		byFact: [15]words{
+		byFact: [16]words{
 			10: {
 				summary: phrase{
 					en: "domain has no mail server",
@@ -14878,6 +14963,71 @@ var builtinData1 = [...]reasonDef{
 				},
 			},
 		},
+		byFact: [16]words{
+			15: {
+				owner: "sender",
+				summary: phrase{
+					en: "attachment type not accepted",
+					tr: new([]string),
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of its attachment "},
+							{slot: 14, isSlot: true},
+							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+					},
+					uses: 16387,
+					tr:   new([][]text),
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Send the message again without "},
+							{slot: 14, isSlot: true},
+							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+						{
+							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+					},
+					uses: 16384,
+					tr:   new([][]text),
+				},
+			},
+		},
 	},
 	{
 		Code: "918",
@@ -14947,7 +15097,7 @@ var builtinData1 = [...]reasonDef{
 				tr:   new([][]text),
 			},
 		},
-		byFact: [15]words{
+		byFact: [16]words{
 			11: {
 				summary: phrase{
 					en: "sender domain not found",
@@ -15101,6 +15251,71 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				tr: new([][]text),
+			},
+		},
+		byFact: [16]words{
+			15: {
+				owner: "sender",
+				summary: phrase{
+					en: "attachment type not accepted",
+					tr: new([]string),
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of its attachment "},
+							{slot: 14, isSlot: true},
+							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+					},
+					uses: 16387,
+					tr:   new([][]text),
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Send the message again without "},
+							{slot: 14, isSlot: true},
+							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+						{
+							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+					},
+					uses: 16384,
+					tr:   new([][]text),
+				},
 			},
 		},
 	},
@@ -15344,7 +15559,7 @@ var builtinData1 = [...]reasonDef{
 				},
 			},
 		},
-		byFact: [15]words{
+		byFact: [16]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
@@ -15639,7 +15854,7 @@ var builtinData1 = [...]reasonDef{
 				tr: new([][]text),
 			},
 		},
-		byFact: [15]words{
+		byFact: [16]words{
 			9: {
 				summary: phrase{
 					en: "mail loop",
@@ -15760,7 +15975,7 @@ var builtinData1 = [...]reasonDef{
 				tr: new([][]text),
 			},
 		},
-		byFact: [15]words{
+		byFact: [16]words{
 			14: {
 				owner: "sender",
 				summary: phrase{
@@ -16053,6 +16268,138 @@ var builtinData1 = [...]reasonDef{
 				},
 				uses: 16384,
 				tr:   new([][]text),
+			},
+		},
+		byFact: [16]words{
+			6: {
+				owner: "sender",
+				summary: phrase{
+					en: "malware detected",
+					tr: new([]string),
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because the attachment "},
+							{slot: 14, isSlot: true},
+							{literal: " is infected with malware ("},
+							{slot: 15, isSlot: true},
+							{literal: ")."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because it carries malware ("},
+							{slot: 15, isSlot: true},
+							{literal: ")."},
+						},
+					},
+					uses: 49155,
+					tr:   new([][]text),
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "The receiving server's scanner found malware in "},
+							{slot: 14, isSlot: true},
+							{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
+						},
+						{
+							{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
+						},
+					},
+					uses: 16384,
+					tr:   new([][]text),
+				},
+			},
+			15: {
+				owner: "sender",
+				summary: phrase{
+					en: "attachment type not accepted",
+					tr: new([]string),
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of its attachment "},
+							{slot: 14, isSlot: true},
+							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+					},
+					uses: 16387,
+					tr:   new([][]text),
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Send the message again without "},
+							{slot: 14, isSlot: true},
+							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+						{
+							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+					},
+					uses: 16384,
+					tr:   new([][]text),
+				},
 			},
 		},
 	},

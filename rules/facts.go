@@ -45,11 +45,15 @@ const (
 	FactConnRefused       Fact = "conn_refused"        // condition: the connection was refused
 	FactConnTimeout       Fact = "conn_timeout"        // condition: the connection timed out or got no answer
 	FactTooManyRecipients Fact = "too_many_recipients" // condition: too many recipients in one message
+	// FactBlockedAttachment is the condition that the refusal is about an
+	// attachment's type (a program, a script, a document with macros, an
+	// archive), not about malware found in it nor about the sender.
+	FactBlockedAttachment Fact = "blocked_attachment"
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
-	FactLoop, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients}
+	FactLoop, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients, FactBlockedAttachment}
 
 const numFacts = len(facts)
 
@@ -232,6 +236,10 @@ func cleanFact(f Fact, v string) string {
 		v = plainUnits(v)
 	}
 	v = strings.TrimRight(strings.TrimLeft(v, `(<['"`), `.,;:)]>'"`)
+	if strings.Count(v, "(") > strings.Count(v, ")") {
+		// A closing bracket of the value itself ("x.exe (in y.zip)").
+		v += ")"
+	}
 	if f == FactURL && !guidanceURL(v) {
 		return "" // not a page a mail provider points to: see guidanceHosts
 	}
