@@ -43,6 +43,7 @@ const (
 	textExplainCause
 	textAutoreplySummary
 	textAutoreplyExplanation
+	textAutoreplyQuotedExplanation
 	textChallengeSummary
 	textChallengeExplanation
 	textChallengeFix
@@ -153,36 +154,37 @@ var textDefs = [numTexts]struct {
 	name  string
 	slots slotSet
 }{
-	textUnknownCause:              {"unknown_cause", 0},
-	textDelayedFix:                {"delayed_fix", 0},
-	textDelayedIntro:              {"delayed_intro", setOf(slotRecipient, slotRemote)},
-	textUnnamedRecipient:          {"unnamed_recipient", 0},
-	textUnnamedRemote:             {"unnamed_remote", 0},
-	textUnnamedReporting:          {"unnamed_reporting", 0},
-	textExplainDelayed:            {"explain_delayed", setOf(slotRecipient, slotRemote, slotCause)},
-	textExplainRefused:            {"explain_refused", setOf(slotRecipient, slotRemote, slotCause)},
-	textExplainUndelivered:        {"explain_undelivered", setOf(slotRecipient, slotCause)},
-	textExplainDelivered:          {"explain_delivered", setOf(slotRecipient, slotRemote)},
-	textExplainRelayed:            {"explain_relayed", setOf(slotRecipient, slotRemote)},
-	textExplainExpanded:           {"explain_expanded", setOf(slotRecipient, slotRemote)},
-	textExplainCause:              {"explain_cause", setOf(slotCause, slotCauseCapital)},
-	textAutoreplySummary:          {"autoreply_summary", 0},
-	textAutoreplyExplanation:      {"autoreply_explanation", 0},
-	textChallengeSummary:          {"challenge_summary", 0},
-	textChallengeExplanation:      {"challenge_explanation", 0},
-	textChallengeFix:              {"challenge_fix", 0},
-	textFeedbackSummary:           {"feedback_summary", 0},
-	textFeedbackExplanation:       {"feedback_explanation", 0},
-	textFeedbackTypedExplanation:  {"feedback_typed_explanation", setOf(slotType)},
-	textFeedbackFix:               {"feedback_fix", 0},
-	textReceiptSummary:            {"receipt_summary", 0},
-	textReceiptExplanation:        {"receipt_explanation", 0},
-	textNotReportSummary:          {"not_report_summary", 0},
-	textNotReportExplanation:      {"not_report_explanation", 0},
-	textNoRecipientSummary:        {"no_recipient_summary", 0},
-	textNoRecipientExplanation:    {"no_recipient_explanation", 0},
-	textDMARCAggregateSummary:     {"dmarc_aggregate_summary", 0},
-	textDMARCAggregateExplanation: {"dmarc_aggregate_explanation", 0},
+	textUnknownCause:               {"unknown_cause", 0},
+	textDelayedFix:                 {"delayed_fix", 0},
+	textDelayedIntro:               {"delayed_intro", setOf(slotRecipient, slotRemote)},
+	textUnnamedRecipient:           {"unnamed_recipient", 0},
+	textUnnamedRemote:              {"unnamed_remote", 0},
+	textUnnamedReporting:           {"unnamed_reporting", 0},
+	textExplainDelayed:             {"explain_delayed", setOf(slotRecipient, slotRemote, slotCause)},
+	textExplainRefused:             {"explain_refused", setOf(slotRecipient, slotRemote, slotCause)},
+	textExplainUndelivered:         {"explain_undelivered", setOf(slotRecipient, slotCause)},
+	textExplainDelivered:           {"explain_delivered", setOf(slotRecipient, slotRemote)},
+	textExplainRelayed:             {"explain_relayed", setOf(slotRecipient, slotRemote)},
+	textExplainExpanded:            {"explain_expanded", setOf(slotRecipient, slotRemote)},
+	textExplainCause:               {"explain_cause", setOf(slotCause, slotCauseCapital)},
+	textAutoreplySummary:           {"autoreply_summary", 0},
+	textAutoreplyExplanation:       {"autoreply_explanation", 0},
+	textAutoreplyQuotedExplanation: {"autoreply_quoted_explanation", setOf(slotReply)},
+	textChallengeSummary:           {"challenge_summary", 0},
+	textChallengeExplanation:       {"challenge_explanation", 0},
+	textChallengeFix:               {"challenge_fix", 0},
+	textFeedbackSummary:            {"feedback_summary", 0},
+	textFeedbackExplanation:        {"feedback_explanation", 0},
+	textFeedbackTypedExplanation:   {"feedback_typed_explanation", setOf(slotType)},
+	textFeedbackFix:                {"feedback_fix", 0},
+	textReceiptSummary:             {"receipt_summary", 0},
+	textReceiptExplanation:         {"receipt_explanation", 0},
+	textNotReportSummary:           {"not_report_summary", 0},
+	textNotReportExplanation:       {"not_report_explanation", 0},
+	textNoRecipientSummary:         {"no_recipient_summary", 0},
+	textNoRecipientExplanation:     {"no_recipient_explanation", 0},
+	textDMARCAggregateSummary:      {"dmarc_aggregate_summary", 0},
+	textDMARCAggregateExplanation:  {"dmarc_aggregate_explanation", 0},
 }
 
 // textNames lists the names of the texts, sorted, for error messages.
