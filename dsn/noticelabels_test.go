@@ -91,3 +91,25 @@ func TestLabelledDiagnosticReadsEachFamilysLabels(t *testing.T) {
 		})
 	}
 }
+
+// TestHTMLGatewayNoticeKeepsItsLabelledReply checks an HTML notice whose
+// labels are table rows: the empty lines its text has between rows end one
+// paragraph, so the reply in the last row stays the recipient's.
+func TestHTMLGatewayNoticeKeepsItsLabelledReply(t *testing.T) {
+	raw := "From: Postmaster <postmaster@mx.security.example>\r\nTo: kim@acme.example\r\nSubject: Message blocked\r\n" +
+		"Auto-Submitted: auto-replied\r\nContent-Type: text/html; charset=us-ascii\r\n\r\n" +
+		"<html><body><p>Your message could not be delivered to the following recipient:</p>\r\n" +
+		"<p>lars@nordic-trade.example</p>\r\n<table>\r\n" +
+		"<tr><td>Subject:</td><td>Quarterly figures</td></tr>\r\n" +
+		"<tr><td>Reason:</td><td>Attachment blocked by policy: figures_Q4.xlsm</td></tr>\r\n" +
+		"<tr><td>Remote server response:</td><td>550 5.7.1 Rejected by policy</td></tr>\r\n" +
+		"</table></body></html>\r\n"
+	rep, _ := Parse([]byte(raw))
+	if len(rep.Recipients) != 1 {
+		t.Fatalf("%d recipients, want 1", len(rep.Recipients))
+	}
+	rc := rep.Recipients[0]
+	if rc.Address != "lars@nordic-trade.example" || rc.Reply != "550 5.7.1 Rejected by policy" || !strings.Contains(rc.Diagnostic, "figures_Q4.xlsm") {
+		t.Errorf("recipient %q, reply %q, diagnostic %q", rc.Address, rc.Reply, rc.Diagnostic)
+	}
+}
