@@ -67,7 +67,7 @@ func noticeLabel(t []byte) (labelKind, []byte) {
 		labels []string
 	}{{labelReply, noticeReplyLabels[:]}, {labelCause, noticeCauseLabels[:]}, {labelOther, noticeOtherLabels[:]}} {
 		for _, l := range set.labels {
-			if len(head) <= len(l) || !ascii.HasPrefixFold(string(head[:len(l)]), l) {
+			if len(head) <= len(l) || !ascii.EqualFold(head[:len(l)], l) {
 				continue
 			}
 			rest := bytes.TrimLeft(t[len(l):], " \t")
