@@ -58,7 +58,7 @@ func (p *parser) readFreeText() bool {
 				rc.addAddress(b.alias)
 			}
 			if rc.Diagnostic == "" {
-				rc.Diagnostic = sectionSummary(section)
+				rc.Diagnostic = noticeSummary(section)
 			}
 			r.Recipients = append(r.Recipients, rc)
 		}
@@ -91,7 +91,7 @@ func (p *parser) readFreeText() bool {
 		if a == "" && !failureStated(p.noticeWords()) {
 			return false
 		}
-		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: sectionSummary(section)})
+		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: noticeSummary(section)})
 	}
 	r.Format = textFamily(lowerSection)
 	p.finish(p.fallbackAction)

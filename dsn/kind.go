@@ -97,10 +97,17 @@ func isAutoReply(h message.Header) bool {
 	return headerContainsAny(h, "Subject", autoReplySubjects)
 }
 
-// autoReplySubjects are lower-case subject words of auto-responders.
+// autoReplySubjects are lower-case subject words of auto-responders: the
+// "Automatic reply:" prefix Outlook and Exchange write in the sender's
+// language (German, Dutch, French, Spanish, Italian, Portuguese, the
+// Scandinavian languages, Finnish, Polish, Czech, Japanese, Chinese), and the
+// words of other responders' subjects.
 var autoReplySubjects = []string{
 	"auto:", "automatic reply", "autoreply", "auto-reply", "auto reply", "autoresponse",
 	"auto response", "auto-response", "out of office", "out of the office", "vacation",
 	"away from my mail", "abwesenheitsnotiz", "absence du bureau", "réponse automatique",
 	"risposta automatica", "respuesta automática", "自動応答", "不在",
+	"automatische antwort", "automatisch antwoord", "resposta automática", "automatiskt svar",
+	"automatisk svar", "automaattinen vastaus", "odpowiedź automatyczna", "automatická odpověď",
+	"自動返信", "自动回复", "自動回覆",
 }

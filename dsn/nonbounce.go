@@ -91,6 +91,11 @@ var vacationPhrases = newPhraseList([]string{
 	"will get back to you", "will reply to your", "will respond to your", "will answer your",
 	"abwesend", "im urlaub", "vielen dank für ihre", "en vacances", "absent du bureau",
 	"fuera de la oficina", "de vacaciones", "fuori ufficio", "in ferie",
+	// The same notices' usual first sentences in German, French, Spanish,
+	// Italian, Dutch and Portuguese.
+	"nicht im büro", "außer haus", "ausser haus", "je suis absent", "je serai absent", "estaré fuera",
+	"estoy fuera", "sono assente", "sarò assente", "niet op kantoor", "afwezig", "fora do escritório",
+	"de férias",
 })
 
 // vacationText says whether a notice (see noticeWords) reads as a

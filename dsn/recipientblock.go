@@ -108,6 +108,8 @@ type blockScanner struct {
 	curOK       bool     // the current transcript block got a 2xx reply
 	curErr      bool     // the current transcript block got an error reply or a summary line
 
+	blank bool // the last line was empty
+
 	inTranscript bool // under a "Transcript of session follows" heading, until the next heading: code-less summary lines count
 
 	listIntro int    // lines since a line that introduced a list of recipients ("...could not be delivered...:"), 0 when none
@@ -125,6 +127,7 @@ func (s *blockScanner) line(start, end int) {
 		s.emptyLine()
 		return
 	}
+	s.blank = false
 	prev := s.prevLine
 	s.prevLine = lt
 	if bytes.Contains(lt, []byte("while talking to ")) {
@@ -189,6 +192,12 @@ func (s *blockScanner) emptyLine() {
 			s.listIntro = 0
 		}
 	}
+	if s.blank {
+		// A run of empty lines ends one paragraph: the text of an HTML
+		// notice (a table row per label) leaves several between rows.
+		return
+	}
+	s.blank = true
 	if s.cur != nil && len(bytes.TrimSpace(s.buf)) > 0 {
 		if hasCodeBytes(s.buf) || s.paras >= maxBlockParagraphs {
 			s.endBlock()
@@ -537,6 +546,13 @@ func (s *blockScanner) endBlock() {
 	}
 	full := s.blockText(cur) // the host and command may be named in the words around the reply
 	d := serverReply(full)
+	if !transcript {
+		// A security gateway's labelled lines: its cause and the
+		// remote reply, without the words around them.
+		if ld, ok := labelledDiagnostic(s.buf); ok {
+			d = ld
+		}
+	}
 	if len(d) > maxBlockText {
 		d = d[:maxBlockText]
 	}

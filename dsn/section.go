@@ -67,6 +67,13 @@ func headerBlockStart(text []byte) int {
 				if len(nl) == 0 || !(nl[0] == ' ' || nl[0] == '\t' || isHeaderLine(nl)) {
 					break
 				}
+				if isNoticeLabelLine(nl) {
+					// "Policy:", "Reason:", "Remote server response:":
+					// a labelled notice quotes the message's Subject
+					// among its own lines, and is no copy (noticelabels.go).
+					strong, n = false, 0
+					break
+				}
 				if nl[0] != ' ' && nl[0] != '\t' && !isSummaryField(nl) {
 					strong = true
 				}

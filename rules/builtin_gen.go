@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "d2b8dc55c530"
+const builtinDigest = "e22881853016"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   789,
+			line:   842,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 794,
+			line: 847,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,11 +56,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 809,
+			line: 862,
 			text: phraseMask{
-				{index: 2, bits: 1792},
+				{index: 2, bits: 57344},
 			},
-			textIDs: []int32{136, 137, 138},
+			textIDs: []int32{141, 142, 143},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false},
 			},
@@ -70,11 +70,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 816,
+			line: 869,
 			text: phraseMask{
-				{index: 2, bits: 2048},
+				{index: 2, bits: 65536},
 			},
-			textIDs: []int32{139},
+			textIDs: []int32{144},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false},
 			},
@@ -84,11 +84,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 823,
+			line: 876,
 			text: phraseMask{
-				{index: 2, bits: 12288},
+				{index: 2, bits: 393216},
 			},
-			textIDs: []int32{140, 141},
+			textIDs: []int32{145, 146},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -98,11 +98,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 830,
+			line: 883,
 			text: phraseMask{
-				{index: 2, bits: 16384},
+				{index: 2, bits: 524288},
 			},
-			textIDs: []int32{142},
+			textIDs: []int32{147},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -112,11 +112,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 837,
+			line: 890,
 			text: phraseMask{
-				{index: 2, bits: 491520},
+				{index: 2, bits: 15728640},
 			},
-			textIDs: []int32{143, 144, 145, 146},
+			textIDs: []int32{148, 149, 150, 151},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -126,11 +126,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 844,
+			line: 897,
 			text: phraseMask{
-				{index: 2, bits: 1572864},
+				{index: 2, bits: 50331648},
 			},
-			textIDs: []int32{147, 148},
+			textIDs: []int32{152, 153},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -140,11 +140,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 851,
+			line: 904,
 			text: phraseMask{
-				{index: 2, bits: 2097152},
+				{index: 2, bits: 67108864},
 			},
-			textIDs: []int32{149},
+			textIDs: []int32{154},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -154,11 +154,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 858,
+			line: 911,
 			text: phraseMask{
-				{index: 2, bits: 4194304},
+				{index: 2, bits: 134217728},
 			},
-			textIDs: []int32{150},
+			textIDs: []int32{155},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -168,11 +168,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 865,
+			line: 918,
 			text: phraseMask{
-				{index: 2, bits: 8388608},
+				{index: 2, bits: 268435456},
 			},
-			textIDs: []int32{151},
+			textIDs: []int32{156},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false},
 			},
@@ -182,11 +182,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 872,
+			line: 925,
 			text: phraseMask{
-				{index: 2, bits: 50331648},
+				{index: 2, bits: 1610612736},
 			},
-			textIDs: []int32{152, 153},
+			textIDs: []int32{157, 158},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false},
 			},
@@ -196,11 +196,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 879,
+			line: 932,
 			text: phraseMask{
-				{index: 2, bits: 67108864},
+				{index: 2, bits: 2147483648},
 			},
-			textIDs: []int32{154},
+			textIDs: []int32{159},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -210,11 +210,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 886,
+			line: 939,
 			text: phraseMask{
-				{index: 2, bits: 402653184},
+				{index: 2, bits: 12884901888},
 			},
-			textIDs: []int32{155, 156},
+			textIDs: []int32{160, 161},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -224,11 +224,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 893,
+			line: 946,
 			text: phraseMask{
-				{index: 2, bits: 536870912},
+				{index: 2, bits: 17179869184},
 			},
-			textIDs: []int32{157},
+			textIDs: []int32{162},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -238,11 +238,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 900,
+			line: 953,
 			text: phraseMask{
-				{index: 2, bits: 1073741824},
+				{index: 2, bits: 34359738368},
 			},
-			textIDs: []int32{158},
+			textIDs: []int32{163},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -252,11 +252,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 907,
+			line: 960,
 			text: phraseMask{
-				{index: 2, bits: 2147483648},
+				{index: 2, bits: 68719476736},
 			},
-			textIDs: []int32{159},
+			textIDs: []int32{164},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false},
 			},
@@ -266,11 +266,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 914,
+			line: 967,
 			text: phraseMask{
-				{index: 2, bits: 30064771072},
+				{index: 2, bits: 962072674304},
 			},
-			textIDs: []int32{160, 161, 162},
+			textIDs: []int32{165, 166, 167},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false},
 			},
@@ -280,22 +280,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 922,
+			line: 975,
 			text: phraseMask{
-				{index: 2, bits: 4363686772736},
+				{index: 2, bits: 139637976727552},
 			},
-			textIDs: []int32{163, 164, 165, 166, 167, 168, 169},
+			textIDs: []int32{168, 169, 170, 171, 172, 173, 174},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 943,
+			line: 996,
 			text: phraseMask{
-				{index: 2, bits: 13194139533312},
+				{index: 2, bits: 422212465065984},
 			},
-			textIDs: []int32{170, 171},
+			textIDs: []int32{175, 176},
 			regexps: []*pattern{
 				{src: "\\bs31[45]0\\b", captures: false},
 			},
@@ -360,11 +360,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 960,
+			line: 1013,
 			text: phraseMask{
-				{index: 2, bits: 1108307720798208},
+				{index: 2, bits: 35465847065542656},
 			},
-			textIDs: []int32{172, 173, 174, 175, 176, 177},
+			textIDs: []int32{177, 178, 179, 180, 181, 182},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "onhold",
@@ -412,11 +412,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 978,
+			line: 1031,
 			text: phraseMask{
-				{index: 2, bits: 7881299347898368},
+				{index: 2, bits: 252201579132747776},
 			},
-			textIDs: []int32{178, 179, 180},
+			textIDs: []int32{183, 184, 185},
 			then: thenDef{
 				Reason: "blocked",
 				words: words{
@@ -486,11 +486,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 993,
+			line: 1046,
 			text: phraseMask{
-				{index: 2, bits: 567453553048682496},
+				{index: 2, bits: 18158513697557839872},
 			},
-			textIDs: []int32{181, 182, 183, 184, 185, 186},
+			textIDs: []int32{186, 187, 188, 189, 190, 191},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -536,11 +536,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1013,
+			line: 1066,
 			text: phraseMask{
-				{index: 2, bits: 1729382256910270464},
+				{index: 3, bits: 3},
 			},
-			textIDs: []int32{187, 188},
+			textIDs: []int32{192, 193},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "speeding",
@@ -588,11 +588,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1030,
+			line: 1083,
 			text: phraseMask{
-				{index: 2, bits: 1729382256910270464},
+				{index: 3, bits: 3},
 			},
-			textIDs: []int32{187, 188},
+			textIDs: []int32{192, 193},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -638,11 +638,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1040,
+			line: 1093,
 			text: phraseMask{
-				{index: 2, bits: 2305843009213693952},
+				{index: 3, bits: 4},
 			},
-			textIDs: []int32{189},
+			textIDs: []int32{194},
 			regexps: []*pattern{
 				{src: "(?:\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})(?: +[0-9]+)?\\] )?our system has detected that this message is likely unsolicited mail", captures: true},
 			},
@@ -708,12 +708,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1057,
+			line: 1110,
 			text: phraseMask{
-				{index: 2, bits: 13835058055282163712},
-				{index: 3, bits: 3},
+				{index: 3, bits: 120},
 			},
-			textIDs: []int32{190, 191, 192, 193},
+			textIDs: []int32{195, 196, 197, 198},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -759,11 +758,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1072,
+			line: 1125,
 			text: phraseMask{
-				{index: 3, bits: 124},
+				{index: 3, bits: 3968},
 			},
-			textIDs: []int32{194, 195, 196, 197, 198},
+			textIDs: []int32{199, 200, 201, 202, 203},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -809,11 +808,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1088,
+			line: 1141,
 			text: phraseMask{
-				{index: 3, bits: 896},
+				{index: 3, bits: 28672},
 			},
-			textIDs: []int32{199, 200, 201},
+			textIDs: []int32{204, 205, 206},
 			then: thenDef{
 				Reason: "policyviolation",
 				words: words{
@@ -859,11 +858,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1102,
+			line: 1155,
 			text: phraseMask{
-				{index: 3, bits: 7168},
+				{index: 3, bits: 229376},
 			},
-			textIDs: []int32{202, 203, 204},
+			textIDs: []int32{207, 208, 209},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](416|418)\\b", captures: false},
 			},
@@ -872,11 +871,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1112,
+			line: 1165,
 			text: phraseMask{
-				{index: 3, bits: 7168},
+				{index: 3, bits: 229376},
 			},
-			textIDs: []int32{202, 203, 204},
+			textIDs: []int32{207, 208, 209},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](417)\\b", captures: false},
 			},
@@ -885,11 +884,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1118,
+			line: 1171,
 			text: phraseMask{
-				{index: 3, bits: 7168},
+				{index: 3, bits: 229376},
 			},
-			textIDs: []int32{202, 203, 204},
+			textIDs: []int32{207, 208, 209},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](420|426)\\b", captures: false},
 			},
@@ -898,11 +897,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1124,
+			line: 1177,
 			text: phraseMask{
-				{index: 3, bits: 7168},
+				{index: 3, bits: 229376},
 			},
-			textIDs: []int32{202, 203, 204},
+			textIDs: []int32{207, 208, 209},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](401|517)\\b", captures: false},
 			},
@@ -911,11 +910,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1130,
+			line: 1183,
 			text: phraseMask{
-				{index: 3, bits: 7168},
+				{index: 3, bits: 229376},
 			},
-			textIDs: []int32{202, 203, 204},
+			textIDs: []int32{207, 208, 209},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](305|402)\\b", captures: false},
 			},
@@ -924,11 +923,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1136,
+			line: 1189,
 			text: phraseMask{
-				{index: 3, bits: 7168},
+				{index: 3, bits: 229376},
 			},
-			textIDs: []int32{202, 203, 204},
+			textIDs: []int32{207, 208, 209},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](403|405|415|421)\\b", captures: false},
 			},
@@ -937,11 +936,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1142,
+			line: 1195,
 			text: phraseMask{
-				{index: 3, bits: 7168},
+				{index: 3, bits: 229376},
 			},
-			textIDs: []int32{202, 203, 204},
+			textIDs: []int32{207, 208, 209},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](506)\\b", captures: false},
 			},
@@ -950,11 +949,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1148,
+			line: 1201,
 			text: phraseMask{
-				{index: 3, bits: 7168},
+				{index: 3, bits: 229376},
 			},
-			textIDs: []int32{202, 203, 204},
+			textIDs: []int32{207, 208, 209},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](514)\\b", captures: false},
 			},
@@ -963,11 +962,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1154,
+			line: 1207,
 			text: phraseMask{
-				{index: 3, bits: 7168},
+				{index: 3, bits: 229376},
 			},
-			textIDs: []int32{202, 203, 204},
+			textIDs: []int32{207, 208, 209},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](630)\\b", captures: false},
 			},
@@ -976,11 +975,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1160,
+			line: 1213,
 			text: phraseMask{
-				{index: 3, bits: 7168},
+				{index: 3, bits: 229376},
 			},
-			textIDs: []int32{202, 203, 204},
+			textIDs: []int32{207, 208, 209},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](505)\\b", captures: false},
 			},
@@ -989,11 +988,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1166,
+			line: 1219,
 			text: phraseMask{
-				{index: 3, bits: 7168},
+				{index: 3, bits: 229376},
 			},
-			textIDs: []int32{202, 203, 204},
+			textIDs: []int32{207, 208, 209},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](104)\\b", captures: false},
 			},
@@ -1002,11 +1001,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1172,
+			line: 1225,
 			text: phraseMask{
-				{index: 3, bits: 7168},
+				{index: 3, bits: 229376},
 			},
-			textIDs: []int32{202, 203, 204},
+			textIDs: []int32{207, 208, 209},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](101|102|103|510|999)\\b", captures: false},
 			},
@@ -1071,11 +1070,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1187,
+			line: 1240,
 			text: phraseMask{
-				{index: 3, bits: 122880},
+				{index: 3, bits: 3932160},
 			},
-			textIDs: []int32{205, 206, 207, 208},
+			textIDs: []int32{210, 211, 212, 213},
 			regexps: []*pattern{
 				{src: "\\b(cxbl|cdrbl|ipbl0001|ipbl0010|ipbl0100|ipbl0011|ipbl0101|ipbl0110|ipbl0111|ipbl1000|ipbl1001|ipbl1010|ipbl1011|ipbl1100|ipbl1101|ipbl1110|ipbl1111|ipbl00001)\\b", captures: false},
 			},
@@ -1084,11 +1083,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1195,
+			line: 1248,
 			text: phraseMask{
-				{index: 3, bits: 131072},
+				{index: 3, bits: 4194304},
 			},
-			textIDs: []int32{209},
+			textIDs: []int32{214},
 			regexps: []*pattern{
 				{src: "\\b(cxdns)\\b", captures: false},
 			},
@@ -1097,11 +1096,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1201,
+			line: 1254,
 			text: phraseMask{
-				{index: 3, bits: 262144},
+				{index: 3, bits: 8388608},
 			},
-			textIDs: []int32{210},
+			textIDs: []int32{215},
 			regexps: []*pattern{
 				{src: "\\b(cxsndr)\\b", captures: false},
 			},
@@ -1110,11 +1109,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1207,
+			line: 1260,
 			text: phraseMask{
-				{index: 3, bits: 524288},
+				{index: 3, bits: 16777216},
 			},
-			textIDs: []int32{211},
+			textIDs: []int32{216},
 			regexps: []*pattern{
 				{src: "\\b(cxsmtp)\\b", captures: false},
 			},
@@ -1123,11 +1122,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1213,
+			line: 1266,
 			text: phraseMask{
-				{index: 3, bits: 3145728},
+				{index: 3, bits: 100663296},
 			},
-			textIDs: []int32{212, 213},
+			textIDs: []int32{217, 218},
 			regexps: []*pattern{
 				{src: "\\b(cxcnct|cxmxrt)\\b", captures: false},
 			},
@@ -1136,11 +1135,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1219,
+			line: 1272,
 			text: phraseMask{
-				{index: 3, bits: 12582912},
+				{index: 3, bits: 402653184},
 			},
-			textIDs: []int32{214, 215},
+			textIDs: []int32{219, 220},
 			regexps: []*pattern{
 				{src: "\\b(cxthrt|cxmj)\\b", captures: false},
 			},
@@ -1149,11 +1148,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1225,
+			line: 1278,
 			text: phraseMask{
-				{index: 3, bits: 16777216},
+				{index: 3, bits: 536870912},
 			},
-			textIDs: []int32{216},
+			textIDs: []int32{221},
 			regexps: []*pattern{
 				{src: "\\b(urlbl011|urlbl101|urlbl110|urlbl1001)\\b", captures: false},
 			},
@@ -1162,151 +1161,151 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1231,
+			line: 1284,
 			text: phraseMask{
-				{index: 3, bits: 33554432},
+				{index: 3, bits: 1073741824},
 			},
-			textIDs: []int32{217},
+			textIDs: []int32{222},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1240,
+			line: 1293,
 			text: phraseMask{
-				{index: 3, bits: 8522825728},
+				{index: 3, bits: 272730423296},
 			},
-			textIDs: []int32{218, 219, 220, 221, 222, 223, 224},
+			textIDs: []int32{223, 224, 225, 226, 227, 228, 229},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1245,
+			line: 1298,
 			text: phraseMask{
-				{index: 3, bits: 8589934592},
+				{index: 3, bits: 274877906944},
 			},
-			textIDs: []int32{225},
+			textIDs: []int32{230},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1250,
+			line: 1303,
 			text: phraseMask{
-				{index: 3, bits: 51539607552},
+				{index: 3, bits: 1649267441664},
 			},
-			textIDs: []int32{226, 227},
+			textIDs: []int32{231, 232},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1255,
+			line: 1308,
 			text: phraseMask{
-				{index: 3, bits: 206158430208},
+				{index: 3, bits: 6597069766656},
 			},
-			textIDs: []int32{228, 229},
+			textIDs: []int32{233, 234},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1260,
+			line: 1313,
 			text: phraseMask{
-				{index: 3, bits: 274877906944},
+				{index: 3, bits: 8796093022208},
 			},
-			textIDs: []int32{230},
+			textIDs: []int32{235},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1265,
+			line: 1318,
 			text: phraseMask{
-				{index: 3, bits: 3848290697216},
+				{index: 3, bits: 123145302310912},
 			},
-			textIDs: []int32{231, 232, 233},
+			textIDs: []int32{236, 237, 238},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1270,
+			line: 1323,
 			text: phraseMask{
-				{index: 3, bits: 13194139533312},
+				{index: 3, bits: 422212465065984},
 			},
-			textIDs: []int32{234, 235},
+			textIDs: []int32{239, 240},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1275,
+			line: 1328,
 			text: phraseMask{
-				{index: 3, bits: 17592186044416},
+				{index: 3, bits: 562949953421312},
 			},
-			textIDs: []int32{236},
+			textIDs: []int32{241},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1280,
+			line: 1333,
 			text: phraseMask{
-				{index: 3, bits: 35184372088832},
+				{index: 3, bits: 1125899906842624},
 			},
-			textIDs: []int32{237},
+			textIDs: []int32{242},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1285,
+			line: 1338,
 			text: phraseMask{
-				{index: 3, bits: 70368744177664},
+				{index: 3, bits: 2251799813685248},
 			},
-			textIDs: []int32{238},
+			textIDs: []int32{243},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1290,
+			line: 1343,
 			text: phraseMask{
-				{index: 3, bits: 4362862139015168},
+				{index: 3, bits: 139611588448485376},
 			},
-			textIDs: []int32{239, 240, 241, 242, 243},
+			textIDs: []int32{244, 245, 246, 247, 248},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1295,
+			line: 1348,
 			text: phraseMask{
-				{index: 3, bits: 67553994410557440},
+				{index: 3, bits: 2161727821137838080},
 			},
-			textIDs: []int32{244, 245, 246, 247},
+			textIDs: []int32{249, 250, 251, 252},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1300,
+			line: 1353,
 			text: phraseMask{
-				{index: 3, bits: 72057594037927936},
+				{index: 3, bits: 2305843009213693952},
 			},
-			textIDs: []int32{248},
+			textIDs: []int32{253},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1305,
+			line: 1358,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1000|120[0-9]|1210|12[2-4][0-9]|1250)\\b", captures: false},
 			},
@@ -1315,11 +1314,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1314,
+			line: 1367,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1010|10[2-7][0-9]|1080|1500|1520)\\b", captures: false},
 			},
@@ -1328,11 +1327,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1320,
+			line: 1373,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1090)\\b", captures: false},
 			},
@@ -1341,11 +1340,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1326,
+			line: 1379,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[0-4][0-9]|1150)\\b", captures: false},
 			},
@@ -1354,11 +1353,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1332,
+			line: 1385,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[6-8][0-9]|1190|1560)\\b", captures: false},
 			},
@@ -1367,11 +1366,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1338,
+			line: 1391,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1260)\\b", captures: false},
 			},
@@ -1380,11 +1379,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1344,
+			line: 1397,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[0-3][0-9]|1340)\\b", captures: false},
 			},
@@ -1393,11 +1392,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1350,
+			line: 1403,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[5-9][0-9]|14[0-8][0-9]|1490|1540|1550|1580)\\b", captures: false},
 			},
@@ -1406,11 +1405,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1356,
+			line: 1409,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 4611686018427387904},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{254},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1530)\\b", captures: false},
 			},
@@ -1419,11 +1418,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1362,
+			line: 1415,
 			text: phraseMask{
-				{index: 3, bits: 288230376151711744},
+				{index: 3, bits: 9223372036854775808},
 			},
-			textIDs: []int32{250},
+			textIDs: []int32{255},
 			regexps: []*pattern{
 				{src: "\\b(ib401)\\b", captures: false},
 			},
@@ -1432,11 +1431,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1369,
+			line: 1422,
 			text: phraseMask{
-				{index: 3, bits: 1729382256910270464},
+				{index: 4, bits: 3},
 			},
-			textIDs: []int32{251, 252},
+			textIDs: []int32{256, 257},
 			regexps: []*pattern{
 				{src: "\\b(ib501|ib502)\\b", captures: false},
 			},
@@ -1445,11 +1444,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1375,
+			line: 1428,
 			text: phraseMask{
-				{index: 3, bits: 2305843009213693952},
+				{index: 4, bits: 4},
 			},
-			textIDs: []int32{253},
+			textIDs: []int32{258},
 			regexps: []*pattern{
 				{src: "\\b(ib506)\\b", captures: false},
 			},
@@ -1458,11 +1457,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1381,
+			line: 1434,
 			text: phraseMask{
-				{index: 3, bits: 4611686018427387904},
+				{index: 4, bits: 8},
 			},
-			textIDs: []int32{254},
+			textIDs: []int32{259},
 			regexps: []*pattern{
 				{src: "\\b(ib508)\\b", captures: false},
 			},
@@ -1471,11 +1470,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1387,
+			line: 1440,
 			text: phraseMask{
-				{index: 3, bits: 9223372036854775808},
+				{index: 4, bits: 16},
 			},
-			textIDs: []int32{255},
+			textIDs: []int32{260},
 			regexps: []*pattern{
 				{src: "\\b(ib108)\\b", captures: false},
 			},
@@ -1484,11 +1483,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1393,
+			line: 1446,
 			text: phraseMask{
-				{index: 4, bits: 1},
+				{index: 4, bits: 32},
 			},
-			textIDs: []int32{256},
+			textIDs: []int32{261},
 			regexps: []*pattern{
 				{src: "\\b(ib212)\\b", captures: false},
 			},
@@ -1497,11 +1496,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1399,
+			line: 1452,
 			text: phraseMask{
-				{index: 4, bits: 2},
+				{index: 4, bits: 64},
 			},
-			textIDs: []int32{257},
+			textIDs: []int32{262},
 			regexps: []*pattern{
 				{src: "\\b(ib705)\\b", captures: false},
 			},
@@ -1510,11 +1509,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1405,
+			line: 1458,
 			text: phraseMask{
-				{index: 4, bits: 12},
+				{index: 4, bits: 384},
 			},
-			textIDs: []int32{258, 259},
+			textIDs: []int32{263, 264},
 			regexps: []*pattern{
 				{src: "\\b(ib605|ib007)\\b", captures: false},
 			},
@@ -1523,11 +1522,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1411,
+			line: 1464,
 			text: phraseMask{
-				{index: 4, bits: 240},
+				{index: 4, bits: 7680},
 			},
-			textIDs: []int32{260, 261, 262, 263},
+			textIDs: []int32{265, 266, 267, 268},
 			regexps: []*pattern{
 				{src: "\\b(ib101|ib504|ib510|ib607)\\b", captures: false},
 			},
@@ -1536,11 +1535,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1417,
+			line: 1470,
 			text: phraseMask{
-				{index: 4, bits: 32512},
+				{index: 4, bits: 1040384},
 			},
-			textIDs: []int32{264, 265, 266, 267, 268, 269, 270},
+			textIDs: []int32{269, 270, 271, 272, 273, 274, 275},
 			regexps: []*pattern{
 				{src: "\\b(ib110|ib111|ib112|ib113|ib104|ib105|ib106)\\b", captures: false},
 			},
@@ -1549,11 +1548,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1423,
+			line: 1476,
 			text: phraseMask{
-				{index: 4, bits: 32768},
+				{index: 4, bits: 1048576},
 			},
-			textIDs: []int32{271},
+			textIDs: []int32{276},
 			regexps: []*pattern{
 				{src: "\\b(ib103)\\b", captures: false},
 			},
@@ -1562,11 +1561,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1429,
+			line: 1482,
 			text: phraseMask{
-				{index: 4, bits: 65536},
+				{index: 4, bits: 2097152},
 			},
-			textIDs: []int32{272},
+			textIDs: []int32{277},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(1|6)/", captures: false},
 			},
@@ -1575,11 +1574,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1436,
+			line: 1489,
 			text: phraseMask{
-				{index: 4, bits: 65536},
+				{index: 4, bits: 2097152},
 			},
-			textIDs: []int32{272},
+			textIDs: []int32{277},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(2)/", captures: false},
 			},
@@ -1588,11 +1587,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1442,
+			line: 1495,
 			text: phraseMask{
-				{index: 4, bits: 65536},
+				{index: 4, bits: 2097152},
 			},
-			textIDs: []int32{272},
+			textIDs: []int32{277},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(3)/", captures: false},
 			},
@@ -1601,11 +1600,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1448,
+			line: 1501,
 			text: phraseMask{
-				{index: 4, bits: 65536},
+				{index: 4, bits: 2097152},
 			},
-			textIDs: []int32{272},
+			textIDs: []int32{277},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(4)/", captures: false},
 			},
@@ -1614,11 +1613,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1454,
+			line: 1507,
 			text: phraseMask{
-				{index: 4, bits: 65536},
+				{index: 4, bits: 2097152},
 			},
-			textIDs: []int32{272},
+			textIDs: []int32{277},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(5)/", captures: false},
 			},
@@ -1627,11 +1626,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1460,
+			line: 1513,
 			text: phraseMask{
-				{index: 4, bits: 65536},
+				{index: 4, bits: 2097152},
 			},
-			textIDs: []int32{272},
+			textIDs: []int32{277},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(7|9)/", captures: false},
 			},
@@ -1640,11 +1639,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1466,
+			line: 1519,
 			text: phraseMask{
-				{index: 4, bits: 65536},
+				{index: 4, bits: 2097152},
 			},
-			textIDs: []int32{272},
+			textIDs: []int32{277},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(8)/", captures: false},
 			},
@@ -1653,11 +1652,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1472,
+			line: 1525,
 			text: phraseMask{
-				{index: 4, bits: 65536},
+				{index: 4, bits: 2097152},
 			},
-			textIDs: []int32{272},
+			textIDs: []int32{277},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(10)/", captures: false},
 			},
@@ -1666,21 +1665,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1478,
+			line: 1531,
 			text: phraseMask{
-				{index: 4, bits: 131072},
+				{index: 4, bits: 4194304},
 			},
-			textIDs: []int32{273},
+			textIDs: []int32{278},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1485,
+			line: 1538,
 			text: phraseMask{
-				{index: 4, bits: 262144},
+				{index: 4, bits: 8388608},
 			},
-			textIDs: []int32{274},
+			textIDs: []int32{279},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -1725,57 +1724,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1494,
+			line: 1547,
 			text: phraseMask{
-				{index: 4, bits: 1572864},
+				{index: 4, bits: 50331648},
 			},
-			textIDs: []int32{275, 276},
+			textIDs: []int32{280, 281},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1499,
-			text: phraseMask{
-				{index: 4, bits: 2097152},
-			},
-			textIDs: []int32{277},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "exchange2003-code-contenterror",
-			file: "rules.yaml (built-in)",
-			line: 1504,
-			text: phraseMask{
-				{index: 4, bits: 12582912},
-			},
-			textIDs: []int32{278, 279},
-			then:    thenDef{Reason: "contenterror"},
-		},
-		{
-			id:   "exchange2003-code-securityerror",
-			file: "rules.yaml (built-in)",
-			line: 1509,
-			text: phraseMask{
-				{index: 4, bits: 16777216},
-			},
-			textIDs: []int32{280},
-			then:    thenDef{Reason: "securityerror"},
-		},
-		{
-			id:   "exchange-ndr-hostunknown",
-			file: "rules.yaml (built-in)",
-			line: 1514,
-			text: phraseMask{
-				{index: 4, bits: 33554432},
-			},
-			textIDs: []int32{281},
-			then:    thenDef{Reason: "hostunknown"},
-		},
-		{
-			id:   "exchange-ndr-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 1526,
+			line: 1552,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1783,33 +1742,73 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
+			id:   "exchange2003-code-contenterror",
+			file: "rules.yaml (built-in)",
+			line: 1557,
+			text: phraseMask{
+				{index: 4, bits: 402653184},
+			},
+			textIDs: []int32{283, 284},
+			then:    thenDef{Reason: "contenterror"},
+		},
+		{
+			id:   "exchange2003-code-securityerror",
+			file: "rules.yaml (built-in)",
+			line: 1562,
+			text: phraseMask{
+				{index: 4, bits: 536870912},
+			},
+			textIDs: []int32{285},
+			then:    thenDef{Reason: "securityerror"},
+		},
+		{
+			id:   "exchange-ndr-hostunknown",
+			file: "rules.yaml (built-in)",
+			line: 1567,
+			text: phraseMask{
+				{index: 4, bits: 1073741824},
+			},
+			textIDs: []int32{286},
+			then:    thenDef{Reason: "hostunknown"},
+		},
+		{
+			id:   "exchange-ndr-networkerror",
+			file: "rules.yaml (built-in)",
+			line: 1579,
+			text: phraseMask{
+				{index: 4, bits: 2147483648},
+			},
+			textIDs: []int32{287},
+			then:    thenDef{Reason: "networkerror"},
+		},
+		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1531,
+			line: 1584,
 			text: phraseMask{
-				{index: 4, bits: 939524096},
+				{index: 4, bits: 30064771072},
 			},
-			textIDs: []int32{283, 284, 285},
+			textIDs: []int32{288, 289, 290},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1536,
+			line: 1589,
 			text: phraseMask{
-				{index: 4, bits: 1073741824},
+				{index: 4, bits: 34359738368},
 			},
-			textIDs: []int32{286},
+			textIDs: []int32{291},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1541,
+			line: 1594,
 			text: phraseMask{
-				{index: 4, bits: 2147483648},
+				{index: 4, bits: 68719476736},
 			},
-			textIDs: []int32{287},
+			textIDs: []int32{292},
 			then: thenDef{
 				Reason: "exceedlimit",
 				words: words{
@@ -1887,72 +1886,72 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1553,
+			line: 1606,
 			text: phraseMask{
-				{index: 4, bits: 4294967296},
+				{index: 4, bits: 137438953472},
 			},
-			textIDs: []int32{288},
+			textIDs: []int32{293},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1558,
+			line: 1611,
 			text: phraseMask{
-				{index: 4, bits: 60129542144},
+				{index: 4, bits: 1924145348608},
 			},
-			textIDs: []int32{289, 290, 291},
+			textIDs: []int32{294, 295, 296},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1566,
+			line: 1619,
 			text: phraseMask{
-				{index: 4, bits: 68719476736},
+				{index: 4, bits: 2199023255552},
 			},
-			textIDs: []int32{292},
+			textIDs: []int32{297},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1571,
+			line: 1624,
 			text: phraseMask{
-				{index: 4, bits: 137438953472},
+				{index: 4, bits: 4398046511104},
 			},
-			textIDs: []int32{293},
+			textIDs: []int32{298},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1578,
+			line: 1631,
 			text: phraseMask{
-				{index: 4, bits: 274877906944},
+				{index: 4, bits: 8796093022208},
 			},
-			textIDs: []int32{294},
-			all:     []int32{295},
+			textIDs: []int32{299},
+			all:     []int32{300},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1584,
+			line: 1637,
 			text: phraseMask{
-				{index: 4, bits: 16492674416640},
+				{index: 4, bits: 527765581332480},
 			},
-			textIDs: []int32{296, 297, 298, 299},
+			textIDs: []int32{301, 302, 303, 304},
 			then:    thenDef{Reason: "suppressed"},
 		},
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1592,
+			line: 1645,
 			text: phraseMask{
-				{index: 4, bits: 123145302310912},
+				{index: 4, bits: 3940649673949184},
 			},
-			textIDs: []int32{300, 301, 302},
+			textIDs: []int32{305, 306, 307},
 			regexps: []*pattern{
 				{src: "\\b(sc|dy|ou)-00[1-4]\\b", captures: false},
 			},
@@ -2017,49 +2016,49 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1612,
+			line: 1665,
 			text: phraseMask{
-				{index: 4, bits: 35888059530608640},
+				{index: 4, bits: 1148417904979476480},
 			},
-			textIDs: []int32{303, 304, 305, 306, 307, 308, 309, 310},
+			textIDs: []int32{308, 309, 310, 311, 312, 313, 314, 315},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1619,
+			line: 1672,
 			text: phraseMask{
-				{index: 4, bits: 108086391056891904},
+				{index: 4, bits: 3458764513820540928},
 			},
-			textIDs: []int32{311, 312},
+			textIDs: []int32{316, 317},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1630,
+			line: 1683,
 			text: phraseMask{
-				{index: 4, bits: 144115188075855872},
+				{index: 4, bits: 4611686018427387904},
 			},
-			textIDs: []int32{313},
+			textIDs: []int32{318},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1637,
+			line: 1690,
 			text: phraseMask{
-				{index: 4, bits: 288230376151711744},
+				{index: 4, bits: 9223372036854775808},
 			},
-			textIDs: []int32{314},
+			textIDs: []int32{319},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1643,
+			line: 1696,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2070,7 +2069,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1652,
+			line: 1705,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2080,40 +2079,40 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1658,
+			line: 1711,
 			text: phraseMask{
-				{index: 4, bits: 576460752303423488},
+				{index: 5, bits: 1},
 			},
-			textIDs: []int32{315},
+			textIDs: []int32{320},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1664,
+			line: 1717,
 			text: phraseMask{
-				{index: 4, bits: 1152921504606846976},
+				{index: 5, bits: 2},
 			},
-			textIDs: []int32{316},
+			textIDs: []int32{321},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1670,
+			line: 1723,
 			text: phraseMask{
-				{index: 4, bits: 6917529027641081856},
+				{index: 5, bits: 12},
 			},
-			textIDs: []int32{317, 318},
+			textIDs: []int32{322, 323},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1676,
+			line: 1729,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2124,7 +2123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1683,
+			line: 1736,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2176,386 +2175,386 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1696,
+			line: 1749,
 			text: phraseMask{
-				{index: 4, bits: 9223372036854775808},
+				{index: 5, bits: 16},
 			},
-			textIDs: []int32{319},
+			textIDs: []int32{324},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1703,
+			line: 1756,
 			text: phraseMask{
-				{index: 5, bits: 1},
+				{index: 5, bits: 32},
 			},
-			textIDs: []int32{320},
+			textIDs: []int32{325},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1709,
+			line: 1762,
 			text: phraseMask{
-				{index: 5, bits: 6},
+				{index: 5, bits: 192},
 			},
-			textIDs: []int32{321, 322},
+			textIDs: []int32{326, 327},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1716,
+			line: 1769,
 			text: phraseMask{
-				{index: 5, bits: 120},
+				{index: 5, bits: 3840},
 			},
-			textIDs: []int32{323, 324, 325, 326},
+			textIDs: []int32{328, 329, 330, 331},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1723,
+			line: 1776,
 			text: phraseMask{
-				{index: 5, bits: 128},
+				{index: 5, bits: 4096},
 			},
-			textIDs: []int32{327},
+			textIDs: []int32{332},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1729,
+			line: 1782,
 			text: phraseMask{
-				{index: 2, bits: 268435456},
+				{index: 2, bits: 8589934592},
 			},
-			textIDs: []int32{156},
+			textIDs: []int32{161},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1735,
+			line: 1788,
 			text: phraseMask{
-				{index: 5, bits: 256},
+				{index: 5, bits: 8192},
 			},
-			textIDs: []int32{328},
+			textIDs: []int32{333},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1741,
+			line: 1794,
 			text: phraseMask{
-				{index: 5, bits: 512},
+				{index: 5, bits: 16384},
 			},
-			textIDs: []int32{329},
+			textIDs: []int32{334},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1747,
+			line: 1800,
 			text: phraseMask{
-				{index: 5, bits: 1024},
+				{index: 5, bits: 32768},
 			},
-			textIDs: []int32{330},
+			textIDs: []int32{335},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1753,
+			line: 1806,
 			text: phraseMask{
-				{index: 5, bits: 2048},
+				{index: 5, bits: 65536},
 			},
-			textIDs: []int32{331},
+			textIDs: []int32{336},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1759,
+			line: 1812,
 			text: phraseMask{
-				{index: 5, bits: 4096},
+				{index: 5, bits: 131072},
 			},
-			textIDs: []int32{332},
+			textIDs: []int32{337},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1765,
+			line: 1818,
 			text: phraseMask{
-				{index: 5, bits: 57344},
+				{index: 5, bits: 1835008},
 			},
-			textIDs: []int32{333, 334, 335},
+			textIDs: []int32{338, 339, 340},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1771,
+			line: 1824,
 			text: phraseMask{
-				{index: 5, bits: 196608},
+				{index: 5, bits: 6291456},
 			},
-			textIDs: []int32{336, 337},
+			textIDs: []int32{341, 342},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1777,
+			line: 1830,
 			text: phraseMask{
-				{index: 5, bits: 786432},
+				{index: 5, bits: 25165824},
 			},
-			textIDs: []int32{338, 339},
+			textIDs: []int32{343, 344},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1783,
+			line: 1836,
 			text: phraseMask{
-				{index: 5, bits: 3145728},
+				{index: 5, bits: 100663296},
 			},
-			textIDs: []int32{340, 341},
+			textIDs: []int32{345, 346},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1789,
+			line: 1842,
 			text: phraseMask{
-				{index: 5, bits: 4194304},
+				{index: 5, bits: 134217728},
 			},
-			textIDs: []int32{342},
+			textIDs: []int32{347},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1795,
+			line: 1848,
 			text: phraseMask{
-				{index: 5, bits: 8388608},
+				{index: 5, bits: 268435456},
 			},
-			textIDs: []int32{343},
+			textIDs: []int32{348},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1801,
+			line: 1854,
 			text: phraseMask{
-				{index: 5, bits: 117440512},
+				{index: 5, bits: 3758096384},
 			},
-			textIDs: []int32{344, 345, 346},
+			textIDs: []int32{349, 350, 351},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1808,
+			line: 1861,
 			text: phraseMask{
-				{index: 5, bits: 134217728},
+				{index: 5, bits: 4294967296},
 			},
-			textIDs: []int32{347},
+			textIDs: []int32{352},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1814,
+			line: 1867,
 			text: phraseMask{
-				{index: 5, bits: 268435456},
+				{index: 5, bits: 8589934592},
 			},
-			textIDs: []int32{348},
+			textIDs: []int32{353},
 			mta:     []string{".laposte.net", ".orange.fr", ".wanadoo.fr"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1820,
+			line: 1873,
 			text: phraseMask{
-				{index: 5, bits: 1610612736},
+				{index: 5, bits: 51539607552},
 			},
-			textIDs: []int32{349, 350},
+			textIDs: []int32{354, 355},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1826,
+			line: 1879,
 			text: phraseMask{
-				{index: 5, bits: 6442450944},
+				{index: 5, bits: 206158430208},
 			},
-			textIDs: []int32{351, 352},
+			textIDs: []int32{356, 357},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1832,
+			line: 1885,
 			text: phraseMask{
-				{index: 5, bits: 8589934592},
+				{index: 5, bits: 274877906944},
 			},
-			textIDs: []int32{353},
+			textIDs: []int32{358},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1838,
+			line: 1891,
 			text: phraseMask{
-				{index: 5, bits: 17179869184},
+				{index: 5, bits: 549755813888},
 			},
-			textIDs: []int32{354},
+			textIDs: []int32{359},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1844,
+			line: 1897,
 			text: phraseMask{
-				{index: 5, bits: 34359738368},
+				{index: 5, bits: 1099511627776},
 			},
-			textIDs: []int32{355},
+			textIDs: []int32{360},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1850,
+			line: 1903,
 			text: phraseMask{
-				{index: 5, bits: 68719476736},
+				{index: 5, bits: 2199023255552},
 			},
-			textIDs: []int32{356},
+			textIDs: []int32{361},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1856,
+			line: 1909,
 			text: phraseMask{
-				{index: 5, bits: 412316860416},
+				{index: 5, bits: 13194139533312},
 			},
-			textIDs: []int32{357, 358},
+			textIDs: []int32{362, 363},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1862,
+			line: 1915,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 5, bits: 549755813888},
+				{index: 5, bits: 17592186044416},
 			},
-			textIDs: []int32{359},
+			textIDs: []int32{364},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1874,
+			line: 1927,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 5, bits: 549755813888},
+				{index: 5, bits: 17592186044416},
 			},
-			textIDs: []int32{359},
+			textIDs: []int32{364},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1881,
+			line: 1934,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 5, bits: 1099511627776},
+				{index: 5, bits: 35184372088832},
 			},
-			textIDs: []int32{360},
+			textIDs: []int32{365},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1888,
+			line: 1941,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 5, bits: 1099511627776},
+				{index: 5, bits: 35184372088832},
 			},
-			textIDs: []int32{360},
+			textIDs: []int32{365},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1895,
+			line: 1948,
 			text: phraseMask{
-				{index: 5, bits: 4501400604114944},
+				{index: 5, bits: 144044819331678208},
 			},
-			textIDs: []int32{361, 362, 363, 364, 365, 366, 367, 368, 369, 370, 371},
+			textIDs: []int32{366, 367, 368, 369, 370, 371, 372, 373, 374, 375, 376},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1906,
+			line: 1959,
 			text: phraseMask{
-				{index: 5, bits: 67553994410557440},
+				{index: 5, bits: 2161727821137838080},
 			},
-			textIDs: []int32{372, 373, 374, 375},
+			textIDs: []int32{377, 378, 379, 380},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1920,
+			line: 1973,
 			text: phraseMask{
-				{index: 5, bits: 216172782113783808},
+				{index: 5, bits: 6917529027641081856},
 			},
-			textIDs: []int32{376, 377},
+			textIDs: []int32{381, 382},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
@@ -2614,11 +2613,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1931,
+			line: 1984,
 			text: phraseMask{
-				{index: 5, bits: 216172782113783808},
+				{index: 5, bits: 6917529027641081856},
 			},
-			textIDs: []int32{376, 377},
+			textIDs: []int32{381, 382},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then: thenDef{
 				Reason: "blocked",
@@ -2674,252 +2673,252 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1941,
+			line: 1994,
 			text: phraseMask{
-				{index: 5, bits: 4323455642275676160},
+				{index: 5, bits: 9223372036854775808},
+				{index: 6, bits: 7},
 			},
-			textIDs: []int32{378, 379, 380, 381},
+			textIDs: []int32{383, 384, 385, 386},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1950,
+			line: 2003,
 			text: phraseMask{
-				{index: 5, bits: 13835058055282163712},
-				{index: 6, bits: 7},
+				{index: 6, bits: 248},
 			},
-			textIDs: []int32{382, 383, 384, 385, 386},
+			textIDs: []int32{387, 388, 389, 390, 391},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 1958,
+			line: 2011,
 			text: phraseMask{
-				{index: 6, bits: 24},
+				{index: 6, bits: 768},
 			},
-			textIDs: []int32{387, 388},
+			textIDs: []int32{392, 393},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 1964,
+			line: 2017,
 			text: phraseMask{
-				{index: 6, bits: 480},
+				{index: 6, bits: 15360},
 			},
-			textIDs: []int32{389, 390, 391, 392},
+			textIDs: []int32{394, 395, 396, 397},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1971,
+			line: 2024,
 			text: phraseMask{
-				{index: 6, bits: 7680},
+				{index: 6, bits: 245760},
 			},
-			textIDs: []int32{393, 394, 395, 396},
+			textIDs: []int32{398, 399, 400, 401},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1978,
+			line: 2031,
 			text: phraseMask{
-				{index: 6, bits: 8192},
+				{index: 6, bits: 262144},
 			},
-			textIDs: []int32{397},
+			textIDs: []int32{402},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1984,
+			line: 2037,
 			text: phraseMask{
-				{index: 6, bits: 16384},
+				{index: 6, bits: 524288},
 			},
-			textIDs: []int32{398},
+			textIDs: []int32{403},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1990,
+			line: 2043,
 			text: phraseMask{
-				{index: 6, bits: 229376},
+				{index: 6, bits: 7340032},
 			},
-			textIDs: []int32{399, 400, 401},
+			textIDs: []int32{404, 405, 406},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1997,
+			line: 2050,
 			text: phraseMask{
-				{index: 6, bits: 33292288},
+				{index: 6, bits: 1065353216},
 			},
-			textIDs: []int32{402, 403, 404, 405, 406, 407, 408},
+			textIDs: []int32{407, 408, 409, 410, 411, 412, 413},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2006,
+			line: 2059,
 			text: phraseMask{
-				{index: 6, bits: 503316480},
+				{index: 6, bits: 16106127360},
 			},
-			textIDs: []int32{409, 410, 411, 412},
+			textIDs: []int32{414, 415, 416, 417},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2015,
+			line: 2068,
 			text: phraseMask{
-				{index: 6, bits: 1610612736},
+				{index: 6, bits: 51539607552},
 			},
-			textIDs: []int32{413, 414},
+			textIDs: []int32{418, 419},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2021,
+			line: 2074,
 			text: phraseMask{
-				{index: 6, bits: 32212254720},
+				{index: 6, bits: 1030792151040},
 			},
-			textIDs: []int32{415, 416, 417, 418},
+			textIDs: []int32{420, 421, 422, 423},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2029,
+			line: 2082,
 			text: phraseMask{
-				{index: 6, bits: 8761733283840},
+				{index: 6, bits: 280375465082880},
 			},
-			textIDs: []int32{419, 420, 421, 422, 423, 424, 425, 426},
+			textIDs: []int32{424, 425, 426, 427, 428, 429, 430, 431},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2038,
+			line: 2091,
 			text: phraseMask{
-				{index: 6, bits: 26388279066624},
+				{index: 6, bits: 844424930131968},
 			},
-			textIDs: []int32{427, 428},
+			textIDs: []int32{432, 433},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2044,
+			line: 2097,
 			text: phraseMask{
-				{index: 2, bits: 1152921504606846976},
-				{index: 6, bits: 4468415255281664},
+				{index: 3, bits: 2},
+				{index: 6, bits: 142989288169013248},
 			},
-			textIDs: []int32{188, 429, 430, 431, 432, 433, 434, 435},
+			textIDs: []int32{193, 434, 435, 436, 437, 438, 439, 440},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2053,
+			line: 2106,
 			text: phraseMask{
-				{index: 6, bits: 13510798882111488},
+				{index: 6, bits: 432345564227567616},
 			},
-			textIDs: []int32{436, 437},
+			textIDs: []int32{441, 442},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2059,
+			line: 2112,
 			text: phraseMask{
-				{index: 6, bits: 2287828610704211968},
+				{index: 6, bits: 17870283321406128128},
+				{index: 7, bits: 3},
 			},
-			textIDs: []int32{438, 439, 440, 441, 442, 443, 444},
+			textIDs: []int32{443, 444, 445, 446, 447, 448, 449},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2068,
+			line: 2121,
 			text: phraseMask{
-				{index: 6, bits: 6917529027641081856},
+				{index: 7, bits: 12},
 			},
-			textIDs: []int32{445, 446},
+			textIDs: []int32{450, 451},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2074,
+			line: 2127,
 			text: phraseMask{
-				{index: 6, bits: 9223372036854775808},
-				{index: 7, bits: 1},
+				{index: 7, bits: 48},
 			},
-			textIDs: []int32{447, 448},
+			textIDs: []int32{452, 453},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2081,
+			line: 2134,
 			text: phraseMask{
-				{index: 7, bits: 32766},
+				{index: 7, bits: 1048512},
 			},
-			textIDs: []int32{449, 450, 451, 452, 453, 454, 455, 456, 457, 458, 459, 460, 461, 462},
+			textIDs: []int32{454, 455, 456, 457, 458, 459, 460, 461, 462, 463, 464, 465, 466, 467},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2091,
+			line: 2144,
 			text: phraseMask{
-				{index: 7, bits: 32768},
+				{index: 7, bits: 1048576},
 			},
-			textIDs: []int32{463},
+			textIDs: []int32{468},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2099,
+			line: 2152,
 			text: phraseMask{
-				{index: 7, bits: 65536},
+				{index: 7, bits: 2097152},
 			},
-			textIDs: []int32{464},
+			textIDs: []int32{469},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2105,
+			line: 2158,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2929,17 +2928,17 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 7, bits: 131072},
-				{index: 1, bits: 18014398509481984},
+				{index: 7, bits: 4194304},
+				{index: 1, bits: 576460752303423488},
 			},
-			textIDs: []int32{465, 118},
+			textIDs: []int32{470, 123},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2113,
+			line: 2166,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2951,32 +2950,32 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 7, bits: 393216},
-				{index: 1, bits: 18014398509481984},
+				{index: 7, bits: 12582912},
+				{index: 1, bits: 576460752303423488},
 			},
-			textIDs: []int32{466, 465, 118},
+			textIDs: []int32{471, 470, 123},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2121,
+			line: 2174,
 			text: phraseMask{
-				{index: 7, bits: 524288},
+				{index: 7, bits: 16777216},
 			},
-			textIDs: []int32{467},
+			textIDs: []int32{472},
 			mta:     []string{".messagelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2129,
+			line: 2182,
 			text: phraseMask{
-				{index: 7, bits: 3145728},
+				{index: 7, bits: 100663296},
 			},
-			textIDs: []int32{468, 469},
+			textIDs: []int32{473, 474},
 			regexps: []*pattern{
 				{src: "\\b542\\b", captures: false},
 				{src: "no such user", captures: false},
@@ -2987,14 +2986,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2136,
+			line: 2189,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
 			text: phraseMask{
-				{index: 7, bits: 4194304},
+				{index: 7, bits: 134217728},
 			},
-			textIDs: []int32{470},
+			textIDs: []int32{475},
 			then: thenDef{
 				Reason: "badreputation",
 				words: words{
@@ -3049,207 +3048,137 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2164,
+			line: 2217,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 7, bits: 8388608},
-			},
-			textIDs: []int32{471},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "blocked"},
-		},
-		{
-			id:   "microsoft-5.5.4-blocked",
-			file: "rules.yaml (built-in)",
-			line: 2171,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 7, bits: 16777216},
-			},
-			textIDs: []int32{472},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "blocked"},
-		},
-		{
-			id:   "microsoft-5.3.0-contenterror",
-			file: "rules.yaml (built-in)",
-			line: 2178,
-			status: []statusPattern{
-				{class: 5, subject: 3},
-			},
-			text: phraseMask{
-				{index: 7, bits: 33554432},
-			},
-			textIDs: []int32{473},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "contenterror"},
-		},
-		{
-			id:   "microsoft-5.4.11-contenterror",
-			file: "rules.yaml (built-in)",
-			line: 2185,
-			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 11, detHi: 11},
-			},
-			text: phraseMask{
-				{index: 7, bits: 67108864},
-			},
-			textIDs: []int32{474},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "contenterror"},
-		},
-		{
-			id:   "microsoft-5.5.6-contenterror",
-			file: "rules.yaml (built-in)",
-			line: 2192,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 6, detHi: 6},
-			},
-			text: phraseMask{
-				{index: 7, bits: 134217728},
-			},
-			textIDs: []int32{475},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "contenterror"},
-		},
-		{
-			id:   "microsoft-5.2.3-exceedlimit",
-			file: "rules.yaml (built-in)",
-			line: 2199,
-			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 7, bits: 268435456},
 			},
 			textIDs: []int32{476},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "exceedlimit"},
+			then:    thenDef{Reason: "blocked"},
 		},
 		{
-			id:   "microsoft-4.4.1-expired",
+			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2206,
+			line: 2224,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 1, detHi: 1},
+				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 536870912},
 			},
 			textIDs: []int32{477},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "expired"},
+			then:    thenDef{Reason: "blocked"},
 		},
 		{
-			id:   "microsoft-5.4.300-expired",
+			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2213,
+			line: 2231,
 			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 300, detHi: 300},
-				{class: 5, subject: 4, detailLo: 316, detHi: 316},
+				{class: 5, subject: 3},
 			},
 			text: phraseMask{
 				{index: 7, bits: 1073741824},
 			},
 			textIDs: []int32{478},
-			then:    thenDef{Reason: "expired"},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-4.4.8-failedstarttls",
+			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2219,
+			line: 2238,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 8, detHi: 8},
-				{class: 5, subject: 4, detailLo: 8, detHi: 8},
+				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
 			text: phraseMask{
 				{index: 7, bits: 2147483648},
 			},
 			textIDs: []int32{479},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
+			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-4.4.317-failedstarttls",
+			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2226,
+			line: 2245,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 317, detHi: 317},
-				{class: 5, subject: 4, detailLo: 317, detHi: 317},
+				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
 				{index: 7, bits: 4294967296},
 			},
 			textIDs: []int32{480},
-			then:    thenDef{Reason: "failedstarttls"},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-4.7.5-failedstarttls",
+			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2232,
+			line: 2252,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 5, detHi: 5},
-				{class: 5, subject: 7, detailLo: 5, detHi: 5},
+				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 7, bits: 8589934592},
 			},
 			textIDs: []int32{481},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
+			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
-			id:   "microsoft-5.7.51-failedstarttls",
+			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2239,
+			line: 2259,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 51, detHi: 51},
+				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 7, bits: 17179869184},
 			},
 			textIDs: []int32{482},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
+			then:    thenDef{Reason: "expired"},
 		},
 		{
-			id:   "microsoft-4.7.321-failedstarttls",
+			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2246,
+			line: 2266,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 321, detHi: 321},
-				{class: 5, subject: 7, detailLo: 321, detHi: 321},
+				{class: 5, subject: 4, detailLo: 300, detHi: 300},
+				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
 				{index: 7, bits: 34359738368},
 			},
 			textIDs: []int32{483},
-			then:    thenDef{Reason: "failedstarttls"},
+			then:    thenDef{Reason: "expired"},
 		},
 		{
-			id:   "microsoft-5.7.322-failedstarttls",
+			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2252,
+			line: 2272,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 322, detHi: 322},
+				{class: 4, subject: 4, detailLo: 8, detHi: 8},
+				{class: 5, subject: 4, detailLo: 8, detHi: 8},
 			},
 			text: phraseMask{
 				{index: 7, bits: 68719476736},
 			},
 			textIDs: []int32{484},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.323-failedstarttls",
+			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2258,
+			line: 2279,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 323, detHi: 323},
-				{class: 5, subject: 7, detailLo: 323, detHi: 323},
+				{class: 4, subject: 4, detailLo: 317, detHi: 317},
+				{class: 5, subject: 4, detailLo: 317, detHi: 317},
 			},
 			text: phraseMask{
 				{index: 7, bits: 137438953472},
@@ -3258,372 +3187,372 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.324-failedstarttls",
+			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2264,
+			line: 2285,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 324, detHi: 324},
-				{class: 5, subject: 7, detailLo: 324, detHi: 324},
+				{class: 4, subject: 7, detailLo: 5, detHi: 5},
+				{class: 5, subject: 7, detailLo: 5, detHi: 5},
 			},
 			text: phraseMask{
 				{index: 7, bits: 274877906944},
 			},
 			textIDs: []int32{486},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.325-failedstarttls",
+			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2270,
+			line: 2292,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 325, detHi: 325},
-				{class: 5, subject: 7, detailLo: 325, detHi: 325},
+				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
 			text: phraseMask{
 				{index: 7, bits: 549755813888},
 			},
 			textIDs: []int32{487},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-4.7.321-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2299,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 321, detHi: 321},
+				{class: 5, subject: 7, detailLo: 321, detHi: 321},
+			},
+			text: phraseMask{
+				{index: 7, bits: 1099511627776},
+			},
+			textIDs: []int32{488},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-5.7.322-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2305,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 322, detHi: 322},
+			},
+			text: phraseMask{
+				{index: 7, bits: 2199023255552},
+			},
+			textIDs: []int32{489},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-4.7.323-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2311,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 323, detHi: 323},
+				{class: 5, subject: 7, detailLo: 323, detHi: 323},
+			},
+			text: phraseMask{
+				{index: 7, bits: 4398046511104},
+			},
+			textIDs: []int32{490},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-4.7.324-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2317,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 324, detHi: 324},
+				{class: 5, subject: 7, detailLo: 324, detHi: 324},
+			},
+			text: phraseMask{
+				{index: 7, bits: 8796093022208},
+			},
+			textIDs: []int32{491},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
+			id:   "microsoft-4.7.325-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2323,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 325, detHi: 325},
+				{class: 5, subject: 7, detailLo: 325, detHi: 325},
+			},
+			text: phraseMask{
+				{index: 7, bits: 17592186044416},
+			},
+			textIDs: []int32{492},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2276,
+			line: 2329,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 3298534883328},
+				{index: 7, bits: 105553116266496},
 			},
-			textIDs: []int32{488, 489},
+			textIDs: []int32{493, 494},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2283,
+			line: 2336,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
 			},
 			text: phraseMask{
-				{index: 7, bits: 4398046511104},
+				{index: 7, bits: 140737488355328},
 			},
-			textIDs: []int32{490},
+			textIDs: []int32{495},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2289,
+			line: 2342,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
-				{index: 7, bits: 8796093022208},
+				{index: 7, bits: 281474976710656},
 			},
-			textIDs: []int32{491},
+			textIDs: []int32{496},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2295,
+			line: 2348,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 17592186044416},
+				{index: 7, bits: 562949953421312},
 			},
-			textIDs: []int32{492},
+			textIDs: []int32{497},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2302,
+			line: 2355,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
 			text: phraseMask{
-				{index: 7, bits: 35184372088832},
+				{index: 7, bits: 1125899906842624},
 			},
-			textIDs: []int32{493},
+			textIDs: []int32{498},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2309,
+			line: 2362,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 70368744177664},
+				{index: 7, bits: 2251799813685248},
 			},
-			textIDs: []int32{494},
+			textIDs: []int32{499},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2316,
+			line: 2369,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 140737488355328},
+				{index: 7, bits: 4503599627370496},
 			},
-			textIDs: []int32{495},
+			textIDs: []int32{500},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2323,
+			line: 2376,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 7, bits: 281474976710656},
+				{index: 7, bits: 9007199254740992},
 			},
-			textIDs: []int32{496},
+			textIDs: []int32{501},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2330,
+			line: 2383,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1688849860263936},
+				{index: 7, bits: 54043195528445952},
 			},
-			textIDs: []int32{497, 498},
+			textIDs: []int32{502, 503},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2336,
+			line: 2389,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
 			text: phraseMask{
-				{index: 7, bits: 2251799813685248},
+				{index: 7, bits: 72057594037927936},
 			},
-			textIDs: []int32{499},
+			textIDs: []int32{504},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2342,
+			line: 2395,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 7, bits: 13510798882111488},
+				{index: 7, bits: 432345564227567616},
 			},
-			textIDs: []int32{500, 501},
+			textIDs: []int32{505, 506},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2349,
+			line: 2402,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
 			text: phraseMask{
-				{index: 7, bits: 18014398509481984},
+				{index: 7, bits: 576460752303423488},
 			},
-			textIDs: []int32{502},
+			textIDs: []int32{507},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2355,
+			line: 2408,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 108086391056891904},
+				{index: 7, bits: 3458764513820540928},
 			},
-			textIDs: []int32{503, 504},
+			textIDs: []int32{508, 509},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2362,
+			line: 2415,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 7, bits: 144115188075855872},
+				{index: 7, bits: 4611686018427387904},
 			},
-			textIDs: []int32{505},
+			textIDs: []int32{510},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2369,
+			line: 2422,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 7, bits: 288230376151711744},
-			},
-			textIDs: []int32{506},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "speeding"},
-		},
-		{
-			id:   "microsoft-5.2.1-suspend",
-			file: "rules.yaml (built-in)",
-			line: 2376,
-			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-			},
-			text: phraseMask{
-				{index: 7, bits: 576460752303423488},
-			},
-			textIDs: []int32{507},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "suspend"},
-		},
-		{
-			id:   "microsoft-5.3.3-syntaxerror",
-			file: "rules.yaml (built-in)",
-			line: 2383,
-			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 3, detHi: 3},
-			},
-			text: phraseMask{
-				{index: 7, bits: 64},
-			},
-			textIDs: []int32{454},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "syntaxerror"},
-		},
-		{
-			id:   "microsoft-5.5.2-syntaxerror",
-			file: "rules.yaml (built-in)",
-			line: 2390,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 7, bits: 1152921504606846976},
-			},
-			textIDs: []int32{508},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "syntaxerror"},
-		},
-		{
-			id:   "microsoft-4.3.2-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 2397,
-			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 7, bits: 6917529027641081856},
-			},
-			textIDs: []int32{509, 510},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-5.3.5-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 2404,
-			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
 			text: phraseMask{
 				{index: 7, bits: 9223372036854775808},
 			},
 			textIDs: []int32{511},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "speeding"},
 		},
 		{
-			id:   "microsoft-5.0.0-systemerror",
+			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2411,
+			line: 2429,
 			status: []statusPattern{
-				{class: 5},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 8, bits: 1},
 			},
 			textIDs: []int32{512},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "suspend"},
 		},
 		{
-			id:   "microsoft-5.1.4-systemerror",
+			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2418,
+			line: 2436,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 3, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{index: 7, bits: 2048},
+			},
+			textIDs: []int32{459},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "syntaxerror"},
+		},
+		{
+			id:   "microsoft-5.5.2-syntaxerror",
+			file: "rules.yaml (built-in)",
+			line: 2443,
+			status: []statusPattern{
+				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 8, bits: 2},
 			},
 			textIDs: []int32{513},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
+			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
-			id:   "microsoft-5.2.4-systemerror",
+			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2425,
+			line: 2450,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 8, bits: 4},
+				{index: 8, bits: 12},
 			},
-			textIDs: []int32{514},
+			textIDs: []int32{514, 515},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.2.14-systemerror",
+			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2432,
+			line: 2457,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 14, detHi: 14},
-			},
-			text: phraseMask{
-				{index: 8, bits: 8},
-			},
-			textIDs: []int32{515},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-4.4.3-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 2439,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 3, detHi: 3},
+				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
 			text: phraseMask{
 				{index: 8, bits: 16},
@@ -3633,11 +3562,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.0-systemerror",
+			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2446,
+			line: 2464,
 			status: []statusPattern{
-				{class: 4, subject: 7},
+				{class: 5},
 			},
 			text: phraseMask{
 				{index: 8, bits: 32},
@@ -3647,11 +3576,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.24-systemerror",
+			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2453,
+			line: 2471,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 24, detHi: 24},
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 8, bits: 64},
@@ -3661,11 +3590,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.25-systemerror",
+			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2460,
+			line: 2478,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 25, detHi: 25},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 8, bits: 128},
@@ -3675,11 +3604,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.28-systemerror",
+			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2467,
+			line: 2485,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 28, detHi: 28},
+				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
 			text: phraseMask{
 				{index: 8, bits: 256},
@@ -3689,63 +3618,133 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.318-systemerror",
+			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2474,
+			line: 2492,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 318, detHi: 318},
-				{class: 5, subject: 4, detailLo: 318, detHi: 318},
+				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 8, bits: 512},
 			},
 			textIDs: []int32{521},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.500-systemerror",
+			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2480,
+			line: 2499,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 500, detHi: 500},
+				{class: 4, subject: 7},
 			},
 			text: phraseMask{
 				{index: 8, bits: 1024},
 			},
 			textIDs: []int32{522},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.700-systemerror",
+			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2486,
+			line: 2506,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 700, detHi: 700},
+				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
 			text: phraseMask{
 				{index: 8, bits: 2048},
 			},
 			textIDs: []int32{523},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.3.1-systemfull",
+			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2492,
+			line: 2513,
 			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 1, detHi: 1},
+				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
 			text: phraseMask{
 				{index: 8, bits: 4096},
 			},
 			textIDs: []int32{524},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.28-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2520,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 28, detHi: 28},
+			},
+			text: phraseMask{
+				{index: 8, bits: 8192},
+			},
+			textIDs: []int32{525},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.318-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2527,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 318, detHi: 318},
+				{class: 5, subject: 4, detailLo: 318, detHi: 318},
+			},
+			text: phraseMask{
+				{index: 8, bits: 16384},
+			},
+			textIDs: []int32{526},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.7.500-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2533,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 500, detHi: 500},
+			},
+			text: phraseMask{
+				{index: 8, bits: 32768},
+			},
+			textIDs: []int32{527},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.7.700-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2539,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 700, detHi: 700},
+			},
+			text: phraseMask{
+				{index: 8, bits: 65536},
+			},
+			textIDs: []int32{528},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.3.1-systemfull",
+			file: "rules.yaml (built-in)",
+			line: 2545,
+			status: []statusPattern{
+				{class: 4, subject: 3, detailLo: 1, detHi: 1},
+			},
+			text: phraseMask{
+				{index: 8, bits: 131072},
+			},
+			textIDs: []int32{529},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2499,
+			line: 2552,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3760,432 +3759,430 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2506,
+			line: 2559,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
 			text: phraseMask{
-				{index: 8, bits: 8192},
+				{index: 8, bits: 262144},
 			},
-			textIDs: []int32{525},
+			textIDs: []int32{530},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2512,
+			line: 2565,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 8, bits: 16384},
+				{index: 8, bits: 524288},
 			},
-			textIDs: []int32{526},
+			textIDs: []int32{531},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2519,
+			line: 2572,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
 			text: phraseMask{
-				{index: 8, bits: 32768},
+				{index: 8, bits: 1048576},
 			},
-			textIDs: []int32{527},
+			textIDs: []int32{532},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2526,
+			line: 2579,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
-				{index: 8, bits: 65536},
+				{index: 8, bits: 2097152},
 			},
-			textIDs: []int32{528},
+			textIDs: []int32{533},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2533,
+			line: 2586,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
 			text: phraseMask{
-				{index: 8, bits: 131072},
+				{index: 8, bits: 4194304},
 			},
-			textIDs: []int32{529},
+			textIDs: []int32{534},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2540,
+			line: 2593,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 8, bits: 262144},
+				{index: 8, bits: 8388608},
 			},
-			textIDs: []int32{530},
+			textIDs: []int32{535},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2547,
+			line: 2600,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
 			text: phraseMask{
-				{index: 8, bits: 524288},
+				{index: 8, bits: 16777216},
 			},
-			textIDs: []int32{531},
+			textIDs: []int32{536},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2553,
+			line: 2606,
 			text: phraseMask{
-				{index: 8, bits: 7340032},
+				{index: 8, bits: 234881024},
 			},
-			textIDs: []int32{532, 533, 534},
+			textIDs: []int32{537, 538, 539},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2563,
+			line: 2616,
 			text: phraseMask{
-				{index: 8, bits: 25165824},
+				{index: 8, bits: 805306368},
 			},
-			textIDs: []int32{535, 536},
+			textIDs: []int32{540, 541},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2569,
+			line: 2622,
 			text: phraseMask{
-				{index: 8, bits: 234881024},
+				{index: 8, bits: 7516192768},
 			},
-			textIDs: []int32{537, 538, 539},
+			textIDs: []int32{542, 543, 544},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2575,
+			line: 2628,
 			text: phraseMask{
-				{index: 8, bits: 268435456},
+				{index: 8, bits: 8589934592},
 			},
-			textIDs: []int32{540},
+			textIDs: []int32{545},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2581,
+			line: 2634,
 			text: phraseMask{
-				{index: 8, bits: 8053063680},
+				{index: 8, bits: 257698037760},
 			},
-			textIDs: []int32{541, 542, 543, 544},
+			textIDs: []int32{546, 547, 548, 549},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2588,
+			line: 2641,
 			text: phraseMask{
-				{index: 8, bits: 8589934592},
+				{index: 8, bits: 274877906944},
 			},
-			textIDs: []int32{545},
+			textIDs: []int32{550},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2594,
+			line: 2647,
 			text: phraseMask{
-				{index: 8, bits: 51539607552},
+				{index: 8, bits: 1649267441664},
 			},
-			textIDs: []int32{546, 547},
+			textIDs: []int32{551, 552},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2600,
+			line: 2653,
 			text: phraseMask{
-				{index: 8, bits: 206158430208},
+				{index: 8, bits: 6597069766656},
 			},
-			textIDs: []int32{548, 549},
+			textIDs: []int32{553, 554},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2606,
+			line: 2659,
 			text: phraseMask{
-				{index: 8, bits: 274877906944},
+				{index: 8, bits: 8796093022208},
 			},
-			textIDs: []int32{550},
+			textIDs: []int32{555},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2612,
+			line: 2665,
 			text: phraseMask{
-				{index: 3, bits: 384},
-				{index: 8, bits: 3848290697216},
+				{index: 3, bits: 12288},
+				{index: 8, bits: 123145302310912},
 			},
-			textIDs: []int32{199, 200, 551, 552, 553},
+			textIDs: []int32{204, 205, 556, 557, 558},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2620,
+			line: 2673,
 			text: phraseMask{
-				{index: 3, bits: 72},
-				{index: 2, bits: 13835058055282163712},
-				{index: 8, bits: 13194139533312},
+				{index: 3, bits: 2328},
+				{index: 8, bits: 422212465065984},
 			},
-			textIDs: []int32{195, 190, 191, 554, 555, 198},
+			textIDs: []int32{200, 195, 196, 559, 560, 203},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2630,
+			line: 2683,
 			text: phraseMask{
-				{index: 8, bits: 123145302310912},
+				{index: 8, bits: 3940649673949184},
 			},
-			textIDs: []int32{556, 557, 558},
+			textIDs: []int32{561, 562, 563},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2637,
+			line: 2690,
 			text: phraseMask{
-				{index: 8, bits: 2111062325329920},
+				{index: 8, bits: 67553994410557440},
 			},
-			textIDs: []int32{559, 560, 561, 562},
+			textIDs: []int32{564, 565, 566, 567},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2644,
+			line: 2697,
 			text: phraseMask{
-				{index: 8, bits: 6755399441055744},
+				{index: 8, bits: 216172782113783808},
 				{bits: 140737488355328},
 			},
-			textIDs: []int32{563, 47, 564},
+			textIDs: []int32{568, 47, 569},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2651,
+			line: 2704,
 			text: phraseMask{
-				{index: 7, bits: 4503599627370496},
-				{index: 8, bits: 27021597764222976},
+				{index: 7, bits: 144115188075855872},
+				{index: 8, bits: 864691128455135232},
 			},
-			textIDs: []int32{500, 565, 566},
+			textIDs: []int32{505, 570, 571},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2657,
+			line: 2710,
 			text: phraseMask{
-				{index: 8, bits: 36028797018963968},
+				{index: 8, bits: 1152921504606846976},
 			},
-			textIDs: []int32{567},
+			textIDs: []int32{572},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2663,
+			line: 2716,
 			text: phraseMask{
-				{index: 8, bits: 72057594037927936},
+				{index: 8, bits: 2305843009213693952},
 			},
-			textIDs: []int32{568},
+			textIDs: []int32{573},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2669,
+			line: 2722,
 			text: phraseMask{
-				{index: 8, bits: 131072},
+				{index: 8, bits: 4194304},
 			},
-			textIDs: []int32{529},
+			textIDs: []int32{534},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2675,
+			line: 2728,
 			text: phraseMask{
-				{index: 8, bits: 432345564227567616},
+				{index: 8, bits: 13835058055282163712},
 			},
-			textIDs: []int32{569, 570},
+			textIDs: []int32{574, 575},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2685,
+			line: 2738,
 			text: phraseMask{
-				{index: 8, bits: 4035225266123964416},
+				{index: 9, bits: 7},
 			},
-			textIDs: []int32{571, 572, 573},
+			textIDs: []int32{576, 577, 578},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2691,
+			line: 2744,
 			text: phraseMask{
-				{index: 8, bits: 4611686018427387904},
+				{index: 9, bits: 8},
 			},
-			textIDs: []int32{574},
+			textIDs: []int32{579},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2697,
+			line: 2750,
 			text: phraseMask{
-				{index: 8, bits: 9223372036854775808},
-				{index: 9, bits: 1},
+				{index: 9, bits: 48},
 			},
-			textIDs: []int32{575, 576},
+			textIDs: []int32{580, 581},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2703,
+			line: 2756,
 			text: phraseMask{
-				{index: 9, bits: 6},
+				{index: 9, bits: 192},
 			},
-			textIDs: []int32{577, 578},
+			textIDs: []int32{582, 583},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2709,
+			line: 2762,
 			text: phraseMask{
-				{index: 9, bits: 24},
+				{index: 9, bits: 768},
 			},
-			textIDs: []int32{579, 580},
+			textIDs: []int32{584, 585},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2715,
+			line: 2768,
 			text: phraseMask{
-				{index: 9, bits: 32},
+				{index: 9, bits: 1024},
 			},
-			textIDs: []int32{581},
+			textIDs: []int32{586},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2721,
+			line: 2774,
 			text: phraseMask{
-				{index: 9, bits: 64},
+				{index: 9, bits: 2048},
 			},
-			textIDs: []int32{582},
+			textIDs: []int32{587},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2727,
+			line: 2780,
 			text: phraseMask{
-				{index: 9, bits: 1920},
+				{index: 9, bits: 61440},
 			},
-			textIDs: []int32{583, 584, 585, 586},
+			textIDs: []int32{588, 589, 590, 591},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2734,
+			line: 2787,
 			text: phraseMask{
-				{index: 9, bits: 2048},
+				{index: 9, bits: 65536},
 			},
-			textIDs: []int32{587},
+			textIDs: []int32{592},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2740,
+			line: 2793,
 			text: phraseMask{
-				{index: 9, bits: 4096},
+				{index: 9, bits: 131072},
 			},
-			textIDs: []int32{588},
+			textIDs: []int32{593},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2751,
+			line: 2804,
 			text: phraseMask{
-				{index: 9, bits: 24576},
+				{index: 9, bits: 786432},
 			},
-			textIDs: []int32{589, 590},
+			textIDs: []int32{594, 595},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "blocked",
@@ -4226,44 +4223,44 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2762,
+			line: 2815,
 			text: phraseMask{
-				{index: 9, bits: 32768},
+				{index: 9, bits: 1048576},
 			},
-			textIDs: []int32{591},
+			textIDs: []int32{596},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2768,
+			line: 2821,
 			text: phraseMask{
-				{index: 9, bits: 65536},
+				{index: 9, bits: 2097152},
 			},
-			textIDs: []int32{592},
+			textIDs: []int32{597},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2774,
+			line: 2827,
 			text: phraseMask{
-				{index: 9, bits: 131072},
+				{index: 9, bits: 4194304},
 			},
-			textIDs: []int32{593},
+			textIDs: []int32{598},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2787,
+			line: 2840,
 			text: phraseMask{
-				{index: 9, bits: 262144},
+				{index: 9, bits: 8388608},
 			},
-			textIDs: []int32{594},
+			textIDs: []int32{599},
 			mta:     []string{".yahoodns.net"},
 			action:  []smtpcode.Action{"failed"},
 			then: thenDef{
@@ -4328,11 +4325,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2800,
+			line: 2853,
 			text: phraseMask{
-				{index: 9, bits: 262144},
+				{index: 9, bits: 8388608},
 			},
-			textIDs: []int32{594},
+			textIDs: []int32{599},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "rejected",
@@ -4394,73 +4391,73 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2810,
+			line: 2863,
 			text: phraseMask{
-				{index: 9, bits: 1572864},
+				{index: 9, bits: 50331648},
 			},
-			textIDs: []int32{595, 596},
+			textIDs: []int32{600, 601},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2818,
+			line: 2871,
 			text: phraseMask{
-				{index: 9, bits: 2097152},
+				{index: 9, bits: 67108864},
 			},
-			textIDs: []int32{597},
+			textIDs: []int32{602},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2824,
+			line: 2877,
 			text: phraseMask{
-				{index: 9, bits: 12582912},
+				{index: 9, bits: 402653184},
 			},
-			textIDs: []int32{598, 599},
+			textIDs: []int32{603, 604},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2830,
+			line: 2883,
 			text: phraseMask{
-				{index: 9, bits: 16777216},
+				{index: 9, bits: 536870912},
 			},
-			textIDs: []int32{600},
+			textIDs: []int32{605},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2836,
+			line: 2889,
 			text: phraseMask{
-				{index: 9, bits: 33554432},
+				{index: 9, bits: 1073741824},
 			},
-			textIDs: []int32{601},
+			textIDs: []int32{606},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2842,
+			line: 2895,
 			text: phraseMask{
-				{index: 9, bits: 67110912},
+				{index: 9, bits: 2147549184},
 			},
-			textIDs: []int32{602, 587},
+			textIDs: []int32{607, 592},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2854,
+			line: 2907,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4468,9 +4465,9 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 9, bits: 4160749568},
+				{index: 9, bits: 133143986176},
 			},
-			textIDs: []int32{603, 604, 605, 606, 607},
+			textIDs: []int32{608, 609, 610, 611, 612},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4510,11 +4507,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2867,
+			line: 2920,
 			text: phraseMask{
-				{index: 9, bits: 64424509440},
+				{index: 9, bits: 2061584302080},
 			},
-			textIDs: []int32{608, 609, 610, 611},
+			textIDs: []int32{613, 614, 615, 616},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4554,12 +4551,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2879,
+			line: 2932,
 			text: phraseMask{
-				{index: 9, bits: 1030792151040},
-				{index: 6, bits: 281474976710656},
+				{index: 9, bits: 32985348833280},
+				{index: 6, bits: 9007199254740992},
 			},
-			textIDs: []int32{612, 613, 432, 614, 615},
+			textIDs: []int32{617, 618, 437, 619, 620},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4598,7 +4595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2893,
+			line: 2946,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4608,10 +4605,10 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 9, bits: 36027697507336192},
-				{index: 5, bits: 256},
+				{index: 9, bits: 1152886320234758144},
+				{index: 5, bits: 8192},
 			},
-			textIDs: []int32{616, 328, 617, 618, 619, 620, 621, 622, 623, 624, 625, 626, 627, 628, 629, 630},
+			textIDs: []int32{621, 333, 622, 623, 624, 625, 626, 627, 628, 629, 630, 631, 632, 633, 634, 635},
 			then: thenDef{
 				Reason: "norelaying",
 				words: words{
@@ -4664,11 +4661,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2914,
+			line: 2967,
 			text: phraseMask{
-				{index: 9, bits: 36028797018963968},
+				{index: 9, bits: 1152921504606846976},
 			},
-			textIDs: []int32{631},
+			textIDs: []int32{636},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4714,7 +4711,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2923,
+			line: 2976,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4724,10 +4721,10 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 9, bits: 18374686479671623680},
-				{index: 10, bits: 1},
+				{index: 9, bits: 16140901064495857664},
+				{index: 10, bits: 63},
 			},
-			textIDs: []int32{632, 633, 634, 635, 636, 637, 638, 639, 640},
+			textIDs: []int32{637, 638, 639, 640, 641, 642, 643, 644, 645},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4773,7 +4770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2938,
+			line: 2991,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4781,9 +4778,9 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 10, bits: 2046},
+				{index: 10, bits: 65472},
 			},
-			textIDs: []int32{641, 642, 643, 644, 645, 646, 647, 648, 649, 650},
+			textIDs: []int32{646, 647, 648, 649, 650, 651, 652, 653, 654, 655},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -4830,16 +4827,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 2957,
+			line: 3010,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
 			},
 			text: phraseMask{
-				{index: 7, bits: 32768},
-				{index: 10, bits: 14336},
+				{index: 7, bits: 1048576},
+				{index: 10, bits: 458752},
 			},
-			textIDs: []int32{463, 651, 652, 653},
+			textIDs: []int32{468, 656, 657, 658},
 			then: thenDef{
 				Reason: "notaccept",
 				words: words{
@@ -4885,15 +4882,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 2969,
+			line: 3022,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
 			},
 			text: phraseMask{
-				{index: 10, bits: 507904},
+				{index: 10, bits: 16252928},
 			},
-			textIDs: []int32{654, 655, 656, 657, 658},
+			textIDs: []int32{659, 660, 661, 662, 663},
 			then: thenDef{
 				Reason: "suspend",
 				words: words{
@@ -4926,7 +4923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 2983,
+			line: 3036,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4975,7 +4972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 2992,
+			line: 3045,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5024,7 +5021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3001,
+			line: 3054,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5073,7 +5070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3010,
+			line: 3063,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5122,7 +5119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3020,
+			line: 3073,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5164,7 +5161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3029,
+			line: 3082,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5213,7 +5210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3038,
+			line: 3091,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5262,7 +5259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3047,
+			line: 3100,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5311,7 +5308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3056,
+			line: 3109,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5360,7 +5357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3065,
+			line: 3118,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5409,7 +5406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3074,
+			line: 3127,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5458,7 +5455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3083,
+			line: 3136,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5507,7 +5504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3092,
+			line: 3145,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5556,7 +5553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3101,
+			line: 3154,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5605,7 +5602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3110,
+			line: 3163,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5654,7 +5651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3119,
+			line: 3172,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5710,7 +5707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3128,
+			line: 3181,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5767,7 +5764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3137,
+			line: 3190,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5816,7 +5813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3146,
+			line: 3199,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5865,7 +5862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3157,
+			line: 3210,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5914,7 +5911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3166,
+			line: 3219,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5963,7 +5960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3175,
+			line: 3228,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6012,7 +6009,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3186,
+			line: 3239,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6061,7 +6058,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3196,
+			line: 3249,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6110,7 +6107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3205,
+			line: 3258,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6159,7 +6156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3214,
+			line: 3267,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6208,7 +6205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3223,
+			line: 3276,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6264,7 +6261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3232,
+			line: 3285,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6313,7 +6310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3242,
+			line: 3295,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6362,7 +6359,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3251,
+			line: 3304,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6411,7 +6408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3260,
+			line: 3313,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6468,7 +6465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3269,
+			line: 3322,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6524,7 +6521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3281,
+			line: 3334,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6566,7 +6563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3290,
+			line: 3343,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6608,7 +6605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3299,
+			line: 3352,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6674,7 +6671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3308,
+			line: 3361,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6716,7 +6713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3317,
+			line: 3370,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6765,7 +6762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3328,
+			line: 3381,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6801,61 +6798,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3344,
+			line: 3397,
 			text: phraseMask{
-				{index: 10, bits: 524288},
+				{index: 10, bits: 16777216},
 			},
-			textIDs: []int32{659},
+			textIDs: []int32{664},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3351,
+			line: 3404,
 			text: phraseMask{
-				{index: 10, bits: 1048576},
+				{index: 10, bits: 33554432},
 			},
-			textIDs: []int32{660},
+			textIDs: []int32{665},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3356,
+			line: 3409,
 			text: phraseMask{
-				{index: 10, bits: 2097152},
+				{index: 10, bits: 67108864},
 			},
-			textIDs: []int32{661},
+			textIDs: []int32{666},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3361,
+			line: 3414,
 			text: phraseMask{
-				{index: 10, bits: 4194304},
+				{index: 10, bits: 134217728},
 			},
-			textIDs: []int32{662},
+			textIDs: []int32{667},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3366,
+			line: 3419,
 			text: phraseMask{
-				{index: 10, bits: 260046848},
+				{index: 10, bits: 8321499136},
 			},
-			textIDs: []int32{663, 664, 665, 666, 667},
+			textIDs: []int32{668, 669, 670, 671, 672},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3373,
+			line: 3426,
 			text: phraseMask{
-				{index: 10, bits: 268435456},
+				{index: 10, bits: 8589934592},
 			},
-			textIDs: []int32{668},
+			textIDs: []int32{673},
 			regexps: []*pattern{
 				{src: "non r.*pertori.*dans l'annuaire domino", captures: false},
 			},
@@ -6864,41 +6861,41 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3379,
+			line: 3432,
 			text: phraseMask{
-				{index: 10, bits: 536870912},
+				{index: 10, bits: 17179869184},
 			},
-			textIDs: []int32{669},
+			textIDs: []int32{674},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3384,
+			line: 3437,
 			text: phraseMask{
-				{index: 10, bits: 1073741824},
+				{index: 10, bits: 34359738368},
 			},
-			textIDs: []int32{670},
+			textIDs: []int32{675},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3389,
+			line: 3442,
 			text: phraseMask{
-				{index: 10, bits: 2147483648},
+				{index: 10, bits: 68719476736},
 			},
-			textIDs: []int32{671},
+			textIDs: []int32{676},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3402,
+			line: 3455,
 			text: phraseMask{
-				{index: 10, bits: 12884901888},
+				{index: 10, bits: 412316860416},
 			},
-			textIDs: []int32{672, 673},
+			textIDs: []int32{677, 678},
 			then: thenDef{
 				Reason:     "hostunknown",
 				HardBounce: &builtinFalse,
@@ -6945,61 +6942,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3412,
+			line: 3465,
 			text: phraseMask{
-				{index: 10, bits: 17179869184},
+				{index: 10, bits: 549755813888},
 			},
-			textIDs: []int32{674},
+			textIDs: []int32{679},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3420,
+			line: 3473,
 			text: phraseMask{
-				{index: 10, bits: 34359738368},
+				{index: 10, bits: 1099511627776},
 			},
-			textIDs: []int32{675},
+			textIDs: []int32{680},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3425,
+			line: 3478,
 			text: phraseMask{
-				{index: 10, bits: 206158430208},
+				{index: 10, bits: 6597069766656},
 			},
-			textIDs: []int32{676, 677},
+			textIDs: []int32{681, 682},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3430,
+			line: 3483,
 			text: phraseMask{
-				{index: 10, bits: 4123168604160},
+				{index: 10, bits: 131941395333120},
 			},
-			textIDs: []int32{678, 679, 680, 681},
+			textIDs: []int32{683, 684, 685, 686},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3436,
+			line: 3489,
 			text: phraseMask{
-				{index: 10, bits: 65970697666560},
+				{index: 10, bits: 2111062325329920},
 			},
-			textIDs: []int32{682, 683, 684, 685},
+			textIDs: []int32{687, 688, 689, 690},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3448,
+			line: 3501,
 			text: phraseMask{
-				{index: 10, bits: 492581209243648},
+				{index: 10, bits: 15762598695796736},
 			},
-			textIDs: []int32{686, 687, 688},
+			textIDs: []int32{691, 692, 693},
 			then: thenDef{
 				Reason: "contenterror",
 				words: words{
@@ -7045,422 +7042,422 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3457,
+			line: 3510,
 			text: phraseMask{
-				{index: 10, bits: 562949953421312},
+				{index: 10, bits: 18014398509481984},
 			},
-			textIDs: []int32{689},
+			textIDs: []int32{694},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3462,
+			line: 3515,
 			text: phraseMask{
-				{index: 10, bits: 1125899906842624},
+				{index: 10, bits: 36028797018963968},
 			},
-			textIDs: []int32{690},
+			textIDs: []int32{695},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3467,
+			line: 3520,
 			text: phraseMask{
-				{index: 10, bits: 2251799813685248},
+				{index: 10, bits: 72057594037927936},
 			},
-			textIDs: []int32{691},
+			textIDs: []int32{696},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3472,
+			line: 3525,
 			text: phraseMask{
-				{index: 10, bits: 13510798882111488},
+				{index: 10, bits: 432345564227567616},
 			},
-			textIDs: []int32{692, 693},
+			textIDs: []int32{697, 698},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3477,
+			line: 3530,
 			text: phraseMask{
-				{index: 10, bits: 2287828610704211968},
+				{index: 10, bits: 17870283321406128128},
+				{index: 11, bits: 3},
 			},
-			textIDs: []int32{694, 695, 696, 697, 698, 699, 700},
+			textIDs: []int32{699, 700, 701, 702, 703, 704, 705},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3484,
+			line: 3537,
 			text: phraseMask{
-				{index: 10, bits: 16140901064495857664},
-				{index: 11, bits: 7},
+				{index: 11, bits: 252},
 			},
-			textIDs: []int32{701, 702, 703, 704, 705, 706},
+			textIDs: []int32{706, 707, 708, 709, 710, 711},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3490,
+			line: 3543,
 			text: phraseMask{
-				{index: 11, bits: 8},
+				{index: 11, bits: 256},
 			},
-			textIDs: []int32{707},
+			textIDs: []int32{712},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3495,
+			line: 3548,
 			text: phraseMask{
-				{index: 11, bits: 112},
+				{index: 11, bits: 3584},
 			},
-			textIDs: []int32{708, 709, 710},
+			textIDs: []int32{713, 714, 715},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3502,
+			line: 3555,
 			text: phraseMask{
-				{index: 11, bits: 384},
+				{index: 11, bits: 12288},
 			},
-			textIDs: []int32{711, 712},
+			textIDs: []int32{716, 717},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3507,
+			line: 3560,
 			text: phraseMask{
-				{index: 11, bits: 512},
+				{index: 11, bits: 16384},
 			},
-			textIDs: []int32{713},
+			textIDs: []int32{718},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3512,
+			line: 3565,
 			text: phraseMask{
-				{index: 7, bits: 393216},
+				{index: 7, bits: 12582912},
 			},
-			textIDs: []int32{466, 465},
+			textIDs: []int32{471, 470},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3517,
+			line: 3570,
 			text: phraseMask{
-				{index: 7, bits: 32768},
+				{index: 7, bits: 1048576},
 			},
-			textIDs: []int32{463},
+			textIDs: []int32{468},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3522,
+			line: 3575,
 			text: phraseMask{
-				{index: 7, bits: 65536},
+				{index: 7, bits: 2097152},
 			},
-			textIDs: []int32{464},
+			textIDs: []int32{469},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3527,
+			line: 3580,
 			text: phraseMask{
-				{index: 11, bits: 1024},
+				{index: 11, bits: 32768},
 			},
-			textIDs: []int32{714},
+			textIDs: []int32{719},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3532,
+			line: 3585,
 			text: phraseMask{
-				{index: 11, bits: 2048},
+				{index: 11, bits: 65536},
 			},
-			textIDs: []int32{715},
+			textIDs: []int32{720},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3537,
+			line: 3590,
 			text: phraseMask{
-				{index: 11, bits: 4096},
+				{index: 11, bits: 131072},
 			},
-			textIDs: []int32{716},
+			textIDs: []int32{721},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3542,
+			line: 3595,
 			text: phraseMask{
-				{index: 11, bits: 8192},
+				{index: 11, bits: 262144},
 			},
-			textIDs: []int32{717},
+			textIDs: []int32{722},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3547,
+			line: 3600,
 			text: phraseMask{
-				{index: 11, bits: 16384},
+				{index: 11, bits: 524288},
 			},
-			textIDs: []int32{718},
+			textIDs: []int32{723},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3552,
+			line: 3605,
 			text: phraseMask{
-				{index: 11, bits: 32768},
+				{index: 11, bits: 1048576},
 			},
-			textIDs: []int32{719},
+			textIDs: []int32{724},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3557,
+			line: 3610,
 			text: phraseMask{
-				{index: 11, bits: 65536},
+				{index: 11, bits: 2097152},
 			},
-			textIDs: []int32{720},
+			textIDs: []int32{725},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3562,
+			line: 3615,
 			text: phraseMask{
-				{index: 11, bits: 131072},
+				{index: 11, bits: 4194304},
 			},
-			textIDs: []int32{721},
+			textIDs: []int32{726},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3567,
+			line: 3620,
 			text: phraseMask{
-				{index: 11, bits: 262144},
+				{index: 11, bits: 8388608},
 			},
-			textIDs: []int32{722},
+			textIDs: []int32{727},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3572,
+			line: 3625,
 			text: phraseMask{
-				{index: 11, bits: 1572864},
+				{index: 11, bits: 50331648},
 			},
-			textIDs: []int32{723, 724},
+			textIDs: []int32{728, 729},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3578,
+			line: 3631,
 			text: phraseMask{
-				{index: 11, bits: 2097152},
+				{index: 11, bits: 67108864},
 			},
-			textIDs: []int32{725},
+			textIDs: []int32{730},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3583,
+			line: 3636,
 			text: phraseMask{
-				{index: 11, bits: 4194304},
+				{index: 11, bits: 134217728},
 			},
-			textIDs: []int32{726},
+			textIDs: []int32{731},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3588,
+			line: 3641,
 			text: phraseMask{
-				{index: 11, bits: 2139095040},
+				{index: 11, bits: 68451041280},
 			},
-			textIDs: []int32{727, 728, 729, 730, 731, 732, 733, 734},
+			textIDs: []int32{732, 733, 734, 735, 736, 737, 738, 739},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3595,
+			line: 3648,
 			text: phraseMask{
-				{index: 11, bits: 15032385536},
+				{index: 11, bits: 481036337152},
 			},
-			textIDs: []int32{735, 736, 737},
+			textIDs: []int32{740, 741, 742},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3600,
+			line: 3653,
 			text: phraseMask{
-				{index: 11, bits: 17179869184},
+				{index: 11, bits: 549755813888},
 			},
-			textIDs: []int32{738},
+			textIDs: []int32{743},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3605,
+			line: 3658,
 			text: phraseMask{
-				{index: 11, bits: 515396075520},
+				{index: 11, bits: 16492674416640},
 			},
-			textIDs: []int32{739, 740, 741, 742},
+			textIDs: []int32{744, 745, 746, 747},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3611,
+			line: 3664,
 			text: phraseMask{
-				{index: 11, bits: 2251250057871360},
+				{index: 11, bits: 72040001851883520},
 			},
-			textIDs: []int32{743, 744, 745, 746, 747, 748, 749, 750, 751, 752, 753, 754},
+			textIDs: []int32{748, 749, 750, 751, 752, 753, 754, 755, 756, 757, 758, 759},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3621,
+			line: 3674,
 			text: phraseMask{
-				{index: 11, bits: 6755399441055744},
+				{index: 11, bits: 216172782113783808},
 			},
-			textIDs: []int32{755, 756},
+			textIDs: []int32{760, 761},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3626,
+			line: 3679,
 			text: phraseMask{
-				{index: 11, bits: 9007199254740992},
+				{index: 11, bits: 288230376151711744},
 			},
-			textIDs: []int32{757},
+			textIDs: []int32{762},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3631,
+			line: 3684,
 			text: phraseMask{
-				{index: 11, bits: 18014398509481984},
+				{index: 11, bits: 576460752303423488},
 			},
-			textIDs: []int32{758},
+			textIDs: []int32{763},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3636,
+			line: 3689,
 			text: phraseMask{
-				{index: 11, bits: 36028797018963968},
+				{index: 11, bits: 1152921504606846976},
 			},
-			textIDs: []int32{759},
+			textIDs: []int32{764},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3641,
+			line: 3694,
 			text: phraseMask{
-				{index: 11, bits: 216172782113783808},
+				{index: 11, bits: 6917529027641081856},
 			},
-			textIDs: []int32{760, 761},
+			textIDs: []int32{765, 766},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3647,
+			line: 3700,
 			text: phraseMask{
-				{index: 11, bits: 288230376151711744},
+				{index: 11, bits: 9223372036854775808},
 			},
-			textIDs: []int32{762},
+			textIDs: []int32{767},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3652,
+			line: 3705,
 			text: phraseMask{
-				{index: 11, bits: 576460752303423488},
+				{index: 12, bits: 1},
 			},
-			textIDs: []int32{763},
+			textIDs: []int32{768},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3657,
+			line: 3710,
 			text: phraseMask{
-				{index: 11, bits: 3458764513820540928},
+				{index: 12, bits: 6},
 			},
-			textIDs: []int32{764, 765},
+			textIDs: []int32{769, 770},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3662,
+			line: 3715,
 			text: phraseMask{
-				{index: 11, bits: 4611686018427387904},
+				{index: 12, bits: 8},
 			},
-			textIDs: []int32{766},
+			textIDs: []int32{771},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3667,
+			line: 3720,
 			text: phraseMask{
-				{index: 11, bits: 9223372036854775808},
+				{index: 12, bits: 16},
 			},
-			textIDs: []int32{767},
+			textIDs: []int32{772},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3672,
+			line: 3725,
 			text: phraseMask{
-				{index: 12, bits: 1},
+				{index: 12, bits: 32},
 			},
-			textIDs: []int32{768},
+			textIDs: []int32{773},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3677,
+			line: 3730,
 			text: phraseMask{
-				{index: 12, bits: 6},
+				{index: 12, bits: 192},
 			},
-			textIDs: []int32{769, 770},
+			textIDs: []int32{774, 775},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -7506,11 +7503,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3691,
+			line: 3744,
 			text: phraseMask{
-				{index: 12, bits: 2097144},
+				{index: 12, bits: 67108608},
 			},
-			textIDs: []int32{771, 772, 773, 774, 775, 776, 777, 778, 779, 780, 781, 782, 783, 784, 785, 786, 787, 788},
+			textIDs: []int32{776, 777, 778, 779, 780, 781, 782, 783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -7556,7 +7553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3720,
+			line: 3773,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7564,9 +7561,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4},
 			},
 			text: phraseMask{
-				{index: 1, bits: 117440512},
+				{index: 1, bits: 3758096384},
 			},
-			textIDs: []int32{88, 89, 90},
+			textIDs: []int32{93, 94, 95},
 			then: thenDef{
 				Reason: "networkerror",
 				words: words{
@@ -7612,17 +7609,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3730,
+			line: 3783,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 1, bits: 1152921504606846976},
-				{index: 2, bits: 39},
-				{index: 12, bits: 6291456},
-				{index: 7, bits: 8796093022208},
+				{index: 2, bits: 1250},
+				{index: 12, bits: 201326592},
+				{index: 7, bits: 281474976710656},
 			},
-			textIDs: []int32{124, 133, 789, 491, 128, 790, 129, 130},
+			textIDs: []int32{129, 138, 794, 496, 133, 795, 134, 135},
 			then: thenDef{
 				Reason: "expired",
 				words: words{
@@ -7674,7 +7670,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[144],
 					},
 				},
-				byFact: [21]words{
+				byFact: [22]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -7730,14 +7726,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3747,
+			line: 3800,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 12, bits: 8388608},
+				{index: 12, bits: 268435456},
 			},
-			textIDs: []int32{791},
+			textIDs: []int32{796},
 			then: thenDef{
 				Reason: "userunknown",
 				words: words{
@@ -7783,7 +7779,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3773,
+			line: 3826,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7792,51 +7788,51 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3778,
+			line: 3831,
 			text: phraseMask{
-				{index: 12, bits: 16777216},
+				{index: 12, bits: 536870912},
 			},
-			textIDs: []int32{792},
+			textIDs: []int32{797},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3784,
+			line: 3837,
 			text: phraseMask{
-				{index: 12, bits: 1040187392},
+				{index: 12, bits: 33285996544},
 			},
-			textIDs: []int32{793, 794, 795, 796, 797},
+			textIDs: []int32{798, 799, 800, 801, 802},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3798,
+			line: 3851,
 			text: phraseMask{
-				{index: 12, bits: 18446744072635809792},
-				{index: 13, bits: 7},
+				{index: 12, bits: 18446744039349813248},
+				{index: 13, bits: 255},
 			},
-			textIDs: []int32{798, 799, 800, 801, 802, 803, 804, 805, 806, 807, 808, 809, 810, 811, 812, 813, 814, 815, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830, 831, 832, 833, 834},
+			textIDs: []int32{803, 804, 805, 806, 807, 808, 809, 810, 811, 812, 813, 814, 815, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830, 831, 832, 833, 834, 835, 836, 837, 838, 839},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3810,
+			line: 3863,
 			text: phraseMask{
-				{index: 13, bits: 18446744073709551608},
-				{index: 2, bits: 269488896},
-				{index: 14, bits: 4194303},
-				{index: 11, bits: 2048},
+				{index: 13, bits: 18446744073709551360},
+				{index: 2, bits: 8623644672},
+				{index: 14, bits: 134217727},
+				{index: 11, bits: 65536},
 			},
-			textIDs: []int32{835, 836, 837, 838, 839, 840, 841, 140, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 853, 854, 855, 856, 857, 858, 859, 860, 861, 862, 136, 863, 864, 865, 137, 866, 867, 868, 869, 870, 871, 872, 873, 874, 156, 875, 148, 876, 877, 878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888, 889, 890, 891, 892, 893, 894, 895, 896, 897, 898, 899, 900, 901, 902, 903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 715, 917},
+			textIDs: []int32{840, 841, 842, 843, 844, 845, 846, 145, 847, 848, 849, 850, 851, 852, 853, 854, 855, 856, 857, 858, 859, 860, 861, 862, 863, 864, 865, 866, 867, 141, 868, 869, 870, 142, 871, 872, 873, 874, 875, 876, 877, 878, 879, 161, 880, 153, 881, 882, 883, 884, 885, 886, 887, 888, 889, 890, 891, 892, 893, 894, 895, 896, 897, 898, 899, 900, 901, 902, 903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 919, 920, 921, 720, 922},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3850,
+			line: 3903,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7846,7 +7842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3855,
+			line: 3908,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7855,29 +7851,29 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3860,
+			line: 3913,
 			text: phraseMask{
-				{index: 14, bits: 562949949227008},
-				{index: 7, bits: 1099511627776},
+				{index: 14, bits: 18014398375264256},
+				{index: 7, bits: 35184372088832},
 			},
-			textIDs: []int32{918, 919, 920, 921, 922, 923, 924, 488, 925, 926, 927, 928, 929, 930, 931, 932, 933, 934, 935, 936, 937, 938, 939, 940, 941, 942, 943, 944},
+			textIDs: []int32{923, 924, 925, 926, 927, 928, 929, 493, 930, 931, 932, 933, 934, 935, 936, 937, 938, 939, 940, 941, 942, 943, 944, 945, 946, 947, 948, 949},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3874,
+			line: 3927,
 			text: phraseMask{
-				{index: 14, bits: 1688849860263936},
-				{index: 8, bits: 4611686018427387904},
+				{index: 14, bits: 54043195528445952},
+				{index: 9, bits: 8},
 			},
-			textIDs: []int32{945, 574, 946},
+			textIDs: []int32{950, 579, 951},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3886,
+			line: 3939,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7888,48 +7884,48 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3891,
+			line: 3944,
 			text: phraseMask{
-				{index: 14, bits: 18444492273895866368},
-				{index: 9, bits: 8388656},
-				{index: 15, bits: 8796093022207},
-				{index: 5, bits: 34359738368},
+				{index: 14, bits: 18374686479671623680},
+				{index: 9, bits: 268436992},
+				{index: 15, bits: 281474976710655},
+				{index: 5, bits: 1099511627776},
 			},
-			textIDs: []int32{947, 948, 949, 950, 951, 952, 953, 954, 581, 955, 956, 957, 958, 580, 959, 960, 961, 962, 963, 599, 964, 965, 966, 967, 968, 355, 969, 970, 971, 972, 973, 974, 975, 976, 977, 978, 979, 980, 981, 982, 983, 984, 985, 986, 987, 988, 989, 990, 991, 992, 993, 994, 995, 996, 997, 998, 999, 1000, 1001, 1002},
+			textIDs: []int32{952, 953, 954, 955, 956, 957, 958, 959, 586, 960, 961, 962, 963, 585, 964, 965, 966, 967, 968, 604, 969, 970, 971, 972, 973, 360, 974, 975, 976, 977, 978, 979, 980, 981, 982, 983, 984, 985, 986, 987, 988, 989, 990, 991, 992, 993, 994, 995, 996, 997, 998, 999, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3924,
+			line: 3977,
 			text: phraseMask{
-				{index: 15, bits: 2243003720663040},
+				{index: 15, bits: 71776119061217280},
 			},
-			textIDs: []int32{1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010},
+			textIDs: []int32{1008, 1009, 1010, 1011, 1012, 1013, 1014, 1015},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3936,
+			line: 3989,
 			text: phraseMask{
-				{index: 15, bits: 18444492273895866368},
-				{index: 9, bits: 36027697507336192},
-				{index: 5, bits: 256},
-				{index: 16, bits: 63},
+				{index: 15, bits: 18374686479671623680},
+				{index: 9, bits: 1152886320234758144},
+				{index: 5, bits: 8192},
+				{index: 16, bits: 2047},
 			},
-			textIDs: []int32{1011, 1012, 1013, 1014, 1015, 624, 627, 1016, 1017, 1018, 328, 618, 628, 619, 617, 1019, 1020, 1021, 1022, 1023, 620, 621, 622, 623, 616, 629, 630, 626, 1024, 625, 1025, 1026, 1027, 1028, 1029},
+			textIDs: []int32{1016, 1017, 1018, 1019, 1020, 629, 632, 1021, 1022, 1023, 333, 623, 633, 624, 622, 1024, 1025, 1026, 1027, 1028, 625, 626, 627, 628, 621, 634, 635, 631, 1029, 630, 1030, 1031, 1032, 1033, 1034},
 			command: []string{"MAIL", "RCPT", "DATA", ""},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 3957,
+			line: 4010,
 			text: phraseMask{
-				{index: 16, bits: 65472},
+				{index: 16, bits: 2095104},
 			},
-			textIDs: []int32{1030, 1031, 1032, 1033, 1034, 1035, 1036, 1037, 1038, 1039},
+			textIDs: []int32{1035, 1036, 1037, 1038, 1039, 1040, 1041, 1042, 1043, 1044},
 			then: thenDef{
 				Reason: "authfailure",
 				words: words{
@@ -7966,7 +7962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 3966,
+			line: 4019,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7981,22 +7977,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 3971,
+			line: 4024,
 			text: phraseMask{
-				{index: 16, bits: 70368744112128},
-				{index: 5, bits: 70368744177664},
+				{index: 16, bits: 2251799811588096},
+				{index: 5, bits: 2251799813685248},
 			},
-			textIDs: []int32{1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 366},
+			textIDs: []int32{1045, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073, 1074, 371},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3984,
+			line: 4037,
 			text: phraseMask{
-				{index: 16, bits: 211106232532992},
+				{index: 16, bits: 6755399441055744},
 			},
-			textIDs: []int32{1070, 1071},
+			textIDs: []int32{1075, 1076},
 			regexps: []*pattern{
 				{src: "is not allowed to send mail\\..*_401", captures: false},
 				{src: "is not allowed to send from <.*per it's spf record", captures: false},
@@ -8006,94 +8002,93 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4003,
+			line: 4056,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 16, bits: 18446462598732840960},
+				{index: 16, bits: 18437736874454810624},
 				{bits: 64513},
-				{index: 7, bits: 8388608},
 				{index: 17, bits: 18446744073709551615},
-				{index: 8, bits: 1099511627776},
-				{index: 9, bits: 262144},
-				{index: 18, bits: 1023},
-				{index: 5, bits: 288230376151711744},
+				{index: 7, bits: 268435456},
+				{index: 8, bits: 35184372088832},
+				{index: 9, bits: 8388608},
+				{index: 18, bits: 32767},
+				{index: 5, bits: 9223372036854775808},
 			},
-			textIDs: []int32{1072, 1073, 1074, 1075, 1076, 0, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 471, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 552, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 594, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 11, 10, 12, 15, 1130, 1131, 1132, 13, 14, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 378, 1161},
+			textIDs: []int32{1077, 1078, 1079, 1080, 1081, 0, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 476, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 557, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 599, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 11, 10, 12, 15, 1135, 1136, 1137, 13, 14, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 383, 1166},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4043,
+			line: 4096,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 18, bits: 18446744073709550592},
-				{index: 7, bits: 2251799813685248},
-				{index: 5, bits: 4194304},
-				{index: 2, bits: 81064793292668928},
-				{index: 19, bits: 8589934591},
+				{index: 18, bits: 18446744073709518848},
+				{index: 7, bits: 72057594037927936},
+				{index: 5, bits: 134217728},
+				{index: 2, bits: 2594073385365405696},
+				{index: 19, bits: 274877906943},
 			},
-			textIDs: []int32{1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 499, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 342, 1202, 181, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 184, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248},
+			textIDs: []int32{1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 504, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 347, 1207, 186, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 189, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253},
 			unless: phraseMask{
-				{index: 19, bits: 25769803776},
-				{index: 17, bits: 2097152},
+				{index: 19, bits: 824633720832},
+				{index: 17, bits: 67108864},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4084,
+			line: 4137,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 19, bits: 1125865547104256},
-				{index: 5, bits: 512},
-				{index: 7, bits: 32768},
-				{index: 10, bits: 6144},
+				{index: 19, bits: 36027697507336192},
+				{index: 5, bits: 16384},
+				{index: 7, bits: 1048576},
+				{index: 10, bits: 196608},
 			},
-			textIDs: []int32{1251, 329, 1252, 1253, 1254, 1255, 1256, 1257, 463, 651, 652, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265},
+			textIDs: []int32{1256, 334, 1257, 1258, 1259, 1260, 1261, 1262, 468, 656, 657, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 1270},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4096,
+			line: 4149,
 			text: phraseMask{
-				{index: 19, bits: 18445618173802708992},
-				{index: 7, bits: 4503599629467648},
-				{index: 8, bits: 27021597764354048},
+				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
-				{index: 9, bits: 2048},
-				{index: 12, bits: 8388608},
-				{index: 5, bits: 412316884992},
-				{index: 11, bits: 2312598408654749696},
-				{index: 6, bits: 9223372036854775808},
-				{index: 15, bits: 8},
-				{index: 21, bits: 70368744177663},
-				{index: 2, bits: 8589934592},
+				{index: 7, bits: 144115188142964752},
+				{index: 8, bits: 864691128459329536},
+				{index: 9, bits: 65536},
+				{index: 12, bits: 268435460},
+				{index: 5, bits: 13194140319744},
+				{index: 11, bits: 216172782113783808},
+				{index: 15, bits: 256},
+				{index: 21, bits: 2251799813685247},
+				{index: 2, bits: 274877906944},
 			},
-			textIDs: []int32{1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 500, 1278, 1279, 566, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 587, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 469, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 791, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 357, 1315, 1316, 1317, 529, 1318, 1319, 1320, 755, 1321, 1322, 447, 1323, 1324, 1325, 963, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 334, 1333, 1334, 1335, 1336, 1337, 565, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 765, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 333, 1359, 1360, 1361, 1362, 358, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 756, 1375, 1376, 1377, 1378, 1379, 1380, 161, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389},
+			textIDs: []int32{1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 505, 1283, 1284, 571, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 592, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 474, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 796, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 362, 1320, 1321, 1322, 534, 1323, 1324, 1325, 760, 1326, 1327, 452, 1328, 1329, 1330, 968, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 339, 1338, 1339, 1340, 1341, 1342, 570, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 770, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 338, 1364, 1365, 1366, 1367, 363, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 761, 1380, 1381, 1382, 1383, 1384, 1385, 166, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394},
 			unless: phraseMask{
-				{index: 16, bits: 18446462598732840960},
+				{index: 16, bits: 18437736874454810624},
 				{bits: 64513},
-				{index: 7, bits: 8388608},
 				{index: 17, bits: 18446744073709551615},
-				{index: 8, bits: 1099511627776},
-				{index: 9, bits: 262144},
-				{index: 18, bits: 1023},
-				{index: 5, bits: 288230376151711744},
+				{index: 7, bits: 268435456},
+				{index: 8, bits: 35184372088832},
+				{index: 9, bits: 8388608},
+				{index: 18, bits: 32767},
+				{index: 5, bits: 9223372036854775808},
 			},
 			command: []string{"MAIL"},
 			then: thenDef{
@@ -8136,7 +8131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4157,
+			line: 4210,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8185,7 +8180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4169,
+			line: 4222,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8234,7 +8229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4180,
+			line: 4233,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8282,7 +8277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4189,
+			line: 4242,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8294,31 +8289,31 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 1, bits: 144115188075855872},
-				{index: 21, bits: 211106232532992},
+				{index: 1, bits: 4611686018427387904},
+				{index: 21, bits: 6755399441055744},
 			},
-			textIDs: []int32{121, 1390, 1391},
+			textIDs: []int32{126, 1395, 1396},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4199,
+			line: 4252,
 			text: phraseMask{
-				{index: 18, bits: 36028797027352576},
+				{index: 18, bits: 1152921504875282432},
 			},
-			textIDs: []int32{1175, 1207},
+			textIDs: []int32{1180, 1212},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4206,
+			line: 4259,
 			text: phraseMask{
-				{index: 20, bits: 4611686018427387904},
+				{index: 21, bits: 8},
 			},
-			textIDs: []int32{1342},
-			all:     []int32{1392},
+			textIDs: []int32{1347},
+			all:     []int32{1397},
 			regexps: []*pattern{
 				{src: "553 [^ @]+ does not exist", captures: false},
 			},
@@ -8327,45 +8322,44 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4215,
+			line: 4268,
 			text: phraseMask{
-				{index: 17, bits: 8},
-				{index: 16, bits: 1125899906842624},
+				{index: 17, bits: 256},
+				{index: 16, bits: 36028797018963968},
 			},
-			textIDs: []int32{1091, 1074},
+			textIDs: []int32{1096, 1079},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4222,
+			line: 4275,
 			text: phraseMask{
-				{index: 19, bits: 18445618173802708992},
-				{index: 7, bits: 4503599629467648},
-				{index: 8, bits: 27021597764354048},
+				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
-				{index: 9, bits: 2048},
-				{index: 12, bits: 8388608},
-				{index: 5, bits: 412316884992},
-				{index: 11, bits: 2312598408654749696},
-				{index: 6, bits: 9223372036854775808},
-				{index: 15, bits: 8},
-				{index: 21, bits: 70368744177663},
-				{index: 2, bits: 8589934592},
+				{index: 7, bits: 144115188142964752},
+				{index: 8, bits: 864691128459329536},
+				{index: 9, bits: 65536},
+				{index: 12, bits: 268435460},
+				{index: 5, bits: 13194140319744},
+				{index: 11, bits: 216172782113783808},
+				{index: 15, bits: 256},
+				{index: 21, bits: 2251799813685247},
+				{index: 2, bits: 274877906944},
 			},
-			textIDs: []int32{1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 500, 1278, 1279, 566, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 587, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 469, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 791, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 357, 1315, 1316, 1317, 529, 1318, 1319, 1320, 755, 1321, 1322, 447, 1323, 1324, 1325, 963, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 334, 1333, 1334, 1335, 1336, 1337, 565, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 765, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 333, 1359, 1360, 1361, 1362, 358, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 756, 1375, 1376, 1377, 1378, 1379, 1380, 161, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389},
+			textIDs: []int32{1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 505, 1283, 1284, 571, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 592, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 474, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 796, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 362, 1320, 1321, 1322, 534, 1323, 1324, 1325, 760, 1326, 1327, 452, 1328, 1329, 1330, 968, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 339, 1338, 1339, 1340, 1341, 1342, 570, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 770, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 338, 1364, 1365, 1366, 1367, 363, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 761, 1380, 1381, 1382, 1383, 1384, 1385, 166, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394},
 			command: []string{"RCPT"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4228,
+			line: 4281,
 			text: phraseMask{
-				{index: 21, bits: 18446181123756130304},
-				{index: 22, bits: 15},
+				{index: 21, bits: 18428729675200069632},
+				{index: 22, bits: 511},
 			},
-			textIDs: []int32{1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411},
+			textIDs: []int32{1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416},
 			regexps: []*pattern{
 				{src: "<.*> not found", captures: false},
 				{src: "<.*>\\.\\.\\. blocked by", captures: false},
@@ -8397,28 +8391,28 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4247,
+			line: 4300,
 			text: phraseMask{
-				{index: 8, bits: 131072},
-				{index: 22, bits: 112},
+				{index: 8, bits: 4194304},
+				{index: 22, bits: 3584},
 			},
-			textIDs: []int32{529, 1412, 1413, 1414},
+			textIDs: []int32{534, 1417, 1418, 1419},
 			unless: phraseMask{
-				{index: 16, bits: 18446462598732840960},
+				{index: 16, bits: 18437736874454810624},
 				{bits: 64513},
-				{index: 7, bits: 8388608},
 				{index: 17, bits: 18446744073709551615},
-				{index: 8, bits: 1099511627776},
-				{index: 9, bits: 262144},
-				{index: 18, bits: 1023},
-				{index: 5, bits: 288230376151711744},
+				{index: 7, bits: 268435456},
+				{index: 8, bits: 35184372088832},
+				{index: 9, bits: 8388608},
+				{index: 18, bits: 32767},
+				{index: 5, bits: 9223372036854775808},
 			},
 			then: thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4265,
+			line: 4318,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8427,17 +8421,17 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 22, bits: 68719476608},
-				{index: 10, bits: 2097156},
-				{index: 20, bits: 72057594037927936},
+				{index: 22, bits: 2199023251456},
+				{index: 10, bits: 67108992},
+				{index: 20, bits: 2305843009213693952},
 			},
-			textIDs: []int32{1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 642, 1424, 1336, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 661},
+			textIDs: []int32{1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 647, 1429, 1341, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 666},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4284,
+			line: 4337,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8446,43 +8440,42 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 19, bits: 18445618173802708992},
-				{index: 7, bits: 4503599629467648},
-				{index: 8, bits: 27021597764354048},
+				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
-				{index: 9, bits: 2048},
-				{index: 12, bits: 8388608},
-				{index: 5, bits: 412316884992},
-				{index: 11, bits: 2312598408654749696},
-				{index: 6, bits: 9223372036854775808},
-				{index: 15, bits: 8},
-				{index: 21, bits: 70368744177663},
-				{index: 2, bits: 8589934592},
+				{index: 7, bits: 144115188142964752},
+				{index: 8, bits: 864691128459329536},
+				{index: 9, bits: 65536},
+				{index: 12, bits: 268435460},
+				{index: 5, bits: 13194140319744},
+				{index: 11, bits: 216172782113783808},
+				{index: 15, bits: 256},
+				{index: 21, bits: 2251799813685247},
+				{index: 2, bits: 274877906944},
 			},
-			textIDs: []int32{1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 500, 1278, 1279, 566, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 587, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 469, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 791, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 357, 1315, 1316, 1317, 529, 1318, 1319, 1320, 755, 1321, 1322, 447, 1323, 1324, 1325, 963, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 334, 1333, 1334, 1335, 1336, 1337, 565, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 765, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 333, 1359, 1360, 1361, 1362, 358, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 756, 1375, 1376, 1377, 1378, 1379, 1380, 161, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389},
+			textIDs: []int32{1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 505, 1283, 1284, 571, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 592, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 474, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 796, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 362, 1320, 1321, 1322, 534, 1323, 1324, 1325, 760, 1326, 1327, 452, 1328, 1329, 1330, 968, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 339, 1338, 1339, 1340, 1341, 1342, 570, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 770, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 338, 1364, 1365, 1366, 1367, 363, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 761, 1380, 1381, 1382, 1383, 1384, 1385, 166, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4290,
+			line: 4343,
 			text: phraseMask{
-				{index: 22, bits: 481036337152},
+				{index: 22, bits: 15393162788864},
 			},
-			textIDs: []int32{1444, 1445, 1446},
+			textIDs: []int32{1449, 1450, 1451},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4299,
+			line: 4352,
 			text: phraseMask{
-				{index: 22, bits: 549780979712},
+				{index: 22, bits: 17592991350784},
 			},
-			textIDs: []int32{1431, 1432, 1447},
+			textIDs: []int32{1436, 1437, 1452},
 			unless: phraseMask{
-				{index: 21, bits: 9007199254740992},
-				{index: 22, bits: 1099511627776},
+				{index: 21, bits: 288230376151711744},
+				{index: 22, bits: 35184372088832},
 			},
 			regexps: []*pattern{
 				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
@@ -8492,20 +8485,20 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4314,
+			line: 4367,
 			text: phraseMask{
-				{index: 22, bits: 68719476608},
-				{index: 10, bits: 2097156},
-				{index: 20, bits: 72057594037927936},
+				{index: 22, bits: 2199023251456},
+				{index: 10, bits: 67108992},
+				{index: 20, bits: 2305843009213693952},
 			},
-			textIDs: []int32{1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 642, 1424, 1336, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 661},
+			textIDs: []int32{1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 647, 1429, 1341, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 666},
 			command: []string{"RCPT", "DATA", ""},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4322,
+			line: 4375,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8514,22 +8507,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4327,
+			line: 4380,
 			text: phraseMask{
-				{index: 22, bits: 18446741874686296064},
-				{index: 23, bits: 262143},
+				{index: 22, bits: 18446673704965373952},
+				{index: 23, bits: 8388607},
 			},
-			textIDs: []int32{1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489},
+			textIDs: []int32{1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4348,
+			line: 4401,
 			text: phraseMask{
-				{index: 23, bits: 8126464},
+				{index: 23, bits: 260046848},
 			},
-			textIDs: []int32{1490, 1491, 1492, 1493, 1494},
+			textIDs: []int32{1495, 1496, 1497, 1498, 1499},
 			regexps: []*pattern{
 				{src: "domain.*mismatches client ip", captures: false},
 				{src: "dns lookup failure:.*try again later", captures: false},
@@ -8542,21 +8535,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4361,
+			line: 4414,
 			text: phraseMask{
-				{index: 23, bits: 4286578688},
+				{index: 23, bits: 137170518016},
 			},
-			textIDs: []int32{1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503},
+			textIDs: []int32{1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4369,
+			line: 4422,
 			text: phraseMask{
-				{index: 23, bits: 4294967296},
+				{index: 23, bits: 137438953472},
 			},
-			textIDs: []int32{1504},
+			textIDs: []int32{1509},
 			regexps: []*pattern{
 				{src: "multiple.*header", captures: false},
 			},
@@ -8565,31 +8558,31 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4380,
+			line: 4433,
 			text: phraseMask{
-				{index: 23, bits: 8787503087616},
-				{index: 7, bits: 4194304},
-				{index: 9, bits: 262144},
+				{index: 23, bits: 281200098803712},
+				{index: 7, bits: 134217728},
+				{index: 9, bits: 8388608},
 			},
-			textIDs: []int32{1505, 470, 1506, 1507, 1508, 594, 1509, 1510, 1511, 1512, 1513, 1514},
+			textIDs: []int32{1510, 475, 1511, 1512, 1513, 599, 1514, 1515, 1516, 1517, 1518, 1519},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4392,
+			line: 4445,
 			text: phraseMask{
-				{index: 23, bits: 18446735277624918016},
-				{index: 24, bits: 7},
-				{index: 10, bits: 562949953421312},
+				{index: 23, bits: 18446462599001276416},
+				{index: 24, bits: 255},
+				{index: 10, bits: 18014398509481984},
 			},
-			textIDs: []int32{1495, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 689, 1538},
+			textIDs: []int32{1500, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 694, 1543},
 			unless: phraseMask{
-				{index: 24, bits: 18446744073709551608},
-				{index: 11, bits: 8192},
-				{index: 9, bits: 4},
-				{index: 22, bits: 481036341248},
-				{index: 25, bits: 1099511627775},
+				{index: 24, bits: 18446744073709551360},
+				{index: 11, bits: 262144},
+				{index: 9, bits: 128},
+				{index: 22, bits: 15393162919936},
+				{index: 25, bits: 35184372088831},
 				{bits: 16777216},
 			},
 			then: thenDef{Reason: "contenterror"},
@@ -8597,7 +8590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4457,
+			line: 4510,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -8660,7 +8653,7 @@ var builtinSet = &ruleSet{
 						tr: &builtinSlots2[158],
 					},
 				},
-				byFact: [21]words{
+				byFact: [22]words{
 					13: {
 						summary: phrase{
 							en: "sender domain not found",
@@ -8704,7 +8697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4470,
+			line: 4523,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -8714,19 +8707,19 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4475,
+			line: 4528,
 			text: phraseMask{
-				{index: 18, bits: 18446744073709550592},
-				{index: 7, bits: 2251799813685248},
-				{index: 5, bits: 4194304},
-				{index: 2, bits: 81064793292668928},
-				{index: 19, bits: 8589934591},
-				{index: 25, bits: 1099511627776},
+				{index: 18, bits: 18446744073709518848},
+				{index: 7, bits: 72057594037927936},
+				{index: 5, bits: 134217728},
+				{index: 2, bits: 2594073385365405696},
+				{index: 19, bits: 274877906943},
+				{index: 25, bits: 35184372088832},
 			},
-			textIDs: []int32{1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 499, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 342, 1202, 181, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 184, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1640},
+			textIDs: []int32{1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 504, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 347, 1207, 186, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 189, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1645},
 			unless: phraseMask{
-				{index: 19, bits: 25769803776},
-				{index: 17, bits: 2097152},
+				{index: 19, bits: 824633720832},
+				{index: 17, bits: 67108864},
 			},
 			command: []string{"MAIL"},
 			then:    thenDef{Reason: "rejected"},
@@ -8734,51 +8727,51 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4518,
+			line: 4571,
 			text: phraseMask{
-				{index: 18, bits: 18446744073709550592},
-				{index: 7, bits: 2251799813685248},
-				{index: 5, bits: 4194304},
-				{index: 2, bits: 81064793292668928},
-				{index: 19, bits: 8589934591},
+				{index: 18, bits: 18446744073709518848},
+				{index: 7, bits: 72057594037927936},
+				{index: 5, bits: 134217728},
+				{index: 2, bits: 2594073385365405696},
+				{index: 19, bits: 274877906943},
 			},
-			textIDs: []int32{1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 499, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 342, 1202, 181, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 184, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248},
+			textIDs: []int32{1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 504, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 347, 1207, 186, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 189, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253},
 			unless: phraseMask{
-				{index: 19, bits: 25769803776},
-				{index: 17, bits: 2097152},
+				{index: 19, bits: 824633720832},
+				{index: 17, bits: 67108864},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4532,
+			line: 4585,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
 			unless: phraseMask{
-				{index: 25, bits: 18446741874686296064},
-				{index: 1, bits: 4503610398343168},
-				{index: 7, bits: 4398046511104},
-				{index: 11, bits: 15023996928},
-				{index: 26, bits: 255},
+				{index: 25, bits: 18446673704965373952},
+				{index: 1, bits: 144115532746981376},
+				{index: 7, bits: 140737488355328},
+				{index: 26, bits: 8191},
+				{index: 11, bits: 480767901696},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4552,
+			line: 4605,
 			text: phraseMask{
-				{index: 19, bits: 274877906944},
+				{index: 19, bits: 8796093022208},
 			},
-			textIDs: []int32{1254},
+			textIDs: []int32{1259},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4559,
+			line: 4612,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8790,26 +8783,26 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 1, bits: 279223176896970752},
-				{index: 26, bits: 17179868928},
-				{index: 5, bits: 1},
-				{index: 21, bits: 140737488355328},
-				{index: 10, bits: 30064771072},
+				{index: 1, bits: 8935141660703064064},
+				{index: 26, bits: 549755805696},
+				{index: 5, bits: 32},
+				{index: 21, bits: 4503599627370496},
+				{index: 10, bits: 962072674304},
 			},
-			textIDs: []int32{121, 1672, 1673, 320, 1674, 1675, 1676, 1677, 120, 1391, 1678, 1679, 1680, 1681, 674, 1682, 119, 1683, 1684, 1685, 1686, 118, 117, 1687, 1688, 1689, 1690, 1691, 1692, 1693, 1694, 1695, 672, 673, 1696, 1697},
+			textIDs: []int32{126, 1677, 1678, 325, 1679, 1680, 1681, 1682, 125, 1396, 1683, 1684, 1685, 1686, 679, 1687, 124, 1688, 1689, 1690, 1691, 123, 122, 1692, 1693, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 677, 678, 1701, 1702},
 			unless: phraseMask{
-				{index: 25, bits: 18446741874686296064},
-				{index: 1, bits: 4503610398343168},
-				{index: 7, bits: 4398046511104},
-				{index: 11, bits: 15023996928},
-				{index: 26, bits: 255},
+				{index: 25, bits: 18446673704965373952},
+				{index: 1, bits: 144115532746981376},
+				{index: 7, bits: 140737488355328},
+				{index: 26, bits: 8191},
+				{index: 11, bits: 480767901696},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4580,
+			line: 4633,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8818,37 +8811,37 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4590,
+			line: 4643,
 			text: phraseMask{
-				{index: 26, bits: 257698037760},
+				{index: 26, bits: 8246337208320},
 			},
-			textIDs: []int32{1698, 1699, 1700, 1701},
+			textIDs: []int32{1703, 1704, 1705, 1706},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4594,
+			line: 4647,
 			text: phraseMask{
-				{index: 24, bits: 18446744073709551608},
-				{index: 11, bits: 8192},
-				{index: 9, bits: 4},
-				{index: 22, bits: 481036341248},
-				{index: 25, bits: 1099511627775},
+				{index: 24, bits: 18446744073709551360},
+				{index: 11, bits: 262144},
+				{index: 9, bits: 128},
+				{index: 22, bits: 15393162919936},
+				{index: 25, bits: 35184372088831},
 				{bits: 16777216},
 			},
-			textIDs: []int32{1539, 1540, 1541, 1542, 1543, 1544, 717, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 578, 1559, 1560, 1561, 1562, 1563, 1420, 1444, 1445, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1446, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 24, 1634, 1635, 1636, 1637, 1638, 1639},
+			textIDs: []int32{1544, 1545, 1546, 1547, 1548, 1549, 722, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 583, 1564, 1565, 1566, 1567, 1568, 1425, 1449, 1450, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1451, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 1635, 1636, 1637, 1638, 24, 1639, 1640, 1641, 1642, 1643, 1644},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4599,
+			line: 4652,
 			text: phraseMask{
-				{index: 2, bits: 17592186044416},
-				{index: 26, bits: 70093866270720},
+				{index: 2, bits: 562949953421312},
+				{index: 26, bits: 2243003720663040},
 			},
-			textIDs: []int32{172, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709},
+			textIDs: []int32{177, 1707, 1708, 1709, 1710, 1711, 1712, 1713, 1714},
 			regexps: []*pattern{
 				{src: "greylisted.*please try again in", captures: false},
 				{src: "mail score \\(.*over", captures: false},
@@ -8866,18 +8859,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4613,
+			line: 4666,
 			text: phraseMask{
-				{index: 26, bits: 18446673704965373952},
-				{index: 27, bits: 3},
+				{index: 26, bits: 18444492273895866368},
+				{index: 27, bits: 127},
 			},
-			textIDs: []int32{1710, 1711, 1712, 1713, 1714, 1715, 1716, 1717, 1718, 1719, 1720, 1721, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729},
+			textIDs: []int32{1715, 1716, 1717, 1718, 1719, 1720, 1721, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4623,
+			line: 4676,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8886,42 +8879,42 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4628,
+			line: 4681,
 			text: phraseMask{
-				{index: 27, bits: 4194300},
-				{index: 12, bits: 1040187392},
+				{index: 27, bits: 134217600},
+				{index: 12, bits: 33285996544},
 				{bits: 140737488355328},
-				{index: 9, bits: 1024},
+				{index: 9, bits: 32768},
 			},
-			textIDs: []int32{1730, 795, 1731, 797, 793, 794, 1732, 1733, 1734, 1735, 47, 1736, 1737, 1738, 586, 1739, 1740, 1741, 796, 1742, 1743, 1744, 1745, 1746, 1747, 1748, 1749},
+			textIDs: []int32{1735, 800, 1736, 802, 798, 799, 1737, 1738, 1739, 1740, 47, 1741, 1742, 1743, 591, 1744, 1745, 1746, 801, 1747, 1748, 1749, 1750, 1751, 1752, 1753, 1754},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4646,
+			line: 4699,
 			text: phraseMask{
-				{index: 16, bits: 18446462598732840960},
+				{index: 16, bits: 18437736874454810624},
 				{bits: 64513},
-				{index: 7, bits: 8388608},
 				{index: 17, bits: 18446744073709551615},
-				{index: 8, bits: 1099511627776},
-				{index: 9, bits: 262144},
-				{index: 18, bits: 1023},
-				{index: 5, bits: 288230376151711744},
+				{index: 7, bits: 268435456},
+				{index: 8, bits: 35184372088832},
+				{index: 9, bits: 8388608},
+				{index: 18, bits: 32767},
+				{index: 5, bits: 9223372036854775808},
 			},
-			textIDs: []int32{1072, 1073, 1074, 1075, 1076, 0, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 471, 1084, 1085, 1086, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 552, 1096, 1097, 1098, 1099, 1100, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 594, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 11, 10, 12, 15, 1130, 1131, 1132, 13, 14, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 378, 1161},
+			textIDs: []int32{1077, 1078, 1079, 1080, 1081, 0, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 476, 1089, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 1098, 1099, 1100, 557, 1101, 1102, 1103, 1104, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 599, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 11, 10, 12, 15, 1135, 1136, 1137, 13, 14, 1138, 1139, 1140, 1141, 1142, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 383, 1166},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4651,
+			line: 4704,
 			text: phraseMask{
-				{index: 27, bits: 4398042316800},
-				{index: 18, bits: 1},
+				{index: 27, bits: 140737354137600},
+				{index: 18, bits: 32},
 			},
-			textIDs: []int32{1750, 1152, 1751, 1752, 1753, 1754, 1755, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769},
+			textIDs: []int32{1755, 1157, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774},
 			regexps: []*pattern{
 				{src: "\\(.*@.*:blocked\\)", captures: false},
 				{src: "access from ip address.*blocked", captures: false},
@@ -8953,58 +8946,81 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4677,
+			line: 4730,
 			text: phraseMask{
-				{index: 27, bits: 18010000462970880},
+				{index: 27, bits: 576320014815068160},
 				{bits: 207165582859042816},
 			},
-			textIDs: []int32{1770, 1771, 1772, 1773, 1774, 1775, 53, 54, 55, 57, 1776, 1777, 1778, 1779, 1780, 1781},
+			textIDs: []int32{1775, 1776, 1777, 1778, 1779, 1780, 53, 54, 55, 57, 1781, 1782, 1783, 1784, 1785, 1786},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4687,
+			line: 4740,
 			text: phraseMask{
-				{index: 27, bits: 18428729675200069632},
-				{index: 8, bits: 36028797018963968},
-				{index: 28, bits: 274877906943},
+				{index: 27, bits: 17870283321406128128},
+				{index: 28, bits: 17592186044415},
+				{index: 8, bits: 1152921504606846976},
 			},
-			textIDs: []int32{1782, 1783, 1784, 1785, 1786, 1787, 567, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829},
+			textIDs: []int32{1787, 1788, 1789, 1790, 1791, 1792, 572, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4715,
+			line: 4770,
 			text: phraseMask{
-				{index: 28, bits: 274877906944},
+				{index: 28, bits: 17592186044416},
 			},
-			textIDs: []int32{1830},
+			textIDs: []int32{1836},
 			regexps: []*pattern{
 				{src: "you have exceeded the.*allowable number of posts without solving a captcha", captures: false},
 			},
 			then: thenDef{Reason: "policyviolation"},
 		},
 		{
+			id:   "policy-attachment-type",
+			file: "rules.yaml (built-in)",
+			line: 4776,
+			text: phraseMask{
+				{index: 28, bits: 18446708889337462784},
+				{index: 29, bits: 63},
+			},
+			textIDs: []int32{1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857, 1858, 1859, 1860, 1861},
+			then:    thenDef{Reason: "policyviolation"},
+		},
+		{
+			id:   "policy-attachment-name",
+			file: "rules.yaml (built-in)",
+			line: 4795,
+			text: phraseMask{
+				{index: 29, bits: 64},
+			},
+			textIDs: []int32{1862},
+			regexps: []*pattern{
+				{src: "attachment name .{1,200} may not end with", captures: false},
+			},
+			then: thenDef{Reason: "policyviolation"},
+		},
+		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4721,
+			line: 4803,
 			text: phraseMask{
-				{index: 28, bits: 18446743523953737728},
-				{index: 29, bits: 3},
+				{index: 29, bits: 17179869056},
 			},
-			textIDs: []int32{1831, 1832, 1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857},
+			textIDs: []int32{1863, 1864, 1865, 1866, 1867, 1868, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 1886, 1887, 1888, 1889},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4737,
+			line: 4819,
 			text: phraseMask{
-				{index: 29, bits: 4},
+				{index: 29, bits: 17179869184},
 			},
-			textIDs: []int32{1858},
+			textIDs: []int32{1890},
 			regexps: []*pattern{
 				{src: "unable to connect.*daemon", captures: false},
 			},
@@ -9013,56 +9029,56 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4743,
+			line: 4825,
 			text: phraseMask{
-				{index: 25, bits: 18446741874686296064},
-				{index: 1, bits: 4503610398343168},
-				{index: 7, bits: 4398046511104},
-				{index: 11, bits: 15023996928},
-				{index: 26, bits: 255},
+				{index: 25, bits: 18446673704965373952},
+				{index: 1, bits: 144115532746981376},
+				{index: 7, bits: 140737488355328},
+				{index: 26, bits: 8191},
+				{index: 11, bits: 480767901696},
 			},
-			textIDs: []int32{1641, 1642, 1643, 1644, 95, 116, 1645, 1646, 1647, 1648, 1649, 1650, 1651, 89, 1652, 1653, 1654, 1655, 490, 1656, 1657, 97, 1658, 1659, 1660, 1661, 1662, 727, 728, 729, 730, 731, 736, 737, 732, 733, 734, 1663, 1664, 1665, 1666, 1667, 1668, 1669, 1670, 1671},
+			textIDs: []int32{1646, 1647, 1648, 1649, 100, 121, 1650, 1651, 1652, 1653, 1654, 1655, 1656, 94, 1657, 1658, 1659, 1660, 495, 1661, 1662, 102, 1663, 1664, 1665, 1666, 1667, 732, 733, 734, 735, 736, 741, 742, 737, 738, 739, 1668, 1669, 1670, 1671, 1672, 1673, 1674, 1675, 1676},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4748,
+			line: 4830,
 			text: phraseMask{
-				{index: 26, bits: 524288},
-				{index: 1, bits: 27021597764222976},
+				{index: 26, bits: 16777216},
+				{index: 1, bits: 864691128455135232},
 			},
-			textIDs: []int32{1683, 118, 117},
+			textIDs: []int32{1688, 123, 122},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4754,
+			line: 4836,
 			text: phraseMask{
-				{index: 29, bits: 4088},
-				{index: 12, bits: 16777216},
+				{index: 29, bits: 17557826306048},
+				{index: 12, bits: 536870912},
 			},
-			textIDs: []int32{1859, 792, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867},
+			textIDs: []int32{1891, 797, 1892, 1893, 1894, 1895, 1896, 1897, 1898, 1899},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4761,
+			line: 4843,
 			text: phraseMask{
-				{index: 19, bits: 1125865547104256},
-				{index: 5, bits: 512},
-				{index: 7, bits: 32768},
-				{index: 10, bits: 6144},
+				{index: 19, bits: 36027697507336192},
+				{index: 5, bits: 16384},
+				{index: 7, bits: 1048576},
+				{index: 10, bits: 196608},
 			},
-			textIDs: []int32{1251, 329, 1252, 1253, 1254, 1255, 1256, 1257, 463, 651, 652, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265},
+			textIDs: []int32{1256, 334, 1257, 1258, 1259, 1260, 1261, 1262, 468, 656, 657, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 1270},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4766,
+			line: 4848,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9106,7 +9122,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[161],
 					},
 				},
-				byFact: [21]words{
+				byFact: [22]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -9151,22 +9167,23 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4783,
+			line: 4865,
 			text: phraseMask{
-				{index: 7, bits: 1610612736},
-				{index: 29, bits: 70368744173568},
-				{index: 4, bits: 4294967296},
-				{index: 11, bits: 2097152},
-				{index: 1, bits: 2748779069440},
+				{index: 7, bits: 51539607552},
+				{index: 29, bits: 18446726481523507200},
+				{index: 4, bits: 137438953472},
+				{index: 11, bits: 67108864},
+				{index: 1, bits: 87960930222080},
 				{bits: 4294967296},
+				{index: 30, bits: 16383},
 			},
-			textIDs: []int32{477, 1868, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 1886, 478, 288, 725, 103, 105, 32, 1887, 1888, 1889, 1890, 1891, 1892, 1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900, 1901},
+			textIDs: []int32{482, 1900, 1901, 1902, 1903, 1904, 1905, 1906, 1907, 1908, 1909, 1910, 1911, 1912, 1913, 1914, 1915, 1916, 1917, 1918, 483, 293, 730, 108, 110, 32, 1919, 1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4803,
+			line: 4885,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9179,11 +9196,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4809,
+			line: 4891,
 			text: phraseMask{
-				{index: 29, bits: 70368744177664},
+				{index: 30, bits: 16384},
 			},
-			textIDs: []int32{1902},
+			textIDs: []int32{1934},
 			regexps: []*pattern{
 				{src: "delivery failed \\d+ attempts", captures: false},
 			},
@@ -9192,20 +9209,19 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4816,
+			line: 4898,
 			text: phraseMask{
-				{index: 7, bits: 4294967296},
-				{index: 29, bits: 18446603336221196288},
-				{index: 1, bits: 87960930222080},
-				{index: 30, bits: 63},
+				{index: 7, bits: 137438953472},
+				{index: 30, bits: 274877874176},
+				{index: 1, bits: 2814749767106560},
 			},
-			textIDs: []int32{480, 1903, 1904, 1905, 1906, 108, 1907, 1908, 1909, 1910, 1911, 1912, 1913, 1914, 1915, 1916, 1917, 1918, 110, 1919, 1920, 1921, 1922, 1923, 1924, 1925},
+			textIDs: []int32{485, 1935, 1936, 1937, 1938, 113, 1939, 1940, 1941, 1942, 1943, 1944, 1945, 1946, 1947, 1948, 1949, 1950, 115, 1951, 1952, 1953, 1954, 1955, 1956, 1957},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4831,
+			line: 4913,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9222,35 +9238,35 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4838,
+			line:    4920,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4843,
+			line: 4925,
 			text: phraseMask{
-				{index: 30, bits: 16777152},
-				{index: 9, bits: 432345564227567616},
-				{index: 15, bits: 9007199254740992},
-				{index: 12, bits: 8388608},
-				{index: 6, bits: 4982162063360},
-				{index: 11, bits: 4194304},
+				{index: 30, bits: 72057319160020992},
+				{index: 9, bits: 13835058055282163712},
+				{index: 15, bits: 288230376151711744},
+				{index: 12, bits: 268435456},
+				{index: 6, bits: 159429186027520},
+				{index: 11, bits: 134217728},
 			},
-			textIDs: []int32{1926, 1927, 1928, 633, 1929, 1930, 1013, 791, 1931, 1932, 1933, 1934, 1935, 1936, 634, 1937, 1938, 1939, 1940, 1941, 426, 726, 419, 423, 1942, 1943},
+			textIDs: []int32{1958, 1959, 1960, 638, 1961, 1962, 1018, 796, 1963, 1964, 1965, 1966, 1967, 1968, 639, 1969, 1970, 1971, 1972, 1973, 431, 731, 424, 428, 1974, 1975},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4858,
+			line: 4940,
 			text: phraseMask{
-				{index: 30, bits: 117440512},
-				{index: 23, bits: 262144},
-				{index: 22, bits: 4},
+				{index: 30, bits: 504403158265495552},
+				{index: 23, bits: 8388608},
+				{index: 22, bits: 128},
 			},
-			textIDs: []int32{1944, 1945, 1946, 1490, 1410},
+			textIDs: []int32{1976, 1977, 1978, 1495, 1415},
 			regexps: []*pattern{
 				{src: "authentication failed; server.*said:", captures: false},
 				{src: "authentification invalide.*305", captures: false},
@@ -9263,29 +9279,30 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4867,
+			line: 4949,
 			text: phraseMask{
-				{index: 30, bits: 17592051826688},
-				{index: 2, bits: 68719476736},
+				{index: 30, bits: 17870283321406128128},
+				{index: 2, bits: 2199023255552},
+				{index: 31, bits: 4095},
 			},
-			textIDs: []int32{1947, 164, 1948, 1949, 1950, 1951, 1952, 1953, 1954, 1955, 1956, 1957, 1958, 1959, 1960, 1961, 1962, 1963},
+			textIDs: []int32{1979, 169, 1980, 1981, 1982, 1983, 1984, 1985, 1986, 1987, 1988, 1989, 1990, 1991, 1992, 1993, 1994, 1995},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4876,
+			line: 4958,
 			text: phraseMask{
-				{index: 7, bits: 72},
-				{index: 30, bits: 8989607068696576},
+				{index: 7, bits: 2304},
+				{index: 31, bits: 2093056},
 			},
-			textIDs: []int32{451, 1964, 1965, 454, 1966, 1967, 1968, 1969, 1970, 1971, 1972},
+			textIDs: []int32{456, 1996, 1997, 459, 1998, 1999, 2000, 2001, 2002, 2003, 2004},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4893,
+			line: 4975,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9294,7 +9311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4899,
+			line: 4981,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9343,7 +9360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4909,
+			line: 4991,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9398,7 +9415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 4922,
+			line: 5004,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9407,7 +9424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 4928,
+			line: 5010,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9448,7 +9465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4937,
+			line: 5019,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -9484,7 +9501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 4944,
+			line: 5026,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -9493,7 +9510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 4952,
+			line: 5034,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -9535,7 +9552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 4962,
+			line: 5044,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -9544,7 +9561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 4968,
+			line: 5050,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -9593,7 +9610,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 4978,
+			line: 5060,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -9642,7 +9659,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 4988,
+			line: 5070,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -9678,7 +9695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 4995,
+			line: 5077,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -9721,7 +9738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5005,
+			line: 5087,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9757,7 +9774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5012,
+			line: 5094,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9766,7 +9783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5018,
+			line: 5100,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9840,7 +9857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5033,
+			line: 5115,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9876,7 +9893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5041,
+			line: 5123,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9912,7 +9929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5048,
+			line: 5130,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9948,7 +9965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5055,
+			line: 5137,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9997,7 +10014,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5067,
+			line: 5149,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -10046,7 +10063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5077,
+			line: 5159,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10095,7 +10112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5087,
+			line: 5169,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10144,7 +10161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5097,
+			line: 5179,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10193,7 +10210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5107,
+			line: 5189,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10242,7 +10259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5117,
+			line: 5199,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10291,7 +10308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5127,
+			line: 5209,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10340,7 +10357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5137,
+			line: 5219,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10389,7 +10406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5147,
+			line: 5229,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10438,7 +10455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5157,
+			line: 5239,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -10487,7 +10504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5167,
+			line: 5249,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -10536,7 +10553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5177,
+			line: 5259,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -10585,7 +10602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5187,
+			line: 5269,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -10634,7 +10651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5197,
+			line: 5279,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -10670,7 +10687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5204,
+			line: 5286,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -10707,7 +10724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5211,
+			line: 5293,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10756,7 +10773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5223,
+			line: 5305,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10785,29 +10802,28 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5233,
+			line:    5315,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5240,
+			line: 5322,
 			text: phraseMask{
-				{index: 19, bits: 18445618173802708992},
-				{index: 7, bits: 4503599629467648},
-				{index: 8, bits: 27021597764354048},
+				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
-				{index: 9, bits: 2048},
-				{index: 12, bits: 8388608},
-				{index: 5, bits: 412316884992},
-				{index: 11, bits: 2312598408654749696},
-				{index: 6, bits: 9223372036854775808},
-				{index: 15, bits: 8},
-				{index: 21, bits: 70368744177663},
-				{index: 2, bits: 8589934592},
+				{index: 7, bits: 144115188142964752},
+				{index: 8, bits: 864691128459329536},
+				{index: 9, bits: 65536},
+				{index: 12, bits: 268435460},
+				{index: 5, bits: 13194140319744},
+				{index: 11, bits: 216172782113783808},
+				{index: 15, bits: 256},
+				{index: 21, bits: 2251799813685247},
+				{index: 2, bits: 274877906944},
 			},
-			textIDs: []int32{1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 500, 1278, 1279, 566, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 587, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 469, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 791, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 357, 1315, 1316, 1317, 529, 1318, 1319, 1320, 755, 1321, 1322, 447, 1323, 1324, 1325, 963, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 334, 1333, 1334, 1335, 1336, 1337, 565, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 765, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 333, 1359, 1360, 1361, 1362, 358, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 756, 1375, 1376, 1377, 1378, 1379, 1380, 161, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389},
+			textIDs: []int32{1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 505, 1283, 1284, 571, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 592, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 474, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 796, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 362, 1320, 1321, 1322, 534, 1323, 1324, 1325, 760, 1326, 1327, 452, 1328, 1329, 1330, 968, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 339, 1338, 1339, 1340, 1341, 1342, 570, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 770, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 338, 1364, 1365, 1366, 1367, 363, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 761, 1380, 1381, 1382, 1383, 1384, 1385, 166, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394},
 			command: []string{"DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
@@ -10894,151 +10910,151 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5259,
+			line: 5341,
 			text: phraseMask{
-				{index: 30, bits: 135107988821114880},
-				{index: 10, bits: 131072},
+				{index: 31, bits: 31457280},
+				{index: 10, bits: 4194304},
 			},
-			textIDs: []int32{1973, 1974, 1975, 657, 1976},
+			textIDs: []int32{2005, 2006, 2007, 662, 2008},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5264,
+			line: 5346,
 			text: phraseMask{
-				{index: 30, bits: 144115188075855872},
+				{index: 31, bits: 33554432},
 			},
-			textIDs: []int32{1977},
+			textIDs: []int32{2009},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5269,
+			line: 5351,
 			text: phraseMask{
-				{index: 30, bits: 18158513697557839872},
-				{index: 31, bits: 511},
+				{index: 31, bits: 2198956146688},
 			},
-			textIDs: []int32{1978, 1979, 1980, 1981, 1982, 1983, 1984, 1985, 1986, 1987, 1988, 1989, 1990, 1991, 1992},
+			textIDs: []int32{2010, 2011, 2012, 2013, 2014, 2015, 2016, 2017, 2018, 2019, 2020, 2021, 2022, 2023, 2024},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5276,
+			line: 5358,
 			text: phraseMask{
-				{index: 31, bits: 3584},
+				{index: 31, bits: 15393162788864},
 			},
-			textIDs: []int32{1993, 1994, 1995},
+			textIDs: []int32{2025, 2026, 2027},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5281,
+			line: 5363,
 			text: phraseMask{
-				{index: 31, bits: 12288},
+				{index: 31, bits: 52776558133248},
 			},
-			textIDs: []int32{1996, 1997},
+			textIDs: []int32{2028, 2029},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5286,
+			line: 5368,
 			text: phraseMask{
-				{index: 31, bits: 49152},
-				{index: 26, bits: 17592186044416},
+				{index: 31, bits: 211106232532992},
+				{index: 26, bits: 562949953421312},
 			},
-			textIDs: []int32{1998, 1999, 1708},
+			textIDs: []int32{2030, 2031, 1713},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5297,
+			line: 5379,
 			text: phraseMask{
-				{index: 31, bits: 8589869056},
-				{bits: 9223372036854775904},
-				{index: 27, bits: 8598323200},
+				{index: 31, bits: 18446462598732840960},
+				{index: 1, bits: 1},
+				{bits: 96},
+				{index: 27, bits: 275146342400},
+				{index: 32, bits: 1},
 			},
-			textIDs: []int32{2000, 2001, 2002, 63, 2003, 2004, 2005, 2006, 2007, 5, 6, 2008, 2009, 2010, 1751, 2011, 2012, 2013, 1761, 2014, 2015, 2016},
+			textIDs: []int32{2032, 2033, 2034, 64, 2035, 2036, 2037, 2038, 2039, 5, 6, 2040, 2041, 2042, 1756, 2043, 2044, 2045, 1766, 2046, 2047, 2048},
 			unless: phraseMask{
-				{index: 31, bits: 8589934592},
+				{index: 32, bits: 2},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5312,
+			line: 5394,
 			text: phraseMask{
-				{index: 31, bits: 8778913153024},
+				{index: 32, bits: 2044},
 			},
-			textIDs: []int32{2018, 2019, 2020, 2021, 2022, 2023, 2024, 2025, 2026},
+			textIDs: []int32{2050, 2051, 2052, 2053, 2054, 2055, 2056, 2057, 2058},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5318,
+			line: 5400,
 			text: phraseMask{
-				{index: 31, bits: 2243003720663040},
-				{index: 2, bits: 2097152},
-				{index: 7, bits: 2305843009213693952},
+				{index: 32, bits: 522240},
+				{index: 2, bits: 67108864},
+				{index: 8, bits: 4},
 			},
-			textIDs: []int32{2027, 2028, 149, 509, 2029, 2030, 2031, 2032, 2033, 2034},
+			textIDs: []int32{2059, 2060, 154, 514, 2061, 2062, 2063, 2064, 2065, 2066},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5324,
+			line: 5406,
 			text: phraseMask{
-				{index: 1, bits: 1152921504606846976},
-				{index: 12, bits: 6291456},
-				{index: 31, bits: 15762598695796736},
-				{index: 7, bits: 8796093022208},
-				{index: 11, bits: 4611686018427387904},
+				{index: 2, bits: 2},
+				{index: 12, bits: 201326600},
+				{index: 32, bits: 3670016},
+				{index: 7, bits: 281474976710656},
 			},
-			textIDs: []int32{124, 790, 2035, 2036, 491, 766, 789, 2037},
+			textIDs: []int32{129, 795, 2067, 2068, 496, 771, 794, 2069},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5332,
+			line: 5414,
 			text: phraseMask{
-				{index: 1, bits: 39582418599936},
+				{index: 1, bits: 1266637395197952},
 			},
-			textIDs: []int32{106, 109},
+			textIDs: []int32{111, 114},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5337,
+			line: 5419,
 			text: phraseMask{
-				{index: 31, bits: 18014398509481984},
+				{index: 32, bits: 4194304},
 			},
-			textIDs: []int32{2038},
+			textIDs: []int32{2070},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5342,
+			line: 5424,
 			text: phraseMask{
-				{index: 31, bits: 252201579132747776},
+				{index: 32, bits: 58720256},
 			},
-			textIDs: []int32{2039, 2040, 2041},
+			textIDs: []int32{2071, 2072, 2073},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5353,
+			line: 5435,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11097,7 +11113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5366,
+			line: 5448,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11153,7 +11169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5378,
+			line: 5460,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11202,7 +11218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5387,
+			line: 5469,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11251,7 +11267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5396,
+			line: 5478,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11300,7 +11316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5405,
+			line: 5487,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11355,7 +11371,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[231],
 					},
 				},
-				byFact: [21]words{
+				byFact: [22]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -11411,7 +11427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5419,
+			line: 5501,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -11447,7 +11463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5426,
+			line: 5508,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -11471,7 +11487,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[234],
 					},
 				},
-				byFact: [21]words{
+				byFact: [22]words{
 					11: {
 						owner: "recipient-admin",
 						summary: phrase{
@@ -11536,7 +11552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5437,
+			line: 5519,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11572,7 +11588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5444,
+			line: 5526,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11608,7 +11624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5451,
+			line: 5533,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11637,7 +11653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5458,
+			line: 5540,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11681,7 +11697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5466,
+			line: 5548,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11690,7 +11706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5472,
+			line: 5554,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11726,7 +11742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5480,
+			line: 5562,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11740,7 +11756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5487,
+			line: 5569,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11942,7 +11958,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5511,
+			line: 5593,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12171,7 +12187,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5541,
+			line:   5623,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12230,7 +12246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5551,
+			line: 5633,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12239,7 +12255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5556,
+			line: 5638,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12248,7 +12264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5561,
+			line: 5643,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12303,7 +12319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5570,
+			line: 5652,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12314,7 +12330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5578,
+			line: 5660,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12323,14 +12339,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5583,
+			line:     5665,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5593,
+			line: 5675,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12339,39 +12355,38 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5603,
+			line: 5685,
 			text: phraseMask{
-				{index: 31, bits: 288230376151711744},
+				{index: 32, bits: 67108864},
 			},
-			textIDs: []int32{2042},
+			textIDs: []int32{2074},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5608,
+			line: 5690,
 			text: phraseMask{
-				{index: 31, bits: 4035225266123964416},
+				{index: 32, bits: 939524096},
 			},
-			textIDs: []int32{2043, 2044, 2045},
+			textIDs: []int32{2075, 2076, 2077},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5614,
+			line: 5696,
 			text: phraseMask{
-				{index: 31, bits: 13835058055282163712},
-				{index: 32, bits: 1},
+				{index: 32, bits: 7516192768},
 			},
-			textIDs: []int32{2046, 2047, 2048},
+			textIDs: []int32{2078, 2079, 2080},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5623,
+			line: 5705,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12385,7 +12400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5627,
+			line: 5709,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12393,15 +12408,15 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{bits: 1099511627776},
-				{index: 32, bits: 6},
+				{index: 32, bits: 25769803776},
 			},
-			textIDs: []int32{40, 2049, 2050},
+			textIDs: []int32{40, 2081, 2082},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5631,
+			line: 5713,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12412,7 +12427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5635,
+			line: 5717,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12426,7 +12441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5639,
+			line: 5721,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12437,7 +12452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5643,
+			line: 5725,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12497,7 +12512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5651,
+			line: 5733,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12554,11 +12569,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5659,
+			line: 5741,
 			text: phraseMask{
-				{index: 32, bits: 120},
+				{index: 32, bits: 515396075520},
 			},
-			textIDs: []int32{2051, 2052, 2053, 2054},
+			textIDs: []int32{2083, 2084, 2085, 2086},
 			then: thenDef{
 				Reason: "vacation",
 				words:  words{owner: "none"},
@@ -12567,7 +12582,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5666,
+			line: 5748,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12606,7 +12621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5675,
+			line: 5757,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12677,7 +12692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5684,
+			line: 5766,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12765,7 +12780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 538,
+			line: 567,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -12780,7 +12795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 549,
+			line: 578,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -12791,7 +12806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 555,
+			line: 584,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -12802,7 +12817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 564,
+			line: 593,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -12815,7 +12830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 574,
+			line: 603,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -12827,7 +12842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 580,
+			line: 609,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -12839,7 +12854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 604,
+			line: 633,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -12856,7 +12871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 615,
+			line: 644,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -12871,7 +12886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 624,
+			line: 653,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -12882,14 +12897,26 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "attachment-file",
+			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 633,
+			line: 662,
 			text: phraseMask{
 				{bits: 17293822569102704640},
-				{index: 1, bits: 1023},
+				{index: 1, bits: 3},
 			},
 			regexps: []*pattern{
+				{src: "(?P<blocked_attachment>(?:prohibited|forbidden|illegal|blocked|banned|unacceptable|disallowed|restricted|dangerous|unsafe) (?:attachment|file ?type|file extension|file name|filename)s?|unacceptable attachments|potentially executable attachment|executable (?:attachment|file|content)s?|(?:attachment|file) (?:type|extension|name)s? (?:is |are )?(?:not (?:allowed|permitted|accepted)|forbidden|prohibited|blocked|banned)|attachment extension is forbidden|attachments? (?:is |are )?not (?:allowed|permitted|accepted)|attachments? (?:has |have |was |were )?(?:been )?blocked|attachment filter|block executable|attachment name .{1,120} may not end with|content presents a potential security issue|\\bbanned(?: contents?| name)?: |this form of attachment has been used by recent viruses)", captures: true},
+			},
+		},
+		{
+			id:   "attachment-file",
+			file: "rules.yaml (built-in)",
+			line: 683,
+			text: phraseMask{
+				{index: 1, bits: 32765},
+			},
+			regexps: []*pattern{
+				{src: "\\b(?P<file>[a-z0-9_][^\\s\"'<>()\\\\/:*?|,;@]{0,100}\\.[a-z0-9]{2,5} \\(in [^\\s\"'<>()\\\\/:*?|,;@]{1,100}\\.(?:zip|rar|7z|tar|gz|tgz|arj|cab|iso)\\))", captures: true},
 				{src: "(?:attachment|attached file|file ?name|file|part)s?(?: named| name| called)?[ :=]+[\"'](?P<file>[^\"'<>\\\\/:*?|]{1,100}\\.(?:zip|rar|7z|tar|gz|tgz|arj|cab|iso)/[^\"'<>\\\\/:*?|]{1,100}\\.[a-z0-9]{2,5})[\"']", captures: true},
 				{src: "(?:attachment|attached file|file ?name|file)s?(?: named| name| called)?[ :=]+[\"'](?P<file>[^\"'<>\\\\/:*?|]{1,100}\\.[a-z0-9]{2,5})[\"']", captures: true},
 				{src: "(?:attachment|attached file|file ?name|file)s?(?: named| name| called)?[ :=]+[(<]?(?P<file>[a-z0-9_][^\\s\"'<>()\\\\/:*?|,;@]{0,100}\\.[a-z0-9]{2,5})\\b", captures: true},
@@ -12900,9 +12927,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 643,
+			line: 696,
 			text: phraseMask{
-				{index: 1, bits: 16776192},
+				{index: 1, bits: 536838144},
 			},
 			regexps: []*pattern{
 				{src: "(?:contact|write to|e-?mail|mail to|mailto:|send (?:an? )?(?:e-?mail|message|request) to|reach)(?: us| our| the| your)?(?: postmaster| support| abuse| administrator| admin| team| helpdesk)?(?: at| by e-?mail at| via| on)?:? <?(?P<address>[a-z0-9._%+-]+@[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})", captures: true},
@@ -12912,9 +12939,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 650,
+			line: 703,
 			text: phraseMask{
-				{index: 1, bits: 251658240},
+				{index: 1, bits: 8053063680},
 			},
 			regexps: []*pattern{
 				{src: "(?P<loop>mail forwarding loop|forwarding loop|routing loop|mail loop|message loop|loop detected|looping|loops back to myself|loop was found|too many hops|hop count exceeded|too many \"?received\"? headers|too many received)", captures: true},
@@ -12923,9 +12950,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 657,
+			line: 710,
 			text: phraseMask{
-				{index: 1, bits: 549487378432},
+				{index: 1, bits: 17583596109824},
 			},
 			regexps: []*pattern{
 				{src: "(?P<dns_tempfail>host not found, try again|temporary failure in name resolution|host lookup did not complete|host name lookup failure|name server timeout|servfail|dns lookup timed out|dns timeout|temporary dns (?:failure|error)|dns temporary failure)", captures: true},
@@ -12936,9 +12963,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 676,
+			line: 729,
 			text: phraseMask{
-				{index: 1, bits: 3848290697216},
+				{index: 1, bits: 123145302310912},
 			},
 			regexps: []*pattern{
 				{src: "(?:retry timeout exceeded|delivery temporarily suspended|retry time not reached for any host after a long failure period)[:;,]? (?:host [a-z0-9][a-z0-9.-]* \\[[0-9a-f.:]+\\]:? |connect to [a-z0-9][a-z0-9.-]*\\[[0-9a-f.:]+\\]:[0-9]+:? )?(?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete)", captures: true},
@@ -12950,9 +12977,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 693,
+			line: 746,
 			text: phraseMask{
-				{index: 1, bits: 1121501860331520},
+				{index: 1, bits: 35888059530608640},
 			},
 			regexps: []*pattern{
 				{src: "(?P<tls_required>must issue a starttls command first|encryption required for requested authentication mechanism|starttls is required to send mail|tls required for rcpt domain|must use starttls|requires? (?:a )?starttls|starttls (?:is )?required)", captures: true},
@@ -12965,12 +12992,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 720,
+			line: 773,
 			text: phraseMask{
-				{index: 1, bits: 3377699720527872},
+				{index: 1, bits: 108086391056891904},
 			},
 			unless: phraseMask{
-				{index: 1, bits: 4503616270368768},
+				{index: 1, bits: 144115720651800576},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_mx>no mx (?:records? )?(?:found|for|exists?)|no mx records?|no valid mx|could not find a mail exchanger|no mail exchanger|type=mx: host not found|mx lookup failed|does not have an mx|doesn't have an mx|has no mx)", captures: true},
@@ -12980,12 +13007,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 730,
+			line: 783,
 			text: phraseMask{
-				{index: 1, bits: 279223176896970752},
+				{index: 1, bits: 8935141660703064064},
 			},
 			unless: phraseMask{
-				{index: 1, bits: 4503616270368768},
+				{index: 1, bits: 144115720651800576},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_domain>nxdomain|domain name not found|domain not found|no such domain|domain does not exist)", captures: true},
@@ -12994,10 +13021,10 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 738,
+			line: 791,
 			text: phraseMask{
-				{index: 1, bits: 18158513697557839872},
-				{index: 2, bits: 255},
+				{index: 1, bits: 9223372036854775808},
+				{index: 2, bits: 8191},
 			},
 			regexps: []*pattern{
 				{src: "(?P<conn_refused>connection refused|refused (?:the |our )?connection|actively refused|connection was refused)", captures: true},
@@ -13010,7 +13037,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [34]text{
+	texts: [35]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -13143,53 +13170,58 @@ var builtinSet = &ruleSet{
 			{literal: "This is an automatic reply, such as an out-of-office notice, not a bounce: the message was not refused. Read the reply itself for what it says (a return date, another person to write to)."},
 		},
 		15: {
-			{literal: "held until you confirm"},
+			{literal: "This is an automatic reply, such as an out-of-office notice, not a bounce: the message was not refused. The reply says: \""},
+			{slot: 5, isSlot: true},
+			{literal: "\""},
 		},
 		16: {
-			{literal: "This is not a bounce but a challenge: the recipient uses a filter that holds mail from unknown senders until the sender confirms being a person. Your message has not been delivered yet, and is usually deleted after some days if nobody confirms."},
+			{literal: "held until you confirm"},
 		},
 		17: {
-			{literal: "If you sent the message, follow the notice's instructions to confirm (reply to it or open its confirmation page; ndrmilter does not repeat links from a notice, so check that the page belongs to the recipient's filter service). If you did not send it, ignore the notice: someone forged your address."},
+			{literal: "This is not a bounce but a challenge: the recipient uses a filter that holds mail from unknown senders until the sender confirms being a person. Your message has not been delivered yet, and is usually deleted after some days if nobody confirms."},
 		},
 		18: {
-			{literal: "complaint report"},
+			{literal: "If you sent the message, follow the notice's instructions to confirm (reply to it or open its confirmation page; ndrmilter does not repeat links from a notice, so check that the page belongs to the recipient's filter service). If you did not send it, ignore the notice: someone forged your address."},
 		},
 		19: {
-			{literal: "This is a feedback (abuse) report: a recipient or their provider flagged the message, for example as spam. It is not a bounce."},
+			{literal: "complaint report"},
 		},
 		20: {
+			{literal: "This is a feedback (abuse) report: a recipient or their provider flagged the message, for example as spam. It is not a bounce."},
+		},
+		21: {
 			{literal: "This is a feedback report of type "},
 			{slot: 8, isSlot: true},
 			{literal: ": a recipient or their provider flagged the message. It is not a bounce."},
 		},
-		21: {
+		22: {
 			{literal: "Stop mailing the recipient who complained, and check why they did not expect the message."},
 		},
-		22: {
+		23: {
 			{literal: "read receipt"},
 		},
-		23: {
+		24: {
 			{literal: "This is a read receipt (a notice that the message was displayed), not a bounce."},
 		},
-		24: {
+		25: {
 			{literal: "not a bounce"},
 		},
-		25: {
+		26: {
 			{literal: "This message is not a delivery report."},
 		},
-		26: {
+		27: {
 			{literal: "no recipient found"},
 		},
-		27: {
+		28: {
 			{literal: "This looks like a delivery report, but no recipient could be read from it."},
 		},
-		28: {
+		29: {
 			{literal: "DMARC aggregate report"},
 		},
-		29: {
+		30: {
 			{literal: "This is not a bounce but a DMARC aggregate report: a receiving mail service's summary of the mail it saw sent in your domain's name, with the results of its SPF, DKIM and DMARC checks. It is meant for your domain's email admin, who reads it with a DMARC report tool; nothing needs doing about it, and no message failed."},
 		},
-		30: {
+		31: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -13198,7 +13230,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: "."},
 		},
-		31: {
+		32: {
 			{literal: "Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -13207,7 +13239,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		32: {
+		33: {
 			{literal: "The refusal was temporary: the receiving server"},
 			{
 				group: []textPart{
@@ -13217,12 +13249,12 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refused the message the same way on every attempt, until the sending server gave up, so it was not delivered."},
 		},
-		33: {
+		34: {
 			{literal: "The failure was temporary, but it happened again on every attempt, until the sending server gave up, so the message was not delivered."},
 		},
 	},
-	textsFrom: [34]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)"},
-	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attach", "file", "n=", "banned", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "try again", "temporary failure in name resolution", "host lookup did not complete", "host name lookup failure", "name server timeout", "servfail", "dns lookup timed out", "dns timeout", "temporary dns failure", "dns temporary failure", "temporary dns error", "retry timeout exceeded", "delivery temporarily suspended", "retry time not reached", "starttls", "tls", "encryption required", "certificate", "untrusted issuer", "mta-sts", "tlsa", "dane", "mx", "mail exchanger", "host not found, try again", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "you have exceeded the", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "server certificate not verified", "server certificate not trusted", "certificate verify failed", "certificate verification failed", "unable to get local issuer certificate", "refused to start tls", "an attempt to start tls failed", "did not offer tls", "mta-sts policy", "dane validation", "tlsa record", "cannot start tls", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
+	textsFrom: [35]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)"},
+	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attachment", "file type", "file extension", "executable", "banned", "filetype", "attach", "file", "n=", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "try again", "temporary failure in name resolution", "host lookup did not complete", "host name lookup failure", "name server timeout", "servfail", "dns lookup timed out", "dns timeout", "temporary dns failure", "dns temporary failure", "temporary dns error", "retry timeout exceeded", "delivery temporarily suspended", "retry time not reached", "starttls", "tls", "encryption required", "certificate", "untrusted issuer", "mta-sts", "tlsa", "dane", "mx", "mail exchanger", "host not found, try again", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "rejected due to unacceptable attachments", "you have exceeded the", "prohibited attachment type", "blocked attachment type", "blocked file type", "prohibited file type", "forbidden file type", "banned file type", "disallowed file type", "file type is blocked", "file type blocked", "file type is prohibited", "file type is not permitted", "file type not permitted", "file extension is not allowed", "file extension is blocked", "attachment blocked", "attachment was blocked", "attachment has been blocked", "attachments have been blocked", "attachments were blocked", "disallowed attachment", "restricted attachment", "unacceptable attachment", "executable attachment", "block executable files", "attachment filter", "may not end with", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "server certificate not verified", "server certificate not trusted", "certificate verify failed", "certificate verification failed", "unable to get local issuer certificate", "refused to start tls", "an attempt to start tls failed", "did not offer tls", "mta-sts policy", "dane validation", "tlsa record", "cannot start tls", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
 }
 
 var builtinData1 = [...]reasonDef{
@@ -13491,7 +13523,7 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[272],
 			},
 		},
-		byFact: [21]words{
+		byFact: [22]words{
 			10: {
 				owner: "recipient-admin",
 				summary: phrase{
@@ -13794,7 +13826,7 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[279],
 			},
 		},
-		byFact: [21]words{
+		byFact: [22]words{
 			11: {
 				summary: phrase{
 					en: "delivery timed out (DNS not answering)",
@@ -13981,7 +14013,7 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[287],
 			},
 		},
-		byFact: [21]words{
+		byFact: [22]words{
 			17: {
 				owner: "sender-admin",
 				summary: phrase{
@@ -14244,6 +14276,71 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[299],
 			},
 		},
+		byFact: [22]words{
+			21: {
+				owner: "sender",
+				summary: phrase{
+					en: "attachment type not accepted",
+					tr: &builtinSlots1[128],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of its attachment "},
+							{slot: 16, isSlot: true},
+							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+					},
+					uses: 65539,
+					tr:   &builtinSlots2[300],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Send the message again without "},
+							{slot: 16, isSlot: true},
+							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+						{
+							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+					},
+					uses: 65536,
+					tr:   &builtinSlots2[301],
+				},
+			},
+		},
 	},
 	{
 		HardBounce: &builtinTrue,
@@ -14252,7 +14349,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address has moved",
-				tr: &builtinSlots1[128],
+				tr: &builtinSlots1[129],
 			},
 			explanation: alts{
 				list: []text{
@@ -14275,7 +14372,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[300],
+				tr:   &builtinSlots2[302],
 			},
 			fix: alts{
 				list: []text{
@@ -14283,7 +14380,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[301],
+				tr: &builtinSlots2[303],
 			},
 		},
 	},
@@ -14294,7 +14391,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain does not exist",
-				tr: &builtinSlots1[129],
+				tr: &builtinSlots1[130],
 			},
 			explanation: alts{
 				list: []text{
@@ -14317,7 +14414,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[302],
+				tr:   &builtinSlots2[304],
 			},
 			fix: alts{
 				list: []text{
@@ -14334,14 +14431,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[303],
+				tr:   &builtinSlots2[305],
 			},
 		},
-		byFact: [21]words{
+		byFact: [22]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[130],
+					tr: &builtinSlots1[131],
 				},
 				explanation: alts{
 					list: []text{
@@ -14376,7 +14473,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   &builtinSlots2[304],
+					tr:   &builtinSlots2[306],
 				},
 				fix: alts{
 					list: []text{
@@ -14393,7 +14490,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[305],
+					tr:   &builtinSlots2[307],
 				},
 			},
 		},
@@ -14404,7 +14501,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox full",
-				tr: &builtinSlots1[131],
+				tr: &builtinSlots1[132],
 			},
 			explanation: alts{
 				list: []text{
@@ -14427,7 +14524,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[306],
+				tr:   &builtinSlots2[308],
 			},
 			fix: alts{
 				list: []text{
@@ -14435,7 +14532,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: &builtinSlots2[307],
+				tr: &builtinSlots2[309],
 			},
 		},
 	},
@@ -14445,7 +14542,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery program failed",
-				tr: &builtinSlots1[132],
+				tr: &builtinSlots1[133],
 			},
 			explanation: alts{
 				list: []text{
@@ -14468,7 +14565,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[308],
+				tr:   &builtinSlots2[310],
 			},
 			fix: alts{
 				list: []text{
@@ -14476,7 +14573,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: &builtinSlots2[309],
+				tr: &builtinSlots2[311],
 			},
 		},
 	},
@@ -14486,7 +14583,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large",
-				tr: &builtinSlots1[133],
+				tr: &builtinSlots1[134],
 			},
 			explanation: alts{
 				list: []text{
@@ -14528,7 +14625,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8195,
-				tr:   &builtinSlots2[310],
+				tr:   &builtinSlots2[312],
 			},
 			fix: alts{
 				list: []text{
@@ -14554,7 +14651,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 12288,
-				tr:   &builtinSlots2[311],
+				tr:   &builtinSlots2[313],
 			},
 		},
 	},
@@ -14564,7 +14661,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "network or DNS problem",
-				tr: &builtinSlots1[134],
+				tr: &builtinSlots1[135],
 			},
 			explanation: alts{
 				list: []text{
@@ -14587,7 +14684,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16385,
-				tr:   &builtinSlots2[312],
+				tr:   &builtinSlots2[314],
 			},
 			fix: alts{
 				list: []text{
@@ -14595,14 +14692,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Usually temporary: the sending server retries on its own. If the message failed for good, send it again later; if it keeps failing, tell the recipient by other means so that their admin checks their domain's settings and mail servers."},
 					},
 				},
-				tr: &builtinSlots2[313],
+				tr: &builtinSlots2[315],
 			},
 		},
-		byFact: [21]words{
+		byFact: [22]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[135],
+					tr: &builtinSlots1[136],
 				},
 				explanation: alts{
 					list: []text{
@@ -14625,7 +14722,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[314],
+					tr:   &builtinSlots2[316],
 				},
 				fix: alts{
 					list: []text{
@@ -14633,14 +14730,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[315],
+					tr: &builtinSlots2[317],
 				},
 			},
 			11: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "temporary DNS failure",
-					tr: &builtinSlots1[136],
+					tr: &builtinSlots1[137],
 				},
 				explanation: alts{
 					list: []text{
@@ -14675,7 +14772,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   &builtinSlots2[316],
+					tr:   &builtinSlots2[318],
 				},
 				fix: alts{
 					list: []text{
@@ -14691,13 +14788,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[317],
+					tr:   &builtinSlots2[319],
 				},
 			},
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[137],
+					tr: &builtinSlots1[138],
 				},
 				explanation: alts{
 					list: []text{
@@ -14732,7 +14829,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   &builtinSlots2[318],
+					tr:   &builtinSlots2[320],
 				},
 				fix: alts{
 					list: []text{
@@ -14749,14 +14846,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[319],
+					tr:   &builtinSlots2[321],
 				},
 			},
 			13: {
 				owner: "sender",
 				summary: phrase{
 					en: "domain not found",
-					tr: &builtinSlots1[138],
+					tr: &builtinSlots1[139],
 				},
 				explanation: alts{
 					list: []text{
@@ -14779,7 +14876,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 17,
-					tr:   &builtinSlots2[320],
+					tr:   &builtinSlots2[322],
 				},
 				fix: alts{
 					list: []text{
@@ -14796,13 +14893,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[321],
+					tr:   &builtinSlots2[323],
 				},
 			},
 			14: {
 				summary: phrase{
 					en: "receiving server refused the connection",
-					tr: &builtinSlots1[139],
+					tr: &builtinSlots1[140],
 				},
 				explanation: alts{
 					list: []text{
@@ -14825,7 +14922,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   &builtinSlots2[322],
+					tr:   &builtinSlots2[324],
 				},
 				fix: alts{
 					list: []text{
@@ -14841,13 +14938,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[323],
+					tr:   &builtinSlots2[325],
 				},
 			},
 			15: {
 				summary: phrase{
 					en: "receiving server did not answer",
-					tr: &builtinSlots1[140],
+					tr: &builtinSlots1[141],
 				},
 				explanation: alts{
 					list: []text{
@@ -14870,7 +14967,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   &builtinSlots2[324],
+					tr:   &builtinSlots2[326],
 				},
 				fix: alts{
 					list: []text{
@@ -14886,7 +14983,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[325],
+					tr:   &builtinSlots2[327],
 				},
 			},
 		},
@@ -14897,7 +14994,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "relaying denied",
-				tr: &builtinSlots1[141],
+				tr: &builtinSlots1[142],
 			},
 			explanation: alts{
 				list: []text{
@@ -14927,7 +15024,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   &builtinSlots2[326],
+				tr:   &builtinSlots2[328],
 			},
 			fix: alts{
 				list: []text{
@@ -14935,7 +15032,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must make their domain's mail server settings point to a server that accepts it; if you send through your own organization's server, ask your email admin to allow you to send through it."},
 					},
 				},
-				tr: &builtinSlots2[327],
+				tr: &builtinSlots2[329],
 			},
 		},
 	},
@@ -14946,7 +15043,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain accepts no mail",
-				tr: &builtinSlots1[142],
+				tr: &builtinSlots1[143],
 			},
 			explanation: alts{
 				list: []text{
@@ -14969,7 +15066,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[328],
+				tr:   &builtinSlots2[330],
 			},
 			fix: alts{
 				list: []text{
@@ -14986,14 +15083,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[329],
+				tr:   &builtinSlots2[331],
 			},
 		},
-		byFact: [21]words{
+		byFact: [22]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[143],
+					tr: &builtinSlots1[144],
 				},
 				explanation: alts{
 					list: []text{
@@ -15028,7 +15125,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   &builtinSlots2[330],
+					tr:   &builtinSlots2[332],
 				},
 				fix: alts{
 					list: []text{
@@ -15045,7 +15142,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[331],
+					tr:   &builtinSlots2[333],
 				},
 			},
 		},
@@ -15056,7 +15153,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "message not standard",
-				tr: &builtinSlots1[144],
+				tr: &builtinSlots1[145],
 			},
 			explanation: alts{
 				list: []text{
@@ -15079,7 +15176,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[332],
+				tr:   &builtinSlots2[334],
 			},
 			fix: alts{
 				list: []text{
@@ -15094,7 +15191,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   &builtinSlots2[333],
+				tr:   &builtinSlots2[335],
 			},
 		},
 	},
@@ -15104,7 +15201,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "delivery on hold",
-				tr: &builtinSlots1[145],
+				tr: &builtinSlots1[146],
 			},
 			explanation: alts{
 				list: []text{
@@ -15146,7 +15243,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[334],
+				tr:   &builtinSlots2[336],
 			},
 			fix: alts{
 				list: []text{
@@ -15154,7 +15251,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: &builtinSlots2[335],
+				tr: &builtinSlots2[337],
 			},
 		},
 	},
@@ -15164,7 +15261,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "refused by policy",
-				tr: &builtinSlots1[146],
+				tr: &builtinSlots1[147],
 			},
 			explanation: alts{
 				list: []text{
@@ -15206,7 +15303,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[336],
+				tr:   &builtinSlots2[338],
 			},
 			fix: alts{
 				list: []text{
@@ -15228,77 +15325,11 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 327680,
-				tr:   &builtinSlots2[337],
+				tr:   &builtinSlots2[339],
 			},
 		},
 		stages: [5]words{
 			0: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused by policy",
-					tr: &builtinSlots1[147],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
-							{slot: 5, isSlot: true},
-							{literal: "\""},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
-						},
-					},
-					uses: 35,
-					tr:   &builtinSlots2[338],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
-							{
-								group: []textPart{
-									{literal: " (contact: "},
-									{slot: 18, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: ", and fix the cause."},
-						},
-					},
-					uses: 262144,
-					tr:   &builtinSlots2[339],
-				},
-			},
-			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
@@ -15364,11 +15395,77 @@ var builtinData1 = [...]reasonDef{
 					tr:   &builtinSlots2[341],
 				},
 			},
+			1: {
+				owner: "sender-admin",
+				summary: phrase{
+					en: "sending server refused by policy",
+					tr: &builtinSlots1[149],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
+							{slot: 5, isSlot: true},
+							{literal: "\""},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
+						},
+					},
+					uses: 35,
+					tr:   &builtinSlots2[342],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
+							{
+								group: []textPart{
+									{literal: " (contact: "},
+									{slot: 18, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: ", and fix the cause."},
+						},
+					},
+					uses: 262144,
+					tr:   &builtinSlots2[343],
+				},
+			},
 			2: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "recipient refused by policy",
-					tr: &builtinSlots1[149],
+					tr: &builtinSlots1[150],
 				},
 				explanation: alts{
 					list: []text{
@@ -15410,7 +15507,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[342],
+					tr:   &builtinSlots2[344],
 				},
 				fix: alts{
 					list: []text{
@@ -15427,7 +15524,72 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 262144,
-					tr:   &builtinSlots2[343],
+					tr:   &builtinSlots2[345],
+				},
+			},
+		},
+		byFact: [22]words{
+			21: {
+				owner: "sender",
+				summary: phrase{
+					en: "attachment type not accepted",
+					tr: &builtinSlots1[151],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of its attachment "},
+							{slot: 16, isSlot: true},
+							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+					},
+					uses: 65539,
+					tr:   &builtinSlots2[346],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Send the message again without "},
+							{slot: 16, isSlot: true},
+							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+						{
+							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+					},
+					uses: 65536,
+					tr:   &builtinSlots2[347],
 				},
 			},
 		},
@@ -15438,7 +15600,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sender address refused",
-				tr: &builtinSlots1[150],
+				tr: &builtinSlots1[152],
 			},
 			explanation: alts{
 				list: []text{
@@ -15480,7 +15642,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[344],
+				tr:   &builtinSlots2[348],
 			},
 			fix: alts{
 				list: []text{
@@ -15497,14 +15659,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 262144,
-				tr:   &builtinSlots2[345],
+				tr:   &builtinSlots2[349],
 			},
 		},
-		byFact: [21]words{
+		byFact: [22]words{
 			13: {
 				summary: phrase{
 					en: "sender domain not found",
-					tr: &builtinSlots1[151],
+					tr: &builtinSlots1[153],
 				},
 				explanation: alts{
 					list: []text{
@@ -15527,7 +15689,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[346],
+					tr:   &builtinSlots2[350],
 				},
 				fix: alts{
 					list: []text{
@@ -15535,7 +15697,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 						},
 					},
-					tr: &builtinSlots2[347],
+					tr: &builtinSlots2[351],
 				},
 			},
 		},
@@ -15546,7 +15708,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "no reverse DNS",
-				tr: &builtinSlots1[152],
+				tr: &builtinSlots1[154],
 			},
 			explanation: alts{
 				list: []text{
@@ -15577,7 +15739,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32771,
-				tr:   &builtinSlots2[348],
+				tr:   &builtinSlots2[352],
 			},
 			fix: alts{
 				list: []text{
@@ -15593,7 +15755,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32768,
-				tr:   &builtinSlots2[349],
+				tr:   &builtinSlots2[353],
 			},
 		},
 	},
@@ -15603,7 +15765,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "security requirement not met",
-				tr: &builtinSlots1[153],
+				tr: &builtinSlots1[155],
 			},
 			explanation: alts{
 				list: []text{
@@ -15645,7 +15807,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[350],
+				tr:   &builtinSlots2[354],
 			},
 			fix: alts{
 				list: []text{
@@ -15653,7 +15815,72 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
 					},
 				},
-				tr: &builtinSlots2[351],
+				tr: &builtinSlots2[355],
+			},
+		},
+		byFact: [22]words{
+			21: {
+				owner: "sender",
+				summary: phrase{
+					en: "attachment type not accepted",
+					tr: &builtinSlots1[156],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of its attachment "},
+							{slot: 16, isSlot: true},
+							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+					},
+					uses: 65539,
+					tr:   &builtinSlots2[356],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Send the message again without "},
+							{slot: 16, isSlot: true},
+							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+						{
+							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+					},
+					uses: 65536,
+					tr:   &builtinSlots2[357],
+				},
 			},
 		},
 	},
@@ -15663,7 +15890,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "judged as spam",
-				tr: &builtinSlots1[154],
+				tr: &builtinSlots1[157],
 			},
 			explanation: alts{
 				list: []text{
@@ -15686,7 +15913,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[352],
+				tr:   &builtinSlots2[358],
 			},
 			fix: alts{
 				list: []text{
@@ -15694,7 +15921,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Look at what may look like spam in the message (many links or link shorteners, an image with little text, a misleading subject, unexpected attachments) and send a plainer version. If it is ordinary mail, ask the recipient by other means to add your address to their safe senders."},
 					},
 				},
-				tr: &builtinSlots2[353],
+				tr: &builtinSlots2[359],
 			},
 		},
 		stages: [5]words{
@@ -15702,7 +15929,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[155],
+					tr: &builtinSlots1[158],
 				},
 				explanation: alts{
 					list: []text{
@@ -15744,7 +15971,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 2051,
-					tr:   &builtinSlots2[354],
+					tr:   &builtinSlots2[360],
 				},
 				fix: alts{
 					list: []text{
@@ -15761,14 +15988,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   &builtinSlots2[355],
+					tr:   &builtinSlots2[361],
 				},
 			},
 			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[156],
+					tr: &builtinSlots1[159],
 				},
 				explanation: alts{
 					list: []text{
@@ -15810,7 +16037,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 2051,
-					tr:   &builtinSlots2[356],
+					tr:   &builtinSlots2[362],
 				},
 				fix: alts{
 					list: []text{
@@ -15827,14 +16054,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   &builtinSlots2[357],
+					tr:   &builtinSlots2[363],
 				},
 			},
 			2: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[157],
+					tr: &builtinSlots1[160],
 				},
 				explanation: alts{
 					list: []text{
@@ -15876,7 +16103,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 2051,
-					tr:   &builtinSlots2[358],
+					tr:   &builtinSlots2[364],
 				},
 				fix: alts{
 					list: []text{
@@ -15893,16 +16120,16 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   &builtinSlots2[359],
+					tr:   &builtinSlots2[365],
 				},
 			},
 		},
-		byFact: [21]words{
+		byFact: [22]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[158],
+					tr: &builtinSlots1[161],
 				},
 				explanation: alts{
 					list: []text{
@@ -15948,7 +16175,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 196611,
-					tr:   &builtinSlots2[360],
+					tr:   &builtinSlots2[366],
 				},
 				fix: alts{
 					list: []text{
@@ -15962,7 +16189,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65536,
-					tr:   &builtinSlots2[361],
+					tr:   &builtinSlots2[367],
 				},
 			},
 		},
@@ -15973,7 +16200,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending rate limit",
-				tr: &builtinSlots1[159],
+				tr: &builtinSlots1[162],
 			},
 			explanation: alts{
 				list: []text{
@@ -15996,7 +16223,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[362],
+				tr:   &builtinSlots2[368],
 			},
 			fix: alts{
 				list: []text{
@@ -16013,7 +16240,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 4096,
-				tr:   &builtinSlots2[363],
+				tr:   &builtinSlots2[369],
 			},
 		},
 	},
@@ -16023,7 +16250,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "suppressed address",
-				tr: &builtinSlots1[160],
+				tr: &builtinSlots1[163],
 			},
 			explanation: alts{
 				list: []text{
@@ -16039,7 +16266,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[364],
+				tr:   &builtinSlots2[370],
 			},
 			fix: alts{
 				list: []text{
@@ -16047,7 +16274,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. Take it off the suppression list (in the sending service's settings) only if you know that it works again; otherwise remove it from your lists."},
 					},
 				},
-				tr: &builtinSlots2[365],
+				tr: &builtinSlots2[371],
 			},
 		},
 	},
@@ -16057,7 +16284,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "mailbox disabled",
-				tr: &builtinSlots1[161],
+				tr: &builtinSlots1[164],
 			},
 			explanation: alts{
 				list: []text{
@@ -16080,7 +16307,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[366],
+				tr:   &builtinSlots2[372],
 			},
 			fix: alts{
 				list: []text{
@@ -16088,7 +16315,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: &builtinSlots2[367],
+				tr: &builtinSlots2[373],
 			},
 		},
 	},
@@ -16098,7 +16325,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "mail protocol error",
-				tr: &builtinSlots1[162],
+				tr: &builtinSlots1[165],
 			},
 			explanation: alts{
 				list: []text{
@@ -16121,7 +16348,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[368],
+				tr:   &builtinSlots2[374],
 			},
 			fix: alts{
 				list: []text{
@@ -16129,7 +16356,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: &builtinSlots2[369],
+				tr: &builtinSlots2[375],
 			},
 		},
 	},
@@ -16139,7 +16366,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "error at the receiving system",
-				tr: &builtinSlots1[163],
+				tr: &builtinSlots1[166],
 			},
 			explanation: alts{
 				list: []text{
@@ -16181,7 +16408,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[370],
+				tr:   &builtinSlots2[376],
 			},
 			fix: alts{
 				list: []text{
@@ -16189,14 +16416,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: &builtinSlots2[371],
+				tr: &builtinSlots2[377],
 			},
 		},
-		byFact: [21]words{
+		byFact: [22]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[164],
+					tr: &builtinSlots1[167],
 				},
 				explanation: alts{
 					list: []text{
@@ -16219,7 +16446,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[372],
+					tr:   &builtinSlots2[378],
 				},
 				fix: alts{
 					list: []text{
@@ -16227,7 +16454,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[373],
+					tr: &builtinSlots2[379],
 				},
 			},
 		},
@@ -16238,7 +16465,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "receiving system out of storage",
-				tr: &builtinSlots1[165],
+				tr: &builtinSlots1[168],
 			},
 			explanation: alts{
 				list: []text{
@@ -16261,7 +16488,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[374],
+				tr:   &builtinSlots2[380],
 			},
 			fix: alts{
 				list: []text{
@@ -16269,7 +16496,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: &builtinSlots2[375],
+				tr: &builtinSlots2[381],
 			},
 		},
 	},
@@ -16279,7 +16506,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "too many connections",
-				tr: &builtinSlots1[166],
+				tr: &builtinSlots1[169],
 			},
 			explanation: alts{
 				list: []text{
@@ -16302,7 +16529,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[376],
+				tr:   &builtinSlots2[382],
 			},
 			fix: alts{
 				list: []text{
@@ -16310,15 +16537,15 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: &builtinSlots2[377],
+				tr: &builtinSlots2[383],
 			},
 		},
-		byFact: [21]words{
+		byFact: [22]words{
 			16: {
 				owner: "sender",
 				summary: phrase{
 					en: "too many recipients",
-					tr: &builtinSlots1[167],
+					tr: &builtinSlots1[170],
 				},
 				explanation: alts{
 					list: []text{
@@ -16360,7 +16587,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 8195,
-					tr:   &builtinSlots2[378],
+					tr:   &builtinSlots2[384],
 				},
 				fix: alts{
 					list: []text{
@@ -16374,7 +16601,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 8192,
-					tr:   &builtinSlots2[379],
+					tr:   &builtinSlots2[385],
 				},
 			},
 		},
@@ -16385,7 +16612,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "undetermined failure",
-				tr: &builtinSlots1[168],
+				tr: &builtinSlots1[171],
 			},
 			explanation: alts{
 				list: []text{
@@ -16420,7 +16647,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[380],
+				tr:   &builtinSlots2[386],
 			},
 			fix: alts{
 				list: []text{
@@ -16440,7 +16667,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 4096,
-				tr:   &builtinSlots2[381],
+				tr:   &builtinSlots2[387],
 			},
 		},
 	},
@@ -16451,7 +16678,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address does not exist",
-				tr: &builtinSlots1[169],
+				tr: &builtinSlots1[172],
 			},
 			explanation: alts{
 				list: []text{
@@ -16474,7 +16701,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[382],
+				tr:   &builtinSlots2[388],
 			},
 			fix: alts{
 				list: []text{
@@ -16482,7 +16709,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[383],
+				tr: &builtinSlots2[389],
 			},
 		},
 	},
@@ -16491,7 +16718,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "auto-reply",
-				tr: &builtinSlots1[170],
+				tr: &builtinSlots1[173],
 			},
 			explanation: alts{
 				list: []text{
@@ -16499,7 +16726,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: &builtinSlots2[384],
+				tr: &builtinSlots2[390],
 			},
 		},
 	},
@@ -16509,7 +16736,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "malware detected",
-				tr: &builtinSlots1[171],
+				tr: &builtinSlots1[174],
 			},
 			explanation: alts{
 				list: []text{
@@ -16591,7 +16818,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 196611,
-				tr:   &builtinSlots2[385],
+				tr:   &builtinSlots2[391],
 			},
 			fix: alts{
 				list: []text{
@@ -16605,7 +16832,139 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65536,
-				tr:   &builtinSlots2[386],
+				tr:   &builtinSlots2[392],
+			},
+		},
+		byFact: [22]words{
+			6: {
+				owner: "sender",
+				summary: phrase{
+					en: "malware detected",
+					tr: &builtinSlots1[175],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because the attachment "},
+							{slot: 16, isSlot: true},
+							{literal: " is infected with malware ("},
+							{slot: 17, isSlot: true},
+							{literal: ")."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because it carries malware ("},
+							{slot: 17, isSlot: true},
+							{literal: ")."},
+						},
+					},
+					uses: 196611,
+					tr:   &builtinSlots2[393],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "The receiving server's scanner found malware in "},
+							{slot: 16, isSlot: true},
+							{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
+						},
+						{
+							{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
+						},
+					},
+					uses: 65536,
+					tr:   &builtinSlots2[394],
+				},
+			},
+			21: {
+				owner: "sender",
+				summary: phrase{
+					en: "attachment type not accepted",
+					tr: &builtinSlots1[176],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of its attachment "},
+							{slot: 16, isSlot: true},
+							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+					},
+					uses: 65539,
+					tr:   &builtinSlots2[395],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Send the message again without "},
+							{slot: 16, isSlot: true},
+							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+						{
+							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+					},
+					uses: 65536,
+					tr:   &builtinSlots2[396],
+				},
 			},
 		},
 	},
@@ -16613,8 +16972,8 @@ var builtinData1 = [...]reasonDef{
 
 // builtinSlots1 are the translations of the []string slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots1 [172][]string
+var builtinSlots1 [177][]string
 
 // builtinSlots2 are the translations of the [][]text slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots2 [387][][]text
+var builtinSlots2 [397][][]text

@@ -706,6 +706,11 @@ func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 		}
 		v.Summary = t[textAutoreplySummary].plain()
 		v.Explanation = t[textAutoreplyExplanation].plain()
+		if q := autoreplyQuote(r.Notice); q != "" {
+			// Its own first sentences: the return date, the person
+			// to write to meanwhile.
+			v.Explanation = t[textAutoreplyQuotedExplanation].render(&slotValues{slotReply: q})
+		}
 	case dsn.KindFeedback:
 		v.Reason = ReasonFeedback
 		v.Owner = OwnerSenderAdmin

@@ -63,12 +63,17 @@ const (
 	FactTLSNotOffered Fact = "tls_not_offered" // condition: the sending server requires TLS and the receiving server does not offer STARTTLS (Postfix "TLS is required, but was not offered by host")
 	FactTLSRefused    Fact = "tls_refused"     // condition: the receiving server offered STARTTLS and then refused or failed to start it (Postfix "refused to start TLS")
 	FactTLSCert       Fact = "tls_cert"        // condition: the receiving server's certificate did not pass verification (Postfix "Server certificate not verified", DANE, MTA-STS)
+
+	// FactBlockedAttachment is the condition that the refusal is about an
+	// attachment's type (a program, a script, a document with macros, an
+	// archive), not about malware found in it nor about the sender.
+	FactBlockedAttachment Fact = "blocked_attachment"
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
-	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert}
+	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactBlockedAttachment}
 
 const numFacts = len(facts)
 
@@ -273,6 +278,10 @@ func cleanFact(f Fact, v string) string {
 		v = plainUnits(v)
 	}
 	v = strings.TrimRight(strings.TrimLeft(v, `(<['"`), `.,;:)]>'"`)
+	if strings.Count(v, "(") > strings.Count(v, ")") {
+		// A closing bracket of the value itself ("x.exe (in y.zip)").
+		v += ")"
+	}
 	if f == FactURL && !guidanceURL(v) {
 		return "" // not a page a mail provider points to: see guidanceHosts
 	}

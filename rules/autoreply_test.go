@@ -1,0 +1,76 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ndrmilter/ndrmilter/dsn"
+)
+
+// TestAutoreplyExplanationQuotesItsOpeningSentences checks that an
+// out-of-office notice is explained with its own first sentences (the
+// return date, the person to write to), after its salutation and before
+// its signature or the quoted original, and without the challenge words.
+func TestAutoreplyExplanationQuotesItsOpeningSentences(t *testing.T) {
+	e := builtin(t)
+	tests := []struct {
+		name, notice string
+		has          []string
+		hasNot       []string
+	}{
+		{"german out of office", "Guten Tag,\n\nich bin bis 11.12.2026 nicht im Büro und habe keinen Zugriff auf meine\nE-Mails. In dringenden Fällen wenden Sie sich an s.berger@alpenbau.example.\n\nMit freundlichen Grüßen\nSabine Hofer",
+			[]string{"11.12.2026 nicht im Büro", "s.berger@alpenbau.example"}, []string{"Guten Tag", "Mit freundlichen"}},
+		{"english after thanks", "Thank you for your message. I am out of the office until Monday 7 December.\nPlease contact ap-team@example.net meanwhile.\n\nTom\n________________\nFrom: Accounts\nSubject: Invoice",
+			[]string{"until Monday 7 December", "ap-team@example.net"}, []string{"Tom", "Invoice"}},
+		{"abbreviation is no sentence end", "Bonjour,\nJe suis absent jusqu'au 3 janv. 2027 inclus, p. ex. pour les congés. Merci de écrire à accueil@example.fr. Bonne journée.",
+			[]string{"3 janv. 2027", "accueil@example.fr"}, []string{"Bonne journée", "Bonjour"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &dsn.Report{Kind: dsn.KindAutoreply, Format: "rfc3834", Notice: tt.notice,
+				Recipients: []dsn.Recipient{{Address: "someone@example.org"}}}
+			got := e.Explain(r)[0]
+			for _, h := range tt.has {
+				if !strings.Contains(got.Explanation, h) {
+					t.Errorf("explanation %q lacks %q", got.Explanation, h)
+				}
+			}
+			for _, h := range append(tt.hasNot, "challenge") {
+				if strings.Contains(got.Explanation, h) {
+					t.Errorf("explanation %q holds %q", got.Explanation, h)
+				}
+			}
+			if got.Owner != OwnerNone {
+				t.Errorf("owner %s, want none", got.Owner)
+			}
+		})
+	}
+}
+
+// TestAutoreplyQuoteIsCleanAndBounded checks that the quote holds no control
+// or bidirectional formatting character, no double quote, and is cut at
+// maxAutoreplyQuote; a notice without words gives no quote.
+func TestAutoreplyQuoteIsCleanAndBounded(t *testing.T) {
+	q := autoreplyQuote("I am away \x1b[31muntil\x1b[0m \u202eMonday\u202c and \"busy\"" + strings.Repeat(" very", 200) + ".")
+	if strings.ContainsAny(q, "\x1b\u202e\u202c\"\n") {
+		t.Errorf("quote %q holds a control, a bidi character or a double quote", q)
+	}
+	if len(q) > maxAutoreplyQuote+len("...") || !strings.HasSuffix(q, "...") {
+		t.Errorf("quote of %d bytes %q, want at most %d and cut", len(q), q, maxAutoreplyQuote)
+	}
+	if q := autoreplyQuote("\n\n-- \n12345\n"); q != "" {
+		t.Errorf("quote %q of a notice without words, want none", q)
+	}
+}
+
+// TestChallengeKeepsItsOwnWords checks that a challenge-response notice is
+// explained as a challenge, not quoted as an out-of-office reply.
+func TestChallengeKeepsItsOwnWords(t *testing.T) {
+	e := builtin(t)
+	r := &dsn.Report{Kind: dsn.KindAutoreply, Format: dsn.FormatChallengeResponse, Notice: "I am protected by a filter. Please confirm you are a person.",
+		Recipients: []dsn.Recipient{{Address: "someone@example.org"}}}
+	got := e.Explain(r)[0]
+	if !strings.Contains(got.Explanation, "challenge") || got.Owner != OwnerSender {
+		t.Errorf("explanation %q, owner %s: want the challenge's words", got.Explanation, got.Owner)
+	}
+}
