@@ -70,17 +70,7 @@ func autoreplyQuote(notice string) string {
 	if !hasWords(s) {
 		return ""
 	}
-	if len(s) > maxAutoreplyQuote {
-		cut := strings.LastIndexByte(s[:maxAutoreplyQuote], ' ')
-		if cut < maxAutoreplyQuote/2 {
-			cut = maxAutoreplyQuote
-			for cut > 0 && !utf8.RuneStart(s[cut]) {
-				cut--
-			}
-		}
-		s = strings.TrimRight(s[:cut], " ,;:-") + "..."
-	}
-	return s
+	return cutAtWord(s, maxAutoreplyQuote)
 }
 
 // quotedLine says whether a line of an auto-reply belongs to a quoted

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/ndrmilter/ndrmilter/internal/textclean"
 )
@@ -56,14 +57,24 @@ func quoteReply(diag string) string {
 	if !readable(s) {
 		return ""
 	}
-	if len(s) > maxQuote {
-		cut := strings.LastIndexByte(s[:maxQuote], ' ')
-		if cut < maxQuote/2 {
-			cut = maxQuote
-		}
-		s = strings.TrimRight(s[:cut], " ,;:-") + "..."
+	return cutAtWord(s, maxQuote)
+}
+
+// cutAtWord returns s when it is at most max bytes long, and otherwise its
+// start cut at the last space of its first max bytes (or, with no space in
+// their second half, at the last character that fits), followed by "...".
+func cutAtWord(s string, max int) string {
+	if len(s) <= max {
+		return s
 	}
-	return s
+	cut := strings.LastIndexByte(s[:max], ' ')
+	if cut < max/2 {
+		cut = max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+	}
+	return strings.TrimRight(s[:cut], " ,;:-") + "..."
 }
 
 // readable reports whether s holds at least three words of three or more
