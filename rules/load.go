@@ -26,9 +26,11 @@ type ruleSet struct {
 }
 
 // builtinPhrases is the phrase set of the built-in rules alone, shared by
-// the engines Load makes without local files: its automaton is built once
-// per process, whatever the number of reloads.
-var builtinPhrases = newPhraseSet(builtinSet.phrases)
+// the engines Load makes without local files: its automaton is made once
+// per process, whatever the number of reloads, from the trie go generate
+// built (builtinTrie), so that only its table of transitions is made at
+// run time.
+var builtinPhrases = &phraseSet{phrases: builtinSet.phrases, trie: builtinTrie}
 
 // Load returns an Engine with the rules of the given files, in order, followed
 // by the built-in rules. First match wins, so local rules override built-in ones.
