@@ -23,6 +23,8 @@ type ruleSet struct {
 	// phrases are the phrases of every rule and extractor, normalized, by
 	// id (the ids in the rules' masks).
 	phrases []string
+	// textFree are the rules that require no phrase, by status class.
+	textFree textFreeIndex
 }
 
 // builtinPhrases is the phrase set of the built-in rules alone, shared by
@@ -68,7 +70,7 @@ func Load(files ...string) (*Engine, error) {
 
 // newEngine returns the Engine of a complete rule set.
 func newEngine(set *ruleSet, phrases *phraseSet) *Engine {
-	e := &Engine{rules: set.rules, reasons: set.reasons, extractors: set.extractors,
+	e := &Engine{rules: set.rules, textFree: &set.textFree, reasons: set.reasons, extractors: set.extractors,
 		texts: &set.texts, textsFrom: set.textsFrom, phraseList: set.phrases, phrases: phrases}
 	words := phrases.words()
 	e.scratch.New = func() any {
@@ -148,6 +150,7 @@ func compileSources(srcs []source, known []string) (*ruleSet, error) {
 	}
 	set.texts, set.textsFrom = *t, from
 	set.phrases = table.list
+	set.textFree = newTextFreeIndex(set.rules)
 	return set, nil
 }
 
@@ -182,5 +185,6 @@ func (s *ruleSet) before(base *ruleSet) *ruleSet {
 			m.texts[k], m.textsFrom[k] = base.texts[k], base.textsFrom[k]
 		}
 	}
+	m.textFree = newTextFreeIndex(m.rules)
 	return m
 }
