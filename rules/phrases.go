@@ -13,11 +13,14 @@ import (
 // whatever the number of rules, instead of running one substring search per
 // phrase.
 //
-// The automaton is built the first time a text is matched, not when the
+// The automaton is made the first time a text is matched, not when the
 // rules load: "ndrmilter code 5.1.1" matches no text at all (issue 14:
-// start-up). Its transitions are a dense table filled in as texts reach
-// them, so a process pays for the states its texts visit, not for all of
-// them (tens of thousands, times the alphabet).
+// start-up). Its trie (trie) is data: for the built-in rules go generate
+// writes it into builtin_gen.go, so that no process builds it; for rules
+// loaded from files it is built then. Its transitions are a dense table
+// filled in as texts reach them, so a process pays for the states its
+// texts visit, not for all of them (tens of thousands, times the
+// alphabet): too large to generate.
 //
 // Phrases and texts are compared after normalize: ASCII lower case, runs of
 // white space as one space.
