@@ -111,6 +111,40 @@ func TestBuiltinEqualsRulesYAML(t *testing.T) {
 	}
 }
 
+// TestBuiltinTrieEqualsBuilt checks that the trie of the phrase automaton
+// compiled into the binary is the one newTrie builds from the phrases of
+// rules.yaml, and that the automaton made from it finds, in texts, the
+// phrases plain substring search finds.
+func TestBuiltinTrieEqualsBuilt(t *testing.T) {
+	if builtinTrie == nil {
+		t.Skip("built with rulesyaml: the trie is built at run time")
+	}
+	data := readRulesYAML(t)
+	set, err := compileBuiltin(data)
+	if err != nil {
+		t.Fatalf("rules.yaml: %v", err)
+	}
+	built := newTrie(set.phrases)
+	if !reflect.DeepEqual(built, builtinTrie) {
+		t.Fatalf("builtinTrie (%d states) is not newTrie of rules.yaml's %d phrases (%d states): run go generate ./rules", len(builtinTrie.fail), len(set.phrases), len(built.fail))
+	}
+	if !slices.Equal(builtinPhrases.phrases, set.phrases) || builtinPhrases.trie != builtinTrie {
+		t.Fatal("the built-in phrase set does not use builtinTrie with rules.yaml's phrases")
+	}
+	ps := builtinPhrases
+	for _, in := range sampleInputs() {
+		text := normalize(nil, in.Diagnostic)
+		hits := make([]uint64, ps.words())
+		ps.match(text, hits)
+		for id, p := range ps.phrases {
+			want := strings.Contains(string(text), p)
+			if got := hits[id>>6]&(1<<(uint(id)&63)) != 0; got != want {
+				t.Errorf("phrase %q in %q: automaton %t, substring search %t", p, text, got, want)
+			}
+		}
+	}
+}
+
 // sampleInputs are records that reach many kinds of rules: codes alone,
 // phrases, regexps with captures, hosts, delays, successes.
 func sampleInputs() []Input {
@@ -129,10 +163,14 @@ func sampleInputs() []Input {
 }
 
 // generateBuiltin returns the Go source of builtin_gen.go for a compiled
-// rule set.
+// rule set: the set, and the trie of its phrase automaton.
 func generateBuiltin(set *ruleSet, digest string) ([]byte, error) {
 	var g goWriter
 	if err := g.value(reflect.ValueOf(set), false); err != nil {
+		return nil, err
+	}
+	var tg goWriter
+	if err := tg.value(reflect.ValueOf(newTrie(set.phrases)), false); err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer
@@ -159,6 +197,9 @@ func generateBuiltin(set *ruleSet, digest string) ([]byte, error) {
 		fmt.Fprintf(&b, "\nvar %s = %s\n", v.name, v.value)
 	}
 	g.writeSlots(&b)
+	b.WriteString("\n// builtinTrie is the trie of the phrase automaton of builtinSet, as newTrie\n// builds it from builtinSet.phrases.\nvar builtinTrie = ")
+	b.Write(tg.b.Bytes())
+	b.WriteString("\n")
 	return format.Source(b.Bytes())
 }
 
@@ -359,12 +400,24 @@ func (g *goWriter) value(v reflect.Value, elided bool) error {
 		if isBasic(t.Elem()) {
 			sep = ""
 		}
+		// Long runs of plain values (the automaton's tables) go
+		// wrapLen to a line, so that a change to the rules changes
+		// lines, not one line of a hundred kilobytes.
+		wrap := isBasic(t.Elem()) && v.Len() > wrapLen
+		if wrap {
+			sep = "\n"
+		}
+		written := 0
 		for i := 0; i < v.Len(); i++ {
 			if keyed && isEmpty(v.Index(i)) {
 				continue
 			}
+			if wrap && written%wrapLen == 0 {
+				sep = "\n"
+			}
+			written++
 			g.b.WriteString(sep)
-			if sep == "" {
+			if sep == "" || wrap {
 				sep = " "
 			}
 			if keyed {
@@ -375,7 +428,7 @@ func (g *goWriter) value(v reflect.Value, elided bool) error {
 			}
 			g.b.WriteString(",")
 		}
-		if sep == "\n" {
+		if sep == "\n" || wrap {
 			g.b.WriteString("\n")
 		}
 		g.b.WriteString("}")
@@ -429,6 +482,10 @@ func (g *goWriter) value(v reflect.Value, elided bool) error {
 	}
 	return nil
 }
+
+// wrapLen is the number of plain values written to a line in a long
+// slice or array.
+const wrapLen = 20
 
 // isBasic reports whether t is written as a plain value.
 func isBasic(t reflect.Type) bool {

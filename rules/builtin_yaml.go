@@ -23,3 +23,7 @@ var builtinSet = func() *ruleSet {
 }()
 
 var builtinDigest = digestOf(builtinRules)
+
+// builtinTrie is nil in this build: the phrase automaton's trie is built
+// from builtinSet.phrases on first use.
+var builtinTrie *trie

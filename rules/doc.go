@@ -93,8 +93,9 @@
 //
 // Phrases are compared after lower-casing and folding runs of white space, so
 // "Mailbox  Full" matches "mailbox full". Every phrase of every rule goes into
-// one automaton (phraseSet) at Load, so Classify reads the diagnostic text once
-// whatever the number of rules. Load rejects unknown keys, reasons outside the
+// one automaton (phraseSet), so Classify reads the diagnostic text once
+// whatever the number of rules; a record in whose text no phrase occurs is
+// tried only against the rules that require none (textFreeIndex). Load rejects unknown keys, reasons outside the
 // vocabulary, unknown owners, stages and facts, malformed codes, ranges and
 // reply codes, bad regular expressions, regexp groups that are not facts, ids
 // that are not short words, and unknown template placeholders, naming the

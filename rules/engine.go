@@ -24,6 +24,7 @@ const maxNotice = 8 << 10
 // immutable after Load and safe for concurrent use.
 type Engine struct {
 	rules      []*rule
+	textFree   *textFreeIndex // of rules
 	reasons    map[Reason]*reasonDef
 	extractors []*extractor
 	texts      *[numTexts]text  // in English
@@ -121,6 +122,26 @@ func (e *Engine) prepare(in *Input) record {
 	return rec
 }
 
+// firstMatch returns the first rule that rec matches, nil when none does.
+func (e *Engine) firstMatch(rec *record) *rule {
+	if key, ok := statusKey(rec.st, rec.hasStatus); ok && noHits(rec.sc.hits) {
+		// No phrase in the text: only the rules that require none can
+		// match, and the index has them in order.
+		for _, i := range e.textFree[key] {
+			if r := e.rules[i]; rec.matches(r) {
+				return r
+			}
+		}
+		return nil
+	}
+	for _, r := range e.rules {
+		if rec.matches(r) {
+			return r
+		}
+	}
+	return nil
+}
+
 func (rec *record) matches(r *rule) bool {
 	return r.matches(&rec.in, rec.st, rec.hasStatus, rec.rp, rec.action, rec.sc)
 }
@@ -143,13 +164,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	defer e.scratch.Put(rec.sc)
 	st, hasStatus, reply, rp, action := rec.st, rec.hasStatus, rec.reply, rec.rp, rec.action
 
-	var matched *rule
-	for _, r := range e.rules {
-		if rec.matches(r) {
-			matched = r
-			break
-		}
-	}
+	matched := e.firstMatch(&rec)
 
 	v := Classification{ReplyCode: reply, Reason: ReasonUndefined, Rule: ""}
 	t := &noThen

@@ -23,12 +23,16 @@ type ruleSet struct {
 	// phrases are the phrases of every rule and extractor, normalized, by
 	// id (the ids in the rules' masks).
 	phrases []string
+	// textFree are the rules that require no phrase, by status class.
+	textFree textFreeIndex
 }
 
 // builtinPhrases is the phrase set of the built-in rules alone, shared by
-// the engines Load makes without local files: its automaton is built once
-// per process, whatever the number of reloads.
-var builtinPhrases = newPhraseSet(builtinSet.phrases)
+// the engines Load makes without local files: its automaton is made once
+// per process, whatever the number of reloads, from the trie go generate
+// built (builtinTrie), so that only its table of transitions is made at
+// run time.
+var builtinPhrases = &phraseSet{phrases: builtinSet.phrases, trie: builtinTrie}
 
 // Load returns an Engine with the rules of the given files, in order, followed
 // by the built-in rules. First match wins, so local rules override built-in ones.
@@ -66,7 +70,7 @@ func Load(files ...string) (*Engine, error) {
 
 // newEngine returns the Engine of a complete rule set.
 func newEngine(set *ruleSet, phrases *phraseSet) *Engine {
-	e := &Engine{rules: set.rules, reasons: set.reasons, extractors: set.extractors,
+	e := &Engine{rules: set.rules, textFree: &set.textFree, reasons: set.reasons, extractors: set.extractors,
 		texts: &set.texts, textsFrom: set.textsFrom, phraseList: set.phrases, phrases: phrases}
 	words := phrases.words()
 	e.scratch.New = func() any {
@@ -146,6 +150,7 @@ func compileSources(srcs []source, known []string) (*ruleSet, error) {
 	}
 	set.texts, set.textsFrom = *t, from
 	set.phrases = table.list
+	set.textFree = newTextFreeIndex(set.rules)
 	return set, nil
 }
 
@@ -180,5 +185,6 @@ func (s *ruleSet) before(base *ruleSet) *ruleSet {
 			m.texts[k], m.textsFrom[k] = base.texts[k], base.textsFrom[k]
 		}
 	}
+	m.textFree = newTextFreeIndex(m.rules)
 	return m
 }

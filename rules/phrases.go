@@ -13,18 +13,26 @@ import (
 // whatever the number of rules, instead of running one substring search per
 // phrase.
 //
-// The automaton is built the first time a text is matched, not when the
+// The automaton is made the first time a text is matched, not when the
 // rules load: "ndrmilter code 5.1.1" matches no text at all (issue 14:
-// start-up). Its transitions are a dense table filled in as texts reach
-// them, so a process pays for the states its texts visit, not for all of
-// them (tens of thousands, times the alphabet).
+// start-up). Its trie (trie) is data: for the built-in rules go generate
+// writes it into builtin_gen.go, so that no process builds it; for rules
+// loaded from files it is built then. Its transitions are a dense table
+// filled in as texts reach them, so a process pays for the states its
+// texts visit, not for all of them (tens of thousands, times the
+// alphabet): too large to generate.
 //
 // Phrases and texts are compared after normalize: ASCII lower case, runs of
 // white space as one space.
 type phraseSet struct {
 	phrases []string // by id, normalized, non-empty
-	once    sync.Once
-	ac      *automaton
+	// trie is the automaton's trie when it was built ahead of time: for
+	// the built-in rules, by go generate (builtin_gen.go), so that no
+	// process builds it (issue 14: start-up). Nil, it is built from
+	// phrases on first use (rules loaded with --rules).
+	trie *trie
+	once sync.Once
+	ac   *automaton
 }
 
 // newPhraseSet returns the set of phrases (already normalized, non-empty).
@@ -42,14 +50,22 @@ func (ps *phraseSet) match(text []byte, hits []uint64) {
 	if len(ps.phrases) == 0 || len(text) == 0 {
 		return
 	}
-	ps.once.Do(func() { ps.ac = newAutomaton(ps.phrases) })
+	ps.once.Do(func() {
+		t := ps.trie
+		if t == nil {
+			t = newTrie(ps.phrases)
+		}
+		ps.ac = newAutomaton(t)
+	})
 	ps.ac.match(text, hits)
 }
 
-// automaton is the Aho-Corasick automaton of a phraseSet: the trie of the
-// phrases with its failure links, and the table of transitions computed
-// from them on first use.
-type automaton struct {
+// trie is the part of an Aho-Corasick automaton that depends on the
+// phrases alone: the trie of the phrases with its failure links and
+// outputs. It is plain data, so that go generate can write the built-in
+// rules' one as Go literals (builtin_gen.go) that the binary maps without
+// running any code.
+type trie struct {
 	classes [256]uint8 // byte -> alphabet class; 0 is "a byte no phrase uses"
 	width   int32      // number of classes
 	// The trie: the children of state s are edgeTo[first[s]:first[s+1]],
@@ -63,6 +79,12 @@ type automaton struct {
 	// outIDs[outStart[st]:outStart[st+1]].
 	outStart []int32
 	outIDs   []int32
+}
+
+// automaton is the Aho-Corasick automaton of a phraseSet: its trie, and
+// the table of transitions computed from it on first use.
+type automaton struct {
+	*trie
 	// The transitions, a row of width entries per state, filled in as
 	// texts reach them: next[row*width+class] is 0 while not computed,
 	// else the offset of the next state's row (its row times width: no
@@ -83,10 +105,23 @@ type automaton struct {
 // outFlag marks, in next, a state where phrases end.
 const outFlag = -1 << 31
 
-// newAutomaton builds the trie and its failure links; the transitions are
+// newAutomaton returns the automaton of a trie; the transitions are
 // computed as texts need them.
-func newAutomaton(phrases []string) *automaton {
-	a := &automaton{}
+func newAutomaton(t *trie) *automaton {
+	states := len(t.fail)
+	a := &automaton{trie: t}
+	// Zeroed memory straight from the system: only the rows texts reach
+	// are ever touched.
+	a.next = make([]atomic.Int32, states*int(t.width))
+	a.rowOf = make([]atomic.Int32, states)
+	a.stateOfRow = make([]int32, states)
+	a.rowFor(0) // the root's row is row 0
+	return a
+}
+
+// newTrie builds the trie of the phrases and its failure links.
+func newTrie(phrases []string) *trie {
+	a := &trie{}
 	width := int32(1)
 	for _, p := range phrases {
 		for i := 0; i < len(p); i++ {
@@ -202,16 +237,11 @@ func newAutomaton(phrases []string) *automaton {
 		a.outIDs = append(a.outIDs, ids...)
 	}
 	a.outStart[states] = int32(len(a.outIDs))
-	// Zeroed memory straight from the system: only the rows texts reach
-	// are ever touched.
-	a.next = make([]atomic.Int32, int(states)*int(width))
-	a.rowOf = make([]atomic.Int32, states)
-	a.stateOfRow = make([]int32, states)
-	a.rowFor(0) // the root's row is row 0
 	return a
 }
 
-func (a *automaton) mappable(p string) bool {
+// mappable reports whether every byte of p has a class.
+func (a *trie) mappable(p string) bool {
 	for i := 0; i < len(p); i++ {
 		if a.classes[p[i]] == 0 {
 			return false
@@ -221,7 +251,7 @@ func (a *automaton) mappable(p string) bool {
 }
 
 // child returns the trie child of s by class c, -1 when there is none.
-func (a *automaton) child(s int32, c uint8) int32 {
+func (a *trie) child(s int32, c uint8) int32 {
 	for k := a.first[s]; k < a.first[s+1]; k++ {
 		if a.edgeClass[k] == c {
 			return a.edgeTo[k]

@@ -41,6 +41,8 @@ func LoadWithout(skip []string, files ...string) (*Engine, error) {
 		return nil, fmt.Errorf("rules: cannot leave out %s: no rule has that id", strings.Join(unknown, ", "))
 	}
 	e.rules = kept
+	x := newTextFreeIndex(kept)
+	e.textFree = &x
 	return e, nil
 }
 
