@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "e22881853016"
+const builtinDigest = "a0feea5074be"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -8410,9 +8410,9 @@ var builtinSet = &ruleSet{
 			then: thenDef{Reason: "userunknown"},
 		},
 		{
-			id:   "filtered-status-text",
+			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4318,
+			line: 4334,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8421,17 +8421,264 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 22, bits: 2199023251456},
+				{index: 22, bits: 4096},
+			},
+			textIDs: []int32{1420},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "recipient",
+					summary: phrase{
+						en: "mailbox closed for inactivity",
+						tr: &builtinSlots1[75],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[157],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
+							},
+						},
+						tr: &builtinSlots2[158],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-status-mailbox-missing",
+			file: "rules.yaml (built-in)",
+			line: 4347,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 20, bits: 2305843009213693952},
+				{index: 22, bits: 24576},
+			},
+			textIDs: []int32{1341, 1421, 1422},
+			unless: phraseMask{
+				{index: 22, bits: 2199023222784},
+				{index: 10, bits: 67108992},
+			},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "mailbox does not exist",
+						tr: &builtinSlots1[76],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[159],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[160],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-status-userunknown-missing",
+			file: "rules.yaml (built-in)",
+			line: 4372,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 19, bits: 18410715276690587648},
+				{index: 20, bits: 18446744073709551615},
+				{index: 7, bits: 144115188142964752},
+				{index: 8, bits: 864691128459329536},
+				{index: 9, bits: 65536},
+				{index: 12, bits: 268435460},
+				{index: 5, bits: 13194140319744},
+				{index: 11, bits: 216172782113783808},
+				{index: 15, bits: 256},
+				{index: 21, bits: 2251799813685247},
+				{index: 2, bits: 274877906944},
+			},
+			textIDs: []int32{1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 505, 1283, 1284, 571, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 592, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 474, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 796, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 362, 1320, 1321, 1322, 534, 1323, 1324, 1325, 760, 1326, 1327, 452, 1328, 1329, 1330, 968, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 339, 1338, 1339, 1340, 1341, 1342, 570, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 770, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 338, 1364, 1365, 1366, 1367, 363, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 761, 1380, 1381, 1382, 1383, 1384, 1385, 166, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394},
+			unless: phraseMask{
+				{index: 22, bits: 2199023222784},
+				{index: 10, bits: 67108992},
+			},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "mailbox does not exist",
+						tr: &builtinSlots1[77],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[161],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[162],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-status-text",
+			file: "rules.yaml (built-in)",
+			line: 4380,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 22, bits: 3298534879232},
 				{index: 10, bits: 67108992},
 				{index: 20, bits: 2305843009213693952},
 			},
-			textIDs: []int32{1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 647, 1429, 1341, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 666},
+			textIDs: []int32{1423, 1422, 1449, 1424, 1425, 1426, 1427, 1421, 1428, 647, 1429, 1341, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1420, 666},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4337,
+			line: 4399,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8458,24 +8705,24 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4343,
+			line: 4405,
 			text: phraseMask{
-				{index: 22, bits: 15393162788864},
+				{index: 22, bits: 30786325577728},
 			},
-			textIDs: []int32{1449, 1450, 1451},
+			textIDs: []int32{1450, 1451, 1452},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4352,
+			line: 4414,
 			text: phraseMask{
-				{index: 22, bits: 17592991350784},
+				{index: 22, bits: 35185177395200},
 			},
-			textIDs: []int32{1436, 1437, 1452},
+			textIDs: []int32{1436, 1437, 1453},
 			unless: phraseMask{
 				{index: 21, bits: 288230376151711744},
-				{index: 22, bits: 35184372088832},
+				{index: 22, bits: 70368744177664},
 			},
 			regexps: []*pattern{
 				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
@@ -8483,22 +8730,167 @@ var builtinSet = &ruleSet{
 			then: thenDef{Reason: "rejected"},
 		},
 		{
+			id:   "filtered-mailbox-inactive",
+			file: "rules.yaml (built-in)",
+			line: 4429,
+			text: phraseMask{
+				{index: 22, bits: 4096},
+			},
+			textIDs: []int32{1420},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "recipient",
+					summary: phrase{
+						en: "mailbox closed for inactivity",
+						tr: &builtinSlots1[78],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[163],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
+							},
+						},
+						tr: &builtinSlots2[164],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-mailbox-missing",
+			file: "rules.yaml (built-in)",
+			line: 4435,
+			text: phraseMask{
+				{index: 20, bits: 2305843009213693952},
+				{index: 22, bits: 24576},
+			},
+			textIDs: []int32{1341, 1421, 1422},
+			unless: phraseMask{
+				{index: 22, bits: 2199023222784},
+				{index: 10, bits: 67108992},
+			},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "mailbox does not exist",
+						tr: &builtinSlots1[79],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[165],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[166],
+					},
+				},
+			},
+		},
+		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4367,
+			line: 4443,
 			text: phraseMask{
-				{index: 22, bits: 2199023251456},
+				{index: 22, bits: 3298534879232},
 				{index: 10, bits: 67108992},
 				{index: 20, bits: 2305843009213693952},
 			},
-			textIDs: []int32{1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 647, 1429, 1341, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 666},
+			textIDs: []int32{1423, 1422, 1449, 1424, 1425, 1426, 1427, 1421, 1428, 647, 1429, 1341, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1420, 666},
 			command: []string{"RCPT", "DATA", ""},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4375,
+			line: 4451,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8507,22 +8899,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4380,
+			line: 4456,
 			text: phraseMask{
-				{index: 22, bits: 18446673704965373952},
-				{index: 23, bits: 8388607},
+				{index: 22, bits: 18446603336221196288},
+				{index: 23, bits: 16777215},
 			},
-			textIDs: []int32{1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494},
+			textIDs: []int32{1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4401,
+			line: 4477,
 			text: phraseMask{
-				{index: 23, bits: 260046848},
+				{index: 23, bits: 520093696},
 			},
-			textIDs: []int32{1495, 1496, 1497, 1498, 1499},
+			textIDs: []int32{1496, 1497, 1498, 1499, 1500},
 			regexps: []*pattern{
 				{src: "domain.*mismatches client ip", captures: false},
 				{src: "dns lookup failure:.*try again later", captures: false},
@@ -8535,21 +8927,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4414,
+			line: 4490,
 			text: phraseMask{
-				{index: 23, bits: 137170518016},
+				{index: 23, bits: 274341036032},
 			},
-			textIDs: []int32{1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508},
+			textIDs: []int32{1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4422,
+			line: 4498,
 			text: phraseMask{
-				{index: 23, bits: 137438953472},
+				{index: 23, bits: 274877906944},
 			},
-			textIDs: []int32{1509},
+			textIDs: []int32{1510},
 			regexps: []*pattern{
 				{src: "multiple.*header", captures: false},
 			},
@@ -8558,31 +8950,31 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4433,
+			line: 4509,
 			text: phraseMask{
-				{index: 23, bits: 281200098803712},
+				{index: 23, bits: 562400197607424},
 				{index: 7, bits: 134217728},
 				{index: 9, bits: 8388608},
 			},
-			textIDs: []int32{1510, 475, 1511, 1512, 1513, 599, 1514, 1515, 1516, 1517, 1518, 1519},
+			textIDs: []int32{1511, 475, 1512, 1513, 1514, 599, 1515, 1516, 1517, 1518, 1519, 1520},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4445,
+			line: 4521,
 			text: phraseMask{
-				{index: 23, bits: 18446462599001276416},
-				{index: 24, bits: 255},
+				{index: 23, bits: 18446181124293001216},
+				{index: 24, bits: 511},
 				{index: 10, bits: 18014398509481984},
 			},
-			textIDs: []int32{1500, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 694, 1543},
+			textIDs: []int32{1501, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 694, 1544},
 			unless: phraseMask{
-				{index: 24, bits: 18446744073709551360},
+				{index: 24, bits: 18446744073709551104},
 				{index: 11, bits: 262144},
 				{index: 9, bits: 128},
-				{index: 22, bits: 15393162919936},
-				{index: 25, bits: 35184372088831},
+				{index: 22, bits: 30786325839872},
+				{index: 25, bits: 70368744177663},
 				{bits: 16777216},
 			},
 			then: thenDef{Reason: "contenterror"},
@@ -8590,7 +8982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4510,
+			line: 4586,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -8600,7 +8992,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender blocked (bad outbound sender)",
-						tr: &builtinSlots1[75],
+						tr: &builtinSlots1[80],
 					},
 					explanation: alts{
 						list: []text{
@@ -8642,7 +9034,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[157],
+						tr:   &builtinSlots2[167],
 					},
 					fix: alts{
 						list: []text{
@@ -8650,14 +9042,14 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password and ask for the block to be lifted, and check that your domain exists."},
 							},
 						},
-						tr: &builtinSlots2[158],
+						tr: &builtinSlots2[168],
 					},
 				},
 				byFact: [22]words{
 					13: {
 						summary: phrase{
 							en: "sender domain not found",
-							tr: &builtinSlots1[76],
+							tr: &builtinSlots1[81],
 						},
 						explanation: alts{
 							list: []text{
@@ -8680,7 +9072,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 3,
-							tr:   &builtinSlots2[159],
+							tr:   &builtinSlots2[169],
 						},
 						fix: alts{
 							list: []text{
@@ -8688,7 +9080,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 								},
 							},
-							tr: &builtinSlots2[160],
+							tr: &builtinSlots2[170],
 						},
 					},
 				},
@@ -8697,7 +9089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4523,
+			line: 4599,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -8707,16 +9099,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4528,
+			line: 4604,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709518848},
 				{index: 7, bits: 72057594037927936},
 				{index: 5, bits: 134217728},
 				{index: 2, bits: 2594073385365405696},
 				{index: 19, bits: 274877906943},
-				{index: 25, bits: 35184372088832},
+				{index: 25, bits: 70368744177664},
 			},
-			textIDs: []int32{1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 504, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 347, 1207, 186, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 189, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1645},
+			textIDs: []int32{1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 504, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 347, 1207, 186, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 189, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1646},
 			unless: phraseMask{
 				{index: 19, bits: 824633720832},
 				{index: 17, bits: 67108864},
@@ -8727,7 +9119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4571,
+			line: 4647,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709518848},
 				{index: 7, bits: 72057594037927936},
@@ -8745,15 +9137,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4585,
+			line: 4661,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
 			unless: phraseMask{
-				{index: 25, bits: 18446673704965373952},
+				{index: 25, bits: 18446603336221196288},
 				{index: 1, bits: 144115532746981376},
 				{index: 7, bits: 140737488355328},
-				{index: 26, bits: 8191},
+				{index: 26, bits: 16383},
 				{index: 11, bits: 480767901696},
 			},
 			then: thenDef{Reason: "hostunknown"},
@@ -8761,7 +9153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4605,
+			line: 4681,
 			text: phraseMask{
 				{index: 19, bits: 8796093022208},
 			},
@@ -8771,7 +9163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4612,
+			line: 4688,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8784,17 +9176,17 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{index: 1, bits: 8935141660703064064},
-				{index: 26, bits: 549755805696},
+				{index: 26, bits: 1099511611392},
 				{index: 5, bits: 32},
 				{index: 21, bits: 4503599627370496},
 				{index: 10, bits: 962072674304},
 			},
-			textIDs: []int32{126, 1677, 1678, 325, 1679, 1680, 1681, 1682, 125, 1396, 1683, 1684, 1685, 1686, 679, 1687, 124, 1688, 1689, 1690, 1691, 123, 122, 1692, 1693, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 677, 678, 1701, 1702},
+			textIDs: []int32{126, 1678, 1679, 325, 1680, 1681, 1682, 1683, 125, 1396, 1684, 1685, 1686, 1687, 679, 1688, 124, 1689, 1690, 1691, 1692, 123, 122, 1693, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 1701, 677, 678, 1702, 1703},
 			unless: phraseMask{
-				{index: 25, bits: 18446673704965373952},
+				{index: 25, bits: 18446603336221196288},
 				{index: 1, bits: 144115532746981376},
 				{index: 7, bits: 140737488355328},
-				{index: 26, bits: 8191},
+				{index: 26, bits: 16383},
 				{index: 11, bits: 480767901696},
 			},
 			then: thenDef{Reason: "hostunknown"},
@@ -8802,7 +9194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4633,
+			line: 4709,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8811,37 +9203,37 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4643,
+			line: 4719,
 			text: phraseMask{
-				{index: 26, bits: 8246337208320},
+				{index: 26, bits: 16492674416640},
 			},
-			textIDs: []int32{1703, 1704, 1705, 1706},
+			textIDs: []int32{1704, 1705, 1706, 1707},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4647,
+			line: 4723,
 			text: phraseMask{
-				{index: 24, bits: 18446744073709551360},
+				{index: 24, bits: 18446744073709551104},
 				{index: 11, bits: 262144},
 				{index: 9, bits: 128},
-				{index: 22, bits: 15393162919936},
-				{index: 25, bits: 35184372088831},
+				{index: 22, bits: 30786325839872},
+				{index: 25, bits: 70368744177663},
 				{bits: 16777216},
 			},
-			textIDs: []int32{1544, 1545, 1546, 1547, 1548, 1549, 722, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 583, 1564, 1565, 1566, 1567, 1568, 1425, 1449, 1450, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1451, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 1635, 1636, 1637, 1638, 24, 1639, 1640, 1641, 1642, 1643, 1644},
+			textIDs: []int32{1545, 1546, 1547, 1548, 1549, 1550, 722, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 583, 1565, 1566, 1567, 1568, 1569, 1426, 1450, 1451, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1452, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 1635, 1636, 1637, 1638, 1639, 24, 1640, 1641, 1642, 1643, 1644, 1645},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4652,
+			line: 4728,
 			text: phraseMask{
 				{index: 2, bits: 562949953421312},
-				{index: 26, bits: 2243003720663040},
+				{index: 26, bits: 4486007441326080},
 			},
-			textIDs: []int32{177, 1707, 1708, 1709, 1710, 1711, 1712, 1713, 1714},
+			textIDs: []int32{177, 1708, 1709, 1710, 1711, 1712, 1713, 1714, 1715},
 			regexps: []*pattern{
 				{src: "greylisted.*please try again in", captures: false},
 				{src: "mail score \\(.*over", captures: false},
@@ -8859,18 +9251,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4666,
+			line: 4742,
 			text: phraseMask{
-				{index: 26, bits: 18444492273895866368},
-				{index: 27, bits: 127},
+				{index: 26, bits: 18442240474082181120},
+				{index: 27, bits: 255},
 			},
-			textIDs: []int32{1715, 1716, 1717, 1718, 1719, 1720, 1721, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734},
+			textIDs: []int32{1716, 1717, 1718, 1719, 1720, 1721, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4676,
+			line: 4752,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8879,20 +9271,20 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4681,
+			line: 4757,
 			text: phraseMask{
-				{index: 27, bits: 134217600},
+				{index: 27, bits: 268435200},
 				{index: 12, bits: 33285996544},
 				{bits: 140737488355328},
 				{index: 9, bits: 32768},
 			},
-			textIDs: []int32{1735, 800, 1736, 802, 798, 799, 1737, 1738, 1739, 1740, 47, 1741, 1742, 1743, 591, 1744, 1745, 1746, 801, 1747, 1748, 1749, 1750, 1751, 1752, 1753, 1754},
+			textIDs: []int32{1736, 800, 1737, 802, 798, 799, 1738, 1739, 1740, 1741, 47, 1742, 1743, 1744, 591, 1745, 1746, 1747, 801, 1748, 1749, 1750, 1751, 1752, 1753, 1754, 1755},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4699,
+			line: 4775,
 			text: phraseMask{
 				{index: 16, bits: 18437736874454810624},
 				{bits: 64513},
@@ -8909,12 +9301,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4704,
+			line: 4780,
 			text: phraseMask{
-				{index: 27, bits: 140737354137600},
+				{index: 27, bits: 281474708275200},
 				{index: 18, bits: 32},
 			},
-			textIDs: []int32{1755, 1157, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774},
+			textIDs: []int32{1756, 1157, 1757, 1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775},
 			regexps: []*pattern{
 				{src: "\\(.*@.*:blocked\\)", captures: false},
 				{src: "access from ip address.*blocked", captures: false},
@@ -8946,34 +9338,34 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4730,
+			line: 4806,
 			text: phraseMask{
-				{index: 27, bits: 576320014815068160},
+				{index: 27, bits: 1152640029630136320},
 				{bits: 207165582859042816},
 			},
-			textIDs: []int32{1775, 1776, 1777, 1778, 1779, 1780, 53, 54, 55, 57, 1781, 1782, 1783, 1784, 1785, 1786},
+			textIDs: []int32{1776, 1777, 1778, 1779, 1780, 1781, 53, 54, 55, 57, 1782, 1783, 1784, 1785, 1786, 1787},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4740,
+			line: 4816,
 			text: phraseMask{
-				{index: 27, bits: 17870283321406128128},
-				{index: 28, bits: 17592186044415},
+				{index: 27, bits: 17293822569102704640},
+				{index: 28, bits: 35184372088831},
 				{index: 8, bits: 1152921504606846976},
 			},
-			textIDs: []int32{1787, 1788, 1789, 1790, 1791, 1792, 572, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835},
+			textIDs: []int32{1788, 1789, 1790, 1791, 1792, 1793, 572, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4770,
+			line: 4846,
 			text: phraseMask{
-				{index: 28, bits: 17592186044416},
+				{index: 28, bits: 35184372088832},
 			},
-			textIDs: []int32{1836},
+			textIDs: []int32{1837},
 			regexps: []*pattern{
 				{src: "you have exceeded the.*allowable number of posts without solving a captcha", captures: false},
 			},
@@ -8982,22 +9374,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 4776,
+			line: 4852,
 			text: phraseMask{
-				{index: 28, bits: 18446708889337462784},
-				{index: 29, bits: 63},
+				{index: 28, bits: 18446673704965373952},
+				{index: 29, bits: 127},
 			},
-			textIDs: []int32{1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857, 1858, 1859, 1860, 1861},
+			textIDs: []int32{1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857, 1858, 1859, 1860, 1861, 1862},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 4795,
+			line: 4871,
 			text: phraseMask{
-				{index: 29, bits: 64},
+				{index: 29, bits: 128},
 			},
-			textIDs: []int32{1862},
+			textIDs: []int32{1863},
 			regexps: []*pattern{
 				{src: "attachment name .{1,200} may not end with", captures: false},
 			},
@@ -9006,21 +9398,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4803,
+			line: 4879,
 			text: phraseMask{
-				{index: 29, bits: 17179869056},
+				{index: 29, bits: 34359738112},
 			},
-			textIDs: []int32{1863, 1864, 1865, 1866, 1867, 1868, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 1886, 1887, 1888, 1889},
+			textIDs: []int32{1864, 1865, 1866, 1867, 1868, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 1886, 1887, 1888, 1889, 1890},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4819,
+			line: 4895,
 			text: phraseMask{
-				{index: 29, bits: 17179869184},
+				{index: 29, bits: 34359738368},
 			},
-			textIDs: []int32{1890},
+			textIDs: []int32{1891},
 			regexps: []*pattern{
 				{src: "unable to connect.*daemon", captures: false},
 			},
@@ -9029,43 +9421,43 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4825,
+			line: 4901,
 			text: phraseMask{
-				{index: 25, bits: 18446673704965373952},
+				{index: 25, bits: 18446603336221196288},
 				{index: 1, bits: 144115532746981376},
 				{index: 7, bits: 140737488355328},
-				{index: 26, bits: 8191},
+				{index: 26, bits: 16383},
 				{index: 11, bits: 480767901696},
 			},
-			textIDs: []int32{1646, 1647, 1648, 1649, 100, 121, 1650, 1651, 1652, 1653, 1654, 1655, 1656, 94, 1657, 1658, 1659, 1660, 495, 1661, 1662, 102, 1663, 1664, 1665, 1666, 1667, 732, 733, 734, 735, 736, 741, 742, 737, 738, 739, 1668, 1669, 1670, 1671, 1672, 1673, 1674, 1675, 1676},
+			textIDs: []int32{1647, 1648, 1649, 1650, 100, 121, 1651, 1652, 1653, 1654, 1655, 1656, 1657, 94, 1658, 1659, 1660, 1661, 495, 1662, 1663, 102, 1664, 1665, 1666, 1667, 1668, 732, 733, 734, 735, 736, 741, 742, 737, 738, 739, 1669, 1670, 1671, 1672, 1673, 1674, 1675, 1676, 1677},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4830,
+			line: 4906,
 			text: phraseMask{
-				{index: 26, bits: 16777216},
+				{index: 26, bits: 33554432},
 				{index: 1, bits: 864691128455135232},
 			},
-			textIDs: []int32{1688, 123, 122},
+			textIDs: []int32{1689, 123, 122},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4836,
+			line: 4912,
 			text: phraseMask{
-				{index: 29, bits: 17557826306048},
+				{index: 29, bits: 35115652612096},
 				{index: 12, bits: 536870912},
 			},
-			textIDs: []int32{1891, 797, 1892, 1893, 1894, 1895, 1896, 1897, 1898, 1899},
+			textIDs: []int32{1892, 797, 1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4843,
+			line: 4919,
 			text: phraseMask{
 				{index: 19, bits: 36027697507336192},
 				{index: 5, bits: 16384},
@@ -9078,7 +9470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4848,
+			line: 4924,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9119,7 +9511,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16387,
-						tr:   &builtinSlots2[161],
+						tr:   &builtinSlots2[171],
 					},
 				},
 				byFact: [22]words{
@@ -9157,7 +9549,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 16387,
-							tr:   &builtinSlots2[162],
+							tr:   &builtinSlots2[172],
 						},
 					},
 				},
@@ -9167,23 +9559,23 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4865,
+			line: 4941,
 			text: phraseMask{
 				{index: 7, bits: 51539607552},
-				{index: 29, bits: 18446726481523507200},
+				{index: 29, bits: 18446708889337462784},
 				{index: 4, bits: 137438953472},
 				{index: 11, bits: 67108864},
 				{index: 1, bits: 87960930222080},
 				{bits: 4294967296},
-				{index: 30, bits: 16383},
+				{index: 30, bits: 32767},
 			},
-			textIDs: []int32{482, 1900, 1901, 1902, 1903, 1904, 1905, 1906, 1907, 1908, 1909, 1910, 1911, 1912, 1913, 1914, 1915, 1916, 1917, 1918, 483, 293, 730, 108, 110, 32, 1919, 1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933},
+			textIDs: []int32{482, 1901, 1902, 1903, 1904, 1905, 1906, 1907, 1908, 1909, 1910, 1911, 1912, 1913, 1914, 1915, 1916, 1917, 1918, 1919, 483, 293, 730, 108, 110, 32, 1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933, 1934},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4885,
+			line: 4961,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9196,11 +9588,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4891,
+			line: 4967,
 			text: phraseMask{
-				{index: 30, bits: 16384},
+				{index: 30, bits: 32768},
 			},
-			textIDs: []int32{1934},
+			textIDs: []int32{1935},
 			regexps: []*pattern{
 				{src: "delivery failed \\d+ attempts", captures: false},
 			},
@@ -9209,19 +9601,19 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4898,
+			line: 4974,
 			text: phraseMask{
 				{index: 7, bits: 137438953472},
-				{index: 30, bits: 274877874176},
+				{index: 30, bits: 549755748352},
 				{index: 1, bits: 2814749767106560},
 			},
-			textIDs: []int32{485, 1935, 1936, 1937, 1938, 113, 1939, 1940, 1941, 1942, 1943, 1944, 1945, 1946, 1947, 1948, 1949, 1950, 115, 1951, 1952, 1953, 1954, 1955, 1956, 1957},
+			textIDs: []int32{485, 1936, 1937, 1938, 1939, 113, 1940, 1941, 1942, 1943, 1944, 1945, 1946, 1947, 1948, 1949, 1950, 1951, 115, 1952, 1953, 1954, 1955, 1956, 1957, 1958},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4913,
+			line: 4989,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9238,35 +9630,35 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4920,
+			line:    4996,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4925,
+			line: 5001,
 			text: phraseMask{
-				{index: 30, bits: 72057319160020992},
+				{index: 30, bits: 144114638320041984},
 				{index: 9, bits: 13835058055282163712},
 				{index: 15, bits: 288230376151711744},
 				{index: 12, bits: 268435456},
 				{index: 6, bits: 159429186027520},
 				{index: 11, bits: 134217728},
 			},
-			textIDs: []int32{1958, 1959, 1960, 638, 1961, 1962, 1018, 796, 1963, 1964, 1965, 1966, 1967, 1968, 639, 1969, 1970, 1971, 1972, 1973, 431, 731, 424, 428, 1974, 1975},
+			textIDs: []int32{1959, 1960, 1961, 638, 1962, 1963, 1018, 796, 1964, 1965, 1966, 1967, 1968, 1969, 639, 1970, 1971, 1972, 1973, 1974, 431, 731, 424, 428, 1975, 1976},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4940,
+			line: 5016,
 			text: phraseMask{
-				{index: 30, bits: 504403158265495552},
-				{index: 23, bits: 8388608},
+				{index: 30, bits: 1008806316530991104},
+				{index: 23, bits: 16777216},
 				{index: 22, bits: 128},
 			},
-			textIDs: []int32{1976, 1977, 1978, 1495, 1415},
+			textIDs: []int32{1977, 1978, 1979, 1496, 1415},
 			regexps: []*pattern{
 				{src: "authentication failed; server.*said:", captures: false},
 				{src: "authentification invalide.*305", captures: false},
@@ -9279,30 +9671,30 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4949,
+			line: 5025,
 			text: phraseMask{
-				{index: 30, bits: 17870283321406128128},
+				{index: 30, bits: 17293822569102704640},
 				{index: 2, bits: 2199023255552},
-				{index: 31, bits: 4095},
+				{index: 31, bits: 8191},
 			},
-			textIDs: []int32{1979, 169, 1980, 1981, 1982, 1983, 1984, 1985, 1986, 1987, 1988, 1989, 1990, 1991, 1992, 1993, 1994, 1995},
+			textIDs: []int32{1980, 169, 1981, 1982, 1983, 1984, 1985, 1986, 1987, 1988, 1989, 1990, 1991, 1992, 1993, 1994, 1995, 1996},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4958,
+			line: 5034,
 			text: phraseMask{
 				{index: 7, bits: 2304},
-				{index: 31, bits: 2093056},
+				{index: 31, bits: 4186112},
 			},
-			textIDs: []int32{456, 1996, 1997, 459, 1998, 1999, 2000, 2001, 2002, 2003, 2004},
+			textIDs: []int32{456, 1997, 1998, 459, 1999, 2000, 2001, 2002, 2003, 2004, 2005},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4975,
+			line: 5051,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9311,7 +9703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4981,
+			line: 5057,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9321,7 +9713,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient address ambiguous",
-						tr: &builtinSlots1[77],
+						tr: &builtinSlots1[82],
 					},
 					explanation: alts{
 						list: []text{
@@ -9344,7 +9736,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[163],
+						tr:   &builtinSlots2[173],
 					},
 					fix: alts{
 						list: []text{
@@ -9352,7 +9744,7 @@ var builtinSet = &ruleSet{
 								{literal: "Use the recipient's full, exact address. If that fails too, tell the recipient by other means so that their admin makes the address unique."},
 							},
 						},
-						tr: &builtinSlots2[164],
+						tr: &builtinSlots2[174],
 					},
 				},
 			},
@@ -9360,7 +9752,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4991,
+			line: 5067,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9371,7 +9763,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "address reported valid",
-						tr: &builtinSlots1[78],
+						tr: &builtinSlots1[83],
 					},
 					explanation: alts{
 						list: []text{
@@ -9399,7 +9791,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[165],
+						tr:   &builtinSlots2[175],
 					},
 					fix: alts{
 						list: []text{
@@ -9407,7 +9799,7 @@ var builtinSet = &ruleSet{
 								{literal: "Forward this report to your email admin, who can read its technical details."},
 							},
 						},
-						tr: &builtinSlots2[166],
+						tr: &builtinSlots2[176],
 					},
 				},
 			},
@@ -9415,7 +9807,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5004,
+			line: 5080,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9424,7 +9816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5010,
+			line: 5086,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9433,7 +9825,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "passed on without further reports",
-						tr: &builtinSlots1[79],
+						tr: &builtinSlots1[84],
 					},
 					explanation: alts{
 						list: []text{
@@ -9449,7 +9841,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[167],
+						tr:   &builtinSlots2[177],
 					},
 					fix: alts{
 						list: []text{
@@ -9457,7 +9849,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do unless the recipient says the message never arrived; then ask them by other means."},
 							},
 						},
-						tr: &builtinSlots2[168],
+						tr: &builtinSlots2[178],
 					},
 				},
 			},
@@ -9465,7 +9857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5019,
+			line: 5095,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -9493,7 +9885,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[169],
+						tr:   &builtinSlots2[179],
 					},
 				},
 			},
@@ -9501,7 +9893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5026,
+			line: 5102,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -9510,7 +9902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5034,
+			line: 5110,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -9520,7 +9912,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "mailing list problem",
-						tr: &builtinSlots1[80],
+						tr: &builtinSlots1[85],
 					},
 					explanation: alts{
 						list: []text{
@@ -9536,7 +9928,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[170],
+						tr:   &builtinSlots2[180],
 					},
 					fix: alts{
 						list: []text{
@@ -9544,7 +9936,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the list's owner by other means; they must fix the list."},
 							},
 						},
-						tr: &builtinSlots2[171],
+						tr: &builtinSlots2[181],
 					},
 				},
 			},
@@ -9552,7 +9944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5044,
+			line: 5120,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -9561,7 +9953,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5050,
+			line: 5126,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -9571,7 +9963,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "receiving system not accepting mail",
-						tr: &builtinSlots1[81],
+						tr: &builtinSlots1[86],
 					},
 					explanation: alts{
 						list: []text{
@@ -9594,7 +9986,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[172],
+						tr:   &builtinSlots2[182],
 					},
 					fix: alts{
 						list: []text{
@@ -9602,7 +9994,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[173],
+						tr: &builtinSlots2[183],
 					},
 				},
 			},
@@ -9610,7 +10002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5060,
+			line: 5136,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -9620,7 +10012,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "feature not supported",
-						tr: &builtinSlots1[82],
+						tr: &builtinSlots1[87],
 					},
 					explanation: alts{
 						list: []text{
@@ -9643,7 +10035,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[174],
+						tr:   &builtinSlots2[184],
 					},
 					fix: alts{
 						list: []text{
@@ -9651,7 +10043,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check which feature the receiving server refused (see the technical details) and send without it."},
 							},
 						},
-						tr: &builtinSlots2[175],
+						tr: &builtinSlots2[185],
 					},
 				},
 			},
@@ -9659,7 +10051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5070,
+			line: 5146,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -9687,7 +10079,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[176],
+						tr:   &builtinSlots2[186],
 					},
 				},
 			},
@@ -9695,7 +10087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5077,
+			line: 5153,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -9730,7 +10122,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[177],
+						tr:   &builtinSlots2[187],
 					},
 				},
 			},
@@ -9738,7 +10130,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5087,
+			line: 5163,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9766,7 +10158,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[178],
+						tr:   &builtinSlots2[188],
 					},
 				},
 			},
@@ -9774,7 +10166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5094,
+			line: 5170,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9783,7 +10175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5100,
+			line: 5176,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9793,7 +10185,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many recipients",
-						tr: &builtinSlots1[83],
+						tr: &builtinSlots1[88],
 					},
 					explanation: alts{
 						list: []text{
@@ -9835,7 +10227,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8195,
-						tr:   &builtinSlots2[179],
+						tr:   &builtinSlots2[189],
 					},
 					fix: alts{
 						list: []text{
@@ -9849,7 +10241,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[180],
+						tr:   &builtinSlots2[190],
 					},
 				},
 			},
@@ -9857,7 +10249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5115,
+			line: 5191,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9885,7 +10277,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[181],
+						tr:   &builtinSlots2[191],
 					},
 				},
 			},
@@ -9893,7 +10285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5123,
+			line: 5199,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9921,7 +10313,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[182],
+						tr:   &builtinSlots2[192],
 					},
 				},
 			},
@@ -9929,7 +10321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5130,
+			line: 5206,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9957,7 +10349,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[183],
+						tr:   &builtinSlots2[193],
 					},
 				},
 			},
@@ -9965,7 +10357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5137,
+			line: 5213,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -9975,7 +10367,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to the list",
-						tr: &builtinSlots1[84],
+						tr: &builtinSlots1[89],
 					},
 					explanation: alts{
 						list: []text{
@@ -9998,7 +10390,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[184],
+						tr:   &builtinSlots2[194],
 					},
 					fix: alts{
 						list: []text{
@@ -10006,7 +10398,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the list's owner, by other means, to let you post (for example by joining the list)."},
 							},
 						},
-						tr: &builtinSlots2[185],
+						tr: &builtinSlots2[195],
 					},
 				},
 			},
@@ -10014,7 +10406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5149,
+			line: 5225,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -10024,7 +10416,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security conversion not possible",
-						tr: &builtinSlots1[85],
+						tr: &builtinSlots1[90],
 					},
 					explanation: alts{
 						list: []text{
@@ -10047,7 +10439,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[186],
+						tr:   &builtinSlots2[196],
 					},
 					fix: alts{
 						list: []text{
@@ -10055,7 +10447,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without signing or encrypting it may work."},
 							},
 						},
-						tr: &builtinSlots2[187],
+						tr: &builtinSlots2[197],
 					},
 				},
 			},
@@ -10063,7 +10455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5159,
+			line: 5235,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10073,7 +10465,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security features not supported",
-						tr: &builtinSlots1[86],
+						tr: &builtinSlots1[91],
 					},
 					explanation: alts{
 						list: []text{
@@ -10096,7 +10488,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[188],
+						tr:   &builtinSlots2[198],
 					},
 					fix: alts{
 						list: []text{
@@ -10104,7 +10496,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without those features may work."},
 							},
 						},
-						tr: &builtinSlots2[189],
+						tr: &builtinSlots2[199],
 					},
 				},
 			},
@@ -10112,7 +10504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5169,
+			line: 5245,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10122,7 +10514,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic failure",
-						tr: &builtinSlots1[87],
+						tr: &builtinSlots1[92],
 					},
 					explanation: alts{
 						list: []text{
@@ -10145,7 +10537,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[190],
+						tr:   &builtinSlots2[200],
 					},
 					fix: alts{
 						list: []text{
@@ -10153,7 +10545,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to check the certificates."},
 							},
 						},
-						tr: &builtinSlots2[191],
+						tr: &builtinSlots2[201],
 					},
 				},
 			},
@@ -10161,7 +10553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5179,
+			line: 5255,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10171,7 +10563,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic algorithm not supported",
-						tr: &builtinSlots1[88],
+						tr: &builtinSlots1[93],
 					},
 					explanation: alts{
 						list: []text{
@@ -10194,7 +10586,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[192],
+						tr:   &builtinSlots2[202],
 					},
 					fix: alts{
 						list: []text{
@@ -10202,7 +10594,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to use another method."},
 							},
 						},
-						tr: &builtinSlots2[193],
+						tr: &builtinSlots2[203],
 					},
 				},
 			},
@@ -10210,7 +10602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5189,
+			line: 5265,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10220,7 +10612,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "message integrity failure",
-						tr: &builtinSlots1[89],
+						tr: &builtinSlots1[94],
 					},
 					explanation: alts{
 						list: []text{
@@ -10243,7 +10635,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[194],
+						tr:   &builtinSlots2[204],
 					},
 					fix: alts{
 						list: []text{
@@ -10251,7 +10643,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again; if it keeps failing, your email admin should check the servers between you and the recipient."},
 							},
 						},
-						tr: &builtinSlots2[195],
+						tr: &builtinSlots2[205],
 					},
 				},
 			},
@@ -10259,7 +10651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5199,
+			line: 5275,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10269,7 +10661,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login details not valid",
-						tr: &builtinSlots1[90],
+						tr: &builtinSlots1[95],
 					},
 					explanation: alts{
 						list: []text{
@@ -10292,7 +10684,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[196],
+						tr:   &builtinSlots2[206],
 					},
 					fix: alts{
 						list: []text{
@@ -10300,7 +10692,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the user name and password configured in your mail program or device; your email admin can help."},
 							},
 						},
-						tr: &builtinSlots2[197],
+						tr: &builtinSlots2[207],
 					},
 				},
 			},
@@ -10308,7 +10700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5209,
+			line: 5285,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10318,7 +10710,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login method too weak",
-						tr: &builtinSlots1[91],
+						tr: &builtinSlots1[96],
 					},
 					explanation: alts{
 						list: []text{
@@ -10341,7 +10733,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[198],
+						tr:   &builtinSlots2[208],
 					},
 					fix: alts{
 						list: []text{
@@ -10349,7 +10741,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure a stronger login method on the sending system."},
 							},
 						},
-						tr: &builtinSlots2[199],
+						tr: &builtinSlots2[209],
 					},
 				},
 			},
@@ -10357,7 +10749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5219,
+			line: 5295,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10367,7 +10759,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption needed",
-						tr: &builtinSlots1[92],
+						tr: &builtinSlots1[97],
 					},
 					explanation: alts{
 						list: []text{
@@ -10390,7 +10782,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[200],
+						tr:   &builtinSlots2[210],
 					},
 					fix: alts{
 						list: []text{
@@ -10398,7 +10790,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) for the sending system."},
 							},
 						},
-						tr: &builtinSlots2[201],
+						tr: &builtinSlots2[211],
 					},
 				},
 			},
@@ -10406,7 +10798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5229,
+			line: 5305,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10416,7 +10808,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption required to log in",
-						tr: &builtinSlots1[93],
+						tr: &builtinSlots1[98],
 					},
 					explanation: alts{
 						list: []text{
@@ -10439,7 +10831,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[202],
+						tr:   &builtinSlots2[212],
 					},
 					fix: alts{
 						list: []text{
@@ -10447,7 +10839,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) before the sending system logs in."},
 							},
 						},
-						tr: &builtinSlots2[203],
+						tr: &builtinSlots2[213],
 					},
 				},
 			},
@@ -10455,7 +10847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5239,
+			line: 5315,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -10465,7 +10857,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "password change needed",
-						tr: &builtinSlots1[94],
+						tr: &builtinSlots1[99],
 					},
 					explanation: alts{
 						list: []text{
@@ -10488,7 +10880,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[204],
+						tr:   &builtinSlots2[214],
 					},
 					fix: alts{
 						list: []text{
@@ -10496,7 +10888,7 @@ var builtinSet = &ruleSet{
 								{literal: "Change the account's password (your email admin can help), then send again."},
 							},
 						},
-						tr: &builtinSlots2[205],
+						tr: &builtinSlots2[215],
 					},
 				},
 			},
@@ -10504,7 +10896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5249,
+			line: 5325,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -10514,7 +10906,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "trust relationship required",
-						tr: &builtinSlots1[95],
+						tr: &builtinSlots1[100],
 					},
 					explanation: alts{
 						list: []text{
@@ -10537,7 +10929,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[206],
+						tr:   &builtinSlots2[216],
 					},
 					fix: alts{
 						list: []text{
@@ -10545,7 +10937,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should ask the receiving organization what arrangement it requires."},
 							},
 						},
-						tr: &builtinSlots2[207],
+						tr: &builtinSlots2[217],
 					},
 				},
 			},
@@ -10553,7 +10945,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5259,
+			line: 5335,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -10563,7 +10955,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "priority too low",
-						tr: &builtinSlots1[96],
+						tr: &builtinSlots1[101],
 					},
 					explanation: alts{
 						list: []text{
@@ -10586,7 +10978,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[208],
+						tr:   &builtinSlots2[218],
 					},
 					fix: alts{
 						list: []text{
@@ -10594,7 +10986,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without a low priority setting, or later."},
 							},
 						},
-						tr: &builtinSlots2[209],
+						tr: &builtinSlots2[219],
 					},
 				},
 			},
@@ -10602,7 +10994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5269,
+			line: 5345,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -10612,7 +11004,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address age check not possible",
-						tr: &builtinSlots1[97],
+						tr: &builtinSlots1[102],
 					},
 					explanation: alts{
 						list: []text{
@@ -10635,7 +11027,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[210],
+						tr:   &builtinSlots2[220],
 					},
 					fix: alts{
 						list: []text{
@@ -10643,7 +11035,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without that check, or ask your email admin."},
 							},
 						},
-						tr: &builtinSlots2[211],
+						tr: &builtinSlots2[221],
 					},
 				},
 			},
@@ -10651,7 +11043,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5279,
+			line: 5355,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -10679,7 +11071,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[212],
+						tr:   &builtinSlots2[222],
 					},
 				},
 			},
@@ -10687,7 +11079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5286,
+			line: 5362,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -10716,7 +11108,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[213],
+						tr:   &builtinSlots2[223],
 					},
 				},
 			},
@@ -10724,7 +11116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5293,
+			line: 5369,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10734,7 +11126,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your domain accepts no mail",
-						tr: &builtinSlots1[98],
+						tr: &builtinSlots1[103],
 					},
 					explanation: alts{
 						list: []text{
@@ -10757,7 +11149,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[214],
+						tr:   &builtinSlots2[224],
 					},
 					fix: alts{
 						list: []text{
@@ -10765,7 +11157,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should give your domain a mail server (or use a sender address whose domain receives mail)."},
 							},
 						},
-						tr: &builtinSlots2[215],
+						tr: &builtinSlots2[225],
 					},
 				},
 			},
@@ -10773,7 +11165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5305,
+			line: 5381,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10794,7 +11186,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[216],
+						tr:   &builtinSlots2[226],
 					},
 				},
 			},
@@ -10802,14 +11194,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5315,
+			line:    5391,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5322,
+			line: 5398,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -10828,10 +11220,10 @@ var builtinSet = &ruleSet{
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
-					owner: "recipient-admin",
+					owner: "sender",
 					summary: phrase{
-						en: "refused by a filter (user unknown)",
-						tr: &builtinSlots1[99],
+						en: "mailbox does not exist (after sending)",
+						tr: &builtinSlots1[104],
 					},
 					explanation: alts{
 						list: []text{
@@ -10850,19 +11242,38 @@ var builtinSet = &ruleSet{
 										{slot: 1, isSlot: true},
 									},
 								},
-								{literal: " after the message was sent: the receiving side called the recipient unknown at that point. Such a late refusal usually comes from a filter on the recipient's side, though the address may also be missing."},
+								{literal: " after it was sent: the receiving server says this mailbox does not exist (it checks the address only once it has the message). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " after it was sent: the receiving server says this mailbox does not exist (it checks the address only once it has the message). This usually means a mistyped or closed address."},
 							},
 						},
-						uses: 3,
-						tr:   &builtinSlots2[217],
+						uses: 35,
+						tr:   &builtinSlots2[227],
 					},
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Check the address for typos. If it is right, reach the recipient by other means and ask them or their email admin why their server refuses your mail."},
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
 							},
 						},
-						tr: &builtinSlots2[218],
+						tr: &builtinSlots2[228],
 					},
 				},
 				stages: [5]words{
@@ -10870,7 +11281,7 @@ var builtinSet = &ruleSet{
 						owner: "sender",
 						summary: phrase{
 							en: "address does not exist",
-							tr: &builtinSlots1[100],
+							tr: &builtinSlots1[105],
 						},
 						explanation: alts{
 							list: []text{
@@ -10893,7 +11304,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 3,
-							tr:   &builtinSlots2[219],
+							tr:   &builtinSlots2[229],
 						},
 						fix: alts{
 							list: []text{
@@ -10901,7 +11312,7 @@ var builtinSet = &ruleSet{
 									{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book and lists."},
 								},
 							},
-							tr: &builtinSlots2[220],
+							tr: &builtinSlots2[230],
 						},
 					},
 				},
@@ -10910,121 +11321,121 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5341,
+			line: 5422,
 			text: phraseMask{
-				{index: 31, bits: 31457280},
+				{index: 31, bits: 62914560},
 				{index: 10, bits: 4194304},
 			},
-			textIDs: []int32{2005, 2006, 2007, 662, 2008},
+			textIDs: []int32{2006, 2007, 2008, 662, 2009},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5346,
+			line: 5427,
 			text: phraseMask{
-				{index: 31, bits: 33554432},
+				{index: 31, bits: 67108864},
 			},
-			textIDs: []int32{2009},
+			textIDs: []int32{2010},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5351,
+			line: 5432,
 			text: phraseMask{
-				{index: 31, bits: 2198956146688},
+				{index: 31, bits: 4397912293376},
 			},
-			textIDs: []int32{2010, 2011, 2012, 2013, 2014, 2015, 2016, 2017, 2018, 2019, 2020, 2021, 2022, 2023, 2024},
+			textIDs: []int32{2011, 2012, 2013, 2014, 2015, 2016, 2017, 2018, 2019, 2020, 2021, 2022, 2023, 2024, 2025},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5358,
+			line: 5439,
 			text: phraseMask{
-				{index: 31, bits: 15393162788864},
+				{index: 31, bits: 30786325577728},
 			},
-			textIDs: []int32{2025, 2026, 2027},
+			textIDs: []int32{2026, 2027, 2028},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5363,
+			line: 5444,
 			text: phraseMask{
-				{index: 31, bits: 52776558133248},
+				{index: 31, bits: 105553116266496},
 			},
-			textIDs: []int32{2028, 2029},
+			textIDs: []int32{2029, 2030},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5368,
+			line: 5449,
 			text: phraseMask{
-				{index: 31, bits: 211106232532992},
-				{index: 26, bits: 562949953421312},
+				{index: 31, bits: 422212465065984},
+				{index: 26, bits: 1125899906842624},
 			},
-			textIDs: []int32{2030, 2031, 1713},
+			textIDs: []int32{2031, 2032, 1714},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5379,
+			line: 5460,
 			text: phraseMask{
-				{index: 31, bits: 18446462598732840960},
+				{index: 31, bits: 18446181123756130304},
 				{index: 1, bits: 1},
 				{bits: 96},
-				{index: 27, bits: 275146342400},
-				{index: 32, bits: 1},
+				{index: 27, bits: 550292684800},
+				{index: 32, bits: 3},
 			},
-			textIDs: []int32{2032, 2033, 2034, 64, 2035, 2036, 2037, 2038, 2039, 5, 6, 2040, 2041, 2042, 1756, 2043, 2044, 2045, 1766, 2046, 2047, 2048},
+			textIDs: []int32{2033, 2034, 2035, 64, 2036, 2037, 2038, 2039, 2040, 5, 6, 2041, 2042, 2043, 1757, 2044, 2045, 2046, 1767, 2047, 2048, 2049},
 			unless: phraseMask{
-				{index: 32, bits: 2},
+				{index: 32, bits: 4},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5394,
+			line: 5475,
 			text: phraseMask{
-				{index: 32, bits: 2044},
+				{index: 32, bits: 4088},
 			},
-			textIDs: []int32{2050, 2051, 2052, 2053, 2054, 2055, 2056, 2057, 2058},
+			textIDs: []int32{2051, 2052, 2053, 2054, 2055, 2056, 2057, 2058, 2059},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5400,
+			line: 5481,
 			text: phraseMask{
-				{index: 32, bits: 522240},
+				{index: 32, bits: 1044480},
 				{index: 2, bits: 67108864},
 				{index: 8, bits: 4},
 			},
-			textIDs: []int32{2059, 2060, 154, 514, 2061, 2062, 2063, 2064, 2065, 2066},
+			textIDs: []int32{2060, 2061, 154, 514, 2062, 2063, 2064, 2065, 2066, 2067},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5406,
+			line: 5487,
 			text: phraseMask{
 				{index: 2, bits: 2},
 				{index: 12, bits: 201326600},
-				{index: 32, bits: 3670016},
+				{index: 32, bits: 7340032},
 				{index: 7, bits: 281474976710656},
 			},
-			textIDs: []int32{129, 795, 2067, 2068, 496, 771, 794, 2069},
+			textIDs: []int32{129, 795, 2068, 2069, 496, 771, 794, 2070},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5414,
+			line: 5495,
 			text: phraseMask{
 				{index: 1, bits: 1266637395197952},
 			},
@@ -11034,27 +11445,27 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5419,
+			line: 5500,
 			text: phraseMask{
-				{index: 32, bits: 4194304},
+				{index: 32, bits: 8388608},
 			},
-			textIDs: []int32{2070},
+			textIDs: []int32{2071},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5424,
+			line: 5505,
 			text: phraseMask{
-				{index: 32, bits: 58720256},
+				{index: 32, bits: 117440512},
 			},
-			textIDs: []int32{2071, 2072, 2073},
+			textIDs: []int32{2072, 2073, 2074},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5435,
+			line: 5516,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11065,7 +11476,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "message expired",
-						tr: &builtinSlots1[101],
+						tr: &builtinSlots1[106],
 					},
 					explanation: alts{
 						list: []text{
@@ -11096,7 +11507,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 524291,
-						tr:   &builtinSlots2[221],
+						tr:   &builtinSlots2[231],
 					},
 					fix: alts{
 						list: []text{
@@ -11104,7 +11515,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address. If it is right, the receiving server was unavailable or kept putting the message off: send it again later (to fewer recipients at a time can help), and tell the recipient by other means so that their email admin checks their mail server."},
 							},
 						},
-						tr: &builtinSlots2[222],
+						tr: &builtinSlots2[232],
 					},
 				},
 			},
@@ -11113,7 +11524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5448,
+			line: 5529,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11123,7 +11534,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relay access denied",
-						tr: &builtinSlots1[102],
+						tr: &builtinSlots1[107],
 					},
 					explanation: alts{
 						list: []text{
@@ -11153,7 +11564,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   &builtinSlots2[223],
+						tr:   &builtinSlots2[233],
 					},
 					fix: alts{
 						list: []text{
@@ -11161,7 +11572,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix their domain's mail server settings or accepted domains; tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[224],
+						tr: &builtinSlots2[234],
 					},
 				},
 			},
@@ -11169,7 +11580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5460,
+			line: 5541,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11179,7 +11590,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop (too many hops)",
-						tr: &builtinSlots1[103],
+						tr: &builtinSlots1[108],
 					},
 					explanation: alts{
 						list: []text{
@@ -11202,7 +11613,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[225],
+						tr:   &builtinSlots2[235],
 					},
 					fix: alts{
 						list: []text{
@@ -11210,7 +11621,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Check the forwarding rules of your mailbox and ask the recipient to check theirs; whoever owns the looping forwarding or connector must fix it."},
 							},
 						},
-						tr: &builtinSlots2[226],
+						tr: &builtinSlots2[236],
 					},
 				},
 			},
@@ -11218,7 +11629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5469,
+			line: 5550,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11228,7 +11639,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[104],
+						tr: &builtinSlots1[109],
 					},
 					explanation: alts{
 						list: []text{
@@ -11251,7 +11662,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[227],
+						tr:   &builtinSlots2[237],
 					},
 					fix: alts{
 						list: []text{
@@ -11259,7 +11670,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[228],
+						tr: &builtinSlots2[238],
 					},
 				},
 			},
@@ -11267,7 +11678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5478,
+			line: 5559,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11277,7 +11688,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "invalid characters",
-						tr: &builtinSlots1[105],
+						tr: &builtinSlots1[110],
 					},
 					explanation: alts{
 						list: []text{
@@ -11300,7 +11711,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[229],
+						tr:   &builtinSlots2[239],
 					},
 					fix: alts{
 						list: []text{
@@ -11308,7 +11719,7 @@ var builtinSet = &ruleSet{
 								{literal: "Update your email program or send the message from another one."},
 							},
 						},
-						tr: &builtinSlots2[230],
+						tr: &builtinSlots2[240],
 					},
 				},
 			},
@@ -11316,7 +11727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5487,
+			line: 5568,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11368,7 +11779,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 540675,
-						tr:   &builtinSlots2[231],
+						tr:   &builtinSlots2[241],
 					},
 				},
 				byFact: [22]words{
@@ -11418,7 +11829,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 540675,
-							tr:   &builtinSlots2[232],
+							tr:   &builtinSlots2[242],
 						},
 					},
 				},
@@ -11427,7 +11838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5501,
+			line: 5582,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -11455,7 +11866,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[233],
+						tr:   &builtinSlots2[243],
 					},
 				},
 			},
@@ -11463,7 +11874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5508,
+			line: 5589,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -11484,7 +11895,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[234],
+						tr:   &builtinSlots2[244],
 					},
 				},
 				byFact: [22]words{
@@ -11492,7 +11903,7 @@ var builtinSet = &ruleSet{
 						owner: "recipient-admin",
 						summary: phrase{
 							en: "temporary DNS failure",
-							tr: &builtinSlots1[106],
+							tr: &builtinSlots1[111],
 						},
 						explanation: alts{
 							list: []text{
@@ -11527,7 +11938,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 16401,
-							tr:   &builtinSlots2[235],
+							tr:   &builtinSlots2[245],
 						},
 						fix: alts{
 							list: []text{
@@ -11543,7 +11954,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 16,
-							tr:   &builtinSlots2[236],
+							tr:   &builtinSlots2[246],
 						},
 					},
 				},
@@ -11552,7 +11963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5519,
+			line: 5600,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11580,7 +11991,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[237],
+						tr:   &builtinSlots2[247],
 					},
 				},
 			},
@@ -11588,7 +11999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5526,
+			line: 5607,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11616,7 +12027,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[238],
+						tr:   &builtinSlots2[248],
 					},
 				},
 			},
@@ -11624,7 +12035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5533,
+			line: 5614,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11645,7 +12056,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[239],
+						tr:   &builtinSlots2[249],
 					},
 				},
 			},
@@ -11653,7 +12064,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5540,
+			line: 5621,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11681,7 +12092,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[240],
+						tr:   &builtinSlots2[250],
 					},
 					fix: alts{
 						list: []text{
@@ -11689,7 +12100,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[241],
+						tr: &builtinSlots2[251],
 					},
 				},
 			},
@@ -11697,7 +12108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5548,
+			line: 5629,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11706,7 +12117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5554,
+			line: 5635,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11734,7 +12145,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[242],
+						tr:   &builtinSlots2[252],
 					},
 				},
 			},
@@ -11742,7 +12153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5562,
+			line: 5643,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11756,7 +12167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5569,
+			line: 5650,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11766,7 +12177,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "delivery not authorized",
-						tr: &builtinSlots1[107],
+						tr: &builtinSlots1[112],
 					},
 					explanation: alts{
 						list: []text{
@@ -11808,7 +12219,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[243],
+						tr:   &builtinSlots2[253],
 					},
 					fix: alts{
 						list: []text{
@@ -11816,7 +12227,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 						},
-						tr: &builtinSlots2[244],
+						tr: &builtinSlots2[254],
 					},
 				},
 				stages: [5]words{
@@ -11824,7 +12235,7 @@ var builtinSet = &ruleSet{
 						owner: "sender-admin",
 						summary: phrase{
 							en: "sending server or sender refused",
-							tr: &builtinSlots1[108],
+							tr: &builtinSlots1[113],
 						},
 						explanation: alts{
 							list: []text{
@@ -11866,7 +12277,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[245],
+							tr:   &builtinSlots2[255],
 						},
 						fix: alts{
 							list: []text{
@@ -11883,14 +12294,14 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 4096,
-							tr:   &builtinSlots2[246],
+							tr:   &builtinSlots2[256],
 						},
 					},
 					1: {
 						owner: "sender-admin",
 						summary: phrase{
 							en: "sending server or sender refused",
-							tr: &builtinSlots1[109],
+							tr: &builtinSlots1[114],
 						},
 						explanation: alts{
 							list: []text{
@@ -11932,7 +12343,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[247],
+							tr:   &builtinSlots2[257],
 						},
 						fix: alts{
 							list: []text{
@@ -11949,7 +12360,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 4096,
-							tr:   &builtinSlots2[248],
+							tr:   &builtinSlots2[258],
 						},
 					},
 				},
@@ -11958,7 +12369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5593,
+			line: 5674,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -11968,7 +12379,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "refused for a security or policy reason",
-						tr: &builtinSlots1[110],
+						tr: &builtinSlots1[115],
 					},
 					explanation: alts{
 						list: []text{
@@ -12010,7 +12421,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[249],
+						tr:   &builtinSlots2[259],
 					},
 					fix: alts{
 						list: []text{
@@ -12018,7 +12429,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said. If it names a block list or a check of your domain, your email admin must act; otherwise ask the recipient, by other means, what their organization refused."},
 							},
 						},
-						tr: &builtinSlots2[250],
+						tr: &builtinSlots2[260],
 					},
 				},
 				stages: [5]words{
@@ -12064,7 +12475,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[251],
+							tr:   &builtinSlots2[261],
 						},
 						fix: alts{
 							list: []text{
@@ -12072,7 +12483,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
 								},
 							},
-							tr: &builtinSlots2[252],
+							tr: &builtinSlots2[262],
 						},
 					},
 					1: {
@@ -12117,7 +12528,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[253],
+							tr:   &builtinSlots2[263],
 						},
 						fix: alts{
 							list: []text{
@@ -12125,7 +12536,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
 								},
 							},
-							tr: &builtinSlots2[254],
+							tr: &builtinSlots2[264],
 						},
 					},
 					2: {
@@ -12170,7 +12581,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[255],
+							tr:   &builtinSlots2[265],
 						},
 						fix: alts{
 							list: []text{
@@ -12178,7 +12589,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it."},
 								},
 							},
-							tr: &builtinSlots2[256],
+							tr: &builtinSlots2[266],
 						},
 					},
 				},
@@ -12187,7 +12598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5623,
+			line:   5704,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12195,7 +12606,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "delivery delayed",
-						tr: &builtinSlots1[111],
+						tr: &builtinSlots1[116],
 					},
 					explanation: alts{
 						list: []text{
@@ -12237,7 +12648,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[257],
+						tr:   &builtinSlots2[267],
 					},
 				},
 				delays: true,
@@ -12246,7 +12657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5633,
+			line: 5714,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12255,7 +12666,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5638,
+			line: 5719,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12264,7 +12675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5643,
+			line: 5724,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12311,7 +12722,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[258],
+						tr:   &builtinSlots2[268],
 					},
 				},
 			},
@@ -12319,7 +12730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5652,
+			line: 5733,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12330,7 +12741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5660,
+			line: 5741,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12339,14 +12750,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5665,
+			line:     5746,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5675,
+			line: 5756,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12355,38 +12766,38 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5685,
+			line: 5766,
 			text: phraseMask{
-				{index: 32, bits: 67108864},
+				{index: 32, bits: 134217728},
 			},
-			textIDs: []int32{2074},
+			textIDs: []int32{2075},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5690,
+			line: 5771,
 			text: phraseMask{
-				{index: 32, bits: 939524096},
+				{index: 32, bits: 1879048192},
 			},
-			textIDs: []int32{2075, 2076, 2077},
+			textIDs: []int32{2076, 2077, 2078},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5696,
+			line: 5777,
 			text: phraseMask{
-				{index: 32, bits: 7516192768},
+				{index: 32, bits: 15032385536},
 			},
-			textIDs: []int32{2078, 2079, 2080},
+			textIDs: []int32{2079, 2080, 2081},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5705,
+			line: 5786,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12400,7 +12811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5709,
+			line: 5790,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12408,15 +12819,15 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{bits: 1099511627776},
-				{index: 32, bits: 25769803776},
+				{index: 32, bits: 51539607552},
 			},
-			textIDs: []int32{40, 2081, 2082},
+			textIDs: []int32{40, 2082, 2083},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5713,
+			line: 5794,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12427,7 +12838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5717,
+			line: 5798,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12441,7 +12852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5721,
+			line: 5802,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12452,7 +12863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5725,
+			line: 5806,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12512,7 +12923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5733,
+			line: 5814,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12561,7 +12972,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[259],
+						tr:   &builtinSlots2[269],
 					},
 				},
 			},
@@ -12569,11 +12980,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5741,
+			line: 5822,
 			text: phraseMask{
-				{index: 32, bits: 515396075520},
+				{index: 32, bits: 1030792151040},
 			},
-			textIDs: []int32{2083, 2084, 2085, 2086},
+			textIDs: []int32{2084, 2085, 2086, 2087},
 			then: thenDef{
 				Reason: "vacation",
 				words:  words{owner: "none"},
@@ -12582,7 +12993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5748,
+			line: 5829,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12604,7 +13015,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[260],
+						tr:   &builtinSlots2[270],
 					},
 					fix: alts{
 						list: []text{
@@ -12612,7 +13023,7 @@ var builtinSet = &ruleSet{
 								{literal: "Have someone who reads the report's language look at the server's reply in it, or forward the report to your email admin."},
 							},
 						},
-						tr: &builtinSlots2[261],
+						tr: &builtinSlots2[271],
 					},
 				},
 				delays: true,
@@ -12621,7 +13032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5757,
+			line: 5838,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12676,7 +13087,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[262],
+						tr:   &builtinSlots2[272],
 					},
 					fix: alts{
 						list: []text{
@@ -12684,7 +13095,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said, if anything. If it is unclear, ask the recipient or their email admin, by other means, why mail from you is refused."},
 							},
 						},
-						tr: &builtinSlots2[263],
+						tr: &builtinSlots2[273],
 					},
 				},
 			},
@@ -12692,7 +13103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5766,
+			line: 5847,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12732,7 +13143,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[264],
+						tr:   &builtinSlots2[274],
 					},
 				},
 			},
@@ -13254,7 +13665,7 @@ var builtinSet = &ruleSet{
 		},
 	},
 	textsFrom: [35]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)"},
-	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attachment", "file type", "file extension", "executable", "banned", "filetype", "attach", "file", "n=", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "try again", "temporary failure in name resolution", "host lookup did not complete", "host name lookup failure", "name server timeout", "servfail", "dns lookup timed out", "dns timeout", "temporary dns failure", "dns temporary failure", "temporary dns error", "retry timeout exceeded", "delivery temporarily suspended", "retry time not reached", "starttls", "tls", "encryption required", "certificate", "untrusted issuer", "mta-sts", "tlsa", "dane", "mx", "mail exchanger", "host not found, try again", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "rejected due to unacceptable attachments", "you have exceeded the", "prohibited attachment type", "blocked attachment type", "blocked file type", "prohibited file type", "forbidden file type", "banned file type", "disallowed file type", "file type is blocked", "file type blocked", "file type is prohibited", "file type is not permitted", "file type not permitted", "file extension is not allowed", "file extension is blocked", "attachment blocked", "attachment was blocked", "attachment has been blocked", "attachments have been blocked", "attachments were blocked", "disallowed attachment", "restricted attachment", "unacceptable attachment", "executable attachment", "block executable files", "attachment filter", "may not end with", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "server certificate not verified", "server certificate not trusted", "certificate verify failed", "certificate verification failed", "unable to get local issuer certificate", "refused to start tls", "an attempt to start tls failed", "did not offer tls", "mta-sts policy", "dane validation", "tlsa record", "cannot start tls", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
+	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attachment", "file type", "file extension", "executable", "banned", "filetype", "attach", "file", "n=", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "try again", "temporary failure in name resolution", "host lookup did not complete", "host name lookup failure", "name server timeout", "servfail", "dns lookup timed out", "dns timeout", "temporary dns failure", "dns temporary failure", "temporary dns error", "retry timeout exceeded", "delivery temporarily suspended", "retry time not reached", "starttls", "tls", "encryption required", "certificate", "untrusted issuer", "mta-sts", "tlsa", "dane", "mx", "mail exchanger", "host not found, try again", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "due to extended inactivity new mail is not currently being accepted", "not found recipient account", "bounced address", "because the recipient is only accepting mail from specific email addresses", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity", "due to extended inactivity new mail is not currently being accepted for this mailbox", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "rejected due to unacceptable attachments", "you have exceeded the", "prohibited attachment type", "blocked attachment type", "blocked file type", "prohibited file type", "forbidden file type", "banned file type", "disallowed file type", "file type is blocked", "file type blocked", "file type is prohibited", "file type is not permitted", "file type not permitted", "file extension is not allowed", "file extension is blocked", "attachment blocked", "attachment was blocked", "attachment has been blocked", "attachments have been blocked", "attachments were blocked", "disallowed attachment", "restricted attachment", "unacceptable attachment", "executable attachment", "block executable files", "attachment filter", "may not end with", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "server certificate not verified", "server certificate not trusted", "certificate verify failed", "certificate verification failed", "unable to get local issuer certificate", "refused to start tls", "an attempt to start tls failed", "did not offer tls", "mta-sts policy", "dane validation", "tlsa record", "cannot start tls", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
 }
 
 var builtinData1 = [...]reasonDef{
@@ -13264,7 +13675,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "SPF/DKIM/DMARC failure",
-				tr: &builtinSlots1[112],
+				tr: &builtinSlots1[117],
 			},
 			explanation: alts{
 				list: []text{
@@ -13287,7 +13698,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[265],
+				tr:   &builtinSlots2[275],
 			},
 			fix: alts{
 				list: []text{
@@ -13310,7 +13721,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 5120,
-				tr:   &builtinSlots2[266],
+				tr:   &builtinSlots2[276],
 			},
 		},
 	},
@@ -13320,7 +13731,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "poor sender reputation",
-				tr: &builtinSlots1[113],
+				tr: &builtinSlots1[118],
 			},
 			explanation: alts{
 				list: []text{
@@ -13343,7 +13754,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[267],
+				tr:   &builtinSlots2[277],
 			},
 			fix: alts{
 				list: []text{
@@ -13360,7 +13771,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 4096,
-				tr:   &builtinSlots2[268],
+				tr:   &builtinSlots2[278],
 			},
 		},
 	},
@@ -13370,7 +13781,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending server blocked",
-				tr: &builtinSlots1[114],
+				tr: &builtinSlots1[119],
 			},
 			explanation: alts{
 				list: []text{
@@ -13428,7 +13839,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 34819,
-				tr:   &builtinSlots2[269],
+				tr:   &builtinSlots2[279],
 			},
 			fix: alts{
 				list: []text{
@@ -13479,7 +13890,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 269312,
-				tr:   &builtinSlots2[270],
+				tr:   &builtinSlots2[280],
 			},
 		},
 	},
@@ -13489,7 +13900,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "invalid message format",
-				tr: &builtinSlots1[115],
+				tr: &builtinSlots1[120],
 			},
 			explanation: alts{
 				list: []text{
@@ -13512,7 +13923,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[271],
+				tr:   &builtinSlots2[281],
 			},
 			fix: alts{
 				list: []text{
@@ -13520,7 +13931,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Send the message again from another mail program, or without the unusual attachment or formatting. If it keeps failing, your email admin should check the program that produced it."},
 					},
 				},
-				tr: &builtinSlots2[272],
+				tr: &builtinSlots2[282],
 			},
 		},
 		byFact: [22]words{
@@ -13528,7 +13939,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[116],
+					tr: &builtinSlots1[121],
 				},
 				explanation: alts{
 					list: []text{
@@ -13551,7 +13962,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[273],
+					tr:   &builtinSlots2[283],
 				},
 				fix: alts{
 					list: []text{
@@ -13559,7 +13970,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[274],
+					tr: &builtinSlots2[284],
 				},
 			},
 		},
@@ -13569,7 +13980,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "delivered",
-				tr: &builtinSlots1[117],
+				tr: &builtinSlots1[122],
 			},
 			explanation: alts{
 				list: []text{
@@ -13592,7 +14003,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[275],
+				tr:   &builtinSlots2[285],
 			},
 		},
 	},
@@ -13602,7 +14013,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large for the recipient",
-				tr: &builtinSlots1[118],
+				tr: &builtinSlots1[123],
 			},
 			explanation: alts{
 				list: []text{
@@ -13644,7 +14055,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8195,
-				tr:   &builtinSlots2[276],
+				tr:   &builtinSlots2[286],
 			},
 			fix: alts{
 				list: []text{
@@ -13670,7 +14081,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 12288,
-				tr:   &builtinSlots2[277],
+				tr:   &builtinSlots2[287],
 			},
 		},
 	},
@@ -13680,7 +14091,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery timed out",
-				tr: &builtinSlots1[119],
+				tr: &builtinSlots1[124],
 			},
 			explanation: alts{
 				list: []text{
@@ -13807,7 +14218,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1589283,
-				tr:   &builtinSlots2[278],
+				tr:   &builtinSlots2[288],
 			},
 			fix: alts{
 				list: []text{
@@ -13823,14 +14234,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16384,
-				tr:   &builtinSlots2[279],
+				tr:   &builtinSlots2[289],
 			},
 		},
 		byFact: [22]words{
 			11: {
 				summary: phrase{
 					en: "delivery timed out (DNS not answering)",
-					tr: &builtinSlots1[120],
+					tr: &builtinSlots1[125],
 				},
 				explanation: alts{
 					list: []text{
@@ -13861,7 +14272,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 524305,
-					tr:   &builtinSlots2[280],
+					tr:   &builtinSlots2[290],
 				},
 				fix: alts{
 					list: []text{
@@ -13877,7 +14288,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[281],
+					tr:   &builtinSlots2[291],
 				},
 			},
 			14: {
@@ -13910,7 +14321,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 540673,
-					tr:   &builtinSlots2[282],
+					tr:   &builtinSlots2[292],
 				},
 				fix: alts{
 					list: []text{
@@ -13926,7 +14337,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[283],
+					tr:   &builtinSlots2[293],
 				},
 			},
 			15: {
@@ -13959,7 +14370,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 540673,
-					tr:   &builtinSlots2[284],
+					tr:   &builtinSlots2[294],
 				},
 				fix: alts{
 					list: []text{
@@ -13975,7 +14386,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[285],
+					tr:   &builtinSlots2[295],
 				},
 			},
 		},
@@ -13986,7 +14397,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "encryption (TLS) failed",
-				tr: &builtinSlots1[121],
+				tr: &builtinSlots1[126],
 			},
 			explanation: alts{
 				list: []text{
@@ -14002,7 +14413,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[286],
+				tr:   &builtinSlots2[296],
 			},
 			fix: alts{
 				list: []text{
@@ -14010,7 +14421,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. The admins of both servers should check their encryption settings (certificates, protocol versions, security policies)."},
 					},
 				},
-				tr: &builtinSlots2[287],
+				tr: &builtinSlots2[297],
 			},
 		},
 		byFact: [22]words{
@@ -14018,7 +14429,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "receiving server requires encryption",
-					tr: &builtinSlots1[122],
+					tr: &builtinSlots1[127],
 				},
 				explanation: alts{
 					list: []text{
@@ -14041,7 +14452,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[288],
+					tr:   &builtinSlots2[298],
 				},
 				fix: alts{
 					list: []text{
@@ -14049,14 +14460,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
 						},
 					},
-					tr: &builtinSlots2[289],
+					tr: &builtinSlots2[299],
 				},
 			},
 			18: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server offers no encryption",
-					tr: &builtinSlots1[123],
+					tr: &builtinSlots1[128],
 				},
 				explanation: alts{
 					list: []text{
@@ -14079,7 +14490,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   &builtinSlots2[290],
+					tr:   &builtinSlots2[300],
 				},
 				fix: alts{
 					list: []text{
@@ -14103,14 +14514,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16400,
-					tr:   &builtinSlots2[291],
+					tr:   &builtinSlots2[301],
 				},
 			},
 			19: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server could not start encryption",
-					tr: &builtinSlots1[124],
+					tr: &builtinSlots1[129],
 				},
 				explanation: alts{
 					list: []text{
@@ -14133,7 +14544,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   &builtinSlots2[292],
+					tr:   &builtinSlots2[302],
 				},
 				fix: alts{
 					list: []text{
@@ -14149,14 +14560,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[293],
+					tr:   &builtinSlots2[303],
 				},
 			},
 			20: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server's certificate not accepted",
-					tr: &builtinSlots1[125],
+					tr: &builtinSlots1[130],
 				},
 				explanation: alts{
 					list: []text{
@@ -14179,7 +14590,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   &builtinSlots2[294],
+					tr:   &builtinSlots2[304],
 				},
 				fix: alts{
 					list: []text{
@@ -14187,7 +14598,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Your email admin should relax the verification for that domain only if it is known to be safe."},
 						},
 					},
-					tr: &builtinSlots2[295],
+					tr: &builtinSlots2[305],
 				},
 			},
 		},
@@ -14197,7 +14608,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "complaint report",
-				tr: &builtinSlots1[126],
+				tr: &builtinSlots1[131],
 			},
 			explanation: alts{
 				list: []text{
@@ -14205,7 +14616,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "A recipient or their provider flagged the message."},
 					},
 				},
-				tr: &builtinSlots2[296],
+				tr: &builtinSlots2[306],
 			},
 			fix: alts{
 				list: []text{
@@ -14213,7 +14624,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Stop mailing the recipient who complained."},
 					},
 				},
-				tr: &builtinSlots2[297],
+				tr: &builtinSlots2[307],
 			},
 		},
 	},
@@ -14223,7 +14634,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "refused by recipient-side filter",
-				tr: &builtinSlots1[127],
+				tr: &builtinSlots1[132],
 			},
 			explanation: alts{
 				list: []text{
@@ -14265,7 +14676,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[298],
+				tr:   &builtinSlots2[308],
 			},
 			fix: alts{
 				list: []text{
@@ -14273,7 +14684,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, to allow your address, or their email admin to relax the restriction. Changing the message is unlikely to help."},
 					},
 				},
-				tr: &builtinSlots2[299],
+				tr: &builtinSlots2[309],
 			},
 		},
 		byFact: [22]words{
@@ -14281,7 +14692,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[128],
+					tr: &builtinSlots1[133],
 				},
 				explanation: alts{
 					list: []text{
@@ -14323,7 +14734,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65539,
-					tr:   &builtinSlots2[300],
+					tr:   &builtinSlots2[310],
 				},
 				fix: alts{
 					list: []text{
@@ -14337,7 +14748,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65536,
-					tr:   &builtinSlots2[301],
+					tr:   &builtinSlots2[311],
 				},
 			},
 		},
@@ -14349,7 +14760,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address has moved",
-				tr: &builtinSlots1[129],
+				tr: &builtinSlots1[134],
 			},
 			explanation: alts{
 				list: []text{
@@ -14372,7 +14783,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[302],
+				tr:   &builtinSlots2[312],
 			},
 			fix: alts{
 				list: []text{
@@ -14380,7 +14791,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[303],
+				tr: &builtinSlots2[313],
 			},
 		},
 	},
@@ -14391,7 +14802,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain does not exist",
-				tr: &builtinSlots1[130],
+				tr: &builtinSlots1[135],
 			},
 			explanation: alts{
 				list: []text{
@@ -14414,7 +14825,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[304],
+				tr:   &builtinSlots2[314],
 			},
 			fix: alts{
 				list: []text{
@@ -14431,14 +14842,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[305],
+				tr:   &builtinSlots2[315],
 			},
 		},
 		byFact: [22]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[131],
+					tr: &builtinSlots1[136],
 				},
 				explanation: alts{
 					list: []text{
@@ -14473,7 +14884,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   &builtinSlots2[306],
+					tr:   &builtinSlots2[316],
 				},
 				fix: alts{
 					list: []text{
@@ -14490,7 +14901,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[307],
+					tr:   &builtinSlots2[317],
 				},
 			},
 		},
@@ -14501,7 +14912,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox full",
-				tr: &builtinSlots1[132],
+				tr: &builtinSlots1[137],
 			},
 			explanation: alts{
 				list: []text{
@@ -14524,7 +14935,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[308],
+				tr:   &builtinSlots2[318],
 			},
 			fix: alts{
 				list: []text{
@@ -14532,7 +14943,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: &builtinSlots2[309],
+				tr: &builtinSlots2[319],
 			},
 		},
 	},
@@ -14542,7 +14953,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery program failed",
-				tr: &builtinSlots1[133],
+				tr: &builtinSlots1[138],
 			},
 			explanation: alts{
 				list: []text{
@@ -14565,7 +14976,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[310],
+				tr:   &builtinSlots2[320],
 			},
 			fix: alts{
 				list: []text{
@@ -14573,7 +14984,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: &builtinSlots2[311],
+				tr: &builtinSlots2[321],
 			},
 		},
 	},
@@ -14583,7 +14994,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large",
-				tr: &builtinSlots1[134],
+				tr: &builtinSlots1[139],
 			},
 			explanation: alts{
 				list: []text{
@@ -14625,7 +15036,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8195,
-				tr:   &builtinSlots2[312],
+				tr:   &builtinSlots2[322],
 			},
 			fix: alts{
 				list: []text{
@@ -14651,7 +15062,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 12288,
-				tr:   &builtinSlots2[313],
+				tr:   &builtinSlots2[323],
 			},
 		},
 	},
@@ -14661,7 +15072,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "network or DNS problem",
-				tr: &builtinSlots1[135],
+				tr: &builtinSlots1[140],
 			},
 			explanation: alts{
 				list: []text{
@@ -14684,7 +15095,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16385,
-				tr:   &builtinSlots2[314],
+				tr:   &builtinSlots2[324],
 			},
 			fix: alts{
 				list: []text{
@@ -14692,14 +15103,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Usually temporary: the sending server retries on its own. If the message failed for good, send it again later; if it keeps failing, tell the recipient by other means so that their admin checks their domain's settings and mail servers."},
 					},
 				},
-				tr: &builtinSlots2[315],
+				tr: &builtinSlots2[325],
 			},
 		},
 		byFact: [22]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[136],
+					tr: &builtinSlots1[141],
 				},
 				explanation: alts{
 					list: []text{
@@ -14722,7 +15133,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[316],
+					tr:   &builtinSlots2[326],
 				},
 				fix: alts{
 					list: []text{
@@ -14730,14 +15141,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[317],
+					tr: &builtinSlots2[327],
 				},
 			},
 			11: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "temporary DNS failure",
-					tr: &builtinSlots1[137],
+					tr: &builtinSlots1[142],
 				},
 				explanation: alts{
 					list: []text{
@@ -14772,7 +15183,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   &builtinSlots2[318],
+					tr:   &builtinSlots2[328],
 				},
 				fix: alts{
 					list: []text{
@@ -14788,13 +15199,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[319],
+					tr:   &builtinSlots2[329],
 				},
 			},
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[138],
+					tr: &builtinSlots1[143],
 				},
 				explanation: alts{
 					list: []text{
@@ -14829,7 +15240,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   &builtinSlots2[320],
+					tr:   &builtinSlots2[330],
 				},
 				fix: alts{
 					list: []text{
@@ -14846,14 +15257,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[321],
+					tr:   &builtinSlots2[331],
 				},
 			},
 			13: {
 				owner: "sender",
 				summary: phrase{
 					en: "domain not found",
-					tr: &builtinSlots1[139],
+					tr: &builtinSlots1[144],
 				},
 				explanation: alts{
 					list: []text{
@@ -14876,7 +15287,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 17,
-					tr:   &builtinSlots2[322],
+					tr:   &builtinSlots2[332],
 				},
 				fix: alts{
 					list: []text{
@@ -14893,13 +15304,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[323],
+					tr:   &builtinSlots2[333],
 				},
 			},
 			14: {
 				summary: phrase{
 					en: "receiving server refused the connection",
-					tr: &builtinSlots1[140],
+					tr: &builtinSlots1[145],
 				},
 				explanation: alts{
 					list: []text{
@@ -14922,7 +15333,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   &builtinSlots2[324],
+					tr:   &builtinSlots2[334],
 				},
 				fix: alts{
 					list: []text{
@@ -14938,13 +15349,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[325],
+					tr:   &builtinSlots2[335],
 				},
 			},
 			15: {
 				summary: phrase{
 					en: "receiving server did not answer",
-					tr: &builtinSlots1[141],
+					tr: &builtinSlots1[146],
 				},
 				explanation: alts{
 					list: []text{
@@ -14967,7 +15378,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   &builtinSlots2[326],
+					tr:   &builtinSlots2[336],
 				},
 				fix: alts{
 					list: []text{
@@ -14983,7 +15394,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[327],
+					tr:   &builtinSlots2[337],
 				},
 			},
 		},
@@ -14994,7 +15405,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "relaying denied",
-				tr: &builtinSlots1[142],
+				tr: &builtinSlots1[147],
 			},
 			explanation: alts{
 				list: []text{
@@ -15024,7 +15435,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   &builtinSlots2[328],
+				tr:   &builtinSlots2[338],
 			},
 			fix: alts{
 				list: []text{
@@ -15032,7 +15443,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must make their domain's mail server settings point to a server that accepts it; if you send through your own organization's server, ask your email admin to allow you to send through it."},
 					},
 				},
-				tr: &builtinSlots2[329],
+				tr: &builtinSlots2[339],
 			},
 		},
 	},
@@ -15043,7 +15454,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain accepts no mail",
-				tr: &builtinSlots1[143],
+				tr: &builtinSlots1[148],
 			},
 			explanation: alts{
 				list: []text{
@@ -15066,7 +15477,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[330],
+				tr:   &builtinSlots2[340],
 			},
 			fix: alts{
 				list: []text{
@@ -15083,14 +15494,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[331],
+				tr:   &builtinSlots2[341],
 			},
 		},
 		byFact: [22]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[144],
+					tr: &builtinSlots1[149],
 				},
 				explanation: alts{
 					list: []text{
@@ -15125,7 +15536,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   &builtinSlots2[332],
+					tr:   &builtinSlots2[342],
 				},
 				fix: alts{
 					list: []text{
@@ -15142,7 +15553,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[333],
+					tr:   &builtinSlots2[343],
 				},
 			},
 		},
@@ -15153,7 +15564,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "message not standard",
-				tr: &builtinSlots1[145],
+				tr: &builtinSlots1[150],
 			},
 			explanation: alts{
 				list: []text{
@@ -15176,7 +15587,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[334],
+				tr:   &builtinSlots2[344],
 			},
 			fix: alts{
 				list: []text{
@@ -15191,7 +15602,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   &builtinSlots2[335],
+				tr:   &builtinSlots2[345],
 			},
 		},
 	},
@@ -15201,7 +15612,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "delivery on hold",
-				tr: &builtinSlots1[146],
+				tr: &builtinSlots1[151],
 			},
 			explanation: alts{
 				list: []text{
@@ -15243,7 +15654,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[336],
+				tr:   &builtinSlots2[346],
 			},
 			fix: alts{
 				list: []text{
@@ -15251,7 +15662,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: &builtinSlots2[337],
+				tr: &builtinSlots2[347],
 			},
 		},
 	},
@@ -15261,7 +15672,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "refused by policy",
-				tr: &builtinSlots1[147],
+				tr: &builtinSlots1[152],
 			},
 			explanation: alts{
 				list: []text{
@@ -15303,7 +15714,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[338],
+				tr:   &builtinSlots2[348],
 			},
 			fix: alts{
 				list: []text{
@@ -15325,7 +15736,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 327680,
-				tr:   &builtinSlots2[339],
+				tr:   &builtinSlots2[349],
 			},
 		},
 		stages: [5]words{
@@ -15333,7 +15744,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
-					tr: &builtinSlots1[148],
+					tr: &builtinSlots1[153],
 				},
 				explanation: alts{
 					list: []text{
@@ -15375,7 +15786,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[340],
+					tr:   &builtinSlots2[350],
 				},
 				fix: alts{
 					list: []text{
@@ -15392,14 +15803,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 262144,
-					tr:   &builtinSlots2[341],
+					tr:   &builtinSlots2[351],
 				},
 			},
 			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
-					tr: &builtinSlots1[149],
+					tr: &builtinSlots1[154],
 				},
 				explanation: alts{
 					list: []text{
@@ -15441,7 +15852,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[342],
+					tr:   &builtinSlots2[352],
 				},
 				fix: alts{
 					list: []text{
@@ -15458,14 +15869,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 262144,
-					tr:   &builtinSlots2[343],
+					tr:   &builtinSlots2[353],
 				},
 			},
 			2: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "recipient refused by policy",
-					tr: &builtinSlots1[150],
+					tr: &builtinSlots1[155],
 				},
 				explanation: alts{
 					list: []text{
@@ -15507,7 +15918,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[344],
+					tr:   &builtinSlots2[354],
 				},
 				fix: alts{
 					list: []text{
@@ -15524,298 +15935,8 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 262144,
-					tr:   &builtinSlots2[345],
+					tr:   &builtinSlots2[355],
 				},
-			},
-		},
-		byFact: [22]words{
-			21: {
-				owner: "sender",
-				summary: phrase{
-					en: "attachment type not accepted",
-					tr: &builtinSlots1[151],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because of its attachment "},
-							{slot: 16, isSlot: true},
-							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
-						},
-					},
-					uses: 65539,
-					tr:   &builtinSlots2[346],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Send the message again without "},
-							{slot: 16, isSlot: true},
-							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
-						},
-						{
-							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
-						},
-					},
-					uses: 65536,
-					tr:   &builtinSlots2[347],
-				},
-			},
-		},
-	},
-	{
-		Code: "918",
-		words: words{
-			owner: "sender-admin",
-			summary: phrase{
-				en: "sender address refused",
-				tr: &builtinSlots1[152],
-			},
-			explanation: alts{
-				list: []text{
-					{
-						{literal: "The message"},
-						{
-							group: []textPart{
-								{literal: " to "},
-								{isSlot: true},
-							},
-						},
-						{literal: " was refused"},
-						{
-							group: []textPart{
-								{literal: " by "},
-								{slot: 1, isSlot: true},
-							},
-						},
-						{literal: " because the receiving server does not accept your sender address or its domain. It said: \""},
-						{slot: 5, isSlot: true},
-						{literal: "\""},
-					},
-					{
-						{literal: "The message"},
-						{
-							group: []textPart{
-								{literal: " to "},
-								{isSlot: true},
-							},
-						},
-						{literal: " was refused"},
-						{
-							group: []textPart{
-								{literal: " by "},
-								{slot: 1, isSlot: true},
-							},
-						},
-						{literal: " because the receiving server does not accept your sender address or its domain."},
-					},
-				},
-				uses: 35,
-				tr:   &builtinSlots2[348],
-			},
-			fix: alts{
-				list: []text{
-					{
-						{literal: "Changing the message will not help. Check that your address is set correctly in your mail program; if it is, your email admin should check that your domain exists and can receive replies, and ask the receiving side why it refuses it"},
-						{
-							group: []textPart{
-								{literal: " (contact: "},
-								{slot: 18, isSlot: true},
-								{literal: ")"},
-							},
-						},
-						{literal: "."},
-					},
-				},
-				uses: 262144,
-				tr:   &builtinSlots2[349],
-			},
-		},
-		byFact: [22]words{
-			13: {
-				summary: phrase{
-					en: "sender domain not found",
-					tr: &builtinSlots1[153],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because the receiving server could not find the domain of your sender address, so replies to you could not be delivered."},
-						},
-					},
-					uses: 3,
-					tr:   &builtinSlots2[350],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
-						},
-					},
-					tr: &builtinSlots2[351],
-				},
-			},
-		},
-	},
-	{
-		Code: "973",
-		words: words{
-			owner: "sender-admin",
-			summary: phrase{
-				en: "no reverse DNS",
-				tr: &builtinSlots1[154],
-			},
-			explanation: alts{
-				list: []text{
-					{
-						{literal: "The message"},
-						{
-							group: []textPart{
-								{literal: " to "},
-								{isSlot: true},
-							},
-						},
-						{literal: " was refused"},
-						{
-							group: []textPart{
-								{literal: " by "},
-								{slot: 1, isSlot: true},
-							},
-						},
-						{literal: " because the address of the sending server"},
-						{
-							group: []textPart{
-								{literal: " ("},
-								{slot: 15, isSlot: true},
-								{literal: ")"},
-							},
-						},
-						{literal: " has no valid reverse DNS name, which many receivers require."},
-					},
-				},
-				uses: 32771,
-				tr:   &builtinSlots2[352],
-			},
-			fix: alts{
-				list: []text{
-					{
-						{literal: "Nothing in your message needs to change. Your email admin, or whoever provides the sending server's address, should give that address"},
-						{
-							group: []textPart{
-								{literal: " "},
-								{slot: 15, isSlot: true},
-							},
-						},
-						{literal: " a reverse DNS name that matches the server's own name."},
-					},
-				},
-				uses: 32768,
-				tr:   &builtinSlots2[353],
-			},
-		},
-	},
-	{
-		Code: "970",
-		words: words{
-			owner: "sender-admin",
-			summary: phrase{
-				en: "security requirement not met",
-				tr: &builtinSlots1[155],
-			},
-			explanation: alts{
-				list: []text{
-					{
-						{literal: "The message"},
-						{
-							group: []textPart{
-								{literal: " to "},
-								{isSlot: true},
-							},
-						},
-						{literal: " was refused"},
-						{
-							group: []textPart{
-								{literal: " by "},
-								{slot: 1, isSlot: true},
-							},
-						},
-						{literal: " for a security reason. It said: \""},
-						{slot: 5, isSlot: true},
-						{literal: "\""},
-					},
-					{
-						{literal: "The message"},
-						{
-							group: []textPart{
-								{literal: " to "},
-								{isSlot: true},
-							},
-						},
-						{literal: " was refused"},
-						{
-							group: []textPart{
-								{literal: " by "},
-								{slot: 1, isSlot: true},
-							},
-						},
-						{literal: " because the sending system did not meet a security requirement of the receiving server, such as logging in or encryption."},
-					},
-				},
-				uses: 35,
-				tr:   &builtinSlots2[354],
-			},
-			fix: alts{
-				list: []text{
-					{
-						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
-					},
-				},
-				tr: &builtinSlots2[355],
 			},
 		},
 		byFact: [22]words{
@@ -15885,12 +16006,302 @@ var builtinData1 = [...]reasonDef{
 		},
 	},
 	{
+		Code: "918",
+		words: words{
+			owner: "sender-admin",
+			summary: phrase{
+				en: "sender address refused",
+				tr: &builtinSlots1[157],
+			},
+			explanation: alts{
+				list: []text{
+					{
+						{literal: "The message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " was refused"},
+						{
+							group: []textPart{
+								{literal: " by "},
+								{slot: 1, isSlot: true},
+							},
+						},
+						{literal: " because the receiving server does not accept your sender address or its domain. It said: \""},
+						{slot: 5, isSlot: true},
+						{literal: "\""},
+					},
+					{
+						{literal: "The message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " was refused"},
+						{
+							group: []textPart{
+								{literal: " by "},
+								{slot: 1, isSlot: true},
+							},
+						},
+						{literal: " because the receiving server does not accept your sender address or its domain."},
+					},
+				},
+				uses: 35,
+				tr:   &builtinSlots2[358],
+			},
+			fix: alts{
+				list: []text{
+					{
+						{literal: "Changing the message will not help. Check that your address is set correctly in your mail program; if it is, your email admin should check that your domain exists and can receive replies, and ask the receiving side why it refuses it"},
+						{
+							group: []textPart{
+								{literal: " (contact: "},
+								{slot: 18, isSlot: true},
+								{literal: ")"},
+							},
+						},
+						{literal: "."},
+					},
+				},
+				uses: 262144,
+				tr:   &builtinSlots2[359],
+			},
+		},
+		byFact: [22]words{
+			13: {
+				summary: phrase{
+					en: "sender domain not found",
+					tr: &builtinSlots1[158],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because the receiving server could not find the domain of your sender address, so replies to you could not be delivered."},
+						},
+					},
+					uses: 3,
+					tr:   &builtinSlots2[360],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
+						},
+					},
+					tr: &builtinSlots2[361],
+				},
+			},
+		},
+	},
+	{
+		Code: "973",
+		words: words{
+			owner: "sender-admin",
+			summary: phrase{
+				en: "no reverse DNS",
+				tr: &builtinSlots1[159],
+			},
+			explanation: alts{
+				list: []text{
+					{
+						{literal: "The message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " was refused"},
+						{
+							group: []textPart{
+								{literal: " by "},
+								{slot: 1, isSlot: true},
+							},
+						},
+						{literal: " because the address of the sending server"},
+						{
+							group: []textPart{
+								{literal: " ("},
+								{slot: 15, isSlot: true},
+								{literal: ")"},
+							},
+						},
+						{literal: " has no valid reverse DNS name, which many receivers require."},
+					},
+				},
+				uses: 32771,
+				tr:   &builtinSlots2[362],
+			},
+			fix: alts{
+				list: []text{
+					{
+						{literal: "Nothing in your message needs to change. Your email admin, or whoever provides the sending server's address, should give that address"},
+						{
+							group: []textPart{
+								{literal: " "},
+								{slot: 15, isSlot: true},
+							},
+						},
+						{literal: " a reverse DNS name that matches the server's own name."},
+					},
+				},
+				uses: 32768,
+				tr:   &builtinSlots2[363],
+			},
+		},
+	},
+	{
+		Code: "970",
+		words: words{
+			owner: "sender-admin",
+			summary: phrase{
+				en: "security requirement not met",
+				tr: &builtinSlots1[160],
+			},
+			explanation: alts{
+				list: []text{
+					{
+						{literal: "The message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " was refused"},
+						{
+							group: []textPart{
+								{literal: " by "},
+								{slot: 1, isSlot: true},
+							},
+						},
+						{literal: " for a security reason. It said: \""},
+						{slot: 5, isSlot: true},
+						{literal: "\""},
+					},
+					{
+						{literal: "The message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " was refused"},
+						{
+							group: []textPart{
+								{literal: " by "},
+								{slot: 1, isSlot: true},
+							},
+						},
+						{literal: " because the sending system did not meet a security requirement of the receiving server, such as logging in or encryption."},
+					},
+				},
+				uses: 35,
+				tr:   &builtinSlots2[364],
+			},
+			fix: alts{
+				list: []text{
+					{
+						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
+					},
+				},
+				tr: &builtinSlots2[365],
+			},
+		},
+		byFact: [22]words{
+			21: {
+				owner: "sender",
+				summary: phrase{
+					en: "attachment type not accepted",
+					tr: &builtinSlots1[161],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of its attachment "},
+							{slot: 16, isSlot: true},
+							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+					},
+					uses: 65539,
+					tr:   &builtinSlots2[366],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Send the message again without "},
+							{slot: 16, isSlot: true},
+							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+						{
+							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+					},
+					uses: 65536,
+					tr:   &builtinSlots2[367],
+				},
+			},
+		},
+	},
+	{
 		Code: "980",
 		words: words{
 			owner: "sender",
 			summary: phrase{
 				en: "judged as spam",
-				tr: &builtinSlots1[157],
+				tr: &builtinSlots1[162],
 			},
 			explanation: alts{
 				list: []text{
@@ -15913,7 +16324,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[358],
+				tr:   &builtinSlots2[368],
 			},
 			fix: alts{
 				list: []text{
@@ -15921,7 +16332,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Look at what may look like spam in the message (many links or link shorteners, an image with little text, a misleading subject, unexpected attachments) and send a plainer version. If it is ordinary mail, ask the recipient by other means to add your address to their safe senders."},
 					},
 				},
-				tr: &builtinSlots2[359],
+				tr: &builtinSlots2[369],
 			},
 		},
 		stages: [5]words{
@@ -15929,7 +16340,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[158],
+					tr: &builtinSlots1[163],
 				},
 				explanation: alts{
 					list: []text{
@@ -15971,7 +16382,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 2051,
-					tr:   &builtinSlots2[360],
+					tr:   &builtinSlots2[370],
 				},
 				fix: alts{
 					list: []text{
@@ -15988,14 +16399,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   &builtinSlots2[361],
+					tr:   &builtinSlots2[371],
 				},
 			},
 			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[159],
+					tr: &builtinSlots1[164],
 				},
 				explanation: alts{
 					list: []text{
@@ -16037,7 +16448,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 2051,
-					tr:   &builtinSlots2[362],
+					tr:   &builtinSlots2[372],
 				},
 				fix: alts{
 					list: []text{
@@ -16054,14 +16465,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   &builtinSlots2[363],
+					tr:   &builtinSlots2[373],
 				},
 			},
 			2: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[160],
+					tr: &builtinSlots1[165],
 				},
 				explanation: alts{
 					list: []text{
@@ -16103,7 +16514,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 2051,
-					tr:   &builtinSlots2[364],
+					tr:   &builtinSlots2[374],
 				},
 				fix: alts{
 					list: []text{
@@ -16120,7 +16531,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   &builtinSlots2[365],
+					tr:   &builtinSlots2[375],
 				},
 			},
 		},
@@ -16129,7 +16540,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[161],
+					tr: &builtinSlots1[166],
 				},
 				explanation: alts{
 					list: []text{
@@ -16175,7 +16586,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 196611,
-					tr:   &builtinSlots2[366],
+					tr:   &builtinSlots2[376],
 				},
 				fix: alts{
 					list: []text{
@@ -16189,7 +16600,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65536,
-					tr:   &builtinSlots2[367],
+					tr:   &builtinSlots2[377],
 				},
 			},
 		},
@@ -16200,7 +16611,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending rate limit",
-				tr: &builtinSlots1[162],
+				tr: &builtinSlots1[167],
 			},
 			explanation: alts{
 				list: []text{
@@ -16223,7 +16634,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[368],
+				tr:   &builtinSlots2[378],
 			},
 			fix: alts{
 				list: []text{
@@ -16240,7 +16651,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 4096,
-				tr:   &builtinSlots2[369],
+				tr:   &builtinSlots2[379],
 			},
 		},
 	},
@@ -16250,7 +16661,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "suppressed address",
-				tr: &builtinSlots1[163],
+				tr: &builtinSlots1[168],
 			},
 			explanation: alts{
 				list: []text{
@@ -16266,7 +16677,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[370],
+				tr:   &builtinSlots2[380],
 			},
 			fix: alts{
 				list: []text{
@@ -16274,7 +16685,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. Take it off the suppression list (in the sending service's settings) only if you know that it works again; otherwise remove it from your lists."},
 					},
 				},
-				tr: &builtinSlots2[371],
+				tr: &builtinSlots2[381],
 			},
 		},
 	},
@@ -16284,7 +16695,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "mailbox disabled",
-				tr: &builtinSlots1[164],
+				tr: &builtinSlots1[169],
 			},
 			explanation: alts{
 				list: []text{
@@ -16307,7 +16718,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[372],
+				tr:   &builtinSlots2[382],
 			},
 			fix: alts{
 				list: []text{
@@ -16315,7 +16726,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: &builtinSlots2[373],
+				tr: &builtinSlots2[383],
 			},
 		},
 	},
@@ -16325,7 +16736,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "mail protocol error",
-				tr: &builtinSlots1[165],
+				tr: &builtinSlots1[170],
 			},
 			explanation: alts{
 				list: []text{
@@ -16348,7 +16759,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[374],
+				tr:   &builtinSlots2[384],
 			},
 			fix: alts{
 				list: []text{
@@ -16356,7 +16767,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: &builtinSlots2[375],
+				tr: &builtinSlots2[385],
 			},
 		},
 	},
@@ -16366,7 +16777,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "error at the receiving system",
-				tr: &builtinSlots1[166],
+				tr: &builtinSlots1[171],
 			},
 			explanation: alts{
 				list: []text{
@@ -16408,7 +16819,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[376],
+				tr:   &builtinSlots2[386],
 			},
 			fix: alts{
 				list: []text{
@@ -16416,14 +16827,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: &builtinSlots2[377],
+				tr: &builtinSlots2[387],
 			},
 		},
 		byFact: [22]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[167],
+					tr: &builtinSlots1[172],
 				},
 				explanation: alts{
 					list: []text{
@@ -16446,7 +16857,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[378],
+					tr:   &builtinSlots2[388],
 				},
 				fix: alts{
 					list: []text{
@@ -16454,7 +16865,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[379],
+					tr: &builtinSlots2[389],
 				},
 			},
 		},
@@ -16465,7 +16876,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "receiving system out of storage",
-				tr: &builtinSlots1[168],
+				tr: &builtinSlots1[173],
 			},
 			explanation: alts{
 				list: []text{
@@ -16488,7 +16899,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[380],
+				tr:   &builtinSlots2[390],
 			},
 			fix: alts{
 				list: []text{
@@ -16496,7 +16907,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: &builtinSlots2[381],
+				tr: &builtinSlots2[391],
 			},
 		},
 	},
@@ -16506,7 +16917,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "too many connections",
-				tr: &builtinSlots1[169],
+				tr: &builtinSlots1[174],
 			},
 			explanation: alts{
 				list: []text{
@@ -16529,7 +16940,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[382],
+				tr:   &builtinSlots2[392],
 			},
 			fix: alts{
 				list: []text{
@@ -16537,7 +16948,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: &builtinSlots2[383],
+				tr: &builtinSlots2[393],
 			},
 		},
 		byFact: [22]words{
@@ -16545,7 +16956,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "too many recipients",
-					tr: &builtinSlots1[170],
+					tr: &builtinSlots1[175],
 				},
 				explanation: alts{
 					list: []text{
@@ -16587,7 +16998,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 8195,
-					tr:   &builtinSlots2[384],
+					tr:   &builtinSlots2[394],
 				},
 				fix: alts{
 					list: []text{
@@ -16601,7 +17012,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 8192,
-					tr:   &builtinSlots2[385],
+					tr:   &builtinSlots2[395],
 				},
 			},
 		},
@@ -16612,7 +17023,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "undetermined failure",
-				tr: &builtinSlots1[171],
+				tr: &builtinSlots1[176],
 			},
 			explanation: alts{
 				list: []text{
@@ -16647,7 +17058,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[386],
+				tr:   &builtinSlots2[396],
 			},
 			fix: alts{
 				list: []text{
@@ -16667,7 +17078,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 4096,
-				tr:   &builtinSlots2[387],
+				tr:   &builtinSlots2[397],
 			},
 		},
 	},
@@ -16678,7 +17089,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address does not exist",
-				tr: &builtinSlots1[172],
+				tr: &builtinSlots1[177],
 			},
 			explanation: alts{
 				list: []text{
@@ -16701,7 +17112,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[388],
+				tr:   &builtinSlots2[398],
 			},
 			fix: alts{
 				list: []text{
@@ -16709,7 +17120,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[389],
+				tr: &builtinSlots2[399],
 			},
 		},
 	},
@@ -16718,7 +17129,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "auto-reply",
-				tr: &builtinSlots1[173],
+				tr: &builtinSlots1[178],
 			},
 			explanation: alts{
 				list: []text{
@@ -16726,7 +17137,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: &builtinSlots2[390],
+				tr: &builtinSlots2[400],
 			},
 		},
 	},
@@ -16736,7 +17147,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "malware detected",
-				tr: &builtinSlots1[174],
+				tr: &builtinSlots1[179],
 			},
 			explanation: alts{
 				list: []text{
@@ -16818,7 +17229,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 196611,
-				tr:   &builtinSlots2[391],
+				tr:   &builtinSlots2[401],
 			},
 			fix: alts{
 				list: []text{
@@ -16832,7 +17243,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65536,
-				tr:   &builtinSlots2[392],
+				tr:   &builtinSlots2[402],
 			},
 		},
 		byFact: [22]words{
@@ -16840,7 +17251,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[175],
+					tr: &builtinSlots1[180],
 				},
 				explanation: alts{
 					list: []text{
@@ -16886,7 +17297,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 196611,
-					tr:   &builtinSlots2[393],
+					tr:   &builtinSlots2[403],
 				},
 				fix: alts{
 					list: []text{
@@ -16900,14 +17311,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65536,
-					tr:   &builtinSlots2[394],
+					tr:   &builtinSlots2[404],
 				},
 			},
 			21: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[176],
+					tr: &builtinSlots1[181],
 				},
 				explanation: alts{
 					list: []text{
@@ -16949,7 +17360,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65539,
-					tr:   &builtinSlots2[395],
+					tr:   &builtinSlots2[405],
 				},
 				fix: alts{
 					list: []text{
@@ -16963,7 +17374,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65536,
-					tr:   &builtinSlots2[396],
+					tr:   &builtinSlots2[406],
 				},
 			},
 		},
@@ -16972,8 +17383,8 @@ var builtinData1 = [...]reasonDef{
 
 // builtinSlots1 are the translations of the []string slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots1 [177][]string
+var builtinSlots1 [182][]string
 
 // builtinSlots2 are the translations of the [][]text slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots2 [397][][]text
+var builtinSlots2 [407][][]text
