@@ -75,7 +75,12 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 		detail(w, lw, "cli.generating", r.ReportingMTA)
 		detail(w, lw, "cli.remote", rd.Recipient.RemoteMTA)
 		detail(w, lw, "cli.status", statusText(lw, rd))
-		detail(w, lw, "cli.response", explanation.SMTPResponse(rd.Recipient.Reply, rd.Recipient.Diagnostic))
+		if r.Format == dsn.FormatListHeld {
+			// The list's words for why it holds the post: no SMTP reply.
+			detail(w, lw, "cli.hold_reason", rd.Recipient.Diagnostic)
+		} else {
+			detail(w, lw, "cli.response", explanation.SMTPResponse(rd.Recipient.Reply, rd.Recipient.Diagnostic))
+		}
 		detail(w, lw, "cli.command", rd.Recipient.Command)
 		reason := string(rd.Reason)
 		switch {
