@@ -69,7 +69,8 @@ type Report struct {
 
 	// Format names the family the report was recognised as, e.g. "rfc3464",
 	// "postfix", "qmail", "exchange2003". For logs and tests, and
-	// FormatChallengeResponse, which changes what the notice means.
+	// FormatChallengeResponse and FormatListHeld, which change what the
+	// notice means.
 	Format string
 
 	// ReportingMTA is the host that wrote the report (RFC 3464 Reporting-MTA,

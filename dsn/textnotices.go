@@ -100,14 +100,108 @@ func (p *parser) readModerationHold() bool {
 	}
 	r := p.rep
 	r.Kind = KindAutoreply
-	r.Format = "list-held"
-	if a := firstAddress(message.DecodeWords(p.hdr.GetString("From"))); a != "" {
-		r.Recipients = append(r.Recipients, Recipient{Address: a})
+	r.Format = FormatListHeld
+	// The list is the recipient that holds the post; the notice's From is
+	// the list's owner or bounce robot, never the recipient.
+	if a := p.holdingList(words); a != "" {
+		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: p.holdReason(words)})
 	}
 	if r.Original.Sender == "" {
 		r.Original.Sender = firstAddress(message.DecodeWords(p.hdr.GetString("To")))
 	}
 	return true
+}
+
+// FormatListHeld is the Format of a KindAutoreply report that is a
+// mailing list's notice that a post waits for its moderator (see
+// heldPhrases): neither delivered nor refused yet. Its one recipient, when
+// the list is named, is the list's address, with the reason the notice
+// gives for the hold as its Diagnostic.
+const FormatListHeld = "list-held"
+
+// heldListPrefixes are the lower-case words after which a hold notice names
+// the list: Mailman 2 (templates/en/postheld.txt, "Your mail to
+// '%(listname)s' with the subject") and Mailman 3 (list:user:notice:hold,
+// "Your mail to '$listname' with the subject", its subject "Your message to
+// $listname awaits moderator approval"), Sympa ("Your message for list
+// '%s' has been forwarded to the moderator(s)"), Google Groups ("Your
+// message to GROUP ... pending moderator approval").
+var heldListPrefixes = [...]string{"your mail to ", "your message to the group ", "your message to ",
+	"your message for list ", "your message for the list ", "your post to ", "your posting to "}
+
+// maxHoldReason bounds the reason a hold notice gives, in bytes.
+const maxHoldReason = 300
+
+// heldReasonLabels are the lower-case labels after which a hold notice
+// states why the post is held: Mailman 2 (postheld.txt "The reason it is
+// being held:", followed by Moderate.py's and Hold.py's reasons: "Post by
+// non-member to a members-only list", "Too many recipients to the
+// message", "Message has implicit destination", "Message body is too big",
+// "Message has a suspicious header"...), Mailman 3 (list:user:notice:hold
+// "The message is being held because:", its rules' reasons: "The message
+// is not from a list member", "Message has more than N recipients",
+// "Message has implicit destination", "The message is larger than the N KB
+// maximum size"...).
+var heldReasonLabels = [...]string{"the reason it is being held:", "the message is being held because:",
+	"is being held because:", "it is being held because:", "held for the following reason:", "reason for the hold:"}
+
+// holdingList returns the address of the list that holds a post, "" when
+// none is certain: the address the notice names after heldListPrefixes
+// (a bare list name, as Mailman 2 writes, is no address), else the list's
+// address in the notice's header (RFC 2369 List-Post, Mailman's
+// X-BeenThere). Never the notice's From: that is the list's owner or
+// bounce robot, which did not hold the post.
+func (p *parser) holdingList(words []byte) string {
+	for _, prefix := range heldListPrefixes {
+		i := bytes.Index(words, []byte(prefix))
+		if i < 0 {
+			continue
+		}
+		rest := strings.TrimLeft(string(p.text[i+len(prefix):len(words)]), " \t")
+		if rest != "" && (rest[0] == '\'' || rest[0] == '"') {
+			if j := strings.IndexByte(rest[1:], rest[0]); j >= 0 {
+				rest = rest[1 : j+1]
+			}
+		}
+		if j := strings.IndexAny(rest, " \t\r\n"); j >= 0 {
+			rest = rest[:j]
+		}
+		if a := cleanAddress(strings.Trim(rest, "\"'.,:;")); plausibleAddress(a) {
+			return a
+		}
+		break
+	}
+	for _, n := range [...]string{"List-Post", "X-BeenThere"} {
+		if a := firstAddress(strings.TrimPrefix(strings.TrimSpace(p.hdr.GetString(n)), "<mailto:")); plausibleAddress(a) {
+			return a
+		}
+	}
+	return ""
+}
+
+// holdReason returns the reason a hold notice gives (see heldReasonLabels):
+// the lines after the label up to the next blank line, on one line, at
+// most maxHoldReason bytes; "" when the notice gives none.
+func (p *parser) holdReason(words []byte) string {
+	for _, label := range heldReasonLabels {
+		i := bytes.Index(words, []byte(label))
+		if i < 0 {
+			continue
+		}
+		rest := strings.TrimLeft(string(p.text[i+len(label):len(words)]), " \t\r\n")
+		if j := strings.Index(rest, "\n\n"); j >= 0 {
+			rest = rest[:j]
+		}
+		if j := strings.Index(rest, "\n\r\n"); j >= 0 {
+			rest = rest[:j]
+		}
+		rest = strings.Join(strings.Fields(rest), " ")
+		if len(rest) > maxHoldReason {
+			rest = rest[:maxHoldReason]
+		}
+		return strings.ToValidUTF8(rest, "")
+	}
+	return ""
 }
 
 // automatic says whether a message's header marks it as sent by software:

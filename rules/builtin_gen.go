@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "e22881853016"
+const builtinDigest = "747cd62868a0"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   842,
+			line:   858,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 847,
+			line: 863,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 862,
+			line: 878,
 			text: phraseMask{
 				{index: 2, bits: 57344},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 869,
+			line: 885,
 			text: phraseMask{
 				{index: 2, bits: 65536},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 876,
+			line: 892,
 			text: phraseMask{
 				{index: 2, bits: 393216},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 883,
+			line: 899,
 			text: phraseMask{
 				{index: 2, bits: 524288},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 890,
+			line: 906,
 			text: phraseMask{
 				{index: 2, bits: 15728640},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 897,
+			line: 913,
 			text: phraseMask{
 				{index: 2, bits: 50331648},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 904,
+			line: 920,
 			text: phraseMask{
 				{index: 2, bits: 67108864},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 911,
+			line: 927,
 			text: phraseMask{
 				{index: 2, bits: 134217728},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 918,
+			line: 934,
 			text: phraseMask{
 				{index: 2, bits: 268435456},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 925,
+			line: 941,
 			text: phraseMask{
 				{index: 2, bits: 1610612736},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 932,
+			line: 948,
 			text: phraseMask{
 				{index: 2, bits: 2147483648},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 939,
+			line: 955,
 			text: phraseMask{
 				{index: 2, bits: 12884901888},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 946,
+			line: 962,
 			text: phraseMask{
 				{index: 2, bits: 17179869184},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 953,
+			line: 969,
 			text: phraseMask{
 				{index: 2, bits: 34359738368},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 960,
+			line: 976,
 			text: phraseMask{
 				{index: 2, bits: 68719476736},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 967,
+			line: 983,
 			text: phraseMask{
 				{index: 2, bits: 962072674304},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 975,
+			line: 991,
 			text: phraseMask{
 				{index: 2, bits: 139637976727552},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 996,
+			line: 1012,
 			text: phraseMask{
 				{index: 2, bits: 422212465065984},
 			},
@@ -360,7 +360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1013,
+			line: 1029,
 			text: phraseMask{
 				{index: 2, bits: 35465847065542656},
 			},
@@ -412,7 +412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1031,
+			line: 1047,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -486,7 +486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1046,
+			line: 1062,
 			text: phraseMask{
 				{index: 2, bits: 18158513697557839872},
 			},
@@ -536,7 +536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1066,
+			line: 1082,
 			text: phraseMask{
 				{index: 3, bits: 3},
 			},
@@ -588,7 +588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1083,
+			line: 1099,
 			text: phraseMask{
 				{index: 3, bits: 3},
 			},
@@ -638,7 +638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1093,
+			line: 1109,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -708,7 +708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1110,
+			line: 1126,
 			text: phraseMask{
 				{index: 3, bits: 120},
 			},
@@ -758,7 +758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1125,
+			line: 1141,
 			text: phraseMask{
 				{index: 3, bits: 3968},
 			},
@@ -808,7 +808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1141,
+			line: 1157,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -858,7 +858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1155,
+			line: 1171,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -871,7 +871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1165,
+			line: 1181,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -884,7 +884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1171,
+			line: 1187,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -897,7 +897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1177,
+			line: 1193,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -910,7 +910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1183,
+			line: 1199,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -923,7 +923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1189,
+			line: 1205,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -936,7 +936,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1195,
+			line: 1211,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -949,7 +949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1201,
+			line: 1217,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -962,7 +962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1207,
+			line: 1223,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -975,7 +975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1213,
+			line: 1229,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -988,7 +988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1219,
+			line: 1235,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -1001,7 +1001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1225,
+			line: 1241,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -1070,7 +1070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1240,
+			line: 1256,
 			text: phraseMask{
 				{index: 3, bits: 3932160},
 			},
@@ -1083,7 +1083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1248,
+			line: 1264,
 			text: phraseMask{
 				{index: 3, bits: 4194304},
 			},
@@ -1096,7 +1096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1254,
+			line: 1270,
 			text: phraseMask{
 				{index: 3, bits: 8388608},
 			},
@@ -1109,7 +1109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1260,
+			line: 1276,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 			},
@@ -1122,7 +1122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1266,
+			line: 1282,
 			text: phraseMask{
 				{index: 3, bits: 100663296},
 			},
@@ -1135,7 +1135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1272,
+			line: 1288,
 			text: phraseMask{
 				{index: 3, bits: 402653184},
 			},
@@ -1148,7 +1148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1278,
+			line: 1294,
 			text: phraseMask{
 				{index: 3, bits: 536870912},
 			},
@@ -1161,7 +1161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1284,
+			line: 1300,
 			text: phraseMask{
 				{index: 3, bits: 1073741824},
 			},
@@ -1171,7 +1171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1293,
+			line: 1309,
 			text: phraseMask{
 				{index: 3, bits: 272730423296},
 			},
@@ -1181,7 +1181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1298,
+			line: 1314,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1191,7 +1191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1303,
+			line: 1319,
 			text: phraseMask{
 				{index: 3, bits: 1649267441664},
 			},
@@ -1201,7 +1201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1308,
+			line: 1324,
 			text: phraseMask{
 				{index: 3, bits: 6597069766656},
 			},
@@ -1211,7 +1211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1313,
+			line: 1329,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 			},
@@ -1221,7 +1221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1318,
+			line: 1334,
 			text: phraseMask{
 				{index: 3, bits: 123145302310912},
 			},
@@ -1231,7 +1231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1323,
+			line: 1339,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -1241,7 +1241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1328,
+			line: 1344,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1251,7 +1251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1333,
+			line: 1349,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -1261,7 +1261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1338,
+			line: 1354,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -1271,7 +1271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1343,
+			line: 1359,
 			text: phraseMask{
 				{index: 3, bits: 139611588448485376},
 			},
@@ -1281,7 +1281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1348,
+			line: 1364,
 			text: phraseMask{
 				{index: 3, bits: 2161727821137838080},
 			},
@@ -1291,7 +1291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1353,
+			line: 1369,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1301,7 +1301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1358,
+			line: 1374,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1314,7 +1314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1367,
+			line: 1383,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1327,7 +1327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1373,
+			line: 1389,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1340,7 +1340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1379,
+			line: 1395,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1353,7 +1353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1385,
+			line: 1401,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1366,7 +1366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1391,
+			line: 1407,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1379,7 +1379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1397,
+			line: 1413,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1392,7 +1392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1403,
+			line: 1419,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1405,7 +1405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1409,
+			line: 1425,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1418,7 +1418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1415,
+			line: 1431,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 			},
@@ -1431,7 +1431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1422,
+			line: 1438,
 			text: phraseMask{
 				{index: 4, bits: 3},
 			},
@@ -1444,7 +1444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1428,
+			line: 1444,
 			text: phraseMask{
 				{index: 4, bits: 4},
 			},
@@ -1457,7 +1457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1434,
+			line: 1450,
 			text: phraseMask{
 				{index: 4, bits: 8},
 			},
@@ -1470,7 +1470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1440,
+			line: 1456,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1483,7 +1483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1446,
+			line: 1462,
 			text: phraseMask{
 				{index: 4, bits: 32},
 			},
@@ -1496,7 +1496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1452,
+			line: 1468,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1509,7 +1509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1458,
+			line: 1474,
 			text: phraseMask{
 				{index: 4, bits: 384},
 			},
@@ -1522,7 +1522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1464,
+			line: 1480,
 			text: phraseMask{
 				{index: 4, bits: 7680},
 			},
@@ -1535,7 +1535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1470,
+			line: 1486,
 			text: phraseMask{
 				{index: 4, bits: 1040384},
 			},
@@ -1548,7 +1548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1476,
+			line: 1492,
 			text: phraseMask{
 				{index: 4, bits: 1048576},
 			},
@@ -1561,7 +1561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1482,
+			line: 1498,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1574,7 +1574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1489,
+			line: 1505,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1587,7 +1587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1495,
+			line: 1511,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1600,7 +1600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1501,
+			line: 1517,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1613,7 +1613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1507,
+			line: 1523,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1626,7 +1626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1513,
+			line: 1529,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1639,7 +1639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1519,
+			line: 1535,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1652,7 +1652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1525,
+			line: 1541,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1665,7 +1665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1531,
+			line: 1547,
 			text: phraseMask{
 				{index: 4, bits: 4194304},
 			},
@@ -1675,7 +1675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1538,
+			line: 1554,
 			text: phraseMask{
 				{index: 4, bits: 8388608},
 			},
@@ -1724,7 +1724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1547,
+			line: 1563,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -1734,7 +1734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1552,
+			line: 1568,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1744,7 +1744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1557,
+			line: 1573,
 			text: phraseMask{
 				{index: 4, bits: 402653184},
 			},
@@ -1754,7 +1754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1562,
+			line: 1578,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1764,7 +1764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1567,
+			line: 1583,
 			text: phraseMask{
 				{index: 4, bits: 1073741824},
 			},
@@ -1774,7 +1774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1579,
+			line: 1595,
 			text: phraseMask{
 				{index: 4, bits: 2147483648},
 			},
@@ -1784,7 +1784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1584,
+			line: 1600,
 			text: phraseMask{
 				{index: 4, bits: 30064771072},
 			},
@@ -1794,7 +1794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1589,
+			line: 1605,
 			text: phraseMask{
 				{index: 4, bits: 34359738368},
 			},
@@ -1804,7 +1804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1594,
+			line: 1610,
 			text: phraseMask{
 				{index: 4, bits: 68719476736},
 			},
@@ -1886,7 +1886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1606,
+			line: 1622,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1896,7 +1896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1611,
+			line: 1627,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -1906,7 +1906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1619,
+			line: 1635,
 			text: phraseMask{
 				{index: 4, bits: 2199023255552},
 			},
@@ -1916,7 +1916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1624,
+			line: 1640,
 			text: phraseMask{
 				{index: 4, bits: 4398046511104},
 			},
@@ -1926,7 +1926,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1631,
+			line: 1647,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1937,7 +1937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1637,
+			line: 1653,
 			text: phraseMask{
 				{index: 4, bits: 527765581332480},
 			},
@@ -1947,7 +1947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1645,
+			line: 1661,
 			text: phraseMask{
 				{index: 4, bits: 3940649673949184},
 			},
@@ -2016,7 +2016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1665,
+			line: 1681,
 			text: phraseMask{
 				{index: 4, bits: 1148417904979476480},
 			},
@@ -2026,7 +2026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1672,
+			line: 1688,
 			text: phraseMask{
 				{index: 4, bits: 3458764513820540928},
 			},
@@ -2036,7 +2036,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1683,
+			line: 1699,
 			text: phraseMask{
 				{index: 4, bits: 4611686018427387904},
 			},
@@ -2047,7 +2047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1690,
+			line: 1706,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -2058,7 +2058,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1696,
+			line: 1712,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2069,7 +2069,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1705,
+			line: 1721,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2079,7 +2079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1711,
+			line: 1727,
 			text: phraseMask{
 				{index: 5, bits: 1},
 			},
@@ -2090,7 +2090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1717,
+			line: 1733,
 			text: phraseMask{
 				{index: 5, bits: 2},
 			},
@@ -2101,7 +2101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1723,
+			line: 1739,
 			text: phraseMask{
 				{index: 5, bits: 12},
 			},
@@ -2112,7 +2112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1729,
+			line: 1745,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2123,7 +2123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1736,
+			line: 1752,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2175,7 +2175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1749,
+			line: 1765,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -2186,7 +2186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1756,
+			line: 1772,
 			text: phraseMask{
 				{index: 5, bits: 32},
 			},
@@ -2197,7 +2197,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1762,
+			line: 1778,
 			text: phraseMask{
 				{index: 5, bits: 192},
 			},
@@ -2208,7 +2208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1769,
+			line: 1785,
 			text: phraseMask{
 				{index: 5, bits: 3840},
 			},
@@ -2219,7 +2219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1776,
+			line: 1792,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -2230,7 +2230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1782,
+			line: 1798,
 			text: phraseMask{
 				{index: 2, bits: 8589934592},
 			},
@@ -2241,7 +2241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1788,
+			line: 1804,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -2252,7 +2252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1794,
+			line: 1810,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -2263,7 +2263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1800,
+			line: 1816,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -2274,7 +2274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1806,
+			line: 1822,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -2285,7 +2285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1812,
+			line: 1828,
 			text: phraseMask{
 				{index: 5, bits: 131072},
 			},
@@ -2296,7 +2296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1818,
+			line: 1834,
 			text: phraseMask{
 				{index: 5, bits: 1835008},
 			},
@@ -2307,7 +2307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1824,
+			line: 1840,
 			text: phraseMask{
 				{index: 5, bits: 6291456},
 			},
@@ -2318,7 +2318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1830,
+			line: 1846,
 			text: phraseMask{
 				{index: 5, bits: 25165824},
 			},
@@ -2329,7 +2329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1836,
+			line: 1852,
 			text: phraseMask{
 				{index: 5, bits: 100663296},
 			},
@@ -2340,7 +2340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1842,
+			line: 1858,
 			text: phraseMask{
 				{index: 5, bits: 134217728},
 			},
@@ -2351,7 +2351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1848,
+			line: 1864,
 			text: phraseMask{
 				{index: 5, bits: 268435456},
 			},
@@ -2362,7 +2362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1854,
+			line: 1870,
 			text: phraseMask{
 				{index: 5, bits: 3758096384},
 			},
@@ -2373,7 +2373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1861,
+			line: 1877,
 			text: phraseMask{
 				{index: 5, bits: 4294967296},
 			},
@@ -2384,7 +2384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1867,
+			line: 1883,
 			text: phraseMask{
 				{index: 5, bits: 8589934592},
 			},
@@ -2395,7 +2395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1873,
+			line: 1889,
 			text: phraseMask{
 				{index: 5, bits: 51539607552},
 			},
@@ -2406,7 +2406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1879,
+			line: 1895,
 			text: phraseMask{
 				{index: 5, bits: 206158430208},
 			},
@@ -2417,7 +2417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1885,
+			line: 1901,
 			text: phraseMask{
 				{index: 5, bits: 274877906944},
 			},
@@ -2428,7 +2428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1891,
+			line: 1907,
 			text: phraseMask{
 				{index: 5, bits: 549755813888},
 			},
@@ -2439,7 +2439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1897,
+			line: 1913,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -2450,7 +2450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1903,
+			line: 1919,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -2461,7 +2461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1909,
+			line: 1925,
 			text: phraseMask{
 				{index: 5, bits: 13194139533312},
 			},
@@ -2472,7 +2472,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1915,
+			line: 1931,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2486,7 +2486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1927,
+			line: 1943,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2500,7 +2500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1934,
+			line: 1950,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2514,7 +2514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1941,
+			line: 1957,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2528,7 +2528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1948,
+			line: 1964,
 			text: phraseMask{
 				{index: 5, bits: 144044819331678208},
 			},
@@ -2539,7 +2539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1959,
+			line: 1975,
 			text: phraseMask{
 				{index: 5, bits: 2161727821137838080},
 			},
@@ -2550,7 +2550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1973,
+			line: 1989,
 			text: phraseMask{
 				{index: 5, bits: 6917529027641081856},
 			},
@@ -2613,7 +2613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1984,
+			line: 2000,
 			text: phraseMask{
 				{index: 5, bits: 6917529027641081856},
 			},
@@ -2673,7 +2673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1994,
+			line: 2010,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 				{index: 6, bits: 7},
@@ -2685,7 +2685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2003,
+			line: 2019,
 			text: phraseMask{
 				{index: 6, bits: 248},
 			},
@@ -2696,7 +2696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2011,
+			line: 2027,
 			text: phraseMask{
 				{index: 6, bits: 768},
 			},
@@ -2707,7 +2707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2017,
+			line: 2033,
 			text: phraseMask{
 				{index: 6, bits: 15360},
 			},
@@ -2718,7 +2718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2024,
+			line: 2040,
 			text: phraseMask{
 				{index: 6, bits: 245760},
 			},
@@ -2729,7 +2729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2031,
+			line: 2047,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -2740,7 +2740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2037,
+			line: 2053,
 			text: phraseMask{
 				{index: 6, bits: 524288},
 			},
@@ -2751,7 +2751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2043,
+			line: 2059,
 			text: phraseMask{
 				{index: 6, bits: 7340032},
 			},
@@ -2762,7 +2762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2050,
+			line: 2066,
 			text: phraseMask{
 				{index: 6, bits: 1065353216},
 			},
@@ -2773,7 +2773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2059,
+			line: 2075,
 			text: phraseMask{
 				{index: 6, bits: 16106127360},
 			},
@@ -2784,7 +2784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2068,
+			line: 2084,
 			text: phraseMask{
 				{index: 6, bits: 51539607552},
 			},
@@ -2795,7 +2795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2074,
+			line: 2090,
 			text: phraseMask{
 				{index: 6, bits: 1030792151040},
 			},
@@ -2806,7 +2806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2082,
+			line: 2098,
 			text: phraseMask{
 				{index: 6, bits: 280375465082880},
 			},
@@ -2817,7 +2817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2091,
+			line: 2107,
 			text: phraseMask{
 				{index: 6, bits: 844424930131968},
 			},
@@ -2828,7 +2828,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2097,
+			line: 2113,
 			text: phraseMask{
 				{index: 3, bits: 2},
 				{index: 6, bits: 142989288169013248},
@@ -2840,7 +2840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2106,
+			line: 2122,
 			text: phraseMask{
 				{index: 6, bits: 432345564227567616},
 			},
@@ -2851,7 +2851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2112,
+			line: 2128,
 			text: phraseMask{
 				{index: 6, bits: 17870283321406128128},
 				{index: 7, bits: 3},
@@ -2863,7 +2863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2121,
+			line: 2137,
 			text: phraseMask{
 				{index: 7, bits: 12},
 			},
@@ -2874,7 +2874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2127,
+			line: 2143,
 			text: phraseMask{
 				{index: 7, bits: 48},
 			},
@@ -2885,7 +2885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2134,
+			line: 2150,
 			text: phraseMask{
 				{index: 7, bits: 1048512},
 			},
@@ -2896,7 +2896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2144,
+			line: 2160,
 			text: phraseMask{
 				{index: 7, bits: 1048576},
 			},
@@ -2907,7 +2907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2152,
+			line: 2168,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 			},
@@ -2918,7 +2918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2158,
+			line: 2174,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2938,7 +2938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2166,
+			line: 2182,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2960,7 +2960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2174,
+			line: 2190,
 			text: phraseMask{
 				{index: 7, bits: 16777216},
 			},
@@ -2971,7 +2971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2182,
+			line: 2198,
 			text: phraseMask{
 				{index: 7, bits: 100663296},
 			},
@@ -2986,7 +2986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2189,
+			line: 2205,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3048,7 +3048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2217,
+			line: 2233,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3062,7 +3062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2224,
+			line: 2240,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3076,7 +3076,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2231,
+			line: 2247,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3090,7 +3090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2238,
+			line: 2254,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3104,7 +3104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2245,
+			line: 2261,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3118,7 +3118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2252,
+			line: 2268,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3132,7 +3132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2259,
+			line: 2275,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3146,7 +3146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2266,
+			line: 2282,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3160,7 +3160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2272,
+			line: 2288,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3175,7 +3175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2279,
+			line: 2295,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3189,7 +3189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2285,
+			line: 2301,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3204,7 +3204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2292,
+			line: 2308,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3218,7 +3218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2299,
+			line: 2315,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3232,7 +3232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2305,
+			line: 2321,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3245,7 +3245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2311,
+			line: 2327,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3259,7 +3259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2317,
+			line: 2333,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3273,7 +3273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2323,
+			line: 2339,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3287,7 +3287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2329,
+			line: 2345,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3301,7 +3301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2336,
+			line: 2352,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3315,7 +3315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2342,
+			line: 2358,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3329,7 +3329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2348,
+			line: 2364,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3343,7 +3343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2355,
+			line: 2371,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3357,7 +3357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2362,
+			line: 2378,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3371,7 +3371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2369,
+			line: 2385,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3385,7 +3385,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2376,
+			line: 2392,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3399,7 +3399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2383,
+			line: 2399,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3412,7 +3412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2389,
+			line: 2405,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3425,7 +3425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2395,
+			line: 2411,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3439,7 +3439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2402,
+			line: 2418,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3452,7 +3452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2408,
+			line: 2424,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3466,7 +3466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2415,
+			line: 2431,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3480,7 +3480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2422,
+			line: 2438,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3494,7 +3494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2429,
+			line: 2445,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3508,7 +3508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2436,
+			line: 2452,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3522,7 +3522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2443,
+			line: 2459,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3536,7 +3536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2450,
+			line: 2466,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3550,7 +3550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2457,
+			line: 2473,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3564,7 +3564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2464,
+			line: 2480,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3578,7 +3578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2471,
+			line: 2487,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3592,7 +3592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2478,
+			line: 2494,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3606,7 +3606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2485,
+			line: 2501,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3620,7 +3620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2492,
+			line: 2508,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3634,7 +3634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2499,
+			line: 2515,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3648,7 +3648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2506,
+			line: 2522,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3662,7 +3662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2513,
+			line: 2529,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3676,7 +3676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2520,
+			line: 2536,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3690,7 +3690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2527,
+			line: 2543,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3704,7 +3704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2533,
+			line: 2549,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3717,7 +3717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2539,
+			line: 2555,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3730,7 +3730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2545,
+			line: 2561,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3744,7 +3744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2552,
+			line: 2568,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3759,7 +3759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2559,
+			line: 2575,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3772,7 +3772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2565,
+			line: 2581,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3786,7 +3786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2572,
+			line: 2588,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3800,7 +3800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2579,
+			line: 2595,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3814,7 +3814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2586,
+			line: 2602,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3828,7 +3828,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2593,
+			line: 2609,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3842,7 +3842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2600,
+			line: 2616,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3855,7 +3855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2606,
+			line: 2622,
 			text: phraseMask{
 				{index: 8, bits: 234881024},
 			},
@@ -3866,7 +3866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2616,
+			line: 2632,
 			text: phraseMask{
 				{index: 8, bits: 805306368},
 			},
@@ -3877,7 +3877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2622,
+			line: 2638,
 			text: phraseMask{
 				{index: 8, bits: 7516192768},
 			},
@@ -3888,7 +3888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2628,
+			line: 2644,
 			text: phraseMask{
 				{index: 8, bits: 8589934592},
 			},
@@ -3899,7 +3899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2634,
+			line: 2650,
 			text: phraseMask{
 				{index: 8, bits: 257698037760},
 			},
@@ -3910,7 +3910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2641,
+			line: 2657,
 			text: phraseMask{
 				{index: 8, bits: 274877906944},
 			},
@@ -3921,7 +3921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2647,
+			line: 2663,
 			text: phraseMask{
 				{index: 8, bits: 1649267441664},
 			},
@@ -3932,7 +3932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2653,
+			line: 2669,
 			text: phraseMask{
 				{index: 8, bits: 6597069766656},
 			},
@@ -3943,7 +3943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2659,
+			line: 2675,
 			text: phraseMask{
 				{index: 8, bits: 8796093022208},
 			},
@@ -3954,7 +3954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2665,
+			line: 2681,
 			text: phraseMask{
 				{index: 3, bits: 12288},
 				{index: 8, bits: 123145302310912},
@@ -3966,7 +3966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2673,
+			line: 2689,
 			text: phraseMask{
 				{index: 3, bits: 2328},
 				{index: 8, bits: 422212465065984},
@@ -3978,7 +3978,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2683,
+			line: 2699,
 			text: phraseMask{
 				{index: 8, bits: 3940649673949184},
 			},
@@ -3989,7 +3989,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2690,
+			line: 2706,
 			text: phraseMask{
 				{index: 8, bits: 67553994410557440},
 			},
@@ -4000,7 +4000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2697,
+			line: 2713,
 			text: phraseMask{
 				{index: 8, bits: 216172782113783808},
 				{bits: 140737488355328},
@@ -4012,7 +4012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2704,
+			line: 2720,
 			text: phraseMask{
 				{index: 7, bits: 144115188075855872},
 				{index: 8, bits: 864691128455135232},
@@ -4024,7 +4024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2710,
+			line: 2726,
 			text: phraseMask{
 				{index: 8, bits: 1152921504606846976},
 			},
@@ -4035,7 +4035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2716,
+			line: 2732,
 			text: phraseMask{
 				{index: 8, bits: 2305843009213693952},
 			},
@@ -4046,7 +4046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2722,
+			line: 2738,
 			text: phraseMask{
 				{index: 8, bits: 4194304},
 			},
@@ -4057,7 +4057,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2728,
+			line: 2744,
 			text: phraseMask{
 				{index: 8, bits: 13835058055282163712},
 			},
@@ -4068,7 +4068,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2738,
+			line: 2754,
 			text: phraseMask{
 				{index: 9, bits: 7},
 			},
@@ -4079,7 +4079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2744,
+			line: 2760,
 			text: phraseMask{
 				{index: 9, bits: 8},
 			},
@@ -4090,7 +4090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2750,
+			line: 2766,
 			text: phraseMask{
 				{index: 9, bits: 48},
 			},
@@ -4101,7 +4101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2756,
+			line: 2772,
 			text: phraseMask{
 				{index: 9, bits: 192},
 			},
@@ -4112,7 +4112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2762,
+			line: 2778,
 			text: phraseMask{
 				{index: 9, bits: 768},
 			},
@@ -4123,7 +4123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2768,
+			line: 2784,
 			text: phraseMask{
 				{index: 9, bits: 1024},
 			},
@@ -4134,7 +4134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2774,
+			line: 2790,
 			text: phraseMask{
 				{index: 9, bits: 2048},
 			},
@@ -4145,7 +4145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2780,
+			line: 2796,
 			text: phraseMask{
 				{index: 9, bits: 61440},
 			},
@@ -4156,7 +4156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2787,
+			line: 2803,
 			text: phraseMask{
 				{index: 9, bits: 65536},
 			},
@@ -4167,7 +4167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2793,
+			line: 2809,
 			text: phraseMask{
 				{index: 9, bits: 131072},
 			},
@@ -4178,7 +4178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2804,
+			line: 2820,
 			text: phraseMask{
 				{index: 9, bits: 786432},
 			},
@@ -4223,7 +4223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2815,
+			line: 2831,
 			text: phraseMask{
 				{index: 9, bits: 1048576},
 			},
@@ -4234,7 +4234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2821,
+			line: 2837,
 			text: phraseMask{
 				{index: 9, bits: 2097152},
 			},
@@ -4245,7 +4245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2827,
+			line: 2843,
 			text: phraseMask{
 				{index: 9, bits: 4194304},
 			},
@@ -4256,7 +4256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2840,
+			line: 2856,
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
@@ -4325,7 +4325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2853,
+			line: 2869,
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
@@ -4391,7 +4391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2863,
+			line: 2879,
 			text: phraseMask{
 				{index: 9, bits: 50331648},
 			},
@@ -4402,7 +4402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2871,
+			line: 2887,
 			text: phraseMask{
 				{index: 9, bits: 67108864},
 			},
@@ -4413,7 +4413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2877,
+			line: 2893,
 			text: phraseMask{
 				{index: 9, bits: 402653184},
 			},
@@ -4424,7 +4424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2883,
+			line: 2899,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -4435,7 +4435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2889,
+			line: 2905,
 			text: phraseMask{
 				{index: 9, bits: 1073741824},
 			},
@@ -4446,7 +4446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2895,
+			line: 2911,
 			text: phraseMask{
 				{index: 9, bits: 2147549184},
 			},
@@ -4457,7 +4457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2907,
+			line: 2923,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4507,7 +4507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2920,
+			line: 2936,
 			text: phraseMask{
 				{index: 9, bits: 2061584302080},
 			},
@@ -4551,7 +4551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2932,
+			line: 2948,
 			text: phraseMask{
 				{index: 9, bits: 32985348833280},
 				{index: 6, bits: 9007199254740992},
@@ -4595,7 +4595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2946,
+			line: 2962,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4661,7 +4661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2967,
+			line: 2983,
 			text: phraseMask{
 				{index: 9, bits: 1152921504606846976},
 			},
@@ -4711,7 +4711,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2976,
+			line: 2992,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4770,7 +4770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2991,
+			line: 3007,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4827,7 +4827,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3010,
+			line: 3026,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4882,7 +4882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3022,
+			line: 3038,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4923,7 +4923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3036,
+			line: 3052,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4972,7 +4972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3045,
+			line: 3061,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5021,7 +5021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3054,
+			line: 3070,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5070,7 +5070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3063,
+			line: 3079,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5119,7 +5119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3073,
+			line: 3089,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5161,7 +5161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3082,
+			line: 3098,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5210,7 +5210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3091,
+			line: 3107,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5259,7 +5259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3100,
+			line: 3116,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5308,7 +5308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3109,
+			line: 3125,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5357,7 +5357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3118,
+			line: 3134,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5406,7 +5406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3127,
+			line: 3143,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5455,7 +5455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3136,
+			line: 3152,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5504,7 +5504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3145,
+			line: 3161,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5553,7 +5553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3154,
+			line: 3170,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5602,7 +5602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3163,
+			line: 3179,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5651,7 +5651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3172,
+			line: 3188,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5707,7 +5707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3181,
+			line: 3197,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5764,7 +5764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3190,
+			line: 3206,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5813,7 +5813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3199,
+			line: 3215,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5862,7 +5862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3210,
+			line: 3226,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5911,7 +5911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3219,
+			line: 3235,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5960,7 +5960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3228,
+			line: 3244,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6009,7 +6009,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3239,
+			line: 3255,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6058,7 +6058,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3249,
+			line: 3265,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6107,7 +6107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3258,
+			line: 3274,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6156,7 +6156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3267,
+			line: 3283,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6205,7 +6205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3276,
+			line: 3292,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6261,7 +6261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3285,
+			line: 3301,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6310,7 +6310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3295,
+			line: 3311,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6359,7 +6359,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3304,
+			line: 3320,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6408,7 +6408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3313,
+			line: 3329,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6465,7 +6465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3322,
+			line: 3338,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6521,7 +6521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3334,
+			line: 3350,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6563,7 +6563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3343,
+			line: 3359,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6605,7 +6605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3352,
+			line: 3368,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6671,7 +6671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3361,
+			line: 3377,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6713,7 +6713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3370,
+			line: 3386,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6762,7 +6762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3381,
+			line: 3397,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6798,7 +6798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3397,
+			line: 3413,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -6808,7 +6808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3404,
+			line: 3420,
 			text: phraseMask{
 				{index: 10, bits: 33554432},
 			},
@@ -6818,7 +6818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3409,
+			line: 3425,
 			text: phraseMask{
 				{index: 10, bits: 67108864},
 			},
@@ -6828,7 +6828,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3414,
+			line: 3430,
 			text: phraseMask{
 				{index: 10, bits: 134217728},
 			},
@@ -6838,7 +6838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3419,
+			line: 3435,
 			text: phraseMask{
 				{index: 10, bits: 8321499136},
 			},
@@ -6848,7 +6848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3426,
+			line: 3442,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -6861,7 +6861,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3432,
+			line: 3448,
 			text: phraseMask{
 				{index: 10, bits: 17179869184},
 			},
@@ -6871,7 +6871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3437,
+			line: 3453,
 			text: phraseMask{
 				{index: 10, bits: 34359738368},
 			},
@@ -6881,7 +6881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3442,
+			line: 3458,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -6891,7 +6891,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3455,
+			line: 3471,
 			text: phraseMask{
 				{index: 10, bits: 412316860416},
 			},
@@ -6942,7 +6942,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3465,
+			line: 3481,
 			text: phraseMask{
 				{index: 10, bits: 549755813888},
 			},
@@ -6952,7 +6952,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3473,
+			line: 3489,
 			text: phraseMask{
 				{index: 10, bits: 1099511627776},
 			},
@@ -6962,7 +6962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3478,
+			line: 3494,
 			text: phraseMask{
 				{index: 10, bits: 6597069766656},
 			},
@@ -6972,7 +6972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3483,
+			line: 3499,
 			text: phraseMask{
 				{index: 10, bits: 131941395333120},
 			},
@@ -6982,7 +6982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3489,
+			line: 3505,
 			text: phraseMask{
 				{index: 10, bits: 2111062325329920},
 			},
@@ -6992,7 +6992,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3501,
+			line: 3517,
 			text: phraseMask{
 				{index: 10, bits: 15762598695796736},
 			},
@@ -7042,7 +7042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3510,
+			line: 3526,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -7052,7 +7052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3515,
+			line: 3531,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
@@ -7062,7 +7062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3520,
+			line: 3536,
 			text: phraseMask{
 				{index: 10, bits: 72057594037927936},
 			},
@@ -7072,7 +7072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3525,
+			line: 3541,
 			text: phraseMask{
 				{index: 10, bits: 432345564227567616},
 			},
@@ -7082,7 +7082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3530,
+			line: 3546,
 			text: phraseMask{
 				{index: 10, bits: 17870283321406128128},
 				{index: 11, bits: 3},
@@ -7093,7 +7093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3537,
+			line: 3553,
 			text: phraseMask{
 				{index: 11, bits: 252},
 			},
@@ -7103,7 +7103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3543,
+			line: 3559,
 			text: phraseMask{
 				{index: 11, bits: 256},
 			},
@@ -7113,7 +7113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3548,
+			line: 3564,
 			text: phraseMask{
 				{index: 11, bits: 3584},
 			},
@@ -7123,7 +7123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3555,
+			line: 3571,
 			text: phraseMask{
 				{index: 11, bits: 12288},
 			},
@@ -7133,7 +7133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3560,
+			line: 3576,
 			text: phraseMask{
 				{index: 11, bits: 16384},
 			},
@@ -7143,7 +7143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3565,
+			line: 3581,
 			text: phraseMask{
 				{index: 7, bits: 12582912},
 			},
@@ -7153,7 +7153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3570,
+			line: 3586,
 			text: phraseMask{
 				{index: 7, bits: 1048576},
 			},
@@ -7163,7 +7163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3575,
+			line: 3591,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 			},
@@ -7173,7 +7173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3580,
+			line: 3596,
 			text: phraseMask{
 				{index: 11, bits: 32768},
 			},
@@ -7183,7 +7183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3585,
+			line: 3601,
 			text: phraseMask{
 				{index: 11, bits: 65536},
 			},
@@ -7193,7 +7193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3590,
+			line: 3606,
 			text: phraseMask{
 				{index: 11, bits: 131072},
 			},
@@ -7203,7 +7203,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3595,
+			line: 3611,
 			text: phraseMask{
 				{index: 11, bits: 262144},
 			},
@@ -7213,7 +7213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3600,
+			line: 3616,
 			text: phraseMask{
 				{index: 11, bits: 524288},
 			},
@@ -7223,7 +7223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3605,
+			line: 3621,
 			text: phraseMask{
 				{index: 11, bits: 1048576},
 			},
@@ -7233,7 +7233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3610,
+			line: 3626,
 			text: phraseMask{
 				{index: 11, bits: 2097152},
 			},
@@ -7243,7 +7243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3615,
+			line: 3631,
 			text: phraseMask{
 				{index: 11, bits: 4194304},
 			},
@@ -7253,7 +7253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3620,
+			line: 3636,
 			text: phraseMask{
 				{index: 11, bits: 8388608},
 			},
@@ -7263,7 +7263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3625,
+			line: 3641,
 			text: phraseMask{
 				{index: 11, bits: 50331648},
 			},
@@ -7273,7 +7273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3631,
+			line: 3647,
 			text: phraseMask{
 				{index: 11, bits: 67108864},
 			},
@@ -7283,7 +7283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3636,
+			line: 3652,
 			text: phraseMask{
 				{index: 11, bits: 134217728},
 			},
@@ -7293,7 +7293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3641,
+			line: 3657,
 			text: phraseMask{
 				{index: 11, bits: 68451041280},
 			},
@@ -7303,7 +7303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3648,
+			line: 3664,
 			text: phraseMask{
 				{index: 11, bits: 481036337152},
 			},
@@ -7313,7 +7313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3653,
+			line: 3669,
 			text: phraseMask{
 				{index: 11, bits: 549755813888},
 			},
@@ -7323,7 +7323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3658,
+			line: 3674,
 			text: phraseMask{
 				{index: 11, bits: 16492674416640},
 			},
@@ -7333,7 +7333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3664,
+			line: 3680,
 			text: phraseMask{
 				{index: 11, bits: 72040001851883520},
 			},
@@ -7343,7 +7343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3674,
+			line: 3690,
 			text: phraseMask{
 				{index: 11, bits: 216172782113783808},
 			},
@@ -7353,7 +7353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3679,
+			line: 3695,
 			text: phraseMask{
 				{index: 11, bits: 288230376151711744},
 			},
@@ -7363,7 +7363,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3684,
+			line: 3700,
 			text: phraseMask{
 				{index: 11, bits: 576460752303423488},
 			},
@@ -7373,7 +7373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3689,
+			line: 3705,
 			text: phraseMask{
 				{index: 11, bits: 1152921504606846976},
 			},
@@ -7383,7 +7383,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3694,
+			line: 3710,
 			text: phraseMask{
 				{index: 11, bits: 6917529027641081856},
 			},
@@ -7393,7 +7393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3700,
+			line: 3716,
 			text: phraseMask{
 				{index: 11, bits: 9223372036854775808},
 			},
@@ -7403,7 +7403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3705,
+			line: 3721,
 			text: phraseMask{
 				{index: 12, bits: 1},
 			},
@@ -7413,7 +7413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3710,
+			line: 3726,
 			text: phraseMask{
 				{index: 12, bits: 6},
 			},
@@ -7423,7 +7423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3715,
+			line: 3731,
 			text: phraseMask{
 				{index: 12, bits: 8},
 			},
@@ -7433,7 +7433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3720,
+			line: 3736,
 			text: phraseMask{
 				{index: 12, bits: 16},
 			},
@@ -7443,7 +7443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3725,
+			line: 3741,
 			text: phraseMask{
 				{index: 12, bits: 32},
 			},
@@ -7453,7 +7453,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3730,
+			line: 3746,
 			text: phraseMask{
 				{index: 12, bits: 192},
 			},
@@ -7503,7 +7503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3744,
+			line: 3760,
 			text: phraseMask{
 				{index: 12, bits: 67108608},
 			},
@@ -7553,7 +7553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3773,
+			line: 3789,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7609,7 +7609,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3783,
+			line: 3799,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7726,7 +7726,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3800,
+			line: 3816,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7779,7 +7779,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3826,
+			line: 3842,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7788,7 +7788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3831,
+			line: 3847,
 			text: phraseMask{
 				{index: 12, bits: 536870912},
 			},
@@ -7798,7 +7798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3837,
+			line: 3853,
 			text: phraseMask{
 				{index: 12, bits: 33285996544},
 			},
@@ -7808,7 +7808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3851,
+			line: 3867,
 			text: phraseMask{
 				{index: 12, bits: 18446744039349813248},
 				{index: 13, bits: 255},
@@ -7822,7 +7822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3863,
+			line: 3879,
 			text: phraseMask{
 				{index: 13, bits: 18446744073709551360},
 				{index: 2, bits: 8623644672},
@@ -7841,7 +7841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3903,
+			line: 3919,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7851,7 +7851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3908,
+			line: 3924,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7860,7 +7860,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3913,
+			line: 3929,
 			text: phraseMask{
 				{index: 14, bits: 18014398375264256},
 				{index: 7, bits: 35184372088832},
@@ -7874,7 +7874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3927,
+			line: 3943,
 			text: phraseMask{
 				{index: 14, bits: 54043195528445952},
 				{index: 9, bits: 8},
@@ -7885,7 +7885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3939,
+			line: 3955,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7896,7 +7896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3944,
+			line: 3960,
 			text: phraseMask{
 				{index: 14, bits: 18374686479671623680},
 				{index: 9, bits: 268436992},
@@ -7913,7 +7913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3977,
+			line: 3993,
 			text: phraseMask{
 				{index: 15, bits: 71776119061217280},
 			},
@@ -7923,7 +7923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3989,
+			line: 4005,
 			text: phraseMask{
 				{index: 15, bits: 18374686479671623680},
 				{index: 9, bits: 1152886320234758144},
@@ -7940,7 +7940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4010,
+			line: 4026,
 			text: phraseMask{
 				{index: 16, bits: 2095104},
 			},
@@ -7981,7 +7981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4019,
+			line: 4035,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7996,7 +7996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4024,
+			line: 4040,
 			text: phraseMask{
 				{index: 16, bits: 2251799811588096},
 				{index: 5, bits: 2251799813685248},
@@ -8010,7 +8010,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4037,
+			line: 4053,
 			text: phraseMask{
 				{index: 16, bits: 6755399441055744},
 			},
@@ -8024,7 +8024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4056,
+			line: 4072,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8053,7 +8053,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4096,
+			line: 4112,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8082,7 +8082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4137,
+			line: 4153,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8100,7 +8100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4149,
+			line: 4165,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -8175,7 +8175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4210,
+			line: 4226,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8224,7 +8224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4222,
+			line: 4238,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8273,7 +8273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4233,
+			line: 4249,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8321,7 +8321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4242,
+			line: 4258,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8342,7 +8342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4252,
+			line: 4268,
 			text: phraseMask{
 				{index: 18, bits: 1152921504875282432},
 			},
@@ -8352,7 +8352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4259,
+			line: 4275,
 			text: phraseMask{
 				{index: 21, bits: 8},
 			},
@@ -8366,7 +8366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4268,
+			line: 4284,
 			text: phraseMask{
 				{index: 17, bits: 256},
 				{index: 16, bits: 36028797018963968},
@@ -8377,7 +8377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4275,
+			line: 4291,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -8407,7 +8407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4281,
+			line: 4297,
 			text: phraseMask{
 				{index: 21, bits: 18428729675200069632},
 				{index: 22, bits: 511},
@@ -8444,7 +8444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4300,
+			line: 4316,
 			text: phraseMask{
 				{index: 8, bits: 4194304},
 				{index: 22, bits: 3584},
@@ -8463,9 +8463,9 @@ var builtinSet = &ruleSet{
 			then: thenDef{Reason: "userunknown"},
 		},
 		{
-			id:   "filtered-status-text",
+			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4318,
+			line: 4350,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8474,20 +8474,276 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 22, bits: 2199023251456},
+				{index: 22, bits: 4096},
+			},
+			textIDs: []int32{1420},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "recipient",
+					summary: phrase{
+						en: "mailbox closed for inactivity",
+						tr: &builtinSlots1[75],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[157],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
+							},
+						},
+						tr: &builtinSlots2[158],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-status-mailbox-missing",
+			file: "rules.yaml (built-in)",
+			line: 4363,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 20, bits: 2305843009213693952},
+				{index: 22, bits: 24576},
+			},
+			textIDs: []int32{1341, 1421, 1422},
+			unless: phraseMask{
+				{index: 22, bits: 2199023222784},
+				{index: 10, bits: 67108992},
+			},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "mailbox does not exist",
+						tr: &builtinSlots1[76],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[159],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[160],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-status-userunknown-missing",
+			file: "rules.yaml (built-in)",
+			line: 4388,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 19, bits: 18410715276690587648},
+				{index: 20, bits: 18446744073709551615},
+				{index: 7, bits: 144115188142964752},
+				{index: 8, bits: 864691128459329536},
+				{index: 9, bits: 65536},
+				{index: 12, bits: 268435460},
+				{index: 5, bits: 13194140319744},
+				{index: 11, bits: 216172782113783808},
+				{index: 15, bits: 256},
+				{index: 21, bits: 2251799813685247},
+				{index: 2, bits: 274877906944},
+			},
+			textIDs: []int32{
+				1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 505, 1283, 1284, 571, 1285, 1286, 1287, 1288,
+				1289, 1290, 1291, 1292, 592, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 474, 1305, 1306,
+				1307, 1308, 1309, 1310, 1311, 796, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 362, 1320, 1321, 1322, 534, 1323,
+				1324, 1325, 760, 1326, 1327, 452, 1328, 1329, 1330, 968, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 339, 1338, 1339,
+				1340, 1341, 1342, 570, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 770, 1356, 1357,
+				1358, 1359, 1360, 1361, 1362, 1363, 338, 1364, 1365, 1366, 1367, 363, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375,
+				1376, 1377, 1378, 1379, 761, 1380, 1381, 1382, 1383, 1384, 1385, 166, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393,
+				1394,
+			},
+			unless: phraseMask{
+				{index: 22, bits: 2199023222784},
+				{index: 10, bits: 67108992},
+			},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "mailbox does not exist",
+						tr: &builtinSlots1[77],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[161],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[162],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-status-text",
+			file: "rules.yaml (built-in)",
+			line: 4396,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 22, bits: 3298534879232},
 				{index: 10, bits: 67108992},
 				{index: 20, bits: 2305843009213693952},
 			},
 			textIDs: []int32{
-				1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 647, 1429, 1341, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437,
-				1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 666,
+				1423, 1422, 1449, 1424, 1425, 1426, 1427, 1421, 1428, 647, 1429, 1341, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437,
+				1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1420, 666,
 			},
 			then: thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4337,
+			line: 4415,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8523,24 +8779,24 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4343,
+			line: 4421,
 			text: phraseMask{
-				{index: 22, bits: 15393162788864},
+				{index: 22, bits: 30786325577728},
 			},
-			textIDs: []int32{1449, 1450, 1451},
+			textIDs: []int32{1450, 1451, 1452},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4352,
+			line: 4430,
 			text: phraseMask{
-				{index: 22, bits: 17592991350784},
+				{index: 22, bits: 35185177395200},
 			},
-			textIDs: []int32{1436, 1437, 1452},
+			textIDs: []int32{1436, 1437, 1453},
 			unless: phraseMask{
 				{index: 21, bits: 288230376151711744},
-				{index: 22, bits: 35184372088832},
+				{index: 22, bits: 70368744177664},
 			},
 			regexps: []*pattern{
 				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
@@ -8548,17 +8804,162 @@ var builtinSet = &ruleSet{
 			then: thenDef{Reason: "rejected"},
 		},
 		{
+			id:   "filtered-mailbox-inactive",
+			file: "rules.yaml (built-in)",
+			line: 4445,
+			text: phraseMask{
+				{index: 22, bits: 4096},
+			},
+			textIDs: []int32{1420},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "recipient",
+					summary: phrase{
+						en: "mailbox closed for inactivity",
+						tr: &builtinSlots1[78],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[163],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
+							},
+						},
+						tr: &builtinSlots2[164],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-mailbox-missing",
+			file: "rules.yaml (built-in)",
+			line: 4451,
+			text: phraseMask{
+				{index: 20, bits: 2305843009213693952},
+				{index: 22, bits: 24576},
+			},
+			textIDs: []int32{1341, 1421, 1422},
+			unless: phraseMask{
+				{index: 22, bits: 2199023222784},
+				{index: 10, bits: 67108992},
+			},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "mailbox does not exist",
+						tr: &builtinSlots1[79],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[165],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[166],
+					},
+				},
+			},
+		},
+		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4367,
+			line: 4459,
 			text: phraseMask{
-				{index: 22, bits: 2199023251456},
+				{index: 22, bits: 3298534879232},
 				{index: 10, bits: 67108992},
 				{index: 20, bits: 2305843009213693952},
 			},
 			textIDs: []int32{
-				1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 647, 1429, 1341, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437,
-				1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 666,
+				1423, 1422, 1449, 1424, 1425, 1426, 1427, 1421, 1428, 647, 1429, 1341, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437,
+				1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1420, 666,
 			},
 			command: []string{"RCPT", "DATA", ""},
 			then:    thenDef{Reason: "filtered"},
@@ -8566,7 +8967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4375,
+			line: 4467,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8575,26 +8976,26 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4380,
+			line: 4472,
 			text: phraseMask{
-				{index: 22, bits: 18446673704965373952},
-				{index: 23, bits: 8388607},
+				{index: 22, bits: 18446603336221196288},
+				{index: 23, bits: 16777215},
 			},
 			textIDs: []int32{
-				1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473,
-				1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493,
-				1494,
+				1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474,
+				1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494,
+				1495,
 			},
 			then: thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4401,
+			line: 4493,
 			text: phraseMask{
-				{index: 23, bits: 260046848},
+				{index: 23, bits: 520093696},
 			},
-			textIDs: []int32{1495, 1496, 1497, 1498, 1499},
+			textIDs: []int32{1496, 1497, 1498, 1499, 1500},
 			regexps: []*pattern{
 				{src: "domain.*mismatches client ip", captures: false},
 				{src: "dns lookup failure:.*try again later", captures: false},
@@ -8607,21 +9008,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4414,
+			line: 4506,
 			text: phraseMask{
-				{index: 23, bits: 137170518016},
+				{index: 23, bits: 274341036032},
 			},
-			textIDs: []int32{1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508},
+			textIDs: []int32{1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4422,
+			line: 4514,
 			text: phraseMask{
-				{index: 23, bits: 137438953472},
+				{index: 23, bits: 274877906944},
 			},
-			textIDs: []int32{1509},
+			textIDs: []int32{1510},
 			regexps: []*pattern{
 				{src: "multiple.*header", captures: false},
 			},
@@ -8630,34 +9031,34 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4433,
+			line: 4525,
 			text: phraseMask{
-				{index: 23, bits: 281200098803712},
+				{index: 23, bits: 562400197607424},
 				{index: 7, bits: 134217728},
 				{index: 9, bits: 8388608},
 			},
-			textIDs: []int32{1510, 475, 1511, 1512, 1513, 599, 1514, 1515, 1516, 1517, 1518, 1519},
+			textIDs: []int32{1511, 475, 1512, 1513, 1514, 599, 1515, 1516, 1517, 1518, 1519, 1520},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4445,
+			line: 4537,
 			text: phraseMask{
-				{index: 23, bits: 18446462599001276416},
-				{index: 24, bits: 255},
+				{index: 23, bits: 18446181124293001216},
+				{index: 24, bits: 511},
 				{index: 10, bits: 18014398509481984},
 			},
 			textIDs: []int32{
-				1500, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538,
-				1539, 1540, 1541, 1542, 694, 1543,
+				1501, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539,
+				1540, 1541, 1542, 1543, 694, 1544,
 			},
 			unless: phraseMask{
-				{index: 24, bits: 18446744073709551360},
+				{index: 24, bits: 18446744073709551104},
 				{index: 11, bits: 262144},
 				{index: 9, bits: 128},
-				{index: 22, bits: 15393162919936},
-				{index: 25, bits: 35184372088831},
+				{index: 22, bits: 30786325839872},
+				{index: 25, bits: 70368744177663},
 				{bits: 16777216},
 			},
 			then: thenDef{Reason: "contenterror"},
@@ -8665,7 +9066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4510,
+			line: 4602,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -8675,7 +9076,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender blocked (bad outbound sender)",
-						tr: &builtinSlots1[75],
+						tr: &builtinSlots1[80],
 					},
 					explanation: alts{
 						list: []text{
@@ -8717,7 +9118,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[157],
+						tr:   &builtinSlots2[167],
 					},
 					fix: alts{
 						list: []text{
@@ -8725,14 +9126,14 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password and ask for the block to be lifted, and check that your domain exists."},
 							},
 						},
-						tr: &builtinSlots2[158],
+						tr: &builtinSlots2[168],
 					},
 				},
 				byFact: [22]words{
 					13: {
 						summary: phrase{
 							en: "sender domain not found",
-							tr: &builtinSlots1[76],
+							tr: &builtinSlots1[81],
 						},
 						explanation: alts{
 							list: []text{
@@ -8755,7 +9156,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 3,
-							tr:   &builtinSlots2[159],
+							tr:   &builtinSlots2[169],
 						},
 						fix: alts{
 							list: []text{
@@ -8763,7 +9164,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 								},
 							},
-							tr: &builtinSlots2[160],
+							tr: &builtinSlots2[170],
 						},
 					},
 				},
@@ -8772,7 +9173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4523,
+			line: 4615,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -8782,21 +9183,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4528,
+			line: 4620,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709518848},
 				{index: 7, bits: 72057594037927936},
 				{index: 5, bits: 134217728},
 				{index: 2, bits: 2594073385365405696},
 				{index: 19, bits: 274877906943},
-				{index: 25, bits: 35184372088832},
+				{index: 25, bits: 70368744177664},
 			},
 			textIDs: []int32{
 				1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 504, 1180, 1181, 1182, 1183, 1184, 1185,
 				1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205,
 				1206, 347, 1207, 186, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 189, 1222,
 				1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242,
-				1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1645,
+				1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1646,
 			},
 			unless: phraseMask{
 				{index: 19, bits: 824633720832},
@@ -8808,7 +9209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4571,
+			line: 4663,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709518848},
 				{index: 7, bits: 72057594037927936},
@@ -8832,15 +9233,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4585,
+			line: 4677,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
 			unless: phraseMask{
-				{index: 25, bits: 18446673704965373952},
+				{index: 25, bits: 18446603336221196288},
 				{index: 1, bits: 144115532746981376},
 				{index: 7, bits: 140737488355328},
-				{index: 26, bits: 8191},
+				{index: 26, bits: 16383},
 				{index: 11, bits: 480767901696},
 			},
 			then: thenDef{Reason: "hostunknown"},
@@ -8848,7 +9249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4605,
+			line: 4697,
 			text: phraseMask{
 				{index: 19, bits: 8796093022208},
 			},
@@ -8858,7 +9259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4612,
+			line: 4704,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8871,20 +9272,20 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{index: 1, bits: 8935141660703064064},
-				{index: 26, bits: 549755805696},
+				{index: 26, bits: 1099511611392},
 				{index: 5, bits: 32},
 				{index: 21, bits: 4503599627370496},
 				{index: 10, bits: 962072674304},
 			},
 			textIDs: []int32{
-				126, 1677, 1678, 325, 1679, 1680, 1681, 1682, 125, 1396, 1683, 1684, 1685, 1686, 679, 1687, 124, 1688, 1689, 1690,
-				1691, 123, 122, 1692, 1693, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 677, 678, 1701, 1702,
+				126, 1678, 1679, 325, 1680, 1681, 1682, 1683, 125, 1396, 1684, 1685, 1686, 1687, 679, 1688, 124, 1689, 1690, 1691,
+				1692, 123, 122, 1693, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 1701, 677, 678, 1702, 1703,
 			},
 			unless: phraseMask{
-				{index: 25, bits: 18446673704965373952},
+				{index: 25, bits: 18446603336221196288},
 				{index: 1, bits: 144115532746981376},
 				{index: 7, bits: 140737488355328},
-				{index: 26, bits: 8191},
+				{index: 26, bits: 16383},
 				{index: 11, bits: 480767901696},
 			},
 			then: thenDef{Reason: "hostunknown"},
@@ -8892,7 +9293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4633,
+			line: 4725,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8901,44 +9302,44 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4643,
+			line: 4735,
 			text: phraseMask{
-				{index: 26, bits: 8246337208320},
+				{index: 26, bits: 16492674416640},
 			},
-			textIDs: []int32{1703, 1704, 1705, 1706},
+			textIDs: []int32{1704, 1705, 1706, 1707},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4647,
+			line: 4739,
 			text: phraseMask{
-				{index: 24, bits: 18446744073709551360},
+				{index: 24, bits: 18446744073709551104},
 				{index: 11, bits: 262144},
 				{index: 9, bits: 128},
-				{index: 22, bits: 15393162919936},
-				{index: 25, bits: 35184372088831},
+				{index: 22, bits: 30786325839872},
+				{index: 25, bits: 70368744177663},
 				{bits: 16777216},
 			},
 			textIDs: []int32{
-				1544, 1545, 1546, 1547, 1548, 1549, 722, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562,
-				1563, 583, 1564, 1565, 1566, 1567, 1568, 1425, 1449, 1450, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578,
-				1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1451, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597,
-				1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617,
-				1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 1635, 1636, 1637,
-				1638, 24, 1639, 1640, 1641, 1642, 1643, 1644,
+				1545, 1546, 1547, 1548, 1549, 1550, 722, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563,
+				1564, 583, 1565, 1566, 1567, 1568, 1569, 1426, 1450, 1451, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579,
+				1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1452, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598,
+				1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618,
+				1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 1635, 1636, 1637, 1638,
+				1639, 24, 1640, 1641, 1642, 1643, 1644, 1645,
 			},
 			then: thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4652,
+			line: 4744,
 			text: phraseMask{
 				{index: 2, bits: 562949953421312},
-				{index: 26, bits: 2243003720663040},
+				{index: 26, bits: 4486007441326080},
 			},
-			textIDs: []int32{177, 1707, 1708, 1709, 1710, 1711, 1712, 1713, 1714},
+			textIDs: []int32{177, 1708, 1709, 1710, 1711, 1712, 1713, 1714, 1715},
 			regexps: []*pattern{
 				{src: "greylisted.*please try again in", captures: false},
 				{src: "mail score \\(.*over", captures: false},
@@ -8956,18 +9357,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4666,
+			line: 4758,
 			text: phraseMask{
-				{index: 26, bits: 18444492273895866368},
-				{index: 27, bits: 127},
+				{index: 26, bits: 18442240474082181120},
+				{index: 27, bits: 255},
 			},
-			textIDs: []int32{1715, 1716, 1717, 1718, 1719, 1720, 1721, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734},
+			textIDs: []int32{1716, 1717, 1718, 1719, 1720, 1721, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4676,
+			line: 4768,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8976,23 +9377,23 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4681,
+			line: 4773,
 			text: phraseMask{
-				{index: 27, bits: 134217600},
+				{index: 27, bits: 268435200},
 				{index: 12, bits: 33285996544},
 				{bits: 140737488355328},
 				{index: 9, bits: 32768},
 			},
 			textIDs: []int32{
-				1735, 800, 1736, 802, 798, 799, 1737, 1738, 1739, 1740, 47, 1741, 1742, 1743, 591, 1744, 1745, 1746, 801, 1747,
-				1748, 1749, 1750, 1751, 1752, 1753, 1754,
+				1736, 800, 1737, 802, 798, 799, 1738, 1739, 1740, 1741, 47, 1742, 1743, 1744, 591, 1745, 1746, 1747, 801, 1748,
+				1749, 1750, 1751, 1752, 1753, 1754, 1755,
 			},
 			then: thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4699,
+			line: 4791,
 			text: phraseMask{
 				{index: 16, bits: 18437736874454810624},
 				{bits: 64513},
@@ -9016,14 +9417,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4704,
+			line: 4796,
 			text: phraseMask{
-				{index: 27, bits: 140737354137600},
+				{index: 27, bits: 281474708275200},
 				{index: 18, bits: 32},
 			},
 			textIDs: []int32{
-				1755, 1157, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773,
-				1774,
+				1756, 1157, 1757, 1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774,
+				1775,
 			},
 			regexps: []*pattern{
 				{src: "\\(.*@.*:blocked\\)", captures: false},
@@ -9056,38 +9457,38 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4730,
+			line: 4822,
 			text: phraseMask{
-				{index: 27, bits: 576320014815068160},
+				{index: 27, bits: 1152640029630136320},
 				{bits: 207165582859042816},
 			},
-			textIDs: []int32{1775, 1776, 1777, 1778, 1779, 1780, 53, 54, 55, 57, 1781, 1782, 1783, 1784, 1785, 1786},
+			textIDs: []int32{1776, 1777, 1778, 1779, 1780, 1781, 53, 54, 55, 57, 1782, 1783, 1784, 1785, 1786, 1787},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4740,
+			line: 4832,
 			text: phraseMask{
-				{index: 27, bits: 17870283321406128128},
-				{index: 28, bits: 17592186044415},
+				{index: 27, bits: 17293822569102704640},
+				{index: 28, bits: 35184372088831},
 				{index: 8, bits: 1152921504606846976},
 			},
 			textIDs: []int32{
-				1787, 1788, 1789, 1790, 1791, 1792, 572, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805,
-				1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825,
-				1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835,
+				1788, 1789, 1790, 1791, 1792, 1793, 572, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806,
+				1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826,
+				1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836,
 			},
 			then: thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4770,
+			line: 4862,
 			text: phraseMask{
-				{index: 28, bits: 17592186044416},
+				{index: 28, bits: 35184372088832},
 			},
-			textIDs: []int32{1836},
+			textIDs: []int32{1837},
 			regexps: []*pattern{
 				{src: "you have exceeded the.*allowable number of posts without solving a captcha", captures: false},
 			},
@@ -9096,25 +9497,25 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 4776,
+			line: 4868,
 			text: phraseMask{
-				{index: 28, bits: 18446708889337462784},
-				{index: 29, bits: 63},
+				{index: 28, bits: 18446673704965373952},
+				{index: 29, bits: 127},
 			},
 			textIDs: []int32{
-				1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856,
-				1857, 1858, 1859, 1860, 1861,
+				1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857,
+				1858, 1859, 1860, 1861, 1862,
 			},
 			then: thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 4795,
+			line: 4887,
 			text: phraseMask{
-				{index: 29, bits: 64},
+				{index: 29, bits: 128},
 			},
-			textIDs: []int32{1862},
+			textIDs: []int32{1863},
 			regexps: []*pattern{
 				{src: "attachment name .{1,200} may not end with", captures: false},
 			},
@@ -9123,24 +9524,24 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4803,
+			line: 4895,
 			text: phraseMask{
-				{index: 29, bits: 17179869056},
+				{index: 29, bits: 34359738112},
 			},
 			textIDs: []int32{
-				1863, 1864, 1865, 1866, 1867, 1868, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882,
-				1883, 1884, 1885, 1886, 1887, 1888, 1889,
+				1864, 1865, 1866, 1867, 1868, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883,
+				1884, 1885, 1886, 1887, 1888, 1889, 1890,
 			},
 			then: thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4819,
+			line: 4911,
 			text: phraseMask{
-				{index: 29, bits: 17179869184},
+				{index: 29, bits: 34359738368},
 			},
-			textIDs: []int32{1890},
+			textIDs: []int32{1891},
 			regexps: []*pattern{
 				{src: "unable to connect.*daemon", captures: false},
 			},
@@ -9149,47 +9550,47 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4825,
+			line: 4917,
 			text: phraseMask{
-				{index: 25, bits: 18446673704965373952},
+				{index: 25, bits: 18446603336221196288},
 				{index: 1, bits: 144115532746981376},
 				{index: 7, bits: 140737488355328},
-				{index: 26, bits: 8191},
+				{index: 26, bits: 16383},
 				{index: 11, bits: 480767901696},
 			},
 			textIDs: []int32{
-				1646, 1647, 1648, 1649, 100, 121, 1650, 1651, 1652, 1653, 1654, 1655, 1656, 94, 1657, 1658, 1659, 1660, 495, 1661,
-				1662, 102, 1663, 1664, 1665, 1666, 1667, 732, 733, 734, 735, 736, 741, 742, 737, 738, 739, 1668, 1669, 1670,
-				1671, 1672, 1673, 1674, 1675, 1676,
+				1647, 1648, 1649, 1650, 100, 121, 1651, 1652, 1653, 1654, 1655, 1656, 1657, 94, 1658, 1659, 1660, 1661, 495, 1662,
+				1663, 102, 1664, 1665, 1666, 1667, 1668, 732, 733, 734, 735, 736, 741, 742, 737, 738, 739, 1669, 1670, 1671,
+				1672, 1673, 1674, 1675, 1676, 1677,
 			},
 			then: thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4830,
+			line: 4922,
 			text: phraseMask{
-				{index: 26, bits: 16777216},
+				{index: 26, bits: 33554432},
 				{index: 1, bits: 864691128455135232},
 			},
-			textIDs: []int32{1688, 123, 122},
+			textIDs: []int32{1689, 123, 122},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4836,
+			line: 4928,
 			text: phraseMask{
-				{index: 29, bits: 17557826306048},
+				{index: 29, bits: 35115652612096},
 				{index: 12, bits: 536870912},
 			},
-			textIDs: []int32{1891, 797, 1892, 1893, 1894, 1895, 1896, 1897, 1898, 1899},
+			textIDs: []int32{1892, 797, 1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4843,
+			line: 4935,
 			text: phraseMask{
 				{index: 19, bits: 36027697507336192},
 				{index: 5, bits: 16384},
@@ -9202,7 +9603,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4848,
+			line: 4940,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9243,7 +9644,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16387,
-						tr:   &builtinSlots2[161],
+						tr:   &builtinSlots2[171],
 					},
 				},
 				byFact: [22]words{
@@ -9281,7 +9682,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 16387,
-							tr:   &builtinSlots2[162],
+							tr:   &builtinSlots2[172],
 						},
 					},
 				},
@@ -9291,27 +9692,27 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4865,
+			line: 4957,
 			text: phraseMask{
 				{index: 7, bits: 51539607552},
-				{index: 29, bits: 18446726481523507200},
+				{index: 29, bits: 18446708889337462784},
 				{index: 4, bits: 137438953472},
 				{index: 11, bits: 67108864},
 				{index: 1, bits: 87960930222080},
 				{bits: 4294967296},
-				{index: 30, bits: 16383},
+				{index: 30, bits: 32767},
 			},
 			textIDs: []int32{
-				482, 1900, 1901, 1902, 1903, 1904, 1905, 1906, 1907, 1908, 1909, 1910, 1911, 1912, 1913, 1914, 1915, 1916, 1917, 1918,
-				483, 293, 730, 108, 110, 32, 1919, 1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932,
-				1933,
+				482, 1901, 1902, 1903, 1904, 1905, 1906, 1907, 1908, 1909, 1910, 1911, 1912, 1913, 1914, 1915, 1916, 1917, 1918, 1919,
+				483, 293, 730, 108, 110, 32, 1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933,
+				1934,
 			},
 			then: thenDef{Reason: "expired"},
 		},
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4885,
+			line: 4977,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9324,11 +9725,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4891,
+			line: 4983,
 			text: phraseMask{
-				{index: 30, bits: 16384},
+				{index: 30, bits: 32768},
 			},
-			textIDs: []int32{1934},
+			textIDs: []int32{1935},
 			regexps: []*pattern{
 				{src: "delivery failed \\d+ attempts", captures: false},
 			},
@@ -9337,22 +9738,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4898,
+			line: 4990,
 			text: phraseMask{
 				{index: 7, bits: 137438953472},
-				{index: 30, bits: 274877874176},
+				{index: 30, bits: 549755748352},
 				{index: 1, bits: 2814749767106560},
 			},
 			textIDs: []int32{
-				485, 1935, 1936, 1937, 1938, 113, 1939, 1940, 1941, 1942, 1943, 1944, 1945, 1946, 1947, 1948, 1949, 1950, 115, 1951,
-				1952, 1953, 1954, 1955, 1956, 1957,
+				485, 1936, 1937, 1938, 1939, 113, 1940, 1941, 1942, 1943, 1944, 1945, 1946, 1947, 1948, 1949, 1950, 1951, 115, 1952,
+				1953, 1954, 1955, 1956, 1957, 1958,
 			},
 			then: thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4913,
+			line: 5005,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9369,16 +9770,16 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4920,
+			line:    5012,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4925,
+			line: 5017,
 			text: phraseMask{
-				{index: 30, bits: 72057319160020992},
+				{index: 30, bits: 144114638320041984},
 				{index: 9, bits: 13835058055282163712},
 				{index: 15, bits: 288230376151711744},
 				{index: 12, bits: 268435456},
@@ -9386,21 +9787,21 @@ var builtinSet = &ruleSet{
 				{index: 11, bits: 134217728},
 			},
 			textIDs: []int32{
-				1958, 1959, 1960, 638, 1961, 1962, 1018, 796, 1963, 1964, 1965, 1966, 1967, 1968, 639, 1969, 1970, 1971, 1972, 1973,
-				431, 731, 424, 428, 1974, 1975,
+				1959, 1960, 1961, 638, 1962, 1963, 1018, 796, 1964, 1965, 1966, 1967, 1968, 1969, 639, 1970, 1971, 1972, 1973, 1974,
+				431, 731, 424, 428, 1975, 1976,
 			},
 			then: thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4940,
+			line: 5032,
 			text: phraseMask{
-				{index: 30, bits: 504403158265495552},
-				{index: 23, bits: 8388608},
+				{index: 30, bits: 1008806316530991104},
+				{index: 23, bits: 16777216},
 				{index: 22, bits: 128},
 			},
-			textIDs: []int32{1976, 1977, 1978, 1495, 1415},
+			textIDs: []int32{1977, 1978, 1979, 1496, 1415},
 			regexps: []*pattern{
 				{src: "authentication failed; server.*said:", captures: false},
 				{src: "authentification invalide.*305", captures: false},
@@ -9413,30 +9814,30 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4949,
+			line: 5041,
 			text: phraseMask{
-				{index: 30, bits: 17870283321406128128},
+				{index: 30, bits: 17293822569102704640},
 				{index: 2, bits: 2199023255552},
-				{index: 31, bits: 4095},
+				{index: 31, bits: 8191},
 			},
-			textIDs: []int32{1979, 169, 1980, 1981, 1982, 1983, 1984, 1985, 1986, 1987, 1988, 1989, 1990, 1991, 1992, 1993, 1994, 1995},
+			textIDs: []int32{1980, 169, 1981, 1982, 1983, 1984, 1985, 1986, 1987, 1988, 1989, 1990, 1991, 1992, 1993, 1994, 1995, 1996},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4958,
+			line: 5050,
 			text: phraseMask{
 				{index: 7, bits: 2304},
-				{index: 31, bits: 2093056},
+				{index: 31, bits: 4186112},
 			},
-			textIDs: []int32{456, 1996, 1997, 459, 1998, 1999, 2000, 2001, 2002, 2003, 2004},
+			textIDs: []int32{456, 1997, 1998, 459, 1999, 2000, 2001, 2002, 2003, 2004, 2005},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4975,
+			line: 5067,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9445,7 +9846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4981,
+			line: 5073,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9455,7 +9856,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient address ambiguous",
-						tr: &builtinSlots1[77],
+						tr: &builtinSlots1[82],
 					},
 					explanation: alts{
 						list: []text{
@@ -9478,7 +9879,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[163],
+						tr:   &builtinSlots2[173],
 					},
 					fix: alts{
 						list: []text{
@@ -9486,7 +9887,7 @@ var builtinSet = &ruleSet{
 								{literal: "Use the recipient's full, exact address. If that fails too, tell the recipient by other means so that their admin makes the address unique."},
 							},
 						},
-						tr: &builtinSlots2[164],
+						tr: &builtinSlots2[174],
 					},
 				},
 			},
@@ -9494,7 +9895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4991,
+			line: 5083,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9505,7 +9906,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "address reported valid",
-						tr: &builtinSlots1[78],
+						tr: &builtinSlots1[83],
 					},
 					explanation: alts{
 						list: []text{
@@ -9533,7 +9934,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[165],
+						tr:   &builtinSlots2[175],
 					},
 					fix: alts{
 						list: []text{
@@ -9541,7 +9942,7 @@ var builtinSet = &ruleSet{
 								{literal: "Forward this report to your email admin, who can read its technical details."},
 							},
 						},
-						tr: &builtinSlots2[166],
+						tr: &builtinSlots2[176],
 					},
 				},
 			},
@@ -9549,7 +9950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5004,
+			line: 5096,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9558,7 +9959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5010,
+			line: 5102,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9567,7 +9968,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "passed on without further reports",
-						tr: &builtinSlots1[79],
+						tr: &builtinSlots1[84],
 					},
 					explanation: alts{
 						list: []text{
@@ -9583,7 +9984,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[167],
+						tr:   &builtinSlots2[177],
 					},
 					fix: alts{
 						list: []text{
@@ -9591,7 +9992,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do unless the recipient says the message never arrived; then ask them by other means."},
 							},
 						},
-						tr: &builtinSlots2[168],
+						tr: &builtinSlots2[178],
 					},
 				},
 			},
@@ -9599,7 +10000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5019,
+			line: 5111,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -9627,7 +10028,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[169],
+						tr:   &builtinSlots2[179],
 					},
 				},
 			},
@@ -9635,7 +10036,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5026,
+			line: 5118,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -9644,7 +10045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5034,
+			line: 5126,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -9654,7 +10055,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "mailing list problem",
-						tr: &builtinSlots1[80],
+						tr: &builtinSlots1[85],
 					},
 					explanation: alts{
 						list: []text{
@@ -9670,7 +10071,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[170],
+						tr:   &builtinSlots2[180],
 					},
 					fix: alts{
 						list: []text{
@@ -9678,7 +10079,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the list's owner by other means; they must fix the list."},
 							},
 						},
-						tr: &builtinSlots2[171],
+						tr: &builtinSlots2[181],
 					},
 				},
 			},
@@ -9686,7 +10087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5044,
+			line: 5136,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -9695,7 +10096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5050,
+			line: 5142,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -9705,7 +10106,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "receiving system not accepting mail",
-						tr: &builtinSlots1[81],
+						tr: &builtinSlots1[86],
 					},
 					explanation: alts{
 						list: []text{
@@ -9728,7 +10129,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[172],
+						tr:   &builtinSlots2[182],
 					},
 					fix: alts{
 						list: []text{
@@ -9736,7 +10137,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[173],
+						tr: &builtinSlots2[183],
 					},
 				},
 			},
@@ -9744,7 +10145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5060,
+			line: 5152,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -9754,7 +10155,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "feature not supported",
-						tr: &builtinSlots1[82],
+						tr: &builtinSlots1[87],
 					},
 					explanation: alts{
 						list: []text{
@@ -9777,7 +10178,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[174],
+						tr:   &builtinSlots2[184],
 					},
 					fix: alts{
 						list: []text{
@@ -9785,7 +10186,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check which feature the receiving server refused (see the technical details) and send without it."},
 							},
 						},
-						tr: &builtinSlots2[175],
+						tr: &builtinSlots2[185],
 					},
 				},
 			},
@@ -9793,7 +10194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5070,
+			line: 5162,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -9821,7 +10222,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[176],
+						tr:   &builtinSlots2[186],
 					},
 				},
 			},
@@ -9829,7 +10230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5077,
+			line: 5169,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -9864,7 +10265,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[177],
+						tr:   &builtinSlots2[187],
 					},
 				},
 			},
@@ -9872,7 +10273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5087,
+			line: 5179,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9900,7 +10301,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[178],
+						tr:   &builtinSlots2[188],
 					},
 				},
 			},
@@ -9908,7 +10309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5094,
+			line: 5186,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9917,7 +10318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5100,
+			line: 5192,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9927,7 +10328,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many recipients",
-						tr: &builtinSlots1[83],
+						tr: &builtinSlots1[88],
 					},
 					explanation: alts{
 						list: []text{
@@ -9969,7 +10370,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8195,
-						tr:   &builtinSlots2[179],
+						tr:   &builtinSlots2[189],
 					},
 					fix: alts{
 						list: []text{
@@ -9983,7 +10384,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[180],
+						tr:   &builtinSlots2[190],
 					},
 				},
 			},
@@ -9991,7 +10392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5115,
+			line: 5207,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -10019,7 +10420,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[181],
+						tr:   &builtinSlots2[191],
 					},
 				},
 			},
@@ -10027,7 +10428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5123,
+			line: 5215,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -10055,7 +10456,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[182],
+						tr:   &builtinSlots2[192],
 					},
 				},
 			},
@@ -10063,7 +10464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5130,
+			line: 5222,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -10091,7 +10492,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[183],
+						tr:   &builtinSlots2[193],
 					},
 				},
 			},
@@ -10099,7 +10500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5137,
+			line: 5229,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -10109,7 +10510,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to the list",
-						tr: &builtinSlots1[84],
+						tr: &builtinSlots1[89],
 					},
 					explanation: alts{
 						list: []text{
@@ -10132,7 +10533,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[184],
+						tr:   &builtinSlots2[194],
 					},
 					fix: alts{
 						list: []text{
@@ -10140,7 +10541,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the list's owner, by other means, to let you post (for example by joining the list)."},
 							},
 						},
-						tr: &builtinSlots2[185],
+						tr: &builtinSlots2[195],
 					},
 				},
 			},
@@ -10148,7 +10549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5149,
+			line: 5241,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -10158,7 +10559,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security conversion not possible",
-						tr: &builtinSlots1[85],
+						tr: &builtinSlots1[90],
 					},
 					explanation: alts{
 						list: []text{
@@ -10181,7 +10582,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[186],
+						tr:   &builtinSlots2[196],
 					},
 					fix: alts{
 						list: []text{
@@ -10189,7 +10590,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without signing or encrypting it may work."},
 							},
 						},
-						tr: &builtinSlots2[187],
+						tr: &builtinSlots2[197],
 					},
 				},
 			},
@@ -10197,7 +10598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5159,
+			line: 5251,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10207,7 +10608,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security features not supported",
-						tr: &builtinSlots1[86],
+						tr: &builtinSlots1[91],
 					},
 					explanation: alts{
 						list: []text{
@@ -10230,7 +10631,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[188],
+						tr:   &builtinSlots2[198],
 					},
 					fix: alts{
 						list: []text{
@@ -10238,7 +10639,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without those features may work."},
 							},
 						},
-						tr: &builtinSlots2[189],
+						tr: &builtinSlots2[199],
 					},
 				},
 			},
@@ -10246,7 +10647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5169,
+			line: 5261,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10256,7 +10657,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic failure",
-						tr: &builtinSlots1[87],
+						tr: &builtinSlots1[92],
 					},
 					explanation: alts{
 						list: []text{
@@ -10279,7 +10680,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[190],
+						tr:   &builtinSlots2[200],
 					},
 					fix: alts{
 						list: []text{
@@ -10287,7 +10688,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to check the certificates."},
 							},
 						},
-						tr: &builtinSlots2[191],
+						tr: &builtinSlots2[201],
 					},
 				},
 			},
@@ -10295,7 +10696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5179,
+			line: 5271,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10305,7 +10706,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic algorithm not supported",
-						tr: &builtinSlots1[88],
+						tr: &builtinSlots1[93],
 					},
 					explanation: alts{
 						list: []text{
@@ -10328,7 +10729,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[192],
+						tr:   &builtinSlots2[202],
 					},
 					fix: alts{
 						list: []text{
@@ -10336,7 +10737,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to use another method."},
 							},
 						},
-						tr: &builtinSlots2[193],
+						tr: &builtinSlots2[203],
 					},
 				},
 			},
@@ -10344,7 +10745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5189,
+			line: 5281,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10354,7 +10755,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "message integrity failure",
-						tr: &builtinSlots1[89],
+						tr: &builtinSlots1[94],
 					},
 					explanation: alts{
 						list: []text{
@@ -10377,7 +10778,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[194],
+						tr:   &builtinSlots2[204],
 					},
 					fix: alts{
 						list: []text{
@@ -10385,7 +10786,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again; if it keeps failing, your email admin should check the servers between you and the recipient."},
 							},
 						},
-						tr: &builtinSlots2[195],
+						tr: &builtinSlots2[205],
 					},
 				},
 			},
@@ -10393,7 +10794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5199,
+			line: 5291,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10403,7 +10804,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login details not valid",
-						tr: &builtinSlots1[90],
+						tr: &builtinSlots1[95],
 					},
 					explanation: alts{
 						list: []text{
@@ -10426,7 +10827,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[196],
+						tr:   &builtinSlots2[206],
 					},
 					fix: alts{
 						list: []text{
@@ -10434,7 +10835,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the user name and password configured in your mail program or device; your email admin can help."},
 							},
 						},
-						tr: &builtinSlots2[197],
+						tr: &builtinSlots2[207],
 					},
 				},
 			},
@@ -10442,7 +10843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5209,
+			line: 5301,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10452,7 +10853,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login method too weak",
-						tr: &builtinSlots1[91],
+						tr: &builtinSlots1[96],
 					},
 					explanation: alts{
 						list: []text{
@@ -10475,7 +10876,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[198],
+						tr:   &builtinSlots2[208],
 					},
 					fix: alts{
 						list: []text{
@@ -10483,7 +10884,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure a stronger login method on the sending system."},
 							},
 						},
-						tr: &builtinSlots2[199],
+						tr: &builtinSlots2[209],
 					},
 				},
 			},
@@ -10491,7 +10892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5219,
+			line: 5311,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10501,7 +10902,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption needed",
-						tr: &builtinSlots1[92],
+						tr: &builtinSlots1[97],
 					},
 					explanation: alts{
 						list: []text{
@@ -10524,7 +10925,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[200],
+						tr:   &builtinSlots2[210],
 					},
 					fix: alts{
 						list: []text{
@@ -10532,7 +10933,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) for the sending system."},
 							},
 						},
-						tr: &builtinSlots2[201],
+						tr: &builtinSlots2[211],
 					},
 				},
 			},
@@ -10540,7 +10941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5229,
+			line: 5321,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10550,7 +10951,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption required to log in",
-						tr: &builtinSlots1[93],
+						tr: &builtinSlots1[98],
 					},
 					explanation: alts{
 						list: []text{
@@ -10573,7 +10974,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[202],
+						tr:   &builtinSlots2[212],
 					},
 					fix: alts{
 						list: []text{
@@ -10581,7 +10982,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) before the sending system logs in."},
 							},
 						},
-						tr: &builtinSlots2[203],
+						tr: &builtinSlots2[213],
 					},
 				},
 			},
@@ -10589,7 +10990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5239,
+			line: 5331,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -10599,7 +11000,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "password change needed",
-						tr: &builtinSlots1[94],
+						tr: &builtinSlots1[99],
 					},
 					explanation: alts{
 						list: []text{
@@ -10622,7 +11023,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[204],
+						tr:   &builtinSlots2[214],
 					},
 					fix: alts{
 						list: []text{
@@ -10630,7 +11031,7 @@ var builtinSet = &ruleSet{
 								{literal: "Change the account's password (your email admin can help), then send again."},
 							},
 						},
-						tr: &builtinSlots2[205],
+						tr: &builtinSlots2[215],
 					},
 				},
 			},
@@ -10638,7 +11039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5249,
+			line: 5341,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -10648,7 +11049,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "trust relationship required",
-						tr: &builtinSlots1[95],
+						tr: &builtinSlots1[100],
 					},
 					explanation: alts{
 						list: []text{
@@ -10671,7 +11072,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[206],
+						tr:   &builtinSlots2[216],
 					},
 					fix: alts{
 						list: []text{
@@ -10679,7 +11080,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should ask the receiving organization what arrangement it requires."},
 							},
 						},
-						tr: &builtinSlots2[207],
+						tr: &builtinSlots2[217],
 					},
 				},
 			},
@@ -10687,7 +11088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5259,
+			line: 5351,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -10697,7 +11098,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "priority too low",
-						tr: &builtinSlots1[96],
+						tr: &builtinSlots1[101],
 					},
 					explanation: alts{
 						list: []text{
@@ -10720,7 +11121,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[208],
+						tr:   &builtinSlots2[218],
 					},
 					fix: alts{
 						list: []text{
@@ -10728,7 +11129,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without a low priority setting, or later."},
 							},
 						},
-						tr: &builtinSlots2[209],
+						tr: &builtinSlots2[219],
 					},
 				},
 			},
@@ -10736,7 +11137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5269,
+			line: 5361,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -10746,7 +11147,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address age check not possible",
-						tr: &builtinSlots1[97],
+						tr: &builtinSlots1[102],
 					},
 					explanation: alts{
 						list: []text{
@@ -10769,7 +11170,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[210],
+						tr:   &builtinSlots2[220],
 					},
 					fix: alts{
 						list: []text{
@@ -10777,7 +11178,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without that check, or ask your email admin."},
 							},
 						},
-						tr: &builtinSlots2[211],
+						tr: &builtinSlots2[221],
 					},
 				},
 			},
@@ -10785,7 +11186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5279,
+			line: 5371,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -10813,7 +11214,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[212],
+						tr:   &builtinSlots2[222],
 					},
 				},
 			},
@@ -10821,7 +11222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5286,
+			line: 5378,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -10850,7 +11251,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[213],
+						tr:   &builtinSlots2[223],
 					},
 				},
 			},
@@ -10858,7 +11259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5293,
+			line: 5385,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10868,7 +11269,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your domain accepts no mail",
-						tr: &builtinSlots1[98],
+						tr: &builtinSlots1[103],
 					},
 					explanation: alts{
 						list: []text{
@@ -10891,7 +11292,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[214],
+						tr:   &builtinSlots2[224],
 					},
 					fix: alts{
 						list: []text{
@@ -10899,7 +11300,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should give your domain a mail server (or use a sender address whose domain receives mail)."},
 							},
 						},
-						tr: &builtinSlots2[215],
+						tr: &builtinSlots2[225],
 					},
 				},
 			},
@@ -10907,7 +11308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5305,
+			line: 5397,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10928,7 +11329,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[216],
+						tr:   &builtinSlots2[226],
 					},
 				},
 			},
@@ -10936,14 +11337,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5315,
+			line:    5407,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5322,
+			line: 5414,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -10971,10 +11372,10 @@ var builtinSet = &ruleSet{
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
-					owner: "recipient-admin",
+					owner: "sender",
 					summary: phrase{
-						en: "refused by a filter (user unknown)",
-						tr: &builtinSlots1[99],
+						en: "mailbox does not exist (after sending)",
+						tr: &builtinSlots1[104],
 					},
 					explanation: alts{
 						list: []text{
@@ -10993,19 +11394,38 @@ var builtinSet = &ruleSet{
 										{slot: 1, isSlot: true},
 									},
 								},
-								{literal: " after the message was sent: the receiving side called the recipient unknown at that point. Such a late refusal usually comes from a filter on the recipient's side, though the address may also be missing."},
+								{literal: " after it was sent: the receiving server says this mailbox does not exist (it checks the address only once it has the message). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " after it was sent: the receiving server says this mailbox does not exist (it checks the address only once it has the message). This usually means a mistyped or closed address."},
 							},
 						},
-						uses: 3,
-						tr:   &builtinSlots2[217],
+						uses: 35,
+						tr:   &builtinSlots2[227],
 					},
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Check the address for typos. If it is right, reach the recipient by other means and ask them or their email admin why their server refuses your mail."},
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
 							},
 						},
-						tr: &builtinSlots2[218],
+						tr: &builtinSlots2[228],
 					},
 				},
 				stages: [5]words{
@@ -11013,7 +11433,7 @@ var builtinSet = &ruleSet{
 						owner: "sender",
 						summary: phrase{
 							en: "address does not exist",
-							tr: &builtinSlots1[100],
+							tr: &builtinSlots1[105],
 						},
 						explanation: alts{
 							list: []text{
@@ -11036,7 +11456,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 3,
-							tr:   &builtinSlots2[219],
+							tr:   &builtinSlots2[229],
 						},
 						fix: alts{
 							list: []text{
@@ -11044,7 +11464,7 @@ var builtinSet = &ruleSet{
 									{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book and lists."},
 								},
 							},
-							tr: &builtinSlots2[220],
+							tr: &builtinSlots2[230],
 						},
 					},
 				},
@@ -11053,124 +11473,124 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5341,
+			line: 5438,
 			text: phraseMask{
-				{index: 31, bits: 31457280},
+				{index: 31, bits: 62914560},
 				{index: 10, bits: 4194304},
 			},
-			textIDs: []int32{2005, 2006, 2007, 662, 2008},
+			textIDs: []int32{2006, 2007, 2008, 662, 2009},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5346,
+			line: 5443,
 			text: phraseMask{
-				{index: 31, bits: 33554432},
+				{index: 31, bits: 67108864},
 			},
-			textIDs: []int32{2009},
+			textIDs: []int32{2010},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5351,
+			line: 5448,
 			text: phraseMask{
-				{index: 31, bits: 2198956146688},
+				{index: 31, bits: 4397912293376},
 			},
-			textIDs: []int32{2010, 2011, 2012, 2013, 2014, 2015, 2016, 2017, 2018, 2019, 2020, 2021, 2022, 2023, 2024},
+			textIDs: []int32{2011, 2012, 2013, 2014, 2015, 2016, 2017, 2018, 2019, 2020, 2021, 2022, 2023, 2024, 2025},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5358,
+			line: 5455,
 			text: phraseMask{
-				{index: 31, bits: 15393162788864},
+				{index: 31, bits: 30786325577728},
 			},
-			textIDs: []int32{2025, 2026, 2027},
+			textIDs: []int32{2026, 2027, 2028},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5363,
+			line: 5460,
 			text: phraseMask{
-				{index: 31, bits: 52776558133248},
+				{index: 31, bits: 105553116266496},
 			},
-			textIDs: []int32{2028, 2029},
+			textIDs: []int32{2029, 2030},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5368,
+			line: 5465,
 			text: phraseMask{
-				{index: 31, bits: 211106232532992},
-				{index: 26, bits: 562949953421312},
+				{index: 31, bits: 422212465065984},
+				{index: 26, bits: 1125899906842624},
 			},
-			textIDs: []int32{2030, 2031, 1713},
+			textIDs: []int32{2031, 2032, 1714},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5379,
+			line: 5476,
 			text: phraseMask{
-				{index: 31, bits: 18446462598732840960},
+				{index: 31, bits: 18446181123756130304},
 				{index: 1, bits: 1},
 				{bits: 96},
-				{index: 27, bits: 275146342400},
-				{index: 32, bits: 1},
+				{index: 27, bits: 550292684800},
+				{index: 32, bits: 3},
 			},
 			textIDs: []int32{
-				2032, 2033, 2034, 64, 2035, 2036, 2037, 2038, 2039, 5, 6, 2040, 2041, 2042, 1756, 2043, 2044, 2045, 1766, 2046,
-				2047, 2048,
+				2033, 2034, 2035, 64, 2036, 2037, 2038, 2039, 2040, 5, 6, 2041, 2042, 2043, 1757, 2044, 2045, 2046, 1767, 2047,
+				2048, 2049,
 			},
 			unless: phraseMask{
-				{index: 32, bits: 2},
+				{index: 32, bits: 4},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5394,
+			line: 5491,
 			text: phraseMask{
-				{index: 32, bits: 2044},
+				{index: 32, bits: 4088},
 			},
-			textIDs: []int32{2050, 2051, 2052, 2053, 2054, 2055, 2056, 2057, 2058},
+			textIDs: []int32{2051, 2052, 2053, 2054, 2055, 2056, 2057, 2058, 2059},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5400,
+			line: 5497,
 			text: phraseMask{
-				{index: 32, bits: 522240},
+				{index: 32, bits: 1044480},
 				{index: 2, bits: 67108864},
 				{index: 8, bits: 4},
 			},
-			textIDs: []int32{2059, 2060, 154, 514, 2061, 2062, 2063, 2064, 2065, 2066},
+			textIDs: []int32{2060, 2061, 154, 514, 2062, 2063, 2064, 2065, 2066, 2067},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5406,
+			line: 5503,
 			text: phraseMask{
 				{index: 2, bits: 2},
 				{index: 12, bits: 201326600},
-				{index: 32, bits: 3670016},
+				{index: 32, bits: 7340032},
 				{index: 7, bits: 281474976710656},
 			},
-			textIDs: []int32{129, 795, 2067, 2068, 496, 771, 794, 2069},
+			textIDs: []int32{129, 795, 2068, 2069, 496, 771, 794, 2070},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5414,
+			line: 5511,
 			text: phraseMask{
 				{index: 1, bits: 1266637395197952},
 			},
@@ -11180,27 +11600,27 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5419,
+			line: 5516,
 			text: phraseMask{
-				{index: 32, bits: 4194304},
+				{index: 32, bits: 8388608},
 			},
-			textIDs: []int32{2070},
+			textIDs: []int32{2071},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5424,
+			line: 5521,
 			text: phraseMask{
-				{index: 32, bits: 58720256},
+				{index: 32, bits: 117440512},
 			},
-			textIDs: []int32{2071, 2072, 2073},
+			textIDs: []int32{2072, 2073, 2074},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5435,
+			line: 5532,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11211,7 +11631,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "message expired",
-						tr: &builtinSlots1[101],
+						tr: &builtinSlots1[106],
 					},
 					explanation: alts{
 						list: []text{
@@ -11242,7 +11662,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 524291,
-						tr:   &builtinSlots2[221],
+						tr:   &builtinSlots2[231],
 					},
 					fix: alts{
 						list: []text{
@@ -11250,7 +11670,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address. If it is right, the receiving server was unavailable or kept putting the message off: send it again later (to fewer recipients at a time can help), and tell the recipient by other means so that their email admin checks their mail server."},
 							},
 						},
-						tr: &builtinSlots2[222],
+						tr: &builtinSlots2[232],
 					},
 				},
 			},
@@ -11259,7 +11679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5448,
+			line: 5545,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11269,7 +11689,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relay access denied",
-						tr: &builtinSlots1[102],
+						tr: &builtinSlots1[107],
 					},
 					explanation: alts{
 						list: []text{
@@ -11299,7 +11719,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   &builtinSlots2[223],
+						tr:   &builtinSlots2[233],
 					},
 					fix: alts{
 						list: []text{
@@ -11307,7 +11727,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix their domain's mail server settings or accepted domains; tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[224],
+						tr: &builtinSlots2[234],
 					},
 				},
 			},
@@ -11315,7 +11735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5460,
+			line: 5557,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11325,7 +11745,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop (too many hops)",
-						tr: &builtinSlots1[103],
+						tr: &builtinSlots1[108],
 					},
 					explanation: alts{
 						list: []text{
@@ -11348,7 +11768,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[225],
+						tr:   &builtinSlots2[235],
 					},
 					fix: alts{
 						list: []text{
@@ -11356,7 +11776,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Check the forwarding rules of your mailbox and ask the recipient to check theirs; whoever owns the looping forwarding or connector must fix it."},
 							},
 						},
-						tr: &builtinSlots2[226],
+						tr: &builtinSlots2[236],
 					},
 				},
 			},
@@ -11364,7 +11784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5469,
+			line: 5566,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11374,7 +11794,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[104],
+						tr: &builtinSlots1[109],
 					},
 					explanation: alts{
 						list: []text{
@@ -11397,7 +11817,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[227],
+						tr:   &builtinSlots2[237],
 					},
 					fix: alts{
 						list: []text{
@@ -11405,7 +11825,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[228],
+						tr: &builtinSlots2[238],
 					},
 				},
 			},
@@ -11413,7 +11833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5478,
+			line: 5575,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11423,7 +11843,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "invalid characters",
-						tr: &builtinSlots1[105],
+						tr: &builtinSlots1[110],
 					},
 					explanation: alts{
 						list: []text{
@@ -11446,7 +11866,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[229],
+						tr:   &builtinSlots2[239],
 					},
 					fix: alts{
 						list: []text{
@@ -11454,7 +11874,7 @@ var builtinSet = &ruleSet{
 								{literal: "Update your email program or send the message from another one."},
 							},
 						},
-						tr: &builtinSlots2[230],
+						tr: &builtinSlots2[240],
 					},
 				},
 			},
@@ -11462,7 +11882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5487,
+			line: 5584,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11514,7 +11934,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 540675,
-						tr:   &builtinSlots2[231],
+						tr:   &builtinSlots2[241],
 					},
 				},
 				byFact: [22]words{
@@ -11564,7 +11984,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 540675,
-							tr:   &builtinSlots2[232],
+							tr:   &builtinSlots2[242],
 						},
 					},
 				},
@@ -11573,7 +11993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5501,
+			line: 5598,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -11601,7 +12021,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[233],
+						tr:   &builtinSlots2[243],
 					},
 				},
 			},
@@ -11609,7 +12029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5508,
+			line: 5605,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -11630,7 +12050,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[234],
+						tr:   &builtinSlots2[244],
 					},
 				},
 				byFact: [22]words{
@@ -11638,7 +12058,7 @@ var builtinSet = &ruleSet{
 						owner: "recipient-admin",
 						summary: phrase{
 							en: "temporary DNS failure",
-							tr: &builtinSlots1[106],
+							tr: &builtinSlots1[111],
 						},
 						explanation: alts{
 							list: []text{
@@ -11673,7 +12093,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 16401,
-							tr:   &builtinSlots2[235],
+							tr:   &builtinSlots2[245],
 						},
 						fix: alts{
 							list: []text{
@@ -11689,7 +12109,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 16,
-							tr:   &builtinSlots2[236],
+							tr:   &builtinSlots2[246],
 						},
 					},
 				},
@@ -11698,7 +12118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5519,
+			line: 5616,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11726,7 +12146,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[237],
+						tr:   &builtinSlots2[247],
 					},
 				},
 			},
@@ -11734,7 +12154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5526,
+			line: 5623,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11762,7 +12182,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[238],
+						tr:   &builtinSlots2[248],
 					},
 				},
 			},
@@ -11770,7 +12190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5533,
+			line: 5630,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11791,7 +12211,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[239],
+						tr:   &builtinSlots2[249],
 					},
 				},
 			},
@@ -11799,7 +12219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5540,
+			line: 5637,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11827,7 +12247,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[240],
+						tr:   &builtinSlots2[250],
 					},
 					fix: alts{
 						list: []text{
@@ -11835,7 +12255,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[241],
+						tr: &builtinSlots2[251],
 					},
 				},
 			},
@@ -11843,7 +12263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5548,
+			line: 5645,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11852,7 +12272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5554,
+			line: 5651,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11880,7 +12300,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[242],
+						tr:   &builtinSlots2[252],
 					},
 				},
 			},
@@ -11888,7 +12308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5562,
+			line: 5659,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11902,7 +12322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5569,
+			line: 5666,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11912,7 +12332,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "delivery not authorized",
-						tr: &builtinSlots1[107],
+						tr: &builtinSlots1[112],
 					},
 					explanation: alts{
 						list: []text{
@@ -11954,7 +12374,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[243],
+						tr:   &builtinSlots2[253],
 					},
 					fix: alts{
 						list: []text{
@@ -11962,7 +12382,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 						},
-						tr: &builtinSlots2[244],
+						tr: &builtinSlots2[254],
 					},
 				},
 				stages: [5]words{
@@ -11970,7 +12390,7 @@ var builtinSet = &ruleSet{
 						owner: "sender-admin",
 						summary: phrase{
 							en: "sending server or sender refused",
-							tr: &builtinSlots1[108],
+							tr: &builtinSlots1[113],
 						},
 						explanation: alts{
 							list: []text{
@@ -12012,7 +12432,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[245],
+							tr:   &builtinSlots2[255],
 						},
 						fix: alts{
 							list: []text{
@@ -12029,14 +12449,14 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 4096,
-							tr:   &builtinSlots2[246],
+							tr:   &builtinSlots2[256],
 						},
 					},
 					1: {
 						owner: "sender-admin",
 						summary: phrase{
 							en: "sending server or sender refused",
-							tr: &builtinSlots1[109],
+							tr: &builtinSlots1[114],
 						},
 						explanation: alts{
 							list: []text{
@@ -12078,7 +12498,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[247],
+							tr:   &builtinSlots2[257],
 						},
 						fix: alts{
 							list: []text{
@@ -12095,7 +12515,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 4096,
-							tr:   &builtinSlots2[248],
+							tr:   &builtinSlots2[258],
 						},
 					},
 				},
@@ -12104,7 +12524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5593,
+			line: 5690,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12114,7 +12534,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "refused for a security or policy reason",
-						tr: &builtinSlots1[110],
+						tr: &builtinSlots1[115],
 					},
 					explanation: alts{
 						list: []text{
@@ -12156,7 +12576,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[249],
+						tr:   &builtinSlots2[259],
 					},
 					fix: alts{
 						list: []text{
@@ -12164,7 +12584,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said. If it names a block list or a check of your domain, your email admin must act; otherwise ask the recipient, by other means, what their organization refused."},
 							},
 						},
-						tr: &builtinSlots2[250],
+						tr: &builtinSlots2[260],
 					},
 				},
 				stages: [5]words{
@@ -12210,7 +12630,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[251],
+							tr:   &builtinSlots2[261],
 						},
 						fix: alts{
 							list: []text{
@@ -12218,7 +12638,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
 								},
 							},
-							tr: &builtinSlots2[252],
+							tr: &builtinSlots2[262],
 						},
 					},
 					1: {
@@ -12263,7 +12683,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[253],
+							tr:   &builtinSlots2[263],
 						},
 						fix: alts{
 							list: []text{
@@ -12271,7 +12691,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
 								},
 							},
-							tr: &builtinSlots2[254],
+							tr: &builtinSlots2[264],
 						},
 					},
 					2: {
@@ -12316,7 +12736,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[255],
+							tr:   &builtinSlots2[265],
 						},
 						fix: alts{
 							list: []text{
@@ -12324,7 +12744,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it."},
 								},
 							},
-							tr: &builtinSlots2[256],
+							tr: &builtinSlots2[266],
 						},
 					},
 				},
@@ -12333,7 +12753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5623,
+			line:   5720,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12341,7 +12761,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "delivery delayed",
-						tr: &builtinSlots1[111],
+						tr: &builtinSlots1[116],
 					},
 					explanation: alts{
 						list: []text{
@@ -12383,7 +12803,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[257],
+						tr:   &builtinSlots2[267],
 					},
 				},
 				delays: true,
@@ -12392,7 +12812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5633,
+			line: 5730,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12401,7 +12821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5638,
+			line: 5735,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12410,7 +12830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5643,
+			line: 5740,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12457,7 +12877,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[258],
+						tr:   &builtinSlots2[268],
 					},
 				},
 			},
@@ -12465,7 +12885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5652,
+			line: 5749,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12476,7 +12896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5660,
+			line: 5757,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12485,14 +12905,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5665,
+			line:     5762,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5675,
+			line: 5772,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12501,38 +12921,38 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5685,
+			line: 5782,
 			text: phraseMask{
-				{index: 32, bits: 67108864},
+				{index: 32, bits: 134217728},
 			},
-			textIDs: []int32{2074},
+			textIDs: []int32{2075},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5690,
+			line: 5787,
 			text: phraseMask{
-				{index: 32, bits: 939524096},
+				{index: 32, bits: 1879048192},
 			},
-			textIDs: []int32{2075, 2076, 2077},
+			textIDs: []int32{2076, 2077, 2078},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5696,
+			line: 5793,
 			text: phraseMask{
-				{index: 32, bits: 7516192768},
+				{index: 32, bits: 15032385536},
 			},
-			textIDs: []int32{2078, 2079, 2080},
+			textIDs: []int32{2079, 2080, 2081},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5705,
+			line: 5802,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12546,7 +12966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5709,
+			line: 5806,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12554,15 +12974,15 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{bits: 1099511627776},
-				{index: 32, bits: 25769803776},
+				{index: 32, bits: 51539607552},
 			},
-			textIDs: []int32{40, 2081, 2082},
+			textIDs: []int32{40, 2082, 2083},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5713,
+			line: 5810,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12573,7 +12993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5717,
+			line: 5814,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12587,7 +13007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5721,
+			line: 5818,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12598,7 +13018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5725,
+			line: 5822,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12658,7 +13078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5733,
+			line: 5830,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12707,7 +13127,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[259],
+						tr:   &builtinSlots2[269],
 					},
 				},
 			},
@@ -12715,11 +13135,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5741,
+			line: 5838,
 			text: phraseMask{
-				{index: 32, bits: 515396075520},
+				{index: 32, bits: 1030792151040},
 			},
-			textIDs: []int32{2083, 2084, 2085, 2086},
+			textIDs: []int32{2084, 2085, 2086, 2087},
 			then: thenDef{
 				Reason: "vacation",
 				words:  words{owner: "none"},
@@ -12728,7 +13148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5748,
+			line: 5845,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12750,7 +13170,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[260],
+						tr:   &builtinSlots2[270],
 					},
 					fix: alts{
 						list: []text{
@@ -12758,7 +13178,7 @@ var builtinSet = &ruleSet{
 								{literal: "Have someone who reads the report's language look at the server's reply in it, or forward the report to your email admin."},
 							},
 						},
-						tr: &builtinSlots2[261],
+						tr: &builtinSlots2[271],
 					},
 				},
 				delays: true,
@@ -12767,7 +13187,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5757,
+			line: 5854,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12822,7 +13242,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[262],
+						tr:   &builtinSlots2[272],
 					},
 					fix: alts{
 						list: []text{
@@ -12830,7 +13250,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said, if anything. If it is unclear, ask the recipient or their email admin, by other means, why mail from you is refused."},
 							},
 						},
-						tr: &builtinSlots2[263],
+						tr: &builtinSlots2[273],
 					},
 				},
 			},
@@ -12838,7 +13258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5766,
+			line: 5863,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12878,7 +13298,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[264],
+						tr:   &builtinSlots2[274],
 					},
 				},
 			},
@@ -12926,7 +13346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 567,
+			line: 583,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -12941,7 +13361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 578,
+			line: 594,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -12952,7 +13372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 584,
+			line: 600,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -12963,7 +13383,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 593,
+			line: 609,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -12976,7 +13396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 603,
+			line: 619,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -12988,7 +13408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 609,
+			line: 625,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -13000,7 +13420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 633,
+			line: 649,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -13017,7 +13437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 644,
+			line: 660,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -13032,7 +13452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 653,
+			line: 669,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -13045,7 +13465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 662,
+			line: 678,
 			text: phraseMask{
 				{bits: 17293822569102704640},
 				{index: 1, bits: 3},
@@ -13057,7 +13477,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 683,
+			line: 699,
 			text: phraseMask{
 				{index: 1, bits: 32765},
 			},
@@ -13073,7 +13493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 696,
+			line: 712,
 			text: phraseMask{
 				{index: 1, bits: 536838144},
 			},
@@ -13085,7 +13505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 703,
+			line: 719,
 			text: phraseMask{
 				{index: 1, bits: 8053063680},
 			},
@@ -13096,7 +13516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 710,
+			line: 726,
 			text: phraseMask{
 				{index: 1, bits: 17583596109824},
 			},
@@ -13109,7 +13529,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 729,
+			line: 745,
 			text: phraseMask{
 				{index: 1, bits: 123145302310912},
 			},
@@ -13123,7 +13543,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 746,
+			line: 762,
 			text: phraseMask{
 				{index: 1, bits: 35888059530608640},
 			},
@@ -13138,7 +13558,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 773,
+			line: 789,
 			text: phraseMask{
 				{index: 1, bits: 108086391056891904},
 			},
@@ -13153,7 +13573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 783,
+			line: 799,
 			text: phraseMask{
 				{index: 1, bits: 8935141660703064064},
 			},
@@ -13167,7 +13587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 791,
+			line: 807,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 				{index: 2, bits: 8191},
@@ -13183,7 +13603,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [35]text{
+	texts: [39]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -13330,44 +13750,70 @@ var builtinSet = &ruleSet{
 			{literal: "If you sent the message, follow the notice's instructions to confirm (reply to it or open its confirmation page; ndrmilter does not repeat links from a notice, so check that the page belongs to the recipient's filter service). If you did not send it, ignore the notice: someone forged your address."},
 		},
 		19: {
-			{literal: "complaint report"},
+			{literal: "held for the list moderator"},
 		},
 		20: {
-			{literal: "This is a feedback (abuse) report: a recipient or their provider flagged the message, for example as spam. It is not a bounce."},
+			{literal: "This is not a bounce: the mailing list"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{isSlot: true},
+				},
+			},
+			{literal: " is holding your message until its moderator approves or rejects it; it has not reached the list's members yet."},
+			{
+				group: []textPart{
+					{literal: " The reason the list gives: \""},
+					{slot: 5, isSlot: true},
+					{literal: "\""},
+				},
+			},
 		},
 		21: {
+			{literal: "Wait for the moderator's decision: the list posts the message or tells you that it was rejected. Do not send it again, as the copy would be held too."},
+		},
+		22: {
+			{literal: "Wait for the moderator's decision, and do not send the message again (the copy would be held too). The list holds it because your address is not a member: to post without moderation, subscribe to the list with the address you sent from, or ask the list owner to accept your posts."},
+		},
+		23: {
+			{literal: "complaint report"},
+		},
+		24: {
+			{literal: "This is a feedback (abuse) report: a recipient or their provider flagged the message, for example as spam. It is not a bounce."},
+		},
+		25: {
 			{literal: "This is a feedback report of type "},
 			{slot: 8, isSlot: true},
 			{literal: ": a recipient or their provider flagged the message. It is not a bounce."},
 		},
-		22: {
+		26: {
 			{literal: "Stop mailing the recipient who complained, and check why they did not expect the message."},
 		},
-		23: {
+		27: {
 			{literal: "read receipt"},
 		},
-		24: {
+		28: {
 			{literal: "This is a read receipt (a notice that the message was displayed), not a bounce."},
 		},
-		25: {
+		29: {
 			{literal: "not a bounce"},
 		},
-		26: {
+		30: {
 			{literal: "This message is not a delivery report."},
 		},
-		27: {
+		31: {
 			{literal: "no recipient found"},
 		},
-		28: {
+		32: {
 			{literal: "This looks like a delivery report, but no recipient could be read from it."},
 		},
-		29: {
+		33: {
 			{literal: "DMARC aggregate report"},
 		},
-		30: {
+		34: {
 			{literal: "This is not a bounce but a DMARC aggregate report: a receiving mail service's summary of the mail it saw sent in your domain's name, with the results of its SPF, DKIM and DMARC checks. It is meant for your domain's email admin, who reads it with a DMARC report tool; nothing needs doing about it, and no message failed."},
 		},
-		31: {
+		35: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -13376,7 +13822,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: "."},
 		},
-		32: {
+		36: {
 			{literal: "Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -13385,7 +13831,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		33: {
+		37: {
 			{literal: "The refusal was temporary: the receiving server"},
 			{
 				group: []textPart{
@@ -13395,13 +13841,13 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refused the message the same way on every attempt, until the sending server gave up, so it was not delivered."},
 		},
-		34: {
+		38: {
 			{literal: "The failure was temporary, but it happened again on every attempt, until the sending server gave up, so the message was not delivered."},
 		},
 	},
-	textsFrom: [35]string{
+	textsFrom: [39]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
-		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)",
+		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",
@@ -13475,64 +13921,64 @@ var builtinSet = &ruleSet{
 		"mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid",
 		"badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by",
 		"account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound",
-		"because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient",
-		"recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname",
-		"fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname",
-		"cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits",
-		"duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore",
-		"header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds",
-		"invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam",
-		"is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is",
-		"probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam",
-		"spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam",
-		"your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local",
-		"triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable",
-		"network error", "dns error", "temporary lookup failure", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown",
-		"host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host",
-		"no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit",
-		"ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections",
-		"too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by",
-		"host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected",
-		"your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy",
-		"messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with",
-		"without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "rejected due to unacceptable attachments", "you have exceeded the", "prohibited attachment type", "blocked attachment type", "blocked file type",
-		"prohibited file type", "forbidden file type", "banned file type", "disallowed file type", "file type is blocked", "file type blocked", "file type is prohibited", "file type is not permitted", "file type not permitted", "file extension is not allowed", "file extension is blocked", "attachment blocked", "attachment was blocked", "attachment has been blocked", "attachments have been blocked", "attachments were blocked", "disallowed attachment", "restricted attachment", "unacceptable attachment", "executable attachment",
-		"block executable files", "attachment filter", "may not end with", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error",
-		"service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage",
-		"could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "has not been delivered for",
-		"unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "tls negotiation failed",
-		"tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "server certificate not verified", "server certificate not trusted", "certificate verify failed", "certificate verification failed", "unable to get local issuer certificate", "refused to start tls", "an attempt to start tls failed", "did not offer tls", "mta-sts policy", "dane validation", "tlsa record", "cannot start tls", "account not subscribed to ses", "authentication credentials invalid",
-		"authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit",
-		"bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence",
-		"bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant",
-		"message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked",
-		"denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error",
-		"server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized",
-		"journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on",
+		"due to extended inactivity new mail is not currently being accepted", "not found recipient account", "bounced address", "because the recipient is only accepting mail from specific email addresses", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient",
+		"recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity", "due to extended inactivity new mail is not currently being accepted for this mailbox", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.",
+		"client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse",
+		"reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access",
+		"service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score",
+		"senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime",
+		"mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list",
+		"high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam",
+		"our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score",
+		"spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam",
+		"your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection",
+		"breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain",
+		"network is unreachable", "network error", "dns error", "temporary lookup failure", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist",
+		"host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist",
+		"no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit",
+		"rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.",
+		"too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl",
+		"email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected",
+		"virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons",
+		"message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer",
+		"not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "rejected due to unacceptable attachments", "you have exceeded the", "prohibited attachment type", "blocked attachment type",
+		"blocked file type", "prohibited file type", "forbidden file type", "banned file type", "disallowed file type", "file type is blocked", "file type blocked", "file type is prohibited", "file type is not permitted", "file type not permitted", "file extension is not allowed", "file extension is blocked", "attachment blocked", "attachment was blocked", "attachment has been blocked", "attachments have been blocked", "attachments were blocked", "disallowed attachment", "restricted attachment", "unacceptable attachment",
+		"executable attachment", "block executable files", "attachment filter", "may not end with", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured",
+		"server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full",
+		"insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than",
+		"has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls",
+		"tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "server certificate not verified", "server certificate not trusted", "certificate verify failed", "certificate verification failed", "unable to get local issuer certificate", "refused to start tls", "an attempt to start tls failed", "did not offer tls", "mta-sts policy", "dane validation", "tlsa record", "cannot start tls", "account not subscribed to ses",
+		"authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise",
+		"|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented",
+		"bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header",
+		"not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by",
+		"ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden",
+		"system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled",
+		"hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on",
 	},
 	textFree: textFreeIndex{
-		0: {0, 398, 464, 465, 507, 539, 545, 550, 552, 553, 554, 555, 556, 558, 559},
+		0: {0, 398, 469, 470, 512, 544, 550, 555, 557, 558, 559, 560, 561, 563, 564},
 		1: {
-			0, 1, 389, 394, 395, 398, 403, 412, 425, 433, 436, 439, 459, 464, 465, 470, 471, 473, 474, 475,
-			477, 478, 479, 480, 481, 483, 484, 485, 486, 487, 488, 489, 490, 491, 492, 493, 494, 495, 496, 497,
-			498, 499, 500, 501, 502, 503, 504, 505, 506, 507, 527, 528, 529, 532, 533, 535, 537, 538, 539, 540,
-			541, 542, 544, 545, 546, 550, 552, 553, 554, 556, 558, 560,
+			0, 1, 389, 394, 395, 398, 403, 412, 430, 438, 441, 444, 464, 469, 470, 475, 476, 478, 479, 480,
+			482, 483, 484, 485, 486, 488, 489, 490, 491, 492, 493, 494, 495, 496, 497, 498, 499, 500, 501, 502,
+			503, 504, 505, 506, 507, 508, 509, 510, 511, 512, 532, 533, 534, 537, 538, 540, 542, 543, 544, 545,
+			546, 547, 549, 550, 551, 555, 557, 558, 559, 561, 563, 565,
 		},
 		2: {
-			0, 289, 290, 291, 389, 394, 395, 398, 403, 412, 425, 433, 436, 439, 459, 464, 465, 470, 471, 472,
-			473, 474, 475, 477, 478, 479, 480, 481, 482, 483, 484, 485, 486, 487, 488, 489, 490, 491, 492, 493,
-			494, 495, 496, 497, 498, 499, 500, 501, 502, 503, 504, 505, 506, 507, 522, 527, 528, 529, 531, 532,
-			533, 535, 536, 537, 538, 539, 540, 541, 542, 543, 544, 545, 546, 550, 552, 553, 554, 555, 556, 558,
-			560,
+			0, 289, 290, 291, 389, 394, 395, 398, 403, 412, 430, 438, 441, 444, 464, 469, 470, 475, 476, 477,
+			478, 479, 480, 482, 483, 484, 485, 486, 487, 488, 489, 490, 491, 492, 493, 494, 495, 496, 497, 498,
+			499, 500, 501, 502, 503, 504, 505, 506, 507, 508, 509, 510, 511, 512, 527, 532, 533, 534, 536, 537,
+			538, 540, 541, 542, 543, 544, 545, 546, 547, 548, 549, 550, 551, 555, 557, 558, 559, 560, 561, 563,
+			565,
 		},
 		3: {
 			0, 112, 113, 117, 118, 292, 293, 294, 295, 296, 297, 298, 299, 300, 301, 302, 303, 304, 305, 306,
 			307, 308, 309, 310, 311, 312, 313, 314, 315, 316, 317, 318, 319, 320, 321, 322, 323, 324, 325, 326,
-			389, 394, 395, 398, 403, 410, 411, 412, 425, 432, 433, 436, 439, 444, 459, 464, 465, 470, 471, 472,
-			473, 474, 475, 476, 477, 478, 479, 480, 481, 482, 483, 484, 485, 486, 487, 488, 489, 490, 491, 492,
-			493, 494, 495, 496, 497, 498, 499, 500, 501, 502, 503, 504, 505, 506, 507, 522, 523, 524, 525, 526,
-			527, 528, 529, 530, 532, 533, 534, 535, 537, 538, 539, 540, 541, 542, 543, 544, 545, 546, 550, 552,
-			553, 554, 555, 556, 558, 560,
+			389, 394, 395, 398, 403, 410, 411, 412, 430, 437, 438, 441, 444, 449, 464, 469, 470, 475, 476, 477,
+			478, 479, 480, 481, 482, 483, 484, 485, 486, 487, 488, 489, 490, 491, 492, 493, 494, 495, 496, 497,
+			498, 499, 500, 501, 502, 503, 504, 505, 506, 507, 508, 509, 510, 511, 512, 527, 528, 529, 530, 531,
+			532, 533, 534, 535, 537, 538, 539, 540, 542, 543, 544, 545, 546, 547, 548, 549, 550, 551, 555, 557,
+			558, 559, 560, 561, 563, 565,
 		},
 	},
 }
@@ -13544,7 +13990,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "SPF/DKIM/DMARC failure",
-				tr: &builtinSlots1[112],
+				tr: &builtinSlots1[117],
 			},
 			explanation: alts{
 				list: []text{
@@ -13567,7 +14013,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[265],
+				tr:   &builtinSlots2[275],
 			},
 			fix: alts{
 				list: []text{
@@ -13590,7 +14036,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 5120,
-				tr:   &builtinSlots2[266],
+				tr:   &builtinSlots2[276],
 			},
 		},
 	},
@@ -13600,7 +14046,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "poor sender reputation",
-				tr: &builtinSlots1[113],
+				tr: &builtinSlots1[118],
 			},
 			explanation: alts{
 				list: []text{
@@ -13623,7 +14069,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[267],
+				tr:   &builtinSlots2[277],
 			},
 			fix: alts{
 				list: []text{
@@ -13640,7 +14086,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 4096,
-				tr:   &builtinSlots2[268],
+				tr:   &builtinSlots2[278],
 			},
 		},
 	},
@@ -13650,7 +14096,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending server blocked",
-				tr: &builtinSlots1[114],
+				tr: &builtinSlots1[119],
 			},
 			explanation: alts{
 				list: []text{
@@ -13708,7 +14154,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 34819,
-				tr:   &builtinSlots2[269],
+				tr:   &builtinSlots2[279],
 			},
 			fix: alts{
 				list: []text{
@@ -13759,7 +14205,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 269312,
-				tr:   &builtinSlots2[270],
+				tr:   &builtinSlots2[280],
 			},
 		},
 	},
@@ -13769,7 +14215,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "invalid message format",
-				tr: &builtinSlots1[115],
+				tr: &builtinSlots1[120],
 			},
 			explanation: alts{
 				list: []text{
@@ -13792,7 +14238,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[271],
+				tr:   &builtinSlots2[281],
 			},
 			fix: alts{
 				list: []text{
@@ -13800,7 +14246,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Send the message again from another mail program, or without the unusual attachment or formatting. If it keeps failing, your email admin should check the program that produced it."},
 					},
 				},
-				tr: &builtinSlots2[272],
+				tr: &builtinSlots2[282],
 			},
 		},
 		byFact: [22]words{
@@ -13808,7 +14254,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[116],
+					tr: &builtinSlots1[121],
 				},
 				explanation: alts{
 					list: []text{
@@ -13831,7 +14277,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[273],
+					tr:   &builtinSlots2[283],
 				},
 				fix: alts{
 					list: []text{
@@ -13839,7 +14285,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[274],
+					tr: &builtinSlots2[284],
 				},
 			},
 		},
@@ -13849,7 +14295,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "delivered",
-				tr: &builtinSlots1[117],
+				tr: &builtinSlots1[122],
 			},
 			explanation: alts{
 				list: []text{
@@ -13872,7 +14318,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[275],
+				tr:   &builtinSlots2[285],
 			},
 		},
 	},
@@ -13882,7 +14328,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large for the recipient",
-				tr: &builtinSlots1[118],
+				tr: &builtinSlots1[123],
 			},
 			explanation: alts{
 				list: []text{
@@ -13924,7 +14370,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8195,
-				tr:   &builtinSlots2[276],
+				tr:   &builtinSlots2[286],
 			},
 			fix: alts{
 				list: []text{
@@ -13950,7 +14396,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 12288,
-				tr:   &builtinSlots2[277],
+				tr:   &builtinSlots2[287],
 			},
 		},
 	},
@@ -13960,7 +14406,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery timed out",
-				tr: &builtinSlots1[119],
+				tr: &builtinSlots1[124],
 			},
 			explanation: alts{
 				list: []text{
@@ -14087,7 +14533,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1589283,
-				tr:   &builtinSlots2[278],
+				tr:   &builtinSlots2[288],
 			},
 			fix: alts{
 				list: []text{
@@ -14103,14 +14549,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16384,
-				tr:   &builtinSlots2[279],
+				tr:   &builtinSlots2[289],
 			},
 		},
 		byFact: [22]words{
 			11: {
 				summary: phrase{
 					en: "delivery timed out (DNS not answering)",
-					tr: &builtinSlots1[120],
+					tr: &builtinSlots1[125],
 				},
 				explanation: alts{
 					list: []text{
@@ -14141,7 +14587,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 524305,
-					tr:   &builtinSlots2[280],
+					tr:   &builtinSlots2[290],
 				},
 				fix: alts{
 					list: []text{
@@ -14157,7 +14603,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[281],
+					tr:   &builtinSlots2[291],
 				},
 			},
 			14: {
@@ -14190,7 +14636,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 540673,
-					tr:   &builtinSlots2[282],
+					tr:   &builtinSlots2[292],
 				},
 				fix: alts{
 					list: []text{
@@ -14206,7 +14652,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[283],
+					tr:   &builtinSlots2[293],
 				},
 			},
 			15: {
@@ -14239,7 +14685,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 540673,
-					tr:   &builtinSlots2[284],
+					tr:   &builtinSlots2[294],
 				},
 				fix: alts{
 					list: []text{
@@ -14255,7 +14701,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[285],
+					tr:   &builtinSlots2[295],
 				},
 			},
 		},
@@ -14266,7 +14712,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "encryption (TLS) failed",
-				tr: &builtinSlots1[121],
+				tr: &builtinSlots1[126],
 			},
 			explanation: alts{
 				list: []text{
@@ -14282,7 +14728,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[286],
+				tr:   &builtinSlots2[296],
 			},
 			fix: alts{
 				list: []text{
@@ -14290,7 +14736,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. The admins of both servers should check their encryption settings (certificates, protocol versions, security policies)."},
 					},
 				},
-				tr: &builtinSlots2[287],
+				tr: &builtinSlots2[297],
 			},
 		},
 		byFact: [22]words{
@@ -14298,7 +14744,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "receiving server requires encryption",
-					tr: &builtinSlots1[122],
+					tr: &builtinSlots1[127],
 				},
 				explanation: alts{
 					list: []text{
@@ -14321,7 +14767,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[288],
+					tr:   &builtinSlots2[298],
 				},
 				fix: alts{
 					list: []text{
@@ -14329,14 +14775,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
 						},
 					},
-					tr: &builtinSlots2[289],
+					tr: &builtinSlots2[299],
 				},
 			},
 			18: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server offers no encryption",
-					tr: &builtinSlots1[123],
+					tr: &builtinSlots1[128],
 				},
 				explanation: alts{
 					list: []text{
@@ -14359,7 +14805,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   &builtinSlots2[290],
+					tr:   &builtinSlots2[300],
 				},
 				fix: alts{
 					list: []text{
@@ -14383,14 +14829,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16400,
-					tr:   &builtinSlots2[291],
+					tr:   &builtinSlots2[301],
 				},
 			},
 			19: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server could not start encryption",
-					tr: &builtinSlots1[124],
+					tr: &builtinSlots1[129],
 				},
 				explanation: alts{
 					list: []text{
@@ -14413,7 +14859,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   &builtinSlots2[292],
+					tr:   &builtinSlots2[302],
 				},
 				fix: alts{
 					list: []text{
@@ -14429,14 +14875,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[293],
+					tr:   &builtinSlots2[303],
 				},
 			},
 			20: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server's certificate not accepted",
-					tr: &builtinSlots1[125],
+					tr: &builtinSlots1[130],
 				},
 				explanation: alts{
 					list: []text{
@@ -14459,7 +14905,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   &builtinSlots2[294],
+					tr:   &builtinSlots2[304],
 				},
 				fix: alts{
 					list: []text{
@@ -14467,7 +14913,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Your email admin should relax the verification for that domain only if it is known to be safe."},
 						},
 					},
-					tr: &builtinSlots2[295],
+					tr: &builtinSlots2[305],
 				},
 			},
 		},
@@ -14477,7 +14923,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "complaint report",
-				tr: &builtinSlots1[126],
+				tr: &builtinSlots1[131],
 			},
 			explanation: alts{
 				list: []text{
@@ -14485,7 +14931,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "A recipient or their provider flagged the message."},
 					},
 				},
-				tr: &builtinSlots2[296],
+				tr: &builtinSlots2[306],
 			},
 			fix: alts{
 				list: []text{
@@ -14493,7 +14939,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Stop mailing the recipient who complained."},
 					},
 				},
-				tr: &builtinSlots2[297],
+				tr: &builtinSlots2[307],
 			},
 		},
 	},
@@ -14503,7 +14949,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "refused by recipient-side filter",
-				tr: &builtinSlots1[127],
+				tr: &builtinSlots1[132],
 			},
 			explanation: alts{
 				list: []text{
@@ -14545,7 +14991,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[298],
+				tr:   &builtinSlots2[308],
 			},
 			fix: alts{
 				list: []text{
@@ -14553,7 +14999,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, to allow your address, or their email admin to relax the restriction. Changing the message is unlikely to help."},
 					},
 				},
-				tr: &builtinSlots2[299],
+				tr: &builtinSlots2[309],
 			},
 		},
 		byFact: [22]words{
@@ -14561,7 +15007,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[128],
+					tr: &builtinSlots1[133],
 				},
 				explanation: alts{
 					list: []text{
@@ -14603,7 +15049,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65539,
-					tr:   &builtinSlots2[300],
+					tr:   &builtinSlots2[310],
 				},
 				fix: alts{
 					list: []text{
@@ -14617,7 +15063,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65536,
-					tr:   &builtinSlots2[301],
+					tr:   &builtinSlots2[311],
 				},
 			},
 		},
@@ -14629,7 +15075,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address has moved",
-				tr: &builtinSlots1[129],
+				tr: &builtinSlots1[134],
 			},
 			explanation: alts{
 				list: []text{
@@ -14652,7 +15098,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[302],
+				tr:   &builtinSlots2[312],
 			},
 			fix: alts{
 				list: []text{
@@ -14660,7 +15106,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[303],
+				tr: &builtinSlots2[313],
 			},
 		},
 	},
@@ -14671,7 +15117,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain does not exist",
-				tr: &builtinSlots1[130],
+				tr: &builtinSlots1[135],
 			},
 			explanation: alts{
 				list: []text{
@@ -14694,7 +15140,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[304],
+				tr:   &builtinSlots2[314],
 			},
 			fix: alts{
 				list: []text{
@@ -14711,14 +15157,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[305],
+				tr:   &builtinSlots2[315],
 			},
 		},
 		byFact: [22]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[131],
+					tr: &builtinSlots1[136],
 				},
 				explanation: alts{
 					list: []text{
@@ -14753,7 +15199,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   &builtinSlots2[306],
+					tr:   &builtinSlots2[316],
 				},
 				fix: alts{
 					list: []text{
@@ -14770,7 +15216,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[307],
+					tr:   &builtinSlots2[317],
 				},
 			},
 		},
@@ -14781,7 +15227,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox full",
-				tr: &builtinSlots1[132],
+				tr: &builtinSlots1[137],
 			},
 			explanation: alts{
 				list: []text{
@@ -14804,7 +15250,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[308],
+				tr:   &builtinSlots2[318],
 			},
 			fix: alts{
 				list: []text{
@@ -14812,7 +15258,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: &builtinSlots2[309],
+				tr: &builtinSlots2[319],
 			},
 		},
 	},
@@ -14822,7 +15268,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery program failed",
-				tr: &builtinSlots1[133],
+				tr: &builtinSlots1[138],
 			},
 			explanation: alts{
 				list: []text{
@@ -14845,7 +15291,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[310],
+				tr:   &builtinSlots2[320],
 			},
 			fix: alts{
 				list: []text{
@@ -14853,7 +15299,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: &builtinSlots2[311],
+				tr: &builtinSlots2[321],
 			},
 		},
 	},
@@ -14863,7 +15309,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large",
-				tr: &builtinSlots1[134],
+				tr: &builtinSlots1[139],
 			},
 			explanation: alts{
 				list: []text{
@@ -14905,7 +15351,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8195,
-				tr:   &builtinSlots2[312],
+				tr:   &builtinSlots2[322],
 			},
 			fix: alts{
 				list: []text{
@@ -14931,7 +15377,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 12288,
-				tr:   &builtinSlots2[313],
+				tr:   &builtinSlots2[323],
 			},
 		},
 	},
@@ -14941,7 +15387,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "network or DNS problem",
-				tr: &builtinSlots1[135],
+				tr: &builtinSlots1[140],
 			},
 			explanation: alts{
 				list: []text{
@@ -14964,7 +15410,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16385,
-				tr:   &builtinSlots2[314],
+				tr:   &builtinSlots2[324],
 			},
 			fix: alts{
 				list: []text{
@@ -14972,14 +15418,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Usually temporary: the sending server retries on its own. If the message failed for good, send it again later; if it keeps failing, tell the recipient by other means so that their admin checks their domain's settings and mail servers."},
 					},
 				},
-				tr: &builtinSlots2[315],
+				tr: &builtinSlots2[325],
 			},
 		},
 		byFact: [22]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[136],
+					tr: &builtinSlots1[141],
 				},
 				explanation: alts{
 					list: []text{
@@ -15002,7 +15448,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[316],
+					tr:   &builtinSlots2[326],
 				},
 				fix: alts{
 					list: []text{
@@ -15010,14 +15456,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[317],
+					tr: &builtinSlots2[327],
 				},
 			},
 			11: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "temporary DNS failure",
-					tr: &builtinSlots1[137],
+					tr: &builtinSlots1[142],
 				},
 				explanation: alts{
 					list: []text{
@@ -15052,7 +15498,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   &builtinSlots2[318],
+					tr:   &builtinSlots2[328],
 				},
 				fix: alts{
 					list: []text{
@@ -15068,13 +15514,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[319],
+					tr:   &builtinSlots2[329],
 				},
 			},
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[138],
+					tr: &builtinSlots1[143],
 				},
 				explanation: alts{
 					list: []text{
@@ -15109,7 +15555,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   &builtinSlots2[320],
+					tr:   &builtinSlots2[330],
 				},
 				fix: alts{
 					list: []text{
@@ -15126,14 +15572,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[321],
+					tr:   &builtinSlots2[331],
 				},
 			},
 			13: {
 				owner: "sender",
 				summary: phrase{
 					en: "domain not found",
-					tr: &builtinSlots1[139],
+					tr: &builtinSlots1[144],
 				},
 				explanation: alts{
 					list: []text{
@@ -15156,7 +15602,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 17,
-					tr:   &builtinSlots2[322],
+					tr:   &builtinSlots2[332],
 				},
 				fix: alts{
 					list: []text{
@@ -15173,13 +15619,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[323],
+					tr:   &builtinSlots2[333],
 				},
 			},
 			14: {
 				summary: phrase{
 					en: "receiving server refused the connection",
-					tr: &builtinSlots1[140],
+					tr: &builtinSlots1[145],
 				},
 				explanation: alts{
 					list: []text{
@@ -15202,7 +15648,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   &builtinSlots2[324],
+					tr:   &builtinSlots2[334],
 				},
 				fix: alts{
 					list: []text{
@@ -15218,13 +15664,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[325],
+					tr:   &builtinSlots2[335],
 				},
 			},
 			15: {
 				summary: phrase{
 					en: "receiving server did not answer",
-					tr: &builtinSlots1[141],
+					tr: &builtinSlots1[146],
 				},
 				explanation: alts{
 					list: []text{
@@ -15247,7 +15693,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16385,
-					tr:   &builtinSlots2[326],
+					tr:   &builtinSlots2[336],
 				},
 				fix: alts{
 					list: []text{
@@ -15263,7 +15709,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[327],
+					tr:   &builtinSlots2[337],
 				},
 			},
 		},
@@ -15274,7 +15720,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "relaying denied",
-				tr: &builtinSlots1[142],
+				tr: &builtinSlots1[147],
 			},
 			explanation: alts{
 				list: []text{
@@ -15304,7 +15750,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   &builtinSlots2[328],
+				tr:   &builtinSlots2[338],
 			},
 			fix: alts{
 				list: []text{
@@ -15312,7 +15758,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must make their domain's mail server settings point to a server that accepts it; if you send through your own organization's server, ask your email admin to allow you to send through it."},
 					},
 				},
-				tr: &builtinSlots2[329],
+				tr: &builtinSlots2[339],
 			},
 		},
 	},
@@ -15323,7 +15769,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain accepts no mail",
-				tr: &builtinSlots1[143],
+				tr: &builtinSlots1[148],
 			},
 			explanation: alts{
 				list: []text{
@@ -15346,7 +15792,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[330],
+				tr:   &builtinSlots2[340],
 			},
 			fix: alts{
 				list: []text{
@@ -15363,14 +15809,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[331],
+				tr:   &builtinSlots2[341],
 			},
 		},
 		byFact: [22]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[144],
+					tr: &builtinSlots1[149],
 				},
 				explanation: alts{
 					list: []text{
@@ -15405,7 +15851,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16401,
-					tr:   &builtinSlots2[332],
+					tr:   &builtinSlots2[342],
 				},
 				fix: alts{
 					list: []text{
@@ -15422,7 +15868,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[333],
+					tr:   &builtinSlots2[343],
 				},
 			},
 		},
@@ -15433,7 +15879,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "message not standard",
-				tr: &builtinSlots1[145],
+				tr: &builtinSlots1[150],
 			},
 			explanation: alts{
 				list: []text{
@@ -15456,7 +15902,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[334],
+				tr:   &builtinSlots2[344],
 			},
 			fix: alts{
 				list: []text{
@@ -15471,7 +15917,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   &builtinSlots2[335],
+				tr:   &builtinSlots2[345],
 			},
 		},
 	},
@@ -15481,7 +15927,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "delivery on hold",
-				tr: &builtinSlots1[146],
+				tr: &builtinSlots1[151],
 			},
 			explanation: alts{
 				list: []text{
@@ -15523,7 +15969,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[336],
+				tr:   &builtinSlots2[346],
 			},
 			fix: alts{
 				list: []text{
@@ -15531,7 +15977,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: &builtinSlots2[337],
+				tr: &builtinSlots2[347],
 			},
 		},
 	},
@@ -15541,7 +15987,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "refused by policy",
-				tr: &builtinSlots1[147],
+				tr: &builtinSlots1[152],
 			},
 			explanation: alts{
 				list: []text{
@@ -15583,7 +16029,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[338],
+				tr:   &builtinSlots2[348],
 			},
 			fix: alts{
 				list: []text{
@@ -15605,7 +16051,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 327680,
-				tr:   &builtinSlots2[339],
+				tr:   &builtinSlots2[349],
 			},
 		},
 		stages: [5]words{
@@ -15613,7 +16059,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
-					tr: &builtinSlots1[148],
+					tr: &builtinSlots1[153],
 				},
 				explanation: alts{
 					list: []text{
@@ -15655,7 +16101,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[340],
+					tr:   &builtinSlots2[350],
 				},
 				fix: alts{
 					list: []text{
@@ -15672,14 +16118,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 262144,
-					tr:   &builtinSlots2[341],
+					tr:   &builtinSlots2[351],
 				},
 			},
 			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
-					tr: &builtinSlots1[149],
+					tr: &builtinSlots1[154],
 				},
 				explanation: alts{
 					list: []text{
@@ -15721,7 +16167,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[342],
+					tr:   &builtinSlots2[352],
 				},
 				fix: alts{
 					list: []text{
@@ -15738,14 +16184,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 262144,
-					tr:   &builtinSlots2[343],
+					tr:   &builtinSlots2[353],
 				},
 			},
 			2: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "recipient refused by policy",
-					tr: &builtinSlots1[150],
+					tr: &builtinSlots1[155],
 				},
 				explanation: alts{
 					list: []text{
@@ -15787,7 +16233,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[344],
+					tr:   &builtinSlots2[354],
 				},
 				fix: alts{
 					list: []text{
@@ -15804,298 +16250,8 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 262144,
-					tr:   &builtinSlots2[345],
+					tr:   &builtinSlots2[355],
 				},
-			},
-		},
-		byFact: [22]words{
-			21: {
-				owner: "sender",
-				summary: phrase{
-					en: "attachment type not accepted",
-					tr: &builtinSlots1[151],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because of its attachment "},
-							{slot: 16, isSlot: true},
-							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
-						},
-					},
-					uses: 65539,
-					tr:   &builtinSlots2[346],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Send the message again without "},
-							{slot: 16, isSlot: true},
-							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
-						},
-						{
-							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
-						},
-					},
-					uses: 65536,
-					tr:   &builtinSlots2[347],
-				},
-			},
-		},
-	},
-	{
-		Code: "918",
-		words: words{
-			owner: "sender-admin",
-			summary: phrase{
-				en: "sender address refused",
-				tr: &builtinSlots1[152],
-			},
-			explanation: alts{
-				list: []text{
-					{
-						{literal: "The message"},
-						{
-							group: []textPart{
-								{literal: " to "},
-								{isSlot: true},
-							},
-						},
-						{literal: " was refused"},
-						{
-							group: []textPart{
-								{literal: " by "},
-								{slot: 1, isSlot: true},
-							},
-						},
-						{literal: " because the receiving server does not accept your sender address or its domain. It said: \""},
-						{slot: 5, isSlot: true},
-						{literal: "\""},
-					},
-					{
-						{literal: "The message"},
-						{
-							group: []textPart{
-								{literal: " to "},
-								{isSlot: true},
-							},
-						},
-						{literal: " was refused"},
-						{
-							group: []textPart{
-								{literal: " by "},
-								{slot: 1, isSlot: true},
-							},
-						},
-						{literal: " because the receiving server does not accept your sender address or its domain."},
-					},
-				},
-				uses: 35,
-				tr:   &builtinSlots2[348],
-			},
-			fix: alts{
-				list: []text{
-					{
-						{literal: "Changing the message will not help. Check that your address is set correctly in your mail program; if it is, your email admin should check that your domain exists and can receive replies, and ask the receiving side why it refuses it"},
-						{
-							group: []textPart{
-								{literal: " (contact: "},
-								{slot: 18, isSlot: true},
-								{literal: ")"},
-							},
-						},
-						{literal: "."},
-					},
-				},
-				uses: 262144,
-				tr:   &builtinSlots2[349],
-			},
-		},
-		byFact: [22]words{
-			13: {
-				summary: phrase{
-					en: "sender domain not found",
-					tr: &builtinSlots1[153],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because the receiving server could not find the domain of your sender address, so replies to you could not be delivered."},
-						},
-					},
-					uses: 3,
-					tr:   &builtinSlots2[350],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
-						},
-					},
-					tr: &builtinSlots2[351],
-				},
-			},
-		},
-	},
-	{
-		Code: "973",
-		words: words{
-			owner: "sender-admin",
-			summary: phrase{
-				en: "no reverse DNS",
-				tr: &builtinSlots1[154],
-			},
-			explanation: alts{
-				list: []text{
-					{
-						{literal: "The message"},
-						{
-							group: []textPart{
-								{literal: " to "},
-								{isSlot: true},
-							},
-						},
-						{literal: " was refused"},
-						{
-							group: []textPart{
-								{literal: " by "},
-								{slot: 1, isSlot: true},
-							},
-						},
-						{literal: " because the address of the sending server"},
-						{
-							group: []textPart{
-								{literal: " ("},
-								{slot: 15, isSlot: true},
-								{literal: ")"},
-							},
-						},
-						{literal: " has no valid reverse DNS name, which many receivers require."},
-					},
-				},
-				uses: 32771,
-				tr:   &builtinSlots2[352],
-			},
-			fix: alts{
-				list: []text{
-					{
-						{literal: "Nothing in your message needs to change. Your email admin, or whoever provides the sending server's address, should give that address"},
-						{
-							group: []textPart{
-								{literal: " "},
-								{slot: 15, isSlot: true},
-							},
-						},
-						{literal: " a reverse DNS name that matches the server's own name."},
-					},
-				},
-				uses: 32768,
-				tr:   &builtinSlots2[353],
-			},
-		},
-	},
-	{
-		Code: "970",
-		words: words{
-			owner: "sender-admin",
-			summary: phrase{
-				en: "security requirement not met",
-				tr: &builtinSlots1[155],
-			},
-			explanation: alts{
-				list: []text{
-					{
-						{literal: "The message"},
-						{
-							group: []textPart{
-								{literal: " to "},
-								{isSlot: true},
-							},
-						},
-						{literal: " was refused"},
-						{
-							group: []textPart{
-								{literal: " by "},
-								{slot: 1, isSlot: true},
-							},
-						},
-						{literal: " for a security reason. It said: \""},
-						{slot: 5, isSlot: true},
-						{literal: "\""},
-					},
-					{
-						{literal: "The message"},
-						{
-							group: []textPart{
-								{literal: " to "},
-								{isSlot: true},
-							},
-						},
-						{literal: " was refused"},
-						{
-							group: []textPart{
-								{literal: " by "},
-								{slot: 1, isSlot: true},
-							},
-						},
-						{literal: " because the sending system did not meet a security requirement of the receiving server, such as logging in or encryption."},
-					},
-				},
-				uses: 35,
-				tr:   &builtinSlots2[354],
-			},
-			fix: alts{
-				list: []text{
-					{
-						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
-					},
-				},
-				tr: &builtinSlots2[355],
 			},
 		},
 		byFact: [22]words{
@@ -16165,12 +16321,302 @@ var builtinData1 = [...]reasonDef{
 		},
 	},
 	{
+		Code: "918",
+		words: words{
+			owner: "sender-admin",
+			summary: phrase{
+				en: "sender address refused",
+				tr: &builtinSlots1[157],
+			},
+			explanation: alts{
+				list: []text{
+					{
+						{literal: "The message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " was refused"},
+						{
+							group: []textPart{
+								{literal: " by "},
+								{slot: 1, isSlot: true},
+							},
+						},
+						{literal: " because the receiving server does not accept your sender address or its domain. It said: \""},
+						{slot: 5, isSlot: true},
+						{literal: "\""},
+					},
+					{
+						{literal: "The message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " was refused"},
+						{
+							group: []textPart{
+								{literal: " by "},
+								{slot: 1, isSlot: true},
+							},
+						},
+						{literal: " because the receiving server does not accept your sender address or its domain."},
+					},
+				},
+				uses: 35,
+				tr:   &builtinSlots2[358],
+			},
+			fix: alts{
+				list: []text{
+					{
+						{literal: "Changing the message will not help. Check that your address is set correctly in your mail program; if it is, your email admin should check that your domain exists and can receive replies, and ask the receiving side why it refuses it"},
+						{
+							group: []textPart{
+								{literal: " (contact: "},
+								{slot: 18, isSlot: true},
+								{literal: ")"},
+							},
+						},
+						{literal: "."},
+					},
+				},
+				uses: 262144,
+				tr:   &builtinSlots2[359],
+			},
+		},
+		byFact: [22]words{
+			13: {
+				summary: phrase{
+					en: "sender domain not found",
+					tr: &builtinSlots1[158],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because the receiving server could not find the domain of your sender address, so replies to you could not be delivered."},
+						},
+					},
+					uses: 3,
+					tr:   &builtinSlots2[360],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
+						},
+					},
+					tr: &builtinSlots2[361],
+				},
+			},
+		},
+	},
+	{
+		Code: "973",
+		words: words{
+			owner: "sender-admin",
+			summary: phrase{
+				en: "no reverse DNS",
+				tr: &builtinSlots1[159],
+			},
+			explanation: alts{
+				list: []text{
+					{
+						{literal: "The message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " was refused"},
+						{
+							group: []textPart{
+								{literal: " by "},
+								{slot: 1, isSlot: true},
+							},
+						},
+						{literal: " because the address of the sending server"},
+						{
+							group: []textPart{
+								{literal: " ("},
+								{slot: 15, isSlot: true},
+								{literal: ")"},
+							},
+						},
+						{literal: " has no valid reverse DNS name, which many receivers require."},
+					},
+				},
+				uses: 32771,
+				tr:   &builtinSlots2[362],
+			},
+			fix: alts{
+				list: []text{
+					{
+						{literal: "Nothing in your message needs to change. Your email admin, or whoever provides the sending server's address, should give that address"},
+						{
+							group: []textPart{
+								{literal: " "},
+								{slot: 15, isSlot: true},
+							},
+						},
+						{literal: " a reverse DNS name that matches the server's own name."},
+					},
+				},
+				uses: 32768,
+				tr:   &builtinSlots2[363],
+			},
+		},
+	},
+	{
+		Code: "970",
+		words: words{
+			owner: "sender-admin",
+			summary: phrase{
+				en: "security requirement not met",
+				tr: &builtinSlots1[160],
+			},
+			explanation: alts{
+				list: []text{
+					{
+						{literal: "The message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " was refused"},
+						{
+							group: []textPart{
+								{literal: " by "},
+								{slot: 1, isSlot: true},
+							},
+						},
+						{literal: " for a security reason. It said: \""},
+						{slot: 5, isSlot: true},
+						{literal: "\""},
+					},
+					{
+						{literal: "The message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " was refused"},
+						{
+							group: []textPart{
+								{literal: " by "},
+								{slot: 1, isSlot: true},
+							},
+						},
+						{literal: " because the sending system did not meet a security requirement of the receiving server, such as logging in or encryption."},
+					},
+				},
+				uses: 35,
+				tr:   &builtinSlots2[364],
+			},
+			fix: alts{
+				list: []text{
+					{
+						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
+					},
+				},
+				tr: &builtinSlots2[365],
+			},
+		},
+		byFact: [22]words{
+			21: {
+				owner: "sender",
+				summary: phrase{
+					en: "attachment type not accepted",
+					tr: &builtinSlots1[161],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of its attachment "},
+							{slot: 16, isSlot: true},
+							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+						},
+					},
+					uses: 65539,
+					tr:   &builtinSlots2[366],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Send the message again without "},
+							{slot: 16, isSlot: true},
+							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+						{
+							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+						},
+					},
+					uses: 65536,
+					tr:   &builtinSlots2[367],
+				},
+			},
+		},
+	},
+	{
 		Code: "980",
 		words: words{
 			owner: "sender",
 			summary: phrase{
 				en: "judged as spam",
-				tr: &builtinSlots1[157],
+				tr: &builtinSlots1[162],
 			},
 			explanation: alts{
 				list: []text{
@@ -16193,7 +16639,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[358],
+				tr:   &builtinSlots2[368],
 			},
 			fix: alts{
 				list: []text{
@@ -16201,7 +16647,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Look at what may look like spam in the message (many links or link shorteners, an image with little text, a misleading subject, unexpected attachments) and send a plainer version. If it is ordinary mail, ask the recipient by other means to add your address to their safe senders."},
 					},
 				},
-				tr: &builtinSlots2[359],
+				tr: &builtinSlots2[369],
 			},
 		},
 		stages: [5]words{
@@ -16209,7 +16655,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[158],
+					tr: &builtinSlots1[163],
 				},
 				explanation: alts{
 					list: []text{
@@ -16251,7 +16697,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 2051,
-					tr:   &builtinSlots2[360],
+					tr:   &builtinSlots2[370],
 				},
 				fix: alts{
 					list: []text{
@@ -16268,14 +16714,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   &builtinSlots2[361],
+					tr:   &builtinSlots2[371],
 				},
 			},
 			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[159],
+					tr: &builtinSlots1[164],
 				},
 				explanation: alts{
 					list: []text{
@@ -16317,7 +16763,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 2051,
-					tr:   &builtinSlots2[362],
+					tr:   &builtinSlots2[372],
 				},
 				fix: alts{
 					list: []text{
@@ -16334,14 +16780,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   &builtinSlots2[363],
+					tr:   &builtinSlots2[373],
 				},
 			},
 			2: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[160],
+					tr: &builtinSlots1[165],
 				},
 				explanation: alts{
 					list: []text{
@@ -16383,7 +16829,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 2051,
-					tr:   &builtinSlots2[364],
+					tr:   &builtinSlots2[374],
 				},
 				fix: alts{
 					list: []text{
@@ -16400,7 +16846,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4096,
-					tr:   &builtinSlots2[365],
+					tr:   &builtinSlots2[375],
 				},
 			},
 		},
@@ -16409,7 +16855,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[161],
+					tr: &builtinSlots1[166],
 				},
 				explanation: alts{
 					list: []text{
@@ -16455,7 +16901,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 196611,
-					tr:   &builtinSlots2[366],
+					tr:   &builtinSlots2[376],
 				},
 				fix: alts{
 					list: []text{
@@ -16469,7 +16915,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65536,
-					tr:   &builtinSlots2[367],
+					tr:   &builtinSlots2[377],
 				},
 			},
 		},
@@ -16480,7 +16926,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending rate limit",
-				tr: &builtinSlots1[162],
+				tr: &builtinSlots1[167],
 			},
 			explanation: alts{
 				list: []text{
@@ -16503,7 +16949,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[368],
+				tr:   &builtinSlots2[378],
 			},
 			fix: alts{
 				list: []text{
@@ -16520,7 +16966,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 4096,
-				tr:   &builtinSlots2[369],
+				tr:   &builtinSlots2[379],
 			},
 		},
 	},
@@ -16530,7 +16976,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "suppressed address",
-				tr: &builtinSlots1[163],
+				tr: &builtinSlots1[168],
 			},
 			explanation: alts{
 				list: []text{
@@ -16546,7 +16992,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[370],
+				tr:   &builtinSlots2[380],
 			},
 			fix: alts{
 				list: []text{
@@ -16554,7 +17000,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. Take it off the suppression list (in the sending service's settings) only if you know that it works again; otherwise remove it from your lists."},
 					},
 				},
-				tr: &builtinSlots2[371],
+				tr: &builtinSlots2[381],
 			},
 		},
 	},
@@ -16564,7 +17010,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "mailbox disabled",
-				tr: &builtinSlots1[164],
+				tr: &builtinSlots1[169],
 			},
 			explanation: alts{
 				list: []text{
@@ -16587,7 +17033,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[372],
+				tr:   &builtinSlots2[382],
 			},
 			fix: alts{
 				list: []text{
@@ -16595,7 +17041,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: &builtinSlots2[373],
+				tr: &builtinSlots2[383],
 			},
 		},
 	},
@@ -16605,7 +17051,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "mail protocol error",
-				tr: &builtinSlots1[165],
+				tr: &builtinSlots1[170],
 			},
 			explanation: alts{
 				list: []text{
@@ -16628,7 +17074,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[374],
+				tr:   &builtinSlots2[384],
 			},
 			fix: alts{
 				list: []text{
@@ -16636,7 +17082,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: &builtinSlots2[375],
+				tr: &builtinSlots2[385],
 			},
 		},
 	},
@@ -16646,7 +17092,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "error at the receiving system",
-				tr: &builtinSlots1[166],
+				tr: &builtinSlots1[171],
 			},
 			explanation: alts{
 				list: []text{
@@ -16688,7 +17134,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[376],
+				tr:   &builtinSlots2[386],
 			},
 			fix: alts{
 				list: []text{
@@ -16696,14 +17142,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: &builtinSlots2[377],
+				tr: &builtinSlots2[387],
 			},
 		},
 		byFact: [22]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[167],
+					tr: &builtinSlots1[172],
 				},
 				explanation: alts{
 					list: []text{
@@ -16726,7 +17172,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[378],
+					tr:   &builtinSlots2[388],
 				},
 				fix: alts{
 					list: []text{
@@ -16734,7 +17180,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[379],
+					tr: &builtinSlots2[389],
 				},
 			},
 		},
@@ -16745,7 +17191,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "receiving system out of storage",
-				tr: &builtinSlots1[168],
+				tr: &builtinSlots1[173],
 			},
 			explanation: alts{
 				list: []text{
@@ -16768,7 +17214,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[380],
+				tr:   &builtinSlots2[390],
 			},
 			fix: alts{
 				list: []text{
@@ -16776,7 +17222,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: &builtinSlots2[381],
+				tr: &builtinSlots2[391],
 			},
 		},
 	},
@@ -16786,7 +17232,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "too many connections",
-				tr: &builtinSlots1[169],
+				tr: &builtinSlots1[174],
 			},
 			explanation: alts{
 				list: []text{
@@ -16809,7 +17255,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[382],
+				tr:   &builtinSlots2[392],
 			},
 			fix: alts{
 				list: []text{
@@ -16817,7 +17263,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: &builtinSlots2[383],
+				tr: &builtinSlots2[393],
 			},
 		},
 		byFact: [22]words{
@@ -16825,7 +17271,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "too many recipients",
-					tr: &builtinSlots1[170],
+					tr: &builtinSlots1[175],
 				},
 				explanation: alts{
 					list: []text{
@@ -16867,7 +17313,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 8195,
-					tr:   &builtinSlots2[384],
+					tr:   &builtinSlots2[394],
 				},
 				fix: alts{
 					list: []text{
@@ -16881,7 +17327,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 8192,
-					tr:   &builtinSlots2[385],
+					tr:   &builtinSlots2[395],
 				},
 			},
 		},
@@ -16892,7 +17338,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "undetermined failure",
-				tr: &builtinSlots1[171],
+				tr: &builtinSlots1[176],
 			},
 			explanation: alts{
 				list: []text{
@@ -16927,7 +17373,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[386],
+				tr:   &builtinSlots2[396],
 			},
 			fix: alts{
 				list: []text{
@@ -16947,7 +17393,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 4096,
-				tr:   &builtinSlots2[387],
+				tr:   &builtinSlots2[397],
 			},
 		},
 	},
@@ -16958,7 +17404,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address does not exist",
-				tr: &builtinSlots1[172],
+				tr: &builtinSlots1[177],
 			},
 			explanation: alts{
 				list: []text{
@@ -16981,7 +17427,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[388],
+				tr:   &builtinSlots2[398],
 			},
 			fix: alts{
 				list: []text{
@@ -16989,7 +17435,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[389],
+				tr: &builtinSlots2[399],
 			},
 		},
 	},
@@ -16998,7 +17444,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "auto-reply",
-				tr: &builtinSlots1[173],
+				tr: &builtinSlots1[178],
 			},
 			explanation: alts{
 				list: []text{
@@ -17006,7 +17452,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: &builtinSlots2[390],
+				tr: &builtinSlots2[400],
 			},
 		},
 	},
@@ -17016,7 +17462,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "malware detected",
-				tr: &builtinSlots1[174],
+				tr: &builtinSlots1[179],
 			},
 			explanation: alts{
 				list: []text{
@@ -17098,7 +17544,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 196611,
-				tr:   &builtinSlots2[391],
+				tr:   &builtinSlots2[401],
 			},
 			fix: alts{
 				list: []text{
@@ -17112,7 +17558,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65536,
-				tr:   &builtinSlots2[392],
+				tr:   &builtinSlots2[402],
 			},
 		},
 		byFact: [22]words{
@@ -17120,7 +17566,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[175],
+					tr: &builtinSlots1[180],
 				},
 				explanation: alts{
 					list: []text{
@@ -17166,7 +17612,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 196611,
-					tr:   &builtinSlots2[393],
+					tr:   &builtinSlots2[403],
 				},
 				fix: alts{
 					list: []text{
@@ -17180,14 +17626,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65536,
-					tr:   &builtinSlots2[394],
+					tr:   &builtinSlots2[404],
 				},
 			},
 			21: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[176],
+					tr: &builtinSlots1[181],
 				},
 				explanation: alts{
 					list: []text{
@@ -17229,7 +17675,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65539,
-					tr:   &builtinSlots2[395],
+					tr:   &builtinSlots2[405],
 				},
 				fix: alts{
 					list: []text{
@@ -17243,7 +17689,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 65536,
-					tr:   &builtinSlots2[396],
+					tr:   &builtinSlots2[406],
 				},
 			},
 		},
@@ -17252,11 +17698,11 @@ var builtinData1 = [...]reasonDef{
 
 // builtinSlots1 are the translations of the []string slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots1 [177][]string
+var builtinSlots1 [182][]string
 
 // builtinSlots2 are the translations of the [][]text slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots2 [397][][]text
+var builtinSlots2 [407][][]text
 
 // builtinTrie is the trie of the phrase automaton of builtinSet, as newTrie
 // builds it from builtinSet.phrases.
@@ -24425,1474 +24871,1474 @@ var builtinTrie = &trie{
 		870, 870, 870, 870, 870, 870, 870, 870, 870, 870, 870, 870, 870, 870, 870, 870, 870, 870, 870, 870,
 		870, 870, 870, 870, 870, 870, 870, 870, 870, 870, 870, 870, 870, 871, 871, 871, 871, 871, 872, 872,
 		872, 872, 872, 872, 872, 872, 872, 872, 872, 872, 872, 872, 872, 872, 872, 872, 872, 872, 872, 872,
-		873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873,
-		873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873,
-		873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 874, 874,
-		874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 876, 876, 876, 876, 876,
-		876, 876, 876, 876, 876, 876, 876, 878, 878, 878, 878, 878, 878, 878, 878, 878, 878, 878, 878, 878,
-		878, 878, 878, 878, 878, 878, 878, 878, 878, 878, 878, 878, 878, 878, 878, 878, 878, 879, 879, 879,
-		879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879,
-		879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 880, 880,
-		880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 882, 882, 882,
-		882, 882, 882, 882, 882, 882, 882, 882, 882, 883, 883, 883, 883, 883, 883, 883, 883, 883, 883, 886,
-		886, 887, 887, 887, 887, 887, 887, 887, 887, 890, 890, 890, 890, 890, 890, 890, 890, 890, 890, 890,
-		890, 890, 890, 890, 890, 890, 890, 890, 890, 890, 890, 890, 890, 890, 890, 890, 890, 892, 892, 892,
-		892, 892, 892, 892, 892, 892, 892, 892, 892, 892, 892, 893, 893, 893, 893, 893, 893, 893, 893, 893,
-		893, 893, 893, 894, 894, 894, 894, 895, 895, 895, 895, 895, 895, 895, 895, 895, 895, 895, 895, 895,
-		896, 896, 897, 897, 897, 897, 897, 897, 897, 897, 897, 897, 897, 897, 897, 898, 898, 898, 898, 898,
-		898, 898, 898, 898, 898, 898, 898, 900, 900, 900, 900, 900, 900, 900, 900, 900, 900, 900, 900, 900,
-		900, 900, 900, 900, 900, 900, 900, 901, 901, 901, 901, 901, 901, 902, 902, 902, 902, 902, 902, 902,
-		902, 902, 902, 902, 902, 902, 902, 902, 902, 902, 902, 902, 902, 902, 902, 902, 902, 902, 902, 902,
-		902, 902, 902, 903, 904, 904, 904, 904, 904, 904, 904, 904, 904, 904, 904, 904, 904, 904, 904, 904,
-		905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905,
-		905, 906, 906, 906, 906, 906, 906, 906, 906, 906, 906, 906, 906, 907, 907, 907, 907, 907, 907, 907,
-		907, 907, 907, 907, 908, 908, 908, 908, 909, 909, 909, 909, 910, 910, 910, 910, 910, 910, 910, 910,
-		911, 911, 911, 911, 911, 911, 911, 911, 911, 911, 911, 911, 911, 911, 911, 911, 911, 911, 911, 911,
-		911, 911, 911, 911, 912, 912, 912, 912, 912, 912, 912, 912, 912, 912, 912, 912, 916, 916, 916, 916,
-		916, 916, 916, 916, 916, 916, 916, 916, 916, 916, 916, 916, 916, 916, 916, 916, 916, 916, 916, 916,
-		916, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 920, 920, 920, 920, 920,
-		920, 920, 920, 920, 920, 920, 920, 920, 920, 920, 920, 921, 921, 921, 921, 921, 921, 921, 922, 922,
-		922, 922, 922, 922, 922, 922, 922, 922, 922, 922, 922, 922, 922, 922, 922, 922, 922, 924, 924, 924,
-		924, 924, 924, 924, 925, 925, 925, 927, 927, 927, 927, 927, 927, 927, 927, 927, 927, 927, 927, 927,
-		927, 927, 927, 927, 928, 928, 928, 928, 928, 928, 928, 928, 928, 928, 928, 928, 928, 928, 928, 928,
-		928, 928, 928, 928, 928, 928, 929, 929, 929, 929, 929, 929, 929, 929, 932, 932, 932, 932, 932, 932,
-		933, 933, 933, 933, 933, 933, 933, 933, 933, 933, 933, 933, 933, 933, 936, 936, 936, 936, 936, 936,
-		936, 936, 936, 936, 936, 936, 936, 936, 936, 936, 936, 936, 936, 936, 936, 936, 936, 936, 936, 936,
-		936, 936, 936, 936, 936, 936, 936, 937, 937, 937, 937, 937, 937, 937, 937, 937, 937, 937, 937, 937,
-		937, 937, 938, 938, 938, 938, 938, 938, 938, 938, 938, 938, 938, 938, 938, 938, 938, 938, 938, 939,
-		939, 940, 940, 940, 940, 940, 940, 940, 940, 940, 940, 940, 940, 940, 941, 941, 941, 941, 941, 941,
-		941, 941, 941, 942, 942, 942, 942, 942, 942, 942, 942, 942, 942, 942, 942, 942, 942, 942, 942, 942,
-		942, 942, 942, 942, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943,
-		943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 944,
-		944, 944, 944, 944, 944, 944, 944, 944, 945, 945, 945, 945, 945, 945, 945, 945, 945, 945, 945, 945,
-		945, 945, 945, 945, 945, 945, 945, 945, 945, 945, 945, 945, 945, 945, 945, 945, 945, 945, 945, 945,
-		945, 945, 945, 945, 945, 945, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946,
-		946, 946, 947, 947, 947, 947, 947, 947, 947, 947, 947, 947, 947, 947, 947, 947, 949, 949, 950, 950,
-		950, 950, 950, 950, 950, 951, 951, 951, 951, 952, 952, 952, 952, 952, 952, 952, 953, 953, 953, 953,
-		953, 953, 954, 954, 954, 954, 954, 955, 955, 955, 955, 955, 955, 955, 956, 956, 956, 956, 957, 957,
-		957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957,
-		957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 957, 958,
-		958, 958, 958, 958, 958, 958, 958, 959, 959, 959, 959, 960, 960, 961, 961, 961, 961, 961, 961, 961,
-		961, 961, 961, 961, 961, 961, 961, 961, 961, 961, 961, 961, 961, 961, 961, 961, 961, 961, 963, 963,
-		963, 963, 963, 963, 963, 963, 963, 963, 963, 963, 963, 963, 963, 964, 966, 966, 966, 966, 966, 967,
-		967, 967, 967, 967, 967, 967, 967, 967, 967, 967, 967, 968, 968, 968, 968, 968, 968, 968, 968, 968,
-		968, 968, 968, 968, 968, 968, 968, 968, 968, 968, 968, 968, 968, 968, 968, 968, 968, 968, 968, 969,
-		969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 970, 970,
-		970, 970, 972, 972, 972, 972, 972, 972, 972, 972, 972, 972, 972, 972, 972, 972, 972, 972, 972, 972,
-		972, 972, 972, 972, 972, 972, 972, 972, 972, 972, 972, 972, 972, 972, 973, 973, 973, 973, 973, 973,
-		973, 973, 973, 973, 973, 973, 973, 974, 974, 974, 974, 974, 974, 976, 976, 976, 976, 976, 976, 976,
-		976, 976, 976, 976, 976, 976, 976, 976, 976, 976, 976, 976, 976, 976, 976, 976, 976, 977, 977, 977,
-		977, 977, 977, 979, 981, 981, 981, 981, 981, 981, 981, 981, 981, 981, 981, 981, 981, 982, 982, 982,
-		982, 982, 982, 982, 982, 982, 982, 982, 982, 982, 982, 982, 982, 982, 982, 982, 982, 984, 984, 984,
-		985, 985, 985, 985, 986, 986, 986, 986, 986, 986, 986, 986, 986, 986, 986, 986, 986, 986, 986, 986,
-		986, 986, 986, 986, 986, 988, 988, 988, 988, 988, 988, 988, 988, 988, 988, 988, 988, 988, 988, 988,
-		989, 990, 990, 990, 990, 990, 991, 991, 991, 991, 991, 991, 991, 992, 992, 992, 992, 992, 992, 992,
-		992, 992, 992, 992, 993, 993, 993, 993, 993, 993, 993, 993, 993, 993, 993, 993, 993, 993, 993, 995,
-		995, 995, 996, 996, 996, 996, 997, 997, 997, 997, 997, 997, 997, 997, 997, 997, 997, 997, 997, 997,
-		997, 997, 997, 997, 997, 997, 997, 997, 999, 999, 999, 999, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000,
-		1000, 1001, 1001, 1001, 1001, 1001, 1001, 1001, 1001, 1002, 1002, 1002, 1002, 1002, 1002, 1002, 1002, 1002, 1002, 1002,
-		1003, 1003, 1003, 1003, 1003, 1003, 1003, 1003, 1003, 1005, 1005, 1005, 1005, 1005, 1006, 1006, 1006, 1006, 1007, 1007,
-		1007, 1007, 1008, 1008, 1008, 1008, 1008, 1008, 1011, 1011, 1011, 1011, 1011, 1011, 1011, 1011, 1011, 1011, 1011, 1011,
-		1011, 1011, 1011, 1012, 1012, 1012, 1012, 1012, 1012, 1014, 1014, 1014, 1014, 1014, 1014, 1014, 1014, 1014, 1014, 1014,
-		1014, 1014, 1014, 1014, 1014, 1014, 1014, 1014, 1014, 1014, 1016, 1016, 1016, 1016, 1016, 1016, 1016, 1016, 1016, 1016,
-		1016, 1017, 1018, 1018, 1018, 1018, 1018, 1018, 1018, 1018, 1018, 1018, 1019, 1019, 1019, 1019, 1020, 1020, 1020, 1020,
-		1020, 1020, 1020, 1020, 1020, 1020, 1020, 1020, 1020, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023,
-		1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1024, 1024, 1024, 1025, 1025,
-		1025, 1025, 1025, 1026, 1026, 1026, 1026, 1026, 1026, 1026, 1026, 1026, 1027, 1027, 1027, 1027, 1027, 1027, 1027, 1028,
-		1028, 1028, 1028, 1029, 1029, 1030, 1030, 1030, 1030, 1030, 1030, 1030, 1030, 1030, 1030, 1030, 1030, 1030, 1030, 1030,
-		1030, 1030, 1030, 1030, 1031, 1031, 1031, 1031, 1031, 1031, 1034, 1034, 1034, 1034, 1035, 1035, 1035, 1035, 1035, 1035,
-		1037, 1037, 1037, 1038, 1038, 1038, 1038, 1038, 1038, 1038, 1038, 1038, 1038, 1039, 1039, 1039, 1039, 1039, 1039, 1039,
-		1039, 1040, 1040, 1040, 1040, 1040, 1040, 1040, 1040, 1040, 1043, 1043, 1043, 1043, 1044, 1044, 1044, 1044, 1044, 1045,
-		1045, 1045, 1045, 1046, 1046, 1046, 1046, 1046, 1046, 1049, 1049, 1049, 1049, 1049, 1049, 1049, 1049, 1049, 1049, 1049,
-		1050, 1050, 1050, 1050, 1050, 1052, 1053, 1053, 1053, 1053, 1054, 1054, 1054, 1054, 1054, 1056, 1056, 1056, 1056, 1056,
-		1056, 1056, 1056, 1057, 1057, 1057, 1057, 1057, 1057, 1057, 1058, 1058, 1058, 1058, 1060, 1060, 1060, 1060, 1061, 1061,
-		1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061,
-		1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1061, 1062, 1063, 1063, 1063, 1063, 1063,
-		1063, 1063, 1063, 1063, 1063, 1063, 1065, 1065, 1065, 1065, 1065, 1065, 1066, 1066, 1066, 1066, 1066, 1066, 1066, 1066,
-		1066, 1066, 1066, 1066, 1066, 1066, 1066, 1066, 1066, 1066, 1067, 1067, 1067, 1067, 1067, 1067, 1067, 1067, 1067, 1067,
-		1067, 1067, 1069, 1069, 1069, 1069, 1069, 1069, 1069, 1069, 1069, 1069, 1069, 1069, 1069, 1069, 1069, 1069, 1069, 1069,
-		1069, 1069, 1071, 1071, 1071, 1071, 1071, 1071, 1071, 1071, 1071, 1071, 1071, 1071, 1072, 1072, 1072, 1072, 1072, 1072,
-		1072, 1073, 1073, 1073, 1073, 1073, 1073, 1073, 1073, 1073, 1073, 1073, 1074, 1074, 1074, 1074, 1074, 1074, 1074, 1074,
-		1074, 1074, 1074, 1074, 1074, 1074, 1074, 1074, 1074, 1074, 1074, 1074, 1076, 1076, 1076, 1076, 1076, 1076, 1076, 1076,
-		1076, 1076, 1076, 1076, 1076, 1076, 1076, 1076, 1076, 1076, 1076, 1076, 1076, 1077, 1077, 1077, 1077, 1077, 1077, 1077,
-		1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077,
-		1077, 1077, 1077, 1077, 1078, 1078, 1078, 1079, 1079, 1079, 1079, 1079, 1079, 1080, 1080, 1080, 1080, 1080, 1080, 1080,
-		1080, 1080, 1080, 1080, 1080, 1080, 1080, 1080, 1080, 1080, 1080, 1080, 1081, 1081, 1081, 1081, 1081, 1081, 1081, 1081,
-		1081, 1081, 1081, 1081, 1081, 1081, 1081, 1081, 1081, 1082, 1082, 1082, 1083, 1083, 1083, 1083, 1083, 1083, 1083, 1083,
-		1083, 1083, 1084, 1084, 1084, 1084, 1084, 1084, 1084, 1084, 1084, 1084, 1084, 1087, 1087, 1087, 1087, 1087, 1087, 1087,
-		1087, 1087, 1087, 1087, 1088, 1088, 1088, 1088, 1088, 1088, 1088, 1088, 1088, 1088, 1088, 1089, 1089, 1089, 1089, 1089,
-		1089, 1089, 1089, 1089, 1089, 1089, 1090, 1090, 1090, 1090, 1091, 1091, 1091, 1091, 1091, 1091, 1091, 1091, 1093, 1093,
-		1093, 1093, 1093, 1093, 1093, 1093, 1093, 1093, 1096, 1096, 1096, 1096, 1096, 1096, 1096, 1096, 1096, 1096, 1096, 1097,
-		1097, 1097, 1097, 1097, 1097, 1097, 1097, 1097, 1098, 1098, 1098, 1098, 1098, 1098, 1098, 1098, 1098, 1098, 1100, 1100,
-		1100, 1100, 1100, 1100, 1100, 1100, 1100, 1100, 1100, 1101, 1101, 1101, 1101, 1101, 1101, 1101, 1101, 1101, 1102, 1102,
-		1102, 1102, 1103, 1103, 1103, 1103, 1103, 1104, 1104, 1104, 1104, 1104, 1104, 1104, 1104, 1104, 1104, 1104, 1104, 1104,
-		1106, 1106, 1106, 1106, 1107, 1107, 1107, 1107, 1107, 1107, 1107, 1107, 1107, 1107, 1107, 1107, 1107, 1107, 1107, 1108,
-		1108, 1108, 1108, 1108, 1108, 1108, 1108, 1109, 1109, 1109, 1109, 1109, 1109, 1109, 1109, 1110, 1110, 1110, 1110, 1110,
-		1110, 1110, 1111, 1111, 1111, 1111, 1113, 1113, 1113, 1113, 1114, 1114, 1114, 1114, 1114, 1116, 1116, 1116, 1116, 1116,
-		1116, 1116, 1116, 1116, 1116, 1116, 1116, 1118, 1118, 1118, 1118, 1118, 1118, 1119, 1119, 1119, 1119, 1119, 1119, 1119,
-		1119, 1119, 1119, 1119, 1119, 1119, 1119, 1119, 1119, 1119, 1119, 1119, 1119, 1121, 1121, 1121, 1121, 1121, 1121, 1121,
-		1121, 1122, 1122, 1122, 1122, 1122, 1122, 1122, 1122, 1122, 1122, 1122, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123,
-		1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123,
-		1123, 1123, 1124, 1124, 1124, 1124, 1124, 1124, 1125, 1125, 1125, 1125, 1125, 1125, 1125, 1125, 1125, 1125, 1125, 1127,
-		1127, 1127, 1127, 1127, 1127, 1127, 1127, 1127, 1127, 1127, 1127, 1127, 1127, 1127, 1127, 1127, 1128, 1128, 1128, 1128,
-		1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1129, 1129, 1129, 1129, 1129, 1129, 1129,
-		1129, 1129, 1129, 1129, 1129, 1129, 1129, 1129, 1130, 1130, 1130, 1130, 1130, 1130, 1130, 1130, 1130, 1130, 1130, 1131,
-		1131, 1131, 1131, 1131, 1131, 1132, 1132, 1132, 1132, 1132, 1132, 1132, 1132, 1132, 1132, 1133, 1133, 1133, 1133, 1133,
-		1133, 1134, 1134, 1134, 1135, 1135, 1135, 1135, 1135, 1135, 1135, 1135, 1135, 1136, 1136, 1136, 1136, 1136, 1136, 1137,
-		1137, 1137, 1138, 1138, 1138, 1138, 1138, 1138, 1138, 1138, 1138, 1138, 1138, 1138, 1138, 1138, 1138, 1139, 1139, 1139,
-		1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1140, 1140, 1140,
-		1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1141,
-		1141, 1141, 1141, 1141, 1142, 1142, 1142, 1142, 1142, 1142, 1142, 1142, 1142, 1142, 1142, 1142, 1142, 1142, 1142, 1143,
-		1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143,
-		1143, 1143, 1143, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1147, 1147, 1147, 1147, 1147,
-		1147, 1147, 1148, 1148, 1148, 1148, 1148, 1148, 1148, 1150, 1150, 1150, 1150, 1150, 1150, 1151, 1151, 1151, 1151, 1151,
-		1151, 1151, 1151, 1151, 1151, 1151, 1151, 1151, 1151, 1151, 1151, 1151, 1151, 1151, 1151, 1151, 1153, 1153, 1153, 1153,
-		1153, 1153, 1153, 1153, 1153, 1153, 1153, 1154, 1154, 1154, 1154, 1154, 1154, 1154, 1154, 1154, 1156, 1156, 1156, 1156,
-		1156, 1156, 1156, 1156, 1156, 1156, 1156, 1156, 1156, 1156, 1156, 1156, 1156, 1156, 1156, 1156, 1156, 1156, 1158, 1158,
-		1159, 1159, 1159, 1159, 1159, 1159, 1159, 1159, 1159, 1159, 1159, 1159, 1159, 1159, 1159, 1159, 1159, 1159, 1159, 1159,
-		1159, 1161, 1161, 1161, 1161, 1161, 1161, 1161, 1161, 1162, 1162, 1162, 1162, 1162, 1162, 1162, 1162, 1162, 1162, 1162,
-		1162, 1162, 1162, 1162, 1163, 1163, 1163, 1163, 1163, 1163, 1163, 1163, 1163, 1163, 1163, 1163, 1163, 1163, 1163, 1163,
-		1163, 1163, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164,
-		1165, 1165, 1165, 1165, 1165, 1165, 1165, 1166, 1166, 1166, 1166, 1166, 1166, 1167, 1167, 1167, 1167, 1167, 1167, 1167,
-		1167, 1167, 1167, 1169, 1169, 1169, 1169, 1170, 1170, 1170, 1170, 1170, 1170, 1170, 1170, 1170, 1170, 1170, 1170, 1170,
-		1170, 1170, 1170, 1170, 1170, 1171, 1171, 1171, 1171, 1172, 1172, 1172, 1172, 1172, 1173, 1173, 1173, 1173, 1173, 1173,
-		1173, 1173, 1173, 1173, 1173, 1173, 1173, 1173, 1173, 1173, 1173, 1173, 1173, 1173, 1173, 1173, 1173, 1173, 1174, 1174,
-		1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1175, 1175, 1175, 1175, 1175, 1175, 1175, 1175, 1175,
-		1175, 1175, 1175, 1175, 1175, 1175, 1175, 1175, 1176, 1176, 1176, 1176, 1176, 1176, 1176, 1176, 1176, 1176, 1176, 1176,
-		1176, 1176, 1176, 1176, 1176, 1176, 1176, 1176, 1176, 1179, 1179, 1179, 1179, 1179, 1179, 1179, 1179, 1179, 1179, 1179,
-		1179, 1179, 1179, 1179, 1180, 1180, 1180, 1180, 1180, 1180, 1180, 1180, 1180, 1180, 1180, 1180, 1180, 1180, 1180, 1180,
-		1180, 1180, 1180, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1182, 1182,
-		1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1184, 1184, 1184,
-		1184, 1184, 1184, 1184, 1184, 1184, 1184, 1184, 1184, 1184, 1184, 1184, 1184, 1184, 1184, 1184, 1184, 1184, 1184, 1184,
-		1184, 1184, 1184, 1184, 1184, 1186, 1186, 1186, 1186, 1186, 1186, 1186, 1186, 1186, 1186, 1186, 1186, 1186, 1186, 1186,
-		1186, 1186, 1186, 1186, 1186, 1186, 1186, 1187, 1187, 1187, 1187, 1187, 1188, 1188, 1188, 1188, 1188, 1189, 1189, 1189,
-		1189, 1189, 1189, 1189, 1189, 1189, 1189, 1189, 1189, 1189, 1189, 1189, 1189, 1189, 1189, 1189, 1192, 1192, 1192, 1192,
-		1193, 1193, 1193, 1193, 1193, 1193, 1193, 1193, 1194, 1194, 1194, 1194, 1195, 1195, 1195, 1195, 1196, 1196, 1196, 1196,
-		1196, 1196, 1196, 1196, 1196, 1196, 1197, 1197, 1197, 1197, 1197, 1198, 1198, 1198, 1198, 1198, 1198, 1198, 1198, 1198,
-		1201, 1201, 1201, 1201, 1201, 1201, 1201, 1201, 1201, 1202, 1202, 1202, 1202, 1203, 1203, 1203, 1203, 1203, 1203, 1203,
-		1203, 1203, 1203, 1204, 1204, 1204, 1204, 1204, 1204, 1204, 1204, 1204, 1204, 1204, 1204, 1204, 1205, 1205, 1205, 1205,
-		1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205,
-		1206, 1206, 1206, 1206, 1206, 1206, 1206, 1206, 1207, 1207, 1207, 1207, 1207, 1207, 1207, 1208, 1208, 1208, 1208, 1208,
-		1208, 1208, 1208, 1208, 1208, 1209, 1209, 1209, 1209, 1210, 1210, 1210, 1210, 1210, 1210, 1210, 1210, 1211, 1211, 1211,
-		1211, 1211, 1212, 1212, 1212, 1212, 1212, 1212, 1212, 1212, 1212, 1212, 1212, 1212, 1212, 1212, 1212, 1212, 1212, 1212,
-		1212, 1212, 1213, 1213, 1213, 1213, 1213, 1213, 1214, 1214, 1214, 1214, 1214, 1214, 1214, 1214, 1214, 1214, 1214, 1214,
-		1214, 1214, 1214, 1214, 1214, 1214, 1214, 1214, 1214, 1214, 1214, 1216, 1216, 1216, 1216, 1216, 1216, 1216, 1216, 1217,
-		1217, 1217, 1217, 1217, 1217, 1217, 1217, 1217, 1218, 1218, 1218, 1218, 1218, 1218, 1218, 1218, 1218, 1218, 1218, 1218,
-		1218, 1218, 1218, 1218, 1218, 1218, 1218, 1218, 1218, 1221, 1221, 1222, 1222, 1222, 1222, 1222, 1222, 1222, 1222, 1222,
-		1222, 1222, 1222, 1222, 1222, 1222, 1222, 1222, 1222, 1222, 1222, 1222, 1224, 1224, 1224, 1224, 1224, 1226, 1226, 1226,
-		1226, 1226, 1226, 1226, 1226, 1226, 1226, 1227, 1227, 1227, 1227, 1229, 1229, 1229, 1229, 1229, 1229, 1229, 1229, 1229,
-		1229, 1229, 1229, 1229, 1229, 1229, 1229, 1229, 1229, 1229, 1229, 1229, 1229, 1229, 1230, 1230, 1230, 1230, 1230, 1230,
-		1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1231, 1231, 1231, 1231, 1231, 1231, 1231,
-		1231, 1231, 1231, 1231, 1231, 1231, 1231, 1231, 1231, 1231, 1231, 1233, 1233, 1233, 1233, 1233, 1233, 1233, 1233, 1233,
-		1233, 1233, 1233, 1233, 1234, 1234, 1234, 1234, 1234, 1234, 1234, 1234, 1235, 1235, 1235, 1235, 1235, 1235, 1235, 1235,
-		1235, 1235, 1235, 1237, 1237, 1237, 1237, 1237, 1238, 1238, 1238, 1238, 1240, 1240, 1240, 1240, 1240, 1240, 1240, 1240,
-		1240, 1241, 1241, 1241, 1241, 1241, 1241, 1241, 1241, 1241, 1241, 1241, 1241, 1241, 1241, 1241, 1243, 1243, 1243, 1243,
-		1243, 1243, 1243, 1243, 1244, 1244, 1244, 1244, 1244, 1244, 1244, 1245, 1245, 1245, 1245, 1245, 1246, 1246, 1246, 1246,
-		1248, 1248, 1248, 1248, 1248, 1248, 1248, 1249, 1249, 1249, 1249, 1249, 1249, 1249, 1249, 1249, 1249, 1249, 1249, 1249,
-		1249, 1249, 1249, 1249, 1249, 1249, 1249, 1249, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251,
-		1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251,
-		1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1251, 1252, 1252, 1252,
-		1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1254,
-		1254, 1254, 1254, 1254, 1254, 1254, 1254, 1254, 1254, 1254, 1254, 1254, 1254, 1254, 1254, 1254, 1256, 1256, 1256, 1256,
-		1256, 1256, 1257, 1257, 1257, 1257, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258,
-		1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258,
-		1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1258, 1259, 1259, 1259, 1259, 1259,
-		1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1260, 1260, 1260, 1260,
-		1260, 1261, 1261, 1261, 1261, 1261, 1261, 1261, 1261, 1261, 1261, 1261, 1261, 1261, 1261, 1261, 1261, 1261, 1262, 1262,
-		1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262,
-		1262, 1262, 1262, 1262, 1262, 1262, 1262, 1263, 1263, 1263, 1263, 1263, 1263, 1263, 1263, 1264, 1264, 1264, 1264, 1265,
-		1265, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1271, 1272, 1273, 1274, 1275, 1275, 1275, 1276, 1276, 1276, 1277, 1277,
-		1277, 1278, 1279, 1280, 1281, 1282, 1282, 1283, 1283, 1283, 1284, 1285, 1285, 1285, 1286, 1286, 1286, 1286, 1286, 1286,
-		1286, 1286, 1286, 1286, 1286, 1286, 1286, 1287, 1287, 1287, 1287, 1289, 1289, 1289, 1289, 1289, 1289, 1289, 1289, 1289,
-		1289, 1289, 1289, 1289, 1289, 1289, 1289, 1290, 1290, 1290, 1290, 1291, 1291, 1291, 1291, 1291, 1291, 1291, 1293, 1293,
-		1293, 1293, 1293, 1293, 1293, 1293, 1293, 1293, 1293, 1294, 1294, 1294, 1294, 1296, 1296, 1296, 1296, 1296, 1296, 1296,
-		1296, 1296, 1296, 1296, 1296, 1296, 1296, 1296, 1296, 1296, 1296, 1296, 1296, 1296, 1296, 1296, 1297, 1297, 1297, 1297,
-		1297, 1297, 1297, 1297, 1297, 1297, 1297, 1297, 1297, 1297, 1297, 1297, 1298, 1298, 1298, 1298, 1298, 1298, 1298, 1298,
-		1298, 1299, 1299, 1299, 1299, 1299, 1299, 1299, 1299, 1299, 1299, 1299, 1299, 1299, 1299, 1299, 1299, 1299, 1299, 1300,
-		1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300,
-		1300, 1300, 1300, 1300, 1300, 1300, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301,
-		1301, 1301, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302,
-		1303, 1303, 1303, 1303, 1303, 1303, 1304, 1304, 1304, 1304, 1304, 1304, 1304, 1304, 1306, 1306, 1306, 1306, 1306, 1307,
-		1307, 1307, 1307, 1307, 1307, 1307, 1307, 1308, 1308, 1308, 1308, 1308, 1308, 1308, 1308, 1308, 1308, 1308, 1308, 1308,
-		1308, 1308, 1308, 1308, 1308, 1308, 1308, 1308, 1309, 1309, 1309, 1309, 1309, 1309, 1311, 1311, 1311, 1311, 1311, 1311,
-		1311, 1311, 1311, 1311, 1311, 1311, 1311, 1313, 1313, 1313, 1313, 1313, 1313, 1313, 1313, 1313, 1313, 1313, 1313, 1313,
-		1313, 1313, 1313, 1313, 1313, 1313, 1313, 1313, 1313, 1313, 1313, 1313, 1313, 1313, 1314, 1314, 1314, 1314, 1314, 1314,
-		1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1316, 1316, 1316,
-		1316, 1316, 1316, 1317, 1317, 1317, 1317, 1317, 1317, 1317, 1317, 1317, 1317, 1317, 1319, 1319, 1319, 1320, 1320, 1320,
-		1320, 1320, 1320, 1320, 1320, 1320, 1320, 1320, 1320, 1320, 1320, 1320, 1320, 1320, 1321, 1321, 1321, 1321, 1321, 1321,
-		1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1322, 1322, 1322, 1322,
+		873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 873, 874, 874, 874,
+		874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874,
+		874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 874, 875, 875,
+		875, 875, 875, 875, 875, 875, 875, 875, 875, 875, 875, 875, 875, 875, 875, 877, 877, 877, 877, 877,
+		877, 877, 877, 877, 877, 877, 877, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879,
+		879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 879, 880, 880, 880,
+		880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880,
+		880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 880, 881, 881,
+		881, 881, 881, 881, 881, 881, 881, 881, 881, 881, 881, 881, 881, 881, 881, 881, 881, 883, 883, 883,
+		883, 883, 883, 883, 883, 883, 883, 883, 883, 884, 884, 884, 884, 884, 884, 884, 884, 884, 884, 887,
+		887, 888, 888, 888, 888, 888, 888, 888, 888, 891, 891, 891, 891, 891, 891, 891, 891, 891, 891, 891,
+		891, 891, 891, 891, 891, 891, 891, 891, 891, 891, 891, 891, 891, 891, 891, 891, 891, 893, 893, 893,
+		893, 893, 893, 893, 893, 893, 893, 893, 893, 893, 893, 894, 894, 894, 894, 894, 894, 894, 894, 894,
+		894, 894, 894, 895, 895, 895, 895, 896, 896, 896, 896, 896, 896, 896, 896, 896, 896, 896, 896, 896,
+		897, 897, 898, 898, 898, 898, 898, 898, 898, 898, 898, 898, 898, 898, 898, 899, 899, 899, 899, 899,
+		899, 899, 899, 899, 899, 899, 899, 901, 901, 901, 901, 901, 901, 901, 901, 901, 901, 901, 901, 901,
+		901, 901, 901, 901, 901, 901, 901, 902, 902, 902, 902, 902, 902, 903, 903, 903, 903, 903, 903, 903,
+		903, 903, 903, 903, 903, 903, 903, 903, 903, 903, 903, 903, 903, 903, 903, 903, 903, 903, 903, 903,
+		903, 903, 903, 904, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905, 905,
+		906, 906, 906, 906, 906, 906, 906, 906, 906, 906, 906, 906, 906, 906, 906, 906, 906, 906, 906, 906,
+		906, 907, 907, 907, 907, 907, 907, 907, 907, 907, 907, 907, 907, 908, 908, 908, 908, 908, 908, 908,
+		908, 908, 908, 908, 909, 909, 909, 909, 910, 910, 910, 910, 911, 911, 911, 911, 911, 911, 911, 911,
+		912, 912, 912, 912, 912, 912, 912, 912, 912, 912, 912, 912, 912, 912, 912, 912, 912, 912, 912, 912,
+		912, 912, 912, 912, 913, 913, 913, 913, 913, 913, 913, 913, 913, 913, 913, 913, 917, 917, 917, 917,
+		917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917, 917,
+		917, 918, 918, 918, 918, 918, 918, 918, 918, 918, 918, 918, 918, 918, 918, 921, 921, 921, 921, 921,
+		921, 921, 921, 921, 921, 921, 921, 921, 921, 921, 921, 922, 922, 922, 922, 922, 922, 922, 923, 923,
+		923, 923, 923, 923, 923, 923, 923, 923, 923, 923, 923, 923, 923, 923, 923, 923, 923, 925, 925, 925,
+		925, 925, 925, 925, 926, 926, 926, 928, 928, 928, 928, 928, 928, 928, 928, 928, 928, 928, 928, 928,
+		928, 928, 928, 928, 929, 929, 929, 929, 929, 929, 929, 929, 929, 929, 929, 929, 929, 929, 929, 929,
+		929, 929, 929, 929, 929, 929, 930, 930, 930, 930, 930, 930, 930, 930, 933, 933, 933, 933, 933, 933,
+		934, 934, 934, 934, 934, 934, 934, 934, 934, 934, 934, 934, 934, 934, 937, 937, 937, 937, 937, 937,
+		937, 937, 937, 937, 937, 937, 937, 937, 937, 937, 937, 937, 937, 937, 937, 937, 937, 937, 937, 937,
+		937, 937, 937, 937, 937, 937, 937, 938, 938, 938, 938, 938, 938, 938, 938, 938, 938, 938, 938, 938,
+		938, 938, 939, 939, 939, 939, 939, 939, 939, 939, 939, 939, 939, 939, 939, 939, 939, 939, 939, 940,
+		940, 941, 941, 941, 941, 941, 941, 941, 941, 941, 941, 941, 941, 941, 942, 942, 942, 942, 942, 942,
+		942, 942, 942, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943, 943,
+		943, 943, 943, 943, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944,
+		944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 944, 945,
+		945, 945, 945, 945, 945, 945, 945, 945, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946,
+		946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946, 946,
+		946, 946, 946, 946, 946, 946, 947, 947, 947, 947, 947, 947, 947, 947, 947, 947, 947, 947, 947, 947,
+		947, 947, 948, 948, 948, 948, 948, 948, 948, 948, 948, 948, 948, 948, 948, 948, 950, 950, 951, 951,
+		951, 951, 951, 951, 951, 952, 952, 952, 952, 953, 953, 953, 953, 953, 953, 953, 954, 954, 954, 954,
+		954, 954, 955, 955, 955, 955, 955, 956, 956, 956, 956, 956, 956, 956, 957, 957, 957, 957, 958, 958,
+		958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958,
+		958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 958, 959,
+		959, 959, 959, 959, 959, 959, 959, 960, 960, 960, 960, 961, 961, 962, 962, 962, 962, 962, 962, 962,
+		962, 962, 962, 962, 962, 962, 962, 962, 962, 962, 962, 962, 962, 962, 962, 962, 962, 962, 964, 964,
+		964, 964, 964, 964, 964, 964, 964, 964, 964, 964, 964, 964, 964, 965, 967, 967, 967, 967, 967, 968,
+		968, 968, 968, 968, 968, 968, 968, 968, 968, 968, 968, 969, 969, 969, 969, 969, 969, 969, 969, 969,
+		969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 969, 970,
+		970, 970, 970, 970, 970, 970, 970, 970, 970, 970, 970, 970, 970, 970, 970, 970, 970, 970, 971, 971,
+		971, 971, 973, 973, 973, 973, 973, 973, 973, 973, 973, 973, 973, 973, 973, 973, 973, 973, 973, 973,
+		973, 973, 973, 973, 973, 973, 973, 973, 973, 973, 973, 973, 973, 973, 974, 974, 974, 974, 974, 974,
+		974, 974, 974, 974, 974, 974, 974, 975, 975, 975, 975, 975, 975, 977, 977, 977, 977, 977, 977, 977,
+		977, 977, 977, 977, 977, 977, 977, 977, 977, 977, 977, 977, 977, 977, 977, 977, 977, 978, 978, 978,
+		978, 978, 978, 980, 982, 982, 982, 982, 982, 982, 982, 982, 982, 982, 982, 982, 982, 983, 983, 983,
+		983, 983, 983, 983, 983, 983, 983, 983, 983, 983, 983, 983, 983, 983, 983, 983, 983, 985, 985, 985,
+		986, 986, 986, 986, 987, 987, 987, 987, 987, 987, 987, 987, 987, 987, 987, 987, 987, 987, 987, 987,
+		987, 987, 987, 987, 987, 989, 989, 989, 989, 989, 989, 989, 989, 989, 989, 989, 989, 989, 989, 989,
+		990, 991, 991, 991, 991, 991, 992, 992, 992, 992, 992, 992, 992, 993, 993, 993, 993, 993, 993, 993,
+		993, 993, 993, 993, 994, 994, 994, 994, 994, 994, 994, 994, 994, 994, 994, 994, 994, 994, 994, 996,
+		996, 996, 997, 997, 997, 997, 998, 998, 998, 998, 998, 998, 998, 998, 998, 998, 998, 998, 998, 998,
+		998, 998, 998, 998, 998, 998, 998, 998, 1000, 1000, 1000, 1000, 1001, 1001, 1001, 1001, 1001, 1001, 1001, 1001,
+		1001, 1002, 1002, 1002, 1002, 1002, 1002, 1002, 1002, 1003, 1003, 1003, 1003, 1003, 1003, 1003, 1003, 1003, 1003, 1003,
+		1004, 1004, 1004, 1004, 1004, 1004, 1004, 1004, 1004, 1006, 1006, 1006, 1006, 1006, 1007, 1007, 1007, 1007, 1008, 1008,
+		1008, 1008, 1009, 1009, 1009, 1009, 1009, 1009, 1012, 1012, 1012, 1012, 1012, 1012, 1012, 1012, 1012, 1012, 1012, 1012,
+		1012, 1012, 1012, 1013, 1013, 1013, 1013, 1013, 1013, 1015, 1015, 1015, 1015, 1015, 1015, 1015, 1015, 1015, 1015, 1015,
+		1015, 1015, 1015, 1015, 1015, 1015, 1015, 1015, 1015, 1015, 1017, 1017, 1017, 1017, 1017, 1017, 1017, 1017, 1017, 1017,
+		1017, 1018, 1019, 1019, 1019, 1019, 1019, 1019, 1019, 1019, 1019, 1019, 1020, 1020, 1020, 1020, 1021, 1021, 1021, 1021,
+		1021, 1021, 1021, 1021, 1021, 1021, 1021, 1021, 1021, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024,
+		1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1025, 1025, 1025, 1026, 1026,
+		1026, 1026, 1026, 1027, 1027, 1027, 1027, 1027, 1027, 1027, 1027, 1027, 1028, 1028, 1028, 1028, 1028, 1028, 1028, 1029,
+		1029, 1029, 1029, 1030, 1030, 1031, 1031, 1031, 1031, 1031, 1031, 1031, 1031, 1031, 1031, 1031, 1031, 1031, 1031, 1031,
+		1031, 1031, 1031, 1031, 1032, 1032, 1032, 1032, 1032, 1032, 1035, 1035, 1035, 1035, 1036, 1036, 1036, 1036, 1036, 1036,
+		1038, 1038, 1038, 1039, 1039, 1039, 1039, 1039, 1039, 1039, 1039, 1039, 1039, 1040, 1040, 1040, 1040, 1040, 1040, 1040,
+		1040, 1041, 1041, 1041, 1041, 1041, 1041, 1041, 1041, 1041, 1044, 1044, 1044, 1044, 1045, 1045, 1045, 1045, 1045, 1046,
+		1046, 1046, 1046, 1047, 1047, 1047, 1047, 1047, 1047, 1050, 1050, 1050, 1050, 1050, 1050, 1050, 1050, 1050, 1050, 1050,
+		1051, 1051, 1051, 1051, 1051, 1053, 1054, 1054, 1054, 1054, 1055, 1055, 1055, 1055, 1055, 1057, 1057, 1057, 1057, 1057,
+		1057, 1057, 1057, 1058, 1058, 1058, 1058, 1058, 1058, 1058, 1059, 1059, 1059, 1059, 1061, 1061, 1061, 1061, 1062, 1062,
+		1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062,
+		1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1062, 1063, 1064, 1064, 1064, 1064, 1064,
+		1064, 1064, 1064, 1064, 1064, 1064, 1066, 1066, 1066, 1066, 1066, 1066, 1067, 1067, 1067, 1067, 1067, 1067, 1067, 1067,
+		1067, 1067, 1067, 1067, 1067, 1067, 1067, 1067, 1067, 1067, 1068, 1068, 1068, 1068, 1068, 1068, 1068, 1068, 1068, 1068,
+		1068, 1068, 1070, 1070, 1070, 1070, 1070, 1070, 1070, 1070, 1070, 1070, 1070, 1070, 1070, 1070, 1070, 1070, 1070, 1070,
+		1070, 1070, 1072, 1072, 1072, 1072, 1072, 1072, 1072, 1072, 1072, 1072, 1072, 1072, 1073, 1073, 1073, 1073, 1073, 1073,
+		1073, 1074, 1074, 1074, 1074, 1074, 1074, 1074, 1074, 1074, 1074, 1074, 1075, 1075, 1075, 1075, 1075, 1075, 1075, 1075,
+		1075, 1075, 1075, 1075, 1075, 1075, 1075, 1075, 1075, 1075, 1075, 1075, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077,
+		1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1077, 1078, 1078, 1078, 1078, 1078, 1078, 1078,
+		1078, 1078, 1078, 1078, 1078, 1078, 1078, 1078, 1078, 1078, 1078, 1078, 1078, 1078, 1078, 1078, 1078, 1078, 1078, 1078,
+		1078, 1078, 1078, 1078, 1079, 1079, 1079, 1080, 1080, 1080, 1080, 1080, 1080, 1081, 1081, 1081, 1081, 1081, 1081, 1081,
+		1081, 1081, 1081, 1081, 1081, 1081, 1081, 1081, 1081, 1081, 1081, 1081, 1082, 1082, 1082, 1082, 1082, 1082, 1082, 1082,
+		1082, 1082, 1082, 1082, 1082, 1082, 1082, 1082, 1082, 1083, 1083, 1083, 1084, 1084, 1084, 1084, 1084, 1084, 1084, 1084,
+		1084, 1084, 1085, 1085, 1085, 1085, 1085, 1085, 1085, 1085, 1085, 1085, 1085, 1088, 1088, 1088, 1088, 1088, 1088, 1088,
+		1088, 1088, 1088, 1088, 1089, 1089, 1089, 1089, 1089, 1089, 1089, 1089, 1089, 1089, 1089, 1090, 1090, 1090, 1090, 1090,
+		1090, 1090, 1090, 1090, 1090, 1090, 1091, 1091, 1091, 1091, 1092, 1092, 1092, 1092, 1092, 1092, 1092, 1092, 1094, 1094,
+		1094, 1094, 1094, 1094, 1094, 1094, 1094, 1094, 1097, 1097, 1097, 1097, 1097, 1097, 1097, 1097, 1097, 1097, 1097, 1098,
+		1098, 1098, 1098, 1098, 1098, 1098, 1098, 1098, 1099, 1099, 1099, 1099, 1099, 1099, 1099, 1099, 1099, 1099, 1101, 1101,
+		1101, 1101, 1101, 1101, 1101, 1101, 1101, 1101, 1101, 1102, 1102, 1102, 1102, 1102, 1102, 1102, 1102, 1102, 1103, 1103,
+		1103, 1103, 1104, 1104, 1104, 1104, 1104, 1105, 1105, 1105, 1105, 1105, 1105, 1105, 1105, 1105, 1105, 1105, 1105, 1105,
+		1107, 1107, 1107, 1107, 1108, 1108, 1108, 1108, 1108, 1108, 1108, 1108, 1108, 1108, 1108, 1108, 1108, 1108, 1108, 1109,
+		1109, 1109, 1109, 1109, 1109, 1109, 1109, 1110, 1110, 1110, 1110, 1110, 1110, 1110, 1110, 1111, 1111, 1111, 1111, 1111,
+		1111, 1111, 1112, 1112, 1112, 1112, 1114, 1114, 1114, 1114, 1115, 1115, 1115, 1115, 1115, 1117, 1117, 1117, 1117, 1117,
+		1117, 1117, 1117, 1117, 1117, 1117, 1117, 1119, 1119, 1119, 1119, 1119, 1119, 1120, 1120, 1120, 1120, 1120, 1120, 1120,
+		1120, 1120, 1120, 1120, 1120, 1120, 1120, 1120, 1120, 1120, 1120, 1120, 1120, 1122, 1122, 1122, 1122, 1122, 1122, 1122,
+		1122, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1123, 1124, 1124, 1124, 1124, 1124, 1124, 1124, 1124,
+		1124, 1124, 1124, 1124, 1124, 1124, 1124, 1124, 1124, 1124, 1124, 1124, 1124, 1124, 1124, 1124, 1124, 1124, 1124, 1124,
+		1124, 1124, 1125, 1125, 1125, 1125, 1125, 1125, 1126, 1126, 1126, 1126, 1126, 1126, 1126, 1126, 1126, 1126, 1126, 1128,
+		1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1128, 1129, 1129, 1129, 1129,
+		1129, 1129, 1129, 1129, 1129, 1129, 1129, 1129, 1129, 1129, 1129, 1129, 1129, 1130, 1130, 1130, 1130, 1130, 1130, 1130,
+		1130, 1130, 1130, 1130, 1130, 1130, 1130, 1130, 1131, 1131, 1131, 1131, 1131, 1131, 1131, 1131, 1131, 1131, 1131, 1132,
+		1132, 1132, 1132, 1132, 1132, 1133, 1133, 1133, 1133, 1133, 1133, 1133, 1133, 1133, 1133, 1134, 1134, 1134, 1134, 1134,
+		1134, 1135, 1135, 1135, 1136, 1136, 1136, 1136, 1136, 1136, 1136, 1136, 1136, 1137, 1137, 1137, 1137, 1137, 1137, 1138,
+		1138, 1138, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1139, 1140, 1140, 1140,
+		1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1140, 1141, 1141, 1141,
+		1141, 1141, 1141, 1141, 1141, 1141, 1141, 1141, 1141, 1141, 1141, 1141, 1141, 1141, 1141, 1141, 1141, 1141, 1141, 1142,
+		1142, 1142, 1142, 1142, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1143, 1144,
+		1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144, 1144,
+		1144, 1144, 1144, 1145, 1145, 1145, 1145, 1145, 1145, 1145, 1145, 1145, 1145, 1145, 1145, 1148, 1148, 1148, 1148, 1148,
+		1148, 1148, 1149, 1149, 1149, 1149, 1149, 1149, 1149, 1151, 1151, 1151, 1151, 1151, 1151, 1152, 1152, 1152, 1152, 1152,
+		1152, 1152, 1152, 1152, 1152, 1152, 1152, 1152, 1152, 1152, 1152, 1152, 1152, 1152, 1152, 1152, 1154, 1154, 1154, 1154,
+		1154, 1154, 1154, 1154, 1154, 1154, 1154, 1155, 1155, 1155, 1155, 1155, 1155, 1155, 1155, 1155, 1157, 1157, 1157, 1157,
+		1157, 1157, 1157, 1157, 1157, 1157, 1157, 1157, 1157, 1157, 1157, 1157, 1157, 1157, 1157, 1157, 1157, 1157, 1159, 1159,
+		1160, 1160, 1160, 1160, 1160, 1160, 1160, 1160, 1160, 1160, 1160, 1160, 1160, 1160, 1160, 1160, 1160, 1160, 1160, 1160,
+		1160, 1162, 1162, 1162, 1162, 1162, 1162, 1162, 1162, 1163, 1163, 1163, 1163, 1163, 1163, 1163, 1163, 1163, 1163, 1163,
+		1163, 1163, 1163, 1163, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164, 1164,
+		1164, 1164, 1165, 1165, 1165, 1165, 1165, 1165, 1165, 1165, 1165, 1165, 1165, 1165, 1165, 1165, 1165, 1165, 1165, 1165,
+		1166, 1166, 1166, 1166, 1166, 1166, 1166, 1167, 1167, 1167, 1167, 1167, 1167, 1168, 1168, 1168, 1168, 1168, 1168, 1168,
+		1168, 1168, 1168, 1170, 1170, 1170, 1170, 1171, 1171, 1171, 1171, 1171, 1171, 1171, 1171, 1171, 1171, 1171, 1171, 1171,
+		1171, 1171, 1171, 1171, 1171, 1172, 1172, 1172, 1172, 1173, 1173, 1173, 1173, 1173, 1174, 1174, 1174, 1174, 1174, 1174,
+		1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1174, 1175, 1175,
+		1175, 1175, 1175, 1175, 1175, 1175, 1175, 1175, 1175, 1175, 1175, 1176, 1176, 1176, 1176, 1176, 1176, 1176, 1176, 1176,
+		1176, 1176, 1176, 1176, 1176, 1176, 1176, 1176, 1177, 1177, 1177, 1177, 1177, 1177, 1177, 1177, 1177, 1177, 1177, 1177,
+		1177, 1177, 1177, 1177, 1177, 1177, 1177, 1177, 1177, 1180, 1180, 1180, 1180, 1180, 1180, 1180, 1180, 1180, 1180, 1180,
+		1180, 1180, 1180, 1180, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181, 1181,
+		1181, 1181, 1181, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1182, 1183, 1183,
+		1183, 1183, 1183, 1183, 1183, 1183, 1183, 1183, 1183, 1183, 1183, 1183, 1183, 1183, 1183, 1183, 1183, 1185, 1185, 1185,
+		1185, 1185, 1185, 1185, 1185, 1185, 1185, 1185, 1185, 1185, 1185, 1185, 1185, 1185, 1185, 1185, 1185, 1185, 1185, 1185,
+		1185, 1185, 1185, 1185, 1185, 1187, 1187, 1187, 1187, 1187, 1187, 1187, 1187, 1187, 1187, 1187, 1187, 1187, 1187, 1187,
+		1187, 1187, 1187, 1187, 1187, 1187, 1187, 1188, 1188, 1188, 1188, 1188, 1189, 1189, 1189, 1189, 1189, 1190, 1190, 1190,
+		1190, 1190, 1190, 1190, 1190, 1190, 1190, 1190, 1190, 1190, 1190, 1190, 1190, 1190, 1190, 1190, 1193, 1193, 1193, 1193,
+		1194, 1194, 1194, 1194, 1194, 1194, 1194, 1194, 1195, 1195, 1195, 1195, 1196, 1196, 1196, 1196, 1197, 1197, 1197, 1197,
+		1197, 1197, 1197, 1197, 1197, 1197, 1198, 1198, 1198, 1198, 1198, 1199, 1199, 1199, 1199, 1199, 1199, 1199, 1199, 1199,
+		1202, 1202, 1202, 1202, 1202, 1202, 1202, 1202, 1202, 1203, 1203, 1203, 1203, 1204, 1204, 1204, 1204, 1204, 1204, 1204,
+		1204, 1204, 1204, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1205, 1206, 1206, 1206, 1206,
+		1206, 1206, 1206, 1206, 1206, 1206, 1206, 1206, 1206, 1206, 1206, 1206, 1206, 1206, 1206, 1206, 1206, 1206, 1206, 1206,
+		1207, 1207, 1207, 1207, 1207, 1207, 1207, 1207, 1208, 1208, 1208, 1208, 1208, 1208, 1208, 1209, 1209, 1209, 1209, 1209,
+		1209, 1209, 1209, 1209, 1209, 1210, 1210, 1210, 1210, 1211, 1211, 1211, 1211, 1211, 1211, 1211, 1211, 1212, 1212, 1212,
+		1212, 1212, 1213, 1213, 1213, 1213, 1213, 1213, 1213, 1213, 1213, 1213, 1213, 1213, 1213, 1213, 1213, 1213, 1213, 1213,
+		1213, 1213, 1214, 1214, 1214, 1214, 1214, 1214, 1215, 1215, 1215, 1215, 1215, 1215, 1215, 1215, 1215, 1215, 1215, 1215,
+		1215, 1215, 1215, 1215, 1215, 1215, 1215, 1215, 1215, 1215, 1215, 1217, 1217, 1217, 1217, 1217, 1217, 1217, 1217, 1218,
+		1218, 1218, 1218, 1218, 1218, 1218, 1218, 1218, 1219, 1219, 1219, 1219, 1219, 1219, 1219, 1219, 1219, 1219, 1219, 1219,
+		1219, 1219, 1219, 1219, 1219, 1219, 1219, 1219, 1219, 1222, 1222, 1223, 1223, 1223, 1223, 1223, 1223, 1223, 1223, 1223,
+		1223, 1223, 1223, 1223, 1223, 1223, 1223, 1223, 1223, 1223, 1223, 1223, 1225, 1225, 1225, 1225, 1225, 1227, 1227, 1227,
+		1227, 1227, 1227, 1227, 1227, 1227, 1227, 1228, 1228, 1228, 1228, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230,
+		1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1230, 1231, 1231, 1231, 1231, 1231, 1231,
+		1231, 1231, 1231, 1231, 1231, 1231, 1231, 1231, 1231, 1231, 1231, 1231, 1231, 1232, 1232, 1232, 1232, 1232, 1232, 1232,
+		1232, 1232, 1232, 1232, 1232, 1232, 1232, 1232, 1232, 1232, 1232, 1234, 1234, 1234, 1234, 1234, 1234, 1234, 1234, 1234,
+		1234, 1234, 1234, 1234, 1235, 1235, 1235, 1235, 1235, 1235, 1235, 1235, 1236, 1236, 1236, 1236, 1236, 1236, 1236, 1236,
+		1236, 1236, 1236, 1238, 1238, 1238, 1238, 1238, 1239, 1239, 1239, 1239, 1241, 1241, 1241, 1241, 1241, 1241, 1241, 1241,
+		1241, 1242, 1242, 1242, 1242, 1242, 1242, 1242, 1242, 1242, 1242, 1242, 1242, 1242, 1242, 1242, 1244, 1244, 1244, 1244,
+		1244, 1244, 1244, 1244, 1245, 1245, 1245, 1245, 1245, 1245, 1245, 1246, 1246, 1246, 1246, 1246, 1247, 1247, 1247, 1247,
+		1249, 1249, 1249, 1249, 1249, 1249, 1249, 1250, 1250, 1250, 1250, 1250, 1250, 1250, 1250, 1250, 1250, 1250, 1250, 1250,
+		1250, 1250, 1250, 1250, 1250, 1250, 1250, 1250, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252,
+		1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252,
+		1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1252, 1253, 1253, 1253,
+		1253, 1253, 1253, 1253, 1253, 1253, 1253, 1253, 1253, 1253, 1253, 1253, 1253, 1253, 1253, 1253, 1253, 1253, 1253, 1255,
+		1255, 1255, 1255, 1255, 1255, 1255, 1255, 1255, 1255, 1255, 1255, 1255, 1255, 1255, 1255, 1255, 1257, 1257, 1257, 1257,
+		1257, 1257, 1258, 1258, 1258, 1258, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259,
+		1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259,
+		1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1259, 1260, 1260, 1260, 1260, 1260,
+		1260, 1260, 1260, 1260, 1260, 1260, 1260, 1260, 1260, 1260, 1260, 1260, 1260, 1260, 1260, 1260, 1261, 1261, 1261, 1261,
+		1261, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1262, 1263, 1263,
+		1263, 1263, 1263, 1263, 1263, 1263, 1263, 1263, 1263, 1263, 1263, 1263, 1263, 1263, 1263, 1263, 1263, 1263, 1263, 1263,
+		1263, 1263, 1263, 1263, 1263, 1263, 1263, 1264, 1264, 1264, 1264, 1264, 1264, 1264, 1264, 1265, 1265, 1265, 1265, 1266,
+		1266, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1272, 1273, 1274, 1275, 1276, 1276, 1276, 1277, 1277, 1277, 1278, 1278,
+		1278, 1279, 1280, 1281, 1282, 1283, 1283, 1284, 1284, 1284, 1285, 1286, 1286, 1286, 1287, 1287, 1287, 1287, 1287, 1287,
+		1287, 1287, 1287, 1287, 1287, 1287, 1287, 1288, 1288, 1288, 1288, 1290, 1290, 1290, 1290, 1290, 1290, 1290, 1290, 1290,
+		1290, 1290, 1290, 1290, 1290, 1290, 1290, 1291, 1291, 1291, 1291, 1292, 1292, 1292, 1292, 1292, 1292, 1292, 1294, 1294,
+		1294, 1294, 1294, 1294, 1294, 1294, 1294, 1294, 1294, 1295, 1295, 1295, 1295, 1297, 1297, 1297, 1297, 1297, 1297, 1297,
+		1297, 1297, 1297, 1297, 1297, 1297, 1297, 1297, 1297, 1297, 1297, 1297, 1297, 1297, 1297, 1297, 1298, 1298, 1298, 1298,
+		1298, 1298, 1298, 1298, 1298, 1298, 1298, 1298, 1298, 1298, 1298, 1298, 1299, 1299, 1299, 1299, 1299, 1299, 1299, 1299,
+		1299, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1300, 1301,
+		1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301, 1301,
+		1301, 1301, 1301, 1301, 1301, 1301, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302, 1302,
+		1302, 1302, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303,
+		1304, 1304, 1304, 1304, 1304, 1304, 1305, 1305, 1305, 1305, 1305, 1305, 1305, 1305, 1307, 1307, 1307, 1307, 1307, 1308,
+		1308, 1308, 1308, 1308, 1308, 1308, 1308, 1309, 1309, 1309, 1309, 1309, 1309, 1309, 1309, 1309, 1309, 1309, 1309, 1309,
+		1309, 1309, 1309, 1309, 1309, 1309, 1309, 1309, 1310, 1310, 1310, 1310, 1310, 1310, 1312, 1312, 1312, 1312, 1312, 1312,
+		1312, 1312, 1312, 1312, 1312, 1312, 1312, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314,
+		1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1314, 1315, 1315, 1315, 1315, 1315, 1315,
+		1315, 1315, 1315, 1315, 1315, 1315, 1315, 1315, 1315, 1315, 1315, 1315, 1315, 1315, 1315, 1315, 1315, 1317, 1317, 1317,
+		1317, 1317, 1317, 1318, 1318, 1318, 1318, 1318, 1318, 1318, 1318, 1318, 1318, 1318, 1320, 1320, 1320, 1321, 1321, 1321,
+		1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1321, 1322, 1322, 1322, 1322, 1322, 1322,
 		1322, 1322, 1322, 1322, 1322, 1322, 1322, 1322, 1322, 1322, 1322, 1322, 1322, 1322, 1322, 1322, 1323, 1323, 1323, 1323,
-		1323, 1324, 1324, 1324, 1324, 1324, 1324, 1324, 1325, 1325, 1325, 1325, 1325, 1325, 1325, 1325, 1325, 1325, 1325, 1325,
-		1325, 1325, 1325, 1326, 1326, 1326, 1326, 1326, 1326, 1326, 1328, 1328, 1328, 1328, 1329, 1330, 1331, 1332, 1332, 1332,
-		1332, 1332, 1332, 1332, 1332, 1332, 1332, 1332, 1333, 1333, 1333, 1333, 1333, 1333, 1333, 1333, 1333, 1333, 1333, 1333,
-		1333, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334,
-		1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1335, 1335,
-		1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336,
-		1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1337, 1337, 1337,
-		1337, 1337, 1337, 1337, 1337, 1337, 1337, 1337, 1339, 1339, 1339, 1339, 1339, 1339, 1339, 1339, 1339, 1339, 1339, 1339,
-		1339, 1339, 1339, 1339, 1339, 1339, 1340, 1340, 1340, 1340, 1340, 1340, 1340, 1340, 1340, 1340, 1340, 1340, 1340, 1341,
-		1341, 1341, 1341, 1341, 1341, 1341, 1341, 1342, 1342, 1342, 1342, 1342, 1342, 1342, 1342, 1342, 1343, 1343, 1343, 1343,
-		1343, 1343, 1344, 1344, 1344, 1344, 1344, 1344, 1344, 1344, 1344, 1344, 1344, 1344, 1344, 1344, 1344, 1344, 1344, 1344,
-		1344, 1344, 1345, 1345, 1345, 1345, 1345, 1345, 1347, 1347, 1347, 1347, 1347, 1348, 1348, 1348, 1348, 1348, 1348, 1348,
-		1348, 1348, 1348, 1348, 1349, 1349, 1349, 1349, 1349, 1349, 1349, 1349, 1349, 1349, 1349, 1349, 1349, 1349, 1349, 1349,
-		1349, 1349, 1349, 1350, 1350, 1351, 1351, 1351, 1351, 1351, 1351, 1352, 1352, 1353, 1353, 1353, 1353, 1353, 1353, 1353,
-		1353, 1353, 1353, 1353, 1354, 1354, 1354, 1354, 1354, 1354, 1354, 1354, 1354, 1354, 1354, 1354, 1354, 1354, 1354, 1354,
-		1354, 1354, 1356, 1356, 1356, 1356, 1356, 1356, 1356, 1358, 1358, 1358, 1358, 1358, 1359, 1359, 1359, 1359, 1359, 1359,
-		1359, 1359, 1359, 1359, 1359, 1359, 1359, 1359, 1360, 1360, 1360, 1361, 1361, 1361, 1361, 1361, 1361, 1361, 1361, 1362,
-		1362, 1362, 1362, 1362, 1362, 1362, 1362, 1362, 1362, 1362, 1362, 1362, 1362, 1362, 1362, 1363, 1363, 1363, 1363, 1363,
-		1363, 1363, 1363, 1364, 1364, 1364, 1364, 1364, 1364, 1364, 1364, 1364, 1364, 1364, 1364, 1364, 1364, 1364, 1364, 1364,
-		1365, 1365, 1365, 1365, 1365, 1365, 1365, 1365, 1365, 1365, 1367, 1367, 1367, 1367, 1367, 1367, 1367, 1367, 1367, 1367,
-		1367, 1367, 1369, 1369, 1369, 1369, 1369, 1369, 1369, 1369, 1369, 1371, 1371, 1371, 1371, 1372, 1372, 1373, 1373, 1373,
-		1373, 1375, 1375, 1375, 1375, 1375, 1375, 1375, 1375, 1375, 1375, 1375, 1376, 1376, 1376, 1376, 1376, 1376, 1376, 1376,
-		1376, 1376, 1376, 1376, 1376, 1377, 1377, 1377, 1377, 1377, 1377, 1377, 1377, 1377, 1377, 1379, 1379, 1379, 1379, 1379,
-		1379, 1379, 1379, 1379, 1381, 1381, 1381, 1381, 1381, 1383, 1383, 1383, 1383, 1383, 1383, 1384, 1384, 1384, 1384, 1384,
-		1384, 1384, 1384, 1384, 1385, 1385, 1385, 1385, 1385, 1385, 1385, 1387, 1387, 1387, 1387, 1387, 1387, 1387, 1387, 1387,
-		1387, 1387, 1387, 1387, 1387, 1387, 1388, 1388, 1389, 1389, 1389, 1389, 1389, 1389, 1389, 1389, 1389, 1389, 1389, 1389,
-		1389, 1389, 1389, 1389, 1389, 1389, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390,
-		1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1391, 1391, 1391, 1391, 1391, 1391, 1391, 1393, 1393, 1393,
-		1393, 1393, 1393, 1393, 1393, 1393, 1393, 1393, 1393, 1393, 1393, 1393, 1393, 1393, 1393, 1393, 1393, 1393, 1394, 1394,
-		1396, 1396, 1396, 1396, 1396, 1396, 1396, 1397, 1397, 1397, 1397, 1397, 1397, 1397, 1397, 1397, 1397, 1397, 1398, 1398,
-		1398, 1398, 1398, 1398, 1398, 1398, 1398, 1399, 1399, 1399, 1400, 1401, 1401, 1401, 1401, 1401, 1401, 1401, 1401, 1401,
-		1401, 1401, 1401, 1401, 1401, 1401, 1401, 1401, 1401, 1401, 1401, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402,
-		1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1403, 1404, 1404, 1404,
-		1404, 1404, 1404, 1404, 1404, 1404, 1404, 1404, 1404, 1404, 1404, 1404, 1405, 1405, 1405, 1405, 1405, 1405, 1405, 1405,
-		1407, 1407, 1407, 1407, 1407, 1407, 1407, 1409, 1409, 1409, 1410, 1410, 1410, 1410, 1410, 1410, 1410, 1410, 1410, 1410,
-		1411, 1411, 1411, 1411, 1411, 1411, 1411, 1411, 1411, 1411, 1411, 1411, 1411, 1411, 1411, 1411, 1411, 1411, 1412, 1412,
-		1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1413, 1413, 1413, 1413, 1413, 1413,
-		1413, 1413, 1413, 1413, 1413, 1413, 1413, 1413, 1413, 1413, 1413, 1413, 1416, 1416, 1416, 1416, 1416, 1416, 1416, 1416,
-		1418, 1418, 1418, 1418, 1418, 1418, 1418, 1418, 1418, 1418, 1418, 1418, 1418, 1418, 1418, 1419, 1420, 1420, 1420, 1420,
-		1420, 1420, 1422, 1422, 1422, 1422, 1422, 1422, 1422, 1422, 1422, 1422, 1422, 1422, 1422, 1422, 1422, 1423, 1424, 1424,
-		1424, 1424, 1424, 1424, 1424, 1424, 1424, 1424, 1424, 1424, 1424, 1424, 1426, 1426, 1426, 1426, 1426, 1426, 1426, 1426,
-		1426, 1426, 1426, 1426, 1426, 1426, 1426, 1426, 1426, 1426, 1426, 1426, 1426, 1426, 1426, 1428, 1428, 1428, 1428, 1428,
-		1429, 1429, 1429, 1429, 1429, 1429, 1429, 1429, 1432, 1432, 1432, 1432, 1432, 1432, 1432, 1432, 1432, 1432, 1432, 1432,
-		1432, 1432, 1432, 1432, 1433, 1433, 1433, 1433, 1433, 1433, 1433, 1433, 1433, 1433, 1433, 1433, 1433, 1433, 1433, 1433,
-		1433, 1433, 1433, 1433, 1433, 1434, 1434, 1434, 1434, 1434, 1434, 1434, 1434, 1435, 1435, 1435, 1435, 1435, 1435, 1435,
-		1438, 1438, 1438, 1438, 1438, 1438, 1438, 1438, 1438, 1438, 1438, 1438, 1439, 1439, 1439, 1439, 1439, 1439, 1439, 1439,
-		1439, 1439, 1439, 1439, 1439, 1439, 1439, 1440, 1440, 1440, 1440, 1441, 1441, 1441, 1441, 1441, 1441, 1442, 1442, 1442,
-		1442, 1442, 1442, 1442, 1442, 1442, 1443, 1443, 1443, 1443, 1444, 1444, 1445, 1445, 1445, 1445, 1445, 1445, 1445, 1445,
-		1445, 1447, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448,
-		1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1448, 1451, 1451, 1451, 1451, 1451, 1451, 1451, 1451, 1451,
-		1452, 1452, 1452, 1452, 1452, 1452, 1452, 1452, 1453, 1453, 1453, 1453, 1453, 1453, 1454, 1454, 1454, 1454, 1454, 1454,
-		1454, 1454, 1454, 1455, 1455, 1455, 1455, 1455, 1455, 1455, 1455, 1455, 1455, 1455, 1455, 1455, 1455, 1455, 1456, 1456,
-		1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1457, 1457, 1457, 1457,
+		1323, 1323, 1323, 1323, 1323, 1323, 1323, 1323, 1323, 1323, 1323, 1323, 1323, 1323, 1323, 1323, 1324, 1324, 1324, 1324,
+		1324, 1325, 1325, 1325, 1325, 1325, 1325, 1325, 1326, 1326, 1326, 1326, 1326, 1326, 1326, 1326, 1326, 1326, 1326, 1326,
+		1326, 1326, 1326, 1327, 1327, 1327, 1327, 1327, 1327, 1327, 1329, 1329, 1329, 1329, 1330, 1331, 1332, 1333, 1333, 1333,
+		1333, 1333, 1333, 1333, 1333, 1333, 1333, 1333, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334, 1334,
+		1334, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335,
+		1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1335, 1336, 1336,
+		1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1336, 1337, 1337, 1337, 1337, 1337, 1337, 1337, 1337, 1337, 1337,
+		1337, 1337, 1337, 1337, 1337, 1337, 1337, 1337, 1337, 1337, 1337, 1337, 1337, 1337, 1337, 1337, 1337, 1338, 1338, 1338,
+		1338, 1338, 1338, 1338, 1338, 1338, 1338, 1338, 1340, 1340, 1340, 1340, 1340, 1340, 1340, 1340, 1340, 1340, 1340, 1340,
+		1340, 1340, 1340, 1340, 1340, 1340, 1341, 1341, 1341, 1341, 1341, 1341, 1341, 1341, 1341, 1341, 1341, 1341, 1341, 1342,
+		1342, 1342, 1342, 1342, 1342, 1342, 1342, 1343, 1343, 1343, 1343, 1343, 1343, 1343, 1343, 1343, 1344, 1344, 1344, 1344,
+		1344, 1344, 1345, 1345, 1345, 1345, 1345, 1345, 1345, 1345, 1345, 1345, 1345, 1345, 1345, 1345, 1345, 1345, 1345, 1345,
+		1345, 1345, 1346, 1346, 1346, 1346, 1346, 1346, 1348, 1348, 1348, 1348, 1348, 1349, 1349, 1349, 1349, 1349, 1349, 1349,
+		1349, 1349, 1349, 1349, 1350, 1350, 1350, 1350, 1350, 1350, 1350, 1350, 1350, 1350, 1350, 1350, 1350, 1350, 1350, 1350,
+		1350, 1350, 1350, 1351, 1351, 1352, 1352, 1352, 1352, 1352, 1352, 1353, 1353, 1354, 1354, 1354, 1354, 1354, 1354, 1354,
+		1354, 1354, 1354, 1354, 1355, 1355, 1355, 1355, 1355, 1355, 1355, 1355, 1355, 1355, 1355, 1355, 1355, 1355, 1355, 1355,
+		1355, 1355, 1357, 1357, 1357, 1357, 1357, 1357, 1357, 1359, 1359, 1359, 1359, 1359, 1360, 1360, 1360, 1360, 1360, 1360,
+		1360, 1360, 1360, 1360, 1360, 1360, 1360, 1360, 1361, 1361, 1361, 1362, 1362, 1362, 1362, 1362, 1362, 1362, 1362, 1363,
+		1363, 1363, 1363, 1363, 1363, 1363, 1363, 1363, 1363, 1363, 1363, 1363, 1363, 1363, 1363, 1364, 1364, 1364, 1364, 1364,
+		1364, 1364, 1364, 1365, 1365, 1365, 1365, 1365, 1365, 1365, 1365, 1365, 1365, 1365, 1365, 1365, 1365, 1365, 1365, 1365,
+		1366, 1366, 1366, 1366, 1366, 1366, 1366, 1366, 1366, 1366, 1368, 1368, 1368, 1368, 1368, 1368, 1368, 1368, 1368, 1368,
+		1368, 1368, 1370, 1370, 1370, 1370, 1370, 1370, 1370, 1370, 1370, 1372, 1372, 1372, 1372, 1373, 1373, 1374, 1374, 1374,
+		1374, 1376, 1376, 1376, 1376, 1376, 1376, 1376, 1376, 1376, 1376, 1376, 1377, 1377, 1377, 1377, 1377, 1377, 1377, 1377,
+		1377, 1377, 1377, 1377, 1377, 1378, 1378, 1378, 1378, 1378, 1378, 1378, 1378, 1378, 1378, 1380, 1380, 1380, 1380, 1380,
+		1380, 1380, 1380, 1380, 1382, 1382, 1382, 1382, 1382, 1384, 1384, 1384, 1384, 1384, 1384, 1385, 1385, 1385, 1385, 1385,
+		1385, 1385, 1385, 1385, 1386, 1386, 1386, 1386, 1386, 1386, 1386, 1388, 1388, 1388, 1388, 1388, 1388, 1388, 1388, 1388,
+		1388, 1388, 1388, 1388, 1388, 1388, 1389, 1389, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390, 1390,
+		1390, 1390, 1390, 1390, 1390, 1390, 1391, 1391, 1391, 1391, 1391, 1391, 1391, 1391, 1391, 1391, 1391, 1391, 1391, 1391,
+		1391, 1391, 1391, 1391, 1391, 1391, 1391, 1391, 1391, 1391, 1392, 1392, 1392, 1392, 1392, 1392, 1392, 1394, 1394, 1394,
+		1394, 1394, 1394, 1394, 1394, 1394, 1394, 1394, 1394, 1394, 1394, 1394, 1394, 1394, 1394, 1394, 1394, 1394, 1395, 1395,
+		1397, 1397, 1397, 1397, 1397, 1397, 1397, 1398, 1398, 1398, 1398, 1398, 1398, 1398, 1398, 1398, 1398, 1398, 1399, 1399,
+		1399, 1399, 1399, 1399, 1399, 1399, 1399, 1400, 1400, 1400, 1401, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402,
+		1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1402, 1403, 1403, 1403, 1403, 1403, 1403, 1403, 1403, 1403,
+		1403, 1403, 1403, 1403, 1403, 1403, 1403, 1403, 1403, 1403, 1403, 1403, 1403, 1403, 1403, 1403, 1404, 1405, 1405, 1405,
+		1405, 1405, 1405, 1405, 1405, 1405, 1405, 1405, 1405, 1405, 1405, 1405, 1406, 1406, 1406, 1406, 1406, 1406, 1406, 1406,
+		1408, 1408, 1408, 1408, 1408, 1408, 1408, 1410, 1410, 1410, 1411, 1411, 1411, 1411, 1411, 1411, 1411, 1411, 1411, 1411,
+		1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1412, 1413, 1413,
+		1413, 1413, 1413, 1413, 1413, 1413, 1413, 1413, 1413, 1413, 1413, 1413, 1413, 1413, 1414, 1414, 1414, 1414, 1414, 1414,
+		1414, 1414, 1414, 1414, 1414, 1414, 1414, 1414, 1414, 1414, 1414, 1414, 1417, 1417, 1417, 1417, 1417, 1417, 1417, 1417,
+		1419, 1419, 1419, 1419, 1419, 1419, 1419, 1419, 1419, 1419, 1419, 1419, 1419, 1419, 1419, 1420, 1421, 1421, 1421, 1421,
+		1421, 1421, 1423, 1423, 1423, 1423, 1423, 1423, 1423, 1423, 1423, 1423, 1423, 1423, 1423, 1423, 1423, 1424, 1425, 1425,
+		1425, 1425, 1425, 1425, 1425, 1425, 1425, 1425, 1425, 1425, 1425, 1425, 1427, 1427, 1427, 1427, 1427, 1427, 1427, 1427,
+		1427, 1427, 1427, 1427, 1427, 1427, 1427, 1427, 1427, 1427, 1427, 1427, 1427, 1427, 1427, 1429, 1429, 1429, 1429, 1429,
+		1430, 1430, 1430, 1430, 1430, 1430, 1430, 1430, 1433, 1433, 1433, 1433, 1433, 1433, 1433, 1433, 1433, 1433, 1433, 1433,
+		1433, 1433, 1433, 1433, 1434, 1434, 1434, 1434, 1434, 1434, 1434, 1434, 1434, 1434, 1434, 1434, 1434, 1434, 1434, 1434,
+		1434, 1434, 1434, 1434, 1434, 1435, 1435, 1435, 1435, 1435, 1435, 1435, 1435, 1436, 1436, 1436, 1436, 1436, 1436, 1436,
+		1439, 1439, 1439, 1439, 1439, 1439, 1439, 1439, 1439, 1439, 1439, 1439, 1440, 1440, 1440, 1440, 1440, 1440, 1440, 1440,
+		1440, 1440, 1440, 1440, 1440, 1440, 1440, 1441, 1441, 1441, 1441, 1442, 1442, 1442, 1442, 1442, 1442, 1443, 1443, 1443,
+		1443, 1443, 1443, 1443, 1443, 1443, 1444, 1444, 1444, 1444, 1445, 1445, 1446, 1446, 1446, 1446, 1446, 1446, 1446, 1446,
+		1446, 1448, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449,
+		1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1449, 1452, 1452, 1452, 1452, 1452, 1452, 1452, 1452, 1452,
+		1453, 1453, 1453, 1453, 1453, 1453, 1453, 1453, 1454, 1454, 1454, 1454, 1454, 1454, 1455, 1455, 1455, 1455, 1455, 1455,
+		1455, 1455, 1455, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1456, 1457, 1457,
 		1457, 1457, 1457, 1457, 1457, 1457, 1457, 1457, 1457, 1457, 1457, 1457, 1457, 1457, 1457, 1457, 1458, 1458, 1458, 1458,
-		1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1459,
-		1459, 1459, 1460, 1460, 1460, 1460, 1460, 1461, 1461, 1461, 1461, 1461, 1461, 1461, 1461, 1461, 1461, 1462, 1462, 1462,
-		1462, 1462, 1462, 1462, 1462, 1462, 1462, 1462, 1462, 1462, 1462, 1462, 1464, 1464, 1464, 1464, 1464, 1466, 1466, 1466,
-		1466, 1466, 1466, 1466, 1466, 1466, 1466, 1466, 1466, 1467, 1467, 1467, 1467, 1467, 1467, 1467, 1467, 1467, 1467, 1467,
-		1467, 1467, 1467, 1467, 1467, 1467, 1467, 1467, 1467, 1467, 1467, 1467, 1467, 1468, 1468, 1468, 1468, 1468, 1468, 1468,
-		1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468,
-		1468, 1468, 1468, 1468, 1468, 1468, 1468, 1469, 1469, 1470, 1470, 1470, 1470, 1470, 1470, 1470, 1470, 1470, 1472, 1472,
-		1472, 1472, 1472, 1472, 1472, 1472, 1472, 1472, 1472, 1472, 1472, 1472, 1472, 1472, 1472, 1473, 1473, 1473, 1473, 1473,
-		1473, 1473, 1473, 1473, 1473, 1473, 1473, 1473, 1473, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475,
-		1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475,
-		1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1475, 1477, 1477, 1477, 1477, 1477, 1477, 1477,
-		1477, 1477, 1477, 1477, 1477, 1477, 1477, 1477, 1477, 1477, 1477, 1477, 1477, 1477, 1477, 1477, 1477, 1477, 1477, 1477,
-		1477, 1478, 1478, 1478, 1478, 1478, 1478, 1478, 1479, 1479, 1479, 1479, 1483, 1483, 1483, 1483, 1483, 1483, 1483, 1483,
-		1483, 1483, 1483, 1483, 1483, 1483, 1483, 1483, 1483, 1483, 1483, 1483, 1483, 1483, 1483, 1483, 1485, 1485, 1485, 1485,
-		1485, 1485, 1485, 1485, 1485, 1485, 1485, 1485, 1485, 1485, 1485, 1485, 1485, 1485, 1485, 1485, 1485, 1485, 1485, 1485,
-		1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488,
-		1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1488, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489,
-		1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1490, 1490, 1490, 1490, 1490, 1490, 1490, 1490,
-		1491, 1491, 1491, 1491, 1491, 1491, 1491, 1491, 1491, 1491, 1491, 1491, 1491, 1491, 1491, 1491, 1491, 1491, 1491, 1491,
-		1491, 1491, 1491, 1491, 1491, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1493,
-		1493, 1493, 1493, 1493, 1494, 1494, 1494, 1494, 1494, 1494, 1494, 1494, 1494, 1494, 1494, 1495, 1495, 1495, 1495, 1495,
-		1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495,
-		1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1496, 1496, 1496, 1496, 1496,
+		1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1458, 1459, 1459, 1459, 1459,
+		1459, 1459, 1459, 1459, 1459, 1459, 1459, 1459, 1459, 1459, 1459, 1459, 1459, 1459, 1459, 1459, 1459, 1459, 1459, 1460,
+		1460, 1460, 1461, 1461, 1461, 1461, 1461, 1462, 1462, 1462, 1462, 1462, 1462, 1462, 1462, 1462, 1462, 1463, 1463, 1463,
+		1463, 1463, 1463, 1463, 1463, 1463, 1463, 1463, 1463, 1463, 1463, 1463, 1465, 1465, 1465, 1465, 1465, 1467, 1467, 1467,
+		1467, 1467, 1467, 1467, 1467, 1467, 1467, 1467, 1467, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468,
+		1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1468, 1469, 1469, 1469, 1469, 1469, 1469, 1469,
+		1469, 1469, 1469, 1469, 1469, 1469, 1469, 1469, 1469, 1469, 1469, 1469, 1469, 1469, 1469, 1469, 1469, 1469, 1469, 1469,
+		1469, 1469, 1469, 1469, 1469, 1469, 1469, 1470, 1470, 1471, 1471, 1471, 1471, 1471, 1471, 1471, 1471, 1471, 1473, 1473,
+		1473, 1473, 1473, 1473, 1473, 1473, 1473, 1473, 1473, 1473, 1473, 1473, 1473, 1473, 1473, 1474, 1474, 1474, 1474, 1474,
+		1474, 1474, 1474, 1474, 1474, 1474, 1474, 1474, 1474, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476,
+		1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476,
+		1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1476, 1478, 1478, 1478, 1478, 1478, 1478, 1478,
+		1478, 1478, 1478, 1478, 1478, 1478, 1478, 1478, 1478, 1478, 1478, 1478, 1478, 1478, 1478, 1478, 1478, 1478, 1478, 1478,
+		1478, 1479, 1479, 1479, 1479, 1479, 1479, 1479, 1480, 1480, 1480, 1480, 1484, 1484, 1484, 1484, 1484, 1484, 1484, 1484,
+		1484, 1484, 1484, 1484, 1484, 1484, 1484, 1484, 1484, 1484, 1484, 1484, 1484, 1484, 1484, 1484, 1486, 1486, 1486, 1486,
+		1486, 1486, 1486, 1486, 1486, 1486, 1486, 1486, 1486, 1486, 1486, 1486, 1486, 1486, 1486, 1486, 1486, 1486, 1486, 1486,
+		1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489,
+		1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1489, 1490, 1490, 1490, 1490, 1490, 1490, 1490, 1490, 1490,
+		1490, 1490, 1490, 1490, 1490, 1490, 1490, 1490, 1490, 1490, 1490, 1490, 1491, 1491, 1491, 1491, 1491, 1491, 1491, 1491,
+		1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492, 1492,
+		1492, 1492, 1492, 1492, 1492, 1493, 1493, 1493, 1493, 1493, 1493, 1493, 1493, 1493, 1493, 1493, 1493, 1493, 1493, 1494,
+		1494, 1494, 1494, 1494, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1495, 1496, 1496, 1496, 1496, 1496,
 		1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496,
-		1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496,
-		1496, 1496, 1499, 1499, 1499, 1499, 1499, 1499, 1499, 1499, 1499, 1499, 1499, 1500, 1500, 1500, 1500, 1500, 1501, 1501,
-		1501, 1502, 1502, 1502, 1502, 1502, 1502, 1502, 1502, 1503, 1503, 1503, 1503, 1503, 1503, 1503, 1503, 1503, 1504, 1504,
-		1504, 1504, 1504, 1504, 1504, 1504, 1504, 1504, 1504, 1504, 1504, 1504, 1504, 1504, 1504, 1505, 1505, 1505, 1505, 1505,
-		1505, 1505, 1505, 1505, 1505, 1505, 1505, 1505, 1505, 1505, 1506, 1507, 1507, 1508, 1508, 1509, 1509, 1509, 1509, 1509,
-		1509, 1509, 1509, 1509, 1509, 1510, 1510, 1510, 1510, 1510, 1510, 1510, 1510, 1510, 1510, 1511, 1511, 1512, 1512, 1512,
-		1512, 1512, 1512, 1512, 1512, 1512, 1512, 1512, 1512, 1512, 1512, 1512, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513,
-		1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1515, 1515, 1515, 1515,
-		1515, 1515, 1515, 1515, 1515, 1515, 1515, 1515, 1515, 1515, 1515, 1516, 1516, 1516, 1516, 1516, 1516, 1516, 1516, 1516,
-		1516, 1516, 1517, 1517, 1517, 1517, 1517, 1517, 1517, 1517, 1517, 1517, 1517, 1517, 1517, 1517, 1517, 1519, 1519, 1519,
-		1519, 1519, 1520, 1520, 1520, 1520, 1520, 1520, 1520, 1520, 1520, 1520, 1520, 1520, 1520, 1520, 1521, 1521, 1521, 1521,
-		1521, 1521, 1522, 1522, 1522, 1522, 1522, 1522, 1522, 1522, 1522, 1522, 1525, 1525, 1525, 1526, 1526, 1526, 1526, 1526,
-		1526, 1526, 1526, 1526, 1526, 1526, 1526, 1526, 1526, 1526, 1526, 1526, 1526, 1526, 1526, 1526, 1526, 1526, 1526, 1526,
+		1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1496, 1497, 1497, 1497, 1497, 1497,
+		1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497,
+		1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497, 1497,
+		1497, 1497, 1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500, 1501, 1501, 1501, 1501, 1501, 1502, 1502,
+		1502, 1503, 1503, 1503, 1503, 1503, 1503, 1503, 1503, 1504, 1504, 1504, 1504, 1504, 1504, 1504, 1504, 1504, 1505, 1505,
+		1505, 1505, 1505, 1505, 1505, 1505, 1505, 1505, 1505, 1505, 1505, 1505, 1505, 1505, 1505, 1506, 1506, 1506, 1506, 1506,
+		1506, 1506, 1506, 1506, 1506, 1506, 1506, 1506, 1506, 1506, 1507, 1508, 1508, 1509, 1509, 1510, 1510, 1510, 1510, 1510,
+		1510, 1510, 1510, 1510, 1510, 1511, 1511, 1511, 1511, 1511, 1511, 1511, 1511, 1511, 1511, 1512, 1512, 1513, 1513, 1513,
+		1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1513, 1514, 1514, 1514, 1514, 1514, 1514, 1514, 1514,
+		1514, 1514, 1514, 1514, 1514, 1514, 1514, 1514, 1514, 1514, 1514, 1514, 1514, 1514, 1514, 1514, 1516, 1516, 1516, 1516,
+		1516, 1516, 1516, 1516, 1516, 1516, 1516, 1516, 1516, 1516, 1516, 1517, 1517, 1517, 1517, 1517, 1517, 1517, 1517, 1517,
+		1517, 1517, 1518, 1518, 1518, 1518, 1518, 1518, 1518, 1518, 1518, 1518, 1518, 1518, 1518, 1518, 1518, 1520, 1520, 1520,
+		1520, 1520, 1521, 1521, 1521, 1521, 1521, 1521, 1521, 1521, 1521, 1521, 1521, 1521, 1521, 1521, 1522, 1522, 1522, 1522,
+		1522, 1522, 1523, 1523, 1523, 1523, 1523, 1523, 1523, 1523, 1523, 1523, 1526, 1526, 1526, 1527, 1527, 1527, 1527, 1527,
 		1527, 1527, 1527, 1527, 1527, 1527, 1527, 1527, 1527, 1527, 1527, 1527, 1527, 1527, 1527, 1527, 1527, 1527, 1527, 1527,
-		1527, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528,
-		1528, 1528, 1528, 1528, 1528, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1531, 1531,
-		1531, 1531, 1531, 1531, 1531, 1531, 1531, 1531, 1531, 1531, 1531, 1531, 1531, 1531, 1531, 1531, 1531, 1531, 1531, 1531,
-		1532, 1532, 1532, 1533, 1534, 1534, 1534, 1534, 1534, 1534, 1534, 1535, 1535, 1535, 1535, 1535, 1535, 1535, 1535, 1535,
-		1535, 1535, 1535, 1535, 1536, 1536, 1536, 1536, 1536, 1536, 1536, 1536, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537,
-		1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537,
-		1537, 1537, 1537, 1539, 1539, 1539, 1540, 1540, 1540, 1540, 1540, 1540, 1540, 1540, 1540, 1540, 1540, 1540, 1540, 1540,
-		1540, 1540, 1541, 1541, 1541, 1541, 1541, 1541, 1541, 1541, 1541, 1541, 1542, 1542, 1542, 1543, 1543, 1543, 1543, 1543,
-		1543, 1543, 1543, 1543, 1543, 1543, 1543, 1545, 1545, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546,
-		1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1546, 1549,
-		1549, 1549, 1549, 1549, 1549, 1549, 1549, 1549, 1549, 1549, 1549, 1549, 1549, 1550, 1550, 1550, 1550, 1550, 1550, 1550,
-		1550, 1550, 1550, 1550, 1550, 1550, 1550, 1550, 1551, 1551, 1551, 1551, 1551, 1551, 1551, 1551, 1552, 1552, 1552, 1552,
-		1552, 1552, 1552, 1552, 1554, 1554, 1554, 1554, 1554, 1555, 1555, 1555, 1555, 1555, 1555, 1555, 1555, 1555, 1555, 1555,
-		1555, 1555, 1555, 1555, 1555, 1555, 1555, 1555, 1556, 1556, 1556, 1556, 1556, 1556, 1556, 1556, 1556, 1556, 1556, 1556,
-		1556, 1556, 1556, 1556, 1556, 1556, 1556, 1558, 1558, 1558, 1558, 1558, 1558, 1558, 1558, 1558, 1559, 1559, 1559, 1559,
-		1560, 1560, 1560, 1560, 1560, 1561, 1561, 1561, 1561, 1561, 1561, 1561, 1561, 1563, 1563, 1563, 1563, 1563, 1563, 1563,
-		1563, 1564, 1564, 1564, 1564, 1565, 1565, 1565, 1565, 1565, 1567, 1567, 1567, 1567, 1567, 1567, 1567, 1567, 1567, 1567,
-		1567, 1567, 1567, 1567, 1567, 1567, 1567, 1567, 1567, 1567, 1567, 1567, 1567, 1567, 1567, 1567, 1568, 1568, 1568, 1569,
-		1569, 1569, 1569, 1569, 1569, 1569, 1569, 1569, 1569, 1569, 1569, 1569, 1569, 1572, 1572, 1572, 1572, 1573, 1573, 1573,
-		1574, 1574, 1574, 1574, 1574, 1574, 1574, 1574, 1574, 1574, 1574, 1574, 1574, 1574, 1574, 1574, 1574, 1574, 1577, 1577,
-		1577, 1577, 1577, 1577, 1577, 1577, 1578, 1578, 1578, 1578, 1578, 1578, 1578, 1578, 1578, 1578, 1578, 1578, 1578, 1578,
-		1579, 1579, 1579, 1579, 1579, 1579, 1579, 1579, 1579, 1579, 1581, 1583, 1583, 1583, 1583, 1585, 1585, 1585, 1585, 1585,
-		1585, 1585, 1585, 1585, 1587, 1587, 1587, 1587, 1587, 1587, 1587, 1587, 1587, 1587, 1587, 1587, 1587, 1587, 1587, 1587,
-		1587, 1587, 1587, 1587, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1590, 1590,
-		1590, 1590, 1590, 1590, 1590, 1590, 1590, 1590, 1590, 1590, 1590, 1590, 1590, 1590, 1590, 1590, 1592, 1592, 1592, 1592,
-		1592, 1594, 1594, 1594, 1594, 1594, 1594, 1594, 1594, 1594, 1594, 1594, 1594, 1594, 1594, 1594, 1594, 1594, 1594, 1594,
-		1594, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1597, 1597, 1597, 1597, 1597, 1597, 1597, 1598, 1598,
-		1598, 1599, 1599, 1599, 1599, 1599, 1599, 1599, 1599, 1599, 1599, 1600, 1600, 1600, 1600, 1600, 1600, 1600, 1600, 1600,
-		1600, 1600, 1600, 1600, 1600, 1601, 1601, 1601, 1601, 1601, 1601, 1601, 1601, 1602, 1602, 1602, 1602, 1602, 1602, 1602,
-		1602, 1602, 1602, 1602, 1602, 1602, 1602, 1602, 1602, 1602, 1602, 1602, 1602, 1602, 1602, 1602, 1602, 1602, 1602, 1602,
-		1602, 1602, 1602, 1602, 1602, 1604, 1604, 1606, 1606, 1606, 1606, 1606, 1606, 1606, 1607, 1607, 1607, 1607, 1607, 1607,
-		1607, 1607, 1607, 1607, 1607, 1607, 1607, 1607, 1607, 1607, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611,
-		1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611, 1611,
-		1611, 1611, 1611, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612,
+		1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528, 1528,
+		1528, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529, 1529,
+		1529, 1529, 1529, 1529, 1529, 1530, 1530, 1530, 1530, 1530, 1530, 1530, 1530, 1530, 1530, 1530, 1530, 1530, 1532, 1532,
+		1532, 1532, 1532, 1532, 1532, 1532, 1532, 1532, 1532, 1532, 1532, 1532, 1532, 1532, 1532, 1532, 1532, 1532, 1532, 1532,
+		1533, 1533, 1533, 1534, 1535, 1535, 1535, 1535, 1535, 1535, 1535, 1536, 1536, 1536, 1536, 1536, 1536, 1536, 1536, 1536,
+		1536, 1536, 1536, 1536, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1537, 1538, 1538, 1538, 1538, 1538, 1538, 1538, 1538,
+		1538, 1538, 1538, 1538, 1538, 1538, 1538, 1538, 1538, 1538, 1538, 1538, 1538, 1538, 1538, 1538, 1538, 1538, 1538, 1538,
+		1538, 1538, 1538, 1540, 1540, 1540, 1541, 1541, 1541, 1541, 1541, 1541, 1541, 1541, 1541, 1541, 1541, 1541, 1541, 1541,
+		1541, 1541, 1542, 1542, 1542, 1542, 1542, 1542, 1542, 1542, 1542, 1542, 1543, 1543, 1543, 1544, 1544, 1544, 1544, 1544,
+		1544, 1544, 1544, 1544, 1544, 1544, 1544, 1546, 1546, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547,
+		1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1547, 1550,
+		1550, 1550, 1550, 1550, 1550, 1550, 1550, 1550, 1550, 1550, 1550, 1550, 1550, 1551, 1551, 1551, 1551, 1551, 1551, 1551,
+		1551, 1551, 1551, 1551, 1551, 1551, 1551, 1551, 1552, 1552, 1552, 1552, 1552, 1552, 1552, 1552, 1553, 1553, 1553, 1553,
+		1553, 1553, 1553, 1553, 1555, 1555, 1555, 1555, 1555, 1556, 1556, 1556, 1556, 1556, 1556, 1556, 1556, 1556, 1556, 1556,
+		1556, 1556, 1556, 1556, 1556, 1556, 1556, 1556, 1557, 1557, 1557, 1557, 1557, 1557, 1557, 1557, 1557, 1557, 1557, 1557,
+		1557, 1557, 1557, 1557, 1557, 1557, 1557, 1559, 1559, 1559, 1559, 1559, 1559, 1559, 1559, 1559, 1560, 1560, 1560, 1560,
+		1561, 1561, 1561, 1561, 1561, 1562, 1562, 1562, 1562, 1562, 1562, 1562, 1562, 1564, 1564, 1564, 1564, 1564, 1564, 1564,
+		1564, 1565, 1565, 1565, 1565, 1566, 1566, 1566, 1566, 1566, 1568, 1568, 1568, 1568, 1568, 1568, 1568, 1568, 1568, 1568,
+		1568, 1568, 1568, 1568, 1568, 1568, 1568, 1568, 1568, 1568, 1568, 1568, 1568, 1568, 1568, 1568, 1569, 1569, 1569, 1570,
+		1570, 1570, 1570, 1570, 1570, 1570, 1570, 1570, 1570, 1570, 1570, 1570, 1570, 1573, 1573, 1573, 1573, 1574, 1574, 1574,
+		1575, 1575, 1575, 1575, 1575, 1575, 1575, 1575, 1575, 1575, 1575, 1575, 1575, 1575, 1575, 1575, 1575, 1575, 1578, 1578,
+		1578, 1578, 1578, 1578, 1578, 1578, 1579, 1579, 1579, 1579, 1579, 1579, 1579, 1579, 1579, 1579, 1579, 1579, 1579, 1579,
+		1580, 1580, 1580, 1580, 1580, 1580, 1580, 1580, 1580, 1580, 1582, 1584, 1584, 1584, 1584, 1586, 1586, 1586, 1586, 1586,
+		1586, 1586, 1586, 1586, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588, 1588,
+		1588, 1588, 1588, 1588, 1589, 1589, 1589, 1589, 1589, 1589, 1589, 1589, 1589, 1589, 1589, 1589, 1589, 1589, 1591, 1591,
+		1591, 1591, 1591, 1591, 1591, 1591, 1591, 1591, 1591, 1591, 1591, 1591, 1591, 1591, 1591, 1591, 1593, 1593, 1593, 1593,
+		1593, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595, 1595,
+		1595, 1596, 1596, 1596, 1596, 1596, 1596, 1596, 1596, 1596, 1596, 1598, 1598, 1598, 1598, 1598, 1598, 1598, 1599, 1599,
+		1599, 1600, 1600, 1600, 1600, 1600, 1600, 1600, 1600, 1600, 1600, 1601, 1601, 1601, 1601, 1601, 1601, 1601, 1601, 1601,
+		1601, 1601, 1601, 1601, 1601, 1602, 1602, 1602, 1602, 1602, 1602, 1602, 1602, 1603, 1603, 1603, 1603, 1603, 1603, 1603,
+		1603, 1603, 1603, 1603, 1603, 1603, 1603, 1603, 1603, 1603, 1603, 1603, 1603, 1603, 1603, 1603, 1603, 1603, 1603, 1603,
+		1603, 1603, 1603, 1603, 1603, 1605, 1605, 1607, 1607, 1607, 1607, 1607, 1607, 1607, 1608, 1608, 1608, 1608, 1608, 1608,
+		1608, 1608, 1608, 1608, 1608, 1608, 1608, 1608, 1608, 1608, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612,
 		1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612,
-		1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1612, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613,
-		1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1614, 1614, 1614, 1614, 1614, 1614, 1614, 1614,
-		1616, 1616, 1616, 1616, 1616, 1616, 1616, 1616, 1616, 1616, 1616, 1616, 1616, 1616, 1616, 1616, 1616, 1616, 1616, 1616,
-		1616, 1616, 1616, 1616, 1616, 1616, 1616, 1616, 1617, 1617, 1617, 1618, 1618, 1618, 1618, 1618, 1618, 1620, 1620, 1620,
-		1620, 1620, 1620, 1620, 1620, 1620, 1622, 1622, 1622, 1622, 1622, 1622, 1622, 1622, 1622, 1622, 1622, 1622, 1622, 1622,
-		1622, 1622, 1622, 1622, 1622, 1622, 1622, 1622, 1622, 1622, 1622, 1624, 1624, 1624, 1624, 1625, 1625, 1625, 1625, 1625,
-		1625, 1625, 1627, 1627, 1628, 1628, 1628, 1628, 1628, 1628, 1628, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629,
-		1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629,
-		1629, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1631, 1631, 1631, 1631, 1631, 1631, 1631, 1631, 1631, 1631, 1634, 1634,
-		1634, 1634, 1634, 1634, 1634, 1634, 1634, 1634, 1634, 1634, 1636, 1636, 1636, 1636, 1636, 1636, 1636, 1636, 1636, 1636,
-		1639, 1639, 1639, 1640, 1640, 1640, 1640, 1640, 1640, 1640, 1640, 1640, 1640, 1640, 1640, 1640, 1640, 1640, 1640, 1640,
-		1640, 1640, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641,
-		1644, 1644, 1644, 1644, 1644, 1644, 1644, 1644, 1646, 1646, 1646, 1646, 1646, 1646, 1646, 1646, 1646, 1646, 1646, 1646,
-		1646, 1648, 1648, 1648, 1648, 1648, 1648, 1648, 1648, 1648, 1649, 1650, 1650, 1650, 1650, 1650, 1650, 1650, 1650, 1651,
-		1651, 1651, 1651, 1651, 1651, 1651, 1651, 1651, 1651, 1651, 1651, 1651, 1651, 1651, 1651, 1654, 1654, 1654, 1654, 1655,
-		1655, 1655, 1655, 1655, 1655, 1655, 1655, 1655, 1655, 1655, 1655, 1655, 1655, 1655, 1655, 1655, 1655, 1657, 1657, 1657,
-		1657, 1657, 1657, 1657, 1657, 1657, 1657, 1657, 1657, 1657, 1657, 1657, 1657, 1661, 1661, 1661, 1661, 1661, 1661, 1661,
-		1661, 1661, 1661, 1661, 1661, 1661, 1661, 1661, 1661, 1661, 1661, 1661, 1661, 1661, 1663, 1663, 1663, 1663, 1663, 1663,
-		1663, 1663, 1664, 1664, 1664, 1664, 1664, 1664, 1664, 1664, 1664, 1664, 1664, 1664, 1664, 1664, 1664, 1664, 1664, 1664,
-		1664, 1664, 1664, 1667, 1667, 1667, 1667, 1667, 1669, 1669, 1669, 1669, 1669, 1669, 1669, 1669, 1671, 1671, 1671, 1671,
-		1671, 1672, 1672, 1672, 1672, 1672, 1672, 1672, 1672, 1672, 1672, 1675, 1675, 1675, 1675, 1675, 1675, 1676, 1676, 1676,
-		1678, 1678, 1678, 1678, 1678, 1678, 1678, 1678, 1680, 1680, 1680, 1680, 1680, 1680, 1680, 1680, 1680, 1680, 1683, 1683,
-		1683, 1683, 1684, 1684, 1684, 1684, 1684, 1684, 1684, 1684, 1684, 1684, 1684, 1684, 1684, 1684, 1684, 1684, 1684, 1684,
-		1684, 1684, 1684, 1686, 1686, 1686, 1686, 1686, 1686, 1686, 1686, 1686, 1686, 1686, 1687, 1687, 1687, 1687, 1687, 1687,
-		1687, 1688, 1688, 1688, 1689, 1689, 1689, 1689, 1689, 1689, 1690, 1690, 1690, 1690, 1690, 1690, 1690, 1690, 1690, 1690,
-		1690, 1690, 1690, 1690, 1690, 1690, 1691, 1691, 1691, 1691, 1691, 1691, 1691, 1691, 1691, 1692, 1692, 1692, 1692, 1692,
-		1693, 1693, 1693, 1693, 1693, 1693, 1693, 1694, 1694, 1694, 1694, 1694, 1694, 1694, 1694, 1694, 1694, 1696, 1696, 1696,
-		1696, 1697, 1697, 1697, 1697, 1697, 1698, 1698, 1698, 1698, 1698, 1698, 1698, 1698, 1698, 1698, 1698, 1698, 1698, 1698,
-		1698, 1699, 1699, 1699, 1699, 1700, 1700, 1700, 1700, 1700, 1700, 1703, 1703, 1703, 1703, 1703, 1703, 1703, 1703, 1703,
-		1705, 1705, 1705, 1705, 1705, 1705, 1705, 1705, 1707, 1707, 1707, 1707, 1707, 1707, 1707, 1707, 1707, 1707, 1707, 1707,
-		1707, 1707, 1707, 1707, 1707, 1707, 1707, 1707, 1707, 1709, 1709, 1709, 1709, 1709, 1709, 1709, 1709, 1709, 1709, 1710,
-		1710, 1710, 1710, 1710, 1711, 1711, 1711, 1711, 1711, 1711, 1711, 1711, 1711, 1711, 1711, 1711, 1711, 1711, 1711, 1711,
-		1711, 1713, 1713, 1713, 1714, 1714, 1714, 1714, 1714, 1715, 1715, 1715, 1715, 1715, 1715, 1715, 1715, 1715, 1715, 1715,
-		1715, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716,
-		1717, 1717, 1717, 1717, 1717, 1717, 1717, 1717, 1718, 1718, 1718, 1718, 1718, 1718, 1718, 1718, 1718, 1718, 1720, 1720,
-		1720, 1720, 1721, 1721, 1721, 1721, 1721, 1721, 1721, 1721, 1721, 1721, 1723, 1723, 1723, 1723, 1723, 1723, 1723, 1723,
-		1723, 1723, 1725, 1726, 1726, 1726, 1726, 1727, 1727, 1727, 1727, 1727, 1727, 1727, 1727, 1728, 1728, 1728, 1728, 1728,
-		1728, 1728, 1728, 1728, 1728, 1728, 1728, 1728, 1728, 1729, 1729, 1729, 1729, 1729, 1729, 1729, 1729, 1729, 1729, 1730,
-		1730, 1730, 1730, 1730, 1730, 1730, 1730, 1730, 1730, 1730, 1730, 1730, 1731, 1731, 1731, 1731, 1731, 1732, 1732, 1732,
-		1732, 1734, 1734, 1734, 1734, 1734, 1734, 1734, 1734, 1734, 1734, 1734, 1734, 1734, 1734, 1734, 1734, 1734, 1734, 1734,
-		1734, 1734, 1734, 1734, 1734, 1734, 1734, 1735, 1735, 1735, 1735, 1735, 1736, 1736, 1737, 1737, 1737, 1737, 1737, 1737,
-		1737, 1737, 1737, 1737, 1737, 1737, 1737, 1737, 1737, 1737, 1738, 1738, 1738, 1738, 1738, 1738, 1739, 1739, 1739, 1739,
-		1739, 1739, 1739, 1739, 1739, 1739, 1739, 1739, 1739, 1739, 1739, 1739, 1739, 1740, 1740, 1740, 1740, 1740, 1740, 1740,
-		1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740,
-		1740, 1740, 1740, 1740, 1741, 1741, 1741, 1741, 1742, 1742, 1742, 1742, 1742, 1742, 1742, 1742, 1742, 1742, 1743, 1743,
-		1743, 1743, 1743, 1743, 1743, 1743, 1743, 1743, 1743, 1743, 1743, 1743, 1743, 1743, 1743, 1745, 1745, 1745, 1745, 1745,
-		1745, 1745, 1745, 1745, 1746, 1747, 1747, 1747, 1747, 1747, 1747, 1748, 1748, 1748, 1748, 1748, 1748, 1748, 1748, 1748,
-		1748, 1749, 1749, 1749, 1749, 1749, 1749, 1749, 1749, 1749, 1749, 1749, 1749, 1749, 1749, 1749, 1749, 1749, 1749, 1749,
-		1750, 1750, 1750, 1750, 1750, 1750, 1750, 1750, 1750, 1751, 1751, 1752, 1752, 1752, 1752, 1754, 1754, 1754, 1754, 1754,
-		1754, 1754, 1754, 1754, 1755, 1755, 1755, 1755, 1756, 1756, 1756, 1756, 1756, 1756, 1756, 1756, 1757, 1757, 1757, 1757,
-		1757, 1757, 1757, 1757, 1757, 1760, 1760, 1760, 1760, 1760, 1761, 1761, 1761, 1761, 1761, 1762, 1762, 1762, 1762, 1762,
-		1762, 1762, 1762, 1762, 1763, 1763, 1763, 1763, 1763, 1763, 1763, 1763, 1763, 1763, 1763, 1763, 1763, 1763, 1763, 1765,
-		1765, 1765, 1765, 1765, 1765, 1766, 1766, 1766, 1766, 1766, 1766, 1766, 1766, 1766, 1767, 1767, 1767, 1767, 1767, 1767,
-		1767, 1767, 1767, 1767, 1767, 1767, 1769, 1769, 1769, 1769, 1770, 1770, 1770, 1770, 1770, 1770, 1770, 1770, 1771, 1771,
-		1771, 1771, 1771, 1771, 1771, 1771, 1771, 1772, 1772, 1772, 1772, 1772, 1772, 1772, 1772, 1772, 1772, 1772, 1772, 1772,
-		1772, 1772, 1774, 1774, 1774, 1774, 1774, 1774, 1774, 1774, 1774, 1774, 1774, 1774, 1774, 1774, 1774, 1774, 1774, 1774,
-		1774, 1774, 1774, 1776, 1776, 1776, 1776, 1776, 1776, 1776, 1776, 1777, 1777, 1777, 1777, 1777, 1777, 1777, 1778, 1778,
-		1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778,
-		1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1778,
-		1778, 1778, 1778, 1778, 1778, 1778, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779,
-		1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1781, 1781, 1781, 1781, 1781, 1781, 1781, 1781, 1781, 1781, 1781,
-		1781, 1781, 1781, 1781, 1781, 1781, 1781, 1782, 1782, 1782, 1782, 1782, 1782, 1782, 1782, 1782, 1784, 1784, 1784, 1784,
-		1784, 1784, 1784, 1784, 1784, 1784, 1785, 1785, 1785, 1785, 1785, 1785, 1785, 1785, 1785, 1787, 1787, 1787, 1787, 1787,
-		1787, 1787, 1787, 1787, 1787, 1787, 1787, 1789, 1789, 1789, 1789, 1789, 1789, 1789, 1789, 1789, 1789, 1789, 1789, 1789,
-		1789, 1789, 1789, 1791, 1791, 1791, 1791, 1791, 1791, 1791, 1791, 1791, 1791, 1791, 1792, 1792, 1792, 1792, 1792, 1792,
-		1792, 1792, 1792, 1792, 1792, 1792, 1792, 1792, 1792, 1793, 1794, 1794, 1794, 1794, 1795, 1795, 1795, 1795, 1797, 1797,
-		1797, 1797, 1797, 1798, 1798, 1798, 1798, 1798, 1798, 1798, 1798, 1798, 1798, 1798, 1798, 1798, 1798, 1798, 1798, 1798,
-		1798, 1798, 1798, 1798, 1798, 1798, 1799, 1799, 1799, 1799, 1801, 1801, 1801, 1801, 1801, 1801, 1801, 1801, 1801, 1801,
-		1801, 1801, 1801, 1801, 1801, 1801, 1803, 1803, 1803, 1803, 1803, 1803, 1803, 1803, 1803, 1803, 1803, 1803, 1803, 1803,
-		1803, 1803, 1803, 1804, 1804, 1804, 1804, 1804, 1804, 1805, 1805, 1805, 1805, 1805, 1805, 1805, 1805, 1805, 1805, 1805,
-		1805, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806,
-		1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806,
-		1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1807, 1807, 1807, 1807, 1807,
+		1612, 1612, 1612, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613,
+		1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613,
+		1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1613, 1614, 1614, 1614, 1614, 1614, 1614, 1614, 1614, 1614, 1614,
+		1614, 1614, 1614, 1614, 1614, 1614, 1614, 1614, 1614, 1614, 1614, 1614, 1615, 1615, 1615, 1615, 1615, 1615, 1615, 1615,
+		1617, 1617, 1617, 1617, 1617, 1617, 1617, 1617, 1617, 1617, 1617, 1617, 1617, 1617, 1617, 1617, 1617, 1617, 1617, 1617,
+		1617, 1617, 1617, 1617, 1617, 1617, 1617, 1617, 1618, 1618, 1618, 1619, 1619, 1619, 1619, 1619, 1619, 1621, 1621, 1621,
+		1621, 1621, 1621, 1621, 1621, 1621, 1623, 1623, 1623, 1623, 1623, 1623, 1623, 1623, 1623, 1623, 1623, 1623, 1623, 1623,
+		1623, 1623, 1623, 1623, 1623, 1623, 1623, 1623, 1623, 1623, 1623, 1625, 1625, 1625, 1625, 1626, 1626, 1626, 1626, 1626,
+		1626, 1626, 1628, 1628, 1629, 1629, 1629, 1629, 1629, 1629, 1629, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630,
+		1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630,
+		1630, 1630, 1630, 1630, 1630, 1630, 1630, 1630, 1632, 1632, 1632, 1632, 1632, 1632, 1632, 1632, 1632, 1632, 1635, 1635,
+		1635, 1635, 1635, 1635, 1635, 1635, 1635, 1635, 1635, 1635, 1637, 1637, 1637, 1637, 1637, 1637, 1637, 1637, 1637, 1637,
+		1640, 1640, 1640, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641, 1641,
+		1641, 1641, 1642, 1642, 1642, 1642, 1642, 1642, 1642, 1642, 1642, 1642, 1642, 1642, 1642, 1642, 1642, 1642, 1642, 1642,
+		1645, 1645, 1645, 1645, 1645, 1645, 1645, 1645, 1647, 1647, 1647, 1647, 1647, 1647, 1647, 1647, 1647, 1647, 1647, 1647,
+		1647, 1649, 1649, 1649, 1649, 1649, 1649, 1649, 1649, 1649, 1650, 1651, 1651, 1651, 1651, 1651, 1651, 1651, 1651, 1652,
+		1652, 1652, 1652, 1652, 1652, 1652, 1652, 1652, 1652, 1652, 1652, 1652, 1652, 1652, 1652, 1655, 1655, 1655, 1655, 1656,
+		1656, 1656, 1656, 1656, 1656, 1656, 1656, 1656, 1656, 1656, 1656, 1656, 1656, 1656, 1656, 1656, 1656, 1658, 1658, 1658,
+		1658, 1658, 1658, 1658, 1658, 1658, 1658, 1658, 1658, 1658, 1658, 1658, 1658, 1662, 1662, 1662, 1662, 1662, 1662, 1662,
+		1662, 1662, 1662, 1662, 1662, 1662, 1662, 1662, 1662, 1662, 1662, 1662, 1662, 1662, 1664, 1664, 1664, 1664, 1664, 1664,
+		1664, 1664, 1665, 1665, 1665, 1665, 1665, 1665, 1665, 1665, 1665, 1665, 1665, 1665, 1665, 1665, 1665, 1665, 1665, 1665,
+		1665, 1665, 1665, 1668, 1668, 1668, 1668, 1668, 1670, 1670, 1670, 1670, 1670, 1670, 1670, 1670, 1672, 1672, 1672, 1672,
+		1672, 1673, 1673, 1673, 1673, 1673, 1673, 1673, 1673, 1673, 1673, 1676, 1676, 1676, 1676, 1676, 1676, 1677, 1677, 1677,
+		1679, 1679, 1679, 1679, 1679, 1679, 1679, 1679, 1681, 1681, 1681, 1681, 1681, 1681, 1681, 1681, 1681, 1681, 1684, 1684,
+		1684, 1684, 1685, 1685, 1685, 1685, 1685, 1685, 1685, 1685, 1685, 1685, 1685, 1685, 1685, 1685, 1685, 1685, 1685, 1685,
+		1685, 1685, 1685, 1687, 1687, 1687, 1687, 1687, 1687, 1687, 1687, 1687, 1687, 1687, 1688, 1688, 1688, 1688, 1688, 1688,
+		1688, 1689, 1689, 1689, 1690, 1690, 1690, 1690, 1690, 1690, 1691, 1691, 1691, 1691, 1691, 1691, 1691, 1691, 1691, 1691,
+		1691, 1691, 1691, 1691, 1691, 1691, 1692, 1692, 1692, 1692, 1692, 1692, 1692, 1692, 1692, 1693, 1693, 1693, 1693, 1693,
+		1694, 1694, 1694, 1694, 1694, 1694, 1694, 1695, 1695, 1695, 1695, 1695, 1695, 1695, 1695, 1695, 1695, 1697, 1697, 1697,
+		1697, 1698, 1698, 1698, 1698, 1698, 1699, 1699, 1699, 1699, 1699, 1699, 1699, 1699, 1699, 1699, 1699, 1699, 1699, 1699,
+		1699, 1700, 1700, 1700, 1700, 1701, 1701, 1701, 1701, 1701, 1701, 1704, 1704, 1704, 1704, 1704, 1704, 1704, 1704, 1704,
+		1706, 1706, 1706, 1706, 1706, 1706, 1706, 1706, 1708, 1708, 1708, 1708, 1708, 1708, 1708, 1708, 1708, 1708, 1708, 1708,
+		1708, 1708, 1708, 1708, 1708, 1708, 1708, 1708, 1708, 1710, 1710, 1710, 1710, 1710, 1710, 1710, 1710, 1710, 1710, 1711,
+		1711, 1711, 1711, 1711, 1712, 1712, 1712, 1712, 1712, 1712, 1712, 1712, 1712, 1712, 1712, 1712, 1712, 1712, 1712, 1712,
+		1712, 1714, 1714, 1714, 1715, 1715, 1715, 1715, 1715, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716, 1716,
+		1716, 1717, 1717, 1717, 1717, 1717, 1717, 1717, 1717, 1717, 1717, 1717, 1717, 1717, 1717, 1717, 1717, 1717, 1717, 1717,
+		1718, 1718, 1718, 1718, 1718, 1718, 1718, 1718, 1719, 1719, 1719, 1719, 1719, 1719, 1719, 1719, 1719, 1719, 1721, 1721,
+		1721, 1721, 1722, 1722, 1722, 1722, 1722, 1722, 1722, 1722, 1722, 1722, 1724, 1724, 1724, 1724, 1724, 1724, 1724, 1724,
+		1724, 1724, 1726, 1727, 1727, 1727, 1727, 1728, 1728, 1728, 1728, 1728, 1728, 1728, 1728, 1729, 1729, 1729, 1729, 1729,
+		1729, 1729, 1729, 1729, 1729, 1729, 1729, 1729, 1729, 1730, 1730, 1730, 1730, 1730, 1730, 1730, 1730, 1730, 1730, 1731,
+		1731, 1731, 1731, 1731, 1731, 1731, 1731, 1731, 1731, 1731, 1731, 1731, 1732, 1732, 1732, 1732, 1732, 1733, 1733, 1733,
+		1733, 1735, 1735, 1735, 1735, 1735, 1735, 1735, 1735, 1735, 1735, 1735, 1735, 1735, 1735, 1735, 1735, 1735, 1735, 1735,
+		1735, 1735, 1735, 1735, 1735, 1735, 1735, 1736, 1736, 1736, 1736, 1736, 1737, 1737, 1738, 1738, 1738, 1738, 1738, 1738,
+		1738, 1738, 1738, 1738, 1738, 1738, 1738, 1738, 1738, 1738, 1739, 1739, 1739, 1739, 1739, 1739, 1740, 1740, 1740, 1740,
+		1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1740, 1741, 1741, 1741, 1741, 1741, 1741, 1741,
+		1741, 1741, 1741, 1741, 1741, 1741, 1741, 1741, 1741, 1741, 1741, 1741, 1741, 1741, 1741, 1741, 1741, 1741, 1741, 1741,
+		1741, 1741, 1741, 1741, 1742, 1742, 1742, 1742, 1743, 1743, 1743, 1743, 1743, 1743, 1743, 1743, 1743, 1743, 1744, 1744,
+		1744, 1744, 1744, 1744, 1744, 1744, 1744, 1744, 1744, 1744, 1744, 1744, 1744, 1744, 1744, 1746, 1746, 1746, 1746, 1746,
+		1746, 1746, 1746, 1746, 1747, 1748, 1748, 1748, 1748, 1748, 1748, 1749, 1749, 1749, 1749, 1749, 1749, 1749, 1749, 1749,
+		1749, 1750, 1750, 1750, 1750, 1750, 1750, 1750, 1750, 1750, 1750, 1750, 1750, 1750, 1750, 1750, 1750, 1750, 1750, 1750,
+		1751, 1751, 1751, 1751, 1751, 1751, 1751, 1751, 1751, 1752, 1752, 1753, 1753, 1753, 1753, 1755, 1755, 1755, 1755, 1755,
+		1755, 1755, 1755, 1755, 1756, 1756, 1756, 1756, 1757, 1757, 1757, 1757, 1757, 1757, 1757, 1757, 1758, 1758, 1758, 1758,
+		1758, 1758, 1758, 1758, 1758, 1761, 1761, 1761, 1761, 1761, 1762, 1762, 1762, 1762, 1762, 1763, 1763, 1763, 1763, 1763,
+		1763, 1763, 1763, 1763, 1764, 1764, 1764, 1764, 1764, 1764, 1764, 1764, 1764, 1764, 1764, 1764, 1764, 1764, 1764, 1766,
+		1766, 1766, 1766, 1766, 1766, 1767, 1767, 1767, 1767, 1767, 1767, 1767, 1767, 1767, 1768, 1768, 1768, 1768, 1768, 1768,
+		1768, 1768, 1768, 1768, 1768, 1768, 1770, 1770, 1770, 1770, 1771, 1771, 1771, 1771, 1771, 1771, 1771, 1771, 1772, 1772,
+		1772, 1772, 1772, 1772, 1772, 1772, 1772, 1773, 1773, 1773, 1773, 1773, 1773, 1773, 1773, 1773, 1773, 1773, 1773, 1773,
+		1773, 1773, 1775, 1775, 1775, 1775, 1775, 1775, 1775, 1775, 1775, 1775, 1775, 1775, 1775, 1775, 1775, 1775, 1775, 1775,
+		1775, 1775, 1775, 1777, 1777, 1777, 1777, 1777, 1777, 1777, 1777, 1778, 1778, 1778, 1778, 1778, 1778, 1778, 1779, 1779,
+		1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779,
+		1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779, 1779,
+		1779, 1779, 1779, 1779, 1779, 1779, 1780, 1780, 1780, 1780, 1780, 1780, 1780, 1780, 1780, 1780, 1780, 1780, 1780, 1780,
+		1780, 1780, 1780, 1780, 1780, 1780, 1780, 1780, 1780, 1782, 1782, 1782, 1782, 1782, 1782, 1782, 1782, 1782, 1782, 1782,
+		1782, 1782, 1782, 1782, 1782, 1782, 1782, 1783, 1783, 1783, 1783, 1783, 1783, 1783, 1783, 1783, 1785, 1785, 1785, 1785,
+		1785, 1785, 1785, 1785, 1785, 1785, 1786, 1786, 1786, 1786, 1786, 1786, 1786, 1786, 1786, 1788, 1788, 1788, 1788, 1788,
+		1788, 1788, 1788, 1788, 1788, 1788, 1788, 1790, 1790, 1790, 1790, 1790, 1790, 1790, 1790, 1790, 1790, 1790, 1790, 1790,
+		1790, 1790, 1790, 1792, 1792, 1792, 1792, 1792, 1792, 1792, 1792, 1792, 1792, 1792, 1793, 1793, 1793, 1793, 1793, 1793,
+		1793, 1793, 1793, 1793, 1793, 1793, 1793, 1793, 1793, 1794, 1795, 1795, 1795, 1795, 1796, 1796, 1796, 1796, 1798, 1798,
+		1798, 1798, 1798, 1799, 1799, 1799, 1799, 1799, 1799, 1799, 1799, 1799, 1799, 1799, 1799, 1799, 1799, 1799, 1799, 1799,
+		1799, 1799, 1799, 1799, 1799, 1799, 1800, 1800, 1800, 1800, 1802, 1802, 1802, 1802, 1802, 1802, 1802, 1802, 1802, 1802,
+		1802, 1802, 1802, 1802, 1802, 1802, 1804, 1804, 1804, 1804, 1804, 1804, 1804, 1804, 1804, 1804, 1804, 1804, 1804, 1804,
+		1804, 1804, 1804, 1805, 1805, 1805, 1805, 1805, 1805, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806, 1806,
+		1806, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807,
 		1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807,
-		1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807,
-		1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807,
-		1807, 1807, 1807, 1807, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808,
-		1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1809, 1809, 1809, 1810, 1810, 1810, 1810, 1810, 1810, 1810,
-		1810, 1813, 1813, 1813, 1813, 1813, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815,
-		1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815, 1815,
-		1815, 1815, 1815, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817,
-		1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1817, 1818,
-		1818, 1818, 1819, 1819, 1819, 1819, 1819, 1819, 1819, 1819, 1819, 1819, 1819, 1819, 1819, 1819, 1819, 1819, 1819, 1819,
-		1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1821, 1821, 1821, 1821,
-		1822, 1822, 1822, 1822, 1822, 1822, 1822, 1822, 1822, 1822, 1824, 1824, 1824, 1824, 1824, 1824, 1824, 1824, 1824, 1824,
-		1824, 1824, 1824, 1824, 1824, 1824, 1824, 1824, 1824, 1824, 1824, 1824, 1824, 1824, 1824, 1824, 1824, 1824, 1825, 1825,
-		1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1826, 1826, 1826, 1826, 1826, 1826, 1826, 1826, 1827, 1827, 1827, 1827,
-		1827, 1827, 1829, 1829, 1829, 1829, 1829, 1829, 1829, 1829, 1829, 1829, 1829, 1829, 1829, 1829, 1830, 1830, 1830, 1830,
-		1830, 1830, 1830, 1830, 1830, 1830, 1830, 1830, 1830, 1830, 1831, 1831, 1831, 1831, 1831, 1831, 1831, 1831, 1831, 1831,
-		1831, 1831, 1831, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833,
-		1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833, 1833,
-		1833, 1833, 1833, 1833, 1833, 1835, 1835, 1835, 1835, 1835, 1836, 1836, 1836, 1836, 1836, 1836, 1837, 1837, 1837, 1838,
-		1838, 1838, 1840, 1840, 1840, 1840, 1840, 1840, 1840, 1840, 1840, 1843, 1843, 1843, 1843, 1843, 1843, 1843, 1843, 1843,
-		1843, 1843, 1843, 1843, 1843, 1845, 1845, 1845, 1845, 1845, 1845, 1845, 1845, 1845, 1845, 1845, 1845, 1845, 1845, 1845,
-		1845, 1845, 1845, 1845, 1845, 1845, 1847, 1847, 1847, 1847, 1847, 1847, 1847, 1847, 1847, 1847, 1847, 1847, 1847, 1847,
-		1850, 1851, 1851, 1851, 1853, 1853, 1853, 1853, 1853, 1853, 1853, 1853, 1853, 1853, 1853, 1853, 1853, 1853, 1853, 1853,
-		1853, 1853, 1853, 1853, 1853, 1853, 1853, 1855, 1855, 1855, 1855, 1855, 1855, 1855, 1855, 1855, 1855, 1855, 1855, 1855,
-		1855, 1855, 1856, 1856, 1856, 1856, 1858, 1858, 1858, 1858, 1858, 1858, 1858, 1858, 1858, 1858, 1858, 1858, 1858, 1858,
-		1858, 1858, 1858, 1858, 1858, 1858, 1858, 1858, 1858, 1859, 1859, 1859, 1859, 1859, 1859, 1859, 1859, 1862, 1862, 1862,
-		1862, 1862, 1862, 1863, 1863, 1863, 1863, 1863, 1863, 1863, 1863, 1863, 1863, 1863, 1863, 1863, 1863, 1863, 1863, 1863,
-		1863, 1863, 1863, 1863, 1863, 1863, 1863, 1863, 1863, 1867, 1867, 1867, 1867, 1868, 1868, 1868, 1868, 1868, 1868, 1869,
-		1869, 1869, 1869, 1869, 1869, 1869, 1869, 1869, 1869, 1869, 1870, 1870, 1870, 1870, 1870, 1870, 1870, 1870, 1870, 1870,
-		1870, 1870, 1870, 1870, 1870, 1870, 1871, 1871, 1871, 1871, 1871, 1871, 1871, 1872, 1873, 1873, 1873, 1873, 1873, 1873,
-		1873, 1873, 1873, 1873, 1873, 1873, 1873, 1873, 1873, 1873, 1873, 1873, 1874, 1874, 1874, 1874, 1874, 1874, 1874, 1875,
-		1876, 1876, 1876, 1876, 1876, 1876, 1876, 1876, 1876, 1876, 1876, 1876, 1876, 1876, 1878, 1878, 1878, 1878, 1878, 1878,
-		1878, 1878, 1878, 1878, 1878, 1878, 1878, 1878, 1878, 1878, 1878, 1878, 1878, 1878, 1878, 1878, 1878, 1878, 1878, 1878,
-		1878, 1878, 1878, 1878, 1878, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879,
-		1879, 1879, 1879, 1879, 1882, 1882, 1882, 1882, 1882, 1882, 1882, 1882, 1882, 1882, 1882, 1882, 1882, 1882, 1884, 1884,
-		1884, 1884, 1884, 1884, 1884, 1884, 1885, 1885, 1885, 1885, 1886, 1886, 1886, 1886, 1886, 1886, 1888, 1888, 1888, 1888,
-		1888, 1888, 1888, 1888, 1888, 1888, 1889, 1889, 1889, 1889, 1889, 1889, 1889, 1889, 1892, 1892, 1892, 1892, 1893, 1893,
-		1893, 1893, 1893, 1893, 1893, 1893, 1893, 1894, 1894, 1894, 1894, 1894, 1894, 1894, 1894, 1895, 1895, 1895, 1895, 1895,
-		1895, 1895, 1896, 1896, 1896, 1896, 1896, 1896, 1896, 1896, 1896, 1896, 1896, 1896, 1896, 1896, 1896, 1896, 1896, 1896,
-		1896, 1896, 1896, 1896, 1896, 1896, 1897, 1897, 1897, 1897, 1898, 1898, 1898, 1898, 1898, 1898, 1898, 1898, 1900, 1900,
-		1900, 1900, 1900, 1900, 1900, 1900, 1900, 1900, 1900, 1900, 1902, 1902, 1902, 1903, 1903, 1903, 1903, 1904, 1904, 1904,
-		1904, 1904, 1904, 1904, 1904, 1904, 1904, 1904, 1904, 1904, 1908, 1909, 1909, 1909, 1910, 1910, 1910, 1910, 1911, 1911,
-		1911, 1911, 1911, 1911, 1912, 1912, 1912, 1912, 1912, 1914, 1915, 1915, 1915, 1915, 1915, 1915, 1915, 1915, 1915, 1918,
-		1918, 1918, 1918, 1918, 1918, 1918, 1918, 1918, 1918, 1918, 1918, 1918, 1918, 1918, 1918, 1918, 1918, 1919, 1919, 1919,
-		1919, 1919, 1919, 1919, 1919, 1921, 1921, 1921, 1921, 1921, 1921, 1924, 1924, 1924, 1924, 1924, 1924, 1924, 1924, 1924,
-		1924, 1924, 1925, 1925, 1925, 1925, 1925, 1928, 1928, 1928, 1928, 1928, 1928, 1928, 1928, 1928, 1929, 1929, 1929, 1929,
-		1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929,
-		1929, 1929, 1929, 1929, 1929, 1929, 1930, 1930, 1930, 1930, 1930, 1930, 1931, 1931, 1931, 1931, 1931, 1931, 1931, 1931,
-		1932, 1932, 1932, 1932, 1932, 1932, 1932, 1932, 1932, 1932, 1933, 1933, 1933, 1933, 1933, 1933, 1934, 1934, 1934, 1934,
-		1934, 1934, 1934, 1934, 1934, 1934, 1934, 1934, 1934, 1935, 1935, 1935, 1935, 1935, 1935, 1935, 1935, 1935, 1935, 1936,
-		1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936,
-		1936, 1938, 1938, 1938, 1938, 1938, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939,
-		1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1939, 1940, 1940, 1940, 1940,
-		1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1941, 1941, 1941, 1941, 1941, 1941, 1941,
-		1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941,
-		1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1943, 1943, 1943, 1943, 1943, 1943, 1943,
-		1943, 1943, 1943, 1943, 1943, 1943, 1943, 1943, 1943, 1943, 1943, 1944, 1944, 1945, 1945, 1945, 1945, 1945, 1945, 1945,
-		1945, 1945, 1945, 1945, 1945, 1945, 1945, 1945, 1946, 1946, 1946, 1946, 1946, 1946, 1946, 1946, 1947, 1947, 1947, 1947,
-		1947, 1947, 1947, 1947, 1947, 1947, 1947, 1947, 1947, 1947, 1947, 1948, 1948, 1948, 1948, 1948, 1949, 1950, 1951, 1951,
-		1952, 1952, 1952, 1952, 1952, 1952, 1953, 1953, 1953, 1953, 1953, 1953, 1953, 1954, 1954, 1954, 1954, 1954, 1954, 1954,
-		1955, 1955, 1955, 1955, 1955, 1955, 1955, 1955, 1955, 1955, 1955, 1955, 1955, 1955, 1955, 1955, 1955, 1955, 1956, 1956,
-		1956, 1956, 1956, 1956, 1956, 1956, 1958, 1958, 1958, 1958, 1958, 1958, 1958, 1958, 1958, 1958, 1958, 1958, 1958, 1958,
-		1958, 1958, 1958, 1960, 1960, 1960, 1960, 1960, 1960, 1960, 1960, 1960, 1960, 1960, 1960, 1960, 1960, 1960, 1960, 1960,
-		1960, 1960, 1960, 1960, 1960, 1960, 1960, 1960, 1960, 1960, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961,
-		1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962,
-		1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962,
-		1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1964, 1964, 1964, 1964, 1964,
-		1964, 1964, 1964, 1964, 1964, 1964, 1964, 1964, 1964, 1964, 1964, 1965, 1965, 1965, 1965, 1965, 1965, 1965, 1965, 1965,
-		1965, 1965, 1965, 1965, 1965, 1965, 1965, 1968, 1968, 1968, 1968, 1968, 1968, 1968, 1968, 1968, 1968, 1968, 1968, 1968,
-		1968, 1969, 1970, 1970, 1970, 1970, 1970, 1970, 1970, 1970, 1970, 1970, 1970, 1970, 1971, 1971, 1972, 1972, 1972, 1972,
-		1972, 1972, 1972, 1972, 1972, 1972, 1972, 1972, 1972, 1972, 1972, 1972, 1972, 1972, 1972, 1972, 1972, 1972, 1972, 1972,
-		1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1975, 1975, 1975, 1975, 1975, 1975,
-		1975, 1975, 1975, 1976, 1976, 1976, 1976, 1976, 1976, 1976, 1976, 1976, 1976, 1978, 1978, 1978, 1978, 1978, 1978, 1978,
-		1978, 1978, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979,
-		1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979, 1979,
-		1979, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1981, 1981, 1981, 1981, 1981, 1981, 1981, 1981,
-		1981, 1981, 1981, 1981, 1981, 1981, 1981, 1981, 1981, 1981, 1982, 1983, 1983, 1983, 1983, 1983, 1983, 1983, 1983, 1983,
-		1983, 1983, 1983, 1983, 1983, 1983, 1983, 1983, 1983, 1983, 1983, 1983, 1983, 1984, 1984, 1986, 1986, 1986, 1986, 1986,
-		1986, 1986, 1987, 1987, 1987, 1987, 1989, 1989, 1989, 1989, 1989, 1989, 1989, 1989, 1989, 1989, 1989, 1990, 1990, 1990,
-		1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990,
-		1990, 1990, 1991, 1991, 1991, 1991, 1992, 1992, 1992, 1992, 1992, 1992, 1992, 1992, 1992, 1992, 1992, 1992, 1992, 1993,
-		1993, 1993, 1993, 1993, 1994, 1994, 1994, 1994, 1994, 1995, 1995, 1995, 1995, 1995, 1995, 1995, 1995, 1995, 1995, 1995,
-		1995, 1995, 1995, 1995, 1996, 1996, 1996, 1996, 1996, 1996, 1997, 1997, 1997, 1997, 1997, 1997, 1997, 1997, 1997, 1997,
-		1997, 1997, 1997, 1997, 1998, 1998, 1998, 1998, 1998, 1998, 1998, 1998, 1998, 1998, 1998, 1999, 1999, 1999, 1999, 1999,
-		1999, 1999, 1999, 1999, 1999, 1999, 1999, 1999, 1999, 1999, 1999, 1999, 1999, 2000, 2000, 2000, 2000, 2001, 2001, 2001,
-		2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001,
-		2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001, 2001, 2002, 2002, 2002, 2003, 2003, 2003, 2003, 2003, 2003, 2003, 2003,
-		2003, 2003, 2003, 2003, 2003, 2003, 2003, 2003, 2003, 2003, 2003, 2003, 2003, 2003, 2003, 2003, 2003, 2003, 2004, 2004,
-		2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2005, 2005, 2005, 2005, 2005, 2005,
-		2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005,
-		2005, 2005, 2005, 2005, 2005, 2005, 2007, 2007, 2007, 2007, 2009, 2009, 2009, 2009, 2009, 2009, 2009, 2010, 2010, 2010,
-		2012, 2012, 2012, 2012, 2012, 2012, 2012, 2012, 2012, 2012, 2012, 2012, 2012, 2013, 2013, 2013, 2013, 2013, 2013, 2013,
-		2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2014, 2014, 2014, 2014,
-		2014, 2015, 2015, 2015, 2015, 2015, 2015, 2015, 2015, 2015, 2015, 2015, 2015, 2015, 2015, 2015, 2015, 2015, 2016, 2016,
-		2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016,
-		2016, 2016, 2016, 2017, 2018, 2018, 2018, 2018, 2018, 2018, 2018, 2018, 2018, 2018, 2018, 2018, 2018, 2018, 2018, 2018,
-		2018, 2018, 2018, 2018, 2018, 2018, 2019, 2019, 2019, 2019, 2019, 2021, 2021, 2021, 2021, 2021, 2021, 2021, 2021, 2021,
-		2021, 2021, 2021, 2021, 2021, 2021, 2021, 2021, 2021, 2021, 2021, 2021, 2021, 2021, 2023, 2025, 2025, 2025, 2025, 2025,
-		2025, 2025, 2025, 2025, 2025, 2025, 2025, 2025, 2025, 2025, 2025, 2025, 2025, 2027, 2027, 2027, 2027, 2027, 2027, 2027,
-		2027, 2027, 2027, 2027, 2027, 2027, 2027, 2027, 2027, 2027, 2027, 2027, 2028, 2028, 2028, 2029, 2029, 2029, 2029, 2029,
-		2029, 2029, 2030, 2030, 2030, 2030, 2030, 2030, 2030, 2031, 2031, 2031, 2031, 2031, 2031, 2031, 2031, 2032, 2032, 2032,
-		2032, 2032, 2032, 2033, 2033, 2033, 2033, 2033, 2034, 2034, 2034, 2034, 2034, 2035, 2035, 2035, 2035, 2036, 2036, 2036,
-		2036, 2036, 2036, 2036, 2036, 2036, 2036, 2036, 2036, 2036, 2036, 2036, 2036, 2036, 2036, 2036, 2036, 2037, 2037, 2037,
-		2037, 2037, 2037, 2037, 2037, 2037, 2039, 2039, 2039, 2039, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041,
-		2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041,
-		2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2041, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042,
-		2043, 2043, 2043, 2043, 2043, 2043, 2043, 2043, 2043, 2044, 2044, 2044, 2044, 2044, 2044, 2044, 2044, 2044, 2044, 2045,
-		2045, 2045, 2045, 2045, 2045, 2045, 2045, 2045, 2045, 2045, 2045, 2045, 2045, 2045, 2045, 2045, 2046, 2046, 2046, 2046,
-		2046, 2046, 2046, 2046, 2046, 2046, 2046, 2047, 2047, 2047, 2047, 2047, 2048, 2048, 2048, 2048, 2048, 2048, 2050, 2050,
-		2050, 2050, 2050, 2051, 2051, 2051, 2051, 2051, 2051, 2051, 2051, 2052, 2052, 2052, 2052, 2054, 2054, 2054, 2054, 2054,
-		2054, 2054, 2054, 2054, 2054, 2056, 2056, 2056, 2056, 2056, 2056, 2056, 2056, 2056, 2057, 2057, 2057, 2059, 2059, 2059,
-		2059, 2059, 2059, 2060, 2060, 2060, 2060, 2060, 2060, 2060, 2060, 2060, 2060, 2060, 2060, 2060, 2060, 2060, 2060, 2061,
-		2061, 2061, 2061, 2061, 2061, 2061, 2061, 2061, 2063, 2063, 2063, 2063, 2065, 2065, 2065, 2065, 2065, 2065, 2065, 2065,
-		2065, 2065, 2065, 2065, 2065, 2065, 2065, 2065, 2065, 2065, 2065, 2065, 2065, 2065, 2065, 2065, 2065, 2065, 2065, 2066,
-		2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2067, 2067, 2067, 2067, 2067, 2067, 2067, 2067, 2067,
-		2067, 2067, 2067, 2067, 2067, 2068, 2068, 2068, 2068, 2068, 2068, 2068, 2068, 2068, 2068, 2068, 2068, 2068, 2068, 2068,
-		2069, 2071, 2071, 2071, 2071, 2071, 2072, 2072, 2072, 2072, 2072, 2072, 2072, 2072, 2072, 2072, 2072, 2072, 2072, 2072,
-		2072, 2072, 2072, 2072, 2072, 2073, 2073, 2073, 2073, 2073, 2073, 2073, 2073, 2073, 2075, 2075, 2075, 2075, 2075, 2075,
-		2075, 2075, 2075, 2075, 2075, 2075, 2076, 2076, 2076, 2076, 2076, 2076, 2076, 2076, 2076, 2076, 2076, 2076, 2076, 2076,
-		2076, 2076, 2076, 2076, 2076, 2076, 2076, 2076, 2076, 2076, 2076, 2077, 2077, 2077, 2077, 2077, 2077, 2077, 2077, 2077,
-		2077, 2077, 2077, 2077, 2077, 2077, 2078, 2078, 2078, 2078, 2078, 2078, 2078, 2078, 2078, 2078, 2078, 2078, 2078, 2078,
-		2078, 2078, 2081, 2081, 2081, 2081, 2081, 2081, 2083, 2083, 2083, 2083, 2083, 2083, 2083, 2083, 2083, 2083, 2083, 2084,
-		2084, 2084, 2084, 2084, 2084, 2084, 2084, 2084, 2084, 2084, 2084, 2086, 2086, 2086, 2086, 2086, 2086, 2086, 2086, 2086,
-		2086, 2086, 2086, 2086, 2087, 2087, 2087, 2087, 2087, 2087, 2087, 2087, 2087, 2087, 2087, 2087, 2087, 2087, 2087, 2087,
-		2087, 2087, 2087, 2088, 2088, 2088, 2088, 2089, 2089, 2089, 2089, 2089, 2089, 2089, 2089, 2090, 2090, 2090, 2090, 2091,
-		2091, 2091, 2091, 2091, 2091, 2091, 2091, 2091, 2091, 2091, 2091, 2091, 2093, 2093, 2093, 2093, 2093, 2093, 2093, 2093,
-		2093, 2095, 2095, 2095, 2095, 2097, 2097, 2097, 2097, 2097, 2098, 2098, 2098, 2098, 2098, 2098, 2098, 2098, 2098, 2098,
-		2098, 2098, 2098, 2098, 2098, 2100, 2100, 2100, 2100, 2100, 2100, 2100, 2100, 2100, 2100, 2100, 2100, 2100, 2101, 2101,
-		2101, 2101, 2101, 2101, 2101, 2101, 2103, 2103, 2103, 2103, 2103, 2103, 2103, 2103, 2103, 2103, 2103, 2103, 2103, 2103,
-		2104, 2104, 2104, 2104, 2104, 2104, 2104, 2104, 2104, 2104, 2105, 2105, 2105, 2105, 2106, 2106, 2106, 2106, 2107, 2107,
-		2107, 2107, 2107, 2107, 2107, 2107, 2107, 2107, 2107, 2108, 2108, 2108, 2108, 2109, 2109, 2109, 2109, 2110, 2110, 2110,
-		2110, 2110, 2112, 2112, 2112, 2112, 2113, 2113, 2113, 2113, 2113, 2113, 2113, 2113, 2113, 2113, 2113, 2113, 2113, 2113,
-		2113, 2113, 2113, 2115, 2115, 2115, 2115, 2116, 2116, 2116, 2116, 2116, 2116, 2116, 2116, 2116, 2116, 2116, 2116, 2116,
-		2116, 2116, 2116, 2116, 2116, 2116, 2116, 2116, 2116, 2116, 2116, 2116, 2116, 2117, 2117, 2117, 2117, 2118, 2118, 2118,
-		2118, 2118, 2119, 2119, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120,
-		2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2120, 2122, 2122, 2122, 2122, 2122, 2122, 2122,
-		2122, 2122, 2122, 2123, 2123, 2123, 2123, 2123, 2123, 2123, 2123, 2123, 2123, 2123, 2123, 2123, 2124, 2124, 2124, 2124,
-		2124, 2124, 2124, 2124, 2124, 2124, 2124, 2124, 2125, 2125, 2125, 2125, 2125, 2125, 2125, 2125, 2126, 2126, 2126, 2126,
-		2126, 2126, 2126, 2126, 2126, 2126, 2126, 2126, 2126, 2126, 2126, 2127, 2127, 2127, 2127, 2127, 2127, 2127, 2127, 2127,
-		2127, 2127, 2127, 2127, 2127, 2128, 2128, 2128, 2129, 2129, 2129, 2129, 2129, 2129, 2129, 2129, 2130, 2130, 2130, 2130,
-		2131, 2131, 2131, 2131, 2131, 2131, 2132, 2132, 2132, 2132, 2132, 2132, 2132, 2132, 2132, 2133, 2133, 2133, 2133, 2133,
-		2133, 2133, 2134, 2134, 2134, 2134, 2134, 2134, 2134, 2134, 2134, 2135, 2135, 2135, 2135, 2135, 2135, 2135, 2135, 2135,
-		2135, 2135, 2135, 2135, 2135, 2135, 2135, 2135, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136,
-		2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2137, 2137, 2137, 2137,
-		2137, 2137, 2137, 2137, 2139, 2139, 2139, 2139, 2139, 2139, 2139, 2139, 2139, 2139, 2139, 2139, 2139, 2139, 2139, 2139,
-		2140, 2140, 2140, 2140, 2140, 2141, 2141, 2141, 2141, 2141, 2141, 2141, 2141, 2141, 2141, 2142, 2142, 2142, 2142, 2142,
-		2142, 2142, 2142, 2142, 2142, 2142, 2142, 2142, 2142, 2142, 2142, 2143, 2143, 2143, 2143, 2143, 2144, 2144, 2144, 2144,
-		2144, 2144, 2144, 2144, 2144, 2144, 2144, 2144, 2145, 2145, 2145, 2146, 2146, 2146, 2146, 2146, 2146, 2146, 2146, 2146,
-		2146, 2146, 2146, 2146, 2146, 2146, 2147, 2147, 2147, 2147, 2147, 2147, 2147, 2147, 2149, 2149, 2149, 2149, 2149, 2149,
-		2149, 2149, 2149, 2149, 2150, 2150, 2150, 2150, 2150, 2150, 2150, 2150, 2150, 2150, 2150, 2150, 2150, 2150, 2150, 2151,
-		2151, 2152, 2152, 2152, 2152, 2152, 2152, 2152, 2152, 2152, 2154, 2154, 2154, 2154, 2154, 2154, 2154, 2154, 2154, 2154,
-		2154, 2154, 2154, 2154, 2154, 2154, 2154, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155,
-		2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2156, 2156, 2156, 2156, 2156, 2156, 2156,
-		2156, 2156, 2158, 2158, 2158, 2158, 2158, 2158, 2158, 2158, 2158, 2158, 2158, 2158, 2158, 2158, 2158, 2158, 2158, 2158,
-		2158, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2161, 2161, 2161, 2161, 2161, 2161, 2161, 2161, 2161,
-		2161, 2161, 2161, 2163, 2163, 2163, 2163, 2163, 2163, 2163, 2163, 2163, 2163, 2163, 2163, 2163, 2163, 2163, 2163, 2163,
-		2164, 2164, 2164, 2164, 2164, 2165, 2165, 2165, 2165, 2165, 2166, 2166, 2166, 2166, 2167, 2167, 2167, 2167, 2167, 2168,
-		2168, 2169, 2169, 2169, 2169, 2169, 2169, 2169, 2169, 2169, 2169, 2169, 2169, 2169, 2169, 2169, 2169, 2169, 2169, 2169,
-		2169, 2169, 2169, 2169, 2169, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170,
-		2170, 2170, 2170, 2170, 2171, 2171, 2171, 2171, 2171, 2171, 2173, 2173, 2173, 2173, 2174, 2174, 2174, 2174, 2174, 2174,
-		2174, 2174, 2174, 2174, 2174, 2174, 2174, 2174, 2174, 2174, 2174, 2176, 2176, 2176, 2176, 2176, 2176, 2176, 2176, 2176,
-		2176, 2176, 2176, 2176, 2176, 2176, 2176, 2176, 2177, 2179, 2179, 2179, 2179, 2179, 2179, 2179, 2181, 2181, 2181, 2182,
-		2182, 2182, 2182, 2182, 2182, 2183, 2183, 2183, 2183, 2183, 2183, 2183, 2183, 2183, 2183, 2183, 2183, 2183, 2185, 2185,
-		2185, 2185, 2185, 2185, 2185, 2185, 2185, 2185, 2185, 2185, 2185, 2185, 2185, 2185, 2185, 2185, 2185, 2185, 2186, 2186,
-		2186, 2186, 2186, 2186, 2186, 2187, 2187, 2187, 2187, 2187, 2187, 2187, 2187, 2187, 2187, 2187, 2187, 2187, 2187, 2187,
-		2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188,
-		2188, 2188, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2190, 2190, 2190, 2190, 2190, 2190, 2190, 2190, 2190,
-		2190, 2190, 2192, 2192, 2192, 2192, 2192, 2192, 2192, 2192, 2192, 2192, 2192, 2192, 2192, 2192, 2192, 2192, 2193, 2193,
-		2193, 2193, 2193, 2193, 2193, 2193, 2194, 2194, 2194, 2194, 2194, 2194, 2194, 2194, 2194, 2195, 2195, 2195, 2195, 2195,
-		2195, 2195, 2195, 2195, 2195, 2195, 2195, 2195, 2195, 2195, 2195, 2195, 2195, 2195, 2195, 2196, 2196, 2196, 2196, 2196,
-		2196, 2196, 2196, 2196, 2196, 2196, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198,
-		2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2198, 2199, 2199, 2199, 2199, 2199,
-		2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2200, 2200, 2200, 2200, 2200, 2200, 2200,
-		2200, 2200, 2200, 2200, 2201, 2201, 2201, 2201, 2202, 2203, 2203, 2203, 2203, 2203, 2203, 2203, 2204, 2204, 2204, 2204,
-		2204, 2204, 2204, 2204, 2204, 2204, 2204, 2204, 2204, 2204, 2204, 2204, 2204, 2204, 2204, 2204, 2204, 2204, 2204, 2204,
-		2204, 2205, 2205, 2205, 2205, 2205, 2205, 2205, 2205, 2207, 2207, 2207, 2207, 2207, 2207, 2207, 2207, 2207, 2207, 2207,
-		2207, 2207, 2207, 2207, 2207, 2207, 2207, 2207, 2207, 2207, 2207, 2207, 2207, 2207, 2208, 2208, 2208, 2208, 2208, 2208,
-		2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208,
+		1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1807, 1808, 1808, 1808, 1808, 1808,
+		1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808,
+		1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808,
+		1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808, 1808,
+		1808, 1808, 1808, 1808, 1809, 1809, 1809, 1809, 1809, 1809, 1809, 1809, 1809, 1809, 1809, 1809, 1809, 1809, 1809, 1809,
+		1809, 1809, 1809, 1809, 1809, 1809, 1809, 1809, 1809, 1809, 1810, 1810, 1810, 1811, 1811, 1811, 1811, 1811, 1811, 1811,
+		1811, 1814, 1814, 1814, 1814, 1814, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816,
+		1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816, 1816,
+		1816, 1816, 1816, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818,
+		1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1818, 1819,
+		1819, 1819, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820, 1820,
+		1821, 1821, 1821, 1821, 1821, 1821, 1821, 1821, 1821, 1821, 1821, 1821, 1821, 1821, 1821, 1821, 1822, 1822, 1822, 1822,
+		1823, 1823, 1823, 1823, 1823, 1823, 1823, 1823, 1823, 1823, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825,
+		1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1825, 1826, 1826,
+		1826, 1826, 1826, 1826, 1826, 1826, 1826, 1826, 1827, 1827, 1827, 1827, 1827, 1827, 1827, 1827, 1828, 1828, 1828, 1828,
+		1828, 1828, 1830, 1830, 1830, 1830, 1830, 1830, 1830, 1830, 1830, 1830, 1830, 1830, 1830, 1830, 1831, 1831, 1831, 1831,
+		1831, 1831, 1831, 1831, 1831, 1831, 1831, 1831, 1831, 1831, 1832, 1832, 1832, 1832, 1832, 1832, 1832, 1832, 1832, 1832,
+		1832, 1832, 1832, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834,
+		1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834, 1834,
+		1834, 1834, 1834, 1834, 1834, 1836, 1836, 1836, 1836, 1836, 1837, 1837, 1837, 1837, 1837, 1837, 1838, 1838, 1838, 1839,
+		1839, 1839, 1841, 1841, 1841, 1841, 1841, 1841, 1841, 1841, 1841, 1844, 1844, 1844, 1844, 1844, 1844, 1844, 1844, 1844,
+		1844, 1844, 1844, 1844, 1844, 1846, 1846, 1846, 1846, 1846, 1846, 1846, 1846, 1846, 1846, 1846, 1846, 1846, 1846, 1846,
+		1846, 1846, 1846, 1846, 1846, 1846, 1848, 1848, 1848, 1848, 1848, 1848, 1848, 1848, 1848, 1848, 1848, 1848, 1848, 1848,
+		1851, 1852, 1852, 1852, 1854, 1854, 1854, 1854, 1854, 1854, 1854, 1854, 1854, 1854, 1854, 1854, 1854, 1854, 1854, 1854,
+		1854, 1854, 1854, 1854, 1854, 1854, 1854, 1856, 1856, 1856, 1856, 1856, 1856, 1856, 1856, 1856, 1856, 1856, 1856, 1856,
+		1856, 1856, 1857, 1857, 1857, 1857, 1859, 1859, 1859, 1859, 1859, 1859, 1859, 1859, 1859, 1859, 1859, 1859, 1859, 1859,
+		1859, 1859, 1859, 1859, 1859, 1859, 1859, 1859, 1859, 1860, 1860, 1860, 1860, 1860, 1860, 1860, 1860, 1863, 1863, 1863,
+		1863, 1863, 1863, 1864, 1864, 1864, 1864, 1864, 1864, 1864, 1864, 1864, 1864, 1864, 1864, 1864, 1864, 1864, 1864, 1864,
+		1864, 1864, 1864, 1864, 1864, 1864, 1864, 1864, 1864, 1868, 1868, 1868, 1868, 1869, 1869, 1869, 1869, 1869, 1869, 1870,
+		1870, 1870, 1870, 1870, 1870, 1870, 1870, 1870, 1870, 1870, 1871, 1871, 1871, 1871, 1871, 1871, 1871, 1871, 1871, 1871,
+		1871, 1871, 1871, 1871, 1871, 1871, 1872, 1872, 1872, 1872, 1872, 1872, 1872, 1873, 1874, 1874, 1874, 1874, 1874, 1874,
+		1874, 1874, 1874, 1874, 1874, 1874, 1874, 1874, 1874, 1874, 1874, 1874, 1875, 1875, 1875, 1875, 1875, 1875, 1875, 1876,
+		1877, 1877, 1877, 1877, 1877, 1877, 1877, 1877, 1877, 1877, 1877, 1877, 1877, 1877, 1879, 1879, 1879, 1879, 1879, 1879,
+		1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879, 1879,
+		1879, 1879, 1879, 1879, 1879, 1880, 1880, 1880, 1880, 1880, 1880, 1880, 1880, 1880, 1880, 1880, 1880, 1880, 1880, 1880,
+		1880, 1880, 1880, 1880, 1883, 1883, 1883, 1883, 1883, 1883, 1883, 1883, 1883, 1883, 1883, 1883, 1883, 1883, 1885, 1885,
+		1885, 1885, 1885, 1885, 1885, 1885, 1886, 1886, 1886, 1886, 1887, 1887, 1887, 1887, 1887, 1887, 1889, 1889, 1889, 1889,
+		1889, 1889, 1889, 1889, 1889, 1889, 1890, 1890, 1890, 1890, 1890, 1890, 1890, 1890, 1893, 1893, 1893, 1893, 1894, 1894,
+		1894, 1894, 1894, 1894, 1894, 1894, 1894, 1895, 1895, 1895, 1895, 1895, 1895, 1895, 1895, 1896, 1896, 1896, 1896, 1896,
+		1896, 1896, 1897, 1897, 1897, 1897, 1897, 1897, 1897, 1897, 1897, 1897, 1897, 1897, 1897, 1897, 1897, 1897, 1897, 1897,
+		1897, 1897, 1897, 1897, 1897, 1897, 1898, 1898, 1898, 1898, 1899, 1899, 1899, 1899, 1899, 1899, 1899, 1899, 1901, 1901,
+		1901, 1901, 1901, 1901, 1901, 1901, 1901, 1901, 1901, 1901, 1903, 1903, 1903, 1904, 1904, 1904, 1904, 1905, 1905, 1905,
+		1905, 1905, 1905, 1905, 1905, 1905, 1905, 1905, 1905, 1905, 1909, 1910, 1910, 1910, 1911, 1911, 1911, 1911, 1912, 1912,
+		1912, 1912, 1912, 1912, 1913, 1913, 1913, 1913, 1913, 1915, 1916, 1916, 1916, 1916, 1916, 1916, 1916, 1916, 1916, 1919,
+		1919, 1919, 1919, 1919, 1919, 1919, 1919, 1919, 1919, 1919, 1919, 1919, 1919, 1919, 1919, 1919, 1919, 1920, 1920, 1920,
+		1920, 1920, 1920, 1920, 1920, 1922, 1922, 1922, 1922, 1922, 1922, 1925, 1925, 1925, 1925, 1925, 1925, 1925, 1925, 1925,
+		1925, 1925, 1926, 1926, 1926, 1926, 1926, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1929, 1930, 1930, 1930, 1930,
+		1930, 1930, 1930, 1930, 1930, 1930, 1930, 1930, 1930, 1930, 1930, 1930, 1930, 1930, 1930, 1930, 1930, 1930, 1930, 1930,
+		1930, 1930, 1930, 1930, 1930, 1930, 1931, 1931, 1931, 1931, 1931, 1931, 1932, 1932, 1932, 1932, 1932, 1932, 1932, 1932,
+		1933, 1933, 1933, 1933, 1933, 1933, 1933, 1933, 1933, 1933, 1934, 1934, 1934, 1934, 1934, 1934, 1935, 1935, 1935, 1935,
+		1935, 1935, 1935, 1935, 1935, 1935, 1935, 1935, 1935, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1936, 1937,
+		1937, 1937, 1937, 1937, 1937, 1937, 1937, 1937, 1937, 1937, 1937, 1937, 1937, 1937, 1937, 1937, 1937, 1937, 1937, 1937,
+		1937, 1939, 1939, 1939, 1939, 1939, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940,
+		1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1940, 1941, 1941, 1941, 1941,
+		1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1941, 1942, 1942, 1942, 1942, 1942, 1942, 1942,
+		1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942,
+		1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1942, 1944, 1944, 1944, 1944, 1944, 1944, 1944,
+		1944, 1944, 1944, 1944, 1944, 1944, 1944, 1944, 1944, 1944, 1944, 1945, 1945, 1946, 1946, 1946, 1946, 1946, 1946, 1946,
+		1946, 1946, 1946, 1946, 1946, 1946, 1946, 1946, 1947, 1947, 1947, 1947, 1947, 1947, 1947, 1947, 1948, 1948, 1948, 1948,
+		1948, 1948, 1948, 1948, 1948, 1948, 1948, 1948, 1948, 1948, 1948, 1949, 1949, 1949, 1949, 1949, 1950, 1951, 1952, 1952,
+		1953, 1953, 1953, 1953, 1953, 1953, 1954, 1954, 1954, 1954, 1954, 1954, 1954, 1955, 1955, 1955, 1955, 1955, 1955, 1955,
+		1956, 1956, 1956, 1956, 1956, 1956, 1956, 1956, 1956, 1956, 1956, 1956, 1956, 1956, 1956, 1956, 1956, 1956, 1957, 1957,
+		1957, 1957, 1957, 1957, 1957, 1957, 1959, 1959, 1959, 1959, 1959, 1959, 1959, 1959, 1959, 1959, 1959, 1959, 1959, 1959,
+		1959, 1959, 1959, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961,
+		1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1961, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962,
+		1962, 1962, 1962, 1962, 1962, 1962, 1962, 1962, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963,
+		1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963, 1963,
+		1964, 1964, 1964, 1964, 1964, 1964, 1964, 1964, 1964, 1964, 1964, 1964, 1964, 1964, 1964, 1965, 1965, 1965, 1965, 1965,
+		1965, 1965, 1965, 1965, 1965, 1965, 1965, 1965, 1965, 1965, 1965, 1966, 1966, 1966, 1966, 1966, 1966, 1966, 1966, 1966,
+		1966, 1966, 1966, 1966, 1966, 1966, 1966, 1969, 1969, 1969, 1969, 1969, 1969, 1969, 1969, 1969, 1969, 1969, 1969, 1969,
+		1969, 1970, 1971, 1971, 1971, 1971, 1971, 1971, 1971, 1971, 1971, 1971, 1971, 1971, 1972, 1972, 1973, 1973, 1973, 1973,
+		1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973, 1973,
+		1974, 1974, 1974, 1974, 1974, 1974, 1974, 1974, 1974, 1974, 1974, 1974, 1974, 1974, 1976, 1976, 1976, 1976, 1976, 1976,
+		1976, 1976, 1976, 1977, 1977, 1977, 1977, 1977, 1977, 1977, 1977, 1977, 1977, 1979, 1979, 1979, 1979, 1979, 1979, 1979,
+		1979, 1979, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980,
+		1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980, 1980,
+		1980, 1981, 1981, 1981, 1981, 1981, 1981, 1981, 1981, 1981, 1981, 1981, 1982, 1982, 1982, 1982, 1982, 1982, 1982, 1982,
+		1982, 1982, 1982, 1982, 1982, 1982, 1982, 1982, 1982, 1982, 1983, 1984, 1984, 1984, 1984, 1984, 1984, 1984, 1984, 1984,
+		1984, 1984, 1984, 1984, 1984, 1984, 1984, 1984, 1984, 1984, 1984, 1984, 1984, 1985, 1985, 1987, 1987, 1987, 1987, 1987,
+		1987, 1987, 1988, 1988, 1988, 1988, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1990, 1991, 1991, 1991,
+		1991, 1991, 1991, 1991, 1991, 1991, 1991, 1991, 1991, 1991, 1991, 1991, 1991, 1991, 1991, 1991, 1991, 1991, 1991, 1991,
+		1991, 1991, 1992, 1992, 1992, 1992, 1993, 1993, 1993, 1993, 1993, 1993, 1993, 1993, 1993, 1993, 1993, 1993, 1993, 1994,
+		1994, 1994, 1994, 1994, 1995, 1995, 1995, 1995, 1995, 1996, 1996, 1996, 1996, 1996, 1996, 1996, 1996, 1996, 1996, 1996,
+		1996, 1996, 1996, 1996, 1997, 1997, 1997, 1997, 1997, 1997, 1998, 1998, 1998, 1998, 1998, 1998, 1998, 1998, 1998, 1998,
+		1998, 1998, 1998, 1998, 1999, 1999, 1999, 1999, 1999, 1999, 1999, 1999, 1999, 1999, 1999, 2000, 2000, 2000, 2000, 2000,
+		2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2001, 2001, 2001, 2001, 2002, 2002, 2002,
+		2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002,
+		2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002, 2002, 2003, 2003, 2003, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004,
+		2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2004, 2005, 2005,
+		2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2005, 2006, 2006, 2006, 2006, 2006, 2006,
+		2006, 2006, 2006, 2006, 2006, 2006, 2006, 2006, 2006, 2006, 2006, 2006, 2006, 2006, 2006, 2006, 2006, 2006, 2006, 2006,
+		2006, 2006, 2006, 2006, 2006, 2006, 2008, 2008, 2008, 2008, 2010, 2010, 2010, 2010, 2010, 2010, 2010, 2011, 2011, 2011,
+		2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2013, 2014, 2014, 2014, 2014, 2014, 2014, 2014,
+		2014, 2014, 2014, 2014, 2014, 2014, 2014, 2014, 2014, 2014, 2014, 2014, 2014, 2014, 2014, 2014, 2015, 2015, 2015, 2015,
+		2015, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2016, 2017, 2017,
+		2017, 2017, 2017, 2017, 2017, 2017, 2017, 2017, 2017, 2017, 2017, 2017, 2017, 2017, 2017, 2017, 2017, 2017, 2017, 2017,
+		2017, 2017, 2017, 2018, 2019, 2019, 2019, 2019, 2019, 2019, 2019, 2019, 2019, 2019, 2019, 2019, 2019, 2019, 2019, 2019,
+		2019, 2019, 2019, 2019, 2019, 2019, 2020, 2020, 2020, 2020, 2020, 2022, 2022, 2022, 2022, 2022, 2022, 2022, 2022, 2022,
+		2022, 2022, 2022, 2022, 2022, 2022, 2022, 2022, 2022, 2022, 2022, 2022, 2022, 2022, 2024, 2026, 2026, 2026, 2026, 2026,
+		2026, 2026, 2026, 2026, 2026, 2026, 2026, 2026, 2026, 2026, 2026, 2026, 2026, 2028, 2028, 2028, 2028, 2028, 2028, 2028,
+		2028, 2028, 2028, 2028, 2028, 2028, 2028, 2028, 2028, 2028, 2028, 2028, 2029, 2029, 2029, 2030, 2030, 2030, 2030, 2030,
+		2030, 2030, 2031, 2031, 2031, 2031, 2031, 2031, 2031, 2032, 2032, 2032, 2032, 2032, 2032, 2032, 2032, 2033, 2033, 2033,
+		2033, 2033, 2033, 2034, 2034, 2034, 2034, 2034, 2035, 2035, 2035, 2035, 2035, 2036, 2036, 2036, 2036, 2037, 2037, 2037,
+		2037, 2037, 2037, 2037, 2037, 2037, 2037, 2037, 2037, 2037, 2037, 2037, 2037, 2037, 2037, 2037, 2037, 2038, 2038, 2038,
+		2038, 2038, 2038, 2038, 2038, 2038, 2040, 2040, 2040, 2040, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042,
+		2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042,
+		2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2042, 2043, 2043, 2043, 2043, 2043, 2043, 2043, 2043, 2043, 2043, 2043,
+		2044, 2044, 2044, 2044, 2044, 2044, 2044, 2044, 2044, 2045, 2045, 2045, 2045, 2045, 2045, 2045, 2045, 2045, 2045, 2046,
+		2046, 2046, 2046, 2046, 2046, 2046, 2046, 2046, 2046, 2046, 2046, 2046, 2046, 2046, 2046, 2046, 2047, 2047, 2047, 2047,
+		2047, 2047, 2047, 2047, 2047, 2047, 2047, 2048, 2048, 2048, 2048, 2048, 2049, 2049, 2049, 2049, 2049, 2049, 2051, 2051,
+		2051, 2051, 2051, 2052, 2052, 2052, 2052, 2052, 2052, 2052, 2052, 2053, 2053, 2053, 2053, 2055, 2055, 2055, 2055, 2055,
+		2055, 2055, 2055, 2055, 2055, 2057, 2057, 2057, 2057, 2057, 2057, 2057, 2057, 2057, 2058, 2058, 2058, 2060, 2060, 2060,
+		2060, 2060, 2060, 2061, 2061, 2061, 2061, 2061, 2061, 2061, 2061, 2061, 2061, 2061, 2061, 2061, 2061, 2061, 2061, 2062,
+		2062, 2062, 2062, 2062, 2062, 2062, 2062, 2062, 2064, 2064, 2064, 2064, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066,
+		2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2066, 2067,
+		2067, 2067, 2067, 2067, 2067, 2067, 2067, 2067, 2067, 2067, 2067, 2068, 2068, 2068, 2068, 2068, 2068, 2068, 2068, 2068,
+		2068, 2068, 2068, 2068, 2068, 2069, 2069, 2069, 2069, 2069, 2069, 2069, 2069, 2069, 2069, 2069, 2069, 2069, 2069, 2069,
+		2070, 2072, 2072, 2072, 2072, 2072, 2073, 2073, 2073, 2073, 2073, 2073, 2073, 2073, 2073, 2073, 2073, 2073, 2073, 2073,
+		2073, 2073, 2073, 2073, 2073, 2074, 2074, 2074, 2074, 2074, 2074, 2074, 2074, 2074, 2076, 2076, 2076, 2076, 2076, 2076,
+		2076, 2076, 2076, 2076, 2076, 2076, 2077, 2077, 2077, 2077, 2077, 2077, 2077, 2077, 2077, 2077, 2077, 2077, 2077, 2077,
+		2077, 2077, 2077, 2077, 2077, 2077, 2077, 2077, 2077, 2077, 2077, 2078, 2078, 2078, 2078, 2078, 2078, 2078, 2078, 2078,
+		2078, 2078, 2078, 2078, 2078, 2078, 2079, 2079, 2079, 2079, 2079, 2079, 2079, 2079, 2079, 2079, 2079, 2079, 2079, 2079,
+		2079, 2079, 2082, 2082, 2082, 2082, 2082, 2082, 2084, 2084, 2084, 2084, 2084, 2084, 2084, 2084, 2084, 2084, 2084, 2085,
+		2085, 2085, 2085, 2085, 2085, 2085, 2085, 2085, 2085, 2085, 2085, 2087, 2087, 2087, 2087, 2087, 2087, 2087, 2087, 2087,
+		2087, 2087, 2087, 2087, 2088, 2088, 2088, 2088, 2088, 2088, 2088, 2088, 2088, 2088, 2088, 2088, 2088, 2088, 2088, 2088,
+		2088, 2088, 2088, 2089, 2089, 2089, 2089, 2090, 2090, 2090, 2090, 2090, 2090, 2090, 2090, 2091, 2091, 2091, 2091, 2092,
+		2092, 2092, 2092, 2092, 2092, 2092, 2092, 2092, 2092, 2092, 2092, 2092, 2094, 2094, 2094, 2094, 2094, 2094, 2094, 2094,
+		2094, 2096, 2096, 2096, 2096, 2098, 2098, 2098, 2098, 2098, 2099, 2099, 2099, 2099, 2099, 2099, 2099, 2099, 2099, 2099,
+		2099, 2099, 2099, 2099, 2099, 2101, 2101, 2101, 2101, 2101, 2101, 2101, 2101, 2101, 2101, 2101, 2101, 2101, 2102, 2102,
+		2102, 2102, 2102, 2102, 2102, 2102, 2104, 2104, 2104, 2104, 2104, 2104, 2104, 2104, 2104, 2104, 2104, 2104, 2104, 2104,
+		2105, 2105, 2105, 2105, 2105, 2105, 2105, 2105, 2105, 2105, 2106, 2106, 2106, 2106, 2107, 2107, 2107, 2107, 2108, 2108,
+		2108, 2108, 2108, 2108, 2108, 2108, 2108, 2108, 2108, 2109, 2109, 2109, 2109, 2110, 2110, 2110, 2110, 2111, 2111, 2111,
+		2111, 2111, 2113, 2113, 2113, 2113, 2114, 2114, 2114, 2114, 2114, 2114, 2114, 2114, 2114, 2114, 2114, 2114, 2114, 2114,
+		2114, 2114, 2114, 2116, 2116, 2116, 2116, 2117, 2117, 2117, 2117, 2117, 2117, 2117, 2117, 2117, 2117, 2117, 2117, 2117,
+		2117, 2117, 2117, 2117, 2117, 2117, 2117, 2117, 2117, 2117, 2117, 2117, 2117, 2118, 2118, 2118, 2118, 2119, 2119, 2119,
+		2119, 2119, 2120, 2120, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121,
+		2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2121, 2123, 2123, 2123, 2123, 2123, 2123, 2123,
+		2123, 2123, 2123, 2124, 2124, 2124, 2124, 2124, 2124, 2124, 2124, 2124, 2124, 2124, 2124, 2124, 2125, 2125, 2125, 2125,
+		2125, 2125, 2125, 2125, 2125, 2125, 2125, 2125, 2126, 2126, 2126, 2126, 2126, 2126, 2126, 2126, 2127, 2127, 2127, 2127,
+		2127, 2127, 2127, 2127, 2127, 2127, 2127, 2127, 2127, 2127, 2127, 2128, 2128, 2128, 2128, 2128, 2128, 2128, 2128, 2128,
+		2128, 2128, 2128, 2128, 2128, 2129, 2129, 2129, 2130, 2130, 2130, 2130, 2130, 2130, 2130, 2130, 2131, 2131, 2131, 2131,
+		2132, 2132, 2132, 2132, 2132, 2132, 2133, 2133, 2133, 2133, 2133, 2133, 2133, 2133, 2133, 2134, 2134, 2134, 2134, 2134,
+		2134, 2134, 2135, 2135, 2135, 2135, 2135, 2135, 2135, 2135, 2135, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136,
+		2136, 2136, 2136, 2136, 2136, 2136, 2136, 2136, 2137, 2137, 2137, 2137, 2137, 2137, 2137, 2137, 2137, 2137, 2137, 2137,
+		2137, 2137, 2137, 2137, 2137, 2137, 2137, 2137, 2137, 2137, 2137, 2137, 2137, 2137, 2137, 2137, 2138, 2138, 2138, 2138,
+		2138, 2138, 2138, 2138, 2140, 2140, 2140, 2140, 2140, 2140, 2140, 2140, 2140, 2140, 2140, 2140, 2140, 2140, 2140, 2140,
+		2141, 2141, 2141, 2141, 2141, 2142, 2142, 2142, 2142, 2142, 2142, 2142, 2142, 2142, 2142, 2143, 2143, 2143, 2143, 2143,
+		2143, 2143, 2143, 2143, 2143, 2143, 2143, 2143, 2143, 2143, 2143, 2144, 2144, 2144, 2144, 2144, 2145, 2145, 2145, 2145,
+		2145, 2145, 2145, 2145, 2145, 2145, 2145, 2145, 2146, 2146, 2146, 2147, 2147, 2147, 2147, 2147, 2147, 2147, 2147, 2147,
+		2147, 2147, 2147, 2147, 2147, 2147, 2148, 2148, 2148, 2148, 2148, 2148, 2148, 2148, 2150, 2150, 2150, 2150, 2150, 2150,
+		2150, 2150, 2150, 2150, 2151, 2151, 2151, 2151, 2151, 2151, 2151, 2151, 2151, 2151, 2151, 2151, 2151, 2151, 2151, 2152,
+		2152, 2153, 2153, 2153, 2153, 2153, 2153, 2153, 2153, 2153, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155, 2155,
+		2155, 2155, 2155, 2155, 2155, 2155, 2155, 2156, 2156, 2156, 2156, 2156, 2156, 2156, 2156, 2156, 2156, 2156, 2156, 2156,
+		2156, 2156, 2156, 2156, 2156, 2156, 2156, 2156, 2156, 2156, 2156, 2156, 2156, 2157, 2157, 2157, 2157, 2157, 2157, 2157,
+		2157, 2157, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2159, 2159,
+		2159, 2160, 2160, 2160, 2160, 2160, 2160, 2160, 2160, 2160, 2160, 2162, 2162, 2162, 2162, 2162, 2162, 2162, 2162, 2162,
+		2162, 2162, 2162, 2164, 2164, 2164, 2164, 2164, 2164, 2164, 2164, 2164, 2164, 2164, 2164, 2164, 2164, 2164, 2164, 2164,
+		2165, 2165, 2165, 2165, 2165, 2166, 2166, 2166, 2166, 2166, 2167, 2167, 2167, 2167, 2168, 2168, 2168, 2168, 2168, 2169,
+		2169, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170, 2170,
+		2170, 2170, 2170, 2170, 2170, 2171, 2171, 2171, 2171, 2171, 2171, 2171, 2171, 2171, 2171, 2171, 2171, 2171, 2171, 2171,
+		2171, 2171, 2171, 2171, 2172, 2172, 2172, 2172, 2172, 2172, 2174, 2174, 2174, 2174, 2175, 2175, 2175, 2175, 2175, 2175,
+		2175, 2175, 2175, 2175, 2175, 2175, 2175, 2175, 2175, 2175, 2175, 2177, 2177, 2177, 2177, 2177, 2177, 2177, 2177, 2177,
+		2177, 2177, 2177, 2177, 2177, 2177, 2177, 2177, 2178, 2180, 2180, 2180, 2180, 2180, 2180, 2180, 2182, 2182, 2182, 2183,
+		2183, 2183, 2183, 2183, 2183, 2184, 2184, 2184, 2184, 2184, 2184, 2184, 2184, 2184, 2184, 2184, 2184, 2184, 2186, 2186,
+		2186, 2186, 2186, 2186, 2186, 2186, 2186, 2186, 2186, 2186, 2186, 2186, 2186, 2186, 2186, 2186, 2186, 2186, 2187, 2187,
+		2187, 2187, 2187, 2187, 2187, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188, 2188,
+		2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189, 2189,
+		2189, 2189, 2190, 2190, 2190, 2190, 2190, 2190, 2190, 2190, 2190, 2191, 2191, 2191, 2191, 2191, 2191, 2191, 2191, 2191,
+		2191, 2191, 2193, 2193, 2193, 2193, 2193, 2193, 2193, 2193, 2193, 2193, 2193, 2193, 2193, 2193, 2193, 2193, 2194, 2194,
+		2194, 2194, 2194, 2194, 2194, 2194, 2195, 2195, 2195, 2195, 2195, 2195, 2195, 2195, 2195, 2196, 2196, 2196, 2196, 2196,
+		2196, 2196, 2196, 2196, 2196, 2196, 2196, 2196, 2196, 2196, 2196, 2196, 2196, 2196, 2196, 2197, 2197, 2197, 2197, 2197,
+		2197, 2197, 2197, 2197, 2197, 2197, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199,
+		2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2199, 2200, 2200, 2200, 2200, 2200,
+		2200, 2200, 2200, 2200, 2200, 2200, 2200, 2200, 2200, 2200, 2200, 2200, 2200, 2201, 2201, 2201, 2201, 2201, 2201, 2201,
+		2201, 2201, 2201, 2201, 2202, 2202, 2202, 2202, 2203, 2204, 2204, 2204, 2204, 2204, 2204, 2204, 2205, 2205, 2205, 2205,
+		2205, 2205, 2205, 2205, 2205, 2205, 2205, 2205, 2205, 2205, 2205, 2205, 2205, 2205, 2205, 2205, 2205, 2205, 2205, 2205,
+		2205, 2206, 2206, 2206, 2206, 2206, 2206, 2206, 2206, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208,
 		2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2208, 2209, 2209, 2209, 2209, 2209, 2209,
-		2209, 2209, 2209, 2210, 2210, 2210, 2210, 2210, 2210, 2210, 2210, 2210, 2210, 2210, 2210, 2210, 2211, 2211, 2211, 2211,
-		2211, 2211, 2211, 2211, 2211, 2212, 2212, 2212, 2212, 2212, 2212, 2212, 2212, 2212, 2212, 2212, 2212, 2212, 2212, 2212,
-		2212, 2212, 2213, 2213, 2213, 2213, 2213, 2213, 2214, 2214, 2214, 2214, 2214, 2215, 2215, 2215, 2215, 2215, 2215, 2215,
-		2215, 2215, 2215, 2215, 2215, 2215, 2215, 2215, 2215, 2215, 2215, 2215, 2215, 2215, 2215, 2215, 2215, 2216, 2216, 2216,
-		2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216,
-		2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2218, 2218, 2218, 2218,
-		2218, 2218, 2218, 2218, 2218, 2218, 2218, 2218, 2218, 2218, 2218, 2218, 2218, 2218, 2218, 2218, 2219, 2219, 2219, 2219,
-		2219, 2219, 2219, 2219, 2219, 2220, 2220, 2220, 2220, 2220, 2220, 2220, 2220, 2220, 2220, 2220, 2220, 2220, 2221, 2221,
-		2221, 2221, 2221, 2221, 2221, 2222, 2222, 2222, 2222, 2222, 2222, 2222, 2222, 2223, 2223, 2223, 2223, 2223, 2223, 2223,
-		2223, 2223, 2223, 2224, 2224, 2224, 2224, 2224, 2224, 2224, 2225, 2225, 2225, 2225, 2225, 2225, 2225, 2225, 2226, 2226,
-		2226, 2226, 2226, 2226, 2226, 2226, 2226, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229,
-		2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229,
-		2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2229, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230,
-		2230, 2230, 2231, 2231, 2231, 2231, 2231, 2231, 2231, 2232, 2232, 2232, 2232, 2232, 2232, 2232, 2232, 2232, 2232, 2232,
-		2232, 2232, 2232, 2232, 2232, 2232, 2232, 2232, 2232, 2232, 2232, 2233, 2233, 2233, 2233, 2234, 2234, 2234, 2234, 2234,
-		2234, 2234, 2234, 2234, 2234, 2234, 2234, 2234, 2234, 2234, 2234, 2234, 2234, 2234, 2234, 2234, 2234, 2234, 2234, 2234,
-		2234, 2234, 2234, 2234, 2234, 2234, 2235, 2236, 2236, 2236, 2236, 2236, 2236, 2236, 2237, 2237, 2237, 2237, 2237, 2237,
-		2238, 2238, 2239, 2240, 2240, 2240, 2240, 2240, 2240, 2240, 2240, 2240, 2240, 2240, 2240, 2240, 2240, 2240, 2240, 2240,
-		2240, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241,
-		2241, 2241, 2241, 2241, 2241, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242,
-		2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2245, 2245,
-		2245, 2245, 2245, 2245, 2245, 2245, 2245, 2245, 2245, 2245, 2245, 2245, 2245, 2245, 2245, 2245, 2245, 2245, 2245, 2245,
-		2245, 2245, 2245, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247,
-		2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2247, 2248, 2248, 2248, 2248, 2248, 2248,
-		2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2250, 2250, 2250, 2250, 2250,
-		2250, 2250, 2250, 2250, 2251, 2251, 2251, 2251, 2251, 2251, 2251, 2252, 2252, 2252, 2252, 2252, 2252, 2252, 2252, 2252,
-		2252, 2252, 2252, 2252, 2252, 2252, 2252, 2253, 2253, 2253, 2253, 2253, 2253, 2253, 2253, 2253, 2253, 2254, 2254, 2254,
-		2254, 2254, 2254, 2254, 2254, 2254, 2254, 2254, 2254, 2254, 2254, 2254, 2254, 2254, 2254, 2254, 2254, 2255, 2255, 2255,
-		2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255,
-		2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2257, 2257, 2257, 2257, 2257, 2258, 2259, 2260, 2261, 2262, 2263, 2264,
-		2264, 2265, 2266, 2267, 2267, 2267, 2267, 2267, 2267, 2267, 2267, 2267, 2267, 2267, 2268, 2268, 2268, 2268, 2268, 2268,
-		2268, 2269, 2269, 2269, 2269, 2269, 2269, 2269, 2269, 2269, 2271, 2271, 2271, 2271, 2271, 2271, 2271, 2271, 2271, 2271,
-		2271, 2271, 2271, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273,
-		2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2273, 2274, 2274, 2274, 2274, 2274, 2274,
-		2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2275, 2275, 2275, 2275, 2275, 2275, 2275, 2275, 2276, 2276,
-		2276, 2276, 2277, 2277, 2277, 2277, 2277, 2277, 2277, 2277, 2277, 2277, 2277, 2277, 2277, 2277, 2277, 2277, 2277, 2278,
-		2278, 2278, 2278, 2278, 2278, 2278, 2278, 2278, 2278, 2279, 2279, 2279, 2279, 2279, 2279, 2279, 2280, 2280, 2280, 2280,
-		2280, 2280, 2280, 2280, 2280, 2280, 2280, 2280, 2280, 2280, 2280, 2280, 2280, 2280, 2281, 2281, 2281, 2281, 2281, 2281,
-		2281, 2282, 2282, 2282, 2282, 2282, 2282, 2282, 2282, 2282, 2282, 2282, 2282, 2282, 2282, 2282, 2282, 2282, 2282, 2282,
-		2282, 2283, 2283, 2283, 2283, 2283, 2283, 2283, 2284, 2284, 2284, 2284, 2287, 2287, 2287, 2287, 2287, 2287, 2287, 2287,
-		2287, 2287, 2287, 2287, 2287, 2287, 2287, 2287, 2287, 2287, 2287, 2287, 2287, 2287, 2287, 2287, 2288, 2288, 2288, 2288,
-		2288, 2288, 2288, 2288, 2288, 2288, 2288, 2288, 2288, 2288, 2288, 2289, 2289, 2289, 2289, 2289, 2289, 2289, 2289, 2289,
-		2289, 2289, 2291, 2291, 2291, 2291, 2291, 2291, 2291, 2291, 2291, 2291, 2291, 2291, 2291, 2291, 2291, 2291, 2291, 2291,
-		2291, 2294, 2294, 2294, 2294, 2294, 2294, 2294, 2294, 2294, 2294, 2294, 2294, 2294, 2295, 2295, 2295, 2295, 2295, 2296,
-		2296, 2296, 2296, 2296, 2296, 2296, 2296, 2296, 2296, 2296, 2297, 2297, 2297, 2297, 2297, 2297, 2297, 2298, 2298, 2298,
-		2298, 2298, 2298, 2298, 2299, 2299, 2299, 2299, 2301, 2301, 2301, 2301, 2301, 2302, 2302, 2302, 2302, 2303, 2303, 2303,
-		2303, 2303, 2305, 2305, 2305, 2305, 2305, 2305, 2305, 2305, 2305, 2305, 2305, 2305, 2305, 2305, 2305, 2305, 2305, 2305,
-		2305, 2305, 2305, 2305, 2305, 2305, 2305, 2305, 2307, 2307, 2307, 2307, 2307, 2307, 2307, 2307, 2307, 2307, 2308, 2308,
-		2308, 2308, 2308, 2308, 2308, 2309, 2309, 2309, 2309, 2309, 2309, 2309, 2309, 2309, 2309, 2309, 2310, 2310, 2310, 2310,
-		2310, 2310, 2310, 2310, 2310, 2312, 2312, 2312, 2313, 2313, 2313, 2313, 2313, 2313, 2313, 2313, 2313, 2314, 2314, 2314,
-		2314, 2314, 2314, 2315, 2315, 2315, 2315, 2315, 2315, 2316, 2316, 2316, 2316, 2316, 2316, 2316, 2316, 2316, 2316, 2316,
-		2316, 2316, 2316, 2316, 2316, 2316, 2316, 2316, 2316, 2316, 2316, 2316, 2316, 2316, 2316, 2316, 2316, 2317, 2317, 2317,
-		2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2318, 2318, 2318, 2318, 2318, 2318, 2318, 2318, 2319, 2319, 2319, 2319,
-		2319, 2319, 2319, 2319, 2319, 2319, 2319, 2319, 2320, 2320, 2320, 2320, 2320, 2320, 2320, 2320, 2321, 2321, 2321, 2321,
-		2321, 2321, 2321, 2321, 2321, 2321, 2321, 2322, 2322, 2322, 2322, 2322, 2322, 2322, 2322, 2323, 2323, 2323, 2323, 2323,
-		2323, 2323, 2323, 2324, 2324, 2324, 2324, 2325, 2325, 2325, 2325, 2325, 2325, 2325, 2325, 2325, 2326, 2326, 2326, 2326,
-		2326, 2326, 2326, 2326, 2326, 2327, 2327, 2327, 2327, 2327, 2327, 2327, 2327, 2327, 2328, 2328, 2328, 2328, 2328, 2328,
-		2328, 2328, 2328, 2328, 2328, 2328, 2328, 2329, 2329, 2329, 2329, 2329, 2329, 2329, 2329, 2330, 2330, 2330, 2330, 2330,
-		2330, 2330, 2330, 2330, 2330, 2330, 2330, 2330, 2330, 2331, 2331, 2331, 2331, 2331, 2331, 2331, 2331, 2331, 2333, 2333,
-		2333, 2333, 2334, 2334, 2334, 2334, 2334, 2334, 2334, 2334, 2334, 2334, 2334, 2334, 2334, 2334, 2335, 2335, 2335, 2335,
-		2335, 2335, 2335, 2335, 2335, 2335, 2335, 2335, 2335, 2335, 2335, 2335, 2336, 2336, 2336, 2336, 2336, 2336, 2336, 2336,
-		2336, 2336, 2336, 2336, 2336, 2336, 2337, 2337, 2337, 2337, 2337, 2337, 2337, 2337, 2337, 2337, 2337, 2337, 2337, 2337,
-		2337, 2338, 2338, 2338, 2338, 2338, 2338, 2338, 2338, 2338, 2338, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340,
-		2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340,
-		2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2340, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341,
-		2341, 2341, 2341, 2341, 2341, 2342, 2342, 2342, 2342, 2342, 2342, 2344, 2344, 2344, 2344, 2344, 2346, 2346, 2347, 2347,
-		2347, 2347, 2347, 2347, 2347, 2348, 2348, 2348, 2348, 2348, 2349, 2350, 2351, 2351, 2352, 2353, 2354, 2354, 2355, 2356,
-		2356, 2356, 2356, 2356, 2357, 2357, 2357, 2358, 2358, 2358, 2358, 2359, 2359, 2359, 2359, 2359, 2359, 2359, 2359, 2359,
-		2359, 2359, 2359, 2359, 2361, 2361, 2361, 2361, 2361, 2361, 2361, 2361, 2361, 2361, 2361, 2361, 2361, 2361, 2361, 2363,
-		2363, 2363, 2363, 2363, 2363, 2363, 2363, 2363, 2363, 2363, 2363, 2363, 2363, 2363, 2363, 2363, 2363, 2363, 2363, 2363,
-		2363, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364,
+		2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209,
+		2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2209, 2210, 2210, 2210, 2210, 2210, 2210,
+		2210, 2210, 2210, 2211, 2211, 2211, 2211, 2211, 2211, 2211, 2211, 2211, 2211, 2211, 2211, 2211, 2212, 2212, 2212, 2212,
+		2212, 2212, 2212, 2212, 2212, 2213, 2213, 2213, 2213, 2213, 2213, 2213, 2213, 2213, 2213, 2213, 2213, 2213, 2213, 2213,
+		2213, 2213, 2214, 2214, 2214, 2214, 2214, 2214, 2215, 2215, 2215, 2215, 2215, 2216, 2216, 2216, 2216, 2216, 2216, 2216,
+		2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2216, 2217, 2217, 2217,
+		2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217,
+		2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2217, 2219, 2219, 2219, 2219,
+		2219, 2219, 2219, 2219, 2219, 2219, 2219, 2219, 2219, 2219, 2219, 2219, 2219, 2219, 2219, 2219, 2220, 2220, 2220, 2220,
+		2220, 2220, 2220, 2220, 2220, 2221, 2221, 2221, 2221, 2221, 2221, 2221, 2221, 2221, 2221, 2221, 2221, 2221, 2222, 2222,
+		2222, 2222, 2222, 2222, 2222, 2223, 2223, 2223, 2223, 2223, 2223, 2223, 2223, 2224, 2224, 2224, 2224, 2224, 2224, 2224,
+		2224, 2224, 2224, 2225, 2225, 2225, 2225, 2225, 2225, 2225, 2226, 2226, 2226, 2226, 2226, 2226, 2226, 2226, 2227, 2227,
+		2227, 2227, 2227, 2227, 2227, 2227, 2227, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230,
+		2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230,
+		2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2230, 2231, 2231, 2231, 2231, 2231, 2231, 2231, 2231, 2231, 2231, 2231,
+		2231, 2231, 2232, 2232, 2232, 2232, 2232, 2232, 2232, 2233, 2233, 2233, 2233, 2233, 2233, 2233, 2233, 2233, 2233, 2233,
+		2233, 2233, 2233, 2233, 2233, 2233, 2233, 2233, 2233, 2233, 2233, 2234, 2234, 2234, 2234, 2235, 2235, 2235, 2235, 2235,
+		2235, 2235, 2235, 2235, 2235, 2235, 2235, 2235, 2235, 2235, 2235, 2235, 2235, 2235, 2235, 2235, 2235, 2235, 2235, 2235,
+		2235, 2235, 2235, 2235, 2235, 2235, 2236, 2237, 2237, 2237, 2237, 2237, 2237, 2237, 2238, 2238, 2238, 2238, 2238, 2238,
+		2239, 2239, 2240, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241, 2241,
+		2241, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242, 2242,
+		2242, 2242, 2242, 2242, 2242, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243,
+		2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2243, 2246, 2246,
+		2246, 2246, 2246, 2246, 2246, 2246, 2246, 2246, 2246, 2246, 2246, 2246, 2246, 2246, 2246, 2246, 2246, 2246, 2246, 2246,
+		2246, 2246, 2246, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248,
+		2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2248, 2249, 2249, 2249, 2249, 2249, 2249,
+		2249, 2249, 2249, 2249, 2249, 2249, 2249, 2249, 2249, 2249, 2249, 2249, 2249, 2249, 2249, 2251, 2251, 2251, 2251, 2251,
+		2251, 2251, 2251, 2251, 2252, 2252, 2252, 2252, 2252, 2252, 2252, 2253, 2253, 2253, 2253, 2253, 2253, 2253, 2253, 2253,
+		2253, 2253, 2253, 2253, 2253, 2253, 2253, 2254, 2254, 2254, 2254, 2254, 2254, 2254, 2254, 2254, 2254, 2255, 2255, 2255,
+		2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2255, 2256, 2256, 2256,
+		2256, 2256, 2256, 2256, 2256, 2256, 2256, 2256, 2256, 2256, 2256, 2256, 2256, 2256, 2256, 2256, 2256, 2256, 2256, 2256,
+		2256, 2256, 2256, 2256, 2256, 2256, 2256, 2256, 2258, 2258, 2258, 2258, 2258, 2259, 2260, 2261, 2262, 2263, 2264, 2265,
+		2265, 2266, 2267, 2268, 2268, 2268, 2268, 2268, 2268, 2268, 2268, 2268, 2268, 2268, 2269, 2269, 2269, 2269, 2269, 2269,
+		2269, 2270, 2270, 2270, 2270, 2270, 2270, 2270, 2270, 2270, 2272, 2272, 2272, 2272, 2272, 2272, 2272, 2272, 2272, 2272,
+		2272, 2272, 2272, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274,
+		2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2274, 2275, 2275, 2275, 2275, 2275, 2275,
+		2275, 2275, 2275, 2275, 2275, 2275, 2275, 2275, 2275, 2275, 2276, 2276, 2276, 2276, 2276, 2276, 2276, 2276, 2277, 2277,
+		2277, 2277, 2278, 2278, 2278, 2278, 2278, 2278, 2278, 2278, 2278, 2278, 2278, 2278, 2278, 2278, 2278, 2278, 2278, 2279,
+		2279, 2279, 2279, 2279, 2279, 2279, 2279, 2279, 2279, 2280, 2280, 2280, 2280, 2280, 2280, 2280, 2281, 2281, 2281, 2281,
+		2281, 2281, 2281, 2281, 2281, 2281, 2281, 2281, 2281, 2281, 2281, 2281, 2281, 2281, 2282, 2282, 2282, 2282, 2282, 2282,
+		2282, 2283, 2283, 2283, 2283, 2283, 2283, 2283, 2283, 2283, 2283, 2283, 2283, 2283, 2283, 2283, 2283, 2283, 2283, 2283,
+		2283, 2284, 2284, 2284, 2284, 2284, 2284, 2284, 2285, 2285, 2285, 2285, 2288, 2288, 2288, 2288, 2288, 2288, 2288, 2288,
+		2288, 2288, 2288, 2288, 2288, 2288, 2288, 2288, 2288, 2288, 2288, 2288, 2288, 2288, 2288, 2288, 2289, 2289, 2289, 2289,
+		2289, 2289, 2289, 2289, 2289, 2289, 2289, 2289, 2289, 2289, 2289, 2290, 2290, 2290, 2290, 2290, 2290, 2290, 2290, 2290,
+		2290, 2290, 2292, 2292, 2292, 2292, 2292, 2292, 2292, 2292, 2292, 2292, 2292, 2292, 2292, 2292, 2292, 2292, 2292, 2292,
+		2292, 2295, 2295, 2295, 2295, 2295, 2295, 2295, 2295, 2295, 2295, 2295, 2295, 2295, 2296, 2296, 2296, 2296, 2296, 2297,
+		2297, 2297, 2297, 2297, 2297, 2297, 2297, 2297, 2297, 2297, 2298, 2298, 2298, 2298, 2298, 2298, 2298, 2299, 2299, 2299,
+		2299, 2299, 2299, 2299, 2300, 2300, 2300, 2300, 2302, 2302, 2302, 2302, 2302, 2303, 2303, 2303, 2303, 2304, 2304, 2304,
+		2304, 2304, 2306, 2306, 2306, 2306, 2306, 2306, 2306, 2306, 2306, 2306, 2306, 2306, 2306, 2306, 2306, 2306, 2306, 2306,
+		2306, 2306, 2306, 2306, 2306, 2306, 2306, 2306, 2308, 2308, 2308, 2308, 2308, 2308, 2308, 2308, 2308, 2308, 2309, 2309,
+		2309, 2309, 2309, 2309, 2309, 2310, 2310, 2310, 2310, 2310, 2310, 2310, 2310, 2310, 2310, 2310, 2311, 2311, 2311, 2311,
+		2311, 2311, 2311, 2311, 2311, 2313, 2313, 2313, 2314, 2314, 2314, 2314, 2314, 2314, 2314, 2314, 2314, 2315, 2315, 2315,
+		2315, 2315, 2315, 2316, 2316, 2316, 2316, 2316, 2316, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317,
+		2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2317, 2318, 2318, 2318,
+		2318, 2318, 2318, 2318, 2318, 2318, 2318, 2318, 2319, 2319, 2319, 2319, 2319, 2319, 2319, 2319, 2320, 2320, 2320, 2320,
+		2320, 2320, 2320, 2320, 2320, 2320, 2320, 2320, 2321, 2321, 2321, 2321, 2321, 2321, 2321, 2321, 2322, 2322, 2322, 2322,
+		2322, 2322, 2322, 2322, 2322, 2322, 2322, 2323, 2323, 2323, 2323, 2323, 2323, 2323, 2323, 2324, 2324, 2324, 2324, 2324,
+		2324, 2324, 2324, 2325, 2325, 2325, 2325, 2326, 2326, 2326, 2326, 2326, 2326, 2326, 2326, 2326, 2327, 2327, 2327, 2327,
+		2327, 2327, 2327, 2327, 2327, 2328, 2328, 2328, 2328, 2328, 2328, 2328, 2328, 2328, 2329, 2329, 2329, 2329, 2329, 2329,
+		2329, 2329, 2329, 2329, 2329, 2329, 2329, 2330, 2330, 2330, 2330, 2330, 2330, 2330, 2330, 2331, 2331, 2331, 2331, 2331,
+		2331, 2331, 2331, 2331, 2331, 2331, 2331, 2331, 2331, 2332, 2332, 2332, 2332, 2332, 2332, 2332, 2332, 2332, 2334, 2334,
+		2334, 2334, 2335, 2335, 2335, 2335, 2335, 2335, 2335, 2335, 2335, 2335, 2335, 2335, 2335, 2335, 2336, 2336, 2336, 2336,
+		2336, 2336, 2336, 2336, 2336, 2336, 2336, 2336, 2336, 2336, 2336, 2336, 2337, 2337, 2337, 2337, 2337, 2337, 2337, 2337,
+		2337, 2337, 2337, 2337, 2337, 2337, 2338, 2338, 2338, 2338, 2338, 2338, 2338, 2338, 2338, 2338, 2338, 2338, 2338, 2338,
+		2338, 2339, 2339, 2339, 2339, 2339, 2339, 2339, 2339, 2339, 2339, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341,
+		2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341,
+		2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2341, 2342, 2342, 2342, 2342, 2342, 2342, 2342, 2342, 2342, 2342, 2342,
+		2342, 2342, 2342, 2342, 2342, 2343, 2343, 2343, 2343, 2343, 2343, 2345, 2345, 2345, 2345, 2345, 2347, 2347, 2348, 2348,
+		2348, 2348, 2348, 2348, 2348, 2349, 2349, 2349, 2349, 2349, 2350, 2351, 2352, 2352, 2353, 2354, 2355, 2355, 2356, 2357,
+		2357, 2357, 2357, 2357, 2358, 2358, 2358, 2359, 2359, 2359, 2359, 2360, 2360, 2360, 2360, 2360, 2360, 2360, 2360, 2360,
+		2360, 2360, 2360, 2360, 2362, 2362, 2362, 2362, 2362, 2362, 2362, 2362, 2362, 2362, 2362, 2362, 2362, 2362, 2362, 2364,
 		2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364, 2364,
-		2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2367, 2367, 2368, 2368,
-		2368, 2368, 2368, 2368, 2368, 2368, 2368, 2369, 2369, 2369, 2369, 2369, 2369, 2370, 2370, 2370, 2370, 2370, 2370, 2370,
-		2370, 2370, 2370, 2370, 2370, 2370, 2370, 2370, 2370, 2370, 2372, 2372, 2372, 2372, 2372, 2372, 2372, 2372, 2372, 2372,
-		2372, 2372, 2372, 2372, 2372, 2372, 2372, 2372, 2372, 2373, 2373, 2373, 2373, 2373, 2373, 2373, 2373, 2373, 2373, 2373,
-		2373, 2374, 2374, 2374, 2374, 2374, 2374, 2374, 2374, 2374, 2374, 2374, 2374, 2374, 2374, 2374, 2376, 2376, 2376, 2376,
-		2376, 2376, 2376, 2376, 2376, 2376, 2376, 2376, 2379, 2379, 2379, 2379, 2379, 2379, 2379, 2379, 2379, 2379, 2382, 2382,
-		2382, 2382, 2382, 2382, 2382, 2382, 2382, 2382, 2382, 2382, 2382, 2382, 2384, 2384, 2384, 2384, 2384, 2386, 2386, 2386,
-		2386, 2389, 2389, 2389, 2391, 2391, 2391, 2391, 2391, 2391, 2391, 2391, 2393, 2393, 2393, 2394, 2394, 2394, 2394, 2394,
-		2394, 2394, 2395, 2395, 2395, 2395, 2395, 2395, 2395, 2395, 2395, 2395, 2395, 2395, 2395, 2395, 2395, 2395, 2395, 2395,
-		2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396,
-		2396, 2396, 2396, 2396, 2396, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2398,
-		2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398,
-		2398, 2398, 2398, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400,
-		2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2400, 2401, 2401, 2401, 2401, 2401,
-		2401, 2401, 2403, 2403, 2403, 2403, 2403, 2403, 2403, 2403, 2403, 2403, 2403, 2403, 2403, 2405, 2405, 2405, 2405, 2406,
-		2406, 2406, 2406, 2406, 2406, 2406, 2406, 2406, 2406, 2406, 2408, 2408, 2408, 2408, 2408, 2408, 2408, 2408, 2408, 2408,
-		2408, 2410, 2410, 2410, 2410, 2410, 2410, 2410, 2410, 2410, 2410, 2410, 2410, 2410, 2410, 2410, 2411, 2411, 2411, 2411,
-		2411, 2411, 2411, 2411, 2412, 2412, 2412, 2412, 2412, 2414, 2414, 2414, 2414, 2414, 2415, 2415, 2415, 2415, 2415, 2416,
-		2416, 2416, 2416, 2416, 2418, 2418, 2418, 2418, 2418, 2418, 2418, 2418, 2418, 2418, 2418, 2418, 2418, 2418, 2418, 2418,
-		2418, 2418, 2418, 2420, 2420, 2420, 2420, 2420, 2420, 2420, 2420, 2420, 2420, 2420, 2420, 2420, 2420, 2420, 2420, 2420,
-		2421, 2421, 2421, 2421, 2421, 2421, 2421, 2421, 2422, 2422, 2422, 2422, 2422, 2423, 2423, 2423, 2423, 2423, 2424, 2424,
-		2425, 2425, 2425, 2425, 2425, 2426, 2426, 2426, 2426, 2426, 2426, 2426, 2426, 2426, 2426, 2426, 2427, 2427, 2427, 2427,
-		2427, 2428, 2428, 2428, 2428, 2428, 2428, 2428, 2428, 2428, 2428, 2428, 2428, 2428, 2431, 2431, 2431, 2431, 2431, 2432,
-		2432, 2432, 2432, 2432, 2432, 2432, 2432, 2432, 2432, 2432, 2432, 2432, 2432, 2432, 2432, 2432, 2432, 2432, 2432, 2433,
-		2433, 2433, 2433, 2433, 2433, 2434, 2434, 2434, 2434, 2434, 2434, 2434, 2434, 2434, 2435, 2435, 2435, 2435, 2435, 2435,
-		2435, 2435, 2435, 2435, 2435, 2435, 2435, 2436, 2436, 2436, 2436, 2437, 2437, 2437, 2437, 2438, 2438, 2438, 2438, 2438,
-		2438, 2438, 2438, 2438, 2438, 2438, 2438, 2438, 2438, 2438, 2438, 2440, 2440, 2440, 2440, 2440, 2440, 2440, 2440, 2440,
-		2440, 2440, 2440, 2440, 2440, 2440, 2440, 2440, 2440, 2440, 2440, 2443, 2443, 2443, 2443, 2443, 2443, 2443, 2443, 2443,
-		2443, 2443, 2443, 2443, 2443, 2443, 2443, 2443, 2443, 2443, 2444, 2444, 2444, 2444, 2444, 2444, 2444, 2444, 2444, 2444,
-		2444, 2444, 2444, 2444, 2444, 2444, 2444, 2444, 2444, 2444, 2444, 2444, 2444, 2445, 2445, 2445, 2445, 2445, 2445, 2445,
-		2446, 2446, 2446, 2446, 2446, 2446, 2446, 2446, 2446, 2446, 2447, 2447, 2447, 2447, 2447, 2447, 2447, 2447, 2450, 2451,
-		2451, 2451, 2451, 2451, 2453, 2453, 2453, 2453, 2453, 2453, 2453, 2453, 2454, 2454, 2454, 2454, 2454, 2454, 2454, 2454,
-		2454, 2454, 2454, 2454, 2454, 2454, 2454, 2454, 2454, 2454, 2454, 2454, 2454, 2454, 2454, 2454, 2455, 2455, 2455, 2455,
-		2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2456, 2456,
-		2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2457, 2458,
-		2458, 2458, 2458, 2458, 2458, 2458, 2458, 2458, 2458, 2458, 2459, 2459, 2459, 2459, 2459, 2459, 2459, 2460, 2460, 2460,
-		2461, 2461, 2461, 2461, 2461, 2461, 2461, 2461, 2461, 2461, 2461, 2461, 2461, 2461, 2461, 2461, 2462, 2462, 2462, 2462,
-		2462, 2462, 2462, 2462, 2462, 2462, 2462, 2462, 2464, 2464, 2464, 2464, 2464, 2464, 2464, 2464, 2464, 2464, 2464, 2464,
-		2466, 2466, 2466, 2466, 2467, 2467, 2467, 2467, 2467, 2467, 2467, 2467, 2467, 2467, 2467, 2467, 2468, 2468, 2468, 2469,
-		2469, 2469, 2469, 2469, 2469, 2469, 2469, 2469, 2469, 2469, 2469, 2469, 2469, 2469, 2469, 2469, 2469, 2469, 2469, 2469,
-		2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470, 2472, 2472, 2472, 2472, 2473, 2473, 2473, 2473, 2473, 2474, 2474,
-		2474, 2474, 2474, 2474, 2474, 2474, 2475, 2475, 2476, 2476, 2476, 2476, 2476, 2476, 2476, 2476, 2476, 2476, 2476, 2476,
-		2476, 2476, 2476, 2478, 2478, 2478, 2478, 2478, 2478, 2478, 2478, 2478, 2478, 2478, 2478, 2478, 2478, 2478, 2480, 2480,
-		2480, 2480, 2480, 2480, 2480, 2482, 2482, 2482, 2482, 2482, 2482, 2482, 2483, 2483, 2483, 2483, 2483, 2483, 2483, 2483,
-		2483, 2483, 2483, 2483, 2483, 2483, 2483, 2483, 2484, 2484, 2484, 2484, 2484, 2484, 2484, 2484, 2484, 2484, 2484, 2484,
-		2484, 2484, 2484, 2484, 2484, 2484, 2484, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485,
-		2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2487, 2488, 2488, 2488, 2488,
-		2488, 2488, 2488, 2488, 2488, 2488, 2488, 2488, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490,
-		2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490, 2490,
-		2490, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2492, 2492, 2492, 2492, 2492, 2493, 2493, 2493, 2494, 2494, 2494, 2494,
-		2494, 2494, 2494, 2494, 2494, 2494, 2494, 2494, 2494, 2494, 2494, 2494, 2495, 2495, 2495, 2495, 2495, 2496, 2496, 2496,
-		2497, 2497, 2497, 2497, 2497, 2497, 2497, 2497, 2497, 2497, 2497, 2497, 2497, 2497, 2497, 2497, 2497, 2497, 2497, 2497,
-		2497, 2497, 2497, 2497, 2497, 2497, 2497, 2498, 2498, 2498, 2498, 2498, 2498, 2498, 2499, 2499, 2499, 2499, 2499, 2500,
-		2500, 2500, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501,
-		2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2501, 2502, 2502, 2502, 2502, 2502, 2502, 2502,
-		2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2503, 2503, 2503, 2503, 2503, 2504, 2504, 2504, 2505, 2505, 2505,
-		2505, 2505, 2505, 2505, 2505, 2505, 2505, 2505, 2505, 2505, 2505, 2505, 2505, 2505, 2505, 2505, 2505, 2505, 2505, 2505,
-		2505, 2505, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2508, 2508, 2508, 2508, 2508, 2508, 2508, 2508, 2508,
-		2508, 2508, 2508, 2508, 2508, 2508, 2508, 2508, 2508, 2508, 2508, 2508, 2508, 2509, 2509, 2509, 2509, 2509, 2509, 2509,
-		2509, 2509, 2509, 2509, 2509, 2509, 2509, 2509, 2509, 2509, 2509, 2509, 2509, 2510, 2510, 2510, 2510, 2512, 2512, 2512,
-		2512, 2512, 2512, 2512, 2512, 2512, 2512, 2512, 2512, 2512, 2512, 2512, 2513, 2513, 2513, 2513, 2515, 2515, 2515, 2515,
-		2517, 2517, 2517, 2517, 2517, 2517, 2517, 2517, 2517, 2517, 2517, 2517, 2517, 2519, 2519, 2519, 2519, 2519, 2519, 2519,
-		2519, 2519, 2519, 2519, 2519, 2519, 2519, 2519, 2519, 2519, 2519, 2519, 2520, 2520, 2520, 2520, 2522, 2523, 2523, 2523,
-		2524, 2524, 2524, 2524, 2524, 2524, 2525, 2525, 2525, 2525, 2525, 2525, 2525, 2525, 2525, 2525, 2526, 2526, 2526, 2526,
-		2526, 2526, 2526, 2526, 2528, 2528, 2528, 2528, 2528, 2528, 2529, 2529, 2529, 2529, 2529, 2529, 2529, 2529, 2529, 2529,
-		2529, 2529, 2529, 2529, 2530, 2530, 2530, 2530, 2530, 2530, 2530, 2530, 2530, 2530, 2531, 2531, 2531, 2531, 2531, 2531,
-		2531, 2531, 2532, 2532, 2532, 2532, 2532, 2532, 2532, 2532, 2532, 2532, 2532, 2532, 2533, 2533, 2533, 2533, 2533, 2533,
-		2533, 2533, 2533, 2533, 2535, 2535, 2535, 2535, 2535, 2535, 2535, 2535, 2535, 2535, 2535, 2535, 2535, 2535, 2535, 2535,
-		2535, 2535, 2535, 2535, 2535, 2535, 2535, 2535, 2535, 2535, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536,
-		2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2537, 2537, 2537, 2537, 2537, 2537, 2537, 2537, 2537,
-		2537, 2537, 2537, 2537, 2537, 2537, 2539, 2539, 2539, 2539, 2539, 2539, 2539, 2539, 2539, 2540, 2540, 2540, 2540, 2540,
-		2540, 2541, 2541, 2541, 2541, 2541, 2541, 2541, 2541, 2541, 2541, 2541, 2542, 2542, 2542, 2542, 2542, 2542, 2542, 2542,
-		2542, 2543, 2543, 2543, 2543, 2543, 2543, 2543, 2543, 2543, 2543, 2545, 2545, 2545, 2545, 2545, 2545, 2545, 2547, 2547,
-		2547, 2547, 2547, 2547, 2547, 2547, 2547, 2547, 2548, 2548, 2548, 2548, 2549, 2549, 2549, 2549, 2549, 2549, 2549, 2549,
-		2549, 2550, 2550, 2550, 2550, 2550, 2550, 2550, 2552, 2552, 2552, 2552, 2552, 2552, 2552, 2552, 2552, 2552, 2552, 2553,
-		2553, 2553, 2553, 2553, 2553, 2553, 2553, 2553, 2553, 2553, 2553, 2553, 2553, 2553, 2553, 2554, 2554, 2554, 2554, 2554,
-		2554, 2554, 2554, 2554, 2554, 2554, 2554, 2554, 2554, 2554, 2555, 2555, 2555, 2555, 2555, 2555, 2555, 2555, 2555, 2555,
-		2555, 2557, 2557, 2557, 2557, 2557, 2557, 2557, 2557, 2557, 2557, 2557, 2557, 2557, 2557, 2557, 2557, 2557, 2557, 2557,
-		2557, 2557, 2557, 2557, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558,
-		2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2560, 2560, 2560, 2560, 2560, 2560, 2560, 2560, 2560, 2560,
-		2560, 2561, 2561, 2561, 2561, 2561, 2561, 2561, 2561, 2561, 2561, 2561, 2561, 2563, 2563, 2563, 2563, 2563, 2563, 2563,
-		2563, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564,
-		2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2564, 2565, 2565, 2565, 2565, 2565, 2565,
-		2566, 2566, 2566, 2566, 2566, 2566, 2566, 2566, 2566, 2566, 2566, 2566, 2566, 2566, 2566, 2566, 2566, 2566, 2567, 2567,
-		2567, 2567, 2567, 2567, 2567, 2567, 2567, 2567, 2567, 2567, 2569, 2569, 2569, 2569, 2569, 2569, 2569, 2569, 2569, 2569,
-		2569, 2569, 2569, 2569, 2569, 2569, 2569, 2569, 2569, 2569, 2569, 2569, 2569, 2569, 2570, 2570, 2570, 2570, 2570, 2570,
-		2570, 2570, 2570, 2570, 2570, 2570, 2570, 2570, 2570, 2570, 2572, 2572, 2572, 2572, 2572, 2572, 2572, 2572, 2572, 2572,
-		2572, 2572, 2572, 2572, 2572, 2572, 2572, 2573, 2573, 2573, 2573, 2573, 2574, 2574, 2574, 2574, 2574, 2574, 2574, 2574,
-		2574, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576,
-		2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2576, 2577, 2577,
-		2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2579, 2579, 2579, 2579, 2579, 2579, 2579, 2579, 2581, 2581, 2581,
-		2581, 2581, 2581, 2581, 2581, 2581, 2582, 2582, 2582, 2582, 2582, 2582, 2582, 2582, 2582, 2582, 2582, 2582, 2582, 2582,
-		2582, 2583, 2583, 2583, 2583, 2584, 2584, 2584, 2584, 2584, 2584, 2584, 2584, 2584, 2584, 2585, 2585, 2585, 2585, 2585,
-		2585, 2585, 2585, 2585, 2585, 2585, 2585, 2585, 2585, 2585, 2587, 2587, 2587, 2587, 2587, 2587, 2587, 2587, 2587, 2587,
-		2587, 2587, 2587, 2588, 2588, 2588, 2588, 2588, 2588, 2588, 2588, 2588, 2589, 2589, 2589, 2589, 2589, 2589, 2589, 2589,
-		2589, 2591, 2591, 2591, 2591, 2591, 2591, 2591, 2591, 2592, 2592, 2592, 2592, 2592, 2595, 2595, 2595, 2595, 2595, 2595,
-		2595, 2595, 2597, 2597, 2597, 2597, 2597, 2597, 2597, 2597, 2597, 2597, 2597, 2597, 2597, 2597, 2597, 2597, 2598, 2598,
-		2598, 2598, 2598, 2598, 2598, 2598, 2598, 2598, 2598, 2598, 2598, 2599, 2599, 2599, 2599, 2599, 2599, 2599, 2599, 2599,
-		2600, 2600, 2600, 2600, 2600, 2602, 2602, 2602, 2602, 2602, 2602, 2602, 2602, 2602, 2602, 2602, 2602, 2602, 2602, 2602,
-		2602, 2602, 2602, 2602, 2605, 2605, 2605, 2605, 2605, 2605, 2605, 2605, 2605, 2606, 2606, 2606, 2606, 2606, 2606, 2606,
-		2606, 2606, 2606, 2608, 2608, 2608, 2608, 2608, 2608, 2608, 2608, 2608, 2608, 2608, 2608, 2608, 2608, 2608, 2608, 2608,
-		2608, 2608, 2608, 2608, 2608, 2608, 2608, 2608, 2611, 2611, 2611, 2611, 2611, 2611, 2611, 2611, 2611, 2611, 2611, 2612,
-		2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612,
-		2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613,
-		2613, 2613, 2613, 2613, 2613, 2615, 2615, 2615, 2615, 2615, 2615, 2615, 2615, 2615, 2616, 2616, 2616, 2616, 2618, 2618,
-		2618, 2618, 2618, 2618, 2618, 2618, 2618, 2618, 2620, 2620, 2620, 2620, 2620, 2620, 2620, 2620, 2620, 2620, 2620, 2620,
-		2620, 2620, 2620, 2620, 2621, 2621, 2621, 2622, 2622, 2622, 2622, 2622, 2622, 2622, 2622, 2622, 2622, 2622, 2622, 2622,
-		2622, 2622, 2622, 2622, 2622, 2623, 2623, 2624, 2624, 2624, 2624, 2624, 2624, 2624, 2624, 2624, 2624, 2624, 2624, 2624,
-		2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625,
-		2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2626, 2626, 2626, 2627, 2627, 2627, 2627, 2627, 2627, 2627, 2627, 2627,
-		2628, 2628, 2628, 2628, 2628, 2628, 2628, 2628, 2629, 2629, 2629, 2629, 2629, 2629, 2629, 2629, 2629, 2629, 2629, 2629,
-		2629, 2629, 2629, 2629, 2629, 2629, 2629, 2629, 2629, 2629, 2629, 2629, 2629, 2630, 2630, 2630, 2630, 2630, 2630, 2630,
-		2630, 2630, 2630, 2630, 2630, 2630, 2631, 2631, 2631, 2632, 2632, 2632, 2632, 2632, 2632, 2632, 2633, 2633, 2633, 2633,
-		2633, 2633, 2633, 2633, 2633, 2633, 2633, 2633, 2633, 2633, 2633, 2635, 2635, 2635, 2635, 2635, 2635, 2635, 2635, 2636,
-		2636, 2636, 2636, 2637, 2637, 2637, 2637, 2638, 2638, 2638, 2638, 2638, 2638, 2639, 2639, 2639, 2639, 2639, 2639, 2639,
-		2640, 2640, 2640, 2640, 2640, 2640, 2640, 2640, 2640, 2640, 2640, 2640, 2640, 2640, 2640, 2640, 2640, 2641, 2641, 2641,
-		2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641,
-		2641, 2641, 2641, 2641, 2641, 2641, 2643, 2643, 2643, 2643, 2644, 2644, 2644, 2644, 2645, 2645, 2645, 2646, 2646, 2646,
-		2646, 2647, 2647, 2647, 2647, 2648, 2648, 2648, 2648, 2648, 2648, 2648, 2648, 2648, 2648, 2648, 2650, 2650, 2650, 2650,
-		2650, 2650, 2650, 2650, 2650, 2651, 2651, 2651, 2651, 2651, 2651, 2651, 2651, 2651, 2651, 2651, 2651, 2651, 2651, 2651,
-		2651, 2651, 2651, 2651, 2651, 2651, 2652, 2652, 2652, 2652, 2652, 2652, 2652, 2652, 2652, 2654, 2654, 2654, 2654, 2654,
-		2654, 2654, 2654, 2654, 2654, 2654, 2654, 2654, 2654, 2655, 2655, 2655, 2655, 2655, 2655, 2655, 2656, 2656, 2656, 2656,
-		2656, 2656, 2656, 2656, 2656, 2656, 2656, 2657, 2657, 2657, 2657, 2657, 2657, 2657, 2657, 2657, 2657, 2657, 2657, 2657,
-		2657, 2659, 2659, 2659, 2659, 2660, 2660, 2661, 2661, 2661, 2661, 2661, 2661, 2662, 2662, 2662, 2662, 2662, 2662, 2662,
-		2662, 2662, 2662, 2662, 2662, 2662, 2662, 2663, 2663, 2663, 2663, 2663, 2663, 2663, 2665, 2665, 2665, 2665, 2665, 2665,
-		2666, 2666, 2666, 2666, 2667, 2667, 2667, 2667, 2667, 2667, 2667, 2668, 2668, 2668, 2668, 2668, 2668, 2668, 2668, 2668,
-		2668, 2668, 2668, 2668, 2668, 2669, 2669, 2670, 2670, 2670, 2670, 2670, 2670, 2670, 2670, 2670, 2670, 2670, 2670, 2671,
-		2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2673, 2673, 2673,
-		2673, 2673, 2673, 2673, 2673, 2673, 2673, 2673, 2673, 2673, 2673, 2673, 2673, 2673, 2673, 2674, 2674, 2676, 2676, 2676,
-		2676, 2676, 2676, 2676, 2679, 2679, 2679, 2679, 2679, 2679, 2679, 2680, 2680, 2680, 2680, 2680, 2680, 2680, 2680, 2680,
-		2680, 2680, 2681, 2681, 2681, 2681, 2681, 2681, 2681, 2681, 2683, 2683, 2683, 2683, 2683, 2683, 2683, 2683, 2683, 2683,
-		2683, 2683, 2683, 2683, 2683, 2683, 2683, 2683, 2683, 2683, 2684, 2684, 2684, 2684, 2684, 2684, 2684, 2684, 2684, 2684,
-		2684, 2684, 2684, 2684, 2684, 2684, 2684, 2684, 2684, 2685, 2685, 2685, 2685, 2685, 2685, 2685, 2685, 2685, 2685, 2685,
-		2685, 2685, 2685, 2685, 2685, 2685, 2685, 2685, 2685, 2687, 2687, 2687, 2687, 2687, 2687, 2687, 2689, 2689, 2689, 2689,
-		2689, 2689, 2690, 2690, 2690, 2690, 2690, 2692, 2692, 2692, 2692, 2692, 2692, 2692, 2692, 2692, 2693, 2693, 2693, 2693,
-		2693, 2693, 2693, 2693, 2693, 2695, 2695, 2695, 2695, 2695, 2696, 2696, 2696, 2696, 2696, 2696, 2696, 2696, 2696, 2696,
-		2696, 2696, 2696, 2696, 2696, 2696, 2696, 2698, 2698, 2698, 2698, 2698, 2698, 2698, 2698, 2698, 2698, 2698, 2698, 2698,
-		2698, 2698, 2699, 2699, 2700, 2700, 2700, 2700, 2700, 2700, 2700, 2700, 2700, 2700, 2701, 2701, 2701, 2701, 2701, 2701,
-		2701, 2701, 2701, 2703, 2703, 2703, 2703, 2703, 2703, 2703, 2703, 2703, 2703, 2703, 2703, 2703, 2703, 2704, 2704, 2704,
-		2704, 2704, 2704, 2704, 2704, 2704, 2705, 2705, 2705, 2705, 2705, 2705, 2705, 2705, 2705, 2705, 2705, 2706, 2706, 2708,
-		2708, 2708, 2708, 2708, 2708, 2708, 2708, 2708, 2708, 2708, 2708, 2708, 2708, 2708, 2708, 2709, 2709, 2709, 2709, 2709,
-		2709, 2709, 2709, 2709, 2709, 2709, 2710, 2710, 2710, 2710, 2711, 2711, 2711, 2712, 2712, 2712, 2712, 2712, 2712, 2712,
-		2712, 2712, 2712, 2712, 2712, 2712, 2712, 2712, 2713, 2713, 2713, 2713, 2713, 2713, 2713, 2713, 2713, 2713, 2713, 2714,
-		2714, 2714, 2714, 2714, 2714, 2714, 2714, 2714, 2714, 2714, 2714, 2715, 2715, 2715, 2715, 2715, 2715, 2715, 2715, 2715,
-		2715, 2715, 2715, 2715, 2715, 2715, 2715, 2716, 2716, 2716, 2716, 2716, 2716, 2716, 2716, 2716, 2716, 2716, 2717, 2717,
-		2717, 2717, 2717, 2717, 2717, 2717, 2717, 2719, 2719, 2719, 2719, 2719, 2719, 2719, 2719, 2720, 2720, 2720, 2720, 2720,
-		2721, 2721, 2721, 2721, 2721, 2721, 2721, 2722, 2722, 2722, 2722, 2722, 2722, 2722, 2722, 2722, 2722, 2722, 2722, 2722,
-		2722, 2722, 2722, 2722, 2722, 2722, 2723, 2723, 2723, 2723, 2723, 2723, 2723, 2723, 2724, 2724, 2724, 2724, 2724, 2724,
-		2724, 2724, 2724, 2724, 2724, 2724, 2725, 2725, 2725, 2725, 2725, 2725, 2725, 2725, 2725, 2727, 2727, 2727, 2727, 2727,
-		2728, 2728, 2728, 2728, 2728, 2728, 2728, 2728, 2728, 2728, 2728, 2728, 2728, 2728, 2728, 2728, 2728, 2729, 2729, 2729,
-		2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729,
-		2729, 2729, 2729, 2729, 2729, 2729, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2731, 2731, 2731, 2732,
-		2732, 2732, 2732, 2732, 2732, 2732, 2732, 2732, 2733, 2733, 2733, 2733, 2733, 2733, 2733, 2733, 2733, 2733, 2733, 2733,
-		2733, 2733, 2733, 2733, 2733, 2733, 2735, 2735, 2735, 2736, 2736, 2736, 2736, 2736, 2736, 2736, 2737, 2737, 2737, 2737,
-		2737, 2737, 2737, 2737, 2737, 2737, 2737, 2737, 2737, 2738, 2738, 2738, 2738, 2739, 2739, 2739, 2739, 2739, 2739, 2739,
-		2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739,
-		2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739, 2739, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2741, 2741, 2742, 2742,
-		2742, 2742, 2742, 2743, 2743, 2743, 2743, 2743, 2743, 2743, 2743, 2743, 2743, 2744, 2744, 2744, 2744, 2744, 2744, 2744,
-		2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744,
-		2744, 2744, 2744, 2744, 2744, 2744, 2744, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745,
-		2745, 2747, 2747, 2747, 2747, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748,
-		2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748,
-		2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2748, 2749, 2749, 2749, 2749, 2749, 2749, 2749,
-		2749, 2749, 2749, 2749, 2750, 2750, 2750, 2750, 2750, 2750, 2750, 2750, 2750, 2750, 2751, 2751, 2751, 2751, 2751, 2751,
-		2751, 2751, 2751, 2751, 2751, 2753, 2753, 2753, 2753, 2754, 2754, 2754, 2754, 2754, 2754, 2754, 2754, 2754, 2754, 2754,
-		2754, 2754, 2754, 2754, 2754, 2754, 2754, 2755, 2755, 2755, 2755, 2755, 2755, 2755, 2755, 2755, 2755, 2755, 2756, 2756,
-		2756, 2756, 2756, 2756, 2756, 2756, 2756, 2756, 2756, 2757, 2757, 2757, 2757, 2757, 2757, 2757, 2757, 2757, 2757, 2757,
-		2757, 2758, 2758, 2758, 2758, 2758, 2758, 2758, 2758, 2759, 2759, 2759, 2759, 2759, 2759, 2759, 2759, 2759, 2759, 2759,
-		2759, 2759, 2759, 2759, 2759, 2759, 2759, 2761, 2761, 2761, 2761, 2761, 2761, 2761, 2761, 2761, 2761, 2761, 2761, 2761,
-		2761, 2761, 2764, 2764, 2764, 2764, 2764, 2765, 2765, 2766, 2766, 2766, 2766, 2767, 2767, 2767, 2767, 2767, 2767, 2767,
-		2767, 2767, 2767, 2767, 2767, 2767, 2767, 2767, 2767, 2767, 2767, 2767, 2767, 2767, 2767, 2767, 2767, 2767, 2768, 2768,
-		2768, 2768, 2768, 2768, 2768, 2768, 2768, 2768, 2769, 2769, 2769, 2769, 2769, 2769, 2769, 2769, 2770, 2770, 2770, 2770,
-		2770, 2770, 2770, 2770, 2770, 2770, 2770, 2770, 2770, 2770, 2770, 2770, 2770, 2770, 2770, 2770, 2770, 2770, 2770, 2770,
-		2770, 2770, 2770, 2770, 2770, 2770, 2771, 2771, 2771, 2771, 2771, 2771, 2771, 2772, 2772, 2772, 2772, 2772, 2772, 2773,
-		2775, 2775, 2775, 2775, 2775, 2775, 2775, 2775, 2775, 2775, 2775, 2776, 2776, 2776, 2776, 2776, 2776, 2776, 2776, 2776,
-		2776, 2776, 2776, 2776, 2776, 2776, 2776, 2778, 2778, 2778, 2778, 2778, 2778, 2778, 2778, 2778, 2778, 2779, 2779, 2779,
-		2780, 2780, 2780, 2780, 2780, 2780, 2780, 2780, 2780, 2780, 2780, 2780, 2780, 2780, 2780, 2780, 2780, 2780, 2780, 2780,
-		2780, 2780, 2780, 2780, 2780, 2781, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782,
-		2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782, 2782,
-		2782, 2782, 2782, 2782, 2782, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783,
-		2783, 2783, 2783, 2783, 2784, 2784, 2785, 2785, 2785, 2785, 2785, 2785, 2787, 2787, 2787, 2787, 2787, 2787, 2787, 2787,
-		2787, 2788, 2788, 2788, 2788, 2788, 2788, 2788, 2788, 2788, 2788, 2788, 2788, 2788, 2788, 2789, 2789, 2789, 2789, 2789,
-		2789, 2789, 2790, 2790, 2790, 2790, 2790, 2790, 2790, 2790, 2790, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791,
-		2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791,
-		2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791,
-		2791, 2791, 2792, 2792, 2792, 2792, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793,
-		2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793, 2793,
-		2793, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2797, 2797, 2797, 2797, 2797, 2797, 2797, 2797, 2797, 2797,
-		2797, 2797, 2797, 2797, 2797, 2797, 2797, 2797, 2798, 2798, 2798, 2798, 2799, 2799, 2799, 2799, 2799, 2799, 2799, 2800,
-		2800, 2800, 2800, 2801, 2801, 2801, 2801, 2802, 2802, 2802, 2802, 2802, 2802, 2802, 2802, 2802, 2802, 2802, 2802, 2802,
-		2802, 2802, 2802, 2802, 2804, 2804, 2804, 2804, 2805, 2805, 2805, 2805, 2805, 2805, 2805, 2805, 2805, 2805, 2805, 2806,
-		2806, 2806, 2806, 2806, 2806, 2806, 2806, 2808, 2808, 2808, 2808, 2808, 2808, 2808, 2808, 2808, 2809, 2809, 2811, 2811,
-		2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811,
-		2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2811, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812,
-		2812, 2812, 2812, 2812, 2814, 2814, 2814, 2814, 2814, 2814, 2814, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816,
-		2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816,
-		2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2816, 2817, 2817, 2817, 2818, 2818, 2818, 2818, 2818, 2818,
-		2818, 2818, 2818, 2818, 2820, 2820, 2820, 2820, 2820, 2820, 2820, 2820, 2820, 2820, 2820, 2820, 2820, 2820, 2820, 2820,
-		2820, 2820, 2822, 2823, 2823, 2823, 2823, 2823, 2823, 2823, 2823, 2823, 2823, 2823, 2824, 2824, 2824, 2824, 2824, 2824,
-		2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824,
-		2824, 2824, 2824, 2824, 2824, 2824, 2824, 2825, 2825, 2825, 2825, 2827, 2829, 2829, 2829, 2829, 2830, 2830, 2830, 2830,
-		2830, 2830, 2830, 2830, 2832, 2832, 2832, 2832, 2832, 2832, 2832, 2832, 2832, 2832, 2832, 2832, 2832, 2832, 2832, 2832,
-		2832, 2832, 2832, 2832, 2832, 2832, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833,
-		2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835,
-		2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2835, 2836, 2836, 2836, 2836, 2837, 2838, 2838,
-		2838, 2838, 2838, 2838, 2838, 2838, 2838, 2838, 2838, 2838, 2838, 2838, 2838, 2838, 2838, 2838, 2838, 2838, 2839, 2839,
-		2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2841, 2841, 2841, 2841, 2841, 2841,
-		2841, 2841, 2841, 2841, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842,
-		2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2842, 2843, 2843, 2843, 2845, 2845, 2845, 2845,
-		2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845,
-		2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845, 2845,
-		2845, 2847, 2847, 2847, 2847, 2847, 2847, 2847, 2847, 2847, 2847, 2847, 2847, 2847, 2847, 2847, 2847, 2847, 2847, 2847,
-		2849, 2849, 2849, 2849, 2849, 2849, 2849, 2849, 2849, 2849, 2849, 2849, 2849, 2849, 2849, 2849, 2849, 2849, 2849, 2849,
-		2849, 2850, 2851, 2851, 2851, 2851, 2851, 2851, 2851, 2851, 2853, 2853, 2853, 2853, 2853, 2854, 2854, 2854, 2854, 2854,
-		2854, 2854, 2854, 2854, 2854, 2854, 2854, 2854, 2854, 2855, 2855, 2855, 2855, 2855, 2855, 2855, 2855, 2856, 2856, 2856,
-		2856, 2856, 2858, 2858, 2858, 2858, 2858, 2858, 2858, 2858, 2858, 2858, 2858, 2858, 2858, 2859, 2859, 2859, 2859, 2859,
-		2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2862,
-		2862, 2862, 2862, 2862, 2862, 2862, 2862, 2862, 2863, 2863, 2863, 2863, 2863, 2863, 2863, 2864, 2864, 2864, 2864, 2864,
-		2864, 2864, 2864, 2864, 2864, 2864, 2864, 2864, 2864, 2864, 2865, 2865, 2865, 2865, 2865, 2865, 2865, 2865, 2865, 2865,
-		2865, 2865, 2865, 2865, 2865, 2865, 2866, 2866, 2866, 2866, 2866, 2866, 2866, 2866, 2866, 2866, 2866, 2866, 2867, 2867,
-		2867, 2867, 2867, 2867, 2867, 2869, 2869, 2869, 2869, 2869, 2869, 2869, 2870, 2870, 2870, 2870, 2870, 2870, 2870, 2870,
-		2870, 2870, 2870, 2870, 2870, 2870, 2870, 2871, 2871, 2871, 2871, 2871, 2872, 2872, 2872, 2872, 2872, 2872, 2872, 2872,
-		2872, 2872, 2872, 2872, 2872, 2872, 2872, 2872, 2872, 2872, 2872, 2872, 2872, 2872, 2872, 2874, 2874, 2874, 2875, 2875,
-		2875, 2875, 2876, 2876, 2876, 2876, 2876, 2876, 2876, 2876, 2876, 2876, 2876, 2876, 2876, 2876, 2876, 2876, 2877, 2877,
-		2877, 2877, 2878, 2878, 2878, 2878, 2878, 2878, 2878, 2878, 2878, 2878, 2878, 2878, 2878, 2878, 2879, 2879, 2879, 2879,
-		2879, 2879, 2879, 2879, 2879, 2879, 2879, 2879, 2879, 2879, 2879, 2880, 2880, 2880, 2880, 2880, 2880, 2880, 2881, 2881,
-		2881, 2881, 2881, 2881, 2881, 2881, 2881, 2881, 2881, 2881, 2881, 2881, 2881, 2881, 2881, 2881, 2881, 2882, 2882, 2882,
-		2882, 2882, 2882, 2882, 2882, 2883, 2883, 2883, 2883, 2883, 2883, 2883, 2883, 2883, 2883, 2883, 2883, 2883, 2883, 2883,
-		2883, 2883, 2883, 2883, 2883, 2884, 2884, 2884, 2884, 2884, 2885, 2885, 2885, 2885, 2885, 2885, 2885, 2886, 2886, 2886,
-		2886, 2886, 2886, 2887, 2887, 2887, 2887, 2888, 2888, 2888, 2889, 2889, 2889, 2889, 2889, 2889, 2889, 2889, 2889, 2890,
-		2890, 2890, 2890, 2890, 2890, 2891, 2891, 2891, 2891, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892,
-		2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2892, 2893,
-		2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894,
-		2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2895, 2896, 2896, 2896,
-		2896, 2896, 2896, 2897, 2897, 2897, 2897, 2897, 2898, 2898, 2898, 2898, 2898, 2898, 2898, 2898, 2898, 2898, 2898, 2898,
-		2899, 2899, 2899, 2899, 2899, 2899, 2899, 2901, 2901, 2901, 2901, 2901, 2901, 2901, 2901, 2901, 2901, 2901, 2901, 2902,
-		2902, 2902, 2902, 2902, 2902, 2902, 2902, 2903, 2903, 2903, 2903, 2903, 2904, 2904, 2904, 2904, 2904, 2904, 2904, 2904,
-		2904, 2904, 2904, 2904, 2904, 2904, 2904, 2904, 2904, 2904, 2904, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905,
-		2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905,
-		2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905,
-		2905, 2905, 2905, 2905, 2905, 2905, 2905, 2907, 2907, 2907, 2907, 2907, 2907, 2907, 2907, 2907, 2907, 2907, 2907, 2907,
-		2907, 2907, 2907, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2909, 2909,
-		2909, 2909, 2909, 2909, 2910, 2910, 2910, 2910, 2910, 2910, 2910, 2910, 2910, 2910, 2910, 2911, 2911, 2911, 2911, 2911,
-		2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911,
-		2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911,
-		2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912,
-		2912, 2913, 2913, 2913, 2913, 2913, 2913, 2913, 2913, 2913, 2913, 2913, 2913, 2913, 2914, 2914, 2914, 2914, 2914, 2914,
-		2914, 2914, 2914, 2915, 2915, 2915, 2915, 2915, 2915, 2915, 2915, 2915, 2915, 2915, 2915, 2915, 2915, 2915, 2915, 2915,
-		2915, 2915, 2915, 2915, 2915, 2915, 2915, 2915, 2917, 2917, 2917, 2917, 2917, 2917, 2917, 2917, 2918, 2918, 2918, 2918,
-		2918, 2918, 2918, 2918, 2918, 2918, 2918, 2918, 2918, 2918, 2918, 2918, 2918, 2918, 2918, 2918, 2918, 2918, 2918, 2918,
-		2920, 2920, 2920, 2920, 2920, 2920, 2920, 2920, 2920, 2920, 2920, 2920, 2920, 2920, 2920, 2920, 2920, 2920, 2920, 2920,
-		2920, 2920, 2920, 2920, 2920, 2920, 2920, 2921, 2921, 2921, 2921, 2921, 2921, 2921, 2921, 2923, 2923, 2923, 2923, 2923,
-		2923, 2923, 2923, 2923, 2923, 2923, 2923, 2923, 2923, 2926, 2926, 2926, 2928, 2929, 2929, 2929, 2931, 2931, 2931, 2931,
-		2931, 2931, 2931, 2931, 2931, 2931, 2931, 2931, 2931, 2931, 2931, 2931, 2931, 2931, 2931, 2931, 2931, 2931, 2932, 2932,
-		2932, 2932, 2934, 2934, 2934, 2935, 2935, 2935, 2935, 2936, 2936, 2936, 2936, 2936, 2936, 2936, 2936, 2936, 2936, 2936,
-		2936, 2936, 2936, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937,
-		2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2938, 2938, 2938, 2938, 2938,
-		2938, 2938, 2938, 2938, 2938, 2938, 2939, 2939, 2939, 2939, 2939, 2939, 2939, 2939, 2939, 2939, 2939, 2939, 2939, 2939,
-		2939, 2939, 2939, 2939, 2939, 2939, 2939, 2939, 2939, 2939, 2939, 2939, 2939, 2940, 2940, 2940, 2940, 2940, 2940, 2940,
-		2940, 2940, 2940, 2940, 2940, 2940, 2941, 2941, 2941, 2941, 2941, 2941, 2941, 2941, 2942, 2942, 2942, 2942, 2942, 2942,
-		2942, 2942, 2942, 2942, 2942, 2942, 2942, 2942, 2942, 2942, 2942, 2943, 2943, 2943, 2943, 2943, 2944, 2944, 2944, 2944,
-		2944, 2944, 2944, 2944, 2944, 2944, 2944, 2944, 2944, 2944, 2944, 2944, 2944, 2944, 2944, 2944, 2944, 2944, 2945, 2945,
-		2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945,
-		2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2946, 2946, 2946, 2946, 2946, 2946, 2946, 2947, 2947, 2947, 2947, 2947,
-		2947, 2947, 2948, 2948, 2948, 2948, 2948, 2948, 2948, 2948, 2948, 2948, 2948, 2948, 2949, 2949, 2949, 2949, 2949, 2949,
-		2949, 2949, 2949, 2949, 2949, 2949, 2950, 2950, 2950, 2950, 2950, 2950, 2950, 2950, 2950, 2951, 2951, 2951, 2951, 2951,
-		2951, 2951, 2951, 2951, 2951, 2951, 2951, 2951, 2951, 2951, 2951, 2951, 2951, 2952, 2952, 2952, 2953, 2953, 2953, 2953,
-		2953, 2953, 2953, 2953, 2953, 2953, 2953, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954,
-		2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954,
-		2954, 2954, 2954, 2954, 2954, 2954, 2954, 2954, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2957,
-		2957, 2957, 2957, 2957, 2957, 2957, 2957, 2959, 2959, 2959, 2959, 2959, 2959, 2961, 2961, 2961, 2961, 2961, 2961, 2961,
-		2961, 2961, 2961, 2961, 2963, 2963, 2963, 2963, 2963, 2963, 2963, 2964, 2964, 2964, 2964, 2964, 2965, 2965, 2965, 2965,
-		2965, 2965, 2965, 2965, 2965, 2965, 2965, 2965, 2965, 2965, 2965, 2965, 2965, 2965, 2965, 2965, 2965, 2965, 2965, 2965,
-		2965, 2965, 2965, 2965, 2965, 2965, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966,
-		2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2967, 2967, 2967, 2967, 2967,
-		2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2968, 2968, 2969,
-		2969, 2969, 2969, 2969, 2969, 2969, 2970, 2970, 2970, 2970, 2970, 2970, 2970, 2970, 2970, 2970, 2970, 2970, 2970, 2970,
-		2970, 2971, 2971, 2971, 2972, 2972, 2972, 2972, 2972, 2972, 2972, 2972, 2972, 2972, 2972, 2972, 2973, 2973, 2973, 2973,
-		2973, 2973, 2973, 2973, 2973, 2973, 2973, 2973, 2973, 2974, 2974, 2974, 2976, 2976, 2976, 2976, 2976, 2976, 2976, 2976,
-		2976, 2976, 2976, 2976, 2977, 2977, 2977, 2977, 2977, 2977, 2977, 2977, 2977, 2977, 2977, 2977, 2978, 2978, 2978, 2978,
-		2978, 2978, 2978, 2978, 2978, 2978, 2978, 2978, 2978, 2978, 2978, 2978, 2978, 2978, 2979, 2979, 2979, 2979, 2979, 2979,
-		2979, 2979, 2979, 2979, 2979, 2979, 2979, 2980, 2980, 2980, 2980, 2980, 2980, 2980, 2980, 2980, 2980, 2980, 2980, 2980,
-		2980, 2980, 2981, 2981, 2981, 2981, 2981, 2981, 2981, 2981, 2981, 2981, 2981, 2981, 2981, 2983, 2983, 2983, 2983, 2983,
-		2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983,
-		2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2983, 2986, 2986, 2986, 2986, 2986, 2986, 2986, 2986, 2986,
-		2986, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987,
-		2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2988, 2988, 2988, 2988, 2990, 2991,
-		2991, 2991, 2991, 2991, 2991, 2991, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992,
-		2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2992, 2993,
-		2993, 2993, 2993, 2994, 2995, 2995, 2995, 2995, 2995, 2995, 2995, 2995, 2995, 2996, 2996, 2996, 2996, 2996, 2996, 2996,
-		2996, 2996, 2996, 2997, 2997, 2997, 2997, 2997, 2997, 2997, 2997, 2997, 2997, 2997, 2997, 2997, 2997, 2999, 2999, 2999,
-		2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999,
-		2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 2999, 3001, 3001, 3001,
-		3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001,
-		3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001,
-		3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3001, 3002, 3002, 3002, 3002, 3002, 3002, 3004,
-		3004, 3004, 3004, 3004, 3004, 3006, 3006, 3006, 3006, 3006, 3008, 3008, 3008, 3008, 3008, 3008, 3008, 3008, 3009, 3009,
-		3009, 3009, 3009, 3009, 3009, 3009, 3009, 3009, 3009, 3009, 3009, 3009, 3009, 3009, 3009, 3009, 3009, 3009, 3009, 3009,
-		3009, 3009, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3012, 3012, 3012,
-		3012, 3012, 3012, 3012, 3012, 3012, 3012, 3012, 3012, 3012, 3012, 3012, 3012, 3012, 3012, 3012, 3013, 3013, 3013, 3013,
-		3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013,
-		3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013,
-		3013, 3015, 3015, 3015, 3015, 3015, 3015, 3015, 3015, 3015, 3015, 3015, 3015, 3015, 3015, 3015, 3015, 3015, 3015, 3015,
-		3015, 3015, 3015, 3015, 3015, 3015, 3015, 3015, 3015, 3017, 3017, 3017, 3017, 3017, 3017, 3017, 3017, 3017, 3017, 3017,
-		3017, 3017, 3017, 3017, 3017, 3017, 3017, 3017, 3018, 3019, 3019, 3019, 3019, 3019, 3019, 3019, 3019, 3019, 3019, 3019,
-		3019, 3019, 3019, 3019, 3019, 3019, 3019, 3020, 3020, 3020, 3020, 3020, 3020, 3020, 3020, 3020, 3020, 3020, 3020, 3020,
-		3020, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021,
-		3021, 3021, 3021, 3022, 3023, 3023, 3023, 3023, 3023, 3023, 3023, 3023, 3024, 3024, 3024, 3024, 3024, 3025, 3025, 3025,
-		3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025,
-		3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3025, 3026, 3026, 3026, 3026, 3026, 3026, 3026,
-		3028, 3028, 3028, 3028, 3028, 3028, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030,
-		3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030,
-		3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3030, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031,
-		3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3033, 3033, 3033, 3033, 3033, 3033, 3033, 3033, 3033, 3033, 3033,
-		3033, 3033, 3034, 3034, 3034, 3034, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037,
-		3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037, 3037,
-		3037, 3037, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038,
-		3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3039, 3040, 3040, 3040, 3040, 3040, 3040, 3040, 3040, 3040, 3040,
-		3040, 3040, 3040, 3040, 3040, 3040, 3040, 3040, 3040, 3040, 3040, 3040, 3041, 3041, 3041, 3041, 3042, 3042, 3042, 3042,
-		3042, 3043, 3043, 3043, 3043, 3043, 3043, 3043, 3043, 3043, 3044, 3044, 3044, 3044, 3044, 3044, 3044, 3044, 3045, 3045,
-		3045, 3045, 3045, 3045, 3045, 3045, 3045, 3045, 3045, 3045, 3045, 3045, 3045, 3045, 3045, 3045, 3045, 3045, 3046, 3046,
-		3046, 3046, 3046, 3047, 3047, 3047, 3047, 3047, 3047, 3047, 3047, 3048, 3048, 3048, 3048, 3049, 3049, 3049, 3049, 3049,
-		3049, 3049, 3049, 3049, 3049, 3049, 3049, 3049, 3049, 3049, 3049, 3049, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050,
-		3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050,
-		3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3051, 3051, 3051, 3051, 3051,
-		3051, 3052, 3052, 3052, 3052, 3052, 3052, 3052, 3052, 3053, 3053, 3053, 3053, 3053, 3053, 3053, 3053, 3054, 3055, 3055,
-		3055, 3055, 3055, 3055, 3055, 3055, 3055, 3055, 3055, 3055, 3055, 3055, 3055, 3055, 3055, 3055, 3055, 3055, 3057, 3057,
-		3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057,
-		3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3057, 3059, 3059, 3059, 3059, 3059, 3059, 3059, 3059,
-		3059, 3059, 3059, 3059, 3059, 3059, 3059, 3059, 3059, 3059, 3059, 3059, 3059, 3059, 3059, 3059, 3059, 3059, 3059, 3059,
-		3059, 3059, 3059, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3061, 3061, 3061, 3061, 3061, 3061, 3061,
-		3061, 3061, 3062, 3062, 3062, 3062, 3062, 3062, 3062, 3062, 3062, 3062, 3062, 3062, 3062, 3062, 3062, 3062, 3065, 3066,
-		3066, 3066, 3066, 3066, 3066, 3066, 3066, 3066, 3067, 3067, 3067, 3067, 3067, 3067, 3067, 3067, 3068, 3068, 3068, 3068,
-		3068, 3068, 3068, 3068, 3068, 3068, 3068, 3068, 3068, 3069, 3069, 3069, 3069, 3069, 3069, 3069, 3069, 3069, 3069, 3069,
-		3069, 3069, 3069, 3069, 3069, 3069, 3069, 3069, 3069, 3069, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073,
-		3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073,
-		3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3073, 3076, 3076, 3076, 3076, 3077,
-		3077, 3077, 3077, 3077, 3077, 3077, 3077, 3077, 3077, 3077, 3077, 3077, 3077, 3077, 3077, 3077, 3077, 3077, 3077, 3077,
-		3077, 3077, 3077, 3077, 3080, 3080, 3080, 3080, 3080, 3080, 3080, 3080, 3080, 3081, 3081, 3081, 3081, 3081, 3081, 3081,
-		3081, 3081, 3081, 3081, 3081, 3082, 3082, 3082, 3082, 3082, 3082, 3082, 3082, 3082, 3082, 3084, 3084, 3084, 3084, 3085,
-		3085, 3085, 3085, 3085, 3085, 3085, 3085, 3085, 3085, 3085, 3085, 3085, 3085, 3085, 3085, 3085, 3085, 3085, 3085, 3085,
-		3085, 3085, 3085, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3089, 3089, 3089,
-		3089, 3089, 3089, 3089, 3089, 3090, 3090, 3090, 3090, 3090, 3090, 3090, 3090, 3090, 3090, 3090, 3090, 3090, 3090, 3090,
-		3090, 3090, 3090, 3092, 3092, 3092, 3092, 3092, 3092, 3092, 3092, 3092, 3092, 3092, 3092, 3092, 3092, 3092, 3092, 3092,
-		3092, 3092, 3092, 3092, 3092, 3094, 3094, 3094, 3094, 3094, 3094, 3094, 3094, 3094, 3094, 3094, 3095, 3095, 3095, 3095,
-		3095, 3095, 3095, 3095, 3095, 3095, 3095, 3095, 3098, 3099, 3099, 3099, 3099, 3099, 3099, 3099, 3099, 3099, 3099, 3099,
-		3099, 3099, 3099, 3099, 3099, 3099, 3100, 3100, 3101, 3102, 3102, 3102, 3102, 3102, 3102, 3102, 3102, 3102, 3102, 3105,
-		3105, 3105, 3105, 3105, 3105, 3105, 3105, 3105, 3105, 3106, 3106, 3106, 3106, 3106, 3106, 3106, 3106, 3109, 3109, 3109,
-		3109, 3109, 3109, 3109, 3109, 3109, 3109, 3109, 3109, 3109, 3109, 3109, 3109, 3109, 3109, 3109, 3109, 3109, 3109, 3109,
-		3109, 3109, 3109, 3109, 3109, 3111, 3111, 3111, 3111, 3111, 3111, 3111, 3111, 3111, 3111, 3112, 3112, 3112, 3112, 3112,
-		3112, 3112, 3112, 3112, 3112, 3112, 3112, 3112, 3112, 3112, 3112, 3112, 3112, 3115, 3115, 3115, 3115, 3115, 3115, 3115,
-		3115, 3115, 3115, 3115, 3115, 3115, 3115, 3115, 3115, 3117, 3117, 3117, 3117, 3117, 3117, 3117, 3117, 3117, 3117, 3117,
-		3117, 3117, 3117, 3117, 3117, 3117, 3117, 3117, 3117, 3117, 3120, 3120, 3120, 3120, 3120, 3120, 3120, 3120, 3120, 3120,
-		3120, 3120, 3120, 3120, 3120, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121,
-		3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3122, 3122, 3122, 3122, 3122, 3122,
-		3123, 3123, 3123, 3123, 3123, 3123, 3123, 3123, 3123, 3123, 3123, 3123, 3123, 3123, 3123, 3124, 3124, 3124, 3124, 3124,
-		3124, 3124, 3124, 3124, 3124, 3125, 3125, 3125, 3125, 3125, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126,
-		3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126, 3126,
-		3126, 3126, 3126, 3126, 3126, 3126, 3128, 3128, 3128, 3128, 3128, 3128, 3128, 3128, 3128, 3128, 3128, 3128, 3128, 3128,
-		3129, 3129, 3129, 3129, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130,
-		3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3130, 3131, 3131, 3132, 3132, 3132, 3132,
-		3132, 3132, 3132, 3132, 3132, 3132, 3132, 3132, 3132, 3132, 3132, 3132, 3132, 3134, 3134, 3134, 3134, 3134, 3134, 3134,
-		3134, 3134, 3134, 3134, 3134, 3134, 3134, 3134, 3134, 3134, 3134, 3134, 3134, 3134, 3134, 3134, 3134, 3136, 3136, 3137,
-		3137, 3137, 3138, 3138, 3138, 3138, 3138, 3138, 3138, 3138, 3138, 3138, 3138, 3138, 3142, 3142, 3142, 3142, 3142, 3142,
-		3142, 3142, 3142, 3142, 3142, 3142, 3142, 3142, 3142, 3142, 3142, 3142, 3142, 3142, 3142, 3142, 3142, 3142, 3142, 3144,
-		3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144,
-		3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144, 3144,
-		3144, 3144, 3146, 3146, 3146, 3146, 3146, 3146, 3146, 3146, 3146, 3146, 3146, 3147, 3147, 3147, 3147, 3147, 3147, 3147,
-		3147, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149,
-		3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149, 3149,
-		3149, 3149, 3149, 3151, 3151, 3151, 3151, 3151, 3151, 3151, 3151, 3151, 3151, 3151, 3151, 3151, 3151, 3151, 3151, 3151,
-		3151, 3151, 3151, 3151, 3151, 3151, 3151, 3151, 3151, 3151, 3153, 3153, 3153, 3153, 3153, 3153, 3153, 3153, 3153, 3153,
-		3153, 3153, 3153, 3153, 3153, 3153, 3153, 3153, 3153, 3153, 3156, 3156, 3156, 3156, 3156, 3156, 3156, 3156, 3156, 3157,
-		3157, 3157, 3157, 3157, 3158, 3158, 3158, 3158, 3158, 3158, 3158, 3158, 3158, 3158, 3158, 3158, 3158, 3158, 3158, 3158,
-		3158, 3158, 3158, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159,
-		3159, 3159, 3159, 3159, 3160, 3160, 3160, 3160, 3160, 3162, 3162, 3162, 3162, 3162, 3162, 3162, 3163, 3163, 3163, 3163,
-		3163, 3164, 3164, 3164, 3164, 3164, 3164, 3164, 3164, 3164, 3164, 3166, 3166, 3166, 3166, 3166, 3166, 3167, 3167, 3167,
-		3167, 3167, 3167, 3167, 3167, 3167, 3167, 3167, 3168, 3168, 3168, 3168, 3168, 3168, 3168, 3168, 3168, 3168, 3168, 3168,
-		3168, 3168, 3168, 3168, 3168, 3168, 3168, 3168, 3169, 3169, 3169, 3169, 3169, 3169, 3169, 3169, 3169, 3170, 3170, 3170,
-		3170, 3170, 3170, 3170, 3170, 3170, 3170, 3170, 3170, 3171, 3171, 3171, 3171, 3171, 3171, 3171, 3171, 3171, 3171, 3171,
-		3171, 3171, 3171, 3171, 3171, 3171, 3171, 3173, 3173, 3173, 3173, 3173, 3173, 3173, 3173, 3173, 3173, 3173, 3174, 3174,
-		3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174,
-		3174, 3174, 3174, 3174, 3174, 3174, 3175, 3175, 3175, 3175, 3175, 3175, 3175, 3176, 3176, 3176, 3176, 3176, 3176, 3176,
-		3176, 3176, 3177, 3177, 3177, 3177, 3177, 3177, 3177, 3177, 3177, 3177, 3177, 3177, 3177, 3177, 3177, 3177, 3177, 3177,
-		3177, 3177, 3177, 3177, 3178, 3178, 3179, 3179, 3179, 3179, 3179, 3180, 3180, 3180, 3180, 3180, 3180, 3180, 3180, 3180,
-		3180, 3180, 3180, 3180, 3180, 3180, 3180, 3180, 3180, 3180, 3181, 3181, 3182, 3182, 3182, 3182, 3182, 3183, 3183, 3183,
-		3183, 3183, 3183, 3183, 3183, 3183, 3183, 3183, 3183, 3183, 3183, 3183, 3183, 3183, 3183, 3183, 3183, 3183, 3183, 3183,
-		3183, 3183, 3183, 3183, 3183, 3183, 3184, 3185, 3185, 3185, 3185, 3185, 3185, 3185, 3185, 3185, 3185, 3185, 3185, 3185,
-		3185, 3185, 3185, 3185, 3185, 3185, 3185, 3185, 3186, 3186, 3186, 3188, 3188, 3188, 3188, 3188, 3188, 3188, 3188, 3188,
-		3188, 3188, 3188, 3188, 3188, 3188, 3188, 3188, 3188, 3188, 3188, 3188, 3188, 3188, 3189, 3189, 3189, 3189, 3189, 3189,
-		3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189,
-		3189, 3190, 3190, 3190, 3190, 3190, 3194, 3194, 3194, 3194, 3194, 3194, 3194, 3194, 3194, 3194, 3194, 3194, 3194, 3194,
-		3194, 3194, 3194, 3194, 3194, 3194, 3194, 3194, 3194, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196,
-		3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196, 3196,
-		3196, 3197, 3197, 3197, 3197, 3197, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198,
-		3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3198, 3199, 3199, 3199, 3199, 3199,
-		3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199,
-		3199, 3199, 3199, 3199, 3199, 3199, 3199, 3200, 3200, 3200, 3200, 3202, 3202, 3202, 3202, 3203, 3203, 3203, 3203, 3203,
-		3203, 3203, 3203, 3203, 3203, 3203, 3203, 3203, 3204, 3204, 3205, 3205, 3205, 3205, 3205, 3205, 3205, 3206, 3206, 3206,
-		3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207,
-		3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3207, 3209, 3209,
-		3209, 3210, 3210, 3210, 3210, 3211, 3211, 3211, 3211, 3211, 3212, 3212, 3212, 3212, 3212, 3212, 3212, 3212, 3213, 3213,
-		3213, 3213, 3213, 3213, 3213, 3213, 3213, 3215, 3215, 3215, 3215, 3215, 3215, 3215, 3216, 3216, 3216, 3216, 3217, 3217,
-		3217, 3217, 3217, 3218, 3218, 3218, 3219, 3219, 3219, 3219, 3219, 3219, 3219, 3219, 3219, 3219, 3219, 3219, 3219, 3219,
-		3219, 3219, 3219, 3219, 3220, 3220, 3220, 3221, 3221, 3221, 3221, 3221, 3221, 3221, 3221, 3221, 3221, 3221, 3221, 3221,
-		3221, 3221, 3221, 3221, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222,
-		3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222,
-		3222, 3223, 3223, 3224, 3224, 3224, 3224, 3224, 3224, 3224, 3224, 3224, 3224, 3225, 3225, 3225, 3225, 3225, 3225, 3225,
-		3225, 3225, 3225, 3225, 3226, 3226, 3226, 3226, 3226, 3226, 3226, 3226, 3226, 3226, 3226, 3226, 3226, 3226, 3226, 3226,
-		3226, 3226, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3228, 3228, 3228, 3228, 3228, 3228,
-		3228, 3228, 3229, 3229, 3229, 3229, 3229, 3229, 3229, 3229, 3229, 3229, 3229, 3229, 3229, 3229, 3229, 3229, 3229, 3229,
-		3230, 3230, 3230, 3230, 3230, 3230, 3230, 3230, 3231, 3231, 3231, 3231, 3231, 3231, 3231, 3233, 3234, 3234, 3234, 3234,
-		3234, 3234, 3234, 3235, 3235, 3235, 3235, 3235, 3235, 3235, 3235, 3235, 3235, 3235, 3235, 3235, 3235, 3235, 3235, 3235,
-		3235, 3235, 3235, 3237, 3237, 3237, 3237, 3237, 3237, 3237, 3237, 3237, 3237, 3237, 3237, 3238, 3238, 3238, 3238, 3238,
-		3238, 3238, 3238, 3238, 3238, 3238, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240,
-		3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3240, 3241, 3241,
-		3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241,
-		3241, 3241, 3241, 3242, 3242, 3242, 3242, 3242, 3244, 3244, 3244, 3244, 3245, 3245, 3245, 3245, 3245, 3247, 3247, 3247,
-		3247, 3247, 3247, 3247, 3247, 3247, 3247, 3247, 3247, 3247, 3247, 3247, 3247, 3248, 3248, 3248, 3248, 3248, 3248, 3248,
-		3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3249, 3249, 3249, 3249,
-		3249, 3249, 3249, 3249, 3249, 3249, 3250, 3250, 3250, 3250, 3250, 3250, 3250, 3250, 3250, 3250, 3250, 3250, 3250, 3251,
-		3251, 3251, 3251, 3252, 3252, 3252, 3252, 3253, 3253, 3253, 3253, 3254, 3254, 3254, 3254, 3254, 3254, 3254, 3254, 3254,
-		3254, 3254, 3254, 3254, 3254, 3254, 3256, 3257, 3257, 3257, 3257, 3257, 3257, 3258, 3258, 3258, 3258, 3258, 3258, 3258,
-		3258, 3258, 3258, 3258, 3258, 3258, 3260, 3260, 3260, 3260, 3260, 3260, 3260, 3261, 3261, 3261, 3262, 3262, 3263, 3264,
-		3264, 3264, 3264, 3264, 3264, 3264, 3264, 3264, 3264, 3264, 3264, 3264, 3264, 3264, 3264, 3264, 3266, 3268, 3268, 3268,
-		3268, 3268, 3268, 3268, 3268, 3268, 3268, 3268, 3268, 3268, 3268, 3269, 3269, 3269, 3269, 3269, 3269, 3269, 3269, 3270,
-		3270, 3270, 3270, 3270, 3270, 3270, 3270, 3270, 3270, 3270, 3270, 3270, 3270, 3271, 3271, 3271, 3271, 3271, 3271, 3271,
-		3271, 3272, 3272, 3272, 3272, 3272, 3272, 3272, 3272, 3272, 3273, 3273, 3273, 3273, 3273, 3273, 3274, 3276, 3276, 3276,
-		3276, 3276, 3276, 3276, 3276, 3276, 3276, 3276, 3276, 3276, 3276, 3277, 3277, 3278, 3278, 3278, 3278, 3278, 3278, 3278,
-		3278, 3278, 3278, 3278, 3278, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279,
-		3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279, 3279,
-		3279, 3279, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3281, 3281, 3281, 3281, 3281, 3282, 3282, 3282, 3282, 3282,
-		3282, 3282, 3282, 3282, 3282, 3282, 3283, 3283, 3283, 3283, 3283, 3283, 3283, 3283, 3283, 3283, 3283, 3283, 3284, 3284,
-		3284, 3284, 3284, 3284, 3284, 3284, 3284, 3284, 3284, 3284, 3284, 3284, 3286, 3286, 3286, 3287, 3287, 3287, 3287, 3287,
-		3287, 3287, 3287, 3287, 3287, 3287, 3288, 3288, 3288, 3288, 3288, 3288, 3288, 3288, 3288, 3288, 3288, 3288, 3288, 3288,
-		3290, 3290, 3290, 3290, 3290, 3290, 3290, 3290, 3290, 3290, 3290, 3290, 3290, 3290, 3290, 3290, 3290, 3290, 3290, 3290,
-		3290, 3290, 3290, 3290, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291,
-		3291, 3291, 3292, 3292, 3292, 3292, 3292, 3292, 3292, 3292, 3292, 3292, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293,
-		3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293,
-		3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293,
-		3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3294, 3294, 3294, 3294, 3294, 3294, 3295, 3295,
-		3295, 3295, 3295, 3295, 3295, 3295, 3295, 3295, 3295, 3295, 3295, 3296, 3296, 3296, 3296, 3297, 3298, 3298, 3298, 3298,
-		3298, 3298, 3298, 3298, 3298, 3298, 3298, 3298, 3298, 3298, 3298, 3298, 3298, 3299, 3299, 3299, 3299, 3299, 3300, 3300,
-		3300, 3300, 3300, 3300, 3300, 3300, 3300, 3300, 3300, 3300, 3300, 3300, 3300, 3300, 3300, 3300, 3300, 3301, 3301, 3301,
-		3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3302, 3302, 3302, 3302, 3302, 3302, 3302,
-		3302, 3302, 3302, 3302, 3302, 3302, 3302, 3303, 3303, 3303, 3303, 3303, 3303, 3304, 3304, 3304, 3304, 3305, 3305, 3305,
-		3305, 3305, 3305, 3305, 3305, 3305, 3305, 3305, 3305, 3305, 3305, 3305, 3306, 3307, 3307, 3307, 3307, 3307, 3307, 3307,
-		3308, 3308, 3308, 3308, 3308, 3308, 3308, 3308, 3308, 3308, 3308, 3308, 3308, 3308, 3308, 3308, 3308, 3308, 3308, 3308,
-		3308, 3308, 3308, 3309, 3309, 3309, 3309, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310,
-		3310, 3310, 3310, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3312, 3312, 3312, 3312, 3312, 3312, 3313,
-		3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313,
-		3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313,
-		3313, 3313, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3316, 3316, 3316, 3316, 3316, 3316, 3316, 3316,
-		3316, 3316, 3316, 3316, 3316, 3316, 3316, 3316, 3318, 3318, 3318, 3318, 3319, 3319, 3319, 3319, 3319, 3319, 3319, 3319,
-		3319, 3319, 3319, 3319, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320,
-		3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3321, 3321, 3321, 3321, 3321, 3321,
-		3321, 3321, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322,
-		3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323,
-		3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325,
-		3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325,
-		3325, 3325, 3325, 3325, 3325, 3325, 3325, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326,
-		3326, 3326, 3326, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3328, 3328, 3328, 3328,
-		3328, 3328, 3328, 3329, 3329, 3329, 3329, 3329, 3330, 3330, 3330, 3330, 3330, 3330, 3330, 3330, 3330, 3330, 3330, 3330,
-		3330, 3330, 3330, 3330, 3331, 3331, 3331, 3331, 3331, 3332, 3332, 3332, 3332, 3333, 3333, 3333, 3333, 3333, 3334, 3334,
-		3334, 3334, 3334, 3334, 3335, 3335, 3335, 3335, 3335, 3335, 3335, 3335, 3335, 3335, 3335, 3335, 3335, 3335, 3335, 3335,
-		3336, 3336, 3336, 3336, 3338, 3338, 3338, 3338, 3338, 3338, 3338, 3338, 3338, 3338, 3338, 3338, 3338, 3338, 3338, 3338,
-		3338, 3338, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3341, 3341,
-		3341, 3341, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3343, 3343, 3343,
-		3343, 3343, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344,
-		3344, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345,
-		3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3347, 3347, 3347, 3347, 3347, 3347, 3349,
-		3349, 3349, 3349, 3349, 3350, 3351, 3351, 3351, 3351, 3351, 3352, 3352, 3352, 3352, 3352, 3352, 3352, 3352, 3353, 3353,
-		3353, 3353, 3355, 3355, 3355, 3355, 3355, 3356, 3356, 3356, 3356, 3356, 3357, 3357, 3357, 3357, 3359, 3359, 3359, 3359,
-		3359, 3359, 3359, 3359, 3359, 3359, 3359, 3361, 3361, 3361, 3363, 3363, 3364, 3364, 3364, 3364, 3364, 3364, 3364, 3364,
-		3364, 3364, 3365, 3365, 3365, 3365, 3365, 3365, 3366, 3366, 3366, 3366, 3366, 3366, 3366, 3366, 3366, 3368, 3368, 3368,
-		3368, 3369, 3369, 3370, 3370, 3370, 3370, 3370, 3370, 3370, 3370, 3371, 3371, 3371, 3371, 3373, 3373, 3373, 3373, 3373,
-		3373, 3373, 3373, 3373, 3373, 3373, 3373, 3373, 3373, 3373, 3373, 3373, 3373, 3373, 3373, 3373, 3373, 3373, 3373, 3373,
-		3374, 3374, 3374, 3374, 3374, 3375, 3375, 3375, 3375, 3376, 3376, 3376, 3376, 3376, 3376, 3376, 3376, 3376, 3376, 3376,
-		3376, 3376, 3376, 3376, 3376, 3376, 3376, 3376, 3376, 3376, 3376, 3376, 3376, 3376, 3376, 3376, 3376, 3377, 3377, 3377,
-		3377, 3377, 3377, 3377, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378,
-		3378, 3378, 3378, 3379, 3379, 3379, 3379, 3379, 3380, 3380, 3380, 3380, 3380, 3380, 3380, 3380, 3380, 3380, 3380, 3380,
-		3380, 3380, 3380, 3381, 3381, 3381, 3381, 3382, 3382, 3382, 3382, 3382, 3382, 3382, 3382, 3382, 3382, 3383, 3383, 3383,
-		3383, 3383, 3383, 3383, 3383, 3383, 3383, 3383, 3383, 3383, 3384, 3384, 3384, 3384, 3384, 3384, 3384, 3384, 3384, 3384,
-		3384, 3386, 3386, 3386, 3386, 3386, 3386, 3386, 3386, 3386, 3387, 3387, 3387, 3387, 3387, 3387, 3387, 3387, 3387, 3387,
-		3387, 3387, 3387, 3387, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388,
-		3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388,
-		3388, 3388, 3388, 3388, 3388, 3388, 3388, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3391, 3391,
-		3391, 3391, 3391, 3392, 3392, 3392, 3392, 3392, 3392, 3392, 3392, 3392, 3392, 3392, 3392, 3392, 3392, 3392, 3393, 3393,
-		3394, 3394, 3394, 3394, 3394, 3394, 3396, 3396, 3396, 3396, 3396, 3396, 3396, 3396, 3396, 3396, 3397, 3397, 3397, 3397,
-		3397, 3397, 3399, 3399, 3399, 3399, 3399, 3399, 3399, 3399, 3399, 3399, 3399, 3399, 3401, 3401, 3402, 3402, 3402, 3403,
-		3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403,
-		3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403, 3403,
-		3403, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3405, 3405,
-		3406, 3407, 3407, 3408, 3408, 3408, 3408, 3408, 3408, 3408, 3408, 3408, 3408, 3409, 3409, 3409, 3409, 3409, 3409, 3409,
-		3409, 3409, 3409, 3409, 3409, 3409, 3409, 3411, 3411, 3411, 3411, 3411, 3411, 3411, 3411, 3411, 3411, 3411, 3411, 3411,
-		3411, 3411, 3411, 3411, 3411, 3411, 3411, 3411, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3414, 3414, 3414,
-		3414, 3414, 3414, 3414, 3414, 3414, 3414, 3414, 3414, 3414, 3414, 3414, 3414, 3414, 3414, 3415, 3415, 3415, 3415, 3415,
-		3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3416, 3416, 3416, 3416, 3416, 3418, 3418, 3418, 3418, 3418,
-		3418, 3418, 3418, 3418, 3418, 3418, 3418, 3418, 3418, 3418, 3418, 3418, 3419, 3419, 3419, 3419, 3419, 3419, 3419, 3419,
-		3419, 3419, 3419, 3419, 3419, 3419, 3421, 3421, 3421, 3421, 3421, 3421, 3421, 3422, 3422, 3422, 3422, 3422, 3422, 3422,
-		3422, 3422, 3422, 3422, 3422, 3425, 3425, 3425, 3425, 3425, 3425, 3425, 3425, 3425, 3426, 3426, 3426, 3426, 3426, 3426,
-		3426, 3426, 3426, 3426, 3426, 3426, 3426, 3426, 3426, 3426, 3426, 3427, 3427, 3427, 3427, 3427, 3427, 3427, 3427, 3427,
-		3430, 3430, 3430, 3430, 3430, 3430, 3430, 3430, 3430, 3430, 3431, 3431, 3431, 3431, 3431, 3431, 3431, 3432, 3432, 3432,
-		3432, 3432, 3432, 3432, 3433, 3433, 3433, 3433, 3433, 3433, 3433, 3433, 3434, 3434, 3434, 3434, 3434, 3434, 3434, 3434,
-		3434, 3434, 3434, 3434, 3434, 3436, 3436, 3436, 3436, 3436, 3436, 3436, 3436, 3436, 3436, 3436, 3436, 3436, 3436, 3436,
-		3436, 3436, 3436, 3436, 3436, 3436, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437,
-		3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437,
-		3437, 3437, 3437, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3440, 3440, 3440, 3440, 3440, 3441, 3441, 3441,
-		3441, 3441, 3442, 3442, 3442, 3442, 3442, 3443, 3443, 3443, 3443, 3443, 3443, 3443, 3443, 3443, 3445, 3445, 3445, 3445,
-		3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445,
-		3445, 3445, 3445, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3448, 3448, 3448, 3448, 3448, 3448, 3448, 3448,
-		3448, 3448, 3448, 3448, 3451, 3451, 3451, 3451, 3451, 3451, 3451, 3451, 3451, 3453, 3453, 3453, 3453, 3453, 3453, 3453,
-		3453, 3453, 3453, 3454, 3454, 3454, 3454, 3454, 3454, 3454, 3454, 3454, 3454, 3454, 3454, 3454, 3454, 3454, 3454, 3454,
-		3454, 3454, 3454, 3454, 3454, 3454, 3454, 3454, 3454, 3454, 3454, 3455, 3455, 3455, 3455, 3456, 3456, 3456, 3456, 3456,
-		3456, 3456, 3456, 3456, 3458, 3458, 3458, 3458, 3458, 3458, 3458, 3458, 3458, 3458, 3458, 3458, 3458, 3458, 3458, 3458,
-		3458, 3458, 3458, 3458, 3458, 3460, 3460, 3460, 3460, 3460, 3460, 3460, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3461,
-		3461, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3461,
-		3461, 3461, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462,
-		3463, 3463, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464,
-		3464, 3464, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466,
-		3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466,
-		3466, 3466, 3469, 3469, 3469, 3469, 3469, 3470, 3470, 3470, 3470, 3470, 3470, 3470, 3470, 3471, 3471, 3471, 3471, 3471,
-		3471, 3471, 3471, 3471, 3471, 3474, 3474, 3474, 3474, 3474, 3474, 3475, 3475, 3475, 3475, 3475, 3475, 3475, 3475, 3477,
-		3477, 3477, 3477, 3477, 3477, 3477, 3477, 3477, 3477, 3477, 3477, 3477, 3477, 3477, 3477, 3477, 3477, 3477, 3478, 3478,
-		3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3480, 3480, 3480, 3480, 3480, 3480,
-		3480, 3480, 3480, 3480, 3480, 3480, 3481, 3481, 3481, 3481, 3481, 3481, 3481, 3481, 3481, 3481, 3483, 3483, 3484, 3484,
-		3484, 3484, 3484, 3484, 3484, 3484, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486,
-		3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486,
-		3486, 3486, 3486, 3486, 3486, 3486, 3487, 3489, 3489, 3489, 3489, 3489, 3489, 3489, 3489, 3489, 3489, 3489, 3489, 3489,
-		3489, 3489, 3489, 3489, 3489, 3489, 3490, 3490, 3490, 3490, 3490, 3490, 3490, 3491, 3491, 3491, 3492, 3492, 3492, 3493,
-		3493, 3493, 3493, 3493, 3493, 3493, 3493, 3493, 3494, 3494, 3494, 3494, 3494, 3494, 3495, 3495, 3495, 3495, 3495, 3495,
-		3495, 3495, 3496, 3496, 3496, 3496, 3496, 3496, 3496, 3496, 3496, 3496, 3496, 3496, 3496, 3496, 3496, 3496, 3496, 3496,
-		3496, 3496, 3496, 3496, 3496, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497,
-		3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499,
-		3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499,
-		3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3502, 3502, 3502, 3504, 3504,
-		3504, 3504, 3504, 3504, 3504, 3504, 3504, 3504, 3504, 3504, 3504, 3504, 3504, 3504, 3504, 3504, 3504, 3504, 3505, 3505,
-		3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3507, 3507,
-		3507, 3507, 3507, 3508, 3508, 3508, 3508, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509,
-		3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3509, 3510,
-		3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510,
-		3510, 3510, 3510, 3510, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3513, 3514, 3514, 3514, 3514,
-		3515, 3515, 3515, 3515, 3515, 3515, 3515, 3515, 3515, 3515, 3515, 3515, 3515, 3515, 3515, 3515, 3515, 3517, 3517, 3517,
-		3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3518, 3518, 3518, 3518,
-		3518, 3518, 3518, 3518, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519,
-		3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519,
-		3519, 3519, 3519, 3519, 3519, 3520, 3520, 3520, 3520, 3521, 3522, 3522, 3522, 3522, 3522, 3523, 3523, 3523, 3523, 3523,
-		3523, 3523, 3523, 3523, 3523, 3523, 3523, 3523, 3523, 3523, 3523, 3523, 3523, 3523, 3524, 3524, 3524, 3524, 3524, 3524,
-		3524, 3524, 3524, 3524, 3524, 3524, 3524, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526,
-		3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526,
-		3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526,
-		3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527,
-		3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3529, 3529, 3529, 3529, 3529,
-		3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529,
-		3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529,
-		3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3530, 3530, 3530, 3530, 3530, 3530,
+		2364, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365,
+		2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365, 2365,
+		2366, 2366, 2366, 2366, 2366, 2366, 2366, 2366, 2366, 2366, 2366, 2366, 2366, 2366, 2366, 2366, 2368, 2368, 2369, 2369,
+		2369, 2369, 2369, 2369, 2369, 2369, 2369, 2370, 2370, 2370, 2370, 2370, 2370, 2371, 2371, 2371, 2371, 2371, 2371, 2371,
+		2371, 2371, 2371, 2371, 2371, 2371, 2371, 2371, 2371, 2371, 2373, 2373, 2373, 2373, 2373, 2373, 2373, 2373, 2373, 2373,
+		2373, 2373, 2373, 2373, 2373, 2373, 2373, 2373, 2373, 2374, 2374, 2374, 2374, 2374, 2374, 2374, 2374, 2374, 2374, 2374,
+		2374, 2375, 2375, 2375, 2375, 2375, 2375, 2375, 2375, 2375, 2375, 2375, 2375, 2375, 2375, 2375, 2377, 2377, 2377, 2377,
+		2377, 2377, 2377, 2377, 2377, 2377, 2377, 2377, 2380, 2380, 2380, 2380, 2380, 2380, 2380, 2380, 2380, 2380, 2383, 2383,
+		2383, 2383, 2383, 2383, 2383, 2383, 2383, 2383, 2383, 2383, 2383, 2383, 2385, 2385, 2385, 2385, 2385, 2387, 2387, 2387,
+		2387, 2390, 2390, 2390, 2392, 2392, 2392, 2392, 2392, 2392, 2392, 2392, 2394, 2394, 2394, 2395, 2395, 2395, 2395, 2395,
+		2395, 2395, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396, 2396,
+		2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397, 2397,
+		2397, 2397, 2397, 2397, 2397, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2398, 2399,
+		2399, 2399, 2399, 2399, 2399, 2399, 2399, 2399, 2399, 2399, 2399, 2399, 2399, 2399, 2399, 2399, 2399, 2399, 2399, 2399,
+		2399, 2399, 2399, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401,
+		2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2401, 2402, 2402, 2402, 2402, 2402,
+		2402, 2402, 2404, 2404, 2404, 2404, 2404, 2404, 2404, 2404, 2404, 2404, 2404, 2404, 2404, 2406, 2406, 2406, 2406, 2407,
+		2407, 2407, 2407, 2407, 2407, 2407, 2407, 2407, 2407, 2407, 2409, 2409, 2409, 2409, 2409, 2409, 2409, 2409, 2409, 2409,
+		2409, 2411, 2411, 2411, 2411, 2411, 2411, 2411, 2411, 2411, 2411, 2411, 2411, 2411, 2411, 2411, 2412, 2412, 2412, 2412,
+		2412, 2412, 2412, 2412, 2413, 2413, 2413, 2413, 2413, 2415, 2415, 2415, 2415, 2415, 2416, 2416, 2416, 2416, 2416, 2417,
+		2417, 2417, 2417, 2417, 2419, 2419, 2419, 2419, 2419, 2419, 2419, 2419, 2419, 2419, 2419, 2419, 2419, 2419, 2419, 2419,
+		2419, 2419, 2419, 2421, 2421, 2421, 2421, 2421, 2421, 2421, 2421, 2421, 2421, 2421, 2421, 2421, 2421, 2421, 2421, 2421,
+		2422, 2422, 2422, 2422, 2422, 2422, 2422, 2422, 2423, 2423, 2423, 2423, 2423, 2424, 2424, 2424, 2424, 2424, 2425, 2425,
+		2426, 2426, 2426, 2426, 2426, 2427, 2427, 2427, 2427, 2427, 2427, 2427, 2427, 2427, 2427, 2427, 2428, 2428, 2428, 2428,
+		2428, 2429, 2429, 2429, 2429, 2429, 2429, 2429, 2429, 2429, 2429, 2429, 2429, 2429, 2432, 2432, 2432, 2432, 2432, 2433,
+		2433, 2433, 2433, 2433, 2433, 2433, 2433, 2433, 2433, 2433, 2433, 2433, 2433, 2433, 2433, 2433, 2433, 2433, 2433, 2434,
+		2434, 2434, 2434, 2434, 2434, 2435, 2435, 2435, 2435, 2435, 2435, 2435, 2435, 2435, 2436, 2436, 2436, 2436, 2436, 2436,
+		2436, 2436, 2436, 2436, 2436, 2436, 2436, 2437, 2437, 2437, 2437, 2438, 2438, 2438, 2438, 2439, 2439, 2439, 2439, 2439,
+		2439, 2439, 2439, 2439, 2439, 2439, 2439, 2439, 2439, 2439, 2439, 2441, 2441, 2441, 2441, 2441, 2441, 2441, 2441, 2441,
+		2441, 2441, 2441, 2441, 2441, 2441, 2441, 2441, 2441, 2441, 2441, 2444, 2444, 2444, 2444, 2444, 2444, 2444, 2444, 2444,
+		2444, 2444, 2444, 2444, 2444, 2444, 2444, 2444, 2444, 2444, 2445, 2445, 2445, 2445, 2445, 2445, 2445, 2445, 2445, 2445,
+		2445, 2445, 2445, 2445, 2445, 2445, 2445, 2445, 2445, 2445, 2445, 2445, 2445, 2446, 2446, 2446, 2446, 2446, 2446, 2446,
+		2447, 2447, 2447, 2447, 2447, 2447, 2447, 2447, 2447, 2447, 2448, 2448, 2448, 2448, 2448, 2448, 2448, 2448, 2451, 2452,
+		2452, 2452, 2452, 2452, 2454, 2454, 2454, 2454, 2454, 2454, 2454, 2454, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455,
+		2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2455, 2456, 2456, 2456, 2456,
+		2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2456, 2457, 2457,
+		2457, 2457, 2457, 2457, 2457, 2457, 2457, 2457, 2457, 2457, 2457, 2457, 2457, 2457, 2457, 2457, 2457, 2457, 2458, 2459,
+		2459, 2459, 2459, 2459, 2459, 2459, 2459, 2459, 2459, 2459, 2460, 2460, 2460, 2460, 2460, 2460, 2460, 2461, 2461, 2461,
+		2462, 2462, 2462, 2462, 2462, 2462, 2462, 2462, 2462, 2462, 2462, 2462, 2462, 2462, 2462, 2462, 2463, 2463, 2463, 2463,
+		2463, 2463, 2463, 2463, 2463, 2463, 2463, 2463, 2465, 2465, 2465, 2465, 2465, 2465, 2465, 2465, 2465, 2465, 2465, 2465,
+		2467, 2467, 2467, 2467, 2468, 2468, 2468, 2468, 2468, 2468, 2468, 2468, 2468, 2468, 2468, 2468, 2469, 2469, 2469, 2470,
+		2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470, 2470,
+		2471, 2471, 2471, 2471, 2471, 2471, 2471, 2471, 2471, 2473, 2473, 2473, 2473, 2474, 2474, 2474, 2474, 2474, 2475, 2475,
+		2475, 2475, 2475, 2475, 2475, 2475, 2476, 2476, 2477, 2477, 2477, 2477, 2477, 2477, 2477, 2477, 2477, 2477, 2477, 2477,
+		2477, 2477, 2477, 2479, 2479, 2479, 2479, 2479, 2479, 2479, 2479, 2479, 2479, 2479, 2479, 2479, 2479, 2479, 2481, 2481,
+		2481, 2481, 2481, 2481, 2481, 2483, 2483, 2483, 2483, 2483, 2483, 2483, 2484, 2484, 2484, 2484, 2484, 2484, 2484, 2484,
+		2484, 2484, 2484, 2484, 2484, 2484, 2484, 2484, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485, 2485,
+		2485, 2485, 2485, 2485, 2485, 2485, 2485, 2486, 2486, 2486, 2486, 2486, 2486, 2486, 2486, 2486, 2486, 2486, 2486, 2486,
+		2486, 2486, 2486, 2486, 2486, 2486, 2486, 2486, 2486, 2486, 2486, 2486, 2486, 2486, 2486, 2488, 2489, 2489, 2489, 2489,
+		2489, 2489, 2489, 2489, 2489, 2489, 2489, 2489, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491,
+		2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491, 2491,
+		2491, 2492, 2492, 2492, 2492, 2492, 2492, 2492, 2493, 2493, 2493, 2493, 2493, 2494, 2494, 2494, 2495, 2495, 2495, 2495,
+		2495, 2495, 2495, 2495, 2495, 2495, 2495, 2495, 2495, 2495, 2495, 2495, 2496, 2496, 2496, 2496, 2496, 2497, 2497, 2497,
+		2498, 2498, 2498, 2498, 2498, 2498, 2498, 2498, 2498, 2498, 2498, 2498, 2498, 2498, 2498, 2498, 2498, 2498, 2498, 2498,
+		2498, 2498, 2498, 2498, 2498, 2498, 2498, 2499, 2499, 2499, 2499, 2499, 2499, 2499, 2500, 2500, 2500, 2500, 2500, 2501,
+		2501, 2501, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502,
+		2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2502, 2503, 2503, 2503, 2503, 2503, 2503, 2503,
+		2503, 2503, 2503, 2503, 2503, 2503, 2503, 2503, 2503, 2504, 2504, 2504, 2504, 2504, 2505, 2505, 2505, 2506, 2506, 2506,
+		2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506, 2506,
+		2506, 2506, 2507, 2507, 2507, 2507, 2507, 2507, 2507, 2507, 2507, 2509, 2509, 2509, 2509, 2509, 2509, 2509, 2509, 2509,
+		2509, 2509, 2509, 2509, 2509, 2509, 2509, 2509, 2509, 2509, 2509, 2509, 2509, 2510, 2510, 2510, 2510, 2510, 2510, 2510,
+		2510, 2510, 2510, 2510, 2510, 2510, 2510, 2510, 2510, 2510, 2510, 2510, 2510, 2511, 2511, 2511, 2511, 2513, 2513, 2513,
+		2513, 2513, 2513, 2513, 2513, 2513, 2513, 2513, 2513, 2513, 2513, 2513, 2514, 2514, 2514, 2514, 2516, 2516, 2516, 2516,
+		2518, 2518, 2518, 2518, 2518, 2518, 2518, 2518, 2518, 2518, 2518, 2518, 2518, 2520, 2520, 2520, 2520, 2520, 2520, 2520,
+		2520, 2520, 2520, 2520, 2520, 2520, 2520, 2520, 2520, 2520, 2520, 2520, 2521, 2521, 2521, 2521, 2523, 2524, 2524, 2524,
+		2525, 2525, 2525, 2525, 2525, 2525, 2526, 2526, 2526, 2526, 2526, 2526, 2526, 2526, 2526, 2526, 2527, 2527, 2527, 2527,
+		2527, 2527, 2527, 2527, 2529, 2529, 2529, 2529, 2529, 2529, 2530, 2530, 2530, 2530, 2530, 2530, 2530, 2530, 2530, 2530,
+		2530, 2530, 2530, 2530, 2531, 2531, 2531, 2531, 2531, 2531, 2531, 2531, 2531, 2531, 2532, 2532, 2532, 2532, 2532, 2532,
+		2532, 2532, 2533, 2533, 2533, 2533, 2533, 2533, 2533, 2533, 2533, 2533, 2533, 2533, 2534, 2534, 2534, 2534, 2534, 2534,
+		2534, 2534, 2534, 2534, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536,
+		2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2536, 2537, 2537, 2537, 2537, 2537, 2537, 2537, 2537, 2537, 2537,
+		2537, 2537, 2537, 2537, 2537, 2537, 2537, 2537, 2537, 2537, 2537, 2538, 2538, 2538, 2538, 2538, 2538, 2538, 2538, 2538,
+		2538, 2538, 2538, 2538, 2538, 2538, 2540, 2540, 2540, 2540, 2540, 2540, 2540, 2540, 2540, 2541, 2541, 2541, 2541, 2541,
+		2541, 2542, 2542, 2542, 2542, 2542, 2542, 2542, 2542, 2542, 2542, 2542, 2543, 2543, 2543, 2543, 2543, 2543, 2543, 2543,
+		2543, 2544, 2544, 2544, 2544, 2544, 2544, 2544, 2544, 2544, 2544, 2546, 2546, 2546, 2546, 2546, 2546, 2546, 2548, 2548,
+		2548, 2548, 2548, 2548, 2548, 2548, 2548, 2548, 2549, 2549, 2549, 2549, 2550, 2550, 2550, 2550, 2550, 2550, 2550, 2550,
+		2550, 2551, 2551, 2551, 2551, 2551, 2551, 2551, 2553, 2553, 2553, 2553, 2553, 2553, 2553, 2553, 2553, 2553, 2553, 2554,
+		2554, 2554, 2554, 2554, 2554, 2554, 2554, 2554, 2554, 2554, 2554, 2554, 2554, 2554, 2554, 2555, 2555, 2555, 2555, 2555,
+		2555, 2555, 2555, 2555, 2555, 2555, 2555, 2555, 2555, 2555, 2556, 2556, 2556, 2556, 2556, 2556, 2556, 2556, 2556, 2556,
+		2556, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558, 2558,
+		2558, 2558, 2558, 2558, 2559, 2559, 2559, 2559, 2559, 2559, 2559, 2559, 2559, 2559, 2559, 2559, 2559, 2559, 2559, 2559,
+		2559, 2559, 2559, 2559, 2559, 2559, 2559, 2559, 2559, 2559, 2561, 2561, 2561, 2561, 2561, 2561, 2561, 2561, 2561, 2561,
+		2561, 2562, 2562, 2562, 2562, 2562, 2562, 2562, 2562, 2562, 2562, 2562, 2562, 2564, 2564, 2564, 2564, 2564, 2564, 2564,
+		2564, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565,
+		2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2565, 2566, 2566, 2566, 2566, 2566, 2566,
+		2567, 2567, 2567, 2567, 2567, 2567, 2567, 2567, 2567, 2567, 2567, 2567, 2567, 2567, 2567, 2567, 2567, 2567, 2568, 2568,
+		2568, 2568, 2568, 2568, 2568, 2568, 2568, 2568, 2568, 2568, 2570, 2570, 2570, 2570, 2570, 2570, 2570, 2570, 2570, 2570,
+		2570, 2570, 2570, 2570, 2570, 2570, 2570, 2570, 2570, 2570, 2570, 2570, 2570, 2570, 2571, 2571, 2571, 2571, 2571, 2571,
+		2571, 2571, 2571, 2571, 2571, 2571, 2571, 2571, 2571, 2571, 2573, 2573, 2573, 2573, 2573, 2573, 2573, 2573, 2573, 2573,
+		2573, 2573, 2573, 2573, 2573, 2573, 2573, 2574, 2574, 2574, 2574, 2574, 2575, 2575, 2575, 2575, 2575, 2575, 2575, 2575,
+		2575, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577,
+		2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2577, 2578, 2578,
+		2578, 2578, 2578, 2578, 2578, 2578, 2578, 2578, 2578, 2580, 2580, 2580, 2580, 2580, 2580, 2580, 2580, 2582, 2582, 2582,
+		2582, 2582, 2582, 2582, 2582, 2582, 2583, 2583, 2583, 2583, 2583, 2583, 2583, 2583, 2583, 2583, 2583, 2583, 2583, 2583,
+		2583, 2584, 2584, 2584, 2584, 2585, 2585, 2585, 2585, 2585, 2585, 2585, 2585, 2585, 2585, 2586, 2586, 2586, 2586, 2586,
+		2586, 2586, 2586, 2586, 2586, 2586, 2586, 2586, 2586, 2586, 2588, 2588, 2588, 2588, 2588, 2588, 2588, 2588, 2588, 2588,
+		2588, 2588, 2588, 2589, 2589, 2589, 2589, 2589, 2589, 2589, 2589, 2589, 2590, 2590, 2590, 2590, 2590, 2590, 2590, 2590,
+		2590, 2592, 2592, 2592, 2592, 2592, 2592, 2592, 2592, 2593, 2593, 2593, 2593, 2593, 2596, 2596, 2596, 2596, 2596, 2596,
+		2596, 2596, 2598, 2598, 2598, 2598, 2598, 2598, 2598, 2598, 2598, 2598, 2598, 2598, 2598, 2598, 2598, 2598, 2599, 2599,
+		2599, 2599, 2599, 2599, 2599, 2599, 2599, 2599, 2599, 2599, 2599, 2600, 2600, 2600, 2600, 2600, 2600, 2600, 2600, 2600,
+		2601, 2601, 2601, 2601, 2601, 2603, 2603, 2603, 2603, 2603, 2603, 2603, 2603, 2603, 2603, 2603, 2603, 2603, 2603, 2603,
+		2603, 2603, 2603, 2603, 2606, 2606, 2606, 2606, 2606, 2606, 2606, 2606, 2606, 2607, 2607, 2607, 2607, 2607, 2607, 2607,
+		2607, 2607, 2607, 2609, 2609, 2609, 2609, 2609, 2609, 2609, 2609, 2609, 2609, 2609, 2609, 2609, 2609, 2609, 2609, 2609,
+		2609, 2609, 2609, 2609, 2609, 2609, 2609, 2609, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2612, 2613,
+		2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613,
+		2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2613, 2614, 2614, 2614, 2614, 2614, 2614, 2614, 2614, 2614,
+		2614, 2614, 2614, 2614, 2614, 2616, 2616, 2616, 2616, 2616, 2616, 2616, 2616, 2616, 2617, 2617, 2617, 2617, 2619, 2619,
+		2619, 2619, 2619, 2619, 2619, 2619, 2619, 2619, 2621, 2621, 2621, 2621, 2621, 2621, 2621, 2621, 2621, 2621, 2621, 2621,
+		2621, 2621, 2621, 2621, 2622, 2622, 2622, 2623, 2623, 2623, 2623, 2623, 2623, 2623, 2623, 2623, 2623, 2623, 2623, 2623,
+		2623, 2623, 2623, 2623, 2623, 2624, 2624, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625, 2625,
+		2626, 2626, 2626, 2626, 2626, 2626, 2626, 2626, 2626, 2626, 2626, 2626, 2626, 2626, 2626, 2626, 2626, 2626, 2626, 2626,
+		2626, 2626, 2626, 2626, 2626, 2626, 2626, 2626, 2627, 2627, 2627, 2628, 2628, 2628, 2628, 2628, 2628, 2628, 2628, 2628,
+		2629, 2629, 2629, 2629, 2629, 2629, 2629, 2629, 2630, 2630, 2630, 2630, 2630, 2630, 2630, 2630, 2630, 2630, 2630, 2630,
+		2630, 2630, 2630, 2630, 2630, 2630, 2630, 2630, 2630, 2630, 2630, 2630, 2630, 2631, 2631, 2631, 2631, 2631, 2631, 2631,
+		2631, 2631, 2631, 2631, 2631, 2631, 2632, 2632, 2632, 2633, 2633, 2633, 2633, 2633, 2633, 2633, 2634, 2634, 2634, 2634,
+		2634, 2634, 2634, 2634, 2634, 2634, 2634, 2634, 2634, 2634, 2634, 2636, 2636, 2636, 2636, 2636, 2636, 2636, 2636, 2637,
+		2637, 2637, 2637, 2638, 2638, 2638, 2638, 2639, 2639, 2639, 2639, 2639, 2639, 2640, 2640, 2640, 2640, 2640, 2640, 2640,
+		2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2641, 2642, 2642, 2642,
+		2642, 2642, 2642, 2642, 2642, 2642, 2642, 2642, 2642, 2642, 2642, 2642, 2642, 2642, 2642, 2642, 2642, 2642, 2642, 2642,
+		2642, 2642, 2642, 2642, 2642, 2642, 2644, 2644, 2644, 2644, 2645, 2645, 2645, 2645, 2646, 2646, 2646, 2647, 2647, 2647,
+		2647, 2648, 2648, 2648, 2648, 2649, 2649, 2649, 2649, 2649, 2649, 2649, 2649, 2649, 2649, 2649, 2651, 2651, 2651, 2651,
+		2651, 2651, 2651, 2651, 2651, 2652, 2652, 2652, 2652, 2652, 2652, 2652, 2652, 2652, 2652, 2652, 2652, 2652, 2652, 2652,
+		2652, 2652, 2652, 2652, 2652, 2652, 2653, 2653, 2653, 2653, 2653, 2653, 2653, 2653, 2653, 2655, 2655, 2655, 2655, 2655,
+		2655, 2655, 2655, 2655, 2655, 2655, 2655, 2655, 2655, 2656, 2656, 2656, 2656, 2656, 2656, 2656, 2657, 2657, 2657, 2657,
+		2657, 2657, 2657, 2657, 2657, 2657, 2657, 2658, 2658, 2658, 2658, 2658, 2658, 2658, 2658, 2658, 2658, 2658, 2658, 2658,
+		2658, 2660, 2660, 2660, 2660, 2661, 2661, 2662, 2662, 2662, 2662, 2662, 2662, 2663, 2663, 2663, 2663, 2663, 2663, 2663,
+		2663, 2663, 2663, 2663, 2663, 2663, 2663, 2664, 2664, 2664, 2664, 2664, 2664, 2664, 2666, 2666, 2666, 2666, 2666, 2666,
+		2667, 2667, 2667, 2667, 2668, 2668, 2668, 2668, 2668, 2668, 2668, 2669, 2669, 2669, 2669, 2669, 2669, 2669, 2669, 2669,
+		2669, 2669, 2669, 2669, 2669, 2670, 2670, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2671, 2672,
+		2672, 2672, 2672, 2672, 2672, 2672, 2672, 2672, 2672, 2672, 2672, 2672, 2672, 2672, 2672, 2672, 2672, 2674, 2674, 2674,
+		2674, 2674, 2674, 2674, 2674, 2674, 2674, 2674, 2674, 2674, 2674, 2674, 2674, 2674, 2674, 2675, 2675, 2677, 2677, 2677,
+		2677, 2677, 2677, 2677, 2680, 2680, 2680, 2680, 2680, 2680, 2680, 2681, 2681, 2681, 2681, 2681, 2681, 2681, 2681, 2681,
+		2681, 2681, 2682, 2682, 2682, 2682, 2682, 2682, 2682, 2682, 2684, 2684, 2684, 2684, 2684, 2684, 2684, 2684, 2684, 2684,
+		2684, 2684, 2684, 2684, 2684, 2684, 2684, 2684, 2684, 2684, 2685, 2685, 2685, 2685, 2685, 2685, 2685, 2685, 2685, 2685,
+		2685, 2685, 2685, 2685, 2685, 2685, 2685, 2685, 2685, 2686, 2686, 2686, 2686, 2686, 2686, 2686, 2686, 2686, 2686, 2686,
+		2686, 2686, 2686, 2686, 2686, 2686, 2686, 2686, 2686, 2688, 2688, 2688, 2688, 2688, 2688, 2688, 2690, 2690, 2690, 2690,
+		2690, 2690, 2691, 2691, 2691, 2691, 2691, 2693, 2693, 2693, 2693, 2693, 2693, 2693, 2693, 2693, 2694, 2694, 2694, 2694,
+		2694, 2694, 2694, 2694, 2694, 2696, 2696, 2696, 2696, 2696, 2697, 2697, 2697, 2697, 2697, 2697, 2697, 2697, 2697, 2697,
+		2697, 2697, 2697, 2697, 2697, 2697, 2697, 2699, 2699, 2699, 2699, 2699, 2699, 2699, 2699, 2699, 2699, 2699, 2699, 2699,
+		2699, 2699, 2700, 2700, 2701, 2701, 2701, 2701, 2701, 2701, 2701, 2701, 2701, 2701, 2702, 2702, 2702, 2702, 2702, 2702,
+		2702, 2702, 2702, 2704, 2704, 2704, 2704, 2704, 2704, 2704, 2704, 2704, 2704, 2704, 2704, 2704, 2704, 2705, 2705, 2705,
+		2705, 2705, 2705, 2705, 2705, 2705, 2706, 2706, 2706, 2706, 2706, 2706, 2706, 2706, 2706, 2706, 2706, 2707, 2707, 2709,
+		2709, 2709, 2709, 2709, 2709, 2709, 2709, 2709, 2709, 2709, 2709, 2709, 2709, 2709, 2709, 2710, 2710, 2710, 2710, 2710,
+		2710, 2710, 2710, 2710, 2710, 2710, 2711, 2711, 2711, 2711, 2712, 2712, 2712, 2713, 2713, 2713, 2713, 2713, 2713, 2713,
+		2713, 2713, 2713, 2713, 2713, 2713, 2713, 2713, 2714, 2714, 2714, 2714, 2714, 2714, 2714, 2714, 2714, 2714, 2714, 2715,
+		2715, 2715, 2715, 2715, 2715, 2715, 2715, 2715, 2715, 2715, 2715, 2716, 2716, 2716, 2716, 2716, 2716, 2716, 2716, 2716,
+		2716, 2716, 2716, 2716, 2716, 2716, 2716, 2717, 2717, 2717, 2717, 2717, 2717, 2717, 2717, 2717, 2717, 2717, 2718, 2718,
+		2718, 2718, 2718, 2718, 2718, 2718, 2718, 2720, 2720, 2720, 2720, 2720, 2720, 2720, 2720, 2721, 2721, 2721, 2721, 2721,
+		2722, 2722, 2722, 2722, 2722, 2722, 2722, 2723, 2723, 2723, 2723, 2723, 2723, 2723, 2723, 2723, 2723, 2723, 2723, 2723,
+		2723, 2723, 2723, 2723, 2723, 2723, 2724, 2724, 2724, 2724, 2724, 2724, 2724, 2724, 2725, 2725, 2725, 2725, 2725, 2725,
+		2725, 2725, 2725, 2725, 2725, 2725, 2726, 2726, 2726, 2726, 2726, 2726, 2726, 2726, 2726, 2728, 2728, 2728, 2728, 2728,
+		2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2729, 2730, 2730, 2730,
+		2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730, 2730,
+		2730, 2730, 2730, 2730, 2730, 2730, 2731, 2731, 2731, 2731, 2731, 2731, 2731, 2731, 2731, 2731, 2732, 2732, 2732, 2733,
+		2733, 2733, 2733, 2733, 2733, 2733, 2733, 2733, 2734, 2734, 2734, 2734, 2734, 2734, 2734, 2734, 2734, 2734, 2734, 2734,
+		2734, 2734, 2734, 2734, 2734, 2734, 2736, 2736, 2736, 2737, 2737, 2737, 2737, 2737, 2737, 2737, 2738, 2738, 2738, 2738,
+		2738, 2738, 2738, 2738, 2738, 2738, 2738, 2738, 2738, 2739, 2739, 2739, 2739, 2740, 2740, 2740, 2740, 2740, 2740, 2740,
+		2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740,
+		2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2740, 2741, 2741, 2741, 2741, 2741, 2741, 2741, 2742, 2742, 2743, 2743,
+		2743, 2743, 2743, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2744, 2745, 2745, 2745, 2745, 2745, 2745, 2745,
+		2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745, 2745,
+		2745, 2745, 2745, 2745, 2745, 2745, 2745, 2746, 2746, 2746, 2746, 2746, 2746, 2746, 2746, 2746, 2746, 2746, 2746, 2746,
+		2746, 2748, 2748, 2748, 2748, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749,
+		2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749,
+		2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2749, 2750, 2750, 2750, 2750, 2750, 2750, 2750,
+		2750, 2750, 2750, 2750, 2751, 2751, 2751, 2751, 2751, 2751, 2751, 2751, 2751, 2751, 2752, 2752, 2752, 2752, 2752, 2752,
+		2752, 2752, 2752, 2752, 2752, 2754, 2754, 2754, 2754, 2755, 2755, 2755, 2755, 2755, 2755, 2755, 2755, 2755, 2755, 2755,
+		2755, 2755, 2755, 2755, 2755, 2755, 2755, 2756, 2756, 2756, 2756, 2756, 2756, 2756, 2756, 2756, 2756, 2756, 2757, 2757,
+		2757, 2757, 2757, 2757, 2757, 2757, 2757, 2757, 2757, 2758, 2758, 2758, 2758, 2758, 2758, 2758, 2758, 2758, 2758, 2758,
+		2758, 2759, 2759, 2759, 2759, 2759, 2759, 2759, 2759, 2760, 2760, 2760, 2760, 2760, 2760, 2760, 2760, 2760, 2760, 2760,
+		2760, 2760, 2760, 2760, 2760, 2760, 2760, 2762, 2762, 2762, 2762, 2762, 2762, 2762, 2762, 2762, 2762, 2762, 2762, 2762,
+		2762, 2762, 2765, 2765, 2765, 2765, 2765, 2766, 2766, 2767, 2767, 2767, 2767, 2768, 2768, 2768, 2768, 2768, 2768, 2768,
+		2768, 2768, 2768, 2768, 2768, 2768, 2768, 2768, 2768, 2768, 2768, 2768, 2768, 2768, 2768, 2768, 2768, 2768, 2769, 2769,
+		2769, 2769, 2769, 2769, 2769, 2769, 2769, 2769, 2770, 2770, 2770, 2770, 2770, 2770, 2770, 2770, 2771, 2771, 2771, 2771,
+		2771, 2771, 2771, 2771, 2771, 2771, 2771, 2771, 2771, 2771, 2771, 2771, 2771, 2771, 2771, 2771, 2771, 2771, 2771, 2771,
+		2771, 2771, 2771, 2771, 2771, 2771, 2772, 2772, 2772, 2772, 2772, 2772, 2772, 2773, 2773, 2773, 2773, 2773, 2773, 2774,
+		2776, 2776, 2776, 2776, 2776, 2776, 2776, 2776, 2776, 2776, 2776, 2777, 2777, 2777, 2777, 2777, 2777, 2777, 2777, 2777,
+		2777, 2777, 2777, 2777, 2777, 2777, 2777, 2779, 2779, 2779, 2779, 2779, 2779, 2779, 2779, 2779, 2779, 2780, 2780, 2780,
+		2781, 2781, 2781, 2781, 2781, 2781, 2781, 2781, 2781, 2781, 2781, 2781, 2781, 2781, 2781, 2781, 2781, 2781, 2781, 2781,
+		2781, 2781, 2781, 2781, 2781, 2782, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783,
+		2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783, 2783,
+		2783, 2783, 2783, 2783, 2783, 2784, 2784, 2784, 2784, 2784, 2784, 2784, 2784, 2784, 2784, 2784, 2784, 2784, 2784, 2784,
+		2784, 2784, 2784, 2784, 2785, 2785, 2786, 2786, 2786, 2786, 2786, 2786, 2788, 2788, 2788, 2788, 2788, 2788, 2788, 2788,
+		2788, 2789, 2789, 2789, 2789, 2789, 2789, 2789, 2789, 2789, 2789, 2789, 2789, 2789, 2789, 2790, 2790, 2790, 2790, 2790,
+		2790, 2790, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2791, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792,
+		2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792,
+		2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792, 2792,
+		2792, 2792, 2793, 2793, 2793, 2793, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794,
+		2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794, 2794,
+		2794, 2795, 2795, 2795, 2795, 2795, 2795, 2795, 2795, 2795, 2798, 2798, 2798, 2798, 2798, 2798, 2798, 2798, 2798, 2798,
+		2798, 2798, 2798, 2798, 2798, 2798, 2798, 2798, 2799, 2799, 2799, 2799, 2800, 2800, 2800, 2800, 2800, 2800, 2800, 2801,
+		2801, 2801, 2801, 2802, 2802, 2802, 2802, 2803, 2803, 2803, 2803, 2803, 2803, 2803, 2803, 2803, 2803, 2803, 2803, 2803,
+		2803, 2803, 2803, 2803, 2805, 2805, 2805, 2805, 2806, 2806, 2806, 2806, 2806, 2806, 2806, 2806, 2806, 2806, 2806, 2807,
+		2807, 2807, 2807, 2807, 2807, 2807, 2807, 2809, 2809, 2809, 2809, 2809, 2809, 2809, 2809, 2809, 2810, 2810, 2812, 2812,
+		2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812,
+		2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2812, 2813, 2813, 2813, 2813, 2813, 2813, 2813, 2813, 2813, 2813,
+		2813, 2813, 2813, 2813, 2815, 2815, 2815, 2815, 2815, 2815, 2815, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817,
+		2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817,
+		2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2817, 2818, 2818, 2818, 2819, 2819, 2819, 2819, 2819, 2819,
+		2819, 2819, 2819, 2819, 2821, 2821, 2821, 2821, 2821, 2821, 2821, 2821, 2821, 2821, 2821, 2821, 2821, 2821, 2821, 2821,
+		2821, 2821, 2823, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2824, 2825, 2825, 2825, 2825, 2825, 2825,
+		2825, 2825, 2825, 2825, 2825, 2825, 2825, 2825, 2825, 2825, 2825, 2825, 2825, 2825, 2825, 2825, 2825, 2825, 2825, 2825,
+		2825, 2825, 2825, 2825, 2825, 2825, 2825, 2826, 2826, 2826, 2826, 2828, 2830, 2830, 2830, 2830, 2831, 2831, 2831, 2831,
+		2831, 2831, 2831, 2831, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833, 2833,
+		2833, 2833, 2833, 2833, 2833, 2833, 2834, 2834, 2834, 2834, 2834, 2834, 2834, 2834, 2834, 2834, 2834, 2834, 2834, 2834,
+		2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836,
+		2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2836, 2837, 2837, 2837, 2837, 2838, 2839, 2839,
+		2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2839, 2840, 2840,
+		2840, 2840, 2840, 2840, 2840, 2840, 2840, 2840, 2840, 2840, 2840, 2840, 2840, 2840, 2842, 2842, 2842, 2842, 2842, 2842,
+		2842, 2842, 2842, 2842, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843,
+		2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2843, 2844, 2844, 2844, 2846, 2846, 2846, 2846,
+		2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846,
+		2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846, 2846,
+		2846, 2848, 2848, 2848, 2848, 2848, 2848, 2848, 2848, 2848, 2848, 2848, 2848, 2848, 2848, 2848, 2848, 2848, 2848, 2848,
+		2850, 2850, 2850, 2850, 2850, 2850, 2850, 2850, 2850, 2850, 2850, 2850, 2850, 2850, 2850, 2850, 2850, 2850, 2850, 2850,
+		2850, 2851, 2852, 2852, 2852, 2852, 2852, 2852, 2852, 2852, 2854, 2854, 2854, 2854, 2854, 2855, 2855, 2855, 2855, 2855,
+		2855, 2855, 2855, 2855, 2855, 2855, 2855, 2855, 2855, 2856, 2856, 2856, 2856, 2856, 2856, 2856, 2856, 2857, 2857, 2857,
+		2857, 2857, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2859, 2860, 2860, 2860, 2860, 2860,
+		2860, 2860, 2860, 2860, 2860, 2860, 2860, 2860, 2860, 2860, 2860, 2860, 2860, 2860, 2860, 2860, 2860, 2860, 2860, 2863,
+		2863, 2863, 2863, 2863, 2863, 2863, 2863, 2863, 2864, 2864, 2864, 2864, 2864, 2864, 2864, 2865, 2865, 2865, 2865, 2865,
+		2865, 2865, 2865, 2865, 2865, 2865, 2865, 2865, 2865, 2865, 2866, 2866, 2866, 2866, 2866, 2866, 2866, 2866, 2866, 2866,
+		2866, 2866, 2866, 2866, 2866, 2866, 2867, 2867, 2867, 2867, 2867, 2867, 2867, 2867, 2867, 2867, 2867, 2867, 2868, 2868,
+		2868, 2868, 2868, 2868, 2868, 2870, 2870, 2870, 2870, 2870, 2870, 2870, 2871, 2871, 2871, 2871, 2871, 2871, 2871, 2871,
+		2871, 2871, 2871, 2871, 2871, 2871, 2871, 2872, 2872, 2872, 2872, 2872, 2873, 2873, 2873, 2873, 2873, 2873, 2873, 2873,
+		2873, 2873, 2873, 2873, 2873, 2873, 2873, 2873, 2873, 2873, 2873, 2873, 2873, 2873, 2873, 2875, 2875, 2875, 2876, 2876,
+		2876, 2876, 2877, 2877, 2877, 2877, 2877, 2877, 2877, 2877, 2877, 2877, 2877, 2877, 2877, 2877, 2877, 2877, 2878, 2878,
+		2878, 2878, 2879, 2879, 2879, 2879, 2879, 2879, 2879, 2879, 2879, 2879, 2879, 2879, 2879, 2879, 2880, 2880, 2880, 2880,
+		2880, 2880, 2880, 2880, 2880, 2880, 2880, 2880, 2880, 2880, 2880, 2881, 2881, 2881, 2881, 2881, 2881, 2881, 2882, 2882,
+		2882, 2882, 2882, 2882, 2882, 2882, 2882, 2882, 2882, 2882, 2882, 2882, 2882, 2882, 2882, 2882, 2882, 2883, 2883, 2883,
+		2883, 2883, 2883, 2883, 2883, 2884, 2884, 2884, 2884, 2884, 2884, 2884, 2884, 2884, 2884, 2884, 2884, 2884, 2884, 2884,
+		2884, 2884, 2884, 2884, 2884, 2885, 2885, 2885, 2885, 2885, 2886, 2886, 2886, 2886, 2886, 2886, 2886, 2887, 2887, 2887,
+		2887, 2887, 2887, 2888, 2888, 2888, 2888, 2889, 2889, 2889, 2890, 2890, 2890, 2890, 2890, 2890, 2890, 2890, 2890, 2891,
+		2891, 2891, 2891, 2891, 2891, 2892, 2892, 2892, 2892, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893,
+		2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2893, 2894,
+		2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2894, 2895, 2895, 2895, 2895, 2895, 2895, 2895, 2895, 2895, 2895, 2895,
+		2895, 2895, 2895, 2895, 2895, 2895, 2895, 2895, 2895, 2895, 2895, 2895, 2895, 2895, 2895, 2895, 2896, 2897, 2897, 2897,
+		2897, 2897, 2897, 2898, 2898, 2898, 2898, 2898, 2899, 2899, 2899, 2899, 2899, 2899, 2899, 2899, 2899, 2899, 2899, 2899,
+		2900, 2900, 2900, 2900, 2900, 2900, 2900, 2902, 2902, 2902, 2902, 2902, 2902, 2902, 2902, 2902, 2902, 2902, 2902, 2903,
+		2903, 2903, 2903, 2903, 2903, 2903, 2903, 2904, 2904, 2904, 2904, 2904, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905,
+		2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2905, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906,
+		2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906,
+		2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906, 2906,
+		2906, 2906, 2906, 2906, 2906, 2906, 2906, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2908, 2908,
+		2908, 2908, 2908, 2909, 2909, 2909, 2909, 2909, 2909, 2909, 2909, 2909, 2909, 2909, 2909, 2909, 2909, 2909, 2910, 2910,
+		2910, 2910, 2910, 2910, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2911, 2912, 2912, 2912, 2912, 2912,
+		2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912,
+		2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912,
+		2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2912, 2913, 2913, 2913, 2913, 2913, 2913, 2913, 2913, 2913, 2913,
+		2913, 2914, 2914, 2914, 2914, 2914, 2914, 2914, 2914, 2914, 2914, 2914, 2914, 2914, 2915, 2915, 2915, 2915, 2915, 2915,
+		2915, 2915, 2915, 2916, 2916, 2916, 2916, 2916, 2916, 2916, 2916, 2916, 2916, 2916, 2916, 2916, 2916, 2916, 2916, 2916,
+		2916, 2916, 2916, 2916, 2916, 2916, 2916, 2916, 2918, 2918, 2918, 2918, 2918, 2918, 2918, 2918, 2919, 2919, 2919, 2919,
+		2919, 2919, 2919, 2919, 2919, 2919, 2919, 2919, 2919, 2919, 2919, 2919, 2919, 2919, 2919, 2919, 2919, 2919, 2919, 2919,
+		2921, 2921, 2921, 2921, 2921, 2921, 2921, 2921, 2921, 2921, 2921, 2921, 2921, 2921, 2921, 2921, 2921, 2921, 2921, 2921,
+		2921, 2921, 2921, 2921, 2921, 2921, 2921, 2922, 2922, 2922, 2922, 2922, 2922, 2922, 2922, 2924, 2924, 2924, 2924, 2924,
+		2924, 2924, 2924, 2924, 2924, 2924, 2924, 2924, 2924, 2927, 2927, 2927, 2929, 2930, 2930, 2930, 2932, 2932, 2932, 2932,
+		2932, 2932, 2932, 2932, 2932, 2932, 2932, 2932, 2932, 2932, 2932, 2932, 2932, 2932, 2932, 2932, 2932, 2932, 2933, 2933,
+		2933, 2933, 2935, 2935, 2935, 2936, 2936, 2936, 2936, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937, 2937,
+		2937, 2937, 2937, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938,
+		2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2938, 2939, 2939, 2939, 2939, 2939,
+		2939, 2939, 2939, 2939, 2939, 2939, 2940, 2940, 2940, 2940, 2940, 2940, 2940, 2940, 2940, 2940, 2940, 2940, 2940, 2940,
+		2940, 2940, 2940, 2940, 2940, 2940, 2940, 2940, 2940, 2940, 2940, 2940, 2940, 2941, 2941, 2941, 2941, 2941, 2941, 2941,
+		2941, 2941, 2941, 2941, 2941, 2941, 2942, 2942, 2942, 2942, 2942, 2942, 2942, 2942, 2943, 2943, 2943, 2943, 2943, 2943,
+		2943, 2943, 2943, 2943, 2943, 2943, 2943, 2943, 2943, 2943, 2943, 2944, 2944, 2944, 2944, 2944, 2945, 2945, 2945, 2945,
+		2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2945, 2946, 2946,
+		2946, 2946, 2946, 2946, 2946, 2946, 2946, 2946, 2946, 2946, 2946, 2946, 2946, 2946, 2946, 2946, 2946, 2946, 2946, 2946,
+		2946, 2946, 2946, 2946, 2946, 2946, 2946, 2946, 2947, 2947, 2947, 2947, 2947, 2947, 2947, 2948, 2948, 2948, 2948, 2948,
+		2948, 2948, 2949, 2949, 2949, 2949, 2949, 2949, 2949, 2949, 2949, 2949, 2949, 2949, 2950, 2950, 2950, 2950, 2950, 2950,
+		2950, 2950, 2950, 2950, 2950, 2950, 2951, 2951, 2951, 2951, 2951, 2951, 2951, 2951, 2951, 2952, 2952, 2952, 2952, 2952,
+		2952, 2952, 2952, 2952, 2952, 2952, 2952, 2952, 2952, 2952, 2952, 2952, 2952, 2953, 2953, 2953, 2954, 2954, 2954, 2954,
+		2954, 2954, 2954, 2954, 2954, 2954, 2954, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955,
+		2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955,
+		2955, 2955, 2955, 2955, 2955, 2955, 2955, 2955, 2956, 2956, 2956, 2956, 2956, 2956, 2956, 2956, 2956, 2956, 2956, 2958,
+		2958, 2958, 2958, 2958, 2958, 2958, 2958, 2960, 2960, 2960, 2960, 2960, 2960, 2962, 2962, 2962, 2962, 2962, 2962, 2962,
+		2962, 2962, 2962, 2962, 2964, 2964, 2964, 2964, 2964, 2964, 2964, 2965, 2965, 2965, 2965, 2965, 2966, 2966, 2966, 2966,
+		2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966, 2966,
+		2966, 2966, 2966, 2966, 2966, 2966, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967,
+		2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2967, 2968, 2968, 2968, 2968, 2968,
+		2968, 2968, 2968, 2968, 2968, 2968, 2968, 2968, 2968, 2968, 2968, 2968, 2968, 2968, 2968, 2968, 2968, 2969, 2969, 2970,
+		2970, 2970, 2970, 2970, 2970, 2970, 2971, 2971, 2971, 2971, 2971, 2971, 2971, 2971, 2971, 2971, 2971, 2971, 2971, 2971,
+		2971, 2972, 2972, 2972, 2973, 2973, 2973, 2973, 2973, 2973, 2973, 2973, 2973, 2973, 2973, 2973, 2974, 2974, 2974, 2974,
+		2974, 2974, 2974, 2974, 2974, 2974, 2974, 2974, 2974, 2975, 2975, 2975, 2977, 2977, 2977, 2977, 2977, 2977, 2977, 2977,
+		2977, 2977, 2977, 2977, 2978, 2978, 2978, 2978, 2978, 2978, 2978, 2978, 2978, 2978, 2978, 2978, 2979, 2979, 2979, 2979,
+		2979, 2979, 2979, 2979, 2979, 2979, 2979, 2979, 2979, 2979, 2979, 2979, 2979, 2979, 2980, 2980, 2980, 2980, 2980, 2980,
+		2980, 2980, 2980, 2980, 2980, 2980, 2980, 2981, 2981, 2981, 2981, 2981, 2981, 2981, 2981, 2981, 2981, 2981, 2981, 2981,
+		2981, 2981, 2982, 2982, 2982, 2982, 2982, 2982, 2982, 2982, 2982, 2982, 2982, 2982, 2982, 2984, 2984, 2984, 2984, 2984,
+		2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984,
+		2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2984, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987, 2987,
+		2987, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988,
+		2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2988, 2989, 2989, 2989, 2989, 2991, 2992,
+		2992, 2992, 2992, 2992, 2992, 2992, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993,
+		2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2993, 2994,
+		2994, 2994, 2994, 2995, 2996, 2996, 2996, 2996, 2996, 2996, 2996, 2996, 2996, 2997, 2997, 2997, 2997, 2997, 2997, 2997,
+		2997, 2997, 2997, 2998, 2998, 2998, 2998, 2998, 2998, 2998, 2998, 2998, 2998, 2998, 2998, 2998, 2998, 3000, 3000, 3000,
+		3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000,
+		3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3002, 3002, 3002,
+		3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002,
+		3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002,
+		3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3002, 3003, 3003, 3003, 3003, 3003, 3003, 3005,
+		3005, 3005, 3005, 3005, 3005, 3007, 3007, 3007, 3007, 3007, 3009, 3009, 3009, 3009, 3009, 3009, 3009, 3009, 3010, 3010,
+		3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010, 3010,
+		3010, 3010, 3011, 3011, 3011, 3011, 3011, 3011, 3011, 3011, 3011, 3011, 3011, 3011, 3011, 3011, 3011, 3013, 3013, 3013,
+		3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3013, 3014, 3014, 3014, 3014,
+		3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014,
+		3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014, 3014,
+		3014, 3016, 3016, 3016, 3016, 3016, 3016, 3016, 3016, 3016, 3016, 3016, 3016, 3016, 3016, 3016, 3016, 3016, 3016, 3016,
+		3016, 3016, 3016, 3016, 3016, 3016, 3016, 3016, 3016, 3018, 3018, 3018, 3018, 3018, 3018, 3018, 3018, 3018, 3018, 3018,
+		3018, 3018, 3018, 3018, 3018, 3018, 3018, 3018, 3019, 3020, 3020, 3020, 3020, 3020, 3020, 3020, 3020, 3020, 3020, 3020,
+		3020, 3020, 3020, 3020, 3020, 3020, 3020, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021, 3021,
+		3021, 3022, 3022, 3022, 3022, 3022, 3022, 3022, 3022, 3022, 3022, 3022, 3022, 3022, 3022, 3022, 3022, 3022, 3022, 3022,
+		3022, 3022, 3022, 3023, 3024, 3024, 3024, 3024, 3024, 3024, 3024, 3024, 3025, 3025, 3025, 3025, 3025, 3026, 3026, 3026,
+		3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026,
+		3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3026, 3027, 3027, 3027, 3027, 3027, 3027, 3027,
+		3029, 3029, 3029, 3029, 3029, 3029, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031,
+		3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031,
+		3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3031, 3032, 3032, 3032, 3032, 3032, 3032, 3032, 3032, 3032, 3032,
+		3032, 3032, 3032, 3032, 3032, 3032, 3032, 3032, 3032, 3034, 3034, 3034, 3034, 3034, 3034, 3034, 3034, 3034, 3034, 3034,
+		3034, 3034, 3035, 3035, 3035, 3035, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038,
+		3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038, 3038,
+		3038, 3038, 3039, 3039, 3039, 3039, 3039, 3039, 3039, 3039, 3039, 3039, 3039, 3039, 3039, 3039, 3039, 3039, 3039, 3039,
+		3039, 3039, 3039, 3039, 3039, 3039, 3039, 3039, 3039, 3040, 3041, 3041, 3041, 3041, 3041, 3041, 3041, 3041, 3041, 3041,
+		3041, 3041, 3041, 3041, 3041, 3041, 3041, 3041, 3041, 3041, 3041, 3041, 3042, 3042, 3042, 3042, 3043, 3043, 3043, 3043,
+		3043, 3044, 3044, 3044, 3044, 3044, 3044, 3044, 3044, 3044, 3045, 3045, 3045, 3045, 3045, 3045, 3045, 3045, 3046, 3046,
+		3046, 3046, 3046, 3046, 3046, 3046, 3046, 3046, 3046, 3046, 3046, 3046, 3046, 3046, 3046, 3046, 3046, 3046, 3047, 3047,
+		3047, 3047, 3047, 3048, 3048, 3048, 3048, 3048, 3048, 3048, 3048, 3049, 3049, 3049, 3049, 3050, 3050, 3050, 3050, 3050,
+		3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3050, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051,
+		3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051,
+		3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3051, 3052, 3052, 3052, 3052, 3052,
+		3052, 3053, 3053, 3053, 3053, 3053, 3053, 3053, 3053, 3054, 3054, 3054, 3054, 3054, 3054, 3054, 3054, 3055, 3056, 3056,
+		3056, 3056, 3056, 3056, 3056, 3056, 3056, 3056, 3056, 3056, 3056, 3056, 3056, 3056, 3056, 3056, 3056, 3056, 3058, 3058,
+		3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058,
+		3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3058, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060,
+		3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060, 3060,
+		3060, 3060, 3060, 3061, 3061, 3061, 3061, 3061, 3061, 3061, 3061, 3061, 3061, 3062, 3062, 3062, 3062, 3062, 3062, 3062,
+		3062, 3062, 3063, 3063, 3063, 3063, 3063, 3063, 3063, 3063, 3063, 3063, 3063, 3063, 3063, 3063, 3063, 3063, 3066, 3067,
+		3067, 3067, 3067, 3067, 3067, 3067, 3067, 3067, 3068, 3068, 3068, 3068, 3068, 3068, 3068, 3068, 3069, 3069, 3069, 3069,
+		3069, 3069, 3069, 3069, 3069, 3069, 3069, 3069, 3069, 3070, 3070, 3070, 3070, 3070, 3070, 3070, 3070, 3070, 3070, 3070,
+		3070, 3070, 3070, 3070, 3070, 3070, 3070, 3070, 3070, 3070, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074,
+		3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074,
+		3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3074, 3077, 3077, 3077, 3077, 3078,
+		3078, 3078, 3078, 3078, 3078, 3078, 3078, 3078, 3078, 3078, 3078, 3078, 3078, 3078, 3078, 3078, 3078, 3078, 3078, 3078,
+		3078, 3078, 3078, 3078, 3081, 3081, 3081, 3081, 3081, 3081, 3081, 3081, 3081, 3082, 3082, 3082, 3082, 3082, 3082, 3082,
+		3082, 3082, 3082, 3082, 3082, 3083, 3083, 3083, 3083, 3083, 3083, 3083, 3083, 3083, 3083, 3085, 3085, 3085, 3085, 3086,
+		3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086, 3086,
+		3086, 3086, 3086, 3087, 3087, 3087, 3087, 3087, 3087, 3087, 3087, 3087, 3087, 3087, 3087, 3087, 3087, 3090, 3090, 3090,
+		3090, 3090, 3090, 3090, 3090, 3091, 3091, 3091, 3091, 3091, 3091, 3091, 3091, 3091, 3091, 3091, 3091, 3091, 3091, 3091,
+		3091, 3091, 3091, 3093, 3093, 3093, 3093, 3093, 3093, 3093, 3093, 3093, 3093, 3093, 3093, 3093, 3093, 3093, 3093, 3093,
+		3093, 3093, 3093, 3093, 3093, 3095, 3095, 3095, 3095, 3095, 3095, 3095, 3095, 3095, 3095, 3095, 3096, 3096, 3096, 3096,
+		3096, 3096, 3096, 3096, 3096, 3096, 3096, 3096, 3099, 3100, 3100, 3100, 3100, 3100, 3100, 3100, 3100, 3100, 3100, 3100,
+		3100, 3100, 3100, 3100, 3100, 3100, 3101, 3101, 3102, 3103, 3103, 3103, 3103, 3103, 3103, 3103, 3103, 3103, 3103, 3106,
+		3106, 3106, 3106, 3106, 3106, 3106, 3106, 3106, 3106, 3107, 3107, 3107, 3107, 3107, 3107, 3107, 3107, 3110, 3110, 3110,
+		3110, 3110, 3110, 3110, 3110, 3110, 3110, 3110, 3110, 3110, 3110, 3110, 3110, 3110, 3110, 3110, 3110, 3110, 3110, 3110,
+		3110, 3110, 3110, 3110, 3110, 3112, 3112, 3112, 3112, 3112, 3112, 3112, 3112, 3112, 3112, 3113, 3113, 3113, 3113, 3113,
+		3113, 3113, 3113, 3113, 3113, 3113, 3113, 3113, 3113, 3113, 3113, 3113, 3113, 3116, 3116, 3116, 3116, 3116, 3116, 3116,
+		3116, 3116, 3116, 3116, 3116, 3116, 3116, 3116, 3116, 3118, 3118, 3118, 3118, 3118, 3118, 3118, 3118, 3118, 3118, 3118,
+		3118, 3118, 3118, 3118, 3118, 3118, 3118, 3118, 3118, 3118, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121, 3121,
+		3121, 3121, 3121, 3121, 3121, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122,
+		3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3122, 3123, 3123, 3123, 3123, 3123, 3123,
+		3124, 3124, 3124, 3124, 3124, 3124, 3124, 3124, 3124, 3124, 3124, 3124, 3124, 3124, 3124, 3125, 3125, 3125, 3125, 3125,
+		3125, 3125, 3125, 3125, 3125, 3126, 3126, 3126, 3126, 3126, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127,
+		3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127, 3127,
+		3127, 3127, 3127, 3127, 3127, 3127, 3129, 3129, 3129, 3129, 3129, 3129, 3129, 3129, 3129, 3129, 3129, 3129, 3129, 3129,
+		3130, 3130, 3130, 3130, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131,
+		3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3131, 3132, 3132, 3133, 3133, 3133, 3133,
+		3133, 3133, 3133, 3133, 3133, 3133, 3133, 3133, 3133, 3133, 3133, 3133, 3133, 3135, 3135, 3135, 3135, 3135, 3135, 3135,
+		3135, 3135, 3135, 3135, 3135, 3135, 3135, 3135, 3135, 3135, 3135, 3135, 3135, 3135, 3135, 3135, 3135, 3137, 3137, 3138,
+		3138, 3138, 3139, 3139, 3139, 3139, 3139, 3139, 3139, 3139, 3139, 3139, 3139, 3139, 3143, 3143, 3143, 3143, 3143, 3143,
+		3143, 3143, 3143, 3143, 3143, 3143, 3143, 3143, 3143, 3143, 3143, 3143, 3143, 3143, 3143, 3143, 3143, 3143, 3143, 3145,
+		3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145,
+		3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145, 3145,
+		3145, 3145, 3147, 3147, 3147, 3147, 3147, 3147, 3147, 3147, 3147, 3147, 3147, 3148, 3148, 3148, 3148, 3148, 3148, 3148,
+		3148, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150,
+		3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150, 3150,
+		3150, 3150, 3150, 3152, 3152, 3152, 3152, 3152, 3152, 3152, 3152, 3152, 3152, 3152, 3152, 3152, 3152, 3152, 3152, 3152,
+		3152, 3152, 3152, 3152, 3152, 3152, 3152, 3152, 3152, 3152, 3154, 3154, 3154, 3154, 3154, 3154, 3154, 3154, 3154, 3154,
+		3154, 3154, 3154, 3154, 3154, 3154, 3154, 3154, 3154, 3154, 3157, 3157, 3157, 3157, 3157, 3157, 3157, 3157, 3157, 3158,
+		3158, 3158, 3158, 3158, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159, 3159,
+		3159, 3159, 3159, 3160, 3160, 3160, 3160, 3160, 3160, 3160, 3160, 3160, 3160, 3160, 3160, 3160, 3160, 3160, 3160, 3160,
+		3160, 3160, 3160, 3160, 3161, 3161, 3161, 3161, 3161, 3163, 3163, 3163, 3163, 3163, 3163, 3163, 3164, 3164, 3164, 3164,
+		3164, 3165, 3165, 3165, 3165, 3165, 3165, 3165, 3165, 3165, 3165, 3167, 3167, 3167, 3167, 3167, 3167, 3168, 3168, 3168,
+		3168, 3168, 3168, 3168, 3168, 3168, 3168, 3168, 3169, 3169, 3169, 3169, 3169, 3169, 3169, 3169, 3169, 3169, 3169, 3169,
+		3169, 3169, 3169, 3169, 3169, 3169, 3169, 3169, 3170, 3170, 3170, 3170, 3170, 3170, 3170, 3170, 3170, 3171, 3171, 3171,
+		3171, 3171, 3171, 3171, 3171, 3171, 3171, 3171, 3171, 3172, 3172, 3172, 3172, 3172, 3172, 3172, 3172, 3172, 3172, 3172,
+		3172, 3172, 3172, 3172, 3172, 3172, 3172, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3174, 3175, 3175,
+		3175, 3175, 3175, 3175, 3175, 3175, 3175, 3175, 3175, 3175, 3175, 3175, 3175, 3175, 3175, 3175, 3175, 3175, 3175, 3175,
+		3175, 3175, 3175, 3175, 3175, 3175, 3176, 3176, 3176, 3176, 3176, 3176, 3176, 3177, 3177, 3177, 3177, 3177, 3177, 3177,
+		3177, 3177, 3178, 3178, 3178, 3178, 3178, 3178, 3178, 3178, 3178, 3178, 3178, 3178, 3178, 3178, 3178, 3178, 3178, 3178,
+		3178, 3178, 3178, 3178, 3179, 3179, 3180, 3180, 3180, 3180, 3180, 3181, 3181, 3181, 3181, 3181, 3181, 3181, 3181, 3181,
+		3181, 3181, 3181, 3181, 3181, 3181, 3181, 3181, 3181, 3181, 3182, 3182, 3183, 3183, 3183, 3183, 3183, 3184, 3184, 3184,
+		3184, 3184, 3184, 3184, 3184, 3184, 3184, 3184, 3184, 3184, 3184, 3184, 3184, 3184, 3184, 3184, 3184, 3184, 3184, 3184,
+		3184, 3184, 3184, 3184, 3184, 3184, 3185, 3186, 3186, 3186, 3186, 3186, 3186, 3186, 3186, 3186, 3186, 3186, 3186, 3186,
+		3186, 3186, 3186, 3186, 3186, 3186, 3186, 3186, 3187, 3187, 3187, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189,
+		3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3189, 3190, 3190, 3190, 3190, 3190, 3190,
+		3190, 3190, 3190, 3190, 3190, 3190, 3190, 3190, 3190, 3190, 3190, 3190, 3190, 3190, 3190, 3190, 3190, 3190, 3190, 3190,
+		3190, 3191, 3191, 3191, 3191, 3191, 3195, 3195, 3195, 3195, 3195, 3195, 3195, 3195, 3195, 3195, 3195, 3195, 3195, 3195,
+		3195, 3195, 3195, 3195, 3195, 3195, 3195, 3195, 3195, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197,
+		3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197, 3197,
+		3197, 3198, 3198, 3198, 3198, 3198, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199,
+		3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3199, 3200, 3200, 3200, 3200, 3200,
+		3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200,
+		3200, 3200, 3200, 3200, 3200, 3200, 3200, 3201, 3201, 3201, 3201, 3203, 3203, 3203, 3203, 3204, 3204, 3204, 3204, 3204,
+		3204, 3204, 3204, 3204, 3204, 3204, 3204, 3204, 3205, 3205, 3206, 3206, 3206, 3206, 3206, 3206, 3206, 3207, 3207, 3207,
+		3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208,
+		3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3208, 3210, 3210,
+		3210, 3211, 3211, 3211, 3211, 3212, 3212, 3212, 3212, 3212, 3213, 3213, 3213, 3213, 3213, 3213, 3213, 3213, 3214, 3214,
+		3214, 3214, 3214, 3214, 3214, 3214, 3214, 3216, 3216, 3216, 3216, 3216, 3216, 3216, 3217, 3217, 3217, 3217, 3218, 3218,
+		3218, 3218, 3218, 3219, 3219, 3219, 3220, 3220, 3220, 3220, 3220, 3220, 3220, 3220, 3220, 3220, 3220, 3220, 3220, 3220,
+		3220, 3220, 3220, 3220, 3221, 3221, 3221, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222, 3222,
+		3222, 3222, 3222, 3222, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223,
+		3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223, 3223,
+		3223, 3224, 3224, 3225, 3225, 3225, 3225, 3225, 3225, 3225, 3225, 3225, 3225, 3226, 3226, 3226, 3226, 3226, 3226, 3226,
+		3226, 3226, 3226, 3226, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3227, 3227,
+		3227, 3227, 3228, 3228, 3228, 3228, 3228, 3228, 3228, 3228, 3228, 3228, 3228, 3228, 3229, 3229, 3229, 3229, 3229, 3229,
+		3229, 3229, 3230, 3230, 3230, 3230, 3230, 3230, 3230, 3230, 3230, 3230, 3230, 3230, 3230, 3230, 3230, 3230, 3230, 3230,
+		3231, 3231, 3231, 3231, 3231, 3231, 3231, 3231, 3232, 3232, 3232, 3232, 3232, 3232, 3232, 3234, 3235, 3235, 3235, 3235,
+		3235, 3235, 3235, 3236, 3236, 3236, 3236, 3236, 3236, 3236, 3236, 3236, 3236, 3236, 3236, 3236, 3236, 3236, 3236, 3236,
+		3236, 3236, 3236, 3238, 3238, 3238, 3238, 3238, 3238, 3238, 3238, 3238, 3238, 3238, 3238, 3239, 3239, 3239, 3239, 3239,
+		3239, 3239, 3239, 3239, 3239, 3239, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241,
+		3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3241, 3242, 3242,
+		3242, 3242, 3242, 3242, 3242, 3242, 3242, 3242, 3242, 3242, 3242, 3242, 3242, 3242, 3242, 3242, 3242, 3242, 3242, 3242,
+		3242, 3242, 3242, 3243, 3243, 3243, 3243, 3243, 3245, 3245, 3245, 3245, 3246, 3246, 3246, 3246, 3246, 3248, 3248, 3248,
+		3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3248, 3249, 3249, 3249, 3249, 3249, 3249, 3249,
+		3249, 3249, 3249, 3249, 3249, 3249, 3249, 3249, 3249, 3249, 3249, 3249, 3249, 3249, 3249, 3249, 3250, 3250, 3250, 3250,
+		3250, 3250, 3250, 3250, 3250, 3250, 3251, 3251, 3251, 3251, 3251, 3251, 3251, 3251, 3251, 3251, 3251, 3251, 3251, 3252,
+		3252, 3252, 3252, 3253, 3253, 3253, 3253, 3254, 3254, 3254, 3254, 3255, 3255, 3255, 3255, 3255, 3255, 3255, 3255, 3255,
+		3255, 3255, 3255, 3255, 3255, 3255, 3257, 3258, 3258, 3258, 3258, 3258, 3258, 3259, 3259, 3259, 3259, 3259, 3259, 3259,
+		3259, 3259, 3259, 3259, 3259, 3259, 3261, 3261, 3261, 3261, 3261, 3261, 3261, 3262, 3262, 3262, 3263, 3263, 3264, 3265,
+		3265, 3265, 3265, 3265, 3265, 3265, 3265, 3265, 3265, 3265, 3265, 3265, 3265, 3265, 3265, 3265, 3267, 3269, 3269, 3269,
+		3269, 3269, 3269, 3269, 3269, 3269, 3269, 3269, 3269, 3269, 3269, 3270, 3270, 3270, 3270, 3270, 3270, 3270, 3270, 3271,
+		3271, 3271, 3271, 3271, 3271, 3271, 3271, 3271, 3271, 3271, 3271, 3271, 3271, 3272, 3272, 3272, 3272, 3272, 3272, 3272,
+		3272, 3273, 3273, 3273, 3273, 3273, 3273, 3273, 3273, 3273, 3274, 3274, 3274, 3274, 3274, 3274, 3275, 3277, 3277, 3277,
+		3277, 3277, 3277, 3277, 3277, 3277, 3277, 3277, 3277, 3277, 3277, 3278, 3278, 3279, 3279, 3279, 3279, 3279, 3279, 3279,
+		3279, 3279, 3279, 3279, 3279, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280,
+		3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280, 3280,
+		3280, 3280, 3281, 3281, 3281, 3281, 3281, 3281, 3281, 3281, 3282, 3282, 3282, 3282, 3282, 3283, 3283, 3283, 3283, 3283,
+		3283, 3283, 3283, 3283, 3283, 3283, 3284, 3284, 3284, 3284, 3284, 3284, 3284, 3284, 3284, 3284, 3284, 3284, 3285, 3285,
+		3285, 3285, 3285, 3285, 3285, 3285, 3285, 3285, 3285, 3285, 3285, 3285, 3287, 3287, 3287, 3288, 3288, 3288, 3288, 3288,
+		3288, 3288, 3288, 3288, 3288, 3288, 3289, 3289, 3289, 3289, 3289, 3289, 3289, 3289, 3289, 3289, 3289, 3289, 3289, 3289,
+		3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291, 3291,
+		3291, 3291, 3291, 3291, 3292, 3292, 3292, 3292, 3292, 3292, 3292, 3292, 3292, 3292, 3292, 3292, 3292, 3292, 3292, 3292,
+		3292, 3292, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3293, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294,
+		3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294,
+		3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294,
+		3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3294, 3295, 3295, 3295, 3295, 3295, 3295, 3296, 3296,
+		3296, 3296, 3296, 3296, 3296, 3296, 3296, 3296, 3296, 3296, 3296, 3297, 3297, 3297, 3297, 3298, 3299, 3299, 3299, 3299,
+		3299, 3299, 3299, 3299, 3299, 3299, 3299, 3299, 3299, 3299, 3299, 3299, 3299, 3300, 3300, 3300, 3300, 3300, 3301, 3301,
+		3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3302, 3302, 3302,
+		3302, 3302, 3302, 3302, 3302, 3302, 3302, 3302, 3302, 3302, 3302, 3302, 3302, 3303, 3303, 3303, 3303, 3303, 3303, 3303,
+		3303, 3303, 3303, 3303, 3303, 3303, 3303, 3304, 3304, 3304, 3304, 3304, 3304, 3305, 3305, 3305, 3305, 3306, 3306, 3306,
+		3306, 3306, 3306, 3306, 3306, 3306, 3306, 3306, 3306, 3306, 3306, 3306, 3307, 3308, 3308, 3308, 3308, 3308, 3308, 3308,
+		3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309,
+		3309, 3309, 3309, 3310, 3310, 3310, 3310, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311,
+		3311, 3311, 3311, 3312, 3312, 3312, 3312, 3312, 3312, 3312, 3312, 3312, 3312, 3313, 3313, 3313, 3313, 3313, 3313, 3314,
+		3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314,
+		3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314,
+		3314, 3314, 3316, 3316, 3316, 3316, 3316, 3316, 3316, 3316, 3316, 3316, 3317, 3317, 3317, 3317, 3317, 3317, 3317, 3317,
+		3317, 3317, 3317, 3317, 3317, 3317, 3317, 3317, 3319, 3319, 3319, 3319, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320,
+		3320, 3320, 3320, 3320, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321,
+		3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3322, 3322, 3322, 3322, 3322, 3322,
+		3322, 3322, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323,
+		3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324,
+		3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326,
+		3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326,
+		3326, 3326, 3326, 3326, 3326, 3326, 3326, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327,
+		3327, 3327, 3327, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3329, 3329, 3329, 3329,
+		3329, 3329, 3329, 3330, 3330, 3330, 3330, 3330, 3331, 3331, 3331, 3331, 3331, 3331, 3331, 3331, 3331, 3331, 3331, 3331,
+		3331, 3331, 3331, 3331, 3332, 3332, 3332, 3332, 3332, 3333, 3333, 3333, 3333, 3334, 3334, 3334, 3334, 3334, 3335, 3335,
+		3335, 3335, 3335, 3335, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336,
+		3337, 3337, 3337, 3337, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339,
+		3339, 3339, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3342, 3342,
+		3342, 3342, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3344, 3344, 3344,
+		3344, 3344, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345,
+		3345, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346,
+		3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3348, 3348, 3348, 3348, 3348, 3348, 3350,
+		3350, 3350, 3350, 3350, 3351, 3352, 3352, 3352, 3352, 3352, 3353, 3353, 3353, 3353, 3353, 3353, 3353, 3353, 3354, 3354,
+		3354, 3354, 3356, 3356, 3356, 3356, 3356, 3357, 3357, 3357, 3357, 3357, 3358, 3358, 3358, 3358, 3360, 3360, 3360, 3360,
+		3360, 3360, 3360, 3360, 3360, 3360, 3360, 3362, 3362, 3362, 3364, 3364, 3365, 3365, 3365, 3365, 3365, 3365, 3365, 3365,
+		3365, 3365, 3366, 3366, 3366, 3366, 3366, 3366, 3367, 3367, 3367, 3367, 3367, 3367, 3367, 3367, 3367, 3369, 3369, 3369,
+		3369, 3370, 3370, 3371, 3371, 3371, 3371, 3371, 3371, 3371, 3371, 3372, 3372, 3372, 3372, 3374, 3374, 3374, 3374, 3374,
+		3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374,
+		3375, 3375, 3375, 3375, 3375, 3376, 3376, 3376, 3376, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377,
+		3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3378, 3378, 3378,
+		3378, 3378, 3378, 3378, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379,
+		3379, 3379, 3379, 3380, 3380, 3380, 3380, 3380, 3381, 3381, 3381, 3381, 3381, 3381, 3381, 3381, 3381, 3381, 3381, 3381,
+		3381, 3381, 3381, 3382, 3382, 3382, 3382, 3383, 3383, 3383, 3383, 3383, 3383, 3383, 3383, 3383, 3383, 3384, 3384, 3384,
+		3384, 3384, 3384, 3384, 3384, 3384, 3384, 3384, 3384, 3384, 3385, 3385, 3385, 3385, 3385, 3385, 3385, 3385, 3385, 3385,
+		3385, 3387, 3387, 3387, 3387, 3387, 3387, 3387, 3387, 3387, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388,
+		3388, 3388, 3388, 3388, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389,
+		3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389,
+		3389, 3389, 3389, 3389, 3389, 3389, 3389, 3391, 3391, 3391, 3391, 3391, 3391, 3391, 3391, 3391, 3391, 3391, 3392, 3392,
+		3392, 3392, 3392, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3394, 3394,
+		3395, 3395, 3395, 3395, 3395, 3395, 3397, 3397, 3397, 3397, 3397, 3397, 3397, 3397, 3397, 3397, 3398, 3398, 3398, 3398,
+		3398, 3398, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3402, 3402, 3403, 3403, 3403, 3404,
+		3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404,
+		3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404,
+		3404, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3406, 3406,
+		3407, 3408, 3408, 3409, 3409, 3409, 3409, 3409, 3409, 3409, 3409, 3409, 3409, 3410, 3410, 3410, 3410, 3410, 3410, 3410,
+		3410, 3410, 3410, 3410, 3410, 3410, 3410, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412,
+		3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3413, 3413, 3413, 3413, 3413, 3413, 3413, 3413, 3413, 3415, 3415, 3415,
+		3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3416, 3416, 3416, 3416, 3416,
+		3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3417, 3417, 3417, 3417, 3417, 3419, 3419, 3419, 3419, 3419,
+		3419, 3419, 3419, 3419, 3419, 3419, 3419, 3419, 3419, 3419, 3419, 3419, 3420, 3420, 3420, 3420, 3420, 3420, 3420, 3420,
+		3420, 3420, 3420, 3420, 3420, 3420, 3422, 3422, 3422, 3422, 3422, 3422, 3422, 3423, 3423, 3423, 3423, 3423, 3423, 3423,
+		3423, 3423, 3423, 3423, 3423, 3426, 3426, 3426, 3426, 3426, 3426, 3426, 3426, 3426, 3427, 3427, 3427, 3427, 3427, 3427,
+		3427, 3427, 3427, 3427, 3427, 3427, 3427, 3427, 3427, 3427, 3427, 3428, 3428, 3428, 3428, 3428, 3428, 3428, 3428, 3428,
+		3431, 3431, 3431, 3431, 3431, 3431, 3431, 3431, 3431, 3431, 3432, 3432, 3432, 3432, 3432, 3432, 3432, 3433, 3433, 3433,
+		3433, 3433, 3433, 3433, 3434, 3434, 3434, 3434, 3434, 3434, 3434, 3434, 3435, 3435, 3435, 3435, 3435, 3435, 3435, 3435,
+		3435, 3435, 3435, 3435, 3435, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437,
+		3437, 3437, 3437, 3437, 3437, 3437, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438,
+		3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438,
+		3438, 3438, 3438, 3440, 3440, 3440, 3440, 3440, 3440, 3440, 3440, 3440, 3441, 3441, 3441, 3441, 3441, 3442, 3442, 3442,
+		3442, 3442, 3443, 3443, 3443, 3443, 3443, 3444, 3444, 3444, 3444, 3444, 3444, 3444, 3444, 3444, 3446, 3446, 3446, 3446,
+		3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446,
+		3446, 3446, 3446, 3448, 3448, 3448, 3448, 3448, 3448, 3448, 3448, 3448, 3449, 3449, 3449, 3449, 3449, 3449, 3449, 3449,
+		3449, 3449, 3449, 3449, 3452, 3452, 3452, 3452, 3452, 3452, 3452, 3452, 3452, 3454, 3454, 3454, 3454, 3454, 3454, 3454,
+		3454, 3454, 3454, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455,
+		3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3456, 3456, 3456, 3456, 3457, 3457, 3457, 3457, 3457,
+		3457, 3457, 3457, 3457, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459,
+		3459, 3459, 3459, 3459, 3459, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462,
+		3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462,
+		3462, 3462, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463,
+		3464, 3464, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465,
+		3465, 3465, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467,
+		3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467,
+		3467, 3467, 3470, 3470, 3470, 3470, 3470, 3471, 3471, 3471, 3471, 3471, 3471, 3471, 3471, 3472, 3472, 3472, 3472, 3472,
+		3472, 3472, 3472, 3472, 3472, 3475, 3475, 3475, 3475, 3475, 3475, 3476, 3476, 3476, 3476, 3476, 3476, 3476, 3476, 3478,
+		3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3479, 3479,
+		3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3481, 3481, 3481, 3481, 3481, 3481,
+		3481, 3481, 3481, 3481, 3481, 3481, 3482, 3482, 3482, 3482, 3482, 3482, 3482, 3482, 3482, 3482, 3484, 3484, 3485, 3485,
+		3485, 3485, 3485, 3485, 3485, 3485, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487,
+		3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487,
+		3487, 3487, 3487, 3487, 3487, 3487, 3488, 3490, 3490, 3490, 3490, 3490, 3490, 3490, 3490, 3490, 3490, 3490, 3490, 3490,
+		3490, 3490, 3490, 3490, 3490, 3490, 3491, 3491, 3491, 3491, 3491, 3491, 3491, 3492, 3492, 3492, 3493, 3493, 3493, 3494,
+		3494, 3494, 3494, 3494, 3494, 3494, 3494, 3494, 3495, 3495, 3495, 3495, 3495, 3495, 3496, 3496, 3496, 3496, 3496, 3496,
+		3496, 3496, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497,
+		3497, 3497, 3497, 3497, 3497, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498,
+		3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500,
+		3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500,
+		3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3502, 3502, 3502, 3502, 3502, 3502, 3502, 3503, 3503, 3503, 3505, 3505,
+		3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3506, 3506,
+		3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3508, 3508,
+		3508, 3508, 3508, 3509, 3509, 3509, 3509, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510,
+		3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3511,
+		3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511,
+		3511, 3511, 3511, 3511, 3513, 3513, 3513, 3513, 3513, 3513, 3513, 3513, 3513, 3513, 3513, 3514, 3515, 3515, 3515, 3515,
+		3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3518, 3518, 3518,
+		3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3519, 3519, 3519, 3519,
+		3519, 3519, 3519, 3519, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520,
+		3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520,
+		3520, 3520, 3520, 3520, 3520, 3521, 3521, 3521, 3521, 3522, 3523, 3523, 3523, 3523, 3523, 3524, 3524, 3524, 3524, 3524,
+		3524, 3524, 3524, 3524, 3524, 3524, 3524, 3524, 3524, 3524, 3524, 3524, 3524, 3524, 3525, 3525, 3525, 3525, 3525, 3525,
+		3525, 3525, 3525, 3525, 3525, 3525, 3525, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527,
+		3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527,
+		3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527,
+		3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528,
+		3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3530, 3530, 3530, 3530, 3530,
 		3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530,
-		3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3533, 3533, 3533, 3533, 3533,
-		3533, 3533, 3533, 3533, 3533, 3533, 3533, 3533, 3533, 3533, 3533, 3533, 3533, 3533, 3533, 3533, 3533, 3534, 3534, 3534,
-		3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3535,
-		3535, 3535, 3535, 3535, 3535, 3535, 3535, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536,
-		3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3537, 3537, 3537, 3537, 3537, 3537,
-		3537, 3537, 3537, 3537, 3537, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538,
-		3538, 3538, 3538, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3542, 3542, 3542, 3542, 3542, 3542, 3542, 3542,
-		3542, 3542, 3542, 3542, 3542, 3542, 3542, 3542, 3542, 3543, 3543, 3543, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544,
-		3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544,
-		3544, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3547, 3547, 3547, 3547, 3548, 3548, 3548, 3548, 3548,
-		3548, 3548, 3548, 3548, 3548, 3548, 3548, 3548, 3548, 3548, 3548, 3549, 3549, 3549, 3549, 3549, 3550, 3550, 3550, 3550,
-		3550, 3550, 3550, 3551, 3551, 3551, 3551, 3551, 3551, 3551, 3551, 3551, 3551, 3551, 3551, 3551, 3551, 3551, 3551, 3551,
-		3551, 3551, 3551, 3551, 3551, 3552, 3552, 3552, 3553, 3553, 3553, 3553, 3554, 3554, 3554, 3554, 3555, 3555, 3555, 3555,
-		3555, 3555, 3555, 3555, 3555, 3555, 3555, 3555, 3555, 3555, 3555, 3555, 3555, 3556, 3556, 3556, 3556, 3556, 3556, 3556,
-		3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556,
-		3557, 3557, 3557, 3557, 3557, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558,
-		3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3559, 3559, 3559, 3559, 3559, 3559, 3559,
-		3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3560, 3560, 3560, 3560,
-		3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560,
-		3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3563,
-		3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563,
-		3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3563, 3564,
-		3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3567, 3567, 3567, 3567,
-		3568, 3568, 3568, 3568, 3568, 3568, 3568, 3568, 3568, 3568, 3568, 3568, 3568, 3568, 3568, 3568, 3568, 3568, 3568, 3568,
-		3568, 3569, 3569, 3569, 3569, 3571, 3571, 3571, 3571, 3571, 3571, 3571, 3571, 3571, 3572, 3572, 3572, 3572, 3572, 3572,
-		3572, 3572, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573,
-		3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3575, 3575, 3575, 3575, 3576,
-		3576, 3576, 3576, 3576, 3576, 3576, 3576, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578,
-		3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578,
-		3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580,
-		3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580,
-		3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3581, 3581, 3584, 3584, 3584, 3584, 3584, 3584, 3584, 3584, 3584, 3584,
-		3584, 3584, 3584, 3584, 3584, 3584, 3584, 3584, 3585, 3585, 3585, 3585, 3585, 3585, 3585, 3585, 3585, 3585, 3585, 3585,
-		3585, 3585, 3585, 3585, 3585, 3587, 3587, 3587, 3588, 3588, 3588, 3588, 3588, 3588, 3588, 3588, 3588, 3588, 3588, 3588,
-		3588, 3588, 3591, 3591, 3591, 3591, 3591, 3591, 3591, 3591, 3591, 3591, 3591, 3591, 3592, 3592, 3592, 3592, 3592, 3592,
-		3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3594, 3594, 3594,
-		3594, 3594, 3594, 3594, 3594, 3594, 3594, 3594, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595,
-		3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595,
-		3595, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596,
-		3596, 3596, 3596, 3596, 3596, 3596, 3598, 3598, 3598, 3598, 3598, 3599, 3599, 3599, 3599, 3599, 3599, 3599, 3599, 3599,
-		3599, 3599, 3599, 3599, 3599, 3599, 3599, 3599, 3599, 3599, 3599, 3599, 3599, 3599, 3599, 3599, 3599, 3599, 3600, 3600,
-		3602, 3602, 3602, 3602, 3602, 3602, 3602, 3602, 3602, 3602, 3602, 3602, 3602, 3602, 3602, 3602, 3602, 3602, 3602, 3602,
-		3602, 3602, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603,
-		3603, 3603, 3603, 3603, 3603, 3603, 3604, 3604, 3604, 3604, 3604, 3604, 3605, 3605, 3605, 3605, 3605, 3605, 3605, 3605,
-		3606, 3606, 3606, 3606, 3606, 3606, 3607, 3607, 3607, 3607, 3607, 3607, 3607, 3608, 3608, 3608, 3608, 3608, 3608, 3608,
-		3608, 3609, 3609, 3609, 3609, 3609, 3610, 3610, 3610, 3610, 3610, 3610, 3610, 3610, 3610, 3610, 3610, 3610, 3610, 3610,
-		3610, 3610, 3610, 3610, 3612, 3612, 3612, 3612, 3612, 3612, 3612, 3612, 3612, 3612, 3612, 3612, 3612, 3614, 3614, 3614,
-		3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3616, 3616, 3616,
-		3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3617, 3617, 3617, 3617, 3617, 3617,
-		3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618,
-		3618, 3618, 3618, 3618, 3618, 3618, 3619, 3619, 3620, 3620, 3620, 3620, 3620, 3621, 3621, 3621, 3621, 3622, 3622, 3622,
-		3624, 3624, 3625, 3625, 3625, 3625, 3625, 3625, 3625, 3625, 3626, 3626, 3626, 3626, 3626, 3626, 3626, 3626, 3626, 3626,
-		3626, 3626, 3626, 3627, 3627, 3627, 3627, 3627, 3627, 3627, 3627, 3629, 3629, 3629, 3629, 3629, 3629, 3629, 3629, 3629,
-		3629, 3629, 3629, 3629, 3629, 3629, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630,
-		3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3631, 3631, 3631, 3631, 3631, 3631, 3631,
-		3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3632,
-		3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634,
-		3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634,
-		3634, 3634, 3634, 3634, 3634, 3634, 3635, 3635, 3635, 3635, 3635, 3635, 3637, 3638, 3638, 3638, 3638, 3638, 3638, 3638,
-		3638, 3638, 3638, 3638, 3638, 3638, 3638, 3638, 3638, 3638, 3638, 3638, 3638, 3638, 3638, 3638, 3639, 3639, 3639, 3639,
-		3639, 3639, 3640, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641,
-		3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641,
-		3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3641, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643,
-		3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3644, 3644, 3644, 3645, 3645, 3645, 3645, 3645, 3645, 3645, 3645,
-		3645, 3645, 3645, 3647, 3647, 3647, 3647, 3647, 3647, 3647, 3647, 3647, 3647, 3647, 3647, 3647, 3647, 3647, 3647, 3647,
-		3647, 3648, 3651, 3651, 3651, 3651, 3651, 3651, 3651, 3651, 3651, 3651, 3651, 3651, 3651, 3651, 3651, 3652, 3652, 3652,
-		3652, 3652, 3652, 3654, 3654, 3654, 3654, 3654, 3654, 3654, 3654, 3654, 3654, 3654, 3654, 3654, 3654, 3654, 3654, 3654,
-		3654, 3654, 3654, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3656, 3656, 3656, 3656, 3656, 3656, 3656, 3656,
-		3656, 3656, 3656, 3656, 3657, 3657, 3657, 3657, 3657, 3657, 3657, 3657, 3657, 3657, 3657, 3657, 3657, 3659, 3659, 3659,
-		3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3662, 3662, 3662,
-		3662, 3662, 3662, 3662, 3662, 3662, 3662, 3662, 3662, 3662, 3662, 3662, 3662, 3662, 3662, 3662, 3662, 3662, 3662, 3662,
-		3662, 3662, 3662, 3662, 3662, 3662, 3662, 3663, 3663, 3666, 3666, 3666, 3666, 3667, 3667, 3667, 3667, 3667, 3667, 3667,
-		3667, 3667, 3667, 3667, 3667, 3667, 3667, 3667, 3668, 3668, 3668, 3668, 3668, 3668, 3668, 3668, 3668, 3668, 3668, 3668,
-		3668, 3670, 3670, 3670, 3670, 3670, 3670, 3670, 3670, 3670, 3670, 3670, 3670, 3670, 3670, 3670, 3670, 3670, 3670, 3670,
-		3670, 3670, 3670, 3670, 3670, 3670, 3670, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3672, 3672, 3672, 3672, 3672, 3672,
-		3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672,
-		3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672,
-		3672, 3672, 3673,
+		3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530,
+		3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3531, 3531, 3531, 3531, 3531, 3531,
+		3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531,
+		3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3534, 3534, 3534, 3534, 3534,
+		3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3535, 3535, 3535,
+		3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3536,
+		3536, 3536, 3536, 3536, 3536, 3536, 3536, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537,
+		3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3538, 3538, 3538, 3538, 3538, 3538,
+		3538, 3538, 3538, 3538, 3538, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539,
+		3539, 3539, 3539, 3540, 3540, 3540, 3540, 3540, 3540, 3540, 3540, 3540, 3543, 3543, 3543, 3543, 3543, 3543, 3543, 3543,
+		3543, 3543, 3543, 3543, 3543, 3543, 3543, 3543, 3543, 3544, 3544, 3544, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545,
+		3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545,
+		3545, 3547, 3547, 3547, 3547, 3547, 3547, 3547, 3547, 3547, 3547, 3548, 3548, 3548, 3548, 3549, 3549, 3549, 3549, 3549,
+		3549, 3549, 3549, 3549, 3549, 3549, 3549, 3549, 3549, 3549, 3549, 3550, 3550, 3550, 3550, 3550, 3551, 3551, 3551, 3551,
+		3551, 3551, 3551, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552,
+		3552, 3552, 3552, 3552, 3552, 3553, 3553, 3553, 3554, 3554, 3554, 3554, 3555, 3555, 3555, 3555, 3556, 3556, 3556, 3556,
+		3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3557, 3557, 3557, 3557, 3557, 3557, 3557,
+		3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557,
+		3558, 3558, 3558, 3558, 3558, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559,
+		3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3560, 3560, 3560, 3560, 3560, 3560, 3560,
+		3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3561, 3561, 3561, 3561,
+		3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561,
+		3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3564,
+		3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564,
+		3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3565,
+		3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3568, 3568, 3568, 3568,
+		3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569,
+		3569, 3570, 3570, 3570, 3570, 3572, 3572, 3572, 3572, 3572, 3572, 3572, 3572, 3572, 3573, 3573, 3573, 3573, 3573, 3573,
+		3573, 3573, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574,
+		3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3576, 3576, 3576, 3576, 3577,
+		3577, 3577, 3577, 3577, 3577, 3577, 3577, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579,
+		3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579,
+		3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581,
+		3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581,
+		3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3582, 3582, 3585, 3585, 3585, 3585, 3585, 3585, 3585, 3585, 3585, 3585,
+		3585, 3585, 3585, 3585, 3585, 3585, 3585, 3585, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586,
+		3586, 3586, 3586, 3586, 3586, 3588, 3588, 3588, 3589, 3589, 3589, 3589, 3589, 3589, 3589, 3589, 3589, 3589, 3589, 3589,
+		3589, 3589, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3593, 3593, 3593, 3593, 3593, 3593,
+		3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3595, 3595, 3595,
+		3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596,
+		3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596,
+		3596, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597,
+		3597, 3597, 3597, 3597, 3597, 3597, 3599, 3599, 3599, 3599, 3599, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600,
+		3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3601, 3601,
+		3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603,
+		3603, 3603, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604,
+		3604, 3604, 3604, 3604, 3604, 3604, 3605, 3605, 3605, 3605, 3605, 3605, 3606, 3606, 3606, 3606, 3606, 3606, 3606, 3606,
+		3607, 3607, 3607, 3607, 3607, 3607, 3608, 3608, 3608, 3608, 3608, 3608, 3608, 3609, 3609, 3609, 3609, 3609, 3609, 3609,
+		3609, 3610, 3610, 3610, 3610, 3610, 3611, 3611, 3611, 3611, 3611, 3611, 3611, 3611, 3611, 3611, 3611, 3611, 3611, 3611,
+		3611, 3611, 3611, 3611, 3613, 3613, 3613, 3613, 3613, 3613, 3613, 3613, 3613, 3613, 3613, 3613, 3613, 3615, 3615, 3615,
+		3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3617, 3617, 3617,
+		3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3618, 3618, 3618, 3618, 3618, 3618,
+		3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3619, 3619, 3619, 3619, 3619, 3619, 3619, 3619, 3619, 3619,
+		3619, 3619, 3619, 3619, 3619, 3619, 3620, 3620, 3621, 3621, 3621, 3621, 3621, 3622, 3622, 3622, 3622, 3623, 3623, 3623,
+		3625, 3625, 3626, 3626, 3626, 3626, 3626, 3626, 3626, 3626, 3627, 3627, 3627, 3627, 3627, 3627, 3627, 3627, 3627, 3627,
+		3627, 3627, 3627, 3628, 3628, 3628, 3628, 3628, 3628, 3628, 3628, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630,
+		3630, 3630, 3630, 3630, 3630, 3630, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631,
+		3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3632, 3632, 3632, 3632, 3632, 3632, 3632,
+		3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3633,
+		3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635,
+		3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635,
+		3635, 3635, 3635, 3635, 3635, 3635, 3636, 3636, 3636, 3636, 3636, 3636, 3638, 3639, 3639, 3639, 3639, 3639, 3639, 3639,
+		3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3640, 3640, 3640, 3640,
+		3640, 3640, 3641, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642,
+		3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642,
+		3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3644, 3644, 3644, 3644, 3644, 3644, 3644, 3644, 3644, 3644,
+		3644, 3644, 3644, 3644, 3644, 3644, 3644, 3644, 3644, 3645, 3645, 3645, 3646, 3646, 3646, 3646, 3646, 3646, 3646, 3646,
+		3646, 3646, 3646, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648,
+		3648, 3649, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3653, 3653, 3653,
+		3653, 3653, 3653, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655,
+		3655, 3655, 3655, 3656, 3656, 3656, 3656, 3656, 3656, 3656, 3656, 3656, 3657, 3657, 3657, 3657, 3657, 3657, 3657, 3657,
+		3657, 3657, 3657, 3657, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3660, 3660, 3660,
+		3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3663, 3663, 3663,
+		3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663,
+		3663, 3663, 3663, 3663, 3663, 3663, 3663, 3664, 3664, 3667, 3667, 3667, 3667, 3668, 3668, 3668, 3668, 3668, 3668, 3668,
+		3668, 3668, 3668, 3668, 3668, 3668, 3668, 3668, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669,
+		3669, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671,
+		3671, 3671, 3671, 3671, 3671, 3671, 3671, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3673, 3673, 3673, 3673, 3673, 3673,
+		3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673,
+		3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673,
+		3673, 3673, 3674,
 	},
 	outIDs: []int32{
-		1271, 280, 284, 283, 285, 2075, 2076, 2077, 279, 278, 281, 282, 315, 316, 308, 314, 309, 310, 311, 312,
-		313, 297, 294, 295, 296, 526, 55, 1703, 1544, 1713, 76, 73, 69, 75, 78, 71, 70, 77, 74, 72,
-		1713, 1546, 1713, 1547, 1045, 31, 1713, 15, 1078, 12, 1713, 1545, 170, 27, 1713, 840, 1892, 1254, 1169, 1273,
-		1999, 322, 460, 323, 1998, 473, 474, 1415, 769, 1415, 318, 151, 570, 1272, 1402, 321, 47, 51, 320, 877,
-		1397, 1548, 1528, 1529, 1283, 1403, 148, 1284, 1337, 1415, 149, 1415, 150, 1338, 151, 570, 663, 1755, 1398, 174,
-		663, 1399, 2038, 1415, 319, 151, 570, 82, 2028, 1510, 88, 22, 652, 1264, 1645, 1764, 1167, 85, 1133, 1130,
-		1168, 1454, 1477, 1157, 2033, 1400, 360, 659, 44, 841, 363, 1347, 987, 973, 2006, 659, 992, 1932, 983, 663,
-		976, 957, 660, 1003, 660, 555, 659, 972, 2005, 659, 842, 912, 894, 975, 661, 982, 2007, 663, 82, 162,
-		994, 843, 400, 885, 979, 660, 44, 1007, 844, 885, 1001, 660, 1958, 1495, 1698, 2078, 659, 568, 358, 44,
-		977, 660, 997, 660, 86, 441, 2005, 659, 442, 661, 303, 1274, 1347, 119, 732, 1013, 1372, 1275, 1169, 1000,
-		660, 1133, 1237, 1130, 1276, 1354, 1504, 2022, 1170, 200, 1245, 663, 1006, 659, 1005, 659, 1366, 571, 1402, 1401,
-		36, 2057, 479, 1676, 93, 1863, 376, 46, 45, 127, 1735, 1753, 1746, 44, 1760, 678, 1473, 1474, 1455, 119,
-		1760, 677, 733, 663, 1666, 119, 112, 1952, 66, 1815, 60, 1787, 414, 119, 681, 1267, 1266, 382, 2031, 381,
-		1164, 683, 204, 1549, 2031, 428, 954, 1402, 699, 1016, 1495, 725, 1403, 723, 905, 859, 896, 66, 60, 1851,
-		663, 346, 2058, 1861, 1853, 2036, 2037, 663, 1834, 1825, 1833, 1824, 1852, 663, 1826, 1854, 2037, 663, 1855, 663,
-		254, 1968, 1065, 1972, 1959, 1967, 1976, 1960, 639, 638, 427, 82, 1961, 1977, 1978, 645, 748, 82, 1173, 1247,
-		25, 587, 1534, 2000, 1352, 1403, 734, 1481, 1456, 1138, 67, 759, 1517, 2028, 85, 1225, 1079, 2033, 1999, 460,
-		2025, 1072, 1046, 1244, 52, 1380, 1402, 1389, 64, 66, 1783, 60, 67, 1842, 61, 85, 1080, 2034, 1506, 1507,
-		14, 1243, 1171, 1172, 97, 469, 1771, 1713, 12, 594, 1402, 1263, 1788, 1821, 1819, 1764, 1444, 82, 1420, 85,
-		1402, 85, 1174, 1764, 2037, 663, 1924, 2082, 1981, 1980, 170, 1, 1133, 2, 1130, 1081, 8, 1637, 1629, 722,
-		63, 67, 1860, 1550, 1713, 1134, 3, 663, 1082, 30, 11, 330, 184, 66, 1832, 60, 1838, 1812, 1811, 415,
-		2038, 1713, 1551, 1713, 1552, 1435, 1402, 67, 1839, 61, 29, 1553, 1073, 327, 85, 2047, 1630, 0, 1132, 4,
-		1131, 1175, 1764, 816, 818, 955, 845, 814, 1421, 896, 817, 819, 815, 86, 1639, 1627, 664, 827, 825, 826,
-		824, 1789, 389, 40, 834, 833, 1277, 1415, 1415, 1864, 67, 1176, 1228, 783, 508, 449, 443, 2062, 1554, 1713,
-		2068, 127, 425, 157, 1415, 2042, 1760, 1457, 1491, 782, 1480, 1458, 83, 666, 1415, 85, 34, 1957, 112, 831,
-		830, 18, 210, 10, 114, 1949, 1948, 114, 489, 1760, 114, 1760, 118, 492, 2048, 663, 1756, 1760, 1492, 1135,
-		2043, 1084, 1085, 2042, 1760, 1459, 1457, 1086, 1148, 120, 1087, 1970, 637, 1970, 1790, 1989, 1983, 1982, 2001, 1997,
-		1994, 1984, 1998, 1996, 244, 245, 246, 247, 1887, 549, 114, 1088, 127, 578, 476, 392, 44, 591, 1746, 44,
-		801, 1718, 44, 800, 496, 128, 1089, 2045, 1665, 1090, 482, 129, 1091, 1760, 2033, 1713, 12, 1092, 595, 85,
-		1177, 1248, 1219, 1495, 1757, 2031, 81, 1713, 1555, 79, 411, 1706, 53, 1537, 1633, 2073, 510, 1556, 1811, 1628,
-		1823, 1634, 835, 32, 1931, 85, 187, 795, 127, 85, 1646, 83, 674, 1900, 1268, 120, 2063, 1865, 1495, 731,
-		735, 85, 33, 35, 2000, 341, 828, 85, 1713, 1093, 995, 660, 211, 217, 214, 219, 119, 218, 216, 215,
-		220, 1713, 82, 1557, 82, 1890, 44, 1402, 613, 51, 1402, 615, 48, 44, 85, 44, 619, 616, 436, 609,
-		142, 44, 617, 438, 85, 44, 618, 439, 1415, 85, 44, 437, 118, 1955, 66, 1782, 60, 2021, 1415, 1362,
-		607, 1412, 662, 1732, 337, 89, 1928, 1901, 299, 1415, 1362, 298, 607, 1412, 1902, 1934, 164, 902, 2053, 846,
-		885, 646, 509, 504, 128, 1992, 131, 718, 108, 109, 660, 1903, 357, 131, 67, 687, 2058, 688, 2058, 1402,
-		714, 1907, 1178, 2040, 1791, 1179, 1250, 1713, 1558, 822, 1366, 1279, 1403, 2082, 518, 740, 1402, 1280, 51, 1153,
-		1152, 1925, 127, 139, 1953, 112, 135, 136, 659, 985, 66, 1856, 60, 67, 1843, 61, 145, 142, 1895, 897,
-		763, 142, 847, 1061, 85, 538, 2026, 1060, 1068, 1044, 1037, 575, 1042, 1035, 1039, 85, 539, 1036, 97, 343,
-		1661, 79, 713, 717, 1495, 716, 123, 1667, 1496, 675, 1760, 103, 129, 495, 1647, 106, 104, 131, 236, 237,
-		239, 238, 240, 317, 11, 1083, 10, 1758, 10, 1495, 491, 657, 82, 656, 119, 1256, 1437, 1452, 1764, 1347,
-		1180, 1278, 1487, 420, 1473, 1363, 1400, 848, 650, 85, 1771, 2033, 1760, 423, 85, 1473, 422, 1066, 1043, 1265,
-		1483, 1438, 1348, 1495, 126, 1347, 1094, 44, 589, 86, 1677, 794, 1697, 160, 400, 885, 82, 1701, 685, 1678,
-		1234, 123, 1694, 124, 85, 1181, 40, 448, 1692, 1040, 672, 1642, 337, 1448, 1422, 1403, 335, 2050, 724, 432,
-		1515, 2028, 85, 380, 378, 1495, 2034, 379, 377, 2033, 600, 1495, 1500, 711, 306, 1151, 1150, 1713, 1095, 663,
-		823, 81, 1402, 51, 1710, 2074, 1144, 461, 59, 82, 1400, 86, 956, 441, 2005, 659, 1282, 1281, 1274, 1347,
-		1017, 85, 1182, 1251, 663, 1759, 2038, 1387, 1814, 1792, 598, 1808, 2056, 401, 855, 142, 572, 1183, 85, 1229,
-		1184, 1141, 385, 412, 1536, 1889, 113, 1245, 663, 1185, 199, 1415, 1495, 196, 195, 730, 1232, 1232, 203, 85,
-		1229, 1186, 1249, 1402, 770, 51, 1096, 680, 345, 127, 1097, 331, 348, 1403, 900, 903, 40, 933, 44, 364,
-		949, 906, 920, 44, 46, 45, 923, 40, 44, 1728, 922, 886, 849, 921, 44, 46, 45, 924, 40, 40,
-		1415, 951, 85, 611, 44, 901, 1725, 40, 944, 933, 44, 1403, 850, 903, 569, 44, 912, 43, 46, 45,
-		945, 942, 40, 44, 390, 44, 44, 66, 60, 387, 40, 391, 933, 44, 40, 933, 44, 402, 1495, 127,
-		1754, 1746, 44, 1736, 887, 40, 937, 933, 44, 1403, 910, 40, 46, 45, 939, 40, 63, 66, 1859, 60,
-		67, 67, 1962, 1405, 1415, 1993, 684, 986, 1400, 1098, 67, 1038, 116, 484, 1904, 1495, 1073, 371, 1053, 1052,
-		2025, 368, 67, 62, 1850, 2035, 663, 1849, 1829, 1898, 61, 1845, 663, 1844, 2035, 663, 1828, 1847, 1846, 2054,
-		1827, 1848, 65, 2009, 1493, 1474, 1460, 2059, 706, 2058, 66, 1831, 60, 67, 1841, 61, 1676, 93, 9, 1230,
-		1169, 1495, 1242, 1187, 2022, 851, 1403, 82, 1188, 1494, 1905, 1099, 182, 179, 180, 181, 177, 178, 774, 829,
-		471, 1781, 2025, 369, 2036, 2037, 663, 1907, 2006, 659, 1932, 356, 1921, 1008, 957, 660, 1718, 44, 1734, 475,
-		2028, 2008, 93, 710, 904, 46, 82, 802, 1730, 45, 127, 530, 1009, 1929, 1919, 1160, 1423, 1447, 81, 85,
-		301, 1473, 421, 1473, 1906, 1924, 1793, 1794, 2023, 702, 1669, 93, 40, 43, 46, 45, 1520, 2016, 1531, 42,
-		2081, 2024, 2015, 597, 2072, 1495, 517, 1139, 1100, 1140, 1143, 1141, 386, 92, 1559, 1713, 95, 1672, 1648, 1669,
-		93, 1760, 1257, 656, 1395, 1347, 86, 1649, 133, 99, 100, 557, 2055, 558, 1687, 121, 97, 86, 771, 794,
-		1495, 325, 123, 2043, 1679, 86, 1680, 133, 1495, 334, 656, 500, 2079, 509, 1101, 1150, 29, 30, 1502, 2083,
-		2084, 2085, 2086, 277, 264, 265, 276, 273, 274, 275, 260, 269, 270, 271, 272, 261, 255, 256, 257, 266,
-		258, 259, 267, 263, 268, 262, 66, 1815, 60, 414, 1760, 1689, 1495, 726, 1351, 1415, 749, 1530, 1528, 1521,
-		1541, 1404, 1921, 661, 958, 1400, 82, 338, 891, 398, 892, 399, 661, 561, 1267, 1266, 55, 1705, 53, 56,
-		1018, 1071, 1892, 888, 1899, 529, 1893, 1894, 250, 234, 251, 252, 1885, 1866, 540, 2060, 1867, 1886, 2059, 1868,
-		505, 497, 1533, 2002, 405, 1690, 1495, 477, 1189, 1415, 719, 2017, 1142, 85, 1102, 1495, 1283, 1403, 1284, 480,
-		1538, 1540, 82, 1247, 1415, 165, 1495, 166, 1415, 571, 1402, 85, 1190, 1356, 1415, 158, 535, 1370, 1402, 988,
-		661, 959, 1415, 21, 2033, 2039, 663, 44, 588, 1477, 52, 383, 1495, 1133, 544, 1130, 1495, 2028, 1511, 212,
-		213, 183, 1473, 1461, 662, 586, 1403, 2035, 663, 2038, 1761, 1713, 1560, 952, 995, 660, 2005, 659, 1103, 1762,
-		2007, 663, 300, 603, 1285, 1415, 1191, 1415, 1379, 1286, 1359, 1403, 365, 1495, 1040, 370, 326, 1035, 1424, 635,
-		85, 82, 1162, 1056, 1076, 1104, 1764, 1075, 1287, 1393, 1760, 509, 85, 82, 1161, 406, 625, 1033, 1019, 2015,
-		2010, 409, 852, 897, 400, 885, 853, 1729, 192, 83, 193, 1733, 1415, 960, 996, 1869, 1889, 63, 66, 1775,
-		1785, 1859, 60, 1908, 1929, 1870, 1669, 93, 2080, 545, 1626, 808, 807, 2081, 140, 750, 1512, 1515, 2028, 2031,
-		433, 44, 44, 925, 692, 1165, 5, 8, 6, 10, 1561, 7, 690, 1871, 1887, 2028, 541, 689, 1934, 2061,
-		1872, 2050, 1795, 2051, 2053, 663, 1974, 1975, 693, 1635, 1713, 1713, 1155, 93, 707, 708, 1670, 1873, 120, 1671,
-		1874, 127, 1664, 1515, 2028, 207, 1563, 1549, 2031, 583, 1934, 1415, 772, 570, 1495, 82, 1681, 1701, 120, 67,
-		40, 919, 43, 46, 45, 939, 40, 854, 462, 1673, 1676, 93, 1650, 1764, 1192, 1246, 1415, 1224, 1710, 1439,
-		1402, 581, 51, 1669, 93, 552, 1670, 413, 855, 142, 1258, 659, 2041, 128, 1708, 404, 623, 1707, 85, 418,
-		2032, 2033, 1718, 44, 1715, 1734, 1763, 1147, 2036, 2037, 663, 446, 85, 81, 1020, 1034, 447, 40, 933, 44,
-		676, 938, 1875, 1887, 1891, 2065, 2062, 83, 168, 747, 659, 746, 1006, 659, 745, 659, 744, 1005, 659, 1403,
-		512, 961, 995, 660, 962, 659, 1288, 1347, 1348, 144, 895, 856, 921, 44, 857, 146, 142, 990, 2036, 2037,
-		663, 1004, 660, 890, 858, 920, 44, 1010, 1009, 981, 661, 1289, 974, 2005, 659, 963, 859, 896, 1290, 661,
-		884, 400, 885, 907, 1002, 660, 1291, 991, 837, 813, 1376, 980, 592, 1292, 860, 885, 1453, 903, 861, 40,
-		889, 933, 44, 862, 938, 978, 660, 998, 660, 1293, 1346, 585, 1645, 584, 1360, 918, 1934, 1495, 865, 897,
-		1415, 864, 897, 863, 885, 156, 171, 1985, 866, 1495, 6, 1713, 1252, 12, 519, 20, 84, 686, 2018, 1651,
-		1652, 54, 127, 1750, 2032, 1818, 46, 82, 1730, 127, 86, 606, 947, 40, 926, 45, 127, 1753, 1746, 44,
-		82, 40, 550, 1676, 93, 1675, 1653, 942, 40, 85, 1722, 1731, 1564, 1713, 1148, 120, 1862, 781, 556, 1796,
-		1816, 1713, 1565, 53, 1713, 1566, 53, 1567, 1628, 1568, 1713, 565, 403, 43, 46, 941, 45, 483, 1930, 1909,
-		38, 2068, 127, 1910, 127, 1911, 523, 524, 525, 67, 927, 41, 2082, 1425, 2009, 1449, 1713, 1450, 1765, 1797,
-		46, 45, 727, 95, 691, 40, 43, 950, 44, 1402, 43, 1522, 44, 1570, 1713, 2081, 943, 93, 361, 1671,
-		935, 42, 2081, 946, 43, 928, 44, 1569, 1635, 1713, 93, 1654, 1671, 1539, 43, 46, 1523, 45, 1814, 1798,
-		598, 1808, 1813, 1655, 1674, 1668, 93, 1724, 128, 1636, 1713, 67, 1571, 1713, 67, 1572, 1573, 1713, 1574, 1799,
-		335, 2050, 580, 1713, 1575, 1415, 1426, 1446, 1809, 1576, 1801, 1808, 1713, 53, 359, 82, 1193, 40, 936, 43,
-		929, 44, 46, 45, 493, 945, 942, 40, 764, 46, 45, 930, 933, 44, 949, 940, 42, 2081, 351, 1912,
-		129, 931, 41, 2082, 494, 579, 42, 2081, 932, 1713, 53, 1577, 2020, 1766, 1509, 1800, 1539, 43, 1535, 520,
-		1482, 407, 2022, 410, 1508, 1505, 654, 1015, 233, 230, 235, 248, 116, 1954, 1509, 1503, 1504, 2022, 408, 1793,
-		1063, 1495, 445, 643, 1971, 1938, 111, 112, 394, 119, 1194, 68, 1682, 101, 131, 1760, 1259, 1687, 1688, 1294,
-		1660, 119, 736, 1133, 1159, 1130, 86, 1659, 133, 2055, 1105, 1400, 1361, 1295, 138, 464, 1384, 1296, 1297, 1014,
-		1760, 127, 682, 426, 1011, 1298, 1415, 1700, 1760, 658, 1349, 1403, 1392, 1299, 1300, 761, 1106, 119, 742, 741,
-		1495, 1270, 1495, 1260, 68, 1269, 1495, 1385, 1485, 1473, 1462, 629, 137, 2069, 1478, 134, 1261, 1696, 1495, 1656,
-		1760, 670, 1266, 1897, 867, 155, 1365, 1301, 125, 1495, 82, 1391, 1699, 1760, 1374, 1415, 1382, 1302, 1403, 1369,
-		1303, 1304, 1402, 474, 1415, 1400, 1305, 1249, 1402, 770, 51, 1306, 738, 737, 119, 673, 671, 789, 1513, 1517,
-		2028, 28, 1713, 632, 1693, 1495, 1309, 793, 791, 792, 790, 1359, 1403, 1307, 1402, 1355, 1415, 1308, 1452, 1764,
-		1814, 598, 1808, 2033, 1713, 12, 595, 127, 331, 1263, 1436, 1764, 1819, 1137, 127, 777, 1021, 85, 1056, 649,
-		1393, 1760, 1032, 1022, 1970, 85, 640, 780, 509, 779, 85, 82, 1161, 648, 2019, 626, 1764, 1107, 2032, 39,
-		82, 1310, 141, 898, 913, 868, 1402, 1427, 1400, 1487, 52, 1381, 1373, 6, 668, 669, 1023, 1760, 700, 1377,
-		1495, 1246, 1415, 776, 625, 86, 794, 136, 2015, 1822, 869, 468, 119, 85, 1195, 1226, 1402, 50, 51, 122,
-		1495, 208, 2071, 1158, 1133, 302, 1400, 304, 1764, 1444, 653, 1764, 784, 785, 1156, 554, 553, 628, 455, 1817,
-		1816, 307, 209, 82, 82, 1578, 1713, 1709, 1579, 1896, 892, 885, 870, 909, 908, 2003, 1108, 1134, 44, 620,
-		434, 1041, 1057, 1074, 1495, 127, 1754, 1746, 44, 753, 2070, 778, 775, 673, 97, 528, 1784, 1988, 1995, 1986,
-		644, 1474, 1463, 2042, 1760, 1047, 1071, 430, 429, 1975, 97, 1716, 1969, 641, 472, 1109, 1149, 223, 224, 225,
-		226, 253, 241, 222, 227, 228, 229, 1808, 1810, 2051, 2053, 1516, 2028, 812, 811, 810, 809, 787, 786, 87,
-		788, 838, 63, 66, 1785, 1859, 60, 2033, 2049, 1580, 1713, 1674, 1668, 93, 1888, 169, 1990, 2054, 66, 1830,
-		60, 1837, 67, 1840, 61, 185, 2028, 11, 184, 2004, 1802, 2053, 19, 1486, 1473, 1464, 1228, 2073, 67, 1876,
-		293, 820, 821, 836, 142, 1403, 1415, 143, 152, 832, 804, 902, 2053, 871, 803, 806, 805, 839, 1718, 44,
-		1766, 435, 1719, 44, 1720, 44, 10, 354, 249, 231, 232, 243, 242, 52, 1407, 1406, 463, 1476, 86, 914,
-		897, 614, 44, 1729, 1766, 1717, 435, 83, 1733, 1402, 1255, 1169, 52, 1311, 796, 1645, 1312, 1356, 1415, 1313,
-		1370, 1402, 1691, 1495, 1396, 1702, 1314, 1337, 1415, 1408, 1415, 151, 570, 1409, 1315, 532, 1495, 533, 1196, 1645,
-		1877, 989, 659, 1316, 1347, 1495, 1683, 1678, 1434, 663, 1317, 1263, 1821, 1819, 1378, 1318, 48, 44, 332, 1011,
-		1243, 1197, 1319, 362, 1320, 1394, 1441, 86, 872, 914, 897, 1440, 1321, 352, 1403, 918, 46, 45, 873, 915,
-		964, 993, 661, 965, 543, 1322, 1403, 911, 859, 896, 51, 49, 44, 1353, 1638, 1253, 1442, 128, 1110, 127,
-		2044, 1402, 1428, 1441, 1951, 112, 1136, 127, 1146, 1581, 703, 1764, 1713, 704, 85, 1235, 1583, 82, 1111, 1133,
-		344, 1476, 1641, 85, 85, 1112, 1160, 1710, 655, 654, 206, 663, 85, 202, 663, 85, 198, 205, 663, 85,
-		201, 560, 663, 85, 197, 559, 1439, 1402, 1495, 1713, 328, 12, 1713, 329, 12, 1711, 1713, 1445, 1402, 66,
-		1858, 60, 1835, 1415, 1446, 1809, 1801, 1808, 1713, 1582, 64, 1584, 1585, 1113, 1156, 1713, 1586, 333, 1645, 634,
-		623, 628, 624, 631, 2054, 1029, 128, 622, 596, 1030, 633, 83, 627, 114, 116, 486, 484, 1878, 1336, 1402,
-		1403, 536, 1346, 2028, 97, 350, 1403, 534, 1346, 768, 2051, 2053, 503, 53, 721, 1778, 886, 797, 849, 1937,
-		112, 1154, 2082, 290, 288, 1419, 1353, 289, 1402, 1323, 1394, 1418, 291, 49, 44, 1417, 1353, 636, 647, 40,
-		292, 44, 579, 42, 2081, 932, 481, 1402, 470, 122, 1495, 1495, 1495, 487, 114, 66, 1857, 60, 1447, 81,
-		85, 651, 86, 110, 1760, 1913, 131, 108, 1227, 1198, 1488, 1474, 1465, 1497, 1760, 1466, 1760, 1479, 1475, 1484,
-		2053, 1199, 1253, 2012, 2010, 2014, 2013, 2011, 1668, 93, 1670, 96, 1524, 1543, 1712, 1403, 1200, 326, 1035, 175,
-		176, 26, 1411, 1077, 663, 1410, 305, 2030, 712, 85, 513, 542, 663, 1133, 1202, 1130, 1239, 468, 119, 1238,
-		1231, 336, 1169, 191, 188, 1070, 1967, 1236, 663, 1222, 1219, 1495, 1207, 1451, 5, 82, 1203, 1169, 44, 590,
-		2033, 1114, 1169, 1475, 1467, 1133, 1233, 1130, 1204, 1226, 1713, 1205, 1064, 1223, 1206, 2027, 1048, 1049, 2053, 347,
-		1518, 1220, 189, 186, 1208, 1241, 1495, 612, 1251, 82, 374, 373, 375, 367, 1065, 372, 112, 397, 1519, 1713,
-		1587, 2034, 44, 610, 417, 609, 142, 1722, 1201, 1498, 2058, 1115, 2032, 444, 97, 527, 114, 1947, 1946, 1879,
-		1887, 1914, 135, 136, 2060, 1767, 102, 1880, 515, 514, 1116, 1499, 2046, 2066, 128, 154, 2048, 663, 85, 2047,
-		1495, 507, 667, 38, 40, 933, 44, 938, 1443, 1969, 642, 127, 1117, 1262, 454, 1802, 2053, 1149, 85, 119,
-		93, 287, 286, 1495, 13, 2032, 1768, 2033, 52, 1325, 1380, 120, 767, 2033, 762, 1760, 127, 765, 1349, 1403,
-		760, 761, 163, 1495, 52, 1025, 1760, 1118, 1031, 1415, 1324, 570, 1973, 1769, 1495, 52, 1760, 1963, 1402, 1326,
-		1388, 1760, 1713, 1119, 1155, 1666, 119, 766, 1760, 916, 1713, 1588, 663, 1589, 1590, 1591, 1592, 82, 1593, 582,
-		1770, 82, 1764, 1713, 701, 1594, 1595, 1596, 128, 1597, 1209, 1598, 1599, 1713, 15, 12, 1600, 17, 1495, 1024,
-		85, 2027, 1495, 1050, 1052, 574, 1051, 1059, 1055, 1058, 2025, 85, 537, 1054, 1495, 353, 1069, 1067, 1941, 111,
-		112, 1942, 85, 485, 395, 1943, 112, 488, 1926, 37, 893, 501, 1402, 44, 511, 571, 1402, 531, 608, 142,
-		563, 562, 659, 1944, 111, 112, 1943, 112, 91, 23, 10, 576, 580, 1713, 577, 660, 1632, 1643, 456, 605,
-		82, 1210, 1881, 2059, 516, 499, 2062, 1894, 44, 948, 934, 663, 2038, 1644, 1415, 599, 2029, 993, 661, 984,
-		663, 107, 1661, 105, 2064, 754, 755, 756, 119, 739, 98, 67, 147, 1882, 953, 663, 1662, 2060, 97, 521,
-		522, 443, 2062, 498, 333, 1645, 1495, 52, 1025, 1760, 1031, 1415, 52, 1760, 1327, 1400, 1495, 1684, 1698, 1606,
-		1713, 85, 1469, 2034, 1769, 1495, 1770, 82, 1400, 86, 452, 1347, 85, 1803, 1822, 1603, 1713, 1402, 51, 1328,
-		1760, 551, 1771, 2033, 85, 1487, 420, 1473, 1468, 1464, 1402, 1769, 1495, 86, 573, 1677, 794, 1713, 1620, 1562,
-		46, 45, 40, 1415, 743, 1710, 1243, 1211, 1713, 1604, 2054, 53, 1713, 1776, 1710, 1804, 1817, 1605, 1627, 1402,
-		1403, 895, 856, 921, 44, 773, 1402, 1403, 890, 874, 858, 920, 44, 715, 1925, 127, 85, 1514, 1516, 2028,
-		2025, 85, 366, 1495, 1415, 86, 876, 400, 885, 82, 1329, 1387, 875, 916, 1400, 972, 2005, 659, 697, 44,
-		1007, 698, 696, 844, 885, 1403, 905, 859, 896, 1330, 1385, 1400, 973, 2006, 659, 966, 985, 967, 1003, 660,
-		1429, 968, 1495, 2052, 665, 82, 1331, 1390, 66, 60, 53, 1786, 1777, 54, 1718, 44, 440, 1403, 604, 974,
-		2005, 659, 1607, 1713, 1526, 1541, 1538, 1525, 1540, 1527, 1542, 1608, 1713, 1915, 356, 1921, 2030, 1713, 1609, 2031,
-		194, 433, 2015, 2010, 1501, 409, 1714, 663, 1812, 1811, 1805, 1610, 1713, 1710, 1638, 1611, 1402, 1402, 1389, 1332,
-		52, 1381, 1333, 112, 546, 548, 1937, 112, 547, 656, 1212, 1437, 1452, 1764, 1334, 1347, 626, 1026, 1766, 1478,
-		1470, 1474, 1415, 1362, 1412, 1726, 1727, 798, 142, 46, 45, 85, 1722, 799, 1731, 130, 132, 129, 131, 127,
-		393, 1883, 751, 112, 1940, 1942, 1939, 1945, 1936, 1935, 52, 396, 1495, 117, 1956, 1769, 1495, 118, 490, 1955,
-		81, 1120, 41, 2082, 1721, 42, 2081, 1922, 694, 1744, 127, 1739, 127, 1737, 2042, 1760, 1738, 1751, 1740, 2032,
-		1532, 94, 1760, 1749, 571, 1402, 342, 51, 424, 1723, 917, 96, 1543, 1402, 47, 51, 85, 451, 478, 752,
-		1747, 349, 1745, 1748, 1741, 1760, 1713, 1601, 1121, 2032, 467, 459, 457, 2033, 1122, 877, 1713, 1602, 1884, 1713,
-		1612, 1213, 1713, 1640, 57, 1752, 1742, 97, 127, 384, 1969, 641, 119, 324, 1652, 16, 2067, 127, 79, 757,
-		1509, 1916, 1920, 1950, 114, 758, 82, 567, 566, 127, 564, 621, 1027, 1663, 1657, 66, 1858, 60, 1062, 82,
-		419, 85, 1964, 90, 1368, 458, 1358, 1691, 1495, 1702, 1413, 81, 1364, 1685, 1760, 1414, 1357, 1375, 1415, 1695,
-		1495, 1335, 1403, 1991, 1350, 340, 1336, 1402, 85, 1221, 506, 1337, 1415, 1542, 86, 133, 465, 459, 1760, 1471,
-		1686, 85, 1214, 679, 1658, 1495, 2031, 115, 1166, 2032, 2031, 1164, 85, 190, 1490, 2034, 85, 1489, 2034, 1631,
-		1132, 24, 221, 1163, 53, 1786, 1415, 1416, 2029, 339, 1347, 159, 1367, 1348, 922, 878, 1012, 1009, 1723, 879,
-		917, 1371, 161, 400, 885, 880, 83, 602, 193, 1733, 996, 1386, 1403, 43, 720, 40, 1338, 167, 1415, 1339,
-		1340, 1341, 1342, 1373, 6, 728, 669, 1495, 969, 2005, 659, 153, 885, 881, 1430, 1431, 970, 660, 999, 660,
-		570, 431, 1383, 1343, 1250, 173, 1344, 166, 1415, 172, 1400, 982, 2007, 663, 82, 971, 162, 1965, 1515, 2028,
-		85, 378, 1495, 2034, 377, 2033, 2046, 2066, 128, 1772, 2052, 2053, 53, 1778, 1704, 1784, 1779, 709, 93, 882,
-		142, 663, 1123, 2038, 1933, 1923, 39, 86, 794, 1917, 1452, 1764, 1150, 1124, 1760, 1101, 1150, 1494, 1472, 66,
-		60, 1806, 630, 1028, 1613, 1713, 1402, 1432, 1442, 1743, 1402, 453, 1495, 85, 81, 1034, 601, 1927, 85, 1248,
-		1219, 1495, 1820, 58, 883, 870, 46, 45, 915, 899, 80, 1390, 31, 1713, 12, 355, 502, 1987, 466, 85,
-		593, 367, 1065, 705, 1125, 1137, 127, 777, 1215, 1240, 85, 509, 85, 1966, 639, 85, 1126, 1713, 416, 2054,
-		1133, 1216, 1237, 1130, 1973, 2037, 663, 2038, 1433, 1435, 1402, 1836, 1807, 1818, 1773, 81, 1217, 1120, 82, 1133,
-		1218, 1130, 1713, 1614, 86, 1639, 24, 1615, 1713, 1616, 1617, 1713, 1618, 1713, 1619, 1713, 1402, 1388, 52, 1380,
-		1345, 1145, 2042, 1760, 2032, 2033, 6, 1127, 10, 1713, 1620, 32, 1918, 1931, 40, 933, 44, 388, 1713, 1589,
-		1625, 1622, 1713, 663, 2038, 1621, 1644, 1402, 450, 47, 51, 1713, 1623, 1640, 1713, 1624, 55, 1780, 53, 695,
-		1923, 39, 1133, 1128, 1159, 1130, 85, 2033, 1774, 5, 1129, 1979, 729,
+		1271, 280, 284, 283, 285, 2076, 2077, 2078, 279, 278, 281, 282, 315, 316, 308, 314, 309, 310, 311, 312,
+		313, 297, 294, 295, 296, 526, 55, 1704, 1545, 1714, 76, 73, 69, 75, 78, 71, 70, 77, 74, 72,
+		1714, 1547, 1714, 1548, 1045, 31, 1714, 15, 1078, 12, 1714, 1546, 170, 27, 1714, 840, 1893, 1254, 1169, 1273,
+		2000, 322, 460, 323, 1999, 473, 474, 1415, 769, 1415, 318, 151, 570, 1272, 1402, 321, 47, 51, 320, 877,
+		1397, 1549, 1529, 1530, 1283, 1403, 148, 1284, 1337, 1415, 149, 1415, 150, 1338, 151, 570, 663, 1756, 1398, 174,
+		663, 1399, 2039, 1415, 319, 151, 570, 82, 2029, 1511, 88, 22, 652, 1264, 1646, 1765, 1167, 85, 1133, 1130,
+		1168, 1455, 1478, 1157, 2034, 1400, 360, 659, 44, 841, 363, 1347, 987, 973, 2007, 659, 992, 1933, 983, 663,
+		976, 957, 660, 1003, 660, 555, 659, 972, 2006, 659, 842, 912, 894, 975, 661, 982, 2008, 663, 82, 162,
+		994, 843, 400, 885, 979, 660, 44, 1007, 844, 885, 1001, 660, 1959, 1496, 1699, 2079, 659, 568, 358, 44,
+		977, 660, 997, 660, 86, 441, 2006, 659, 442, 661, 303, 1274, 1347, 119, 732, 1013, 1372, 1275, 1169, 1000,
+		660, 1133, 1237, 1130, 1276, 1354, 1505, 2023, 1170, 200, 1245, 663, 1006, 659, 1005, 659, 1366, 571, 1402, 1401,
+		36, 2058, 479, 1677, 93, 1864, 376, 46, 45, 127, 1736, 1754, 1747, 44, 1761, 678, 1474, 1475, 1456, 119,
+		1761, 677, 733, 663, 1667, 119, 112, 1953, 66, 1816, 60, 1788, 414, 119, 681, 1267, 1266, 382, 2032, 381,
+		1164, 683, 204, 1550, 2032, 428, 954, 1402, 699, 1016, 1496, 725, 1403, 723, 905, 859, 896, 66, 60, 1852,
+		663, 346, 2059, 1862, 1854, 2037, 2038, 663, 1835, 1826, 1834, 1825, 1853, 663, 1827, 1855, 2038, 663, 1856, 663,
+		254, 1969, 1065, 1973, 1960, 1968, 1977, 1961, 639, 638, 427, 82, 1962, 1978, 1979, 645, 748, 82, 1173, 1247,
+		25, 587, 1535, 2001, 1352, 1403, 734, 1482, 1457, 1138, 67, 759, 1518, 2029, 85, 1225, 1079, 2034, 2000, 460,
+		2026, 1072, 1046, 1244, 52, 1380, 1402, 1389, 64, 66, 1784, 60, 67, 1843, 61, 85, 1080, 2035, 1507, 1508,
+		14, 1243, 1171, 1172, 97, 469, 1772, 1714, 12, 594, 1402, 1263, 1789, 1822, 1820, 1765, 1444, 82, 1423, 85,
+		1402, 85, 1174, 1765, 2038, 663, 1925, 2083, 1982, 1981, 170, 1, 1133, 2, 1130, 1081, 8, 1638, 1630, 722,
+		63, 67, 1861, 1551, 1714, 1134, 3, 663, 1082, 30, 11, 330, 184, 66, 1833, 60, 1839, 1813, 1812, 415,
+		2039, 1714, 1552, 1714, 1553, 1435, 1402, 67, 1840, 61, 29, 1554, 1073, 327, 85, 2048, 1631, 0, 1132, 4,
+		1131, 1175, 1765, 816, 818, 955, 845, 814, 1422, 896, 817, 819, 815, 86, 1640, 1628, 664, 827, 825, 826,
+		824, 1790, 389, 40, 834, 833, 1277, 1415, 1415, 1865, 67, 1176, 1228, 783, 508, 449, 443, 2063, 1555, 1714,
+		2069, 127, 425, 157, 1415, 2043, 1761, 1458, 1492, 782, 1481, 1459, 83, 666, 1415, 85, 34, 1958, 112, 831,
+		830, 18, 210, 10, 114, 1950, 1949, 114, 489, 1761, 114, 1761, 118, 492, 2049, 663, 1757, 1761, 1493, 1135,
+		2044, 1084, 1085, 2043, 1761, 1460, 1458, 1086, 1148, 120, 1087, 1971, 637, 1971, 1791, 1990, 1984, 1983, 2002, 1998,
+		1995, 1985, 1999, 1997, 244, 245, 246, 247, 1888, 549, 114, 1088, 127, 578, 476, 392, 44, 591, 1747, 44,
+		801, 1719, 44, 800, 496, 128, 1089, 2046, 1666, 1090, 482, 129, 1091, 1761, 2034, 1714, 12, 1092, 595, 85,
+		1177, 1248, 1219, 1496, 1758, 2032, 81, 1714, 1556, 79, 411, 1707, 53, 1538, 1634, 2074, 510, 1557, 1812, 1629,
+		1824, 1635, 835, 32, 1932, 85, 187, 795, 127, 85, 1647, 83, 674, 1901, 1268, 120, 2064, 1866, 1496, 731,
+		735, 85, 33, 35, 2001, 341, 828, 85, 1714, 1093, 995, 660, 211, 217, 214, 219, 119, 218, 216, 215,
+		220, 1714, 82, 1558, 82, 1891, 44, 1402, 613, 51, 1402, 615, 48, 44, 85, 44, 619, 616, 436, 609,
+		142, 44, 617, 438, 85, 44, 618, 439, 1415, 85, 44, 437, 118, 1956, 66, 1783, 60, 2022, 1415, 1362,
+		607, 1412, 662, 1733, 337, 89, 1929, 1902, 299, 1415, 1362, 298, 607, 1412, 1903, 1935, 164, 902, 2054, 846,
+		885, 646, 509, 504, 128, 1993, 131, 718, 108, 109, 660, 1904, 357, 131, 67, 687, 2059, 688, 2059, 1402,
+		714, 1908, 1178, 2041, 1792, 1179, 1250, 1714, 1559, 822, 1366, 1279, 1403, 2083, 518, 740, 1402, 1280, 51, 1153,
+		1152, 1926, 127, 139, 1954, 112, 135, 136, 659, 985, 66, 1857, 60, 67, 1844, 61, 145, 142, 1896, 897,
+		763, 142, 847, 1061, 85, 538, 2027, 1060, 1068, 1044, 1037, 575, 1042, 1035, 1039, 85, 539, 1036, 97, 343,
+		1662, 79, 713, 717, 1496, 716, 123, 1668, 1497, 675, 1761, 103, 129, 495, 1648, 106, 104, 131, 236, 237,
+		239, 238, 240, 317, 11, 1083, 10, 1759, 10, 1496, 491, 657, 82, 656, 119, 1256, 1437, 1453, 1765, 1347,
+		1180, 1278, 1488, 420, 1474, 1363, 1400, 848, 650, 85, 1772, 2034, 1761, 423, 85, 1474, 422, 1066, 1043, 1265,
+		1484, 1438, 1348, 1496, 126, 1347, 1094, 44, 589, 86, 1678, 794, 1698, 160, 400, 885, 82, 1702, 685, 1679,
+		1234, 123, 1695, 124, 85, 1181, 40, 448, 1693, 1040, 672, 1643, 337, 1448, 1420, 1449, 1403, 335, 2051, 724,
+		432, 1516, 2029, 85, 380, 378, 1496, 2035, 379, 377, 2034, 600, 1496, 1501, 711, 306, 1151, 1150, 1714, 1095,
+		663, 823, 81, 1402, 51, 1711, 2075, 1144, 461, 59, 82, 1400, 86, 956, 441, 2006, 659, 1282, 1281, 1274,
+		1347, 1017, 85, 1182, 1251, 663, 1760, 2039, 1387, 1815, 1793, 598, 1809, 2057, 401, 855, 142, 572, 1183, 85,
+		1229, 1184, 1141, 385, 412, 1537, 1890, 113, 1245, 663, 1185, 199, 1415, 1496, 196, 195, 730, 1232, 1232, 203,
+		85, 1229, 1186, 1249, 1402, 770, 51, 1096, 680, 345, 127, 1097, 331, 348, 1403, 900, 903, 40, 933, 44,
+		364, 949, 906, 920, 44, 46, 45, 923, 40, 44, 1729, 922, 886, 849, 921, 44, 46, 45, 924, 40,
+		40, 1415, 951, 85, 611, 44, 901, 1726, 40, 944, 933, 44, 1403, 850, 903, 569, 44, 912, 43, 46,
+		45, 945, 942, 40, 44, 390, 44, 44, 66, 60, 387, 40, 391, 933, 44, 40, 933, 44, 402, 1496,
+		127, 1755, 1747, 44, 1737, 887, 40, 937, 933, 44, 1403, 910, 40, 46, 45, 939, 40, 63, 66, 1860,
+		60, 67, 67, 1963, 1405, 1415, 1994, 684, 986, 1400, 1098, 67, 1038, 116, 484, 1905, 1496, 1073, 371, 1053,
+		1052, 2026, 368, 67, 62, 1851, 2036, 663, 1850, 1830, 1899, 61, 1846, 663, 1845, 2036, 663, 1829, 1848, 1847,
+		2055, 1828, 1849, 65, 2010, 1494, 1475, 1461, 2060, 706, 2059, 66, 1832, 60, 67, 1842, 61, 1677, 93, 9,
+		1230, 1169, 1496, 1242, 1187, 2023, 851, 1403, 82, 1188, 1495, 1906, 1099, 182, 179, 180, 181, 177, 178, 774,
+		829, 471, 1782, 2026, 369, 2037, 2038, 663, 1908, 2007, 659, 1933, 356, 1922, 1008, 957, 660, 1719, 44, 1735,
+		475, 2029, 2009, 93, 710, 904, 46, 82, 802, 1731, 45, 127, 530, 1009, 1930, 1920, 1160, 1424, 1447, 81,
+		85, 301, 1474, 421, 1474, 1907, 1925, 1794, 1795, 2024, 702, 1670, 93, 40, 43, 46, 45, 1521, 2017, 1532,
+		42, 2082, 2025, 2016, 597, 2073, 1496, 517, 1139, 1100, 1140, 1143, 1141, 386, 92, 1560, 1714, 95, 1673, 1649,
+		1670, 93, 1761, 1257, 656, 1395, 1347, 86, 1650, 133, 99, 100, 557, 2056, 558, 1688, 121, 97, 86, 771,
+		794, 1496, 325, 123, 2044, 1680, 86, 1681, 133, 1496, 334, 656, 500, 2080, 509, 1101, 1150, 29, 30, 1503,
+		2084, 2085, 2086, 2087, 277, 264, 265, 276, 273, 274, 275, 260, 269, 270, 271, 272, 261, 255, 256, 257,
+		266, 258, 259, 267, 263, 268, 262, 66, 1816, 60, 414, 1761, 1690, 1496, 726, 1351, 1415, 749, 1531, 1529,
+		1522, 1542, 1404, 1922, 661, 958, 1400, 82, 338, 891, 398, 892, 399, 661, 561, 1267, 1266, 55, 1706, 53,
+		56, 1018, 1071, 1893, 888, 1900, 529, 1894, 1895, 250, 234, 251, 252, 1886, 1867, 540, 2061, 1868, 1887, 2060,
+		1869, 505, 497, 1534, 2003, 405, 1691, 1496, 477, 1189, 1415, 719, 2018, 1142, 85, 1102, 1496, 1283, 1403, 1284,
+		480, 1539, 1541, 82, 1247, 1415, 165, 1496, 166, 1415, 571, 1402, 85, 1190, 1356, 1415, 158, 535, 1370, 1402,
+		988, 661, 959, 1415, 21, 2034, 2040, 663, 44, 588, 1478, 52, 383, 1496, 1133, 544, 1130, 1496, 2029, 1512,
+		212, 213, 183, 1474, 1462, 662, 586, 1403, 2036, 663, 2039, 1762, 1714, 1561, 952, 995, 660, 2006, 659, 1103,
+		1763, 2008, 663, 300, 603, 1285, 1415, 1191, 1415, 1379, 1286, 1359, 1403, 365, 1496, 1040, 370, 326, 1035, 1425,
+		635, 85, 82, 1162, 1056, 1076, 1104, 1765, 1075, 1287, 1393, 1761, 509, 85, 82, 1161, 406, 625, 1033, 1019,
+		2016, 2011, 409, 852, 897, 400, 885, 853, 1730, 192, 83, 193, 1734, 1415, 960, 996, 1870, 1890, 63, 66,
+		1776, 1786, 1860, 60, 1909, 1930, 1871, 1670, 93, 2081, 545, 1627, 808, 807, 2082, 140, 750, 1513, 1516, 2029,
+		2032, 433, 44, 44, 925, 692, 1165, 5, 8, 6, 10, 1562, 7, 690, 1872, 1888, 2029, 541, 689, 1935,
+		2062, 1873, 2051, 1796, 2052, 2054, 663, 1975, 1976, 693, 1636, 1714, 1714, 1155, 93, 707, 708, 1671, 1874, 120,
+		1672, 1875, 127, 1665, 1516, 2029, 207, 1564, 1550, 2032, 583, 1935, 1415, 772, 570, 1496, 82, 1682, 1702, 120,
+		67, 40, 919, 43, 46, 45, 939, 40, 854, 462, 1674, 1677, 93, 1651, 1765, 1192, 1246, 1415, 1224, 1711,
+		1439, 1402, 581, 51, 1670, 93, 552, 1671, 413, 855, 142, 1258, 659, 2042, 128, 1709, 404, 623, 1708, 85,
+		418, 2033, 2034, 1719, 44, 1716, 1735, 1764, 1147, 2037, 2038, 663, 446, 85, 81, 1020, 1034, 447, 40, 933,
+		44, 676, 938, 1876, 1888, 1892, 2066, 2063, 83, 168, 747, 659, 746, 1006, 659, 745, 659, 744, 1005, 659,
+		1403, 512, 961, 995, 660, 962, 659, 1288, 1347, 1348, 144, 895, 856, 921, 44, 857, 146, 142, 990, 2037,
+		2038, 663, 1004, 660, 890, 858, 920, 44, 1010, 1009, 981, 661, 1289, 974, 2006, 659, 963, 859, 896, 1290,
+		661, 884, 400, 885, 907, 1002, 660, 1291, 991, 837, 813, 1376, 980, 592, 1292, 860, 885, 1454, 903, 861,
+		40, 889, 933, 44, 862, 938, 978, 660, 998, 660, 1293, 1346, 585, 1646, 584, 1360, 918, 1935, 1496, 865,
+		897, 1415, 864, 897, 863, 885, 156, 171, 1986, 866, 1496, 6, 1714, 1252, 12, 519, 20, 84, 686, 2019,
+		1652, 1653, 54, 127, 1751, 2033, 1819, 46, 82, 1731, 127, 86, 606, 947, 40, 926, 45, 127, 1754, 1747,
+		44, 82, 40, 550, 1677, 93, 1676, 1654, 942, 40, 85, 1723, 1732, 1565, 1714, 1148, 120, 1863, 781, 556,
+		1797, 1817, 1714, 1566, 53, 1714, 1567, 53, 1568, 1629, 1569, 1714, 565, 403, 43, 46, 941, 45, 483, 1931,
+		1910, 38, 2069, 127, 1911, 127, 1912, 523, 524, 525, 67, 927, 41, 2083, 1426, 2010, 1450, 1714, 1451, 1766,
+		1798, 46, 45, 727, 95, 691, 40, 43, 950, 44, 1402, 43, 1523, 44, 1571, 1714, 2082, 943, 93, 361,
+		1672, 935, 42, 2082, 946, 43, 928, 44, 1570, 1636, 1714, 93, 1655, 1672, 1540, 43, 46, 1524, 45, 1815,
+		1799, 598, 1809, 1814, 1656, 1675, 1669, 93, 1725, 128, 1637, 1714, 67, 1572, 1714, 67, 1573, 1574, 1714, 1575,
+		1800, 335, 2051, 580, 1714, 1576, 1415, 1427, 1446, 1810, 1577, 1802, 1809, 1714, 53, 359, 82, 1193, 40, 936,
+		43, 929, 44, 46, 45, 493, 945, 942, 40, 764, 46, 45, 930, 933, 44, 949, 940, 42, 2082, 351,
+		1913, 129, 931, 41, 2083, 494, 579, 42, 2082, 932, 1714, 53, 1578, 2021, 1767, 1510, 1801, 1540, 43, 1536,
+		520, 1483, 407, 2023, 410, 1509, 1506, 654, 1015, 233, 230, 235, 248, 116, 1955, 1510, 1504, 1505, 2023, 408,
+		1794, 1063, 1496, 445, 643, 1972, 1939, 111, 112, 394, 119, 1194, 68, 1683, 101, 131, 1761, 1259, 1688, 1689,
+		1294, 1661, 119, 736, 1133, 1159, 1130, 86, 1660, 133, 2056, 1105, 1400, 1361, 1295, 138, 464, 1384, 1296, 1297,
+		1014, 1761, 127, 682, 426, 1011, 1298, 1415, 1701, 1761, 658, 1349, 1403, 1392, 1299, 1300, 761, 1106, 119, 742,
+		741, 1496, 1270, 1496, 1260, 68, 1269, 1496, 1385, 1486, 1474, 1463, 629, 137, 2070, 1479, 134, 1261, 1697, 1496,
+		1657, 1761, 670, 1266, 1898, 867, 155, 1365, 1301, 125, 1496, 82, 1391, 1700, 1761, 1374, 1415, 1382, 1302, 1403,
+		1369, 1303, 1304, 1402, 474, 1415, 1400, 1305, 1249, 1402, 770, 51, 1306, 738, 737, 119, 673, 671, 789, 1514,
+		1518, 2029, 28, 1714, 632, 1694, 1496, 1309, 793, 791, 792, 790, 1359, 1403, 1307, 1402, 1355, 1415, 1308, 1453,
+		1765, 1815, 598, 1809, 2034, 1714, 12, 595, 127, 331, 1263, 1436, 1765, 1820, 1137, 127, 777, 1021, 85, 1056,
+		649, 1393, 1761, 1032, 1022, 1971, 85, 640, 780, 509, 779, 85, 82, 1161, 648, 2020, 626, 1765, 1107, 2033,
+		39, 82, 1310, 141, 898, 913, 868, 1402, 1421, 1400, 1488, 52, 1381, 1373, 6, 668, 669, 1023, 1761, 700,
+		1377, 1496, 1246, 1415, 776, 625, 86, 794, 136, 2016, 1823, 869, 468, 119, 85, 1195, 1226, 1402, 50, 51,
+		122, 1496, 208, 2072, 1158, 1133, 302, 1400, 304, 1765, 1444, 653, 1765, 784, 785, 1156, 554, 553, 628, 455,
+		1818, 1817, 307, 209, 82, 82, 1579, 1714, 1710, 1580, 1897, 892, 885, 870, 909, 908, 2004, 1108, 1134, 44,
+		620, 434, 1041, 1057, 1074, 1496, 127, 1755, 1747, 44, 753, 2071, 778, 775, 673, 97, 528, 1785, 1989, 1996,
+		1987, 644, 1475, 1464, 2043, 1761, 1047, 1071, 430, 429, 1976, 97, 1717, 1970, 641, 472, 1109, 1149, 223, 224,
+		225, 226, 253, 241, 222, 227, 228, 229, 1809, 1811, 2052, 2054, 1517, 2029, 812, 811, 810, 809, 787, 786,
+		87, 788, 838, 63, 66, 1786, 1860, 60, 2034, 2050, 1581, 1714, 1675, 1669, 93, 1889, 169, 1991, 2055, 66,
+		1831, 60, 1838, 67, 1841, 61, 185, 2029, 11, 184, 2005, 1803, 2054, 19, 1487, 1474, 1465, 1228, 2074, 67,
+		1877, 293, 820, 821, 836, 142, 1403, 1415, 143, 152, 832, 804, 902, 2054, 871, 803, 806, 805, 839, 1719,
+		44, 1767, 435, 1720, 44, 1721, 44, 10, 354, 249, 231, 232, 243, 242, 52, 1407, 1406, 463, 1477, 86,
+		914, 897, 614, 44, 1730, 1767, 1718, 435, 83, 1734, 1402, 1255, 1169, 52, 1311, 796, 1646, 1312, 1356, 1415,
+		1313, 1370, 1402, 1692, 1496, 1396, 1703, 1314, 1337, 1415, 1408, 1415, 151, 570, 1409, 1315, 532, 1496, 533, 1196,
+		1646, 1878, 989, 659, 1316, 1347, 1496, 1684, 1679, 1434, 663, 1317, 1263, 1822, 1820, 1378, 1318, 48, 44, 332,
+		1011, 1243, 1197, 1319, 362, 1320, 1394, 1441, 86, 872, 914, 897, 1440, 1321, 352, 1403, 918, 46, 45, 873,
+		915, 964, 993, 661, 965, 543, 1322, 1403, 911, 859, 896, 51, 49, 44, 1353, 1639, 1253, 1442, 128, 1110,
+		127, 2045, 1402, 1428, 1441, 1952, 112, 1136, 127, 1146, 1582, 703, 1765, 1714, 704, 85, 1235, 1584, 82, 1111,
+		1133, 344, 1477, 1642, 85, 85, 1112, 1160, 1711, 655, 654, 206, 663, 85, 202, 663, 85, 198, 205, 663,
+		85, 201, 560, 663, 85, 197, 559, 1439, 1402, 1496, 1714, 328, 12, 1714, 329, 12, 1712, 1714, 1445, 1402,
+		66, 1859, 60, 1836, 1415, 1446, 1810, 1802, 1809, 1714, 1583, 64, 1585, 1586, 1113, 1156, 1714, 1587, 333, 1646,
+		634, 623, 628, 624, 631, 2055, 1029, 128, 622, 596, 1030, 633, 83, 627, 114, 116, 486, 484, 1879, 1336,
+		1402, 1403, 536, 1346, 2029, 97, 350, 1403, 534, 1346, 768, 2052, 2054, 503, 53, 721, 1779, 886, 797, 849,
+		1938, 112, 1154, 2083, 290, 288, 1419, 1353, 289, 1402, 1323, 1394, 1418, 291, 49, 44, 1417, 1353, 636, 647,
+		40, 292, 44, 579, 42, 2082, 932, 481, 1402, 470, 122, 1496, 1496, 1496, 487, 114, 66, 1858, 60, 1447,
+		81, 85, 651, 86, 110, 1761, 1914, 131, 108, 1227, 1198, 1489, 1475, 1466, 1498, 1761, 1467, 1761, 1480, 1476,
+		1485, 2054, 1199, 1253, 2013, 2011, 2015, 2014, 2012, 1669, 93, 1671, 96, 1525, 1544, 1713, 1403, 1200, 326, 1035,
+		175, 176, 26, 1411, 1077, 663, 1410, 305, 2031, 712, 85, 513, 542, 663, 1133, 1202, 1130, 1239, 468, 119,
+		1238, 1231, 336, 1169, 191, 188, 1070, 1968, 1236, 663, 1222, 1219, 1496, 1207, 1452, 5, 82, 1203, 1169, 44,
+		590, 2034, 1114, 1169, 1476, 1468, 1133, 1233, 1130, 1204, 1226, 1714, 1205, 1064, 1223, 1206, 2028, 1048, 1049, 2054,
+		347, 1519, 1220, 189, 186, 1208, 1241, 1496, 612, 1251, 82, 374, 373, 375, 367, 1065, 372, 112, 397, 1520,
+		1714, 1588, 2035, 44, 610, 417, 609, 142, 1723, 1201, 1499, 2059, 1115, 2033, 444, 97, 527, 114, 1948, 1947,
+		1880, 1888, 1915, 135, 136, 2061, 1768, 102, 1881, 515, 514, 1116, 1500, 2047, 2067, 128, 154, 2049, 663, 85,
+		2048, 1496, 507, 667, 38, 40, 933, 44, 938, 1443, 1970, 642, 127, 1117, 1262, 454, 1803, 2054, 1149, 85,
+		119, 93, 287, 286, 1496, 13, 2033, 1769, 2034, 52, 1325, 1380, 120, 767, 2034, 762, 1761, 127, 765, 1349,
+		1403, 760, 761, 163, 1496, 52, 1025, 1761, 1118, 1031, 1415, 1324, 570, 1974, 1770, 1496, 52, 1761, 1964, 1402,
+		1326, 1388, 1761, 1714, 1119, 1155, 1667, 119, 766, 1761, 916, 1714, 1589, 663, 1590, 1591, 1592, 1593, 82, 1594,
+		582, 1771, 82, 1765, 1714, 701, 1595, 1596, 1597, 128, 1598, 1209, 1599, 1600, 1714, 15, 12, 1601, 17, 1496,
+		1024, 85, 2028, 1496, 1050, 1052, 574, 1051, 1059, 1055, 1058, 2026, 85, 537, 1054, 1496, 353, 1069, 1067, 1942,
+		111, 112, 1943, 85, 485, 395, 1944, 112, 488, 1927, 37, 893, 501, 1402, 44, 511, 571, 1402, 531, 608,
+		142, 563, 562, 659, 1945, 111, 112, 1944, 112, 91, 23, 10, 576, 580, 1714, 577, 660, 1633, 1644, 456,
+		605, 82, 1210, 1882, 2060, 516, 499, 2063, 1895, 44, 948, 934, 663, 2039, 1645, 1415, 599, 2030, 993, 661,
+		984, 663, 107, 1662, 105, 2065, 754, 755, 756, 119, 739, 98, 67, 147, 1883, 953, 663, 1663, 2061, 97,
+		521, 522, 443, 2063, 498, 333, 1646, 1496, 52, 1025, 1761, 1031, 1415, 52, 1761, 1327, 1400, 1496, 1685, 1699,
+		1607, 1714, 85, 1470, 2035, 1770, 1496, 1771, 82, 1400, 86, 452, 1347, 85, 1804, 1823, 1604, 1714, 1402, 51,
+		1328, 1761, 551, 1772, 2034, 85, 1488, 420, 1474, 1469, 1465, 1402, 1770, 1496, 86, 573, 1678, 794, 1714, 1621,
+		1563, 46, 45, 40, 1415, 743, 1711, 1243, 1211, 1714, 1605, 2055, 53, 1714, 1777, 1711, 1805, 1818, 1606, 1628,
+		1402, 1403, 895, 856, 921, 44, 773, 1402, 1403, 890, 874, 858, 920, 44, 715, 1926, 127, 85, 1515, 1517,
+		2029, 2026, 85, 366, 1496, 1415, 86, 876, 400, 885, 82, 1329, 1387, 875, 916, 1400, 972, 2006, 659, 697,
+		44, 1007, 698, 696, 844, 885, 1403, 905, 859, 896, 1330, 1385, 1400, 973, 2007, 659, 966, 985, 967, 1003,
+		660, 1429, 968, 1496, 2053, 665, 82, 1331, 1390, 66, 60, 53, 1787, 1778, 54, 1719, 44, 440, 1403, 604,
+		974, 2006, 659, 1608, 1714, 1527, 1542, 1539, 1526, 1541, 1528, 1543, 1609, 1714, 1916, 356, 1922, 2031, 1714, 1610,
+		2032, 194, 433, 2016, 2011, 1502, 409, 1715, 663, 1813, 1812, 1806, 1611, 1714, 1711, 1639, 1612, 1402, 1402, 1389,
+		1332, 52, 1381, 1333, 112, 546, 548, 1938, 112, 547, 656, 1212, 1437, 1453, 1765, 1334, 1347, 626, 1026, 1767,
+		1479, 1471, 1475, 1415, 1362, 1412, 1727, 1728, 798, 142, 46, 45, 85, 1723, 799, 1732, 130, 132, 129, 131,
+		127, 393, 1884, 751, 112, 1941, 1943, 1940, 1946, 1937, 1936, 52, 396, 1496, 117, 1957, 1770, 1496, 118, 490,
+		1956, 81, 1120, 41, 2083, 1722, 42, 2082, 1923, 694, 1745, 127, 1740, 127, 1738, 2043, 1761, 1739, 1752, 1741,
+		2033, 1533, 94, 1761, 1750, 571, 1402, 342, 51, 424, 1724, 917, 96, 1544, 1402, 47, 51, 85, 451, 478,
+		752, 1748, 349, 1746, 1749, 1742, 1761, 1714, 1602, 1121, 2033, 467, 459, 457, 2034, 1122, 877, 1714, 1603, 1885,
+		1714, 1613, 1213, 1714, 1641, 57, 1753, 1743, 97, 127, 384, 1970, 641, 119, 324, 1653, 16, 2068, 127, 79,
+		757, 1510, 1917, 1921, 1951, 114, 758, 82, 567, 566, 127, 564, 621, 1027, 1664, 1658, 66, 1859, 60, 1062,
+		82, 419, 85, 1965, 90, 1368, 458, 1358, 1692, 1496, 1703, 1413, 81, 1364, 1686, 1761, 1414, 1357, 1375, 1415,
+		1696, 1496, 1335, 1403, 1992, 1350, 340, 1336, 1402, 85, 1221, 506, 1337, 1415, 1543, 86, 133, 465, 459, 1761,
+		1472, 1687, 85, 1214, 679, 1659, 1496, 2032, 115, 1166, 2033, 2032, 1164, 85, 190, 1491, 2035, 85, 1490, 2035,
+		1632, 1132, 24, 221, 1163, 53, 1787, 1415, 1416, 2030, 339, 1347, 159, 1367, 1348, 922, 878, 1012, 1009, 1724,
+		879, 917, 1371, 161, 400, 885, 880, 83, 602, 193, 1734, 996, 1386, 1403, 43, 720, 40, 1338, 167, 1415,
+		1339, 1340, 1341, 1342, 1373, 6, 728, 669, 1496, 969, 2006, 659, 153, 885, 881, 1430, 1431, 970, 660, 999,
+		660, 570, 431, 1383, 1343, 1250, 173, 1344, 166, 1415, 172, 1400, 982, 2008, 663, 82, 971, 162, 1966, 1516,
+		2029, 85, 378, 1496, 2035, 377, 2034, 2047, 2067, 128, 1773, 2053, 2054, 53, 1779, 1705, 1785, 1780, 709, 93,
+		882, 142, 663, 1123, 2039, 1934, 1924, 39, 86, 794, 1918, 1453, 1765, 1150, 1124, 1761, 1101, 1150, 1495, 1473,
+		66, 60, 1807, 630, 1028, 1614, 1714, 1402, 1432, 1442, 1744, 1402, 453, 1496, 85, 81, 1034, 601, 1928, 85,
+		1248, 1219, 1496, 1821, 58, 883, 870, 46, 45, 915, 899, 80, 1390, 31, 1714, 12, 355, 502, 1988, 466,
+		85, 593, 367, 1065, 705, 1125, 1137, 127, 777, 1215, 1240, 85, 509, 85, 1967, 639, 85, 1126, 1714, 416,
+		2055, 1133, 1216, 1237, 1130, 1974, 2038, 663, 2039, 1433, 1435, 1402, 1837, 1808, 1819, 1774, 81, 1217, 1120, 82,
+		1133, 1218, 1130, 1714, 1615, 86, 1640, 24, 1616, 1714, 1617, 1618, 1714, 1619, 1714, 1620, 1714, 1402, 1388, 52,
+		1380, 1345, 1145, 2043, 1761, 2033, 2034, 6, 1127, 10, 1714, 1621, 32, 1919, 1932, 40, 933, 44, 388, 1714,
+		1590, 1626, 1623, 1714, 663, 2039, 1622, 1645, 1402, 450, 47, 51, 1714, 1624, 1641, 1714, 1625, 55, 1781, 53,
+		695, 1924, 39, 1133, 1128, 1159, 1130, 85, 2034, 1775, 5, 1129, 1980, 729,
 	},
 }

@@ -183,6 +183,18 @@
 //     reply codes alone (RFC 5321, RFC 7504), auto-reply words, and text
 //     that cannot be read at all.
 //
+// Within filtered, the words depend on what the server said (rules.yaml
+// section 5i-a; Sisimai reasons.filtered lists both kinds): a wording that
+// states the mailbox is missing ("user not found", "not found recipient
+// account", "bounced address", or a userunknown phrase with a filtered code
+// or after DATA) reads as a missing mailbox, the sender's to check; but when
+// the reply also holds a refusal of the family ("blocked by the recipient",
+// "user refuses to receive this mail", "only accepting mail from", "message
+// filtered"...), the refusal wins and the filter's words stay; "due to
+// extended inactivity" is a mailbox closed for disuse, the recipient's to
+// reopen, whatever other words come with it. The reason is filtered in all
+// three (filtered_missing_test.go).
+//
 // The stage also says whose address a reply is about: an answer to MAIL FROM
 // concerns the sender (RFC 5321 section 3.3), so a user-unknown answer there
 // is a refusal of the sender (rejected) whatever the code; at RCPT TO a

@@ -711,6 +711,12 @@ func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 	switch r.Kind {
 	case dsn.KindAutoreply:
 		v.Reason = ReasonVacation
+		if r.Format == dsn.FormatListHeld {
+			// Held for a person, who may still reject it: not a
+			// vacation reply (see listHeld).
+			v = e.listHeld(r, lang)
+			break
+		}
 		if r.Format == dsn.FormatChallengeResponse {
 			// Not refused, but held: only its sender can release it.
 			v.Owner = OwnerSender

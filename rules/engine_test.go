@@ -140,13 +140,13 @@ func TestWordsChangeMeaning(t *testing.T) {
 			"userunknown", OwnerSender, "user-unknown-rcpt", "5.0.911"},
 		{Input{Action: "failed", Diagnostic: "550 Requested action not taken: mailbox unavailable"},
 			"userunknown", OwnerSender, "user-unknown-any-stage", "5.0.911"},
-		// A user-unknown reply to anything but RCPT TO reads as a filter, not a
-		// missing address (Sisimai's reading, which the labels follow). After
-		// DATA the recipient's side must act; at an unknown stage the words
-		// mean a missing address first, and the sender checks it (issue 8,
-		// item 6: "user unknown" is not "probably a filter" there).
+		// A user-unknown reply to anything but RCPT TO is labelled filtered
+		// (Sisimai's reading, which the labels follow), but the words say a
+		// missing mailbox and the sender checks the address, after DATA as
+		// at an unknown stage (issue 8: "user unknown" is not "probably a
+		// filter"; rules.yaml section 5i-a).
 		{Input{Action: "failed", ReplyCode: "550", Diagnostic: "550 : User unknown", Command: "DATA"},
-			"filtered", OwnerRecipientAdmin, "user-unknown-after-data", "5.0.910"},
+			"filtered", OwnerSender, "user-unknown-after-data", "5.0.910"},
 		{Input{Action: "failed", ReplyCode: "550", Diagnostic: "550 kim@example.com... No such user"},
 			"filtered", OwnerSender, "user-unknown-after-data", "5.0.910"},
 		{Input{Action: "failed", Status: "5.1.0", ReplyCode: "553", Diagnostic: "553 5.1.0 <amy@example.org>... unknown user", Command: "MAIL"},

@@ -233,9 +233,12 @@ func TestPrecedenceSpecificPhrase(t *testing.T) {
 			winner: "badreputation-text", reason: "badreputation", loser: "blocked-text", lost: "blocked"},
 		{name: "shared phrase: user not found at RCPT is a missing address",
 			in:     Input{Diagnostic: "550 user not found here", Command: "RCPT"},
-			winner: "user-unknown-rcpt", reason: "userunknown", loser: "filtered-text", lost: "filtered"},
-		{name: "shared phrase: user not found after DATA is a filter",
+			winner: "user-unknown-rcpt", reason: "userunknown", loser: "filtered-mailbox-missing", lost: "filtered"},
+		{name: "shared phrase: user not found after DATA is filtered, worded as a missing mailbox",
 			in:     Input{Diagnostic: "550 user not found here", Command: "DATA"},
+			winner: "filtered-mailbox-missing", reason: "filtered", loser: "filtered-text", lost: "filtered"},
+		{name: "filtered: a refusal phrase beats the missing-mailbox words",
+			in:     Input{Diagnostic: "550 user not found: you have been blocked by the recipient", Command: "DATA"},
 			winner: "filtered-text", reason: "filtered", loser: "user-unknown-after-data", lost: "filtered"},
 	})
 }

@@ -47,6 +47,10 @@ const (
 	textChallengeSummary
 	textChallengeExplanation
 	textChallengeFix
+	textListHeldSummary
+	textListHeldExplanation
+	textListHeldFix
+	textListHeldNonMemberFix
 	textFeedbackSummary
 	textFeedbackExplanation
 	textFeedbackTypedExplanation
@@ -179,6 +183,10 @@ var textDefs = [numTexts]struct {
 	textChallengeSummary:           {"challenge_summary", 0},
 	textChallengeExplanation:       {"challenge_explanation", 0},
 	textChallengeFix:               {"challenge_fix", 0},
+	textListHeldSummary:            {"list_held_summary", 0},
+	textListHeldExplanation:        {"list_held_explanation", setOf(slotRecipient, slotReply)},
+	textListHeldFix:                {"list_held_fix", 0},
+	textListHeldNonMemberFix:       {"list_held_nonmember_fix", 0},
 	textFeedbackSummary:            {"feedback_summary", 0},
 	textFeedbackExplanation:        {"feedback_explanation", 0},
 	textFeedbackTypedExplanation:   {"feedback_typed_explanation", setOf(slotType)},

@@ -43,6 +43,14 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 	fmt.Fprintln(w)
 	for _, rd := range readings {
 		if rd.Recipient.Address == "" && len(r.Recipients) == 0 {
+			if rd.Fix != "" {
+				// Someone must act though no recipient is named (a
+				// post held by a list that does not name itself).
+				fmt.Fprintf(w, "\n  %s%s\n", lw.label("cli.what", lw.width), rd.Explanation)
+				fmt.Fprintf(w, "  %s%s\n", lw.label("cli.who", lw.width), ownerText(lw, rd))
+				fmt.Fprintf(w, "  %s%s\n", lw.label("cli.fix", lw.width), rd.Fix)
+				continue
+			}
 			if rd.Explanation != "" {
 				fmt.Fprintf(w, "  %s\n", rd.Explanation)
 			}
@@ -67,7 +75,12 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 		detail(w, lw, "cli.generating", r.ReportingMTA)
 		detail(w, lw, "cli.remote", rd.Recipient.RemoteMTA)
 		detail(w, lw, "cli.status", statusText(lw, rd))
-		detail(w, lw, "cli.response", explanation.SMTPResponse(rd.Recipient.Reply, rd.Recipient.Diagnostic))
+		if r.Format == dsn.FormatListHeld {
+			// The list's words for why it holds the post: no SMTP reply.
+			detail(w, lw, "cli.hold_reason", rd.Recipient.Diagnostic)
+		} else {
+			detail(w, lw, "cli.response", explanation.SMTPResponse(rd.Recipient.Reply, rd.Recipient.Diagnostic))
+		}
 		detail(w, lw, "cli.command", rd.Recipient.Command)
 		reason := string(rd.Reason)
 		switch {
@@ -131,8 +144,9 @@ func detail(w io.Writer, lw words, id, value string) {
 func ownerText(lw words, rd rules.Reading) string {
 	switch rd.Kind {
 	case dsn.KindAutoreply, dsn.KindReceipt, dsn.KindDelivered, dsn.KindRelayed, dsn.KindExpanded, dsn.KindNone:
-		if rd.Owner == rules.OwnerSender {
-			// Nothing failed, yet the sender must act: a challenge.
+		if rd.Owner != rules.OwnerNone && rd.Owner != "" {
+			// Nothing failed, yet someone must act: the sender of a
+			// challenge, the moderator of a list that holds a post.
 			return lw.owner(rd.Owner)
 		}
 		return lw.text("cli.owner.nofailure")
