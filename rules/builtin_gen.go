@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "e22881853016"
+const builtinDigest = "72dff8e5662b"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   842,
+			line:   863,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 847,
+			line: 868,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 862,
+			line: 883,
 			text: phraseMask{
 				{index: 2, bits: 57344},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 869,
+			line: 890,
 			text: phraseMask{
 				{index: 2, bits: 65536},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 876,
+			line: 897,
 			text: phraseMask{
 				{index: 2, bits: 393216},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 883,
+			line: 904,
 			text: phraseMask{
 				{index: 2, bits: 524288},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 890,
+			line: 911,
 			text: phraseMask{
 				{index: 2, bits: 15728640},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 897,
+			line: 918,
 			text: phraseMask{
 				{index: 2, bits: 50331648},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 904,
+			line: 925,
 			text: phraseMask{
 				{index: 2, bits: 67108864},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 911,
+			line: 932,
 			text: phraseMask{
 				{index: 2, bits: 134217728},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 918,
+			line: 939,
 			text: phraseMask{
 				{index: 2, bits: 268435456},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 925,
+			line: 946,
 			text: phraseMask{
 				{index: 2, bits: 1610612736},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 932,
+			line: 953,
 			text: phraseMask{
 				{index: 2, bits: 2147483648},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 939,
+			line: 960,
 			text: phraseMask{
 				{index: 2, bits: 12884901888},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 946,
+			line: 967,
 			text: phraseMask{
 				{index: 2, bits: 17179869184},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 953,
+			line: 974,
 			text: phraseMask{
 				{index: 2, bits: 34359738368},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 960,
+			line: 981,
 			text: phraseMask{
 				{index: 2, bits: 68719476736},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 967,
+			line: 988,
 			text: phraseMask{
 				{index: 2, bits: 962072674304},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 975,
+			line: 996,
 			text: phraseMask{
 				{index: 2, bits: 139637976727552},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 996,
+			line: 1017,
 			text: phraseMask{
 				{index: 2, bits: 422212465065984},
 			},
@@ -328,14 +328,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", or its network, is on the block list of Outlook.com (Hotmail, Live, MSN), Microsoft's mail service."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[1],
 					},
 					fix: alts{
@@ -360,7 +360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1013,
+			line: 1034,
 			text: phraseMask{
 				{index: 2, bits: 35465847065542656},
 			},
@@ -412,7 +412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1031,
+			line: 1052,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -446,14 +446,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[5],
 					},
 					fix: alts{
@@ -470,14 +470,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", fix what gave it a poor reputation (often a hacked account sending spam), and ask for removal with the form on that page."},
 							},
 						},
-						uses: 5120,
+						uses: 9216,
 						tr:   &builtinSlots2[6],
 					},
 				},
@@ -486,7 +486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1046,
+			line: 1067,
 			text: phraseMask{
 				{index: 2, bits: 18158513697557839872},
 			},
@@ -536,7 +536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1066,
+			line: 1087,
 			text: phraseMask{
 				{index: 3, bits: 3},
 			},
@@ -588,7 +588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1083,
+			line: 1104,
 			text: phraseMask{
 				{index: 3, bits: 3},
 			},
@@ -638,7 +638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1093,
+			line: 1114,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -675,14 +675,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " and of your domain, and from whether the message is authenticated (SPF, DKIM, DMARC), as well as from its content."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[13],
 					},
 					fix: alts{
@@ -692,14 +692,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "; bulk or promotional mail needs a one-click unsubscribe and recipients who asked for it."},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   &builtinSlots2[14],
 					},
 				},
@@ -708,7 +708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1110,
+			line: 1131,
 			text: phraseMask{
 				{index: 3, bits: 120},
 			},
@@ -758,7 +758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1125,
+			line: 1146,
 			text: phraseMask{
 				{index: 3, bits: 3968},
 			},
@@ -808,7 +808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1141,
+			line: 1162,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -858,7 +858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1155,
+			line: 1176,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -871,7 +871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1165,
+			line: 1186,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -884,7 +884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1171,
+			line: 1192,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -897,7 +897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1177,
+			line: 1198,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -910,7 +910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1183,
+			line: 1204,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -923,7 +923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1189,
+			line: 1210,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -936,7 +936,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1195,
+			line: 1216,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -949,7 +949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1201,
+			line: 1222,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -962,7 +962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1207,
+			line: 1228,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -975,7 +975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1213,
+			line: 1234,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -988,7 +988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1219,
+			line: 1240,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -1001,7 +1001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1225,
+			line: 1246,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -1038,14 +1038,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for its reputation. The code at the end of the reply (LPN... or OFR...) is Orange's reason code."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[21],
 					},
 					fix: alts{
@@ -1070,7 +1070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1240,
+			line: 1261,
 			text: phraseMask{
 				{index: 3, bits: 3932160},
 			},
@@ -1083,7 +1083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1248,
+			line: 1269,
 			text: phraseMask{
 				{index: 3, bits: 4194304},
 			},
@@ -1096,7 +1096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1254,
+			line: 1275,
 			text: phraseMask{
 				{index: 3, bits: 8388608},
 			},
@@ -1109,7 +1109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1260,
+			line: 1281,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 			},
@@ -1122,7 +1122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1266,
+			line: 1287,
 			text: phraseMask{
 				{index: 3, bits: 100663296},
 			},
@@ -1135,7 +1135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1272,
+			line: 1293,
 			text: phraseMask{
 				{index: 3, bits: 402653184},
 			},
@@ -1148,7 +1148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1278,
+			line: 1299,
 			text: phraseMask{
 				{index: 3, bits: 536870912},
 			},
@@ -1161,7 +1161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1284,
+			line: 1305,
 			text: phraseMask{
 				{index: 3, bits: 1073741824},
 			},
@@ -1171,7 +1171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1293,
+			line: 1314,
 			text: phraseMask{
 				{index: 3, bits: 272730423296},
 			},
@@ -1181,7 +1181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1298,
+			line: 1319,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1191,7 +1191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1303,
+			line: 1324,
 			text: phraseMask{
 				{index: 3, bits: 1649267441664},
 			},
@@ -1201,7 +1201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1308,
+			line: 1329,
 			text: phraseMask{
 				{index: 3, bits: 6597069766656},
 			},
@@ -1211,7 +1211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1313,
+			line: 1334,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 			},
@@ -1221,7 +1221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1318,
+			line: 1339,
 			text: phraseMask{
 				{index: 3, bits: 123145302310912},
 			},
@@ -1231,7 +1231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1323,
+			line: 1344,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -1241,7 +1241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1328,
+			line: 1349,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1251,7 +1251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1333,
+			line: 1354,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -1261,7 +1261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1338,
+			line: 1359,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -1271,7 +1271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1343,
+			line: 1364,
 			text: phraseMask{
 				{index: 3, bits: 139611588448485376},
 			},
@@ -1281,7 +1281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1348,
+			line: 1369,
 			text: phraseMask{
 				{index: 3, bits: 2161727821137838080},
 			},
@@ -1291,7 +1291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1353,
+			line: 1374,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1301,7 +1301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1358,
+			line: 1379,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1314,7 +1314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1367,
+			line: 1388,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1327,7 +1327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1373,
+			line: 1394,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1340,7 +1340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1379,
+			line: 1400,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1353,7 +1353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1385,
+			line: 1406,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1366,7 +1366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1391,
+			line: 1412,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1379,7 +1379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1397,
+			line: 1418,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1392,7 +1392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1403,
+			line: 1424,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1405,7 +1405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1409,
+			line: 1430,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1418,7 +1418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1415,
+			line: 1436,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 			},
@@ -1431,7 +1431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1422,
+			line: 1443,
 			text: phraseMask{
 				{index: 4, bits: 3},
 			},
@@ -1444,7 +1444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1428,
+			line: 1449,
 			text: phraseMask{
 				{index: 4, bits: 4},
 			},
@@ -1457,7 +1457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1434,
+			line: 1455,
 			text: phraseMask{
 				{index: 4, bits: 8},
 			},
@@ -1470,7 +1470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1440,
+			line: 1461,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1483,7 +1483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1446,
+			line: 1467,
 			text: phraseMask{
 				{index: 4, bits: 32},
 			},
@@ -1496,7 +1496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1452,
+			line: 1473,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1509,7 +1509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1458,
+			line: 1479,
 			text: phraseMask{
 				{index: 4, bits: 384},
 			},
@@ -1522,7 +1522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1464,
+			line: 1485,
 			text: phraseMask{
 				{index: 4, bits: 7680},
 			},
@@ -1535,7 +1535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1470,
+			line: 1491,
 			text: phraseMask{
 				{index: 4, bits: 1040384},
 			},
@@ -1548,7 +1548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1476,
+			line: 1497,
 			text: phraseMask{
 				{index: 4, bits: 1048576},
 			},
@@ -1561,7 +1561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1482,
+			line: 1503,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1574,7 +1574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1489,
+			line: 1510,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1587,7 +1587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1495,
+			line: 1516,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1600,7 +1600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1501,
+			line: 1522,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1613,7 +1613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1507,
+			line: 1528,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1626,7 +1626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1513,
+			line: 1534,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1639,7 +1639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1519,
+			line: 1540,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1652,7 +1652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1525,
+			line: 1546,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1665,7 +1665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1531,
+			line: 1552,
 			text: phraseMask{
 				{index: 4, bits: 4194304},
 			},
@@ -1675,7 +1675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1538,
+			line: 1559,
 			text: phraseMask{
 				{index: 4, bits: 8388608},
 			},
@@ -1724,7 +1724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1547,
+			line: 1568,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -1734,7 +1734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1552,
+			line: 1573,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1744,7 +1744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1557,
+			line: 1578,
 			text: phraseMask{
 				{index: 4, bits: 402653184},
 			},
@@ -1754,7 +1754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1562,
+			line: 1583,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1764,7 +1764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1567,
+			line: 1588,
 			text: phraseMask{
 				{index: 4, bits: 1073741824},
 			},
@@ -1774,7 +1774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1579,
+			line: 1600,
 			text: phraseMask{
 				{index: 4, bits: 2147483648},
 			},
@@ -1784,7 +1784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1584,
+			line: 1605,
 			text: phraseMask{
 				{index: 4, bits: 30064771072},
 			},
@@ -1794,7 +1794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1589,
+			line: 1610,
 			text: phraseMask{
 				{index: 4, bits: 34359738368},
 			},
@@ -1804,7 +1804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1594,
+			line: 1615,
 			text: phraseMask{
 				{index: 4, bits: 68719476736},
 			},
@@ -1830,7 +1830,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because it is larger than the recipient's own size limit, which is "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: "."},
 							},
 							{
@@ -1851,19 +1851,19 @@ var builtinSet = &ruleSet{
 								{literal: " because it is larger than the recipient's own size limit."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   &builtinSlots2[25],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Make the message smaller than "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 								{
 									group: []textPart{
 										{literal: " The receiving side's page about its limits: "},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 									},
 								},
 							},
@@ -1872,12 +1872,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " The receiving side's page about its limits: "},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 12288,
+						uses: 24576,
 						tr:   &builtinSlots2[26],
 					},
 				},
@@ -1886,7 +1886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1606,
+			line: 1627,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1896,7 +1896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1611,
+			line: 1632,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -1906,7 +1906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1619,
+			line: 1640,
 			text: phraseMask{
 				{index: 4, bits: 2199023255552},
 			},
@@ -1916,7 +1916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1624,
+			line: 1645,
 			text: phraseMask{
 				{index: 4, bits: 4398046511104},
 			},
@@ -1926,7 +1926,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1631,
+			line: 1652,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1937,7 +1937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1637,
+			line: 1658,
 			text: phraseMask{
 				{index: 4, bits: 527765581332480},
 			},
@@ -1947,7 +1947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1645,
+			line: 1666,
 			text: phraseMask{
 				{index: 4, bits: 3940649673949184},
 			},
@@ -1984,14 +1984,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ": its code (SC-, DY- or OU-) stands for a poor reputation or complaints, a home (dynamic) address, an open relay, or a hacked computer."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[27],
 					},
 					fix: alts{
@@ -2016,7 +2016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1665,
+			line: 1686,
 			text: phraseMask{
 				{index: 4, bits: 1148417904979476480},
 			},
@@ -2026,7 +2026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1672,
+			line: 1693,
 			text: phraseMask{
 				{index: 4, bits: 3458764513820540928},
 			},
@@ -2036,7 +2036,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1683,
+			line: 1704,
 			text: phraseMask{
 				{index: 4, bits: 4611686018427387904},
 			},
@@ -2047,7 +2047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1690,
+			line: 1711,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -2058,7 +2058,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1696,
+			line: 1717,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2069,7 +2069,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1705,
+			line: 1726,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2079,7 +2079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1711,
+			line: 1732,
 			text: phraseMask{
 				{index: 5, bits: 1},
 			},
@@ -2090,7 +2090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1717,
+			line: 1738,
 			text: phraseMask{
 				{index: 5, bits: 2},
 			},
@@ -2101,7 +2101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1723,
+			line: 1744,
 			text: phraseMask{
 				{index: 5, bits: 12},
 			},
@@ -2112,7 +2112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1729,
+			line: 1750,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2123,7 +2123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1736,
+			line: 1757,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2175,7 +2175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1749,
+			line: 1770,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -2186,7 +2186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1756,
+			line: 1777,
 			text: phraseMask{
 				{index: 5, bits: 32},
 			},
@@ -2197,7 +2197,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1762,
+			line: 1783,
 			text: phraseMask{
 				{index: 5, bits: 192},
 			},
@@ -2208,7 +2208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1769,
+			line: 1790,
 			text: phraseMask{
 				{index: 5, bits: 3840},
 			},
@@ -2219,7 +2219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1776,
+			line: 1797,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -2230,7 +2230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1782,
+			line: 1803,
 			text: phraseMask{
 				{index: 2, bits: 8589934592},
 			},
@@ -2241,7 +2241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1788,
+			line: 1809,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -2252,7 +2252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1794,
+			line: 1815,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -2263,7 +2263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1800,
+			line: 1821,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -2274,7 +2274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1806,
+			line: 1827,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -2285,7 +2285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1812,
+			line: 1833,
 			text: phraseMask{
 				{index: 5, bits: 131072},
 			},
@@ -2296,7 +2296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1818,
+			line: 1839,
 			text: phraseMask{
 				{index: 5, bits: 1835008},
 			},
@@ -2307,7 +2307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1824,
+			line: 1845,
 			text: phraseMask{
 				{index: 5, bits: 6291456},
 			},
@@ -2318,7 +2318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1830,
+			line: 1851,
 			text: phraseMask{
 				{index: 5, bits: 25165824},
 			},
@@ -2329,7 +2329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1836,
+			line: 1857,
 			text: phraseMask{
 				{index: 5, bits: 100663296},
 			},
@@ -2340,7 +2340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1842,
+			line: 1863,
 			text: phraseMask{
 				{index: 5, bits: 134217728},
 			},
@@ -2351,7 +2351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1848,
+			line: 1869,
 			text: phraseMask{
 				{index: 5, bits: 268435456},
 			},
@@ -2362,7 +2362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1854,
+			line: 1875,
 			text: phraseMask{
 				{index: 5, bits: 3758096384},
 			},
@@ -2373,7 +2373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1861,
+			line: 1882,
 			text: phraseMask{
 				{index: 5, bits: 4294967296},
 			},
@@ -2384,7 +2384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1867,
+			line: 1888,
 			text: phraseMask{
 				{index: 5, bits: 8589934592},
 			},
@@ -2395,7 +2395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1873,
+			line: 1894,
 			text: phraseMask{
 				{index: 5, bits: 51539607552},
 			},
@@ -2406,7 +2406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1879,
+			line: 1900,
 			text: phraseMask{
 				{index: 5, bits: 206158430208},
 			},
@@ -2417,7 +2417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1885,
+			line: 1906,
 			text: phraseMask{
 				{index: 5, bits: 274877906944},
 			},
@@ -2428,7 +2428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1891,
+			line: 1912,
 			text: phraseMask{
 				{index: 5, bits: 549755813888},
 			},
@@ -2439,7 +2439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1897,
+			line: 1918,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -2450,7 +2450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1903,
+			line: 1924,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -2461,7 +2461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1909,
+			line: 1930,
 			text: phraseMask{
 				{index: 5, bits: 13194139533312},
 			},
@@ -2472,7 +2472,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1915,
+			line: 1936,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2486,7 +2486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1927,
+			line: 1948,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2500,7 +2500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1934,
+			line: 1955,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2514,7 +2514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1941,
+			line: 1962,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2528,7 +2528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1948,
+			line: 1969,
 			text: phraseMask{
 				{index: 5, bits: 144044819331678208},
 			},
@@ -2539,7 +2539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1959,
+			line: 1980,
 			text: phraseMask{
 				{index: 5, bits: 2161727821137838080},
 			},
@@ -2550,7 +2550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1973,
+			line: 1994,
 			text: phraseMask{
 				{index: 5, bits: 6917529027641081856},
 			},
@@ -2596,14 +2596,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   &builtinSlots2[32],
 					},
 				},
@@ -2613,7 +2613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 1984,
+			line: 2005,
 			text: phraseMask{
 				{index: 5, bits: 6917529027641081856},
 			},
@@ -2657,14 +2657,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "; send the message again once the limit is lifted."},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   &builtinSlots2[34],
 					},
 				},
@@ -2673,7 +2673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1994,
+			line: 2015,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 				{index: 6, bits: 7},
@@ -2685,7 +2685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2003,
+			line: 2024,
 			text: phraseMask{
 				{index: 6, bits: 248},
 			},
@@ -2696,7 +2696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2011,
+			line: 2032,
 			text: phraseMask{
 				{index: 6, bits: 768},
 			},
@@ -2707,7 +2707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2017,
+			line: 2038,
 			text: phraseMask{
 				{index: 6, bits: 15360},
 			},
@@ -2718,7 +2718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2024,
+			line: 2045,
 			text: phraseMask{
 				{index: 6, bits: 245760},
 			},
@@ -2729,7 +2729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2031,
+			line: 2052,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -2740,7 +2740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2037,
+			line: 2058,
 			text: phraseMask{
 				{index: 6, bits: 524288},
 			},
@@ -2751,7 +2751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2043,
+			line: 2064,
 			text: phraseMask{
 				{index: 6, bits: 7340032},
 			},
@@ -2762,7 +2762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2050,
+			line: 2071,
 			text: phraseMask{
 				{index: 6, bits: 1065353216},
 			},
@@ -2773,7 +2773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2059,
+			line: 2080,
 			text: phraseMask{
 				{index: 6, bits: 16106127360},
 			},
@@ -2784,7 +2784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2068,
+			line: 2089,
 			text: phraseMask{
 				{index: 6, bits: 51539607552},
 			},
@@ -2795,7 +2795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2074,
+			line: 2095,
 			text: phraseMask{
 				{index: 6, bits: 1030792151040},
 			},
@@ -2806,7 +2806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2082,
+			line: 2103,
 			text: phraseMask{
 				{index: 6, bits: 280375465082880},
 			},
@@ -2817,7 +2817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2091,
+			line: 2112,
 			text: phraseMask{
 				{index: 6, bits: 844424930131968},
 			},
@@ -2828,7 +2828,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2097,
+			line: 2118,
 			text: phraseMask{
 				{index: 3, bits: 2},
 				{index: 6, bits: 142989288169013248},
@@ -2840,7 +2840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2106,
+			line: 2127,
 			text: phraseMask{
 				{index: 6, bits: 432345564227567616},
 			},
@@ -2851,7 +2851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2112,
+			line: 2133,
 			text: phraseMask{
 				{index: 6, bits: 17870283321406128128},
 				{index: 7, bits: 3},
@@ -2863,7 +2863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2121,
+			line: 2142,
 			text: phraseMask{
 				{index: 7, bits: 12},
 			},
@@ -2874,7 +2874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2127,
+			line: 2148,
 			text: phraseMask{
 				{index: 7, bits: 48},
 			},
@@ -2885,7 +2885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2134,
+			line: 2155,
 			text: phraseMask{
 				{index: 7, bits: 1048512},
 			},
@@ -2896,7 +2896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2144,
+			line: 2165,
 			text: phraseMask{
 				{index: 7, bits: 1048576},
 			},
@@ -2907,7 +2907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2152,
+			line: 2173,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 			},
@@ -2918,7 +2918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2158,
+			line: 2179,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2938,7 +2938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2166,
+			line: 2187,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2960,7 +2960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2174,
+			line: 2195,
 			text: phraseMask{
 				{index: 7, bits: 16777216},
 			},
@@ -2971,7 +2971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2182,
+			line: 2203,
 			text: phraseMask{
 				{index: 7, bits: 100663296},
 			},
@@ -2986,7 +2986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2189,
+			line: 2210,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3032,14 +3032,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   &builtinSlots2[36],
 					},
 				},
@@ -3048,7 +3048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2217,
+			line: 2238,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3062,7 +3062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2224,
+			line: 2245,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3076,7 +3076,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2231,
+			line: 2252,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3090,7 +3090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2238,
+			line: 2259,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3104,7 +3104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2245,
+			line: 2266,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3118,7 +3118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2252,
+			line: 2273,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3132,7 +3132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2259,
+			line: 2280,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3146,7 +3146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2266,
+			line: 2287,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3160,7 +3160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2272,
+			line: 2293,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3175,7 +3175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2279,
+			line: 2300,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3189,7 +3189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2285,
+			line: 2306,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3204,7 +3204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2292,
+			line: 2313,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3218,7 +3218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2299,
+			line: 2320,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3232,7 +3232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2305,
+			line: 2326,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3245,7 +3245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2311,
+			line: 2332,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3259,7 +3259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2317,
+			line: 2338,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3273,7 +3273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2323,
+			line: 2344,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3287,7 +3287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2329,
+			line: 2350,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3301,7 +3301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2336,
+			line: 2357,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3315,7 +3315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2342,
+			line: 2363,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3329,7 +3329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2348,
+			line: 2369,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3343,7 +3343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2355,
+			line: 2376,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3357,7 +3357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2362,
+			line: 2383,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3371,7 +3371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2369,
+			line: 2390,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3385,7 +3385,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2376,
+			line: 2397,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3399,7 +3399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2383,
+			line: 2404,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3412,7 +3412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2389,
+			line: 2410,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3425,7 +3425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2395,
+			line: 2416,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3439,7 +3439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2402,
+			line: 2423,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3452,7 +3452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2408,
+			line: 2429,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3466,7 +3466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2415,
+			line: 2436,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3480,7 +3480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2422,
+			line: 2443,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3494,7 +3494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2429,
+			line: 2450,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3508,7 +3508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2436,
+			line: 2457,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3522,7 +3522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2443,
+			line: 2464,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3536,7 +3536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2450,
+			line: 2471,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3550,7 +3550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2457,
+			line: 2478,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3564,7 +3564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2464,
+			line: 2485,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3578,7 +3578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2471,
+			line: 2492,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3592,7 +3592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2478,
+			line: 2499,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3606,7 +3606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2485,
+			line: 2506,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3620,7 +3620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2492,
+			line: 2513,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3634,7 +3634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2499,
+			line: 2520,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3648,7 +3648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2506,
+			line: 2527,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3662,7 +3662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2513,
+			line: 2534,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3676,7 +3676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2520,
+			line: 2541,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3690,7 +3690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2527,
+			line: 2548,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3704,7 +3704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2533,
+			line: 2554,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3717,7 +3717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2539,
+			line: 2560,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3730,7 +3730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2545,
+			line: 2566,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3744,7 +3744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2552,
+			line: 2573,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3759,7 +3759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2559,
+			line: 2580,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3772,7 +3772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2565,
+			line: 2586,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3786,7 +3786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2572,
+			line: 2593,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3800,7 +3800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2579,
+			line: 2600,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3814,7 +3814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2586,
+			line: 2607,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3828,7 +3828,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2593,
+			line: 2614,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3842,7 +3842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2600,
+			line: 2621,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3855,7 +3855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2606,
+			line: 2627,
 			text: phraseMask{
 				{index: 8, bits: 234881024},
 			},
@@ -3866,7 +3866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2616,
+			line: 2637,
 			text: phraseMask{
 				{index: 8, bits: 805306368},
 			},
@@ -3877,7 +3877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2622,
+			line: 2643,
 			text: phraseMask{
 				{index: 8, bits: 7516192768},
 			},
@@ -3888,7 +3888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2628,
+			line: 2649,
 			text: phraseMask{
 				{index: 8, bits: 8589934592},
 			},
@@ -3899,7 +3899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2634,
+			line: 2655,
 			text: phraseMask{
 				{index: 8, bits: 257698037760},
 			},
@@ -3910,7 +3910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2641,
+			line: 2662,
 			text: phraseMask{
 				{index: 8, bits: 274877906944},
 			},
@@ -3921,7 +3921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2647,
+			line: 2668,
 			text: phraseMask{
 				{index: 8, bits: 1649267441664},
 			},
@@ -3932,7 +3932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2653,
+			line: 2674,
 			text: phraseMask{
 				{index: 8, bits: 6597069766656},
 			},
@@ -3943,7 +3943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2659,
+			line: 2680,
 			text: phraseMask{
 				{index: 8, bits: 8796093022208},
 			},
@@ -3954,7 +3954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2665,
+			line: 2686,
 			text: phraseMask{
 				{index: 3, bits: 12288},
 				{index: 8, bits: 123145302310912},
@@ -3966,7 +3966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2673,
+			line: 2694,
 			text: phraseMask{
 				{index: 3, bits: 2328},
 				{index: 8, bits: 422212465065984},
@@ -3978,7 +3978,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2683,
+			line: 2704,
 			text: phraseMask{
 				{index: 8, bits: 3940649673949184},
 			},
@@ -3989,7 +3989,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2690,
+			line: 2711,
 			text: phraseMask{
 				{index: 8, bits: 67553994410557440},
 			},
@@ -4000,7 +4000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2697,
+			line: 2718,
 			text: phraseMask{
 				{index: 8, bits: 216172782113783808},
 				{bits: 140737488355328},
@@ -4012,7 +4012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2704,
+			line: 2725,
 			text: phraseMask{
 				{index: 7, bits: 144115188075855872},
 				{index: 8, bits: 864691128455135232},
@@ -4024,7 +4024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2710,
+			line: 2731,
 			text: phraseMask{
 				{index: 8, bits: 1152921504606846976},
 			},
@@ -4035,7 +4035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2716,
+			line: 2737,
 			text: phraseMask{
 				{index: 8, bits: 2305843009213693952},
 			},
@@ -4046,7 +4046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2722,
+			line: 2743,
 			text: phraseMask{
 				{index: 8, bits: 4194304},
 			},
@@ -4057,7 +4057,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2728,
+			line: 2749,
 			text: phraseMask{
 				{index: 8, bits: 13835058055282163712},
 			},
@@ -4068,7 +4068,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2738,
+			line: 2759,
 			text: phraseMask{
 				{index: 9, bits: 7},
 			},
@@ -4079,7 +4079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2744,
+			line: 2765,
 			text: phraseMask{
 				{index: 9, bits: 8},
 			},
@@ -4090,7 +4090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2750,
+			line: 2771,
 			text: phraseMask{
 				{index: 9, bits: 48},
 			},
@@ -4101,7 +4101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2756,
+			line: 2777,
 			text: phraseMask{
 				{index: 9, bits: 192},
 			},
@@ -4112,7 +4112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2762,
+			line: 2783,
 			text: phraseMask{
 				{index: 9, bits: 768},
 			},
@@ -4123,7 +4123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2768,
+			line: 2789,
 			text: phraseMask{
 				{index: 9, bits: 1024},
 			},
@@ -4134,7 +4134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2774,
+			line: 2795,
 			text: phraseMask{
 				{index: 9, bits: 2048},
 			},
@@ -4145,7 +4145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2780,
+			line: 2801,
 			text: phraseMask{
 				{index: 9, bits: 61440},
 			},
@@ -4156,7 +4156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2787,
+			line: 2808,
 			text: phraseMask{
 				{index: 9, bits: 65536},
 			},
@@ -4167,7 +4167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2793,
+			line: 2814,
 			text: phraseMask{
 				{index: 9, bits: 131072},
 			},
@@ -4178,7 +4178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2804,
+			line: 2825,
 			text: phraseMask{
 				{index: 9, bits: 786432},
 			},
@@ -4201,7 +4201,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -4209,12 +4209,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 37888,
+						uses: 74752,
 						tr:   &builtinSlots2[37],
 					},
 				},
@@ -4223,7 +4223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2815,
+			line: 2836,
 			text: phraseMask{
 				{index: 9, bits: 1048576},
 			},
@@ -4234,7 +4234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2821,
+			line: 2842,
 			text: phraseMask{
 				{index: 9, bits: 2097152},
 			},
@@ -4245,7 +4245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2827,
+			line: 2848,
 			text: phraseMask{
 				{index: 9, bits: 4194304},
 			},
@@ -4256,7 +4256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2840,
+			line: 2861,
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
@@ -4293,14 +4293,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for now, for unusual volume or for complaints from its users (mail marked as spam). The message was not delivered."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[38],
 					},
 					fix: alts{
@@ -4310,12 +4310,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   &builtinSlots2[39],
 					},
 				},
@@ -4325,7 +4325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2853,
+			line: 2874,
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
@@ -4360,14 +4360,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for now, for unusual volume or for complaints from its users (mail marked as spam)."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[40],
 					},
 					fix: alts{
@@ -4377,12 +4377,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   &builtinSlots2[41],
 					},
 				},
@@ -4391,7 +4391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2863,
+			line: 2884,
 			text: phraseMask{
 				{index: 9, bits: 50331648},
 			},
@@ -4402,7 +4402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2871,
+			line: 2892,
 			text: phraseMask{
 				{index: 9, bits: 67108864},
 			},
@@ -4413,7 +4413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2877,
+			line: 2898,
 			text: phraseMask{
 				{index: 9, bits: 402653184},
 			},
@@ -4424,7 +4424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2883,
+			line: 2904,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -4435,7 +4435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2889,
+			line: 2910,
 			text: phraseMask{
 				{index: 9, bits: 1073741824},
 			},
@@ -4446,7 +4446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2895,
+			line: 2916,
 			text: phraseMask{
 				{index: 9, bits: 2147549184},
 			},
@@ -4457,7 +4457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2907,
+			line: 2928,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4507,7 +4507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2920,
+			line: 2941,
 			text: phraseMask{
 				{index: 9, bits: 2061584302080},
 			},
@@ -4551,7 +4551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2932,
+			line: 2953,
 			text: phraseMask{
 				{index: 9, bits: 32985348833280},
 				{index: 6, bits: 9007199254740992},
@@ -4595,7 +4595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2946,
+			line: 2967,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4650,10 +4650,18 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix the domain's mail server settings or accept the domain on that server; if you send through your own organization's server, ask your email admin to allow you to send through it."},
+								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix the domain's mail server settings or accept the domain on that server"},
+								{
+									group: []textPart{
+										{slot: 11, isSlot: true, test: true},
+										{literal: "; if you send through your own organization's server, ask your email admin to allow you to send through it"},
+									},
+								},
+								{literal: "."},
 							},
 						},
-						tr: &builtinSlots2[49],
+						uses: 2048,
+						tr:   &builtinSlots2[49],
 					},
 				},
 			},
@@ -4661,7 +4669,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2967,
+			line: 2990,
 			text: phraseMask{
 				{index: 9, bits: 1152921504606846976},
 			},
@@ -4711,7 +4719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2976,
+			line: 2999,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4770,7 +4778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 2991,
+			line: 3014,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4827,7 +4835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3010,
+			line: 3033,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4882,7 +4890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3022,
+			line: 3045,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4923,7 +4931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3036,
+			line: 3059,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4972,7 +4980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3045,
+			line: 3068,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5021,7 +5029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3054,
+			line: 3077,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5070,7 +5078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3063,
+			line: 3086,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5119,7 +5127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3073,
+			line: 3096,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5161,7 +5169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3082,
+			line: 3105,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5210,7 +5218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3091,
+			line: 3114,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5259,7 +5267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3100,
+			line: 3123,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5308,7 +5316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3109,
+			line: 3132,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5357,7 +5365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3118,
+			line: 3141,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5406,7 +5414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3127,
+			line: 3150,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5455,7 +5463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3136,
+			line: 3159,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5504,7 +5512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3145,
+			line: 3168,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5553,7 +5561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3154,
+			line: 3177,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5602,7 +5610,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3163,
+			line: 3186,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5651,7 +5659,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3172,
+			line: 3195,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5707,7 +5715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3181,
+			line: 3204,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5740,14 +5748,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " has no reverse DNS name, or one that does not match."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[91],
 					},
 					fix: alts{
@@ -5764,7 +5772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3190,
+			line: 3213,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5813,7 +5821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3199,
+			line: 3222,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5862,7 +5870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3210,
+			line: 3233,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5911,7 +5919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3219,
+			line: 3242,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5960,7 +5968,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3228,
+			line: 3251,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6009,7 +6017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3239,
+			line: 3262,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6058,7 +6066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3249,
+			line: 3272,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6107,7 +6115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3258,
+			line: 3281,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6156,7 +6164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3267,
+			line: 3290,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6205,7 +6213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3276,
+			line: 3299,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6261,7 +6269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3285,
+			line: 3308,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6310,7 +6318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3295,
+			line: 3318,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6359,7 +6367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3304,
+			line: 3327,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6408,7 +6416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3313,
+			line: 3336,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6441,14 +6449,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " on its own block list."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[119],
 					},
 					fix: alts{
@@ -6465,7 +6473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3322,
+			line: 3345,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6521,7 +6529,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3334,
+			line: 3357,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6563,7 +6571,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3343,
+			line: 3366,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6605,7 +6613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3352,
+			line: 3375,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6638,14 +6646,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[127],
 					},
 					fix: alts{
@@ -6655,14 +6663,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   &builtinSlots2[128],
 					},
 				},
@@ -6671,7 +6679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3361,
+			line: 3384,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6713,7 +6721,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3370,
+			line: 3393,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6762,7 +6770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3381,
+			line: 3404,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6798,7 +6806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3397,
+			line: 3420,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -6808,7 +6816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3404,
+			line: 3427,
 			text: phraseMask{
 				{index: 10, bits: 33554432},
 			},
@@ -6818,7 +6826,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3409,
+			line: 3432,
 			text: phraseMask{
 				{index: 10, bits: 67108864},
 			},
@@ -6828,7 +6836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3414,
+			line: 3437,
 			text: phraseMask{
 				{index: 10, bits: 134217728},
 			},
@@ -6838,7 +6846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3419,
+			line: 3442,
 			text: phraseMask{
 				{index: 10, bits: 8321499136},
 			},
@@ -6848,7 +6856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3426,
+			line: 3449,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -6861,7 +6869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3432,
+			line: 3455,
 			text: phraseMask{
 				{index: 10, bits: 17179869184},
 			},
@@ -6871,7 +6879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3437,
+			line: 3460,
 			text: phraseMask{
 				{index: 10, bits: 34359738368},
 			},
@@ -6881,7 +6889,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3442,
+			line: 3465,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -6891,7 +6899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3455,
+			line: 3478,
 			text: phraseMask{
 				{index: 10, bits: 412316860416},
 			},
@@ -6942,7 +6950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3465,
+			line: 3488,
 			text: phraseMask{
 				{index: 10, bits: 549755813888},
 			},
@@ -6952,7 +6960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3473,
+			line: 3496,
 			text: phraseMask{
 				{index: 10, bits: 1099511627776},
 			},
@@ -6962,7 +6970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3478,
+			line: 3501,
 			text: phraseMask{
 				{index: 10, bits: 6597069766656},
 			},
@@ -6972,7 +6980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3483,
+			line: 3506,
 			text: phraseMask{
 				{index: 10, bits: 131941395333120},
 			},
@@ -6982,7 +6990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3489,
+			line: 3512,
 			text: phraseMask{
 				{index: 10, bits: 2111062325329920},
 			},
@@ -6992,7 +7000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3501,
+			line: 3524,
 			text: phraseMask{
 				{index: 10, bits: 15762598695796736},
 			},
@@ -7042,7 +7050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3510,
+			line: 3533,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -7052,7 +7060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3515,
+			line: 3538,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
@@ -7062,7 +7070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3520,
+			line: 3543,
 			text: phraseMask{
 				{index: 10, bits: 72057594037927936},
 			},
@@ -7072,7 +7080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3525,
+			line: 3548,
 			text: phraseMask{
 				{index: 10, bits: 432345564227567616},
 			},
@@ -7082,7 +7090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3530,
+			line: 3553,
 			text: phraseMask{
 				{index: 10, bits: 17870283321406128128},
 				{index: 11, bits: 3},
@@ -7093,7 +7101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3537,
+			line: 3560,
 			text: phraseMask{
 				{index: 11, bits: 252},
 			},
@@ -7103,7 +7111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3543,
+			line: 3566,
 			text: phraseMask{
 				{index: 11, bits: 256},
 			},
@@ -7113,7 +7121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3548,
+			line: 3571,
 			text: phraseMask{
 				{index: 11, bits: 3584},
 			},
@@ -7123,7 +7131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3555,
+			line: 3578,
 			text: phraseMask{
 				{index: 11, bits: 12288},
 			},
@@ -7133,7 +7141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3560,
+			line: 3583,
 			text: phraseMask{
 				{index: 11, bits: 16384},
 			},
@@ -7143,7 +7151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3565,
+			line: 3588,
 			text: phraseMask{
 				{index: 7, bits: 12582912},
 			},
@@ -7153,7 +7161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3570,
+			line: 3593,
 			text: phraseMask{
 				{index: 7, bits: 1048576},
 			},
@@ -7163,7 +7171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3575,
+			line: 3598,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 			},
@@ -7173,7 +7181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3580,
+			line: 3603,
 			text: phraseMask{
 				{index: 11, bits: 32768},
 			},
@@ -7183,7 +7191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3585,
+			line: 3608,
 			text: phraseMask{
 				{index: 11, bits: 65536},
 			},
@@ -7193,7 +7201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3590,
+			line: 3613,
 			text: phraseMask{
 				{index: 11, bits: 131072},
 			},
@@ -7203,7 +7211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3595,
+			line: 3618,
 			text: phraseMask{
 				{index: 11, bits: 262144},
 			},
@@ -7213,7 +7221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3600,
+			line: 3623,
 			text: phraseMask{
 				{index: 11, bits: 524288},
 			},
@@ -7223,7 +7231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3605,
+			line: 3628,
 			text: phraseMask{
 				{index: 11, bits: 1048576},
 			},
@@ -7233,7 +7241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3610,
+			line: 3633,
 			text: phraseMask{
 				{index: 11, bits: 2097152},
 			},
@@ -7243,7 +7251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3615,
+			line: 3638,
 			text: phraseMask{
 				{index: 11, bits: 4194304},
 			},
@@ -7253,7 +7261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3620,
+			line: 3643,
 			text: phraseMask{
 				{index: 11, bits: 8388608},
 			},
@@ -7263,7 +7271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3625,
+			line: 3648,
 			text: phraseMask{
 				{index: 11, bits: 50331648},
 			},
@@ -7273,7 +7281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3631,
+			line: 3654,
 			text: phraseMask{
 				{index: 11, bits: 67108864},
 			},
@@ -7283,7 +7291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3636,
+			line: 3659,
 			text: phraseMask{
 				{index: 11, bits: 134217728},
 			},
@@ -7293,7 +7301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3641,
+			line: 3664,
 			text: phraseMask{
 				{index: 11, bits: 68451041280},
 			},
@@ -7303,7 +7311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3648,
+			line: 3671,
 			text: phraseMask{
 				{index: 11, bits: 481036337152},
 			},
@@ -7313,7 +7321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3653,
+			line: 3676,
 			text: phraseMask{
 				{index: 11, bits: 549755813888},
 			},
@@ -7323,7 +7331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3658,
+			line: 3681,
 			text: phraseMask{
 				{index: 11, bits: 16492674416640},
 			},
@@ -7333,7 +7341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3664,
+			line: 3687,
 			text: phraseMask{
 				{index: 11, bits: 72040001851883520},
 			},
@@ -7343,7 +7351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3674,
+			line: 3697,
 			text: phraseMask{
 				{index: 11, bits: 216172782113783808},
 			},
@@ -7353,7 +7361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3679,
+			line: 3702,
 			text: phraseMask{
 				{index: 11, bits: 288230376151711744},
 			},
@@ -7363,7 +7371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3684,
+			line: 3707,
 			text: phraseMask{
 				{index: 11, bits: 576460752303423488},
 			},
@@ -7373,7 +7381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3689,
+			line: 3712,
 			text: phraseMask{
 				{index: 11, bits: 1152921504606846976},
 			},
@@ -7383,7 +7391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3694,
+			line: 3717,
 			text: phraseMask{
 				{index: 11, bits: 6917529027641081856},
 			},
@@ -7393,7 +7401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3700,
+			line: 3723,
 			text: phraseMask{
 				{index: 11, bits: 9223372036854775808},
 			},
@@ -7403,7 +7411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3705,
+			line: 3728,
 			text: phraseMask{
 				{index: 12, bits: 1},
 			},
@@ -7413,7 +7421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3710,
+			line: 3733,
 			text: phraseMask{
 				{index: 12, bits: 6},
 			},
@@ -7423,7 +7431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3715,
+			line: 3738,
 			text: phraseMask{
 				{index: 12, bits: 8},
 			},
@@ -7433,7 +7441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3720,
+			line: 3743,
 			text: phraseMask{
 				{index: 12, bits: 16},
 			},
@@ -7443,7 +7451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3725,
+			line: 3748,
 			text: phraseMask{
 				{index: 12, bits: 32},
 			},
@@ -7453,7 +7461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3730,
+			line: 3753,
 			text: phraseMask{
 				{index: 12, bits: 192},
 			},
@@ -7503,7 +7511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3744,
+			line: 3767,
 			text: phraseMask{
 				{index: 12, bits: 67108608},
 			},
@@ -7553,7 +7561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3773,
+			line: 3796,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7609,7 +7617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3783,
+			line: 3806,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7635,11 +7643,11 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 19, isSlot: true},
+										{slot: 20, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: " could not be reached."},
 							},
 							{
@@ -7653,7 +7661,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 19, isSlot: true},
+										{slot: 20, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server"},
@@ -7666,7 +7674,7 @@ var builtinSet = &ruleSet{
 								{literal: " could not be reached."},
 							},
 						},
-						uses: 540675,
+						uses: 1081347,
 						tr:   &builtinSlots2[144],
 					},
 				},
@@ -7685,11 +7693,11 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 19, isSlot: true},
+											{slot: 20, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 									{literal: " refused every connection."},
 								},
 								{
@@ -7703,7 +7711,7 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 19, isSlot: true},
+											{slot: 20, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server"},
@@ -7716,7 +7724,7 @@ var builtinSet = &ruleSet{
 									{literal: " refused every connection."},
 								},
 							},
-							uses: 540675,
+							uses: 1081347,
 							tr:   &builtinSlots2[145],
 						},
 					},
@@ -7726,7 +7734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3800,
+			line: 3823,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7779,7 +7787,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3826,
+			line: 3849,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7788,7 +7796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3831,
+			line: 3854,
 			text: phraseMask{
 				{index: 12, bits: 536870912},
 			},
@@ -7798,7 +7806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3837,
+			line: 3860,
 			text: phraseMask{
 				{index: 12, bits: 33285996544},
 			},
@@ -7808,7 +7816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3851,
+			line: 3874,
 			text: phraseMask{
 				{index: 12, bits: 18446744039349813248},
 				{index: 13, bits: 255},
@@ -7819,7 +7827,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3863,
+			line: 3886,
 			text: phraseMask{
 				{index: 13, bits: 18446744073709551360},
 				{index: 2, bits: 8623644672},
@@ -7832,7 +7840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3903,
+			line: 3926,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7842,7 +7850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3908,
+			line: 3931,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7851,7 +7859,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3913,
+			line: 3936,
 			text: phraseMask{
 				{index: 14, bits: 18014398375264256},
 				{index: 7, bits: 35184372088832},
@@ -7862,7 +7870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3927,
+			line: 3950,
 			text: phraseMask{
 				{index: 14, bits: 54043195528445952},
 				{index: 9, bits: 8},
@@ -7873,7 +7881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3939,
+			line: 3962,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7884,7 +7892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3944,
+			line: 3967,
 			text: phraseMask{
 				{index: 14, bits: 18374686479671623680},
 				{index: 9, bits: 268436992},
@@ -7897,7 +7905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3977,
+			line: 4000,
 			text: phraseMask{
 				{index: 15, bits: 71776119061217280},
 			},
@@ -7907,7 +7915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 3989,
+			line: 4012,
 			text: phraseMask{
 				{index: 15, bits: 18374686479671623680},
 				{index: 9, bits: 1152886320234758144},
@@ -7921,7 +7929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4010,
+			line: 4033,
 			text: phraseMask{
 				{index: 16, bits: 2095104},
 			},
@@ -7962,7 +7970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4019,
+			line: 4042,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7977,7 +7985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4024,
+			line: 4047,
 			text: phraseMask{
 				{index: 16, bits: 2251799811588096},
 				{index: 5, bits: 2251799813685248},
@@ -7988,7 +7996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4037,
+			line: 4060,
 			text: phraseMask{
 				{index: 16, bits: 6755399441055744},
 			},
@@ -8002,7 +8010,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4056,
+			line: 4079,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8024,7 +8032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4096,
+			line: 4119,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8047,7 +8055,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4137,
+			line: 4160,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8065,7 +8073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4149,
+			line: 4172,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -8131,7 +8139,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4210,
+			line: 4233,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8180,7 +8188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4222,
+			line: 4245,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8229,7 +8237,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4233,
+			line: 4256,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8277,7 +8285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4242,
+			line: 4265,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8298,7 +8306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4252,
+			line: 4275,
 			text: phraseMask{
 				{index: 18, bits: 1152921504875282432},
 			},
@@ -8308,7 +8316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4259,
+			line: 4282,
 			text: phraseMask{
 				{index: 21, bits: 8},
 			},
@@ -8322,7 +8330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4268,
+			line: 4291,
 			text: phraseMask{
 				{index: 17, bits: 256},
 				{index: 16, bits: 36028797018963968},
@@ -8333,7 +8341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4275,
+			line: 4298,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -8354,7 +8362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4281,
+			line: 4304,
 			text: phraseMask{
 				{index: 21, bits: 18428729675200069632},
 				{index: 22, bits: 511},
@@ -8391,7 +8399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4300,
+			line: 4323,
 			text: phraseMask{
 				{index: 8, bits: 4194304},
 				{index: 22, bits: 3584},
@@ -8412,7 +8420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4318,
+			line: 4341,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8431,7 +8439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4337,
+			line: 4360,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8458,7 +8466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4343,
+			line: 4366,
 			text: phraseMask{
 				{index: 22, bits: 15393162788864},
 			},
@@ -8468,7 +8476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4352,
+			line: 4375,
 			text: phraseMask{
 				{index: 22, bits: 17592991350784},
 			},
@@ -8485,7 +8493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4367,
+			line: 4390,
 			text: phraseMask{
 				{index: 22, bits: 2199023251456},
 				{index: 10, bits: 67108992},
@@ -8498,7 +8506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4375,
+			line: 4398,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8507,7 +8515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4380,
+			line: 4403,
 			text: phraseMask{
 				{index: 22, bits: 18446673704965373952},
 				{index: 23, bits: 8388607},
@@ -8518,7 +8526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4401,
+			line: 4424,
 			text: phraseMask{
 				{index: 23, bits: 260046848},
 			},
@@ -8535,7 +8543,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4414,
+			line: 4437,
 			text: phraseMask{
 				{index: 23, bits: 137170518016},
 			},
@@ -8545,7 +8553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4422,
+			line: 4445,
 			text: phraseMask{
 				{index: 23, bits: 137438953472},
 			},
@@ -8558,7 +8566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4433,
+			line: 4456,
 			text: phraseMask{
 				{index: 23, bits: 281200098803712},
 				{index: 7, bits: 134217728},
@@ -8570,7 +8578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4445,
+			line: 4468,
 			text: phraseMask{
 				{index: 23, bits: 18446462599001276416},
 				{index: 24, bits: 255},
@@ -8590,7 +8598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4510,
+			line: 4533,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -8697,7 +8705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4523,
+			line: 4546,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -8707,7 +8715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4528,
+			line: 4551,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709518848},
 				{index: 7, bits: 72057594037927936},
@@ -8727,7 +8735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4571,
+			line: 4594,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709518848},
 				{index: 7, bits: 72057594037927936},
@@ -8745,7 +8753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4585,
+			line: 4608,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -8761,7 +8769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4605,
+			line: 4628,
 			text: phraseMask{
 				{index: 19, bits: 8796093022208},
 			},
@@ -8771,7 +8779,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4612,
+			line: 4635,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8802,7 +8810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4633,
+			line: 4656,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -8811,7 +8819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4643,
+			line: 4666,
 			text: phraseMask{
 				{index: 26, bits: 8246337208320},
 			},
@@ -8821,7 +8829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4647,
+			line: 4670,
 			text: phraseMask{
 				{index: 24, bits: 18446744073709551360},
 				{index: 11, bits: 262144},
@@ -8836,7 +8844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4652,
+			line: 4675,
 			text: phraseMask{
 				{index: 2, bits: 562949953421312},
 				{index: 26, bits: 2243003720663040},
@@ -8859,7 +8867,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4666,
+			line: 4689,
 			text: phraseMask{
 				{index: 26, bits: 18444492273895866368},
 				{index: 27, bits: 127},
@@ -8870,7 +8878,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4676,
+			line: 4699,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -8879,7 +8887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4681,
+			line: 4704,
 			text: phraseMask{
 				{index: 27, bits: 134217600},
 				{index: 12, bits: 33285996544},
@@ -8892,7 +8900,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4699,
+			line: 4722,
 			text: phraseMask{
 				{index: 16, bits: 18437736874454810624},
 				{bits: 64513},
@@ -8909,7 +8917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4704,
+			line: 4727,
 			text: phraseMask{
 				{index: 27, bits: 140737354137600},
 				{index: 18, bits: 32},
@@ -8946,7 +8954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4730,
+			line: 4753,
 			text: phraseMask{
 				{index: 27, bits: 576320014815068160},
 				{bits: 207165582859042816},
@@ -8957,7 +8965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4740,
+			line: 4763,
 			text: phraseMask{
 				{index: 27, bits: 17870283321406128128},
 				{index: 28, bits: 17592186044415},
@@ -8969,7 +8977,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4770,
+			line: 4793,
 			text: phraseMask{
 				{index: 28, bits: 17592186044416},
 			},
@@ -8982,7 +8990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 4776,
+			line: 4799,
 			text: phraseMask{
 				{index: 28, bits: 18446708889337462784},
 				{index: 29, bits: 63},
@@ -8993,7 +9001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 4795,
+			line: 4818,
 			text: phraseMask{
 				{index: 29, bits: 64},
 			},
@@ -9006,7 +9014,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4803,
+			line: 4826,
 			text: phraseMask{
 				{index: 29, bits: 17179869056},
 			},
@@ -9016,7 +9024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4819,
+			line: 4842,
 			text: phraseMask{
 				{index: 29, bits: 17179869184},
 			},
@@ -9029,7 +9037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4825,
+			line: 4848,
 			text: phraseMask{
 				{index: 25, bits: 18446673704965373952},
 				{index: 1, bits: 144115532746981376},
@@ -9043,7 +9051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4830,
+			line: 4853,
 			text: phraseMask{
 				{index: 26, bits: 16777216},
 				{index: 1, bits: 864691128455135232},
@@ -9054,7 +9062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4836,
+			line: 4859,
 			text: phraseMask{
 				{index: 29, bits: 17557826306048},
 				{index: 12, bits: 536870912},
@@ -9065,7 +9073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4843,
+			line: 4866,
 			text: phraseMask{
 				{index: 19, bits: 36027697507336192},
 				{index: 5, bits: 16384},
@@ -9078,7 +9086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4848,
+			line: 4871,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9097,7 +9105,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " is delayed because the receiving server "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: " does not answer; the sending server keeps trying."},
 							},
 							{
@@ -9118,7 +9126,7 @@ var builtinSet = &ruleSet{
 								{literal: " does not answer; the sending server keeps trying."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   &builtinSlots2[161],
 					},
 				},
@@ -9135,7 +9143,7 @@ var builtinSet = &ruleSet{
 										},
 									},
 									{literal: " is delayed because the receiving server "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 									{literal: " refuses connections for now; the sending server keeps trying."},
 								},
 								{
@@ -9156,7 +9164,7 @@ var builtinSet = &ruleSet{
 									{literal: " refuses connections for now; the sending server keeps trying."},
 								},
 							},
-							uses: 16387,
+							uses: 32771,
 							tr:   &builtinSlots2[162],
 						},
 					},
@@ -9167,7 +9175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4865,
+			line: 4888,
 			text: phraseMask{
 				{index: 7, bits: 51539607552},
 				{index: 29, bits: 18446726481523507200},
@@ -9183,7 +9191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4885,
+			line: 4908,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9196,7 +9204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4891,
+			line: 4914,
 			text: phraseMask{
 				{index: 30, bits: 16384},
 			},
@@ -9209,7 +9217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4898,
+			line: 4921,
 			text: phraseMask{
 				{index: 7, bits: 137438953472},
 				{index: 30, bits: 274877874176},
@@ -9221,7 +9229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 4913,
+			line: 4936,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9238,14 +9246,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    4920,
+			line:    4943,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 4925,
+			line: 4948,
 			text: phraseMask{
 				{index: 30, bits: 72057319160020992},
 				{index: 9, bits: 13835058055282163712},
@@ -9260,7 +9268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4940,
+			line: 4963,
 			text: phraseMask{
 				{index: 30, bits: 504403158265495552},
 				{index: 23, bits: 8388608},
@@ -9279,7 +9287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 4949,
+			line: 4972,
 			text: phraseMask{
 				{index: 30, bits: 17870283321406128128},
 				{index: 2, bits: 2199023255552},
@@ -9291,7 +9299,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 4958,
+			line: 4981,
 			text: phraseMask{
 				{index: 7, bits: 2304},
 				{index: 31, bits: 2093056},
@@ -9302,7 +9310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4975,
+			line: 4998,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9311,7 +9319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 4981,
+			line: 5004,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9360,7 +9368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 4991,
+			line: 5014,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9415,7 +9423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5004,
+			line: 5027,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9424,7 +9432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5010,
+			line: 5033,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9465,7 +9473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5019,
+			line: 5042,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -9501,7 +9509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5026,
+			line: 5049,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -9510,7 +9518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5034,
+			line: 5057,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -9552,7 +9560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5044,
+			line: 5067,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -9561,7 +9569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5050,
+			line: 5073,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -9610,7 +9618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5060,
+			line: 5083,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -9659,7 +9667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5070,
+			line: 5093,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -9695,7 +9703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5077,
+			line: 5100,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -9738,7 +9746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5087,
+			line: 5110,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -9774,7 +9782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5094,
+			line: 5117,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -9783,7 +9791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5100,
+			line: 5123,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9813,7 +9821,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because it has too many recipients: the server accepts at most "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: " in one message."},
 							},
 							{
@@ -9834,21 +9842,21 @@ var builtinSet = &ruleSet{
 								{literal: " because it has more recipients than the server accepts in one message."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   &builtinSlots2[179],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Send the message again to fewer recipients at a time (at most "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: "), or use a mailing list for large groups."},
 							},
 							{
 								{literal: "Send the message again to fewer recipients at a time, or use a mailing list for large groups."},
 							},
 						},
-						uses: 8192,
+						uses: 16384,
 						tr:   &builtinSlots2[180],
 					},
 				},
@@ -9857,7 +9865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5115,
+			line: 5138,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -9893,7 +9901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5123,
+			line: 5146,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -9929,7 +9937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5130,
+			line: 5153,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -9965,7 +9973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5137,
+			line: 5160,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -10014,7 +10022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5149,
+			line: 5172,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -10063,7 +10071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5159,
+			line: 5182,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10112,7 +10120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5169,
+			line: 5192,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10161,7 +10169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5179,
+			line: 5202,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10210,7 +10218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5189,
+			line: 5212,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10259,7 +10267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5199,
+			line: 5222,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10308,7 +10316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5209,
+			line: 5232,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10357,7 +10365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5219,
+			line: 5242,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10406,7 +10414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5229,
+			line: 5252,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10455,7 +10463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5239,
+			line: 5262,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -10504,7 +10512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5249,
+			line: 5272,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -10553,7 +10561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5259,
+			line: 5282,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -10602,7 +10610,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5269,
+			line: 5292,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -10651,7 +10659,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5279,
+			line: 5302,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -10687,7 +10695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5286,
+			line: 5309,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -10724,7 +10732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5293,
+			line: 5316,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -10773,7 +10781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5305,
+			line: 5328,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -10802,14 +10810,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5315,
+			line:    5338,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5322,
+			line: 5345,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -10910,7 +10918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5341,
+			line: 5364,
 			text: phraseMask{
 				{index: 31, bits: 31457280},
 				{index: 10, bits: 4194304},
@@ -10921,7 +10929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5346,
+			line: 5369,
 			text: phraseMask{
 				{index: 31, bits: 33554432},
 			},
@@ -10931,7 +10939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5351,
+			line: 5374,
 			text: phraseMask{
 				{index: 31, bits: 2198956146688},
 			},
@@ -10941,7 +10949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5358,
+			line: 5381,
 			text: phraseMask{
 				{index: 31, bits: 15393162788864},
 			},
@@ -10951,7 +10959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5363,
+			line: 5386,
 			text: phraseMask{
 				{index: 31, bits: 52776558133248},
 			},
@@ -10961,7 +10969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5368,
+			line: 5391,
 			text: phraseMask{
 				{index: 31, bits: 211106232532992},
 				{index: 26, bits: 562949953421312},
@@ -10972,7 +10980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5379,
+			line: 5402,
 			text: phraseMask{
 				{index: 31, bits: 18446462598732840960},
 				{index: 1, bits: 1},
@@ -10989,7 +10997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5394,
+			line: 5417,
 			text: phraseMask{
 				{index: 32, bits: 2044},
 			},
@@ -10999,7 +11007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5400,
+			line: 5423,
 			text: phraseMask{
 				{index: 32, bits: 522240},
 				{index: 2, bits: 67108864},
@@ -11011,7 +11019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5406,
+			line: 5429,
 			text: phraseMask{
 				{index: 2, bits: 2},
 				{index: 12, bits: 201326600},
@@ -11024,7 +11032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5414,
+			line: 5437,
 			text: phraseMask{
 				{index: 1, bits: 1266637395197952},
 			},
@@ -11034,7 +11042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5419,
+			line: 5442,
 			text: phraseMask{
 				{index: 32, bits: 4194304},
 			},
@@ -11044,7 +11052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5424,
+			line: 5447,
 			text: phraseMask{
 				{index: 32, bits: 58720256},
 			},
@@ -11054,7 +11062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5435,
+			line: 5458,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11081,7 +11089,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " (it kept trying for "},
-										{slot: 19, isSlot: true},
+										{slot: 20, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -11095,7 +11103,7 @@ var builtinSet = &ruleSet{
 								{literal: " never accepted it."},
 							},
 						},
-						uses: 524291,
+						uses: 1048579,
 						tr:   &builtinSlots2[221],
 					},
 					fix: alts{
@@ -11113,7 +11121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5448,
+			line: 5471,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11169,7 +11177,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5460,
+			line: 5483,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11218,7 +11226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5469,
+			line: 5492,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11267,7 +11275,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5478,
+			line: 5501,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11316,7 +11324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5487,
+			line: 5510,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11336,11 +11344,11 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 19, isSlot: true},
+										{slot: 20, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: " could not be reached."},
 							},
 							{
@@ -11354,7 +11362,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 19, isSlot: true},
+										{slot: 20, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server"},
@@ -11367,7 +11375,7 @@ var builtinSet = &ruleSet{
 								{literal: " could not be reached."},
 							},
 						},
-						uses: 540675,
+						uses: 1081347,
 						tr:   &builtinSlots2[231],
 					},
 				},
@@ -11386,11 +11394,11 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 19, isSlot: true},
+											{slot: 20, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 									{literal: " refused every connection."},
 								},
 								{
@@ -11404,7 +11412,7 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 19, isSlot: true},
+											{slot: 20, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server"},
@@ -11417,7 +11425,7 @@ var builtinSet = &ruleSet{
 									{literal: " refused every connection."},
 								},
 							},
-							uses: 540675,
+							uses: 1081347,
 							tr:   &builtinSlots2[232],
 						},
 					},
@@ -11427,7 +11435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5501,
+			line: 5524,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -11463,7 +11471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5508,
+			line: 5531,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -11505,7 +11513,7 @@ var builtinSet = &ruleSet{
 										},
 									},
 									{literal: " could not be delivered because the lookup of the mail servers of the domain "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 									{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
 								},
 								{
@@ -11526,7 +11534,7 @@ var builtinSet = &ruleSet{
 									{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
 								},
 							},
-							uses: 16401,
+							uses: 32785,
 							tr:   &builtinSlots2[235],
 						},
 						fix: alts{
@@ -11552,7 +11560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5519,
+			line: 5542,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11588,7 +11596,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5526,
+			line: 5549,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -11624,7 +11632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5533,
+			line: 5556,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -11653,7 +11661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5540,
+			line: 5563,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11697,7 +11705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5548,
+			line: 5571,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -11706,7 +11714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5554,
+			line: 5577,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -11742,7 +11750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5562,
+			line: 5585,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -11756,7 +11764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5569,
+			line: 5592,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -11875,14 +11883,14 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " ("},
-											{slot: 12, isSlot: true},
+											{slot: 13, isSlot: true},
 											{literal: ")"},
 										},
 									},
 									{literal: ", and fix the cause."},
 								},
 							},
-							uses: 4096,
+							uses: 8192,
 							tr:   &builtinSlots2[246],
 						},
 					},
@@ -11941,14 +11949,14 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " ("},
-											{slot: 12, isSlot: true},
+											{slot: 13, isSlot: true},
 											{literal: ")"},
 										},
 									},
 									{literal: ", and fix the cause."},
 								},
 							},
-							uses: 4096,
+							uses: 8192,
 							tr:   &builtinSlots2[248],
 						},
 					},
@@ -11958,7 +11966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5593,
+			line: 5616,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12187,7 +12195,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5623,
+			line:   5646,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12246,7 +12254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5633,
+			line: 5656,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12255,7 +12263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5638,
+			line: 5661,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12264,7 +12272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5643,
+			line: 5666,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12319,7 +12327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5652,
+			line: 5675,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12330,7 +12338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5660,
+			line: 5683,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12339,14 +12347,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5665,
+			line:     5688,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5675,
+			line: 5698,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12355,7 +12363,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5685,
+			line: 5708,
 			text: phraseMask{
 				{index: 32, bits: 67108864},
 			},
@@ -12365,7 +12373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5690,
+			line: 5713,
 			text: phraseMask{
 				{index: 32, bits: 939524096},
 			},
@@ -12375,7 +12383,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5696,
+			line: 5719,
 			text: phraseMask{
 				{index: 32, bits: 7516192768},
 			},
@@ -12386,7 +12394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5705,
+			line: 5728,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12400,7 +12408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5709,
+			line: 5732,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12416,7 +12424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5713,
+			line: 5736,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12427,7 +12435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5717,
+			line: 5740,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -12441,7 +12449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5721,
+			line: 5744,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -12452,7 +12460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5725,
+			line: 5748,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -12512,7 +12520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5733,
+			line: 5756,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -12569,7 +12577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5741,
+			line: 5764,
 			text: phraseMask{
 				{index: 32, bits: 515396075520},
 			},
@@ -12582,7 +12590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5748,
+			line: 5771,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -12621,7 +12629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5757,
+			line: 5780,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -12692,7 +12700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5766,
+			line: 5789,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -12780,7 +12788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 567,
+			line: 588,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -12795,7 +12803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 578,
+			line: 599,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -12806,7 +12814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 584,
+			line: 605,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -12817,7 +12825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 593,
+			line: 614,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -12830,7 +12838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 603,
+			line: 624,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -12842,7 +12850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 609,
+			line: 630,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -12854,7 +12862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 633,
+			line: 654,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -12871,7 +12879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 644,
+			line: 665,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -12886,7 +12894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 653,
+			line: 674,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -12899,7 +12907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 662,
+			line: 683,
 			text: phraseMask{
 				{bits: 17293822569102704640},
 				{index: 1, bits: 3},
@@ -12911,7 +12919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 683,
+			line: 704,
 			text: phraseMask{
 				{index: 1, bits: 32765},
 			},
@@ -12927,7 +12935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 696,
+			line: 717,
 			text: phraseMask{
 				{index: 1, bits: 536838144},
 			},
@@ -12939,7 +12947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 703,
+			line: 724,
 			text: phraseMask{
 				{index: 1, bits: 8053063680},
 			},
@@ -12950,7 +12958,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 710,
+			line: 731,
 			text: phraseMask{
 				{index: 1, bits: 17583596109824},
 			},
@@ -12963,7 +12971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 729,
+			line: 750,
 			text: phraseMask{
 				{index: 1, bits: 123145302310912},
 			},
@@ -12977,7 +12985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 746,
+			line: 767,
 			text: phraseMask{
 				{index: 1, bits: 35888059530608640},
 			},
@@ -12992,7 +13000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 773,
+			line: 794,
 			text: phraseMask{
 				{index: 1, bits: 108086391056891904},
 			},
@@ -13007,7 +13015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 783,
+			line: 804,
 			text: phraseMask{
 				{index: 1, bits: 8935141660703064064},
 			},
@@ -13021,7 +13029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 791,
+			line: 812,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 				{index: 2, bits: 8191},
@@ -13037,7 +13045,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [35]text{
+	texts: [38]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -13240,6 +13248,51 @@ var builtinSet = &ruleSet{
 			{literal: " does not arrive."},
 		},
 		33: {
+			{literal: "Your message to "},
+			{slot: 9, isSlot: true},
+			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
+			{isSlot: true},
+			{literal: ", and the server there"},
+			{
+				group: []textPart{
+					{literal: " ("},
+					{slot: 1, isSlot: true},
+					{literal: ")"},
+				},
+			},
+			{literal: " refused the forwarded copy, judging the server that forwarded it (its reputation, spam, or failed sender checks)."},
+			{
+				group: []textPart{
+					{literal: " It said: \""},
+					{slot: 5, isSlot: true},
+					{literal: "\""},
+				},
+			},
+			{literal: " Forwarding commonly fails this way: the forwarding server sends your message again from its own address"},
+			{
+				group: []textPart{
+					{literal: " ("},
+					{slot: 16, isSlot: true},
+					{literal: ")"},
+				},
+			},
+			{literal: ", so your domain's sender checks (SPF, often DMARC) fail there, and it is the forwarding server's reputation that is judged, not yours."},
+		},
+		34: {
+			{literal: "Do not rewrite your message: it was refused because of how it was forwarded. Tell the recipient by other means (phone, another address) that their forwarding from "},
+			{slot: 9, isSlot: true},
+			{literal: " to "},
+			{isSlot: true},
+			{literal: " fails, so that their email admin fixes it (the forwarding server should rewrite the sender address with SRS or sign with ARC, or the mail should be forwarded another way, for example by letting the mailbox "},
+			{isSlot: true},
+			{literal: " fetch it). Until then your mail to "},
+			{slot: 9, isSlot: true},
+			{literal: " does not arrive."},
+		},
+		35: {
+			{literal: "The sending server keeps trying, but this will likely not fix itself: it keeps failing until the recipient's side changes its configuration. Tell the recipient by other means (phone, another address) so that their email admin fixes it, or send the content another way."},
+		},
+		36: {
 			{literal: "The refusal was temporary: the receiving server"},
 			{
 				group: []textPart{
@@ -13249,11 +13302,11 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refused the message the same way on every attempt, until the sending server gave up, so it was not delivered."},
 		},
-		34: {
+		37: {
 			{literal: "The failure was temporary, but it happened again on every attempt, until the sending server gave up, so the message was not delivered."},
 		},
 	},
-	textsFrom: [35]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)"},
+	textsFrom: [38]string{0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)", 20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)"},
 	phrases:   []string{"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl", "mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within", "size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "attachment", "file type", "file extension", "executable", "banned", "filetype", "attach", "file", "n=", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops", "hop count", "too many received", "try again", "temporary failure in name resolution", "host lookup did not complete", "host name lookup failure", "name server timeout", "servfail", "dns lookup timed out", "dns timeout", "temporary dns failure", "dns temporary failure", "temporary dns error", "retry timeout exceeded", "delivery temporarily suspended", "retry time not reached", "starttls", "tls", "encryption required", "certificate", "untrusted issuer", "mta-sts", "tlsa", "dane", "mx", "mail exchanger", "host not found, try again", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "because the recipient is only accepting mail from specific email addresses", "bounced address", "due to extended inactivity new mail is not currently being accepted for this mailbox", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "not found recipient account", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity new mail is not currently being accepted", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "rejected due to unacceptable attachments", "you have exceeded the", "prohibited attachment type", "blocked attachment type", "blocked file type", "prohibited file type", "forbidden file type", "banned file type", "disallowed file type", "file type is blocked", "file type blocked", "file type is prohibited", "file type is not permitted", "file type not permitted", "file extension is not allowed", "file extension is blocked", "attachment blocked", "attachment was blocked", "attachment has been blocked", "attachments have been blocked", "attachments were blocked", "disallowed attachment", "restricted attachment", "unacceptable attachment", "executable attachment", "block executable files", "attachment filter", "may not end with", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "server certificate not verified", "server certificate not trusted", "certificate verify failed", "certificate verification failed", "unable to get local issuer certificate", "refused to start tls", "an attempt to start tls failed", "did not offer tls", "mta-sts policy", "dane validation", "tlsa record", "cannot start tls", "account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on"},
 }
 
@@ -13302,14 +13355,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (the receiver's explanation: "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 5120,
+				uses: 9216,
 				tr:   &builtinSlots2[266],
 			},
 		},
@@ -13352,14 +13405,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ", and ask the receiver to lift the restriction."},
 					},
 				},
-				uses: 4096,
+				uses: 8192,
 				tr:   &builtinSlots2[268],
 			},
 		},
@@ -13393,12 +13446,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: " is on the block list "},
-						{slot: 11, isSlot: true},
+						{slot: 12, isSlot: true},
 						{literal: ", which the receiving server checks."},
 					},
 					{
@@ -13420,14 +13473,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 34819,
+				uses: 69635,
 				tr:   &builtinSlots2[269],
 			},
 			fix: alts{
@@ -13441,11 +13494,11 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: ". Your email admin should look up the sending server's address on "},
-						{slot: 11, isSlot: true},
+						{slot: 12, isSlot: true},
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -13463,7 +13516,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -13471,14 +13524,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 18, isSlot: true},
+								{slot: 19, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 269312,
+				uses: 537600,
 				tr:   &builtinSlots2[270],
 			},
 		},
@@ -13622,7 +13675,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it is larger than the recipient accepts: the limit is "},
-						{slot: 13, isSlot: true},
+						{slot: 14, isSlot: true},
 						{literal: "."},
 					},
 					{
@@ -13643,19 +13696,19 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it is larger than the recipient accepts."},
 					},
 				},
-				uses: 8195,
+				uses: 16387,
 				tr:   &builtinSlots2[276],
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "Make the message smaller than "},
-						{slot: 13, isSlot: true},
+						{slot: 14, isSlot: true},
 						{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 							},
 						},
 					},
@@ -13664,12 +13717,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 							},
 						},
 					},
 				},
-				uses: 12288,
+				uses: 24576,
 				tr:   &builtinSlots2[277],
 			},
 		},
@@ -13696,7 +13749,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -13704,11 +13757,11 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " to reach "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 							},
 						},
 						{literal: " failed with: \""},
-						{slot: 20, isSlot: true},
+						{slot: 21, isSlot: true},
 						{literal: "\""},
 					},
 					{
@@ -13723,12 +13776,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ": the receiving server "},
-						{slot: 14, isSlot: true},
+						{slot: 15, isSlot: true},
 						{literal: " could not be reached, or kept putting the message off. The report says: \""},
 						{slot: 5, isSlot: true},
 						{literal: "\""},
@@ -13745,12 +13798,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ": the receiving server "},
-						{slot: 14, isSlot: true},
+						{slot: 15, isSlot: true},
 						{literal: " could not be reached, or kept putting the message off."},
 					},
 					{
@@ -13765,7 +13818,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -13792,7 +13845,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -13806,7 +13859,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: " could not be reached, or kept putting the message off."},
 					},
 				},
-				uses: 1589283,
+				uses: 3178531,
 				tr:   &builtinSlots2[278],
 			},
 			fix: alts{
@@ -13816,13 +13869,13 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 							},
 						},
 						{literal: " does not take mail."},
 					},
 				},
-				uses: 16384,
+				uses: 32768,
 				tr:   &builtinSlots2[279],
 			},
 		},
@@ -13846,7 +13899,7 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (it kept trying for "},
-									{slot: 19, isSlot: true},
+									{slot: 20, isSlot: true},
 									{literal: ")"},
 								},
 							},
@@ -13860,7 +13913,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " failed, because the domain's name servers did not answer."},
 						},
 					},
-					uses: 524305,
+					uses: 1048593,
 					tr:   &builtinSlots2[280],
 				},
 				fix: alts{
@@ -13895,7 +13948,7 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (it kept trying for "},
-									{slot: 19, isSlot: true},
+									{slot: 20, isSlot: true},
 									{literal: ")"},
 								},
 							},
@@ -13903,13 +13956,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " refused every connection."},
 						},
 					},
-					uses: 540673,
+					uses: 1081345,
 					tr:   &builtinSlots2[282],
 				},
 				fix: alts{
@@ -13919,13 +13972,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " was down for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
 						},
 					},
-					uses: 16384,
+					uses: 32768,
 					tr:   &builtinSlots2[283],
 				},
 			},
@@ -13944,7 +13997,7 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (it kept trying for "},
-									{slot: 19, isSlot: true},
+									{slot: 20, isSlot: true},
 									{literal: ")"},
 								},
 							},
@@ -13952,13 +14005,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " never answered."},
 						},
 					},
-					uses: 540673,
+					uses: 1081345,
 					tr:   &builtinSlots2[284],
 				},
 				fix: alts{
@@ -13968,13 +14021,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " could not be reached for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
 						},
 					},
-					uses: 16384,
+					uses: 32768,
 					tr:   &builtinSlots2[285],
 				},
 			},
@@ -14072,13 +14125,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " does not offer encryption at all."},
 						},
 					},
-					uses: 16385,
+					uses: 32769,
 					tr:   &builtinSlots2[290],
 				},
 				fix: alts{
@@ -14088,7 +14141,7 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: ". If that server is known not to support it, your email admin can relax the sending server's TLS policy for that domain"},
@@ -14102,7 +14155,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "."},
 						},
 					},
-					uses: 16400,
+					uses: 32784,
 					tr:   &builtinSlots2[291],
 				},
 			},
@@ -14126,13 +14179,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " offered encryption but then refused or failed to start it."},
 						},
 					},
-					uses: 16385,
+					uses: 32769,
 					tr:   &builtinSlots2[292],
 				},
 				fix: alts{
@@ -14142,13 +14195,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: ", often its certificate or key files."},
 						},
 					},
-					uses: 16384,
+					uses: 32768,
 					tr:   &builtinSlots2[293],
 				},
 			},
@@ -14172,13 +14225,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " did not pass the sending server's verification (it may be expired, self-signed, issued for another name, or not match the domain's published security policy)."},
 						},
 					},
-					uses: 16385,
+					uses: 32769,
 					tr:   &builtinSlots2[294],
 				},
 				fix: alts{
@@ -14301,7 +14354,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because of its attachment "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 						{
@@ -14322,21 +14375,21 @@ var builtinData1 = [...]reasonDef{
 							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 					},
-					uses: 65539,
+					uses: 131075,
 					tr:   &builtinSlots2[300],
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "Send the message again without "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 						{
 							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   &builtinSlots2[301],
 				},
 			},
@@ -14451,7 +14504,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " could not be delivered because the domain "},
-							{slot: 14, isSlot: true},
+							{slot: 15, isSlot: true},
 							{literal: " lists no mail server that receives email for it."},
 						},
 						{
@@ -14472,7 +14525,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " lists no mail server that receives email for it."},
 						},
 					},
-					uses: 16401,
+					uses: 32785,
 					tr:   &builtinSlots2[306],
 				},
 				fix: alts{
@@ -14603,7 +14656,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it is larger than the receiving server accepts: the limit is "},
-						{slot: 13, isSlot: true},
+						{slot: 14, isSlot: true},
 						{literal: "."},
 					},
 					{
@@ -14624,19 +14677,19 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it is larger than the receiving server accepts."},
 					},
 				},
-				uses: 8195,
+				uses: 16387,
 				tr:   &builtinSlots2[312],
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "Make the message smaller than "},
-						{slot: 13, isSlot: true},
+						{slot: 14, isSlot: true},
 						{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 							},
 						},
 					},
@@ -14645,12 +14698,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 							},
 						},
 					},
 				},
-				uses: 12288,
+				uses: 24576,
 				tr:   &builtinSlots2[313],
 			},
 		},
@@ -14677,13 +14730,13 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 16385,
+				uses: 32769,
 				tr:   &builtinSlots2[314],
 			},
 			fix: alts{
@@ -14750,7 +14803,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " could not be delivered because the lookup of the mail servers of the domain "},
-							{slot: 14, isSlot: true},
+							{slot: 15, isSlot: true},
 							{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
 						},
 						{
@@ -14771,7 +14824,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
 						},
 					},
-					uses: 16401,
+					uses: 32785,
 					tr:   &builtinSlots2[318],
 				},
 				fix: alts{
@@ -14807,7 +14860,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " could not be delivered because no mail server could be found for the domain "},
-							{slot: 14, isSlot: true},
+							{slot: 15, isSlot: true},
 							{literal: "."},
 						},
 						{
@@ -14828,7 +14881,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "."},
 						},
 					},
-					uses: 16401,
+					uses: 32785,
 					tr:   &builtinSlots2[320],
 				},
 				fix: alts{
@@ -14915,13 +14968,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " refused the connection: it is down or does not take mail at the moment."},
 						},
 					},
-					uses: 16385,
+					uses: 32769,
 					tr:   &builtinSlots2[324],
 				},
 				fix: alts{
@@ -14931,13 +14984,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: "."},
 						},
 					},
-					uses: 16384,
+					uses: 32768,
 					tr:   &builtinSlots2[325],
 				},
 			},
@@ -14960,13 +15013,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " did not answer."},
 						},
 					},
-					uses: 16385,
+					uses: 32769,
 					tr:   &builtinSlots2[326],
 				},
 				fix: alts{
@@ -14976,13 +15029,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: "."},
 						},
 					},
-					uses: 16384,
+					uses: 32768,
 					tr:   &builtinSlots2[327],
 				},
 			},
@@ -15029,10 +15082,18 @@ var builtinData1 = [...]reasonDef{
 			fix: alts{
 				list: []text{
 					{
-						{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must make their domain's mail server settings point to a server that accepts it; if you send through your own organization's server, ask your email admin to allow you to send through it."},
+						{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must make their domain's mail server settings point to a server that accepts it"},
+						{
+							group: []textPart{
+								{slot: 11, isSlot: true, test: true},
+								{literal: "; if you send through your own organization's server, ask your email admin to allow you to send through it"},
+							},
+						},
+						{literal: "."},
 					},
 				},
-				tr: &builtinSlots2[329],
+				uses: 2048,
+				tr:   &builtinSlots2[329],
 			},
 		},
 	},
@@ -15103,7 +15164,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " could not be delivered because the domain "},
-							{slot: 14, isSlot: true},
+							{slot: 15, isSlot: true},
 							{literal: " lists no mail server that receives email for it."},
 						},
 						{
@@ -15124,7 +15185,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " lists no mail server that receives email for it."},
 						},
 					},
-					uses: 16401,
+					uses: 32785,
 					tr:   &builtinSlots2[332],
 				},
 				fix: alts{
@@ -15309,7 +15370,7 @@ var builtinData1 = [...]reasonDef{
 				list: []text{
 					{
 						{literal: "Send the message without the attachment "},
-						{slot: 16, isSlot: true},
+						{slot: 17, isSlot: true},
 						{literal: ", or share the file another way, for example as a link to a shared folder."},
 					},
 					{
@@ -15317,14 +15378,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 18, isSlot: true},
+								{slot: 19, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 327680,
+				uses: 655360,
 				tr:   &builtinSlots2[339],
 			},
 		},
@@ -15384,14 +15445,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (contact: "},
-									{slot: 18, isSlot: true},
+									{slot: 19, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", and fix the cause."},
 						},
 					},
-					uses: 262144,
+					uses: 524288,
 					tr:   &builtinSlots2[341],
 				},
 			},
@@ -15450,14 +15511,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (contact: "},
-									{slot: 18, isSlot: true},
+									{slot: 19, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", and fix the cause."},
 						},
 					},
-					uses: 262144,
+					uses: 524288,
 					tr:   &builtinSlots2[343],
 				},
 			},
@@ -15516,14 +15577,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (contact: "},
-									{slot: 18, isSlot: true},
+									{slot: 19, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: "."},
 						},
 					},
-					uses: 262144,
+					uses: 524288,
 					tr:   &builtinSlots2[345],
 				},
 			},
@@ -15553,7 +15614,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because of its attachment "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 						{
@@ -15574,21 +15635,21 @@ var builtinData1 = [...]reasonDef{
 							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 					},
-					uses: 65539,
+					uses: 131075,
 					tr:   &builtinSlots2[346],
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "Send the message again without "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 						{
 							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   &builtinSlots2[347],
 				},
 			},
@@ -15651,14 +15712,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 18, isSlot: true},
+								{slot: 19, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 262144,
+				uses: 524288,
 				tr:   &builtinSlots2[349],
 			},
 		},
@@ -15731,14 +15792,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: " has no valid reverse DNS name, which many receivers require."},
 					},
 				},
-				uses: 32771,
+				uses: 65539,
 				tr:   &builtinSlots2[352],
 			},
 			fix: alts{
@@ -15748,13 +15809,13 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 							},
 						},
 						{literal: " a reverse DNS name that matches the server's own name."},
 					},
 				},
-				uses: 32768,
+				uses: 65536,
 				tr:   &builtinSlots2[353],
 			},
 		},
@@ -15843,7 +15904,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because of its attachment "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 						{
@@ -15864,21 +15925,21 @@ var builtinData1 = [...]reasonDef{
 							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 					},
-					uses: 65539,
+					uses: 131075,
 					tr:   &builtinSlots2[356],
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "Send the message again without "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 						{
 							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   &builtinSlots2[357],
 				},
 			},
@@ -15949,7 +16010,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 11, isSlot: true},
+							{slot: 12, isSlot: true},
 							{literal: "). This is about the sending server's reputation, not about your message."},
 						},
 						{
@@ -15970,7 +16031,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 						},
 					},
-					uses: 2051,
+					uses: 4099,
 					tr:   &builtinSlots2[360],
 				},
 				fix: alts{
@@ -15980,14 +16041,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " ("},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 						},
 					},
-					uses: 4096,
+					uses: 8192,
 					tr:   &builtinSlots2[361],
 				},
 			},
@@ -16015,7 +16076,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 11, isSlot: true},
+							{slot: 12, isSlot: true},
 							{literal: "). This is about the sending server's reputation, not about your message."},
 						},
 						{
@@ -16036,7 +16097,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 						},
 					},
-					uses: 2051,
+					uses: 4099,
 					tr:   &builtinSlots2[362],
 				},
 				fix: alts{
@@ -16046,14 +16107,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " ("},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 						},
 					},
-					uses: 4096,
+					uses: 8192,
 					tr:   &builtinSlots2[363],
 				},
 			},
@@ -16081,7 +16142,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 11, isSlot: true},
+							{slot: 12, isSlot: true},
 							{literal: "). This is about the sending server's reputation, not about your message."},
 						},
 						{
@@ -16102,7 +16163,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 						},
 					},
-					uses: 2051,
+					uses: 4099,
 					tr:   &builtinSlots2[364],
 				},
 				fix: alts{
@@ -16112,14 +16173,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " ("},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 						},
 					},
-					uses: 4096,
+					uses: 8192,
 					tr:   &builtinSlots2[365],
 				},
 			},
@@ -16149,9 +16210,9 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because the attachment "},
-							{slot: 16, isSlot: true},
-							{literal: " is infected with malware ("},
 							{slot: 17, isSlot: true},
+							{literal: " is infected with malware ("},
+							{slot: 18, isSlot: true},
 							{literal: ")."},
 						},
 						{
@@ -16170,25 +16231,25 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because it carries malware ("},
-							{slot: 17, isSlot: true},
+							{slot: 18, isSlot: true},
 							{literal: ")."},
 						},
 					},
-					uses: 196611,
+					uses: 393219,
 					tr:   &builtinSlots2[366],
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "The receiving server's scanner found malware in "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 						},
 						{
 							{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   &builtinSlots2[367],
 				},
 			},
@@ -16232,14 +16293,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (the receiver's guidelines: "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 4096,
+				uses: 8192,
 				tr:   &builtinSlots2[369],
 			},
 		},
@@ -16565,7 +16626,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because it has too many recipients: the server accepts at most "},
-							{slot: 13, isSlot: true},
+							{slot: 14, isSlot: true},
 							{literal: " in one message."},
 						},
 						{
@@ -16586,21 +16647,21 @@ var builtinData1 = [...]reasonDef{
 							{literal: " because it has more recipients than the server accepts in one message."},
 						},
 					},
-					uses: 8195,
+					uses: 16387,
 					tr:   &builtinSlots2[384],
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "Send the message again to fewer recipients at a time (at most "},
-							{slot: 13, isSlot: true},
+							{slot: 14, isSlot: true},
 							{literal: "), or use a mailing list for large groups."},
 						},
 						{
 							{literal: "Send the message again to fewer recipients at a time, or use a mailing list for large groups."},
 						},
 					},
-					uses: 8192,
+					uses: 16384,
 					tr:   &builtinSlots2[385],
 				},
 			},
@@ -16656,7 +16717,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (more at "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -16666,7 +16727,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Forward this report to your email admin, who can read its technical details."},
 					},
 				},
-				uses: 4096,
+				uses: 8192,
 				tr:   &builtinSlots2[387],
 			},
 		},
@@ -16756,9 +16817,9 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because the attachment "},
-						{slot: 16, isSlot: true},
-						{literal: " is infected with malware ("},
 						{slot: 17, isSlot: true},
+						{literal: " is infected with malware ("},
+						{slot: 18, isSlot: true},
 						{literal: ")."},
 					},
 					{
@@ -16777,7 +16838,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because the attachment "},
-						{slot: 16, isSlot: true},
+						{slot: 17, isSlot: true},
 						{literal: " was judged dangerous or infected."},
 					},
 					{
@@ -16796,7 +16857,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it carries malware ("},
-						{slot: 17, isSlot: true},
+						{slot: 18, isSlot: true},
 						{literal: ")."},
 					},
 					{
@@ -16817,21 +16878,21 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it carries malware, or an attachment that the receiving server treats as dangerous."},
 					},
 				},
-				uses: 196611,
+				uses: 393219,
 				tr:   &builtinSlots2[391],
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "The receiving server's scanner found malware in "},
-						{slot: 16, isSlot: true},
+						{slot: 17, isSlot: true},
 						{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 					},
 					{
 						{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 					},
 				},
-				uses: 65536,
+				uses: 131072,
 				tr:   &builtinSlots2[392],
 			},
 		},
@@ -16860,9 +16921,9 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because the attachment "},
-							{slot: 16, isSlot: true},
-							{literal: " is infected with malware ("},
 							{slot: 17, isSlot: true},
+							{literal: " is infected with malware ("},
+							{slot: 18, isSlot: true},
 							{literal: ")."},
 						},
 						{
@@ -16881,25 +16942,25 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because it carries malware ("},
-							{slot: 17, isSlot: true},
+							{slot: 18, isSlot: true},
 							{literal: ")."},
 						},
 					},
-					uses: 196611,
+					uses: 393219,
 					tr:   &builtinSlots2[393],
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "The receiving server's scanner found malware in "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 						},
 						{
 							{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   &builtinSlots2[394],
 				},
 			},
@@ -16927,7 +16988,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because of its attachment "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 						{
@@ -16948,21 +17009,21 @@ var builtinData1 = [...]reasonDef{
 							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 					},
-					uses: 65539,
+					uses: 131075,
 					tr:   &builtinSlots2[395],
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "Send the message again without "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 						{
 							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   &builtinSlots2[396],
 				},
 			},
