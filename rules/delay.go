@@ -33,13 +33,15 @@ var lastingDelayReasons = [...]Reason{ReasonNoRelaying}
 // lastingDelay says whether a delay read as v does not fix itself: its
 // cause is one of lastingDelayConditions or lastingDelayReasons, and its
 // owner is the recipient's email admin (whose configuration it is, and
-// whom the fix asks the sender to reach).
-func lastingDelay(v *Classification) bool {
+// whom the fix asks the sender to reach). A reason of lastingDelayReasons
+// counts only when a remote server gave it (in): from the sender's own
+// server, a relay refusal is not the recipient's side's.
+func lastingDelay(v *Classification, in *Input) bool {
 	if v.Owner != OwnerRecipientAdmin {
 		return false
 	}
 	for _, r := range lastingDelayReasons {
-		if v.Reason == r {
+		if v.Reason == r && !ownServerRefusal(in) {
 			return true
 		}
 	}

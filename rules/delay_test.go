@@ -52,3 +52,14 @@ func TestOrdinaryDelayStaysTemporary(t *testing.T) {
 		t.Errorf("mailbox full delay: owner %s fix %q: want nobody and nothing to do yet", v.Owner, v.Fix)
 	}
 }
+
+// TestRelayDeniedDelayFromTheSendersOwnServerIsNotTheRecipients: with no
+// remote server named, a temporary relay refusal may be the sender's own
+// server's: it is not said to need the recipient's admin.
+func TestRelayDeniedDelayFromTheSendersOwnServerIsNotTheRecipients(t *testing.T) {
+	e := builtin(t)
+	v := e.Classify(Input{Action: "delayed", Status: "4.7.1", Diagnostic: "454 4.7.1 <bo@example.net>: Relay access denied"})
+	if strings.Contains(v.Fix, "will likely not fix itself") {
+		t.Errorf("owner %s fix %q: want no lasting-delay fix for a refusal of unknown origin", v.Owner, v.Fix)
+	}
+}

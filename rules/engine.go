@@ -212,7 +212,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	w.fill(rd.words)
 
 	v.Owner = first(w.owner, OwnerUnknown)
-	lasting := action == smtpcode.ActionDelayed && lastingDelay(&v)
+	lasting := action == smtpcode.ActionDelayed && lastingDelay(&v, &rec.in)
 	if action == smtpcode.ActionDelayed && !lasting {
 		v.Owner = OwnerNone // the sending server keeps trying
 	}
