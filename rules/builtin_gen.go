@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "747cd62868a0"
+const builtinDigest = "2f1d89d4b1ce"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   858,
+			line:   879,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 863,
+			line: 884,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 878,
+			line: 899,
 			text: phraseMask{
 				{index: 2, bits: 57344},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 885,
+			line: 906,
 			text: phraseMask{
 				{index: 2, bits: 65536},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 892,
+			line: 913,
 			text: phraseMask{
 				{index: 2, bits: 393216},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 899,
+			line: 920,
 			text: phraseMask{
 				{index: 2, bits: 524288},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 906,
+			line: 927,
 			text: phraseMask{
 				{index: 2, bits: 15728640},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 913,
+			line: 934,
 			text: phraseMask{
 				{index: 2, bits: 50331648},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 920,
+			line: 941,
 			text: phraseMask{
 				{index: 2, bits: 67108864},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 927,
+			line: 948,
 			text: phraseMask{
 				{index: 2, bits: 134217728},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 934,
+			line: 955,
 			text: phraseMask{
 				{index: 2, bits: 268435456},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 941,
+			line: 962,
 			text: phraseMask{
 				{index: 2, bits: 1610612736},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 948,
+			line: 969,
 			text: phraseMask{
 				{index: 2, bits: 2147483648},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 955,
+			line: 976,
 			text: phraseMask{
 				{index: 2, bits: 12884901888},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 962,
+			line: 983,
 			text: phraseMask{
 				{index: 2, bits: 17179869184},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 969,
+			line: 990,
 			text: phraseMask{
 				{index: 2, bits: 34359738368},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 976,
+			line: 997,
 			text: phraseMask{
 				{index: 2, bits: 68719476736},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 983,
+			line: 1004,
 			text: phraseMask{
 				{index: 2, bits: 962072674304},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 991,
+			line: 1012,
 			text: phraseMask{
 				{index: 2, bits: 139637976727552},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1012,
+			line: 1033,
 			text: phraseMask{
 				{index: 2, bits: 422212465065984},
 			},
@@ -328,14 +328,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", or its network, is on the block list of Outlook.com (Hotmail, Live, MSN), Microsoft's mail service."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[1],
 					},
 					fix: alts{
@@ -360,7 +360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1029,
+			line: 1050,
 			text: phraseMask{
 				{index: 2, bits: 35465847065542656},
 			},
@@ -412,7 +412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1047,
+			line: 1068,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -446,14 +446,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[5],
 					},
 					fix: alts{
@@ -470,14 +470,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", fix what gave it a poor reputation (often a hacked account sending spam), and ask for removal with the form on that page."},
 							},
 						},
-						uses: 5120,
+						uses: 9216,
 						tr:   &builtinSlots2[6],
 					},
 				},
@@ -486,7 +486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1062,
+			line: 1083,
 			text: phraseMask{
 				{index: 2, bits: 18158513697557839872},
 			},
@@ -536,7 +536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1082,
+			line: 1103,
 			text: phraseMask{
 				{index: 3, bits: 3},
 			},
@@ -588,7 +588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1099,
+			line: 1120,
 			text: phraseMask{
 				{index: 3, bits: 3},
 			},
@@ -638,7 +638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1109,
+			line: 1130,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -675,14 +675,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " and of your domain, and from whether the message is authenticated (SPF, DKIM, DMARC), as well as from its content."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[13],
 					},
 					fix: alts{
@@ -692,14 +692,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "; bulk or promotional mail needs a one-click unsubscribe and recipients who asked for it."},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   &builtinSlots2[14],
 					},
 				},
@@ -708,7 +708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1126,
+			line: 1147,
 			text: phraseMask{
 				{index: 3, bits: 120},
 			},
@@ -758,7 +758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1141,
+			line: 1162,
 			text: phraseMask{
 				{index: 3, bits: 3968},
 			},
@@ -808,7 +808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1157,
+			line: 1178,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -858,7 +858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1171,
+			line: 1192,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -871,7 +871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1181,
+			line: 1202,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -884,7 +884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1187,
+			line: 1208,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -897,7 +897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1193,
+			line: 1214,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -910,7 +910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1199,
+			line: 1220,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -923,7 +923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1205,
+			line: 1226,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -936,7 +936,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1211,
+			line: 1232,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -949,7 +949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1217,
+			line: 1238,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -962,7 +962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1223,
+			line: 1244,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -975,7 +975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1229,
+			line: 1250,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -988,7 +988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1235,
+			line: 1256,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -1001,7 +1001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1241,
+			line: 1262,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -1038,14 +1038,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for its reputation. The code at the end of the reply (LPN... or OFR...) is Orange's reason code."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[21],
 					},
 					fix: alts{
@@ -1070,7 +1070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1256,
+			line: 1277,
 			text: phraseMask{
 				{index: 3, bits: 3932160},
 			},
@@ -1083,7 +1083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1264,
+			line: 1285,
 			text: phraseMask{
 				{index: 3, bits: 4194304},
 			},
@@ -1096,7 +1096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1270,
+			line: 1291,
 			text: phraseMask{
 				{index: 3, bits: 8388608},
 			},
@@ -1109,7 +1109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1276,
+			line: 1297,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 			},
@@ -1122,7 +1122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1282,
+			line: 1303,
 			text: phraseMask{
 				{index: 3, bits: 100663296},
 			},
@@ -1135,7 +1135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1288,
+			line: 1309,
 			text: phraseMask{
 				{index: 3, bits: 402653184},
 			},
@@ -1148,7 +1148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1294,
+			line: 1315,
 			text: phraseMask{
 				{index: 3, bits: 536870912},
 			},
@@ -1161,7 +1161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1300,
+			line: 1321,
 			text: phraseMask{
 				{index: 3, bits: 1073741824},
 			},
@@ -1171,7 +1171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1309,
+			line: 1330,
 			text: phraseMask{
 				{index: 3, bits: 272730423296},
 			},
@@ -1181,7 +1181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1314,
+			line: 1335,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1191,7 +1191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1319,
+			line: 1340,
 			text: phraseMask{
 				{index: 3, bits: 1649267441664},
 			},
@@ -1201,7 +1201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1324,
+			line: 1345,
 			text: phraseMask{
 				{index: 3, bits: 6597069766656},
 			},
@@ -1211,7 +1211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1329,
+			line: 1350,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 			},
@@ -1221,7 +1221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1334,
+			line: 1355,
 			text: phraseMask{
 				{index: 3, bits: 123145302310912},
 			},
@@ -1231,7 +1231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1339,
+			line: 1360,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -1241,7 +1241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1344,
+			line: 1365,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1251,7 +1251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1349,
+			line: 1370,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -1261,7 +1261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1354,
+			line: 1375,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -1271,7 +1271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1359,
+			line: 1380,
 			text: phraseMask{
 				{index: 3, bits: 139611588448485376},
 			},
@@ -1281,7 +1281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1364,
+			line: 1385,
 			text: phraseMask{
 				{index: 3, bits: 2161727821137838080},
 			},
@@ -1291,7 +1291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1369,
+			line: 1390,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1301,7 +1301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1374,
+			line: 1395,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1314,7 +1314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1383,
+			line: 1404,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1327,7 +1327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1389,
+			line: 1410,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1340,7 +1340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1395,
+			line: 1416,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1353,7 +1353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1401,
+			line: 1422,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1366,7 +1366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1407,
+			line: 1428,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1379,7 +1379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1413,
+			line: 1434,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1392,7 +1392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1419,
+			line: 1440,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1405,7 +1405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1425,
+			line: 1446,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1418,7 +1418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1431,
+			line: 1452,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 			},
@@ -1431,7 +1431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1438,
+			line: 1459,
 			text: phraseMask{
 				{index: 4, bits: 3},
 			},
@@ -1444,7 +1444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1444,
+			line: 1465,
 			text: phraseMask{
 				{index: 4, bits: 4},
 			},
@@ -1457,7 +1457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1450,
+			line: 1471,
 			text: phraseMask{
 				{index: 4, bits: 8},
 			},
@@ -1470,7 +1470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1456,
+			line: 1477,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1483,7 +1483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1462,
+			line: 1483,
 			text: phraseMask{
 				{index: 4, bits: 32},
 			},
@@ -1496,7 +1496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1468,
+			line: 1489,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1509,7 +1509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1474,
+			line: 1495,
 			text: phraseMask{
 				{index: 4, bits: 384},
 			},
@@ -1522,7 +1522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1480,
+			line: 1501,
 			text: phraseMask{
 				{index: 4, bits: 7680},
 			},
@@ -1535,7 +1535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1486,
+			line: 1507,
 			text: phraseMask{
 				{index: 4, bits: 1040384},
 			},
@@ -1548,7 +1548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1492,
+			line: 1513,
 			text: phraseMask{
 				{index: 4, bits: 1048576},
 			},
@@ -1561,7 +1561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1498,
+			line: 1519,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1574,7 +1574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1505,
+			line: 1526,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1587,7 +1587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1511,
+			line: 1532,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1600,7 +1600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1517,
+			line: 1538,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1613,7 +1613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1523,
+			line: 1544,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1626,7 +1626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1529,
+			line: 1550,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1639,7 +1639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1535,
+			line: 1556,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1652,7 +1652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1541,
+			line: 1562,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1665,7 +1665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1547,
+			line: 1568,
 			text: phraseMask{
 				{index: 4, bits: 4194304},
 			},
@@ -1675,7 +1675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1554,
+			line: 1575,
 			text: phraseMask{
 				{index: 4, bits: 8388608},
 			},
@@ -1724,7 +1724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1563,
+			line: 1584,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -1734,7 +1734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1568,
+			line: 1589,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1744,7 +1744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1573,
+			line: 1594,
 			text: phraseMask{
 				{index: 4, bits: 402653184},
 			},
@@ -1754,7 +1754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1578,
+			line: 1599,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1764,7 +1764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1583,
+			line: 1604,
 			text: phraseMask{
 				{index: 4, bits: 1073741824},
 			},
@@ -1774,7 +1774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1595,
+			line: 1616,
 			text: phraseMask{
 				{index: 4, bits: 2147483648},
 			},
@@ -1784,7 +1784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1600,
+			line: 1621,
 			text: phraseMask{
 				{index: 4, bits: 30064771072},
 			},
@@ -1794,7 +1794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1605,
+			line: 1626,
 			text: phraseMask{
 				{index: 4, bits: 34359738368},
 			},
@@ -1804,7 +1804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1610,
+			line: 1631,
 			text: phraseMask{
 				{index: 4, bits: 68719476736},
 			},
@@ -1830,7 +1830,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because it is larger than the recipient's own size limit, which is "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: "."},
 							},
 							{
@@ -1851,19 +1851,19 @@ var builtinSet = &ruleSet{
 								{literal: " because it is larger than the recipient's own size limit."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   &builtinSlots2[25],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Make the message smaller than "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 								{
 									group: []textPart{
 										{literal: " The receiving side's page about its limits: "},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 									},
 								},
 							},
@@ -1872,12 +1872,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " The receiving side's page about its limits: "},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 12288,
+						uses: 24576,
 						tr:   &builtinSlots2[26],
 					},
 				},
@@ -1886,7 +1886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1622,
+			line: 1643,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1896,7 +1896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1627,
+			line: 1648,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -1906,7 +1906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1635,
+			line: 1656,
 			text: phraseMask{
 				{index: 4, bits: 2199023255552},
 			},
@@ -1916,7 +1916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1640,
+			line: 1661,
 			text: phraseMask{
 				{index: 4, bits: 4398046511104},
 			},
@@ -1926,7 +1926,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1647,
+			line: 1668,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1937,7 +1937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1653,
+			line: 1674,
 			text: phraseMask{
 				{index: 4, bits: 527765581332480},
 			},
@@ -1947,7 +1947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1661,
+			line: 1682,
 			text: phraseMask{
 				{index: 4, bits: 3940649673949184},
 			},
@@ -1984,14 +1984,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ": its code (SC-, DY- or OU-) stands for a poor reputation or complaints, a home (dynamic) address, an open relay, or a hacked computer."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[27],
 					},
 					fix: alts{
@@ -2016,7 +2016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1681,
+			line: 1702,
 			text: phraseMask{
 				{index: 4, bits: 1148417904979476480},
 			},
@@ -2026,7 +2026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1688,
+			line: 1709,
 			text: phraseMask{
 				{index: 4, bits: 3458764513820540928},
 			},
@@ -2036,7 +2036,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1699,
+			line: 1720,
 			text: phraseMask{
 				{index: 4, bits: 4611686018427387904},
 			},
@@ -2047,7 +2047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1706,
+			line: 1727,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -2058,7 +2058,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1712,
+			line: 1733,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2069,7 +2069,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1721,
+			line: 1742,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2079,7 +2079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1727,
+			line: 1748,
 			text: phraseMask{
 				{index: 5, bits: 1},
 			},
@@ -2090,7 +2090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1733,
+			line: 1754,
 			text: phraseMask{
 				{index: 5, bits: 2},
 			},
@@ -2101,7 +2101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1739,
+			line: 1760,
 			text: phraseMask{
 				{index: 5, bits: 12},
 			},
@@ -2112,7 +2112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1745,
+			line: 1766,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2123,7 +2123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1752,
+			line: 1773,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2175,7 +2175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1765,
+			line: 1786,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -2186,7 +2186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1772,
+			line: 1793,
 			text: phraseMask{
 				{index: 5, bits: 32},
 			},
@@ -2197,7 +2197,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1778,
+			line: 1799,
 			text: phraseMask{
 				{index: 5, bits: 192},
 			},
@@ -2208,7 +2208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1785,
+			line: 1806,
 			text: phraseMask{
 				{index: 5, bits: 3840},
 			},
@@ -2219,7 +2219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1792,
+			line: 1813,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -2230,7 +2230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1798,
+			line: 1819,
 			text: phraseMask{
 				{index: 2, bits: 8589934592},
 			},
@@ -2241,7 +2241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1804,
+			line: 1825,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -2252,7 +2252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1810,
+			line: 1831,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -2263,7 +2263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1816,
+			line: 1837,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -2274,7 +2274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1822,
+			line: 1843,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -2285,7 +2285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1828,
+			line: 1849,
 			text: phraseMask{
 				{index: 5, bits: 131072},
 			},
@@ -2296,7 +2296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1834,
+			line: 1855,
 			text: phraseMask{
 				{index: 5, bits: 1835008},
 			},
@@ -2307,7 +2307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1840,
+			line: 1861,
 			text: phraseMask{
 				{index: 5, bits: 6291456},
 			},
@@ -2318,7 +2318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1846,
+			line: 1867,
 			text: phraseMask{
 				{index: 5, bits: 25165824},
 			},
@@ -2329,7 +2329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1852,
+			line: 1873,
 			text: phraseMask{
 				{index: 5, bits: 100663296},
 			},
@@ -2340,7 +2340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1858,
+			line: 1879,
 			text: phraseMask{
 				{index: 5, bits: 134217728},
 			},
@@ -2351,7 +2351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1864,
+			line: 1885,
 			text: phraseMask{
 				{index: 5, bits: 268435456},
 			},
@@ -2362,7 +2362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1870,
+			line: 1891,
 			text: phraseMask{
 				{index: 5, bits: 3758096384},
 			},
@@ -2373,7 +2373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1877,
+			line: 1898,
 			text: phraseMask{
 				{index: 5, bits: 4294967296},
 			},
@@ -2384,7 +2384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1883,
+			line: 1904,
 			text: phraseMask{
 				{index: 5, bits: 8589934592},
 			},
@@ -2395,7 +2395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1889,
+			line: 1910,
 			text: phraseMask{
 				{index: 5, bits: 51539607552},
 			},
@@ -2406,7 +2406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1895,
+			line: 1916,
 			text: phraseMask{
 				{index: 5, bits: 206158430208},
 			},
@@ -2417,7 +2417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1901,
+			line: 1922,
 			text: phraseMask{
 				{index: 5, bits: 274877906944},
 			},
@@ -2428,7 +2428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1907,
+			line: 1928,
 			text: phraseMask{
 				{index: 5, bits: 549755813888},
 			},
@@ -2439,7 +2439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1913,
+			line: 1934,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -2450,7 +2450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1919,
+			line: 1940,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -2461,7 +2461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1925,
+			line: 1946,
 			text: phraseMask{
 				{index: 5, bits: 13194139533312},
 			},
@@ -2472,7 +2472,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1931,
+			line: 1952,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2486,7 +2486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1943,
+			line: 1964,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2500,7 +2500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1950,
+			line: 1971,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2514,7 +2514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1957,
+			line: 1978,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2528,7 +2528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1964,
+			line: 1985,
 			text: phraseMask{
 				{index: 5, bits: 144044819331678208},
 			},
@@ -2539,7 +2539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1975,
+			line: 1996,
 			text: phraseMask{
 				{index: 5, bits: 2161727821137838080},
 			},
@@ -2550,7 +2550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1989,
+			line: 2010,
 			text: phraseMask{
 				{index: 5, bits: 6917529027641081856},
 			},
@@ -2596,14 +2596,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   &builtinSlots2[32],
 					},
 				},
@@ -2613,7 +2613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2000,
+			line: 2021,
 			text: phraseMask{
 				{index: 5, bits: 6917529027641081856},
 			},
@@ -2657,14 +2657,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "; send the message again once the limit is lifted."},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   &builtinSlots2[34],
 					},
 				},
@@ -2673,7 +2673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2010,
+			line: 2031,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 				{index: 6, bits: 7},
@@ -2685,7 +2685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2019,
+			line: 2040,
 			text: phraseMask{
 				{index: 6, bits: 248},
 			},
@@ -2696,7 +2696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2027,
+			line: 2048,
 			text: phraseMask{
 				{index: 6, bits: 768},
 			},
@@ -2707,7 +2707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2033,
+			line: 2054,
 			text: phraseMask{
 				{index: 6, bits: 15360},
 			},
@@ -2718,7 +2718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2040,
+			line: 2061,
 			text: phraseMask{
 				{index: 6, bits: 245760},
 			},
@@ -2729,7 +2729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2047,
+			line: 2068,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -2740,7 +2740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2053,
+			line: 2074,
 			text: phraseMask{
 				{index: 6, bits: 524288},
 			},
@@ -2751,7 +2751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2059,
+			line: 2080,
 			text: phraseMask{
 				{index: 6, bits: 7340032},
 			},
@@ -2762,7 +2762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2066,
+			line: 2087,
 			text: phraseMask{
 				{index: 6, bits: 1065353216},
 			},
@@ -2773,7 +2773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2075,
+			line: 2096,
 			text: phraseMask{
 				{index: 6, bits: 16106127360},
 			},
@@ -2784,7 +2784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2084,
+			line: 2105,
 			text: phraseMask{
 				{index: 6, bits: 51539607552},
 			},
@@ -2795,7 +2795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2090,
+			line: 2111,
 			text: phraseMask{
 				{index: 6, bits: 1030792151040},
 			},
@@ -2806,7 +2806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2098,
+			line: 2119,
 			text: phraseMask{
 				{index: 6, bits: 280375465082880},
 			},
@@ -2817,7 +2817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2107,
+			line: 2128,
 			text: phraseMask{
 				{index: 6, bits: 844424930131968},
 			},
@@ -2828,7 +2828,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2113,
+			line: 2134,
 			text: phraseMask{
 				{index: 3, bits: 2},
 				{index: 6, bits: 142989288169013248},
@@ -2840,7 +2840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2122,
+			line: 2143,
 			text: phraseMask{
 				{index: 6, bits: 432345564227567616},
 			},
@@ -2851,7 +2851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2128,
+			line: 2149,
 			text: phraseMask{
 				{index: 6, bits: 17870283321406128128},
 				{index: 7, bits: 3},
@@ -2863,7 +2863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2137,
+			line: 2158,
 			text: phraseMask{
 				{index: 7, bits: 12},
 			},
@@ -2874,7 +2874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2143,
+			line: 2164,
 			text: phraseMask{
 				{index: 7, bits: 48},
 			},
@@ -2885,7 +2885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2150,
+			line: 2171,
 			text: phraseMask{
 				{index: 7, bits: 1048512},
 			},
@@ -2896,7 +2896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2160,
+			line: 2181,
 			text: phraseMask{
 				{index: 7, bits: 1048576},
 			},
@@ -2907,7 +2907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2168,
+			line: 2189,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 			},
@@ -2918,7 +2918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2174,
+			line: 2195,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2938,7 +2938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2182,
+			line: 2203,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2960,7 +2960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2190,
+			line: 2211,
 			text: phraseMask{
 				{index: 7, bits: 16777216},
 			},
@@ -2971,7 +2971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2198,
+			line: 2219,
 			text: phraseMask{
 				{index: 7, bits: 100663296},
 			},
@@ -2986,7 +2986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2205,
+			line: 2226,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3032,14 +3032,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   &builtinSlots2[36],
 					},
 				},
@@ -3048,7 +3048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2233,
+			line: 2254,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3062,7 +3062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2240,
+			line: 2261,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3076,7 +3076,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2247,
+			line: 2268,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3090,7 +3090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2254,
+			line: 2275,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3104,7 +3104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2261,
+			line: 2282,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3118,7 +3118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2268,
+			line: 2289,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3132,7 +3132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2275,
+			line: 2296,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3146,7 +3146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2282,
+			line: 2303,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3160,7 +3160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2288,
+			line: 2309,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3175,7 +3175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2295,
+			line: 2316,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3189,7 +3189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2301,
+			line: 2322,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3204,7 +3204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2308,
+			line: 2329,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3218,7 +3218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2315,
+			line: 2336,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3232,7 +3232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2321,
+			line: 2342,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3245,7 +3245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2327,
+			line: 2348,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3259,7 +3259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2333,
+			line: 2354,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3273,7 +3273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2339,
+			line: 2360,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3287,7 +3287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2345,
+			line: 2366,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3301,7 +3301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2352,
+			line: 2373,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3315,7 +3315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2358,
+			line: 2379,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3329,7 +3329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2364,
+			line: 2385,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3343,7 +3343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2371,
+			line: 2392,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3357,7 +3357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2378,
+			line: 2399,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3371,7 +3371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2385,
+			line: 2406,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3385,7 +3385,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2392,
+			line: 2413,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3399,7 +3399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2399,
+			line: 2420,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3412,7 +3412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2405,
+			line: 2426,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3425,7 +3425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2411,
+			line: 2432,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3439,7 +3439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2418,
+			line: 2439,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3452,7 +3452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2424,
+			line: 2445,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3466,7 +3466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2431,
+			line: 2452,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3480,7 +3480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2438,
+			line: 2459,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3494,7 +3494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2445,
+			line: 2466,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3508,7 +3508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2452,
+			line: 2473,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3522,7 +3522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2459,
+			line: 2480,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3536,7 +3536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2466,
+			line: 2487,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3550,7 +3550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2473,
+			line: 2494,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3564,7 +3564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2480,
+			line: 2501,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3578,7 +3578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2487,
+			line: 2508,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3592,7 +3592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2494,
+			line: 2515,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3606,7 +3606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2501,
+			line: 2522,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3620,7 +3620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2508,
+			line: 2529,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3634,7 +3634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2515,
+			line: 2536,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3648,7 +3648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2522,
+			line: 2543,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3662,7 +3662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2529,
+			line: 2550,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3676,7 +3676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2536,
+			line: 2557,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3690,7 +3690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2543,
+			line: 2564,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3704,7 +3704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2549,
+			line: 2570,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3717,7 +3717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2555,
+			line: 2576,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3730,7 +3730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2561,
+			line: 2582,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3744,7 +3744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2568,
+			line: 2589,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3759,7 +3759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2575,
+			line: 2596,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3772,7 +3772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2581,
+			line: 2602,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3786,7 +3786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2588,
+			line: 2609,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3800,7 +3800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2595,
+			line: 2616,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3814,7 +3814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2602,
+			line: 2623,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3828,7 +3828,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2609,
+			line: 2630,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3842,7 +3842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2616,
+			line: 2637,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3855,7 +3855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2622,
+			line: 2643,
 			text: phraseMask{
 				{index: 8, bits: 234881024},
 			},
@@ -3866,7 +3866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2632,
+			line: 2653,
 			text: phraseMask{
 				{index: 8, bits: 805306368},
 			},
@@ -3877,7 +3877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2638,
+			line: 2659,
 			text: phraseMask{
 				{index: 8, bits: 7516192768},
 			},
@@ -3888,7 +3888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2644,
+			line: 2665,
 			text: phraseMask{
 				{index: 8, bits: 8589934592},
 			},
@@ -3899,7 +3899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2650,
+			line: 2671,
 			text: phraseMask{
 				{index: 8, bits: 257698037760},
 			},
@@ -3910,7 +3910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2657,
+			line: 2678,
 			text: phraseMask{
 				{index: 8, bits: 274877906944},
 			},
@@ -3921,7 +3921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2663,
+			line: 2684,
 			text: phraseMask{
 				{index: 8, bits: 1649267441664},
 			},
@@ -3932,7 +3932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2669,
+			line: 2690,
 			text: phraseMask{
 				{index: 8, bits: 6597069766656},
 			},
@@ -3943,7 +3943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2675,
+			line: 2696,
 			text: phraseMask{
 				{index: 8, bits: 8796093022208},
 			},
@@ -3954,7 +3954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2681,
+			line: 2702,
 			text: phraseMask{
 				{index: 3, bits: 12288},
 				{index: 8, bits: 123145302310912},
@@ -3966,7 +3966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2689,
+			line: 2710,
 			text: phraseMask{
 				{index: 3, bits: 2328},
 				{index: 8, bits: 422212465065984},
@@ -3978,7 +3978,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2699,
+			line: 2720,
 			text: phraseMask{
 				{index: 8, bits: 3940649673949184},
 			},
@@ -3989,7 +3989,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2706,
+			line: 2727,
 			text: phraseMask{
 				{index: 8, bits: 67553994410557440},
 			},
@@ -4000,7 +4000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2713,
+			line: 2734,
 			text: phraseMask{
 				{index: 8, bits: 216172782113783808},
 				{bits: 140737488355328},
@@ -4012,7 +4012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2720,
+			line: 2741,
 			text: phraseMask{
 				{index: 7, bits: 144115188075855872},
 				{index: 8, bits: 864691128455135232},
@@ -4024,7 +4024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2726,
+			line: 2747,
 			text: phraseMask{
 				{index: 8, bits: 1152921504606846976},
 			},
@@ -4035,7 +4035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2732,
+			line: 2753,
 			text: phraseMask{
 				{index: 8, bits: 2305843009213693952},
 			},
@@ -4046,7 +4046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2738,
+			line: 2759,
 			text: phraseMask{
 				{index: 8, bits: 4194304},
 			},
@@ -4057,7 +4057,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2744,
+			line: 2765,
 			text: phraseMask{
 				{index: 8, bits: 13835058055282163712},
 			},
@@ -4068,7 +4068,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2754,
+			line: 2775,
 			text: phraseMask{
 				{index: 9, bits: 7},
 			},
@@ -4079,7 +4079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2760,
+			line: 2781,
 			text: phraseMask{
 				{index: 9, bits: 8},
 			},
@@ -4090,7 +4090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2766,
+			line: 2787,
 			text: phraseMask{
 				{index: 9, bits: 48},
 			},
@@ -4101,7 +4101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2772,
+			line: 2793,
 			text: phraseMask{
 				{index: 9, bits: 192},
 			},
@@ -4112,7 +4112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2778,
+			line: 2799,
 			text: phraseMask{
 				{index: 9, bits: 768},
 			},
@@ -4123,7 +4123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2784,
+			line: 2805,
 			text: phraseMask{
 				{index: 9, bits: 1024},
 			},
@@ -4134,7 +4134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2790,
+			line: 2811,
 			text: phraseMask{
 				{index: 9, bits: 2048},
 			},
@@ -4145,7 +4145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2796,
+			line: 2817,
 			text: phraseMask{
 				{index: 9, bits: 61440},
 			},
@@ -4156,7 +4156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2803,
+			line: 2824,
 			text: phraseMask{
 				{index: 9, bits: 65536},
 			},
@@ -4167,7 +4167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2809,
+			line: 2830,
 			text: phraseMask{
 				{index: 9, bits: 131072},
 			},
@@ -4178,7 +4178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2820,
+			line: 2841,
 			text: phraseMask{
 				{index: 9, bits: 786432},
 			},
@@ -4201,7 +4201,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -4209,12 +4209,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 37888,
+						uses: 74752,
 						tr:   &builtinSlots2[37],
 					},
 				},
@@ -4223,7 +4223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2831,
+			line: 2852,
 			text: phraseMask{
 				{index: 9, bits: 1048576},
 			},
@@ -4234,7 +4234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2837,
+			line: 2858,
 			text: phraseMask{
 				{index: 9, bits: 2097152},
 			},
@@ -4245,7 +4245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2843,
+			line: 2864,
 			text: phraseMask{
 				{index: 9, bits: 4194304},
 			},
@@ -4256,7 +4256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2856,
+			line: 2877,
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
@@ -4293,14 +4293,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for now, for unusual volume or for complaints from its users (mail marked as spam). The message was not delivered."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[38],
 					},
 					fix: alts{
@@ -4310,12 +4310,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   &builtinSlots2[39],
 					},
 				},
@@ -4325,7 +4325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2869,
+			line: 2890,
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
@@ -4360,14 +4360,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for now, for unusual volume or for complaints from its users (mail marked as spam)."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[40],
 					},
 					fix: alts{
@@ -4377,12 +4377,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   &builtinSlots2[41],
 					},
 				},
@@ -4391,7 +4391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2879,
+			line: 2900,
 			text: phraseMask{
 				{index: 9, bits: 50331648},
 			},
@@ -4402,7 +4402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2887,
+			line: 2908,
 			text: phraseMask{
 				{index: 9, bits: 67108864},
 			},
@@ -4413,7 +4413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2893,
+			line: 2914,
 			text: phraseMask{
 				{index: 9, bits: 402653184},
 			},
@@ -4424,7 +4424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2899,
+			line: 2920,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -4435,7 +4435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2905,
+			line: 2926,
 			text: phraseMask{
 				{index: 9, bits: 1073741824},
 			},
@@ -4446,7 +4446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2911,
+			line: 2932,
 			text: phraseMask{
 				{index: 9, bits: 2147549184},
 			},
@@ -4457,7 +4457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2923,
+			line: 2944,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4507,7 +4507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2936,
+			line: 2957,
 			text: phraseMask{
 				{index: 9, bits: 2061584302080},
 			},
@@ -4551,7 +4551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2948,
+			line: 2969,
 			text: phraseMask{
 				{index: 9, bits: 32985348833280},
 				{index: 6, bits: 9007199254740992},
@@ -4595,7 +4595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2962,
+			line: 2983,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4650,10 +4650,18 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix the domain's mail server settings or accept the domain on that server; if you send through your own organization's server, ask your email admin to allow you to send through it."},
+								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix the domain's mail server settings or accept the domain on that server"},
+								{
+									group: []textPart{
+										{slot: 11, isSlot: true, test: true},
+										{literal: "; if you send through your own organization's server, ask your email admin to allow you to send through it"},
+									},
+								},
+								{literal: "."},
 							},
 						},
-						tr: &builtinSlots2[49],
+						uses: 2048,
+						tr:   &builtinSlots2[49],
 					},
 				},
 			},
@@ -4661,7 +4669,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 2983,
+			line: 3006,
 			text: phraseMask{
 				{index: 9, bits: 1152921504606846976},
 			},
@@ -4711,7 +4719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2992,
+			line: 3015,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4770,7 +4778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3007,
+			line: 3030,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4827,7 +4835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3026,
+			line: 3049,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4882,7 +4890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3038,
+			line: 3061,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4923,7 +4931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3052,
+			line: 3075,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4972,7 +4980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3061,
+			line: 3084,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5021,7 +5029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3070,
+			line: 3093,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5070,7 +5078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3079,
+			line: 3102,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5119,7 +5127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3089,
+			line: 3112,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5161,7 +5169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3098,
+			line: 3121,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5210,7 +5218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3107,
+			line: 3130,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5259,7 +5267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3116,
+			line: 3139,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5308,7 +5316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3125,
+			line: 3148,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5357,7 +5365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3134,
+			line: 3157,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5406,7 +5414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3143,
+			line: 3166,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5455,7 +5463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3152,
+			line: 3175,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5504,7 +5512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3161,
+			line: 3184,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5553,7 +5561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3170,
+			line: 3193,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5602,7 +5610,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3179,
+			line: 3202,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5651,7 +5659,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3188,
+			line: 3211,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5707,7 +5715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3197,
+			line: 3220,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5740,14 +5748,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " has no reverse DNS name, or one that does not match."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[91],
 					},
 					fix: alts{
@@ -5764,7 +5772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3206,
+			line: 3229,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5813,7 +5821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3215,
+			line: 3238,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5862,7 +5870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3226,
+			line: 3249,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5911,7 +5919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3235,
+			line: 3258,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5960,7 +5968,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3244,
+			line: 3267,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6009,7 +6017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3255,
+			line: 3278,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6058,7 +6066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3265,
+			line: 3288,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6107,7 +6115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3274,
+			line: 3297,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6156,7 +6164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3283,
+			line: 3306,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6205,7 +6213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3292,
+			line: 3315,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6261,7 +6269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3301,
+			line: 3324,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6310,7 +6318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3311,
+			line: 3334,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6359,7 +6367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3320,
+			line: 3343,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6408,7 +6416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3329,
+			line: 3352,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6441,14 +6449,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " on its own block list."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[119],
 					},
 					fix: alts{
@@ -6465,7 +6473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3338,
+			line: 3361,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6521,7 +6529,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3350,
+			line: 3373,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6563,7 +6571,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3359,
+			line: 3382,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6605,7 +6613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3368,
+			line: 3391,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6638,14 +6646,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[127],
 					},
 					fix: alts{
@@ -6655,14 +6663,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 12, isSlot: true},
+										{slot: 13, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 4096,
+						uses: 8192,
 						tr:   &builtinSlots2[128],
 					},
 				},
@@ -6671,7 +6679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3377,
+			line: 3400,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6713,7 +6721,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3386,
+			line: 3409,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6762,7 +6770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3397,
+			line: 3420,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6798,7 +6806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3413,
+			line: 3436,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -6808,7 +6816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3420,
+			line: 3443,
 			text: phraseMask{
 				{index: 10, bits: 33554432},
 			},
@@ -6818,7 +6826,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3425,
+			line: 3448,
 			text: phraseMask{
 				{index: 10, bits: 67108864},
 			},
@@ -6828,7 +6836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3430,
+			line: 3453,
 			text: phraseMask{
 				{index: 10, bits: 134217728},
 			},
@@ -6838,7 +6846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3435,
+			line: 3458,
 			text: phraseMask{
 				{index: 10, bits: 8321499136},
 			},
@@ -6848,7 +6856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3442,
+			line: 3465,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -6861,7 +6869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3448,
+			line: 3471,
 			text: phraseMask{
 				{index: 10, bits: 17179869184},
 			},
@@ -6871,7 +6879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3453,
+			line: 3476,
 			text: phraseMask{
 				{index: 10, bits: 34359738368},
 			},
@@ -6881,7 +6889,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3458,
+			line: 3481,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -6891,7 +6899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3471,
+			line: 3494,
 			text: phraseMask{
 				{index: 10, bits: 412316860416},
 			},
@@ -6942,7 +6950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3481,
+			line: 3504,
 			text: phraseMask{
 				{index: 10, bits: 549755813888},
 			},
@@ -6952,7 +6960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3489,
+			line: 3512,
 			text: phraseMask{
 				{index: 10, bits: 1099511627776},
 			},
@@ -6962,7 +6970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3494,
+			line: 3517,
 			text: phraseMask{
 				{index: 10, bits: 6597069766656},
 			},
@@ -6972,7 +6980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3499,
+			line: 3522,
 			text: phraseMask{
 				{index: 10, bits: 131941395333120},
 			},
@@ -6982,7 +6990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3505,
+			line: 3528,
 			text: phraseMask{
 				{index: 10, bits: 2111062325329920},
 			},
@@ -6992,7 +7000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3517,
+			line: 3540,
 			text: phraseMask{
 				{index: 10, bits: 15762598695796736},
 			},
@@ -7042,7 +7050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3526,
+			line: 3549,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -7052,7 +7060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3531,
+			line: 3554,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
@@ -7062,7 +7070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3536,
+			line: 3559,
 			text: phraseMask{
 				{index: 10, bits: 72057594037927936},
 			},
@@ -7072,7 +7080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3541,
+			line: 3564,
 			text: phraseMask{
 				{index: 10, bits: 432345564227567616},
 			},
@@ -7082,7 +7090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3546,
+			line: 3569,
 			text: phraseMask{
 				{index: 10, bits: 17870283321406128128},
 				{index: 11, bits: 3},
@@ -7093,7 +7101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3553,
+			line: 3576,
 			text: phraseMask{
 				{index: 11, bits: 252},
 			},
@@ -7103,7 +7111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3559,
+			line: 3582,
 			text: phraseMask{
 				{index: 11, bits: 256},
 			},
@@ -7113,7 +7121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3564,
+			line: 3587,
 			text: phraseMask{
 				{index: 11, bits: 3584},
 			},
@@ -7123,7 +7131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3571,
+			line: 3594,
 			text: phraseMask{
 				{index: 11, bits: 12288},
 			},
@@ -7133,7 +7141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3576,
+			line: 3599,
 			text: phraseMask{
 				{index: 11, bits: 16384},
 			},
@@ -7143,7 +7151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3581,
+			line: 3604,
 			text: phraseMask{
 				{index: 7, bits: 12582912},
 			},
@@ -7153,7 +7161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3586,
+			line: 3609,
 			text: phraseMask{
 				{index: 7, bits: 1048576},
 			},
@@ -7163,7 +7171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3591,
+			line: 3614,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 			},
@@ -7173,7 +7181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3596,
+			line: 3619,
 			text: phraseMask{
 				{index: 11, bits: 32768},
 			},
@@ -7183,7 +7191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3601,
+			line: 3624,
 			text: phraseMask{
 				{index: 11, bits: 65536},
 			},
@@ -7193,7 +7201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3606,
+			line: 3629,
 			text: phraseMask{
 				{index: 11, bits: 131072},
 			},
@@ -7203,7 +7211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3611,
+			line: 3634,
 			text: phraseMask{
 				{index: 11, bits: 262144},
 			},
@@ -7213,7 +7221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3616,
+			line: 3639,
 			text: phraseMask{
 				{index: 11, bits: 524288},
 			},
@@ -7223,7 +7231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3621,
+			line: 3644,
 			text: phraseMask{
 				{index: 11, bits: 1048576},
 			},
@@ -7233,7 +7241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3626,
+			line: 3649,
 			text: phraseMask{
 				{index: 11, bits: 2097152},
 			},
@@ -7243,7 +7251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3631,
+			line: 3654,
 			text: phraseMask{
 				{index: 11, bits: 4194304},
 			},
@@ -7253,7 +7261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3636,
+			line: 3659,
 			text: phraseMask{
 				{index: 11, bits: 8388608},
 			},
@@ -7263,7 +7271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3641,
+			line: 3664,
 			text: phraseMask{
 				{index: 11, bits: 50331648},
 			},
@@ -7273,7 +7281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3647,
+			line: 3670,
 			text: phraseMask{
 				{index: 11, bits: 67108864},
 			},
@@ -7283,7 +7291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3652,
+			line: 3675,
 			text: phraseMask{
 				{index: 11, bits: 134217728},
 			},
@@ -7293,7 +7301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3657,
+			line: 3680,
 			text: phraseMask{
 				{index: 11, bits: 68451041280},
 			},
@@ -7303,7 +7311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3664,
+			line: 3687,
 			text: phraseMask{
 				{index: 11, bits: 481036337152},
 			},
@@ -7313,7 +7321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3669,
+			line: 3692,
 			text: phraseMask{
 				{index: 11, bits: 549755813888},
 			},
@@ -7323,7 +7331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3674,
+			line: 3697,
 			text: phraseMask{
 				{index: 11, bits: 16492674416640},
 			},
@@ -7333,7 +7341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3680,
+			line: 3703,
 			text: phraseMask{
 				{index: 11, bits: 72040001851883520},
 			},
@@ -7343,7 +7351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3690,
+			line: 3713,
 			text: phraseMask{
 				{index: 11, bits: 216172782113783808},
 			},
@@ -7353,7 +7361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3695,
+			line: 3718,
 			text: phraseMask{
 				{index: 11, bits: 288230376151711744},
 			},
@@ -7363,7 +7371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3700,
+			line: 3723,
 			text: phraseMask{
 				{index: 11, bits: 576460752303423488},
 			},
@@ -7373,7 +7381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3705,
+			line: 3728,
 			text: phraseMask{
 				{index: 11, bits: 1152921504606846976},
 			},
@@ -7383,7 +7391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3710,
+			line: 3733,
 			text: phraseMask{
 				{index: 11, bits: 6917529027641081856},
 			},
@@ -7393,7 +7401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3716,
+			line: 3739,
 			text: phraseMask{
 				{index: 11, bits: 9223372036854775808},
 			},
@@ -7403,7 +7411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3721,
+			line: 3744,
 			text: phraseMask{
 				{index: 12, bits: 1},
 			},
@@ -7413,7 +7421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3726,
+			line: 3749,
 			text: phraseMask{
 				{index: 12, bits: 6},
 			},
@@ -7423,7 +7431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3731,
+			line: 3754,
 			text: phraseMask{
 				{index: 12, bits: 8},
 			},
@@ -7433,7 +7441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3736,
+			line: 3759,
 			text: phraseMask{
 				{index: 12, bits: 16},
 			},
@@ -7443,7 +7451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3741,
+			line: 3764,
 			text: phraseMask{
 				{index: 12, bits: 32},
 			},
@@ -7453,7 +7461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3746,
+			line: 3769,
 			text: phraseMask{
 				{index: 12, bits: 192},
 			},
@@ -7503,7 +7511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3760,
+			line: 3783,
 			text: phraseMask{
 				{index: 12, bits: 67108608},
 			},
@@ -7553,7 +7561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3789,
+			line: 3812,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7609,7 +7617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3799,
+			line: 3822,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7635,11 +7643,11 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 19, isSlot: true},
+										{slot: 20, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: " could not be reached."},
 							},
 							{
@@ -7653,7 +7661,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 19, isSlot: true},
+										{slot: 20, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server"},
@@ -7666,7 +7674,7 @@ var builtinSet = &ruleSet{
 								{literal: " could not be reached."},
 							},
 						},
-						uses: 540675,
+						uses: 1081347,
 						tr:   &builtinSlots2[144],
 					},
 				},
@@ -7685,11 +7693,11 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 19, isSlot: true},
+											{slot: 20, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 									{literal: " refused every connection."},
 								},
 								{
@@ -7703,7 +7711,7 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 19, isSlot: true},
+											{slot: 20, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server"},
@@ -7716,7 +7724,7 @@ var builtinSet = &ruleSet{
 									{literal: " refused every connection."},
 								},
 							},
-							uses: 540675,
+							uses: 1081347,
 							tr:   &builtinSlots2[145],
 						},
 					},
@@ -7726,7 +7734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3816,
+			line: 3839,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7779,7 +7787,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3842,
+			line: 3865,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7788,7 +7796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3847,
+			line: 3870,
 			text: phraseMask{
 				{index: 12, bits: 536870912},
 			},
@@ -7798,7 +7806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3853,
+			line: 3876,
 			text: phraseMask{
 				{index: 12, bits: 33285996544},
 			},
@@ -7808,7 +7816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3867,
+			line: 3890,
 			text: phraseMask{
 				{index: 12, bits: 18446744039349813248},
 				{index: 13, bits: 255},
@@ -7822,7 +7830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3879,
+			line: 3902,
 			text: phraseMask{
 				{index: 13, bits: 18446744073709551360},
 				{index: 2, bits: 8623644672},
@@ -7841,7 +7849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3919,
+			line: 3942,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7851,7 +7859,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3924,
+			line: 3947,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7860,7 +7868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3929,
+			line: 3952,
 			text: phraseMask{
 				{index: 14, bits: 18014398375264256},
 				{index: 7, bits: 35184372088832},
@@ -7874,7 +7882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3943,
+			line: 3966,
 			text: phraseMask{
 				{index: 14, bits: 54043195528445952},
 				{index: 9, bits: 8},
@@ -7885,7 +7893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3955,
+			line: 3978,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7896,7 +7904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3960,
+			line: 3983,
 			text: phraseMask{
 				{index: 14, bits: 18374686479671623680},
 				{index: 9, bits: 268436992},
@@ -7913,7 +7921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 3993,
+			line: 4016,
 			text: phraseMask{
 				{index: 15, bits: 71776119061217280},
 			},
@@ -7923,7 +7931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4005,
+			line: 4028,
 			text: phraseMask{
 				{index: 15, bits: 18374686479671623680},
 				{index: 9, bits: 1152886320234758144},
@@ -7940,7 +7948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4026,
+			line: 4049,
 			text: phraseMask{
 				{index: 16, bits: 2095104},
 			},
@@ -7981,7 +7989,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4035,
+			line: 4058,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -7996,7 +8004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4040,
+			line: 4063,
 			text: phraseMask{
 				{index: 16, bits: 2251799811588096},
 				{index: 5, bits: 2251799813685248},
@@ -8010,7 +8018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4053,
+			line: 4076,
 			text: phraseMask{
 				{index: 16, bits: 6755399441055744},
 			},
@@ -8024,7 +8032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4072,
+			line: 4095,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8053,7 +8061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4112,
+			line: 4135,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8082,7 +8090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4153,
+			line: 4176,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8100,7 +8108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4165,
+			line: 4188,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -8175,7 +8183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4226,
+			line: 4249,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8224,7 +8232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4238,
+			line: 4261,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8273,7 +8281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4249,
+			line: 4272,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8321,7 +8329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4258,
+			line: 4281,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8342,7 +8350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4268,
+			line: 4291,
 			text: phraseMask{
 				{index: 18, bits: 1152921504875282432},
 			},
@@ -8352,7 +8360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4275,
+			line: 4298,
 			text: phraseMask{
 				{index: 21, bits: 8},
 			},
@@ -8366,7 +8374,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4284,
+			line: 4307,
 			text: phraseMask{
 				{index: 17, bits: 256},
 				{index: 16, bits: 36028797018963968},
@@ -8377,7 +8385,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4291,
+			line: 4314,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -8407,7 +8415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4297,
+			line: 4320,
 			text: phraseMask{
 				{index: 21, bits: 18428729675200069632},
 				{index: 22, bits: 511},
@@ -8444,7 +8452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4316,
+			line: 4339,
 			text: phraseMask{
 				{index: 8, bits: 4194304},
 				{index: 22, bits: 3584},
@@ -8465,7 +8473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4350,
+			line: 4373,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8541,7 +8549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4363,
+			line: 4386,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8622,7 +8630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4388,
+			line: 4411,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8721,7 +8729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4396,
+			line: 4419,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8743,7 +8751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4415,
+			line: 4438,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8779,7 +8787,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4421,
+			line: 4444,
 			text: phraseMask{
 				{index: 22, bits: 30786325577728},
 			},
@@ -8789,7 +8797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4430,
+			line: 4453,
 			text: phraseMask{
 				{index: 22, bits: 35185177395200},
 			},
@@ -8806,7 +8814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4445,
+			line: 4468,
 			text: phraseMask{
 				{index: 22, bits: 4096},
 			},
@@ -8876,7 +8884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4451,
+			line: 4474,
 			text: phraseMask{
 				{index: 20, bits: 2305843009213693952},
 				{index: 22, bits: 24576},
@@ -8951,7 +8959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4459,
+			line: 4482,
 			text: phraseMask{
 				{index: 22, bits: 3298534879232},
 				{index: 10, bits: 67108992},
@@ -8967,7 +8975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4467,
+			line: 4490,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8976,7 +8984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4472,
+			line: 4495,
 			text: phraseMask{
 				{index: 22, bits: 18446603336221196288},
 				{index: 23, bits: 16777215},
@@ -8991,7 +8999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4493,
+			line: 4516,
 			text: phraseMask{
 				{index: 23, bits: 520093696},
 			},
@@ -9008,7 +9016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4506,
+			line: 4529,
 			text: phraseMask{
 				{index: 23, bits: 274341036032},
 			},
@@ -9018,7 +9026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4514,
+			line: 4537,
 			text: phraseMask{
 				{index: 23, bits: 274877906944},
 			},
@@ -9031,7 +9039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4525,
+			line: 4548,
 			text: phraseMask{
 				{index: 23, bits: 562400197607424},
 				{index: 7, bits: 134217728},
@@ -9043,7 +9051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4537,
+			line: 4560,
 			text: phraseMask{
 				{index: 23, bits: 18446181124293001216},
 				{index: 24, bits: 511},
@@ -9066,7 +9074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4602,
+			line: 4625,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9173,7 +9181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4615,
+			line: 4638,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9183,7 +9191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4620,
+			line: 4643,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709518848},
 				{index: 7, bits: 72057594037927936},
@@ -9209,7 +9217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4663,
+			line: 4686,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709518848},
 				{index: 7, bits: 72057594037927936},
@@ -9233,7 +9241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4677,
+			line: 4700,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9249,7 +9257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4697,
+			line: 4720,
 			text: phraseMask{
 				{index: 19, bits: 8796093022208},
 			},
@@ -9259,7 +9267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4704,
+			line: 4727,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9293,7 +9301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4725,
+			line: 4748,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9302,7 +9310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4735,
+			line: 4758,
 			text: phraseMask{
 				{index: 26, bits: 16492674416640},
 			},
@@ -9312,7 +9320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4739,
+			line: 4762,
 			text: phraseMask{
 				{index: 24, bits: 18446744073709551104},
 				{index: 11, bits: 262144},
@@ -9334,7 +9342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4744,
+			line: 4767,
 			text: phraseMask{
 				{index: 2, bits: 562949953421312},
 				{index: 26, bits: 4486007441326080},
@@ -9357,7 +9365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4758,
+			line: 4781,
 			text: phraseMask{
 				{index: 26, bits: 18442240474082181120},
 				{index: 27, bits: 255},
@@ -9368,7 +9376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4768,
+			line: 4791,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9377,7 +9385,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4773,
+			line: 4796,
 			text: phraseMask{
 				{index: 27, bits: 268435200},
 				{index: 12, bits: 33285996544},
@@ -9393,7 +9401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4791,
+			line: 4814,
 			text: phraseMask{
 				{index: 16, bits: 18437736874454810624},
 				{bits: 64513},
@@ -9417,7 +9425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4796,
+			line: 4819,
 			text: phraseMask{
 				{index: 27, bits: 281474708275200},
 				{index: 18, bits: 32},
@@ -9457,7 +9465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4822,
+			line: 4845,
 			text: phraseMask{
 				{index: 27, bits: 1152640029630136320},
 				{bits: 207165582859042816},
@@ -9468,7 +9476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4832,
+			line: 4855,
 			text: phraseMask{
 				{index: 27, bits: 17293822569102704640},
 				{index: 28, bits: 35184372088831},
@@ -9484,7 +9492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4862,
+			line: 4885,
 			text: phraseMask{
 				{index: 28, bits: 35184372088832},
 			},
@@ -9497,7 +9505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 4868,
+			line: 4891,
 			text: phraseMask{
 				{index: 28, bits: 18446673704965373952},
 				{index: 29, bits: 127},
@@ -9511,7 +9519,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 4887,
+			line: 4910,
 			text: phraseMask{
 				{index: 29, bits: 128},
 			},
@@ -9524,7 +9532,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4895,
+			line: 4918,
 			text: phraseMask{
 				{index: 29, bits: 34359738112},
 			},
@@ -9537,7 +9545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4911,
+			line: 4934,
 			text: phraseMask{
 				{index: 29, bits: 34359738368},
 			},
@@ -9550,7 +9558,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4917,
+			line: 4940,
 			text: phraseMask{
 				{index: 25, bits: 18446603336221196288},
 				{index: 1, bits: 144115532746981376},
@@ -9568,7 +9576,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4922,
+			line: 4945,
 			text: phraseMask{
 				{index: 26, bits: 33554432},
 				{index: 1, bits: 864691128455135232},
@@ -9579,7 +9587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4928,
+			line: 4951,
 			text: phraseMask{
 				{index: 29, bits: 35115652612096},
 				{index: 12, bits: 536870912},
@@ -9590,7 +9598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4935,
+			line: 4958,
 			text: phraseMask{
 				{index: 19, bits: 36027697507336192},
 				{index: 5, bits: 16384},
@@ -9603,7 +9611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4940,
+			line: 4963,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9622,7 +9630,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " is delayed because the receiving server "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: " does not answer; the sending server keeps trying."},
 							},
 							{
@@ -9643,7 +9651,7 @@ var builtinSet = &ruleSet{
 								{literal: " does not answer; the sending server keeps trying."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   &builtinSlots2[171],
 					},
 				},
@@ -9660,7 +9668,7 @@ var builtinSet = &ruleSet{
 										},
 									},
 									{literal: " is delayed because the receiving server "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 									{literal: " refuses connections for now; the sending server keeps trying."},
 								},
 								{
@@ -9681,7 +9689,7 @@ var builtinSet = &ruleSet{
 									{literal: " refuses connections for now; the sending server keeps trying."},
 								},
 							},
-							uses: 16387,
+							uses: 32771,
 							tr:   &builtinSlots2[172],
 						},
 					},
@@ -9692,7 +9700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4957,
+			line: 4980,
 			text: phraseMask{
 				{index: 7, bits: 51539607552},
 				{index: 29, bits: 18446708889337462784},
@@ -9712,7 +9720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4977,
+			line: 5000,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9725,7 +9733,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 4983,
+			line: 5006,
 			text: phraseMask{
 				{index: 30, bits: 32768},
 			},
@@ -9738,7 +9746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 4990,
+			line: 5013,
 			text: phraseMask{
 				{index: 7, bits: 137438953472},
 				{index: 30, bits: 549755748352},
@@ -9753,7 +9761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5005,
+			line: 5028,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9770,14 +9778,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5012,
+			line:    5035,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5017,
+			line: 5040,
 			text: phraseMask{
 				{index: 30, bits: 144114638320041984},
 				{index: 9, bits: 13835058055282163712},
@@ -9795,7 +9803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5032,
+			line: 5055,
 			text: phraseMask{
 				{index: 30, bits: 1008806316530991104},
 				{index: 23, bits: 16777216},
@@ -9814,7 +9822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5041,
+			line: 5064,
 			text: phraseMask{
 				{index: 30, bits: 17293822569102704640},
 				{index: 2, bits: 2199023255552},
@@ -9826,7 +9834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5050,
+			line: 5073,
 			text: phraseMask{
 				{index: 7, bits: 2304},
 				{index: 31, bits: 4186112},
@@ -9837,7 +9845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5067,
+			line: 5090,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9846,7 +9854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5073,
+			line: 5096,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9895,7 +9903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5083,
+			line: 5106,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9950,7 +9958,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5096,
+			line: 5119,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9959,7 +9967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5102,
+			line: 5125,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10000,7 +10008,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5111,
+			line: 5134,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10036,7 +10044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5118,
+			line: 5141,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10045,7 +10053,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5126,
+			line: 5149,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10087,7 +10095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5136,
+			line: 5159,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10096,7 +10104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5142,
+			line: 5165,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10145,7 +10153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5152,
+			line: 5175,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10194,7 +10202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5162,
+			line: 5185,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10230,7 +10238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5169,
+			line: 5192,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10273,7 +10281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5179,
+			line: 5202,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10309,7 +10317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5186,
+			line: 5209,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10318,7 +10326,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5192,
+			line: 5215,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10348,7 +10356,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because it has too many recipients: the server accepts at most "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: " in one message."},
 							},
 							{
@@ -10369,21 +10377,21 @@ var builtinSet = &ruleSet{
 								{literal: " because it has more recipients than the server accepts in one message."},
 							},
 						},
-						uses: 8195,
+						uses: 16387,
 						tr:   &builtinSlots2[189],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Send the message again to fewer recipients at a time (at most "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: "), or use a mailing list for large groups."},
 							},
 							{
 								{literal: "Send the message again to fewer recipients at a time, or use a mailing list for large groups."},
 							},
 						},
-						uses: 8192,
+						uses: 16384,
 						tr:   &builtinSlots2[190],
 					},
 				},
@@ -10392,7 +10400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5207,
+			line: 5230,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -10428,7 +10436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5215,
+			line: 5238,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -10464,7 +10472,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5222,
+			line: 5245,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -10500,7 +10508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5229,
+			line: 5252,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -10549,7 +10557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5241,
+			line: 5264,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -10598,7 +10606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5251,
+			line: 5274,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10647,7 +10655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5261,
+			line: 5284,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10696,7 +10704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5271,
+			line: 5294,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10745,7 +10753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5281,
+			line: 5304,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10794,7 +10802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5291,
+			line: 5314,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10843,7 +10851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5301,
+			line: 5324,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10892,7 +10900,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5311,
+			line: 5334,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10941,7 +10949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5321,
+			line: 5344,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10990,7 +10998,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5331,
+			line: 5354,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11039,7 +11047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5341,
+			line: 5364,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11088,7 +11096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5351,
+			line: 5374,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11137,7 +11145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5361,
+			line: 5384,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11186,7 +11194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5371,
+			line: 5394,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11222,7 +11230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5378,
+			line: 5401,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11259,7 +11267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5385,
+			line: 5408,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11308,7 +11316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5397,
+			line: 5420,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -11337,14 +11345,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5407,
+			line:    5430,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5414,
+			line: 5437,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -11473,7 +11481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5438,
+			line: 5461,
 			text: phraseMask{
 				{index: 31, bits: 62914560},
 				{index: 10, bits: 4194304},
@@ -11484,7 +11492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5443,
+			line: 5466,
 			text: phraseMask{
 				{index: 31, bits: 67108864},
 			},
@@ -11494,7 +11502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5448,
+			line: 5471,
 			text: phraseMask{
 				{index: 31, bits: 4397912293376},
 			},
@@ -11504,7 +11512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5455,
+			line: 5478,
 			text: phraseMask{
 				{index: 31, bits: 30786325577728},
 			},
@@ -11514,7 +11522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5460,
+			line: 5483,
 			text: phraseMask{
 				{index: 31, bits: 105553116266496},
 			},
@@ -11524,7 +11532,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5465,
+			line: 5488,
 			text: phraseMask{
 				{index: 31, bits: 422212465065984},
 				{index: 26, bits: 1125899906842624},
@@ -11535,7 +11543,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5476,
+			line: 5499,
 			text: phraseMask{
 				{index: 31, bits: 18446181123756130304},
 				{index: 1, bits: 1},
@@ -11555,7 +11563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5491,
+			line: 5514,
 			text: phraseMask{
 				{index: 32, bits: 4088},
 			},
@@ -11565,7 +11573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5497,
+			line: 5520,
 			text: phraseMask{
 				{index: 32, bits: 1044480},
 				{index: 2, bits: 67108864},
@@ -11577,7 +11585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5503,
+			line: 5526,
 			text: phraseMask{
 				{index: 2, bits: 2},
 				{index: 12, bits: 201326600},
@@ -11590,7 +11598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5511,
+			line: 5534,
 			text: phraseMask{
 				{index: 1, bits: 1266637395197952},
 			},
@@ -11600,7 +11608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5516,
+			line: 5539,
 			text: phraseMask{
 				{index: 32, bits: 8388608},
 			},
@@ -11610,7 +11618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5521,
+			line: 5544,
 			text: phraseMask{
 				{index: 32, bits: 117440512},
 			},
@@ -11620,7 +11628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5532,
+			line: 5555,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11647,7 +11655,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " (it kept trying for "},
-										{slot: 19, isSlot: true},
+										{slot: 20, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -11661,7 +11669,7 @@ var builtinSet = &ruleSet{
 								{literal: " never accepted it."},
 							},
 						},
-						uses: 524291,
+						uses: 1048579,
 						tr:   &builtinSlots2[231],
 					},
 					fix: alts{
@@ -11679,7 +11687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5545,
+			line: 5568,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11735,7 +11743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5557,
+			line: 5580,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11784,7 +11792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5566,
+			line: 5589,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11833,7 +11841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5575,
+			line: 5598,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11882,7 +11890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5584,
+			line: 5607,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11902,11 +11910,11 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 19, isSlot: true},
+										{slot: 20, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: " could not be reached."},
 							},
 							{
@@ -11920,7 +11928,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 19, isSlot: true},
+										{slot: 20, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server"},
@@ -11933,7 +11941,7 @@ var builtinSet = &ruleSet{
 								{literal: " could not be reached."},
 							},
 						},
-						uses: 540675,
+						uses: 1081347,
 						tr:   &builtinSlots2[241],
 					},
 				},
@@ -11952,11 +11960,11 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 19, isSlot: true},
+											{slot: 20, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 									{literal: " refused every connection."},
 								},
 								{
@@ -11970,7 +11978,7 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " after trying for "},
-											{slot: 19, isSlot: true},
+											{slot: 20, isSlot: true},
 										},
 									},
 									{literal: " because the receiving server"},
@@ -11983,7 +11991,7 @@ var builtinSet = &ruleSet{
 									{literal: " refused every connection."},
 								},
 							},
-							uses: 540675,
+							uses: 1081347,
 							tr:   &builtinSlots2[242],
 						},
 					},
@@ -11993,7 +12001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5598,
+			line: 5621,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12029,7 +12037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5605,
+			line: 5628,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12071,7 +12079,7 @@ var builtinSet = &ruleSet{
 										},
 									},
 									{literal: " could not be delivered because the lookup of the mail servers of the domain "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 									{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
 								},
 								{
@@ -12092,7 +12100,7 @@ var builtinSet = &ruleSet{
 									{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
 								},
 							},
-							uses: 16401,
+							uses: 32785,
 							tr:   &builtinSlots2[245],
 						},
 						fix: alts{
@@ -12118,7 +12126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5616,
+			line: 5639,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12154,7 +12162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5623,
+			line: 5646,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12190,7 +12198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5630,
+			line: 5653,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12219,7 +12227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5637,
+			line: 5660,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12263,7 +12271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5645,
+			line: 5668,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12272,7 +12280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5651,
+			line: 5674,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12308,7 +12316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5659,
+			line: 5682,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -12322,7 +12330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5666,
+			line: 5689,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -12441,14 +12449,14 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " ("},
-											{slot: 12, isSlot: true},
+											{slot: 13, isSlot: true},
 											{literal: ")"},
 										},
 									},
 									{literal: ", and fix the cause."},
 								},
 							},
-							uses: 4096,
+							uses: 8192,
 							tr:   &builtinSlots2[256],
 						},
 					},
@@ -12507,14 +12515,14 @@ var builtinSet = &ruleSet{
 									{
 										group: []textPart{
 											{literal: " ("},
-											{slot: 12, isSlot: true},
+											{slot: 13, isSlot: true},
 											{literal: ")"},
 										},
 									},
 									{literal: ", and fix the cause."},
 								},
 							},
-							uses: 4096,
+							uses: 8192,
 							tr:   &builtinSlots2[258],
 						},
 					},
@@ -12524,7 +12532,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5690,
+			line: 5713,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12753,7 +12761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5720,
+			line:   5743,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12812,7 +12820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5730,
+			line: 5753,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12821,7 +12829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5735,
+			line: 5758,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12830,7 +12838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5740,
+			line: 5763,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12885,7 +12893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5749,
+			line: 5772,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12896,7 +12904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5757,
+			line: 5780,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12905,14 +12913,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5762,
+			line:     5785,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5772,
+			line: 5795,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12921,7 +12929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5782,
+			line: 5805,
 			text: phraseMask{
 				{index: 32, bits: 134217728},
 			},
@@ -12931,7 +12939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5787,
+			line: 5810,
 			text: phraseMask{
 				{index: 32, bits: 1879048192},
 			},
@@ -12941,7 +12949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5793,
+			line: 5816,
 			text: phraseMask{
 				{index: 32, bits: 15032385536},
 			},
@@ -12952,7 +12960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5802,
+			line: 5825,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12966,7 +12974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5806,
+			line: 5829,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12982,7 +12990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5810,
+			line: 5833,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -12993,7 +13001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5814,
+			line: 5837,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13007,7 +13015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5818,
+			line: 5841,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13018,7 +13026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5822,
+			line: 5845,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13078,7 +13086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5830,
+			line: 5853,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13135,7 +13143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5838,
+			line: 5861,
 			text: phraseMask{
 				{index: 32, bits: 1030792151040},
 			},
@@ -13148,7 +13156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5845,
+			line: 5868,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13187,7 +13195,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5854,
+			line: 5877,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13258,7 +13266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5863,
+			line: 5886,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -13346,7 +13354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 583,
+			line: 604,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -13361,7 +13369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 594,
+			line: 615,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -13372,7 +13380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 600,
+			line: 621,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -13383,7 +13391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 609,
+			line: 630,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -13396,7 +13404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 619,
+			line: 640,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -13408,7 +13416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 625,
+			line: 646,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -13420,7 +13428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 649,
+			line: 670,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -13437,7 +13445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 660,
+			line: 681,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -13452,7 +13460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 669,
+			line: 690,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -13465,7 +13473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 678,
+			line: 699,
 			text: phraseMask{
 				{bits: 17293822569102704640},
 				{index: 1, bits: 3},
@@ -13477,7 +13485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 699,
+			line: 720,
 			text: phraseMask{
 				{index: 1, bits: 32765},
 			},
@@ -13493,7 +13501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 712,
+			line: 733,
 			text: phraseMask{
 				{index: 1, bits: 536838144},
 			},
@@ -13505,7 +13513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 719,
+			line: 740,
 			text: phraseMask{
 				{index: 1, bits: 8053063680},
 			},
@@ -13516,7 +13524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 726,
+			line: 747,
 			text: phraseMask{
 				{index: 1, bits: 17583596109824},
 			},
@@ -13529,7 +13537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 745,
+			line: 766,
 			text: phraseMask{
 				{index: 1, bits: 123145302310912},
 			},
@@ -13543,7 +13551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 762,
+			line: 783,
 			text: phraseMask{
 				{index: 1, bits: 35888059530608640},
 			},
@@ -13558,7 +13566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 789,
+			line: 810,
 			text: phraseMask{
 				{index: 1, bits: 108086391056891904},
 			},
@@ -13573,7 +13581,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 799,
+			line: 820,
 			text: phraseMask{
 				{index: 1, bits: 8935141660703064064},
 			},
@@ -13587,7 +13595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 807,
+			line: 828,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 				{index: 2, bits: 8191},
@@ -13603,7 +13611,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [39]text{
+	texts: [42]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -13832,6 +13840,51 @@ var builtinSet = &ruleSet{
 			{literal: " does not arrive."},
 		},
 		37: {
+			{literal: "Your message to "},
+			{slot: 9, isSlot: true},
+			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
+			{isSlot: true},
+			{literal: ", and the server there"},
+			{
+				group: []textPart{
+					{literal: " ("},
+					{slot: 1, isSlot: true},
+					{literal: ")"},
+				},
+			},
+			{literal: " refused the forwarded copy, judging the server that forwarded it (its reputation, spam, or failed sender checks)."},
+			{
+				group: []textPart{
+					{literal: " It said: \""},
+					{slot: 5, isSlot: true},
+					{literal: "\""},
+				},
+			},
+			{literal: " Forwarding commonly fails this way: the forwarding server sends your message again from its own address"},
+			{
+				group: []textPart{
+					{literal: " ("},
+					{slot: 16, isSlot: true},
+					{literal: ")"},
+				},
+			},
+			{literal: ", so your domain's sender checks (SPF, often DMARC) fail there, and it is the forwarding server's reputation that is judged, not yours."},
+		},
+		38: {
+			{literal: "Do not rewrite your message: it was refused because of how it was forwarded. Tell the recipient by other means (phone, another address) that their forwarding from "},
+			{slot: 9, isSlot: true},
+			{literal: " to "},
+			{isSlot: true},
+			{literal: " fails, so that their email admin fixes it (the forwarding server should rewrite the sender address with SRS or sign with ARC, or the mail should be forwarded another way, for example by letting the mailbox "},
+			{isSlot: true},
+			{literal: " fetch it). Until then your mail to "},
+			{slot: 9, isSlot: true},
+			{literal: " does not arrive."},
+		},
+		39: {
+			{literal: "The sending server keeps trying, but this will likely not fix itself: it keeps failing until the recipient's side changes its configuration. Tell the recipient by other means (phone, another address) so that their email admin fixes it, or send the content another way."},
+		},
+		40: {
 			{literal: "The refusal was temporary: the receiving server"},
 			{
 				group: []textPart{
@@ -13841,13 +13894,14 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refused the message the same way on every attempt, until the sending server gave up, so it was not delivered."},
 		},
-		38: {
+		41: {
 			{literal: "The failure was temporary, but it happened again on every attempt, until the sending server gave up, so the message was not delivered."},
 		},
 	},
-	textsFrom: [39]string{
+	textsFrom: [42]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
-		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)",
+		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)", 39: "rules.yaml (built-in)",
+		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",
@@ -14028,14 +14082,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (the receiver's explanation: "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 5120,
+				uses: 9216,
 				tr:   &builtinSlots2[276],
 			},
 		},
@@ -14078,14 +14132,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ", and ask the receiver to lift the restriction."},
 					},
 				},
-				uses: 4096,
+				uses: 8192,
 				tr:   &builtinSlots2[278],
 			},
 		},
@@ -14119,12 +14173,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: " is on the block list "},
-						{slot: 11, isSlot: true},
+						{slot: 12, isSlot: true},
 						{literal: ", which the receiving server checks."},
 					},
 					{
@@ -14146,14 +14200,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 34819,
+				uses: 69635,
 				tr:   &builtinSlots2[279],
 			},
 			fix: alts{
@@ -14167,11 +14221,11 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: ". Your email admin should look up the sending server's address on "},
-						{slot: 11, isSlot: true},
+						{slot: 12, isSlot: true},
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -14189,7 +14243,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -14197,14 +14251,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 18, isSlot: true},
+								{slot: 19, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 269312,
+				uses: 537600,
 				tr:   &builtinSlots2[280],
 			},
 		},
@@ -14348,7 +14402,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it is larger than the recipient accepts: the limit is "},
-						{slot: 13, isSlot: true},
+						{slot: 14, isSlot: true},
 						{literal: "."},
 					},
 					{
@@ -14369,19 +14423,19 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it is larger than the recipient accepts."},
 					},
 				},
-				uses: 8195,
+				uses: 16387,
 				tr:   &builtinSlots2[286],
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "Make the message smaller than "},
-						{slot: 13, isSlot: true},
+						{slot: 14, isSlot: true},
 						{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 							},
 						},
 					},
@@ -14390,12 +14444,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 							},
 						},
 					},
 				},
-				uses: 12288,
+				uses: 24576,
 				tr:   &builtinSlots2[287],
 			},
 		},
@@ -14422,7 +14476,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -14430,11 +14484,11 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " to reach "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 							},
 						},
 						{literal: " failed with: \""},
-						{slot: 20, isSlot: true},
+						{slot: 21, isSlot: true},
 						{literal: "\""},
 					},
 					{
@@ -14449,12 +14503,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ": the receiving server "},
-						{slot: 14, isSlot: true},
+						{slot: 15, isSlot: true},
 						{literal: " could not be reached, or kept putting the message off. The report says: \""},
 						{slot: 5, isSlot: true},
 						{literal: "\""},
@@ -14471,12 +14525,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ": the receiving server "},
-						{slot: 14, isSlot: true},
+						{slot: 15, isSlot: true},
 						{literal: " could not be reached, or kept putting the message off."},
 					},
 					{
@@ -14491,7 +14545,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -14518,7 +14572,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -14532,7 +14586,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: " could not be reached, or kept putting the message off."},
 					},
 				},
-				uses: 1589283,
+				uses: 3178531,
 				tr:   &builtinSlots2[288],
 			},
 			fix: alts{
@@ -14542,13 +14596,13 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 							},
 						},
 						{literal: " does not take mail."},
 					},
 				},
-				uses: 16384,
+				uses: 32768,
 				tr:   &builtinSlots2[289],
 			},
 		},
@@ -14572,7 +14626,7 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (it kept trying for "},
-									{slot: 19, isSlot: true},
+									{slot: 20, isSlot: true},
 									{literal: ")"},
 								},
 							},
@@ -14586,7 +14640,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " failed, because the domain's name servers did not answer."},
 						},
 					},
-					uses: 524305,
+					uses: 1048593,
 					tr:   &builtinSlots2[290],
 				},
 				fix: alts{
@@ -14621,7 +14675,7 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (it kept trying for "},
-									{slot: 19, isSlot: true},
+									{slot: 20, isSlot: true},
 									{literal: ")"},
 								},
 							},
@@ -14629,13 +14683,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " refused every connection."},
 						},
 					},
-					uses: 540673,
+					uses: 1081345,
 					tr:   &builtinSlots2[292],
 				},
 				fix: alts{
@@ -14645,13 +14699,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " was down for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
 						},
 					},
-					uses: 16384,
+					uses: 32768,
 					tr:   &builtinSlots2[293],
 				},
 			},
@@ -14670,7 +14724,7 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (it kept trying for "},
-									{slot: 19, isSlot: true},
+									{slot: 20, isSlot: true},
 									{literal: ")"},
 								},
 							},
@@ -14678,13 +14732,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " never answered."},
 						},
 					},
-					uses: 540673,
+					uses: 1081345,
 					tr:   &builtinSlots2[294],
 				},
 				fix: alts{
@@ -14694,13 +14748,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " could not be reached for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
 						},
 					},
-					uses: 16384,
+					uses: 32768,
 					tr:   &builtinSlots2[295],
 				},
 			},
@@ -14798,13 +14852,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " does not offer encryption at all."},
 						},
 					},
-					uses: 16385,
+					uses: 32769,
 					tr:   &builtinSlots2[300],
 				},
 				fix: alts{
@@ -14814,7 +14868,7 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: ". If that server is known not to support it, your email admin can relax the sending server's TLS policy for that domain"},
@@ -14828,7 +14882,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "."},
 						},
 					},
-					uses: 16400,
+					uses: 32784,
 					tr:   &builtinSlots2[301],
 				},
 			},
@@ -14852,13 +14906,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " offered encryption but then refused or failed to start it."},
 						},
 					},
-					uses: 16385,
+					uses: 32769,
 					tr:   &builtinSlots2[302],
 				},
 				fix: alts{
@@ -14868,13 +14922,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: ", often its certificate or key files."},
 						},
 					},
-					uses: 16384,
+					uses: 32768,
 					tr:   &builtinSlots2[303],
 				},
 			},
@@ -14898,13 +14952,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " did not pass the sending server's verification (it may be expired, self-signed, issued for another name, or not match the domain's published security policy)."},
 						},
 					},
-					uses: 16385,
+					uses: 32769,
 					tr:   &builtinSlots2[304],
 				},
 				fix: alts{
@@ -15027,7 +15081,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because of its attachment "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 						{
@@ -15048,21 +15102,21 @@ var builtinData1 = [...]reasonDef{
 							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 					},
-					uses: 65539,
+					uses: 131075,
 					tr:   &builtinSlots2[310],
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "Send the message again without "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 						{
 							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   &builtinSlots2[311],
 				},
 			},
@@ -15177,7 +15231,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " could not be delivered because the domain "},
-							{slot: 14, isSlot: true},
+							{slot: 15, isSlot: true},
 							{literal: " lists no mail server that receives email for it."},
 						},
 						{
@@ -15198,7 +15252,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " lists no mail server that receives email for it."},
 						},
 					},
-					uses: 16401,
+					uses: 32785,
 					tr:   &builtinSlots2[316],
 				},
 				fix: alts{
@@ -15329,7 +15383,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it is larger than the receiving server accepts: the limit is "},
-						{slot: 13, isSlot: true},
+						{slot: 14, isSlot: true},
 						{literal: "."},
 					},
 					{
@@ -15350,19 +15404,19 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it is larger than the receiving server accepts."},
 					},
 				},
-				uses: 8195,
+				uses: 16387,
 				tr:   &builtinSlots2[322],
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "Make the message smaller than "},
-						{slot: 13, isSlot: true},
+						{slot: 14, isSlot: true},
 						{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 							},
 						},
 					},
@@ -15371,12 +15425,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 							},
 						},
 					},
 				},
-				uses: 12288,
+				uses: 24576,
 				tr:   &builtinSlots2[323],
 			},
 		},
@@ -15403,13 +15457,13 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 16385,
+				uses: 32769,
 				tr:   &builtinSlots2[324],
 			},
 			fix: alts{
@@ -15476,7 +15530,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " could not be delivered because the lookup of the mail servers of the domain "},
-							{slot: 14, isSlot: true},
+							{slot: 15, isSlot: true},
 							{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
 						},
 						{
@@ -15497,7 +15551,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
 						},
 					},
-					uses: 16401,
+					uses: 32785,
 					tr:   &builtinSlots2[328],
 				},
 				fix: alts{
@@ -15533,7 +15587,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " could not be delivered because no mail server could be found for the domain "},
-							{slot: 14, isSlot: true},
+							{slot: 15, isSlot: true},
 							{literal: "."},
 						},
 						{
@@ -15554,7 +15608,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "."},
 						},
 					},
-					uses: 16401,
+					uses: 32785,
 					tr:   &builtinSlots2[330],
 				},
 				fix: alts{
@@ -15641,13 +15695,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " refused the connection: it is down or does not take mail at the moment."},
 						},
 					},
-					uses: 16385,
+					uses: 32769,
 					tr:   &builtinSlots2[334],
 				},
 				fix: alts{
@@ -15657,13 +15711,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: "."},
 						},
 					},
-					uses: 16384,
+					uses: 32768,
 					tr:   &builtinSlots2[335],
 				},
 			},
@@ -15686,13 +15740,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: " did not answer."},
 						},
 					},
-					uses: 16385,
+					uses: 32769,
 					tr:   &builtinSlots2[336],
 				},
 				fix: alts{
@@ -15702,13 +15756,13 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " "},
-									{slot: 14, isSlot: true},
+									{slot: 15, isSlot: true},
 								},
 							},
 							{literal: "."},
 						},
 					},
-					uses: 16384,
+					uses: 32768,
 					tr:   &builtinSlots2[337],
 				},
 			},
@@ -15755,10 +15809,18 @@ var builtinData1 = [...]reasonDef{
 			fix: alts{
 				list: []text{
 					{
-						{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must make their domain's mail server settings point to a server that accepts it; if you send through your own organization's server, ask your email admin to allow you to send through it."},
+						{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must make their domain's mail server settings point to a server that accepts it"},
+						{
+							group: []textPart{
+								{slot: 11, isSlot: true, test: true},
+								{literal: "; if you send through your own organization's server, ask your email admin to allow you to send through it"},
+							},
+						},
+						{literal: "."},
 					},
 				},
-				tr: &builtinSlots2[339],
+				uses: 2048,
+				tr:   &builtinSlots2[339],
 			},
 		},
 	},
@@ -15829,7 +15891,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " could not be delivered because the domain "},
-							{slot: 14, isSlot: true},
+							{slot: 15, isSlot: true},
 							{literal: " lists no mail server that receives email for it."},
 						},
 						{
@@ -15850,7 +15912,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " lists no mail server that receives email for it."},
 						},
 					},
-					uses: 16401,
+					uses: 32785,
 					tr:   &builtinSlots2[342],
 				},
 				fix: alts{
@@ -16035,7 +16097,7 @@ var builtinData1 = [...]reasonDef{
 				list: []text{
 					{
 						{literal: "Send the message without the attachment "},
-						{slot: 16, isSlot: true},
+						{slot: 17, isSlot: true},
 						{literal: ", or share the file another way, for example as a link to a shared folder."},
 					},
 					{
@@ -16043,14 +16105,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 18, isSlot: true},
+								{slot: 19, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 327680,
+				uses: 655360,
 				tr:   &builtinSlots2[349],
 			},
 		},
@@ -16110,14 +16172,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (contact: "},
-									{slot: 18, isSlot: true},
+									{slot: 19, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", and fix the cause."},
 						},
 					},
-					uses: 262144,
+					uses: 524288,
 					tr:   &builtinSlots2[351],
 				},
 			},
@@ -16176,14 +16238,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (contact: "},
-									{slot: 18, isSlot: true},
+									{slot: 19, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", and fix the cause."},
 						},
 					},
-					uses: 262144,
+					uses: 524288,
 					tr:   &builtinSlots2[353],
 				},
 			},
@@ -16242,14 +16304,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " (contact: "},
-									{slot: 18, isSlot: true},
+									{slot: 19, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: "."},
 						},
 					},
-					uses: 262144,
+					uses: 524288,
 					tr:   &builtinSlots2[355],
 				},
 			},
@@ -16279,7 +16341,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because of its attachment "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 						{
@@ -16300,21 +16362,21 @@ var builtinData1 = [...]reasonDef{
 							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 					},
-					uses: 65539,
+					uses: 131075,
 					tr:   &builtinSlots2[356],
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "Send the message again without "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 						{
 							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   &builtinSlots2[357],
 				},
 			},
@@ -16377,14 +16439,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 18, isSlot: true},
+								{slot: 19, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 262144,
+				uses: 524288,
 				tr:   &builtinSlots2[359],
 			},
 		},
@@ -16457,14 +16519,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: " has no valid reverse DNS name, which many receivers require."},
 					},
 				},
-				uses: 32771,
+				uses: 65539,
 				tr:   &builtinSlots2[362],
 			},
 			fix: alts{
@@ -16474,13 +16536,13 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 							},
 						},
 						{literal: " a reverse DNS name that matches the server's own name."},
 					},
 				},
-				uses: 32768,
+				uses: 65536,
 				tr:   &builtinSlots2[363],
 			},
 		},
@@ -16569,7 +16631,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because of its attachment "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 						{
@@ -16590,21 +16652,21 @@ var builtinData1 = [...]reasonDef{
 							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 					},
-					uses: 65539,
+					uses: 131075,
 					tr:   &builtinSlots2[366],
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "Send the message again without "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 						{
 							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   &builtinSlots2[367],
 				},
 			},
@@ -16675,7 +16737,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 11, isSlot: true},
+							{slot: 12, isSlot: true},
 							{literal: "). This is about the sending server's reputation, not about your message."},
 						},
 						{
@@ -16696,7 +16758,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 						},
 					},
-					uses: 2051,
+					uses: 4099,
 					tr:   &builtinSlots2[370],
 				},
 				fix: alts{
@@ -16706,14 +16768,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " ("},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 						},
 					},
-					uses: 4096,
+					uses: 8192,
 					tr:   &builtinSlots2[371],
 				},
 			},
@@ -16741,7 +16803,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 11, isSlot: true},
+							{slot: 12, isSlot: true},
 							{literal: "). This is about the sending server's reputation, not about your message."},
 						},
 						{
@@ -16762,7 +16824,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 						},
 					},
-					uses: 2051,
+					uses: 4099,
 					tr:   &builtinSlots2[372],
 				},
 				fix: alts{
@@ -16772,14 +16834,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " ("},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 						},
 					},
-					uses: 4096,
+					uses: 8192,
 					tr:   &builtinSlots2[373],
 				},
 			},
@@ -16807,7 +16869,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 11, isSlot: true},
+							{slot: 12, isSlot: true},
 							{literal: "). This is about the sending server's reputation, not about your message."},
 						},
 						{
@@ -16828,7 +16890,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 						},
 					},
-					uses: 2051,
+					uses: 4099,
 					tr:   &builtinSlots2[374],
 				},
 				fix: alts{
@@ -16838,14 +16900,14 @@ var builtinData1 = [...]reasonDef{
 							{
 								group: []textPart{
 									{literal: " ("},
-									{slot: 12, isSlot: true},
+									{slot: 13, isSlot: true},
 									{literal: ")"},
 								},
 							},
 							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 						},
 					},
-					uses: 4096,
+					uses: 8192,
 					tr:   &builtinSlots2[375],
 				},
 			},
@@ -16875,9 +16937,9 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because the attachment "},
-							{slot: 16, isSlot: true},
-							{literal: " is infected with malware ("},
 							{slot: 17, isSlot: true},
+							{literal: " is infected with malware ("},
+							{slot: 18, isSlot: true},
 							{literal: ")."},
 						},
 						{
@@ -16896,25 +16958,25 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because it carries malware ("},
-							{slot: 17, isSlot: true},
+							{slot: 18, isSlot: true},
 							{literal: ")."},
 						},
 					},
-					uses: 196611,
+					uses: 393219,
 					tr:   &builtinSlots2[376],
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "The receiving server's scanner found malware in "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 						},
 						{
 							{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   &builtinSlots2[377],
 				},
 			},
@@ -16958,14 +17020,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (the receiver's guidelines: "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 4096,
+				uses: 8192,
 				tr:   &builtinSlots2[379],
 			},
 		},
@@ -17291,7 +17353,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because it has too many recipients: the server accepts at most "},
-							{slot: 13, isSlot: true},
+							{slot: 14, isSlot: true},
 							{literal: " in one message."},
 						},
 						{
@@ -17312,21 +17374,21 @@ var builtinData1 = [...]reasonDef{
 							{literal: " because it has more recipients than the server accepts in one message."},
 						},
 					},
-					uses: 8195,
+					uses: 16387,
 					tr:   &builtinSlots2[394],
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "Send the message again to fewer recipients at a time (at most "},
-							{slot: 13, isSlot: true},
+							{slot: 14, isSlot: true},
 							{literal: "), or use a mailing list for large groups."},
 						},
 						{
 							{literal: "Send the message again to fewer recipients at a time, or use a mailing list for large groups."},
 						},
 					},
-					uses: 8192,
+					uses: 16384,
 					tr:   &builtinSlots2[395],
 				},
 			},
@@ -17382,7 +17444,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (more at "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -17392,7 +17454,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Forward this report to your email admin, who can read its technical details."},
 					},
 				},
-				uses: 4096,
+				uses: 8192,
 				tr:   &builtinSlots2[397],
 			},
 		},
@@ -17482,9 +17544,9 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because the attachment "},
-						{slot: 16, isSlot: true},
-						{literal: " is infected with malware ("},
 						{slot: 17, isSlot: true},
+						{literal: " is infected with malware ("},
+						{slot: 18, isSlot: true},
 						{literal: ")."},
 					},
 					{
@@ -17503,7 +17565,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because the attachment "},
-						{slot: 16, isSlot: true},
+						{slot: 17, isSlot: true},
 						{literal: " was judged dangerous or infected."},
 					},
 					{
@@ -17522,7 +17584,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it carries malware ("},
-						{slot: 17, isSlot: true},
+						{slot: 18, isSlot: true},
 						{literal: ")."},
 					},
 					{
@@ -17543,21 +17605,21 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it carries malware, or an attachment that the receiving server treats as dangerous."},
 					},
 				},
-				uses: 196611,
+				uses: 393219,
 				tr:   &builtinSlots2[401],
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "The receiving server's scanner found malware in "},
-						{slot: 16, isSlot: true},
+						{slot: 17, isSlot: true},
 						{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 					},
 					{
 						{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 					},
 				},
-				uses: 65536,
+				uses: 131072,
 				tr:   &builtinSlots2[402],
 			},
 		},
@@ -17586,9 +17648,9 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because the attachment "},
-							{slot: 16, isSlot: true},
-							{literal: " is infected with malware ("},
 							{slot: 17, isSlot: true},
+							{literal: " is infected with malware ("},
+							{slot: 18, isSlot: true},
 							{literal: ")."},
 						},
 						{
@@ -17607,25 +17669,25 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because it carries malware ("},
-							{slot: 17, isSlot: true},
+							{slot: 18, isSlot: true},
 							{literal: ")."},
 						},
 					},
-					uses: 196611,
+					uses: 393219,
 					tr:   &builtinSlots2[403],
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "The receiving server's scanner found malware in "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 						},
 						{
 							{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   &builtinSlots2[404],
 				},
 			},
@@ -17653,7 +17715,7 @@ var builtinData1 = [...]reasonDef{
 								},
 							},
 							{literal: " because of its attachment "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 						{
@@ -17674,21 +17736,21 @@ var builtinData1 = [...]reasonDef{
 							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 						},
 					},
-					uses: 65539,
+					uses: 131075,
 					tr:   &builtinSlots2[405],
 				},
 				fix: alts{
 					list: []text{
 						{
 							{literal: "Send the message again without "},
-							{slot: 16, isSlot: true},
+							{slot: 17, isSlot: true},
 							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 						{
 							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 						},
 					},
-					uses: 65536,
+					uses: 131072,
 					tr:   &builtinSlots2[406],
 				},
 			},

@@ -227,7 +227,8 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	w.fill(rd.words)
 
 	v.Owner = first(w.owner, OwnerUnknown)
-	if action == smtpcode.ActionDelayed {
+	lasting := action == smtpcode.ActionDelayed && lastingDelay(&v, &rec.in)
+	if action == smtpcode.ActionDelayed && !lasting {
 		v.Owner = OwnerNone // the sending server keeps trying
 	}
 	hard := rd.HardBounce
@@ -237,7 +238,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	v.HardBounce = hard != nil && *hard && hardBounce(action, v.Status, rp)
 	v.Summary = w.summary.in(lang)
 
-	v.Explanation, v.Fix = e.sentences(&rec, &v, t, rd, ruleWords, w, lang)
+	v.Explanation, v.Fix = e.sentences(&rec, &v, t, rd, ruleWords, w, lasting, lang)
 	return v
 }
 
@@ -255,8 +256,9 @@ func slotIndexOf(f Fact) int {
 }
 
 // sentences writes the explanation and the fix of a reading in language
-// lang.
-func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reasonDef, ruleWords, w words, lang int) (explanation, fix string) {
+// lang. lasting says that the record is a delay that retries will not fix
+// (lastingDelay).
+func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reasonDef, ruleWords, w words, lasting bool, lang int) (explanation, fix string) {
 	in, action := &rec.in, rec.action
 	texts := e.textsFor(lang)
 	cause := first(t.Cause, rd.Cause, texts[textUnknownCause].plain())
@@ -277,6 +279,9 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 	}
 	if strings.HasPrefix(v.Status, "5") || (v.Status == "" && rec.rp.Class() == smtpcode.ClassPermanent) {
 		vals[slotFinal] = "yes" // {?final}: the server's refusal was permanent
+	}
+	if ownServerRefusal(in) {
+		vals[slotOwnServer] = "yes" // {?own_server}
 	}
 	standIn[slotRecipient] = texts[textUnnamedRecipient].plain()
 	standIn[slotRemote] = texts[textUnnamedRemote].plain()
@@ -310,7 +315,11 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 		explanation += " " + note.render(&vals)
 	}
 	fix = w.fix.render(lang, &vals, &standIn)
-	if delayed && (ruleWords.fix.empty() || !t.delays) {
+	switch {
+	case lasting:
+		// Issue 8: waiting does not help; the recipient's side must act.
+		fix = texts[textDelayedLastingFix].render(&vals)
+	case delayed && (ruleWords.fix.empty() || !t.delays):
 		// The reason's fix is for a final failure; a delay needs none yet.
 		fix = texts[textDelayedFix].plain()
 	}
@@ -696,7 +705,7 @@ func (e *Engine) explainReport(r *dsn.Report, lang int) []Reading {
 			target := rc
 			target.Address = to
 			v = e.classify(InputOf(r, target), lang)
-			e.forwarded(&v, from, to, lang)
+			e.forwarded(&v, from, to, rc.RemoteMTA, rc.Diagnostic, lang)
 		}
 		out = append(out, Reading{Kind: r.Kind, Recipient: rc, ForwardedFrom: from, ForwardedTo: to, Classification: v})
 	}

@@ -94,3 +94,100 @@ func TestRecipientInPersonOwnsAFullMailboxAndTheirOwnBlockList(t *testing.T) {
 		}
 	}
 }
+
+// explainFixture reads the one recipient record of a fixture of
+// internal/testdata/bounces.
+func explainFixture(t *testing.T, e *Engine, file string) Reading {
+	t.Helper()
+	b, err := os.ReadFile("../internal/testdata/bounces/eml/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := dsn.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rds := e.Explain(r)
+	if len(rds) != 1 {
+		t.Fatalf("%s: %d readings, want 1", file, len(rds))
+	}
+	return rds[0]
+}
+
+// TestForwardTargetsSpamOrAuthRefusalIsTheForwardersProblem: a forward
+// target that refuses the forwarded copy as spam or for DMARC judges the
+// forwarding server: the owner is the recipient's admin, the explanation
+// says the forwarded copy was refused and why forwarding fails so, quoting
+// the target, and the fix asks to warn the recipient, not to rewrite.
+func TestForwardTargetsSpamOrAuthRefusalIsTheForwardersProblem(t *testing.T) {
+	e := builtin(t)
+	for _, c := range []struct{ file, quote string }{
+		{"forwarded-refused-spam-01.eml", "likely unsolicited mail"},
+		{"forwarded-refused-dmarc-01.eml", "DMARC policy of opening-books.example is reject"},
+	} {
+		rd := explainFixture(t, e, c.file)
+		if rd.ForwardedFrom == "" {
+			t.Fatalf("%s: no forward read", c.file)
+		}
+		if rd.Owner != OwnerRecipientAdmin {
+			t.Errorf("%s: owner %s, want %s", c.file, rd.Owner, OwnerRecipientAdmin)
+		}
+		for _, w := range []string{"refused the forwarded copy", c.quote, "Forwarding commonly fails this way", "SPF"} {
+			if !strings.Contains(rd.Explanation, w) {
+				t.Errorf("%s: explanation lacks %q: %s", c.file, w, rd.Explanation)
+			}
+		}
+		if !strings.Contains(rd.Fix, "Do not rewrite your message") || !strings.Contains(rd.Fix, "forwarding from "+rd.ForwardedFrom+" to "+rd.ForwardedTo+" fails") || !strings.Contains(rd.Fix, "SRS") {
+			t.Errorf("%s: the fix does not ask to warn the recipient of the failing forward: %s", c.file, rd.Fix)
+		}
+		if strings.Contains(rd.Fix, "plainer") || strings.Contains(rd.Explanation, "your sending server") {
+			t.Errorf("%s: the sender's own fix is kept: %s / %s", c.file, rd.Explanation, rd.Fix)
+		}
+	}
+}
+
+// TestForwardTargetsRefusalAtMailFromIsTheForwardersProblem: a refusal
+// before the target saw the message (at MAIL FROM), and a block of the
+// sending IP, are judgements of the forwarding server whatever the reason
+// read; the IP named is said to be the forwarding server's.
+func TestForwardTargetsRefusalAtMailFromIsTheForwardersProblem(t *testing.T) {
+	e := builtin(t)
+	for _, rc := range []dsn.Recipient{
+		{Address: "bo@example.net", OriginalRecipient: "info@example.org", Action: "failed", Status: "5.7.1", Command: "MAIL",
+			RemoteMTA: "mx.example.net", Diagnostic: "550 5.7.1 Sender address rejected: access denied"},
+		{Address: "bo@example.net", OriginalRecipient: "info@example.org", Action: "failed", Status: "5.7.1", Command: "RCPT",
+			RemoteMTA: "mx.example.net", Diagnostic: "554 5.7.1 Service unavailable; Client host [198.51.100.12] blocked using zen.spamhaus.org"},
+	} {
+		r := &dsn.Report{Kind: dsn.KindBounce, ReportingMTA: "mx.example.org", Recipients: []dsn.Recipient{rc}}
+		rd := e.Explain(r)[0]
+		if rd.Owner != OwnerRecipientAdmin || !strings.Contains(rd.Explanation, "refused the forwarded copy") || !strings.Contains(rd.Fix, "Do not rewrite") {
+			t.Errorf("%q: reason %s owner %s explanation %q fix %q: want the forwarder's problem", rc.Diagnostic, rd.Reason, rd.Owner, rd.Explanation, rd.Fix)
+		}
+		if ip := rd.Facts.Get(FactIP); strings.Contains(rc.Diagnostic, "198.51.100.12") && (ip != "198.51.100.12" || !strings.Contains(rd.Explanation, "own address ("+ip+")")) {
+			t.Errorf("%q: the IP %s is not said to be the forwarding server's: %s", rc.Diagnostic, ip, rd.Explanation)
+		}
+	}
+}
+
+// TestForwardTargetsVirusOrAttachmentRefusalStaysTheSenders: refusals of
+// the message itself (malware, a refused attachment type) keep the
+// sender's fix: a forward does not change them.
+func TestForwardTargetsVirusOrAttachmentRefusalStaysTheSenders(t *testing.T) {
+	e := builtin(t)
+	for _, diag := range []string{
+		"554 5.7.1 The message was rejected because it contains prohibited virus or spam content",
+		"552 5.7.0 This message was blocked because its content presents a potential security issue. Please visit https://support.google.com/mail/?p=BlockedMessage to review our message content and attachment content guidelines.",
+	} {
+		r := &dsn.Report{Kind: dsn.KindBounce, ReportingMTA: "mx.example.org", Recipients: []dsn.Recipient{{
+			Address: "bo@example.net", OriginalRecipient: "info@example.org", Action: "failed", Status: "5.7.0", Command: "DATA",
+			RemoteMTA: "mx.example.net", Diagnostic: diag}}}
+		rd := e.Explain(r)[0]
+		if !messageRefusal(&rd.Classification) {
+			t.Errorf("%q: reason %s (facts %v), want a refusal of the message itself", diag, rd.Reason, rd.Facts)
+			continue
+		}
+		if strings.Contains(rd.Explanation, "refused the forwarded copy") || strings.Contains(rd.Fix, "forwarding from") {
+			t.Errorf("%q: reason %s read as the forwarder's problem: %s / %s", diag, rd.Reason, rd.Explanation, rd.Fix)
+		}
+	}
+}

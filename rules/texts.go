@@ -65,6 +65,9 @@ const (
 	textDMARCAggregateExplanation
 	textForwardedIntro
 	textForwardedFix
+	textForwardedRefused
+	textForwardedRefusedFix
+	textDelayedLastingFix
 	textGaveUpRefused
 	textGaveUpFailed
 	numTexts
@@ -86,12 +89,13 @@ const (
 	slotType                     // {type}: the feedback type of an abuse report
 	slotOriginal                 // {original}: the address the sender wrote, which the recipient's side forwarded
 	slotFinal                    // {final}: set when the server's refusal was permanent (a class-5 code), not a temporary one given up on
+	slotOwnServer                // {own_server}: set when the refusal may have come from the sender's own server (ownServerRefusal)
 	slotFact0                    // the facts follow, in the order of facts
 )
 
 const numSlots = int(slotFact0) + numFacts
 
-var baseSlotNames = [slotFact0]string{"recipient", "remote", "reporting", "status", "domain", "reply", "cause", "Cause", "type", "original", "final"}
+var baseSlotNames = [slotFact0]string{"recipient", "remote", "reporting", "status", "domain", "reply", "cause", "Cause", "type", "original", "final", "own_server"}
 
 func (s slot) name() string {
 	if s < slotFact0 {
@@ -150,7 +154,7 @@ var factSlots = func() slotSet {
 
 // ruleSlots are the placeholders of the explanation and fix of a reason or
 // a rule.
-var ruleSlots = setOf(slotRecipient, slotRemote, slotReporting, slotStatus, slotDomain, slotReply, slotCause, slotFinal) | factSlots
+var ruleSlots = setOf(slotRecipient, slotRemote, slotReporting, slotStatus, slotDomain, slotReply, slotCause, slotFinal, slotOwnServer) | factSlots
 
 // standInSlots are the placeholders the last alternative of a reason's or a
 // rule's template may use outside [...]: they get a stand-in word when they
@@ -201,6 +205,9 @@ var textDefs = [numTexts]struct {
 	textDMARCAggregateExplanation:  {"dmarc_aggregate_explanation", 0},
 	textForwardedIntro:             {"forwarded_intro", setOf(slotOriginal, slotRecipient)},
 	textForwardedFix:               {"forwarded_fix", setOf(slotOriginal, slotRecipient)},
+	textForwardedRefused:           {"forwarded_refused", setOf(slotOriginal, slotRecipient, slotRemote, slotReply, slotFact0+slot(slotIndexOf(FactIP)))},
+	textForwardedRefusedFix:        {"forwarded_refused_fix", setOf(slotOriginal, slotRecipient)},
+	textDelayedLastingFix:          {"delayed_lasting_fix", setOf(slotRecipient)},
 	textGaveUpRefused:              {"gave_up_refused", setOf(slotRemote)},
 	textGaveUpFailed:               {"gave_up_failed", 0},
 }

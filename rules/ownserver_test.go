@@ -1,0 +1,43 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+// ownServerClause is the relay fix's clause for the sender's own server.
+const ownServerClause = "your own organization's server"
+
+// TestRelayFixSpeaksOfTheRecipientsSideWhenTheirServerRefused: a relay
+// refusal that a remote server gave (Remote-MTA, "host X said") gets a fix
+// about the recipient's side only.
+func TestRelayFixSpeaksOfTheRecipientsSideWhenTheirServerRefused(t *testing.T) {
+	e := builtin(t)
+	rd := explainFixture(t, e, "relay-denied-remote-01.eml")
+	if rd.Reason != ReasonNoRelaying || strings.Contains(rd.Fix, ownServerClause) || !strings.Contains(rd.Fix, "recipient's admin") {
+		t.Errorf("relay-denied-remote-01.eml: reason %s fix %q: want norelaying and the recipient's side only", rd.Reason, rd.Fix)
+	}
+	for _, in := range []Input{
+		{Action: "failed", Status: "5.7.1", Diagnostic: "host mx.example.net[192.0.2.8] said: 554 5.7.1 <bo@example.net>: Relay access denied (in reply to RCPT TO command)"},
+		{Action: "failed", Status: "5.7.1", Diagnostic: "Remote server returned '550 5.7.1 Unable to relay'"},
+	} {
+		if v := e.Classify(in); v.Reason != ReasonNoRelaying || strings.Contains(v.Fix, ownServerClause) {
+			t.Errorf("%q: reason %s fix %q: want norelaying without the own-server clause", in.Diagnostic, v.Reason, v.Fix)
+		}
+	}
+}
+
+// TestRelayFixNamesTheSendersServerWhenNoRemoteServerRefused: with no
+// remote server named, the refusal may be the sender's own server's, and
+// the fix says what to do then; so does a pasted reply, whose origin is
+// not known.
+func TestRelayFixNamesTheSendersServerWhenNoRemoteServerRefused(t *testing.T) {
+	e := builtin(t)
+	v := e.Classify(Input{Action: "failed", Status: "5.7.1", ReportingMTA: "smtp.example.org", Diagnostic: "550 5.7.1 Relaying denied"})
+	if v.Reason != ReasonNoRelaying || !strings.Contains(v.Fix, ownServerClause) {
+		t.Errorf("reason %s fix %q: want norelaying with the own-server clause", v.Reason, v.Fix)
+	}
+	if v := e.Lookup("554 5.7.1 Relay access denied"); !strings.Contains(v.Fix, ownServerClause) {
+		t.Errorf("pasted reply: fix %q: want the own-server clause", v.Fix)
+	}
+}
