@@ -77,6 +77,9 @@ type boltLedger struct {
 	// whose Put may have returned: what a read must see (settle).
 	published atomic.Uint64
 	kick      chan struct{} // tells the applier there is something pending
+	// journalling is true while the committer writes and syncs a group:
+	// no quiet moment for the applier (quietMoment).
+	journalling atomic.Bool
 
 	pairMu     sync.Mutex // guards pairNext and senderNext
 	pairNext   []byte     // where the next sweepPairs starts; nil: at the first pair
