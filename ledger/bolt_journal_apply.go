@@ -105,6 +105,7 @@ func (l *boltLedger) committer() {
 		}
 		l.journalling.Store(true)
 		l.commitGroup(batch)
+		l.journalled.Store(int64(time.Since(l.epoch)))
 		l.journalling.Store(false)
 		clear(batch) // the records are not kept past their commit
 	}
@@ -285,10 +286,14 @@ func (l *boltLedger) quietMoment() bool {
 	for l.pendingN.Load() < applyBacklog {
 		select {
 		case <-t.C:
-			if !l.journalling.Load() && len(l.reqs) == 0 {
+			// The timer and a kick can be ready at once (the
+			// applier ran late): the time since the last write
+			// decides, not the order select takes them in.
+			since := time.Since(l.epoch) - time.Duration(l.journalled.Load())
+			if !l.journalling.Load() && len(l.reqs) == 0 && since >= applyQuiet {
 				return true
 			}
-			t.Reset(applyQuiet)
+			t.Reset(max(applyQuiet-since, applyQuiet/4))
 		case <-l.kick:
 			t.Reset(applyQuiet)
 		case <-l.applyEnd:
