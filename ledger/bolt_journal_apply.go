@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"runtime"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -108,6 +109,20 @@ func (l *boltLedger) committer() {
 		l.journalled.Store(int64(time.Since(l.epoch)))
 		l.journalling.Store(false)
 		clear(batch) // the records are not kept past their commit
+		// The callers just acknowledged are runnable: let them run
+		// before taking the next group, so that those that Put again
+		// at once are in it. Otherwise the first of them wakes the
+		// committer (the scheduler runs a goroutine woken by a send
+		// next), which then syncs a group of one while the others queue
+		// for a whole sync more: with 10 callers, groups alternated
+		// between a few records and the rest, and a Put waited for
+		// about two syncs. Measured in one process, 300 Puts of each way
+		// in turns, 8 turns, 5 runs: callers=10 a mean of 0.41-1.78 ms
+		// against 0.68-2.25 ms without (20-55% less); with 1 caller
+		// there is no one else to let run.
+		if len(batch) > 1 {
+			runtime.Gosched()
+		}
 	}
 }
 
