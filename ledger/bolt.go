@@ -77,6 +77,12 @@ type boltLedger struct {
 	// whose Put may have returned: what a read must see (settle).
 	published atomic.Uint64
 	kick      chan struct{} // tells the applier there is something pending
+	// journalling is true while the committer writes and syncs a group,
+	// and journalled is when it last finished one (time since epoch): no
+	// quiet moment for the applier (quietMoment).
+	journalling atomic.Bool
+	journalled  atomic.Int64
+	epoch       time.Time
 
 	pairMu     sync.Mutex // guards pairNext and senderNext
 	pairNext   []byte     // where the next sweepPairs starts; nil: at the first pair
@@ -163,6 +169,7 @@ func openBolt(path string, o Options, now func() time.Time) (*boltLedger, error)
 		applyD:   make(chan struct{}),
 		applyEnd: make(chan struct{}),
 		kick:     make(chan struct{}, 1),
+		epoch:    time.Now(),
 	}
 	if err := l.openJournal(path + "-journal"); err != nil {
 		db.Close()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"runtime"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -103,8 +104,25 @@ func (l *boltLedger) committer() {
 				break drain
 			}
 		}
+		l.journalling.Store(true)
 		l.commitGroup(batch)
+		l.journalled.Store(int64(time.Since(l.epoch)))
+		l.journalling.Store(false)
 		clear(batch) // the records are not kept past their commit
+		// The callers just acknowledged are runnable: let them run
+		// before taking the next group, so that those that Put again
+		// at once are in it. Otherwise the first of them wakes the
+		// committer (the scheduler runs a goroutine woken by a send
+		// next), which then syncs a group of one while the others queue
+		// for a whole sync more: with 10 callers, groups alternated
+		// between a few records and the rest, and a Put waited for
+		// about two syncs. Measured in one process, turns of 300 Puts
+		// with and without, 8 runs: callers=10 a mean of 0.41-1.78 ms
+		// against 0.68-2.25 ms without (14-44% less in each run); with 1
+		// caller there is no one else to let run.
+		if len(batch) > 1 {
+			runtime.Gosched()
+		}
 	}
 }
 
@@ -260,22 +278,47 @@ func (l *boltLedger) applier() {
 // each: callers=10 1.2-1.5 ms against 1.5-3.1 ms; callers=1, as a ratio
 // to one-tx, 0.19-0.32 against 0.33-0.47). A read that finds records not
 // yet in bbolt writes them itself (settle), so it does not wait for this.
+//
+// A journal write in progress is no quiet moment, however long its sync
+// takes: when the applier counted 2 ms from the last write's end only, a
+// sync slower than that (a loaded disk) let it commit a few records into
+// bbolt beside the syncs of the Puts that followed, slowing them past 2 ms
+// in turn: in a stream of 3,000 Puts from 1 caller, 700-900 bbolt commits
+// ran, beside 70-90% of the Puts, and Put's mean was 1.1-1.2 ms.
+//
+// While Puts stream in without a pause, the applier goes once maxBatch
+// records are pending, in one transaction: a bbolt commit of 1,000 records
+// costs the syncs beside it less per record than four of 256 (measured in
+// one process, turns of 3,000 Puts with each bound in alternation, 2
+// runs, a slow moment of the disk (its flush 1.1-1.5 ms): 1 caller
+// 0.92-1.03 ms against 1.15-1.16 ms; 10 callers showed no clear
+// difference, 1.67-1.69 ms against 1.43-2.21 ms). The price is a read's:
+// a lookup that matches a pending record (settleIf) may commit up to
+// 1,000 records first, where it committed up to 256, under such a stream.
 const (
 	applyQuiet   = 2 * time.Millisecond // a pause in journal writes that lets the applier go
-	applyBacklog = 256                  // pending records after which it goes anyway
+	applyBacklog = maxBatch             // pending records after which it goes anyway
 )
 
-// quietMoment waits until the journal has had no write for applyQuiet, or
-// applyBacklog records are pending: while Puts stream in, the disk is left
-// to their syncs, and their records then go into bbolt in few
-// transactions. It reports false when the applier is to stop.
+// quietMoment waits until the journal has had no write for applyQuiet
+// (none in progress, none queued), or applyBacklog records are pending:
+// while Puts stream in, the disk is left to their syncs, and their records
+// then go into bbolt in few transactions. It reports false when the
+// applier is to stop.
 func (l *boltLedger) quietMoment() bool {
 	t := time.NewTimer(applyQuiet)
 	defer t.Stop()
 	for l.pendingN.Load() < applyBacklog {
 		select {
 		case <-t.C:
-			return true
+			// The timer and a kick can be ready at once (the
+			// applier ran late): the time since the last write
+			// decides, not the order select takes them in.
+			since := time.Since(l.epoch) - time.Duration(l.journalled.Load())
+			if !l.journalling.Load() && len(l.reqs) == 0 && since >= applyQuiet {
+				return true
+			}
+			t.Reset(max(applyQuiet-since, applyQuiet/4))
 		case <-l.kick:
 			t.Reset(applyQuiet)
 		case <-l.applyEnd:
