@@ -59,9 +59,6 @@ func closingStart(text, lowerText []byte) int {
 // at most maxClosingLines non-empty lines, no code and no failure words.
 // After a bare rule it must also hold a line that is not an address alone.
 func closingTail(tail, lowerTail []byte, needWords bool) bool {
-	if hasCodeBytes(tail) || failurePhrases.in(lowerTail) {
-		return false
-	}
 	lines, words := 0, false
 	for i := 0; i < len(tail); {
 		line, next := ascii.NextLine(tail, i)
@@ -77,7 +74,8 @@ func closingTail(tail, lowerTail []byte, needWords bool) bool {
 			words = true // a name, a department, a telephone line: not an address alone
 		}
 	}
-	return lines > 0 && (words || !needWords)
+	// Counted first: a long tail is no closing block, and is not searched.
+	return lines > 0 && (words || !needWords) && !hasCodeBytes(tail) && !failurePhrases.in(lowerTail)
 }
 
 // contactWords are lower-case words that introduce an address to write to
