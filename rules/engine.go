@@ -354,6 +354,11 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 			src[i] = factSource{from: "limit (3/4: base64, RFC 2045 section 6.8)"}
 		}
 	}
+	if i := slotIndexOf(FactOrgText); want.has(slotFact0 + slot(i)) {
+		if fs.v[i] = organisationText(rec.diag, rec.in.Notice, rec.in.Recipient); fs.v[i] != "" && src != nil {
+			src[i] = factSource{from: "transport rule's text (organisationText)"}
+		}
+	}
 	return fs
 }
 

@@ -75,12 +75,18 @@ const (
 	// the limit. It is derived from FactLimit (attachmentBudget), never
 	// captured.
 	FactAttachmentBudget Fact = "attachment_budget"
+
+	// FactOrgText is the text an organisation's transport rule gave for
+	// refusing the message (Exchange's "Reject the message with the
+	// explanation"), as the NDR or the reply carries it: derived by
+	// organisationText, never captured.
+	FactOrgText Fact = "org_text"
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
-	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactBlockedAttachment, FactAttachmentBudget}
+	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactBlockedAttachment, FactAttachmentBudget, FactOrgText}
 
 const numFacts = len(facts)
 

@@ -1,0 +1,61 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ndrmilter/ndrmilter/dsn"
+)
+
+const transportRuleReply = "550 5.7.1 TRANSPORT.RULES.RejectMessage; the message was rejected by organization policy"
+
+// exchangeNotice is the part for the sender of an Exchange NDR, with para
+// under the recipient.
+func exchangeNotice(heading, para string) string {
+	return "Delivery has failed to these recipients or groups:\n\nOwen Hale (o.hale@corp.example)\n" + para +
+		"\n\n\n\n\n" + heading + ":\n\nGenerating server: EX01.corp.example\n\no.hale@corp.example\nRemote Server returned '" + transportRuleReply + "'\n"
+}
+
+func TestATransportRuleRejectionQuotesTheOrganisationsOwnText(t *testing.T) {
+	for name, tc := range map[string]struct {
+		diag, notice, want string
+	}{
+		"french text in the part for the sender": {transportRuleReply,
+			exchangeNotice("Informations de diagnostic pour les administrateurs", "Les fichiers ZIP protégés par mot de passe sont refusés.\nMerci d'envoyer un PDF."),
+			"Les fichiers ZIP protégés par mot de passe sont refusés. Merci d'envoyer un PDF."},
+		"japanese heading": {transportRuleReply, exchangeNotice("管理者向けの診断情報", "パスワード付きZIPファイルは受信できません。"), "パスワード付きZIPファイルは受信できません。"},
+		"the rule's own text in the reply": {"550 5.7.1 TRANSPORT.RULES.RejectMessage; Executable attachments are not accepted here, send a link", "",
+			"Executable attachments are not accepted here, send a link"},
+		"control characters go": {transportRuleReply, exchangeNotice("Diagnostic information for administrators", "No\x1b[31m macros\x00 please."), "No [31m macros please."},
+		"exchange's own sentence is no text of the organisation": {transportRuleReply,
+			exchangeNotice("Diagnostic information for administrators", "Your message wasn't delivered because of security policies. Microsoft Exchange will not try to redeliver this message for you."), ""},
+		"no exchange layout": {transportRuleReply, "Delivery failed.\n\no.hale@corp.example\nSome words.\n", ""},
+		"no transport rule": {"550 5.7.1 Delivery not authorized, message refused",
+			exchangeNotice("Diagnostic information for administrators", "Please send PDF files only."), ""},
+	} {
+		if got := organisationText(tc.diag, tc.notice, "o.hale@corp.example"); got != tc.want {
+			t.Errorf("%s: %q, want %q", name, got, tc.want)
+		}
+	}
+	long := organisationText(transportRuleReply, exchangeNotice("Diagnostic information for administrators", strings.Repeat("Send PDF files only. ", 100)), "o.hale@corp.example")
+	if len(long) > maxOrgText+len("...") || !strings.HasSuffix(long, "...") {
+		t.Errorf("a long text is %d bytes (%q), want it cut at %d", len(long), long[max(0, len(long)-20):], maxOrgText)
+	}
+}
+
+func TestATransportRuleRejectionWithTheOrganisationsTextSaysToFollowIt(t *testing.T) {
+	e := builtin(t)
+	rc := dsn.Recipient{Address: "o.hale@corp.example", Action: "failed", Status: "5.7.1", Diagnostic: transportRuleReply}
+	with := &dsn.Report{Kind: dsn.KindBounce, Recipients: []dsn.Recipient{rc},
+		Notice: exchangeNotice("Diagnostic information for administrators", "Password-protected ZIP files are refused. Send unencrypted PDF files.")}
+	rd := e.Explain(with)[0]
+	if rd.Reason != ReasonPolicyViolation || !strings.Contains(rd.Explanation, `"Password-protected ZIP files are refused. Send unencrypted PDF files."`) ||
+		!strings.Contains(rd.Fix, "Follow the receiving organization's instruction") {
+		t.Errorf("reason %s, explanation %q, fix %q: want the organisation's text quoted and the fix to follow it", rd.Reason, rd.Explanation, rd.Fix)
+	}
+	without := &dsn.Report{Kind: dsn.KindBounce, Recipients: []dsn.Recipient{rc}}
+	rd = e.Explain(without)[0]
+	if rd.Reason != ReasonPolicyViolation || !strings.Contains(rd.Explanation, "breaks a rule of the receiving organization") || strings.Contains(rd.Fix, "quoted above") {
+		t.Errorf("reason %s, explanation %q, fix %q: want the general words", rd.Reason, rd.Explanation, rd.Fix)
+	}
+}
