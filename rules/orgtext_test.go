@@ -59,3 +59,14 @@ func TestATransportRuleRejectionWithTheOrganisationsTextSaysToFollowIt(t *testin
 		t.Errorf("reason %s, explanation %q, fix %q: want the general words", rd.Reason, rd.Explanation, rd.Fix)
 	}
 }
+
+// TestPrecedenceTransportRuleBeforePolicyText: doc.go principle 6, the more
+// specific phrase first: Exchange's transport rule marker decides before
+// policy-text's general "the message was rejected by organization policy",
+// with the same reason and words that can quote the organisation.
+func TestPrecedenceTransportRuleBeforePolicyText(t *testing.T) {
+	checkConflicts(t, []conflict{{name: "transport rule marker beats the general policy phrase",
+		in:     Input{Status: "5.7.1", Diagnostic: transportRuleReply, Command: "DATA"},
+		winner: "exchange-transport-rule-reject", reason: ReasonPolicyViolation,
+		loser: "policy-text", lost: ReasonPolicyViolation}})
+}
