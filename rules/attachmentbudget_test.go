@@ -1,8 +1,11 @@
 package rules
 
 import (
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/ndrmilter/ndrmilter/dsn"
 )
 
 func TestTheAttachmentBudgetIsThreeQuartersOfASizeLimit(t *testing.T) {
@@ -38,6 +41,27 @@ func TestTheSizeLimitFixSaysAttachmentsGrowWhenSent(t *testing.T) {
 		}
 		if !strings.Contains(c.Fix, want) || !strings.Contains(c.Fix, "grow by about a third") {
 			t.Errorf("%q: fix %q, want the encoding overhead and %q", reply, c.Fix, want)
+		}
+	}
+}
+
+func TestTheSizeLimitFixOfARealNoticeCountsTheEncoding(t *testing.T) {
+	e := builtin(t)
+	for file, want := range map[string]string{
+		"size-limit-fix-01.eml": "keep the attached files to about 14 MB in total",
+		"size-limit-fix-02.eml": "well under the limit, at about three quarters of it",
+	} {
+		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := dsn.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rds := e.Explain(r)
+		if len(rds) != 1 || rds[0].Reason != ReasonMesgTooBig || !strings.Contains(rds[0].Fix, want) {
+			t.Errorf("%s: %d readings %+v, want one mesgtoobig whose fix says %q", file, len(rds), rds, want)
 		}
 	}
 }
