@@ -41,11 +41,13 @@ var adminHeadings = [...]string{
 
 // exchangeDefaults are lower-case openings of Exchange's own sentences for
 // the sender (its default NDR texts for a refusal by policy, in English,
-// French, German and Spanish): a paragraph that starts so is not the
-// organisation's text.
+// French, German and Spanish; Exchange Online's "A custom mail flow rule
+// created by an admin at DOMAIN has blocked your message"): a paragraph
+// that starts so is not the organisation's text.
 var exchangeDefaults = [...]string{
 	"your message wasn't delivered", "your message was not delivered", "you do not have permission",
 	"you don't have permission", "the message was rejected", "delivery has failed",
+	"a custom mail flow rule", "action required", // Exchange Online's NDR: its own sentence and its table
 	"votre message n'a pas été remis", "vous n'avez pas l'autorisation", "ihre nachricht wurde nicht",
 	"sie haben keine berechtigung", "su mensaje no se entregó", "no tiene permiso",
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -29,6 +30,8 @@ func TestATransportRuleRejectionQuotesTheOrganisationsOwnText(t *testing.T) {
 		"control characters go": {transportRuleReply, exchangeNotice("Diagnostic information for administrators", "No\x1b[31m macros\x00 please."), "No [31m macros please."},
 		"exchange's own sentence is no text of the organisation": {transportRuleReply,
 			exchangeNotice("Diagnostic information for administrators", "Your message wasn't delivered because of security policies. Microsoft Exchange will not try to redeliver this message for you."), ""},
+		"exchange online's own sentence": {transportRuleReply,
+			exchangeNotice("Diagnostic information for administrators", "A custom mail flow rule created by an admin at corp.example has blocked your message."), ""},
 		"no exchange layout": {transportRuleReply, "Delivery failed.\n\no.hale@corp.example\nSome words.\n", ""},
 		"no transport rule": {"550 5.7.1 Delivery not authorized, message refused",
 			exchangeNotice("Diagnostic information for administrators", "Please send PDF files only."), ""},
@@ -69,4 +72,31 @@ func TestPrecedenceTransportRuleBeforePolicyText(t *testing.T) {
 		in:     Input{Status: "5.7.1", Diagnostic: transportRuleReply, Command: "DATA"},
 		winner: "exchange-transport-rule-reject", reason: ReasonPolicyViolation,
 		loser: "policy-text", lost: ReasonPolicyViolation}})
+}
+
+func TestTheOrganisationsTextIsReadFromExchangeNDRsInTextAndHTML(t *testing.T) {
+	e := builtin(t)
+	for file, want := range map[string]string{
+		"transport-rule-text-01.eml": "Les fichiers ZIP protégés par mot de passe sont refusés",
+		"transport-rule-text-02.eml": "Nachrichten mit Makro-Dokumenten",
+		"transport-rule-text-04.eml": "Les fichiers ZIP protégés par mot de passe sont refusés",
+		"transport-rule-text-03.eml": "", // Exchange's own sentence only
+	} {
+		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := dsn.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rds := e.Explain(r)
+		if len(rds) != 1 {
+			t.Fatalf("%s: %d readings, want 1", file, len(rds))
+		}
+		got := rds[0].Facts.Get(FactOrgText)
+		if want == "" && got != "" || !strings.HasPrefix(got, want) || want != "" && !strings.Contains(rds[0].Explanation, want) {
+			t.Errorf("%s: org_text %q, explanation %q, want %q quoted", file, got, rds[0].Explanation, want)
+		}
+	}
 }
