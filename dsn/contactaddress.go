@@ -110,15 +110,21 @@ func contactWording(lt []byte) bool {
 }
 
 // contactLine says whether a recipient line (lt in lower case, naming
-// addr) or the line above it (prev, lower case) introduces addr as an
-// address to write to: contact wording before the address on its line, or
-// on the line above when the address stands alone ("お問い合わせ先:" then
-// "<postmaster@example.jp>").
-func contactLine(lt, prev []byte, addr string, rest []byte) bool {
+// addr) or the line above it (prev, lower case; adjacent when no empty line
+// comes between) introduces addr as an address to write to: contact
+// wording before the address on its line, or a label of contact wording
+// right above an address that stands alone ("お問い合わせ先:" then
+// "<postmaster@example.jp>"). A help sentence that ends a paragraph ("If
+// the problem continues, contact your helpdesk.") does not make the next
+// paragraph's address a contact: Exchange lists its next failed recipient
+// there.
+func contactLine(lt, prev []byte, adjacent bool, addr string, rest []byte) bool {
 	if k := indexString(lt, ascii.LowerString(addr)); k > 0 && contactWording(lt[:k]) {
 		return true
 	}
-	return len(bytes.TrimSpace(rest)) == 0 && len(prev) > 0 && contactWording(prev) && !hasCodeBytes(prev) && !failurePhrases.in(prev)
+	p := bytes.TrimSpace(prev)
+	label := bytes.HasSuffix(p, []byte(":")) || bytes.HasSuffix(p, []byte("\uff1a"))
+	return adjacent && label && len(bytes.TrimSpace(rest)) == 0 && contactWording(p) && !hasCodeBytes(p) && !failurePhrases.in(p)
 }
 
 // roleMailboxes are the local parts of RFC 2142's mailboxes for network
@@ -183,8 +189,8 @@ func asideBlock(b *textBlock, reporting []string) bool {
 	if b.closing || b.contact {
 		return true
 	}
-	if !isRoleMailbox(b.address) {
-		return false
+	if b.ownText || !isRoleMailbox(b.address) {
+		return false // a role address with text of its own is named as failed, whatever the text says
 	}
 	d := domainOf(b.address)
 	for _, r := range reporting {

@@ -86,3 +86,11 @@ func TestAddressesListedUnderARuleAreNoSignature(t *testing.T) {
 		"550 5.1.1 The following recipients could not be reached\n------------------------------\n<k.berg@corp.example>\n<l.ohm@corp.example>\n"),
 		"k.berg@corp.example", "l.ohm@corp.example")
 }
+
+func TestAHelpSentenceEndingAParagraphMakesNoContactOfTheNextRecipient(t *testing.T) {
+	para := "The e-mail address you entered couldn't be found. Please check the recipient's e-mail address and try to resend the message. If the problem continues, please contact your helpdesk.\n"
+	checkRecipients(t, "exchange 2007 list", rawMessage("From: postmaster@corp.example\nTo: a.sender@example.org\nSubject: Undeliverable: Plans\n",
+		"Delivery has failed to these recipients or groups:\n\nk.berg@corp.example\n"+para+"\npostmaster@corp.example\n"+para+"\nl.ohm@corp.example\n"+para+
+			"\n\n\nDiagnostic information for administrators:\n\nGenerating server: ex1.corp.example\n\nk.berg@corp.example\n#550 5.1.1 RESOLVER.ADR.RecipNotFound; not found ##\n"),
+		"k.berg@corp.example", "postmaster@corp.example", "l.ohm@corp.example")
+}

@@ -30,6 +30,7 @@ type textBlock struct {
 	// Whether the notice names the address as failed or gives it to
 	// write to (see contactaddress.go).
 	ownFailure bool // its own text (its line and the lines under it) has a code or failure words
+	ownText    bool // it has text of its own, beyond the address
 	listed     bool // named in a list of failed recipients: under a list intro, or right under another address
 	closing    bool // named in the notice's closing signature or contact block (closingStart)
 	contact    bool // introduced by contact wording (contactLine)
@@ -72,6 +73,7 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 		if b, next := &s.blocks[i], &s.blocks[i+1]; b.shareNext && next.diagnostic != "" {
 			b.diagnostic, b.remoteMTA, b.command = next.diagnostic, next.remoteMTA, next.command
 			b.ownFailure = b.ownFailure || next.ownFailure
+			b.ownText = b.ownText || next.ownText
 		}
 	}
 	return s.blocks
@@ -137,6 +139,7 @@ func (s *blockScanner) line(start, end int) {
 		s.emptyLine()
 		return
 	}
+	adjacent := !s.blank // the line right above is not empty
 	s.blank = false
 	prev := s.prevLine
 	s.prevLine = lt
@@ -191,7 +194,7 @@ func (s *blockScanner) line(start, end int) {
 		if b := s.cur; b != nil && b.address == addr && len(s.blocks) < MaxRecipients {
 			b.listed = b.listed || listed
 			b.closing = start >= s.closingAt
-			b.contact = contactLine(lt, prev, addr, rest)
+			b.contact = contactLine(lt, prev, adjacent, addr, rest)
 		}
 	default:
 		s.textLine(start, end)
@@ -562,7 +565,8 @@ func (s *blockScanner) endBlock() {
 	if transcript {
 		s.buf = transcriptReplies(s.buf)
 	}
-	cur.ownFailure = hasCodeBytes(s.buf) || failurePhrases.in(ascii.ToLower(s.buf))
+	cur.ownText = len(bytes.TrimSpace(s.buf)) > 0
+	cur.ownFailure = cur.ownText && (hasCodeBytes(s.buf) || failurePhrases.in(ascii.ToLower(s.buf)))
 	full := s.blockText(cur) // the host and command may be named in the words around the reply
 	d := serverReply(full)
 	if !transcript {
