@@ -101,7 +101,9 @@ func (p *parser) readFreeText() bool {
 // settleBlocks decides the addresses of the recipient blocks of a
 // free-text report: a local part alone is completed (completeLocal) or
 // left unnamed (""); an address that only a sentence names is dropped when
-// it is the sender's; a block that names a recipient already named goes.
+// it is the sender's; a block that names a recipient already named goes;
+// an address given to write to goes when another is named as failed
+// (setAside).
 // A local part alone in a list is kept unnamed only when no block names an
 // address: it may be any word.
 func (p *parser) settleBlocks(blocks []textBlock) []textBlock {
@@ -136,7 +138,7 @@ func (p *parser) settleBlocks(blocks []textBlock) []textBlock {
 		out = append(out, b)
 		idx.update(out)
 	}
-	return out
+	return p.setAside(out)
 }
 
 // enrichBlocks completes recipient records from free-text blocks.

@@ -26,6 +26,14 @@ type textBlock struct {
 	hasBefore  bool               // before is set
 	earlier    [maxEarlier][2]int // the paragraphs above it as offsets in the text, nearest last
 	nEarlier   int
+
+	// Whether the notice names the address as failed or gives it to
+	// write to (see contactaddress.go).
+	ownFailure bool // its own text (its line and the lines under it) has a code or failure words
+	ownText    bool // it has text of its own, beyond the address
+	listed     bool // named in a list of failed recipients: under a list intro, or right under another address
+	closing    bool // named in the notice's closing signature or contact block (closingStart)
+	contact    bool // introduced by contact wording (contactLine)
 }
 
 // maxBlockText caps the diagnostic text gathered for one recipient.
@@ -43,7 +51,7 @@ const maxEarlier = 3
 // section: each recipient line and the lines under it, up to the next
 // recipient line, or to an empty line once the block has text.
 func scanRecipientBlocks(text, lowerText []byte) []textBlock {
-	s := blockScanner{text: text, lowerText: lowerText, paraStart: -1, paraEnd: -1}
+	s := blockScanner{text: text, lowerText: lowerText, paraStart: -1, paraEnd: -1, closingAt: closingStart(text, lowerText)}
 	bufs := scannerBufPool.Get().(*scannerBufs)
 	s.buf, s.pending = bufs.buf[:0], bufs.pending[:0]
 	defer func() {
@@ -64,6 +72,8 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 	for i := len(s.blocks) - 2; i >= 0; i-- {
 		if b, next := &s.blocks[i], &s.blocks[i+1]; b.shareNext && next.diagnostic != "" {
 			b.diagnostic, b.remoteMTA, b.command = next.diagnostic, next.remoteMTA, next.command
+			b.ownFailure = b.ownFailure || next.ownFailure
+			b.ownText = b.ownText || next.ownText
 		}
 	}
 	return s.blocks
@@ -115,6 +125,8 @@ type blockScanner struct {
 	listIntro int    // lines since a line that introduced a list of recipients ("...could not be delivered...:"), 0 when none
 	prevLine  []byte // the last non-empty line, lower case, for the help text check
 
+	closingAt int // where the notice's closing signature or contact block starts (closingStart)
+
 	paraStart, paraEnd int                // the paragraph outside blocks being read; paraStart -1 when none
 	earlier            [maxEarlier][2]int // the paragraphs before it, nearest last
 	nEarlier           int
@@ -127,6 +139,7 @@ func (s *blockScanner) line(start, end int) {
 		s.emptyLine()
 		return
 	}
+	adjacent := !s.blank // the line right above is not empty
 	s.blank = false
 	prev := s.prevLine
 	s.prevLine = lt
@@ -176,7 +189,13 @@ func (s *blockScanner) line(start, end int) {
 	case kind == lineNone && s.reopen && s.cur == nil:
 		s.headingText(t)
 	case kind != lineNone:
+		listed := s.listIntro > 0 || kind == lineLocal
 		s.recipient(t, lt, addr, rest, kind)
+		if b := s.cur; b != nil && b.address == addr && len(s.blocks) < MaxRecipients {
+			b.listed = b.listed || listed
+			b.closing = start >= s.closingAt
+			b.contact = contactLine(lt, prev, adjacent, addr, rest)
+		}
 	default:
 		s.textLine(start, end)
 	}
@@ -304,10 +323,12 @@ func (s *blockScanner) recipient(t, lt []byte, addr string, rest []byte, kind in
 		}
 		return
 	}
+	listed := false
 	if s.cur != nil && len(bytes.TrimSpace(s.buf)) == 0 && s.paras == 0 && kind == s.cur.kind && kind == lineAddress {
 		// "  a@example.net" right above "  b@example.net" and its
 		// error: Exim lists the addresses that failed alike together.
 		s.cur.shareNext = true
+		s.cur.listed, listed = true, true
 	}
 	s.endBlock()
 	if kind == lineTranscript {
@@ -316,7 +337,7 @@ func (s *blockScanner) recipient(t, lt []byte, addr string, rest []byte, kind in
 	}
 	s.paras = 0
 	var para []byte
-	cur := &textBlock{address: addr, kind: kind, earlier: s.earlier, nEarlier: s.nEarlier}
+	cur := &textBlock{address: addr, kind: kind, earlier: s.earlier, nEarlier: s.nEarlier, listed: listed}
 	if s.paraStart >= 0 {
 		para = s.text[s.paraStart:s.paraEnd]
 		cur.before, cur.hasBefore = [2]int{s.paraStart, s.paraEnd}, true
@@ -544,6 +565,8 @@ func (s *blockScanner) endBlock() {
 	if transcript {
 		s.buf = transcriptReplies(s.buf)
 	}
+	cur.ownText = len(bytes.TrimSpace(s.buf)) > 0
+	cur.ownFailure = cur.ownText && (hasCodeBytes(s.buf) || failurePhrases.in(ascii.ToLower(s.buf)))
 	full := s.blockText(cur) // the host and command may be named in the words around the reply
 	d := serverReply(full)
 	if !transcript {

@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "2f1d89d4b1ce"
+const builtinDigest = "b7da66fe1259"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   879,
+			line:   889,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 884,
+			line: 894,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 899,
+			line: 909,
 			text: phraseMask{
 				{index: 2, bits: 57344},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 906,
+			line: 916,
 			text: phraseMask{
 				{index: 2, bits: 65536},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 913,
+			line: 923,
 			text: phraseMask{
 				{index: 2, bits: 393216},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 920,
+			line: 930,
 			text: phraseMask{
 				{index: 2, bits: 524288},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 927,
+			line: 937,
 			text: phraseMask{
 				{index: 2, bits: 15728640},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 934,
+			line: 944,
 			text: phraseMask{
 				{index: 2, bits: 50331648},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 941,
+			line: 951,
 			text: phraseMask{
 				{index: 2, bits: 67108864},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 948,
+			line: 958,
 			text: phraseMask{
 				{index: 2, bits: 134217728},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 955,
+			line: 965,
 			text: phraseMask{
 				{index: 2, bits: 268435456},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 962,
+			line: 972,
 			text: phraseMask{
 				{index: 2, bits: 1610612736},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 969,
+			line: 979,
 			text: phraseMask{
 				{index: 2, bits: 2147483648},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 976,
+			line: 986,
 			text: phraseMask{
 				{index: 2, bits: 12884901888},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 983,
+			line: 993,
 			text: phraseMask{
 				{index: 2, bits: 17179869184},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 990,
+			line: 1000,
 			text: phraseMask{
 				{index: 2, bits: 34359738368},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 997,
+			line: 1007,
 			text: phraseMask{
 				{index: 2, bits: 68719476736},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1004,
+			line: 1014,
 			text: phraseMask{
 				{index: 2, bits: 962072674304},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1012,
+			line: 1022,
 			text: phraseMask{
 				{index: 2, bits: 139637976727552},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1033,
+			line: 1043,
 			text: phraseMask{
 				{index: 2, bits: 422212465065984},
 			},
@@ -360,7 +360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1050,
+			line: 1060,
 			text: phraseMask{
 				{index: 2, bits: 35465847065542656},
 			},
@@ -412,7 +412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1068,
+			line: 1078,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -486,7 +486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1083,
+			line: 1093,
 			text: phraseMask{
 				{index: 2, bits: 18158513697557839872},
 			},
@@ -536,7 +536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1103,
+			line: 1113,
 			text: phraseMask{
 				{index: 3, bits: 3},
 			},
@@ -588,7 +588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1120,
+			line: 1130,
 			text: phraseMask{
 				{index: 3, bits: 3},
 			},
@@ -638,7 +638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1130,
+			line: 1140,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -708,7 +708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1147,
+			line: 1157,
 			text: phraseMask{
 				{index: 3, bits: 120},
 			},
@@ -758,7 +758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1162,
+			line: 1172,
 			text: phraseMask{
 				{index: 3, bits: 3968},
 			},
@@ -808,7 +808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1178,
+			line: 1188,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -858,7 +858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1192,
+			line: 1202,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -871,7 +871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1202,
+			line: 1212,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -884,7 +884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1208,
+			line: 1218,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -897,7 +897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1214,
+			line: 1224,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -910,7 +910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1220,
+			line: 1230,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -923,7 +923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1226,
+			line: 1236,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -936,7 +936,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1232,
+			line: 1242,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -949,7 +949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1238,
+			line: 1248,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -962,7 +962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1244,
+			line: 1254,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -975,7 +975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1250,
+			line: 1260,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -988,7 +988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1256,
+			line: 1266,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -1001,7 +1001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1262,
+			line: 1272,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -1070,7 +1070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1277,
+			line: 1287,
 			text: phraseMask{
 				{index: 3, bits: 3932160},
 			},
@@ -1083,7 +1083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1285,
+			line: 1295,
 			text: phraseMask{
 				{index: 3, bits: 4194304},
 			},
@@ -1096,7 +1096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1291,
+			line: 1301,
 			text: phraseMask{
 				{index: 3, bits: 8388608},
 			},
@@ -1109,7 +1109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1297,
+			line: 1307,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 			},
@@ -1122,7 +1122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1303,
+			line: 1313,
 			text: phraseMask{
 				{index: 3, bits: 100663296},
 			},
@@ -1135,7 +1135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1309,
+			line: 1319,
 			text: phraseMask{
 				{index: 3, bits: 402653184},
 			},
@@ -1148,7 +1148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1315,
+			line: 1325,
 			text: phraseMask{
 				{index: 3, bits: 536870912},
 			},
@@ -1161,7 +1161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1321,
+			line: 1331,
 			text: phraseMask{
 				{index: 3, bits: 1073741824},
 			},
@@ -1171,7 +1171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1330,
+			line: 1340,
 			text: phraseMask{
 				{index: 3, bits: 272730423296},
 			},
@@ -1181,7 +1181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1335,
+			line: 1345,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1191,7 +1191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1340,
+			line: 1350,
 			text: phraseMask{
 				{index: 3, bits: 1649267441664},
 			},
@@ -1201,7 +1201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1345,
+			line: 1355,
 			text: phraseMask{
 				{index: 3, bits: 6597069766656},
 			},
@@ -1211,7 +1211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1350,
+			line: 1360,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 			},
@@ -1221,7 +1221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1355,
+			line: 1365,
 			text: phraseMask{
 				{index: 3, bits: 123145302310912},
 			},
@@ -1231,7 +1231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1360,
+			line: 1370,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -1241,7 +1241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1365,
+			line: 1375,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1251,7 +1251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1370,
+			line: 1380,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -1261,7 +1261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1375,
+			line: 1385,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -1271,7 +1271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1380,
+			line: 1390,
 			text: phraseMask{
 				{index: 3, bits: 139611588448485376},
 			},
@@ -1281,7 +1281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1385,
+			line: 1395,
 			text: phraseMask{
 				{index: 3, bits: 2161727821137838080},
 			},
@@ -1291,7 +1291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1390,
+			line: 1400,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1301,7 +1301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1395,
+			line: 1405,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1314,7 +1314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1404,
+			line: 1414,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1327,7 +1327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1410,
+			line: 1420,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1340,7 +1340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1416,
+			line: 1426,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1353,7 +1353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1422,
+			line: 1432,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1366,7 +1366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1428,
+			line: 1438,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1379,7 +1379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1434,
+			line: 1444,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1392,7 +1392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1440,
+			line: 1450,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1405,7 +1405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1446,
+			line: 1456,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1418,7 +1418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1452,
+			line: 1462,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 			},
@@ -1431,7 +1431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1459,
+			line: 1469,
 			text: phraseMask{
 				{index: 4, bits: 3},
 			},
@@ -1444,7 +1444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1465,
+			line: 1475,
 			text: phraseMask{
 				{index: 4, bits: 4},
 			},
@@ -1457,7 +1457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1471,
+			line: 1481,
 			text: phraseMask{
 				{index: 4, bits: 8},
 			},
@@ -1470,7 +1470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1477,
+			line: 1487,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1483,7 +1483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1483,
+			line: 1493,
 			text: phraseMask{
 				{index: 4, bits: 32},
 			},
@@ -1496,7 +1496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1489,
+			line: 1499,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1509,7 +1509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1495,
+			line: 1505,
 			text: phraseMask{
 				{index: 4, bits: 384},
 			},
@@ -1522,7 +1522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1501,
+			line: 1511,
 			text: phraseMask{
 				{index: 4, bits: 7680},
 			},
@@ -1535,7 +1535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1507,
+			line: 1517,
 			text: phraseMask{
 				{index: 4, bits: 1040384},
 			},
@@ -1548,7 +1548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1513,
+			line: 1523,
 			text: phraseMask{
 				{index: 4, bits: 1048576},
 			},
@@ -1561,7 +1561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1519,
+			line: 1529,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1574,7 +1574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1526,
+			line: 1536,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1587,7 +1587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1532,
+			line: 1542,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1600,7 +1600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1538,
+			line: 1548,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1613,7 +1613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1544,
+			line: 1554,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1626,7 +1626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1550,
+			line: 1560,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1639,7 +1639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1556,
+			line: 1566,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1652,7 +1652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1562,
+			line: 1572,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1665,7 +1665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1568,
+			line: 1578,
 			text: phraseMask{
 				{index: 4, bits: 4194304},
 			},
@@ -1675,7 +1675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1575,
+			line: 1585,
 			text: phraseMask{
 				{index: 4, bits: 8388608},
 			},
@@ -1724,7 +1724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1584,
+			line: 1594,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -1734,7 +1734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1589,
+			line: 1599,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1744,7 +1744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1594,
+			line: 1604,
 			text: phraseMask{
 				{index: 4, bits: 402653184},
 			},
@@ -1754,7 +1754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1599,
+			line: 1609,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1764,7 +1764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1604,
+			line: 1614,
 			text: phraseMask{
 				{index: 4, bits: 1073741824},
 			},
@@ -1774,7 +1774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1616,
+			line: 1626,
 			text: phraseMask{
 				{index: 4, bits: 2147483648},
 			},
@@ -1784,7 +1784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1621,
+			line: 1631,
 			text: phraseMask{
 				{index: 4, bits: 30064771072},
 			},
@@ -1794,7 +1794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1626,
+			line: 1636,
 			text: phraseMask{
 				{index: 4, bits: 34359738368},
 			},
@@ -1804,7 +1804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1631,
+			line: 1641,
 			text: phraseMask{
 				{index: 4, bits: 68719476736},
 			},
@@ -1859,7 +1859,9 @@ var builtinSet = &ruleSet{
 							{
 								{literal: "Make the message smaller than "},
 								{slot: 14, isSlot: true},
-								{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
+								{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about "},
+								{slot: 34, isSlot: true},
+								{literal: " in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 								{
 									group: []textPart{
 										{literal: " The receiving side's page about its limits: "},
@@ -1868,7 +1870,18 @@ var builtinSet = &ruleSet{
 								},
 							},
 							{
-								{literal: "Make the message smaller: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
+								{literal: "Make the message smaller than "},
+								{slot: 14, isSlot: true},
+								{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about three quarters of that in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
+								{
+									group: []textPart{
+										{literal: " The receiving side's page about its limits: "},
+										{slot: 13, isSlot: true},
+									},
+								},
+							},
+							{
+								{literal: "Make the message smaller. Attachments grow by about a third when they are sent (they are encoded as text), so the attached files must stay well under the limit, at about three quarters of it: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 								{
 									group: []textPart{
 										{literal: " The receiving side's page about its limits: "},
@@ -1877,7 +1890,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 						},
-						uses: 24576,
+						uses: 17179893760,
 						tr:   &builtinSlots2[26],
 					},
 				},
@@ -1886,7 +1899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1643,
+			line: 1658,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1896,7 +1909,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1648,
+			line: 1663,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -1906,7 +1919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1656,
+			line: 1671,
 			text: phraseMask{
 				{index: 4, bits: 2199023255552},
 			},
@@ -1916,7 +1929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1661,
+			line: 1676,
 			text: phraseMask{
 				{index: 4, bits: 4398046511104},
 			},
@@ -1926,7 +1939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1668,
+			line: 1683,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1937,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1674,
+			line: 1689,
 			text: phraseMask{
 				{index: 4, bits: 527765581332480},
 			},
@@ -1947,7 +1960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1682,
+			line: 1697,
 			text: phraseMask{
 				{index: 4, bits: 3940649673949184},
 			},
@@ -2016,7 +2029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1702,
+			line: 1717,
 			text: phraseMask{
 				{index: 4, bits: 1148417904979476480},
 			},
@@ -2026,7 +2039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1709,
+			line: 1724,
 			text: phraseMask{
 				{index: 4, bits: 3458764513820540928},
 			},
@@ -2036,7 +2049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1720,
+			line: 1735,
 			text: phraseMask{
 				{index: 4, bits: 4611686018427387904},
 			},
@@ -2047,7 +2060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1727,
+			line: 1742,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -2058,7 +2071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1733,
+			line: 1748,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2069,7 +2082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1742,
+			line: 1757,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2079,7 +2092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1748,
+			line: 1763,
 			text: phraseMask{
 				{index: 5, bits: 1},
 			},
@@ -2090,7 +2103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1754,
+			line: 1769,
 			text: phraseMask{
 				{index: 5, bits: 2},
 			},
@@ -2101,7 +2114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1760,
+			line: 1775,
 			text: phraseMask{
 				{index: 5, bits: 12},
 			},
@@ -2112,7 +2125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1766,
+			line: 1781,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2123,7 +2136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1773,
+			line: 1788,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2175,7 +2188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1786,
+			line: 1801,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -2186,7 +2199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1793,
+			line: 1808,
 			text: phraseMask{
 				{index: 5, bits: 32},
 			},
@@ -2197,7 +2210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1799,
+			line: 1814,
 			text: phraseMask{
 				{index: 5, bits: 192},
 			},
@@ -2208,7 +2221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1806,
+			line: 1821,
 			text: phraseMask{
 				{index: 5, bits: 3840},
 			},
@@ -2219,7 +2232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1813,
+			line: 1828,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -2230,7 +2243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1819,
+			line: 1834,
 			text: phraseMask{
 				{index: 2, bits: 8589934592},
 			},
@@ -2241,7 +2254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1825,
+			line: 1840,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -2252,7 +2265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1831,
+			line: 1846,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -2263,7 +2276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1837,
+			line: 1852,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -2274,7 +2287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1843,
+			line: 1858,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -2285,7 +2298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1849,
+			line: 1864,
 			text: phraseMask{
 				{index: 5, bits: 131072},
 			},
@@ -2296,7 +2309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1855,
+			line: 1870,
 			text: phraseMask{
 				{index: 5, bits: 1835008},
 			},
@@ -2307,7 +2320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1861,
+			line: 1876,
 			text: phraseMask{
 				{index: 5, bits: 6291456},
 			},
@@ -2318,7 +2331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1867,
+			line: 1882,
 			text: phraseMask{
 				{index: 5, bits: 25165824},
 			},
@@ -2329,7 +2342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1873,
+			line: 1888,
 			text: phraseMask{
 				{index: 5, bits: 100663296},
 			},
@@ -2340,7 +2353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1879,
+			line: 1894,
 			text: phraseMask{
 				{index: 5, bits: 134217728},
 			},
@@ -2351,7 +2364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1885,
+			line: 1900,
 			text: phraseMask{
 				{index: 5, bits: 268435456},
 			},
@@ -2362,7 +2375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1891,
+			line: 1906,
 			text: phraseMask{
 				{index: 5, bits: 3758096384},
 			},
@@ -2373,7 +2386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1898,
+			line: 1913,
 			text: phraseMask{
 				{index: 5, bits: 4294967296},
 			},
@@ -2384,7 +2397,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1904,
+			line: 1919,
 			text: phraseMask{
 				{index: 5, bits: 8589934592},
 			},
@@ -2395,7 +2408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1910,
+			line: 1925,
 			text: phraseMask{
 				{index: 5, bits: 51539607552},
 			},
@@ -2406,7 +2419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1916,
+			line: 1931,
 			text: phraseMask{
 				{index: 5, bits: 206158430208},
 			},
@@ -2417,7 +2430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1922,
+			line: 1937,
 			text: phraseMask{
 				{index: 5, bits: 274877906944},
 			},
@@ -2428,7 +2441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1928,
+			line: 1943,
 			text: phraseMask{
 				{index: 5, bits: 549755813888},
 			},
@@ -2439,7 +2452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1934,
+			line: 1949,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -2450,7 +2463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1940,
+			line: 1955,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -2461,7 +2474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1946,
+			line: 1961,
 			text: phraseMask{
 				{index: 5, bits: 13194139533312},
 			},
@@ -2472,7 +2485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1952,
+			line: 1967,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2486,7 +2499,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1964,
+			line: 1979,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2500,7 +2513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1971,
+			line: 1986,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2514,7 +2527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1978,
+			line: 1993,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2528,7 +2541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1985,
+			line: 2000,
 			text: phraseMask{
 				{index: 5, bits: 144044819331678208},
 			},
@@ -2539,7 +2552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1996,
+			line: 2011,
 			text: phraseMask{
 				{index: 5, bits: 2161727821137838080},
 			},
@@ -2550,7 +2563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2010,
+			line: 2025,
 			text: phraseMask{
 				{index: 5, bits: 6917529027641081856},
 			},
@@ -2613,7 +2626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2021,
+			line: 2036,
 			text: phraseMask{
 				{index: 5, bits: 6917529027641081856},
 			},
@@ -2673,7 +2686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2031,
+			line: 2046,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 				{index: 6, bits: 7},
@@ -2685,7 +2698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2040,
+			line: 2055,
 			text: phraseMask{
 				{index: 6, bits: 248},
 			},
@@ -2696,7 +2709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2048,
+			line: 2063,
 			text: phraseMask{
 				{index: 6, bits: 768},
 			},
@@ -2707,7 +2720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2054,
+			line: 2069,
 			text: phraseMask{
 				{index: 6, bits: 15360},
 			},
@@ -2718,7 +2731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2061,
+			line: 2076,
 			text: phraseMask{
 				{index: 6, bits: 245760},
 			},
@@ -2729,7 +2742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2068,
+			line: 2083,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -2740,7 +2753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2074,
+			line: 2089,
 			text: phraseMask{
 				{index: 6, bits: 524288},
 			},
@@ -2751,7 +2764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2080,
+			line: 2095,
 			text: phraseMask{
 				{index: 6, bits: 7340032},
 			},
@@ -2762,7 +2775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2087,
+			line: 2102,
 			text: phraseMask{
 				{index: 6, bits: 1065353216},
 			},
@@ -2773,7 +2786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2096,
+			line: 2111,
 			text: phraseMask{
 				{index: 6, bits: 16106127360},
 			},
@@ -2784,7 +2797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2105,
+			line: 2120,
 			text: phraseMask{
 				{index: 6, bits: 51539607552},
 			},
@@ -2795,7 +2808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2111,
+			line: 2126,
 			text: phraseMask{
 				{index: 6, bits: 1030792151040},
 			},
@@ -2806,7 +2819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2119,
+			line: 2134,
 			text: phraseMask{
 				{index: 6, bits: 280375465082880},
 			},
@@ -2817,7 +2830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2128,
+			line: 2143,
 			text: phraseMask{
 				{index: 6, bits: 844424930131968},
 			},
@@ -2828,7 +2841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2134,
+			line: 2149,
 			text: phraseMask{
 				{index: 3, bits: 2},
 				{index: 6, bits: 142989288169013248},
@@ -2840,7 +2853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2143,
+			line: 2158,
 			text: phraseMask{
 				{index: 6, bits: 432345564227567616},
 			},
@@ -2851,7 +2864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2149,
+			line: 2164,
 			text: phraseMask{
 				{index: 6, bits: 17870283321406128128},
 				{index: 7, bits: 3},
@@ -2863,7 +2876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2158,
+			line: 2173,
 			text: phraseMask{
 				{index: 7, bits: 12},
 			},
@@ -2874,7 +2887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2164,
+			line: 2179,
 			text: phraseMask{
 				{index: 7, bits: 48},
 			},
@@ -2885,7 +2898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2171,
+			line: 2186,
 			text: phraseMask{
 				{index: 7, bits: 1048512},
 			},
@@ -2896,7 +2909,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2181,
+			line: 2196,
 			text: phraseMask{
 				{index: 7, bits: 1048576},
 			},
@@ -2907,7 +2920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2189,
+			line: 2204,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 			},
@@ -2918,7 +2931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2195,
+			line: 2210,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2938,7 +2951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2203,
+			line: 2218,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2960,7 +2973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2211,
+			line: 2226,
 			text: phraseMask{
 				{index: 7, bits: 16777216},
 			},
@@ -2971,7 +2984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2219,
+			line: 2234,
 			text: phraseMask{
 				{index: 7, bits: 100663296},
 			},
@@ -2986,7 +2999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2226,
+			line: 2241,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3048,7 +3061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2254,
+			line: 2269,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3062,7 +3075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2261,
+			line: 2276,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3076,7 +3089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2268,
+			line: 2283,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3090,7 +3103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2275,
+			line: 2290,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3104,7 +3117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2282,
+			line: 2297,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3118,7 +3131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2289,
+			line: 2304,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3132,7 +3145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2296,
+			line: 2311,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3146,7 +3159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2303,
+			line: 2318,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3160,7 +3173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2309,
+			line: 2324,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3175,7 +3188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2316,
+			line: 2331,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3189,7 +3202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2322,
+			line: 2337,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3204,7 +3217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2329,
+			line: 2344,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3218,7 +3231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2336,
+			line: 2351,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3232,7 +3245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2342,
+			line: 2357,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3245,7 +3258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2348,
+			line: 2363,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3259,7 +3272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2354,
+			line: 2369,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3273,7 +3286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2360,
+			line: 2375,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3287,7 +3300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2366,
+			line: 2381,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3301,7 +3314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2373,
+			line: 2388,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3315,7 +3328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2379,
+			line: 2394,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3329,7 +3342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2385,
+			line: 2400,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3343,7 +3356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2392,
+			line: 2407,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3357,7 +3370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2399,
+			line: 2414,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3371,7 +3384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2406,
+			line: 2421,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3385,7 +3398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2413,
+			line: 2428,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3399,7 +3412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2420,
+			line: 2435,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3412,7 +3425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2426,
+			line: 2441,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3425,7 +3438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2432,
+			line: 2447,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3439,7 +3452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2439,
+			line: 2454,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3452,7 +3465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2445,
+			line: 2460,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3466,7 +3479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2452,
+			line: 2467,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3480,7 +3493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2459,
+			line: 2474,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3494,7 +3507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2466,
+			line: 2481,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3508,7 +3521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2473,
+			line: 2488,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3522,7 +3535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2480,
+			line: 2495,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3536,7 +3549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2487,
+			line: 2502,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3550,7 +3563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2494,
+			line: 2509,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3564,7 +3577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2501,
+			line: 2516,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3578,7 +3591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2508,
+			line: 2523,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3592,7 +3605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2515,
+			line: 2530,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3606,7 +3619,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2522,
+			line: 2537,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3620,7 +3633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2529,
+			line: 2544,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3634,7 +3647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2536,
+			line: 2551,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3648,7 +3661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2543,
+			line: 2558,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3662,7 +3675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2550,
+			line: 2565,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3676,7 +3689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2557,
+			line: 2572,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3690,7 +3703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2564,
+			line: 2579,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3704,7 +3717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2570,
+			line: 2585,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3717,7 +3730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2576,
+			line: 2591,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3730,7 +3743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2582,
+			line: 2597,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3744,7 +3757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2589,
+			line: 2604,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3759,7 +3772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2596,
+			line: 2611,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3772,7 +3785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2602,
+			line: 2617,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3786,7 +3799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2609,
+			line: 2624,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3800,7 +3813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2616,
+			line: 2631,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3814,7 +3827,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2623,
+			line: 2638,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3828,7 +3841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2630,
+			line: 2645,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3842,7 +3855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2637,
+			line: 2652,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3855,7 +3868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2643,
+			line: 2658,
 			text: phraseMask{
 				{index: 8, bits: 234881024},
 			},
@@ -3866,7 +3879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2653,
+			line: 2668,
 			text: phraseMask{
 				{index: 8, bits: 805306368},
 			},
@@ -3877,7 +3890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2659,
+			line: 2674,
 			text: phraseMask{
 				{index: 8, bits: 7516192768},
 			},
@@ -3888,7 +3901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2665,
+			line: 2680,
 			text: phraseMask{
 				{index: 8, bits: 8589934592},
 			},
@@ -3899,7 +3912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2671,
+			line: 2686,
 			text: phraseMask{
 				{index: 8, bits: 257698037760},
 			},
@@ -3910,7 +3923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2678,
+			line: 2693,
 			text: phraseMask{
 				{index: 8, bits: 274877906944},
 			},
@@ -3921,7 +3934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2684,
+			line: 2699,
 			text: phraseMask{
 				{index: 8, bits: 1649267441664},
 			},
@@ -3932,7 +3945,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2690,
+			line: 2705,
 			text: phraseMask{
 				{index: 8, bits: 6597069766656},
 			},
@@ -3943,7 +3956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2696,
+			line: 2711,
 			text: phraseMask{
 				{index: 8, bits: 8796093022208},
 			},
@@ -3954,7 +3967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2702,
+			line: 2717,
 			text: phraseMask{
 				{index: 3, bits: 12288},
 				{index: 8, bits: 123145302310912},
@@ -3966,7 +3979,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2710,
+			line: 2725,
 			text: phraseMask{
 				{index: 3, bits: 2328},
 				{index: 8, bits: 422212465065984},
@@ -3978,7 +3991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2720,
+			line: 2735,
 			text: phraseMask{
 				{index: 8, bits: 3940649673949184},
 			},
@@ -3989,7 +4002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2727,
+			line: 2742,
 			text: phraseMask{
 				{index: 8, bits: 67553994410557440},
 			},
@@ -4000,7 +4013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2734,
+			line: 2749,
 			text: phraseMask{
 				{index: 8, bits: 216172782113783808},
 				{bits: 140737488355328},
@@ -4012,7 +4025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2741,
+			line: 2756,
 			text: phraseMask{
 				{index: 7, bits: 144115188075855872},
 				{index: 8, bits: 864691128455135232},
@@ -4024,7 +4037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2747,
+			line: 2762,
 			text: phraseMask{
 				{index: 8, bits: 1152921504606846976},
 			},
@@ -4035,7 +4048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2753,
+			line: 2768,
 			text: phraseMask{
 				{index: 8, bits: 2305843009213693952},
 			},
@@ -4046,7 +4059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2759,
+			line: 2774,
 			text: phraseMask{
 				{index: 8, bits: 4194304},
 			},
@@ -4057,7 +4070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2765,
+			line: 2780,
 			text: phraseMask{
 				{index: 8, bits: 13835058055282163712},
 			},
@@ -4068,7 +4081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2775,
+			line: 2790,
 			text: phraseMask{
 				{index: 9, bits: 7},
 			},
@@ -4079,7 +4092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2781,
+			line: 2796,
 			text: phraseMask{
 				{index: 9, bits: 8},
 			},
@@ -4090,7 +4103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2787,
+			line: 2802,
 			text: phraseMask{
 				{index: 9, bits: 48},
 			},
@@ -4101,7 +4114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2793,
+			line: 2808,
 			text: phraseMask{
 				{index: 9, bits: 192},
 			},
@@ -4112,7 +4125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2799,
+			line: 2814,
 			text: phraseMask{
 				{index: 9, bits: 768},
 			},
@@ -4123,7 +4136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2805,
+			line: 2820,
 			text: phraseMask{
 				{index: 9, bits: 1024},
 			},
@@ -4134,7 +4147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2811,
+			line: 2826,
 			text: phraseMask{
 				{index: 9, bits: 2048},
 			},
@@ -4145,7 +4158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2817,
+			line: 2832,
 			text: phraseMask{
 				{index: 9, bits: 61440},
 			},
@@ -4156,7 +4169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2824,
+			line: 2839,
 			text: phraseMask{
 				{index: 9, bits: 65536},
 			},
@@ -4167,7 +4180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2830,
+			line: 2845,
 			text: phraseMask{
 				{index: 9, bits: 131072},
 			},
@@ -4178,7 +4191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2841,
+			line: 2856,
 			text: phraseMask{
 				{index: 9, bits: 786432},
 			},
@@ -4223,7 +4236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2852,
+			line: 2867,
 			text: phraseMask{
 				{index: 9, bits: 1048576},
 			},
@@ -4234,7 +4247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2858,
+			line: 2873,
 			text: phraseMask{
 				{index: 9, bits: 2097152},
 			},
@@ -4245,7 +4258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2864,
+			line: 2879,
 			text: phraseMask{
 				{index: 9, bits: 4194304},
 			},
@@ -4256,7 +4269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2877,
+			line: 2892,
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
@@ -4325,7 +4338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2890,
+			line: 2905,
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
@@ -4391,7 +4404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2900,
+			line: 2915,
 			text: phraseMask{
 				{index: 9, bits: 50331648},
 			},
@@ -4402,7 +4415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2908,
+			line: 2923,
 			text: phraseMask{
 				{index: 9, bits: 67108864},
 			},
@@ -4413,7 +4426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2914,
+			line: 2929,
 			text: phraseMask{
 				{index: 9, bits: 402653184},
 			},
@@ -4424,7 +4437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2920,
+			line: 2935,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -4435,7 +4448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2926,
+			line: 2941,
 			text: phraseMask{
 				{index: 9, bits: 1073741824},
 			},
@@ -4446,7 +4459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2932,
+			line: 2947,
 			text: phraseMask{
 				{index: 9, bits: 2147549184},
 			},
@@ -4457,7 +4470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2944,
+			line: 2959,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4507,7 +4520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2957,
+			line: 2972,
 			text: phraseMask{
 				{index: 9, bits: 2061584302080},
 			},
@@ -4551,7 +4564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2969,
+			line: 2984,
 			text: phraseMask{
 				{index: 9, bits: 32985348833280},
 				{index: 6, bits: 9007199254740992},
@@ -4595,7 +4608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2983,
+			line: 2998,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4669,7 +4682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3006,
+			line: 3021,
 			text: phraseMask{
 				{index: 9, bits: 1152921504606846976},
 			},
@@ -4719,7 +4732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3015,
+			line: 3030,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4778,7 +4791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3030,
+			line: 3045,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4835,7 +4848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3049,
+			line: 3064,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4890,7 +4903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3061,
+			line: 3076,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4931,7 +4944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3075,
+			line: 3090,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4980,7 +4993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3084,
+			line: 3099,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5029,7 +5042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3093,
+			line: 3108,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5078,7 +5091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3102,
+			line: 3117,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5127,7 +5140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3112,
+			line: 3127,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5169,7 +5182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3121,
+			line: 3136,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5218,7 +5231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3130,
+			line: 3145,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5267,7 +5280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3139,
+			line: 3154,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5316,7 +5329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3148,
+			line: 3163,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5365,7 +5378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3157,
+			line: 3172,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5414,7 +5427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3166,
+			line: 3181,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5463,7 +5476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3175,
+			line: 3190,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5512,7 +5525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3184,
+			line: 3199,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5561,7 +5574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3193,
+			line: 3208,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5610,7 +5623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3202,
+			line: 3217,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5659,7 +5672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3211,
+			line: 3226,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5715,7 +5728,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3220,
+			line: 3235,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5772,7 +5785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3229,
+			line: 3244,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5821,7 +5834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3238,
+			line: 3253,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5870,7 +5883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3249,
+			line: 3264,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5919,7 +5932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3258,
+			line: 3273,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5968,7 +5981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3267,
+			line: 3282,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6017,7 +6030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3278,
+			line: 3293,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6066,7 +6079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3288,
+			line: 3303,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6115,7 +6128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3297,
+			line: 3312,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6164,7 +6177,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3306,
+			line: 3321,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6213,7 +6226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3315,
+			line: 3330,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6269,7 +6282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3324,
+			line: 3339,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6318,7 +6331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3334,
+			line: 3349,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6367,7 +6380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3343,
+			line: 3358,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6416,7 +6429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3352,
+			line: 3367,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6473,7 +6486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3361,
+			line: 3376,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6529,7 +6542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3373,
+			line: 3388,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6571,7 +6584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3382,
+			line: 3397,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6613,7 +6626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3391,
+			line: 3406,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6679,7 +6692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3400,
+			line: 3415,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6721,7 +6734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3409,
+			line: 3424,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6770,7 +6783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3420,
+			line: 3435,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6806,7 +6819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3436,
+			line: 3451,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -6816,7 +6829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3443,
+			line: 3458,
 			text: phraseMask{
 				{index: 10, bits: 33554432},
 			},
@@ -6826,7 +6839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3448,
+			line: 3463,
 			text: phraseMask{
 				{index: 10, bits: 67108864},
 			},
@@ -6836,7 +6849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3453,
+			line: 3468,
 			text: phraseMask{
 				{index: 10, bits: 134217728},
 			},
@@ -6846,7 +6859,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3458,
+			line: 3473,
 			text: phraseMask{
 				{index: 10, bits: 8321499136},
 			},
@@ -6856,7 +6869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3465,
+			line: 3480,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -6869,7 +6882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3471,
+			line: 3486,
 			text: phraseMask{
 				{index: 10, bits: 17179869184},
 			},
@@ -6879,7 +6892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3476,
+			line: 3491,
 			text: phraseMask{
 				{index: 10, bits: 34359738368},
 			},
@@ -6889,7 +6902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3481,
+			line: 3496,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -6899,7 +6912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3494,
+			line: 3509,
 			text: phraseMask{
 				{index: 10, bits: 412316860416},
 			},
@@ -6950,7 +6963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3504,
+			line: 3519,
 			text: phraseMask{
 				{index: 10, bits: 549755813888},
 			},
@@ -6960,7 +6973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3512,
+			line: 3527,
 			text: phraseMask{
 				{index: 10, bits: 1099511627776},
 			},
@@ -6970,7 +6983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3517,
+			line: 3532,
 			text: phraseMask{
 				{index: 10, bits: 6597069766656},
 			},
@@ -6980,7 +6993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3522,
+			line: 3537,
 			text: phraseMask{
 				{index: 10, bits: 131941395333120},
 			},
@@ -6990,7 +7003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3528,
+			line: 3543,
 			text: phraseMask{
 				{index: 10, bits: 2111062325329920},
 			},
@@ -7000,7 +7013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3540,
+			line: 3555,
 			text: phraseMask{
 				{index: 10, bits: 15762598695796736},
 			},
@@ -7050,7 +7063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3549,
+			line: 3564,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -7060,7 +7073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3554,
+			line: 3569,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
@@ -7070,7 +7083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3559,
+			line: 3574,
 			text: phraseMask{
 				{index: 10, bits: 72057594037927936},
 			},
@@ -7080,7 +7093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3564,
+			line: 3579,
 			text: phraseMask{
 				{index: 10, bits: 432345564227567616},
 			},
@@ -7090,7 +7103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3569,
+			line: 3584,
 			text: phraseMask{
 				{index: 10, bits: 17870283321406128128},
 				{index: 11, bits: 3},
@@ -7101,7 +7114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3576,
+			line: 3591,
 			text: phraseMask{
 				{index: 11, bits: 252},
 			},
@@ -7111,7 +7124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3582,
+			line: 3597,
 			text: phraseMask{
 				{index: 11, bits: 256},
 			},
@@ -7121,7 +7134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3587,
+			line: 3602,
 			text: phraseMask{
 				{index: 11, bits: 3584},
 			},
@@ -7131,7 +7144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3594,
+			line: 3609,
 			text: phraseMask{
 				{index: 11, bits: 12288},
 			},
@@ -7141,7 +7154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3599,
+			line: 3614,
 			text: phraseMask{
 				{index: 11, bits: 16384},
 			},
@@ -7151,7 +7164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3604,
+			line: 3619,
 			text: phraseMask{
 				{index: 7, bits: 12582912},
 			},
@@ -7161,7 +7174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3609,
+			line: 3624,
 			text: phraseMask{
 				{index: 7, bits: 1048576},
 			},
@@ -7171,7 +7184,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3614,
+			line: 3629,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 			},
@@ -7181,7 +7194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3619,
+			line: 3634,
 			text: phraseMask{
 				{index: 11, bits: 32768},
 			},
@@ -7191,7 +7204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3624,
+			line: 3639,
 			text: phraseMask{
 				{index: 11, bits: 65536},
 			},
@@ -7201,7 +7214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3629,
+			line: 3644,
 			text: phraseMask{
 				{index: 11, bits: 131072},
 			},
@@ -7211,7 +7224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3634,
+			line: 3649,
 			text: phraseMask{
 				{index: 11, bits: 262144},
 			},
@@ -7221,7 +7234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3639,
+			line: 3654,
 			text: phraseMask{
 				{index: 11, bits: 524288},
 			},
@@ -7231,7 +7244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3644,
+			line: 3659,
 			text: phraseMask{
 				{index: 11, bits: 1048576},
 			},
@@ -7241,7 +7254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3649,
+			line: 3664,
 			text: phraseMask{
 				{index: 11, bits: 2097152},
 			},
@@ -7251,7 +7264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3654,
+			line: 3669,
 			text: phraseMask{
 				{index: 11, bits: 4194304},
 			},
@@ -7261,7 +7274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3659,
+			line: 3674,
 			text: phraseMask{
 				{index: 11, bits: 8388608},
 			},
@@ -7271,7 +7284,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3664,
+			line: 3679,
 			text: phraseMask{
 				{index: 11, bits: 50331648},
 			},
@@ -7281,7 +7294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3670,
+			line: 3685,
 			text: phraseMask{
 				{index: 11, bits: 67108864},
 			},
@@ -7291,7 +7304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3675,
+			line: 3690,
 			text: phraseMask{
 				{index: 11, bits: 134217728},
 			},
@@ -7301,7 +7314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3680,
+			line: 3695,
 			text: phraseMask{
 				{index: 11, bits: 68451041280},
 			},
@@ -7311,7 +7324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3687,
+			line: 3702,
 			text: phraseMask{
 				{index: 11, bits: 481036337152},
 			},
@@ -7321,7 +7334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3692,
+			line: 3707,
 			text: phraseMask{
 				{index: 11, bits: 549755813888},
 			},
@@ -7331,7 +7344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3697,
+			line: 3712,
 			text: phraseMask{
 				{index: 11, bits: 16492674416640},
 			},
@@ -7341,7 +7354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3703,
+			line: 3718,
 			text: phraseMask{
 				{index: 11, bits: 72040001851883520},
 			},
@@ -7351,7 +7364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3713,
+			line: 3728,
 			text: phraseMask{
 				{index: 11, bits: 216172782113783808},
 			},
@@ -7361,7 +7374,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3718,
+			line: 3733,
 			text: phraseMask{
 				{index: 11, bits: 288230376151711744},
 			},
@@ -7371,7 +7384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3723,
+			line: 3738,
 			text: phraseMask{
 				{index: 11, bits: 576460752303423488},
 			},
@@ -7381,7 +7394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3728,
+			line: 3743,
 			text: phraseMask{
 				{index: 11, bits: 1152921504606846976},
 			},
@@ -7391,7 +7404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3733,
+			line: 3748,
 			text: phraseMask{
 				{index: 11, bits: 6917529027641081856},
 			},
@@ -7401,7 +7414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3739,
+			line: 3754,
 			text: phraseMask{
 				{index: 11, bits: 9223372036854775808},
 			},
@@ -7411,7 +7424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3744,
+			line: 3759,
 			text: phraseMask{
 				{index: 12, bits: 1},
 			},
@@ -7421,7 +7434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3749,
+			line: 3764,
 			text: phraseMask{
 				{index: 12, bits: 6},
 			},
@@ -7431,7 +7444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3754,
+			line: 3769,
 			text: phraseMask{
 				{index: 12, bits: 8},
 			},
@@ -7441,7 +7454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3759,
+			line: 3774,
 			text: phraseMask{
 				{index: 12, bits: 16},
 			},
@@ -7451,7 +7464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3764,
+			line: 3779,
 			text: phraseMask{
 				{index: 12, bits: 32},
 			},
@@ -7461,7 +7474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3769,
+			line: 3784,
 			text: phraseMask{
 				{index: 12, bits: 192},
 			},
@@ -7511,7 +7524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3783,
+			line: 3798,
 			text: phraseMask{
 				{index: 12, bits: 67108608},
 			},
@@ -7561,7 +7574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3812,
+			line: 3827,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7617,7 +7630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3822,
+			line: 3837,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7678,7 +7691,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[144],
 					},
 				},
-				byFact: [22]words{
+				byFact: [24]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -7734,7 +7747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3839,
+			line: 3854,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7787,7 +7800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3865,
+			line: 3880,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7796,7 +7809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3870,
+			line: 3885,
 			text: phraseMask{
 				{index: 12, bits: 536870912},
 			},
@@ -7806,7 +7819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3876,
+			line: 3891,
 			text: phraseMask{
 				{index: 12, bits: 33285996544},
 			},
@@ -7816,7 +7829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3890,
+			line: 3905,
 			text: phraseMask{
 				{index: 12, bits: 18446744039349813248},
 				{index: 13, bits: 255},
@@ -7830,7 +7843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3902,
+			line: 3917,
 			text: phraseMask{
 				{index: 13, bits: 18446744073709551360},
 				{index: 2, bits: 8623644672},
@@ -7849,7 +7862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3942,
+			line: 3957,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7859,7 +7872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3947,
+			line: 3962,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7868,7 +7881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3952,
+			line: 3967,
 			text: phraseMask{
 				{index: 14, bits: 18014398375264256},
 				{index: 7, bits: 35184372088832},
@@ -7882,7 +7895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3966,
+			line: 3981,
 			text: phraseMask{
 				{index: 14, bits: 54043195528445952},
 				{index: 9, bits: 8},
@@ -7893,7 +7906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3978,
+			line: 3993,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7904,7 +7917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3983,
+			line: 3998,
 			text: phraseMask{
 				{index: 14, bits: 18374686479671623680},
 				{index: 9, bits: 268436992},
@@ -7921,7 +7934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4016,
+			line: 4031,
 			text: phraseMask{
 				{index: 15, bits: 71776119061217280},
 			},
@@ -7931,7 +7944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4028,
+			line: 4043,
 			text: phraseMask{
 				{index: 15, bits: 18374686479671623680},
 				{index: 9, bits: 1152886320234758144},
@@ -7948,7 +7961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4049,
+			line: 4064,
 			text: phraseMask{
 				{index: 16, bits: 2095104},
 			},
@@ -7989,7 +8002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4058,
+			line: 4073,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8004,7 +8017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4063,
+			line: 4078,
 			text: phraseMask{
 				{index: 16, bits: 2251799811588096},
 				{index: 5, bits: 2251799813685248},
@@ -8018,7 +8031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4076,
+			line: 4091,
 			text: phraseMask{
 				{index: 16, bits: 6755399441055744},
 			},
@@ -8032,7 +8045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4095,
+			line: 4110,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8061,7 +8074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4135,
+			line: 4150,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8090,7 +8103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4176,
+			line: 4191,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8108,7 +8121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4188,
+			line: 4203,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -8183,7 +8196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4249,
+			line: 4264,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8232,7 +8245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4261,
+			line: 4276,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8281,7 +8294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4272,
+			line: 4287,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8329,7 +8342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4281,
+			line: 4296,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8350,7 +8363,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4291,
+			line: 4306,
 			text: phraseMask{
 				{index: 18, bits: 1152921504875282432},
 			},
@@ -8360,7 +8373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4298,
+			line: 4313,
 			text: phraseMask{
 				{index: 21, bits: 8},
 			},
@@ -8374,7 +8387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4307,
+			line: 4322,
 			text: phraseMask{
 				{index: 17, bits: 256},
 				{index: 16, bits: 36028797018963968},
@@ -8385,7 +8398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4314,
+			line: 4329,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -8415,7 +8428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4320,
+			line: 4335,
 			text: phraseMask{
 				{index: 21, bits: 18428729675200069632},
 				{index: 22, bits: 511},
@@ -8452,7 +8465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4339,
+			line: 4354,
 			text: phraseMask{
 				{index: 8, bits: 4194304},
 				{index: 22, bits: 3584},
@@ -8473,7 +8486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4373,
+			line: 4388,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8549,7 +8562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4386,
+			line: 4401,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8630,7 +8643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4411,
+			line: 4426,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8729,7 +8742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4419,
+			line: 4434,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8751,7 +8764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4438,
+			line: 4453,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8787,7 +8800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4444,
+			line: 4459,
 			text: phraseMask{
 				{index: 22, bits: 30786325577728},
 			},
@@ -8797,7 +8810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4453,
+			line: 4468,
 			text: phraseMask{
 				{index: 22, bits: 35185177395200},
 			},
@@ -8814,7 +8827,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4468,
+			line: 4483,
 			text: phraseMask{
 				{index: 22, bits: 4096},
 			},
@@ -8884,7 +8897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4474,
+			line: 4489,
 			text: phraseMask{
 				{index: 20, bits: 2305843009213693952},
 				{index: 22, bits: 24576},
@@ -8959,7 +8972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4482,
+			line: 4497,
 			text: phraseMask{
 				{index: 22, bits: 3298534879232},
 				{index: 10, bits: 67108992},
@@ -8975,7 +8988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4490,
+			line: 4505,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8984,7 +8997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4495,
+			line: 4510,
 			text: phraseMask{
 				{index: 22, bits: 18446603336221196288},
 				{index: 23, bits: 16777215},
@@ -8999,7 +9012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4516,
+			line: 4531,
 			text: phraseMask{
 				{index: 23, bits: 520093696},
 			},
@@ -9016,7 +9029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4529,
+			line: 4544,
 			text: phraseMask{
 				{index: 23, bits: 274341036032},
 			},
@@ -9026,7 +9039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4537,
+			line: 4552,
 			text: phraseMask{
 				{index: 23, bits: 274877906944},
 			},
@@ -9039,7 +9052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4548,
+			line: 4563,
 			text: phraseMask{
 				{index: 23, bits: 562400197607424},
 				{index: 7, bits: 134217728},
@@ -9051,7 +9064,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4560,
+			line: 4575,
 			text: phraseMask{
 				{index: 23, bits: 18446181124293001216},
 				{index: 24, bits: 511},
@@ -9074,7 +9087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4625,
+			line: 4640,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9137,7 +9150,7 @@ var builtinSet = &ruleSet{
 						tr: &builtinSlots2[168],
 					},
 				},
-				byFact: [22]words{
+				byFact: [24]words{
 					13: {
 						summary: phrase{
 							en: "sender domain not found",
@@ -9181,7 +9194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4638,
+			line: 4653,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9191,7 +9204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4643,
+			line: 4658,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709518848},
 				{index: 7, bits: 72057594037927936},
@@ -9217,7 +9230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4686,
+			line: 4701,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709518848},
 				{index: 7, bits: 72057594037927936},
@@ -9241,7 +9254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4700,
+			line: 4715,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9257,7 +9270,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4720,
+			line: 4735,
 			text: phraseMask{
 				{index: 19, bits: 8796093022208},
 			},
@@ -9267,7 +9280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4727,
+			line: 4742,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9301,7 +9314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4748,
+			line: 4763,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9310,7 +9323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4758,
+			line: 4773,
 			text: phraseMask{
 				{index: 26, bits: 16492674416640},
 			},
@@ -9320,7 +9333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4762,
+			line: 4777,
 			text: phraseMask{
 				{index: 24, bits: 18446744073709551104},
 				{index: 11, bits: 262144},
@@ -9342,7 +9355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4767,
+			line: 4782,
 			text: phraseMask{
 				{index: 2, bits: 562949953421312},
 				{index: 26, bits: 4486007441326080},
@@ -9365,7 +9378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4781,
+			line: 4796,
 			text: phraseMask{
 				{index: 26, bits: 18442240474082181120},
 				{index: 27, bits: 255},
@@ -9376,7 +9389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4791,
+			line: 4806,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9385,7 +9398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4796,
+			line: 4811,
 			text: phraseMask{
 				{index: 27, bits: 268435200},
 				{index: 12, bits: 33285996544},
@@ -9401,7 +9414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4814,
+			line: 4829,
 			text: phraseMask{
 				{index: 16, bits: 18437736874454810624},
 				{bits: 64513},
@@ -9425,7 +9438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4819,
+			line: 4834,
 			text: phraseMask{
 				{index: 27, bits: 281474708275200},
 				{index: 18, bits: 32},
@@ -9465,7 +9478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4845,
+			line: 4860,
 			text: phraseMask{
 				{index: 27, bits: 1152640029630136320},
 				{bits: 207165582859042816},
@@ -9474,29 +9487,125 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
+			id:   "exchange-transport-rule-reject",
+			file: "rules.yaml (built-in)",
+			line: 4870,
+			text: phraseMask{
+				{index: 27, bits: 1152921504606846976},
+			},
+			textIDs: []int32{1788},
+			then: thenDef{
+				Reason: "policyviolation",
+				words: words{
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " by a rule of the receiving organization, which explains: \""},
+								{slot: 35, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because it breaks a rule of the receiving organization. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because it breaks a rule of the receiving organization, for example about attachment types or content."},
+							},
+						},
+						uses: 34359738403,
+						tr:   &builtinSlots2[171],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{slot: 35, isSlot: true, test: true},
+								{literal: "Follow the receiving organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear, ask the recipient by other means what their organization accepts."},
+							},
+							{
+								{literal: "Find out from the server's words which rule it is. If it is about the message (an attachment type, the content), change that and send it again; otherwise ask the recipient, by other means, what their organization accepts"},
+								{
+									group: []textPart{
+										{literal: " (contact: "},
+										{slot: 19, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: "."},
+							},
+						},
+						uses: 34360262656,
+						tr:   &builtinSlots2[172],
+					},
+				},
+			},
+		},
+		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4855,
+			line: 4892,
 			text: phraseMask{
-				{index: 27, bits: 17293822569102704640},
-				{index: 28, bits: 35184372088831},
+				{index: 27, bits: 16140901064495857664},
+				{index: 28, bits: 70368744177663},
 				{index: 8, bits: 1152921504606846976},
 			},
 			textIDs: []int32{
-				1788, 1789, 1790, 1791, 1792, 1793, 572, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806,
-				1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826,
-				1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836,
+				1789, 1790, 1791, 1792, 1793, 1794, 572, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807,
+				1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827,
+				1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836, 1837,
 			},
 			then: thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4885,
+			line: 4922,
 			text: phraseMask{
-				{index: 28, bits: 35184372088832},
+				{index: 28, bits: 70368744177664},
 			},
-			textIDs: []int32{1837},
+			textIDs: []int32{1838},
 			regexps: []*pattern{
 				{src: "you have exceeded the.*allowable number of posts without solving a captcha", captures: false},
 			},
@@ -9505,25 +9614,25 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 4891,
+			line: 4928,
 			text: phraseMask{
-				{index: 28, bits: 18446673704965373952},
-				{index: 29, bits: 127},
+				{index: 28, bits: 18446603336221196288},
+				{index: 29, bits: 255},
 			},
 			textIDs: []int32{
-				1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857,
-				1858, 1859, 1860, 1861, 1862,
+				1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857, 1858,
+				1859, 1860, 1861, 1862, 1863,
 			},
 			then: thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 4910,
+			line: 4947,
 			text: phraseMask{
-				{index: 29, bits: 128},
+				{index: 29, bits: 256},
 			},
-			textIDs: []int32{1863},
+			textIDs: []int32{1864},
 			regexps: []*pattern{
 				{src: "attachment name .{1,200} may not end with", captures: false},
 			},
@@ -9532,24 +9641,24 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4918,
+			line: 4955,
 			text: phraseMask{
-				{index: 29, bits: 34359738112},
+				{index: 29, bits: 68719476224},
 			},
 			textIDs: []int32{
-				1864, 1865, 1866, 1867, 1868, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883,
-				1884, 1885, 1886, 1887, 1888, 1889, 1890,
+				1865, 1866, 1867, 1868, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883, 1884,
+				1885, 1886, 1887, 1888, 1889, 1890, 1891,
 			},
 			then: thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4934,
+			line: 4971,
 			text: phraseMask{
-				{index: 29, bits: 34359738368},
+				{index: 29, bits: 68719476736},
 			},
-			textIDs: []int32{1891},
+			textIDs: []int32{1892},
 			regexps: []*pattern{
 				{src: "unable to connect.*daemon", captures: false},
 			},
@@ -9558,7 +9667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4940,
+			line: 4977,
 			text: phraseMask{
 				{index: 25, bits: 18446603336221196288},
 				{index: 1, bits: 144115532746981376},
@@ -9576,7 +9685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4945,
+			line: 4982,
 			text: phraseMask{
 				{index: 26, bits: 33554432},
 				{index: 1, bits: 864691128455135232},
@@ -9587,18 +9696,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4951,
+			line: 4988,
 			text: phraseMask{
-				{index: 29, bits: 35115652612096},
+				{index: 29, bits: 70231305224192},
 				{index: 12, bits: 536870912},
 			},
-			textIDs: []int32{1892, 797, 1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900},
+			textIDs: []int32{1893, 797, 1894, 1895, 1896, 1897, 1898, 1899, 1900, 1901},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4958,
+			line: 4995,
 			text: phraseMask{
 				{index: 19, bits: 36027697507336192},
 				{index: 5, bits: 16384},
@@ -9611,7 +9720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 4963,
+			line: 5000,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9652,10 +9761,10 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   &builtinSlots2[171],
+						tr:   &builtinSlots2[173],
 					},
 				},
-				byFact: [22]words{
+				byFact: [24]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -9690,7 +9799,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 32771,
-							tr:   &builtinSlots2[172],
+							tr:   &builtinSlots2[174],
 						},
 					},
 				},
@@ -9700,27 +9809,27 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 4980,
+			line: 5017,
 			text: phraseMask{
 				{index: 7, bits: 51539607552},
-				{index: 29, bits: 18446708889337462784},
+				{index: 29, bits: 18446673704965373952},
+				{index: 30, bits: 65535},
 				{index: 4, bits: 137438953472},
 				{index: 11, bits: 67108864},
 				{index: 1, bits: 87960930222080},
 				{bits: 4294967296},
-				{index: 30, bits: 32767},
 			},
 			textIDs: []int32{
-				482, 1901, 1902, 1903, 1904, 1905, 1906, 1907, 1908, 1909, 1910, 1911, 1912, 1913, 1914, 1915, 1916, 1917, 1918, 1919,
-				483, 293, 730, 108, 110, 32, 1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933,
-				1934,
+				482, 1902, 1903, 1904, 1905, 1906, 1907, 1908, 1909, 1910, 1911, 1912, 1913, 1914, 1915, 1916, 1917, 1918, 1919, 1920,
+				483, 293, 730, 108, 110, 32, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933, 1934,
+				1935,
 			},
 			then: thenDef{Reason: "expired"},
 		},
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5000,
+			line: 5037,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9733,11 +9842,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5006,
+			line: 5043,
 			text: phraseMask{
-				{index: 30, bits: 32768},
+				{index: 30, bits: 65536},
 			},
-			textIDs: []int32{1935},
+			textIDs: []int32{1936},
 			regexps: []*pattern{
 				{src: "delivery failed \\d+ attempts", captures: false},
 			},
@@ -9746,22 +9855,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5013,
+			line: 5050,
 			text: phraseMask{
 				{index: 7, bits: 137438953472},
-				{index: 30, bits: 549755748352},
+				{index: 30, bits: 1099511496704},
 				{index: 1, bits: 2814749767106560},
 			},
 			textIDs: []int32{
-				485, 1936, 1937, 1938, 1939, 113, 1940, 1941, 1942, 1943, 1944, 1945, 1946, 1947, 1948, 1949, 1950, 1951, 115, 1952,
-				1953, 1954, 1955, 1956, 1957, 1958,
+				485, 1937, 1938, 1939, 1940, 113, 1941, 1942, 1943, 1944, 1945, 1946, 1947, 1948, 1949, 1950, 1951, 1952, 115, 1953,
+				1954, 1955, 1956, 1957, 1958, 1959,
 			},
 			then: thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5028,
+			line: 5065,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9778,16 +9887,16 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5035,
+			line:    5072,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5040,
+			line: 5077,
 			text: phraseMask{
-				{index: 30, bits: 144114638320041984},
+				{index: 30, bits: 288229276640083968},
 				{index: 9, bits: 13835058055282163712},
 				{index: 15, bits: 288230376151711744},
 				{index: 12, bits: 268435456},
@@ -9795,21 +9904,21 @@ var builtinSet = &ruleSet{
 				{index: 11, bits: 134217728},
 			},
 			textIDs: []int32{
-				1959, 1960, 1961, 638, 1962, 1963, 1018, 796, 1964, 1965, 1966, 1967, 1968, 1969, 639, 1970, 1971, 1972, 1973, 1974,
-				431, 731, 424, 428, 1975, 1976,
+				1960, 1961, 1962, 638, 1963, 1964, 1018, 796, 1965, 1966, 1967, 1968, 1969, 1970, 639, 1971, 1972, 1973, 1974, 1975,
+				431, 731, 424, 428, 1976, 1977,
 			},
 			then: thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5055,
+			line: 5092,
 			text: phraseMask{
-				{index: 30, bits: 1008806316530991104},
+				{index: 30, bits: 2017612633061982208},
 				{index: 23, bits: 16777216},
 				{index: 22, bits: 128},
 			},
-			textIDs: []int32{1977, 1978, 1979, 1496, 1415},
+			textIDs: []int32{1978, 1979, 1980, 1496, 1415},
 			regexps: []*pattern{
 				{src: "authentication failed; server.*said:", captures: false},
 				{src: "authentification invalide.*305", captures: false},
@@ -9822,30 +9931,30 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5064,
+			line: 5101,
 			text: phraseMask{
-				{index: 30, bits: 17293822569102704640},
+				{index: 30, bits: 16140901064495857664},
 				{index: 2, bits: 2199023255552},
-				{index: 31, bits: 8191},
+				{index: 31, bits: 16383},
 			},
-			textIDs: []int32{1980, 169, 1981, 1982, 1983, 1984, 1985, 1986, 1987, 1988, 1989, 1990, 1991, 1992, 1993, 1994, 1995, 1996},
+			textIDs: []int32{1981, 169, 1982, 1983, 1984, 1985, 1986, 1987, 1988, 1989, 1990, 1991, 1992, 1993, 1994, 1995, 1996, 1997},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5073,
+			line: 5110,
 			text: phraseMask{
 				{index: 7, bits: 2304},
-				{index: 31, bits: 4186112},
+				{index: 31, bits: 8372224},
 			},
-			textIDs: []int32{456, 1997, 1998, 459, 1999, 2000, 2001, 2002, 2003, 2004, 2005},
+			textIDs: []int32{456, 1998, 1999, 459, 2000, 2001, 2002, 2003, 2004, 2005, 2006},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5090,
+			line: 5127,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9854,7 +9963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5096,
+			line: 5133,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9887,7 +9996,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[173],
+						tr:   &builtinSlots2[175],
 					},
 					fix: alts{
 						list: []text{
@@ -9895,7 +10004,7 @@ var builtinSet = &ruleSet{
 								{literal: "Use the recipient's full, exact address. If that fails too, tell the recipient by other means so that their admin makes the address unique."},
 							},
 						},
-						tr: &builtinSlots2[174],
+						tr: &builtinSlots2[176],
 					},
 				},
 			},
@@ -9903,7 +10012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5106,
+			line: 5143,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9942,7 +10051,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[175],
+						tr:   &builtinSlots2[177],
 					},
 					fix: alts{
 						list: []text{
@@ -9950,7 +10059,7 @@ var builtinSet = &ruleSet{
 								{literal: "Forward this report to your email admin, who can read its technical details."},
 							},
 						},
-						tr: &builtinSlots2[176],
+						tr: &builtinSlots2[178],
 					},
 				},
 			},
@@ -9958,7 +10067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5119,
+			line: 5156,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -9967,7 +10076,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5125,
+			line: 5162,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -9992,7 +10101,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[177],
+						tr:   &builtinSlots2[179],
 					},
 					fix: alts{
 						list: []text{
@@ -10000,7 +10109,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do unless the recipient says the message never arrived; then ask them by other means."},
 							},
 						},
-						tr: &builtinSlots2[178],
+						tr: &builtinSlots2[180],
 					},
 				},
 			},
@@ -10008,7 +10117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5134,
+			line: 5171,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10036,7 +10145,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[179],
+						tr:   &builtinSlots2[181],
 					},
 				},
 			},
@@ -10044,7 +10153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5141,
+			line: 5178,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10053,7 +10162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5149,
+			line: 5186,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10079,7 +10188,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[180],
+						tr:   &builtinSlots2[182],
 					},
 					fix: alts{
 						list: []text{
@@ -10087,7 +10196,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the list's owner by other means; they must fix the list."},
 							},
 						},
-						tr: &builtinSlots2[181],
+						tr: &builtinSlots2[183],
 					},
 				},
 			},
@@ -10095,7 +10204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5159,
+			line: 5196,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10104,7 +10213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5165,
+			line: 5202,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10137,7 +10246,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[182],
+						tr:   &builtinSlots2[184],
 					},
 					fix: alts{
 						list: []text{
@@ -10145,7 +10254,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[183],
+						tr: &builtinSlots2[185],
 					},
 				},
 			},
@@ -10153,7 +10262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5175,
+			line: 5212,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10186,7 +10295,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[184],
+						tr:   &builtinSlots2[186],
 					},
 					fix: alts{
 						list: []text{
@@ -10194,7 +10303,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check which feature the receiving server refused (see the technical details) and send without it."},
 							},
 						},
-						tr: &builtinSlots2[185],
+						tr: &builtinSlots2[187],
 					},
 				},
 			},
@@ -10202,7 +10311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5185,
+			line: 5222,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10230,7 +10339,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[186],
+						tr:   &builtinSlots2[188],
 					},
 				},
 			},
@@ -10238,7 +10347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5192,
+			line: 5229,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10273,7 +10382,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[187],
+						tr:   &builtinSlots2[189],
 					},
 				},
 			},
@@ -10281,7 +10390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5202,
+			line: 5239,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10309,7 +10418,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[188],
+						tr:   &builtinSlots2[190],
 					},
 				},
 			},
@@ -10317,7 +10426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5209,
+			line: 5246,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10326,7 +10435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5215,
+			line: 5252,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10378,7 +10487,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16387,
-						tr:   &builtinSlots2[189],
+						tr:   &builtinSlots2[191],
 					},
 					fix: alts{
 						list: []text{
@@ -10392,7 +10501,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16384,
-						tr:   &builtinSlots2[190],
+						tr:   &builtinSlots2[192],
 					},
 				},
 			},
@@ -10400,7 +10509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5230,
+			line: 5267,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -10428,7 +10537,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[191],
+						tr:   &builtinSlots2[193],
 					},
 				},
 			},
@@ -10436,7 +10545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5238,
+			line: 5275,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -10464,7 +10573,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[192],
+						tr:   &builtinSlots2[194],
 					},
 				},
 			},
@@ -10472,7 +10581,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5245,
+			line: 5282,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -10500,7 +10609,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[193],
+						tr:   &builtinSlots2[195],
 					},
 				},
 			},
@@ -10508,7 +10617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5252,
+			line: 5289,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -10541,7 +10650,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[194],
+						tr:   &builtinSlots2[196],
 					},
 					fix: alts{
 						list: []text{
@@ -10549,7 +10658,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the list's owner, by other means, to let you post (for example by joining the list)."},
 							},
 						},
-						tr: &builtinSlots2[195],
+						tr: &builtinSlots2[197],
 					},
 				},
 			},
@@ -10557,7 +10666,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5264,
+			line: 5301,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -10590,7 +10699,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[196],
+						tr:   &builtinSlots2[198],
 					},
 					fix: alts{
 						list: []text{
@@ -10598,7 +10707,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without signing or encrypting it may work."},
 							},
 						},
-						tr: &builtinSlots2[197],
+						tr: &builtinSlots2[199],
 					},
 				},
 			},
@@ -10606,7 +10715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5274,
+			line: 5311,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10639,7 +10748,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[198],
+						tr:   &builtinSlots2[200],
 					},
 					fix: alts{
 						list: []text{
@@ -10647,7 +10756,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without those features may work."},
 							},
 						},
-						tr: &builtinSlots2[199],
+						tr: &builtinSlots2[201],
 					},
 				},
 			},
@@ -10655,7 +10764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5284,
+			line: 5321,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10688,7 +10797,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[200],
+						tr:   &builtinSlots2[202],
 					},
 					fix: alts{
 						list: []text{
@@ -10696,7 +10805,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to check the certificates."},
 							},
 						},
-						tr: &builtinSlots2[201],
+						tr: &builtinSlots2[203],
 					},
 				},
 			},
@@ -10704,7 +10813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5294,
+			line: 5331,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10737,7 +10846,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[202],
+						tr:   &builtinSlots2[204],
 					},
 					fix: alts{
 						list: []text{
@@ -10745,7 +10854,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to use another method."},
 							},
 						},
-						tr: &builtinSlots2[203],
+						tr: &builtinSlots2[205],
 					},
 				},
 			},
@@ -10753,7 +10862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5304,
+			line: 5341,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10786,7 +10895,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[204],
+						tr:   &builtinSlots2[206],
 					},
 					fix: alts{
 						list: []text{
@@ -10794,7 +10903,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again; if it keeps failing, your email admin should check the servers between you and the recipient."},
 							},
 						},
-						tr: &builtinSlots2[205],
+						tr: &builtinSlots2[207],
 					},
 				},
 			},
@@ -10802,7 +10911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5314,
+			line: 5351,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10835,7 +10944,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[206],
+						tr:   &builtinSlots2[208],
 					},
 					fix: alts{
 						list: []text{
@@ -10843,7 +10952,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the user name and password configured in your mail program or device; your email admin can help."},
 							},
 						},
-						tr: &builtinSlots2[207],
+						tr: &builtinSlots2[209],
 					},
 				},
 			},
@@ -10851,7 +10960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5324,
+			line: 5361,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10884,7 +10993,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[208],
+						tr:   &builtinSlots2[210],
 					},
 					fix: alts{
 						list: []text{
@@ -10892,7 +11001,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure a stronger login method on the sending system."},
 							},
 						},
-						tr: &builtinSlots2[209],
+						tr: &builtinSlots2[211],
 					},
 				},
 			},
@@ -10900,7 +11009,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5334,
+			line: 5371,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10933,7 +11042,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[210],
+						tr:   &builtinSlots2[212],
 					},
 					fix: alts{
 						list: []text{
@@ -10941,7 +11050,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) for the sending system."},
 							},
 						},
-						tr: &builtinSlots2[211],
+						tr: &builtinSlots2[213],
 					},
 				},
 			},
@@ -10949,7 +11058,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5344,
+			line: 5381,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -10982,7 +11091,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[212],
+						tr:   &builtinSlots2[214],
 					},
 					fix: alts{
 						list: []text{
@@ -10990,7 +11099,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) before the sending system logs in."},
 							},
 						},
-						tr: &builtinSlots2[213],
+						tr: &builtinSlots2[215],
 					},
 				},
 			},
@@ -10998,7 +11107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5354,
+			line: 5391,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11031,7 +11140,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[214],
+						tr:   &builtinSlots2[216],
 					},
 					fix: alts{
 						list: []text{
@@ -11039,7 +11148,7 @@ var builtinSet = &ruleSet{
 								{literal: "Change the account's password (your email admin can help), then send again."},
 							},
 						},
-						tr: &builtinSlots2[215],
+						tr: &builtinSlots2[217],
 					},
 				},
 			},
@@ -11047,7 +11156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5364,
+			line: 5401,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11080,7 +11189,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[216],
+						tr:   &builtinSlots2[218],
 					},
 					fix: alts{
 						list: []text{
@@ -11088,7 +11197,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should ask the receiving organization what arrangement it requires."},
 							},
 						},
-						tr: &builtinSlots2[217],
+						tr: &builtinSlots2[219],
 					},
 				},
 			},
@@ -11096,7 +11205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5374,
+			line: 5411,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11129,7 +11238,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[218],
+						tr:   &builtinSlots2[220],
 					},
 					fix: alts{
 						list: []text{
@@ -11137,7 +11246,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without a low priority setting, or later."},
 							},
 						},
-						tr: &builtinSlots2[219],
+						tr: &builtinSlots2[221],
 					},
 				},
 			},
@@ -11145,7 +11254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5384,
+			line: 5421,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11178,7 +11287,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[220],
+						tr:   &builtinSlots2[222],
 					},
 					fix: alts{
 						list: []text{
@@ -11186,7 +11295,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without that check, or ask your email admin."},
 							},
 						},
-						tr: &builtinSlots2[221],
+						tr: &builtinSlots2[223],
 					},
 				},
 			},
@@ -11194,7 +11303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5394,
+			line: 5431,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11222,7 +11331,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[222],
+						tr:   &builtinSlots2[224],
 					},
 				},
 			},
@@ -11230,7 +11339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5401,
+			line: 5438,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11259,7 +11368,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[223],
+						tr:   &builtinSlots2[225],
 					},
 				},
 			},
@@ -11267,7 +11376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5408,
+			line: 5445,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11300,7 +11409,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[224],
+						tr:   &builtinSlots2[226],
 					},
 					fix: alts{
 						list: []text{
@@ -11308,7 +11417,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should give your domain a mail server (or use a sender address whose domain receives mail)."},
 							},
 						},
-						tr: &builtinSlots2[225],
+						tr: &builtinSlots2[227],
 					},
 				},
 			},
@@ -11316,7 +11425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5420,
+			line: 5457,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -11337,7 +11446,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[226],
+						tr:   &builtinSlots2[228],
 					},
 				},
 			},
@@ -11345,14 +11454,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5430,
+			line:    5467,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5437,
+			line: 5474,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -11425,7 +11534,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[227],
+						tr:   &builtinSlots2[229],
 					},
 					fix: alts{
 						list: []text{
@@ -11433,7 +11542,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
 							},
 						},
-						tr: &builtinSlots2[228],
+						tr: &builtinSlots2[230],
 					},
 				},
 				stages: [5]words{
@@ -11464,7 +11573,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 3,
-							tr:   &builtinSlots2[229],
+							tr:   &builtinSlots2[231],
 						},
 						fix: alts{
 							list: []text{
@@ -11472,7 +11581,7 @@ var builtinSet = &ruleSet{
 									{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book and lists."},
 								},
 							},
-							tr: &builtinSlots2[230],
+							tr: &builtinSlots2[232],
 						},
 					},
 				},
@@ -11481,124 +11590,124 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5461,
+			line: 5498,
 			text: phraseMask{
-				{index: 31, bits: 62914560},
+				{index: 31, bits: 125829120},
 				{index: 10, bits: 4194304},
 			},
-			textIDs: []int32{2006, 2007, 2008, 662, 2009},
+			textIDs: []int32{2007, 2008, 2009, 662, 2010},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5466,
+			line: 5503,
 			text: phraseMask{
-				{index: 31, bits: 67108864},
+				{index: 31, bits: 134217728},
 			},
-			textIDs: []int32{2010},
+			textIDs: []int32{2011},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5471,
+			line: 5508,
 			text: phraseMask{
-				{index: 31, bits: 4397912293376},
+				{index: 31, bits: 8795824586752},
 			},
-			textIDs: []int32{2011, 2012, 2013, 2014, 2015, 2016, 2017, 2018, 2019, 2020, 2021, 2022, 2023, 2024, 2025},
+			textIDs: []int32{2012, 2013, 2014, 2015, 2016, 2017, 2018, 2019, 2020, 2021, 2022, 2023, 2024, 2025, 2026},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5478,
+			line: 5515,
 			text: phraseMask{
-				{index: 31, bits: 30786325577728},
+				{index: 31, bits: 61572651155456},
 			},
-			textIDs: []int32{2026, 2027, 2028},
+			textIDs: []int32{2027, 2028, 2029},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5483,
+			line: 5520,
 			text: phraseMask{
-				{index: 31, bits: 105553116266496},
+				{index: 31, bits: 211106232532992},
 			},
-			textIDs: []int32{2029, 2030},
+			textIDs: []int32{2030, 2031},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5488,
+			line: 5525,
 			text: phraseMask{
-				{index: 31, bits: 422212465065984},
+				{index: 31, bits: 844424930131968},
 				{index: 26, bits: 1125899906842624},
 			},
-			textIDs: []int32{2031, 2032, 1714},
+			textIDs: []int32{2032, 2033, 1714},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5499,
+			line: 5536,
 			text: phraseMask{
-				{index: 31, bits: 18446181123756130304},
+				{index: 31, bits: 18445618173802708992},
 				{index: 1, bits: 1},
 				{bits: 96},
 				{index: 27, bits: 550292684800},
-				{index: 32, bits: 3},
+				{index: 32, bits: 7},
 			},
 			textIDs: []int32{
-				2033, 2034, 2035, 64, 2036, 2037, 2038, 2039, 2040, 5, 6, 2041, 2042, 2043, 1757, 2044, 2045, 2046, 1767, 2047,
-				2048, 2049,
+				2034, 2035, 2036, 64, 2037, 2038, 2039, 2040, 2041, 5, 6, 2042, 2043, 2044, 1757, 2045, 2046, 2047, 1767, 2048,
+				2049, 2050,
 			},
 			unless: phraseMask{
-				{index: 32, bits: 4},
+				{index: 32, bits: 8},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5514,
+			line: 5551,
 			text: phraseMask{
-				{index: 32, bits: 4088},
+				{index: 32, bits: 8176},
 			},
-			textIDs: []int32{2051, 2052, 2053, 2054, 2055, 2056, 2057, 2058, 2059},
+			textIDs: []int32{2052, 2053, 2054, 2055, 2056, 2057, 2058, 2059, 2060},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5520,
+			line: 5557,
 			text: phraseMask{
-				{index: 32, bits: 1044480},
+				{index: 32, bits: 2088960},
 				{index: 2, bits: 67108864},
 				{index: 8, bits: 4},
 			},
-			textIDs: []int32{2060, 2061, 154, 514, 2062, 2063, 2064, 2065, 2066, 2067},
+			textIDs: []int32{2061, 2062, 154, 514, 2063, 2064, 2065, 2066, 2067, 2068},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5526,
+			line: 5563,
 			text: phraseMask{
 				{index: 2, bits: 2},
 				{index: 12, bits: 201326600},
-				{index: 32, bits: 7340032},
+				{index: 32, bits: 14680064},
 				{index: 7, bits: 281474976710656},
 			},
-			textIDs: []int32{129, 795, 2068, 2069, 496, 771, 794, 2070},
+			textIDs: []int32{129, 795, 2069, 2070, 496, 771, 794, 2071},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5534,
+			line: 5571,
 			text: phraseMask{
 				{index: 1, bits: 1266637395197952},
 			},
@@ -11608,27 +11717,27 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5539,
+			line: 5576,
 			text: phraseMask{
-				{index: 32, bits: 8388608},
+				{index: 32, bits: 16777216},
 			},
-			textIDs: []int32{2071},
+			textIDs: []int32{2072},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5544,
+			line: 5581,
 			text: phraseMask{
-				{index: 32, bits: 117440512},
+				{index: 32, bits: 234881024},
 			},
-			textIDs: []int32{2072, 2073, 2074},
+			textIDs: []int32{2073, 2074, 2075},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5555,
+			line: 5592,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11670,7 +11779,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1048579,
-						tr:   &builtinSlots2[231],
+						tr:   &builtinSlots2[233],
 					},
 					fix: alts{
 						list: []text{
@@ -11678,7 +11787,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address. If it is right, the receiving server was unavailable or kept putting the message off: send it again later (to fewer recipients at a time can help), and tell the recipient by other means so that their email admin checks their mail server."},
 							},
 						},
-						tr: &builtinSlots2[232],
+						tr: &builtinSlots2[234],
 					},
 				},
 			},
@@ -11687,7 +11796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5568,
+			line: 5605,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11727,7 +11836,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   &builtinSlots2[233],
+						tr:   &builtinSlots2[235],
 					},
 					fix: alts{
 						list: []text{
@@ -11735,7 +11844,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix their domain's mail server settings or accepted domains; tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[234],
+						tr: &builtinSlots2[236],
 					},
 				},
 			},
@@ -11743,7 +11852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5580,
+			line: 5617,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11776,7 +11885,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[235],
+						tr:   &builtinSlots2[237],
 					},
 					fix: alts{
 						list: []text{
@@ -11784,7 +11893,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Check the forwarding rules of your mailbox and ask the recipient to check theirs; whoever owns the looping forwarding or connector must fix it."},
 							},
 						},
-						tr: &builtinSlots2[236],
+						tr: &builtinSlots2[238],
 					},
 				},
 			},
@@ -11792,7 +11901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5589,
+			line: 5626,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11825,7 +11934,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[237],
+						tr:   &builtinSlots2[239],
 					},
 					fix: alts{
 						list: []text{
@@ -11833,7 +11942,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[238],
+						tr: &builtinSlots2[240],
 					},
 				},
 			},
@@ -11841,7 +11950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5598,
+			line: 5635,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11874,7 +11983,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[239],
+						tr:   &builtinSlots2[241],
 					},
 					fix: alts{
 						list: []text{
@@ -11882,7 +11991,7 @@ var builtinSet = &ruleSet{
 								{literal: "Update your email program or send the message from another one."},
 							},
 						},
-						tr: &builtinSlots2[240],
+						tr: &builtinSlots2[242],
 					},
 				},
 			},
@@ -11890,7 +11999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5607,
+			line: 5644,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11942,10 +12051,10 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1081347,
-						tr:   &builtinSlots2[241],
+						tr:   &builtinSlots2[243],
 					},
 				},
-				byFact: [22]words{
+				byFact: [24]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -11992,7 +12101,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 1081347,
-							tr:   &builtinSlots2[242],
+							tr:   &builtinSlots2[244],
 						},
 					},
 				},
@@ -12001,7 +12110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5621,
+			line: 5658,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12029,7 +12138,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[243],
+						tr:   &builtinSlots2[245],
 					},
 				},
 			},
@@ -12037,7 +12146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5628,
+			line: 5665,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12058,10 +12167,10 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[244],
+						tr:   &builtinSlots2[246],
 					},
 				},
-				byFact: [22]words{
+				byFact: [24]words{
 					11: {
 						owner: "recipient-admin",
 						summary: phrase{
@@ -12101,7 +12210,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 32785,
-							tr:   &builtinSlots2[245],
+							tr:   &builtinSlots2[247],
 						},
 						fix: alts{
 							list: []text{
@@ -12117,7 +12226,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 16,
-							tr:   &builtinSlots2[246],
+							tr:   &builtinSlots2[248],
 						},
 					},
 				},
@@ -12126,7 +12235,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5639,
+			line: 5676,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12154,7 +12263,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[247],
+						tr:   &builtinSlots2[249],
 					},
 				},
 			},
@@ -12162,7 +12271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5646,
+			line: 5683,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12190,7 +12299,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[248],
+						tr:   &builtinSlots2[250],
 					},
 				},
 			},
@@ -12198,7 +12307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5653,
+			line: 5690,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12219,7 +12328,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[249],
+						tr:   &builtinSlots2[251],
 					},
 				},
 			},
@@ -12227,7 +12336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5660,
+			line: 5697,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12255,7 +12364,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[250],
+						tr:   &builtinSlots2[252],
 					},
 					fix: alts{
 						list: []text{
@@ -12263,7 +12372,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[251],
+						tr: &builtinSlots2[253],
 					},
 				},
 			},
@@ -12271,7 +12380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5668,
+			line: 5705,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12280,7 +12389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5674,
+			line: 5711,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12308,7 +12417,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[252],
+						tr:   &builtinSlots2[254],
 					},
 				},
 			},
@@ -12316,7 +12425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5682,
+			line: 5719,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -12330,7 +12439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5689,
+			line: 5726,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -12382,7 +12491,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[253],
+						tr:   &builtinSlots2[255],
 					},
 					fix: alts{
 						list: []text{
@@ -12390,7 +12499,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 						},
-						tr: &builtinSlots2[254],
+						tr: &builtinSlots2[256],
 					},
 				},
 				stages: [5]words{
@@ -12399,72 +12508,6 @@ var builtinSet = &ruleSet{
 						summary: phrase{
 							en: "sending server or sender refused",
 							tr: &builtinSlots1[113],
-						},
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before the recipient was named, so the refusal is about the sending server or your address. It said: \""},
-									{slot: 5, isSlot: true},
-									{literal: "\""},
-								},
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before the recipient was named, so the refusal is about the sending server or your address."},
-								},
-							},
-							uses: 35,
-							tr:   &builtinSlots2[255],
-						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address"},
-									{
-										group: []textPart{
-											{literal: " ("},
-											{slot: 13, isSlot: true},
-											{literal: ")"},
-										},
-									},
-									{literal: ", and fix the cause."},
-								},
-							},
-							uses: 8192,
-							tr:   &builtinSlots2[256],
-						},
-					},
-					1: {
-						owner: "sender-admin",
-						summary: phrase{
-							en: "sending server or sender refused",
-							tr: &builtinSlots1[114],
 						},
 						explanation: alts{
 							list: []text{
@@ -12526,13 +12569,79 @@ var builtinSet = &ruleSet{
 							tr:   &builtinSlots2[258],
 						},
 					},
+					1: {
+						owner: "sender-admin",
+						summary: phrase{
+							en: "sending server or sender refused",
+							tr: &builtinSlots1[114],
+						},
+						explanation: alts{
+							list: []text{
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " before the recipient was named, so the refusal is about the sending server or your address. It said: \""},
+									{slot: 5, isSlot: true},
+									{literal: "\""},
+								},
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " before the recipient was named, so the refusal is about the sending server or your address."},
+								},
+							},
+							uses: 35,
+							tr:   &builtinSlots2[259],
+						},
+						fix: alts{
+							list: []text{
+								{
+									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address"},
+									{
+										group: []textPart{
+											{literal: " ("},
+											{slot: 13, isSlot: true},
+											{literal: ")"},
+										},
+									},
+									{literal: ", and fix the cause."},
+								},
+							},
+							uses: 8192,
+							tr:   &builtinSlots2[260],
+						},
+					},
 				},
 			},
 		},
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5713,
+			line: 5750,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12584,7 +12693,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[259],
+						tr:   &builtinSlots2[261],
 					},
 					fix: alts{
 						list: []text{
@@ -12592,64 +12701,11 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said. If it names a block list or a check of your domain, your email admin must act; otherwise ask the recipient, by other means, what their organization refused."},
 							},
 						},
-						tr: &builtinSlots2[260],
+						tr: &builtinSlots2[262],
 					},
 				},
 				stages: [5]words{
 					0: {
-						owner: "sender-admin",
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before its content was sent, for a security or policy reason about the sending server or your address. It said: \""},
-									{slot: 5, isSlot: true},
-									{literal: "\""},
-								},
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before its content was sent, for a security or policy reason about the sending server or your address."},
-								},
-							},
-							uses: 35,
-							tr:   &builtinSlots2[261],
-						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
-								},
-							},
-							tr: &builtinSlots2[262],
-						},
-					},
-					1: {
 						owner: "sender-admin",
 						explanation: alts{
 							list: []text{
@@ -12702,6 +12758,59 @@ var builtinSet = &ruleSet{
 							tr: &builtinSlots2[264],
 						},
 					},
+					1: {
+						owner: "sender-admin",
+						explanation: alts{
+							list: []text{
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " before its content was sent, for a security or policy reason about the sending server or your address. It said: \""},
+									{slot: 5, isSlot: true},
+									{literal: "\""},
+								},
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " before its content was sent, for a security or policy reason about the sending server or your address."},
+								},
+							},
+							uses: 35,
+							tr:   &builtinSlots2[265],
+						},
+						fix: alts{
+							list: []text{
+								{
+									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
+								},
+							},
+							tr: &builtinSlots2[266],
+						},
+					},
 					2: {
 						owner: "recipient-admin",
 						explanation: alts{
@@ -12744,7 +12853,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[265],
+							tr:   &builtinSlots2[267],
 						},
 						fix: alts{
 							list: []text{
@@ -12752,7 +12861,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it."},
 								},
 							},
-							tr: &builtinSlots2[266],
+							tr: &builtinSlots2[268],
 						},
 					},
 				},
@@ -12761,7 +12870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5743,
+			line:   5780,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12811,7 +12920,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[267],
+						tr:   &builtinSlots2[269],
 					},
 				},
 				delays: true,
@@ -12820,7 +12929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5753,
+			line: 5790,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12829,7 +12938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5758,
+			line: 5795,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12838,7 +12947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5763,
+			line: 5800,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12885,7 +12994,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[268],
+						tr:   &builtinSlots2[270],
 					},
 				},
 			},
@@ -12893,7 +13002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5772,
+			line: 5809,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12904,7 +13013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5780,
+			line: 5817,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12913,14 +13022,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5785,
+			line:     5822,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5795,
+			line: 5832,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12929,38 +13038,38 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5805,
+			line: 5842,
 			text: phraseMask{
-				{index: 32, bits: 134217728},
+				{index: 32, bits: 268435456},
 			},
-			textIDs: []int32{2075},
+			textIDs: []int32{2076},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5810,
+			line: 5847,
 			text: phraseMask{
-				{index: 32, bits: 1879048192},
+				{index: 32, bits: 3758096384},
 			},
-			textIDs: []int32{2076, 2077, 2078},
+			textIDs: []int32{2077, 2078, 2079},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5816,
+			line: 5853,
 			text: phraseMask{
-				{index: 32, bits: 15032385536},
+				{index: 32, bits: 30064771072},
 			},
-			textIDs: []int32{2079, 2080, 2081},
+			textIDs: []int32{2080, 2081, 2082},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "onhold"},
 		},
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5825,
+			line: 5862,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -12974,7 +13083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5829,
+			line: 5866,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -12982,15 +13091,15 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{bits: 1099511627776},
-				{index: 32, bits: 51539607552},
+				{index: 32, bits: 103079215104},
 			},
-			textIDs: []int32{40, 2082, 2083},
+			textIDs: []int32{40, 2083, 2084},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5833,
+			line: 5870,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13001,7 +13110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5837,
+			line: 5874,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13015,7 +13124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5841,
+			line: 5878,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13026,7 +13135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5845,
+			line: 5882,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13086,7 +13195,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5853,
+			line: 5890,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13135,7 +13244,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[269],
+						tr:   &builtinSlots2[271],
 					},
 				},
 			},
@@ -13143,11 +13252,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5861,
+			line: 5898,
 			text: phraseMask{
-				{index: 32, bits: 1030792151040},
+				{index: 32, bits: 2061584302080},
 			},
-			textIDs: []int32{2084, 2085, 2086, 2087},
+			textIDs: []int32{2085, 2086, 2087, 2088},
 			then: thenDef{
 				Reason: "vacation",
 				words:  words{owner: "none"},
@@ -13156,7 +13265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5868,
+			line: 5905,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13178,7 +13287,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[270],
+						tr:   &builtinSlots2[272],
 					},
 					fix: alts{
 						list: []text{
@@ -13186,7 +13295,7 @@ var builtinSet = &ruleSet{
 								{literal: "Have someone who reads the report's language look at the server's reply in it, or forward the report to your email admin."},
 							},
 						},
-						tr: &builtinSlots2[271],
+						tr: &builtinSlots2[273],
 					},
 				},
 				delays: true,
@@ -13195,7 +13304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5877,
+			line: 5914,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13250,7 +13359,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[272],
+						tr:   &builtinSlots2[274],
 					},
 					fix: alts{
 						list: []text{
@@ -13258,7 +13367,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said, if anything. If it is unclear, ask the recipient or their email admin, by other means, why mail from you is refused."},
 							},
 						},
-						tr: &builtinSlots2[273],
+						tr: &builtinSlots2[275],
 					},
 				},
 			},
@@ -13266,7 +13375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5886,
+			line: 5923,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -13306,7 +13415,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[274],
+						tr:   &builtinSlots2[276],
 					},
 				},
 			},
@@ -13354,7 +13463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 604,
+			line: 614,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -13369,7 +13478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 615,
+			line: 625,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -13380,7 +13489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 621,
+			line: 631,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -13391,7 +13500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 630,
+			line: 640,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -13404,7 +13513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 640,
+			line: 650,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -13416,7 +13525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 646,
+			line: 656,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -13428,7 +13537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 670,
+			line: 680,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -13445,7 +13554,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 681,
+			line: 691,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -13460,7 +13569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 690,
+			line: 700,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -13473,7 +13582,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 699,
+			line: 709,
 			text: phraseMask{
 				{bits: 17293822569102704640},
 				{index: 1, bits: 3},
@@ -13485,7 +13594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 720,
+			line: 730,
 			text: phraseMask{
 				{index: 1, bits: 32765},
 			},
@@ -13501,7 +13610,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 733,
+			line: 743,
 			text: phraseMask{
 				{index: 1, bits: 536838144},
 			},
@@ -13513,7 +13622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 740,
+			line: 750,
 			text: phraseMask{
 				{index: 1, bits: 8053063680},
 			},
@@ -13524,7 +13633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 747,
+			line: 757,
 			text: phraseMask{
 				{index: 1, bits: 17583596109824},
 			},
@@ -13537,7 +13646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 766,
+			line: 776,
 			text: phraseMask{
 				{index: 1, bits: 123145302310912},
 			},
@@ -13551,7 +13660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 783,
+			line: 793,
 			text: phraseMask{
 				{index: 1, bits: 35888059530608640},
 			},
@@ -13566,7 +13675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 810,
+			line: 820,
 			text: phraseMask{
 				{index: 1, bits: 108086391056891904},
 			},
@@ -13581,7 +13690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 820,
+			line: 830,
 			text: phraseMask{
 				{index: 1, bits: 8935141660703064064},
 			},
@@ -13595,7 +13704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 828,
+			line: 838,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 				{index: 2, bits: 8191},
@@ -13993,46 +14102,46 @@ var builtinSet = &ruleSet{
 		"rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.",
 		"too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit", "per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl",
 		"email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip", "your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected",
-		"virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons",
-		"message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer",
-		"not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "rejected due to unacceptable attachments", "you have exceeded the", "prohibited attachment type", "blocked attachment type",
-		"blocked file type", "prohibited file type", "forbidden file type", "banned file type", "disallowed file type", "file type is blocked", "file type blocked", "file type is prohibited", "file type is not permitted", "file type not permitted", "file extension is not allowed", "file extension is blocked", "attachment blocked", "attachment was blocked", "attachment has been blocked", "attachments have been blocked", "attachments were blocked", "disallowed attachment", "restricted attachment", "unacceptable attachment",
-		"executable attachment", "block executable files", "attachment filter", "may not end with", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb", "remote server is misconfigured",
-		"server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left", "file system full",
-		"insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period", "your message could not be delivered for more than",
-		"has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls", "must issue a starttls",
-		"tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "server certificate not verified", "server certificate not trusted", "certificate verify failed", "certificate verification failed", "unable to get local issuer certificate", "refused to start tls", "an attempt to start tls failed", "did not offer tls", "mta-sts policy", "dane validation", "tlsa record", "cannot start tls", "account not subscribed to ses",
-		"authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide", "authentification requise",
-		"|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized", "command parameter not implemented",
-		"bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header", "malformed header",
-		"not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked", "blocked by",
-		"ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy", "forbidden",
-		"system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled",
-		"hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on",
+		"virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "transport.rules.rejectmessage", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons", "header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority",
+		"message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content", "message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy",
+		"mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment", "attachment type is not permitted", "attachment is not permitted", "rejected due to unacceptable attachments", "you have exceeded the", "prohibited attachment type",
+		"blocked attachment type", "blocked file type", "prohibited file type", "forbidden file type", "banned file type", "disallowed file type", "file type is blocked", "file type blocked", "file type is prohibited", "file type is not permitted", "file type not permitted", "file extension is not allowed", "file extension is blocked", "attachment blocked", "attachment was blocked", "attachment has been blocked", "attachments have been blocked", "attachments were blocked", "disallowed attachment", "restricted attachment",
+		"unacceptable attachment", "executable attachment", "block executable files", "attachment filter", "may not end with", "aliasing/forwarding loop broken", "can't create user output file", "could not load drd for domain", "internal error reading data", "internal server error: operation now in progress", "interrupted system call", "it encountered an error while being processed", "it would create a mail loop", "local configuration error", "local error in processing", "loop was found in the mail exchanger", "loops back to myself", "mail system configuration error", "queue file write error", "recipient deferred because there is no mdb",
+		"remote server is misconfigured", "server configuration error", "service currently unavailable", "system config error", "temporary local problem", "timeout waiting for input", "transaction failed", "internal error", "internal system error", "configuration error", "processing error", "encountered an error while being processed", "daemon", "mail system full", "insufficient disk space", "insufficient system storage", "system storage", "disk full", "out of disk", "no space left",
+		"file system full", "insufficient storage", "could not find a gateway for", "delivery attempts will continue to be", "delivery expired", "delivery time expired", "failed to deliver to domain", "giving up on", "have been failing for a long time", "has been delayed", "it has not been collected after", "message expired after sitting in queue for", "message expired, cannot connect to remote server", "message expired, connection refulsed", "message timed out", "retry time not reached for any host after a long failure period", "server did not respond", "this message has been in the queue too long", "unable to deliver message after multiple retries", "was not reachable within the allowed queue period",
+		"your message could not be delivered for more than", "has not been delivered for", "unable to deliver this message after", "in the queue too long", "too long in the queue", "was not delivered within", "been failing for a long time", "did not accept our requests to connect", "still undelivered", "will keep trying", "delivery attempts will continue", "has not been collected after", "message expired after sitting in queue", "could not be delivered for more than", "has been frozen", "was frozen on arrival by", "delivery failed", "tls required but not supported", "tls required", "requires tls",
+		"must issue a starttls", "tls negotiation failed", "tls handshake", "ssl handshake", "tls is required", "support tls", "support starttls", "tls not available", "server certificate not verified", "server certificate not trusted", "certificate verify failed", "certificate verification failed", "unable to get local issuer certificate", "refused to start tls", "an attempt to start tls failed", "did not offer tls", "mta-sts policy", "dane validation", "tlsa record", "cannot start tls",
+		"account not subscribed to ses", "authentication credentials invalid", "authentication failure", "authentication turned on in your email client", "executable files are not allowed in compressed files", "sorry, you don't authenticate or the domain isn't in my list of allowed rcpthosts", "unauthenticated senders not allowed", "verification failure", "you are not authorized to send mail, authentication is required", "authentication failed", "auth failed", "smtp auth", "not authenticated", "must be authenticated", "authentication credentials", "you don't authenticate", "log in via your web browser", "log in with your web browser", "authentication failed; server", "authentification invalide",
+		"authentification requise", "|| exit", "bin/procmail", "bin/maidrop", "command failed:", "command died with status", "command output:", "mailer error", "pipe to |/", "x-unix;", "pipe to", "command died", "program exited", "unknown mailer", "delivery program", "exit code", "command output", "pipe to |", "command unrecognized", "command not recognized",
+		"command parameter not implemented", "bad sequence", "bad command", "command not implemented", "invalid command", "parameter not recognized", "protocol error", "is disabled", "has been disabled", "is locked", "has been terminated", "filtered", "rfc 5322", "rfc5322", "rfc 2822", "rfc2822", "rfc 822", "not rfc", "header syntax", "invalid header",
+		"malformed header", "not compliant", "message-id header", "date header", "from: header", "header field", "headers are not", "spf record", "dkim signature", "sender policy framework", "reputation", "user complaints", "scored as", "unsolicited", "your ip", "ip address", "sending ip", "is blocked", "has been blocked", "been blocked",
+		"blocked by", "ip blocked", "denied access", "mail refused", "your host", "host rejected", "refused connection", "connection rejected", "service refuse", "blocked from sending", "client blocked", "primary target ip address responded with", "local policy", "policy violation", "violates", "violation", "prohibited", "network not allowed", "email policy", "against policy",
+		"forbidden", "system error", "server error", "local error", "system problem", "could not load", "temporary error", "mail system problem", "service refused", "unable to connect", "cannot connect", "no response from", "permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)",
+		"account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on",
 	},
 	textFree: textFreeIndex{
-		0: {0, 398, 469, 470, 512, 544, 550, 555, 557, 558, 559, 560, 561, 563, 564},
+		0: {0, 398, 470, 471, 513, 545, 551, 556, 558, 559, 560, 561, 562, 564, 565},
 		1: {
-			0, 1, 389, 394, 395, 398, 403, 412, 430, 438, 441, 444, 464, 469, 470, 475, 476, 478, 479, 480,
-			482, 483, 484, 485, 486, 488, 489, 490, 491, 492, 493, 494, 495, 496, 497, 498, 499, 500, 501, 502,
-			503, 504, 505, 506, 507, 508, 509, 510, 511, 512, 532, 533, 534, 537, 538, 540, 542, 543, 544, 545,
-			546, 547, 549, 550, 551, 555, 557, 558, 559, 561, 563, 565,
+			0, 1, 389, 394, 395, 398, 403, 412, 430, 438, 441, 444, 465, 470, 471, 476, 477, 479, 480, 481,
+			483, 484, 485, 486, 487, 489, 490, 491, 492, 493, 494, 495, 496, 497, 498, 499, 500, 501, 502, 503,
+			504, 505, 506, 507, 508, 509, 510, 511, 512, 513, 533, 534, 535, 538, 539, 541, 543, 544, 545, 546,
+			547, 548, 550, 551, 552, 556, 558, 559, 560, 562, 564, 566,
 		},
 		2: {
-			0, 289, 290, 291, 389, 394, 395, 398, 403, 412, 430, 438, 441, 444, 464, 469, 470, 475, 476, 477,
-			478, 479, 480, 482, 483, 484, 485, 486, 487, 488, 489, 490, 491, 492, 493, 494, 495, 496, 497, 498,
-			499, 500, 501, 502, 503, 504, 505, 506, 507, 508, 509, 510, 511, 512, 527, 532, 533, 534, 536, 537,
-			538, 540, 541, 542, 543, 544, 545, 546, 547, 548, 549, 550, 551, 555, 557, 558, 559, 560, 561, 563,
-			565,
+			0, 289, 290, 291, 389, 394, 395, 398, 403, 412, 430, 438, 441, 444, 465, 470, 471, 476, 477, 478,
+			479, 480, 481, 483, 484, 485, 486, 487, 488, 489, 490, 491, 492, 493, 494, 495, 496, 497, 498, 499,
+			500, 501, 502, 503, 504, 505, 506, 507, 508, 509, 510, 511, 512, 513, 528, 533, 534, 535, 537, 538,
+			539, 541, 542, 543, 544, 545, 546, 547, 548, 549, 550, 551, 552, 556, 558, 559, 560, 561, 562, 564,
+			566,
 		},
 		3: {
 			0, 112, 113, 117, 118, 292, 293, 294, 295, 296, 297, 298, 299, 300, 301, 302, 303, 304, 305, 306,
 			307, 308, 309, 310, 311, 312, 313, 314, 315, 316, 317, 318, 319, 320, 321, 322, 323, 324, 325, 326,
-			389, 394, 395, 398, 403, 410, 411, 412, 430, 437, 438, 441, 444, 449, 464, 469, 470, 475, 476, 477,
-			478, 479, 480, 481, 482, 483, 484, 485, 486, 487, 488, 489, 490, 491, 492, 493, 494, 495, 496, 497,
-			498, 499, 500, 501, 502, 503, 504, 505, 506, 507, 508, 509, 510, 511, 512, 527, 528, 529, 530, 531,
-			532, 533, 534, 535, 537, 538, 539, 540, 542, 543, 544, 545, 546, 547, 548, 549, 550, 551, 555, 557,
-			558, 559, 560, 561, 563, 565,
+			389, 394, 395, 398, 403, 410, 411, 412, 430, 437, 438, 441, 444, 449, 465, 470, 471, 476, 477, 478,
+			479, 480, 481, 482, 483, 484, 485, 486, 487, 488, 489, 490, 491, 492, 493, 494, 495, 496, 497, 498,
+			499, 500, 501, 502, 503, 504, 505, 506, 507, 508, 509, 510, 511, 512, 513, 528, 529, 530, 531, 532,
+			533, 534, 535, 536, 538, 539, 540, 541, 543, 544, 545, 546, 547, 548, 549, 550, 551, 552, 556, 558,
+			559, 560, 561, 562, 564, 566,
 		},
 	},
 }
@@ -14067,7 +14176,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[275],
+				tr:   &builtinSlots2[277],
 			},
 			fix: alts{
 				list: []text{
@@ -14090,7 +14199,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 9216,
-				tr:   &builtinSlots2[276],
+				tr:   &builtinSlots2[278],
 			},
 		},
 	},
@@ -14123,7 +14232,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[277],
+				tr:   &builtinSlots2[279],
 			},
 			fix: alts{
 				list: []text{
@@ -14140,7 +14249,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[278],
+				tr:   &builtinSlots2[280],
 			},
 		},
 	},
@@ -14208,7 +14317,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 69635,
-				tr:   &builtinSlots2[279],
+				tr:   &builtinSlots2[281],
 			},
 			fix: alts{
 				list: []text{
@@ -14259,7 +14368,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 537600,
-				tr:   &builtinSlots2[280],
+				tr:   &builtinSlots2[282],
 			},
 		},
 	},
@@ -14292,7 +14401,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[281],
+				tr:   &builtinSlots2[283],
 			},
 			fix: alts{
 				list: []text{
@@ -14300,10 +14409,10 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Send the message again from another mail program, or without the unusual attachment or formatting. If it keeps failing, your email admin should check the program that produced it."},
 					},
 				},
-				tr: &builtinSlots2[282],
+				tr: &builtinSlots2[284],
 			},
 		},
-		byFact: [22]words{
+		byFact: [24]words{
 			10: {
 				owner: "recipient-admin",
 				summary: phrase{
@@ -14331,7 +14440,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[283],
+					tr:   &builtinSlots2[285],
 				},
 				fix: alts{
 					list: []text{
@@ -14339,7 +14448,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[284],
+					tr: &builtinSlots2[286],
 				},
 			},
 		},
@@ -14372,7 +14481,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[285],
+				tr:   &builtinSlots2[287],
 			},
 		},
 	},
@@ -14424,14 +14533,16 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[286],
+				tr:   &builtinSlots2[288],
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "Make the message smaller than "},
 						{slot: 14, isSlot: true},
-						{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
+						{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about "},
+						{slot: 34, isSlot: true},
+						{literal: " in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
@@ -14440,7 +14551,18 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					{
-						{literal: "Make the message smaller: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
+						{literal: "Make the message smaller than "},
+						{slot: 14, isSlot: true},
+						{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about three quarters of that in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
+						{
+							group: []textPart{
+								{literal: " The receiving side's page about its limits: "},
+								{slot: 13, isSlot: true},
+							},
+						},
+					},
+					{
+						{literal: "Make the message smaller. Attachments grow by about a third when they are sent (they are encoded as text), so the attached files must stay well under the limit, at about three quarters of it: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
@@ -14449,8 +14571,8 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 				},
-				uses: 24576,
-				tr:   &builtinSlots2[287],
+				uses: 17179893760,
+				tr:   &builtinSlots2[289],
 			},
 		},
 	},
@@ -14587,7 +14709,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3178531,
-				tr:   &builtinSlots2[288],
+				tr:   &builtinSlots2[290],
 			},
 			fix: alts{
 				list: []text{
@@ -14603,10 +14725,10 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32768,
-				tr:   &builtinSlots2[289],
+				tr:   &builtinSlots2[291],
 			},
 		},
-		byFact: [22]words{
+		byFact: [24]words{
 			11: {
 				summary: phrase{
 					en: "delivery timed out (DNS not answering)",
@@ -14641,7 +14763,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1048593,
-					tr:   &builtinSlots2[290],
+					tr:   &builtinSlots2[292],
 				},
 				fix: alts{
 					list: []text{
@@ -14657,7 +14779,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[291],
+					tr:   &builtinSlots2[293],
 				},
 			},
 			14: {
@@ -14690,7 +14812,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1081345,
-					tr:   &builtinSlots2[292],
+					tr:   &builtinSlots2[294],
 				},
 				fix: alts{
 					list: []text{
@@ -14706,7 +14828,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[293],
+					tr:   &builtinSlots2[295],
 				},
 			},
 			15: {
@@ -14739,7 +14861,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1081345,
-					tr:   &builtinSlots2[294],
+					tr:   &builtinSlots2[296],
 				},
 				fix: alts{
 					list: []text{
@@ -14755,7 +14877,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[295],
+					tr:   &builtinSlots2[297],
 				},
 			},
 		},
@@ -14782,7 +14904,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[296],
+				tr:   &builtinSlots2[298],
 			},
 			fix: alts{
 				list: []text{
@@ -14790,10 +14912,10 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. The admins of both servers should check their encryption settings (certificates, protocol versions, security policies)."},
 					},
 				},
-				tr: &builtinSlots2[297],
+				tr: &builtinSlots2[299],
 			},
 		},
-		byFact: [22]words{
+		byFact: [24]words{
 			17: {
 				owner: "sender-admin",
 				summary: phrase{
@@ -14821,7 +14943,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[298],
+					tr:   &builtinSlots2[300],
 				},
 				fix: alts{
 					list: []text{
@@ -14829,7 +14951,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
 						},
 					},
-					tr: &builtinSlots2[299],
+					tr: &builtinSlots2[301],
 				},
 			},
 			18: {
@@ -14859,7 +14981,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[300],
+					tr:   &builtinSlots2[302],
 				},
 				fix: alts{
 					list: []text{
@@ -14883,7 +15005,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32784,
-					tr:   &builtinSlots2[301],
+					tr:   &builtinSlots2[303],
 				},
 			},
 			19: {
@@ -14913,7 +15035,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[302],
+					tr:   &builtinSlots2[304],
 				},
 				fix: alts{
 					list: []text{
@@ -14929,7 +15051,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[303],
+					tr:   &builtinSlots2[305],
 				},
 			},
 			20: {
@@ -14959,7 +15081,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[304],
+					tr:   &builtinSlots2[306],
 				},
 				fix: alts{
 					list: []text{
@@ -14967,7 +15089,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Your email admin should relax the verification for that domain only if it is known to be safe."},
 						},
 					},
-					tr: &builtinSlots2[305],
+					tr: &builtinSlots2[307],
 				},
 			},
 		},
@@ -14985,7 +15107,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "A recipient or their provider flagged the message."},
 					},
 				},
-				tr: &builtinSlots2[306],
+				tr: &builtinSlots2[308],
 			},
 			fix: alts{
 				list: []text{
@@ -14993,7 +15115,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Stop mailing the recipient who complained."},
 					},
 				},
-				tr: &builtinSlots2[307],
+				tr: &builtinSlots2[309],
 			},
 		},
 	},
@@ -15045,7 +15167,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[308],
+				tr:   &builtinSlots2[310],
 			},
 			fix: alts{
 				list: []text{
@@ -15053,10 +15175,10 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, to allow your address, or their email admin to relax the restriction. Changing the message is unlikely to help."},
 					},
 				},
-				tr: &builtinSlots2[309],
+				tr: &builtinSlots2[311],
 			},
 		},
-		byFact: [22]words{
+		byFact: [24]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
@@ -15103,7 +15225,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[310],
+					tr:   &builtinSlots2[312],
 				},
 				fix: alts{
 					list: []text{
@@ -15117,7 +15239,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[311],
+					tr:   &builtinSlots2[313],
 				},
 			},
 		},
@@ -15152,7 +15274,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[312],
+				tr:   &builtinSlots2[314],
 			},
 			fix: alts{
 				list: []text{
@@ -15160,7 +15282,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[313],
+				tr: &builtinSlots2[315],
 			},
 		},
 	},
@@ -15194,7 +15316,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[314],
+				tr:   &builtinSlots2[316],
 			},
 			fix: alts{
 				list: []text{
@@ -15211,10 +15333,10 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[315],
+				tr:   &builtinSlots2[317],
 			},
 		},
-		byFact: [22]words{
+		byFact: [24]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
@@ -15253,7 +15375,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[316],
+					tr:   &builtinSlots2[318],
 				},
 				fix: alts{
 					list: []text{
@@ -15270,7 +15392,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[317],
+					tr:   &builtinSlots2[319],
 				},
 			},
 		},
@@ -15304,7 +15426,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[318],
+				tr:   &builtinSlots2[320],
 			},
 			fix: alts{
 				list: []text{
@@ -15312,7 +15434,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: &builtinSlots2[319],
+				tr: &builtinSlots2[321],
 			},
 		},
 	},
@@ -15345,7 +15467,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[320],
+				tr:   &builtinSlots2[322],
 			},
 			fix: alts{
 				list: []text{
@@ -15353,7 +15475,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: &builtinSlots2[321],
+				tr: &builtinSlots2[323],
 			},
 		},
 	},
@@ -15405,14 +15527,16 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[322],
+				tr:   &builtinSlots2[324],
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "Make the message smaller than "},
 						{slot: 14, isSlot: true},
-						{literal: ": remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
+						{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about "},
+						{slot: 34, isSlot: true},
+						{literal: " in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
@@ -15421,7 +15545,18 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					{
-						{literal: "Make the message smaller: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
+						{literal: "Make the message smaller than "},
+						{slot: 14, isSlot: true},
+						{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about three quarters of that in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
+						{
+							group: []textPart{
+								{literal: " The receiving side's page about its limits: "},
+								{slot: 13, isSlot: true},
+							},
+						},
+					},
+					{
+						{literal: "Make the message smaller. Attachments grow by about a third when they are sent (they are encoded as text), so the attached files must stay well under the limit, at about three quarters of it: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
@@ -15430,8 +15565,8 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 				},
-				uses: 24576,
-				tr:   &builtinSlots2[323],
+				uses: 17179893760,
+				tr:   &builtinSlots2[325],
 			},
 		},
 	},
@@ -15464,7 +15599,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32769,
-				tr:   &builtinSlots2[324],
+				tr:   &builtinSlots2[326],
 			},
 			fix: alts{
 				list: []text{
@@ -15472,10 +15607,10 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Usually temporary: the sending server retries on its own. If the message failed for good, send it again later; if it keeps failing, tell the recipient by other means so that their admin checks their domain's settings and mail servers."},
 					},
 				},
-				tr: &builtinSlots2[325],
+				tr: &builtinSlots2[327],
 			},
 		},
-		byFact: [22]words{
+		byFact: [24]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
@@ -15502,7 +15637,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[326],
+					tr:   &builtinSlots2[328],
 				},
 				fix: alts{
 					list: []text{
@@ -15510,7 +15645,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[327],
+					tr: &builtinSlots2[329],
 				},
 			},
 			11: {
@@ -15552,7 +15687,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[328],
+					tr:   &builtinSlots2[330],
 				},
 				fix: alts{
 					list: []text{
@@ -15568,7 +15703,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[329],
+					tr:   &builtinSlots2[331],
 				},
 			},
 			12: {
@@ -15609,7 +15744,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[330],
+					tr:   &builtinSlots2[332],
 				},
 				fix: alts{
 					list: []text{
@@ -15626,7 +15761,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[331],
+					tr:   &builtinSlots2[333],
 				},
 			},
 			13: {
@@ -15656,7 +15791,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 17,
-					tr:   &builtinSlots2[332],
+					tr:   &builtinSlots2[334],
 				},
 				fix: alts{
 					list: []text{
@@ -15673,7 +15808,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[333],
+					tr:   &builtinSlots2[335],
 				},
 			},
 			14: {
@@ -15702,7 +15837,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[334],
+					tr:   &builtinSlots2[336],
 				},
 				fix: alts{
 					list: []text{
@@ -15718,7 +15853,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[335],
+					tr:   &builtinSlots2[337],
 				},
 			},
 			15: {
@@ -15747,7 +15882,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[336],
+					tr:   &builtinSlots2[338],
 				},
 				fix: alts{
 					list: []text{
@@ -15763,7 +15898,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[337],
+					tr:   &builtinSlots2[339],
 				},
 			},
 		},
@@ -15804,7 +15939,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   &builtinSlots2[338],
+				tr:   &builtinSlots2[340],
 			},
 			fix: alts{
 				list: []text{
@@ -15820,7 +15955,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 2048,
-				tr:   &builtinSlots2[339],
+				tr:   &builtinSlots2[341],
 			},
 		},
 	},
@@ -15854,7 +15989,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[340],
+				tr:   &builtinSlots2[342],
 			},
 			fix: alts{
 				list: []text{
@@ -15871,10 +16006,10 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[341],
+				tr:   &builtinSlots2[343],
 			},
 		},
-		byFact: [22]words{
+		byFact: [24]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
@@ -15913,7 +16048,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[342],
+					tr:   &builtinSlots2[344],
 				},
 				fix: alts{
 					list: []text{
@@ -15930,7 +16065,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[343],
+					tr:   &builtinSlots2[345],
 				},
 			},
 		},
@@ -15964,7 +16099,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[344],
+				tr:   &builtinSlots2[346],
 			},
 			fix: alts{
 				list: []text{
@@ -15979,7 +16114,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   &builtinSlots2[345],
+				tr:   &builtinSlots2[347],
 			},
 		},
 	},
@@ -16031,7 +16166,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[346],
+				tr:   &builtinSlots2[348],
 			},
 			fix: alts{
 				list: []text{
@@ -16039,7 +16174,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: &builtinSlots2[347],
+				tr: &builtinSlots2[349],
 			},
 		},
 	},
@@ -16091,7 +16226,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[348],
+				tr:   &builtinSlots2[350],
 			},
 			fix: alts{
 				list: []text{
@@ -16113,7 +16248,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 655360,
-				tr:   &builtinSlots2[349],
+				tr:   &builtinSlots2[351],
 			},
 		},
 		stages: [5]words{
@@ -16122,72 +16257,6 @@ var builtinData1 = [...]reasonDef{
 				summary: phrase{
 					en: "sending server refused by policy",
 					tr: &builtinSlots1[153],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
-							{slot: 5, isSlot: true},
-							{literal: "\""},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
-						},
-					},
-					uses: 35,
-					tr:   &builtinSlots2[350],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
-							{
-								group: []textPart{
-									{literal: " (contact: "},
-									{slot: 19, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: ", and fix the cause."},
-						},
-					},
-					uses: 524288,
-					tr:   &builtinSlots2[351],
-				},
-			},
-			1: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused by policy",
-					tr: &builtinSlots1[154],
 				},
 				explanation: alts{
 					list: []text{
@@ -16249,6 +16318,72 @@ var builtinData1 = [...]reasonDef{
 					tr:   &builtinSlots2[353],
 				},
 			},
+			1: {
+				owner: "sender-admin",
+				summary: phrase{
+					en: "sending server refused by policy",
+					tr: &builtinSlots1[154],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
+							{slot: 5, isSlot: true},
+							{literal: "\""},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
+						},
+					},
+					uses: 35,
+					tr:   &builtinSlots2[354],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
+							{
+								group: []textPart{
+									{literal: " (contact: "},
+									{slot: 19, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: ", and fix the cause."},
+						},
+					},
+					uses: 524288,
+					tr:   &builtinSlots2[355],
+				},
+			},
 			2: {
 				owner: "recipient-admin",
 				summary: phrase{
@@ -16295,7 +16430,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[354],
+					tr:   &builtinSlots2[356],
 				},
 				fix: alts{
 					list: []text{
@@ -16312,11 +16447,11 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 524288,
-					tr:   &builtinSlots2[355],
+					tr:   &builtinSlots2[357],
 				},
 			},
 		},
-		byFact: [22]words{
+		byFact: [24]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
@@ -16363,7 +16498,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[356],
+					tr:   &builtinSlots2[358],
 				},
 				fix: alts{
 					list: []text{
@@ -16377,7 +16512,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[357],
+					tr:   &builtinSlots2[359],
 				},
 			},
 		},
@@ -16430,7 +16565,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[358],
+				tr:   &builtinSlots2[360],
 			},
 			fix: alts{
 				list: []text{
@@ -16447,10 +16582,10 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 524288,
-				tr:   &builtinSlots2[359],
+				tr:   &builtinSlots2[361],
 			},
 		},
-		byFact: [22]words{
+		byFact: [24]words{
 			13: {
 				summary: phrase{
 					en: "sender domain not found",
@@ -16477,7 +16612,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[360],
+					tr:   &builtinSlots2[362],
 				},
 				fix: alts{
 					list: []text{
@@ -16485,7 +16620,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 						},
 					},
-					tr: &builtinSlots2[361],
+					tr: &builtinSlots2[363],
 				},
 			},
 		},
@@ -16527,7 +16662,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65539,
-				tr:   &builtinSlots2[362],
+				tr:   &builtinSlots2[364],
 			},
 			fix: alts{
 				list: []text{
@@ -16543,7 +16678,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65536,
-				tr:   &builtinSlots2[363],
+				tr:   &builtinSlots2[365],
 			},
 		},
 	},
@@ -16595,7 +16730,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[364],
+				tr:   &builtinSlots2[366],
 			},
 			fix: alts{
 				list: []text{
@@ -16603,10 +16738,10 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
 					},
 				},
-				tr: &builtinSlots2[365],
+				tr: &builtinSlots2[367],
 			},
 		},
-		byFact: [22]words{
+		byFact: [24]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
@@ -16653,7 +16788,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[366],
+					tr:   &builtinSlots2[368],
 				},
 				fix: alts{
 					list: []text{
@@ -16667,7 +16802,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[367],
+					tr:   &builtinSlots2[369],
 				},
 			},
 		},
@@ -16701,7 +16836,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[368],
+				tr:   &builtinSlots2[370],
 			},
 			fix: alts{
 				list: []text{
@@ -16709,7 +16844,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Look at what may look like spam in the message (many links or link shorteners, an image with little text, a misleading subject, unexpected attachments) and send a plainer version. If it is ordinary mail, ask the recipient by other means to add your address to their safe senders."},
 					},
 				},
-				tr: &builtinSlots2[369],
+				tr: &builtinSlots2[371],
 			},
 		},
 		stages: [5]words{
@@ -16718,72 +16853,6 @@ var builtinData1 = [...]reasonDef{
 				summary: phrase{
 					en: "sending server refused as a spam source",
 					tr: &builtinSlots1[163],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 12, isSlot: true},
-							{literal: "). This is about the sending server's reputation, not about your message."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
-						},
-					},
-					uses: 4099,
-					tr:   &builtinSlots2[370],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
-							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 13, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
-						},
-					},
-					uses: 8192,
-					tr:   &builtinSlots2[371],
-				},
-			},
-			1: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[164],
 				},
 				explanation: alts{
 					list: []text{
@@ -16845,11 +16914,11 @@ var builtinData1 = [...]reasonDef{
 					tr:   &builtinSlots2[373],
 				},
 			},
-			2: {
+			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[165],
+					tr: &builtinSlots1[164],
 				},
 				explanation: alts{
 					list: []text{
@@ -16911,8 +16980,74 @@ var builtinData1 = [...]reasonDef{
 					tr:   &builtinSlots2[375],
 				},
 			},
+			2: {
+				owner: "sender-admin",
+				summary: phrase{
+					en: "sending server refused as a spam source",
+					tr: &builtinSlots1[165],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
+							{slot: 12, isSlot: true},
+							{literal: "). This is about the sending server's reputation, not about your message."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
+						},
+					},
+					uses: 4099,
+					tr:   &builtinSlots2[376],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
+							{
+								group: []textPart{
+									{literal: " ("},
+									{slot: 13, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
+						},
+					},
+					uses: 8192,
+					tr:   &builtinSlots2[377],
+				},
+			},
 		},
-		byFact: [22]words{
+		byFact: [24]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
@@ -16963,7 +17098,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 393219,
-					tr:   &builtinSlots2[376],
+					tr:   &builtinSlots2[378],
 				},
 				fix: alts{
 					list: []text{
@@ -16977,7 +17112,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[377],
+					tr:   &builtinSlots2[379],
 				},
 			},
 		},
@@ -17011,7 +17146,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[378],
+				tr:   &builtinSlots2[380],
 			},
 			fix: alts{
 				list: []text{
@@ -17028,7 +17163,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[379],
+				tr:   &builtinSlots2[381],
 			},
 		},
 	},
@@ -17054,7 +17189,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[380],
+				tr:   &builtinSlots2[382],
 			},
 			fix: alts{
 				list: []text{
@@ -17062,7 +17197,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. Take it off the suppression list (in the sending service's settings) only if you know that it works again; otherwise remove it from your lists."},
 					},
 				},
-				tr: &builtinSlots2[381],
+				tr: &builtinSlots2[383],
 			},
 		},
 	},
@@ -17095,7 +17230,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[382],
+				tr:   &builtinSlots2[384],
 			},
 			fix: alts{
 				list: []text{
@@ -17103,7 +17238,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: &builtinSlots2[383],
+				tr: &builtinSlots2[385],
 			},
 		},
 	},
@@ -17136,7 +17271,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[384],
+				tr:   &builtinSlots2[386],
 			},
 			fix: alts{
 				list: []text{
@@ -17144,7 +17279,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: &builtinSlots2[385],
+				tr: &builtinSlots2[387],
 			},
 		},
 	},
@@ -17196,7 +17331,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[386],
+				tr:   &builtinSlots2[388],
 			},
 			fix: alts{
 				list: []text{
@@ -17204,10 +17339,10 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: &builtinSlots2[387],
+				tr: &builtinSlots2[389],
 			},
 		},
-		byFact: [22]words{
+		byFact: [24]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
@@ -17234,7 +17369,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[388],
+					tr:   &builtinSlots2[390],
 				},
 				fix: alts{
 					list: []text{
@@ -17242,7 +17377,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[389],
+					tr: &builtinSlots2[391],
 				},
 			},
 		},
@@ -17276,7 +17411,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[390],
+				tr:   &builtinSlots2[392],
 			},
 			fix: alts{
 				list: []text{
@@ -17284,7 +17419,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: &builtinSlots2[391],
+				tr: &builtinSlots2[393],
 			},
 		},
 	},
@@ -17317,7 +17452,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[392],
+				tr:   &builtinSlots2[394],
 			},
 			fix: alts{
 				list: []text{
@@ -17325,10 +17460,10 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: &builtinSlots2[393],
+				tr: &builtinSlots2[395],
 			},
 		},
-		byFact: [22]words{
+		byFact: [24]words{
 			16: {
 				owner: "sender",
 				summary: phrase{
@@ -17375,7 +17510,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16387,
-					tr:   &builtinSlots2[394],
+					tr:   &builtinSlots2[396],
 				},
 				fix: alts{
 					list: []text{
@@ -17389,7 +17524,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[395],
+					tr:   &builtinSlots2[397],
 				},
 			},
 		},
@@ -17435,7 +17570,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[396],
+				tr:   &builtinSlots2[398],
 			},
 			fix: alts{
 				list: []text{
@@ -17455,7 +17590,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[397],
+				tr:   &builtinSlots2[399],
 			},
 		},
 	},
@@ -17489,7 +17624,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[398],
+				tr:   &builtinSlots2[400],
 			},
 			fix: alts{
 				list: []text{
@@ -17497,7 +17632,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[399],
+				tr: &builtinSlots2[401],
 			},
 		},
 	},
@@ -17514,7 +17649,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: &builtinSlots2[400],
+				tr: &builtinSlots2[402],
 			},
 		},
 	},
@@ -17606,7 +17741,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 393219,
-				tr:   &builtinSlots2[401],
+				tr:   &builtinSlots2[403],
 			},
 			fix: alts{
 				list: []text{
@@ -17620,10 +17755,10 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 131072,
-				tr:   &builtinSlots2[402],
+				tr:   &builtinSlots2[404],
 			},
 		},
-		byFact: [22]words{
+		byFact: [24]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
@@ -17674,7 +17809,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 393219,
-					tr:   &builtinSlots2[403],
+					tr:   &builtinSlots2[405],
 				},
 				fix: alts{
 					list: []text{
@@ -17688,7 +17823,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[404],
+					tr:   &builtinSlots2[406],
 				},
 			},
 			21: {
@@ -17737,7 +17872,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[405],
+					tr:   &builtinSlots2[407],
 				},
 				fix: alts{
 					list: []text{
@@ -17751,7 +17886,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[406],
+					tr:   &builtinSlots2[408],
 				},
 			},
 		},
@@ -17764,7 +17899,7 @@ var builtinSlots1 [182][]string
 
 // builtinSlots2 are the translations of the [][]text slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots2 [407][][]text
+var builtinSlots2 [409][][]text
 
 // builtinTrie is the trie of the phrase automaton of builtinSet, as newTrie
 // builds it from builtinSet.phrases.
@@ -19271,199 +19406,200 @@ var builtinTrie = &trie{
 		29811, 29812, 29813, 29814, 29815, 29816, 29817, 29818, 29819, 29820, 29821, 29822, 29823, 29824, 29825, 29826, 29827, 29828, 29829, 29830,
 		29831, 29832, 29833, 29834, 29835, 29836, 29837, 29838, 29839, 29840, 29841, 29842, 29843, 29844, 29845, 29846, 29847, 29848, 29848, 29849,
 		29850, 29851, 29853, 29854, 29855, 29856, 29857, 29858, 29859, 29860, 29861, 29861, 29862, 29863, 29864, 29865, 29865, 29869, 29870, 29871,
-		29872, 29873, 29874, 29875, 29876, 29877, 29878, 29879, 29880, 29881, 29882, 29883, 29884, 29885, 29887, 29888, 29889, 29890, 29891, 29892,
-		29893, 29894, 29895, 29896, 29897, 29898, 29899, 29900, 29901, 29902, 29903, 29904, 29905, 29906, 29907, 29908, 29909, 29909, 29910, 29911,
-		29912, 29913, 29914, 29915, 29916, 29917, 29918, 29919, 29920, 29921, 29922, 29923, 29924, 29924, 29925, 29926, 29927, 29928, 29929, 29930,
-		29931, 29932, 29933, 29934, 29935, 29936, 29937, 29938, 29939, 29940, 29941, 29942, 29943, 29943, 29945, 29946, 29947, 29947, 29948, 29949,
-		29950, 29951, 29952, 29953, 29954, 29955, 29956, 29957, 29958, 29959, 29960, 29961, 29962, 29962, 29963, 29964, 29965, 29966, 29967, 29968,
-		29969, 29970, 29971, 29972, 29973, 29974, 29975, 29976, 29977, 29978, 29979, 29980, 29981, 29982, 29983, 29984, 29985, 29986, 29987, 29988,
-		29989, 29990, 29991, 29992, 29993, 29994, 29995, 29995, 29996, 29997, 29998, 29999, 30000, 30001, 30002, 30003, 30004, 30005, 30006, 30007,
-		30008, 30009, 30010, 30011, 30012, 30013, 30014, 30015, 30016, 30017, 30018, 30019, 30020, 30020, 30021, 30022, 30023, 30024, 30025, 30026,
-		30027, 30028, 30029, 30030, 30031, 30032, 30033, 30034, 30035, 30036, 30037, 30038, 30039, 30040, 30041, 30042, 30043, 30044, 30045, 30046,
+		29873, 29874, 29875, 29876, 29877, 29878, 29879, 29880, 29881, 29882, 29883, 29884, 29885, 29886, 29888, 29889, 29890, 29891, 29892, 29893,
+		29894, 29895, 29896, 29897, 29898, 29899, 29900, 29901, 29902, 29903, 29904, 29905, 29906, 29907, 29908, 29909, 29910, 29910, 29911, 29912,
+		29913, 29914, 29915, 29916, 29917, 29918, 29919, 29920, 29921, 29922, 29923, 29924, 29925, 29925, 29926, 29927, 29928, 29929, 29930, 29931,
+		29932, 29933, 29934, 29935, 29936, 29937, 29938, 29939, 29940, 29941, 29942, 29943, 29944, 29945, 29946, 29947, 29948, 29948, 29949, 29950,
+		29951, 29952, 29953, 29954, 29955, 29956, 29957, 29958, 29959, 29960, 29961, 29962, 29963, 29964, 29965, 29966, 29967, 29967, 29969, 29970,
+		29971, 29971, 29972, 29973, 29974, 29975, 29976, 29977, 29978, 29979, 29980, 29981, 29982, 29983, 29984, 29985, 29986, 29986, 29987, 29988,
+		29989, 29990, 29991, 29992, 29993, 29994, 29995, 29996, 29997, 29998, 29999, 30000, 30001, 30002, 30003, 30004, 30005, 30006, 30007, 30008,
+		30009, 30010, 30011, 30012, 30013, 30014, 30015, 30016, 30017, 30018, 30019, 30019, 30020, 30021, 30022, 30023, 30024, 30025, 30026, 30027,
+		30028, 30029, 30030, 30031, 30032, 30033, 30034, 30035, 30036, 30037, 30038, 30039, 30040, 30041, 30042, 30043, 30044, 30044, 30045, 30046,
 		30047, 30048, 30049, 30050, 30051, 30052, 30053, 30054, 30055, 30056, 30057, 30058, 30059, 30060, 30061, 30062, 30063, 30064, 30065, 30066,
-		30067, 30068, 30068, 30073, 30074, 30075, 30076, 30077, 30078, 30079, 30080, 30081, 30081, 30092, 30095, 30096, 30097, 30098, 30099, 30100,
-		30101, 30107, 30108, 30109, 30111, 30112, 30113, 30114, 30114, 30115, 30116, 30117, 30118, 30119, 30120, 30121, 30122, 30123, 30124, 30125,
-		30126, 30127, 30128, 30129, 30129, 30130, 30131, 30132, 30133, 30134, 30135, 30136, 30138, 30139, 30140, 30141, 30142, 30143, 30144, 30145,
-		30146, 30147, 30148, 30149, 30150, 30151, 30152, 30153, 30154, 30155, 30156, 30157, 30158, 30159, 30160, 30161, 30162, 30163, 30164, 30165,
-		30166, 30167, 30167, 30168, 30169, 30170, 30171, 30172, 30173, 30174, 30175, 30176, 30177, 30178, 30179, 30180, 30181, 30182, 30183, 30184,
-		30184, 30185, 30186, 30187, 30188, 30189, 30190, 30191, 30192, 30193, 30194, 30195, 30196, 30197, 30198, 30199, 30200, 30201, 30202, 30203,
-		30204, 30205, 30206, 30207, 30208, 30209, 30210, 30211, 30211, 30212, 30213, 30214, 30215, 30216, 30217, 30218, 30219, 30220, 30221, 30222,
-		30223, 30224, 30225, 30226, 30227, 30228, 30229, 30230, 30231, 30232, 30233, 30234, 30235, 30236, 30237, 30238, 30239, 30240, 30241, 30242,
-		30243, 30244, 30245, 30246, 30247, 30248, 30249, 30249, 30250, 30251, 30252, 30253, 30254, 30255, 30256, 30258, 30259, 30260, 30261, 30262,
-		30263, 30264, 30265, 30266, 30267, 30268, 30269, 30270, 30271, 30272, 30273, 30274, 30275, 30276, 30277, 30278, 30278, 30279, 30281, 30282,
-		30283, 30284, 30285, 30285, 30286, 30287, 30288, 30289, 30290, 30291, 30292, 30293, 30294, 30295, 30296, 30297, 30298, 30299, 30300, 30301,
-		30302, 30303, 30304, 30305, 30305, 30306, 30308, 30309, 30310, 30311, 30312, 30313, 30314, 30314, 30315, 30316, 30317, 30318, 30319, 30320,
-		30321, 30322, 30323, 30324, 30324, 30325, 30326, 30327, 30328, 30329, 30330, 30331, 30332, 30333, 30334, 30335, 30336, 30337, 30338, 30339,
-		30340, 30341, 30342, 30343, 30343, 30344, 30345, 30346, 30347, 30348, 30349, 30350, 30351, 30352, 30353, 30354, 30355, 30357, 30358, 30359,
-		30360, 30361, 30362, 30363, 30364, 30365, 30366, 30367, 30368, 30369, 30370, 30371, 30372, 30373, 30374, 30375, 30376, 30377, 30377, 30378,
-		30379, 30380, 30381, 30382, 30383, 30384, 30385, 30386, 30387, 30388, 30389, 30390, 30391, 30392, 30393, 30394, 30395, 30395, 30396, 30397,
-		30398, 30399, 30399, 30400, 30401, 30402, 30403, 30404, 30405, 30406, 30407, 30408, 30409, 30410, 30411, 30412, 30413, 30414, 30415, 30416,
-		30417, 30417, 30418, 30419, 30420, 30421, 30422, 30423, 30424, 30425, 30426, 30427, 30428, 30429, 30430, 30431, 30432, 30433, 30434, 30435,
-		30435, 30436, 30437, 30438, 30439, 30440, 30450, 30451, 30452, 30453, 30454, 30455, 30456, 30456, 30457, 30458, 30459, 30460, 30461, 30462,
-		30463, 30464, 30465, 30466, 30466, 30467, 30468, 30469, 30470, 30471, 30472, 30473, 30474, 30475, 30476, 30477, 30478, 30479, 30479, 30480,
-		30481, 30482, 30482, 30483, 30484, 30485, 30486, 30487, 30489, 30490, 30491, 30492, 30492, 30493, 30494, 30495, 30495, 30496, 30497, 30498,
-		30501, 30502, 30503, 30504, 30505, 30506, 30507, 30507, 30508, 30509, 30509, 30510, 30510, 30511, 30512, 30513, 30514, 30515, 30516, 30517,
-		30518, 30519, 30520, 30521, 30522, 30523, 30524, 30525, 30525, 30526, 30527, 30528, 30529, 30530, 30531, 30532, 30533, 30533, 30534, 30535,
-		30536, 30537, 30538, 30539, 30540, 30541, 30542, 30543, 30544, 30545, 30546, 30546, 30547, 30548, 30549, 30549, 30550, 30551, 30552, 30553,
-		30554, 30555, 30556, 30557, 30558, 30559, 30560, 30561, 30562, 30563, 30564, 30565, 30566, 30567, 30568, 30569, 30570, 30571, 30572, 30573,
-		30573, 30575, 30578, 30579, 30580, 30581, 30582, 30583, 30584, 30584, 30585, 30586, 30587, 30588, 30589, 30590, 30591, 30592, 30594, 30595,
-		30596, 30597, 30598, 30599, 30600, 30601, 30602, 30603, 30604, 30605, 30606, 30607, 30608, 30609, 30610, 30611, 30612, 30612, 30613, 30614,
-		30615, 30616, 30617, 30618, 30618, 30619, 30620, 30621, 30622, 30623, 30624, 30625, 30626, 30627, 30628, 30629, 30630, 30631, 30632, 30633,
-		30634, 30635, 30636, 30637, 30638, 30639, 30640, 30641, 30641, 30642, 30643, 30645, 30646, 30647, 30648, 30649, 30651, 30652, 30653, 30654,
-		30655, 30656, 30657, 30657, 30658, 30659, 30660, 30661, 30662, 30663, 30664, 30665, 30666, 30667, 30668, 30669, 30670, 30670, 30671, 30672,
-		30673, 30674, 30675, 30677, 30678, 30679, 30680, 30681, 30682, 30683, 30683, 30684, 30685, 30686, 30687, 30688, 30689, 30690, 30691, 30692,
-		30693, 30693, 30694, 30695, 30696, 30697, 30698, 30699, 30700, 30701, 30701, 30702, 30703, 30704, 30705, 30706, 30707, 30708, 30709, 30710,
-		30711, 30712, 30713, 30714, 30714, 30715, 30716, 30717, 30718, 30719, 30720, 30721, 30722, 30723, 30724, 30725, 30726, 30727, 30729, 30730,
-		30731, 30732, 30733, 30734, 30735, 30736, 30737, 30738, 30739, 30740, 30741, 30742, 30743, 30744, 30745, 30746, 30747, 30748, 30749, 30750,
-		30751, 30752, 30753, 30754, 30755, 30756, 30757, 30757, 30758, 30759, 30760, 30761, 30762, 30763, 30764, 30765, 30766, 30767, 30768, 30769,
-		30770, 30771, 30772, 30772, 30773, 30774, 30775, 30776, 30778, 30779, 30780, 30781, 30782, 30783, 30784, 30785, 30786, 30787, 30789, 30790,
-		30790, 30791, 30792, 30793, 30794, 30795, 30795, 30796, 30797, 30798, 30799, 30800, 30801, 30802, 30803, 30804, 30805, 30806, 30807, 30808,
-		30809, 30810, 30810, 30812, 30814, 30815, 30816, 30817, 30818, 30819, 30820, 30821, 30822, 30823, 30823, 30824, 30824, 30825, 30826, 30826,
-		30827, 30830, 30831, 30832, 30833, 30834, 30835, 30836, 30837, 30838, 30839, 30840, 30841, 30842, 30843, 30844, 30845, 30846, 30847, 30848,
-		30849, 30850, 30851, 30852, 30853, 30854, 30855, 30856, 30857, 30858, 30859, 30860, 30861, 30862, 30863, 30864, 30865, 30866, 30867, 30868,
-		30869, 30869, 30870, 30871, 30872, 30873, 30874, 30875, 30876, 30877, 30878, 30879, 30880, 30881, 30882, 30883, 30884, 30885, 30886, 30887,
-		30887, 30889, 30901, 30901, 30902, 30903, 30904, 30905, 30906, 30907, 30908, 30909, 30910, 30910, 30911, 30912, 30913, 30915, 30916, 30917,
-		30918, 30919, 30920, 30921, 30922, 30923, 30924, 30925, 30926, 30927, 30928, 30929, 30930, 30931, 30932, 30933, 30934, 30935, 30936, 30937,
-		30938, 30939, 30940, 30941, 30942, 30943, 30944, 30945, 30945, 30946, 30947, 30948, 30949, 30950, 30951, 30952, 30953, 30953, 30954, 30955,
-		30956, 30959, 30960, 30961, 30962, 30963, 30964, 30965, 30966, 30967, 30968, 30969, 30970, 30971, 30972, 30973, 30974, 30975, 30976, 30977,
-		30978, 30979, 30980, 30981, 30982, 30983, 30984, 30985, 30986, 30987, 30987, 30988, 30989, 30990, 30991, 30991, 30992, 30993, 30994, 30995,
-		30996, 30997, 30998, 30999, 31000, 31001, 31002, 31003, 31004, 31005, 31006, 31007, 31008, 31009, 31010, 31011, 31012, 31013, 31014, 31015,
-		31016, 31017, 31018, 31019, 31020, 31021, 31021, 31023, 31024, 31025, 31026, 31027, 31028, 31028, 31029, 31033, 31034, 31035, 31036, 31037,
-		31039, 31040, 31041, 31042, 31043, 31043, 31044, 31045, 31046, 31047, 31048, 31049, 31050, 31051, 31051, 31052, 31053, 31054, 31055, 31056,
-		31057, 31058, 31059, 31060, 31061, 31062, 31063, 31064, 31065, 31066, 31067, 31068, 31069, 31070, 31071, 31072, 31073, 31074, 31075, 31076,
-		31076, 31077, 31078, 31079, 31080, 31081, 31082, 31083, 31084, 31085, 31085, 31086, 31087, 31088, 31089, 31090, 31091, 31091, 31093, 31094,
-		31095, 31096, 31097, 31098, 31099, 31100, 31101, 31102, 31103, 31104, 31105, 31106, 31107, 31108, 31109, 31110, 31111, 31112, 31113, 31114,
-		31115, 31116, 31117, 31118, 31119, 31119, 31120, 31121, 31122, 31123, 31124, 31125, 31126, 31127, 31128, 31129, 31130, 31131, 31132, 31133,
-		31134, 31135, 31136, 31137, 31138, 31139, 31139, 31141, 31142, 31143, 31144, 31145, 31146, 31147, 31148, 31149, 31150, 31151, 31152, 31153,
-		31154, 31155, 31156, 31157, 31158, 31159, 31160, 31161, 31162, 31163, 31164, 31165, 31166, 31167, 31168, 31169, 31170, 31171, 31172, 31173,
-		31174, 31175, 31176, 31176, 31177, 31178, 31183, 31184, 31185, 31186, 31187, 31188, 31188, 31189, 31190, 31191, 31192, 31192, 31193, 31194,
-		31195, 31196, 31196, 31197, 31198, 31199, 31200, 31200, 31201, 31202, 31203, 31204, 31205, 31206, 31207, 31208, 31209, 31210, 31211, 31212,
-		31213, 31214, 31215, 31216, 31217, 31218, 31219, 31220, 31221, 31222, 31223, 31224, 31225, 31226, 31227, 31228, 31229, 31230, 31231, 31232,
-		31233, 31234, 31235, 31235, 31237, 31238, 31239, 31240, 31241, 31242, 31243, 31244, 31245, 31246, 31247, 31248, 31249, 31250, 31251, 31252,
-		31253, 31254, 31255, 31256, 31256, 31257, 31258, 31259, 31260, 31261, 31262, 31263, 31264, 31265, 31266, 31267, 31268, 31269, 31270, 31271,
-		31272, 31273, 31274, 31274, 31275, 31277, 31278, 31279, 31280, 31281, 31282, 31283, 31284, 31285, 31286, 31287, 31288, 31289, 31290, 31291,
-		31292, 31293, 31294, 31295, 31296, 31297, 31298, 31299, 31300, 31301, 31302, 31302, 31303, 31304, 31305, 31305, 31306, 31307, 31308, 31309,
-		31310, 31311, 31312, 31313, 31313, 31314, 31315, 31316, 31317, 31318, 31319, 31320, 31321, 31322, 31323, 31324, 31325, 31326, 31327, 31328,
-		31329, 31330, 31331, 31332, 31333, 31333, 31334, 31335, 31336, 31337, 31338, 31339, 31339, 31340, 31341, 31342, 31343, 31344, 31345, 31346,
-		31347, 31348, 31349, 31350, 31351, 31352, 31353, 31354, 31355, 31356, 31357, 31358, 31359, 31360, 31361, 31362, 31363, 31364, 31365, 31366,
-		31367, 31368, 31368, 31369, 31370, 31371, 31372, 31373, 31374, 31375, 31376, 31377, 31378, 31379, 31380, 31381, 31382, 31383, 31384, 31385,
-		31386, 31387, 31387, 31391, 31392, 31393, 31394, 31395, 31396, 31397, 31398, 31399, 31400, 31401, 31402, 31403, 31404, 31405, 31406, 31407,
-		31408, 31409, 31409, 31410, 31411, 31412, 31413, 31414, 31415, 31417, 31418, 31419, 31420, 31421, 31422, 31423, 31424, 31425, 31426, 31427,
-		31428, 31429, 31430, 31431, 31432, 31433, 31434, 31435, 31436, 31437, 31438, 31439, 31440, 31441, 31442, 31443, 31444, 31445, 31446, 31447,
-		31448, 31449, 31449, 31450, 31451, 31452, 31453, 31454, 31455, 31456, 31457, 31458, 31459, 31460, 31461, 31462, 31463, 31464, 31465, 31466,
-		31467, 31468, 31469, 31470, 31471, 31472, 31473, 31474, 31475, 31476, 31477, 31478, 31479, 31480, 31481, 31482, 31483, 31484, 31485, 31485,
-		31487, 31489, 31490, 31491, 31492, 31493, 31494, 31495, 31496, 31497, 31498, 31499, 31500, 31501, 31502, 31503, 31504, 31505, 31505, 31506,
-		31507, 31508, 31509, 31510, 31511, 31512, 31513, 31514, 31515, 31516, 31517, 31518, 31519, 31520, 31521, 31522, 31523, 31524, 31525, 31526,
-		31527, 31528, 31529, 31530, 31531, 31532, 31533, 31534, 31535, 31536, 31538, 31539, 31540, 31541, 31542, 31543, 31543, 31544, 31545, 31546,
-		31547, 31548, 31549, 31550, 31551, 31552, 31552, 31553, 31554, 31555, 31556, 31557, 31558, 31559, 31560, 31561, 31562, 31563, 31564, 31565,
-		31566, 31567, 31568, 31569, 31570, 31571, 31572, 31573, 31574, 31575, 31576, 31577, 31578, 31579, 31580, 31581, 31582, 31583, 31584, 31585,
+		30067, 30068, 30069, 30070, 30071, 30072, 30073, 30074, 30075, 30076, 30077, 30078, 30079, 30080, 30081, 30082, 30083, 30084, 30085, 30086,
+		30087, 30088, 30089, 30090, 30091, 30092, 30092, 30097, 30098, 30099, 30100, 30101, 30102, 30103, 30104, 30105, 30105, 30116, 30119, 30120,
+		30121, 30122, 30123, 30124, 30125, 30131, 30132, 30133, 30135, 30136, 30137, 30138, 30138, 30139, 30140, 30141, 30142, 30143, 30144, 30145,
+		30146, 30147, 30148, 30149, 30150, 30151, 30152, 30153, 30153, 30154, 30155, 30156, 30157, 30158, 30159, 30160, 30162, 30163, 30164, 30165,
+		30166, 30167, 30168, 30169, 30170, 30171, 30172, 30173, 30174, 30175, 30176, 30177, 30178, 30179, 30180, 30181, 30182, 30183, 30184, 30185,
+		30186, 30187, 30188, 30189, 30190, 30191, 30191, 30192, 30193, 30194, 30195, 30196, 30197, 30198, 30199, 30200, 30201, 30202, 30203, 30204,
+		30205, 30206, 30207, 30208, 30208, 30209, 30210, 30211, 30212, 30213, 30214, 30215, 30216, 30217, 30218, 30219, 30220, 30221, 30222, 30223,
+		30224, 30225, 30226, 30227, 30228, 30229, 30230, 30231, 30232, 30233, 30234, 30235, 30235, 30236, 30237, 30238, 30239, 30240, 30241, 30242,
+		30243, 30244, 30245, 30246, 30247, 30248, 30249, 30250, 30251, 30252, 30253, 30254, 30255, 30256, 30257, 30258, 30259, 30260, 30261, 30262,
+		30263, 30264, 30265, 30266, 30267, 30268, 30269, 30270, 30271, 30272, 30273, 30273, 30274, 30275, 30276, 30277, 30278, 30279, 30280, 30282,
+		30283, 30284, 30285, 30286, 30287, 30288, 30289, 30290, 30291, 30292, 30293, 30294, 30295, 30296, 30297, 30298, 30299, 30300, 30301, 30302,
+		30302, 30303, 30305, 30306, 30307, 30308, 30309, 30309, 30310, 30311, 30312, 30313, 30314, 30315, 30316, 30317, 30318, 30319, 30320, 30321,
+		30322, 30323, 30324, 30325, 30326, 30327, 30328, 30329, 30329, 30330, 30332, 30333, 30334, 30335, 30336, 30337, 30338, 30338, 30339, 30340,
+		30341, 30342, 30343, 30344, 30345, 30346, 30347, 30348, 30348, 30349, 30350, 30351, 30352, 30353, 30354, 30355, 30356, 30357, 30358, 30359,
+		30360, 30361, 30362, 30363, 30364, 30365, 30366, 30367, 30367, 30368, 30369, 30370, 30371, 30372, 30373, 30374, 30375, 30376, 30377, 30378,
+		30379, 30381, 30382, 30383, 30384, 30385, 30386, 30387, 30388, 30389, 30390, 30391, 30392, 30393, 30394, 30395, 30396, 30397, 30398, 30399,
+		30400, 30401, 30401, 30402, 30403, 30404, 30405, 30406, 30407, 30408, 30409, 30410, 30411, 30412, 30413, 30414, 30415, 30416, 30417, 30418,
+		30419, 30419, 30420, 30421, 30422, 30423, 30423, 30424, 30425, 30426, 30427, 30428, 30429, 30430, 30431, 30432, 30433, 30434, 30435, 30436,
+		30437, 30438, 30439, 30440, 30441, 30441, 30442, 30443, 30444, 30445, 30446, 30447, 30448, 30449, 30450, 30451, 30452, 30453, 30454, 30455,
+		30456, 30457, 30458, 30459, 30459, 30460, 30461, 30462, 30463, 30464, 30474, 30475, 30476, 30477, 30478, 30479, 30480, 30480, 30481, 30482,
+		30483, 30484, 30485, 30486, 30487, 30488, 30489, 30490, 30490, 30491, 30492, 30493, 30494, 30495, 30496, 30497, 30498, 30499, 30500, 30501,
+		30502, 30503, 30503, 30504, 30505, 30506, 30506, 30507, 30508, 30509, 30510, 30511, 30513, 30514, 30515, 30516, 30516, 30517, 30518, 30519,
+		30519, 30520, 30521, 30522, 30525, 30526, 30527, 30528, 30529, 30530, 30531, 30531, 30532, 30533, 30533, 30534, 30534, 30535, 30536, 30537,
+		30538, 30539, 30540, 30541, 30542, 30543, 30544, 30545, 30546, 30547, 30548, 30549, 30549, 30550, 30551, 30552, 30553, 30554, 30555, 30556,
+		30557, 30557, 30558, 30559, 30560, 30561, 30562, 30563, 30564, 30565, 30566, 30567, 30568, 30569, 30570, 30570, 30571, 30572, 30573, 30573,
+		30574, 30575, 30576, 30577, 30578, 30579, 30580, 30581, 30582, 30583, 30584, 30585, 30586, 30587, 30588, 30589, 30590, 30591, 30592, 30593,
+		30594, 30595, 30596, 30597, 30597, 30599, 30602, 30603, 30604, 30605, 30606, 30607, 30608, 30608, 30609, 30610, 30611, 30612, 30613, 30614,
+		30615, 30616, 30618, 30619, 30620, 30621, 30622, 30623, 30624, 30625, 30626, 30627, 30628, 30629, 30630, 30631, 30632, 30633, 30634, 30635,
+		30636, 30636, 30637, 30638, 30639, 30640, 30641, 30642, 30642, 30643, 30644, 30645, 30646, 30647, 30648, 30649, 30650, 30651, 30652, 30653,
+		30654, 30655, 30656, 30657, 30658, 30659, 30660, 30661, 30662, 30663, 30664, 30665, 30665, 30666, 30667, 30669, 30670, 30671, 30672, 30673,
+		30675, 30676, 30677, 30678, 30679, 30680, 30681, 30681, 30682, 30683, 30684, 30685, 30686, 30687, 30688, 30689, 30690, 30691, 30692, 30693,
+		30694, 30694, 30695, 30696, 30697, 30698, 30699, 30701, 30702, 30703, 30704, 30705, 30706, 30707, 30707, 30708, 30709, 30710, 30711, 30712,
+		30713, 30714, 30715, 30716, 30717, 30717, 30718, 30719, 30720, 30721, 30722, 30723, 30724, 30725, 30725, 30726, 30727, 30728, 30729, 30730,
+		30731, 30732, 30733, 30734, 30735, 30736, 30737, 30738, 30738, 30739, 30740, 30741, 30742, 30743, 30744, 30745, 30746, 30747, 30748, 30749,
+		30750, 30751, 30753, 30754, 30755, 30756, 30757, 30758, 30759, 30760, 30761, 30762, 30763, 30764, 30765, 30766, 30767, 30768, 30769, 30770,
+		30771, 30772, 30773, 30774, 30775, 30776, 30777, 30778, 30779, 30780, 30781, 30781, 30782, 30783, 30784, 30785, 30786, 30787, 30788, 30789,
+		30790, 30791, 30792, 30793, 30794, 30795, 30796, 30796, 30797, 30798, 30799, 30800, 30802, 30803, 30804, 30805, 30806, 30807, 30808, 30809,
+		30810, 30811, 30813, 30814, 30814, 30815, 30816, 30817, 30818, 30819, 30819, 30820, 30821, 30822, 30823, 30824, 30825, 30826, 30827, 30828,
+		30829, 30830, 30831, 30832, 30833, 30834, 30834, 30836, 30838, 30839, 30840, 30841, 30842, 30843, 30844, 30845, 30846, 30847, 30847, 30848,
+		30848, 30849, 30850, 30850, 30851, 30854, 30855, 30856, 30857, 30858, 30859, 30860, 30861, 30862, 30863, 30864, 30865, 30866, 30867, 30868,
+		30869, 30870, 30871, 30872, 30873, 30874, 30875, 30876, 30877, 30878, 30879, 30880, 30881, 30882, 30883, 30884, 30885, 30886, 30887, 30888,
+		30889, 30890, 30891, 30892, 30893, 30893, 30894, 30895, 30896, 30897, 30898, 30899, 30900, 30901, 30902, 30903, 30904, 30905, 30906, 30907,
+		30908, 30909, 30910, 30911, 30911, 30913, 30925, 30925, 30926, 30927, 30928, 30929, 30930, 30931, 30932, 30933, 30934, 30934, 30935, 30936,
+		30937, 30939, 30940, 30941, 30942, 30943, 30944, 30945, 30946, 30947, 30948, 30949, 30950, 30951, 30952, 30953, 30954, 30955, 30956, 30957,
+		30958, 30959, 30960, 30961, 30962, 30963, 30964, 30965, 30966, 30967, 30968, 30969, 30969, 30970, 30971, 30972, 30973, 30974, 30975, 30976,
+		30977, 30977, 30978, 30979, 30980, 30983, 30984, 30985, 30986, 30987, 30988, 30989, 30990, 30991, 30992, 30993, 30994, 30995, 30996, 30997,
+		30998, 30999, 31000, 31001, 31002, 31003, 31004, 31005, 31006, 31007, 31008, 31009, 31010, 31011, 31011, 31012, 31013, 31014, 31015, 31015,
+		31016, 31017, 31018, 31019, 31020, 31021, 31022, 31023, 31024, 31025, 31026, 31027, 31028, 31029, 31030, 31031, 31032, 31033, 31034, 31035,
+		31036, 31037, 31038, 31039, 31040, 31041, 31042, 31043, 31044, 31045, 31045, 31047, 31048, 31049, 31050, 31051, 31052, 31052, 31053, 31057,
+		31058, 31059, 31060, 31061, 31063, 31064, 31065, 31066, 31067, 31067, 31068, 31069, 31070, 31071, 31072, 31073, 31074, 31075, 31075, 31076,
+		31077, 31078, 31079, 31080, 31081, 31082, 31083, 31084, 31085, 31086, 31087, 31088, 31089, 31090, 31091, 31092, 31093, 31094, 31095, 31096,
+		31097, 31098, 31099, 31100, 31100, 31101, 31102, 31103, 31104, 31105, 31106, 31107, 31108, 31109, 31109, 31110, 31111, 31112, 31113, 31114,
+		31115, 31115, 31117, 31118, 31119, 31120, 31121, 31122, 31123, 31124, 31125, 31126, 31127, 31128, 31129, 31130, 31131, 31132, 31133, 31134,
+		31135, 31136, 31137, 31138, 31139, 31140, 31141, 31142, 31143, 31143, 31144, 31145, 31146, 31147, 31148, 31149, 31150, 31151, 31152, 31153,
+		31154, 31155, 31156, 31157, 31158, 31159, 31160, 31161, 31162, 31163, 31163, 31165, 31166, 31167, 31168, 31169, 31170, 31171, 31172, 31173,
+		31174, 31175, 31176, 31177, 31178, 31179, 31180, 31181, 31182, 31183, 31184, 31185, 31186, 31187, 31188, 31189, 31190, 31191, 31192, 31193,
+		31194, 31195, 31196, 31197, 31198, 31199, 31200, 31200, 31201, 31202, 31207, 31208, 31209, 31210, 31211, 31212, 31212, 31213, 31214, 31215,
+		31216, 31216, 31217, 31218, 31219, 31220, 31220, 31221, 31222, 31223, 31224, 31224, 31225, 31226, 31227, 31228, 31229, 31230, 31231, 31232,
+		31233, 31234, 31235, 31236, 31237, 31238, 31239, 31240, 31241, 31242, 31243, 31244, 31245, 31246, 31247, 31248, 31249, 31250, 31251, 31252,
+		31253, 31254, 31255, 31256, 31257, 31258, 31259, 31259, 31261, 31262, 31263, 31264, 31265, 31266, 31267, 31268, 31269, 31270, 31271, 31272,
+		31273, 31274, 31275, 31276, 31277, 31278, 31279, 31280, 31280, 31281, 31282, 31283, 31284, 31285, 31286, 31287, 31288, 31289, 31290, 31291,
+		31292, 31293, 31294, 31295, 31296, 31297, 31298, 31298, 31299, 31301, 31302, 31303, 31304, 31305, 31306, 31307, 31308, 31309, 31310, 31311,
+		31312, 31313, 31314, 31315, 31316, 31317, 31318, 31319, 31320, 31321, 31322, 31323, 31324, 31325, 31326, 31326, 31327, 31328, 31329, 31329,
+		31330, 31331, 31332, 31333, 31334, 31335, 31336, 31337, 31337, 31338, 31339, 31340, 31341, 31342, 31343, 31344, 31345, 31346, 31347, 31348,
+		31349, 31350, 31351, 31352, 31353, 31354, 31355, 31356, 31357, 31357, 31358, 31359, 31360, 31361, 31362, 31363, 31363, 31364, 31365, 31366,
+		31367, 31368, 31369, 31370, 31371, 31372, 31373, 31374, 31375, 31376, 31377, 31378, 31379, 31380, 31381, 31382, 31383, 31384, 31385, 31386,
+		31387, 31388, 31389, 31390, 31391, 31392, 31392, 31393, 31394, 31395, 31396, 31397, 31398, 31399, 31400, 31401, 31402, 31403, 31404, 31405,
+		31406, 31407, 31408, 31409, 31410, 31411, 31411, 31415, 31416, 31417, 31418, 31419, 31420, 31421, 31422, 31423, 31424, 31425, 31426, 31427,
+		31428, 31429, 31430, 31431, 31432, 31433, 31433, 31434, 31435, 31436, 31437, 31438, 31439, 31441, 31442, 31443, 31444, 31445, 31446, 31447,
+		31448, 31449, 31450, 31451, 31452, 31453, 31454, 31455, 31456, 31457, 31458, 31459, 31460, 31461, 31462, 31463, 31464, 31465, 31466, 31467,
+		31468, 31469, 31470, 31471, 31472, 31473, 31473, 31474, 31475, 31476, 31477, 31478, 31479, 31480, 31481, 31482, 31483, 31484, 31485, 31486,
+		31487, 31488, 31489, 31490, 31491, 31492, 31493, 31494, 31495, 31496, 31497, 31498, 31499, 31500, 31501, 31502, 31503, 31504, 31505, 31506,
+		31507, 31508, 31509, 31509, 31511, 31513, 31514, 31515, 31516, 31517, 31518, 31519, 31520, 31521, 31522, 31523, 31524, 31525, 31526, 31527,
+		31528, 31529, 31529, 31530, 31531, 31532, 31533, 31534, 31535, 31536, 31537, 31538, 31539, 31540, 31541, 31542, 31543, 31544, 31545, 31546,
+		31547, 31548, 31549, 31550, 31551, 31552, 31553, 31554, 31555, 31556, 31557, 31558, 31559, 31560, 31562, 31563, 31564, 31565, 31566, 31567,
+		31567, 31568, 31569, 31570, 31571, 31572, 31573, 31574, 31575, 31576, 31576, 31577, 31578, 31579, 31580, 31581, 31582, 31583, 31584, 31585,
 		31586, 31587, 31588, 31589, 31590, 31591, 31592, 31593, 31594, 31595, 31596, 31597, 31598, 31599, 31600, 31601, 31602, 31603, 31604, 31605,
-		31606, 31607, 31608, 31609, 31610, 31611, 31611, 31613, 31614, 31615, 31616, 31618, 31619, 31619, 31620, 31621, 31621, 31622, 31623, 31624,
-		31627, 31628, 31629, 31630, 31631, 31632, 31633, 31634, 31634, 31635, 31636, 31637, 31638, 31639, 31639, 31640, 31641, 31642, 31643, 31644,
-		31645, 31646, 31647, 31648, 31649, 31650, 31651, 31652, 31653, 31654, 31655, 31656, 31657, 31658, 31659, 31660, 31661, 31662, 31663, 31664,
-		31665, 31666, 31667, 31668, 31669, 31669, 31676, 31678, 31679, 31680, 31681, 31682, 31683, 31684, 31685, 31686, 31687, 31688, 31689, 31690,
-		31691, 31692, 31693, 31694, 31695, 31696, 31697, 31698, 31698, 31699, 31703, 31704, 31705, 31706, 31707, 31708, 31709, 31710, 31711, 31712,
-		31713, 31714, 31715, 31716, 31717, 31718, 31719, 31720, 31721, 31722, 31723, 31724, 31725, 31726, 31727, 31728, 31729, 31730, 31731, 31732,
-		31733, 31734, 31735, 31736, 31737, 31738, 31739, 31740, 31740, 31741, 31742, 31743, 31744, 31745, 31746, 31747, 31748, 31749, 31749, 31750,
-		31751, 31752, 31753, 31754, 31755, 31756, 31757, 31758, 31759, 31760, 31761, 31762, 31763, 31764, 31765, 31766, 31767, 31768, 31768, 31769,
-		31770, 31771, 31773, 31774, 31775, 31776, 31777, 31778, 31779, 31780, 31781, 31782, 31783, 31784, 31785, 31786, 31787, 31788, 31788, 31789,
-		31790, 31791, 31792, 31793, 31794, 31795, 31796, 31797, 31798, 31799, 31800, 31801, 31802, 31803, 31804, 31805, 31806, 31807, 31808, 31809,
-		31810, 31811, 31812, 31813, 31814, 31815, 31816, 31817, 31818, 31819, 31820, 31821, 31822, 31823, 31824, 31825, 31826, 31827, 31828, 31828,
-		31829, 31833, 31834, 31836, 31837, 31838, 31839, 31840, 31842, 31843, 31844, 31845, 31846, 31847, 31848, 31849, 31851, 31852, 31853, 31854,
-		31855, 31856, 31857, 31858, 31859, 31861, 31862, 31863, 31864, 31865, 31866, 31867, 31868, 31869, 31870, 31871, 31871, 31872, 31873, 31874,
-		31875, 31876, 31877, 31878, 31879, 31880, 31881, 31882, 31883, 31884, 31885, 31886, 31887, 31888, 31889, 31890, 31891, 31892, 31893, 31894,
+		31606, 31607, 31608, 31609, 31610, 31611, 31612, 31613, 31614, 31615, 31616, 31617, 31618, 31619, 31620, 31621, 31622, 31623, 31624, 31625,
+		31626, 31627, 31628, 31629, 31630, 31631, 31632, 31633, 31634, 31635, 31635, 31637, 31638, 31639, 31640, 31642, 31643, 31643, 31644, 31645,
+		31645, 31646, 31647, 31648, 31651, 31652, 31653, 31654, 31655, 31656, 31657, 31658, 31658, 31659, 31660, 31661, 31662, 31663, 31663, 31664,
+		31665, 31666, 31667, 31668, 31669, 31670, 31671, 31672, 31673, 31674, 31675, 31676, 31677, 31678, 31679, 31680, 31681, 31682, 31683, 31684,
+		31685, 31686, 31687, 31688, 31689, 31690, 31691, 31692, 31693, 31693, 31700, 31702, 31703, 31704, 31705, 31706, 31707, 31708, 31709, 31710,
+		31711, 31712, 31713, 31714, 31715, 31716, 31717, 31718, 31719, 31720, 31721, 31722, 31722, 31723, 31727, 31728, 31729, 31730, 31731, 31732,
+		31733, 31734, 31735, 31736, 31737, 31738, 31739, 31740, 31741, 31742, 31743, 31744, 31745, 31746, 31747, 31748, 31749, 31750, 31751, 31752,
+		31753, 31754, 31755, 31756, 31757, 31758, 31759, 31760, 31761, 31762, 31763, 31764, 31764, 31765, 31766, 31767, 31768, 31769, 31770, 31771,
+		31772, 31773, 31773, 31774, 31775, 31776, 31777, 31778, 31779, 31780, 31781, 31782, 31783, 31784, 31785, 31786, 31787, 31788, 31789, 31790,
+		31791, 31792, 31792, 31793, 31794, 31795, 31797, 31798, 31799, 31800, 31801, 31802, 31803, 31804, 31805, 31806, 31807, 31808, 31809, 31810,
+		31811, 31812, 31812, 31813, 31814, 31815, 31816, 31817, 31818, 31819, 31820, 31821, 31822, 31823, 31824, 31825, 31826, 31827, 31828, 31829,
+		31830, 31831, 31832, 31833, 31834, 31835, 31836, 31837, 31838, 31839, 31840, 31841, 31842, 31843, 31844, 31845, 31846, 31847, 31848, 31849,
+		31850, 31851, 31852, 31852, 31853, 31857, 31858, 31860, 31861, 31862, 31863, 31864, 31866, 31867, 31868, 31869, 31870, 31871, 31872, 31873,
+		31875, 31876, 31877, 31878, 31879, 31880, 31881, 31882, 31883, 31885, 31886, 31887, 31888, 31889, 31890, 31891, 31892, 31893, 31894, 31895,
 		31895, 31896, 31897, 31898, 31899, 31900, 31901, 31902, 31903, 31904, 31905, 31906, 31907, 31908, 31909, 31910, 31911, 31912, 31913, 31914,
-		31915, 31916, 31917, 31918, 31918, 31919, 31920, 31921, 31922, 31923, 31924, 31925, 31926, 31927, 31928, 31929, 31930, 31931, 31932, 31933,
-		31934, 31935, 31936, 31937, 31938, 31939, 31940, 31941, 31942, 31943, 31944, 31945, 31946, 31947, 31948, 31949, 31950, 31951, 31952, 31953,
-		31954, 31955, 31956, 31957, 31958, 31959, 31960, 31961, 31962, 31963, 31963, 31964, 31965, 31966, 31967, 31967, 31969, 31970, 31971, 31972,
-		31973, 31974, 31975, 31976, 31977, 31978, 31979, 31980, 31981, 31982, 31983, 31984, 31985, 31986, 31986, 31987, 31988, 31989, 31990, 31991,
-		31992, 31993, 31994, 31995, 31996, 31997, 31998, 31998, 31999, 32000, 32001, 32002, 32003, 32004, 32005, 32006, 32007, 32008, 32009, 32010,
-		32011, 32012, 32013, 32014, 32015, 32016, 32017, 32018, 32019, 32020, 32021, 32022, 32023, 32024, 32025, 32026, 32027, 32028, 32029, 32030,
+		31915, 31916, 31917, 31918, 31919, 31920, 31921, 31922, 31923, 31924, 31925, 31926, 31927, 31928, 31929, 31930, 31931, 31932, 31933, 31934,
+		31935, 31936, 31937, 31938, 31939, 31940, 31941, 31942, 31942, 31943, 31944, 31945, 31946, 31947, 31948, 31949, 31950, 31951, 31952, 31953,
+		31954, 31955, 31956, 31957, 31958, 31959, 31960, 31961, 31962, 31963, 31964, 31965, 31966, 31967, 31968, 31969, 31970, 31971, 31972, 31973,
+		31974, 31975, 31976, 31977, 31978, 31979, 31980, 31981, 31982, 31983, 31984, 31985, 31986, 31987, 31987, 31988, 31989, 31990, 31991, 31991,
+		31993, 31994, 31995, 31996, 31997, 31998, 31999, 32000, 32001, 32002, 32003, 32004, 32005, 32006, 32007, 32008, 32009, 32010, 32010, 32011,
+		32012, 32013, 32014, 32015, 32016, 32017, 32018, 32019, 32020, 32021, 32022, 32022, 32023, 32024, 32025, 32026, 32027, 32028, 32029, 32030,
 		32031, 32032, 32033, 32034, 32035, 32036, 32037, 32038, 32039, 32040, 32041, 32042, 32043, 32044, 32045, 32046, 32047, 32048, 32049, 32050,
 		32051, 32052, 32053, 32054, 32055, 32056, 32057, 32058, 32059, 32060, 32061, 32062, 32063, 32064, 32065, 32066, 32067, 32068, 32069, 32070,
-		32071, 32072, 32073, 32074, 32075, 32076, 32077, 32078, 32079, 32080, 32081, 32082, 32083, 32084, 32085, 32085, 32086, 32087, 32088, 32089,
-		32090, 32091, 32092, 32093, 32094, 32095, 32096, 32097, 32098, 32099, 32100, 32101, 32102, 32103, 32104, 32105, 32106, 32107, 32108, 32109,
+		32071, 32072, 32073, 32074, 32075, 32076, 32077, 32078, 32079, 32080, 32081, 32082, 32083, 32084, 32085, 32086, 32087, 32088, 32089, 32090,
+		32091, 32092, 32093, 32094, 32095, 32096, 32097, 32098, 32099, 32100, 32101, 32102, 32103, 32104, 32105, 32106, 32107, 32108, 32109, 32109,
 		32110, 32111, 32112, 32113, 32114, 32115, 32116, 32117, 32118, 32119, 32120, 32121, 32122, 32123, 32124, 32125, 32126, 32127, 32128, 32129,
-		32130, 32131, 32132, 32133, 32134, 32135, 32136, 32137, 32138, 32139, 32140, 32141, 32142, 32143, 32143, 32144, 32145, 32146, 32147, 32148,
-		32149, 32150, 32151, 32152, 32153, 32154, 32155, 32156, 32157, 32158, 32159, 32160, 32161, 32162, 32163, 32164, 32165, 32166, 32167, 32168,
-		32169, 32170, 32171, 32172, 32173, 32174, 32175, 32176, 32177, 32178, 32179, 32180, 32181, 32182, 32183, 32183, 32184, 32185, 32186, 32187,
-		32188, 32189, 32190, 32191, 32192, 32193, 32194, 32195, 32196, 32197, 32198, 32199, 32200, 32201, 32202, 32203, 32204, 32205, 32206, 32207,
+		32130, 32131, 32132, 32133, 32134, 32135, 32136, 32137, 32138, 32139, 32140, 32141, 32142, 32143, 32144, 32145, 32146, 32147, 32148, 32149,
+		32150, 32151, 32152, 32153, 32154, 32155, 32156, 32157, 32158, 32159, 32160, 32161, 32162, 32163, 32164, 32165, 32166, 32167, 32167, 32168,
+		32169, 32170, 32171, 32172, 32173, 32174, 32175, 32176, 32177, 32178, 32179, 32180, 32181, 32182, 32183, 32184, 32185, 32186, 32187, 32188,
+		32189, 32190, 32191, 32192, 32193, 32194, 32195, 32196, 32197, 32198, 32199, 32200, 32201, 32202, 32203, 32204, 32205, 32206, 32207, 32207,
 		32208, 32209, 32210, 32211, 32212, 32213, 32214, 32215, 32216, 32217, 32218, 32219, 32220, 32221, 32222, 32223, 32224, 32225, 32226, 32227,
-		32228, 32229, 32230, 32231, 32232, 32233, 32234, 32234, 32236, 32237, 32238, 32240, 32241, 32242, 32243, 32244, 32245, 32246, 32247, 32248,
-		32249, 32250, 32251, 32252, 32253, 32254, 32255, 32256, 32257, 32258, 32259, 32260, 32261, 32262, 32262, 32263, 32264, 32265, 32266, 32267,
-		32268, 32269, 32270, 32271, 32272, 32272, 32273, 32274, 32275, 32276, 32277, 32279, 32280, 32281, 32282, 32283, 32284, 32285, 32286, 32287,
-		32288, 32289, 32290, 32291, 32292, 32293, 32294, 32295, 32296, 32297, 32298, 32299, 32299, 32300, 32301, 32302, 32303, 32304, 32305, 32306,
-		32307, 32308, 32309, 32310, 32311, 32312, 32313, 32314, 32315, 32315, 32317, 32318, 32318, 32319, 32320, 32321, 32323, 32324, 32325, 32326,
-		32327, 32328, 32329, 32330, 32331, 32332, 32333, 32334, 32335, 32336, 32337, 32338, 32339, 32340, 32341, 32342, 32343, 32344, 32345, 32346,
-		32347, 32347, 32348, 32349, 32350, 32351, 32352, 32353, 32355, 32356, 32357, 32358, 32359, 32360, 32361, 32362, 32363, 32364, 32365, 32366,
-		32367, 32368, 32369, 32370, 32371, 32372, 32373, 32374, 32375, 32376, 32377, 32377, 32378, 32379, 32380, 32381, 32381, 32383, 32384, 32385,
-		32386, 32387, 32388, 32388, 32389, 32390, 32391, 32392, 32393, 32394, 32395, 32396, 32397, 32398, 32399, 32400, 32401, 32402, 32403, 32404,
-		32405, 32406, 32407, 32408, 32409, 32409, 32410, 32411, 32412, 32413, 32414, 32415, 32416, 32417, 32418, 32419, 32420, 32421, 32422, 32423,
-		32424, 32425, 32426, 32427, 32428, 32429, 32430, 32431, 32432, 32433, 32434, 32435, 32436, 32436, 32438, 32440, 32441, 32442, 32443, 32444,
-		32445, 32446, 32447, 32448, 32449, 32450, 32451, 32452, 32453, 32454, 32455, 32456, 32457, 32458, 32459, 32460, 32461, 32462, 32463, 32464,
-		32464, 32465, 32466, 32467, 32468, 32468, 32469, 32470, 32471, 32472, 32473, 32474, 32475, 32476, 32477, 32478, 32479, 32480, 32481, 32482,
-		32483, 32484, 32485, 32486, 32487, 32488, 32489, 32490, 32491, 32492, 32493, 32494, 32495, 32495, 32497, 32498, 32499, 32500, 32501, 32502,
-		32503, 32504, 32505, 32506, 32507, 32508, 32509, 32510, 32511, 32512, 32513, 32514, 32515, 32516, 32517, 32518, 32519, 32520, 32521, 32522,
+		32228, 32229, 32230, 32231, 32232, 32233, 32234, 32235, 32236, 32237, 32238, 32239, 32240, 32241, 32242, 32243, 32244, 32245, 32246, 32247,
+		32248, 32249, 32250, 32251, 32252, 32253, 32254, 32255, 32256, 32257, 32258, 32258, 32260, 32261, 32262, 32264, 32265, 32266, 32267, 32268,
+		32269, 32270, 32271, 32272, 32273, 32274, 32275, 32276, 32277, 32278, 32279, 32280, 32281, 32282, 32283, 32284, 32285, 32286, 32286, 32287,
+		32288, 32289, 32290, 32291, 32292, 32293, 32294, 32295, 32296, 32296, 32297, 32298, 32299, 32300, 32301, 32303, 32304, 32305, 32306, 32307,
+		32308, 32309, 32310, 32311, 32312, 32313, 32314, 32315, 32316, 32317, 32318, 32319, 32320, 32321, 32322, 32323, 32323, 32324, 32325, 32326,
+		32327, 32328, 32329, 32330, 32331, 32332, 32333, 32334, 32335, 32336, 32337, 32338, 32339, 32339, 32341, 32342, 32342, 32343, 32344, 32345,
+		32347, 32348, 32349, 32350, 32351, 32352, 32353, 32354, 32355, 32356, 32357, 32358, 32359, 32360, 32361, 32362, 32363, 32364, 32365, 32366,
+		32367, 32368, 32369, 32370, 32371, 32371, 32372, 32373, 32374, 32375, 32376, 32377, 32379, 32380, 32381, 32382, 32383, 32384, 32385, 32386,
+		32387, 32388, 32389, 32390, 32391, 32392, 32393, 32394, 32395, 32396, 32397, 32398, 32399, 32400, 32401, 32401, 32402, 32403, 32404, 32405,
+		32405, 32407, 32408, 32409, 32410, 32411, 32412, 32412, 32413, 32414, 32415, 32416, 32417, 32418, 32419, 32420, 32421, 32422, 32423, 32424,
+		32425, 32426, 32427, 32428, 32429, 32430, 32431, 32432, 32433, 32433, 32434, 32435, 32436, 32437, 32438, 32439, 32440, 32441, 32442, 32443,
+		32444, 32445, 32446, 32447, 32448, 32449, 32450, 32451, 32452, 32453, 32454, 32455, 32456, 32457, 32458, 32459, 32460, 32460, 32462, 32464,
+		32465, 32466, 32467, 32468, 32469, 32470, 32471, 32472, 32473, 32474, 32475, 32476, 32477, 32478, 32479, 32480, 32481, 32482, 32483, 32484,
+		32485, 32486, 32487, 32488, 32488, 32489, 32490, 32491, 32492, 32492, 32493, 32494, 32495, 32496, 32497, 32498, 32499, 32500, 32501, 32502,
+		32503, 32504, 32505, 32506, 32507, 32508, 32509, 32510, 32511, 32512, 32513, 32514, 32515, 32516, 32517, 32518, 32519, 32519, 32521, 32522,
 		32523, 32524, 32525, 32526, 32527, 32528, 32529, 32530, 32531, 32532, 32533, 32534, 32535, 32536, 32537, 32538, 32539, 32540, 32541, 32542,
-		32543, 32544, 32545, 32546, 32547, 32548, 32549, 32550, 32551, 32552, 32553, 32554, 32555, 32556, 32557, 32558, 32559, 32560, 32561, 32561,
-		32562, 32565, 32568, 32569, 32570, 32571, 32573, 32574, 32575, 32576, 32577, 32580, 32581, 32582, 32583, 32584, 32585, 32586, 32587, 32588,
-		32589, 32590, 32591, 32592, 32593, 32594, 32595, 32596, 32597, 32598, 32599, 32600, 32601, 32602, 32603, 32604, 32605, 32606, 32607, 32607,
-		32608, 32609, 32610, 32611, 32612, 32613, 32614, 32615, 32616, 32619, 32620, 32621, 32622, 32623, 32624, 32625, 32625, 32626, 32627, 32628,
-		32629, 32630, 32631, 32632, 32633, 32634, 32635, 32636, 32637, 32638, 32639, 32640, 32641, 32642, 32643, 32644, 32645, 32646, 32647, 32648,
-		32649, 32649, 32650, 32651, 32652, 32652, 32653, 32654, 32655, 32656, 32657, 32658, 32659, 32660, 32661, 32662, 32663, 32664, 32665, 32666,
-		32667, 32668, 32669, 32670, 32671, 32672, 32673, 32674, 32675, 32676, 32677, 32678, 32679, 32680, 32681, 32682, 32683, 32684, 32685, 32686,
-		32687, 32688, 32689, 32690, 32691, 32692, 32693, 32694, 32695, 32696, 32697, 32698, 32699, 32700, 32701, 32701, 32702, 32703, 32704, 32705,
-		32706, 32707, 32708, 32710, 32711, 32712, 32713, 32713, 32714, 32716, 32717, 32718, 32719, 32720, 32721, 32722, 32723, 32724, 32725, 32726,
-		32727, 32728, 32729, 32730, 32731, 32732, 32733, 32734, 32735, 32736, 32737, 32738, 32739, 32740, 32741, 32742, 32743, 32744, 32745, 32746,
-		32747, 32748, 32749, 32750, 32751, 32752, 32753, 32754, 32754, 32755, 32756, 32757, 32758, 32759, 32760, 32761, 32762, 32763, 32764, 32765,
-		32766, 32767, 32768, 32769, 32770, 32771, 32772, 32773, 32774, 32775, 32776, 32777, 32778, 32779, 32780, 32781, 32782, 32783, 32784, 32785,
-		32786, 32787, 32788, 32789, 32790, 32791, 32792, 32793, 32794, 32795, 32795, 32796, 32797, 32798, 32799, 32800, 32801, 32802, 32803, 32804,
-		32805, 32806, 32807, 32808, 32809, 32810, 32811, 32812, 32812, 32813, 32814, 32815, 32816, 32818, 32819, 32820, 32821, 32822, 32823, 32824,
-		32825, 32826, 32827, 32828, 32829, 32830, 32831, 32832, 32833, 32834, 32835, 32836, 32837, 32838, 32839, 32840, 32841, 32842, 32843, 32844,
-		32845, 32846, 32846, 32847, 32848, 32849, 32850, 32851, 32852, 32853, 32854, 32855, 32856, 32857, 32857, 32858, 32859, 32860, 32861, 32862,
-		32863, 32864, 32865, 32866, 32867, 32868, 32869, 32870, 32871, 32872, 32873, 32874, 32875, 32876, 32877, 32878, 32879, 32879, 32880, 32887,
-		32888, 32889, 32890, 32891, 32892, 32893, 32895, 32896, 32896, 32897, 32898, 32899, 32900, 32901, 32902, 32903, 32904, 32905, 32906, 32907,
-		32908, 32909, 32910, 32911, 32912, 32913, 32914, 32915, 32916, 32917, 32918, 32919, 32920, 32921, 32922, 32923, 32924, 32925, 32926, 32927,
+		32543, 32544, 32545, 32546, 32547, 32548, 32549, 32550, 32551, 32552, 32553, 32554, 32555, 32556, 32557, 32558, 32559, 32560, 32561, 32562,
+		32563, 32564, 32565, 32566, 32567, 32568, 32569, 32570, 32571, 32572, 32573, 32574, 32575, 32576, 32577, 32578, 32579, 32580, 32581, 32582,
+		32583, 32584, 32585, 32585, 32586, 32589, 32592, 32593, 32594, 32595, 32597, 32598, 32599, 32600, 32601, 32604, 32605, 32606, 32607, 32608,
+		32609, 32610, 32611, 32612, 32613, 32614, 32615, 32616, 32617, 32618, 32619, 32620, 32621, 32622, 32623, 32624, 32625, 32626, 32627, 32628,
+		32629, 32630, 32631, 32631, 32632, 32633, 32634, 32635, 32636, 32637, 32638, 32639, 32640, 32643, 32644, 32645, 32646, 32647, 32648, 32649,
+		32649, 32650, 32651, 32652, 32653, 32654, 32655, 32656, 32657, 32658, 32659, 32660, 32661, 32662, 32663, 32664, 32665, 32666, 32667, 32668,
+		32669, 32670, 32671, 32672, 32673, 32673, 32674, 32675, 32676, 32676, 32677, 32678, 32679, 32680, 32681, 32682, 32683, 32684, 32685, 32686,
+		32687, 32688, 32689, 32690, 32691, 32692, 32693, 32694, 32695, 32696, 32697, 32698, 32699, 32700, 32701, 32702, 32703, 32704, 32705, 32706,
+		32707, 32708, 32709, 32710, 32711, 32712, 32713, 32714, 32715, 32716, 32717, 32718, 32719, 32720, 32721, 32722, 32723, 32724, 32725, 32725,
+		32726, 32727, 32728, 32729, 32730, 32731, 32732, 32734, 32735, 32736, 32737, 32737, 32738, 32740, 32741, 32742, 32743, 32744, 32745, 32746,
+		32747, 32748, 32749, 32750, 32751, 32752, 32753, 32754, 32755, 32756, 32757, 32758, 32759, 32760, 32761, 32762, 32763, 32764, 32765, 32766,
+		32767, 32768, 32769, 32770, 32771, 32772, 32773, 32774, 32775, 32776, 32777, 32778, 32778, 32779, 32780, 32781, 32782, 32783, 32784, 32785,
+		32786, 32787, 32788, 32789, 32790, 32791, 32792, 32793, 32794, 32795, 32796, 32797, 32798, 32799, 32800, 32801, 32802, 32803, 32804, 32805,
+		32806, 32807, 32808, 32809, 32810, 32811, 32812, 32813, 32814, 32815, 32816, 32817, 32818, 32819, 32819, 32820, 32821, 32822, 32823, 32824,
+		32825, 32826, 32827, 32828, 32829, 32830, 32831, 32832, 32833, 32834, 32835, 32836, 32836, 32837, 32838, 32839, 32840, 32842, 32843, 32844,
+		32845, 32846, 32847, 32848, 32849, 32850, 32851, 32852, 32853, 32854, 32855, 32856, 32857, 32858, 32859, 32860, 32861, 32862, 32863, 32864,
+		32865, 32866, 32867, 32868, 32869, 32870, 32870, 32871, 32872, 32873, 32874, 32875, 32876, 32877, 32878, 32879, 32880, 32881, 32881, 32882,
+		32883, 32884, 32885, 32886, 32887, 32888, 32889, 32890, 32891, 32892, 32893, 32894, 32895, 32896, 32897, 32898, 32899, 32900, 32901, 32902,
+		32903, 32903, 32904, 32911, 32912, 32913, 32914, 32915, 32916, 32917, 32919, 32920, 32920, 32921, 32922, 32923, 32924, 32925, 32926, 32927,
 		32928, 32929, 32930, 32931, 32932, 32933, 32934, 32935, 32936, 32937, 32938, 32939, 32940, 32941, 32942, 32943, 32944, 32945, 32946, 32947,
-		32948, 32949, 32950, 32951, 32952, 32953, 32953, 32955, 32956, 32957, 32958, 32959, 32964, 32966, 32967, 32968, 32969, 32970, 32971, 32972,
-		32973, 32974, 32975, 32976, 32977, 32978, 32979, 32980, 32981, 32982, 32983, 32984, 32985, 32986, 32987, 32988, 32989, 32990, 32991, 32992,
-		32992, 32993, 32994, 32995, 32996, 32997, 32998, 32999, 33000, 33001, 33002, 33003, 33004, 33005, 33006, 33007, 33008, 33009, 33010, 33011,
-		33012, 33013, 33014, 33015, 33016, 33017, 33018, 33019, 33020, 33021, 33022, 33023, 33024, 33025, 33026, 33027, 33028, 33029, 33030, 33031,
-		33032, 33033, 33034, 33035, 33036, 33037, 33037, 33038, 33039, 33040, 33041, 33042, 33043, 33044, 33045, 33046, 33047, 33048, 33049, 33050,
-		33051, 33052, 33053, 33054, 33055, 33056, 33057, 33058, 33059, 33060, 33061, 33062, 33063, 33063, 33064, 33065, 33066, 33067, 33068, 33069,
-		33070, 33071, 33072, 33073, 33074, 33075, 33075, 33076, 33077, 33079, 33080, 33081, 33082, 33083, 33084, 33085, 33086, 33087, 33088, 33089,
-		33090, 33091, 33092, 33093, 33093, 33094, 33095, 33096, 33097, 33098, 33099, 33100, 33101, 33102, 33103, 33104, 33105, 33105, 33106, 33107,
-		33108, 33109, 33110, 33111, 33112, 33113, 33114, 33115, 33116, 33117, 33118, 33119, 33120, 33121, 33122, 33123, 33124, 33124, 33125, 33126,
-		33127, 33128, 33129, 33130, 33131, 33132, 33133, 33134, 33135, 33136, 33137, 33138, 33139, 33140, 33141, 33143, 33144, 33145, 33146, 33147,
-		33148, 33149, 33150, 33151, 33152, 33153, 33154, 33155, 33156, 33157, 33157, 33158, 33159, 33160, 33161, 33162, 33163, 33164, 33165, 33166,
-		33167, 33168, 33169, 33170, 33171, 33172, 33173, 33174, 33175, 33176, 33177, 33178, 33179, 33179, 33181, 33182, 33183, 33183, 33184, 33185,
-		33185, 33186, 33187, 33188, 33189, 33190, 33191, 33192, 33193, 33194, 33195, 33196, 33197, 33198, 33199, 33200, 33201, 33202, 33203, 33204,
-		33205, 33206, 33207, 33208, 33209, 33210, 33211, 33212, 33213, 33214, 33215, 33215, 33216, 33217, 33218, 33219, 33220, 33221, 33222, 33229,
-		33230, 33231, 33232, 33233, 33234, 33235, 33236, 33237, 33238, 33239, 33240, 33241, 33242, 33243, 33244, 33245, 33246, 33247, 33248, 33249,
-		33250, 33251, 33252, 33253, 33254, 33255, 33256, 33257, 33258, 33259, 33260, 33261, 33262, 33262, 33263, 33264, 33265, 33266, 33267, 33268,
-		33269, 33270, 33271, 33272, 33273, 33274, 33275, 33276, 33277, 33278, 33279, 33280, 33281, 33282, 33283, 33284, 33285, 33286, 33287, 33288,
-		33289, 33290, 33291, 33292, 33293, 33294, 33295, 33296, 33297, 33297, 33298, 33299, 33300, 33301, 33302, 33303, 33304, 33305, 33306, 33307,
-		33308, 33309, 33310, 33311, 33312, 33313, 33314, 33315, 33316, 33317, 33318, 33319, 33320, 33321, 33322, 33323, 33324, 33325, 33326, 33327,
-		33328, 33329, 33330, 33331, 33332, 33333, 33334, 33335, 33336, 33337, 33338, 33339, 33340, 33340, 33341, 33342, 33343, 33344, 33345, 33346,
-		33347, 33348, 33349, 33350, 33351, 33352, 33353, 33354, 33355, 33356, 33357, 33358, 33359, 33360, 33361, 33362, 33363, 33364, 33365, 33366,
-		33367, 33368, 33369, 33369, 33370, 33371, 33372, 33374, 33375, 33376, 33377, 33378, 33380, 33381, 33382, 33383, 33384, 33385, 33386, 33387,
-		33388, 33389, 33390, 33391, 33392, 33393, 33394, 33395, 33396, 33397, 33398, 33399, 33400, 33401, 33402, 33403, 33404, 33405, 33406, 33407,
-		33408, 33409, 33410, 33411, 33412, 33413, 33414, 33415, 33416, 33417, 33417, 33418, 33419, 33420, 33421, 33422, 33423, 33424, 33425, 33426,
-		33427, 33428, 33429, 33430, 33431, 33432, 33433, 33434, 33435, 33436, 33437, 33438, 33439, 33440, 33441, 33442, 33443, 33444, 33445, 33446,
-		33447, 33448, 33449, 33449, 33451, 33452, 33453, 33454, 33455, 33456, 33457, 33458, 33459, 33460, 33461, 33462, 33463, 33464, 33465, 33466,
-		33467, 33468, 33468, 33469, 33470, 33471, 33472, 33473, 33474, 33475, 33476, 33477, 33478, 33479, 33480, 33481, 33482, 33483, 33484, 33485,
-		33486, 33487, 33488, 33488, 33489, 33490, 33491, 33492, 33493, 33494, 33495, 33496, 33497, 33498, 33499, 33500, 33501, 33502, 33503, 33504,
-		33505, 33506, 33507, 33508, 33509, 33510, 33511, 33512, 33513, 33514, 33515, 33516, 33516, 33517, 33518, 33519, 33521, 33522, 33523, 33524,
-		33525, 33526, 33527, 33528, 33529, 33530, 33531, 33532, 33533, 33534, 33535, 33536, 33537, 33538, 33539, 33540, 33541, 33541, 33542, 33543,
-		33544, 33545, 33546, 33547, 33548, 33549, 33550, 33551, 33552, 33553, 33554, 33555, 33556, 33557, 33558, 33559, 33560, 33560, 33561, 33562,
-		33563, 33564, 33565, 33566, 33567, 33568, 33569, 33570, 33571, 33572, 33573, 33574, 33575, 33576, 33577, 33578, 33579, 33580, 33581, 33582,
-		33583, 33584, 33585, 33586, 33587, 33588, 33589, 33590, 33591, 33591, 33592, 33594, 33595, 33596, 33597, 33598, 33599, 33600, 33601, 33602,
-		33603, 33604, 33605, 33606, 33607, 33608, 33609, 33610, 33611, 33612, 33613, 33614, 33615, 33616, 33617, 33618, 33619, 33620, 33621, 33622,
-		33623, 33623, 33624, 33625, 33626, 33627, 33628, 33629, 33630, 33631, 33632, 33633, 33634, 33635, 33636, 33637, 33638, 33639, 33640, 33641,
-		33642, 33643, 33644, 33645, 33646, 33647, 33648, 33648, 33649, 33650, 33651, 33652, 33653, 33654, 33654, 33655, 33656, 33657, 33658, 33659,
-		33660, 33661, 33662, 33663, 33664, 33665, 33666, 33667, 33668, 33669, 33670, 33671, 33672, 33673, 33674, 33675, 33676, 33677, 33678, 33679,
+		32948, 32949, 32950, 32951, 32952, 32953, 32954, 32955, 32956, 32957, 32958, 32959, 32960, 32961, 32962, 32963, 32964, 32965, 32966, 32967,
+		32968, 32969, 32970, 32971, 32972, 32973, 32974, 32975, 32976, 32977, 32977, 32979, 32980, 32981, 32982, 32983, 32988, 32990, 32991, 32992,
+		32993, 32994, 32995, 32996, 32997, 32998, 32999, 33000, 33001, 33002, 33003, 33004, 33005, 33006, 33007, 33008, 33009, 33010, 33011, 33012,
+		33013, 33014, 33015, 33016, 33016, 33017, 33018, 33019, 33020, 33021, 33022, 33023, 33024, 33025, 33026, 33027, 33028, 33029, 33030, 33031,
+		33032, 33033, 33034, 33035, 33036, 33037, 33038, 33039, 33040, 33041, 33042, 33043, 33044, 33045, 33046, 33047, 33048, 33049, 33050, 33051,
+		33052, 33053, 33054, 33055, 33056, 33057, 33058, 33059, 33060, 33061, 33061, 33062, 33063, 33064, 33065, 33066, 33067, 33068, 33069, 33070,
+		33071, 33072, 33073, 33074, 33075, 33076, 33077, 33078, 33079, 33080, 33081, 33082, 33083, 33084, 33085, 33086, 33087, 33087, 33088, 33089,
+		33090, 33091, 33092, 33093, 33094, 33095, 33096, 33097, 33098, 33099, 33099, 33100, 33101, 33103, 33104, 33105, 33106, 33107, 33108, 33109,
+		33110, 33111, 33112, 33113, 33114, 33115, 33116, 33117, 33117, 33118, 33119, 33120, 33121, 33122, 33123, 33124, 33125, 33126, 33127, 33128,
+		33129, 33129, 33130, 33131, 33132, 33133, 33134, 33135, 33136, 33137, 33138, 33139, 33140, 33141, 33142, 33143, 33144, 33145, 33146, 33147,
+		33148, 33148, 33149, 33150, 33151, 33152, 33153, 33154, 33155, 33156, 33157, 33158, 33159, 33160, 33161, 33162, 33163, 33164, 33165, 33167,
+		33168, 33169, 33170, 33171, 33172, 33173, 33174, 33175, 33176, 33177, 33178, 33179, 33180, 33181, 33181, 33182, 33183, 33184, 33185, 33186,
+		33187, 33188, 33189, 33190, 33191, 33192, 33193, 33194, 33195, 33196, 33197, 33198, 33199, 33200, 33201, 33202, 33203, 33203, 33205, 33206,
+		33207, 33207, 33208, 33209, 33209, 33210, 33211, 33212, 33213, 33214, 33215, 33216, 33217, 33218, 33219, 33220, 33221, 33222, 33223, 33224,
+		33225, 33226, 33227, 33228, 33229, 33230, 33231, 33232, 33233, 33234, 33235, 33236, 33237, 33238, 33239, 33239, 33240, 33241, 33242, 33243,
+		33244, 33245, 33246, 33253, 33254, 33255, 33256, 33257, 33258, 33259, 33260, 33261, 33262, 33263, 33264, 33265, 33266, 33267, 33268, 33269,
+		33270, 33271, 33272, 33273, 33274, 33275, 33276, 33277, 33278, 33279, 33280, 33281, 33282, 33283, 33284, 33285, 33286, 33286, 33287, 33288,
+		33289, 33290, 33291, 33292, 33293, 33294, 33295, 33296, 33297, 33298, 33299, 33300, 33301, 33302, 33303, 33304, 33305, 33306, 33307, 33308,
+		33309, 33310, 33311, 33312, 33313, 33314, 33315, 33316, 33317, 33318, 33319, 33320, 33321, 33321, 33322, 33323, 33324, 33325, 33326, 33327,
+		33328, 33329, 33330, 33331, 33332, 33333, 33334, 33335, 33336, 33337, 33338, 33339, 33340, 33341, 33342, 33343, 33344, 33345, 33346, 33347,
+		33348, 33349, 33350, 33351, 33352, 33353, 33354, 33355, 33356, 33357, 33358, 33359, 33360, 33361, 33362, 33363, 33364, 33364, 33365, 33366,
+		33367, 33368, 33369, 33370, 33371, 33372, 33373, 33374, 33375, 33376, 33377, 33378, 33379, 33380, 33381, 33382, 33383, 33384, 33385, 33386,
+		33387, 33388, 33389, 33390, 33391, 33392, 33393, 33393, 33394, 33395, 33396, 33398, 33399, 33400, 33401, 33402, 33404, 33405, 33406, 33407,
+		33408, 33409, 33410, 33411, 33412, 33413, 33414, 33415, 33416, 33417, 33418, 33419, 33420, 33421, 33422, 33423, 33424, 33425, 33426, 33427,
+		33428, 33429, 33430, 33431, 33432, 33433, 33434, 33435, 33436, 33437, 33438, 33439, 33440, 33441, 33441, 33442, 33443, 33444, 33445, 33446,
+		33447, 33448, 33449, 33450, 33451, 33452, 33453, 33454, 33455, 33456, 33457, 33458, 33459, 33460, 33461, 33462, 33463, 33464, 33465, 33466,
+		33467, 33468, 33469, 33470, 33471, 33472, 33473, 33473, 33475, 33476, 33477, 33478, 33479, 33480, 33481, 33482, 33483, 33484, 33485, 33486,
+		33487, 33488, 33489, 33490, 33491, 33492, 33492, 33493, 33494, 33495, 33496, 33497, 33498, 33499, 33500, 33501, 33502, 33503, 33504, 33505,
+		33506, 33507, 33508, 33509, 33510, 33511, 33512, 33512, 33513, 33514, 33515, 33516, 33517, 33518, 33519, 33520, 33521, 33522, 33523, 33524,
+		33525, 33526, 33527, 33528, 33529, 33530, 33531, 33532, 33533, 33534, 33535, 33536, 33537, 33538, 33539, 33540, 33540, 33541, 33542, 33543,
+		33545, 33546, 33547, 33548, 33549, 33550, 33551, 33552, 33553, 33554, 33555, 33556, 33557, 33558, 33559, 33560, 33561, 33562, 33563, 33564,
+		33565, 33565, 33566, 33567, 33568, 33569, 33570, 33571, 33572, 33573, 33574, 33575, 33576, 33577, 33578, 33579, 33580, 33581, 33582, 33583,
+		33584, 33584, 33585, 33586, 33587, 33588, 33589, 33590, 33591, 33592, 33593, 33594, 33595, 33596, 33597, 33598, 33599, 33600, 33601, 33602,
+		33603, 33604, 33605, 33606, 33607, 33608, 33609, 33610, 33611, 33612, 33613, 33614, 33615, 33615, 33616, 33618, 33619, 33620, 33621, 33622,
+		33623, 33624, 33625, 33626, 33627, 33628, 33629, 33630, 33631, 33632, 33633, 33634, 33635, 33636, 33637, 33638, 33639, 33640, 33641, 33642,
+		33643, 33644, 33645, 33646, 33647, 33647, 33648, 33649, 33650, 33651, 33652, 33653, 33654, 33655, 33656, 33657, 33658, 33659, 33660, 33661,
+		33662, 33663, 33664, 33665, 33666, 33667, 33668, 33669, 33670, 33671, 33672, 33672, 33673, 33674, 33675, 33676, 33677, 33678, 33678, 33679,
 		33680, 33681, 33682, 33683, 33684, 33685, 33686, 33687, 33688, 33689, 33690, 33691, 33692, 33693, 33694, 33695, 33696, 33697, 33698, 33699,
-		33700, 33701, 33701,
+		33700, 33701, 33702, 33703, 33704, 33705, 33706, 33707, 33708, 33709, 33710, 33711, 33712, 33713, 33714, 33715, 33716, 33717, 33718, 33719,
+		33720, 33721, 33722, 33723, 33724, 33725, 33725,
 	},
 	edgeClass: []uint8{
 		47, 38, 35, 24, 27, 25, 43, 23, 48, 26, 40, 14, 1, 4, 7, 6, 17, 13, 21, 11,
@@ -20959,203 +21095,204 @@ var builtinTrie = &trie{
 		22, 6, 8, 1, 6, 6, 12, 8, 10, 6, 12, 15, 8, 17, 18, 3, 20, 8, 15, 21,
 		6, 8, 17, 3, 2, 2, 3, 28, 11, 12, 13, 8, 11, 19, 8, 14, 7, 7, 18, 6,
 		10, 10, 8, 14, 1, 3, 22, 6, 4, 21, 8, 20, 10, 14, 11, 2, 8, 7, 14, 15,
-		14, 19, 14, 20, 24, 14, 11, 3, 16, 12, 10, 14, 4, 15, 11, 3, 12, 8, 17, 14,
-		11, 2, 6, 7, 8, 10, 9, 19, 14, 20, 8, 20, 6, 10, 10, 14, 13, 6, 8, 12,
-		3, 15, 8, 30, 9, 6, 9, 6, 7, 12, 10, 11, 13, 12, 6, 7, 8, 7, 10, 12,
-		8, 17, 3, 18, 13, 13, 6, 18, 6, 7, 8, 14, 8, 10, 19, 14, 20, 8, 1, 2,
-		3, 4, 5, 33, 19, 14, 12, 8, 7, 6, 8, 4, 3, 12, 12, 6, 32, 11, 3, 12,
-		10, 37, 8, 14, 13, 14, 11, 12, 8, 2, 14, 15, 6, 18, 37, 8, 4, 2, 3, 10,
-		11, 12, 13, 8, 4, 3, 12, 12, 6, 4, 15, 11, 3, 12, 24, 18, 12, 8, 3, 12,
-		8, 10, 20, 15, 19, 8, 14, 9, 15, 21, 6, 12, 15, 11, 4, 14, 15, 11, 3, 12,
-		19, 6, 34, 20, 32, 26, 8, 20, 14, 2, 17, 3, 18, 20, 6, 7, 8, 3, 18, 8,
-		9, 12, 6, 32, 19, 6, 4, 15, 6, 7, 8, 12, 14, 20, 6, 8, 10, 6, 18, 22,
-		6, 18, 8, 18, 6, 19, 2, 16, 4, 12, 18, 10, 15, 6, 19, 18, 3, 15, 6, 4,
-		15, 14, 1, 7, 11, 5, 12, 18, 10, 15, 9, 22, 1, 4, 9, 2, 6, 8, 15, 3,
-		8, 4, 7, 13, 2, 19, 18, 3, 12, 12, 15, 6, 4, 15, 14, 4, 15, 8, 2, 7,
-		14, 19, 8, 10, 6, 18, 22, 6, 18, 6, 2, 11, 22, 6, 18, 8, 20, 15, 6, 10,
-		10, 14, 13, 6, 8, 14, 17, 15, 6, 18, 8, 20, 9, 2, 15, 11, 19, 2, 6, 8,
-		18, 6, 15, 18, 11, 6, 10, 21, 11, 10, 8, 20, 6, 10, 10, 14, 13, 6, 8, 14,
-		17, 15, 6, 18, 6, 15, 8, 2, 3, 4, 14, 2, 8, 11, 10, 10, 9, 6, 18, 8,
-		4, 6, 18, 15, 11, 17, 11, 4, 14, 15, 6, 3, 13, 11, 12, 8, 11, 12, 15, 3,
-		8, 2, 7, 14, 19, 8, 10, 6, 18, 22, 6, 18, 37, 8, 1, 14, 7, 8, 4, 18,
-		6, 7, 6, 12, 15, 11, 14, 2, 10, 18, 3, 4, 6, 10, 10, 8, 14, 4, 12, 8,
-		6, 20, 14, 11, 2, 8, 14, 15, 8, 15, 21, 11, 10, 8, 15, 11, 20, 6, 3, 20,
-		12, 20, 14, 12, 7, 12, 6, 4, 15, 11, 3, 12, 8, 14, 15, 8, 15, 21, 11, 10,
-		8, 15, 11, 20, 6, 6, 2, 10, 14, 16, 8, 17, 3, 18, 3, 2, 22, 6, 8, 18,
-		3, 9, 15, 6, 4, 6, 19, 15, 14, 1, 2, 6, 8, 14, 15, 15, 14, 4, 21, 20,
-		6, 12, 15, 15, 21, 6, 12, 15, 11, 4, 14, 15, 6, 7, 8, 6, 10, 20, 14, 11,
-		2, 8, 11, 10, 8, 12, 3, 15, 8, 14, 4, 4, 6, 19, 15, 6, 7, 6, 12, 7,
-		6, 18, 10, 8, 12, 3, 15, 8, 14, 2, 2, 3, 28, 6, 7, 2, 3, 4, 5, 6,
-		2, 11, 22, 6, 18, 14, 1, 2, 6, 8, 14, 7, 7, 18, 6, 10, 10, 20, 19, 2,
-		6, 20, 6, 12, 15, 6, 7, 8, 4, 3, 20, 20, 14, 12, 7, 12, 3, 28, 12, 8,
-		14, 7, 6, 21, 2, 20, 3, 18, 10, 9, 7, 7, 18, 6, 10, 10, 3, 20, 14, 11,
-		12, 8, 12, 14, 20, 6, 35, 20, 14, 11, 2, 8, 14, 7, 7, 18, 6, 10, 10, 3,
-		10, 15, 3, 4, 14, 2, 8, 19, 9, 14, 18, 15, 10, 6, 18, 14, 11, 2, 8, 1,
-		6, 7, 3, 20, 14, 11, 12, 3, 32, 18, 18, 8, 11, 2, 2, 6, 13, 14, 2, 8,
-		14, 2, 11, 14, 10, 6, 4, 11, 19, 11, 6, 12, 15, 6, 12, 7, 6, 18, 8, 14,
-		7, 7, 18, 6, 10, 10, 10, 6, 18, 6, 4, 6, 10, 10, 14, 18, 16, 8, 1, 14,
-		10, 6, 46, 43, 8, 6, 12, 4, 3, 7, 11, 12, 13, 6, 3, 14, 4, 10, 4, 21,
-		14, 1, 2, 6, 3, 13, 12, 11, 31, 6, 7, 8, 14, 4, 9, 15, 21, 6, 12, 15,
-		11, 4, 14, 15, 11, 3, 12, 8, 15, 16, 19, 6, 3, 20, 20, 14, 12, 7, 3, 2,
-		22, 14, 1, 2, 6, 8, 18, 6, 2, 14, 16, 8, 21, 3, 10, 15, 8, 12, 14, 20,
-		6, 9, 15, 14, 6, 1, 2, 6, 8, 14, 10, 7, 7, 18, 6, 10, 10, 6, 12, 7,
-		6, 18, 8, 14, 7, 7, 18, 6, 10, 10, 14, 1, 2, 6, 8, 14, 20, 7, 7, 18,
-		6, 10, 10, 14, 11, 2, 8, 7, 3, 20, 14, 11, 12, 3, 2, 11, 4, 11, 15, 6,
-		7, 18, 9, 10, 15, 6, 7, 8, 11, 10, 10, 9, 6, 18, 10, 9, 14, 2, 8, 18,
-		14, 15, 6, 8, 3, 17, 8, 20, 9, 14, 11, 2, 8, 3, 18, 11, 13, 11, 12, 14,
-		15, 11, 12, 13, 8, 17, 18, 3, 20, 8, 16, 3, 9, 18, 8, 11, 19, 12, 10, 3,
-		2, 11, 4, 11, 15, 6, 7, 8, 20, 14, 11, 2, 6, 18, 11, 17, 11, 16, 14, 1,
-		2, 6, 8, 10, 6, 12, 7, 6, 11, 18, 12, 13, 8, 11, 19, 14, 1, 2, 6, 8,
-		10, 6, 12, 7, 11, 12, 13, 8, 11, 19, 11, 2, 8, 1, 1, 2, 3, 4, 5, 2,
-		11, 10, 15, 2, 1, 2, 6, 8, 7, 18, 15, 21, 6, 8, 10, 20, 15, 19, 8, 18,
-		6, 2, 14, 16, 8, 14, 15, 8, 16, 3, 9, 18, 8, 10, 6, 18, 22, 11, 4, 6,
-		8, 19, 18, 3, 22, 11, 7, 6, 18, 8, 1, 16, 8, 18, 6, 4, 6, 12, 15, 8,
-		22, 11, 18, 9, 10, 6, 10, 8, 12, 38, 4, 7, 21, 11, 20, 12, 3, 18, 10, 15,
-		9, 3, 20, 19, 2, 14, 11, 12, 15, 10, 3, 6, 10, 8, 12, 12, 3, 15, 8, 6,
-		32, 11, 10, 15, 37, 8, 1, 9, 15, 8, 28, 11, 2, 2, 8, 7, 6, 2, 11, 22,
-		6, 18, 8, 15, 3, 29, 15, 8, 6, 32, 11, 10, 15, 14, 10, 8, 6, 20, 15, 32,
-		4, 6, 6, 7, 6, 7, 8, 30, 9, 3, 15, 14, 37, 8, 1, 3, 9, 12, 4, 11,
-		12, 13, 8, 20, 14, 11, 2, 3, 22, 6, 7, 3, 3, 8, 20, 14, 12, 16, 8, 20,
-		6, 10, 10, 14, 13, 6, 10, 8, 3, 12, 8, 15, 21, 6, 8, 10, 6, 18, 22, 6,
-		18, 12, 10, 22, 14, 2, 11, 7, 8, 3, 18, 15, 9, 22, 6, 18, 8, 30, 15, 9,
-		3, 15, 14, 21, 6, 8, 30, 9, 3, 15, 14, 6, 4, 6, 11, 22, 11, 12, 13, 8,
-		20, 14, 11, 2, 8, 15, 3, 3, 8, 30, 9, 11, 4, 5, 2, 16, 6, 18, 20, 11,
-		12, 14, 15, 6, 7, 12, 5, 12, 3, 28, 12, 14, 11, 11, 2, 1, 3, 32, 8, 6,
-		32, 4, 6, 6, 7, 10, 8, 14, 2, 2, 3, 28, 6, 7, 8, 10, 11, 31, 6, 10,
-		10, 11, 12, 13, 8, 21, 3, 20, 6, 8, 7, 11, 18, 6, 4, 15, 3, 18, 16, 14,
-		3, 20, 6, 8, 7, 3, 6, 10, 8, 12, 3, 15, 8, 18, 6, 17, 6, 18, 8, 15,
-		3, 8, 14, 8, 22, 11, 18, 15, 9, 14, 2, 8, 9, 10, 6, 18, 15, 8, 14, 6,
-		17, 5, 2, 4, 15, 11, 22, 6, 32, 11, 10, 15, 3, 9, 12, 7, 12, 3, 28, 12,
-		11, 10, 15, 6, 7, 8, 11, 12, 8, 19, 9, 1, 2, 11, 4, 8, 12, 14, 20, 6,
-		8, 52, 8, 14, 7, 7, 18, 6, 10, 10, 8, 1, 3, 3, 5, 18, 22, 8, 7, 3,
-		20, 14, 11, 12, 8, 11, 10, 8, 7, 11, 10, 14, 1, 2, 6, 7, 6, 18, 8, 30,
-		9, 3, 15, 14, 24, 8, 38, 47, 23, 24, 42, 24, 42, 39, 6, 17, 33, 9, 10, 6,
-		10, 8, 15, 3, 8, 18, 6, 4, 6, 11, 22, 6, 8, 15, 21, 11, 10, 8, 20, 14,
-		11, 2, 6, 4, 15, 9, 10, 19, 6, 12, 7, 6, 7, 6, 20, 19, 3, 18, 14, 18,
-		11, 2, 16, 8, 10, 9, 10, 19, 6, 12, 7, 6, 7, 12, 5, 12, 3, 28, 12, 14,
-		20, 6, 8, 14, 12, 7, 8, 19, 14, 10, 10, 28, 3, 18, 7, 8, 12, 3, 15, 8,
-		14, 4, 4, 6, 19, 15, 6, 7, 11, 2, 11, 10, 14, 15, 6, 9, 18, 8, 11, 12,
-		4, 3, 12, 12, 9, 8, 84, 14, 7, 6, 11, 2, 11, 7, 35, 14, 7, 7, 18, 6,
-		10, 10, 35, 17, 11, 2, 15, 6, 18, 6, 2, 11, 22, 6, 18, 26, 20, 8, 11, 12,
-		22, 14, 2, 11, 7, 8, 3, 18, 8, 9, 12, 5, 12, 3, 28, 12, 8, 22, 11, 18,
-		15, 9, 14, 2, 8, 9, 10, 6, 18, 14, 11, 2, 26, 8, 14, 4, 4, 3, 9, 12,
-		15, 8, 11, 10, 8, 2, 3, 4, 5, 6, 7, 8, 6, 20, 14, 11, 2, 8, 1, 3,
-		9, 12, 4, 6, 7, 18, 9, 11, 16, 17, 11, 4, 14, 15, 11, 3, 12, 8, 17, 14,
-		11, 2, 9, 18, 6, 8, 2, 3, 28, 8, 18, 6, 19, 9, 15, 14, 15, 11, 3, 12,
-		8, 3, 17, 8, 15, 21, 6, 8, 10, 6, 12, 7, 11, 12, 13, 8, 7, 11, 3, 20,
-		14, 11, 12, 19, 8, 14, 7, 7, 18, 6, 10, 10, 11, 2, 2, 6, 31, 8, 6, 10,
-		10, 14, 16, 6, 18, 8, 19, 2, 9, 10, 8, 15, 14, 18, 7, 24, 8, 10, 6, 18,
-		22, 11, 4, 6, 8, 18, 6, 17, 9, 10, 6, 7, 37, 8, 19, 2, 6, 14, 10, 6,
-		8, 15, 18, 16, 8, 2, 14, 15, 6, 18, 24, 3, 18, 2, 14, 15, 6, 11, 10, 3,
-		12, 9, 10, 8, 7, 17, 19, 6, 15, 6, 4, 15, 6, 7, 3, 9, 12, 7, 26, 21,
-		11, 10, 21, 11, 12, 13, 27, 20, 14, 2, 11, 4, 11, 3, 9, 10, 81, 9, 18, 2,
-		8, 7, 6, 15, 6, 4, 15, 6, 7, 14, 6, 21, 11, 3, 18, 28, 18, 10, 12, 11,
-		12, 13, 26, 8, 9, 12, 11, 32, 8, 17, 18, 3, 20, 8, 2, 3, 3, 19, 8, 14,
-		1, 17, 12, 9, 15, 3, 20, 14, 15, 11, 4, 14, 2, 2, 16, 8, 18, 6, 33, 6,
-		4, 15, 6, 7, 26, 8, 30, 9, 3, 15, 14, 8, 6, 32, 4, 6, 6, 7, 6, 7,
-		2, 3, 4, 5, 6, 7, 8, 1, 16, 18, 3, 31, 6, 12, 8, 3, 12, 8, 14, 18,
-		18, 11, 22, 14, 2, 8, 1, 16, 3, 15, 8, 7, 18, 6, 2, 11, 22, 6, 18, 6,
-		7, 8, 28, 11, 15, 21, 11, 12, 6, 14, 4, 21, 14, 1, 2, 6, 8, 28, 11, 15,
-		21, 11, 12, 8, 15, 21, 6, 8, 14, 2, 2, 3, 28, 6, 7, 8, 30, 9, 6, 9,
-		6, 8, 19, 6, 18, 11, 3, 7, 8, 7, 17, 21, 28, 3, 8, 12, 12, 3, 15, 8,
-		14, 18, 4, 4, 6, 19, 15, 8, 20, 14, 6, 11, 2, 8, 17, 18, 3, 20, 8, 7,
-		21, 16, 12, 14, 20, 11, 4, 8, 11, 19, 10, 3, 10, 15, 10, 8, 28, 11, 15, 21,
-		8, 7, 16, 12, 14, 20, 11, 4, 8, 11, 19, 8, 3, 18, 8, 13, 6, 12, 6, 18,
-		11, 4, 8, 7, 12, 10, 8, 19, 15, 18, 35, 18, 6, 4, 3, 18, 7, 10, 10, 10,
-		14, 13, 6, 10, 8, 4, 3, 12, 15, 14, 11, 12, 11, 12, 13, 8, 11, 20, 14, 13,
-		6, 10, 8, 3, 18, 8, 3, 15, 21, 6, 18, 8, 14, 15, 15, 14, 4, 21, 20, 6,
-		12, 15, 10, 6, 2, 14, 16, 29, 15, 15, 8, 21, 14, 12, 7, 2, 6, 8, 20, 14,
-		11, 2, 8, 17, 3, 18, 8, 14, 4, 4, 6, 19, 15, 8, 10, 19, 14, 20, 14, 11,
-		2, 6, 7, 8, 15, 3, 8, 7, 6, 2, 11, 22, 6, 18, 8, 20, 14, 11, 2, 8,
-		1, 6, 4, 14, 9, 10, 6, 8, 15, 21, 6, 8, 17, 3, 2, 2, 3, 28, 11, 12,
-		13, 8, 14, 7, 7, 18, 6, 10, 10, 8, 18, 6, 4, 11, 19, 11, 6, 12, 15, 8,
-		11, 7, 8, 18, 6, 17, 9, 10, 6, 8, 15, 3, 8, 18, 6, 4, 6, 11, 22, 6,
-		8, 20, 14, 11, 2, 14, 22, 6, 8, 14, 2, 18, 6, 14, 7, 16, 8, 20, 14, 7,
-		6, 8, 12, 9, 20, 6, 18, 3, 9, 10, 8, 14, 15, 15, 6, 20, 19, 15, 10, 8,
-		15, 3, 8, 7, 6, 2, 11, 22, 6, 18, 8, 15, 21, 11, 10, 8, 20, 6, 10, 10,
-		14, 13, 6, 6, 18, 6, 12, 29, 15, 8, 14, 1, 2, 6, 8, 15, 3, 8, 17, 11,
-		12, 7, 8, 15, 21, 6, 8, 18, 6, 4, 11, 19, 11, 6, 12, 15, 8, 7, 3, 20,
-		14, 11, 12, 6, 12, 8, 14, 15, 15, 6, 20, 19, 15, 11, 12, 13, 8, 15, 3, 8,
-		10, 6, 12, 7, 8, 15, 3, 8, 14, 8, 12, 3, 12, 35, 2, 3, 4, 14, 2, 8,
-		6, 35, 20, 14, 11, 2, 8, 14, 7, 7, 18, 6, 10, 10, 2, 15, 2, 8, 1, 5,
-		6, 8, 19, 6, 18, 20, 14, 12, 6, 12, 15, 2, 16, 8, 7, 6, 17, 6, 18, 18,
-		6, 7, 6, 6, 19, 8, 15, 18, 16, 11, 12, 13, 21, 3, 9, 15, 8, 14, 10, 8,
-		22, 14, 2, 11, 7, 8, 10, 6, 12, 7, 6, 18, 8, 7, 3, 20, 14, 11, 12, 3,
-		2, 22, 11, 12, 13, 8, 14, 8, 4, 14, 19, 15, 4, 21, 14, 18, 9, 20, 2, 7,
-		8, 1, 6, 6, 8, 3, 22, 6, 18, 8, 15, 21, 6, 8, 14, 2, 2, 3, 28, 6,
-		7, 8, 30, 9, 3, 15, 14, 32, 4, 6, 6, 7, 8, 20, 30, 14, 32, 11, 20, 9,
-		20, 8, 14, 2, 2, 3, 28, 6, 7, 8, 10, 15, 3, 18, 14, 13, 6, 9, 3, 15,
-		14, 11, 3, 15, 6, 8, 15, 3, 12, 13, 8, 3, 18, 8, 12, 3, 8, 2, 3, 12,
-		13, 6, 18, 8, 22, 14, 2, 11, 7, 28, 24, 10, 19, 14, 20, 21, 14, 9, 10, 24,
-		3, 18, 13, 27, 30, 9, 6, 18, 16, 27, 1, 2, 50, 11, 19, 34, 35, 3, 7, 9,
-		13, 35, 18, 6, 17, 8, 21, 6, 14, 7, 6, 18, 8, 11, 10, 8, 15, 3, 3, 8,
-		2, 3, 12, 13, 12, 11, 32, 51, 14, 9, 15, 21, 8, 11, 10, 8, 12, 3, 8, 2,
-		3, 12, 13, 6, 18, 8, 10, 9, 19, 19, 3, 18, 15, 6, 7, 14, 3, 21, 3, 3,
-		8, 18, 6, 30, 9, 11, 18, 6, 10, 8, 14, 2, 2, 8, 10, 6, 12, 7, 6, 18,
-		10, 8, 15, 3, 8, 14, 9, 15, 21, 6, 12, 15, 11, 4, 14, 15, 6, 8, 28, 11,
-		15, 21, 8, 6, 11, 15, 21, 6, 18, 8, 10, 19, 17, 8, 3, 18, 8, 7, 5, 11,
-		20, 9, 8, 29, 18, 14, 7, 21, 18, 6, 8, 12, 10, 3, 15, 8, 14, 8, 2, 9,
-		20, 6, 20, 1, 6, 18, 8, 3, 17, 8, 15, 21, 11, 10, 8, 20, 14, 11, 2, 11,
-		12, 13, 8, 2, 11, 10, 15, 2, 3, 28, 6, 7, 8, 15, 3, 8, 4, 19, 10, 3,
-		12, 12, 6, 4, 15, 3, 10, 15, 8, 15, 3, 8, 15, 21, 11, 10, 8, 20, 14, 11,
-		2, 11, 12, 13, 8, 2, 11, 10, 15, 6, 12, 7, 15, 21, 3, 18, 11, 31, 6, 7,
-		8, 15, 3, 8, 10, 6, 12, 7, 8, 20, 14, 11, 2, 37, 8, 14, 9, 15, 21, 6,
-		12, 15, 11, 4, 14, 15, 11, 3, 12, 8, 11, 10, 8, 18, 6, 30, 9, 11, 18, 6,
-		7, 6, 12, 7, 11, 12, 13, 8, 10, 15, 19, 14, 20, 3, 8, 27, 38, 3, 18, 8,
-		17, 18, 3, 20, 39, 8, 21, 14, 10, 8, 14, 8, 19, 3, 2, 11, 4, 16, 8, 15,
-		21, 14, 15, 8, 19, 18, 3, 21, 11, 1, 11, 15, 6, 7, 17, 18, 3, 20, 8, 14,
-		12, 8, 14, 7, 7, 18, 6, 10, 10, 8, 15, 21, 14, 15, 8, 21, 14, 10, 8, 1,
-		6, 6, 12, 8, 1, 2, 14, 4, 5, 2, 11, 10, 15, 6, 7, 3, 12, 29, 15, 8,
-		14, 9, 15, 21, 6, 12, 15, 11, 4, 14, 15, 6, 14, 22, 6, 8, 1, 6, 6, 6,
-		12, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 16, 8, 15, 21, 6, 8, 18, 6, 4,
-		11, 19, 11, 6, 12, 15, 32, 4, 6, 6, 7, 6, 7, 8, 15, 21, 6, 18, 6, 8,
-		9, 10, 11, 12, 13, 8, 14, 8, 20, 14, 10, 10, 8, 20, 14, 11, 2, 6, 18, 8,
-		14, 6, 21, 11, 20, 12, 10, 4, 4, 6, 10, 10, 8, 11, 15, 19, 3, 8, 10, 9,
-		1, 20, 11, 15, 8, 20, 6, 10, 10, 14, 13, 6, 10, 8, 15, 3, 8, 15, 21, 11,
-		10, 8, 6, 35, 20, 14, 11, 2, 8, 10, 16, 10, 15, 6, 20, 8, 21, 14, 10, 8,
-		1, 6, 6, 12, 8, 18, 6, 33, 6, 4, 15, 6, 7, 20, 12, 14, 11, 2, 8, 14,
-		1, 21, 11, 28, 7, 19, 7, 18, 6, 10, 10, 8, 21, 14, 10, 8, 1, 6, 6, 12,
-		8, 1, 2, 14, 4, 5, 2, 11, 10, 15, 6, 7, 19, 6, 14, 18, 10, 8, 10, 11,
-		20, 11, 2, 14, 18, 8, 15, 3, 8, 10, 19, 14, 20, 8, 28, 6, 8, 21, 14, 22,
-		6, 8, 18, 6, 4, 6, 11, 22, 6, 7, 8, 1, 6, 17, 3, 18, 6, 18, 6, 14,
-		4, 21, 6, 10, 8, 2, 3, 4, 14, 2, 8, 9, 18, 11, 1, 2, 8, 19, 3, 2,
-		11, 4, 16, 14, 7, 8, 10, 19, 14, 20, 35, 2, 11, 5, 6, 10, 8, 4, 19, 3,
-		12, 10, 11, 7, 6, 18, 6, 7, 8, 10, 19, 14, 20, 18, 3, 1, 14, 1, 2, 16,
-		8, 10, 19, 14, 20, 14, 10, 8, 7, 6, 15, 6, 4, 15, 6, 7, 8, 14, 10, 8,
-		10, 19, 14, 20, 22, 6, 2, 3, 19, 6, 8, 18, 6, 4, 11, 19, 11, 6, 12, 15,
-		8, 21, 11, 14, 10, 8, 1, 6, 6, 12, 8, 7, 6, 12, 11, 6, 7, 10, 8, 11,
-		12, 8, 20, 16, 8, 1, 14, 7, 18, 4, 19, 15, 15, 3, 8, 2, 11, 10, 15, 6,
-		3, 2, 3, 10, 15, 19, 8, 14, 7, 7, 18, 6, 10, 10, 8, 11, 10, 8, 2, 11,
-		10, 15, 6, 7, 8, 11, 12, 8, 15, 21, 6, 8, 18, 1, 2, 6, 10, 10, 14, 13,
-		6, 8, 14, 4, 6, 17, 21, 20, 28, 10, 8, 10, 19, 14, 20, 8, 14, 12, 7, 8,
-		21, 14, 10, 8, 19, 18, 6, 22, 6, 12, 15, 6, 7, 8, 7, 6, 2, 11, 22, 6,
-		18, 16, 3, 9, 2, 7, 8, 12, 3, 15, 8, 1, 6, 8, 7, 6, 2, 11, 22, 6,
-		18, 6, 7, 8, 17, 3, 18, 8, 20, 3, 18, 6, 8, 15, 21, 14, 12, 32, 4, 6,
-		6, 7, 6, 7, 8, 13, 3, 3, 13, 2, 6, 29, 10, 8, 20, 6, 10, 10, 14, 13,
-		6, 8, 21, 6, 14, 7, 6, 18, 8, 10, 11, 31, 6, 8, 2, 11, 20, 11, 15, 10,
-		14, 11, 2, 6, 7, 8, 10, 6, 22, 6, 18, 14, 2, 8, 14, 12, 15, 11, 10, 19,
-		14, 20, 8, 4, 21, 6, 4, 5, 10, 14, 10, 8, 1, 15, 6, 6, 12, 8, 18, 15,
-		6, 33, 6, 4, 15, 6, 7, 8, 1, 6, 4, 14, 9, 10, 6, 8, 11, 15, 8, 14,
-		19, 19, 6, 14, 18, 10, 8, 15, 3, 8, 1, 6, 8, 10, 19, 14, 20, 6, 20, 19,
-		3, 18, 14, 18, 11, 2, 16, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 16, 8, 3,
-		9, 18, 8, 17, 11, 2, 15, 6, 18, 3, 18, 3, 8, 20, 14, 12, 16, 8, 18, 6,
-		4, 11, 19, 11, 6, 12, 15, 10, 11, 13, 13, 6, 18, 6, 7, 8, 14, 8, 10, 19,
-		14, 20, 8, 1, 2, 3, 4, 5, 14, 16, 8, 4, 3, 12, 15, 14, 11, 12, 8, 15,
-		21, 6, 8, 10, 19, 14, 20, 8, 4, 3, 12, 15, 6, 12, 15, 10, 14, 10, 8, 11,
-		12, 12, 17, 6, 4, 15, 6, 7, 8, 28, 11, 15, 21, 8, 14, 8, 22, 11, 18, 9,
-		10, 3, 15, 8, 7, 6, 2, 11, 22, 6, 18, 6, 7, 8, 28, 11, 15, 21, 11, 12,
-		6, 15, 28, 3, 18, 5, 8, 11, 10, 8, 15, 6, 20, 19, 3, 18, 14, 18, 16, 8,
-		1, 2, 14, 4, 5, 2, 11, 10, 15, 6, 7, 6, 12, 18, 7, 6, 18, 29, 10, 8,
-		11, 19, 8, 14, 7, 7, 18, 6, 10, 10, 8, 11, 10, 8, 2, 11, 10, 15, 6, 7,
-		8, 14, 15, 22, 6, 18, 8, 18, 6, 30, 9, 11, 18, 6, 10, 8, 4, 3, 12, 17,
-		11, 18, 20, 14, 15, 11, 3, 12, 85, 8, 6, 32, 11, 15, 56, 57, 55, 58, 59, 55,
-		56, 60, 55, 58, 61, 55, 56, 62, 55, 56, 63, 55, 64, 76, 55, 56, 63, 55, 58, 77,
-		55, 56, 62, 55, 64, 65, 55, 64, 58, 55, 58, 70, 55, 64, 71, 55, 64, 72, 55, 58,
-		73,
+		14, 19, 14, 20, 24, 14, 11, 3, 16, 12, 10, 14, 19, 4, 15, 11, 3, 12, 8, 17,
+		14, 11, 2, 6, 7, 8, 10, 9, 19, 14, 20, 8, 20, 6, 10, 10, 14, 13, 6, 8,
+		12, 3, 15, 8, 30, 9, 6, 9, 6, 7, 12, 10, 11, 13, 12, 6, 7, 8, 7, 10,
+		12, 8, 17, 3, 18, 3, 18, 15, 24, 18, 9, 2, 6, 10, 24, 18, 6, 33, 6, 4,
+		15, 20, 6, 10, 10, 14, 13, 6, 13, 13, 6, 18, 6, 7, 8, 14, 8, 10, 19, 14,
+		20, 8, 1, 2, 3, 4, 5, 33, 19, 14, 12, 8, 7, 6, 8, 4, 3, 12, 12, 6,
+		32, 11, 3, 12, 10, 37, 8, 14, 13, 14, 11, 12, 8, 2, 14, 15, 6, 18, 37, 8,
+		4, 2, 3, 10, 11, 12, 13, 8, 4, 3, 12, 12, 6, 4, 15, 11, 3, 12, 24, 18,
+		12, 8, 3, 12, 8, 10, 20, 15, 19, 8, 14, 9, 15, 21, 6, 12, 15, 11, 4, 14,
+		15, 11, 3, 12, 19, 6, 34, 20, 32, 26, 8, 20, 14, 2, 17, 3, 18, 20, 6, 7,
+		8, 3, 18, 8, 9, 12, 6, 32, 19, 6, 4, 15, 6, 7, 8, 12, 14, 20, 6, 8,
+		10, 6, 18, 22, 6, 18, 8, 18, 6, 19, 2, 16, 4, 12, 18, 10, 15, 6, 19, 18,
+		3, 15, 6, 4, 15, 14, 1, 7, 11, 5, 12, 18, 10, 15, 9, 22, 1, 4, 9, 2,
+		6, 8, 15, 3, 8, 4, 7, 13, 2, 19, 18, 3, 12, 12, 15, 6, 4, 15, 14, 4,
+		15, 8, 2, 7, 14, 19, 8, 10, 6, 18, 22, 6, 18, 6, 2, 11, 22, 6, 18, 8,
+		20, 15, 6, 10, 10, 14, 13, 6, 8, 14, 17, 15, 6, 18, 8, 20, 9, 2, 15, 11,
+		19, 2, 6, 8, 18, 6, 15, 18, 11, 6, 10, 21, 11, 10, 8, 20, 6, 10, 10, 14,
+		13, 6, 8, 14, 17, 15, 6, 18, 6, 15, 8, 2, 3, 4, 14, 2, 8, 11, 10, 10,
+		9, 6, 18, 8, 4, 6, 18, 15, 11, 17, 11, 4, 14, 15, 6, 3, 13, 11, 12, 8,
+		11, 12, 15, 3, 8, 2, 7, 14, 19, 8, 10, 6, 18, 22, 6, 18, 37, 8, 1, 14,
+		7, 8, 4, 18, 6, 7, 6, 12, 15, 11, 14, 2, 10, 18, 3, 4, 6, 10, 10, 8,
+		14, 4, 12, 8, 6, 20, 14, 11, 2, 8, 14, 15, 8, 15, 21, 11, 10, 8, 15, 11,
+		20, 6, 3, 20, 12, 20, 14, 12, 7, 12, 6, 4, 15, 11, 3, 12, 8, 14, 15, 8,
+		15, 21, 11, 10, 8, 15, 11, 20, 6, 6, 2, 10, 14, 16, 8, 17, 3, 18, 3, 2,
+		22, 6, 8, 18, 3, 9, 15, 6, 4, 6, 19, 15, 14, 1, 2, 6, 8, 14, 15, 15,
+		14, 4, 21, 20, 6, 12, 15, 15, 21, 6, 12, 15, 11, 4, 14, 15, 6, 7, 8, 6,
+		10, 20, 14, 11, 2, 8, 11, 10, 8, 12, 3, 15, 8, 14, 4, 4, 6, 19, 15, 6,
+		7, 6, 12, 7, 6, 18, 10, 8, 12, 3, 15, 8, 14, 2, 2, 3, 28, 6, 7, 2,
+		3, 4, 5, 6, 2, 11, 22, 6, 18, 14, 1, 2, 6, 8, 14, 7, 7, 18, 6, 10,
+		10, 20, 19, 2, 6, 20, 6, 12, 15, 6, 7, 8, 4, 3, 20, 20, 14, 12, 7, 12,
+		3, 28, 12, 8, 14, 7, 6, 21, 2, 20, 3, 18, 10, 9, 7, 7, 18, 6, 10, 10,
+		3, 20, 14, 11, 12, 8, 12, 14, 20, 6, 35, 20, 14, 11, 2, 8, 14, 7, 7, 18,
+		6, 10, 10, 3, 10, 15, 3, 4, 14, 2, 8, 19, 9, 14, 18, 15, 10, 6, 18, 14,
+		11, 2, 8, 1, 6, 7, 3, 20, 14, 11, 12, 3, 32, 18, 18, 8, 11, 2, 2, 6,
+		13, 14, 2, 8, 14, 2, 11, 14, 10, 6, 4, 11, 19, 11, 6, 12, 15, 6, 12, 7,
+		6, 18, 8, 14, 7, 7, 18, 6, 10, 10, 10, 6, 18, 6, 4, 6, 10, 10, 14, 18,
+		16, 8, 1, 14, 10, 6, 46, 43, 8, 6, 12, 4, 3, 7, 11, 12, 13, 6, 3, 14,
+		4, 10, 4, 21, 14, 1, 2, 6, 3, 13, 12, 11, 31, 6, 7, 8, 14, 4, 9, 15,
+		21, 6, 12, 15, 11, 4, 14, 15, 11, 3, 12, 8, 15, 16, 19, 6, 3, 20, 20, 14,
+		12, 7, 3, 2, 22, 14, 1, 2, 6, 8, 18, 6, 2, 14, 16, 8, 21, 3, 10, 15,
+		8, 12, 14, 20, 6, 9, 15, 14, 6, 1, 2, 6, 8, 14, 10, 7, 7, 18, 6, 10,
+		10, 6, 12, 7, 6, 18, 8, 14, 7, 7, 18, 6, 10, 10, 14, 1, 2, 6, 8, 14,
+		20, 7, 7, 18, 6, 10, 10, 14, 11, 2, 8, 7, 3, 20, 14, 11, 12, 3, 2, 11,
+		4, 11, 15, 6, 7, 18, 9, 10, 15, 6, 7, 8, 11, 10, 10, 9, 6, 18, 10, 9,
+		14, 2, 8, 18, 14, 15, 6, 8, 3, 17, 8, 20, 9, 14, 11, 2, 8, 3, 18, 11,
+		13, 11, 12, 14, 15, 11, 12, 13, 8, 17, 18, 3, 20, 8, 16, 3, 9, 18, 8, 11,
+		19, 12, 10, 3, 2, 11, 4, 11, 15, 6, 7, 8, 20, 14, 11, 2, 6, 18, 11, 17,
+		11, 16, 14, 1, 2, 6, 8, 10, 6, 12, 7, 6, 11, 18, 12, 13, 8, 11, 19, 14,
+		1, 2, 6, 8, 10, 6, 12, 7, 11, 12, 13, 8, 11, 19, 11, 2, 8, 1, 1, 2,
+		3, 4, 5, 2, 11, 10, 15, 2, 1, 2, 6, 8, 7, 18, 15, 21, 6, 8, 10, 20,
+		15, 19, 8, 18, 6, 2, 14, 16, 8, 14, 15, 8, 16, 3, 9, 18, 8, 10, 6, 18,
+		22, 11, 4, 6, 8, 19, 18, 3, 22, 11, 7, 6, 18, 8, 1, 16, 8, 18, 6, 4,
+		6, 12, 15, 8, 22, 11, 18, 9, 10, 6, 10, 8, 12, 38, 4, 7, 21, 11, 20, 12,
+		3, 18, 10, 15, 9, 3, 20, 19, 2, 14, 11, 12, 15, 10, 3, 6, 10, 8, 12, 12,
+		3, 15, 8, 6, 32, 11, 10, 15, 37, 8, 1, 9, 15, 8, 28, 11, 2, 2, 8, 7,
+		6, 2, 11, 22, 6, 18, 8, 15, 3, 29, 15, 8, 6, 32, 11, 10, 15, 14, 10, 8,
+		6, 20, 15, 32, 4, 6, 6, 7, 6, 7, 8, 30, 9, 3, 15, 14, 37, 8, 1, 3,
+		9, 12, 4, 11, 12, 13, 8, 20, 14, 11, 2, 3, 22, 6, 7, 3, 3, 8, 20, 14,
+		12, 16, 8, 20, 6, 10, 10, 14, 13, 6, 10, 8, 3, 12, 8, 15, 21, 6, 8, 10,
+		6, 18, 22, 6, 18, 12, 10, 22, 14, 2, 11, 7, 8, 3, 18, 15, 9, 22, 6, 18,
+		8, 30, 15, 9, 3, 15, 14, 21, 6, 8, 30, 9, 3, 15, 14, 6, 4, 6, 11, 22,
+		11, 12, 13, 8, 20, 14, 11, 2, 8, 15, 3, 3, 8, 30, 9, 11, 4, 5, 2, 16,
+		6, 18, 20, 11, 12, 14, 15, 6, 7, 12, 5, 12, 3, 28, 12, 14, 11, 11, 2, 1,
+		3, 32, 8, 6, 32, 4, 6, 6, 7, 10, 8, 14, 2, 2, 3, 28, 6, 7, 8, 10,
+		11, 31, 6, 10, 10, 11, 12, 13, 8, 21, 3, 20, 6, 8, 7, 11, 18, 6, 4, 15,
+		3, 18, 16, 14, 3, 20, 6, 8, 7, 3, 6, 10, 8, 12, 3, 15, 8, 18, 6, 17,
+		6, 18, 8, 15, 3, 8, 14, 8, 22, 11, 18, 15, 9, 14, 2, 8, 9, 10, 6, 18,
+		15, 8, 14, 6, 17, 5, 2, 4, 15, 11, 22, 6, 32, 11, 10, 15, 3, 9, 12, 7,
+		12, 3, 28, 12, 11, 10, 15, 6, 7, 8, 11, 12, 8, 19, 9, 1, 2, 11, 4, 8,
+		12, 14, 20, 6, 8, 52, 8, 14, 7, 7, 18, 6, 10, 10, 8, 1, 3, 3, 5, 18,
+		22, 8, 7, 3, 20, 14, 11, 12, 8, 11, 10, 8, 7, 11, 10, 14, 1, 2, 6, 7,
+		6, 18, 8, 30, 9, 3, 15, 14, 24, 8, 38, 47, 23, 24, 42, 24, 42, 39, 6, 17,
+		33, 9, 10, 6, 10, 8, 15, 3, 8, 18, 6, 4, 6, 11, 22, 6, 8, 15, 21, 11,
+		10, 8, 20, 14, 11, 2, 6, 4, 15, 9, 10, 19, 6, 12, 7, 6, 7, 6, 20, 19,
+		3, 18, 14, 18, 11, 2, 16, 8, 10, 9, 10, 19, 6, 12, 7, 6, 7, 12, 5, 12,
+		3, 28, 12, 14, 20, 6, 8, 14, 12, 7, 8, 19, 14, 10, 10, 28, 3, 18, 7, 8,
+		12, 3, 15, 8, 14, 4, 4, 6, 19, 15, 6, 7, 11, 2, 11, 10, 14, 15, 6, 9,
+		18, 8, 11, 12, 4, 3, 12, 12, 9, 8, 84, 14, 7, 6, 11, 2, 11, 7, 35, 14,
+		7, 7, 18, 6, 10, 10, 35, 17, 11, 2, 15, 6, 18, 6, 2, 11, 22, 6, 18, 26,
+		20, 8, 11, 12, 22, 14, 2, 11, 7, 8, 3, 18, 8, 9, 12, 5, 12, 3, 28, 12,
+		8, 22, 11, 18, 15, 9, 14, 2, 8, 9, 10, 6, 18, 14, 11, 2, 26, 8, 14, 4,
+		4, 3, 9, 12, 15, 8, 11, 10, 8, 2, 3, 4, 5, 6, 7, 8, 6, 20, 14, 11,
+		2, 8, 1, 3, 9, 12, 4, 6, 7, 18, 9, 11, 16, 17, 11, 4, 14, 15, 11, 3,
+		12, 8, 17, 14, 11, 2, 9, 18, 6, 8, 2, 3, 28, 8, 18, 6, 19, 9, 15, 14,
+		15, 11, 3, 12, 8, 3, 17, 8, 15, 21, 6, 8, 10, 6, 12, 7, 11, 12, 13, 8,
+		7, 11, 3, 20, 14, 11, 12, 19, 8, 14, 7, 7, 18, 6, 10, 10, 11, 2, 2, 6,
+		31, 8, 6, 10, 10, 14, 16, 6, 18, 8, 19, 2, 9, 10, 8, 15, 14, 18, 7, 24,
+		8, 10, 6, 18, 22, 11, 4, 6, 8, 18, 6, 17, 9, 10, 6, 7, 37, 8, 19, 2,
+		6, 14, 10, 6, 8, 15, 18, 16, 8, 2, 14, 15, 6, 18, 24, 3, 18, 2, 14, 15,
+		6, 11, 10, 3, 12, 9, 10, 8, 7, 17, 19, 6, 15, 6, 4, 15, 6, 7, 3, 9,
+		12, 7, 26, 21, 11, 10, 21, 11, 12, 13, 27, 20, 14, 2, 11, 4, 11, 3, 9, 10,
+		81, 9, 18, 2, 8, 7, 6, 15, 6, 4, 15, 6, 7, 14, 6, 21, 11, 3, 18, 28,
+		18, 10, 12, 11, 12, 13, 26, 8, 9, 12, 11, 32, 8, 17, 18, 3, 20, 8, 2, 3,
+		3, 19, 8, 14, 1, 17, 12, 9, 15, 3, 20, 14, 15, 11, 4, 14, 2, 2, 16, 8,
+		18, 6, 33, 6, 4, 15, 6, 7, 26, 8, 30, 9, 3, 15, 14, 8, 6, 32, 4, 6,
+		6, 7, 6, 7, 2, 3, 4, 5, 6, 7, 8, 1, 16, 18, 3, 31, 6, 12, 8, 3,
+		12, 8, 14, 18, 18, 11, 22, 14, 2, 8, 1, 16, 3, 15, 8, 7, 18, 6, 2, 11,
+		22, 6, 18, 6, 7, 8, 28, 11, 15, 21, 11, 12, 6, 14, 4, 21, 14, 1, 2, 6,
+		8, 28, 11, 15, 21, 11, 12, 8, 15, 21, 6, 8, 14, 2, 2, 3, 28, 6, 7, 8,
+		30, 9, 6, 9, 6, 8, 19, 6, 18, 11, 3, 7, 8, 7, 17, 21, 28, 3, 8, 12,
+		12, 3, 15, 8, 14, 18, 4, 4, 6, 19, 15, 8, 20, 14, 6, 11, 2, 8, 17, 18,
+		3, 20, 8, 7, 21, 16, 12, 14, 20, 11, 4, 8, 11, 19, 10, 3, 10, 15, 10, 8,
+		28, 11, 15, 21, 8, 7, 16, 12, 14, 20, 11, 4, 8, 11, 19, 8, 3, 18, 8, 13,
+		6, 12, 6, 18, 11, 4, 8, 7, 12, 10, 8, 19, 15, 18, 35, 18, 6, 4, 3, 18,
+		7, 10, 10, 10, 14, 13, 6, 10, 8, 4, 3, 12, 15, 14, 11, 12, 11, 12, 13, 8,
+		11, 20, 14, 13, 6, 10, 8, 3, 18, 8, 3, 15, 21, 6, 18, 8, 14, 15, 15, 14,
+		4, 21, 20, 6, 12, 15, 10, 6, 2, 14, 16, 29, 15, 15, 8, 21, 14, 12, 7, 2,
+		6, 8, 20, 14, 11, 2, 8, 17, 3, 18, 8, 14, 4, 4, 6, 19, 15, 8, 10, 19,
+		14, 20, 14, 11, 2, 6, 7, 8, 15, 3, 8, 7, 6, 2, 11, 22, 6, 18, 8, 20,
+		14, 11, 2, 8, 1, 6, 4, 14, 9, 10, 6, 8, 15, 21, 6, 8, 17, 3, 2, 2,
+		3, 28, 11, 12, 13, 8, 14, 7, 7, 18, 6, 10, 10, 8, 18, 6, 4, 11, 19, 11,
+		6, 12, 15, 8, 11, 7, 8, 18, 6, 17, 9, 10, 6, 8, 15, 3, 8, 18, 6, 4,
+		6, 11, 22, 6, 8, 20, 14, 11, 2, 14, 22, 6, 8, 14, 2, 18, 6, 14, 7, 16,
+		8, 20, 14, 7, 6, 8, 12, 9, 20, 6, 18, 3, 9, 10, 8, 14, 15, 15, 6, 20,
+		19, 15, 10, 8, 15, 3, 8, 7, 6, 2, 11, 22, 6, 18, 8, 15, 21, 11, 10, 8,
+		20, 6, 10, 10, 14, 13, 6, 6, 18, 6, 12, 29, 15, 8, 14, 1, 2, 6, 8, 15,
+		3, 8, 17, 11, 12, 7, 8, 15, 21, 6, 8, 18, 6, 4, 11, 19, 11, 6, 12, 15,
+		8, 7, 3, 20, 14, 11, 12, 6, 12, 8, 14, 15, 15, 6, 20, 19, 15, 11, 12, 13,
+		8, 15, 3, 8, 10, 6, 12, 7, 8, 15, 3, 8, 14, 8, 12, 3, 12, 35, 2, 3,
+		4, 14, 2, 8, 6, 35, 20, 14, 11, 2, 8, 14, 7, 7, 18, 6, 10, 10, 2, 15,
+		2, 8, 1, 5, 6, 8, 19, 6, 18, 20, 14, 12, 6, 12, 15, 2, 16, 8, 7, 6,
+		17, 6, 18, 18, 6, 7, 6, 6, 19, 8, 15, 18, 16, 11, 12, 13, 21, 3, 9, 15,
+		8, 14, 10, 8, 22, 14, 2, 11, 7, 8, 10, 6, 12, 7, 6, 18, 8, 7, 3, 20,
+		14, 11, 12, 3, 2, 22, 11, 12, 13, 8, 14, 8, 4, 14, 19, 15, 4, 21, 14, 18,
+		9, 20, 2, 7, 8, 1, 6, 6, 8, 3, 22, 6, 18, 8, 15, 21, 6, 8, 14, 2,
+		2, 3, 28, 6, 7, 8, 30, 9, 3, 15, 14, 32, 4, 6, 6, 7, 8, 20, 30, 14,
+		32, 11, 20, 9, 20, 8, 14, 2, 2, 3, 28, 6, 7, 8, 10, 15, 3, 18, 14, 13,
+		6, 9, 3, 15, 14, 11, 3, 15, 6, 8, 15, 3, 12, 13, 8, 3, 18, 8, 12, 3,
+		8, 2, 3, 12, 13, 6, 18, 8, 22, 14, 2, 11, 7, 28, 24, 10, 19, 14, 20, 21,
+		14, 9, 10, 24, 3, 18, 13, 27, 30, 9, 6, 18, 16, 27, 1, 2, 50, 11, 19, 34,
+		35, 3, 7, 9, 13, 35, 18, 6, 17, 8, 21, 6, 14, 7, 6, 18, 8, 11, 10, 8,
+		15, 3, 3, 8, 2, 3, 12, 13, 12, 11, 32, 51, 14, 9, 15, 21, 8, 11, 10, 8,
+		12, 3, 8, 2, 3, 12, 13, 6, 18, 8, 10, 9, 19, 19, 3, 18, 15, 6, 7, 14,
+		3, 21, 3, 3, 8, 18, 6, 30, 9, 11, 18, 6, 10, 8, 14, 2, 2, 8, 10, 6,
+		12, 7, 6, 18, 10, 8, 15, 3, 8, 14, 9, 15, 21, 6, 12, 15, 11, 4, 14, 15,
+		6, 8, 28, 11, 15, 21, 8, 6, 11, 15, 21, 6, 18, 8, 10, 19, 17, 8, 3, 18,
+		8, 7, 5, 11, 20, 9, 8, 29, 18, 14, 7, 21, 18, 6, 8, 12, 10, 3, 15, 8,
+		14, 8, 2, 9, 20, 6, 20, 1, 6, 18, 8, 3, 17, 8, 15, 21, 11, 10, 8, 20,
+		14, 11, 2, 11, 12, 13, 8, 2, 11, 10, 15, 2, 3, 28, 6, 7, 8, 15, 3, 8,
+		4, 19, 10, 3, 12, 12, 6, 4, 15, 3, 10, 15, 8, 15, 3, 8, 15, 21, 11, 10,
+		8, 20, 14, 11, 2, 11, 12, 13, 8, 2, 11, 10, 15, 6, 12, 7, 15, 21, 3, 18,
+		11, 31, 6, 7, 8, 15, 3, 8, 10, 6, 12, 7, 8, 20, 14, 11, 2, 37, 8, 14,
+		9, 15, 21, 6, 12, 15, 11, 4, 14, 15, 11, 3, 12, 8, 11, 10, 8, 18, 6, 30,
+		9, 11, 18, 6, 7, 6, 12, 7, 11, 12, 13, 8, 10, 15, 19, 14, 20, 3, 8, 27,
+		38, 3, 18, 8, 17, 18, 3, 20, 39, 8, 21, 14, 10, 8, 14, 8, 19, 3, 2, 11,
+		4, 16, 8, 15, 21, 14, 15, 8, 19, 18, 3, 21, 11, 1, 11, 15, 6, 7, 17, 18,
+		3, 20, 8, 14, 12, 8, 14, 7, 7, 18, 6, 10, 10, 8, 15, 21, 14, 15, 8, 21,
+		14, 10, 8, 1, 6, 6, 12, 8, 1, 2, 14, 4, 5, 2, 11, 10, 15, 6, 7, 3,
+		12, 29, 15, 8, 14, 9, 15, 21, 6, 12, 15, 11, 4, 14, 15, 6, 14, 22, 6, 8,
+		1, 6, 6, 6, 12, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 16, 8, 15, 21, 6,
+		8, 18, 6, 4, 11, 19, 11, 6, 12, 15, 32, 4, 6, 6, 7, 6, 7, 8, 15, 21,
+		6, 18, 6, 8, 9, 10, 11, 12, 13, 8, 14, 8, 20, 14, 10, 10, 8, 20, 14, 11,
+		2, 6, 18, 8, 14, 6, 21, 11, 20, 12, 10, 4, 4, 6, 10, 10, 8, 11, 15, 19,
+		3, 8, 10, 9, 1, 20, 11, 15, 8, 20, 6, 10, 10, 14, 13, 6, 10, 8, 15, 3,
+		8, 15, 21, 11, 10, 8, 6, 35, 20, 14, 11, 2, 8, 10, 16, 10, 15, 6, 20, 8,
+		21, 14, 10, 8, 1, 6, 6, 12, 8, 18, 6, 33, 6, 4, 15, 6, 7, 20, 12, 14,
+		11, 2, 8, 14, 1, 21, 11, 28, 7, 19, 7, 18, 6, 10, 10, 8, 21, 14, 10, 8,
+		1, 6, 6, 12, 8, 1, 2, 14, 4, 5, 2, 11, 10, 15, 6, 7, 19, 6, 14, 18,
+		10, 8, 10, 11, 20, 11, 2, 14, 18, 8, 15, 3, 8, 10, 19, 14, 20, 8, 28, 6,
+		8, 21, 14, 22, 6, 8, 18, 6, 4, 6, 11, 22, 6, 7, 8, 1, 6, 17, 3, 18,
+		6, 18, 6, 14, 4, 21, 6, 10, 8, 2, 3, 4, 14, 2, 8, 9, 18, 11, 1, 2,
+		8, 19, 3, 2, 11, 4, 16, 14, 7, 8, 10, 19, 14, 20, 35, 2, 11, 5, 6, 10,
+		8, 4, 19, 3, 12, 10, 11, 7, 6, 18, 6, 7, 8, 10, 19, 14, 20, 18, 3, 1,
+		14, 1, 2, 16, 8, 10, 19, 14, 20, 14, 10, 8, 7, 6, 15, 6, 4, 15, 6, 7,
+		8, 14, 10, 8, 10, 19, 14, 20, 22, 6, 2, 3, 19, 6, 8, 18, 6, 4, 11, 19,
+		11, 6, 12, 15, 8, 21, 11, 14, 10, 8, 1, 6, 6, 12, 8, 7, 6, 12, 11, 6,
+		7, 10, 8, 11, 12, 8, 20, 16, 8, 1, 14, 7, 18, 4, 19, 15, 15, 3, 8, 2,
+		11, 10, 15, 6, 3, 2, 3, 10, 15, 19, 8, 14, 7, 7, 18, 6, 10, 10, 8, 11,
+		10, 8, 2, 11, 10, 15, 6, 7, 8, 11, 12, 8, 15, 21, 6, 8, 18, 1, 2, 6,
+		10, 10, 14, 13, 6, 8, 14, 4, 6, 17, 21, 20, 28, 10, 8, 10, 19, 14, 20, 8,
+		14, 12, 7, 8, 21, 14, 10, 8, 19, 18, 6, 22, 6, 12, 15, 6, 7, 8, 7, 6,
+		2, 11, 22, 6, 18, 16, 3, 9, 2, 7, 8, 12, 3, 15, 8, 1, 6, 8, 7, 6,
+		2, 11, 22, 6, 18, 6, 7, 8, 17, 3, 18, 8, 20, 3, 18, 6, 8, 15, 21, 14,
+		12, 32, 4, 6, 6, 7, 6, 7, 8, 13, 3, 3, 13, 2, 6, 29, 10, 8, 20, 6,
+		10, 10, 14, 13, 6, 8, 21, 6, 14, 7, 6, 18, 8, 10, 11, 31, 6, 8, 2, 11,
+		20, 11, 15, 10, 14, 11, 2, 6, 7, 8, 10, 6, 22, 6, 18, 14, 2, 8, 14, 12,
+		15, 11, 10, 19, 14, 20, 8, 4, 21, 6, 4, 5, 10, 14, 10, 8, 1, 15, 6, 6,
+		12, 8, 18, 15, 6, 33, 6, 4, 15, 6, 7, 8, 1, 6, 4, 14, 9, 10, 6, 8,
+		11, 15, 8, 14, 19, 19, 6, 14, 18, 10, 8, 15, 3, 8, 1, 6, 8, 10, 19, 14,
+		20, 6, 20, 19, 3, 18, 14, 18, 11, 2, 16, 8, 1, 2, 3, 4, 5, 6, 7, 8,
+		1, 16, 8, 3, 9, 18, 8, 17, 11, 2, 15, 6, 18, 3, 18, 3, 8, 20, 14, 12,
+		16, 8, 18, 6, 4, 11, 19, 11, 6, 12, 15, 10, 11, 13, 13, 6, 18, 6, 7, 8,
+		14, 8, 10, 19, 14, 20, 8, 1, 2, 3, 4, 5, 14, 16, 8, 4, 3, 12, 15, 14,
+		11, 12, 8, 15, 21, 6, 8, 10, 19, 14, 20, 8, 4, 3, 12, 15, 6, 12, 15, 10,
+		14, 10, 8, 11, 12, 12, 17, 6, 4, 15, 6, 7, 8, 28, 11, 15, 21, 8, 14, 8,
+		22, 11, 18, 9, 10, 3, 15, 8, 7, 6, 2, 11, 22, 6, 18, 6, 7, 8, 28, 11,
+		15, 21, 11, 12, 6, 15, 28, 3, 18, 5, 8, 11, 10, 8, 15, 6, 20, 19, 3, 18,
+		14, 18, 16, 8, 1, 2, 14, 4, 5, 2, 11, 10, 15, 6, 7, 6, 12, 18, 7, 6,
+		18, 29, 10, 8, 11, 19, 8, 14, 7, 7, 18, 6, 10, 10, 8, 11, 10, 8, 2, 11,
+		10, 15, 6, 7, 8, 14, 15, 22, 6, 18, 8, 18, 6, 30, 9, 11, 18, 6, 10, 8,
+		4, 3, 12, 17, 11, 18, 20, 14, 15, 11, 3, 12, 85, 8, 6, 32, 11, 15, 56, 57,
+		55, 58, 59, 55, 56, 60, 55, 58, 61, 55, 56, 62, 55, 56, 63, 55, 64, 76, 55, 56,
+		63, 55, 58, 77, 55, 56, 62, 55, 64, 65, 55, 64, 58, 55, 58, 70, 55, 64, 71, 55,
+		64, 72, 55, 58, 73,
 	},
 	edgeTo: []int32{
 		1, 19, 165, 180, 211, 347, 352, 379, 599, 617, 693, 759, 2857, 4219, 6023, 8387, 9782, 10273, 10357, 11495,
-		13380, 13440, 13479, 14009, 17394, 19236, 19633, 20617, 20821, 23467, 26302, 30062, 31382, 31665, 32433, 32493, 33647, 33654, 2, 3,
+		13380, 13440, 13479, 14009, 17394, 19236, 19633, 20617, 20821, 23467, 26302, 30086, 31406, 31689, 32457, 32517, 33671, 33678, 2, 3,
 		4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 20, 76, 83, 96, 103,
 		123, 21, 22, 69, 23, 29, 39, 54, 63, 24, 25, 26, 27, 28, 30, 31, 35, 32, 33, 34,
 		36, 37, 38, 40, 41, 42, 45, 48, 51, 43, 44, 46, 47, 49, 50, 52, 53, 55, 56, 57,
@@ -22469,7 +22606,7 @@ var builtinTrie = &trie{
 		26228, 26229, 26230, 26232, 26233, 26234, 26235, 26237, 26238, 26239, 26240, 26241, 26242, 26243, 26244, 26245, 26246, 26247, 26248, 26249,
 		26250, 26251, 26252, 26253, 26254, 26255, 26256, 26257, 26259, 26260, 26261, 26262, 26263, 26264, 26265, 26266, 26267, 26268, 26269, 26270,
 		26271, 26272, 26273, 26274, 26275, 26276, 26277, 26278, 26279, 26280, 26281, 26282, 26283, 26284, 26285, 26286, 26287, 26289, 26290, 26291,
-		26292, 26293, 26294, 26296, 26297, 26298, 26299, 26300, 26301, 26303, 26335, 26711, 29067, 29161, 29306, 29856, 29987, 30013, 26304, 26305,
+		26292, 26293, 26294, 26296, 26297, 26298, 26299, 26300, 26301, 26303, 26335, 26711, 29067, 29161, 29306, 29856, 30011, 30037, 26304, 26305,
 		26306, 26307, 26308, 26309, 26310, 26311, 26312, 26313, 26314, 26315, 26316, 26317, 26318, 26319, 26320, 26321, 26322, 26323, 26324, 26325,
 		26326, 26327, 26328, 26329, 26330, 26331, 26332, 26333, 26334, 26336, 26675, 26337, 26338, 26339, 26340, 26341, 26342, 26433, 26343, 26344,
 		26345, 26346, 26367, 26419, 26427, 26347, 26348, 26349, 26350, 26351, 26352, 26353, 26354, 26355, 26356, 26357, 26358, 26359, 26360, 26361,
@@ -22647,217 +22784,218 @@ var builtinTrie = &trie{
 		29790, 29791, 29792, 29793, 29794, 29795, 29796, 29797, 29798, 29799, 29800, 29801, 29802, 29803, 29804, 29805, 29806, 29807, 29808, 29809,
 		29810, 29811, 29812, 29813, 29814, 29815, 29816, 29817, 29818, 29819, 29820, 29821, 29822, 29823, 29824, 29825, 29826, 29827, 29828, 29829,
 		29830, 29831, 29832, 29833, 29834, 29835, 29836, 29837, 29839, 29840, 29841, 29842, 29851, 29843, 29844, 29845, 29846, 29847, 29848, 29849,
-		29850, 29852, 29853, 29854, 29855, 29857, 29913, 29933, 29953, 29858, 29859, 29860, 29861, 29862, 29863, 29864, 29865, 29866, 29867, 29868,
-		29869, 29870, 29871, 29872, 29873, 29874, 29897, 29875, 29876, 29877, 29878, 29879, 29880, 29881, 29882, 29883, 29884, 29885, 29886, 29887,
-		29888, 29889, 29890, 29891, 29892, 29893, 29894, 29895, 29896, 29898, 29899, 29900, 29901, 29902, 29903, 29904, 29905, 29906, 29907, 29908,
-		29909, 29910, 29911, 29912, 29914, 29915, 29916, 29917, 29918, 29919, 29920, 29921, 29922, 29923, 29924, 29925, 29926, 29927, 29928, 29929,
-		29930, 29931, 29932, 29934, 29937, 29935, 29936, 29938, 29939, 29940, 29941, 29942, 29943, 29944, 29945, 29946, 29947, 29948, 29949, 29950,
-		29951, 29952, 29954, 29955, 29956, 29957, 29958, 29959, 29960, 29961, 29962, 29963, 29964, 29965, 29966, 29967, 29968, 29969, 29970, 29971,
-		29972, 29973, 29974, 29975, 29976, 29977, 29978, 29979, 29980, 29981, 29982, 29983, 29984, 29985, 29986, 29988, 29989, 29990, 29991, 29992,
-		29993, 29994, 29995, 29996, 29997, 29998, 29999, 30000, 30001, 30002, 30003, 30004, 30005, 30006, 30007, 30008, 30009, 30010, 30011, 30012,
-		30014, 30015, 30016, 30017, 30018, 30019, 30020, 30021, 30022, 30023, 30024, 30025, 30026, 30027, 30028, 30029, 30030, 30031, 30032, 30033,
-		30034, 30035, 30036, 30037, 30038, 30039, 30040, 30041, 30042, 30043, 30044, 30045, 30046, 30047, 30048, 30049, 30050, 30051, 30052, 30053,
-		30054, 30055, 30056, 30057, 30058, 30059, 30060, 30061, 30063, 30072, 30802, 30819, 31362, 30064, 30065, 30066, 30067, 30068, 30069, 30070,
-		30071, 30073, 30377, 30382, 30401, 30420, 30535, 30560, 30681, 30690, 30704, 30763, 30074, 30304, 30324, 30075, 30076, 30077, 30078, 30079,
-		30080, 30081, 30104, 30160, 30188, 30227, 30284, 30082, 30083, 30084, 30088, 30085, 30086, 30087, 30089, 30090, 30091, 30092, 30093, 30094,
-		30095, 30096, 30097, 30098, 30099, 30100, 30101, 30102, 30103, 30105, 30106, 30107, 30108, 30109, 30110, 30111, 30112, 30142, 30113, 30114,
-		30115, 30116, 30117, 30118, 30119, 30120, 30121, 30122, 30123, 30124, 30125, 30126, 30127, 30128, 30129, 30130, 30131, 30132, 30133, 30134,
-		30135, 30136, 30137, 30138, 30139, 30140, 30141, 30143, 30144, 30145, 30146, 30147, 30148, 30149, 30150, 30151, 30152, 30153, 30154, 30155,
-		30156, 30157, 30158, 30159, 30161, 30162, 30163, 30164, 30165, 30166, 30167, 30168, 30169, 30170, 30171, 30172, 30173, 30174, 30175, 30176,
-		30177, 30178, 30179, 30180, 30181, 30182, 30183, 30184, 30185, 30186, 30187, 30189, 30190, 30191, 30192, 30193, 30194, 30195, 30196, 30197,
-		30198, 30199, 30200, 30201, 30202, 30203, 30204, 30205, 30206, 30207, 30208, 30209, 30210, 30211, 30212, 30213, 30214, 30215, 30216, 30217,
-		30218, 30219, 30220, 30221, 30222, 30223, 30224, 30225, 30226, 30228, 30229, 30230, 30231, 30232, 30233, 30234, 30235, 30256, 30236, 30237,
-		30238, 30239, 30240, 30241, 30242, 30243, 30244, 30245, 30246, 30247, 30248, 30249, 30250, 30251, 30252, 30253, 30254, 30255, 30257, 30258,
-		30263, 30259, 30260, 30261, 30262, 30264, 30265, 30266, 30267, 30268, 30269, 30270, 30271, 30272, 30273, 30274, 30275, 30276, 30277, 30278,
-		30279, 30280, 30281, 30282, 30283, 30285, 30286, 30293, 30287, 30288, 30289, 30290, 30291, 30292, 30294, 30295, 30296, 30297, 30298, 30299,
-		30300, 30301, 30302, 30303, 30305, 30306, 30307, 30308, 30309, 30310, 30311, 30312, 30313, 30314, 30315, 30316, 30317, 30318, 30319, 30320,
-		30321, 30322, 30323, 30325, 30326, 30327, 30328, 30329, 30330, 30331, 30332, 30333, 30334, 30335, 30336, 30337, 30358, 30338, 30339, 30340,
-		30341, 30342, 30343, 30344, 30345, 30346, 30347, 30348, 30349, 30350, 30351, 30352, 30353, 30354, 30355, 30356, 30357, 30359, 30360, 30361,
-		30362, 30363, 30364, 30365, 30366, 30367, 30368, 30369, 30370, 30371, 30372, 30373, 30374, 30375, 30376, 30378, 30379, 30380, 30381, 30383,
-		30384, 30385, 30386, 30387, 30388, 30389, 30390, 30391, 30392, 30393, 30394, 30395, 30396, 30397, 30398, 30399, 30400, 30402, 30403, 30404,
-		30405, 30406, 30407, 30408, 30409, 30410, 30411, 30412, 30413, 30414, 30415, 30416, 30417, 30418, 30419, 30421, 30422, 30423, 30424, 30425,
-		30426, 30433, 30444, 30458, 30462, 30476, 30492, 30508, 30517, 30531, 30427, 30428, 30429, 30430, 30431, 30432, 30434, 30435, 30436, 30437,
-		30438, 30439, 30440, 30441, 30442, 30443, 30445, 30446, 30447, 30448, 30449, 30450, 30451, 30452, 30453, 30454, 30455, 30456, 30457, 30459,
-		30460, 30461, 30463, 30464, 30465, 30466, 30467, 30468, 30472, 30469, 30470, 30471, 30473, 30474, 30475, 30477, 30478, 30479, 30480, 30487,
-		30490, 30481, 30482, 30483, 30484, 30485, 30486, 30488, 30489, 30491, 30493, 30494, 30495, 30496, 30497, 30498, 30499, 30500, 30501, 30502,
-		30503, 30504, 30505, 30506, 30507, 30509, 30510, 30511, 30512, 30513, 30514, 30515, 30516, 30518, 30519, 30520, 30521, 30522, 30523, 30524,
-		30525, 30526, 30527, 30528, 30529, 30530, 30532, 30533, 30534, 30536, 30537, 30538, 30539, 30540, 30541, 30542, 30543, 30544, 30545, 30546,
-		30547, 30548, 30549, 30550, 30551, 30552, 30553, 30554, 30555, 30556, 30557, 30558, 30559, 30561, 30628, 30562, 30569, 30604, 30563, 30564,
-		30565, 30566, 30567, 30568, 30570, 30571, 30572, 30573, 30574, 30575, 30576, 30577, 30578, 30597, 30579, 30580, 30581, 30582, 30583, 30584,
-		30585, 30586, 30587, 30588, 30589, 30590, 30591, 30592, 30593, 30594, 30595, 30596, 30598, 30599, 30600, 30601, 30602, 30603, 30605, 30606,
-		30607, 30608, 30609, 30610, 30611, 30612, 30613, 30614, 30615, 30616, 30617, 30618, 30619, 30620, 30621, 30622, 30623, 30624, 30625, 30626,
-		30627, 30629, 30630, 30631, 30657, 30632, 30633, 30634, 30635, 30636, 30643, 30637, 30638, 30639, 30640, 30641, 30642, 30644, 30645, 30646,
-		30647, 30648, 30649, 30650, 30651, 30652, 30653, 30654, 30655, 30656, 30658, 30659, 30660, 30661, 30662, 30663, 30670, 30664, 30665, 30666,
-		30667, 30668, 30669, 30671, 30672, 30673, 30674, 30675, 30676, 30677, 30678, 30679, 30680, 30682, 30683, 30684, 30685, 30686, 30687, 30688,
-		30689, 30691, 30692, 30693, 30694, 30695, 30696, 30697, 30698, 30699, 30700, 30701, 30702, 30703, 30705, 30706, 30707, 30708, 30709, 30710,
-		30711, 30712, 30713, 30714, 30715, 30716, 30717, 30718, 30747, 30719, 30720, 30721, 30722, 30723, 30724, 30725, 30726, 30727, 30728, 30729,
-		30730, 30731, 30732, 30733, 30734, 30735, 30736, 30737, 30738, 30739, 30740, 30741, 30742, 30743, 30744, 30745, 30746, 30748, 30749, 30750,
-		30751, 30752, 30753, 30754, 30755, 30756, 30757, 30758, 30759, 30760, 30761, 30762, 30764, 30765, 30766, 30767, 30768, 30786, 30769, 30770,
-		30771, 30772, 30773, 30774, 30775, 30776, 30777, 30778, 30780, 30779, 30781, 30782, 30783, 30784, 30785, 30787, 30788, 30789, 30790, 30791,
-		30792, 30793, 30794, 30795, 30796, 30797, 30798, 30799, 30800, 30801, 30803, 30816, 30804, 30814, 30805, 30806, 30807, 30808, 30809, 30810,
-		30811, 30812, 30813, 30815, 30817, 30818, 30820, 30821, 30861, 30880, 30822, 30823, 30824, 30825, 30826, 30827, 30828, 30829, 30830, 30831,
-		30832, 30833, 30834, 30835, 30836, 30837, 30838, 30839, 30840, 30841, 30842, 30843, 30844, 30845, 30846, 30847, 30848, 30849, 30850, 30851,
-		30852, 30853, 30854, 30855, 30856, 30857, 30858, 30859, 30860, 30862, 30863, 30864, 30865, 30866, 30867, 30868, 30869, 30870, 30871, 30872,
-		30873, 30874, 30875, 30876, 30877, 30878, 30879, 30881, 31332, 30882, 30883, 30893, 30937, 31006, 31077, 31126, 31223, 31263, 31295, 31304,
-		31325, 30884, 30885, 30886, 30887, 30888, 30889, 30890, 30891, 30892, 30894, 30895, 30896, 30897, 30928, 30898, 30899, 30900, 30901, 30902,
-		30903, 30904, 30905, 30906, 30907, 30908, 30909, 30910, 30911, 30912, 30913, 30914, 30915, 30916, 30917, 30918, 30919, 30920, 30921, 30922,
-		30923, 30924, 30925, 30926, 30927, 30929, 30930, 30931, 30932, 30933, 30934, 30935, 30936, 30938, 30939, 30940, 30941, 30970, 30975, 30942,
-		30943, 30944, 30945, 30946, 30947, 30948, 30949, 30950, 30951, 30952, 30953, 30954, 30955, 30956, 30957, 30958, 30959, 30960, 30961, 30962,
-		30963, 30964, 30965, 30966, 30967, 30968, 30969, 30971, 30972, 30973, 30974, 30976, 30977, 30978, 30979, 30980, 30981, 30982, 30983, 30984,
-		30985, 30986, 30987, 30988, 30989, 30990, 30991, 30992, 30993, 30994, 30995, 30996, 30997, 30998, 30999, 31000, 31001, 31002, 31003, 31004,
-		31005, 31007, 31013, 31008, 31009, 31010, 31011, 31012, 31014, 31015, 31034, 31060, 31070, 31016, 31017, 31018, 31019, 31020, 31025, 31021,
-		31022, 31023, 31024, 31026, 31027, 31028, 31029, 31030, 31031, 31032, 31033, 31035, 31036, 31037, 31038, 31039, 31040, 31041, 31042, 31043,
-		31044, 31045, 31046, 31047, 31048, 31049, 31050, 31051, 31052, 31053, 31054, 31055, 31056, 31057, 31058, 31059, 31061, 31062, 31063, 31064,
-		31065, 31066, 31067, 31068, 31069, 31071, 31072, 31073, 31074, 31075, 31076, 31078, 31105, 31079, 31080, 31081, 31082, 31083, 31084, 31085,
-		31086, 31087, 31088, 31089, 31090, 31091, 31092, 31093, 31094, 31095, 31096, 31097, 31098, 31099, 31100, 31101, 31102, 31103, 31104, 31106,
-		31107, 31108, 31109, 31110, 31111, 31112, 31113, 31114, 31115, 31116, 31117, 31118, 31119, 31120, 31121, 31122, 31123, 31124, 31125, 31127,
-		31163, 31128, 31129, 31130, 31131, 31132, 31133, 31134, 31135, 31136, 31137, 31138, 31139, 31140, 31141, 31142, 31143, 31144, 31145, 31146,
-		31147, 31148, 31149, 31150, 31151, 31152, 31153, 31154, 31155, 31156, 31157, 31158, 31159, 31160, 31161, 31162, 31164, 31165, 31166, 31172,
-		31177, 31182, 31187, 31167, 31168, 31169, 31170, 31171, 31173, 31174, 31175, 31176, 31178, 31179, 31180, 31181, 31183, 31184, 31185, 31186,
-		31188, 31189, 31190, 31191, 31192, 31193, 31194, 31195, 31196, 31197, 31198, 31199, 31200, 31201, 31202, 31203, 31204, 31205, 31206, 31207,
-		31208, 31209, 31210, 31211, 31212, 31213, 31214, 31215, 31216, 31217, 31218, 31219, 31220, 31221, 31222, 31224, 31244, 31225, 31226, 31227,
-		31228, 31229, 31230, 31231, 31232, 31233, 31234, 31235, 31236, 31237, 31238, 31239, 31240, 31241, 31242, 31243, 31245, 31246, 31247, 31248,
-		31249, 31250, 31251, 31252, 31253, 31254, 31255, 31256, 31257, 31258, 31259, 31260, 31261, 31262, 31264, 31265, 31291, 31266, 31267, 31268,
-		31269, 31270, 31271, 31272, 31273, 31274, 31275, 31276, 31277, 31278, 31279, 31280, 31281, 31282, 31283, 31284, 31285, 31286, 31287, 31288,
-		31289, 31290, 31292, 31293, 31294, 31296, 31297, 31298, 31299, 31300, 31301, 31302, 31303, 31305, 31306, 31307, 31308, 31309, 31310, 31311,
-		31312, 31313, 31314, 31315, 31316, 31317, 31318, 31319, 31320, 31321, 31322, 31323, 31324, 31326, 31327, 31328, 31329, 31330, 31331, 31333,
-		31334, 31335, 31336, 31337, 31338, 31339, 31340, 31341, 31342, 31343, 31344, 31345, 31346, 31347, 31348, 31349, 31350, 31351, 31352, 31353,
-		31354, 31355, 31356, 31357, 31358, 31359, 31360, 31361, 31363, 31364, 31365, 31366, 31367, 31368, 31369, 31370, 31371, 31372, 31373, 31374,
-		31375, 31376, 31377, 31378, 31379, 31380, 31381, 31383, 31402, 31479, 31606, 31384, 31385, 31386, 31387, 31388, 31389, 31390, 31391, 31392,
-		31393, 31394, 31395, 31396, 31397, 31398, 31399, 31400, 31401, 31403, 31404, 31405, 31406, 31407, 31408, 31409, 31442, 31410, 31411, 31412,
-		31413, 31414, 31415, 31416, 31417, 31418, 31419, 31420, 31421, 31422, 31423, 31424, 31425, 31426, 31427, 31428, 31429, 31430, 31431, 31432,
-		31433, 31434, 31435, 31436, 31437, 31438, 31439, 31440, 31441, 31443, 31444, 31445, 31446, 31447, 31448, 31449, 31450, 31451, 31452, 31453,
-		31454, 31455, 31456, 31457, 31458, 31459, 31460, 31461, 31462, 31463, 31464, 31465, 31466, 31467, 31468, 31469, 31470, 31471, 31472, 31473,
-		31474, 31475, 31476, 31477, 31478, 31480, 31546, 31481, 31498, 31482, 31483, 31484, 31485, 31486, 31487, 31488, 31489, 31490, 31491, 31492,
-		31493, 31494, 31495, 31496, 31497, 31499, 31500, 31501, 31502, 31503, 31504, 31505, 31506, 31507, 31508, 31509, 31510, 31511, 31512, 31513,
-		31514, 31515, 31516, 31517, 31518, 31519, 31520, 31521, 31522, 31523, 31524, 31525, 31526, 31527, 31528, 31529, 31530, 31536, 31531, 31532,
-		31533, 31534, 31535, 31537, 31538, 31539, 31540, 31541, 31542, 31543, 31544, 31545, 31547, 31548, 31549, 31550, 31551, 31552, 31553, 31554,
-		31555, 31556, 31557, 31558, 31559, 31560, 31561, 31562, 31563, 31564, 31565, 31566, 31567, 31568, 31569, 31570, 31571, 31572, 31573, 31574,
+		29850, 29852, 29853, 29854, 29855, 29857, 29937, 29957, 29977, 29858, 29859, 29860, 29913, 29861, 29862, 29863, 29864, 29865, 29866, 29867,
+		29868, 29869, 29870, 29871, 29872, 29873, 29874, 29897, 29875, 29876, 29877, 29878, 29879, 29880, 29881, 29882, 29883, 29884, 29885, 29886,
+		29887, 29888, 29889, 29890, 29891, 29892, 29893, 29894, 29895, 29896, 29898, 29899, 29900, 29901, 29902, 29903, 29904, 29905, 29906, 29907,
+		29908, 29909, 29910, 29911, 29912, 29914, 29915, 29916, 29917, 29918, 29919, 29920, 29921, 29922, 29923, 29924, 29925, 29926, 29927, 29928,
+		29929, 29930, 29931, 29932, 29933, 29934, 29935, 29936, 29938, 29939, 29940, 29941, 29942, 29943, 29944, 29945, 29946, 29947, 29948, 29949,
+		29950, 29951, 29952, 29953, 29954, 29955, 29956, 29958, 29961, 29959, 29960, 29962, 29963, 29964, 29965, 29966, 29967, 29968, 29969, 29970,
+		29971, 29972, 29973, 29974, 29975, 29976, 29978, 29979, 29980, 29981, 29982, 29983, 29984, 29985, 29986, 29987, 29988, 29989, 29990, 29991,
+		29992, 29993, 29994, 29995, 29996, 29997, 29998, 29999, 30000, 30001, 30002, 30003, 30004, 30005, 30006, 30007, 30008, 30009, 30010, 30012,
+		30013, 30014, 30015, 30016, 30017, 30018, 30019, 30020, 30021, 30022, 30023, 30024, 30025, 30026, 30027, 30028, 30029, 30030, 30031, 30032,
+		30033, 30034, 30035, 30036, 30038, 30039, 30040, 30041, 30042, 30043, 30044, 30045, 30046, 30047, 30048, 30049, 30050, 30051, 30052, 30053,
+		30054, 30055, 30056, 30057, 30058, 30059, 30060, 30061, 30062, 30063, 30064, 30065, 30066, 30067, 30068, 30069, 30070, 30071, 30072, 30073,
+		30074, 30075, 30076, 30077, 30078, 30079, 30080, 30081, 30082, 30083, 30084, 30085, 30087, 30096, 30826, 30843, 31386, 30088, 30089, 30090,
+		30091, 30092, 30093, 30094, 30095, 30097, 30401, 30406, 30425, 30444, 30559, 30584, 30705, 30714, 30728, 30787, 30098, 30328, 30348, 30099,
+		30100, 30101, 30102, 30103, 30104, 30105, 30128, 30184, 30212, 30251, 30308, 30106, 30107, 30108, 30112, 30109, 30110, 30111, 30113, 30114,
+		30115, 30116, 30117, 30118, 30119, 30120, 30121, 30122, 30123, 30124, 30125, 30126, 30127, 30129, 30130, 30131, 30132, 30133, 30134, 30135,
+		30136, 30166, 30137, 30138, 30139, 30140, 30141, 30142, 30143, 30144, 30145, 30146, 30147, 30148, 30149, 30150, 30151, 30152, 30153, 30154,
+		30155, 30156, 30157, 30158, 30159, 30160, 30161, 30162, 30163, 30164, 30165, 30167, 30168, 30169, 30170, 30171, 30172, 30173, 30174, 30175,
+		30176, 30177, 30178, 30179, 30180, 30181, 30182, 30183, 30185, 30186, 30187, 30188, 30189, 30190, 30191, 30192, 30193, 30194, 30195, 30196,
+		30197, 30198, 30199, 30200, 30201, 30202, 30203, 30204, 30205, 30206, 30207, 30208, 30209, 30210, 30211, 30213, 30214, 30215, 30216, 30217,
+		30218, 30219, 30220, 30221, 30222, 30223, 30224, 30225, 30226, 30227, 30228, 30229, 30230, 30231, 30232, 30233, 30234, 30235, 30236, 30237,
+		30238, 30239, 30240, 30241, 30242, 30243, 30244, 30245, 30246, 30247, 30248, 30249, 30250, 30252, 30253, 30254, 30255, 30256, 30257, 30258,
+		30259, 30280, 30260, 30261, 30262, 30263, 30264, 30265, 30266, 30267, 30268, 30269, 30270, 30271, 30272, 30273, 30274, 30275, 30276, 30277,
+		30278, 30279, 30281, 30282, 30287, 30283, 30284, 30285, 30286, 30288, 30289, 30290, 30291, 30292, 30293, 30294, 30295, 30296, 30297, 30298,
+		30299, 30300, 30301, 30302, 30303, 30304, 30305, 30306, 30307, 30309, 30310, 30317, 30311, 30312, 30313, 30314, 30315, 30316, 30318, 30319,
+		30320, 30321, 30322, 30323, 30324, 30325, 30326, 30327, 30329, 30330, 30331, 30332, 30333, 30334, 30335, 30336, 30337, 30338, 30339, 30340,
+		30341, 30342, 30343, 30344, 30345, 30346, 30347, 30349, 30350, 30351, 30352, 30353, 30354, 30355, 30356, 30357, 30358, 30359, 30360, 30361,
+		30382, 30362, 30363, 30364, 30365, 30366, 30367, 30368, 30369, 30370, 30371, 30372, 30373, 30374, 30375, 30376, 30377, 30378, 30379, 30380,
+		30381, 30383, 30384, 30385, 30386, 30387, 30388, 30389, 30390, 30391, 30392, 30393, 30394, 30395, 30396, 30397, 30398, 30399, 30400, 30402,
+		30403, 30404, 30405, 30407, 30408, 30409, 30410, 30411, 30412, 30413, 30414, 30415, 30416, 30417, 30418, 30419, 30420, 30421, 30422, 30423,
+		30424, 30426, 30427, 30428, 30429, 30430, 30431, 30432, 30433, 30434, 30435, 30436, 30437, 30438, 30439, 30440, 30441, 30442, 30443, 30445,
+		30446, 30447, 30448, 30449, 30450, 30457, 30468, 30482, 30486, 30500, 30516, 30532, 30541, 30555, 30451, 30452, 30453, 30454, 30455, 30456,
+		30458, 30459, 30460, 30461, 30462, 30463, 30464, 30465, 30466, 30467, 30469, 30470, 30471, 30472, 30473, 30474, 30475, 30476, 30477, 30478,
+		30479, 30480, 30481, 30483, 30484, 30485, 30487, 30488, 30489, 30490, 30491, 30492, 30496, 30493, 30494, 30495, 30497, 30498, 30499, 30501,
+		30502, 30503, 30504, 30511, 30514, 30505, 30506, 30507, 30508, 30509, 30510, 30512, 30513, 30515, 30517, 30518, 30519, 30520, 30521, 30522,
+		30523, 30524, 30525, 30526, 30527, 30528, 30529, 30530, 30531, 30533, 30534, 30535, 30536, 30537, 30538, 30539, 30540, 30542, 30543, 30544,
+		30545, 30546, 30547, 30548, 30549, 30550, 30551, 30552, 30553, 30554, 30556, 30557, 30558, 30560, 30561, 30562, 30563, 30564, 30565, 30566,
+		30567, 30568, 30569, 30570, 30571, 30572, 30573, 30574, 30575, 30576, 30577, 30578, 30579, 30580, 30581, 30582, 30583, 30585, 30652, 30586,
+		30593, 30628, 30587, 30588, 30589, 30590, 30591, 30592, 30594, 30595, 30596, 30597, 30598, 30599, 30600, 30601, 30602, 30621, 30603, 30604,
+		30605, 30606, 30607, 30608, 30609, 30610, 30611, 30612, 30613, 30614, 30615, 30616, 30617, 30618, 30619, 30620, 30622, 30623, 30624, 30625,
+		30626, 30627, 30629, 30630, 30631, 30632, 30633, 30634, 30635, 30636, 30637, 30638, 30639, 30640, 30641, 30642, 30643, 30644, 30645, 30646,
+		30647, 30648, 30649, 30650, 30651, 30653, 30654, 30655, 30681, 30656, 30657, 30658, 30659, 30660, 30667, 30661, 30662, 30663, 30664, 30665,
+		30666, 30668, 30669, 30670, 30671, 30672, 30673, 30674, 30675, 30676, 30677, 30678, 30679, 30680, 30682, 30683, 30684, 30685, 30686, 30687,
+		30694, 30688, 30689, 30690, 30691, 30692, 30693, 30695, 30696, 30697, 30698, 30699, 30700, 30701, 30702, 30703, 30704, 30706, 30707, 30708,
+		30709, 30710, 30711, 30712, 30713, 30715, 30716, 30717, 30718, 30719, 30720, 30721, 30722, 30723, 30724, 30725, 30726, 30727, 30729, 30730,
+		30731, 30732, 30733, 30734, 30735, 30736, 30737, 30738, 30739, 30740, 30741, 30742, 30771, 30743, 30744, 30745, 30746, 30747, 30748, 30749,
+		30750, 30751, 30752, 30753, 30754, 30755, 30756, 30757, 30758, 30759, 30760, 30761, 30762, 30763, 30764, 30765, 30766, 30767, 30768, 30769,
+		30770, 30772, 30773, 30774, 30775, 30776, 30777, 30778, 30779, 30780, 30781, 30782, 30783, 30784, 30785, 30786, 30788, 30789, 30790, 30791,
+		30792, 30810, 30793, 30794, 30795, 30796, 30797, 30798, 30799, 30800, 30801, 30802, 30804, 30803, 30805, 30806, 30807, 30808, 30809, 30811,
+		30812, 30813, 30814, 30815, 30816, 30817, 30818, 30819, 30820, 30821, 30822, 30823, 30824, 30825, 30827, 30840, 30828, 30838, 30829, 30830,
+		30831, 30832, 30833, 30834, 30835, 30836, 30837, 30839, 30841, 30842, 30844, 30845, 30885, 30904, 30846, 30847, 30848, 30849, 30850, 30851,
+		30852, 30853, 30854, 30855, 30856, 30857, 30858, 30859, 30860, 30861, 30862, 30863, 30864, 30865, 30866, 30867, 30868, 30869, 30870, 30871,
+		30872, 30873, 30874, 30875, 30876, 30877, 30878, 30879, 30880, 30881, 30882, 30883, 30884, 30886, 30887, 30888, 30889, 30890, 30891, 30892,
+		30893, 30894, 30895, 30896, 30897, 30898, 30899, 30900, 30901, 30902, 30903, 30905, 31356, 30906, 30907, 30917, 30961, 31030, 31101, 31150,
+		31247, 31287, 31319, 31328, 31349, 30908, 30909, 30910, 30911, 30912, 30913, 30914, 30915, 30916, 30918, 30919, 30920, 30921, 30952, 30922,
+		30923, 30924, 30925, 30926, 30927, 30928, 30929, 30930, 30931, 30932, 30933, 30934, 30935, 30936, 30937, 30938, 30939, 30940, 30941, 30942,
+		30943, 30944, 30945, 30946, 30947, 30948, 30949, 30950, 30951, 30953, 30954, 30955, 30956, 30957, 30958, 30959, 30960, 30962, 30963, 30964,
+		30965, 30994, 30999, 30966, 30967, 30968, 30969, 30970, 30971, 30972, 30973, 30974, 30975, 30976, 30977, 30978, 30979, 30980, 30981, 30982,
+		30983, 30984, 30985, 30986, 30987, 30988, 30989, 30990, 30991, 30992, 30993, 30995, 30996, 30997, 30998, 31000, 31001, 31002, 31003, 31004,
+		31005, 31006, 31007, 31008, 31009, 31010, 31011, 31012, 31013, 31014, 31015, 31016, 31017, 31018, 31019, 31020, 31021, 31022, 31023, 31024,
+		31025, 31026, 31027, 31028, 31029, 31031, 31037, 31032, 31033, 31034, 31035, 31036, 31038, 31039, 31058, 31084, 31094, 31040, 31041, 31042,
+		31043, 31044, 31049, 31045, 31046, 31047, 31048, 31050, 31051, 31052, 31053, 31054, 31055, 31056, 31057, 31059, 31060, 31061, 31062, 31063,
+		31064, 31065, 31066, 31067, 31068, 31069, 31070, 31071, 31072, 31073, 31074, 31075, 31076, 31077, 31078, 31079, 31080, 31081, 31082, 31083,
+		31085, 31086, 31087, 31088, 31089, 31090, 31091, 31092, 31093, 31095, 31096, 31097, 31098, 31099, 31100, 31102, 31129, 31103, 31104, 31105,
+		31106, 31107, 31108, 31109, 31110, 31111, 31112, 31113, 31114, 31115, 31116, 31117, 31118, 31119, 31120, 31121, 31122, 31123, 31124, 31125,
+		31126, 31127, 31128, 31130, 31131, 31132, 31133, 31134, 31135, 31136, 31137, 31138, 31139, 31140, 31141, 31142, 31143, 31144, 31145, 31146,
+		31147, 31148, 31149, 31151, 31187, 31152, 31153, 31154, 31155, 31156, 31157, 31158, 31159, 31160, 31161, 31162, 31163, 31164, 31165, 31166,
+		31167, 31168, 31169, 31170, 31171, 31172, 31173, 31174, 31175, 31176, 31177, 31178, 31179, 31180, 31181, 31182, 31183, 31184, 31185, 31186,
+		31188, 31189, 31190, 31196, 31201, 31206, 31211, 31191, 31192, 31193, 31194, 31195, 31197, 31198, 31199, 31200, 31202, 31203, 31204, 31205,
+		31207, 31208, 31209, 31210, 31212, 31213, 31214, 31215, 31216, 31217, 31218, 31219, 31220, 31221, 31222, 31223, 31224, 31225, 31226, 31227,
+		31228, 31229, 31230, 31231, 31232, 31233, 31234, 31235, 31236, 31237, 31238, 31239, 31240, 31241, 31242, 31243, 31244, 31245, 31246, 31248,
+		31268, 31249, 31250, 31251, 31252, 31253, 31254, 31255, 31256, 31257, 31258, 31259, 31260, 31261, 31262, 31263, 31264, 31265, 31266, 31267,
+		31269, 31270, 31271, 31272, 31273, 31274, 31275, 31276, 31277, 31278, 31279, 31280, 31281, 31282, 31283, 31284, 31285, 31286, 31288, 31289,
+		31315, 31290, 31291, 31292, 31293, 31294, 31295, 31296, 31297, 31298, 31299, 31300, 31301, 31302, 31303, 31304, 31305, 31306, 31307, 31308,
+		31309, 31310, 31311, 31312, 31313, 31314, 31316, 31317, 31318, 31320, 31321, 31322, 31323, 31324, 31325, 31326, 31327, 31329, 31330, 31331,
+		31332, 31333, 31334, 31335, 31336, 31337, 31338, 31339, 31340, 31341, 31342, 31343, 31344, 31345, 31346, 31347, 31348, 31350, 31351, 31352,
+		31353, 31354, 31355, 31357, 31358, 31359, 31360, 31361, 31362, 31363, 31364, 31365, 31366, 31367, 31368, 31369, 31370, 31371, 31372, 31373,
+		31374, 31375, 31376, 31377, 31378, 31379, 31380, 31381, 31382, 31383, 31384, 31385, 31387, 31388, 31389, 31390, 31391, 31392, 31393, 31394,
+		31395, 31396, 31397, 31398, 31399, 31400, 31401, 31402, 31403, 31404, 31405, 31407, 31426, 31503, 31630, 31408, 31409, 31410, 31411, 31412,
+		31413, 31414, 31415, 31416, 31417, 31418, 31419, 31420, 31421, 31422, 31423, 31424, 31425, 31427, 31428, 31429, 31430, 31431, 31432, 31433,
+		31466, 31434, 31435, 31436, 31437, 31438, 31439, 31440, 31441, 31442, 31443, 31444, 31445, 31446, 31447, 31448, 31449, 31450, 31451, 31452,
+		31453, 31454, 31455, 31456, 31457, 31458, 31459, 31460, 31461, 31462, 31463, 31464, 31465, 31467, 31468, 31469, 31470, 31471, 31472, 31473,
+		31474, 31475, 31476, 31477, 31478, 31479, 31480, 31481, 31482, 31483, 31484, 31485, 31486, 31487, 31488, 31489, 31490, 31491, 31492, 31493,
+		31494, 31495, 31496, 31497, 31498, 31499, 31500, 31501, 31502, 31504, 31570, 31505, 31522, 31506, 31507, 31508, 31509, 31510, 31511, 31512,
+		31513, 31514, 31515, 31516, 31517, 31518, 31519, 31520, 31521, 31523, 31524, 31525, 31526, 31527, 31528, 31529, 31530, 31531, 31532, 31533,
+		31534, 31535, 31536, 31537, 31538, 31539, 31540, 31541, 31542, 31543, 31544, 31545, 31546, 31547, 31548, 31549, 31550, 31551, 31552, 31553,
+		31554, 31560, 31555, 31556, 31557, 31558, 31559, 31561, 31562, 31563, 31564, 31565, 31566, 31567, 31568, 31569, 31571, 31572, 31573, 31574,
 		31575, 31576, 31577, 31578, 31579, 31580, 31581, 31582, 31583, 31584, 31585, 31586, 31587, 31588, 31589, 31590, 31591, 31592, 31593, 31594,
-		31595, 31596, 31597, 31598, 31599, 31600, 31601, 31602, 31603, 31604, 31605, 31607, 31616, 31608, 31609, 31610, 31611, 31613, 31612, 31614,
-		31615, 31617, 31618, 31619, 31620, 31628, 31634, 31621, 31622, 31623, 31624, 31625, 31626, 31627, 31629, 31630, 31631, 31632, 31633, 31635,
-		31636, 31637, 31638, 31639, 31640, 31641, 31642, 31643, 31644, 31645, 31646, 31647, 31648, 31649, 31650, 31651, 31652, 31653, 31654, 31655,
-		31656, 31657, 31658, 31659, 31660, 31661, 31662, 31663, 31664, 31666, 31819, 32175, 32227, 32309, 32376, 32405, 31667, 31688, 31668, 31669,
-		31670, 31671, 31672, 31673, 31674, 31675, 31676, 31677, 31678, 31679, 31680, 31681, 31682, 31683, 31684, 31685, 31686, 31687, 31689, 31690,
-		31728, 31738, 31758, 31691, 31692, 31693, 31694, 31695, 31696, 31697, 31698, 31699, 31700, 31701, 31702, 31703, 31704, 31705, 31706, 31707,
-		31708, 31709, 31710, 31711, 31712, 31713, 31714, 31715, 31716, 31717, 31718, 31719, 31720, 31721, 31722, 31723, 31724, 31725, 31726, 31727,
-		31729, 31730, 31731, 31732, 31733, 31734, 31735, 31736, 31737, 31739, 31740, 31741, 31742, 31743, 31744, 31745, 31746, 31747, 31748, 31749,
-		31750, 31751, 31752, 31753, 31754, 31755, 31756, 31757, 31759, 31760, 31761, 31762, 31778, 31763, 31764, 31765, 31766, 31767, 31768, 31769,
-		31770, 31771, 31772, 31773, 31774, 31775, 31776, 31777, 31779, 31780, 31781, 31782, 31783, 31784, 31785, 31786, 31787, 31788, 31789, 31790,
-		31791, 31792, 31793, 31794, 31795, 31796, 31797, 31798, 31799, 31800, 31801, 31802, 31803, 31804, 31805, 31806, 31807, 31808, 31809, 31810,
-		31811, 31812, 31813, 31814, 31815, 31816, 31817, 31818, 31820, 31821, 31987, 32075, 32134, 31822, 31823, 31955, 31824, 31825, 31826, 31827,
-		31828, 31950, 31829, 31830, 31831, 31832, 31833, 31834, 31835, 31836, 31904, 31837, 31838, 31839, 31840, 31841, 31842, 31843, 31844, 31845,
-		31856, 31846, 31847, 31848, 31849, 31850, 31851, 31852, 31853, 31854, 31855, 31857, 31858, 31859, 31860, 31861, 31862, 31863, 31864, 31865,
-		31866, 31867, 31868, 31869, 31870, 31871, 31872, 31873, 31874, 31875, 31876, 31877, 31878, 31879, 31880, 31881, 31882, 31883, 31884, 31885,
-		31886, 31887, 31888, 31889, 31890, 31891, 31892, 31893, 31894, 31895, 31896, 31897, 31898, 31899, 31900, 31901, 31902, 31903, 31905, 31906,
-		31907, 31908, 31909, 31910, 31911, 31912, 31913, 31914, 31915, 31916, 31917, 31918, 31919, 31920, 31921, 31922, 31923, 31924, 31925, 31926,
-		31927, 31928, 31929, 31930, 31931, 31932, 31933, 31934, 31935, 31936, 31937, 31938, 31939, 31940, 31941, 31942, 31943, 31944, 31945, 31946,
-		31947, 31948, 31949, 31951, 31952, 31953, 31954, 31956, 31974, 31957, 31958, 31959, 31960, 31961, 31962, 31963, 31964, 31965, 31966, 31967,
-		31968, 31969, 31970, 31971, 31972, 31973, 31975, 31976, 31977, 31978, 31979, 31980, 31981, 31982, 31983, 31984, 31985, 31986, 31988, 31989,
-		31990, 31991, 31992, 31993, 31994, 31995, 31996, 31997, 31998, 31999, 32000, 32001, 32002, 32003, 32004, 32005, 32006, 32007, 32008, 32009,
-		32010, 32011, 32012, 32013, 32014, 32015, 32016, 32017, 32018, 32019, 32020, 32021, 32022, 32023, 32024, 32025, 32026, 32027, 32028, 32029,
+		31595, 31596, 31597, 31598, 31599, 31600, 31601, 31602, 31603, 31604, 31605, 31606, 31607, 31608, 31609, 31610, 31611, 31612, 31613, 31614,
+		31615, 31616, 31617, 31618, 31619, 31620, 31621, 31622, 31623, 31624, 31625, 31626, 31627, 31628, 31629, 31631, 31640, 31632, 31633, 31634,
+		31635, 31637, 31636, 31638, 31639, 31641, 31642, 31643, 31644, 31652, 31658, 31645, 31646, 31647, 31648, 31649, 31650, 31651, 31653, 31654,
+		31655, 31656, 31657, 31659, 31660, 31661, 31662, 31663, 31664, 31665, 31666, 31667, 31668, 31669, 31670, 31671, 31672, 31673, 31674, 31675,
+		31676, 31677, 31678, 31679, 31680, 31681, 31682, 31683, 31684, 31685, 31686, 31687, 31688, 31690, 31843, 32199, 32251, 32333, 32400, 32429,
+		31691, 31712, 31692, 31693, 31694, 31695, 31696, 31697, 31698, 31699, 31700, 31701, 31702, 31703, 31704, 31705, 31706, 31707, 31708, 31709,
+		31710, 31711, 31713, 31714, 31752, 31762, 31782, 31715, 31716, 31717, 31718, 31719, 31720, 31721, 31722, 31723, 31724, 31725, 31726, 31727,
+		31728, 31729, 31730, 31731, 31732, 31733, 31734, 31735, 31736, 31737, 31738, 31739, 31740, 31741, 31742, 31743, 31744, 31745, 31746, 31747,
+		31748, 31749, 31750, 31751, 31753, 31754, 31755, 31756, 31757, 31758, 31759, 31760, 31761, 31763, 31764, 31765, 31766, 31767, 31768, 31769,
+		31770, 31771, 31772, 31773, 31774, 31775, 31776, 31777, 31778, 31779, 31780, 31781, 31783, 31784, 31785, 31786, 31802, 31787, 31788, 31789,
+		31790, 31791, 31792, 31793, 31794, 31795, 31796, 31797, 31798, 31799, 31800, 31801, 31803, 31804, 31805, 31806, 31807, 31808, 31809, 31810,
+		31811, 31812, 31813, 31814, 31815, 31816, 31817, 31818, 31819, 31820, 31821, 31822, 31823, 31824, 31825, 31826, 31827, 31828, 31829, 31830,
+		31831, 31832, 31833, 31834, 31835, 31836, 31837, 31838, 31839, 31840, 31841, 31842, 31844, 31845, 32011, 32099, 32158, 31846, 31847, 31979,
+		31848, 31849, 31850, 31851, 31852, 31974, 31853, 31854, 31855, 31856, 31857, 31858, 31859, 31860, 31928, 31861, 31862, 31863, 31864, 31865,
+		31866, 31867, 31868, 31869, 31880, 31870, 31871, 31872, 31873, 31874, 31875, 31876, 31877, 31878, 31879, 31881, 31882, 31883, 31884, 31885,
+		31886, 31887, 31888, 31889, 31890, 31891, 31892, 31893, 31894, 31895, 31896, 31897, 31898, 31899, 31900, 31901, 31902, 31903, 31904, 31905,
+		31906, 31907, 31908, 31909, 31910, 31911, 31912, 31913, 31914, 31915, 31916, 31917, 31918, 31919, 31920, 31921, 31922, 31923, 31924, 31925,
+		31926, 31927, 31929, 31930, 31931, 31932, 31933, 31934, 31935, 31936, 31937, 31938, 31939, 31940, 31941, 31942, 31943, 31944, 31945, 31946,
+		31947, 31948, 31949, 31950, 31951, 31952, 31953, 31954, 31955, 31956, 31957, 31958, 31959, 31960, 31961, 31962, 31963, 31964, 31965, 31966,
+		31967, 31968, 31969, 31970, 31971, 31972, 31973, 31975, 31976, 31977, 31978, 31980, 31998, 31981, 31982, 31983, 31984, 31985, 31986, 31987,
+		31988, 31989, 31990, 31991, 31992, 31993, 31994, 31995, 31996, 31997, 31999, 32000, 32001, 32002, 32003, 32004, 32005, 32006, 32007, 32008,
+		32009, 32010, 32012, 32013, 32014, 32015, 32016, 32017, 32018, 32019, 32020, 32021, 32022, 32023, 32024, 32025, 32026, 32027, 32028, 32029,
 		32030, 32031, 32032, 32033, 32034, 32035, 32036, 32037, 32038, 32039, 32040, 32041, 32042, 32043, 32044, 32045, 32046, 32047, 32048, 32049,
 		32050, 32051, 32052, 32053, 32054, 32055, 32056, 32057, 32058, 32059, 32060, 32061, 32062, 32063, 32064, 32065, 32066, 32067, 32068, 32069,
-		32070, 32071, 32072, 32073, 32074, 32076, 32077, 32078, 32079, 32080, 32081, 32082, 32083, 32084, 32085, 32086, 32087, 32088, 32089, 32090,
-		32091, 32092, 32093, 32094, 32095, 32096, 32097, 32098, 32099, 32100, 32101, 32102, 32103, 32104, 32105, 32106, 32107, 32108, 32109, 32110,
+		32070, 32071, 32072, 32073, 32074, 32075, 32076, 32077, 32078, 32079, 32080, 32081, 32082, 32083, 32084, 32085, 32086, 32087, 32088, 32089,
+		32090, 32091, 32092, 32093, 32094, 32095, 32096, 32097, 32098, 32100, 32101, 32102, 32103, 32104, 32105, 32106, 32107, 32108, 32109, 32110,
 		32111, 32112, 32113, 32114, 32115, 32116, 32117, 32118, 32119, 32120, 32121, 32122, 32123, 32124, 32125, 32126, 32127, 32128, 32129, 32130,
-		32131, 32132, 32133, 32135, 32136, 32137, 32138, 32139, 32140, 32141, 32142, 32143, 32144, 32145, 32146, 32147, 32148, 32149, 32150, 32151,
-		32152, 32153, 32154, 32155, 32156, 32157, 32158, 32159, 32160, 32161, 32162, 32163, 32164, 32165, 32166, 32167, 32168, 32169, 32170, 32171,
-		32172, 32173, 32174, 32176, 32177, 32178, 32179, 32180, 32181, 32182, 32183, 32184, 32185, 32186, 32187, 32188, 32189, 32190, 32191, 32192,
-		32193, 32194, 32195, 32196, 32197, 32198, 32199, 32200, 32201, 32202, 32203, 32204, 32205, 32206, 32207, 32208, 32209, 32210, 32211, 32212,
-		32213, 32214, 32215, 32216, 32217, 32218, 32219, 32220, 32221, 32222, 32223, 32224, 32225, 32226, 32228, 32265, 32229, 32230, 32231, 32254,
-		32232, 32233, 32234, 32235, 32236, 32237, 32238, 32239, 32240, 32241, 32242, 32243, 32244, 32245, 32246, 32247, 32248, 32249, 32250, 32251,
-		32252, 32253, 32255, 32256, 32257, 32258, 32259, 32260, 32261, 32262, 32263, 32264, 32266, 32267, 32268, 32269, 32270, 32271, 32292, 32272,
-		32273, 32274, 32275, 32276, 32277, 32278, 32279, 32280, 32281, 32282, 32283, 32284, 32285, 32286, 32287, 32288, 32289, 32290, 32291, 32293,
-		32294, 32295, 32296, 32297, 32298, 32299, 32300, 32301, 32302, 32303, 32304, 32305, 32306, 32307, 32308, 32310, 32312, 32311, 32313, 32314,
-		32315, 32316, 32341, 32317, 32318, 32319, 32320, 32321, 32322, 32323, 32324, 32325, 32326, 32327, 32328, 32329, 32330, 32331, 32332, 32333,
-		32334, 32335, 32336, 32337, 32338, 32339, 32340, 32342, 32343, 32344, 32345, 32346, 32347, 32348, 32371, 32349, 32350, 32351, 32352, 32353,
-		32354, 32355, 32356, 32357, 32358, 32359, 32360, 32361, 32362, 32363, 32364, 32365, 32366, 32367, 32368, 32369, 32370, 32372, 32373, 32374,
-		32375, 32377, 32383, 32378, 32379, 32380, 32381, 32382, 32384, 32385, 32386, 32387, 32388, 32389, 32390, 32391, 32392, 32393, 32394, 32395,
-		32396, 32397, 32398, 32399, 32400, 32401, 32402, 32403, 32404, 32406, 32407, 32408, 32409, 32410, 32411, 32412, 32413, 32414, 32415, 32416,
-		32417, 32418, 32419, 32420, 32421, 32422, 32423, 32424, 32425, 32426, 32427, 32428, 32429, 32430, 32431, 32432, 32434, 32465, 32435, 32460,
-		32436, 32437, 32438, 32439, 32440, 32441, 32442, 32443, 32444, 32445, 32446, 32447, 32448, 32449, 32450, 32451, 32452, 32453, 32454, 32455,
-		32456, 32457, 32458, 32459, 32461, 32462, 32463, 32464, 32466, 32467, 32468, 32469, 32470, 32471, 32472, 32473, 32474, 32475, 32476, 32477,
-		32478, 32479, 32480, 32481, 32482, 32483, 32484, 32485, 32486, 32487, 32488, 32489, 32490, 32491, 32492, 32494, 32559, 32495, 32496, 32497,
-		32498, 32499, 32500, 32501, 32502, 32503, 32504, 32505, 32506, 32507, 32508, 32509, 32510, 32511, 32512, 32513, 32514, 32515, 32516, 32517,
-		32518, 32519, 32520, 32521, 32522, 32523, 32524, 32525, 32526, 32527, 32528, 32529, 32530, 32531, 32532, 32533, 32534, 32535, 32536, 32537,
+		32131, 32132, 32133, 32134, 32135, 32136, 32137, 32138, 32139, 32140, 32141, 32142, 32143, 32144, 32145, 32146, 32147, 32148, 32149, 32150,
+		32151, 32152, 32153, 32154, 32155, 32156, 32157, 32159, 32160, 32161, 32162, 32163, 32164, 32165, 32166, 32167, 32168, 32169, 32170, 32171,
+		32172, 32173, 32174, 32175, 32176, 32177, 32178, 32179, 32180, 32181, 32182, 32183, 32184, 32185, 32186, 32187, 32188, 32189, 32190, 32191,
+		32192, 32193, 32194, 32195, 32196, 32197, 32198, 32200, 32201, 32202, 32203, 32204, 32205, 32206, 32207, 32208, 32209, 32210, 32211, 32212,
+		32213, 32214, 32215, 32216, 32217, 32218, 32219, 32220, 32221, 32222, 32223, 32224, 32225, 32226, 32227, 32228, 32229, 32230, 32231, 32232,
+		32233, 32234, 32235, 32236, 32237, 32238, 32239, 32240, 32241, 32242, 32243, 32244, 32245, 32246, 32247, 32248, 32249, 32250, 32252, 32289,
+		32253, 32254, 32255, 32278, 32256, 32257, 32258, 32259, 32260, 32261, 32262, 32263, 32264, 32265, 32266, 32267, 32268, 32269, 32270, 32271,
+		32272, 32273, 32274, 32275, 32276, 32277, 32279, 32280, 32281, 32282, 32283, 32284, 32285, 32286, 32287, 32288, 32290, 32291, 32292, 32293,
+		32294, 32295, 32316, 32296, 32297, 32298, 32299, 32300, 32301, 32302, 32303, 32304, 32305, 32306, 32307, 32308, 32309, 32310, 32311, 32312,
+		32313, 32314, 32315, 32317, 32318, 32319, 32320, 32321, 32322, 32323, 32324, 32325, 32326, 32327, 32328, 32329, 32330, 32331, 32332, 32334,
+		32336, 32335, 32337, 32338, 32339, 32340, 32365, 32341, 32342, 32343, 32344, 32345, 32346, 32347, 32348, 32349, 32350, 32351, 32352, 32353,
+		32354, 32355, 32356, 32357, 32358, 32359, 32360, 32361, 32362, 32363, 32364, 32366, 32367, 32368, 32369, 32370, 32371, 32372, 32395, 32373,
+		32374, 32375, 32376, 32377, 32378, 32379, 32380, 32381, 32382, 32383, 32384, 32385, 32386, 32387, 32388, 32389, 32390, 32391, 32392, 32393,
+		32394, 32396, 32397, 32398, 32399, 32401, 32407, 32402, 32403, 32404, 32405, 32406, 32408, 32409, 32410, 32411, 32412, 32413, 32414, 32415,
+		32416, 32417, 32418, 32419, 32420, 32421, 32422, 32423, 32424, 32425, 32426, 32427, 32428, 32430, 32431, 32432, 32433, 32434, 32435, 32436,
+		32437, 32438, 32439, 32440, 32441, 32442, 32443, 32444, 32445, 32446, 32447, 32448, 32449, 32450, 32451, 32452, 32453, 32454, 32455, 32456,
+		32458, 32489, 32459, 32484, 32460, 32461, 32462, 32463, 32464, 32465, 32466, 32467, 32468, 32469, 32470, 32471, 32472, 32473, 32474, 32475,
+		32476, 32477, 32478, 32479, 32480, 32481, 32482, 32483, 32485, 32486, 32487, 32488, 32490, 32491, 32492, 32493, 32494, 32495, 32496, 32497,
+		32498, 32499, 32500, 32501, 32502, 32503, 32504, 32505, 32506, 32507, 32508, 32509, 32510, 32511, 32512, 32513, 32514, 32515, 32516, 32518,
+		32583, 32519, 32520, 32521, 32522, 32523, 32524, 32525, 32526, 32527, 32528, 32529, 32530, 32531, 32532, 32533, 32534, 32535, 32536, 32537,
 		32538, 32539, 32540, 32541, 32542, 32543, 32544, 32545, 32546, 32547, 32548, 32549, 32550, 32551, 32552, 32553, 32554, 32555, 32556, 32557,
-		32558, 32560, 32561, 32854, 32877, 32562, 32790, 32808, 32563, 32564, 32565, 32566, 32695, 32567, 32568, 32569, 32570, 32571, 32599, 32645,
-		32572, 32573, 32574, 32575, 32576, 32577, 32578, 32579, 32580, 32581, 32582, 32583, 32584, 32585, 32586, 32587, 32588, 32589, 32590, 32591,
-		32592, 32593, 32594, 32595, 32596, 32597, 32598, 32600, 32601, 32602, 32603, 32604, 32605, 32606, 32607, 32608, 32609, 32616, 32641, 32610,
-		32611, 32612, 32613, 32614, 32615, 32617, 32618, 32619, 32620, 32621, 32622, 32623, 32624, 32625, 32626, 32627, 32628, 32629, 32630, 32631,
-		32632, 32633, 32634, 32635, 32636, 32637, 32638, 32639, 32640, 32642, 32643, 32644, 32646, 32647, 32648, 32649, 32650, 32651, 32652, 32653,
-		32654, 32655, 32656, 32657, 32658, 32659, 32660, 32661, 32662, 32663, 32664, 32665, 32666, 32667, 32668, 32669, 32670, 32671, 32672, 32673,
+		32558, 32559, 32560, 32561, 32562, 32563, 32564, 32565, 32566, 32567, 32568, 32569, 32570, 32571, 32572, 32573, 32574, 32575, 32576, 32577,
+		32578, 32579, 32580, 32581, 32582, 32584, 32585, 32878, 32901, 32586, 32814, 32832, 32587, 32588, 32589, 32590, 32719, 32591, 32592, 32593,
+		32594, 32595, 32623, 32669, 32596, 32597, 32598, 32599, 32600, 32601, 32602, 32603, 32604, 32605, 32606, 32607, 32608, 32609, 32610, 32611,
+		32612, 32613, 32614, 32615, 32616, 32617, 32618, 32619, 32620, 32621, 32622, 32624, 32625, 32626, 32627, 32628, 32629, 32630, 32631, 32632,
+		32633, 32640, 32665, 32634, 32635, 32636, 32637, 32638, 32639, 32641, 32642, 32643, 32644, 32645, 32646, 32647, 32648, 32649, 32650, 32651,
+		32652, 32653, 32654, 32655, 32656, 32657, 32658, 32659, 32660, 32661, 32662, 32663, 32664, 32666, 32667, 32668, 32670, 32671, 32672, 32673,
 		32674, 32675, 32676, 32677, 32678, 32679, 32680, 32681, 32682, 32683, 32684, 32685, 32686, 32687, 32688, 32689, 32690, 32691, 32692, 32693,
-		32694, 32696, 32697, 32698, 32699, 32700, 32701, 32702, 32703, 32707, 32704, 32705, 32706, 32708, 32709, 32748, 32710, 32711, 32712, 32713,
-		32714, 32715, 32716, 32717, 32718, 32719, 32720, 32721, 32722, 32723, 32724, 32725, 32726, 32727, 32728, 32729, 32730, 32731, 32732, 32733,
-		32734, 32735, 32736, 32737, 32738, 32739, 32740, 32741, 32742, 32743, 32744, 32745, 32746, 32747, 32749, 32750, 32751, 32752, 32753, 32754,
-		32755, 32756, 32757, 32758, 32759, 32760, 32761, 32762, 32763, 32764, 32765, 32766, 32767, 32768, 32769, 32770, 32771, 32772, 32773, 32774,
-		32775, 32776, 32777, 32778, 32779, 32780, 32781, 32782, 32783, 32784, 32785, 32786, 32787, 32788, 32789, 32791, 32792, 32793, 32794, 32795,
-		32796, 32797, 32798, 32799, 32800, 32801, 32802, 32803, 32804, 32805, 32806, 32807, 32809, 32810, 32811, 32812, 32813, 32842, 32814, 32815,
-		32816, 32817, 32818, 32819, 32820, 32821, 32822, 32823, 32824, 32825, 32826, 32827, 32828, 32829, 32830, 32831, 32832, 32833, 32834, 32835,
-		32836, 32837, 32838, 32839, 32840, 32841, 32843, 32844, 32845, 32846, 32847, 32848, 32849, 32850, 32851, 32852, 32853, 32855, 32856, 32857,
-		32858, 32859, 32860, 32861, 32862, 32863, 32864, 32865, 32866, 32867, 32868, 32869, 32870, 32871, 32872, 32873, 32874, 32875, 32876, 32878,
-		32879, 32946, 33173, 33180, 33211, 33557, 33589, 32880, 32881, 32882, 32883, 32884, 32885, 32886, 32888, 32887, 32889, 32890, 32891, 32892,
-		32893, 32894, 32895, 32896, 32897, 32898, 32899, 32900, 32901, 32902, 32903, 32904, 32905, 32906, 32907, 32908, 32909, 32910, 32911, 32912,
+		32694, 32695, 32696, 32697, 32698, 32699, 32700, 32701, 32702, 32703, 32704, 32705, 32706, 32707, 32708, 32709, 32710, 32711, 32712, 32713,
+		32714, 32715, 32716, 32717, 32718, 32720, 32721, 32722, 32723, 32724, 32725, 32726, 32727, 32731, 32728, 32729, 32730, 32732, 32733, 32772,
+		32734, 32735, 32736, 32737, 32738, 32739, 32740, 32741, 32742, 32743, 32744, 32745, 32746, 32747, 32748, 32749, 32750, 32751, 32752, 32753,
+		32754, 32755, 32756, 32757, 32758, 32759, 32760, 32761, 32762, 32763, 32764, 32765, 32766, 32767, 32768, 32769, 32770, 32771, 32773, 32774,
+		32775, 32776, 32777, 32778, 32779, 32780, 32781, 32782, 32783, 32784, 32785, 32786, 32787, 32788, 32789, 32790, 32791, 32792, 32793, 32794,
+		32795, 32796, 32797, 32798, 32799, 32800, 32801, 32802, 32803, 32804, 32805, 32806, 32807, 32808, 32809, 32810, 32811, 32812, 32813, 32815,
+		32816, 32817, 32818, 32819, 32820, 32821, 32822, 32823, 32824, 32825, 32826, 32827, 32828, 32829, 32830, 32831, 32833, 32834, 32835, 32836,
+		32837, 32866, 32838, 32839, 32840, 32841, 32842, 32843, 32844, 32845, 32846, 32847, 32848, 32849, 32850, 32851, 32852, 32853, 32854, 32855,
+		32856, 32857, 32858, 32859, 32860, 32861, 32862, 32863, 32864, 32865, 32867, 32868, 32869, 32870, 32871, 32872, 32873, 32874, 32875, 32876,
+		32877, 32879, 32880, 32881, 32882, 32883, 32884, 32885, 32886, 32887, 32888, 32889, 32890, 32891, 32892, 32893, 32894, 32895, 32896, 32897,
+		32898, 32899, 32900, 32902, 32903, 32970, 33197, 33204, 33235, 33581, 33613, 32904, 32905, 32906, 32907, 32908, 32909, 32910, 32912, 32911,
 		32913, 32914, 32915, 32916, 32917, 32918, 32919, 32920, 32921, 32922, 32923, 32924, 32925, 32926, 32927, 32928, 32929, 32930, 32931, 32932,
-		32933, 32934, 32935, 32936, 32937, 32938, 32939, 32940, 32941, 32942, 32943, 32944, 32945, 32947, 33117, 32948, 32949, 32950, 32951, 32952,
-		33026, 33053, 33066, 33097, 32953, 32980, 32954, 32955, 32956, 32957, 32958, 32959, 32960, 32961, 32962, 32963, 32964, 32965, 32966, 32967,
-		32968, 32969, 32970, 32971, 32972, 32973, 32974, 32975, 32976, 32977, 32978, 32979, 32981, 32982, 32983, 32984, 32985, 32986, 32987, 32988,
-		32989, 32990, 32991, 32992, 32993, 32994, 32995, 32996, 32997, 32998, 32999, 33000, 33001, 33002, 33003, 33004, 33005, 33006, 33007, 33008,
-		33009, 33010, 33011, 33012, 33013, 33014, 33015, 33016, 33017, 33018, 33019, 33020, 33021, 33022, 33023, 33024, 33025, 33027, 33028, 33029,
-		33030, 33031, 33032, 33033, 33034, 33035, 33036, 33037, 33038, 33039, 33040, 33041, 33042, 33043, 33044, 33045, 33046, 33047, 33048, 33049,
-		33050, 33051, 33052, 33054, 33055, 33056, 33057, 33058, 33059, 33060, 33061, 33062, 33063, 33064, 33065, 33067, 33068, 33069, 33084, 33070,
-		33071, 33072, 33073, 33074, 33075, 33076, 33077, 33078, 33079, 33080, 33081, 33082, 33083, 33085, 33086, 33087, 33088, 33089, 33090, 33091,
-		33092, 33093, 33094, 33095, 33096, 33098, 33099, 33100, 33101, 33102, 33103, 33104, 33105, 33106, 33107, 33108, 33109, 33110, 33111, 33112,
-		33113, 33114, 33115, 33116, 33118, 33119, 33120, 33121, 33122, 33123, 33124, 33125, 33126, 33127, 33128, 33129, 33130, 33131, 33132, 33133,
-		33134, 33135, 33150, 33136, 33137, 33138, 33139, 33140, 33141, 33142, 33143, 33144, 33145, 33146, 33147, 33148, 33149, 33151, 33152, 33153,
-		33154, 33155, 33156, 33157, 33158, 33159, 33160, 33161, 33162, 33163, 33164, 33165, 33166, 33167, 33168, 33169, 33170, 33171, 33172, 33174,
-		33177, 33175, 33176, 33178, 33179, 33181, 33182, 33183, 33184, 33185, 33186, 33187, 33188, 33189, 33190, 33191, 33192, 33193, 33194, 33195,
-		33196, 33197, 33198, 33199, 33200, 33201, 33202, 33203, 33204, 33205, 33206, 33207, 33208, 33209, 33210, 33212, 33213, 33214, 33215, 33216,
-		33217, 33218, 33219, 33253, 33289, 33333, 33363, 33483, 33512, 33220, 33221, 33222, 33223, 33224, 33225, 33226, 33227, 33228, 33229, 33230,
-		33231, 33232, 33233, 33234, 33235, 33236, 33237, 33238, 33239, 33240, 33241, 33242, 33243, 33244, 33245, 33246, 33247, 33248, 33249, 33250,
-		33251, 33252, 33254, 33255, 33256, 33257, 33258, 33259, 33260, 33261, 33262, 33263, 33264, 33265, 33266, 33267, 33268, 33269, 33270, 33271,
-		33272, 33273, 33274, 33275, 33276, 33277, 33278, 33279, 33280, 33281, 33282, 33283, 33284, 33285, 33286, 33287, 33288, 33290, 33291, 33292,
-		33293, 33294, 33295, 33296, 33297, 33298, 33299, 33300, 33301, 33302, 33303, 33304, 33305, 33306, 33307, 33308, 33309, 33310, 33311, 33312,
-		33313, 33314, 33315, 33316, 33317, 33318, 33319, 33320, 33321, 33322, 33323, 33324, 33325, 33326, 33327, 33328, 33329, 33330, 33331, 33332,
-		33334, 33335, 33336, 33337, 33338, 33339, 33340, 33341, 33342, 33343, 33344, 33345, 33346, 33347, 33348, 33349, 33350, 33351, 33352, 33353,
-		33354, 33355, 33356, 33357, 33358, 33359, 33360, 33361, 33362, 33364, 33365, 33366, 33367, 33443, 33368, 33369, 33370, 33371, 33372, 33410,
-		33373, 33374, 33375, 33376, 33377, 33378, 33379, 33380, 33381, 33382, 33383, 33384, 33385, 33386, 33387, 33388, 33389, 33390, 33391, 33392,
-		33393, 33394, 33395, 33396, 33397, 33398, 33399, 33400, 33401, 33402, 33403, 33404, 33405, 33406, 33407, 33408, 33409, 33411, 33412, 33413,
-		33414, 33415, 33416, 33417, 33418, 33419, 33420, 33421, 33422, 33423, 33424, 33425, 33426, 33427, 33428, 33429, 33430, 33431, 33432, 33433,
-		33434, 33435, 33436, 33437, 33438, 33439, 33440, 33441, 33442, 33444, 33462, 33445, 33446, 33447, 33448, 33449, 33450, 33451, 33452, 33453,
-		33454, 33455, 33456, 33457, 33458, 33459, 33460, 33461, 33463, 33464, 33465, 33466, 33467, 33468, 33469, 33470, 33471, 33472, 33473, 33474,
-		33475, 33476, 33477, 33478, 33479, 33480, 33481, 33482, 33484, 33485, 33486, 33487, 33488, 33489, 33490, 33491, 33492, 33493, 33494, 33495,
-		33496, 33497, 33498, 33499, 33500, 33501, 33502, 33503, 33504, 33505, 33506, 33507, 33508, 33509, 33510, 33511, 33513, 33514, 33515, 33516,
-		33537, 33517, 33518, 33519, 33520, 33521, 33522, 33523, 33524, 33525, 33526, 33527, 33528, 33529, 33530, 33531, 33532, 33533, 33534, 33535,
-		33536, 33538, 33539, 33540, 33541, 33542, 33543, 33544, 33545, 33546, 33547, 33548, 33549, 33550, 33551, 33552, 33553, 33554, 33555, 33556,
-		33558, 33559, 33560, 33561, 33562, 33563, 33564, 33565, 33566, 33567, 33568, 33569, 33570, 33571, 33572, 33573, 33574, 33575, 33576, 33577,
-		33578, 33579, 33580, 33581, 33582, 33583, 33584, 33585, 33586, 33587, 33588, 33590, 33591, 33621, 33592, 33593, 33594, 33595, 33596, 33597,
-		33598, 33599, 33600, 33601, 33602, 33603, 33604, 33605, 33606, 33607, 33608, 33609, 33610, 33611, 33612, 33613, 33614, 33615, 33616, 33617,
-		33618, 33619, 33620, 33622, 33623, 33624, 33625, 33626, 33627, 33628, 33629, 33630, 33631, 33632, 33633, 33634, 33635, 33636, 33637, 33638,
-		33639, 33640, 33641, 33642, 33643, 33644, 33645, 33646, 33648, 33649, 33650, 33651, 33652, 33653, 33655, 33656, 33657, 33658, 33659, 33660,
-		33661, 33662, 33663, 33664, 33665, 33666, 33667, 33668, 33669, 33670, 33671, 33672, 33673, 33674, 33675, 33676, 33677, 33678, 33679, 33680,
+		32933, 32934, 32935, 32936, 32937, 32938, 32939, 32940, 32941, 32942, 32943, 32944, 32945, 32946, 32947, 32948, 32949, 32950, 32951, 32952,
+		32953, 32954, 32955, 32956, 32957, 32958, 32959, 32960, 32961, 32962, 32963, 32964, 32965, 32966, 32967, 32968, 32969, 32971, 33141, 32972,
+		32973, 32974, 32975, 32976, 33050, 33077, 33090, 33121, 32977, 33004, 32978, 32979, 32980, 32981, 32982, 32983, 32984, 32985, 32986, 32987,
+		32988, 32989, 32990, 32991, 32992, 32993, 32994, 32995, 32996, 32997, 32998, 32999, 33000, 33001, 33002, 33003, 33005, 33006, 33007, 33008,
+		33009, 33010, 33011, 33012, 33013, 33014, 33015, 33016, 33017, 33018, 33019, 33020, 33021, 33022, 33023, 33024, 33025, 33026, 33027, 33028,
+		33029, 33030, 33031, 33032, 33033, 33034, 33035, 33036, 33037, 33038, 33039, 33040, 33041, 33042, 33043, 33044, 33045, 33046, 33047, 33048,
+		33049, 33051, 33052, 33053, 33054, 33055, 33056, 33057, 33058, 33059, 33060, 33061, 33062, 33063, 33064, 33065, 33066, 33067, 33068, 33069,
+		33070, 33071, 33072, 33073, 33074, 33075, 33076, 33078, 33079, 33080, 33081, 33082, 33083, 33084, 33085, 33086, 33087, 33088, 33089, 33091,
+		33092, 33093, 33108, 33094, 33095, 33096, 33097, 33098, 33099, 33100, 33101, 33102, 33103, 33104, 33105, 33106, 33107, 33109, 33110, 33111,
+		33112, 33113, 33114, 33115, 33116, 33117, 33118, 33119, 33120, 33122, 33123, 33124, 33125, 33126, 33127, 33128, 33129, 33130, 33131, 33132,
+		33133, 33134, 33135, 33136, 33137, 33138, 33139, 33140, 33142, 33143, 33144, 33145, 33146, 33147, 33148, 33149, 33150, 33151, 33152, 33153,
+		33154, 33155, 33156, 33157, 33158, 33159, 33174, 33160, 33161, 33162, 33163, 33164, 33165, 33166, 33167, 33168, 33169, 33170, 33171, 33172,
+		33173, 33175, 33176, 33177, 33178, 33179, 33180, 33181, 33182, 33183, 33184, 33185, 33186, 33187, 33188, 33189, 33190, 33191, 33192, 33193,
+		33194, 33195, 33196, 33198, 33201, 33199, 33200, 33202, 33203, 33205, 33206, 33207, 33208, 33209, 33210, 33211, 33212, 33213, 33214, 33215,
+		33216, 33217, 33218, 33219, 33220, 33221, 33222, 33223, 33224, 33225, 33226, 33227, 33228, 33229, 33230, 33231, 33232, 33233, 33234, 33236,
+		33237, 33238, 33239, 33240, 33241, 33242, 33243, 33277, 33313, 33357, 33387, 33507, 33536, 33244, 33245, 33246, 33247, 33248, 33249, 33250,
+		33251, 33252, 33253, 33254, 33255, 33256, 33257, 33258, 33259, 33260, 33261, 33262, 33263, 33264, 33265, 33266, 33267, 33268, 33269, 33270,
+		33271, 33272, 33273, 33274, 33275, 33276, 33278, 33279, 33280, 33281, 33282, 33283, 33284, 33285, 33286, 33287, 33288, 33289, 33290, 33291,
+		33292, 33293, 33294, 33295, 33296, 33297, 33298, 33299, 33300, 33301, 33302, 33303, 33304, 33305, 33306, 33307, 33308, 33309, 33310, 33311,
+		33312, 33314, 33315, 33316, 33317, 33318, 33319, 33320, 33321, 33322, 33323, 33324, 33325, 33326, 33327, 33328, 33329, 33330, 33331, 33332,
+		33333, 33334, 33335, 33336, 33337, 33338, 33339, 33340, 33341, 33342, 33343, 33344, 33345, 33346, 33347, 33348, 33349, 33350, 33351, 33352,
+		33353, 33354, 33355, 33356, 33358, 33359, 33360, 33361, 33362, 33363, 33364, 33365, 33366, 33367, 33368, 33369, 33370, 33371, 33372, 33373,
+		33374, 33375, 33376, 33377, 33378, 33379, 33380, 33381, 33382, 33383, 33384, 33385, 33386, 33388, 33389, 33390, 33391, 33467, 33392, 33393,
+		33394, 33395, 33396, 33434, 33397, 33398, 33399, 33400, 33401, 33402, 33403, 33404, 33405, 33406, 33407, 33408, 33409, 33410, 33411, 33412,
+		33413, 33414, 33415, 33416, 33417, 33418, 33419, 33420, 33421, 33422, 33423, 33424, 33425, 33426, 33427, 33428, 33429, 33430, 33431, 33432,
+		33433, 33435, 33436, 33437, 33438, 33439, 33440, 33441, 33442, 33443, 33444, 33445, 33446, 33447, 33448, 33449, 33450, 33451, 33452, 33453,
+		33454, 33455, 33456, 33457, 33458, 33459, 33460, 33461, 33462, 33463, 33464, 33465, 33466, 33468, 33486, 33469, 33470, 33471, 33472, 33473,
+		33474, 33475, 33476, 33477, 33478, 33479, 33480, 33481, 33482, 33483, 33484, 33485, 33487, 33488, 33489, 33490, 33491, 33492, 33493, 33494,
+		33495, 33496, 33497, 33498, 33499, 33500, 33501, 33502, 33503, 33504, 33505, 33506, 33508, 33509, 33510, 33511, 33512, 33513, 33514, 33515,
+		33516, 33517, 33518, 33519, 33520, 33521, 33522, 33523, 33524, 33525, 33526, 33527, 33528, 33529, 33530, 33531, 33532, 33533, 33534, 33535,
+		33537, 33538, 33539, 33540, 33561, 33541, 33542, 33543, 33544, 33545, 33546, 33547, 33548, 33549, 33550, 33551, 33552, 33553, 33554, 33555,
+		33556, 33557, 33558, 33559, 33560, 33562, 33563, 33564, 33565, 33566, 33567, 33568, 33569, 33570, 33571, 33572, 33573, 33574, 33575, 33576,
+		33577, 33578, 33579, 33580, 33582, 33583, 33584, 33585, 33586, 33587, 33588, 33589, 33590, 33591, 33592, 33593, 33594, 33595, 33596, 33597,
+		33598, 33599, 33600, 33601, 33602, 33603, 33604, 33605, 33606, 33607, 33608, 33609, 33610, 33611, 33612, 33614, 33615, 33645, 33616, 33617,
+		33618, 33619, 33620, 33621, 33622, 33623, 33624, 33625, 33626, 33627, 33628, 33629, 33630, 33631, 33632, 33633, 33634, 33635, 33636, 33637,
+		33638, 33639, 33640, 33641, 33642, 33643, 33644, 33646, 33647, 33648, 33649, 33650, 33651, 33652, 33653, 33654, 33655, 33656, 33657, 33658,
+		33659, 33660, 33661, 33662, 33663, 33664, 33665, 33666, 33667, 33668, 33669, 33670, 33672, 33673, 33674, 33675, 33676, 33677, 33679, 33680,
 		33681, 33682, 33683, 33684, 33685, 33686, 33687, 33688, 33689, 33690, 33691, 33692, 33693, 33694, 33695, 33696, 33697, 33698, 33699, 33700,
-		33701,
+		33701, 33702, 33703, 33704, 33705, 33706, 33707, 33708, 33709, 33710, 33711, 33712, 33713, 33714, 33715, 33716, 33717, 33718, 33719, 33720,
+		33721, 33722, 33723, 33724, 33725,
 	},
 	fail: []int32{
 		0, 0, 379, 380, 381, 382, 0, 0, 2857, 2858, 2926, 2927, 2928, 2929, 2930, 2931, 2932, 2933, 2934, 0,
 		347, 347, 347, 0, 347, 0, 379, 0, 0, 379, 402, 0, 4219, 4219, 0, 403, 0, 0, 0, 2857,
 		347, 0, 599, 0, 0, 0, 4219, 0, 759, 759, 0, 2857, 0, 0, 4219, 347, 379, 0, 379, 0,
 		759, 0, 0, 6023, 347, 0, 2857, 379, 0, 0, 0, 347, 0, 0, 347, 0, 4219, 4998, 5097, 617,
-		685, 0, 0, 6023, 7123, 7124, 7381, 7382, 7383, 0, 8323, 8327, 617, 26302, 0, 0, 10357, 31382, 30062, 617,
-		685, 0, 0, 20821, 13479, 32493, 617, 685, 0, 0, 0, 0, 0, 0, 26302, 29856, 617, 685, 2857, 0,
+		685, 0, 0, 6023, 7123, 7124, 7381, 7382, 7383, 0, 8323, 8327, 617, 26302, 0, 0, 10357, 31406, 30086, 617,
+		685, 0, 0, 20821, 13479, 32517, 617, 685, 0, 0, 0, 0, 0, 0, 26302, 29856, 617, 685, 2857, 0,
 		10273, 10274, 0, 23467, 25720, 25721, 2474, 26335, 0, 0, 0, 0, 379, 0, 0, 0, 599, 0, 25996, 26076,
 		26077, 26109, 26110, 26111, 26112, 26113, 26114, 20821, 20927, 22519, 22520, 22521, 22522, 9071, 23531, 24273, 24274, 24275, 24276, 20927,
 		9013, 9014, 9015, 9016, 0, 0, 0, 11495, 11766, 11917, 11918, 11919, 11920, 11921, 11922, 617, 23467, 25260, 25261, 25281,
 		0, 2857, 2858, 3193, 6023, 7460, 4219, 14009, 8387, 9154, 9655, 11495, 12657, 24824, 13380, 759, 2388, 23467, 23467, 23520,
-		20821, 31382, 2857, 23467, 32433, 13479, 23467, 24641, 0, 11495, 12475, 0, 211, 6023, 23467, 2857, 3549, 180, 19236, 19435,
+		20821, 31406, 2857, 23467, 32457, 13479, 23467, 24641, 0, 11495, 12475, 0, 211, 6023, 23467, 2857, 3549, 180, 19236, 19435,
 		19436, 211, 10357, 10845, 10963, 11062, 211, 10357, 10845, 10963, 11062, 0, 23467, 25260, 25261, 25281, 0, 0, 0, 180,
 		10357, 11436, 14009, 14009, 14010, 14011, 14012, 14664, 0, 0, 0, 180, 4219, 4998, 4999, 211, 10357, 10845, 10963, 11062,
 		211, 10357, 10845, 10963, 11062, 0, 23467, 25260, 25261, 25281, 0, 0, 0, 180, 10357, 11436, 14009, 23467, 25260, 25531,
-		180, 19633, 20168, 2857, 3911, 4014, 180, 4219, 4998, 4999, 31665, 32405, 32406, 32407, 32408, 32409, 32410, 32411, 25475, 25476,
-		25477, 180, 17394, 17462, 17501, 211, 2857, 3549, 180, 32412, 32413, 32414, 32415, 32416, 32417, 32418, 32419, 32420, 10357, 10845,
+		180, 19633, 20168, 2857, 3911, 4014, 180, 4219, 4998, 4999, 31689, 32429, 32430, 32431, 32432, 32433, 32434, 32435, 25475, 25476,
+		25477, 180, 17394, 17462, 17501, 211, 2857, 3549, 180, 32436, 32437, 32438, 32439, 32440, 32441, 32442, 32443, 32444, 10357, 10845,
 		10963, 11062, 211, 10357, 10845, 10963, 11062, 0, 23467, 25260, 25261, 25281, 0, 0, 0, 180, 10357, 11436, 14009, 19633,
 		20372, 20411, 20441, 20454, 20455, 20456, 20457, 0, 23467, 25260, 25261, 25281, 0, 379, 0, 0, 11495, 11766, 11937, 11976,
 		11977, 11978, 11979, 11980, 11981, 11982, 11983, 11984, 11985, 11986, 11987, 11988, 11989, 11990, 11991, 11992, 11993, 11994, 11995, 0,
@@ -22867,82 +23005,82 @@ var builtinTrie = &trie{
 		5061, 5062, 5063, 5064, 5065, 5066, 5067, 5068, 5069, 5070, 5071, 5072, 5073, 5074, 5075, 5076, 5077, 5078, 5079, 5080,
 		5081, 5082, 5083, 5084, 352, 0, 379, 402, 0, 165, 166, 20821, 20927, 22641, 22642, 22643, 22644, 22645, 22646, 22647,
 		22648, 22649, 22650, 22651, 22652, 22653, 22654, 22655, 22680, 22681, 22682, 22683, 22684, 22685, 22686, 22687, 22688, 22689, 22690, 17394,
-		17577, 17578, 18070, 18156, 18157, 18158, 18159, 18248, 18249, 18250, 18251, 30881, 30937, 10845, 9013, 20927, 617, 618, 639, 652,
+		17577, 17578, 18070, 18156, 18157, 18158, 18159, 18248, 18249, 18250, 18251, 30905, 30961, 10845, 9013, 20927, 617, 618, 639, 652,
 		653, 654, 655, 678, 679, 680, 681, 682, 683, 684, 759, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 11495, 11766,
 		12166, 12167, 12168, 12169, 12170, 0, 0, 26302, 29306, 29363, 29364, 29393, 29394, 29395, 29396, 29397, 29553, 29554, 29555, 29570,
 		29571, 29572, 29573, 29574, 29575, 29576, 29838, 29839, 29840, 29841, 29842, 29843, 29844, 29845, 29846, 29847, 29848, 29849, 29850, 0,
 		464, 0, 379, 380, 0, 180, 347, 0, 20821, 20927, 21799, 21800, 21801, 21802, 0, 0, 11495, 6023, 0, 0,
 		165, 2857, 3530, 13249, 13250, 6023, 6024, 6223, 26303, 2857, 3530, 13249, 13250, 6023, 6024, 6223, 26303, 0, 0, 11495,
-		11766, 12166, 12167, 12168, 12169, 12170, 12171, 12302, 12303, 12304, 12305, 12306, 12307, 12308, 12309, 12310, 12311, 12312, 12313, 30062,
-		30072, 30420, 30421, 30422, 30423, 30424, 30425, 30531, 30532, 30533, 30534, 617, 30819, 30820, 30880, 30881, 31077, 31105, 31106, 31107,
-		31108, 31109, 31110, 31111, 31112, 31113, 31114, 31115, 31116, 31117, 31118, 31119, 31120, 31121, 31122, 31123, 31124, 31125, 31325, 31326,
-		31327, 31328, 31329, 31330, 31331, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 0, 0, 0, 17394, 17577, 18428, 18429, 18951,
-		18952, 18953, 18954, 18955, 31665, 31666, 31688, 31689, 31690, 31691, 31692, 31693, 31694, 31695, 31696, 31697, 31698, 31699, 31700, 31701,
-		31702, 31703, 31704, 31705, 31706, 31707, 31708, 31709, 31710, 31711, 31712, 180, 180, 180, 0, 2857, 3549, 3588, 3589, 3590,
+		11766, 12166, 12167, 12168, 12169, 12170, 12171, 12302, 12303, 12304, 12305, 12306, 12307, 12308, 12309, 12310, 12311, 12312, 12313, 30086,
+		30096, 30444, 30445, 30446, 30447, 30448, 30449, 30555, 30556, 30557, 30558, 617, 30843, 30844, 30904, 30905, 31101, 31129, 31130, 31131,
+		31132, 31133, 31134, 31135, 31136, 31137, 31138, 31139, 31140, 31141, 31142, 31143, 31144, 31145, 31146, 31147, 31148, 31149, 31349, 31350,
+		31351, 31352, 31353, 31354, 31355, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 0, 0, 0, 17394, 17577, 18428, 18429, 18951,
+		18952, 18953, 18954, 18955, 31689, 31690, 31712, 31713, 31714, 31715, 31716, 31717, 31718, 31719, 31720, 31721, 31722, 31723, 31724, 31725,
+		31726, 31727, 31728, 31729, 31730, 31731, 31732, 31733, 31734, 31735, 31736, 180, 180, 180, 0, 2857, 3549, 3588, 3589, 3590,
 		3623, 3624, 3625, 3690, 3745, 617, 618, 639, 652, 653, 654, 655, 678, 679, 680, 681, 682, 683, 684, 0,
 		0, 19633, 20168, 20210, 20211, 20212, 8387, 8488, 8489, 8490, 8491, 8492, 8694, 8695, 22633, 22634, 22635, 22636, 22637, 22638,
-		22639, 22640, 19240, 23467, 23520, 23524, 23525, 23526, 2857, 4085, 30819, 30820, 0, 8393, 2474, 4219, 4219, 4624, 19633, 20568,
+		22639, 22640, 19240, 23467, 23520, 23524, 23525, 23526, 2857, 4085, 30843, 30844, 0, 8393, 2474, 4219, 4219, 4624, 19633, 20568,
 		23467, 23468, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 16970, 16971, 19236, 19239, 19300, 19301, 19302, 9782, 10153, 10154, 10155,
 		17394, 17577, 17578, 17774, 17775, 17776, 17777, 9071, 25708, 23468, 23469, 6258, 6588, 6589, 6590, 6591, 6592, 19, 11495, 11766,
-		11767, 20821, 20927, 22633, 19923, 32493, 0, 26302, 29306, 29307, 14009, 14010, 14011, 14012, 14013, 14136, 14217, 14218, 14219, 14220,
+		11767, 20821, 20927, 22633, 19923, 32517, 0, 26302, 29306, 29307, 14009, 14010, 14011, 14012, 14013, 14136, 14217, 14218, 14219, 14220,
 		4219, 4998, 4999, 5000, 5001, 5002, 5003, 0, 123, 23531, 23545, 23546, 23559, 23560, 23561, 23689, 23690, 3550, 3551, 3552,
 		3561, 3562, 3563, 3564, 3568, 3569, 0, 180, 0, 11495, 12475, 12476, 12508, 12509, 12510, 12511, 12512, 12513, 12514, 12515,
 		12516, 12517, 12518, 12519, 12520, 12521, 12522, 12523, 12524, 12525, 9782, 10153, 10154, 10155, 10156, 11495, 12475, 12476, 12477, 12478,
-		12479, 12480, 12481, 12482, 12483, 4998, 5626, 30072, 30690, 0, 6023, 6801, 6866, 6867, 6868, 6869, 6870, 6871, 6872, 26302,
-		26335, 26336, 26337, 26338, 26339, 26340, 26341, 13479, 32493, 0, 9782, 10107, 10108, 0, 8387, 9154, 9155, 9156, 9157, 9158,
+		12479, 12480, 12481, 12482, 12483, 4998, 5626, 30096, 30714, 0, 6023, 6801, 6866, 6867, 6868, 6869, 6870, 6871, 6872, 26302,
+		26335, 26336, 26337, 26338, 26339, 26340, 26341, 13479, 32517, 0, 9782, 10107, 10108, 0, 8387, 9154, 9155, 9156, 9157, 9158,
 		9408, 9409, 9410, 9411, 20821, 20927, 20959, 20960, 20961, 20962, 20963, 20964, 20965, 20966, 13479, 13535, 13598, 13599, 13600, 23467,
 		7460, 7461, 7462, 7463, 7464, 7465, 7466, 7467, 7497, 7498, 7499, 7500, 7501, 8387, 9154, 9732, 9750, 9751, 9752, 9753,
 		10357, 10358, 10404, 10405, 10443, 10444, 10445, 10446, 10447, 10455, 10462, 10463, 10464, 10465, 10466, 10467, 10468, 10469, 10470, 10471,
 		10472, 10473, 10474, 13479, 13692, 13693, 13792, 13793, 13794, 10507, 10508, 10509, 10510, 10511, 10512, 10513, 10514, 10515, 10516, 10517,
 		10518, 10519, 10520, 10521, 10522, 10523, 10524, 10525, 10526, 10527, 23467, 25996, 26076, 26077, 26078, 26105, 26106, 26107, 26108, 11495,
-		11766, 11827, 11828, 4001, 4002, 30382, 23467, 23468, 23469, 6801, 6866, 6867, 6868, 6869, 6870, 6871, 12657, 12658, 12752, 12753,
+		11766, 11827, 11828, 4001, 4002, 30406, 23467, 23468, 23469, 6801, 6866, 6867, 6868, 6869, 6870, 6871, 12657, 12658, 12752, 12753,
 		12754, 12755, 12756, 12757, 12758, 12759, 8387, 9154, 9155, 9156, 9157, 9158, 9408, 9409, 9410, 9411, 9450, 9451, 9452, 9453,
 		9454, 9455, 9456, 9457, 9458, 9459, 9460, 9782, 10228, 10229, 10230, 12760, 12761, 11800, 11801, 11802, 11803, 11804, 11805, 12776,
 		12777, 12778, 12779, 12780, 12781, 0, 8387, 8488, 8489, 8490, 8491, 8492, 8617, 3911, 4001, 4002, 4003, 4004, 4005, 12782,
-		12783, 12798, 12799, 12800, 12864, 26302, 29067, 31382, 31479, 13117, 13118, 13119, 13120, 13121, 13132, 13133, 13134, 13135, 13136, 23467,
+		12783, 12798, 12799, 12800, 12864, 26302, 29067, 31406, 31503, 13117, 13118, 13119, 13120, 13121, 13132, 13133, 13134, 13135, 13136, 23467,
 		25996, 26076, 26077, 26078, 26105, 26106, 26107, 26108, 26302, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343, 26344, 26345,
 		26427, 13535, 13598, 13599, 13600, 26335, 6023, 19236, 19596, 19597, 19598, 19599, 19600, 19601, 19602, 19603, 19604, 23467, 25996, 26076,
 		26077, 26078, 26105, 26106, 26107, 26108, 17394, 17577, 18428, 18429, 19141, 19142, 19143, 19144, 19145, 19146, 19147, 19148, 19149, 19150,
 		19151, 19152, 19153, 19154, 29308, 23531, 9071, 19236, 19435, 0, 6023, 7460, 7737, 7738, 7739, 7740, 7741, 7805, 14010, 15627,
-		15628, 15642, 15643, 15644, 15645, 15663, 9154, 9715, 9716, 9717, 19464, 19574, 2857, 3911, 4001, 4002, 30382, 23467, 23468, 23469,
+		15628, 15642, 15643, 15644, 15645, 15663, 9154, 9715, 9716, 9717, 19464, 19574, 2857, 3911, 4001, 4002, 30406, 23467, 23468, 23469,
 		6801, 6866, 6867, 6868, 6869, 6870, 6871, 23467, 23531, 24273, 24274, 24413, 24414, 24415, 24416, 11495, 12657, 12658, 26302, 26335,
-		26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343, 26344, 26345, 30062, 30072, 30073, 31382, 31383, 11495, 11614, 13480, 788, 3549,
+		26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343, 26344, 26345, 30086, 30096, 30097, 31406, 31407, 11495, 11614, 13480, 788, 3549,
 		8387, 25720, 25864, 25865, 25866, 25867, 25868, 25869, 13479, 13535, 13598, 13599, 13600, 25996, 26076, 26077, 26078, 26105, 26106, 26107,
 		26108, 26302, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343, 26344, 26345, 23467, 25996, 26076, 26077, 26078, 26105, 26106,
-		26107, 26108, 26711, 26712, 26713, 26714, 32493, 32559, 32560, 32561, 26302, 29856, 29913, 8387, 6023, 0, 26302, 29306, 29307, 20821,
+		26107, 26108, 26711, 26712, 26713, 26714, 32517, 32583, 32584, 32585, 26302, 29856, 29937, 8387, 6023, 0, 26302, 29306, 29307, 20821,
 		20927, 20928, 20929, 20930, 8396, 11495, 12657, 12658, 12752, 12753, 12754, 12755, 12756, 12757, 12758, 12759, 12760, 12761, 11800, 11801,
-		11802, 11803, 11804, 11805, 165, 13479, 8387, 31382, 31479, 13479, 0, 23467, 25996, 26055, 26056, 20372, 20927, 22837, 25708, 24605,
+		11802, 11803, 11804, 11805, 165, 13479, 8387, 31406, 31503, 13479, 0, 23467, 25996, 26055, 26056, 20372, 20927, 22837, 25708, 24605,
 		19236, 19239, 19240, 13479, 13535, 13635, 13636, 6023, 6232, 20821, 20927, 22837, 25708, 23468, 23469, 7460, 7461, 7462, 7463, 7464,
-		7465, 7466, 7467, 7497, 7498, 7499, 7500, 7501, 9782, 9783, 14009, 16999, 11614, 32493, 0, 14009, 16999, 17026, 17056, 17057,
+		7465, 7466, 7467, 7497, 7498, 7499, 7500, 7501, 9782, 9783, 14009, 16999, 11614, 32517, 0, 14009, 16999, 17026, 17056, 17057,
 		17058, 17059, 17060, 0, 19236, 19239, 19240, 6023, 6258, 6683, 6684, 6685, 6686, 6687, 6688, 6702, 6703, 6704, 6705, 6728,
 		17381, 23467, 10357, 10358, 10404, 10405, 4219, 10357, 10358, 2120, 2261, 10274, 6023, 17394, 17577, 18428, 18429, 18951, 18952, 18953,
 		18954, 18955, 19103, 20372, 20927, 22837, 23531, 23545, 26302, 0, 11495, 11766, 11767, 6023, 6801, 20821, 20927, 20959, 26302, 29306,
-		19435, 32493, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 26302, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343,
+		19435, 32517, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 26302, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343,
 		26344, 26345, 23467, 25996, 26076, 26077, 26078, 26105, 26106, 26107, 26108, 26711, 26712, 26713, 26714, 10357, 10358, 10404, 10405, 10443,
-		10444, 10445, 10446, 10447, 10448, 10449, 3550, 3551, 3552, 3561, 3562, 3563, 3564, 3568, 3569, 30062, 30072, 30420, 30421, 30422,
-		30423, 30424, 23531, 8387, 0, 30062, 30072, 30420, 30421, 30422, 30423, 30424, 9071, 23468, 11495, 11766, 11767, 9782, 10153, 10154,
-		10155, 10173, 10174, 10222, 10223, 10224, 10225, 10226, 10227, 7027, 16999, 11766, 11495, 12657, 25720, 29856, 29857, 20823, 29067, 31382,
-		31479, 0, 19633, 20372, 20411, 20470, 20471, 20472, 20473, 20474, 29067, 19236, 19239, 19240, 8387, 8804, 8902, 8903, 8904, 8905,
-		8906, 8907, 8908, 8909, 8910, 8911, 8912, 8913, 8914, 8915, 13479, 32493, 0, 6023, 6801, 6866, 6867, 6868, 6869, 6870,
-		6871, 13479, 32493, 0, 6023, 6801, 6866, 6867, 6868, 6869, 6870, 6871, 20821, 20927, 22837, 25708, 23531, 0, 6023, 0,
-		759, 2651, 0, 14009, 17148, 11495, 11766, 11937, 23468, 30062, 30072, 0, 6023, 6258, 6683, 6684, 6685, 6686, 6687, 6688,
+		10444, 10445, 10446, 10447, 10448, 10449, 3550, 3551, 3552, 3561, 3562, 3563, 3564, 3568, 3569, 30086, 30096, 30444, 30445, 30446,
+		30447, 30448, 23531, 8387, 0, 30086, 30096, 30444, 30445, 30446, 30447, 30448, 9071, 23468, 11495, 11766, 11767, 9782, 10153, 10154,
+		10155, 10173, 10174, 10222, 10223, 10224, 10225, 10226, 10227, 7027, 16999, 11766, 11495, 12657, 25720, 29856, 29857, 20823, 29067, 31406,
+		31503, 0, 19633, 20372, 20411, 20470, 20471, 20472, 20473, 20474, 29067, 19236, 19239, 19240, 8387, 8804, 8902, 8903, 8904, 8905,
+		8906, 8907, 8908, 8909, 8910, 8911, 8912, 8913, 8914, 8915, 13479, 32517, 0, 6023, 6801, 6866, 6867, 6868, 6869, 6870,
+		6871, 13479, 32517, 0, 6023, 6801, 6866, 6867, 6868, 6869, 6870, 6871, 20821, 20927, 22837, 25708, 23531, 0, 6023, 0,
+		759, 2651, 0, 14009, 17148, 11495, 11766, 11937, 23468, 30086, 30096, 0, 6023, 6258, 6683, 6684, 6685, 6686, 6687, 6688,
 		6689, 6690, 6691, 6692, 6693, 6694, 6695, 6696, 6697, 6698, 6699, 6700, 6701, 180, 0, 11495, 11766, 12166, 12167, 12168,
 		12169, 12170, 12171, 12402, 12403, 12404, 12405, 12406, 12407, 12408, 12409, 12410, 180, 9782, 26302, 26335, 9013, 0, 14009, 17148,
 		19435, 20927, 0, 26302, 26711, 26712, 2120, 10273, 759, 11495, 11766, 11937, 25720, 0, 19633, 20168, 20169, 20183, 20184, 20185,
 		10274, 10275, 26302, 0, 10273, 10274, 10275, 10276, 10277, 20822, 20823, 20824, 6023, 0, 14009, 15678, 15679, 15680, 15681, 15682,
 		15683, 15684, 15807, 15808, 6665, 20568, 26711, 0, 8387, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 13479, 13535, 759, 2417,
 		24605, 11766, 10273, 211, 9782, 10107, 10108, 10135, 10136, 10137, 10138, 10139, 10140, 10141, 10142, 10143, 10144, 10145, 10146, 13904,
-		13911, 4072, 23385, 13440, 8387, 8804, 10273, 17394, 17462, 6023, 0, 31665, 32227, 32265, 32266, 0, 8387, 8484, 13249, 26711,
+		13911, 4072, 23385, 13440, 8387, 8804, 10273, 17394, 17462, 6023, 0, 31689, 32251, 32289, 32290, 0, 8387, 8484, 13249, 26711,
 		26804, 27977, 0, 26302, 26711, 26804, 26805, 26806, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2670, 6023,
-		0, 23467, 25260, 25531, 25532, 19236, 19435, 0, 6023, 6961, 6962, 6963, 13479, 0, 759, 31382, 31383, 11495, 11614, 13480,
+		0, 23467, 25260, 25531, 25532, 19236, 19435, 0, 6023, 6961, 6962, 6963, 13479, 0, 759, 31406, 31407, 11495, 11614, 13480,
 		788, 3549, 8387, 0, 11495, 12475, 12631, 12632, 759, 2388, 2405, 2406, 759, 2474, 0, 14009, 14010, 15464, 15524, 15525,
 		15526, 15527, 15528, 15529, 15530, 15531, 15532, 15533, 15534, 15535, 15536, 15537, 15538, 15539, 15540, 15541, 15542, 15543, 15544, 10357,
-		11091, 11129, 11130, 11131, 759, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 13479, 13692, 13865, 13866, 30062, 19633, 20565, 23468,
-		9782, 9783, 9784, 9785, 9786, 9787, 9788, 19633, 19696, 19738, 19787, 19788, 19789, 19790, 19791, 19792, 29161, 32493, 14009, 14010,
+		11091, 11129, 11130, 11131, 759, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 13479, 13692, 13865, 13866, 30086, 19633, 20565, 23468,
+		9782, 9783, 9784, 9785, 9786, 9787, 9788, 19633, 19696, 19738, 19787, 19788, 19789, 19790, 19791, 19792, 29161, 32517, 14009, 14010,
 		14011, 14012, 14013, 14371, 14378, 14447, 14448, 14449, 14450, 23467, 23468, 14009, 17193, 17320, 17321, 17322, 10357, 10358, 10783, 10784,
-		10785, 10786, 10787, 10788, 10789, 10790, 10791, 10792, 10793, 10794, 10795, 10796, 10797, 20583, 31665, 32227, 32265, 32266, 0, 759,
-		760, 31382, 31383, 31384, 31385, 31386, 0, 20821, 20927, 23253, 23254, 23255, 23256, 23257, 23258, 23266, 23267, 23268, 23269, 7157,
-		8804, 26302, 29856, 29953, 20821, 20927, 22364, 8387, 31382, 31383, 2120, 2289, 0, 14009, 17381, 17382, 17383, 17384, 17385, 17386,
+		10785, 10786, 10787, 10788, 10789, 10790, 10791, 10792, 10793, 10794, 10795, 10796, 10797, 20583, 31689, 32251, 32289, 32290, 0, 759,
+		760, 31406, 31407, 31408, 31409, 31410, 0, 20821, 20927, 23253, 23254, 23255, 23256, 23257, 23258, 23266, 23267, 23268, 23269, 7157,
+		8804, 26302, 29856, 29977, 20821, 20927, 22364, 8387, 31406, 31407, 2120, 2289, 0, 14009, 17381, 17382, 17383, 17384, 17385, 17386,
 		17387, 17388, 17389, 17390, 19633, 20168, 11495, 11766, 12030, 0, 26302, 29306, 29307, 17394, 17577, 18354, 18391, 8387, 9154, 9715,
 		9716, 9717, 9718, 9719, 9720, 9721, 10357, 11091, 11129, 11130, 11419, 23385, 23386, 23387, 26335, 9071, 23468, 26302, 29306, 29307,
 		6023, 6258, 6683, 6684, 6685, 6686, 6687, 6688, 6702, 6703, 6704, 6705, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 26302,
@@ -22951,17 +23089,17 @@ var builtinTrie = &trie{
 		17394, 0, 759, 2474, 2475, 26335, 26336, 26337, 8743, 0, 26302, 29306, 29307, 29308, 25720, 25721, 25722, 25723, 0, 26302,
 		29161, 29162, 29163, 9782, 9783, 9784, 9785, 9786, 9787, 11495, 11614, 11615, 11616, 11617, 11618, 11619, 11620, 11621, 11622, 11623,
 		11624, 11625, 11626, 11627, 11628, 11629, 11630, 11631, 11632, 11633, 11634, 11635, 11636, 11637, 11638, 11639, 11640, 11641, 11642, 11643,
-		11644, 11645, 11646, 14009, 17381, 17382, 19236, 19435, 0, 23467, 20821, 31382, 0, 20821, 20927, 20959, 4998, 19435, 20924, 0,
+		11644, 11645, 11646, 14009, 17381, 17382, 19236, 19435, 0, 23467, 20821, 31406, 0, 20821, 20927, 20959, 4998, 19435, 20924, 0,
 		11495, 11766, 11894, 11895, 11896, 11897, 11898, 11899, 11900, 11901, 11902, 11903, 11904, 11905, 11906, 11907, 11908, 11909, 11910, 11911,
-		11912, 11913, 11914, 11915, 11916, 30062, 30072, 30704, 30705, 30706, 30707, 30708, 30709, 30710, 30711, 30712, 30713, 30714, 30715, 30716,
-		30717, 30718, 30719, 30720, 30721, 30747, 30748, 30749, 30750, 30751, 30752, 30753, 30754, 30755, 30756, 30757, 30758, 30759, 30760, 30761,
-		30762, 10273, 13479, 8387, 8388, 2857, 4072, 20822, 795, 13440, 8387, 26302, 23467, 23468, 17394, 17462, 17463, 25720, 26335, 6023,
+		11912, 11913, 11914, 11915, 11916, 30086, 30096, 30728, 30729, 30730, 30731, 30732, 30733, 30734, 30735, 30736, 30737, 30738, 30739, 30740,
+		30741, 30742, 30743, 30744, 30745, 30771, 30772, 30773, 30774, 30775, 30776, 30777, 30778, 30779, 30780, 30781, 30782, 30783, 30784, 30785,
+		30786, 10273, 13479, 8387, 8388, 2857, 4072, 20822, 795, 13440, 8387, 26302, 23467, 23468, 17394, 17462, 17463, 25720, 26335, 6023,
 		0, 26302, 29306, 29363, 29364, 6023, 6258, 8387, 19633, 26302, 29067, 165, 23467, 25260, 20168, 20210, 19237, 9929, 11766, 10273,
-		0, 19633, 20168, 20169, 20183, 20184, 20185, 20186, 165, 166, 167, 168, 11827, 11828, 4001, 4002, 30382, 0, 17394, 17577,
+		0, 19633, 20168, 20169, 20183, 20184, 20185, 20186, 165, 166, 167, 168, 11827, 11828, 4001, 4002, 30406, 0, 17394, 17577,
 		18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 19633, 19633, 19696, 19697, 2388, 23467, 23468, 26302, 29306, 29307, 2857,
-		3230, 0, 30062, 30072, 30681, 30682, 30683, 30684, 30685, 30686, 30687, 30688, 30689, 19923, 13535, 4219, 4220, 2474, 29067, 19236,
-		19239, 165, 23467, 25260, 25502, 25503, 25504, 25505, 25506, 4219, 0, 19633, 19634, 2417, 25708, 31665, 32309, 32310, 20924, 0,
-		20821, 20927, 22641, 22642, 22829, 22830, 22831, 6023, 20821, 20905, 10357, 11068, 31382, 31479, 6023, 0, 20821, 20927, 20959, 21047,
+		3230, 0, 30086, 30096, 30705, 30706, 30707, 30708, 30709, 30710, 30711, 30712, 30713, 19923, 13535, 4219, 4220, 2474, 29067, 19236,
+		19239, 165, 23467, 25260, 25502, 25503, 25504, 25505, 25506, 4219, 0, 19633, 19634, 2417, 25708, 31689, 32333, 32334, 20924, 0,
+		20821, 20927, 22641, 22642, 22829, 22830, 22831, 6023, 20821, 20905, 10357, 11068, 31406, 31503, 6023, 0, 20821, 20927, 20959, 21047,
 		21048, 21049, 21050, 21051, 21052, 20927, 0, 17394, 17577, 18428, 18429, 19062, 19063, 19064, 19065, 19066, 19067, 23467, 23468, 759,
 		760, 20821, 20927, 22364, 22365, 22411, 26302, 26711, 26804, 26805, 27659, 27660, 22519, 22520, 22521, 22522, 22523, 6023, 7460, 7737,
 		7738, 7739, 7740, 7741, 7742, 7743, 7744, 7745, 7728, 26302, 0, 8387, 9154, 9715, 9716, 9717, 27959, 27960, 27961, 27962,
@@ -22970,17 +23108,17 @@ var builtinTrie = &trie{
 		19240, 11495, 12657, 12658, 9782, 10107, 10108, 10109, 10110, 10111, 10112, 10113, 10114, 9782, 9929, 9930, 10062, 10063, 10064, 10357,
 		10358, 10404, 10405, 10443, 10444, 10445, 10446, 10447, 10448, 10449, 10450, 10451, 10452, 10453, 10454, 11495, 12657, 12658, 12782, 12783,
 		12798, 12799, 13038, 13039, 13040, 13041, 13042, 13043, 13044, 13045, 13046, 17394, 17577, 18428, 18429, 18430, 18626, 18627, 18628, 18629,
-		18630, 18631, 26302, 30013, 30014, 30015, 0, 11495, 12657, 12658, 12782, 12783, 12798, 12799, 13038, 13039, 13040, 13041, 13042, 13043,
-		13044, 13045, 13046, 17394, 17577, 18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 31665, 31666, 31688, 31689, 31728, 31729,
-		31730, 31731, 31732, 31733, 31734, 23467, 23468, 759, 2388, 2405, 2406, 2407, 2408, 2409, 2410, 18430, 18626, 18627, 18628, 18629,
-		18630, 18631, 10357, 10358, 10783, 10784, 10785, 10817, 10818, 10819, 10820, 10821, 3500, 3501, 3502, 3503, 3504, 3505, 3506, 31665,
-		31819, 9013, 20927, 0, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 30062, 19633, 1, 31362, 26711, 0, 9782, 9783, 9784,
-		9785, 9786, 9787, 26804, 8804, 26302, 29067, 4219, 4220, 2474, 26335, 0, 31665, 32227, 32265, 32266, 0, 8387, 8484, 13249,
+		18630, 18631, 26302, 30037, 30038, 30039, 0, 11495, 12657, 12658, 12782, 12783, 12798, 12799, 13038, 13039, 13040, 13041, 13042, 13043,
+		13044, 13045, 13046, 17394, 17577, 18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 31689, 31690, 31712, 31713, 31752, 31753,
+		31754, 31755, 31756, 31757, 31758, 23467, 23468, 759, 2388, 2405, 2406, 2407, 2408, 2409, 2410, 18430, 18626, 18627, 18628, 18629,
+		18630, 18631, 10357, 10358, 10783, 10784, 10785, 10817, 10818, 10819, 10820, 10821, 3500, 3501, 3502, 3503, 3504, 3505, 3506, 31689,
+		31843, 9013, 20927, 0, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 30086, 19633, 1, 31386, 26711, 0, 9782, 9783, 9784,
+		9785, 9786, 9787, 26804, 8804, 26302, 29067, 4219, 4220, 2474, 26335, 0, 31689, 32251, 32289, 32290, 0, 8387, 8484, 13249,
 		26711, 26804, 27977, 0, 23467, 25260, 25531, 25532, 19236, 19435, 0, 6023, 6961, 6962, 6963, 29067, 19236, 19239, 19240, 4219,
 		20821, 20927, 6023, 6258, 6588, 26302, 29067, 759, 1776, 23467, 23468, 11495, 11766, 12166, 12167, 12168, 12169, 12170, 9782, 9783,
-		9784, 9785, 9786, 9787, 0, 0, 23467, 23531, 24273, 24274, 24275, 24276, 30062, 30802, 20927, 11495, 12657, 12658, 13149, 13150,
-		22641, 22642, 22829, 22830, 22831, 6023, 20821, 20927, 22641, 22642, 22829, 22830, 22831, 6023, 180, 19258, 29987, 29988, 29989, 17462,
-		6023, 0, 19236, 19239, 19240, 11495, 11766, 11767, 32493, 32559, 32560, 32877, 32878, 32946, 32947, 32948, 32949, 32950, 32951, 14039,
+		9784, 9785, 9786, 9787, 0, 0, 23467, 23531, 24273, 24274, 24275, 24276, 30086, 30826, 20927, 11495, 12657, 12658, 13149, 13150,
+		22641, 22642, 22829, 22830, 22831, 6023, 20821, 20927, 22641, 22642, 22829, 22830, 22831, 6023, 180, 19258, 30011, 30012, 30013, 17462,
+		6023, 0, 19236, 19239, 19240, 11495, 11766, 11767, 32517, 32583, 32584, 32901, 32902, 32970, 32971, 32972, 32973, 32974, 32975, 14039,
 		4834, 4835, 4836, 4837, 4838, 9782, 9929, 4219, 4220, 2474, 29067, 19236, 19239, 19240, 11495, 11766, 12166, 12167, 12168, 12169,
 		12170, 6258, 20821, 20927, 22641, 22642, 22829, 12657, 23531, 11091, 19435, 11495, 0, 759, 2474, 29067, 19236, 19239, 19240, 20821,
 		20927, 22641, 22642, 22829, 22830, 22831, 6023, 29306, 14009, 14010, 2474, 29067, 4219, 0, 10357, 11091, 14009, 15678, 6023, 6801,
@@ -22994,33 +23132,33 @@ var builtinTrie = &trie{
 		7253, 7254, 7255, 7256, 7257, 7258, 8387, 9013, 9014, 9015, 9016, 0, 4219, 4998, 6023, 6258, 19633, 20568, 20569, 20570,
 		20577, 20578, 22837, 22846, 19464, 19469, 20905, 4624, 0, 20821, 20927, 20959, 4998, 19435, 20924, 10357, 10845, 10963, 10976, 11495,
 		11766, 12030, 12037, 12038, 19633, 20372, 20927, 23147, 26335, 9013, 617, 618, 17394, 17577, 17578, 18070, 18156, 18157, 18158, 18159,
-		9782, 9929, 9930, 9931, 9932, 19236, 19435, 0, 6023, 6801, 20821, 20927, 20959, 26302, 29306, 19435, 32493, 20821, 20927, 22633,
+		9782, 9929, 9930, 9931, 9932, 19236, 19435, 0, 6023, 6801, 20821, 20927, 20959, 26302, 29306, 19435, 32517, 20821, 20927, 22633,
 		22634, 22635, 22636, 22637, 22638, 22639, 22640, 23467, 23531, 23545, 23546, 23559, 23560, 23561, 23764, 23765, 23766, 23767, 23768, 23769,
 		23770, 23771, 23772, 23773, 20617, 20618, 20628, 8804, 8805, 4624, 0, 19236, 19237, 0, 4219, 4998, 4999, 5000, 5001, 5002,
 		5003, 23467, 25260, 25531, 25532, 25619, 25620, 25621, 25622, 25623, 25624, 23467, 23468, 9782, 10107, 10108, 1589, 7028, 14011, 14012,
 		15275, 15289, 15290, 15291, 1652, 20905, 20906, 20915, 26302, 29306, 1653, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 26302, 29306,
 		2120, 17394, 17462, 6023, 0, 759, 2474, 2475, 2476, 2477, 2478, 2479, 2480, 2481, 2482, 9782, 9929, 9930, 9931, 9932,
 		9986, 9987, 9988, 9989, 23467, 23531, 23545, 23546, 24113, 24114, 24115, 24116, 24156, 24157, 2388, 2405, 2406, 13479, 9782, 13535,
-		13601, 13602, 13603, 9782, 8387, 8387, 6023, 20821, 20822, 795, 5885, 6023, 6024, 2474, 31382, 0, 9782, 9783, 9784, 9785,
-		9786, 9787, 9788, 9812, 9813, 9814, 31382, 31479, 31480, 31481, 31482, 32493, 31382, 31383, 31384, 31385, 31386, 6024, 6223, 29067,
-		19236, 19239, 19240, 9782, 9783, 9784, 9785, 30062, 30802, 20927, 8387, 4219, 4220, 2651, 30819, 30820, 30821, 30822, 30823, 30824,
-		30825, 26806, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 4219, 4998, 5626, 5627, 5628, 5837, 5838, 5839, 5840, 5841, 5842,
-		5843, 9782, 10107, 10147, 10148, 10149, 180, 0, 4219, 10357, 10845, 4219, 13440, 0, 9782, 10107, 10108, 0, 26302, 30013,
-		30014, 20168, 20223, 23468, 19236, 19435, 0, 30062, 30072, 30535, 30536, 30537, 30538, 30539, 30540, 30541, 30542, 30543, 30544, 23467,
-		25260, 25261, 25262, 25263, 9071, 23468, 759, 2120, 6023, 0, 26302, 29856, 29953, 29954, 29955, 29956, 29957, 29958, 29959, 180,
+		13601, 13602, 13603, 9782, 8387, 8387, 6023, 20821, 20822, 795, 5885, 6023, 6024, 2474, 31406, 0, 9782, 9783, 9784, 9785,
+		9786, 9787, 9788, 9812, 9813, 9814, 31406, 31503, 31504, 31505, 31506, 32517, 31406, 31407, 31408, 31409, 31410, 6024, 6223, 29067,
+		19236, 19239, 19240, 9782, 9783, 9784, 9785, 30086, 30826, 20927, 8387, 4219, 4220, 2651, 30843, 30844, 30845, 30846, 30847, 30848,
+		30849, 26806, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 4219, 4998, 5626, 5627, 5628, 5837, 5838, 5839, 5840, 5841, 5842,
+		5843, 9782, 10107, 10147, 10148, 10149, 180, 0, 4219, 10357, 10845, 4219, 13440, 0, 9782, 10107, 10108, 0, 26302, 30037,
+		30038, 20168, 20223, 23468, 19236, 19435, 0, 30086, 30096, 30559, 30560, 30561, 30562, 30563, 30564, 30565, 30566, 30567, 30568, 23467,
+		25260, 25261, 25262, 25263, 9071, 23468, 759, 2120, 6023, 0, 26302, 29856, 29977, 29978, 29979, 29980, 29981, 29982, 29983, 180,
 		27127, 27163, 27164, 11495, 12657, 12658, 12760, 12761, 12762, 23467, 25260, 25261, 25281, 25478, 25479, 25480, 25481, 0, 23467, 23468,
 		13479, 13535, 13635, 13636, 0, 27659, 27660, 27661, 27662, 27663, 27664, 27665, 27666, 27667, 27668, 21341, 21342, 21343, 21344, 21345,
 		21346, 21347, 21348, 21349, 21350, 21351, 21352, 21353, 21356, 21357, 21358, 21359, 21360, 21361, 21362, 21363, 21364, 21365, 21366, 21367,
 		21368, 13117, 19239, 19300, 19301, 19302, 19303, 19304, 19305, 19306, 19307, 19308, 19309, 19310, 19311, 19312, 19313, 19314, 19315, 19316,
 		19317, 19318, 19319, 19320, 19321, 19322, 19323, 19324, 19325, 19326, 19327, 19328, 19329, 19330, 0, 8387, 8488, 8489, 8490, 8491,
-		8492, 8493, 8536, 8537, 8538, 8539, 8540, 8541, 1562, 1572, 30826, 27756, 27757, 27758, 23559, 23560, 23561, 23764, 23806, 17394,
+		8492, 8493, 8536, 8537, 8538, 8539, 8540, 8541, 1562, 1572, 30850, 27756, 27757, 27758, 23559, 23560, 23561, 23764, 23806, 17394,
 		0, 26302, 0, 19236, 19239, 19240, 19258, 19259, 19260, 19261, 27659, 27660, 27661, 27662, 27663, 27664, 27665, 27666, 27667, 21620,
 		21621, 21622, 13479, 13535, 13635, 13636, 0, 19236, 19237, 0, 23467, 23531, 23545, 23546, 23559, 23560, 24017, 24018, 24019, 24020,
 		24021, 24022, 795, 796, 797, 798, 799, 0, 14009, 14010, 14011, 14012, 14013, 14136, 14217, 14218, 14219, 8387, 8804, 0,
 		2857, 3549, 3588, 3589, 3590, 3623, 3624, 9782, 9783, 9784, 9785, 9832, 9833, 9834, 9835, 9782, 10107, 10108, 0, 759,
 		760, 13479, 13692, 13841, 13842, 0, 26302, 29067, 29068, 29069, 11495, 10273, 11766, 211, 14009, 14010, 14011, 6023, 20821, 23385,
 		19366, 339, 340, 341, 342, 343, 344, 345, 346, 13479, 13480, 795, 13440, 0, 13479, 13535, 13635, 13636, 0, 759,
-		2474, 13479, 13535, 13635, 13636, 0, 759, 2474, 13637, 13638, 13639, 13651, 13652, 30062, 30802, 30803, 30816, 0, 11495, 11766,
+		2474, 13479, 13535, 13635, 13636, 0, 759, 2474, 13637, 13638, 13639, 13651, 13652, 30086, 30826, 30827, 30840, 0, 11495, 11766,
 		11767, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 13692, 13693, 13792, 0, 8387, 9154, 9655, 9656, 9657, 9658, 9659, 9660,
 		9661, 9662, 9663, 9674, 9675, 9676, 9677, 9678, 9782, 10107, 10108, 0, 23467, 25260, 25261, 25281, 13479, 13535, 13635, 13636,
 		0, 759, 2474, 13793, 13794, 0, 165, 166, 176, 23531, 8387, 0, 10357, 11436, 11437, 11438, 11442, 11443, 11444, 11445,
@@ -23036,129 +23174,129 @@ var builtinTrie = &trie{
 		11438, 11439, 11440, 11441, 759, 2474, 2475, 180, 17394, 17462, 17501, 211, 2857, 3549, 3588, 3589, 3590, 23467, 9782, 9783,
 		9784, 9785, 9832, 9833, 9834, 9835, 9836, 9837, 9838, 9839, 9840, 9841, 9842, 9843, 9844, 9845, 9846, 9847, 9848, 9849,
 		9850, 9851, 9852, 6964, 759, 2651, 2654, 26335, 26675, 26302, 29067, 4219, 4220, 2474, 29067, 19236, 19239, 19240, 4219, 10357,
-		10845, 4219, 13440, 23467, 10153, 10154, 10155, 10156, 23467, 23531, 23545, 23546, 24113, 24114, 24115, 30062, 30802, 30816, 30819, 24605,
-		11766, 10273, 13479, 13535, 13635, 13636, 0, 759, 2474, 13637, 13638, 19236, 10273, 30062, 30819, 23468, 14009, 14010, 14011, 14012,
-		14013, 14136, 14217, 14218, 14219, 11495, 13249, 26335, 0, 759, 2651, 32433, 0, 13479, 8387, 26302, 26302, 29856, 20927, 22837,
+		10845, 4219, 13440, 23467, 10153, 10154, 10155, 10156, 23467, 23531, 23545, 23546, 24113, 24114, 24115, 30086, 30826, 30840, 30843, 24605,
+		11766, 10273, 13479, 13535, 13635, 13636, 0, 759, 2474, 13637, 13638, 19236, 10273, 30086, 30843, 23468, 14009, 14010, 14011, 14012,
+		14013, 14136, 14217, 14218, 14219, 11495, 13249, 26335, 0, 759, 2651, 32457, 0, 13479, 8387, 26302, 26302, 29856, 20927, 22837,
 		23468, 19633, 19923, 19924, 8484, 11766, 17462, 6023, 6258, 0, 20821, 20927, 20959, 20960, 19633, 20568, 29067, 19236, 19239, 19240,
 		19633, 19923, 19924, 8484, 11766, 17462, 8038, 0, 6023, 6258, 6683, 6684, 6685, 6686, 6687, 6688, 6689, 6690, 6691, 6692,
 		6693, 759, 2388, 2389, 2390, 2391, 2392, 2393, 8387, 19633, 19923, 19924, 8484, 11766, 17462, 19633, 19923, 19924, 8484, 11766,
-		17462, 19464, 30072, 4219, 4624, 6023, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 32433, 0, 11495, 12657, 12658, 9782,
-		10228, 10229, 10230, 0, 0, 26302, 26335, 0, 759, 2651, 32433, 0, 13479, 8387, 26302, 26302, 29856, 20927, 22837, 23468,
+		17462, 19464, 30096, 4219, 4624, 6023, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 32457, 0, 11495, 12657, 12658, 9782,
+		10228, 10229, 10230, 0, 0, 26302, 26335, 0, 759, 2651, 32457, 0, 13479, 8387, 26302, 26302, 29856, 20927, 22837, 23468,
 		19633, 19923, 19924, 8484, 11766, 17462, 6023, 6258, 0, 20821, 0, 0, 4219, 4624, 19633, 20568, 29067, 19236, 19239, 19240,
 		19633, 19923, 19924, 8484, 11766, 17462, 19633, 19923, 19924, 8484, 11766, 17462, 20821, 20927, 20928, 20929, 20930, 20931, 9071, 23468,
-		13479, 13692, 13693, 13694, 13695, 30062, 13479, 13440, 0, 14009, 14010, 14011, 14012, 31362, 0, 14009, 32493, 0, 17394, 17396,
-		17397, 17398, 17399, 31665, 31666, 31688, 31689, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 0, 19236, 19239, 19240, 8387,
+		13479, 13692, 13693, 13694, 13695, 30086, 13479, 13440, 0, 14009, 14010, 14011, 14012, 31386, 0, 14009, 32517, 0, 17394, 17396,
+		17397, 17398, 17399, 31689, 31690, 31712, 31713, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 0, 19236, 19239, 19240, 8387,
 		9071, 25720, 25721, 760, 13479, 13479, 8387, 8804, 17577, 13479, 13479, 8387, 8804, 17577, 0, 0, 17394, 0, 8387, 9071,
-		25720, 0, 0, 0, 13479, 13479, 8387, 8804, 17577, 13479, 13479, 8387, 8804, 17577, 32493, 0, 17394, 17577, 18354, 18391,
+		25720, 0, 0, 0, 13479, 13479, 8387, 8804, 17577, 13479, 13479, 8387, 8804, 17577, 32517, 0, 17394, 17577, 18354, 18391,
 		18392, 18393, 18394, 18395, 18396, 18397, 18398, 26302, 29306, 29307, 759, 760, 14009, 15678, 8488, 2857, 3230, 9013, 23467, 165,
 		19236, 19239, 19300, 19301, 19302, 13479, 13535, 13635, 13636, 26302, 26335, 9071, 23468, 19633, 19696, 19738, 19739, 19745, 11766, 11894,
-		11895, 31382, 31606, 6023, 8038, 759, 1776, 0, 10357, 10845, 10846, 10847, 10848, 10849, 10850, 10896, 10897, 10898, 10899, 0,
-		759, 11495, 32433, 759, 760, 6023, 6258, 0, 4219, 4998, 19435, 20821, 20927, 8484, 19236, 0, 4219, 10357, 10845, 8484,
+		11895, 31406, 31630, 6023, 8038, 759, 1776, 0, 10357, 10845, 10846, 10847, 10848, 10849, 10850, 10896, 10897, 10898, 10899, 0,
+		759, 11495, 32457, 759, 760, 6023, 6258, 0, 4219, 4998, 19435, 20821, 20927, 8484, 19236, 0, 4219, 10357, 10845, 8484,
 		759, 761, 762, 20223, 20224, 25721, 1776, 0, 4219, 10357, 10845, 8484, 759, 2120, 0, 26302, 0, 759, 795, 796,
-		797, 798, 799, 0, 30062, 30819, 30820, 30880, 4219, 20821, 20927, 20928, 2474, 26335, 0, 30062, 30819, 30820, 30880, 30881,
-		31223, 19464, 19574, 19633, 20589, 31362, 0, 9782, 9929, 9930, 9931, 6023, 6258, 26302, 26335, 9013, 14009, 16999, 11766, 17462,
+		797, 798, 799, 0, 30086, 30843, 30844, 30904, 4219, 20821, 20927, 20928, 2474, 26335, 0, 30086, 30843, 30844, 30904, 30905,
+		31247, 19464, 19574, 19633, 20589, 31386, 0, 9782, 9929, 9930, 9931, 6023, 6258, 26302, 26335, 9013, 14009, 16999, 11766, 17462,
 		0, 19633, 20589, 20590, 20591, 20592, 20593, 20594, 20595, 20596, 20597, 20598, 20599, 20600, 20601, 20602, 20603, 20604, 20605, 20606,
 		20607, 20608, 20609, 20610, 20611, 20612, 20613, 20614, 20615, 20616, 19633, 20168, 20223, 20224, 0, 26302, 29306, 17394, 17577, 18428,
-		18429, 18430, 18530, 10357, 11068, 8387, 31382, 31479, 0, 8387, 9154, 9155, 10357, 10358, 2120, 2261, 10274, 0, 23467, 23531,
+		18429, 18430, 18530, 10357, 11068, 8387, 31406, 31503, 0, 8387, 9154, 9155, 10357, 10358, 2120, 2261, 10274, 0, 23467, 23531,
 		24273, 24274, 24275, 24276, 24277, 24278, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2695, 2696, 2697, 18736,
 		18737, 18738, 18739, 18740, 18741, 18742, 18743, 18744, 18745, 18746, 2671, 6023, 8038, 8039, 8040, 8041, 8042, 8043, 8147, 26335,
 		26336, 26337, 26338, 26339, 26340, 26341, 26433, 26434, 26604, 26662, 26663, 26664, 26665, 26666, 26667, 26668, 26669, 26670, 26671, 26672,
 		26673, 26674, 2857, 3230, 0, 9782, 10107, 10108, 10135, 10136, 10137, 10138, 6258, 6023, 0, 2857, 3230, 3231, 3232, 3233,
-		3234, 3235, 3236, 11495, 13249, 13250, 13356, 31666, 31688, 31689, 23469, 6258, 26302, 26335, 4219, 26302, 26335, 6023, 0, 759,
+		3234, 3235, 3236, 11495, 13249, 13250, 13356, 31690, 31712, 31713, 23469, 6258, 26302, 26335, 4219, 26302, 26335, 6023, 0, 759,
 		2417, 2418, 23467, 25260, 25261, 25281, 18822, 18823, 18831, 5170, 5171, 5172, 5173, 18884, 18885, 4219, 4998, 6023, 6258, 0,
 		20821, 20927, 22837, 23023, 23024, 23025, 23467, 23531, 18951, 9929, 11766, 11894, 0, 23467, 26155, 26214, 26215, 26216, 26217, 26218,
-		30062, 30819, 30820, 30880, 32493, 32559, 32560, 32877, 32878, 33173, 33177, 33178, 33179, 11397, 11398, 11399, 11400, 20821, 20927, 23253,
-		23254, 23255, 23256, 23257, 19103, 20168, 20223, 20224, 0, 26302, 29306, 19125, 19126, 19134, 22846, 22847, 22848, 22849, 0, 32493,
-		32559, 32560, 32877, 32878, 32879, 1407, 1408, 1409, 1410, 1411, 1412, 180, 23385, 23386, 23387, 26335, 0, 14009, 14010, 14011,
-		14012, 14013, 14662, 14663, 29307, 30062, 30819, 30820, 30880, 19141, 23531, 23545, 23546, 23547, 14009, 15678, 15679, 15680, 15681, 15682,
+		30086, 30843, 30844, 30904, 32517, 32583, 32584, 32901, 32902, 33197, 33201, 33202, 33203, 11397, 11398, 11399, 11400, 20821, 20927, 23253,
+		23254, 23255, 23256, 23257, 19103, 20168, 20223, 20224, 0, 26302, 29306, 19125, 19126, 19134, 22846, 22847, 22848, 22849, 0, 32517,
+		32583, 32584, 32901, 32902, 32903, 1407, 1408, 1409, 1410, 1411, 1412, 180, 23385, 23386, 23387, 26335, 0, 14009, 14010, 14011,
+		14012, 14013, 14662, 14663, 29307, 30086, 30843, 30844, 30904, 19141, 23531, 23545, 23546, 23547, 14009, 15678, 15679, 15680, 15681, 15682,
 		15683, 15684, 15941, 10107, 10108, 25720, 25721, 25722, 25723, 0, 26302, 29161, 29162, 2417, 23531, 13479, 13479, 13480, 760, 6023,
 		6801, 11496, 19633, 20168, 20223, 20224, 25721, 760, 761, 19914, 8387, 8804, 17396, 761, 19914, 8387, 8804, 17396, 2857, 3549,
-		6023, 20821, 20896, 20897, 8387, 9013, 26302, 29067, 9782, 9929, 4219, 4220, 2474, 26335, 0, 31382, 31479, 31480, 31481, 31482,
-		31483, 31484, 31485, 31486, 31487, 31488, 31489, 31490, 31491, 31492, 31493, 31494, 9786, 9787, 32493, 0, 9782, 9783, 9784, 9785,
+		6023, 20821, 20896, 20897, 8387, 9013, 26302, 29067, 9782, 9929, 4219, 4220, 2474, 26335, 0, 31406, 31503, 31504, 31505, 31506,
+		31507, 31508, 31509, 31510, 31511, 31512, 31513, 31514, 31515, 31516, 31517, 31518, 9786, 9787, 32517, 0, 9782, 9783, 9784, 9785,
 		9786, 9787, 8388, 8387, 9154, 9732, 9750, 9751, 9752, 9753, 617, 618, 6023, 6258, 6683, 6684, 6685, 6686, 6687, 6688,
 		6702, 6703, 6704, 6705, 6728, 6729, 6730, 6731, 14013, 14371, 14378, 14447, 14448, 14449, 14450, 0, 23467, 23468, 4219, 4624,
 		4625, 4626, 4627, 4628, 4629, 4630, 4631, 4632, 4633, 4634, 11495, 12657, 12658, 8387, 9154, 9732, 9750, 9751, 9752, 9753,
 		10357, 11091, 11129, 11130, 165, 14009, 16999, 17026, 17056, 17057, 17058, 17059, 17060, 617, 618, 20821, 20927, 22519, 22520, 22521,
 		22522, 22523, 22524, 22525, 22526, 22527, 22528, 22529, 22530, 22531, 22532, 22533, 22534, 22535, 14009, 17193, 17320, 17321, 17322, 10357,
 		10358, 10783, 10784, 10785, 10786, 10787, 4219, 4998, 4999, 5000, 17148, 19239, 19240, 17394, 17396, 17397, 17398, 17399, 17400, 17401,
-		17402, 17403, 25996, 25997, 13380, 8387, 4219, 26302, 0, 759, 1776, 2079, 26335, 9013, 17394, 17396, 2474, 29067, 31382, 31479,
+		17402, 17403, 25996, 25997, 13380, 8387, 4219, 26302, 0, 759, 1776, 2079, 26335, 9013, 17394, 17396, 2474, 29067, 31406, 31503,
 		0, 17394, 17396, 17397, 17398, 17399, 14009, 14010, 2474, 4219, 10357, 11068, 11766, 10273, 0, 26302, 26711, 26804, 26805, 10357,
 		11091, 11129, 11130, 11397, 11398, 11399, 11400, 11401, 19, 83, 6024, 6193, 6194, 0, 13479, 13535, 8387, 8804, 26302, 0,
 		2857, 3549, 3588, 3589, 3590, 3623, 3624, 10357, 11091, 11129, 11130, 11131, 11194, 11195, 11196, 11197, 11296, 11297, 11298, 11299,
 		11300, 11301, 11302, 11303, 22304, 22305, 759, 788, 789, 790, 23468, 23469, 6258, 26302, 26335, 4219, 26302, 26335, 0, 10273,
-		30062, 0, 8387, 8484, 11575, 0, 347, 0, 352, 4219, 4220, 4253, 4337, 4338, 4339, 4340, 4488, 4489, 4490, 4491,
+		30086, 0, 8387, 8484, 11575, 0, 347, 0, 352, 4219, 4220, 4253, 4337, 4338, 4339, 4340, 4488, 4489, 4490, 4491,
 		4492, 4504, 4505, 4506, 4507, 4508, 4509, 4510, 4511, 4512, 4513, 4514, 4515, 4516, 14009, 14010, 15627, 15628, 15642, 15643,
-		15644, 15645, 15646, 15647, 15648, 15649, 15650, 15651, 15652, 15653, 15654, 15655, 15656, 15657, 15658, 15659, 15660, 15661, 15662, 31665,
-		31666, 31688, 31689, 31758, 31759, 31760, 31761, 18430, 18736, 18737, 18738, 18739, 18740, 18741, 18742, 18743, 18744, 18745, 18746, 18747,
-		31665, 31666, 31688, 31689, 31758, 31759, 31760, 31761, 18430, 18736, 18737, 18738, 18739, 18740, 18741, 18742, 18743, 18744, 18745, 18746,
+		15644, 15645, 15646, 15647, 15648, 15649, 15650, 15651, 15652, 15653, 15654, 15655, 15656, 15657, 15658, 15659, 15660, 15661, 15662, 31689,
+		31690, 31712, 31713, 31782, 31783, 31784, 31785, 18430, 18736, 18737, 18738, 18739, 18740, 18741, 18742, 18743, 18744, 18745, 18746, 18747,
+		31689, 31690, 31712, 31713, 31782, 31783, 31784, 31785, 18430, 18736, 18737, 18738, 18739, 18740, 18741, 18742, 18743, 18744, 18745, 18746,
 		18747, 13692, 13982, 23531, 6023, 0, 14009, 14010, 14011, 14012, 15321, 15322, 15323, 15324, 15325, 15326, 15327, 15328, 19236, 14009,
-		14009, 14010, 15428, 6023, 0, 6023, 6801, 8387, 6023, 0, 31665, 32227, 32265, 32266, 0, 23467, 25720, 25721, 2474, 29987,
-		30819, 9782, 9783, 9784, 9785, 9786, 9787, 617, 17394, 17577, 18428, 18429, 18984, 11696, 11697, 19923, 19924, 8488, 8727, 8804,
-		26302, 26335, 6023, 19125, 19126, 20959, 4998, 10273, 17394, 11495, 0, 8387, 6023, 19236, 19464, 19574, 19633, 20589, 31362, 617,
+		14009, 14010, 15428, 6023, 0, 6023, 6801, 8387, 6023, 0, 31689, 32251, 32289, 32290, 0, 23467, 25720, 25721, 2474, 30011,
+		30843, 9782, 9783, 9784, 9785, 9786, 9787, 617, 17394, 17577, 18428, 18429, 18984, 11696, 11697, 19923, 19924, 8488, 8727, 8804,
+		26302, 26335, 6023, 19125, 19126, 20959, 4998, 10273, 17394, 11495, 0, 8387, 6023, 19236, 19464, 19574, 19633, 20589, 31386, 617,
 		19633, 19634, 19635, 19636, 19637, 19638, 19639, 19640, 19641, 19642, 19643, 19644, 19645, 19646, 18984, 11696, 11697, 19923, 19924, 8488,
-		8727, 8804, 26302, 26335, 6023, 30062, 30072, 30560, 30561, 30569, 30570, 30571, 30572, 30573, 30574, 30575, 30576, 19239, 165, 26302,
-		0, 0, 0, 352, 9782, 9929, 10273, 30062, 30802, 20822, 20823, 29067, 19236, 19239, 19240, 8387, 9013, 9014, 9015, 9016,
+		8727, 8804, 26302, 26335, 6023, 30086, 30096, 30584, 30585, 30593, 30594, 30595, 30596, 30597, 30598, 30599, 30600, 19239, 165, 26302,
+		0, 0, 0, 352, 9782, 9929, 10273, 30086, 30826, 20822, 20823, 29067, 19236, 19239, 19240, 8387, 9013, 9014, 9015, 9016,
 		11495, 12657, 12658, 12760, 12761, 12166, 12167, 12168, 12169, 12170, 12171, 12244, 10107, 10108, 0, 26302, 26711, 28005, 28006, 28007,
 		12700, 4624, 4625, 4626, 4627, 4628, 4629, 4630, 4631, 4632, 4633, 20821, 14009, 0, 26302, 26711, 28005, 28006, 28007, 28253,
 		28254, 28255, 28256, 28257, 14371, 14378, 14447, 14448, 14449, 14450, 17394, 17462, 4219, 26302, 29067, 19236, 19239, 19240, 6023, 6258,
 		6588, 6589, 6590, 6591, 20821, 23385, 19366, 19633, 19696, 6023, 8387, 9154, 9732, 9750, 9751, 9752, 9753, 9782, 10153, 20927,
 		22641, 22642, 22643, 8804, 8805, 5957, 0, 13479, 13535, 13598, 13599, 13600, 26335, 6023, 13479, 13535, 13598, 13599, 13600, 20821,
 		20822, 20823, 20824, 20825, 20826, 20827, 20828, 20829, 20830, 13250, 13251, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 20927, 21698,
-		21699, 21700, 21701, 21718, 21719, 30863, 30864, 21799, 21800, 21801, 21802, 21848, 21849, 22837, 23531, 26302, 0, 2857, 4154, 4155,
-		19633, 19696, 8387, 9013, 19258, 29067, 29068, 29069, 29078, 29079, 29080, 29081, 29082, 31665, 31666, 31688, 31689, 23469, 20821, 23385,
+		21699, 21700, 21701, 21718, 21719, 30887, 30888, 21799, 21800, 21801, 21802, 21848, 21849, 22837, 23531, 26302, 0, 2857, 4154, 4155,
+		19633, 19696, 8387, 9013, 19258, 29067, 29068, 29069, 29078, 29079, 29080, 29081, 29082, 31689, 31690, 31712, 31713, 23469, 20821, 23385,
 		19366, 19633, 19696, 6023, 0, 2857, 4154, 4155, 20821, 20927, 22519, 22520, 22521, 22522, 22523, 10357, 11091, 11129, 11130, 23467,
 		23468, 17394, 17577, 18428, 18429, 18430, 18530, 18531, 18532, 18533, 18534, 18545, 18546, 18547, 18548, 18566, 18567, 18568, 18569, 18570,
 		18571, 18572, 18573, 18574, 18575, 18576, 18577, 18578, 18579, 18580, 18581, 18582, 18583, 18584, 18585, 18586, 18587, 18588, 18589, 18590,
-		18591, 18592, 18593, 18594, 18595, 18596, 18597, 23467, 23531, 24273, 24274, 24275, 24276, 23467, 23468, 31665, 32227, 32265, 32266, 32267,
-		32268, 32269, 32270, 32271, 32272, 32273, 32274, 32275, 32276, 32277, 32278, 32279, 32280, 32281, 32282, 32283, 32284, 32285, 32286, 32287,
-		32288, 32289, 32290, 32291, 31665, 32227, 32228, 32229, 32230, 17394, 17577, 18428, 18429, 2857, 3230, 0, 759, 795, 796, 797,
-		798, 799, 26335, 6023, 0, 9782, 10153, 10154, 10155, 23467, 24605, 6023, 6258, 9013, 20927, 6023, 0, 30062, 30072, 30681,
-		30682, 30683, 30684, 30685, 30686, 30687, 30688, 30689, 0, 2857, 4085, 4086, 4087, 4088, 8387, 8388, 8389, 8390, 8391, 8392,
+		18591, 18592, 18593, 18594, 18595, 18596, 18597, 23467, 23531, 24273, 24274, 24275, 24276, 23467, 23468, 31689, 32251, 32289, 32290, 32291,
+		32292, 32293, 32294, 32295, 32296, 32297, 32298, 32299, 32300, 32301, 32302, 32303, 32304, 32305, 32306, 32307, 32308, 32309, 32310, 32311,
+		32312, 32313, 32314, 32315, 31689, 32251, 32252, 32253, 32254, 17394, 17577, 18428, 18429, 2857, 3230, 0, 759, 795, 796, 797,
+		798, 799, 26335, 6023, 0, 9782, 10153, 10154, 10155, 23467, 24605, 6023, 6258, 9013, 20927, 6023, 0, 30086, 30096, 30705,
+		30706, 30707, 30708, 30709, 30710, 30711, 30712, 30713, 0, 2857, 4085, 4086, 4087, 4088, 8387, 8388, 8389, 8390, 8391, 8392,
 		14013, 19, 123, 25260, 25261, 25281, 0, 0, 2857, 4154, 4155, 19236, 19464, 19469, 19470, 14009, 14010, 14011, 14012, 14013,
-		14136, 14137, 14138, 10062, 10063, 10064, 23467, 26302, 26303, 795, 26302, 26304, 11766, 11937, 23468, 759, 760, 30062, 30072, 30401,
+		14136, 14137, 14138, 10062, 10063, 10064, 23467, 26302, 26303, 795, 26302, 26304, 11766, 11937, 23468, 759, 760, 30086, 30096, 30425,
 		4219, 4998, 6023, 6258, 0, 4219, 10357, 10358, 10399, 20822, 795, 26302, 26335, 9013, 0, 11495, 11766, 11767, 759, 760,
-		6023, 6801, 6866, 6867, 6888, 6889, 6890, 6891, 6892, 6893, 6894, 10357, 10845, 10846, 10847, 10848, 10849, 31382, 31606, 31616,
-		31617, 31618, 26335, 26675, 26302, 0, 8387, 9013, 9014, 9015, 9016, 9782, 9929, 9930, 10062, 10063, 10064, 0, 759, 1727,
+		6023, 6801, 6866, 6867, 6888, 6889, 6890, 6891, 6892, 6893, 6894, 10357, 10845, 10846, 10847, 10848, 10849, 31406, 31630, 31640,
+		31641, 31642, 26335, 26675, 26302, 0, 8387, 9013, 9014, 9015, 9016, 9782, 9929, 9930, 10062, 10063, 10064, 0, 759, 1727,
 		1740, 1741, 1742, 1743, 20617, 20618, 20619, 20620, 20621, 20622, 20623, 20624, 20625, 20626, 20627, 0, 26302, 26711, 28005, 28006,
 		28007, 28253, 28294, 28295, 28296, 28297, 28298, 28299, 20821, 20927, 21799, 21800, 21801, 21802, 22324, 19236, 19239, 19633, 20372, 20927,
 		22837, 23531, 23545, 26302, 23467, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 22837, 23048, 23049, 23050, 23051, 23052, 29067,
-		19236, 19239, 23467, 31665, 31666, 31688, 31689, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 26302, 26303, 760, 8387, 9154,
+		19236, 19239, 23467, 31689, 31690, 31712, 31713, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 26302, 26303, 760, 8387, 9154,
 		9155, 9156, 6023, 6801, 6809, 6024, 19464, 13479, 13495, 0, 17394, 17577, 18428, 18429, 2857, 3230, 0, 6023, 6258, 6298,
 		6299, 6302, 6303, 6304, 20927, 6023, 0, 9782, 10107, 10108, 0, 14009, 17148, 19435, 20927, 0, 26302, 26711, 26712, 2120,
 		18822, 18823, 18824, 18825, 18826, 19924, 26302, 26335, 0, 23467, 23531, 23545, 23546, 23559, 23560, 23561, 23947, 23948, 23949, 23950,
 		23951, 23966, 23967, 4219, 4220, 1776, 1852, 13692, 19464, 19574, 18831, 5170, 5171, 5172, 5173, 0, 759, 2120, 6023, 0,
 		23467, 23531, 23545, 23546, 23547, 26302, 26711, 26804, 26805, 27226, 27227, 27228, 27229, 27230, 14662, 14663, 18884, 18885, 18886, 18887,
 		18888, 18889, 18890, 0, 9782, 10107, 10108, 0, 26302, 26711, 26804, 26805, 13479, 13480, 13484, 13485, 18951, 9929, 11766, 11894,
-		0, 759, 760, 10273, 759, 2474, 26335, 31665, 31666, 32493, 0, 9782, 10107, 10108, 14009, 14010, 14011, 14012, 14013, 14127,
+		0, 759, 760, 10273, 759, 2474, 26335, 31689, 31690, 32517, 0, 9782, 10107, 10108, 14009, 14010, 14011, 14012, 14013, 14127,
 		14128, 14129, 14130, 14131, 14132, 14133, 14134, 14135, 19001, 19053, 759, 1407, 0, 6023, 20821, 20924, 0, 9782, 10107, 10108,
-		0, 6023, 7460, 7737, 7738, 7739, 7740, 19125, 19126, 23147, 23148, 29913, 8387, 31382, 31479, 0, 4219, 20821, 20927, 6023,
+		0, 6023, 7460, 7737, 7738, 7739, 7740, 19125, 19126, 23147, 23148, 29937, 8387, 31406, 31503, 0, 4219, 20821, 20927, 6023,
 		6258, 6588, 26302, 29067, 759, 1776, 23467, 23467, 24824, 19464, 19469, 20905, 4624, 0, 759, 1407, 1408, 1409, 1410, 1411,
 		1412, 19141, 23531, 23545, 23546, 23547, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 15684, 15941, 10107, 10108, 7123, 0, 26302,
-		0, 2857, 3230, 0, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 20927, 6023, 0, 9782, 10107, 10108, 32433, 0, 26302,
+		0, 2857, 3230, 0, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 20927, 6023, 0, 9782, 10107, 10108, 32457, 0, 26302,
 		29306, 29363, 29364, 29393, 29394, 29395, 29396, 29397, 2857, 2858, 2926, 2927, 2942, 2951, 2952, 2953, 2954, 2955, 2956, 23467,
-		23468, 9782, 10153, 10154, 10155, 30062, 19236, 26302, 26303, 760, 8387, 9154, 9155, 9156, 6023, 6801, 6809, 6024, 30802, 20821,
-		20927, 8804, 26302, 29161, 32493, 0, 23467, 23531, 23545, 23546, 24113, 24114, 24115, 24116, 23467, 25260, 25261, 25281, 25282, 25447,
-		23531, 8387, 617, 25996, 26076, 26077, 26078, 26105, 26106, 26107, 26108, 32433, 2857, 3549, 4219, 17394, 4219, 26302, 6023, 7123,
-		7124, 14009, 13380, 17381, 20821, 26302, 23467, 24641, 24655, 24656, 17394, 6023, 20821, 26302, 26711, 28990, 26302, 32493, 2857, 3230,
+		23468, 9782, 10153, 10154, 10155, 30086, 19236, 26302, 26303, 760, 8387, 9154, 9155, 9156, 6023, 6801, 6809, 6024, 30826, 20821,
+		20927, 8804, 26302, 29161, 32517, 0, 23467, 23531, 23545, 23546, 24113, 24114, 24115, 24116, 23467, 25260, 25261, 25281, 25282, 25447,
+		23531, 8387, 617, 25996, 26076, 26077, 26078, 26105, 26106, 26107, 26108, 32457, 2857, 3549, 4219, 17394, 4219, 26302, 6023, 7123,
+		7124, 14009, 13380, 17381, 20821, 26302, 23467, 24641, 24655, 24656, 17394, 6023, 20821, 26302, 26711, 28990, 26302, 32517, 2857, 3230,
 		9013, 23385, 759, 14009, 0, 759, 2120, 2289, 2290, 11496, 23467, 25260, 25261, 25281, 25282, 25317, 8804, 10273, 10288, 11766,
 		17462, 0, 10357, 10358, 10404, 10405, 11495, 6023, 6258, 6588, 26302, 29067, 9782, 9929, 8387, 6023, 0, 26302, 26711, 28005,
 		28006, 28007, 28145, 28146, 28147, 28148, 28149, 28150, 28151, 2417, 2418, 2419, 2420, 2857, 4085, 4086, 4087, 4088, 8387, 8488,
-		8489, 8490, 8491, 0, 759, 8387, 8488, 17148, 19239, 11495, 11614, 32493, 0, 13479, 13535, 13598, 13599, 13600, 13250, 9782,
+		8489, 8490, 8491, 0, 759, 8387, 8488, 17148, 19239, 11495, 11614, 32517, 0, 13479, 13535, 13598, 13599, 13600, 13250, 9782,
 		10107, 10108, 0, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 15684, 16549, 16553, 20959, 21047, 21048, 21049, 21050, 21051, 21052,
 		21638, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 21053, 21379, 21380, 21381, 21382, 21383, 23467, 23531, 23545, 23546,
 		24113, 24114, 24115, 24116, 24158, 24159, 24160, 24161, 24162, 13250, 13251, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 24207, 24208,
 		24209, 24210, 24211, 24212, 24213, 24214, 24215, 24216, 24217, 24218, 24219, 24220, 24641, 24655, 24656, 24657, 20821, 20927, 22364, 22365,
 		22411, 22412, 13479, 13535, 13598, 13599, 13600, 13250, 13251, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 9175, 9782, 10107, 10108,
 		23467, 23531, 23545, 23546, 24113, 24114, 24115, 24116, 24158, 24159, 24160, 24161, 24162, 13250, 13251, 9154, 9155, 9156, 9157, 9158,
-		9173, 9174, 9175, 9782, 10107, 10108, 30062, 30819, 30820, 30880, 30881, 31295, 23531, 23545, 23546, 24113, 24114, 24115, 24116, 24158,
-		24159, 24160, 24161, 24162, 13250, 13251, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 2120, 17462, 0, 31382, 31383, 31384, 31385,
-		31386, 6024, 6223, 29067, 19236, 19239, 2261, 10274, 9013, 23385, 23386, 30819, 23468, 759, 2474, 2475, 2476, 2477, 2478, 2479,
+		9173, 9174, 9175, 9782, 10107, 10108, 30086, 30843, 30844, 30904, 30905, 31319, 23531, 23545, 23546, 24113, 24114, 24115, 24116, 24158,
+		24159, 24160, 24161, 24162, 13250, 13251, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 2120, 17462, 0, 31406, 31407, 31408, 31409,
+		31410, 6024, 6223, 29067, 19236, 19239, 2261, 10274, 9013, 23385, 23386, 30843, 23468, 759, 2474, 2475, 2476, 2477, 2478, 2479,
 		2480, 2481, 2482, 2474, 26335, 0, 10357, 10845, 10846, 10847, 10848, 10849, 6023, 0, 26302, 26711, 28005, 28006, 28007, 28971,
 		28972, 28973, 28974, 28975, 28976, 28977, 28978, 28979, 28980, 28981, 28982, 28983, 28984, 28985, 28986, 28987, 28988, 28989, 8387, 8393,
-		8394, 26302, 29067, 31382, 31383, 2474, 26335, 6023, 9782, 8387, 9013, 9014, 20927, 6023, 0, 6023, 8038, 8039, 8040, 8041,
+		8394, 26302, 29067, 31406, 31407, 2474, 26335, 6023, 9782, 8387, 9013, 9014, 20927, 6023, 0, 6023, 8038, 8039, 8040, 8041,
 		8042, 8043, 8044, 8045, 8046, 8047, 8048, 8049, 8050, 8051, 8052, 8053, 8054, 8055, 8056, 8057, 8058, 8059, 13479, 13535,
-		13635, 13636, 31382, 31479, 31480, 31498, 31499, 759, 2474, 2475, 26335, 26336, 26337, 8743, 23467, 23468, 31665, 32227, 32228, 32229,
-		32230, 4219, 4998, 5097, 5467, 29067, 11766, 19184, 8387, 0, 26302, 29306, 29307, 2857, 3230, 8387, 9013, 9014, 9015, 9016,
+		13635, 13636, 31406, 31503, 31504, 31522, 31523, 759, 2474, 2475, 26335, 26336, 26337, 8743, 23467, 23468, 31689, 32251, 32252, 32253,
+		32254, 4219, 4998, 5097, 5467, 29067, 11766, 19184, 8387, 0, 26302, 29306, 29307, 2857, 3230, 8387, 9013, 9014, 9015, 9016,
 		9017, 9018, 6023, 6232, 6233, 6234, 6235, 6236, 6237, 6238, 6239, 6240, 6241, 6242, 6243, 6244, 6245, 6246, 6247, 6248,
 		6249, 6250, 6251, 6252, 6253, 6254, 6255, 6256, 6257, 9154, 9732, 9750, 9751, 9752, 9753, 9782, 9783, 9784, 9785, 9786,
 		9787, 9788, 9789, 8038, 8039, 8040, 8041, 8042, 8043, 29308, 26155, 26214, 26215, 26216, 26217, 26218, 20617, 20618, 20656, 20657,
@@ -23172,43 +23310,43 @@ var builtinTrie = &trie{
 		10107, 10108, 10109, 10110, 10111, 10112, 10113, 10114, 26302, 26711, 26804, 26805, 27089, 27090, 27091, 27092, 27093, 27094, 27095, 27096,
 		27097, 27098, 27099, 27100, 27101, 27102, 27103, 27104, 27105, 27106, 27107, 21053, 21330, 21331, 21332, 21333, 21334, 10444, 10445, 10446,
 		10447, 10455, 10456, 10457, 10458, 10459, 10460, 10461, 8804, 11495, 8387, 6023, 0, 0, 2857, 3911, 4001, 4002, 4003, 4004,
-		4005, 6258, 6588, 32493, 0, 759, 795, 796, 797, 827, 828, 2857, 4154, 4155, 19633, 20168, 20169, 20183, 20184, 20185,
-		23467, 23531, 23532, 23533, 14009, 14010, 14011, 14012, 14013, 31382, 31383, 31384, 31385, 31386, 31387, 31388, 31389, 31390, 31391, 31392,
-		31393, 31394, 31395, 31396, 31397, 31398, 31399, 31400, 31401, 6023, 8038, 8039, 8040, 8041, 8042, 8043, 29308, 25260, 25261, 25281,
+		4005, 6258, 6588, 32517, 0, 759, 795, 796, 797, 827, 828, 2857, 4154, 4155, 19633, 20168, 20169, 20183, 20184, 20185,
+		23467, 23531, 23532, 23533, 14009, 14010, 14011, 14012, 14013, 31406, 31407, 31408, 31409, 31410, 31411, 31412, 31413, 31414, 31415, 31416,
+		31417, 31418, 31419, 31420, 31421, 31422, 31423, 31424, 31425, 6023, 8038, 8039, 8040, 8041, 8042, 8043, 29308, 25260, 25261, 25281,
 		25282, 13479, 13535, 13635, 13636, 19633, 19634, 2417, 25708, 23531, 8488, 8727, 8804, 26302, 0, 6023, 6258, 0, 20617, 20618,
 		20656, 20657, 20658, 9071, 25720, 25843, 11766, 11800, 2474, 26303, 26304, 20821, 20927, 0, 11495, 11766, 12166, 12167, 12168, 12169,
-		12170, 6258, 29067, 19236, 19239, 19240, 759, 1407, 1408, 1409, 1410, 1411, 1412, 1562, 1572, 1573, 31665, 31819, 9013, 20927,
-		0, 30062, 30072, 30420, 30421, 30422, 30423, 30424, 14009, 14010, 14011, 14012, 14740, 14741, 14742, 14743, 759, 1407, 1408, 1409,
-		1410, 1411, 1412, 1413, 759, 14009, 2857, 3530, 3531, 30062, 19236, 19464, 30819, 23467, 23531, 8387, 8488, 0, 26302, 29306,
+		12170, 6258, 29067, 19236, 19239, 19240, 759, 1407, 1408, 1409, 1410, 1411, 1412, 1562, 1572, 1573, 31689, 31843, 9013, 20927,
+		0, 30086, 30096, 30444, 30445, 30446, 30447, 30448, 14009, 14010, 14011, 14012, 14740, 14741, 14742, 14743, 759, 1407, 1408, 1409,
+		1410, 1411, 1412, 1413, 759, 14009, 2857, 3530, 3531, 30086, 19236, 19464, 30843, 23467, 23531, 8387, 8488, 0, 26302, 29306,
 		29307, 20821, 20927, 21799, 21800, 21801, 21802, 21803, 759, 1776, 1852, 1853, 1938, 1939, 1940, 1941, 15347, 24273, 24274, 24275,
 		24276, 24277, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 21850, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052,
-		21638, 11495, 759, 1776, 165, 30062, 19633, 30062, 19633, 6023, 0, 17394, 17577, 18428, 18429, 18430, 18530, 18531, 18532, 18533,
+		21638, 11495, 759, 1776, 165, 30086, 19633, 30086, 19633, 6023, 0, 17394, 17577, 18428, 18429, 18430, 18530, 18531, 18532, 18533,
 		18534, 18535, 19236, 19464, 19469, 19470, 20821, 20927, 22641, 22642, 22643, 22644, 22645, 23467, 23468, 26302, 29306, 29307, 4219, 4998,
-		5097, 5170, 5171, 5172, 5173, 18684, 23467, 31665, 31819, 9013, 19081, 19237, 9782, 8387, 9013, 0, 26302, 29161, 29162, 19125,
+		5097, 5170, 5171, 5172, 5173, 18684, 23467, 31689, 31843, 9013, 19081, 19237, 9782, 8387, 9013, 0, 26302, 29161, 29162, 19125,
 		19126, 19134, 19135, 19136, 19137, 19138, 12657, 23493, 788, 3549, 8387, 6023, 0, 19236, 19435, 0, 6023, 6801, 6866, 6914,
-		23524, 5097, 5467, 29067, 11766, 19184, 8387, 6023, 1776, 1852, 13692, 13995, 31819, 6023, 0, 759, 2474, 2475, 2476, 2477,
+		23524, 5097, 5467, 29067, 11766, 19184, 8387, 6023, 1776, 1852, 13692, 13995, 31843, 6023, 0, 759, 2474, 2475, 2476, 2477,
 		2478, 2479, 2480, 2481, 2482, 9782, 9929, 9930, 9931, 9932, 9986, 9987, 9988, 9989, 23520, 0, 20617, 20618, 20656, 20657,
 		20658, 20659, 20675, 20676, 20677, 20678, 20683, 20684, 20685, 20686, 13440, 0, 9782, 10228, 10229, 10230, 20617, 20618, 20656, 20657,
 		20658, 20659, 20675, 20676, 20677, 20678, 20683, 20684, 20685, 20686, 23467, 25260, 25261, 25262, 25263, 25264, 20617, 20618, 20656, 20657,
 		20658, 13440, 11495, 11696, 0, 4219, 10357, 10845, 4219, 13440, 23467, 23531, 23545, 23546, 23559, 23560, 23561, 23764, 11766, 12166,
 		12167, 12168, 12169, 12170, 12171, 165, 166, 8387, 8804, 8902, 8903, 8904, 8905, 8906, 8907, 8908, 8958, 8959, 8960, 8961,
-		8962, 8963, 8964, 8965, 24605, 10273, 17394, 17396, 2474, 29987, 29988, 20927, 31382, 31383, 31384, 31385, 31386, 6024, 6223, 29067,
+		8962, 8963, 8964, 8965, 24605, 10273, 17394, 17396, 2474, 30011, 30012, 20927, 31406, 31407, 31408, 31409, 31410, 6024, 6223, 29067,
 		19236, 19239, 0, 9782, 9783, 9784, 9785, 14009, 14010, 2388, 2389, 0, 759, 2651, 2654, 2655, 2663, 2664, 2665, 2666,
 		2667, 2668, 2669, 2695, 2696, 2697, 4219, 10357, 10845, 4219, 13440, 0, 9782, 9783, 9784, 9785, 9786, 9787, 9782, 9783,
-		9784, 9785, 30062, 30802, 20927, 19633, 20168, 20169, 20183, 20184, 20185, 20821, 20927, 21799, 21800, 21801, 21802, 23467, 23531, 23545,
+		9784, 9785, 30086, 30826, 20927, 19633, 20168, 20169, 20183, 20184, 20185, 20821, 20927, 21799, 21800, 21801, 21802, 23467, 23531, 23545,
 		23546, 23559, 23560, 23561, 23764, 11766, 12166, 12167, 12168, 12169, 12170, 12171, 165, 166, 8387, 8804, 8902, 8903, 8904, 8905,
-		8906, 8907, 8908, 8958, 8959, 8960, 8961, 8962, 8963, 8964, 8965, 31382, 31479, 31480, 31481, 31482, 31483, 31484, 31485, 31486,
-		31487, 31488, 31489, 17394, 23467, 23468, 4219, 10357, 10845, 4219, 13440, 0, 9782, 9783, 9784, 9785, 30062, 30802, 20927, 0,
-		165, 166, 26302, 29856, 29953, 29954, 29955, 29956, 29957, 29958, 29959, 29960, 29961, 29962, 29963, 29964, 29965, 8387, 9013, 9014,
+		8906, 8907, 8908, 8958, 8959, 8960, 8961, 8962, 8963, 8964, 8965, 31406, 31503, 31504, 31505, 31506, 31507, 31508, 31509, 31510,
+		31511, 31512, 31513, 17394, 23467, 23468, 4219, 10357, 10845, 4219, 13440, 0, 9782, 9783, 9784, 9785, 30086, 30826, 20927, 0,
+		165, 166, 26302, 29856, 29977, 29978, 29979, 29980, 29981, 29982, 29983, 29984, 29985, 29986, 29987, 29988, 29989, 8387, 9013, 9014,
 		9015, 9016, 9017, 9018, 4219, 4998, 5626, 5627, 5628, 5629, 5630, 5631, 5632, 5633, 5660, 5661, 5690, 5467, 5468, 5469,
 		5470, 0, 6023, 7123, 7124, 7125, 23467, 23531, 24273, 24274, 24275, 24276, 23467, 6023, 7123, 7124, 7125, 23467, 23531, 24273,
-		24274, 24275, 24276, 24277, 20821, 20927, 23147, 23220, 23221, 23222, 23228, 23229, 23230, 759, 2120, 23467, 31665, 31819, 9013, 0,
-		31665, 32227, 32265, 32266, 0, 17394, 17577, 17578, 17629, 17630, 17631, 17632, 7460, 7737, 7738, 7739, 7740, 7741, 7889, 7890,
-		7891, 7892, 7893, 7894, 7895, 7896, 7897, 7898, 7899, 7900, 7901, 7902, 13479, 13692, 13865, 13866, 30062, 19633, 0, 9782,
-		9783, 9784, 9785, 9786, 9787, 30062, 30802, 20927, 617, 618, 10357, 11091, 11129, 11130, 26302, 29067, 29068, 29069, 29078, 29079,
-		29080, 29081, 29082, 20617, 20618, 20628, 9013, 32493, 0, 9782, 9783, 9784, 9785, 9786, 9787, 20821, 20927, 20959, 4998, 19435,
+		24274, 24275, 24276, 24277, 20821, 20927, 23147, 23220, 23221, 23222, 23228, 23229, 23230, 759, 2120, 23467, 31689, 31843, 9013, 0,
+		31689, 32251, 32289, 32290, 0, 17394, 17577, 17578, 17629, 17630, 17631, 17632, 7460, 7737, 7738, 7739, 7740, 7741, 7889, 7890,
+		7891, 7892, 7893, 7894, 7895, 7896, 7897, 7898, 7899, 7900, 7901, 7902, 13479, 13692, 13865, 13866, 30086, 19633, 0, 9782,
+		9783, 9784, 9785, 9786, 9787, 30086, 30826, 20927, 617, 618, 10357, 11091, 11129, 11130, 26302, 29067, 29068, 29069, 29078, 29079,
+		29080, 29081, 29082, 20617, 20618, 20628, 9013, 32517, 0, 9782, 9783, 9784, 9785, 9786, 9787, 20821, 20927, 20959, 4998, 19435,
 		20924, 23467, 23468, 9782, 10107, 10108, 0, 26302, 26711, 26804, 26805, 26939, 6258, 6683, 6684, 6685, 6686, 6687, 6688, 6702,
-		6703, 6704, 6705, 4219, 4998, 4999, 19633, 20589, 31362, 26335, 9013, 0, 4219, 4998, 5626, 5627, 5628, 5629, 5630, 5631,
+		6703, 6704, 6705, 4219, 4998, 4999, 19633, 20589, 31386, 26335, 9013, 0, 4219, 4998, 5626, 5627, 5628, 5629, 5630, 5631,
 		5632, 5633, 5634, 5635, 5636, 9782, 10107, 10147, 10148, 10149, 26302, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26433, 26434,
 		26515, 26516, 26517, 26518, 26519, 26520, 26521, 29067, 29068, 29069, 29083, 29084, 29085, 165, 19633, 0, 0, 0, 26302, 0,
 		0, 617, 17394, 20821, 617, 2857, 3549, 617, 759, 2474, 2475, 29856, 20896, 20897, 20821, 20896, 20897, 25708, 23531, 23532,
@@ -23222,43 +23360,43 @@ var builtinTrie = &trie{
 		10357, 0, 23467, 25260, 25261, 25262, 25263, 19633, 19696, 19738, 19787, 19829, 19830, 19831, 19832, 19833, 19834, 19835, 19842, 19843,
 		19844, 29308, 23531, 23545, 23546, 19062, 14010, 2474, 4219, 10357, 0, 26302, 26711, 26804, 26805, 27127, 27163, 27164, 27165, 27166,
 		27167, 27168, 27169, 27170, 27171, 27172, 19236, 19237, 0, 26302, 26711, 26804, 26805, 10357, 11091, 11129, 11130, 11397, 11398, 11399,
-		11400, 19063, 8387, 26302, 0, 11495, 12475, 31382, 0, 0, 23467, 23531, 23545, 23546, 24113, 24114, 24115, 24116, 10273, 30062,
+		11400, 19063, 8387, 26302, 0, 11495, 12475, 31406, 0, 0, 23467, 23531, 23545, 23546, 24113, 24114, 24115, 24116, 10273, 30086,
 		11495, 6023, 6258, 6298, 6299, 13601, 13602, 13618, 13619, 20821, 20927, 10273, 759, 2388, 20924, 6801, 11766, 10273, 0, 19633,
 		20568, 20569, 20570, 20577, 20578, 20579, 20580, 20581, 20582, 23467, 23468, 759, 2120, 6023, 0, 759, 2651, 2654, 2655, 2663,
 		2664, 2665, 2666, 2667, 2668, 2669, 2695, 2696, 2697, 19103, 19634, 2417, 25708, 23468, 759, 2651, 2654, 2655, 2663, 2664,
-		2665, 2666, 2667, 2668, 2669, 2695, 2696, 2697, 23469, 23470, 23471, 23472, 23473, 19125, 19126, 20959, 20960, 20961, 20962, 31479,
-		0, 14009, 14010, 14011, 14012, 19134, 22846, 22847, 22848, 22849, 0, 26302, 29306, 31665, 32227, 12657, 10357, 0, 26302, 29306,
-		29307, 20821, 20927, 20959, 20960, 20961, 20962, 31479, 17394, 0, 26302, 0, 8387, 9154, 9715, 9716, 9717, 14009, 14010, 14011,
+		2665, 2666, 2667, 2668, 2669, 2695, 2696, 2697, 23469, 23470, 23471, 23472, 23473, 19125, 19126, 20959, 20960, 20961, 20962, 31503,
+		0, 14009, 14010, 14011, 14012, 19134, 22846, 22847, 22848, 22849, 0, 26302, 29306, 31689, 32251, 12657, 10357, 0, 26302, 29306,
+		29307, 20821, 20927, 20959, 20960, 20961, 20962, 31503, 17394, 0, 26302, 0, 8387, 9154, 9715, 9716, 9717, 14009, 14010, 14011,
 		11766, 11767, 6023, 7460, 7461, 7462, 7463, 7464, 7465, 7466, 7467, 7497, 7498, 7499, 7500, 7501, 617, 9782, 10153, 20927,
 		22641, 22642, 22643, 8804, 8805, 5957, 0, 13479, 13535, 13598, 13599, 13600, 26335, 6023, 11495, 12657, 12658, 12782, 12783, 12798,
-		12799, 13099, 19126, 19127, 19128, 19129, 19130, 19131, 19132, 19133, 31382, 31383, 31384, 31385, 31386, 13117, 13118, 13119, 13120, 13121,
+		12799, 13099, 19126, 19127, 19128, 19129, 19130, 19131, 19132, 19133, 31406, 31407, 31408, 31409, 31410, 13117, 13118, 13119, 13120, 13121,
 		13132, 13133, 13134, 13135, 13136, 14009, 15678, 8804, 26302, 29067, 19236, 19239, 17462, 6023, 0, 11495, 11766, 11767, 8387, 8488,
-		8489, 8490, 8491, 8492, 8493, 8536, 8537, 8538, 8539, 8540, 8541, 8542, 8575, 8576, 8577, 13218, 13219, 30420, 30421, 30422,
-		30423, 30424, 16999, 17026, 17073, 17074, 17075, 17076, 17077, 11495, 11766, 11767, 23467, 24824, 19464, 19469, 20905, 4624, 8388, 20821,
+		8489, 8490, 8491, 8492, 8493, 8536, 8537, 8538, 8539, 8540, 8541, 8542, 8575, 8576, 8577, 13218, 13219, 30444, 30445, 30446,
+		30447, 30448, 16999, 17026, 17073, 17074, 17075, 17076, 17077, 11495, 11766, 11767, 23467, 24824, 19464, 19469, 20905, 4624, 8388, 20821,
 		23385, 23386, 23387, 26335, 6023, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 17193, 17320, 17321, 17322, 8387, 9154, 9715,
 		9716, 9717, 20821, 20927, 22837, 22846, 22847, 22848, 22849, 11768, 11769, 11770, 11771, 11772, 17394, 17577, 18428, 18429, 18951, 18952,
 		18953, 18954, 18955, 17577, 18428, 18429, 18900, 9154, 9715, 9716, 9717, 18951, 18952, 18953, 18954, 18955, 19236, 19237, 0, 23467,
 		23531, 23545, 23546, 23559, 23560, 23561, 23562, 23563, 23564, 23565, 23566, 23567, 23568, 19633, 20168, 20169, 20183, 20184, 20185, 20186,
 		23467, 24605, 24624, 24625, 24626, 19633, 19696, 19738, 19739, 26302, 29856, 29857, 29858, 29859, 29860, 29861, 29862, 29863, 29864, 29865,
-		29866, 8387, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 30062, 30072, 30420, 30421, 30422, 30423, 30424, 0, 23467, 23468, 23469,
-		23470, 23471, 23472, 23473, 16999, 11766, 17577, 17578, 33654, 33655, 33656, 33657, 33658, 33659, 33660, 33661, 33662, 33663, 33664, 33665,
-		33666, 33667, 33668, 33669, 33670, 33671, 33672, 33673, 0, 33654, 0, 0, 0, 0, 0, 33654, 0, 0, 33654, 0,
-		0, 33654, 0, 0, 33654, 0, 0, 33654, 0, 0, 33654, 0, 0, 26302, 617, 23467, 25260, 14009, 30062, 8387,
-		0, 26302, 29306, 29307, 8387, 9154, 9155, 9156, 9071, 25708, 24605, 31382, 31479, 0, 31382, 19236, 13479, 30062, 14009, 15678,
-		9762, 26335, 26675, 6023, 6258, 6023, 0, 11495, 11766, 11800, 11801, 11802, 11803, 11804, 31606, 13249, 30013, 0, 17394, 17462,
-		31665, 0, 14009, 14010, 14011, 14012, 14013, 14246, 14247, 14248, 12782, 12783, 12798, 12799, 18822, 18848, 18849, 18850, 18851, 18852,
+		29866, 8387, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 30086, 30096, 30444, 30445, 30446, 30447, 30448, 0, 23467, 23468, 23469,
+		23470, 23471, 23472, 23473, 16999, 11766, 17577, 17578, 33678, 33679, 33680, 33681, 33682, 33683, 33684, 33685, 33686, 33687, 33688, 33689,
+		33690, 33691, 33692, 33693, 33694, 33695, 33696, 33697, 0, 33678, 0, 0, 0, 0, 0, 33678, 0, 0, 33678, 0,
+		0, 33678, 0, 0, 33678, 0, 0, 33678, 0, 0, 33678, 0, 0, 26302, 617, 23467, 25260, 14009, 30086, 8387,
+		0, 26302, 29306, 29307, 8387, 9154, 9155, 9156, 9071, 25708, 24605, 31406, 31503, 0, 31406, 19236, 13479, 30086, 14009, 15678,
+		9762, 26335, 26675, 6023, 6258, 6023, 0, 11495, 11766, 11800, 11801, 11802, 11803, 11804, 31630, 13249, 30037, 0, 17394, 17462,
+		31689, 0, 14009, 14010, 14011, 14012, 14013, 14246, 14247, 14248, 12782, 12783, 12798, 12799, 18822, 18848, 18849, 18850, 18851, 18852,
 		18853, 18854, 18855, 18856, 2857, 3230, 8484, 11766, 10273, 0, 759, 795, 796, 797, 798, 799, 26335, 6023, 0, 9782,
 		10107, 10108, 0, 26302, 26711, 28005, 28006, 28007, 28253, 28254, 28255, 28256, 28279, 28280, 28281, 13479, 13692, 13693, 13694, 13695,
 		13696, 13776, 13777, 13778, 13779, 13780, 13781, 26302, 26711, 26804, 26805, 27089, 27090, 27091, 27092, 27093, 27094, 27095, 27096, 27097,
 		27098, 23467, 24641, 24655, 24656, 24657, 20821, 20927, 22364, 22365, 22411, 22412, 8387, 9013, 9014, 9015, 9016, 27592, 17396, 2474,
-		29987, 29988, 20927, 0, 19236, 19237, 0, 26302, 26711, 26804, 26805, 26837, 26838, 26839, 26840, 26841, 26842, 26843, 26844, 26845,
-		19435, 0, 26302, 26711, 26804, 26805, 13479, 13535, 13601, 13440, 23467, 23468, 31665, 32227, 32265, 32266, 28005, 11766, 31382, 31479,
-		31480, 31498, 31499, 31500, 31501, 31502, 31503, 31504, 31505, 31506, 31507, 31508, 31509, 31510, 31511, 31512, 31513, 31514, 31515, 31516,
-		31517, 31518, 31519, 31520, 31521, 31522, 31523, 31524, 31525, 31526, 31527, 31528, 31529, 31530, 31531, 31532, 31533, 31534, 31535, 31536,
-		31537, 31538, 31539, 31540, 31541, 31542, 31543, 31544, 31545, 30062, 30072, 30560, 30561, 30604, 30605, 30606, 30607, 30608, 30609, 30610,
-		30611, 30612, 30613, 23320, 23321, 180, 379, 0, 0, 0, 0, 6023, 7460, 7737, 7738, 7739, 7740, 19633, 19923, 13535,
+		30011, 30012, 20927, 0, 19236, 19237, 0, 26302, 26711, 26804, 26805, 26837, 26838, 26839, 26840, 26841, 26842, 26843, 26844, 26845,
+		19435, 0, 26302, 26711, 26804, 26805, 13479, 13535, 13601, 13440, 23467, 23468, 31689, 32251, 32289, 32290, 28005, 11766, 31406, 31503,
+		31504, 31522, 31523, 31524, 31525, 31526, 31527, 31528, 31529, 31530, 31531, 31532, 31533, 31534, 31535, 31536, 31537, 31538, 31539, 31540,
+		31541, 31542, 31543, 31544, 31545, 31546, 31547, 31548, 31549, 31550, 31551, 31552, 31553, 31554, 31555, 31556, 31557, 31558, 31559, 31560,
+		31561, 31562, 31563, 31564, 31565, 31566, 31567, 31568, 31569, 30086, 30096, 30584, 30585, 30628, 30629, 30630, 30631, 30632, 30633, 30634,
+		30635, 30636, 30637, 23320, 23321, 180, 379, 0, 0, 0, 0, 6023, 7460, 7737, 7738, 7739, 7740, 19633, 19923, 13535,
 		4219, 4220, 2474, 26335, 0, 10357, 10845, 10846, 10847, 10848, 10849, 6023, 0, 14009, 15678, 15679, 15680, 15681, 15682, 15683,
-		16960, 16961, 16962, 32493, 165, 347, 347, 17394, 17396, 17397, 16999, 4219, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412,
+		16960, 16961, 16962, 32517, 165, 347, 347, 17394, 17396, 17397, 16999, 4219, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412,
 		11495, 12475, 211, 0, 19236, 14009, 2857, 3530, 8387, 6023, 211, 23467, 25260, 25261, 25281, 25282, 25335, 12475, 12631, 12632,
 		2857, 3549, 3588, 3589, 3590, 3623, 3624, 0, 0, 19633, 19634, 2417, 25708, 23531, 8488, 8727, 8804, 26302, 0, 6023,
 		6258, 0, 20617, 20618, 20656, 20657, 20658, 0, 165, 14009, 14010, 14011, 14012, 759, 795, 10357, 0, 19236, 19237, 0,
@@ -23271,25 +23409,25 @@ var builtinTrie = &trie{
 		1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1407, 1408, 1409, 1410,
 		1411, 1412, 1413, 4219, 4998, 5626, 5627, 5628, 5629, 5630, 5631, 5632, 5633, 5634, 5635, 5636, 9782, 10107, 10147, 10148,
 		10149, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 11495, 12657, 12658, 12782, 12783,
-		12798, 12799, 31382, 31479, 31480, 31481, 31482, 31483, 8387, 6023, 180, 13117, 19239, 19240, 23467, 23531, 23545, 23546, 23559, 23560,
+		12798, 12799, 31406, 31503, 31504, 31505, 31506, 31507, 8387, 6023, 180, 13117, 19239, 19240, 23467, 23531, 23545, 23546, 23559, 23560,
 		24000, 24001, 24002, 24003, 24004, 24005, 24006, 24007, 24008, 24009, 24010, 24011, 24012, 24013, 24014, 24015, 24016, 2857, 3549, 3588,
 		3589, 3590, 3623, 3624, 3625, 3690, 3745, 17394, 17396, 17397, 17398, 17399, 11495, 12657, 12658, 12782, 12783, 12798, 12799, 18951,
 		18952, 18953, 18954, 18955, 17577, 18428, 18429, 18430, 18530, 18531, 18532, 18533, 18534, 18545, 18546, 18547, 18548, 18549, 18550, 18551,
 		18552, 18553, 18554, 18555, 18556, 18557, 18558, 18559, 18560, 18561, 18562, 18563, 18564, 18565, 19633, 20168, 20169, 20183, 20184, 20185,
 		14304, 14305, 14306, 14307, 14308, 14309, 14310, 14311, 14312, 14313, 14314, 14315, 14316, 14317, 14318, 14319, 14341, 14342, 21801, 21802,
 		21848, 21849, 21850, 22171, 22172, 22173, 22174, 22175, 22176, 22177, 22236, 23531, 23532, 23533, 23534, 23535, 23536, 23537, 23538, 19633,
-		20168, 20169, 20183, 20184, 11495, 8387, 9071, 15678, 26302, 26302, 26335, 30062, 30802, 0, 11495, 11766, 12166, 12167, 12168, 12169,
-		12170, 6258, 19633, 20568, 30013, 0, 8387, 8804, 8902, 8903, 8904, 8905, 8906, 8907, 8908, 9007, 9008, 9009, 9010, 9011,
+		20168, 20169, 20183, 20184, 11495, 8387, 9071, 15678, 26302, 26302, 26335, 30086, 30826, 0, 11495, 11766, 12166, 12167, 12168, 12169,
+		12170, 6258, 19633, 20568, 30037, 0, 8387, 8804, 8902, 8903, 8904, 8905, 8906, 8907, 8908, 9007, 9008, 9009, 9010, 9011,
 		9012, 24017, 24018, 17394, 17577, 18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 10357, 10845, 10963, 10976, 11037, 11038,
 		11039, 11040, 11041, 11042, 11043, 11044, 11045, 11046, 11047, 11048, 11049, 11050, 11051, 17394, 17577, 18428, 18429, 18430, 18626, 18627,
-		18628, 18629, 18630, 18631, 17394, 4219, 4998, 6023, 6258, 6023, 165, 31665, 32309, 32310, 20924, 0, 23467, 26155, 26156, 26157,
+		18628, 18629, 18630, 18631, 17394, 4219, 4998, 6023, 6258, 6023, 165, 31689, 32333, 32334, 20924, 0, 23467, 26155, 26156, 26157,
 		26158, 26159, 26160, 11495, 12657, 12658, 12782, 12783, 12798, 12799, 13038, 13039, 13040, 13041, 13042, 13043, 13044, 13045, 13046, 6801,
-		11766, 10273, 0, 8387, 9013, 9014, 9015, 9016, 5626, 30072, 30690, 26335, 9013, 20927, 6023, 0, 759, 2120, 2121, 8387,
-		9013, 9014, 9015, 9016, 0, 31665, 32175, 11068, 11614, 8387, 0, 2857, 3230, 8484, 11766, 10273, 0, 19633, 20372, 20411,
-		20441, 20442, 20443, 20444, 23531, 6023, 20821, 32493, 19633, 20568, 29067, 19236, 19239, 19240, 20821, 20927, 22641, 22642, 22829, 22830,
-		22831, 6023, 31382, 31479, 13479, 13692, 19366, 19367, 0, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 3625, 3626, 3627, 19633,
-		20168, 20169, 20183, 20184, 20185, 30062, 30819, 30820, 30880, 30881, 30893, 30894, 7737, 7738, 7739, 7740, 7741, 8387, 8804, 26302,
-		29856, 29953, 8387, 8804, 26302, 29856, 29953, 8387, 9154, 9732, 9750, 9751, 9752, 9753, 9782, 10153, 10154, 10155, 20821, 20927,
+		11766, 10273, 0, 8387, 9013, 9014, 9015, 9016, 5626, 30096, 30714, 26335, 9013, 20927, 6023, 0, 759, 2120, 2121, 8387,
+		9013, 9014, 9015, 9016, 0, 31689, 32199, 11068, 11614, 8387, 0, 2857, 3230, 8484, 11766, 10273, 0, 19633, 20372, 20411,
+		20441, 20442, 20443, 20444, 23531, 6023, 20821, 32517, 19633, 20568, 29067, 19236, 19239, 19240, 20821, 20927, 22641, 22642, 22829, 22830,
+		22831, 6023, 31406, 31503, 13479, 13692, 19366, 19367, 0, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 3625, 3626, 3627, 19633,
+		20168, 20169, 20183, 20184, 20185, 30086, 30843, 30844, 30904, 30905, 30917, 30918, 7737, 7738, 7739, 7740, 7741, 8387, 8804, 26302,
+		29856, 29977, 8387, 8804, 26302, 29856, 29977, 8387, 9154, 9732, 9750, 9751, 9752, 9753, 9782, 10153, 10154, 10155, 20821, 20927,
 		21799, 21800, 21801, 21802, 21848, 21849, 21850, 21851, 21852, 21853, 3549, 3588, 3589, 3590, 3591, 19633, 20168, 20169, 20183, 20184,
 		20185, 20186, 9782, 10107, 10108, 0, 8387, 8804, 8902, 8903, 8904, 8905, 8906, 8907, 8908, 8954, 8955, 8956, 8957, 10156,
 		10157, 10158, 10159, 10160, 10161, 10162, 10163, 23467, 23531, 23545, 23546, 23559, 23560, 20821, 20821, 23385, 19435, 617, 618, 17394,
@@ -23299,12 +23437,12 @@ var builtinTrie = &trie{
 		17630, 17631, 17632, 17633, 2857, 3230, 9782, 10107, 10108, 20927, 0, 10273, 10305, 10324, 8387, 26302, 29067, 11766, 10273, 18428,
 		18429, 18430, 18530, 18531, 18532, 18533, 18534, 18598, 18599, 18600, 18601, 18602, 18603, 18604, 18605, 18606, 18607, 18608, 18609, 18610,
 		18611, 18612, 24770, 24771, 24772, 24773, 24774, 24775, 24776, 26302, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343, 26344,
-		26345, 17394, 17577, 18428, 18429, 18430, 31382, 31383, 11495, 11614, 13480, 788, 3549, 8387, 32433, 4219, 4624, 8387, 6023, 0,
+		26345, 17394, 17577, 18428, 18429, 18430, 31406, 31407, 11495, 11614, 13480, 788, 3549, 8387, 32457, 4219, 4624, 8387, 6023, 0,
 		14009, 14010, 14011, 14012, 14740, 14741, 14742, 14743, 15081, 15082, 15083, 15084, 15085, 6258, 6023, 0, 10273, 10299, 19236, 10273,
 		13479, 8387, 0, 23467, 23468, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 15684, 16786, 16787, 16788, 16789, 16790, 16844, 16845,
 		16846, 16847, 16848, 16849, 10357, 11068, 12657, 211, 10357, 10845, 9013, 0, 20617, 20618, 20656, 20657, 20658, 11495, 13249, 23467,
 		23468, 23469, 6801, 6866, 6930, 6931, 23467, 25260, 25261, 25262, 25263, 25264, 13479, 13535, 13598, 13599, 13600, 14009, 14010, 15464,
-		15524, 15525, 15526, 15527, 15528, 11495, 11766, 11827, 11828, 4001, 4002, 30382, 0, 14009, 15678, 15679, 15680, 15681, 15682, 15683,
+		15524, 15525, 15526, 15527, 15528, 11495, 11766, 11827, 11828, 4001, 4002, 30406, 0, 14009, 15678, 15679, 15680, 15681, 15682, 15683,
 		15684, 16786, 16787, 16788, 16789, 19633, 19696, 19738, 19787, 19829, 13249, 26302, 26335, 6023, 0, 13479, 13535, 13598, 13599, 13600,
 		23467, 20617, 20618, 20656, 20657, 20658, 23467, 25720, 25864, 25865, 25866, 25867, 25868, 25869, 759, 1776, 1852, 13692, 13693, 13694,
 		2474, 29067, 19236, 19239, 26302, 26711, 26804, 26805, 13479, 13692, 13693, 13694, 13695, 13696, 13479, 13535, 13598, 13599, 13600, 27226,
@@ -23313,7 +23451,7 @@ var builtinTrie = &trie{
 		27818, 27819, 759, 795, 796, 797, 798, 799, 800, 27370, 27371, 27372, 27373, 27374, 27375, 27376, 16786, 23531, 23545, 23546,
 		24113, 24114, 24115, 24116, 24158, 24159, 24160, 24161, 24162, 20617, 20618, 20656, 20657, 20658, 27659, 20822, 20823, 20824, 27755, 24605,
 		24624, 24625, 24626, 24627, 24628, 24629, 24630, 24631, 6801, 11766, 10273, 0, 11495, 13249, 23467, 23468, 14009, 14010, 14011, 14012,
-		14740, 14741, 14742, 14743, 15081, 15082, 15083, 15084, 15085, 19236, 19464, 19574, 2857, 3911, 4001, 4002, 30382, 0, 26302, 26711,
+		14740, 14741, 14742, 14743, 15081, 15082, 15083, 15084, 15085, 19236, 19464, 19574, 2857, 3911, 4001, 4002, 30406, 0, 26302, 26711,
 		28990, 20927, 20928, 1407, 0, 13479, 13535, 13598, 13599, 13600, 26302, 26711, 26804, 27959, 27960, 27961, 20617, 20618, 20656, 20657,
 		20658, 23467, 23468, 9782, 9929, 10067, 8387, 6023, 0, 14009, 14010, 15464, 15524, 15525, 15526, 15527, 15528, 15594, 15595, 15596,
 		15597, 15598, 15599, 15600, 15601, 15602, 15603, 15604, 15605, 10273, 10299, 19236, 10273, 13479, 8387, 0, 23467, 23468, 10357, 10845,
@@ -23324,47 +23462,47 @@ var builtinTrie = &trie{
 		24632, 19236, 19237, 19633, 19696, 19738, 19763, 19764, 19765, 19766, 19767, 19768, 19769, 19770, 19771, 19772, 19773, 19774, 19775, 19776,
 		19777, 19778, 19779, 19780, 19781, 19782, 19783, 19784, 19785, 19786, 13250, 9782, 10107, 10108, 20617, 20618, 20656, 20657, 20658, 23467,
 		24605, 24624, 24625, 24626, 24627, 24628, 24629, 24630, 24631, 26302, 26711, 26804, 26805, 27226, 27227, 27228, 27229, 14740, 14741, 14742,
-		14743, 15101, 15102, 15103, 15104, 15464, 15524, 15525, 15526, 15527, 15528, 15606, 24605, 24624, 24625, 8387, 4219, 5885, 31362, 26303,
+		14743, 15101, 15102, 15103, 15104, 15464, 15524, 15525, 15526, 15527, 15528, 15606, 24605, 24624, 24625, 8387, 4219, 5885, 31386, 26303,
 		788, 3549, 8387, 0, 759, 2474, 2475, 2476, 2477, 2478, 2479, 2480, 2481, 2482, 9782, 9929, 9930, 9931, 9071, 23468,
 		759, 2388, 2405, 2406, 2407, 2408, 2409, 2410, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 18632, 11495, 11766, 11767, 4219,
 		4998, 4999, 19633, 20372, 20927, 22837, 25708, 23531, 6023, 0, 9782, 9929, 9930, 9931, 9071, 11495, 12657, 25720, 26335, 26675,
-		26302, 0, 30062, 30819, 30820, 30880, 13249, 13250, 4219, 4998, 6023, 6258, 19633, 19696, 4219, 26302, 26335, 6023, 0, 31665,
-		32309, 32310, 20924, 0, 19236, 19435, 0, 0, 0, 0, 19914, 20821, 20927, 6023, 0, 759, 795, 796, 925, 926,
+		26302, 0, 30086, 30843, 30844, 30904, 13249, 13250, 4219, 4998, 6023, 6258, 19633, 19696, 4219, 26302, 26335, 6023, 0, 31689,
+		32333, 32334, 20924, 0, 19236, 19435, 0, 0, 0, 0, 19914, 20821, 20927, 6023, 0, 759, 795, 796, 925, 926,
 		927, 928, 26302, 29856, 20927, 22519, 8727, 0, 2857, 2858, 2926, 2927, 3019, 12475, 12476, 19633, 20372, 20411, 19237, 9929,
 		9930, 9931, 0, 759, 11495, 11614, 8387, 6023, 0, 6023, 7027, 7028, 7029, 7030, 14009, 17180, 17181, 17182, 17183, 17184,
-		17185, 17186, 31382, 31383, 31384, 31385, 31386, 6024, 6223, 29067, 19236, 19239, 26302, 29306, 29307, 6023, 6258, 6298, 6299, 6302,
+		17185, 17186, 31406, 31407, 31408, 31409, 31410, 6024, 6223, 29067, 19236, 19239, 26302, 29306, 29307, 6023, 6258, 6298, 6299, 6302,
 		6303, 6304, 0, 26302, 29306, 29307, 6023, 7460, 7737, 7738, 7739, 7740, 13535, 13601, 10273, 0, 2857, 3911, 26302, 26711,
 		0, 23467, 25260, 25531, 25532, 759, 2120, 6023, 0, 6023, 6961, 6962, 6963, 23467, 23468, 26302, 29306, 29307, 19633, 19634,
 		2417, 25708, 23468, 759, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2695, 2696, 2697, 2698, 2699, 10357,
 		10845, 4219, 13440, 23467, 23467, 25260, 25531, 25532, 25585, 25586, 25587, 25588, 25589, 23467, 23468, 9782, 10107, 10108, 0, 759,
-		2120, 2121, 23467, 25260, 25531, 25532, 25619, 25620, 25621, 25622, 25623, 25624, 0, 31665, 32227, 32265, 32266, 0, 759, 760,
+		2120, 2121, 23467, 25260, 25531, 25532, 25619, 25620, 25621, 25622, 25623, 25624, 0, 31689, 32251, 32289, 32290, 0, 759, 760,
 		10357, 10358, 10399, 20924, 0, 9782, 9783, 9784, 9785, 11495, 11614, 8387, 0, 8387, 9154, 9762, 26335, 26675, 23467, 24605,
 		19236, 19239, 19240, 11495, 12657, 12658, 12680, 12681, 12682, 12683, 12684, 12685, 12686, 12782, 12783, 12798, 12799, 12800, 12912, 12913,
 		12914, 12915, 12916, 12917, 17394, 17577, 18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 23467, 26155, 26214, 26215, 26216,
-		26217, 26218, 9782, 10228, 10229, 10230, 26302, 30013, 30014, 30015, 0, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 11495, 12657,
+		26217, 26218, 9782, 10228, 10229, 10230, 26302, 30037, 30038, 30039, 0, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 11495, 12657,
 		12658, 12680, 12681, 12682, 12683, 12684, 12685, 12686, 12782, 12783, 12798, 12799, 12800, 12912, 12913, 12914, 12915, 12916, 12917, 13038,
 		13039, 13040, 13041, 13042, 13043, 13044, 13045, 13046, 19633, 20372, 20411, 20470, 20471, 20472, 20473, 20474, 20475, 20476, 17394, 17577,
-		18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 19103, 19104, 19105, 19106, 19107, 19108, 19109, 19110, 19111, 26302, 30013,
-		30014, 30015, 26302, 26335, 9013, 20927, 6023, 32433, 0, 20821, 20927, 23253, 23254, 23255, 23256, 23257, 23258, 23266, 23267, 23268,
+		18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 19103, 19104, 19105, 19106, 19107, 19108, 19109, 19110, 19111, 26302, 30037,
+		30038, 30039, 26302, 26335, 9013, 20927, 6023, 32457, 0, 20821, 20927, 23253, 23254, 23255, 23256, 23257, 23258, 23266, 23267, 23268,
 		23269, 23270, 10107, 10108, 14009, 13479, 0, 23467, 26155, 26214, 26215, 26216, 26217, 26218, 26231, 26232, 26233, 26234, 26235, 0,
 		14009, 15678, 15679, 15680, 15681, 15682, 15683, 19236, 19435, 20896, 3530, 6023, 6232, 6258, 6588, 0, 759, 2474, 2475, 2476,
-		2477, 2478, 2479, 2480, 2481, 2482, 9782, 9929, 9930, 9931, 9932, 9986, 9987, 9988, 9989, 31665, 31666, 31667, 20924, 6801,
-		11766, 10273, 0, 13479, 13692, 13865, 13903, 19464, 30072, 30382, 0, 19236, 19239, 20821, 23385, 14009, 0, 759, 1407, 1408,
+		2477, 2478, 2479, 2480, 2481, 2482, 9782, 9929, 9930, 9931, 9932, 9986, 9987, 9988, 9989, 31689, 31690, 31691, 20924, 6801,
+		11766, 10273, 0, 13479, 13692, 13865, 13903, 19464, 30096, 30406, 0, 19236, 19239, 20821, 23385, 14009, 0, 759, 1407, 1408,
 		1409, 1410, 1411, 1412, 1413, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 617, 618, 6023, 7460, 7737, 7738, 7739,
 		7740, 7741, 7774, 7775, 7776, 12760, 12761, 12166, 12167, 12168, 12169, 12170, 180, 0, 19633, 19923, 19924, 19925, 19926, 19927,
-		19928, 19633, 20372, 20411, 19596, 31606, 6023, 6258, 0, 759, 760, 31382, 31383, 31384, 31385, 31386, 0, 9782, 10153, 10154,
-		10155, 10173, 10357, 10845, 10846, 10847, 10848, 10849, 30062, 13479, 13479, 0, 14009, 14010, 14011, 14012, 14740, 14741, 14742, 32493,
+		19928, 19633, 20372, 20411, 19596, 31630, 6023, 6258, 0, 759, 760, 31406, 31407, 31408, 31409, 31410, 0, 9782, 10153, 10154,
+		10155, 10173, 10357, 10845, 10846, 10847, 10848, 10849, 30086, 13479, 13479, 0, 14009, 14010, 14011, 14012, 14740, 14741, 14742, 32517,
 		0, 20617, 20618, 20619, 1776, 1777, 9782, 9929, 8387, 6023, 0, 8387, 8488, 8489, 8490, 8491, 8492, 8493, 8536, 8537,
 		8538, 8539, 8540, 8541, 8542, 1502, 1503, 22641, 22642, 22829, 22830, 22831, 6023, 0, 8387, 8804, 17462, 9013, 11495, 4219,
-		0, 6023, 7123, 7124, 7125, 19633, 20568, 20569, 11495, 31382, 31606, 11766, 10273, 0, 30062, 19633, 0, 19236, 19239, 19236,
-		0, 759, 31665, 31666, 32493, 20821, 20822, 32493, 165, 13479, 13535, 13635, 13636, 13637, 13638, 13479, 13535, 13635, 13636, 13637,
-		13638, 25843, 11766, 10273, 20927, 32493, 165, 13479, 13535, 13635, 13636, 13637, 13638, 13479, 13535, 13635, 13636, 13637, 13638, 25843,
+		0, 6023, 7123, 7124, 7125, 19633, 20568, 20569, 11495, 31406, 31630, 11766, 10273, 0, 30086, 19633, 0, 19236, 19239, 19236,
+		0, 759, 31689, 31690, 32517, 20821, 20822, 32517, 165, 13479, 13535, 13635, 13636, 13637, 13638, 13479, 13535, 13635, 13636, 13637,
+		13638, 25843, 11766, 10273, 20927, 32517, 165, 13479, 13535, 13635, 13636, 13637, 13638, 13479, 13535, 13635, 13636, 13637, 13638, 25843,
 		11766, 10273, 23385, 23386, 19633, 20565, 180, 10273, 10299, 19236, 10273, 13479, 8387, 180, 4219, 4998, 4999, 0, 759, 760,
 		8387, 9154, 9155, 9156, 6023, 6801, 6809, 7460, 0, 23467, 25996, 0, 4219, 5885, 5886, 5887, 5888, 1407, 0, 17394,
-		17577, 17578, 18009, 18010, 18011, 8387, 31382, 31383, 2120, 2289, 0, 759, 2120, 23467, 31665, 31819, 9013, 23467, 180, 2388,
+		17577, 17578, 18009, 18010, 18011, 8387, 31406, 31407, 2120, 2289, 0, 759, 2120, 23467, 31689, 31843, 9013, 23467, 180, 2388,
 		14009, 9782, 10228, 10229, 2417, 2418, 2419, 2120, 2121, 23467, 25260, 25531, 25532, 25619, 25620, 25621, 25622, 25623, 25624, 0,
-		31665, 32227, 32265, 32266, 0, 759, 760, 10357, 10358, 10399, 20924, 0, 9782, 9783, 9784, 9785, 0, 19633, 20168, 20169,
-		20183, 20184, 20185, 2857, 3230, 3497, 3498, 3499, 3500, 3501, 3502, 3503, 3504, 3505, 3506, 6023, 6258, 6298, 13480, 32493,
+		31689, 32251, 32289, 32290, 0, 759, 760, 10357, 10358, 10399, 20924, 0, 9782, 9783, 9784, 9785, 0, 19633, 20168, 20169,
+		20183, 20184, 20185, 2857, 3230, 3497, 3498, 3499, 3500, 3501, 3502, 3503, 3504, 3505, 3506, 6023, 6258, 6298, 13480, 32517,
 		8387, 6023, 6801, 6866, 6867, 6868, 6869, 6870, 6871, 3507, 10153, 10154, 0, 8387, 8804, 11495, 11766, 11767, 11782, 11783,
 		11784, 11785, 11786, 11787, 11788, 11789, 11790, 11791, 11792, 11793, 11794, 11795, 11796, 11797, 11798, 11799, 20821, 20927, 22633, 19923,
 		13480, 795, 4624, 6023, 0, 2857, 4154, 23467, 25996, 26076, 26077, 26078, 26105, 26106, 26107, 26108, 26302, 26335, 26336, 26337,
@@ -23377,103 +23515,103 @@ var builtinTrie = &trie{
 		15478, 15479, 15480, 9322, 9323, 9324, 9325, 9326, 17394, 19184, 19211, 19212, 19213, 19214, 19215, 19216, 19217, 19218, 4219, 4998,
 		5097, 5170, 5171, 5172, 5173, 5174, 5175, 5176, 5299, 14009, 17148, 17156, 17157, 17158, 17394, 17577, 18428, 18429, 2857, 3230,
 		3497, 3498, 3499, 4219, 4998, 13479, 13479, 8387, 4219, 26302, 26335, 6023, 0, 759, 1713, 1714, 1715, 1716, 6023, 6258,
-		6298, 6299, 6302, 6303, 6304, 20927, 6023, 0, 9782, 10107, 10108, 19103, 19634, 2417, 25708, 23531, 6023, 0, 31382, 31383,
-		31384, 31385, 31386, 6024, 6223, 29067, 19236, 19239, 20821, 20927, 22837, 23048, 23049, 23050, 23051, 23052, 23105, 23106, 23107, 23118,
+		6298, 6299, 6302, 6303, 6304, 20927, 6023, 0, 9782, 10107, 10108, 19103, 19634, 2417, 25708, 23531, 6023, 0, 31406, 31407,
+		31408, 31409, 31410, 6024, 6223, 29067, 19236, 19239, 20821, 20927, 22837, 23048, 23049, 23050, 23051, 23052, 23105, 23106, 23107, 23118,
 		23119, 23120, 23121, 23122, 23123, 23124, 23125, 23126, 23127, 23467, 25996, 26055, 26056, 20372, 20927, 22837, 25708, 23531, 6023, 0,
 		23467, 23531, 23545, 23546, 24113, 24114, 24115, 24116, 24225, 29306, 29307, 26302, 26711, 28005, 28006, 28007, 28008, 28085, 28086, 28087,
-		28088, 28089, 28090, 31382, 31479, 0, 759, 760, 761, 20568, 20569, 20570, 20577, 20578, 20579, 20580, 20581, 20582, 0, 0,
+		28088, 28089, 28090, 31406, 31503, 0, 759, 760, 761, 20568, 20569, 20570, 20577, 20578, 20579, 20580, 20581, 20582, 0, 0,
 		19236, 19435, 0, 26302, 26711, 26804, 26805, 19633, 20568, 20569, 20570, 20577, 20578, 20579, 20580, 20581, 20582, 2857, 3230, 3497,
 		3498, 3499, 3507, 3508, 3509, 3510, 3511, 3512, 3513, 3514, 3515, 3516, 3517, 3518, 3519, 3520, 3521, 3522, 3523, 3524,
 		3525, 3526, 3527, 3528, 3529, 8387, 8393, 1407, 6258, 9013, 0, 759, 2388, 2405, 2406, 2407, 2408, 2409, 2410, 18430,
 		18530, 18531, 18532, 18533, 18534, 18545, 18546, 8387, 9013, 9014, 9015, 9016, 9782, 9929, 8387, 13479, 13495, 14009, 14010, 15627,
-		15628, 15629, 4220, 2651, 30819, 30820, 30821, 14009, 14010, 14011, 14012, 14013, 14271, 14272, 14273, 14274, 23467, 24605, 24624, 24625,
+		15628, 15629, 4220, 2651, 30843, 30844, 30845, 14009, 14010, 14011, 14012, 14013, 14271, 14272, 14273, 14274, 23467, 24605, 24624, 24625,
 		24626, 8387, 9154, 9155, 9156, 9157, 9158, 9461, 9462, 14009, 14010, 15464, 15524, 15525, 15526, 15527, 15528, 19633, 19696, 19738,
 		19787, 19829, 13249, 26302, 26335, 6023, 26155, 26156, 26157, 26158, 26159, 26302, 29306, 29363, 29364, 29372, 29373, 29374, 29375, 29376,
 		23467, 23468, 759, 2388, 2405, 2406, 2407, 2408, 2409, 2410, 19125, 19139, 19140, 23322, 4219, 4998, 4999, 19633, 19923, 13535,
-		759, 2120, 2289, 13479, 13495, 0, 9782, 10107, 10108, 0, 20821, 20927, 23253, 31606, 8387, 31665, 13692, 0, 211, 0,
+		759, 2120, 2289, 13479, 13495, 0, 9782, 10107, 10108, 0, 20821, 20927, 23253, 31630, 8387, 31689, 13692, 0, 211, 0,
 		8387, 8461, 8462, 8463, 8464, 8465, 8466, 22641, 22642, 22829, 22830, 22831, 22832, 22833, 23469, 7460, 7737, 7738, 7739, 7740,
 		7741, 759, 1407, 1408, 1409, 1410, 1411, 1412, 4219, 4998, 4999, 5000, 5001, 5002, 5003, 5004, 20821, 20927, 21799, 21800,
 		21801, 21802, 21848, 21849, 22304, 17394, 17396, 17397, 17398, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 211, 8387, 8461,
-		8462, 8463, 8464, 759, 2388, 10273, 30062, 14009, 15678, 8804, 26302, 0, 11495, 12657, 12658, 12760, 12761, 12166, 12167, 12168,
+		8462, 8463, 8464, 759, 2388, 10273, 30086, 14009, 15678, 8804, 26302, 0, 11495, 12657, 12658, 12760, 12761, 12166, 12167, 12168,
 		12169, 12170, 14007, 6023, 6258, 6683, 13440, 0, 11495, 10273, 10357, 0, 19633, 20372, 20411, 20412, 20413, 20414, 3530, 11614,
-		13535, 13249, 30013, 0, 19236, 19237, 0, 23467, 25260, 25261, 25281, 19236, 19366, 0, 4219, 4998, 5626, 30072, 30690, 0,
+		13535, 13249, 30037, 0, 19236, 19237, 0, 23467, 25260, 25261, 25281, 19236, 19366, 0, 4219, 4998, 5626, 30096, 30714, 0,
 		8387, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 9175, 165, 166, 19633, 20168, 20223, 25708, 24605, 11575, 3549, 8387, 0,
 		14009, 14010, 14011, 14012, 14013, 14271, 14272, 14273, 14274, 23467, 25720, 0, 6023, 7460, 7461, 7462, 7463, 7464, 7465, 7466,
 		7467, 7468, 7469, 7470, 7471, 7472, 7473, 7474, 7480, 7481, 7482, 7483, 7497, 7498, 7499, 7500, 7501, 11495, 12657, 12658,
-		13218, 13219, 30560, 30561, 30562, 30563, 30564, 30565, 30566, 30567, 30568, 13479, 13692, 13865, 13866, 30062, 19633, 0, 6023, 6801,
+		13218, 13219, 30584, 30585, 30586, 30587, 30588, 30589, 30590, 30591, 30592, 13479, 13692, 13865, 13866, 30086, 19633, 0, 6023, 6801,
 		6809, 6810, 6811, 6812, 6813, 6814, 18822, 18823, 18824, 18825, 18826, 19924, 26302, 26335, 17394, 17396, 17397, 17398, 17399, 13479,
-		13692, 13865, 13866, 30062, 19633, 0, 9782, 9783, 9784, 9785, 30062, 30802, 20927, 17462, 17501, 17502, 17503, 17504, 17505, 17506,
+		13692, 13865, 13866, 30086, 19633, 0, 9782, 9783, 9784, 9785, 30086, 30826, 20927, 17462, 17501, 17502, 17503, 17504, 17505, 17506,
 		17566, 17567, 17568, 17569, 17570, 17571, 17572, 17573, 17574, 17575, 17576, 0, 0, 17394, 17577, 18428, 18429, 18430, 18626, 18627,
-		18628, 18629, 18630, 18631, 17577, 18428, 18429, 18951, 18952, 18953, 18954, 18955, 0, 0, 26302, 29856, 29953, 29954, 29955, 29956,
-		29957, 29958, 29959, 19125, 19126, 19127, 19128, 19129, 19130, 19131, 19132, 19133, 19236, 19435, 0, 6023, 7460, 7737, 7738, 7739,
+		18628, 18629, 18630, 18631, 17577, 18428, 18429, 18951, 18952, 18953, 18954, 18955, 0, 0, 26302, 29856, 29977, 29978, 29979, 29980,
+		29981, 29982, 29983, 19125, 19126, 19127, 19128, 19129, 19130, 19131, 19132, 19133, 19236, 19435, 0, 6023, 7460, 7737, 7738, 7739,
 		7740, 7741, 7889, 7890, 7891, 7892, 7893, 7894, 7895, 7896, 7897, 7898, 7899, 7900, 7901, 7902, 20821, 20927, 21799, 21800,
-		21801, 21802, 21848, 21849, 30062, 30072, 30420, 30421, 30422, 30423, 30424, 30560, 30561, 30562, 30563, 30564, 30565, 30566, 30567, 30568,
+		21801, 21802, 21848, 21849, 30086, 30096, 30444, 30445, 30446, 30447, 30448, 30584, 30585, 30586, 30587, 30588, 30589, 30590, 30591, 30592,
 		211, 6023, 7460, 7737, 7738, 7739, 7740, 7741, 7742, 7743, 7744, 7745, 7746, 7747, 7748, 7749, 7750, 7468, 7469, 7470,
-		7471, 7472, 7473, 7474, 7480, 7481, 7482, 7483, 26335, 6023, 0, 26302, 26335, 26675, 26676, 26677, 26678, 0, 31665, 32175,
+		7471, 7472, 7473, 7474, 7480, 7481, 7482, 7483, 26335, 6023, 0, 26302, 26335, 26675, 26676, 26677, 26678, 0, 31689, 32199,
 		11068, 4219, 10357, 0, 10357, 10358, 10404, 10405, 10674, 10675, 17578, 17774, 17775, 17776, 17777, 165, 8387, 8804, 17396, 788,
 		3549, 8387, 6023, 0, 23467, 25996, 25997, 23467, 23520, 20821, 11495, 12475, 20568, 29067, 19236, 19239, 23467, 17394, 17396, 17397,
 		17398, 17399, 11495, 12657, 12658, 12782, 12783, 12798, 12799, 12800, 12991, 12992, 12993, 12994, 12995, 12996, 12997, 12998, 12999, 23467,
-		23468, 31665, 32227, 32265, 32266, 0, 6023, 8323, 8327, 8328, 8329, 8330, 8331, 8332, 8340, 8341, 26302, 26302, 19633, 617,
+		23468, 31689, 32251, 32289, 32290, 0, 6023, 8323, 8327, 8328, 8329, 8330, 8331, 8332, 8340, 8341, 26302, 26302, 19633, 617,
 		211, 212, 20565, 617, 211, 212, 277, 25996, 26055, 26056, 26057, 26058, 26059, 180, 10273, 10299, 19236, 10273, 13479, 8387,
 		180, 4219, 4998, 4999, 211, 14009, 14010, 14011, 14012, 211, 0, 19633, 0, 20821, 23320, 23321, 14009, 15678, 15679, 15680,
 		15681, 15682, 15683, 1741, 17577, 18354, 4219, 4998, 4999, 19633, 19923, 13535, 759, 2120, 2289, 0, 0, 759, 14009, 0,
-		759, 31665, 31666, 32493, 0, 19236, 19239, 19240, 31382, 31383, 795, 4220, 2474, 29067, 19236, 19239, 30062, 30072, 30690, 29067,
-		11614, 19236, 19464, 19574, 19575, 19576, 19577, 19578, 26302, 26711, 26804, 26805, 19236, 19237, 9782, 9929, 4219, 4624, 31665, 32227,
-		32228, 32229, 32230, 32231, 32232, 32233, 26302, 29856, 29857, 31382, 31479, 13479, 13535, 13601, 10273, 0, 9782, 10107, 10108, 0,
-		31665, 32309, 32310, 13440, 0, 19236, 19239, 180, 30062, 759, 211, 8387, 9013, 9014, 211, 2857, 347, 347, 0, 0,
+		759, 31689, 31690, 32517, 0, 19236, 19239, 19240, 31406, 31407, 795, 4220, 2474, 29067, 19236, 19239, 30086, 30096, 30714, 29067,
+		11614, 19236, 19464, 19574, 19575, 19576, 19577, 19578, 26302, 26711, 26804, 26805, 19236, 19237, 9782, 9929, 4219, 4624, 31689, 32251,
+		32252, 32253, 32254, 32255, 32256, 32257, 26302, 29856, 29857, 31406, 31503, 13479, 13535, 13601, 10273, 0, 9782, 10107, 10108, 0,
+		31689, 32333, 32334, 13440, 0, 19236, 19239, 180, 30086, 759, 211, 8387, 9013, 9014, 211, 2857, 347, 347, 0, 0,
 		347, 0, 0, 352, 379, 0, 599, 0, 347, 0, 0, 0, 0, 0, 0, 352, 347, 0, 379, 402,
 		0, 0, 429, 0, 599, 0, 347, 0, 347, 379, 0, 0, 347, 379, 13479, 13479, 8387, 10273, 759, 1776,
-		0, 759, 2474, 2475, 2476, 2477, 2478, 2479, 2480, 2481, 2482, 2483, 19236, 19239, 19240, 32493, 32559, 32560, 32877, 32878,
-		33211, 33212, 33213, 33214, 33215, 33216, 33217, 10357, 11091, 11129, 11130, 11320, 11321, 11322, 11323, 11324, 11325, 11326, 11327, 7889,
-		7890, 7891, 7892, 7893, 9782, 10107, 10147, 10148, 10149, 30062, 30819, 30820, 30880, 31382, 31383, 31384, 30062, 8387, 0, 11495,
+		0, 759, 2474, 2475, 2476, 2477, 2478, 2479, 2480, 2481, 2482, 2483, 19236, 19239, 19240, 32517, 32583, 32584, 32901, 32902,
+		33235, 33236, 33237, 33238, 33239, 33240, 33241, 10357, 11091, 11129, 11130, 11320, 11321, 11322, 11323, 11324, 11325, 11326, 11327, 7889,
+		7890, 7891, 7892, 7893, 9782, 10107, 10147, 10148, 10149, 30086, 30843, 30844, 30904, 31406, 31407, 31408, 30086, 8387, 0, 11495,
 		11766, 11767, 13479, 13495, 13496, 13497, 13498, 13499, 13500, 13501, 13502, 13503, 13504, 13505, 13506, 13507, 14009, 19633, 20372, 20411,
-		19366, 19367, 19738, 19739, 30062, 30819, 30820, 30821, 19236, 19237, 0, 599, 600, 601, 602, 603, 604, 605, 606, 607,
+		19366, 19367, 19738, 19739, 30086, 30843, 30844, 30845, 19236, 19237, 0, 599, 600, 601, 602, 603, 604, 605, 606, 607,
 		608, 760, 11495, 11766, 11767, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 15684, 16200, 16258, 16259, 16260, 16261, 16262, 13479,
-		32493, 165, 9782, 10107, 10108, 14009, 14010, 2474, 2475, 26335, 6023, 0, 2857, 3530, 3532, 11800, 2388, 32493, 0, 4219,
+		32517, 165, 9782, 10107, 10108, 14009, 14010, 2474, 2475, 26335, 6023, 0, 2857, 3530, 3532, 11800, 2388, 32517, 0, 4219,
 		4998, 5097, 5467, 5522, 5523, 5524, 17394, 0, 17394, 17396, 17397, 17398, 17399, 6023, 6801, 20821, 20927, 20959, 26302, 29306,
-		19435, 32493, 26302, 26711, 26804, 26805, 20617, 20618, 20628, 20629, 20630, 20631, 26302, 29306, 29363, 29364, 29372, 29377, 29378, 29379,
-		17396, 795, 26302, 29067, 31382, 31479, 0, 759, 795, 796, 925, 926, 927, 928, 8387, 8488, 8489, 8490, 8491, 8492,
+		19435, 32517, 26302, 26711, 26804, 26805, 20617, 20618, 20628, 20629, 20630, 20631, 26302, 29306, 29363, 29364, 29372, 29377, 29378, 29379,
+		17396, 795, 26302, 29067, 31406, 31503, 0, 759, 795, 796, 925, 926, 927, 928, 8387, 8488, 8489, 8490, 8491, 8492,
 		8493, 8536, 8537, 8538, 8539, 8540, 8541, 2857, 3911, 4014, 4015, 4016, 4017, 4018, 13117, 19464, 19574, 19575, 19576, 19577,
 		19578, 19583, 19584, 19585, 19586, 19587, 19588, 19589, 19590, 19591, 19592, 19593, 19594, 19595, 25264, 759, 2120, 6023, 0, 11495,
 		11766, 11800, 11801, 11802, 11803, 11804, 11805, 4219, 4998, 19435, 20821, 20927, 20959, 26302, 0, 759, 2651, 2654, 2655, 2663,
 		2664, 2665, 2666, 2667, 2668, 2669, 2695, 2696, 2697, 2698, 6023, 6024, 6223, 26303, 6023, 6801, 4219, 4220, 2474, 26335,
 		6023, 0, 17394, 17577, 17578, 18070, 18109, 18110, 18111, 18112, 18113, 18114, 18115, 18116, 18117, 18118, 18119, 9782, 8387, 4219,
-		26302, 26335, 6023, 0, 31665, 32227, 32265, 32266, 0, 31382, 31606, 31616, 31617, 31618, 29067, 19236, 19239, 23467, 23531, 23532,
-		23533, 23534, 20927, 0, 14009, 14010, 14011, 14012, 14013, 14318, 14319, 14361, 14362, 14363, 25260, 25502, 25503, 26302, 0, 32493,
-		32559, 32560, 32877, 32878, 33589, 25260, 25531, 25532, 25625, 25626, 26302, 26302, 29067, 11766, 10273, 23467, 25996, 9782, 9782, 9929,
+		26302, 26335, 6023, 0, 31689, 32251, 32289, 32290, 0, 31406, 31630, 31640, 31641, 31642, 29067, 19236, 19239, 23467, 23531, 23532,
+		23533, 23534, 20927, 0, 14009, 14010, 14011, 14012, 14013, 14318, 14319, 14361, 14362, 14363, 25260, 25502, 25503, 26302, 0, 32517,
+		32583, 32584, 32901, 32902, 33613, 25260, 25531, 25532, 25625, 25626, 26302, 26302, 29067, 11766, 10273, 23467, 25996, 9782, 9782, 9929,
 		4219, 11495, 8387, 8804, 26302, 0, 6023, 6801, 6866, 6930, 6931, 23467, 25260, 25261, 25262, 25263, 20617, 20618, 20656, 20657,
 		20658, 23467, 25720, 25864, 25865, 25866, 25867, 25868, 26155, 26214, 26215, 26216, 26217, 26218, 20821, 20927, 22837, 22846, 19464, 19469,
 		20905, 4624, 9071, 26295, 26296, 26297, 26298, 26299, 26300, 26301, 26302, 165, 19633, 0, 0, 0, 352, 26335, 9013, 17394,
 		17396, 1776, 0, 8387, 9013, 9014, 9015, 9016, 0, 20821, 20927, 20928, 1407, 6801, 11766, 10273, 0, 6023, 6024, 6223,
 		26303, 20821, 20927, 22837, 22846, 19464, 19469, 20905, 4624, 9071, 23468, 759, 2388, 2405, 2406, 26302, 26335, 26336, 26337, 26338,
-		26339, 26340, 26341, 26342, 26343, 26344, 26345, 30062, 30072, 30073, 31382, 31383, 11495, 11614, 13480, 788, 3549, 8387, 23467, 23531,
+		26339, 26340, 26341, 26342, 26343, 26344, 26345, 30086, 30096, 30097, 31406, 31407, 11495, 11614, 13480, 788, 3549, 8387, 23467, 23531,
 		24273, 24274, 24275, 24276, 24277, 24402, 24403, 24404, 24405, 24406, 9017, 9018, 19236, 19366, 19367, 19738, 20822, 20823, 29067, 19236,
-		19239, 19240, 17394, 17577, 31665, 0, 11495, 11766, 11767, 19633, 20372, 20411, 20459, 20460, 10324, 22837, 25708, 26155, 26214, 26215,
+		19239, 19240, 17394, 17577, 31689, 0, 11495, 11766, 11767, 19633, 20372, 20411, 20459, 20460, 10324, 22837, 25708, 26155, 26214, 26215,
 		26216, 26217, 26218, 26231, 26232, 26233, 26234, 26235, 9014, 23435, 19633, 20568, 26335, 6023, 0, 23467, 26155, 26214, 26215, 26216,
-		26217, 26218, 26219, 4220, 1776, 1852, 31382, 31383, 31384, 31385, 31386, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 2388,
-		10273, 30062, 14009, 15678, 8804, 26302, 23467, 4219, 10357, 10358, 10399, 20822, 795, 26302, 26335, 9013, 4998, 4999, 5000, 5001,
+		26217, 26218, 26219, 4220, 1776, 1852, 31406, 31407, 31408, 31409, 31410, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 2388,
+		10273, 30086, 14009, 15678, 8804, 26302, 23467, 4219, 10357, 10358, 10399, 20822, 795, 26302, 26335, 9013, 4998, 4999, 5000, 5001,
 		5002, 5003, 20821, 20927, 6023, 6258, 6588, 26302, 29067, 759, 1776, 23467, 23468, 9782, 10107, 10108, 0, 20821, 20927, 22364,
 		22365, 22411, 6023, 7460, 7737, 7738, 7739, 7740, 7741, 7889, 7890, 7891, 7892, 0, 0, 23467, 23531, 8387, 0, 0,
-		30062, 30802, 30816, 617, 9782, 9929, 11766, 11800, 1776, 0, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 6305, 6306, 30062,
-		30819, 30820, 30880, 11495, 6023, 10357, 10845, 10846, 10847, 10848, 10849, 10963, 10976, 11495, 12475, 12476, 12491, 10107, 10108, 0,
+		30086, 30826, 30840, 617, 9782, 9929, 11766, 11800, 1776, 0, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 6305, 6306, 30086,
+		30843, 30844, 30904, 11495, 6023, 10357, 10845, 10846, 10847, 10848, 10849, 10963, 10976, 11495, 12475, 12476, 12491, 10107, 10108, 0,
 		23467, 23531, 23545, 23546, 24113, 24114, 24115, 24116, 24173, 14010, 14011, 14012, 14013, 19236, 19237, 0, 6023, 7460, 7737, 7738,
 		7739, 7740, 14009, 14010, 14011, 14012, 14740, 14741, 14742, 14743, 19633, 19634, 2474, 26711, 15678, 15679, 15680, 15681, 15682, 15683,
 		15684, 15749, 15750, 15751, 15776, 15795, 15796, 15797, 16999, 17000, 17001, 17002, 10357, 10845, 10846, 10847, 10848, 10849, 10940, 19236,
 		19435, 0, 8387, 9154, 9732, 9750, 9751, 9752, 9753, 9754, 8387, 8488, 8489, 8490, 8491, 8492, 8493, 8536, 8537, 8538,
-		8539, 8540, 8541, 30062, 30072, 30420, 30421, 30422, 30423, 30424, 30425, 2857, 2858, 2417, 23531, 0, 30062, 30819, 30820, 30880,
-		30881, 31223, 31224, 31225, 31226, 31227, 31228, 31229, 31230, 31231, 31382, 31606, 31616, 26302, 29987, 759, 1776, 0, 30062, 30819,
-		30820, 30880, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 23467, 23531, 23545, 23546, 23559, 23560, 30062, 30819, 30820,
-		30880, 30881, 31295, 25260, 25502, 25503, 25504, 25505, 25506, 25507, 25508, 180, 32433, 180, 352, 347, 347, 0, 759, 1407,
-		1408, 1409, 1410, 1411, 1412, 31387, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 211, 11495, 11766, 11800, 11801,
-		11802, 11803, 11804, 11805, 11806, 30062, 30819, 30820, 30880, 30062, 8387, 8488, 8727, 8804, 26302, 19633, 0, 759, 1407, 1408,
+		8539, 8540, 8541, 30086, 30096, 30444, 30445, 30446, 30447, 30448, 30449, 2857, 2858, 2417, 23531, 0, 30086, 30843, 30844, 30904,
+		30905, 31247, 31248, 31249, 31250, 31251, 31252, 31253, 31254, 31255, 31406, 31630, 31640, 26302, 30011, 759, 1776, 0, 30086, 30843,
+		30844, 30904, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 23467, 23531, 23545, 23546, 23559, 23560, 30086, 30843, 30844,
+		30904, 30905, 31319, 25260, 25502, 25503, 25504, 25505, 25506, 25507, 25508, 180, 32457, 180, 352, 347, 347, 0, 759, 1407,
+		1408, 1409, 1410, 1411, 1412, 31411, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 211, 11495, 11766, 11800, 11801,
+		11802, 11803, 11804, 11805, 11806, 30086, 30843, 30844, 30904, 30086, 8387, 8488, 8727, 8804, 26302, 19633, 0, 759, 1407, 1408,
 		1409, 1410, 1411, 1412, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 9782, 10153, 20927, 22641, 22642, 22643, 8804, 8805, 5957,
-		0, 13479, 13535, 13598, 13599, 13600, 26335, 6023, 17394, 17396, 17397, 17398, 17399, 13479, 13692, 13865, 13866, 30062, 19633, 0,
-		9782, 9783, 9784, 9785, 9786, 9787, 17577, 18428, 18429, 18984, 18985, 18986, 31665, 32175, 11068, 13249, 26335, 13479, 13535, 13635,
+		0, 13479, 13535, 13598, 13599, 13600, 26335, 6023, 17394, 17396, 17397, 17398, 17399, 13479, 13692, 13865, 13866, 30086, 19633, 0,
+		9782, 9783, 9784, 9785, 9786, 9787, 17577, 18428, 18429, 18984, 18985, 18986, 31689, 32199, 11068, 13249, 26335, 13479, 13535, 13635,
 		13636, 0, 9782, 10107, 10108, 0, 20821, 20905, 20906, 20915, 20916, 6023, 7460, 7737, 7738, 7739, 7740, 26302, 26335, 26336,
 		26337, 26338, 26339, 26340, 26341, 26342, 26343, 26344, 26345, 26346, 26347, 3550, 3551, 3552, 3561, 3562, 3563, 3564, 3568, 3569,
 		211, 6023, 7460, 7737, 7738, 7739, 7740, 7741, 20821, 20927, 22633, 22634, 22635, 22636, 22637, 22638, 22639, 22640, 19240, 19633,
 		20372, 20411, 20412, 3549, 8387, 8488, 17171, 2857, 3549, 347, 0, 4219, 10357, 10845, 4219, 13440, 180, 19633, 20372, 20411,
-		20502, 20503, 20504, 20505, 20506, 20507, 20508, 20528, 20529, 20530, 20531, 20565, 23468, 31665, 32227, 32265, 32266, 0, 14009, 16999,
+		20502, 20503, 20504, 20505, 20506, 20507, 20508, 20528, 20529, 20530, 20531, 20565, 23468, 31689, 32251, 32289, 32290, 0, 14009, 16999,
 		17026, 17073, 17074, 17075, 17076, 17077, 19633, 20568, 20569, 20570, 20577, 20578, 20579, 20580, 20581, 20582, 23467, 23467, 23468, 759,
 		760, 6023, 6258, 6259, 6260, 6261, 6262, 6263, 6264, 6265, 6266, 6267, 0, 14009, 14010, 14011, 14012, 14740, 14741, 14742,
 		2857, 3549, 3588, 3589, 3590, 3623, 3624, 3625, 3690, 3745, 3746, 8387, 8393, 2388, 26302, 26711, 13479, 13535, 13601, 13440,
@@ -23481,50 +23619,50 @@ var builtinTrie = &trie{
 		2120, 6023, 0, 11495, 12657, 12658, 13149, 13150, 21799, 21800, 21801, 21802, 21848, 21849, 5885, 5898, 5899, 5900, 5901, 5902,
 		5903, 5904, 5905, 5906, 5923, 5924, 5925, 5926, 5927, 5928, 5929, 5930, 23469, 6801, 6866, 6867, 6868, 6869, 6870, 6871,
 		11495, 11766, 11767, 759, 760, 2857, 3549, 3550, 3551, 3552, 3553, 3554, 3555, 3556, 3557, 2120, 13479, 13692, 13693, 13792,
-		13793, 13794, 17394, 17577, 17578, 17758, 17759, 17760, 17761, 17762, 17763, 17764, 31382, 31383, 31384, 31385, 31386, 180, 18428, 18429,
-		18430, 18431, 18439, 18440, 18441, 18442, 18443, 18444, 30062, 30819, 30820, 30880, 20821, 20927, 10273, 10288, 12657, 25720, 26335, 9013,
-		20927, 6023, 0, 10273, 759, 2474, 26335, 31665, 31666, 32493, 0, 30062, 30819, 30820, 30880, 18499, 18500, 18501, 18502, 18503,
+		13793, 13794, 17394, 17577, 17578, 17758, 17759, 17760, 17761, 17762, 17763, 17764, 31406, 31407, 31408, 31409, 31410, 180, 18428, 18429,
+		18430, 18431, 18439, 18440, 18441, 18442, 18443, 18444, 30086, 30843, 30844, 30904, 20821, 20927, 10273, 10288, 12657, 25720, 26335, 9013,
+		20927, 6023, 0, 10273, 759, 2474, 26335, 31689, 31690, 32517, 0, 30086, 30843, 30844, 30904, 18499, 18500, 18501, 18502, 18503,
 		18504, 18505, 18506, 18507, 18508, 18509, 18510, 18511, 18512, 23320, 23321, 23322, 23370, 23371, 23372, 0, 0, 759, 1407, 1408,
 		1409, 1410, 1411, 1412, 18530, 18531, 18532, 18533, 18534, 18545, 18546, 18547, 6023, 8038, 8039, 8040, 8041, 8042, 8043, 6023,
 		7460, 7737, 7738, 7739, 7740, 7976, 7977, 7978, 7979, 7980, 7981, 7982, 7983, 23474, 23475, 23476, 23477, 23478, 23479, 23480,
-		18598, 18599, 18600, 18601, 759, 2120, 32493, 0, 14009, 14010, 14011, 14012, 18626, 18627, 18628, 18629, 18630, 18631, 18632, 18633,
+		18598, 18599, 18600, 18601, 759, 2120, 32517, 0, 14009, 14010, 14011, 14012, 18626, 18627, 18628, 18629, 18630, 18631, 18632, 18633,
 		18634, 18635, 18647, 18648, 18649, 18650, 18651, 18673, 18674, 18675, 18676, 18677, 8387, 8488, 8489, 8490, 8491, 8492, 14053, 6801,
-		20821, 20927, 20959, 26302, 29161, 32493, 18678, 18679, 18680, 18681, 10156, 0, 14009, 14010, 14011, 14012, 14013, 14136, 14217, 14218,
+		20821, 20927, 20959, 26302, 29161, 32517, 18678, 18679, 18680, 18681, 10156, 0, 14009, 14010, 14011, 14012, 14013, 14136, 14217, 14218,
 		14219, 14664, 18684, 18685, 18686, 18687, 18688, 18689, 18690, 18691, 18692, 18693, 18694, 18695, 18696, 18697, 18698, 18699, 18700, 18701,
 		18702, 18703, 18704, 18705, 18706, 18707, 18708, 18709, 18710, 18711, 18712, 18736, 18737, 18738, 18771, 18772, 18773, 18785, 18786, 18787,
 		18788, 18789, 18790, 18791, 18796, 18797, 18798, 18799, 18800, 18801, 18802, 18803, 18804, 18805, 18806, 18807, 18808, 18809, 18810, 18811,
 		18812, 18813, 18814, 0, 26302, 29306, 29307, 19236, 19464, 19469, 19470, 19534, 23531, 24273, 24274, 24275, 24276, 23467, 19103, 19104,
 		19105, 19106, 19107, 19108, 19109, 19110, 19111, 19112, 19113, 19114, 19115, 19120, 19121, 19122, 19123, 19124, 22412, 26302, 26711, 28990,
-		28991, 23386, 10273, 10357, 0, 26302, 26711, 28005, 28006, 28007, 28814, 28815, 28816, 28817, 28818, 28819, 28820, 31665, 32227, 32265,
-		32266, 32267, 32268, 32269, 32270, 32271, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2695, 2696, 2697, 19125,
+		28991, 23386, 10273, 10357, 0, 26302, 26711, 28005, 28006, 28007, 28814, 28815, 28816, 28817, 28818, 28819, 28820, 31689, 32251, 32289,
+		32290, 32291, 32292, 32293, 32294, 32295, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2695, 2696, 2697, 19125,
 		19139, 19140, 23322, 23370, 23371, 23372, 23373, 0, 4219, 4998, 4999, 19633, 19923, 13535, 759, 2120, 2289, 19236, 19596, 19597,
 		19598, 19599, 6023, 6801, 6866, 6930, 6931, 6936, 6937, 6938, 6939, 6940, 19600, 19601, 19602, 19603, 19604, 20659, 26302, 26335,
 		26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343, 26344, 20821, 20927, 20959, 20960, 20961, 20962, 20963, 20964, 20965, 20966, 20967,
 		20968, 20969, 20970, 20971, 20972, 20973, 20974, 20975, 20976, 20977, 20978, 20979, 20980, 20981, 20982, 20983, 20984, 20985, 20986, 20987,
 		20988, 20989, 20990, 20991, 20992, 20993, 20994, 20995, 20996, 20997, 20998, 20999, 21000, 21001, 21002, 21003, 21004, 21005, 21006, 21007,
-		21008, 21009, 21010, 21011, 21012, 21013, 21014, 21036, 21037, 21038, 21039, 21040, 21041, 21042, 21043, 21044, 21045, 21046, 30062, 30072,
-		30073, 31382, 31383, 11495, 11614, 13480, 788, 3549, 8387, 617, 618, 639, 652, 653, 654, 655, 31006, 31013, 31014, 31060,
-		31061, 31062, 31063, 31064, 31065, 31066, 31067, 31068, 31069, 26302, 0, 8387, 8804, 8805, 8806, 8848, 8849, 8850, 8851, 8852,
+		21008, 21009, 21010, 21011, 21012, 21013, 21014, 21036, 21037, 21038, 21039, 21040, 21041, 21042, 21043, 21044, 21045, 21046, 30086, 30096,
+		30097, 31406, 31407, 11495, 11614, 13480, 788, 3549, 8387, 617, 618, 639, 652, 653, 654, 655, 31030, 31037, 31038, 31084,
+		31085, 31086, 31087, 31088, 31089, 31090, 31091, 31092, 31093, 26302, 0, 8387, 8804, 8805, 8806, 8848, 8849, 8850, 8851, 8852,
 		8853, 8854, 8855, 8856, 8857, 8858, 8859, 8860, 8861, 8862, 8863, 8864, 8865, 8866, 8867, 8868, 8869, 8870, 8871, 8872,
 		8873, 8874, 8875, 8876, 8877, 8878, 8879, 8880, 8881, 8882, 8883, 8884, 8885, 10357, 10358, 10404, 10405, 10406, 2420, 761,
 		762, 20341, 20342, 20343, 20344, 20345, 20346, 20347, 20348, 20349, 20350, 20351, 20352, 20353, 20354, 20355, 20356, 20357, 20358, 20359,
 		20360, 20361, 20362, 20363, 20364, 20365, 20366, 20367, 20368, 20369, 20370, 20371, 10674, 10675, 10676, 10677, 10678, 10679, 10680, 10681,
-		10682, 10683, 10684, 10685, 10686, 10687, 10688, 10689, 10690, 10691, 10692, 10693, 10694, 10695, 10696, 10697, 31665, 32309, 32312, 32313,
-		32314, 32315, 4219, 20821, 20927, 20928, 2474, 26335, 0, 759, 760, 14009, 14010, 14011, 14012, 14013, 14271, 14272, 14273, 14274,
+		10682, 10683, 10684, 10685, 10686, 10687, 10688, 10689, 10690, 10691, 10692, 10693, 10694, 10695, 10696, 10697, 31689, 32333, 32336, 32337,
+		32338, 32339, 4219, 20821, 20927, 20928, 2474, 26335, 0, 759, 760, 14009, 14010, 14011, 14012, 14013, 14271, 14272, 14273, 14274,
 		0, 19236, 19464, 19469, 17394, 17396, 1776, 0, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 15684, 16523, 19634, 2417, 25720,
 		0, 8387, 9154, 9732, 9750, 9751, 20822, 20823, 29067, 19236, 19239, 16970, 16971, 19633, 19634, 2417, 25720, 0, 26302, 26711,
-		26804, 26805, 26945, 9154, 9732, 9750, 9751, 20822, 20823, 29067, 19236, 19239, 30062, 30072, 30420, 0, 14009, 14010, 14011, 14012,
-		0, 19236, 19239, 26302, 29067, 11766, 10273, 10274, 10275, 26302, 0, 30062, 8387, 2857, 3230, 9013, 23467, 23520, 10357, 20821,
+		26804, 26805, 26945, 9154, 9732, 9750, 9751, 20822, 20823, 29067, 19236, 19239, 30086, 30096, 30444, 0, 14009, 14010, 14011, 14012,
+		0, 19236, 19239, 26302, 29067, 11766, 10273, 10274, 10275, 26302, 0, 30086, 8387, 2857, 3230, 9013, 23467, 23520, 10357, 20821,
 		11495, 13249, 26302, 26335, 26675, 0, 0, 2857, 3230, 9013, 23467, 23520, 10357, 20821, 11495, 13249, 26302, 26335, 26675, 0,
 		759, 2388, 10273, 10274, 2417, 25720, 0, 8387, 8804, 6023, 19633, 20168, 11495, 11766, 12030, 6023, 6024, 2329, 0, 759,
-		2474, 2475, 29856, 29913, 11575, 4085, 4093, 26335, 0, 11495, 12657, 12658, 12782, 12783, 12798, 12799, 10273, 10288, 10289, 31479,
-		8804, 0, 2857, 4085, 4093, 4094, 4095, 14010, 15428, 6023, 6024, 6223, 29306, 19435, 32493, 11495, 13440, 8387, 13479, 32493,
+		2474, 2475, 29856, 29937, 11575, 4085, 4093, 26335, 0, 11495, 12657, 12658, 12782, 12783, 12798, 12799, 10273, 10288, 10289, 31503,
+		8804, 0, 2857, 4085, 4093, 4094, 4095, 14010, 15428, 6023, 6024, 6223, 29306, 19435, 32517, 11495, 13440, 8387, 13479, 32517,
 		0, 23467, 25996, 26076, 26077, 26109, 26110, 26111, 26112, 26113, 26114, 26115, 26123, 26124, 26125, 26126, 26127, 26128, 26129, 26130,
 		26131, 26132, 26133, 8218, 8219, 8220, 8221, 8222, 8223, 8224, 8225, 8226, 8227, 8228, 8229, 8230, 8231, 8232, 8233, 8234,
-		8235, 8236, 30062, 30072, 30681, 30682, 30683, 30684, 30685, 30686, 30687, 30688, 30689, 0, 14009, 14010, 14011, 14012, 11696, 16999,
+		8235, 8236, 30086, 30096, 30705, 30706, 30707, 30708, 30709, 30710, 30711, 30712, 30713, 0, 14009, 14010, 14011, 14012, 11696, 16999,
 		13249, 11766, 17462, 0, 13479, 13535, 13598, 13599, 13600, 13250, 13251, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 17463, 23468,
 		13479, 13692, 13841, 13842, 13843, 13844, 13845, 13846, 13847, 13848, 13849, 13850, 13851, 13852, 13853, 12657, 25720, 26335, 6023, 0,
-		759, 2417, 2418, 2419, 788, 789, 790, 24605, 31382, 31479, 2474, 2857, 4154, 11495, 11766, 11767, 31665, 32309, 32310, 13440,
+		759, 2417, 2418, 2419, 788, 789, 790, 24605, 31406, 31503, 2474, 2857, 4154, 11495, 11766, 11767, 31689, 32333, 32334, 13440,
 		180, 184, 20821, 20896, 20897, 180, 191, 11696, 15678, 6023, 6801, 6802, 180, 20821, 23435, 19236, 19239, 14009, 17180, 19633,
 		0, 8387, 9013, 9014, 9015, 9016, 0, 759, 1713, 1714, 1715, 1716, 19236, 4219, 4220, 1776, 0, 4219, 4998, 5097,
 		5104, 5105, 5106, 5107, 5108, 5109, 5110, 5111, 5112, 5113, 5114, 5115, 5116, 5117, 5118, 5119, 26302, 0, 11495, 12475,
@@ -23532,25 +23670,25 @@ var builtinTrie = &trie{
 		21802, 0, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 6305, 6306, 6375, 6376, 6377, 6378, 6379, 6380, 8387, 9013, 9014,
 		9015, 9016, 0, 11495, 11766, 11767, 19633, 20372, 20411, 20441, 20442, 20443, 20444, 20445, 20446, 20447, 19633, 20168, 20169, 20183,
 		20184, 20185, 20186, 20201, 20202, 20203, 20204, 20205, 20206, 20207, 20208, 20209, 13440, 8387, 6023, 10273, 0, 11495, 11766, 11767,
-		31382, 31606, 759, 760, 32493, 32559, 32560, 32877, 32878, 31665, 31819, 2857, 0, 2857, 4072, 23385, 31665, 23467, 23531, 24273,
-		31665, 32227, 32265, 32266, 0, 32493, 32559, 32560, 32877, 32878, 31665, 31819, 2857, 0, 2857, 4072, 23385, 31665, 23467, 23531,
+		31406, 31630, 759, 760, 32517, 32583, 32584, 32901, 32902, 31689, 31843, 2857, 0, 2857, 4072, 23385, 31689, 23467, 23531, 24273,
+		31689, 32251, 32289, 32290, 0, 32517, 32583, 32584, 32901, 32902, 31689, 31843, 2857, 0, 2857, 4072, 23385, 31689, 23467, 23531,
 		24273, 19239, 10273, 10274, 9013, 0, 26302, 26711, 26712, 2120, 2121, 0, 0, 599, 0, 4219, 10357, 10358, 10399, 20822,
 		795, 26302, 26335, 9013, 23467, 19236, 13440, 23467, 23468, 13479, 13535, 13536, 13537, 0, 23467, 25260, 25261, 25281, 23467, 25996,
-		26076, 26077, 26109, 26110, 26111, 26112, 26113, 26114, 13479, 32493, 0, 13479, 13535, 13536, 13537, 0, 23467, 25260, 25261, 25281,
-		25482, 15678, 9013, 19366, 0, 759, 1776, 8387, 9013, 26302, 617, 2857, 2858, 2859, 2860, 0, 31665, 31666, 31667, 31668,
-		31669, 31670, 31671, 31672, 6023, 6258, 26302, 26335, 4219, 26302, 26335, 6023, 31665, 31666, 31688, 31689, 31738, 10107, 10147, 10148,
+		26076, 26077, 26109, 26110, 26111, 26112, 26113, 26114, 13479, 32517, 0, 13479, 13535, 13536, 13537, 0, 23467, 25260, 25261, 25281,
+		25482, 15678, 9013, 19366, 0, 759, 1776, 8387, 9013, 26302, 617, 2857, 2858, 2859, 2860, 0, 31689, 31690, 31691, 31692,
+		31693, 31694, 31695, 31696, 6023, 6258, 26302, 26335, 4219, 26302, 26335, 6023, 31689, 31690, 31712, 31713, 31762, 10107, 10147, 10148,
 		10149, 10150, 11495, 11766, 11767, 11782, 11783, 11784, 11785, 27226, 27227, 27228, 27229, 27230, 14127, 14128, 14129, 14130, 14131, 14132,
-		14133, 14134, 14135, 19914, 11766, 10273, 20565, 23468, 2857, 2858, 2859, 2860, 0, 26302, 29306, 29307, 14009, 32493, 23467, 23531,
-		13479, 9782, 23467, 25720, 0, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174, 5175, 5176, 31665, 0, 20821, 20927, 22633,
+		14133, 14134, 14135, 19914, 11766, 10273, 20565, 23468, 2857, 2858, 2859, 2860, 0, 26302, 29306, 29307, 14009, 32517, 23467, 23531,
+		13479, 9782, 23467, 25720, 0, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174, 5175, 5176, 31689, 0, 20821, 20927, 22633,
 		22634, 22635, 22636, 22637, 22638, 22639, 22640, 19633, 17394, 0, 759, 11495, 11614, 0, 759, 2329, 2330, 2331, 2332, 2333,
 		2334, 2335, 2336, 2337, 2338, 2339, 2340, 2341, 2342, 2343, 2344, 2345, 2346, 2347, 2348, 2349, 2350, 2351, 2352, 4219,
 		4998, 5097, 5467, 5522, 5523, 5524, 5525, 6023, 6258, 6588, 6589, 6590, 6591, 6023, 6258, 6298, 6299, 6302, 6303, 6304,
-		6305, 6306, 6375, 6376, 6377, 6378, 6379, 6380, 180, 180, 180, 0, 30062, 30819, 30820, 30880, 30881, 31325, 31326, 31327,
-		31328, 31329, 31330, 31331, 7460, 7737, 7738, 7739, 7740, 7741, 7805, 7806, 7807, 7808, 7809, 7810, 7811, 7812, 7813, 7814,
+		6305, 6306, 6375, 6376, 6377, 6378, 6379, 6380, 180, 180, 180, 0, 30086, 30843, 30844, 30904, 30905, 31349, 31350, 31351,
+		31352, 31353, 31354, 31355, 7460, 7737, 7738, 7739, 7740, 7741, 7805, 7806, 7807, 7808, 7809, 7810, 7811, 7812, 7813, 7814,
 		7815, 7816, 7817, 7818, 7819, 7820, 7821, 7822, 7823, 7824, 7825, 7826, 7827, 7828, 7829, 7830, 7831, 7832, 7833, 7834,
 		7835, 7836, 7837, 7838, 7839, 7840, 7841, 8387, 9154, 9155, 10357, 10358, 2120, 2261, 10274, 9013, 9782, 9929, 9930, 9931,
 		9932, 9975, 24605, 24624, 24625, 24626, 8387, 9154, 9155, 9156, 9157, 9158, 9461, 9462, 9629, 9630, 9631, 9632, 9633, 9634,
-		9645, 9646, 9647, 9648, 9649, 9650, 9651, 9652, 9653, 9654, 24626, 759, 1776, 1852, 13692, 13995, 31819, 6023, 0, 9782,
+		9645, 9646, 9647, 9648, 9649, 9650, 9651, 9652, 9653, 9654, 24626, 759, 1776, 1852, 13692, 13995, 31843, 6023, 0, 9782,
 		10107, 10108, 0, 14009, 14010, 14011, 14012, 14013, 14053, 14054, 14055, 14056, 14057, 14058, 14059, 14060, 20821, 23467, 25720, 10107,
 		10108, 10135, 10136, 10137, 10138, 10139, 10140, 10141, 10142, 10143, 10144, 10145, 10146, 13904, 9782, 10107, 10108, 10153, 10154, 10155,
 		10156, 17394, 17577, 18428, 18429, 19081, 19091, 19092, 19093, 19094, 19095, 19096, 19097, 19098, 19099, 19100, 19101, 19102, 20821, 20927,
@@ -23561,24 +23699,24 @@ var builtinTrie = &trie{
 		20959, 20960, 20961, 20962, 20963, 20964, 20965, 20966, 6023, 6801, 6866, 6867, 6868, 6869, 6870, 6871, 21698, 21699, 21700, 21701,
 		21718, 21799, 21800, 26302, 26335, 180, 0, 14009, 14010, 14011, 14012, 14013, 14318, 14319, 14341, 14342, 21801, 21802, 21848, 21849,
 		180, 22364, 22365, 22411, 22412, 22435, 22436, 22437, 22438, 22439, 22440, 23467, 23520, 23524, 23525, 23526, 0, 19, 23531, 23545,
-		23546, 24113, 24114, 24115, 24116, 6023, 6258, 6588, 6589, 6590, 6591, 26302, 0, 9782, 10153, 10154, 10155, 10156, 32493, 32559,
-		32560, 32877, 32878, 33180, 33181, 33182, 33183, 33184, 33185, 33186, 33187, 33188, 33189, 33190, 1462, 1463, 1464, 1465, 10443, 10444,
+		23546, 24113, 24114, 24115, 24116, 6023, 6258, 6588, 6589, 6590, 6591, 26302, 0, 9782, 10153, 10154, 10155, 10156, 32517, 32583,
+		32584, 32901, 32902, 33204, 33205, 33206, 33207, 33208, 33209, 33210, 33211, 33212, 33213, 33214, 1462, 1463, 1464, 1465, 10443, 10444,
 		10445, 10446, 10447, 10516, 10517, 10518, 10519, 10520, 10521, 10522, 10523, 10524, 10525, 10526, 10527, 10528, 10529, 10530, 10531, 10532,
 		10533, 10534, 10535, 10536, 10537, 10538, 10539, 24273, 24274, 24275, 24276, 24277, 24278, 2474, 10357, 10358, 10404, 10405, 10443, 10444,
 		10445, 10446, 10447, 10448, 10449, 10450, 10451, 10452, 10453, 10454, 2426, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343,
 		26344, 26345, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 21850, 26302, 26711, 28005, 28006, 28007, 28253, 28294, 28295, 28296,
 		28297, 28298, 28299, 20821, 20927, 22641, 22642, 22829, 22830, 22831, 22832, 22833, 759, 2651, 2654, 2655, 2663, 2664, 2665, 2666,
-		2667, 2668, 2669, 2695, 2696, 2697, 2698, 31665, 32175, 32176, 32177, 32178, 32179, 32180, 32181, 32182, 32183, 32184, 32185, 32186,
-		32187, 32188, 32189, 32190, 32191, 32192, 32193, 32194, 32195, 32196, 32197, 32198, 32199, 32200, 32201, 32202, 32203, 32204, 32205, 32206,
-		32207, 32208, 32209, 32210, 32211, 32212, 32213, 32214, 32215, 32216, 32217, 32218, 32219, 32220, 32221, 32222, 32223, 32224, 32225, 32226,
+		2667, 2668, 2669, 2695, 2696, 2697, 2698, 31689, 32199, 32200, 32201, 32202, 32203, 32204, 32205, 32206, 32207, 32208, 32209, 32210,
+		32211, 32212, 32213, 32214, 32215, 32216, 32217, 32218, 32219, 32220, 32221, 32222, 32223, 32224, 32225, 32226, 32227, 32228, 32229, 32230,
+		32231, 32232, 32233, 32234, 32235, 32236, 32237, 32238, 32239, 32240, 32241, 32242, 32243, 32244, 32245, 32246, 32247, 32248, 32249, 32250,
 		26302, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343, 26344, 26345, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849,
 		21850, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 24605, 24624, 24625, 24626, 24627, 24628, 24629, 24630, 24631, 24632, 24633, 24634,
 		24635, 24636, 24637, 24638, 24639, 24640, 26155, 26214, 26215, 26216, 26217, 26218, 26219, 26220, 26221, 26222, 26223, 26224, 5107, 5108,
 		5109, 5110, 5111, 5112, 5113, 5114, 5115, 5116, 5117, 5118, 5119, 9782, 10228, 10229, 10230, 26288, 26289, 26290, 26291, 26292,
 		26293, 26294, 26302, 29306, 180, 13479, 13692, 13693, 13694, 13695, 617, 13480, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 11495,
-		12657, 12658, 12659, 1407, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1630, 8387, 32493, 0,
+		12657, 12658, 12659, 1407, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1630, 8387, 32517, 0,
 		6023, 6801, 6866, 6867, 6868, 6869, 6870, 6871, 1631, 1632, 1633, 1634, 1635, 1636, 1637, 1638, 1639, 1640, 1641, 8387,
-		32493, 0, 6023, 6801, 6866, 6867, 6868, 6869, 6870, 6871, 1642, 1643, 1644, 1645, 1646, 1647, 1648, 1649, 1650, 1651,
+		32517, 0, 6023, 6801, 6866, 6867, 6868, 6869, 6870, 6871, 1642, 1643, 1644, 1645, 1646, 1647, 1648, 1649, 1650, 1651,
 		2857, 3911, 4014, 4015, 4219, 4220, 4253, 4337, 4338, 4339, 4340, 4422, 4423, 4424, 759, 795, 796, 797, 827, 828,
 		23531, 6023, 5885, 5898, 5899, 5900, 5901, 5902, 5903, 5904, 5905, 5906, 5923, 5924, 5925, 5926, 5927, 5928, 5929, 5930,
 		6023, 6801, 6866, 6867, 6868, 6869, 6870, 6871, 7460, 7461, 7462, 7463, 7464, 7465, 7466, 7467, 7497, 7498, 7499, 7500,
@@ -23593,16 +23731,16 @@ var builtinTrie = &trie{
 		12760, 12761, 11800, 11801, 11802, 11803, 11804, 11805, 13117, 13118, 13119, 13120, 13121, 13132, 13133, 13134, 13135, 13136, 23320, 10228,
 		10229, 10230, 26302, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343, 26344, 26345, 23467, 25996, 26076, 26077, 26078, 26105,
 		26106, 26107, 26108, 13218, 13219, 13220, 13221, 13222, 13223, 13224, 13225, 13226, 13227, 13228, 0, 6023, 8038, 8039, 8040, 8041,
-		8042, 31382, 19236, 13479, 25720, 0, 31382, 19236, 13479, 13479, 17394, 17396, 17397, 17398, 17399, 17394, 17577, 18428, 18429, 18430,
-		18626, 18627, 18628, 18629, 18630, 18631, 17577, 18428, 18429, 18430, 18530, 26302, 29067, 31382, 31479, 18951, 18952, 18953, 18954, 18955,
-		19103, 20372, 20927, 22837, 23531, 23545, 26302, 19236, 19596, 19597, 19598, 19599, 19600, 19601, 19602, 19603, 19604, 31665, 17394, 17462,
-		9013, 20617, 20618, 20656, 20657, 20658, 20659, 20735, 30819, 23493, 1727, 1740, 0, 8387, 9154, 9155, 9156, 9157, 9158, 9173,
+		8042, 31406, 19236, 13479, 25720, 0, 31406, 19236, 13479, 13479, 17394, 17396, 17397, 17398, 17399, 17394, 17577, 18428, 18429, 18430,
+		18626, 18627, 18628, 18629, 18630, 18631, 17577, 18428, 18429, 18430, 18530, 26302, 29067, 31406, 31503, 18951, 18952, 18953, 18954, 18955,
+		19103, 20372, 20927, 22837, 23531, 23545, 26302, 19236, 19596, 19597, 19598, 19599, 19600, 19601, 19602, 19603, 19604, 31689, 17394, 17462,
+		9013, 20617, 20618, 20656, 20657, 20658, 20659, 20735, 30843, 23493, 1727, 1740, 0, 8387, 9154, 9155, 9156, 9157, 9158, 9173,
 		9174, 23467, 24605, 24624, 24625, 24626, 24627, 24628, 24629, 24630, 24631, 24632, 24633, 24634, 24635, 24636, 24637, 24638, 24639, 24640,
 		25996, 26076, 26077, 26078, 26105, 26106, 26107, 26108, 26302, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343, 26344, 26345,
-		23467, 25996, 26076, 26077, 26078, 26105, 26106, 26107, 26108, 30062, 30072, 30073, 31382, 31383, 11495, 759, 788, 3549, 8387, 11614,
+		23467, 25996, 26076, 26077, 26078, 26105, 26106, 26107, 26108, 30086, 30096, 30097, 31406, 31407, 11495, 759, 788, 3549, 8387, 11614,
 		13480, 788, 3549, 8387, 0, 19236, 19435, 0, 759, 795, 796, 797, 827, 828, 829, 830, 831, 832, 833, 834,
-		835, 11766, 17462, 6023, 30420, 30421, 30422, 30423, 30424, 31665, 32309, 32312, 32313, 32314, 32315, 32341, 32342, 32343, 32344, 32345,
-		32346, 13495, 6801, 20821, 0, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 6305, 6306, 6375, 6376, 6377, 6378, 6379, 6380,
+		835, 11766, 17462, 6023, 30444, 30445, 30446, 30447, 30448, 31689, 32333, 32336, 32337, 32338, 32339, 32365, 32366, 32367, 32368, 32369,
+		32370, 13495, 6801, 20821, 0, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 6305, 6306, 6375, 6376, 6377, 6378, 6379, 6380,
 		6411, 6412, 6023, 7460, 7737, 7738, 7739, 7740, 11894, 11895, 6866, 6930, 6931, 6936, 6937, 6938, 6939, 6940, 639, 652,
 		653, 654, 20924, 6801, 6866, 6930, 6931, 6936, 6937, 6938, 6939, 6940, 19236, 19596, 19597, 19598, 19599, 19600, 19601, 19602,
 		19603, 19604, 180, 20821, 23385, 19366, 617, 8387, 9013, 0, 8387, 9013, 9014, 9015, 9016, 9782, 10107, 13479, 13495, 6258,
@@ -23611,29 +23749,29 @@ var builtinTrie = &trie{
 		25481, 13535, 13601, 10273, 0, 13479, 13535, 13635, 13636, 0, 8387, 9154, 9732, 19634, 2120, 23467, 24605, 19236, 19239, 19240,
 		19633, 20372, 20411, 20412, 3549, 8387, 8488, 23467, 25260, 19914, 13440, 8387, 26302, 29306, 1776, 9782, 10107, 10108, 14009, 15678,
 		6023, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 617, 10357, 10845, 10846, 10847, 10848, 10849, 17394, 17396, 17397, 17398,
-		17399, 17420, 17421, 17422, 17423, 17424, 17425, 17426, 20821, 20927, 22633, 19923, 32493, 19236, 19435, 0, 30062, 30072, 17462, 9154,
+		17399, 17420, 17421, 17422, 17423, 17424, 17425, 17426, 20821, 20927, 22633, 19923, 32517, 19236, 19435, 0, 30086, 30096, 17462, 9154,
 		9732, 9733, 9734, 9735, 9736, 9737, 9738, 17394, 17396, 17397, 17398, 17399, 17420, 17421, 17422, 17423, 17424, 17425, 17426, 20821,
-		20927, 22633, 19923, 32493, 31665, 31666, 31667, 2405, 2120, 32493, 0, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174, 5175,
-		5176, 5299, 5300, 9782, 10153, 10154, 10155, 10156, 32493, 32559, 32560, 32877, 32878, 33180, 33181, 2417, 25708, 23468, 14009, 14010,
-		14011, 14012, 15267, 15268, 32433, 0, 8387, 8488, 8489, 8490, 8491, 15347, 23468, 19633, 19696, 19738, 19739, 10357, 11091, 19464,
+		20927, 22633, 19923, 32517, 31689, 31690, 31691, 2405, 2120, 32517, 0, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174, 5175,
+		5176, 5299, 5300, 9782, 10153, 10154, 10155, 10156, 32517, 32583, 32584, 32901, 32902, 33204, 33205, 2417, 25708, 23468, 14009, 14010,
+		14011, 14012, 15267, 15268, 32457, 0, 8387, 8488, 8489, 8490, 8491, 15347, 23468, 19633, 19696, 19738, 19739, 10357, 11091, 19464,
 		19469, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 15684, 16523, 19696, 19738, 19739, 4219, 4998, 5097, 5170, 5171, 5172, 5173,
 		5174, 5175, 5176, 5177, 5219, 5238, 20928, 20929, 20930, 20931, 20932, 16786, 16787, 16788, 16789, 16790, 16791, 16792, 16793, 16794,
 		16795, 16796, 9173, 9174, 11495, 11696, 17193, 14009, 0, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174, 5175, 5176, 5177,
 		5214, 5215, 5216, 5217, 5218, 8387, 8488, 8489, 8490, 8491, 8492, 14371, 14608, 14609, 14610, 14611, 8387, 9154, 9155, 9156,
 		9157, 9158, 9173, 9174, 9782, 10107, 10108, 10135, 10136, 10137, 10138, 10139, 10140, 10141, 10142, 10143, 10144, 10145, 10146, 13904,
-		4219, 4998, 5626, 30072, 30690, 0, 8387, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 14009, 15678, 15679, 15680, 15681, 15682,
+		4219, 4998, 5626, 30096, 30714, 0, 8387, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 14009, 15678, 15679, 15680, 15681, 15682,
 		15683, 15684, 16786, 16787, 16788, 16789, 23467, 23531, 23545, 23546, 24113, 24114, 24115, 24116, 24221, 24222, 24223, 24224, 20825, 8387,
-		9154, 9155, 9156, 9157, 9158, 9173, 9174, 32493, 0, 4219, 4998, 5097, 5409, 5410, 5411, 5412, 5413, 0, 23467, 25260,
+		9154, 9155, 9156, 9157, 9158, 9173, 9174, 32517, 0, 4219, 4998, 5097, 5409, 5410, 5411, 5412, 5413, 0, 23467, 25260,
 		25261, 25281, 17394, 17577, 18428, 18429, 2857, 3230, 0, 14009, 14010, 14011, 14012, 14013, 14127, 14128, 14129, 14130, 14131, 14132,
-		14133, 14134, 14135, 18900, 18915, 6023, 0, 31665, 32227, 32265, 32266, 19103, 20168, 20223, 20224, 0, 26302, 29306, 8387, 9071,
+		14133, 14134, 14135, 18900, 18915, 6023, 0, 31689, 32251, 32289, 32290, 19103, 20168, 20223, 20224, 0, 26302, 29306, 8387, 9071,
 		25708, 23493, 1727, 1740, 0, 2857, 3911, 4001, 4002, 4003, 4004, 4005, 4006, 6023, 8038, 8039, 8040, 8041, 8042, 8043,
 		4219, 4998, 5097, 5467, 5522, 5523, 5524, 5525, 5526, 9154, 759, 14009, 16999, 11766, 11800, 2474, 29067, 19236, 19239, 19240,
 		19633, 20168, 20169, 20183, 20184, 20185, 19236, 19435, 19436, 19437, 19438, 19439, 19440, 19441, 19442, 19443, 19444, 19445, 19453, 19454,
 		19455, 19456, 19457, 19458, 19459, 19460, 19461, 19462, 19463, 4219, 4998, 5097, 5409, 5410, 5411, 5412, 5413, 5414, 5415, 5416,
-		759, 2417, 2418, 23467, 25260, 25261, 25281, 25282, 19236, 19435, 0, 31382, 31606, 31616, 31617, 31618, 5467, 5468, 5471, 5472,
-		5473, 5474, 23467, 25260, 25261, 25281, 25282, 19236, 19435, 0, 31382, 31606, 31616, 31617, 31618, 5522, 5523, 5524, 5525, 5585,
+		759, 2417, 2418, 23467, 25260, 25261, 25281, 25282, 19236, 19435, 0, 31406, 31630, 31640, 31641, 31642, 5467, 5468, 5471, 5472,
+		5473, 5474, 23467, 25260, 25261, 25281, 25282, 19236, 19435, 0, 31406, 31630, 31640, 31641, 31642, 5522, 5523, 5524, 5525, 5585,
 		5586, 5587, 5588, 5589, 5590, 5591, 5592, 6023, 6258, 26302, 26335, 4219, 26302, 26335, 6023, 0, 759, 2417, 2418, 23467,
-		25260, 25261, 25281, 8387, 8804, 6023, 6258, 6023, 0, 8387, 8393, 2388, 13479, 32493, 9154, 9155, 9156, 9157, 9158, 9173,
+		25260, 25261, 25281, 8387, 8804, 6023, 6258, 6023, 0, 8387, 8393, 2388, 13479, 32517, 9154, 9155, 9156, 9157, 9158, 9173,
 		9174, 9175, 379, 402, 0, 10357, 11091, 11092, 20565, 9461, 9462, 14009, 14010, 15464, 15524, 15525, 15526, 15527, 9732, 9750,
 		9751, 9752, 9753, 9754, 9755, 1713, 1714, 1715, 1716, 1717, 23467, 24605, 24606, 24607, 24608, 24609, 24610, 24611, 24612, 24613,
 		24614, 24615, 24616, 24617, 24618, 24619, 24620, 24621, 24622, 24623, 0, 0, 4219, 4220, 4253, 4337, 4338, 4339, 4340, 4466,
@@ -23642,19 +23780,19 @@ var builtinTrie = &trie{
 		6023, 9782, 9783, 9784, 9785, 9786, 9787, 9788, 9812, 9813, 9814, 2857, 3230, 0, 20821, 20927, 22633, 19923, 13535, 4219,
 		4220, 2474, 26335, 6023, 617, 618, 619, 620, 11937, 11976, 11977, 11978, 11979, 11980, 11981, 11982, 11983, 11984, 11985, 12001,
 		12008, 12009, 12010, 12011, 12012, 12013, 12014, 12015, 12016, 12017, 12018, 12019, 12020, 12021, 617, 17394, 17577, 17578, 17693, 10845,
-		10846, 1776, 2079, 2080, 32493, 0, 23467, 23531, 23532, 4998, 5097, 6023, 6024, 2388, 32493, 0, 23467, 23531, 24273, 24274,
-		24275, 24276, 24277, 24278, 31382, 31383, 11495, 11614, 13480, 788, 3549, 8387, 0, 26302, 29306, 29307, 759, 795, 796, 797,
+		10846, 1776, 2079, 2080, 32517, 0, 23467, 23531, 23532, 4998, 5097, 6023, 6024, 2388, 32517, 0, 23467, 23531, 24273, 24274,
+		24275, 24276, 24277, 24278, 31406, 31407, 11495, 11614, 13480, 788, 3549, 8387, 0, 26302, 29306, 29307, 759, 795, 796, 797,
 		798, 799, 0, 20821, 20927, 22633, 19923, 13535, 4219, 4220, 760, 759, 2474, 0, 26302, 26711, 28005, 28006, 28007, 26302,
-		29067, 29068, 29069, 180, 26302, 26711, 26804, 26805, 19236, 19366, 19367, 19738, 20822, 20823, 29067, 19236, 19239, 19240, 31665, 31666,
-		31688, 31689, 4219, 4220, 4253, 4219, 4624, 13479, 8387, 6023, 9929, 9930, 9931, 9932, 9986, 29306, 29363, 29364, 29365, 29366,
+		29067, 29068, 29069, 180, 26302, 26711, 26804, 26805, 19236, 19366, 19367, 19738, 20822, 20823, 29067, 19236, 19239, 19240, 31689, 31690,
+		31712, 31713, 4219, 4220, 4253, 4219, 4624, 13479, 8387, 6023, 9929, 9930, 9931, 9932, 9986, 29306, 29363, 29364, 29365, 29366,
 		29367, 10062, 10063, 10064, 10065, 10066, 180, 0, 19633, 19923, 19924, 19925, 19926, 19927, 19928, 23467, 23531, 8387, 0, 26302,
 		26711, 26804, 26805, 27089, 9783, 20617, 23467, 23468, 23467, 23531, 23532, 26302, 29067, 19236, 19239, 19240, 19245, 19239, 19240, 23467,
-		25260, 25261, 25281, 20821, 20927, 21698, 8387, 9013, 0, 26302, 29306, 29307, 26302, 26711, 26804, 26805, 26302, 29856, 29933, 23386,
+		25260, 25261, 25281, 20821, 20927, 21698, 8387, 9013, 0, 26302, 29306, 29307, 26302, 26711, 26804, 26805, 26302, 29856, 29957, 23386,
 		2857, 3549, 8387, 9071, 10357, 11091, 19236, 26302, 29067, 11766, 10273, 0, 19633, 19634, 1727, 1740, 0, 759, 2474, 10153,
-		10154, 10155, 10273, 10288, 10289, 31479, 8804, 0, 13479, 13692, 13995, 13996, 19633, 20372, 20373, 19236, 19435, 11495, 13249, 30013,
+		10154, 10155, 10273, 10288, 10289, 31503, 8804, 0, 13479, 13692, 13995, 13996, 19633, 20372, 20373, 19236, 19435, 11495, 13249, 30037,
 		10357, 10358, 10404, 10405, 10602, 10603, 10604, 10605, 10606, 10607, 10608, 10609, 10610, 9237, 9238, 9239, 9240, 9241, 9242, 9243,
 		9244, 10357, 11091, 11092, 11093, 11094, 11095, 11096, 11097, 11098, 13479, 13535, 13601, 13602, 13618, 13619, 26302, 29306, 29363, 29364,
-		29372, 29377, 29378, 29379, 29380, 9782, 10107, 10108, 0, 26302, 29856, 29857, 29858, 29859, 25260, 20168, 19435, 26302, 10845, 10846,
+		29372, 29377, 29378, 29379, 29380, 9782, 10107, 10108, 0, 26302, 29856, 29857, 29858, 29859, 29913, 29914, 29915, 29916, 10845, 10846,
 		10847, 10848, 10849, 10850, 10896, 10897, 10898, 10899, 10900, 10901, 10902, 10903, 10904, 10905, 10906, 10907, 10908, 13479, 13535, 13598,
 		13599, 13600, 0, 0, 19236, 19435, 0, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 21053, 21379, 21380, 13635,
 		13636, 0, 0, 8387, 9154, 9155, 9156, 9157, 9158, 9461, 9462, 9583, 20168, 20169, 20183, 20184, 20185, 20186, 13479, 13535,
@@ -23670,74 +23808,74 @@ var builtinTrie = &trie{
 		18549, 18550, 18551, 18552, 18553, 18554, 18555, 18556, 18557, 18558, 18559, 18560, 18561, 18562, 18563, 18564, 18565, 18626, 18627, 18628,
 		18629, 18630, 18631, 19633, 20372, 20411, 20412, 20413, 20414, 20415, 20422, 20423, 20424, 20425, 20426, 20427, 20428, 20429, 20430, 20431,
 		20432, 20433, 20434, 20435, 20436, 20437, 20438, 20439, 20440, 20821, 20822, 20823, 20824, 20927, 21698, 21699, 21700, 21701, 21718, 21719,
-		30863, 30864, 30865, 4219, 4998, 5097, 5467, 5522, 5523, 5524, 14009, 14010, 14011, 14012, 13677, 14010, 2388, 23467, 10357, 10358,
-		1776, 0, 23467, 25260, 25261, 25281, 19633, 20372, 20411, 19237, 9929, 9930, 9931, 9013, 26302, 29856, 23435, 30819, 25720, 31665,
-		31666, 31382, 31479, 0, 23467, 23531, 10273, 0, 23467, 25260, 25261, 25281, 19633, 20372, 20411, 19237, 9929, 9930, 9931, 9013,
+		30887, 30888, 30889, 4219, 4998, 5097, 5467, 5522, 5523, 5524, 14009, 14010, 14011, 14012, 13677, 14010, 2388, 23467, 10357, 10358,
+		1776, 0, 23467, 25260, 25261, 25281, 19633, 20372, 20411, 19237, 9929, 9930, 9931, 9013, 26302, 29856, 23435, 30843, 25720, 31689,
+		31690, 31406, 31503, 0, 23467, 23531, 10273, 0, 23467, 25260, 25261, 25281, 19633, 20372, 20411, 19237, 9929, 9930, 9931, 9013,
 		21799, 21800, 21801, 21802, 21848, 21849, 21850, 21885, 21886, 21887, 23467, 25260, 25261, 25281, 21892, 21893, 21894, 21895, 21896, 21897,
-		21898, 21899, 19236, 19237, 0, 30062, 30072, 30073, 30304, 30305, 30306, 30307, 30308, 30309, 30310, 30311, 30312, 30313, 4219, 4998,
+		21898, 21899, 19236, 19237, 0, 30086, 30096, 30097, 30328, 30329, 30330, 30331, 30332, 30333, 30334, 30335, 30336, 30337, 4219, 4998,
 		5097, 5467, 5522, 5523, 5524, 22171, 22172, 22173, 22174, 22175, 22176, 22177, 22217, 8136, 8137, 8138, 8139, 8140, 8141, 8142,
 		8143, 8144, 8145, 8146, 22236, 29309, 26076, 26077, 26078, 26079, 26080, 26081, 26082, 26083, 26098, 26099, 26100, 26101, 26102, 25290,
 		25295, 25296, 25297, 25298, 25299, 25300, 22253, 22277, 22278, 22279, 22280, 22281, 22282, 22283, 22284, 22285, 22286, 22287, 22288, 22289,
 		22290, 22291, 22292, 22293, 22294, 22295, 22296, 22297, 22298, 22299, 22300, 22301, 22302, 22303, 23467, 25260, 25261, 25281, 25282, 19236,
-		19435, 0, 31382, 31606, 31616, 31617, 31618, 31619, 4219, 4998, 5097, 5467, 5522, 5523, 5524, 22304, 22305, 8387, 8488, 8489,
+		19435, 0, 31406, 31630, 31640, 31641, 31642, 31643, 4219, 4998, 5097, 5467, 5522, 5523, 5524, 22304, 22305, 8387, 8488, 8489,
 		8490, 8491, 8492, 8493, 8536, 8537, 8538, 8539, 8540, 8541, 8542, 8575, 8576, 8577, 8578, 8579, 8580, 8581, 8582, 8583,
 		8584, 8585, 8586, 8587, 8588, 8589, 23467, 24605, 24624, 24625, 24626, 8387, 9154, 9155, 9156, 9157, 9158, 9461, 9462, 9463,
 		9464, 9465, 9466, 9467, 9468, 13479, 13535, 13598, 13599, 13600, 9469, 9470, 9471, 9472, 9473, 9474, 9475, 9476, 9477, 9478,
-		9479, 9480, 9481, 9482, 9483, 9484, 9485, 9486, 9487, 9488, 617, 14009, 14010, 15464, 15524, 15525, 15526, 15527, 15528, 31382,
-		31383, 31384, 30062, 8387, 24627, 24628, 24629, 24630, 24631, 23467, 26302, 29306, 29363, 29364, 29372, 29373, 29374, 29375, 29376, 26302,
+		9479, 9480, 9481, 9482, 9483, 9484, 9485, 9486, 9487, 9488, 617, 14009, 14010, 15464, 15524, 15525, 15526, 15527, 15528, 31406,
+		31407, 31408, 30086, 8387, 24627, 24628, 24629, 24630, 24631, 23467, 26302, 29306, 29363, 29364, 29372, 29373, 29374, 29375, 29376, 26302,
 		26711, 28990, 20927, 22837, 10357, 11091, 13479, 13495, 0, 8387, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 29067, 29068, 29069,
 		29078, 29079, 29080, 29081, 29082, 29306, 29363, 29364, 29365, 29366, 29367, 0, 9782, 10107, 10108, 0, 23467, 26155, 26214, 26215,
-		26216, 26217, 29372, 29373, 29374, 29375, 29376, 0, 9782, 10107, 10108, 0, 26302, 26711, 28005, 28006, 31665, 31666, 31688, 31689,
+		26216, 26217, 29372, 29373, 29374, 29375, 29376, 0, 9782, 10107, 10108, 0, 26302, 26711, 28005, 28006, 31689, 31690, 31712, 31713,
 		20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 21850, 22286, 22287, 22288, 22289, 22290, 22291, 20223, 25708, 24605, 11575, 3549,
-		8387, 0, 23467, 25260, 25261, 25281, 211, 31382, 31606, 31616, 31617, 31618, 31619, 4219, 4998, 5097, 5467, 5522, 5523, 5524,
-		8388, 11495, 6023, 0, 10357, 10845, 10846, 10847, 10848, 10849, 9071, 23468, 9782, 10153, 10154, 10155, 31665, 32227, 32265, 32266,
+		8387, 0, 23467, 25260, 25261, 25281, 211, 31406, 31630, 31640, 31641, 31642, 31643, 4219, 4998, 5097, 5467, 5522, 5523, 5524,
+		8388, 11495, 6023, 0, 10357, 10845, 10846, 10847, 10848, 10849, 9071, 23468, 9782, 10153, 10154, 10155, 31689, 32251, 32289, 32290,
 		0, 14009, 17193, 17194, 17195, 17196, 17197, 17198, 17199, 17200, 17201, 17202, 17203, 17204, 17205, 17206, 17207, 17208, 17209, 11495,
-		11696, 15678, 0, 4219, 4998, 4999, 19633, 19923, 19924, 9154, 9715, 9726, 30013, 0, 8387, 9154, 9155, 9156, 9157, 9158,
+		11696, 15678, 0, 4219, 4998, 4999, 19633, 19923, 19924, 9154, 9715, 9726, 30037, 0, 8387, 9154, 9155, 9156, 9157, 9158,
 		9461, 8387, 9013, 9014, 9015, 9016, 12657, 23520, 23524, 5097, 5104, 5105, 5106, 5107, 5108, 20927, 6023, 0, 9782, 10107,
 		10108, 10135, 10136, 10137, 10138, 10139, 10140, 10141, 10142, 759, 1407, 1408, 1409, 1410, 1411, 1412, 24641, 14010, 2474, 4219,
 		10357, 10845, 9071, 23468, 4219, 4834, 4835, 4836, 4837, 4838, 4839, 11495, 12475, 25708, 24605, 11766, 10273, 0, 759, 760,
-		31382, 31383, 31384, 31385, 31386, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 11495, 11766, 11767, 11782, 11783, 11784,
+		31406, 31407, 31408, 31409, 31410, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 11495, 11766, 11767, 11782, 11783, 11784,
 		11785, 27089, 10153, 10154, 10155, 10173, 10174, 10222, 10223, 10224, 10225, 10226, 10227, 14009, 15678, 15679, 15680, 15681, 15682, 15683,
 		16960, 16961, 16962, 617, 618, 10357, 10845, 10846, 10847, 10848, 10849, 8484, 6023, 20821, 20927, 22641, 22642, 22829, 22830, 22831,
 		6023, 0, 10357, 10845, 10846, 10847, 10848, 10849, 19236, 6023, 6258, 9013, 20822, 20823, 29306, 19435, 19596, 19597, 6023, 0,
-		19633, 19696, 19738, 19787, 19788, 19789, 19790, 19791, 19792, 29161, 32493, 23467, 10273, 165, 19633, 0, 0, 0, 26302, 0,
-		26302, 26303, 165, 23467, 25720, 23467, 23468, 19633, 20168, 20169, 20183, 20184, 20185, 30062, 13479, 26302, 29067, 12475, 19923, 19924,
+		19633, 19696, 19738, 19787, 19788, 19789, 19790, 19791, 19792, 29161, 32517, 23467, 10273, 165, 19633, 0, 0, 0, 26302, 0,
+		26302, 26303, 165, 23467, 25720, 23467, 23468, 19633, 20168, 20169, 20183, 20184, 20185, 30086, 13479, 26302, 29067, 12475, 19923, 19924,
 		0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 1562, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582,
 		1583, 1584, 1585, 1586, 1587, 1588, 10850, 10851, 10852, 10853, 10854, 10855, 10856, 10857, 10858, 10859, 10860, 10861, 10862, 10863,
 		10864, 10865, 10866, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2695, 2696, 2697, 2698, 2699, 10357, 10845,
 		4219, 13440, 23467, 23468, 9782, 9783, 9784, 9785, 9786, 9787, 6023, 6258, 6683, 6684, 6685, 6686, 6687, 6688, 6702, 6703,
 		6704, 6705, 6023, 7460, 7737, 7738, 7739, 7740, 11937, 23468, 19633, 19696, 19738, 19739, 26302, 29856, 29857, 29858, 29859, 29860,
-		29861, 29862, 29863, 29864, 29865, 29866, 11495, 12657, 12658, 13218, 13219, 30681, 25996, 26055, 26056, 26057, 26058, 26059, 26335, 6023,
-		30819, 25720, 0, 759, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2670, 2857, 3230, 0, 759, 2651,
+		29861, 29862, 29863, 29864, 29865, 29866, 11495, 12657, 12658, 13218, 13219, 30705, 25996, 26055, 26056, 26057, 26058, 26059, 26335, 6023,
+		30843, 25720, 0, 759, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2670, 2857, 3230, 0, 759, 2651,
 		2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2670, 6023, 11495, 12657, 25708, 25996, 8387, 0, 759, 760, 23467,
 		25720, 25721, 25722, 25723, 25724, 25725, 25726, 25727, 4219, 4998, 4999, 5000, 5001, 5002, 5003, 5004, 5021, 9929, 20821, 23467,
-		25720, 32433, 0, 20821, 20927, 20959, 4998, 19435, 20924, 23467, 23468, 9782, 10107, 10108, 0, 0, 759, 14009, 15678, 0,
-		19236, 19435, 0, 23467, 23531, 24273, 24274, 24413, 24414, 24415, 24416, 24438, 24439, 24440, 24441, 13440, 17394, 17577, 31665, 17394,
+		25720, 32457, 0, 20821, 20927, 20959, 4998, 19435, 20924, 23467, 23468, 9782, 10107, 10108, 0, 0, 759, 14009, 15678, 0,
+		19236, 19435, 0, 23467, 23531, 24273, 24274, 24413, 24414, 24415, 24416, 24438, 24439, 24440, 24441, 13440, 17394, 17577, 31689, 17394,
 		23467, 23531, 24273, 24274, 24275, 24276, 24277, 26302, 29067, 29068, 29069, 29083, 29084, 29085, 617, 618, 180, 617, 618, 10357,
 		11091, 11129, 11130, 11131, 11194, 11244, 11245, 11246, 11247, 11248, 11249, 11250, 11251, 24413, 24414, 24415, 24416, 8387, 9013, 9014,
-		9015, 9016, 8387, 9071, 25708, 25996, 30072, 0, 30062, 31362, 26335, 26675, 26302, 26335, 0, 23467, 24605, 11696, 16999, 11614,
+		9015, 9016, 8387, 9071, 25708, 25996, 30096, 0, 30086, 31386, 26335, 26675, 26302, 26335, 0, 23467, 24605, 11696, 16999, 11614,
 		8387, 0, 11495, 11766, 11767, 20617, 20618, 20628, 9071, 25720, 25864, 29307, 11495, 11766, 11894, 11895, 20821, 11495, 0, 0,
-		19236, 26302, 31665, 32309, 32310, 13440, 0, 8387, 9013, 9014, 9015, 9016, 0, 19236, 19239, 19240, 6023, 6258, 6683, 6684,
+		19236, 26302, 31689, 32333, 32334, 13440, 0, 8387, 9013, 9014, 9015, 9016, 0, 19236, 19239, 19240, 6023, 6258, 6683, 6684,
 		6685, 6686, 6687, 6688, 6702, 6703, 6704, 6705, 6728, 17381, 23467, 11495, 12657, 12658, 26302, 26335, 26336, 26337, 26338, 26339,
-		26340, 26341, 26433, 26434, 2857, 3549, 3550, 3551, 3552, 3561, 3562, 3563, 3564, 3568, 3569, 13218, 13219, 30560, 30561, 30562,
-		30563, 30564, 30565, 30566, 30567, 30568, 17394, 17577, 18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 19236, 0, 759,
+		26340, 26341, 26433, 26434, 2857, 3549, 3550, 3551, 3552, 3561, 3562, 3563, 3564, 3568, 3569, 13218, 13219, 30584, 30585, 30586,
+		30587, 30588, 30589, 30590, 30591, 30592, 17394, 17577, 18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 19236, 0, 759,
 		795, 796, 797, 827, 828, 829, 910, 911, 912, 913, 914, 14009, 14010, 14011, 14012, 14013, 14371, 14378, 14447, 14448,
 		14449, 14450, 925, 926, 927, 928, 929, 2857, 4154, 4155, 26302, 26711, 26712, 26713, 26714, 17394, 17396, 17397, 17398, 17399,
-		10357, 10845, 9013, 20927, 2120, 23467, 31665, 31819, 9013, 6023, 6024, 6223, 26303, 760, 759, 1713, 1714, 1715, 1716, 1717,
+		10357, 10845, 9013, 20927, 2120, 23467, 31689, 31843, 9013, 6023, 6024, 6223, 26303, 760, 759, 1713, 1714, 1715, 1716, 1717,
 		2857, 6023, 6024, 6223, 8387, 9154, 9715, 9716, 9717, 9718, 0, 6023, 6801, 4219, 10357, 10358, 10359, 761, 19696, 19738,
-		23467, 24824, 19239, 19278, 8387, 9071, 23531, 0, 30062, 30819, 25996, 759, 2388, 11495, 19236, 9782, 10107, 10108, 10135, 10136,
+		23467, 24824, 19239, 19278, 8387, 9071, 23531, 0, 30086, 30843, 25996, 759, 2388, 11495, 19236, 9782, 10107, 10108, 10135, 10136,
 		10137, 10138, 10139, 10140, 10141, 10142, 759, 1407, 1408, 1409, 1410, 1411, 1412, 10357, 11091, 11129, 11130, 11131, 9782, 10107,
 		10147, 10148, 10149, 10150, 9782, 10107, 10108, 0, 8387, 9154, 9715, 9716, 9717, 25843, 11766, 10273, 0, 23467, 24641, 24655,
-		24656, 24657, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174, 5175, 5176, 11495, 6023, 6258, 6588, 26302, 29067, 13249, 30013,
+		24656, 24657, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174, 5175, 5176, 11495, 6023, 6258, 6588, 26302, 29067, 13249, 30037,
 		0, 4219, 10357, 10358, 2120, 2261, 10274, 9071, 23468, 19633, 19696, 19738, 19787, 19829, 13249, 26302, 26335, 6023, 13479, 13692,
 		13841, 13842, 13843, 13844, 13845, 19236, 19239, 19240, 23467, 23531, 24273, 24274, 24275, 24276, 14009, 14010, 14011, 14012, 14013, 2857,
-		3911, 4014, 4015, 759, 31382, 31383, 11495, 11614, 13480, 788, 3549, 8387, 0, 9782, 10107, 10108, 0, 26302, 26711, 28005,
+		3911, 4014, 4015, 759, 31406, 31407, 11495, 11614, 13480, 788, 3549, 8387, 0, 9782, 10107, 10108, 0, 26302, 26711, 28005,
 		28006, 28007, 28971, 28972, 28973, 28974, 10357, 11091, 11129, 11130, 14371, 14378, 14447, 14448, 24413, 24414, 24415, 14740, 14741, 14742,
 		14743, 2857, 4154, 4155, 26302, 26711, 26712, 26713, 26714, 17394, 17396, 17397, 17398, 17399, 11495, 12657, 12658, 12700, 12734, 12735,
-		12736, 12737, 12738, 12739, 12740, 12741, 12742, 759, 31382, 31383, 11495, 11614, 13480, 788, 3549, 8387, 14835, 10107, 10147, 10148,
+		12736, 12737, 12738, 12739, 12740, 12741, 12742, 759, 31406, 31407, 11495, 11614, 13480, 788, 3549, 8387, 14835, 10107, 10147, 10148,
 		10149, 14857, 10845, 9013, 20927, 0, 2857, 4154, 4155, 26302, 26711, 26712, 26713, 26714, 17394, 17396, 17397, 17398, 2474, 4219,
 		10357, 10845, 9071, 23468, 26302, 29306, 29307, 17394, 17396, 17397, 17398, 15679, 23531, 24273, 24274, 24275, 24276, 24277, 20617, 20618,
-		20628, 9013, 32493, 17381, 17382, 9782, 10107, 10147, 10148, 10149, 10150, 9782, 10107, 10108, 0, 6023, 6258, 6683, 6684, 6685,
+		20628, 9013, 32517, 17381, 17382, 9782, 10107, 10147, 10148, 10149, 10150, 9782, 10107, 10108, 0, 6023, 6258, 6683, 6684, 6685,
 		6686, 6687, 6688, 6702, 6703, 6704, 7460, 7737, 7738, 7739, 7740, 17383, 17384, 17385, 17386, 17387, 17388, 0, 9782, 10107,
 		10147, 10148, 10149, 10150, 9782, 10107, 10108, 0, 6023, 7460, 7737, 7738, 7739, 7740, 17395, 17389, 17390, 17391, 17392, 10147,
 		10148, 10149, 10150, 9782, 10107, 10108, 0, 6023, 7460, 7737, 7738, 7739, 7740, 19236, 19239, 17462, 0, 759, 2474, 0,
@@ -23748,141 +23886,141 @@ var builtinTrie = &trie{
 		6023, 7460, 7737, 7738, 7739, 7740, 10357, 11091, 11129, 11130, 23467, 23531, 0, 8387, 8804, 8805, 5885, 8387, 8804, 26302,
 		29856, 29857, 760, 8387, 8804, 0, 8387, 13479, 0, 6023, 6801, 20821, 20927, 20959, 26302, 29306, 19435, 11495, 19236, 0,
 		6023, 6258, 0, 6023, 7460, 7737, 7984, 7985, 7986, 24641, 24655, 24656, 24657, 24770, 24771, 24772, 24773, 24413, 24414, 24415,
-		25260, 25261, 25262, 25263, 25264, 13479, 8387, 9782, 26302, 0, 19236, 19239, 19240, 6023, 6258, 31382, 31606, 4219, 4624, 26302,
-		29306, 29307, 9782, 9929, 11766, 11495, 12657, 10357, 0, 31665, 32376, 32377, 32378, 29067, 11766, 10273, 25996, 30063, 10357, 0,
+		25260, 25261, 25262, 25263, 25264, 13479, 8387, 9782, 26302, 0, 19236, 19239, 19240, 6023, 6258, 31406, 31630, 4219, 4624, 26302,
+		29306, 29307, 9782, 9929, 11766, 11495, 12657, 10357, 0, 31689, 32400, 32401, 32402, 29067, 11766, 10273, 25996, 30087, 10357, 0,
 		759, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1462, 10845, 9013, 20927, 6023, 7460, 7737, 7738, 7739, 7740, 8387, 8488,
 		8489, 8490, 8491, 8492, 8493, 8536, 8537, 8538, 8539, 8540, 8541, 10357, 11091, 11129, 11130, 13479, 13692, 13693, 13694, 13695,
-		13696, 30062, 30819, 30820, 30880, 14009, 14010, 14011, 14012, 14013, 14053, 20821, 23385, 19366, 14740, 14741, 14742, 19633, 19696, 19738,
+		13696, 30086, 30843, 30844, 30904, 14009, 14010, 14011, 14012, 14013, 14053, 20821, 23385, 19366, 14740, 14741, 14742, 19633, 19696, 19738,
 		23467, 24824, 19239, 19240, 759, 2474, 0, 26302, 26711, 28005, 28006, 28007, 28008, 28085, 28086, 28087, 28088, 28089, 28090, 20821,
-		20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 30062, 30819, 30820, 30880, 26302, 26711, 26712, 2120, 13440, 0, 32493, 32559,
-		32560, 32561, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 22304, 22305, 759, 795, 796, 925, 926, 927, 928, 929,
-		30062, 30072, 30073, 31382, 31383, 11495, 11614, 13480, 788, 3549, 8387, 28005, 20821, 20924, 165, 19633, 19634, 19635, 19657, 30013,
-		0, 6023, 23467, 17394, 23467, 31382, 31383, 31384, 31385, 31386, 0, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052,
+		20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 30086, 30843, 30844, 30904, 26302, 26711, 26712, 2120, 13440, 0, 32517, 32583,
+		32584, 32585, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 22304, 22305, 759, 795, 796, 925, 926, 927, 928, 929,
+		30086, 30096, 30097, 31406, 31407, 11495, 11614, 13480, 788, 3549, 8387, 28005, 20821, 20924, 165, 19633, 19634, 19635, 19657, 30037,
+		0, 6023, 23467, 17394, 23467, 31406, 31407, 31408, 31409, 31410, 0, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052,
 		21638, 0, 0, 2857, 4154, 8387, 23385, 23386, 23387, 26335, 0, 26302, 29306, 29307, 6023, 6258, 6683, 6684, 6685, 6686,
 		6687, 6688, 6702, 6703, 6704, 20821, 20927, 22519, 22520, 22521, 22522, 22523, 14009, 17381, 19239, 19240, 20821, 0, 0, 19633,
 		19696, 19738, 19871, 19872, 19873, 19874, 0, 0, 0, 6023, 6024, 6193, 23467, 23468, 13479, 0, 759, 2120, 17394, 19184,
 		759, 11495, 20821, 20927, 0, 6023, 7460, 7737, 7984, 7985, 7986, 165, 14009, 15678, 8488, 2857, 3230, 9013, 0, 19633,
 		20168, 20223, 20224, 20282, 20283, 20284, 17462, 211, 2857, 2858, 2926, 2927, 3057, 3058, 3059, 3060, 3061, 3062, 3063, 3064,
-		3065, 3066, 19435, 20924, 23467, 25260, 25261, 25281, 26302, 0, 759, 760, 10273, 759, 2474, 26335, 31665, 31666, 32493, 13440,
-		17394, 17577, 31665, 17394, 0, 6023, 7460, 7737, 7738, 7739, 7740, 13479, 13692, 13693, 13694, 13695, 13696, 759, 1407, 1408,
+		3065, 3066, 19435, 20924, 23467, 25260, 25261, 25281, 26302, 0, 759, 760, 10273, 759, 2474, 26335, 31689, 31690, 32517, 13440,
+		17394, 17577, 31689, 17394, 0, 6023, 7460, 7737, 7738, 7739, 7740, 13479, 13692, 13693, 13694, 13695, 13696, 759, 1407, 1408,
 		1409, 1410, 1411, 1412, 14009, 15678, 8488, 2857, 3230, 9013, 0, 19236, 19237, 0, 26302, 26711, 26804, 26805, 10273, 10305,
-		10342, 10343, 10344, 13479, 13535, 13635, 13636, 28005, 28006, 28007, 10273, 10305, 10342, 10343, 10344, 12776, 13535, 13635, 13636, 31382,
-		31383, 31384, 31385, 31386, 0, 14009, 14010, 14011, 14012, 14740, 14741, 14742, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051,
-		21052, 30062, 30819, 30820, 30880, 30881, 30937, 10845, 9013, 20927, 795, 796, 797, 798, 799, 0, 14009, 14010, 14011, 14012,
+		10342, 10343, 10344, 13479, 13535, 13635, 13636, 28005, 28006, 28007, 10273, 10305, 10342, 10343, 10344, 12776, 13535, 13635, 13636, 31406,
+		31407, 31408, 31409, 31410, 0, 14009, 14010, 14011, 14012, 14740, 14741, 14742, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051,
+		21052, 30086, 30843, 30844, 30904, 30905, 30961, 10845, 9013, 20927, 795, 796, 797, 798, 799, 0, 14009, 14010, 14011, 14012,
 		14013, 14136, 14217, 14218, 14219, 26335, 6023, 0, 9782, 10107, 10108, 0, 19633, 20168, 20169, 20183, 20184, 20185, 20186, 20187,
 		20188, 20189, 20190, 20191, 20192, 20193, 10153, 10154, 10155, 10156, 11495, 12475, 12476, 12477, 12478, 12479, 12480, 12481, 12482, 12483,
-		1562, 1572, 1573, 19236, 19239, 19240, 23467, 25260, 25261, 25281, 25478, 25479, 25480, 25481, 23468, 32433, 2857, 3549, 29067, 11766,
+		1562, 1572, 1573, 19236, 19239, 19240, 23467, 25260, 25261, 25281, 25478, 25479, 25480, 25481, 23468, 32457, 2857, 3549, 29067, 11766,
 		10273, 0, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174, 5175, 5176, 5299, 14009, 14010, 14011, 14012, 14013, 14136, 14217,
-		14218, 14219, 31665, 32227, 32265, 32266, 1776, 1852, 13692, 13995, 31819, 6023, 0, 26302, 29306, 29307, 4219, 4998, 5097, 5170,
+		14218, 14219, 31689, 32251, 32289, 32290, 1776, 1852, 13692, 13995, 31843, 6023, 0, 26302, 29306, 29307, 4219, 4998, 5097, 5170,
 		5171, 5172, 5173, 19633, 20168, 20223, 20224, 20821, 20927, 22364, 22365, 22411, 22412, 26302, 26711, 28990, 28991, 23386, 10273, 10357,
 		0, 26302, 26711, 28005, 28006, 28007, 28253, 28254, 795, 10357, 11068, 11766, 17462, 29308, 23531, 23545, 23546, 23547, 9782, 10153,
-		10154, 10155, 26302, 29306, 2120, 2121, 2122, 795, 26302, 29067, 31382, 31479, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412,
+		10154, 10155, 26302, 29306, 2120, 2121, 2122, 795, 26302, 29067, 31406, 31503, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412,
 		1413, 759, 2474, 0, 26302, 26711, 28005, 28006, 28007, 10357, 11091, 11129, 11130, 19236, 19366, 19367, 19368, 19369, 19375, 19376,
 		19377, 19378, 19379, 0, 0, 23467, 24824, 0, 10273, 10274, 26302, 0, 13479, 13692, 13982, 13983, 2651, 2654, 2655, 2663,
 		2664, 2665, 2666, 2667, 2668, 2669, 2670, 6023, 0, 26302, 29306, 29307, 29308, 23531, 23545, 23546, 23547, 759, 2120, 17577,
-		18354, 32493, 14009, 17148, 19464, 30819, 23468, 14009, 14010, 14011, 14012, 2809, 2810, 2811, 12657, 23531, 6023, 0, 26302, 29306,
+		18354, 32517, 14009, 17148, 19464, 30843, 23468, 14009, 14010, 14011, 14012, 2809, 2810, 2811, 12657, 23531, 6023, 0, 26302, 29306,
 		29307, 19633, 20168, 20223, 20224, 2812, 8387, 6023, 0, 26302, 29306, 29307, 19633, 20168, 20223, 20224, 29308, 23531, 23545, 23546,
-		23547, 8387, 8488, 8489, 8490, 8491, 8492, 14053, 6801, 20821, 20927, 20959, 26302, 29161, 32493, 26302, 29306, 29307, 26302, 26711,
+		23547, 8387, 8488, 8489, 8490, 8491, 8492, 14053, 6801, 20821, 20927, 20959, 26302, 29161, 32517, 26302, 29306, 29307, 26302, 26711,
 		28005, 28006, 4219, 4998, 4999, 19633, 19923, 13535, 759, 2120, 2289, 5097, 5104, 5105, 5106, 5107, 5108, 20927, 6023, 0,
 		26302, 29306, 29307, 20821, 20927, 22364, 22365, 22411, 5885, 5898, 5899, 5900, 5901, 5902, 5903, 5904, 5905, 759, 795, 796,
-		797, 798, 799, 29067, 11766, 10273, 0, 14009, 14010, 14011, 14012, 14013, 14136, 14217, 14218, 14219, 14220, 32493, 32559, 32560,
-		32877, 32878, 33180, 33181, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 20927, 6023, 0, 31665, 32227, 32265, 32266, 28005, 11766,
+		797, 798, 799, 29067, 11766, 10273, 0, 14009, 14010, 14011, 14012, 14013, 14136, 14217, 14218, 14219, 14220, 32517, 32583, 32584,
+		32901, 32902, 33204, 33205, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 20927, 6023, 0, 31689, 32251, 32289, 32290, 28005, 11766,
 		8387, 8488, 8489, 8490, 8491, 8492, 8493, 8536, 8537, 8538, 8539, 8540, 8541, 1562, 1572, 8804, 17577, 19464, 10273, 10357,
 		0, 6023, 6801, 6866, 6930, 6931, 23467, 25260, 25261, 25262, 25263, 23467, 25260, 25261, 25262, 25263, 25720, 25864, 25865, 25866,
 		25867, 25868, 25869, 23467, 25260, 25261, 25262, 25263, 25264, 11495, 11766, 9782, 10107, 10147, 10148, 10149, 10150, 20821, 20927, 20959,
 		21047, 21048, 21049, 21050, 21051, 21052, 21053, 21054, 795, 796, 925, 926, 927, 928, 10357, 10358, 10783, 10784, 10785, 10786,
-		10787, 10788, 10789, 10790, 11495, 11766, 11767, 14009, 32493, 0, 31382, 31383, 31384, 31385, 31386, 20821, 20905, 20906, 20915, 26302,
+		10787, 10788, 10789, 10790, 11495, 11766, 11767, 14009, 32517, 0, 31406, 31407, 31408, 31409, 31410, 20821, 20905, 20906, 20915, 26302,
 		29306, 13479, 13535, 13635, 13636, 13637, 13638, 13639, 13653, 13654, 13655, 6023, 7460, 7737, 7984, 7985, 7986, 7987, 17629, 6801,
-		20821, 20927, 20959, 26302, 29306, 19435, 32493, 19633, 20589, 2857, 3549, 13535, 4219, 0, 17394, 17396, 17397, 17398, 17399, 0,
+		20821, 20927, 20959, 26302, 29306, 19435, 32517, 19633, 20589, 2857, 3549, 13535, 4219, 0, 17394, 17396, 17397, 17398, 17399, 0,
 		0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 2857, 3911, 19236, 13440, 13692, 13693, 13694, 13695, 13696, 10357, 11091,
 		11129, 11130, 14009, 15678, 8488, 2857, 3230, 9013, 0, 759, 2388, 26302, 29067, 4219, 4834, 8387, 0, 9782, 10153, 10154,
-		10155, 19236, 19464, 19469, 19470, 6023, 7460, 7737, 7738, 7739, 7740, 31665, 17394, 17462, 6023, 0, 2857, 4154, 4155, 30062,
-		30819, 30820, 30880, 19633, 19696, 19738, 19787, 19829, 13249, 26302, 26335, 6023, 0, 26302, 29306, 29307, 19633, 20168, 20223, 20224,
+		10155, 19236, 19464, 19469, 19470, 6023, 7460, 7737, 7738, 7739, 7740, 31689, 17394, 17462, 6023, 0, 2857, 4154, 4155, 30086,
+		30843, 30844, 30904, 19633, 19696, 19738, 19787, 19829, 13249, 26302, 26335, 6023, 0, 26302, 29306, 29307, 19633, 20168, 20223, 20224,
 		20821, 20927, 22364, 22365, 22411, 20821, 20927, 20928, 20929, 20930, 10358, 788, 3549, 8387, 22837, 23023, 23024, 23025, 23026, 23320,
 		23321, 23467, 25996, 25997, 23467, 23520, 20821, 11495, 11575, 3230, 6023, 0, 26302, 29306, 29307, 26302, 26711, 28005, 28006, 28007,
 		10273, 10305, 10342, 10343, 10344, 9782, 9782, 9929, 4219, 11495, 8387, 8804, 26302, 0, 6023, 6801, 6866, 6930, 6931, 23467,
-		25260, 25261, 25262, 25263, 30062, 13479, 13479, 0, 14009, 17381, 23467, 23531, 23545, 23546, 23559, 23560, 23561, 23764, 23806, 23807,
+		25260, 25261, 25262, 25263, 30086, 13479, 13479, 0, 14009, 17381, 23467, 23531, 23545, 23546, 23559, 23560, 23561, 23764, 23806, 23807,
 		23835, 23836, 23837, 23838, 23839, 23840, 23841, 23842, 23843, 23844, 23845, 14009, 2857, 3230, 9013, 0, 19236, 19237, 0, 20821,
-		20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 21638, 32433, 6023, 7460, 7737, 7738, 7739, 7740, 0, 9782, 10153, 17394,
+		20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 21638, 32457, 6023, 7460, 7737, 7738, 7739, 7740, 0, 9782, 10153, 17394,
 		0, 10357, 11091, 13479, 13495, 19236, 19464, 19469, 19470, 2857, 3549, 3550, 3551, 3552, 3561, 3562, 3563, 3564, 26302, 26711,
 		26804, 26805, 27755, 25996, 26055, 26056, 20372, 20927, 22837, 25708, 24605, 19236, 19239, 19240, 13479, 13535, 13635, 13636, 17396, 795,
 		796, 925, 926, 927, 928, 23467, 25996, 26055, 26056, 20372, 20927, 22837, 25708, 24605, 19236, 19239, 19300, 13535, 13635, 13636,
-		13479, 32493, 0, 759, 795, 796, 797, 798, 799, 29067, 11766, 10273, 0, 14009, 14010, 14011, 14012, 14013, 14136, 14217,
+		13479, 32517, 0, 759, 795, 796, 797, 798, 799, 29067, 11766, 10273, 0, 14009, 14010, 14011, 14012, 14013, 14136, 14217,
 		14218, 14219, 14220, 23467, 25260, 25502, 25503, 25504, 25505, 25506, 4219, 800, 801, 802, 14010, 14011, 14012, 14013, 14136, 14217,
 		14218, 14219, 14009, 15678, 8488, 2857, 3230, 9013, 23467, 23468, 4219, 4220, 4253, 2121, 19633, 20168, 20223, 20224, 14009, 14010,
-		15627, 15628, 19633, 20168, 20223, 20224, 19633, 19696, 8804, 0, 19633, 20372, 20411, 32433, 32493, 20821, 20927, 22364, 22365, 22411,
+		15627, 15628, 19633, 20168, 20223, 20224, 19633, 19696, 8804, 0, 19633, 20372, 20411, 32457, 32517, 20821, 20927, 22364, 22365, 22411,
 		22412, 11495, 12657, 12658, 12782, 12783, 12798, 12799, 12800, 12912, 12913, 12914, 12915, 12916, 12917, 22441, 22442, 22443, 22444, 22445,
-		22446, 22447, 22448, 22449, 22450, 22451, 20568, 29067, 19236, 19239, 19278, 1776, 0, 759, 2388, 10273, 30062, 14009, 15678, 8804,
+		22446, 22447, 22448, 22449, 22450, 22451, 20568, 29067, 19236, 19239, 19278, 1776, 0, 759, 2388, 10273, 30086, 14009, 15678, 8804,
 		26302, 0, 17394, 17577, 18428, 18429, 19103, 19104, 19105, 19106, 19107, 19108, 19109, 19110, 19111, 20821, 10273, 759, 2120, 11495,
 		0, 759, 2474, 29067, 19236, 19239, 19240, 19633, 20168, 20169, 20183, 20184, 20185, 19278, 1776, 0, 23467, 23531, 26302, 26302,
-		29067, 11766, 10273, 23467, 30062, 165, 347, 347, 13440, 30802, 0, 8387, 8488, 8489, 8490, 8491, 8492, 14371, 14378, 14447,
+		29067, 11766, 10273, 23467, 30086, 165, 347, 347, 13440, 30826, 0, 8387, 8488, 8489, 8490, 8491, 8492, 14371, 14378, 14447,
 		14448, 14449, 14450, 14451, 14580, 26711, 28005, 11766, 13440, 23467, 23468, 26302, 26711, 28005, 28006, 28007, 28145, 28146, 28147, 28148,
 		28149, 28150, 14246, 14247, 14248, 23467, 25260, 25261, 25281, 9782, 9929, 9930, 10062, 10063, 10064, 23467, 23468, 20821, 20822, 20823,
 		20824, 20825, 759, 2474, 0, 759, 2120, 6023, 0, 759, 788, 3911, 19596, 19597, 23467, 26155, 26214, 26215, 26216, 26217,
 		26218, 10357, 10358, 10404, 10405, 10569, 10570, 10571, 10572, 10573, 10574, 10575, 10576, 10577, 26302, 26711, 26712, 26713, 26714, 26302,
-		26711, 28005, 28006, 28007, 28253, 28294, 28295, 28296, 28297, 28298, 28299, 28300, 28503, 28504, 31362, 0, 19236, 19237, 0, 6023,
-		6801, 6866, 6930, 23467, 25720, 25864, 25865, 25866, 25867, 25868, 25869, 23467, 25260, 25261, 25262, 25263, 31382, 31479, 31480, 0,
-		20617, 20618, 20656, 20657, 20658, 26302, 26711, 26804, 26805, 26806, 1776, 1852, 13692, 13995, 31819, 6023, 0, 20617, 20618, 20656,
+		26711, 28005, 28006, 28007, 28253, 28294, 28295, 28296, 28297, 28298, 28299, 28300, 28503, 28504, 31386, 0, 19236, 19237, 0, 6023,
+		6801, 6866, 6930, 23467, 25720, 25864, 25865, 25866, 25867, 25868, 25869, 23467, 25260, 25261, 25262, 25263, 31406, 31503, 31504, 0,
+		20617, 20618, 20656, 20657, 20658, 26302, 26711, 26804, 26805, 26806, 1776, 1852, 13692, 13995, 31843, 6023, 0, 20617, 20618, 20656,
 		20657, 20658, 165, 20617, 20618, 20656, 20657, 20658, 20617, 20618, 20656, 20657, 20658, 0, 759, 2388, 20822, 14009, 15678, 26302,
 		26335, 9013, 0, 17394, 17577, 18428, 18429, 19125, 19126, 20959, 4998, 10273, 17394, 11495, 0, 8387, 6023, 26302, 0, 19236,
 		19237, 0, 26302, 26711, 26804, 27959, 27960, 27961, 17394, 17462, 17501, 17502, 17503, 17504, 17505, 17506, 17531, 17532, 17533, 13117,
 		19239, 19240, 19245, 19246, 19247, 19248, 19249, 19250, 3588, 3589, 3590, 3591, 3616, 3617, 3618, 3619, 8387, 8393, 13440, 0,
 		23467, 24641, 24655, 24656, 24657, 20821, 20927, 22364, 22365, 22411, 22412, 13479, 13535, 13598, 13599, 13600, 13250, 13251, 9154, 9155,
-		9156, 9157, 9158, 9173, 9174, 9175, 9782, 10107, 10108, 0, 4219, 5885, 30819, 25720, 25864, 14009, 15678, 9013, 9013, 0,
+		9156, 9157, 9158, 9173, 9174, 9175, 9782, 10107, 10108, 0, 4219, 5885, 30843, 25720, 25864, 14009, 15678, 9013, 9013, 0,
 		6023, 7027, 7028, 7029, 7030, 11495, 13249, 0, 23467, 23468, 23467, 25260, 25531, 23467, 25260, 25531, 25532, 19633, 20168, 20169,
 		20183, 20184, 20185, 165, 6023, 7460, 7737, 7738, 7739, 7740, 7741, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174, 5175,
 		5176, 5177, 5214, 5215, 5216, 5217, 5218, 14009, 14010, 15428, 17462, 8804, 26302, 0, 8387, 9013, 9014, 9015, 9016, 0,
-		31665, 32175, 11068, 11614, 8387, 0, 8387, 9154, 9655, 9656, 9657, 9658, 31363, 11766, 10273, 0, 20617, 14009, 14010, 14011,
+		31689, 32199, 11068, 11614, 8387, 0, 8387, 9154, 9655, 9656, 9657, 9658, 31387, 11766, 10273, 0, 20617, 14009, 14010, 14011,
 		14012, 165, 9782, 10107, 10108, 10135, 10136, 10137, 10138, 16999, 17026, 17073, 17074, 19236, 19239, 19240, 6023, 6258, 6588, 6589,
 		6590, 6591, 19258, 29306, 29307, 19633, 20168, 20223, 20224, 0, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 16970, 16971, 26302,
 		29306, 29307, 26302, 26711, 26804, 26805, 10273, 10305, 10342, 10343, 10344, 26302, 29306, 19435, 11495, 9782, 9783, 760, 759, 1727,
-		1740, 1741, 1742, 1743, 2857, 4085, 30819, 26155, 0, 0, 19633, 19923, 19924, 19925, 19926, 19927, 19928, 20075, 20076, 20077,
+		1740, 1741, 1742, 1743, 2857, 4085, 30843, 26155, 0, 0, 19633, 19923, 19924, 19925, 19926, 19927, 19928, 20075, 20076, 20077,
 		20078, 20079, 20080, 20081, 20082, 20083, 180, 10357, 11068, 12657, 10357, 11068, 11766, 10273, 11495, 12475, 19696, 0, 26302, 29306,
-		29307, 33647, 211, 13479, 8387, 8393, 2417, 23531, 0, 759, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669,
-		2670, 10273, 10274, 26302, 0, 759, 760, 4219, 5885, 30819, 25720, 25864, 14009, 0, 20821, 20927, 23253, 23254, 23255, 23256,
-		23257, 23258, 23266, 23267, 23268, 23269, 17394, 17396, 17397, 17398, 17399, 9782, 10153, 10154, 10155, 10156, 32493, 32559, 32560, 32877,
-		32878, 33180, 12657, 25260, 0, 9782, 10107, 10108, 0, 32493, 32559, 32560, 32877, 32878, 33173, 33177, 33178, 33179, 11495, 11766,
+		29307, 33671, 211, 13479, 8387, 8393, 2417, 23531, 0, 759, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669,
+		2670, 10273, 10274, 26302, 0, 759, 760, 4219, 5885, 30843, 25720, 25864, 14009, 0, 20821, 20927, 23253, 23254, 23255, 23256,
+		23257, 23258, 23266, 23267, 23268, 23269, 17394, 17396, 17397, 17398, 17399, 9782, 10153, 10154, 10155, 10156, 32517, 32583, 32584, 32901,
+		32902, 33204, 12657, 25260, 0, 9782, 10107, 10108, 0, 32517, 32583, 32584, 32901, 32902, 33197, 33201, 33202, 33203, 11495, 11766,
 		11937, 11954, 11955, 11956, 11957, 11958, 11959, 11960, 11961, 11962, 11963, 11964, 11965, 11966, 11967, 11968, 11969, 11970, 11971, 11972,
-		11973, 11974, 11975, 13479, 13692, 13795, 13796, 13797, 13798, 13799, 11782, 11783, 28990, 28991, 23386, 10273, 10357, 0, 32493, 32559,
-		32560, 32877, 32878, 31665, 31819, 2857, 0, 2857, 4072, 23385, 31665, 23467, 23531, 24273, 13820, 13821, 13822, 13823, 13824, 13825,
-		13826, 13827, 13828, 13829, 13830, 13831, 13832, 13833, 13834, 13835, 13836, 13837, 13838, 13839, 13840, 26302, 29856, 29953, 29954, 29955,
-		29956, 29957, 29958, 29959, 29960, 23467, 13479, 13692, 13995, 31819, 9013, 29987, 29988, 29989, 29990, 29991, 29992, 29993, 29994, 29995,
-		29996, 29997, 29998, 29999, 30000, 30001, 30002, 30003, 30004, 30005, 30006, 30007, 30008, 30009, 30010, 30011, 30012, 2698, 2735, 11766,
-		11767, 32493, 32559, 32560, 32877, 32878, 33211, 14010, 14011, 14012, 14013, 14039, 4834, 4835, 4836, 4837, 4838, 30062, 30819, 30820,
-		30821, 30822, 30823, 30824, 30825, 30826, 30827, 30828, 30829, 30830, 24770, 24771, 24772, 24773, 24774, 24775, 24776, 24777, 24778, 24779,
+		11973, 11974, 11975, 13479, 13692, 13795, 13796, 13797, 13798, 13799, 11782, 11783, 28990, 28991, 23386, 10273, 10357, 0, 32517, 32583,
+		32584, 32901, 32902, 31689, 31843, 2857, 0, 2857, 4072, 23385, 31689, 23467, 23531, 24273, 13820, 13821, 13822, 13823, 13824, 13825,
+		13826, 13827, 13828, 13829, 13830, 13831, 13832, 13833, 13834, 13835, 13836, 13837, 13838, 13839, 13840, 26302, 29856, 29977, 29978, 29979,
+		29980, 29981, 29982, 29983, 29984, 23467, 13479, 13692, 13995, 31843, 9013, 30011, 30012, 30013, 30014, 30015, 30016, 30017, 30018, 30019,
+		30020, 30021, 30022, 30023, 30024, 30025, 30026, 30027, 30028, 30029, 30030, 30031, 30032, 30033, 30034, 30035, 30036, 2698, 2735, 11766,
+		11767, 32517, 32583, 32584, 32901, 32902, 33235, 14010, 14011, 14012, 14013, 14039, 4834, 4835, 4836, 4837, 4838, 30086, 30843, 30844,
+		30845, 30846, 30847, 30848, 30849, 30850, 30851, 30852, 30853, 30854, 24770, 24771, 24772, 24773, 24774, 24775, 24776, 24777, 24778, 24779,
 		24780, 24781, 24782, 24783, 24784, 24785, 24786, 24787, 19236, 13479, 165, 19633, 0, 0, 0, 352, 379, 0, 0, 26302,
 		0, 0, 0, 13535, 4219, 5957, 0, 20821, 20927, 20928, 2417, 24824, 19239, 23467, 21799, 21800, 21801, 21802, 22324, 19236,
-		19239, 31382, 31606, 31607, 31608, 31609, 31610, 31613, 31614, 31615, 19236, 19435, 0, 20821, 20927, 22633, 22634, 22635, 22636, 22637,
+		19239, 31406, 31630, 31631, 31632, 31633, 31634, 31637, 31638, 31639, 19236, 19435, 0, 20821, 20927, 22633, 22634, 22635, 22636, 22637,
 		22638, 22639, 22640, 23467, 25720, 9782, 9783, 795, 10357, 0, 6023, 6258, 6683, 23468, 8387, 8488, 8742, 19875, 19876, 8387,
-		8804, 10273, 10274, 9013, 23467, 23468, 11495, 12657, 25720, 0, 31382, 19236, 13479, 13479, 0, 0, 17394, 10273, 10274, 9013,
-		23467, 23468, 11495, 12657, 25720, 0, 31382, 19236, 13479, 13479, 11495, 12657, 25720, 0, 31382, 19236, 13479, 13479, 31382, 19236,
+		8804, 10273, 10274, 9013, 23467, 23468, 11495, 12657, 25720, 0, 31406, 19236, 13479, 13479, 0, 0, 17394, 10273, 10274, 9013,
+		23467, 23468, 11495, 12657, 25720, 0, 31406, 19236, 13479, 13479, 11495, 12657, 25720, 0, 31406, 19236, 13479, 13479, 31406, 19236,
 		13479, 13479, 25843, 11766, 10273, 0, 11495, 12657, 12658, 13149, 13150, 22837, 23048, 23049, 23050, 23051, 23052, 23105, 23106, 20821,
 		20927, 22837, 23048, 23049, 23050, 23051, 23052, 23105, 23106, 14009, 14010, 15455, 25720, 26335, 9013, 0, 23467, 23468, 9782, 10153,
-		10154, 10155, 10156, 17394, 17577, 18354, 18391, 18392, 18393, 18394, 18395, 18396, 18397, 23467, 31382, 31383, 13440, 0, 31382, 19236,
-		13479, 26302, 26335, 26675, 26302, 29067, 759, 1776, 1852, 32493, 0, 8387, 9154, 9655, 9656, 9657, 9658, 9659, 9660, 9661,
-		9662, 9663, 9664, 9665, 9666, 9667, 9668, 9669, 9670, 9671, 9672, 9673, 20821, 11495, 11696, 14010, 2388, 32493, 0, 26302,
+		10154, 10155, 10156, 17394, 17577, 18354, 18391, 18392, 18393, 18394, 18395, 18396, 18397, 23467, 31406, 31407, 13440, 0, 31406, 19236,
+		13479, 26302, 26335, 26675, 26302, 29067, 759, 1776, 1852, 32517, 0, 8387, 9154, 9655, 9656, 9657, 9658, 9659, 9660, 9661,
+		9662, 9663, 9664, 9665, 9666, 9667, 9668, 9669, 9670, 9671, 9672, 9673, 20821, 11495, 11696, 14010, 2388, 32517, 0, 26302,
 		26303, 2388, 10273, 10274, 26302, 0, 11495, 12475, 12476, 12477, 12478, 12479, 12480, 12481, 12482, 12483, 1413, 1502, 1503, 22837,
 		23023, 23024, 23025, 23026, 23027, 23028, 23029, 23030, 23031, 23032, 23033, 23385, 2857, 2858, 788, 3549, 8387, 0, 23467, 25260,
-		25261, 25281, 32493, 0, 11495, 11766, 11767, 759, 760, 20821, 23385, 23386, 23387, 23388, 23389, 23390, 23391, 23392, 23393, 23394,
+		25261, 25281, 32517, 0, 11495, 11766, 11767, 759, 760, 20821, 23385, 23386, 23387, 23388, 23389, 23390, 23391, 23392, 23393, 23394,
 		23395, 4219, 4624, 9071, 25708, 24605, 11766, 10273, 0, 8387, 9013, 9014, 9015, 9016, 14009, 14010, 14011, 14012, 617, 10273,
 		10305, 10306, 14009, 0, 8387, 9154, 9715, 9726, 26335, 6023, 10357, 11068, 11575, 3530, 13249, 26335, 6023, 0, 759, 2474,
 		2475, 2476, 2477, 2478, 2479, 2480, 2481, 2482, 2483, 2562, 2563, 2564, 2565, 9782, 9929, 9930, 9931, 9932, 9986, 9987,
 		9988, 9989, 19236, 19237, 19633, 20168, 11495, 11766, 12030, 0, 6023, 8323, 8327, 8328, 8329, 8330, 8331, 8332, 20821, 20927,
 		22633, 22634, 22635, 22636, 22637, 22638, 22639, 22640, 180, 4219, 4998, 4999, 211, 6023, 7123, 7124, 7385, 7386, 165, 13479,
-		13692, 13865, 13866, 30062, 19633, 26302, 29306, 4219, 4998, 13479, 0, 8387, 9013, 9014, 9015, 9016, 31382, 31606, 31607, 31608,
-		31609, 31610, 31613, 31614, 31615, 23467, 2857, 3549, 26302, 29856, 0, 13479, 13692, 13865, 13866, 30062, 19633, 20821, 20927, 20959,
-		4998, 19435, 20924, 0, 23467, 23531, 26302, 29987, 19633, 30062, 30802, 19633, 20168, 19435, 26302, 26335, 6023, 0, 20821, 20927,
-		22837, 23023, 23024, 23025, 23467, 24605, 11575, 3549, 8387, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 0, 30062, 759,
-		2388, 20822, 2120, 2289, 2290, 11766, 17462, 6023, 8387, 30062, 8387, 0, 9782, 9929, 9930, 9931, 9932, 31665, 32376, 32377,
-		32378, 32379, 32380, 8387, 9013, 9014, 9015, 9016, 180, 188, 189, 9732, 9750, 9751, 9752, 9753, 19236, 26302, 26303, 760,
+		13692, 13865, 13866, 30086, 19633, 26302, 29306, 4219, 4998, 13479, 0, 8387, 9013, 9014, 9015, 9016, 31406, 31630, 31631, 31632,
+		31633, 31634, 31637, 31638, 31639, 23467, 2857, 3549, 26302, 29856, 0, 13479, 13692, 13865, 13866, 30086, 19633, 20821, 20927, 20959,
+		4998, 19435, 20924, 0, 23467, 23531, 26302, 30011, 19633, 30086, 30826, 19633, 20168, 19435, 26302, 26335, 6023, 0, 20821, 20927,
+		22837, 23023, 23024, 23025, 23467, 24605, 11575, 3549, 8387, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 0, 30086, 759,
+		2388, 20822, 2120, 2289, 2290, 11766, 17462, 6023, 8387, 30086, 8387, 0, 9782, 9929, 9930, 9931, 9932, 31689, 32400, 32401,
+		32402, 32403, 32404, 8387, 9013, 9014, 9015, 9016, 180, 188, 189, 9732, 9750, 9751, 9752, 9753, 19236, 26302, 26303, 760,
 		6023, 6258, 6665, 6666, 6667, 6668, 6669, 8367, 8368, 8369, 8370, 8371, 8372, 0, 0, 8387, 9154, 9155, 9156, 6023,
 		6801, 6809, 6024, 9157, 9158, 9173, 9174, 9175, 19, 14009, 14010, 14011, 14012, 14740, 14741, 14742, 14743, 14835, 10107, 10108,
-		0, 30062, 30819, 30820, 30880, 30881, 31006, 31013, 31014, 9782, 10228, 10229, 10230, 0, 31665, 32175, 11068, 11614, 8387, 0,
-		31665, 32376, 32377, 32378, 29067, 11766, 10273, 23467, 25996, 26055, 19696, 19738, 20822, 20823, 26303, 30062, 8387, 2857, 3230, 9013,
-		23467, 23520, 10357, 20821, 11495, 13249, 26302, 26335, 26675, 31382, 31606, 31607, 31608, 31609, 31610, 31613, 31614, 31615, 19240, 9782,
-		10107, 10108, 0, 0, 2857, 3230, 9013, 23467, 23520, 10357, 20821, 11495, 13249, 26302, 26335, 26675, 26335, 0, 30062, 8387,
+		0, 30086, 30843, 30844, 30904, 30905, 31030, 31037, 31038, 9782, 10228, 10229, 10230, 0, 31689, 32199, 11068, 11614, 8387, 0,
+		31689, 32400, 32401, 32402, 29067, 11766, 10273, 23467, 25996, 26055, 19696, 19738, 20822, 20823, 26303, 30086, 8387, 2857, 3230, 9013,
+		23467, 23520, 10357, 20821, 11495, 13249, 26302, 26335, 26675, 31406, 31630, 31631, 31632, 31633, 31634, 31637, 31638, 31639, 19240, 9782,
+		10107, 10108, 0, 0, 2857, 3230, 9013, 23467, 23520, 10357, 20821, 11495, 13249, 26302, 26335, 26675, 26335, 0, 30086, 8387,
 		2857, 3230, 9013, 23467, 23520, 10357, 20821, 11495, 13249, 26302, 26335, 26675, 0, 0, 2857, 3230, 9013, 23467, 23520, 10357,
-		20821, 11495, 13249, 26302, 26335, 26675, 29987, 14009, 0, 19236, 19596, 19597, 19598, 23467, 23520, 10357, 20821, 20927, 6023, 6258,
+		20821, 11495, 13249, 26302, 26335, 26675, 30011, 14009, 0, 19236, 19596, 19597, 19598, 23467, 23520, 10357, 20821, 20927, 6023, 6258,
 		6588, 0, 759, 2474, 26335, 0, 13479, 13535, 13598, 13599, 13600, 26302, 26711, 26712, 26713, 26714, 19633, 20372, 20927, 23253,
 		23254, 8804, 26302, 23467, 23468, 759, 1407, 1408, 6801, 13249, 29067, 19236, 19239, 19278, 1776, 0, 14009, 15678, 15679, 15680,
 		15681, 15682, 15683, 16970, 16971, 16972, 16973, 16974, 16975, 10156, 2857, 3230, 8484, 11766, 10273, 0, 6023, 6258, 6298, 6299,
@@ -23890,18 +24028,18 @@ var builtinTrie = &trie{
 		20927, 21799, 21800, 21801, 21802, 4219, 19633, 165, 19633, 0, 0, 0, 26302, 0, 352, 20568, 0, 19, 0, 9782,
 		9929, 20821, 23467, 25720, 6023, 7123, 7124, 8387, 8393, 8394, 8395, 10845, 6023, 0, 6023, 6801, 6866, 6930, 6931, 6936,
 		6937, 6938, 6939, 6940, 11495, 13249, 23467, 23468, 23469, 6024, 6029, 6030, 6031, 6032, 6033, 6034, 6035, 6036, 6037, 4219,
-		4624, 8484, 31382, 31606, 11766, 10273, 0, 14009, 14010, 14011, 14012, 14013, 14014, 2474, 0, 759, 760, 20821, 20822, 20823,
+		4624, 8484, 31406, 31630, 11766, 10273, 0, 14009, 14010, 14011, 14012, 14013, 14014, 2474, 0, 759, 760, 20821, 20822, 20823,
 		20824, 20825, 20831, 20832, 20833, 20834, 20835, 20836, 20837, 20838, 20839, 20840, 20841, 20842, 20843, 20844, 20845, 20846, 20847, 20848,
 		20849, 20850, 20851, 20852, 20853, 20854, 20855, 20856, 20857, 20858, 20859, 20860, 20861, 20862, 20863, 20864, 20865, 20866, 20867, 20868,
 		20869, 20870, 20871, 20872, 20873, 20874, 20875, 20876, 20877, 20878, 20879, 20880, 20881, 20882, 20883, 20884, 14662, 14663, 29363, 29364,
-		20617, 20618, 11495, 4219, 13440, 13479, 32493, 11495, 12475, 19914, 8387, 8804, 26302, 0, 759, 1407, 1408, 1409, 1410, 1411,
+		20617, 20618, 11495, 4219, 13440, 13479, 32517, 11495, 12475, 19914, 8387, 8804, 26302, 0, 759, 1407, 1408, 1409, 1410, 1411,
 		1412, 1413, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 180, 0, 19, 11495, 11766, 11767, 20821, 20927, 22633, 19923,
-		32493, 0, 26302, 29306, 29307, 20821, 20905, 20906, 20915, 20916, 26302, 29306, 29307, 4219, 4998, 4999, 5000, 5001, 5002, 5003,
+		32517, 0, 26302, 29306, 29307, 20821, 20905, 20906, 20915, 20916, 26302, 29306, 29307, 4219, 4998, 4999, 5000, 5001, 5002, 5003,
 		0, 22304, 22305, 759, 795, 796, 797, 827, 828, 829, 830, 831, 832, 833, 834, 835, 619, 620, 621, 622,
 		623, 624, 625, 626, 12417, 12418, 12419, 12420, 12445, 12446, 12447, 12448, 12449, 12450, 12451, 12452, 12453, 12454, 639, 640,
-		641, 642, 643, 644, 645, 646, 30433, 30434, 30435, 30436, 30437, 30438, 30439, 30440, 30441, 30442, 30443, 647, 648, 649,
-		650, 652, 653, 654, 655, 678, 679, 680, 681, 682, 683, 684, 30425, 11495, 11766, 23435, 30072, 30420, 30421, 30422,
-		30423, 30424, 22837, 23531, 24273, 24274, 24275, 6023, 0, 2857, 4154, 4155, 20821, 23320, 23321, 23322, 23366, 0, 347, 0,
+		641, 642, 643, 644, 645, 646, 30457, 30458, 30459, 30460, 30461, 30462, 30463, 30464, 30465, 30466, 30467, 647, 648, 649,
+		650, 652, 653, 654, 655, 678, 679, 680, 681, 682, 683, 684, 30449, 11495, 11766, 23435, 30096, 30444, 30445, 30446,
+		30447, 30448, 22837, 23531, 24273, 24274, 24275, 6023, 0, 2857, 4154, 4155, 20821, 23320, 23321, 23322, 23366, 0, 347, 0,
 		1562, 1572, 1573, 1574, 1575, 1576, 23467, 24605, 11766, 10273, 13479, 8387, 0, 13479, 13480, 788, 3230, 13479, 0, 6023,
 		7460, 7737, 7738, 7739, 7740, 11937, 23468, 17394, 17577, 18428, 18429, 18430, 18530, 18531, 18532, 18533, 18534, 18545, 18546, 20821,
 		20927, 21799, 21800, 21801, 21802, 21848, 21849, 21850, 617, 618, 759, 795, 796, 797, 827, 828, 829, 830, 831, 832,
@@ -23910,29 +24048,29 @@ var builtinTrie = &trie{
 		6870, 6871, 7460, 7461, 7462, 7463, 7464, 7465, 7466, 7467, 7497, 7498, 7499, 7500, 7501, 7737, 7738, 7739, 7740, 7741,
 		7805, 7873, 7874, 7875, 7876, 7877, 7878, 7879, 7880, 7881, 10357, 10358, 10404, 10405, 10443, 3549, 3588, 3589, 3590, 3623,
 		3624, 11495, 12657, 12658, 12782, 12783, 12798, 12799, 12800, 12864, 12865, 12866, 12867, 12868, 12869, 12870, 12900, 12901, 12902, 12903,
-		18613, 18614, 18615, 18616, 18617, 18622, 18623, 18624, 18625, 13440, 17394, 17577, 31665, 17394, 19001, 19053, 19054, 19055, 19056, 13479,
+		18613, 18614, 18615, 18616, 18617, 18622, 18623, 18624, 18625, 13440, 17394, 17577, 31689, 17394, 19001, 19053, 19054, 19055, 19056, 13479,
 		13535, 13598, 13599, 13600, 17394, 17577, 17578, 17758, 17759, 17760, 17761, 17762, 17763, 17764, 17765, 17766, 17767, 17768, 17769, 17770,
 		17771, 17772, 17773, 18428, 18429, 18430, 18530, 18531, 18532, 18533, 18534, 18545, 18546, 180, 0, 19, 2857, 2858, 3193, 3194,
 		617, 618, 17394, 17577, 17578, 18252, 26303, 1727, 18900, 9154, 9715, 9716, 9717, 18951, 18952, 18953, 18954, 18955, 19081, 13440,
 		9782, 10107, 10147, 10148, 10149, 19633, 20372, 20927, 21698, 8387, 9013, 20927, 8804, 8805, 4624, 9071, 20821, 20927, 20928, 20929,
 		20930, 20931, 20932, 20933, 20934, 20935, 20936, 20937, 20938, 20939, 20940, 20941, 20942, 20943, 21698, 21699, 21700, 21701, 9071, 23468,
-		26302, 29306, 29307, 759, 795, 796, 797, 798, 799, 0, 32493, 32559, 32560, 32877, 32878, 33211, 14010, 14011, 14012, 21799,
+		26302, 29306, 29307, 759, 795, 796, 797, 798, 799, 0, 32517, 32583, 32584, 32901, 32902, 33235, 14010, 14011, 14012, 21799,
 		21800, 21801, 21802, 21848, 21849, 22304, 22305, 14009, 14010, 14011, 14012, 14740, 14741, 14742, 14743, 15189, 15190, 15191, 15192, 15193,
-		15194, 15195, 15196, 15197, 15198, 15199, 15200, 32347, 32348, 32349, 32350, 32351, 32352, 32353, 32354, 32355, 32356, 32357, 32358, 32359,
-		32360, 32361, 32362, 32363, 32364, 32365, 32366, 32367, 32368, 32369, 32370, 26302, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26342,
+		15194, 15195, 15196, 15197, 15198, 15199, 15200, 32371, 32372, 32373, 32374, 32375, 32376, 32377, 32378, 32379, 32380, 32381, 32382, 32383,
+		32384, 32385, 32386, 32387, 32388, 32389, 32390, 32391, 32392, 32393, 32394, 26302, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26342,
 		26343, 26344, 26345, 26419, 26420, 26421, 26422, 26423, 26424, 26425, 26426, 23467, 25996, 26076, 26077, 26078, 26105, 26106, 0, 26302,
 		26711, 26804, 26805, 27755, 27756, 24273, 24274, 24413, 24414, 24415, 26302, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343,
-		26344, 26345, 30062, 30072, 30073, 31382, 31383, 11495, 11614, 13480, 788, 3549, 8387, 30062, 30072, 30420, 30421, 30422, 30423, 30424,
+		26344, 26345, 30086, 30096, 30097, 31406, 31407, 11495, 11614, 13480, 788, 3549, 8387, 30086, 30096, 30444, 30445, 30446, 30447, 30448,
 		0, 23467, 23468, 14009, 14010, 14011, 14012, 14740, 14741, 14742, 14743, 14928, 14941, 14942, 14951, 14957, 14958, 14959, 23467, 19923,
 		13535, 13598, 13599, 13600, 17394, 17577, 18428, 9782, 10107, 10147, 10148, 10149, 5885, 5898, 5899, 5900, 5901, 5902, 0, 19633,
-		19634, 2474, 2475, 26335, 9013, 17394, 0, 6023, 6258, 26302, 26335, 4219, 26302, 29067, 19236, 19239, 23467, 24605, 31382, 31479,
+		19634, 2474, 2475, 26335, 9013, 17394, 0, 6023, 6258, 26302, 26335, 4219, 26302, 29067, 19236, 19239, 23467, 24605, 31406, 31503,
 		0, 4219, 17394, 17396, 17397, 17398, 17399, 20821, 20927, 20959, 4998, 19435, 20924, 23467, 23468, 9782, 10107, 10108, 9782, 10228,
-		30819, 30820, 30821, 30822, 29306, 29307, 20821, 20927, 20959, 20960, 20961, 20962, 31479, 0, 14009, 14010, 14011, 14012, 30861, 30862,
+		30843, 30844, 30845, 30846, 29306, 29307, 20821, 20927, 20959, 20960, 20961, 20962, 31503, 0, 14009, 14010, 14011, 14012, 30885, 30886,
 		165, 166, 176, 23531, 8387, 0, 10357, 11436, 11437, 11438, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174, 5175, 5176,
 		6023, 8038, 8039, 8040, 8041, 8042, 8043, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 21053, 21445, 21446, 21447,
 		21448, 21449, 21450, 21451, 21452, 21453, 21454, 21455, 26302, 29306, 29307, 29308, 25720, 25721, 25722, 25723, 0, 26302, 29161, 29162,
-		26302, 26303, 1776, 13440, 32493, 32559, 32560, 32877, 32878, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174, 5175, 5176, 13380,
-		8387, 4219, 26302, 0, 2857, 4085, 4086, 4087, 180, 759, 1407, 31382, 31479, 31480, 26302, 29067, 12657, 24605, 11766, 10273,
+		26302, 26303, 1776, 13440, 32517, 32583, 32584, 32901, 32902, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174, 5175, 5176, 13380,
+		8387, 4219, 26302, 0, 2857, 4085, 4086, 4087, 180, 759, 1407, 31406, 31503, 31504, 26302, 29067, 12657, 24605, 11766, 10273,
 		14009, 14010, 14011, 14012, 14013, 14136, 14217, 14218, 14219, 23467, 25260, 25261, 25281, 25482, 15678, 9013, 23467, 617, 26302, 26711,
 		26804, 26805, 27755, 27756, 27757, 27758, 23559, 23560, 26335, 6023, 0, 165, 166, 2857, 4085, 4086, 4087, 4088, 8387, 8488,
 		8489, 8490, 8491, 14009, 17193, 17194, 17195, 17196, 165, 2857, 3549, 3550, 3551, 3552, 3561, 3562, 3563, 3564, 17394, 17577,
@@ -23943,26 +24081,26 @@ var builtinTrie = &trie{
 		17148, 17149, 17150, 17151, 17152, 17153, 17154, 17155, 10357, 10845, 10846, 10847, 10848, 10849, 10850, 2857, 2858, 2417, 23531, 6023,
 		0, 759, 2120, 2289, 2290, 2291, 2292, 2293, 2294, 2295, 2296, 2297, 2298, 2299, 2300, 2301, 2302, 2303, 2304, 2305,
 		2306, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 3625, 23467, 23531, 23545, 23546, 23559, 23560, 24017, 14009, 14010, 15428, 19184,
-		759, 1776, 1852, 32493, 0, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 3625, 23467, 23531, 23545, 23546, 23559, 23560, 24017,
+		759, 1776, 1852, 32517, 0, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 3625, 23467, 23531, 23545, 23546, 23559, 23560, 24017,
 		165, 2857, 2858, 2417, 23531, 6023, 0, 759, 2120, 2289, 2290, 2291, 2292, 2293, 2294, 2295, 2296, 2297, 2298, 2299,
 		2300, 2301, 2302, 2303, 2304, 2305, 2306, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 3625, 23467, 23531, 23545, 23546, 23559,
 		23560, 24017, 24018, 165, 166, 2857, 3549, 3588, 3589, 3590, 3591, 19633, 20168, 20169, 20183, 20184, 20185, 20186, 9782, 10107,
 		10108, 0, 10357, 10845, 10846, 10847, 10848, 10849, 10850, 10872, 10153, 10154, 10155, 14009, 14010, 15428, 19184, 759, 1776, 1852,
-		32493, 0, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 3625, 23467, 23531, 23545, 23546, 23559, 23560, 24017, 24018, 165, 166,
+		32517, 0, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 3625, 23467, 23531, 23545, 23546, 23559, 23560, 24017, 24018, 165, 166,
 		2857, 3549, 3588, 3589, 3590, 3591, 3608, 3609, 3610, 3611, 14009, 14010, 15428, 19184, 759, 1776, 0, 2857, 3549, 3588,
 		3589, 3590, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 6023, 8038, 8039, 8040, 8041, 8042, 8043, 10357, 10358,
-		10783, 31606, 11766, 10273, 0, 759, 760, 6023, 7460, 7737, 7738, 7739, 7740, 7741, 7933, 20372, 20927, 22837, 23531, 23545,
+		10783, 31630, 11766, 10273, 0, 759, 760, 6023, 7460, 7737, 7738, 7739, 7740, 7741, 7933, 20372, 20927, 22837, 23531, 23545,
 		26302, 0, 11495, 11766, 11767, 11782, 11783, 11784, 11785, 27755, 27784, 25261, 25281, 25478, 25479, 25480, 25481, 8135, 13535, 13635,
 		13636, 25843, 11766, 10273, 0, 11495, 11766, 11767, 23467, 25260, 25261, 25281, 25478, 25479, 25480, 25481, 29308, 25260, 25261, 25281,
-		8147, 8148, 8149, 8150, 27659, 27660, 27661, 27662, 27663, 27664, 27665, 27666, 27667, 8269, 8270, 30073, 30304, 30305, 30306, 30307,
-		30308, 30309, 30310, 30311, 30312, 30313, 30314, 30315, 30316, 30317, 30318, 30319, 30320, 30321, 30322, 30323, 2605, 30819, 30820, 30880,
-		30881, 31263, 23435, 23436, 23437, 9071, 9782, 10107, 10108, 0, 19633, 20168, 20169, 20183, 20184, 20185, 20186, 20187, 20188, 20189,
+		8147, 8148, 8149, 8150, 27659, 27660, 27661, 27662, 27663, 27664, 27665, 27666, 27667, 8269, 8270, 30097, 30328, 30329, 30330, 30331,
+		30332, 30333, 30334, 30335, 30336, 30337, 30338, 30339, 30340, 30341, 30342, 30343, 30344, 30345, 30346, 30347, 2605, 30843, 30844, 30904,
+		30905, 31287, 23435, 23436, 23437, 9071, 9782, 10107, 10108, 0, 19633, 20168, 20169, 20183, 20184, 20185, 20186, 20187, 20188, 20189,
 		20190, 20191, 20192, 20193, 617, 618, 23467, 25260, 25261, 25281, 14010, 15455, 15456, 23493, 2417, 25708, 24605, 11766, 11767, 23467,
 		23520, 23524, 23525, 23526, 29067, 11766, 10273, 0, 2857, 2858, 3140, 3141, 3142, 3143, 3144, 4219, 4998, 5097, 5467, 5522,
 		5523, 5524, 14009, 14010, 14011, 14012, 14013, 14039, 14040, 14041, 14042, 14043, 14044, 14045, 19236, 19366, 19367, 19368, 19369, 19370,
 		19371, 19372, 19373, 19374, 13479, 13480, 2474, 26335, 6023, 0, 26302, 29306, 29307, 4219, 4998, 5097, 5467, 5522, 5523, 5524,
-		5525, 5603, 32227, 32265, 32266, 0, 23467, 25260, 25261, 25281, 165, 13479, 13535, 13536, 13537, 0, 4219, 10357, 10358, 10399,
-		20822, 795, 26302, 26335, 9013, 11495, 12657, 25720, 25843, 4219, 23467, 32493, 0, 759, 795, 796, 797, 827, 828, 829,
+		5525, 5603, 32251, 32289, 32290, 0, 23467, 25260, 25261, 25281, 165, 13479, 13535, 13536, 13537, 0, 4219, 10357, 10358, 10399,
+		20822, 795, 26302, 26335, 9013, 11495, 12657, 25720, 25843, 4219, 23467, 32517, 0, 759, 795, 796, 797, 827, 828, 829,
 		830, 831, 832, 833, 834, 835, 11495, 12657, 12658, 12752, 6258, 6588, 6589, 6590, 6591, 6023, 6258, 6588, 6589, 6590,
 		6591, 17394, 17577, 18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 19103, 19104, 19105, 19106, 19107, 19108, 19109, 19110,
 		19111, 19633, 20372, 20411, 20470, 20471, 20472, 20473, 20474, 20475, 20476, 20821, 20927, 21698, 21699, 21700, 21701, 21718, 11495, 11766,
@@ -23971,21 +24109,21 @@ var builtinTrie = &trie{
 		17148, 26302, 26335, 0, 4219, 4624, 4625, 4626, 4627, 4628, 4629, 4630, 4631, 4632, 4633, 4634, 9782, 9783, 9784, 9785,
 		9786, 9787, 9788, 9794, 9795, 9796, 9797, 9798, 9799, 9800, 9801, 9802, 9803, 9804, 9805, 9806, 9807, 9808, 9809, 9810,
 		9811, 23467, 23531, 24273, 24274, 24275, 24276, 24277, 24407, 12657, 12658, 14009, 16999, 17026, 17027, 17028, 17029, 17030, 17031, 17032,
-		17033, 17034, 17035, 17036, 20821, 20927, 23147, 23220, 23221, 23222, 23228, 23229, 23230, 30062, 30072, 30420, 30421, 30422, 30423, 30424,
-		30425, 30508, 30509, 30510, 30511, 30512, 30513, 30514, 30515, 30516, 21053, 19236, 19435, 0, 14009, 14010, 14011, 14012, 14740, 14741,
-		14742, 14743, 15149, 15150, 15151, 15152, 15153, 15154, 15159, 15160, 15161, 15162, 15163, 19633, 20589, 31362, 26303, 2474, 29067, 19236,
+		17033, 17034, 17035, 17036, 20821, 20927, 23147, 23220, 23221, 23222, 23228, 23229, 23230, 30086, 30096, 30444, 30445, 30446, 30447, 30448,
+		30449, 30532, 30533, 30534, 30535, 30536, 30537, 30538, 30539, 30540, 21053, 19236, 19435, 0, 14009, 14010, 14011, 14012, 14740, 14741,
+		14742, 14743, 15149, 15150, 15151, 15152, 15153, 15154, 15159, 15160, 15161, 15162, 15163, 19633, 20589, 31386, 26303, 2474, 29067, 19236,
 		19239, 20617, 20618, 20628, 9071, 25720, 26335, 6023, 0, 759, 795, 26302, 29067, 19236, 19239, 19240, 759, 788, 3911, 19435,
-		26302, 26335, 6023, 617, 618, 26302, 29856, 29953, 29954, 29955, 29956, 29957, 29958, 29959, 29960, 29961, 29962, 29963, 29964, 29965,
+		26302, 26335, 6023, 617, 618, 26302, 29856, 29977, 29978, 29979, 29980, 29981, 29982, 29983, 29984, 29985, 29986, 29987, 29988, 29989,
 		17394, 17577, 18428, 18429, 26302, 26303, 13440, 8387, 8804, 617, 618, 14009, 14010, 14011, 14012, 14740, 14741, 14742, 14743, 15149,
 		15150, 15151, 15152, 15153, 15154, 15159, 15160, 15161, 15162, 15163, 15164, 19, 17394, 17577, 18428, 18429, 18900, 18915, 18916, 18917,
 		18918, 18919, 18920, 9782, 10153, 20927, 8387, 0, 23467, 25260, 25261, 25262, 25263, 0, 19633, 20168, 20169, 20183, 20184, 20185,
 		20186, 20201, 20202, 20203, 20204, 20205, 20206, 20207, 20208, 20209, 19240, 6023, 6258, 26302, 26335, 4219, 26302, 26335, 6023, 0,
-		19, 759, 2417, 23481, 352, 353, 0, 31382, 31606, 31616, 31617, 31618, 31619, 31620, 31621, 31622, 31623, 31624, 31625, 31626,
-		31627, 14009, 14010, 14011, 14012, 14013, 14014, 795, 26302, 29067, 19236, 19239, 19240, 759, 788, 3911, 19435, 26302, 26335, 6023,
+		19, 759, 2417, 23481, 352, 353, 0, 31406, 31630, 31640, 31641, 31642, 31643, 31644, 31645, 31646, 31647, 31648, 31649, 31650,
+		31651, 14009, 14010, 14011, 14012, 14013, 14014, 795, 26302, 29067, 19236, 19239, 19240, 759, 788, 3911, 19435, 26302, 26335, 6023,
 		617, 618, 8387, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 9175, 9286, 9287, 9288, 9289, 9290, 9291, 9292, 9293, 9294,
 		9295, 9296, 9297, 9298, 9299, 9300, 9301, 9302, 9303, 11495, 20821, 20927, 22837, 23468, 26302, 29161, 29162, 9071, 24605, 6023,
-		6258, 6588, 26302, 29067, 759, 1776, 24824, 13479, 31382, 31479, 31480, 180, 759, 1407, 1652, 180, 759, 14009, 2857, 3530,
-		3531, 30062, 19236, 19464, 30819, 181, 182, 2926, 19633, 20372, 20373, 20374, 20375, 20376, 20377, 188, 189, 20821, 20927, 20959,
+		6258, 6588, 26302, 29067, 759, 1776, 24824, 13479, 31406, 31503, 31504, 180, 759, 1407, 1652, 180, 759, 14009, 2857, 3530,
+		3531, 30086, 19236, 19464, 30843, 181, 182, 2926, 19633, 20372, 20373, 20374, 20375, 20376, 20377, 188, 189, 20821, 20927, 20959,
 		21047, 21048, 21644, 21645, 21646, 21647, 21648, 21649, 21650, 21651, 191, 11766, 12166, 12167, 12168, 12169, 12170, 6801, 11766, 11937,
 		24641, 24655, 24656, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 21053, 21384, 21385, 21403, 21440, 21441, 21442, 21443,
 		21444, 17394, 17577, 18428, 9782, 10107, 10147, 10148, 10149, 21639, 21640, 21641, 21642, 21643, 21644, 21645, 21646, 21647, 21648, 21649,
@@ -23993,39 +24131,39 @@ var builtinTrie = &trie{
 		18428, 26303, 2651, 2654, 2655, 2809, 2810, 2811, 2812, 8387, 6023, 20821, 20927, 20959, 21047, 21048, 12631, 24605, 24624, 24625,
 		13479, 13535, 13598, 13599, 13600, 0, 0, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 15684, 16859, 16885, 16886, 16887, 16902,
 		16903, 16904, 16905, 16906, 16907, 16908, 16909, 16910, 16911, 16912, 16913, 16914, 16915, 28007, 28673, 28674, 28675, 28676, 28677, 28678,
-		28679, 28680, 28681, 25260, 20168, 19239, 6023, 6258, 6023, 0, 31665, 32227, 32265, 32266, 0, 4219, 4998, 6023, 6258, 0,
-		17394, 19229, 19230, 19231, 19232, 19233, 19234, 19235, 25720, 29856, 29913, 4219, 26302, 6023, 7460, 7737, 7738, 7739, 7740, 11937,
+		28679, 28680, 28681, 25260, 20168, 19239, 6023, 6258, 6023, 0, 31689, 32251, 32289, 32290, 0, 4219, 4998, 6023, 6258, 0,
+		17394, 19229, 19230, 19231, 19232, 19233, 19234, 19235, 25720, 29856, 29937, 4219, 26302, 6023, 7460, 7737, 7738, 7739, 7740, 11937,
 		25720, 25864, 11495, 12475, 19634, 1407, 1408, 1409, 1410, 1411, 1412, 1562, 1572, 1573, 19236, 19435, 0, 20821, 20927, 22837,
 		23048, 23049, 23050, 23051, 23052, 23053, 23054, 23055, 23056, 23057, 23058, 23059, 23060, 23061, 4219, 4624, 4625, 4626, 4627, 4628,
 		4629, 4630, 4631, 4632, 4633, 26335, 6023, 0, 759, 2474, 2475, 2476, 2477, 2478, 2479, 2480, 2481, 2482, 23467, 24641,
 		24642, 24643, 8387, 8388, 8389, 8390, 8391, 8392, 26302, 29306, 29307, 29308, 25260, 25502, 25503, 25504, 25505, 25506, 4219, 0,
-		23467, 23531, 23545, 23546, 23559, 23560, 24017, 26302, 29856, 29953, 29954, 26302, 29067, 29068, 29069, 29070, 17394, 17577, 18428, 18429,
-		19125, 19126, 19127, 19128, 19129, 20931, 20932, 20933, 9782, 10107, 10108, 0, 759, 2120, 32493, 0, 10357, 11091, 11129, 11130,
-		11131, 759, 1713, 1714, 1715, 1716, 1717, 759, 760, 13479, 13692, 13841, 13842, 0, 9782, 9783, 9784, 9785, 30062, 30802,
+		23467, 23531, 23545, 23546, 23559, 23560, 24017, 26302, 29856, 29977, 29978, 26302, 29067, 29068, 29069, 29070, 17394, 17577, 18428, 18429,
+		19125, 19126, 19127, 19128, 19129, 20931, 20932, 20933, 9782, 10107, 10108, 0, 759, 2120, 32517, 0, 10357, 11091, 11129, 11130,
+		11131, 759, 1713, 1714, 1715, 1716, 1717, 759, 760, 13479, 13692, 13841, 13842, 0, 9782, 9783, 9784, 9785, 30086, 30826,
 		20927, 0, 19633, 19696, 19738, 11495, 19236, 6023, 29083, 29084, 29085, 29086, 8387, 9154, 9155, 9156, 9157, 9158, 9173, 9174,
-		29987, 29988, 29989, 29990, 19633, 19634, 2474, 26711, 17462, 6023, 0, 14009, 14010, 14011, 14012, 14013, 17394, 17577, 18428, 18429,
-		18430, 18530, 18531, 18532, 18533, 18534, 18545, 18546, 18547, 10357, 10845, 9013, 20927, 31382, 31479, 31480, 23467, 23531, 0, 759,
+		30011, 30012, 30013, 30014, 19633, 19634, 2474, 26711, 17462, 6023, 0, 14009, 14010, 14011, 14012, 14013, 17394, 17577, 18428, 18429,
+		18430, 18530, 18531, 18532, 18533, 18534, 18545, 18546, 18547, 10357, 10845, 9013, 20927, 31406, 31503, 31504, 23467, 23531, 0, 759,
 		1407, 1408, 1409, 1410, 1411, 1412, 6023, 7123, 7124, 7125, 9782, 9783, 9784, 9785, 9786, 9787, 7252, 7253, 7254, 7255,
 		7256, 7257, 7258, 7259, 10107, 10108, 0, 10357, 11091, 11129, 11130, 7295, 7296, 22641, 22642, 22829, 22830, 22831, 6023, 10357,
-		11091, 11129, 11130, 11397, 11398, 11399, 11400, 13479, 13692, 13865, 13866, 30062, 19633, 8388, 13479, 13692, 13865, 13866, 30062, 19633,
-		9782, 4219, 0, 0, 347, 0, 379, 0, 31382, 31606, 31607, 31608, 31609, 31610, 31613, 31614, 31615, 617, 618, 20821,
+		11091, 11129, 11130, 11397, 11398, 11399, 11400, 13479, 13692, 13865, 13866, 30086, 19633, 8388, 13479, 13692, 13865, 13866, 30086, 19633,
+		9782, 4219, 0, 0, 347, 0, 379, 0, 31406, 31630, 31631, 31632, 31633, 31634, 31637, 31638, 31639, 617, 618, 20821,
 		20927, 20959, 21652, 21653, 21676, 21677, 21678, 21679, 21680, 21681, 21682, 21683, 21684, 21685, 21686, 21687, 21688, 21689, 21690, 21691,
 		21692, 21693, 21694, 21695, 21696, 21697, 0, 599, 0, 0, 379, 0, 0, 0, 599, 0, 0, 0, 599, 0,
-		0, 379, 0, 0, 0, 19236, 19464, 19574, 31363, 11766, 10273, 0, 13479, 13692, 13865, 13903, 13904, 13924, 13925, 13926,
+		0, 379, 0, 0, 0, 19236, 19464, 19574, 31387, 11766, 10273, 0, 13479, 13692, 13865, 13903, 13904, 13924, 13925, 13926,
 		13927, 13928, 13929, 13930, 13931, 0, 165, 165, 166, 26302, 29306, 29363, 29364, 29393, 29394, 29395, 29396, 29397, 29553, 29554,
-		29555, 29556, 29557, 29558, 29559, 29560, 29561, 29562, 29563, 29564, 29565, 29566, 29567, 29568, 29569, 30062, 13479, 8387, 0, 11495,
+		29555, 29556, 29557, 29558, 29559, 29560, 29561, 29562, 29563, 29564, 29565, 29566, 29567, 29568, 29569, 30086, 13479, 8387, 0, 11495,
 		11696, 11697, 20168, 20223, 23531, 6023, 0, 759, 2417, 14009, 14010, 14011, 14012, 14740, 14741, 14742, 14743, 759, 795, 796,
 		797, 827, 828, 829, 910, 10107, 10108, 0, 0, 6023, 7027, 7028, 7029, 7030, 7031, 7065, 7066, 7067, 7068, 7069,
 		7070, 0, 0, 352, 347, 379, 402, 379, 10357, 180, 17394, 17462, 17501, 759, 11495, 6023, 617, 618, 379, 466,
 		467, 468, 379, 380, 381, 382, 0, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 165, 379, 380, 381, 382, 0,
-		4219, 165, 347, 347, 4998, 19435, 20927, 6023, 0, 759, 2417, 8387, 4219, 5885, 5898, 30803, 13249, 30013, 0, 759,
+		4219, 165, 347, 347, 4998, 19435, 20927, 6023, 0, 759, 2417, 8387, 4219, 5885, 5898, 30827, 13249, 30037, 0, 759,
 		1776, 8387, 9013, 26302, 617, 8804, 6023, 0, 10357, 10845, 10963, 13479, 13692, 0, 9782, 9929, 20821, 23467, 25720, 6258,
 		9013, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 1462, 1463, 1464,
 		1465, 10443, 10444, 10445, 10446, 10447, 10448, 10449, 3550, 3551, 3552, 3561, 3562, 3563, 3564, 3568, 3569, 10674, 19184, 19185,
-		19186, 19187, 19188, 19189, 11495, 11766, 12166, 12167, 12168, 12169, 12170, 12657, 12658, 12782, 12783, 12798, 12799, 31382, 31383, 31384,
-		31385, 31386, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 22304, 22305, 639, 640, 30763, 30764, 30765, 30766, 30767, 30768,
-		8387, 6023, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 31382, 31479, 31480, 31481, 31482, 31483, 31484, 31485, 31486, 31487,
-		31488, 31489, 31490, 31491, 31492, 31493, 31494, 9786, 9787, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2695,
+		19186, 19187, 19188, 19189, 11495, 11766, 12166, 12167, 12168, 12169, 12170, 12657, 12658, 12782, 12783, 12798, 12799, 31406, 31407, 31408,
+		31409, 31410, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 22304, 22305, 639, 640, 30787, 30788, 30789, 30790, 30791, 30792,
+		8387, 6023, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 31406, 31503, 31504, 31505, 31506, 31507, 31508, 31509, 31510, 31511,
+		31512, 31513, 31514, 31515, 31516, 31517, 31518, 9786, 9787, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2695,
 		2696, 2697, 2698, 2718, 2719, 2720, 2721, 2722, 2723, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 6023, 6258, 6588, 6589,
 		6590, 6591, 7460, 7737, 7738, 7739, 7740, 7741, 7774, 7775, 7776, 8387, 8488, 8742, 8743, 8744, 13479, 13535, 13635, 13636,
 		13637, 13638, 13639, 13640, 13650, 8387, 8488, 8489, 8490, 8491, 8492, 8493, 8536, 8537, 8538, 8539, 8540, 8541, 8542, 1502,
@@ -24033,20 +24171,20 @@ var builtinTrie = &trie{
 		13599, 13600, 26335, 6023, 11495, 12475, 12476, 12477, 12478, 12479, 12480, 12481, 12482, 12483, 1413, 1502, 1503, 1504, 1505, 1506,
 		1507, 1508, 1509, 20821, 20927, 23253, 23254, 23255, 23256, 23257, 23258, 23307, 23308, 23309, 23310, 23311, 23312, 0, 20821, 20927,
 		21799, 21800, 21801, 21802, 21848, 21849, 12657, 12658, 12680, 12681, 3550, 3551, 3552, 3561, 3562, 3563, 3564, 3568, 3569, 12760,
-		12761, 12762, 14009, 32493, 0, 2857, 3549, 3550, 3551, 3552, 3553, 3554, 3555, 3556, 3557, 12782, 12783, 12798, 12799, 12800,
-		12912, 12913, 12914, 12915, 12916, 12917, 23467, 25260, 25261, 25281, 25482, 15678, 9013, 13218, 13219, 13220, 30324, 30325, 30326, 30327,
-		30328, 30329, 30330, 30331, 30332, 30333, 30334, 30335, 17394, 17577, 18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 19103,
+		12761, 12762, 14009, 32517, 0, 2857, 3549, 3550, 3551, 3552, 3553, 3554, 3555, 3556, 3557, 12782, 12783, 12798, 12799, 12800,
+		12912, 12913, 12914, 12915, 12916, 12917, 23467, 25260, 25261, 25281, 25482, 15678, 9013, 13218, 13219, 13220, 30348, 30349, 30350, 30351,
+		30352, 30353, 30354, 30355, 30356, 30357, 30358, 30359, 17394, 17577, 18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 19103,
 		20372, 20927, 8388, 759, 2329, 2330, 20372, 20411, 19596, 19597, 6023, 19633, 20168, 20169, 20183, 20184, 20185, 20186, 9782, 10153,
-		20822, 14009, 15678, 31665, 32309, 32310, 13440, 0, 19, 123, 25260, 25531, 0, 0, 9782, 9783, 9784, 9785, 31382, 31606,
-		31607, 31608, 31609, 31610, 31613, 31614, 31615, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 23467, 23520, 23524, 23525, 23526,
-		30062, 30072, 30420, 30421, 30422, 30423, 30424, 31382, 31479, 31480, 31481, 31482, 31483, 31484, 31485, 31486, 31487, 31488, 31489, 31490,
-		31491, 31492, 31493, 31494, 9786, 9787, 32493, 0, 9782, 9783, 9784, 9785, 9786, 9787, 31665, 31666, 31688, 31689, 20821, 20927,
+		20822, 14009, 15678, 31689, 32333, 32334, 13440, 0, 19, 123, 25260, 25531, 0, 0, 9782, 9783, 9784, 9785, 31406, 31630,
+		31631, 31632, 31633, 31634, 31637, 31638, 31639, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 23467, 23520, 23524, 23525, 23526,
+		30086, 30096, 30444, 30445, 30446, 30447, 30448, 31406, 31503, 31504, 31505, 31506, 31507, 31508, 31509, 31510, 31511, 31512, 31513, 31514,
+		31515, 31516, 31517, 31518, 9786, 9787, 32517, 0, 9782, 9783, 9784, 9785, 9786, 9787, 31689, 31690, 31712, 31713, 20821, 20927,
 		21799, 21800, 21801, 21802, 21848, 21849, 0, 23467, 23468, 23469, 7460, 7737, 7738, 7739, 7740, 20617, 20618, 20656, 20657, 20658,
 		23320, 9929, 9930, 10062, 10063, 10064, 20905, 4998, 5097, 5104, 5105, 5106, 0, 13479, 13535, 13635, 13636, 23467, 23468, 26302,
 		29306, 29307, 759, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2670, 2671, 26302, 26711, 26804, 27959, 27960,
-		27961, 8387, 8488, 8489, 8490, 8491, 8492, 31665, 32227, 32265, 32266, 0, 6023, 6961, 6962, 6963, 23467, 25260, 25531, 2672,
+		27961, 8387, 8488, 8489, 8490, 8491, 8492, 31689, 32251, 32289, 32290, 0, 6023, 6961, 6962, 6963, 23467, 25260, 25531, 2672,
 		2673, 2674, 2675, 2676, 6023, 6961, 6962, 6963, 2677, 2678, 2679, 2680, 2681, 2682, 2683, 2684, 2685, 2686, 2687, 2688,
-		2689, 2690, 2691, 2692, 2693, 2694, 23467, 25260, 25531, 30062, 30819, 30820, 30821, 30822, 29161, 29162, 211, 23467, 25708, 25709,
+		2689, 2690, 2691, 2692, 2693, 2694, 23467, 25260, 25531, 30086, 30843, 30844, 30845, 30846, 29161, 29162, 211, 23467, 25708, 25709,
 		25710, 9782, 10107, 10108, 0, 23467, 24641, 24655, 24656, 23520, 23524, 23525, 23526, 6801, 11766, 10273, 0, 759, 1407, 1408,
 		1409, 1410, 1411, 1412, 1413, 1473, 1474, 1475, 1476, 18430, 18530, 18531, 18532, 18533, 18534, 18545, 18546, 18547, 6023, 8038,
 		8039, 8040, 8041, 8042, 8043, 29308, 25260, 25261, 25281, 25282, 9782, 9929, 9930, 10062, 10063, 10064, 11495, 12475, 13479, 13535,
@@ -24055,24 +24193,24 @@ var builtinTrie = &trie{
 		15681, 15682, 15683, 16960, 16961, 16962, 617, 20617, 20618, 20656, 20657, 20658, 20659, 20675, 20676, 20677, 20678, 20683, 20684, 20685,
 		20686, 20821, 20822, 20823, 20824, 26302, 26711, 28005, 28006, 28007, 28186, 10153, 10154, 10155, 10156, 10157, 760, 6023, 6801, 9782,
 		9782, 8387, 9013, 20927, 8804, 26302, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 19236, 19435, 0, 759, 1776,
-		1777, 1778, 1779, 2418, 30062, 30819, 24605, 11766, 10273, 0, 26302, 26711, 26804, 9013, 31382, 31479, 31480, 0, 759, 795,
-		796, 797, 827, 828, 829, 910, 10107, 10108, 10109, 10110, 10111, 10112, 10113, 10114, 10115, 2857, 4154, 4155, 32493, 32559,
-		32560, 32877, 32878, 33180, 33181, 2857, 4085, 30819, 26155, 180, 0, 19633, 19923, 19924, 19925, 19926, 19927, 19928, 20075, 20076,
-		20077, 20078, 20079, 20080, 20081, 20082, 20083, 20084, 29961, 29962, 29963, 29964, 29965, 0, 9782, 10153, 10154, 10155, 4219, 4624,
-		4625, 4626, 4627, 4628, 4629, 4630, 4631, 4632, 4633, 4634, 17394, 17577, 18428, 18429, 26302, 29856, 23435, 30819, 25720, 26335,
-		6023, 31382, 31479, 31480, 31481, 31482, 31483, 8387, 6023, 4998, 5097, 5104, 5105, 5106, 5107, 5108, 5109, 5110, 5111, 5112,
+		1777, 1778, 1779, 2418, 30086, 30843, 24605, 11766, 10273, 0, 26302, 26711, 26804, 9013, 31406, 31503, 31504, 0, 759, 795,
+		796, 797, 827, 828, 829, 910, 10107, 10108, 10109, 10110, 10111, 10112, 10113, 10114, 10115, 2857, 4154, 4155, 32517, 32583,
+		32584, 32901, 32902, 33204, 33205, 2857, 4085, 30843, 26155, 180, 0, 19633, 19923, 19924, 19925, 19926, 19927, 19928, 20075, 20076,
+		20077, 20078, 20079, 20080, 20081, 20082, 20083, 20084, 29985, 29986, 29987, 29988, 29989, 0, 9782, 10153, 10154, 10155, 4219, 4624,
+		4625, 4626, 4627, 4628, 4629, 4630, 4631, 4632, 4633, 4634, 17394, 17577, 18428, 18429, 26302, 29856, 23435, 30843, 25720, 26335,
+		6023, 31406, 31503, 31504, 31505, 31506, 31507, 8387, 6023, 4998, 5097, 5104, 5105, 5106, 5107, 5108, 5109, 5110, 5111, 5112,
 		5113, 5114, 5115, 5116, 5117, 5118, 5119, 6023, 6801, 6809, 6810, 6811, 6812, 6813, 6814, 6859, 6860, 6861, 6862, 6863,
-		6864, 6865, 8387, 9013, 9014, 9015, 9016, 11495, 12475, 9782, 9783, 9784, 9785, 31606, 4219, 4624, 0, 4219, 5885, 5898,
-		5899, 5900, 5901, 5902, 5903, 5904, 5905, 30062, 30072, 30073, 31382, 31383, 11495, 11614, 13480, 788, 3549, 8387, 17394, 17577,
-		18428, 18429, 18430, 18530, 26302, 29067, 31382, 31479, 31382, 31383, 11495, 11614, 13480, 788, 3549, 8387, 0, 0, 4219, 4834,
+		6864, 6865, 8387, 9013, 9014, 9015, 9016, 11495, 12475, 9782, 9783, 9784, 9785, 31630, 4219, 4624, 0, 4219, 5885, 5898,
+		5899, 5900, 5901, 5902, 5903, 5904, 5905, 30086, 30096, 30097, 31406, 31407, 11495, 11614, 13480, 788, 3549, 8387, 17394, 17577,
+		18428, 18429, 18430, 18530, 26302, 29067, 31406, 31503, 31406, 31407, 11495, 11614, 13480, 788, 3549, 8387, 0, 0, 4219, 4834,
 		4981, 4982, 24605, 11766, 10273, 0, 26302, 29856, 29857, 29858, 29859, 24641, 16999, 17026, 17073, 17074, 19236, 19239, 19240, 4219,
 		10357, 10358, 2120, 17394, 17462, 13479, 19633, 19696, 19738, 19787, 19829, 13249, 23467, 20821, 20927, 21698, 21699, 21700, 21701, 21718,
-		30062, 30072, 30073, 31382, 31383, 11495, 11614, 13480, 788, 3549, 8387, 180, 0, 4219, 4834, 4835, 4836, 4837, 4838, 4839,
+		30086, 30096, 30097, 31406, 31407, 11495, 11614, 13480, 788, 3549, 8387, 180, 0, 4219, 4834, 4835, 4836, 4837, 4838, 4839,
 		4840, 4841, 4842, 4843, 4844, 4845, 4846, 3625, 3794, 3884, 3885, 3886, 3887, 3888, 3889, 3890, 3891, 3892, 3893, 3894,
-		24116, 9782, 10153, 10154, 10155, 10156, 30062, 30072, 30560, 30561, 10273, 10288, 12657, 25720, 26335, 9013, 20927, 6023, 0, 6023,
-		7460, 7737, 7738, 7739, 7740, 11937, 31382, 31479, 31480, 20822, 1776, 0, 14009, 14010, 2474, 4219, 10357, 10845, 9071, 23468,
+		24116, 9782, 10153, 10154, 10155, 10156, 30086, 30096, 30584, 30585, 10273, 10288, 12657, 25720, 26335, 9013, 20927, 6023, 0, 6023,
+		7460, 7737, 7738, 7739, 7740, 11937, 31406, 31503, 31504, 20822, 1776, 0, 14009, 14010, 2474, 4219, 10357, 10845, 9071, 23468,
 		9782, 10107, 10147, 10148, 10149, 10150, 11495, 11766, 11767, 6023, 7460, 7737, 7984, 7985, 7986, 7987, 17629, 6801, 20821, 20927,
-		20959, 26302, 29306, 19435, 32493, 11495, 13249, 26302, 29067, 11766, 10273, 0, 11495, 11766, 11767, 20617, 20618, 20628, 20629, 20630,
+		20959, 26302, 29306, 19435, 32517, 11495, 13249, 26302, 29067, 11766, 10273, 0, 11495, 11766, 11767, 20617, 20618, 20628, 20629, 20630,
 		20631, 20632, 10107, 10108, 0, 8387, 0, 13479, 13535, 13598, 13599, 13600, 13250, 13251, 9154, 9155, 9156, 9157, 9158, 9173,
 		9174, 14009, 17171, 23468, 20821, 20927, 22837, 23048, 23049, 23050, 23051, 23052, 29067, 19236, 19239, 17180, 19633, 0, 759, 2651,
 		2654, 2655, 2656, 20821, 20927, 22641, 22642, 22829, 22830, 22831, 6023, 8387, 9013, 9014, 9015, 9016, 0, 9782, 10153, 10154,
@@ -24081,31 +24219,31 @@ var builtinTrie = &trie{
 		5172, 5173, 5174, 5175, 5176, 617, 19633, 20372, 20411, 20545, 20546, 20547, 20548, 20549, 20550, 20821, 20927, 23147, 23220, 23221,
 		23222, 23228, 23229, 23230, 759, 760, 761, 19696, 19738, 19787, 19788, 19789, 19790, 19791, 19792, 19793, 19794, 19795, 19796, 19797,
 		19798, 20556, 20557, 20558, 20559, 20560, 20561, 20562, 20563, 20564, 23467, 23531, 24273, 24274, 24275, 24276, 24277, 19236, 19237, 0,
-		32493, 32559, 32560, 32877, 32878, 33180, 12657, 25260, 20565, 23531, 23545, 23546, 180, 184, 7123, 7124, 180, 14009, 17381, 13479,
+		32517, 32583, 32584, 32901, 32902, 33204, 12657, 25260, 20565, 23531, 23545, 23546, 180, 184, 7123, 7124, 180, 14009, 17381, 13479,
 		13692, 13865, 13903, 2857, 2858, 2859, 2860, 17394, 17577, 18354, 18406, 9154, 9715, 9716, 9717, 9718, 9719, 9720, 6023, 7460,
-		7737, 7738, 7739, 7740, 19236, 19435, 20896, 23467, 20821, 32493, 0, 0, 32493, 32559, 32560, 32877, 32878, 33180, 33181, 33182,
-		33183, 33184, 33185, 33186, 33187, 33188, 33189, 0, 0, 2857, 2858, 2926, 3124, 3125, 3126, 3127, 3128, 3129, 11495, 11496,
+		7737, 7738, 7739, 7740, 19236, 19435, 20896, 23467, 20821, 32517, 0, 0, 32517, 32583, 32584, 32901, 32902, 33204, 33205, 33206,
+		33207, 33208, 33209, 33210, 33211, 33212, 33213, 0, 0, 2857, 2858, 2926, 3124, 3125, 3126, 3127, 3128, 3129, 11495, 11496,
 		4219, 4998, 5626, 5627, 5628, 5837, 5838, 5839, 5840, 9782, 9929, 11766, 11894, 0, 759, 760, 14009, 14010, 14011, 14012,
 		14013, 14127, 14128, 14129, 14130, 14131, 14132, 14133, 14134, 14135, 0, 19236, 19435, 0, 11495, 12475, 12476, 12477, 12478, 12479,
-		12480, 12481, 12482, 12483, 2120, 32493, 0, 10357, 11091, 11129, 11130, 11538, 31666, 31688, 17394, 0, 26302, 0, 759, 788,
+		12480, 12481, 12482, 12483, 2120, 32517, 0, 10357, 11091, 11129, 11130, 11538, 31690, 31712, 17394, 0, 26302, 0, 759, 788,
 		3549, 8387, 0, 26302, 29306, 29307, 8387, 9071, 25720, 25721, 788, 3549, 13535, 13635, 10357, 0, 759, 2120, 2121, 23467,
 		24641, 24655, 24656, 24657, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174, 5175, 5176, 17394, 17577, 17578, 17774, 17775, 17776,
 		17777, 17817, 17818, 17819, 17820, 17861, 17862, 17863, 17864, 17865, 17866, 17867, 17868, 17869, 17870, 17871, 17872, 17873, 17874, 17875,
 		17876, 17877, 180, 26302, 26711, 26712, 26713, 26714, 26715, 26716, 26717, 26718, 26719, 26720, 26721, 26722, 26723, 26724, 26725, 26726,
 		26727, 26728, 26729, 26730, 26731, 26732, 26733, 26734, 26735, 26736, 26737, 26738, 26739, 26740, 26741, 26742, 26743, 26744, 26745, 26746,
-		26747, 26748, 26749, 26750, 26751, 26752, 26753, 26754, 26755, 26756, 26757, 26758, 30062, 30819, 30820, 30880, 30881, 31325, 31326, 31327,
-		31328, 31329, 31330, 31331, 32493, 32559, 32560, 32561, 32790, 32791, 32792, 32793, 32794, 32795, 32796, 32797, 32798, 32799, 32800, 32801,
-		32802, 32803, 32804, 32805, 32806, 32807, 2671, 19236, 19435, 0, 26302, 26711, 26804, 26805, 26939, 26940, 26941, 26942, 26943, 26944,
-		7741, 7774, 7775, 17394, 0, 26302, 0, 11495, 11766, 11767, 14009, 32493, 0, 13479, 13535, 13635, 13636, 0, 19236, 19237,
-		0, 759, 1776, 1852, 13692, 13995, 31819, 6023, 0, 20821, 20905, 20906, 20915, 26711, 11091, 11129, 11130, 11419, 32877, 32878,
-		32946, 33117, 33118, 33119, 33120, 33121, 33122, 33123, 33124, 33125, 33126, 33127, 33128, 33129, 33130, 33131, 33132, 33133, 33134, 33135,
-		33136, 33137, 33138, 33139, 33140, 33141, 33142, 33143, 33144, 33145, 33146, 33147, 33148, 33149, 20821, 20927, 22519, 22520, 22521, 22522,
+		26747, 26748, 26749, 26750, 26751, 26752, 26753, 26754, 26755, 26756, 26757, 26758, 30086, 30843, 30844, 30904, 30905, 31349, 31350, 31351,
+		31352, 31353, 31354, 31355, 32517, 32583, 32584, 32585, 32814, 32815, 32816, 32817, 32818, 32819, 32820, 32821, 32822, 32823, 32824, 32825,
+		32826, 32827, 32828, 32829, 32830, 32831, 2671, 19236, 19435, 0, 26302, 26711, 26804, 26805, 26939, 26940, 26941, 26942, 26943, 26944,
+		7741, 7774, 7775, 17394, 0, 26302, 0, 11495, 11766, 11767, 14009, 32517, 0, 13479, 13535, 13635, 13636, 0, 19236, 19237,
+		0, 759, 1776, 1852, 13692, 13995, 31843, 6023, 0, 20821, 20905, 20906, 20915, 26711, 11091, 11129, 11130, 11419, 32901, 32902,
+		32970, 33141, 33142, 33143, 33144, 33145, 33146, 33147, 33148, 33149, 33150, 33151, 33152, 33153, 33154, 33155, 33156, 33157, 33158, 33159,
+		33160, 33161, 33162, 33163, 33164, 33165, 33166, 33167, 33168, 33169, 33170, 33171, 33172, 33173, 20821, 20927, 22519, 22520, 22521, 22522,
 		8461, 11091, 11129, 11130, 11131, 11171, 11172, 11173, 11174, 13867, 13868, 13878, 13879, 13880, 13881, 13882, 13883, 13884, 13885, 13886,
 		13887, 13888, 13889, 13890, 13891, 13892, 13893, 13894, 13895, 13896, 13897, 13898, 13899, 13900, 13901, 13902, 180, 0, 759, 1776,
 		2079, 2080, 2081, 2082, 2083, 2084, 2085, 2086, 2087, 2088, 2089, 2090, 2091, 2092, 2093, 2094, 2095, 2096, 2097, 2098,
 		2099, 2100, 2101, 2102, 2103, 2104, 2105, 2106, 2107, 2108, 2109, 2110, 2111, 2112, 2113, 2114, 2115, 2116, 2117, 2118,
 		2119, 17382, 19236, 19435, 0, 759, 760, 9782, 10107, 10108, 0, 26302, 26711, 26712, 26713, 26714, 10357, 11091, 11129, 11130,
-		19633, 19634, 795, 4624, 0, 10357, 10358, 10404, 10405, 10443, 10444, 10445, 10446, 10447, 30062, 30819, 30820, 30861, 30862, 30062,
+		19633, 19634, 795, 4624, 0, 10357, 10358, 10404, 10405, 10443, 10444, 10445, 10446, 10447, 30086, 30843, 30844, 30885, 30886, 30086,
 		19633, 14009, 0, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 4219, 10357, 10845, 4219, 13440, 4998, 5097, 5467, 5522, 5523,
 		5524, 5525, 14009, 14010, 2474, 4219, 10357, 10845, 6023, 6023, 6258, 26302, 26335, 4219, 26302, 26335, 6023, 8387, 8488, 8489,
 		8490, 8491, 8492, 8627, 8644, 8645, 8646, 8647, 8648, 8649, 8650, 8651, 8652, 8653, 8654, 11495, 12657, 12658, 8387, 8488,
@@ -24116,16 +24254,16 @@ var builtinTrie = &trie{
 		21698, 21699, 21700, 21701, 21718, 21799, 21800, 21801, 21802, 22324, 19236, 19239, 22633, 20168, 19435, 26302, 29067, 11766, 10273, 0,
 		759, 1407, 1408, 1409, 1410, 1411, 1412, 23467, 23520, 23524, 23525, 23526, 2857, 3911, 4001, 4002, 4003, 4004, 4625, 0,
 		11495, 6023, 6258, 6588, 26302, 29067, 9782, 9929, 8387, 6023, 0, 23467, 25260, 25261, 25281, 4219, 4998, 19366, 10357, 10358,
-		2651, 30819, 14009, 16999, 11766, 10273, 0, 17394, 17577, 18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 20821, 20822,
+		2651, 30843, 14009, 16999, 11766, 10273, 0, 17394, 17577, 18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 20821, 20822,
 		20823, 23467, 19696, 4219, 11495, 9782, 9929, 8387, 6023, 0, 6023, 7460, 7737, 7738, 7739, 7740, 7741, 7774, 7775, 7776,
 		7777, 7778, 7779, 7780, 12800, 12912, 12913, 12914, 12915, 12916, 12917, 19875, 0, 19, 123, 23531, 23545, 23546, 23559, 23560,
 		23561, 23891, 23892, 23893, 23894, 23895, 23896, 23897, 23898, 23899, 23900, 23901, 23902, 23903, 23904, 23905, 23906, 0, 0, 6023,
 		7460, 7737, 7738, 7739, 7740, 7741, 759, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2695, 2696, 2697,
 		2698, 2718, 2719, 2720, 2721, 4219, 10357, 10845, 4219, 13440, 0, 9782, 9783, 9784, 9785, 9786, 9787, 617, 618, 9782,
-		9783, 9784, 9785, 9782, 9783, 9784, 9785, 30062, 30802, 20927, 10357, 10358, 10399, 20924, 0, 9782, 9783, 9784, 9785, 20821,
+		9783, 9784, 9785, 9782, 9783, 9784, 9785, 30086, 30826, 20927, 10357, 10358, 10399, 20924, 0, 9782, 9783, 9784, 9785, 20821,
 		20927, 20959, 4998, 19435, 20924, 23467, 23531, 23545, 23546, 23559, 23560, 23561, 23764, 11766, 12166, 12167, 12168, 12169, 12170, 12171,
-		165, 166, 8387, 8804, 8902, 8903, 8904, 8905, 8906, 8907, 8908, 8958, 8959, 8960, 8961, 8962, 8963, 8964, 8965, 31382,
-		31383, 31384, 31385, 31386, 6024, 6223, 29067, 19236, 19239, 211, 6023, 7123, 7124, 7125, 23469, 6258, 0, 31382, 19236, 26302,
+		165, 166, 8387, 8804, 8902, 8903, 8904, 8905, 8906, 8907, 8908, 8958, 8959, 8960, 8961, 8962, 8963, 8964, 8965, 31406,
+		31407, 31408, 31409, 31410, 6024, 6223, 29067, 19236, 19239, 211, 6023, 7123, 7124, 7125, 23469, 6258, 0, 31406, 19236, 26302,
 		29856, 20927, 0, 17394, 17577, 14009, 0, 6023, 6258, 0, 6023, 7460, 7737, 7738, 7739, 7740, 17462, 617, 618, 9782,
 		9783, 9784, 9785, 0, 9782, 9783, 9784, 9785, 23467, 13479, 0, 10357, 10358, 2120, 6023, 23467, 10357, 10358, 13440, 8387,
 		26302, 26303, 2388, 26302, 26302, 29161, 29162, 29163, 29173, 29174, 29175, 29176, 29177, 29178, 29179, 29180, 29181, 29182, 29183, 0,
@@ -24133,74 +24271,74 @@ var builtinTrie = &trie{
 		15646, 15647, 15648, 20821, 20927, 22633, 19696, 19697, 2474, 26335, 6023, 165, 17394, 17577, 18428, 165, 23467, 25996, 26055, 26056,
 		26057, 26058, 26059, 26335, 6023, 617, 618, 6023, 6258, 6683, 6684, 6685, 6686, 6687, 6688, 6702, 6703, 6704, 6705, 6728,
 		6729, 6730, 6731, 14013, 14371, 14378, 14447, 14448, 14449, 14450, 14451, 14009, 17193, 17320, 17321, 17322, 23467, 25996, 26055, 26056,
-		26057, 26058, 26059, 26060, 26069, 26070, 26071, 29163, 26302, 29306, 29307, 20821, 20927, 20959, 20960, 20961, 20962, 31479, 0, 14009,
-		14010, 14011, 14012, 29067, 11614, 11615, 0, 30062, 30072, 30382, 30383, 30384, 30385, 30386, 30387, 30388, 20927, 6023, 0, 759,
-		1713, 1714, 1715, 1716, 29306, 19435, 20822, 1727, 1740, 0, 20617, 20618, 20656, 20657, 20658, 20927, 6023, 20821, 31382, 180,
+		26057, 26058, 26059, 26060, 26069, 26070, 26071, 29163, 26302, 29306, 29307, 20821, 20927, 20959, 20960, 20961, 20962, 31503, 0, 14009,
+		14010, 14011, 14012, 29067, 11614, 11615, 0, 30086, 30096, 30406, 30407, 30408, 30409, 30410, 30411, 30412, 20927, 6023, 0, 759,
+		1713, 1714, 1715, 1716, 29306, 19435, 20822, 1727, 1740, 0, 20617, 20618, 20656, 20657, 20658, 20927, 6023, 20821, 31406, 180,
 		184, 6258, 6298, 6299, 6302, 6303, 6304, 617, 618, 14009, 16999, 17026, 17073, 17074, 17075, 17076, 17077, 19236, 19435, 0,
-		2857, 2858, 2926, 2927, 3067, 25720, 25864, 25865, 25875, 25876, 25877, 11495, 31382, 31479, 31480, 0, 14009, 6023, 2857, 0,
+		2857, 2858, 2926, 2927, 3067, 25720, 25864, 25865, 25875, 25876, 25877, 11495, 31406, 31503, 31504, 0, 14009, 6023, 2857, 0,
 		19633, 20372, 20411, 19366, 19367, 19738, 19871, 29067, 8387, 9071, 0, 0, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051,
 		21052, 21053, 21590, 26711, 28990, 20927, 20928, 1407, 0, 13479, 13535, 13598, 13599, 13600, 13250, 13251, 9154, 9155, 9156, 9157,
 		9158, 9173, 9174, 198, 25996, 25997, 25998, 25999, 26020, 0, 0, 11495, 11766, 12166, 12167, 12168, 12169, 12170, 12171, 12402,
-		12403, 12404, 12405, 12406, 12407, 12408, 12409, 12410, 21053, 21054, 21055, 21056, 21057, 21058, 21059, 21060, 30062, 2857, 14009, 16999,
+		12403, 12404, 12405, 12406, 12407, 12408, 12409, 12410, 21053, 21054, 21055, 21056, 21057, 21058, 21059, 21060, 30086, 2857, 14009, 16999,
 		17026, 17073, 17074, 19236, 19239, 19240, 20617, 20618, 20656, 20657, 20658, 20659, 20675, 20676, 20677, 20678, 20683, 20684, 20685, 20686,
 		13249, 26302, 26335, 9013, 0, 9782, 9783, 9784, 9785, 9786, 9787, 9788, 9812, 9813, 9814, 759, 2651, 2654, 2655, 2663,
 		2664, 2665, 2666, 2667, 2668, 2669, 2670, 9815, 6801, 6866, 6867, 6868, 6869, 6870, 6871, 19633, 19633, 20168, 19435, 26302,
-		0, 23467, 25720, 25721, 25722, 25723, 25724, 25725, 25726, 26302, 29161, 29162, 0, 30802, 20896, 20897, 30819, 25260, 25502, 25503,
+		0, 23467, 25720, 25721, 25722, 25723, 25724, 25725, 25726, 26302, 29161, 29162, 0, 30826, 20896, 20897, 30843, 25260, 25502, 25503,
 		26302, 26335, 6023, 0, 2857, 3911, 4001, 4002, 4003, 4004, 0, 759, 2474, 2475, 2476, 2477, 13440, 23467, 23467, 25260,
-		25261, 25281, 25282, 25335, 12475, 8804, 6023, 6258, 6023, 19914, 4219, 11495, 19236, 19464, 30819, 23468, 4219, 4998, 5097, 5467,
+		25261, 25281, 25282, 25335, 12475, 8804, 6023, 6258, 6023, 19914, 4219, 11495, 19236, 19464, 30843, 23468, 4219, 4998, 5097, 5467,
 		5522, 5523, 5524, 23469, 8038, 8039, 8040, 8041, 8042, 8043, 8147, 8148, 8149, 8150, 8177, 8178, 8179, 8180, 8181, 8182,
-		8183, 8184, 8185, 8186, 8187, 8188, 8189, 8190, 8191, 8192, 8193, 8194, 8195, 8196, 8197, 32493, 17394, 26302, 26303, 32433,
+		8183, 8184, 8185, 8186, 8187, 8188, 8189, 8190, 8191, 8192, 8193, 8194, 8195, 8196, 8197, 32517, 17394, 26302, 26303, 32457,
 		0, 8387, 9013, 9014, 9015, 9016, 0, 11495, 11766, 11767, 19633, 19634, 19635, 19636, 19637, 19638, 19639, 19640, 19641, 23467,
-		23468, 19236, 19435, 0, 759, 2388, 10273, 30062, 14009, 15678, 8804, 26302, 23467, 9017, 9018, 8387, 8488, 8742, 8743, 8744,
+		23468, 19236, 19435, 0, 759, 2388, 10273, 30086, 14009, 15678, 8804, 26302, 23467, 9017, 9018, 8387, 8488, 8742, 8743, 8744,
 		8745, 8746, 8488, 8489, 8490, 8491, 8492, 8493, 8536, 8537, 8538, 8539, 8540, 8541, 23467, 25720, 26335, 26336, 0, 4219,
 		4998, 5097, 5104, 5105, 5106, 0, 8387, 9013, 9014, 9015, 9016, 8387, 9013, 9014, 9015, 9016, 11495, 11766, 11867, 11868,
-		11869, 11870, 11871, 11872, 11873, 29161, 32493, 0, 4219, 4998, 5097, 5104, 5105, 5106, 5107, 5108, 20927, 6023, 17394, 17577,
+		11869, 11870, 11871, 11872, 11873, 29161, 32517, 0, 4219, 4998, 5097, 5104, 5105, 5106, 5107, 5108, 20927, 6023, 17394, 17577,
 		18428, 18429, 18430, 18530, 18531, 18532, 18533, 18534, 18598, 18599, 18600, 18601, 17394, 17462, 17501, 17502, 17503, 17504, 17505, 17506,
 		14009, 15678, 15679, 15680, 15681, 15682, 15683, 16970, 19633, 20372, 20411, 20412, 3549, 8387, 8488, 23467, 25720, 25864, 25865, 25866,
 		25867, 25868, 0, 759, 11495, 11614, 11615, 11616, 0, 13479, 13535, 13598, 13599, 13600, 26335, 0, 6023, 8038, 0, 14009,
 		15678, 15679, 15680, 15681, 15682, 15683, 15684, 759, 2474, 2475, 26335, 8484, 11766, 12030, 12037, 8387, 8488, 8742, 20168, 19435,
-		20822, 2388, 11495, 11614, 32493, 0, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 3625, 3690, 3745, 3746, 19236, 19464, 19469,
+		20822, 2388, 11495, 11614, 32517, 0, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 3625, 3690, 3745, 3746, 19236, 19464, 19469,
 		19470, 19509, 19510, 19511, 19512, 19513, 19514, 6023, 6258, 6268, 6269, 6270, 6271, 6272, 6273, 6274, 6275, 6276, 6277, 6278,
-		6279, 6280, 6281, 8269, 8270, 17462, 9154, 9732, 9733, 9734, 9735, 9736, 9737, 9738, 31382, 19236, 13479, 30062, 14009, 15678,
-		0, 19236, 19435, 0, 30062, 30819, 30820, 30880, 30881, 30883, 30884, 30885, 30886, 30887, 30888, 30889, 30890, 30891, 30892, 11495,
-		11766, 11800, 11801, 11802, 11803, 11804, 11805, 13479, 13692, 13693, 13792, 13793, 13794, 32493, 0, 6023, 7123, 7124, 7125, 7157,
-		7158, 7159, 7160, 7161, 9782, 9783, 9784, 9785, 30062, 30802, 20927, 8387, 9013, 9014, 9015, 9016, 0, 11495, 11766, 11767,
+		6279, 6280, 6281, 8269, 8270, 17462, 9154, 9732, 9733, 9734, 9735, 9736, 9737, 9738, 31406, 19236, 13479, 30086, 14009, 15678,
+		0, 19236, 19435, 0, 30086, 30843, 30844, 30904, 30905, 30907, 30908, 30909, 30910, 30911, 30912, 30913, 30914, 30915, 30916, 11495,
+		11766, 11800, 11801, 11802, 11803, 11804, 11805, 13479, 13692, 13693, 13792, 13793, 13794, 32517, 0, 6023, 7123, 7124, 7125, 7157,
+		7158, 7159, 7160, 7161, 9782, 9783, 9784, 9785, 30086, 30826, 20927, 8387, 9013, 9014, 9015, 9016, 0, 11495, 11766, 11767,
 		759, 2651, 2654, 2827, 2828, 2829, 2830, 2831, 2832, 2833, 2834, 2835, 2836, 2837, 2838, 2839, 2840, 2841, 2842, 2843,
-		2844, 2845, 2846, 29067, 19236, 19239, 31665, 32175, 11068, 11614, 8387, 0, 8387, 9154, 9655, 9656, 9657, 9658, 31363, 11766,
-		10273, 0, 20617, 14009, 14010, 14011, 14012, 165, 9782, 10107, 10108, 10135, 10136, 10137, 10138, 9782, 9783, 9784, 9785, 30062,
-		30802, 20927, 0, 11495, 11766, 11767, 13479, 13495, 13496, 13497, 13498, 13479, 13692, 13865, 13866, 30062, 19633, 14009, 17381, 17382,
-		13479, 13692, 13865, 13866, 30062, 19633, 11768, 11769, 11770, 11771, 11772, 20821, 20927, 22837, 22846, 22847, 30062, 31362, 31363, 19236,
-		19239, 9929, 9930, 9931, 9932, 31665, 32376, 32377, 32378, 32379, 32380, 8387, 9013, 9014, 9015, 9016, 13479, 13692, 13693, 13694,
-		13695, 13696, 13776, 20372, 20411, 20412, 3549, 8387, 8488, 13792, 13793, 13794, 13865, 13866, 30062, 19633, 0, 9782, 9783, 9784,
-		9785, 30062, 30802, 20927, 23467, 23531, 24273, 24274, 24275, 24276, 24277, 24402, 24403, 24404, 24405, 24406, 180, 0, 19633, 19923,
-		19924, 19925, 19926, 19927, 19928, 20075, 20076, 20077, 20078, 20079, 20080, 20081, 20082, 20083, 20084, 29961, 29962, 29963, 29964, 29965,
-		0, 759, 2474, 2475, 29856, 0, 599, 180, 0, 19633, 20372, 32433, 352, 0, 17394, 17462, 9154, 9762, 26711, 11091,
+		2844, 2845, 2846, 29067, 19236, 19239, 31689, 32199, 11068, 11614, 8387, 0, 8387, 9154, 9655, 9656, 9657, 9658, 31387, 11766,
+		10273, 0, 20617, 14009, 14010, 14011, 14012, 165, 9782, 10107, 10108, 10135, 10136, 10137, 10138, 9782, 9783, 9784, 9785, 30086,
+		30826, 20927, 0, 11495, 11766, 11767, 13479, 13495, 13496, 13497, 13498, 13479, 13692, 13865, 13866, 30086, 19633, 14009, 17381, 17382,
+		13479, 13692, 13865, 13866, 30086, 19633, 11768, 11769, 11770, 11771, 11772, 20821, 20927, 22837, 22846, 22847, 30086, 31386, 31387, 19236,
+		19239, 9929, 9930, 9931, 9932, 31689, 32400, 32401, 32402, 32403, 32404, 8387, 9013, 9014, 9015, 9016, 13479, 13692, 13693, 13694,
+		13695, 13696, 13776, 20372, 20411, 20412, 3549, 8387, 8488, 13792, 13793, 13794, 13865, 13866, 30086, 19633, 0, 9782, 9783, 9784,
+		9785, 30086, 30826, 20927, 23467, 23531, 24273, 24274, 24275, 24276, 24277, 24402, 24403, 24404, 24405, 24406, 180, 0, 19633, 19923,
+		19924, 19925, 19926, 19927, 19928, 20075, 20076, 20077, 20078, 20079, 20080, 20081, 20082, 20083, 20084, 29985, 29986, 29987, 29988, 29989,
+		0, 759, 2474, 2475, 29856, 0, 599, 180, 0, 19633, 20372, 32457, 352, 0, 17394, 17462, 9154, 9762, 26711, 11091,
 		11092, 617, 26155, 26214, 26215, 26216, 26217, 26218, 26288, 26289, 26290, 26291, 26292, 26293, 26294, 8804, 17396, 2120, 2289, 26303,
-		2474, 2475, 29856, 29913, 11575, 4085, 4093, 31363, 19236, 19239, 0, 0, 20821, 20927, 22364, 22365, 22411, 22412, 22413, 22414,
+		2474, 2475, 29856, 29937, 11575, 4085, 4093, 31387, 19236, 19239, 0, 0, 20821, 20927, 22364, 22365, 22411, 22412, 22413, 22414,
 		22415, 22416, 22417, 22418, 22419, 22420, 22421, 22422, 22423, 22424, 22425, 10357, 10358, 2474, 0, 6023, 7460, 7737, 7738, 7739,
-		7740, 7741, 7774, 7775, 17394, 0, 26302, 0, 11495, 11766, 11767, 14009, 32493, 0, 13479, 13535, 13635, 13636, 0, 19236,
-		19237, 0, 759, 1776, 1852, 13692, 13995, 31819, 6023, 0, 20821, 20905, 20906, 20915, 26711, 11091, 11129, 11130, 11419, 7916,
-		19435, 0, 30062, 30819, 30820, 30880, 30881, 31006, 31013, 17394, 0, 26302, 0, 11495, 11766, 11767, 14009, 32493, 0, 13479,
-		13535, 13635, 13636, 0, 19236, 19237, 0, 759, 1776, 1852, 13692, 13995, 31819, 6023, 0, 20821, 20905, 20906, 20915, 26711,
+		7740, 7741, 7774, 7775, 17394, 0, 26302, 0, 11495, 11766, 11767, 14009, 32517, 0, 13479, 13535, 13635, 13636, 0, 19236,
+		19237, 0, 759, 1776, 1852, 13692, 13995, 31843, 6023, 0, 20821, 20905, 20906, 20915, 26711, 11091, 11129, 11130, 11419, 7916,
+		19435, 0, 30086, 30843, 30844, 30904, 30905, 31030, 31037, 17394, 0, 26302, 0, 11495, 11766, 11767, 14009, 32517, 0, 13479,
+		13535, 13635, 13636, 0, 19236, 19237, 0, 759, 1776, 1852, 13692, 13995, 31843, 6023, 0, 20821, 20905, 20906, 20915, 26711,
 		11091, 11129, 11130, 11419, 10845, 0, 759, 795, 796, 925, 926, 927, 928, 929, 1227, 1228, 1229, 1230, 1231, 1232,
 		1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 4219, 4998, 5097,
 		5467, 5522, 5523, 5524, 5525, 19236, 19237, 0, 26302, 26711, 28005, 28006, 28007, 28253, 28294, 28295, 28296, 28297, 28298, 28299,
 		28300, 16391, 16426, 16427, 16428, 8387, 6023, 0, 13479, 13535, 13536, 13537, 0, 23467, 25260, 25261, 25281, 19435, 20821, 20927,
 		22837, 23023, 23024, 23025, 23026, 6801, 11766, 10273, 0, 9782, 10107, 10108, 10135, 10136, 10137, 10138, 0, 6023, 7123, 7124,
-		7125, 7157, 8804, 26302, 29856, 29953, 29954, 6023, 7460, 7461, 7462, 7463, 7464, 7465, 7466, 7467, 7669, 20168, 11495, 11766,
+		7125, 7157, 8804, 26302, 29856, 29977, 29978, 6023, 7460, 7461, 7462, 7463, 7464, 7465, 7466, 7467, 7669, 20168, 11495, 11766,
 		12030, 0, 26302, 29306, 29307, 26302, 26711, 26804, 26805, 27755, 27756, 27757, 27758, 27759, 27760, 27761, 27762, 24156, 24157, 6023,
 		7460, 7737, 7738, 7739, 7740, 8387, 8488, 8489, 8490, 8491, 8492, 8493, 8494, 8495, 8496, 8497, 8498, 8499, 8500, 8501,
 		8502, 8503, 8504, 8505, 8506, 8507, 8508, 8509, 8510, 8511, 8512, 8513, 8514, 8515, 8516, 8517, 8518, 8519, 8520, 8521,
 		8522, 8523, 8524, 6023, 7460, 7461, 7462, 7463, 7464, 7465, 7466, 7467, 7497, 7498, 7499, 7500, 7501, 8536, 8537, 8538,
-		8539, 8540, 8541, 8542, 1555, 30819, 30820, 30861, 30862, 26302, 29306, 29307, 29308, 23531, 23545, 23546, 23547, 32493, 32559, 32560,
-		32877, 32878, 33211, 33212, 33213, 33214, 33215, 33216, 33217, 33218, 16323, 16324, 16325, 12782, 12783, 12798, 12799, 19141, 19142, 19143,
+		8539, 8540, 8541, 8542, 1555, 30843, 30844, 30885, 30886, 26302, 29306, 29307, 29308, 23531, 23545, 23546, 23547, 32517, 32583, 32584,
+		32901, 32902, 33235, 33236, 33237, 33238, 33239, 33240, 33241, 33242, 16323, 16324, 16325, 12782, 12783, 12798, 12799, 19141, 19142, 19143,
 		19144, 19145, 19146, 19147, 19148, 19149, 19150, 19151, 19152, 19153, 19154, 19155, 19156, 19157, 19158, 19159, 19160, 19161, 19162, 19163,
 		19164, 14284, 14285, 14286, 14287, 14288, 14289, 14290, 14291, 16916, 16917, 16918, 16919, 23469, 6258, 26302, 26335, 4219, 26302, 26335,
-		6023, 0, 759, 2417, 2418, 23467, 25260, 25261, 25281, 9782, 10107, 13479, 13479, 13692, 13995, 32227, 11766, 10273, 0, 20821,
-		20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 21638, 23468, 31665, 31666, 31688, 31689, 30062, 30072, 30382, 30383, 30384, 30385,
-		30386, 30387, 30388, 30389, 30390, 30391, 30392, 11495, 11766, 11867, 11868, 11869, 11870, 11871, 11872, 11873, 11874, 10357, 11091, 11129,
-		11130, 11397, 11398, 11399, 11400, 11401, 30062, 30819, 30820, 30861, 30862, 9782, 10107, 10108, 0, 11495, 11766, 11827, 11828, 4001,
-		4002, 30382, 23467, 12475, 12476, 12477, 12478, 12479, 12480, 12481, 12482, 12483, 1413, 23467, 23531, 23545, 23546, 24113, 24114, 24115,
+		6023, 0, 759, 2417, 2418, 23467, 25260, 25261, 25281, 9782, 10107, 13479, 13479, 13692, 13995, 32251, 11766, 10273, 0, 20821,
+		20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 21638, 23468, 31689, 31690, 31712, 31713, 30086, 30096, 30406, 30407, 30408, 30409,
+		30410, 30411, 30412, 30413, 30414, 30415, 30416, 11495, 11766, 11867, 11868, 11869, 11870, 11871, 11872, 11873, 11874, 10357, 11091, 11129,
+		11130, 11397, 11398, 11399, 11400, 11401, 30086, 30843, 30844, 30885, 30886, 9782, 10107, 10108, 0, 11495, 11766, 11827, 11828, 4001,
+		4002, 30406, 23467, 12475, 12476, 12477, 12478, 12479, 12480, 12481, 12482, 12483, 1413, 23467, 23531, 23545, 23546, 24113, 24114, 24115,
 		24116, 24225, 24226, 24227, 24228, 24229, 28253, 28294, 28295, 28296, 28297, 28298, 28299, 28300, 15807, 7460, 7461, 7462, 7463, 7464,
 		7465, 7466, 7467, 7509, 7510, 7511, 7512, 7513, 7514, 7515, 7516, 7517, 7518, 7519, 7520, 7521, 7522, 7523, 7524, 7525,
 		20583, 20584, 20585, 20586, 20587, 20588, 14009, 14010, 14011, 14012, 14013, 14039, 14040, 5626, 5627, 5628, 5629, 5630, 5631, 5632,
@@ -24208,17 +24346,17 @@ var builtinTrie = &trie{
 		26805, 27659, 27660, 27661, 27662, 27663, 27664, 27665, 27666, 27667, 27668, 2857, 3230, 3231, 3232, 3233, 3234, 3235, 3236, 3237,
 		3238, 3239, 3240, 26939, 26940, 26941, 26942, 26943, 26944, 7741, 7774, 7775, 7776, 7777, 7778, 7779, 7780, 7781, 7782, 7783,
 		7784, 7785, 7786, 7787, 7788, 7789, 14371, 14378, 14447, 14448, 14449, 14450, 14451, 24387, 6258, 26302, 26335, 4219, 26302, 26335,
-		6023, 0, 32493, 32559, 32560, 32877, 32878, 33211, 33212, 33213, 33214, 33215, 33216, 33217, 33218, 33219, 33220, 33221, 33222, 33223,
-		33224, 33225, 33226, 33227, 33228, 33229, 33230, 33231, 33232, 33233, 33234, 33235, 33236, 33237, 33238, 33239, 33240, 33241, 33242, 33243,
-		33244, 33245, 33246, 33247, 33248, 33249, 33250, 33251, 33252, 180, 15678, 15679, 15680, 15681, 15682, 15683, 15684, 15823, 15834, 9655,
+		6023, 0, 32517, 32583, 32584, 32901, 32902, 33235, 33236, 33237, 33238, 33239, 33240, 33241, 33242, 33243, 33244, 33245, 33246, 33247,
+		33248, 33249, 33250, 33251, 33252, 33253, 33254, 33255, 33256, 33257, 33258, 33259, 33260, 33261, 33262, 33263, 33264, 33265, 33266, 33267,
+		33268, 33269, 33270, 33271, 33272, 33273, 33274, 33275, 33276, 180, 15678, 15679, 15680, 15681, 15682, 15683, 15684, 15823, 15834, 9655,
 		8387, 6023, 6258, 6023, 0, 26302, 26711, 26804, 26805, 27226, 27227, 15464, 15524, 15525, 15526, 15527, 15528, 15606, 24605, 24624,
 		24625, 24626, 26302, 26711, 26804, 26805, 27815, 27816, 27817, 27818, 27819, 759, 795, 796, 797, 798, 799, 800, 16200, 16201,
 		16202, 16203, 10443, 10444, 10445, 10446, 10447, 10496, 10497, 21799, 21800, 21801, 21802, 21848, 21849, 21850, 21892, 21955, 21956, 2857,
 		2858, 3193, 3194, 3195, 6023, 6258, 6268, 6269, 8804, 23467, 23531, 23467, 25260, 25261, 25281, 25282, 9782, 9929, 9930, 10062,
 		10063, 10064, 11495, 11766, 10273, 0, 8387, 8804, 10273, 10288, 11766, 17462, 16916, 16917, 16918, 16919, 16920, 16921, 16922, 16923,
 		16924, 16925, 16926, 16927, 16928, 21892, 21893, 21894, 21895, 21896, 21897, 21898, 21899, 11495, 13249, 13250, 4219, 4998, 5097, 5467,
-		5468, 5471, 5472, 5473, 5474, 19633, 20372, 20411, 20470, 20471, 20472, 20473, 20474, 20475, 20476, 20477, 31382, 31606, 31616, 31617,
-		31618, 31619, 19236, 19435, 0, 23467, 25260, 25261, 25281, 25282, 25290, 25295, 25296, 25297, 25298, 25299, 25300, 21955, 21956, 19236,
+		5468, 5471, 5472, 5473, 5474, 19633, 20372, 20411, 20470, 20471, 20472, 20473, 20474, 20475, 20476, 20477, 31406, 31630, 31640, 31641,
+		31642, 31643, 19236, 19435, 0, 23467, 25260, 25261, 25281, 25282, 25290, 25295, 25296, 25297, 25298, 25299, 25300, 21955, 21956, 19236,
 		19435, 19436, 19437, 19438, 19439, 19440, 19441, 19442, 19443, 19444, 19445, 19446, 19447, 19448, 19449, 19450, 19451, 19452, 22171, 22172,
 		22173, 22174, 22175, 22176, 22177, 4219, 4834, 13480, 13484, 25708, 24605, 9782, 9929, 4219, 4220, 2474, 29067, 19236, 19239, 19240,
 		759, 2417, 2418, 2857, 4085, 4086, 4087, 4088, 4089, 4090, 4091, 4092, 17394, 19184, 19211, 19212, 19213, 19214, 19215, 19216,
@@ -24232,8 +24370,8 @@ var builtinTrie = &trie{
 		6830, 6831, 6832, 6833, 6834, 6835, 6836, 6837, 6838, 6839, 6840, 6841, 6842, 6843, 6844, 23467, 23531, 23545, 23546, 24113,
 		24114, 24115, 24116, 24173, 17180, 17181, 0, 23467, 23468, 19633, 20168, 20210, 20211, 20212, 20213, 20214, 20215, 20216, 20217, 20218,
 		20219, 20220, 20221, 20222, 25260, 25531, 25532, 25619, 25620, 25621, 25622, 25623, 25624, 0, 19236, 19237, 0, 26302, 26711, 26804,
-		26805, 27755, 27756, 27757, 27758, 27759, 27760, 27761, 27762, 6023, 7460, 7737, 7738, 7739, 7740, 30062, 30819, 30820, 30880, 30881,
-		32493, 32559, 32560, 32561, 32562, 32563, 32564, 32565, 26302, 29856, 29953, 11495, 11766, 10273, 0, 26302, 29306, 29307, 20821, 20927,
+		26805, 27755, 27756, 27757, 27758, 27759, 27760, 27761, 27762, 6023, 7460, 7737, 7738, 7739, 7740, 30086, 30843, 30844, 30904, 30905,
+		32517, 32583, 32584, 32585, 32586, 32587, 32588, 32589, 26302, 29856, 29977, 11495, 11766, 10273, 0, 26302, 29306, 29307, 20821, 20927,
 		20928, 20929, 20930, 8396, 11495, 12657, 12658, 13117, 13118, 13119, 13120, 13121, 13132, 13133, 13134, 13135, 13136, 0, 23467, 23468,
 		8387, 8488, 8489, 8490, 8491, 8492, 8627, 8628, 8629, 8630, 8631, 8632, 8633, 8634, 8635, 8636, 8637, 8638, 8639, 8640,
 		8641, 8642, 8643, 23467, 25260, 25261, 25262, 25263, 25264, 25265, 25266, 25267, 25268, 25269, 25270, 25271, 25272, 25273, 25274, 25275,
@@ -24248,12 +24386,12 @@ var builtinTrie = &trie{
 		1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1076, 1077, 19633, 20372, 20411, 20545, 26335, 4219, 26302,
 		26335, 6023, 0, 2857, 4154, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1473, 1474, 17578, 17758, 17759, 17760, 17761, 17762,
 		17763, 17764, 759, 795, 796, 797, 798, 799, 800, 801, 802, 14010, 14011, 14012, 12752, 7460, 7737, 7738, 7739, 7740,
-		7976, 7977, 7978, 7979, 7123, 7124, 7125, 31382, 31606, 31607, 31608, 31609, 31610, 31611, 31612, 23468, 20821, 23320, 23321, 23322,
+		7976, 7977, 7978, 7979, 7123, 7124, 7125, 31406, 31630, 31631, 31632, 31633, 31634, 31635, 31636, 23468, 20821, 23320, 23321, 23322,
 		23323, 23324, 23325, 23326, 380, 8387, 8488, 8489, 8490, 8491, 8492, 8493, 8536, 8537, 8538, 8539, 8540, 8541, 8542, 8575,
-		8576, 8577, 31665, 32376, 32383, 32384, 32385, 32386, 32387, 32388, 32389, 32390, 32391, 32392, 32393, 32394, 32395, 32396, 32397, 32398,
-		32399, 32400, 32401, 32402, 32403, 32404, 9782, 10107, 10108, 14009, 0, 19236, 19237, 0, 759, 2474, 2475, 2476, 2477, 2478,
-		2479, 2480, 2481, 2482, 2483, 2519, 2520, 2521, 2522, 2523, 2524, 2525, 2526, 2527, 30062, 30819, 30820, 30861, 30862, 30863,
-		30864, 30865, 30866, 30867, 30868, 30869, 30870, 30871, 30872, 30873, 30874, 30875, 30876, 30877, 30878, 30879, 23468, 19236, 19435, 0,
+		8576, 8577, 31689, 32400, 32407, 32408, 32409, 32410, 32411, 32412, 32413, 32414, 32415, 32416, 32417, 32418, 32419, 32420, 32421, 32422,
+		32423, 32424, 32425, 32426, 32427, 32428, 9782, 10107, 10108, 14009, 0, 19236, 19237, 0, 759, 2474, 2475, 2476, 2477, 2478,
+		2479, 2480, 2481, 2482, 2483, 2519, 2520, 2521, 2522, 2523, 2524, 2525, 2526, 2527, 30086, 30843, 30844, 30885, 30886, 30887,
+		30888, 30889, 30890, 30891, 30892, 30893, 30894, 30895, 30896, 30897, 30898, 30899, 30900, 30901, 30902, 30903, 23468, 19236, 19435, 0,
 		19236, 26302, 26711, 26804, 27977, 0, 14009, 14010, 15354, 15424, 15425, 15426, 15427, 14009, 14010, 14011, 14012, 14013, 10357, 10358,
 		10404, 10405, 10443, 10444, 10445, 10446, 10447, 10496, 20822, 20823, 20824, 20825, 20826, 20827, 20828, 20829, 20830, 26335, 6023, 14740,
 		14741, 14742, 14743, 14928, 14941, 14942, 14943, 14944, 14945, 14946, 14947, 14948, 14949, 14950, 15678, 15679, 15680, 15681, 15682, 15683,
@@ -24261,48 +24399,48 @@ var builtinTrie = &trie{
 		15750, 15751, 15776, 15777, 15778, 15779, 11767, 11495, 11696, 11697, 11698, 11699, 11700, 11701, 11702, 11739, 11740, 11741, 11742, 11743,
 		11744, 11745, 11746, 11747, 11748, 11749, 11750, 11751, 11752, 11753, 11754, 11755, 11756, 11757, 11758, 11759, 11760, 11761, 11762, 11763,
 		11764, 11765, 11766, 12166, 12167, 12168, 12169, 12170, 12171, 12302, 12328, 12329, 12330, 12331, 12332, 12333, 12334, 12335, 12336, 12337,
-		12338, 11782, 26335, 9154, 9762, 0, 26302, 26711, 26712, 26713, 26714, 30062, 30819, 30820, 9071, 23468, 30062, 30072, 30535, 30536,
-		30537, 30538, 30539, 30540, 30541, 30542, 30543, 30544, 30545, 30546, 30547, 30548, 30549, 30550, 30551, 30552, 30553, 30554, 30555, 30556,
-		30557, 30558, 30559, 16200, 16201, 16202, 16203, 10443, 10444, 10445, 10446, 10447, 10475, 6023, 6258, 6588, 26302, 29067, 9782, 9929,
+		12338, 11782, 26335, 9154, 9762, 0, 26302, 26711, 26712, 26713, 26714, 30086, 30843, 30844, 9071, 23468, 30086, 30096, 30559, 30560,
+		30561, 30562, 30563, 30564, 30565, 30566, 30567, 30568, 30569, 30570, 30571, 30572, 30573, 30574, 30575, 30576, 30577, 30578, 30579, 30580,
+		30581, 30582, 30583, 16200, 16201, 16202, 16203, 10443, 10444, 10445, 10446, 10447, 10475, 6023, 6258, 6588, 26302, 29067, 9782, 9929,
 		8387, 6023, 0, 759, 2417, 2418, 23467, 25260, 25261, 25281, 10476, 10477, 10478, 10479, 10480, 10481, 10482, 10483, 10484, 10485,
 		10486, 10487, 10488, 10489, 10490, 10491, 10492, 10493, 10494, 10495, 10507, 23520, 23524, 23525, 23526, 23527, 23528, 23529, 23530, 2418,
-		23467, 25260, 25261, 25281, 25282, 31665, 32227, 32265, 32266, 0, 759, 760, 761, 20372, 20411, 20412, 20413, 20414, 3530, 11614,
-		13535, 13249, 30013, 16323, 16324, 16325, 16365, 13535, 13536, 13537, 13538, 13539, 13540, 13582, 13583, 13584, 13585, 13586, 13587, 13588,
+		23467, 25260, 25261, 25281, 25282, 31689, 32251, 32289, 32290, 0, 759, 760, 761, 20372, 20411, 20412, 20413, 20414, 3530, 11614,
+		13535, 13249, 30037, 16323, 16324, 16325, 16365, 13535, 13536, 13537, 13538, 13539, 13540, 13582, 13583, 13584, 13585, 13586, 13587, 13588,
 		13589, 13590, 13591, 13592, 13593, 13594, 13595, 13596, 13597, 12782, 12783, 12798, 12799, 13099, 13100, 13101, 13102, 13103, 13104, 13105,
 		13106, 13107, 13108, 13109, 13110, 13111, 13112, 13113, 13114, 13115, 13116, 16786, 23520, 23524, 23525, 23526, 23527, 16916, 16917, 16918,
-		16919, 31728, 31729, 31730, 31731, 31732, 31733, 31734, 31735, 31736, 3691, 3692, 3693, 3694, 3695, 3696, 3697, 3698, 3699, 3700,
+		16919, 31752, 31753, 31754, 31755, 31756, 31757, 31758, 31759, 31760, 3691, 3692, 3693, 3694, 3695, 3696, 3697, 3698, 3699, 3700,
 		3701, 3702, 3703, 3704, 3705, 3706, 3707, 3708, 3709, 3710, 3711, 3712, 3713, 3714, 3715, 3716, 3717, 3718, 3719, 3720,
 		3721, 3722, 3723, 3724, 3725, 3726, 3727, 3728, 3729, 4219, 4834, 13480, 13484, 25708, 24605, 9782, 9929, 8387, 6023, 0,
 		759, 2417, 2418, 23467, 25260, 25261, 25281, 16920, 16921, 16922, 16923, 16924, 16925, 16926, 16927, 16928, 21892, 21955, 21956, 22162,
 		22163, 22164, 21652, 21653, 21654, 21655, 21656, 21657, 21658, 21659, 21660, 21661, 21662, 21663, 21664, 21665, 21666, 21667, 21668, 21669,
 		21670, 21671, 21672, 21673, 21674, 21675, 19240, 23467, 26155, 26214, 26215, 26216, 26217, 13149, 13150, 13151, 21047, 21048, 21049, 21050,
-		21051, 21052, 21053, 21341, 21342, 21343, 12760, 12761, 12762, 14009, 32493, 0, 2857, 2858, 2926, 3124, 3130, 3131, 3132, 3133,
+		21051, 21052, 21053, 21341, 21342, 21343, 12760, 12761, 12762, 14009, 32517, 0, 2857, 2858, 2926, 3124, 3130, 3131, 3132, 3133,
 		3134, 3135, 3136, 3137, 3138, 3139, 29307, 13479, 13535, 13635, 13636, 21344, 21345, 21346, 21347, 18984, 18985, 18986, 18987, 18988,
 		18989, 18990, 18991, 18992, 18993, 18994, 18995, 18996, 18997, 18998, 18999, 19000, 29307, 13479, 13535, 13635, 13636, 23385, 23386, 23387,
 		26335, 0, 20821, 20927, 22641, 22642, 22829, 22830, 22831, 22832, 22833, 8387, 8804, 8805, 8886, 8887, 8888, 8889, 8890, 8891,
 		8892, 8893, 19, 26302, 29161, 29162, 0, 10357, 11068, 11069, 11070, 165, 23467, 25720, 29856, 20927, 8804, 10273, 26302, 26711,
-		0, 4219, 11495, 12475, 19907, 10845, 9013, 23467, 22834, 22835, 22836, 29163, 31382, 31479, 31480, 23467, 24605, 19236, 19239, 19240,
+		0, 4219, 11495, 12475, 19907, 10845, 9013, 23467, 22834, 22835, 22836, 29163, 31406, 31503, 31504, 23467, 24605, 19236, 19239, 19240,
 		0, 180, 0, 0, 19236, 19435, 0, 10273, 10305, 10324, 20928, 2474, 26335, 9013, 23467, 23531, 24273, 24274, 24275, 24276,
 		24277, 24387, 7460, 7461, 7462, 7463, 7464, 7465, 7466, 7467, 7468, 7469, 7470, 7471, 7472, 7473, 7474, 7480, 7481, 7482,
 		7483, 7484, 7493, 7494, 7495, 7496, 25260, 25502, 25503, 26302, 26303, 2474, 29306, 19435, 0, 6023, 7460, 7461, 7462, 7463,
 		7464, 7465, 7466, 7467, 7497, 7498, 7499, 7500, 7501, 26155, 26214, 26215, 26216, 26217, 26218, 26236, 12657, 12658, 12782, 12783,
 		12798, 12799, 18822, 18823, 18831, 18832, 18833, 18834, 18835, 18836, 18837, 18838, 18839, 18840, 18841, 18842, 18843, 18844, 18845, 18846,
-		18847, 22412, 14009, 14010, 14011, 14012, 31665, 32227, 32228, 32229, 32230, 17394, 17577, 18428, 18429, 18430, 18530, 18531, 18532, 18533,
+		18847, 22412, 14009, 14010, 14011, 14012, 31689, 32251, 32252, 32253, 32254, 17394, 17577, 18428, 18429, 18430, 18530, 18531, 18532, 18533,
 		18534, 18535, 18536, 15678, 15679, 15680, 15681, 15682, 15683, 16970, 16971, 16972, 16973, 16974, 16975, 10156, 23467, 23531, 24273, 24274,
-		24275, 24276, 23467, 211, 6023, 6258, 31382, 31606, 4219, 4624, 9071, 23468, 31665, 32227, 32265, 32266, 0, 17394, 17577, 17578,
-		18009, 18010, 18028, 18029, 18030, 18031, 18032, 23258, 23266, 23267, 23268, 13218, 30819, 30820, 30880, 30881, 30893, 30894, 30895, 30896,
-		30928, 30929, 30930, 30931, 10357, 10358, 10783, 10784, 10785, 10786, 20821, 23385, 26302, 26302, 29161, 8387, 6023, 13535, 13601, 10273,
-		0, 9782, 9783, 9784, 9785, 30062, 30802, 20927, 617, 618, 6023, 6024, 6029, 6030, 6031, 6032, 14009, 15678, 15679, 15680,
+		24275, 24276, 23467, 211, 6023, 6258, 31406, 31630, 4219, 4624, 9071, 23468, 31689, 32251, 32289, 32290, 0, 17394, 17577, 17578,
+		18009, 18010, 18028, 18029, 18030, 18031, 18032, 23258, 23266, 23267, 23268, 13218, 30843, 30844, 30904, 30905, 30917, 30918, 30919, 30920,
+		30952, 30953, 30954, 30955, 10357, 10358, 10783, 10784, 10785, 10786, 20821, 23385, 26302, 26302, 29161, 8387, 6023, 13535, 13601, 10273,
+		0, 9782, 9783, 9784, 9785, 30086, 30826, 20927, 617, 618, 6023, 6024, 6029, 6030, 6031, 6032, 14009, 15678, 15679, 15680,
 		15681, 15682, 15683, 15684, 20617, 20618, 20656, 20657, 20658, 20659, 20675, 20676, 20677, 20678, 20683, 20684, 20685, 20686, 14009, 14010,
 		15464, 15524, 15525, 15526, 15527, 15528, 15606, 15607, 15608, 15609, 15610, 15611, 15612, 15613, 15614, 15615, 15616, 15617, 15618, 15619,
 		15620, 15621, 15622, 15623, 15624, 15625, 15626, 11495, 11696, 15678, 0, 19236, 19464, 19574, 8388, 19236, 19464, 19574, 6023, 0,
 		19236, 19464, 19574, 19236, 19464, 19574, 19575, 165, 166, 4219, 4834, 4981, 4982, 24605, 11766, 10273, 0, 4219, 4998, 5097,
-		5170, 5171, 5172, 5173, 5174, 5175, 5176, 31665, 31666, 11495, 13249, 29067, 11766, 10273, 0, 9782, 10107, 10108, 0, 11495,
-		11766, 19633, 20589, 31362, 32175, 11068, 11614, 8387, 0, 19633, 19696, 19738, 23320, 10107, 10108, 14009, 16999, 11766, 10273, 0,
+		5170, 5171, 5172, 5173, 5174, 5175, 5176, 31689, 31690, 11495, 13249, 29067, 11766, 10273, 0, 9782, 10107, 10108, 0, 11495,
+		11766, 19633, 20589, 31386, 32199, 11068, 11614, 8387, 0, 19633, 19696, 19738, 23320, 10107, 10108, 14009, 16999, 11766, 10273, 0,
 		23467, 23531, 8393, 2388, 2389, 2390, 0, 19236, 19239, 19240, 13479, 13495, 13496, 13497, 13498, 23467, 23531, 24273, 24274, 24275,
 		24276, 13479, 23467, 23468, 10357, 10358, 2120, 6023, 23467, 10357, 10358, 13440, 8387, 11495, 12657, 12658, 13149, 13150, 22641, 22642,
 		22829, 22830, 22831, 6023, 17394, 17462, 10273, 10299, 26302, 29067, 759, 2474, 29067, 19236, 19239, 19240, 9782, 9783, 9784, 9785,
-		9786, 9787, 17577, 18428, 18429, 18430, 31382, 31383, 11495, 11614, 13480, 788, 3549, 8387, 20821, 20927, 22641, 22642, 22829, 22830,
+		9786, 9787, 17577, 18428, 18429, 18430, 31406, 31407, 11495, 11614, 13480, 788, 3549, 8387, 20821, 20927, 22641, 22642, 22829, 22830,
 		22831, 6023, 0, 2857, 4085, 4093, 4094, 17394, 17577, 18428, 18429, 19141, 19142, 26055, 26056, 26057, 26058, 26059, 26335, 6023,
 		9782, 10107, 10108, 0, 20821, 20905, 20906, 20915, 20916, 6023, 7460, 7737, 7738, 7739, 7740, 23493, 760, 20821, 20927, 20959,
 		4998, 19435, 20924, 165, 11495, 11766, 12166, 12167, 12168, 12169, 12170, 617, 618, 26302, 26711, 26804, 26805, 26939, 26940, 26941,
@@ -24312,222 +24450,223 @@ var builtinTrie = &trie{
 		14626, 14627, 14628, 14629, 14630, 14631, 10357, 10358, 10404, 10405, 10443, 10444, 10445, 10446, 10447, 10496, 10497, 21799, 21800, 21801,
 		21802, 21848, 21849, 19236, 0, 2857, 3530, 3531, 9782, 9783, 2417, 25720, 13479, 13480, 13481, 13482, 13483, 13692, 13841, 13842,
 		0, 11495, 11766, 11767, 11782, 11783, 11784, 11785, 11786, 11787, 11788, 11789, 11790, 14009, 14010, 15428, 15429, 15430, 0, 20821,
-		20927, 20959, 20960, 20961, 20962, 31479, 6023, 0, 0, 10357, 10845, 10846, 10847, 10848, 10849, 10940, 15431, 15432, 15433, 4219,
+		20927, 20959, 20960, 20961, 20962, 31503, 6023, 0, 0, 10357, 10845, 10846, 10847, 10848, 10849, 10940, 15431, 15432, 15433, 4219,
 		5885, 5898, 5899, 5900, 5901, 5902, 0, 23467, 24641, 24655, 24656, 24657, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174,
 		5175, 5176, 5299, 15434, 15435, 15436, 15437, 15438, 15439, 15440, 15441, 15442, 15443, 15444, 15445, 15446, 15447, 15448, 15449, 15450,
-		15451, 15452, 33173, 33177, 33178, 33179, 180, 8387, 9013, 9014, 9015, 9016, 23467, 23468, 9782, 10153, 10154, 10155, 10156, 32493,
-		32559, 32560, 32877, 32878, 33180, 33181, 10357, 10845, 10846, 10847, 10848, 10849, 10940, 11091, 11092, 20565, 11129, 11130, 11419, 11495,
+		15451, 15452, 33197, 33201, 33202, 33203, 180, 8387, 9013, 9014, 9015, 9016, 23467, 23468, 9782, 10153, 10154, 10155, 10156, 32517,
+		32583, 32584, 32901, 32902, 33204, 33205, 10357, 10845, 10846, 10847, 10848, 10849, 10940, 11091, 11092, 20565, 11129, 11130, 11419, 11495,
 		11766, 12166, 12167, 12168, 12169, 12170, 12171, 12402, 12403, 12404, 12405, 12406, 12407, 12408, 12409, 12410, 21638, 13479, 13692, 13795,
 		10288, 11766, 11767, 759, 2474, 2475, 26335, 26336, 26337, 8743, 23467, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 16970, 16971,
-		19236, 19239, 19240, 19258, 19259, 19260, 19261, 19262, 27756, 24273, 24274, 24275, 24276, 20821, 20927, 20959, 20960, 20961, 20962, 31479,
+		19236, 19239, 19240, 19258, 19259, 19260, 19261, 19262, 27756, 24273, 24274, 24275, 24276, 20821, 20927, 20959, 20960, 20961, 20962, 31503,
 		6023, 617, 618, 10357, 10845, 10846, 10847, 10848, 10849, 10940, 21047, 21048, 21049, 21050, 21051, 21052, 21638, 23468, 9782, 10107,
 		10108, 0, 26302, 26711, 28005, 28006, 28007, 28814, 28815, 23545, 23546, 23559, 23560, 22364, 22365, 22366, 22367, 22368, 22369, 8387,
 		9013, 9014, 9015, 9016, 23467, 22837, 25996, 13479, 26302, 23467, 23468, 20821, 20927, 23147, 23220, 23221, 23222, 23228, 23229, 23230,
-		2857, 4085, 4093, 4094, 17394, 17462, 8387, 6023, 23467, 23468, 26302, 29306, 29307, 2857, 3230, 0, 30062, 30072, 30401, 20617,
+		2857, 4085, 4093, 4094, 17394, 17462, 8387, 6023, 23467, 23468, 26302, 29306, 29307, 2857, 3230, 0, 30086, 30096, 30425, 20617,
 		20618, 20628, 23467, 23531, 9071, 25708, 24605, 19236, 19239, 23467, 23468, 9782, 10153, 10154, 10155, 24605, 11696, 17193, 17194, 17195,
-		26303, 2120, 17462, 19236, 19464, 30819, 24641, 24655, 24656, 24657, 24770, 24771, 9071, 25708, 24605, 19236, 19239, 23467, 23468, 9782,
+		26303, 2120, 17462, 19236, 19464, 30843, 24641, 24655, 24656, 24657, 24770, 24771, 9071, 25708, 24605, 19236, 19239, 23467, 23468, 9782,
 		10107, 10108, 0, 26302, 26711, 28005, 28006, 28007, 10357, 11091, 11129, 11130, 25260, 25261, 25281, 25282, 25290, 25295, 4999, 19633,
-		19923, 13480, 11495, 11766, 12030, 23467, 17171, 23468, 9782, 10153, 10154, 10155, 10156, 32493, 32559, 32560, 32877, 32878, 33180, 33181,
-		30062, 30072, 30073, 30324, 30325, 30326, 30327, 30328, 30329, 30330, 30331, 30332, 30333, 30334, 30335, 30336, 4219, 4998, 4999, 5000,
-		5001, 5002, 5003, 23467, 30560, 30561, 30569, 30570, 30571, 30572, 30573, 30574, 30575, 30576, 30577, 30597, 30598, 30599, 30600, 30601,
-		30602, 30603, 23467, 0, 0, 10273, 10299, 19236, 6023, 2857, 4154, 8387, 31665, 31666, 2120, 2289, 26335, 6023, 0, 14009,
+		19923, 13480, 11495, 11766, 12030, 23467, 17171, 23468, 9782, 10153, 10154, 10155, 10156, 32517, 32583, 32584, 32901, 32902, 33204, 33205,
+		30086, 30096, 30097, 30348, 30349, 30350, 30351, 30352, 30353, 30354, 30355, 30356, 30357, 30358, 30359, 30360, 4219, 4998, 4999, 5000,
+		5001, 5002, 5003, 23467, 30584, 30585, 30593, 30594, 30595, 30596, 30597, 30598, 30599, 30600, 30601, 30621, 30622, 30623, 30624, 30625,
+		30626, 30627, 23467, 0, 0, 10273, 10299, 19236, 6023, 2857, 4154, 8387, 31689, 31690, 2120, 2289, 26335, 6023, 0, 14009,
 		15678, 15679, 15680, 15681, 15682, 15683, 16970, 16971, 10357, 10358, 10783, 10784, 10785, 10817, 10818, 10819, 10820, 10821, 23467, 23531,
 		23545, 26302, 0, 9782, 10153, 10154, 10155, 10156, 26302, 26711, 26804, 26805, 27089, 27090, 27091, 27092, 27093, 27094, 27095, 27096,
-		27097, 27098, 11495, 12475, 12476, 12477, 12478, 12479, 12480, 12481, 12482, 12483, 1413, 759, 788, 3911, 19596, 19597, 17193, 30063,
+		27097, 27098, 11495, 12475, 12476, 12477, 12478, 12479, 12480, 12481, 12482, 12483, 1413, 759, 788, 3911, 19596, 19597, 17193, 30087,
 		10357, 0, 14009, 14010, 14011, 14012, 14013, 14053, 6024, 6223, 26303, 23467, 25260, 25261, 25281, 180, 20821, 20822, 2120, 23467,
 		23493, 795, 26302, 29067, 19236, 19239, 19240, 9782, 9783, 9784, 9785, 9786, 9787, 9788, 23467, 25260, 25261, 25281, 25282, 25359,
-		25390, 25391, 25392, 25393, 25394, 25395, 25396, 16486, 16487, 16488, 16489, 20617, 20618, 20628, 20629, 20630, 6023, 30062, 30072, 30681,
-		24605, 10273, 17394, 17462, 6023, 0, 6023, 23467, 17394, 0, 9782, 10107, 10108, 11495, 10273, 10273, 10274, 9013, 20927, 6023,
-		0, 759, 760, 23467, 25260, 25261, 25281, 25282, 25283, 25284, 25285, 25286, 25287, 23385, 13380, 759, 2120, 19366, 0, 6023,
-		6258, 0, 4219, 4998, 5097, 5170, 5171, 9154, 9715, 19236, 19239, 23467, 0, 32493, 0, 759, 1727, 1728, 1729, 1730,
-		11767, 13479, 13480, 2474, 26335, 9013, 0, 0, 4219, 4834, 4981, 4982, 24605, 11766, 10273, 0, 4219, 4998, 5097, 5170,
-		5171, 5172, 5173, 5174, 5175, 5176, 180, 30062, 30802, 17394, 0, 19236, 19239, 19240, 23467, 24641, 24655, 24656, 24657, 24658,
-		24659, 24660, 24661, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2695, 2696, 2697, 32493, 19633, 19696, 0, 14009, 17381, 617,
-		618, 14009, 14010, 15354, 15355, 15356, 15357, 15358, 15359, 15360, 15361, 15393, 15394, 15395, 15396, 15397, 15398, 15399, 15400, 15401,
-		15402, 15403, 15404, 15405, 15406, 15407, 15408, 15409, 15410, 15411, 15412, 15413, 15414, 15415, 15416, 15417, 15418, 15419, 15420, 15421,
-		15422, 15423, 0, 4219, 4624, 19633, 20372, 20411, 20545, 26335, 4219, 26302, 17394, 17396, 788, 3549, 8387, 0, 26302, 29306,
-		29307, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5467, 5468, 5469, 5470, 0, 13479, 13495, 13496, 13497, 13498, 23467, 23531,
-		24273, 24274, 24275, 24276, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 0, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 15684,
-		759, 1713, 1714, 1715, 1716, 1717, 1718, 17193, 17194, 17195, 17196, 17197, 17198, 17199, 17200, 20821, 20927, 23147, 23148, 29913,
-		8387, 9071, 26302, 26711, 28005, 28006, 28007, 28253, 28294, 28295, 28296, 28297, 28298, 28299, 28300, 28301, 1713, 1714, 1715, 1716,
-		10273, 10274, 26302, 0, 13479, 13692, 13693, 13694, 13695, 13696, 11495, 12657, 25708, 25996, 8387, 9013, 0, 4219, 4624, 4625,
-		4626, 4627, 4628, 4629, 4630, 4631, 4632, 4633, 13479, 13692, 13795, 10288, 11766, 11767, 11495, 11766, 12030, 29306, 29307, 13479,
-		13495, 13496, 13497, 13498, 23467, 23531, 24273, 24274, 24275, 24276, 0, 0, 2857, 2858, 2926, 2927, 2942, 20821, 20927, 6023,
-		6258, 6588, 26302, 29067, 759, 1776, 23467, 19633, 20372, 20411, 20441, 20442, 20443, 20444, 23468, 759, 2120, 2121, 8387, 8488,
-		8489, 8490, 8491, 8492, 8493, 2474, 0, 26302, 26711, 28005, 28006, 28007, 26302, 29067, 29068, 29069, 4219, 4998, 4999, 5000,
-		5001, 5002, 5003, 5097, 5170, 5171, 5172, 5173, 5174, 5175, 5176, 5177, 759, 2474, 0, 26302, 26711, 28005, 28006, 28007,
-		26302, 29067, 29068, 29069, 20821, 20927, 22364, 22365, 22411, 22412, 9782, 10107, 10108, 22837, 22846, 22847, 22848, 22849, 0, 20821,
-		23385, 23386, 23387, 26335, 795, 796, 797, 798, 799, 26303, 788, 3549, 8387, 0, 759, 2474, 2475, 2476, 2477, 2478,
-		2479, 2480, 2481, 2482, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2670, 6023, 0, 8387, 8488, 8489,
-		8490, 8491, 8492, 14246, 14247, 14248, 12782, 12783, 12798, 12799, 12800, 12864, 12865, 12866, 12867, 12868, 12869, 12870, 23467, 23531,
-		23545, 23546, 23559, 23560, 24017, 24018, 17394, 17577, 18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630, 18631, 2857, 3549, 3588,
-		3589, 3590, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 20822, 788, 3549, 8387, 0, 759, 1407, 1408, 1409, 1410, 1411,
-		1412, 11495, 11696, 11697, 19923, 19924, 8488, 8727, 8804, 26302, 26335, 6023, 0, 4219, 4998, 4999, 5000, 5001, 5002, 5003,
-		13440, 17394, 17577, 31665, 17394, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 6023, 7460, 7737, 7738, 7739, 7740, 7741,
-		7889, 7890, 7891, 7892, 8387, 8388, 8389, 8390, 8391, 8392, 14013, 14014, 1407, 1408, 1409, 1410, 1411, 1412, 10357, 11091,
-		11129, 11130, 13479, 13692, 13693, 13694, 13695, 13696, 13776, 19634, 19635, 19657, 30062, 30819, 30820, 30880, 14009, 14010, 14011, 14012,
-		14013, 14053, 14084, 14085, 14086, 14087, 14088, 14740, 14741, 14742, 15267, 15268, 19236, 19435, 0, 11495, 11614, 11615, 11616, 11617,
-		11618, 11619, 11620, 11621, 1776, 1777, 1778, 1779, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 23467, 23531, 23545,
-		23546, 23559, 23560, 23561, 23562, 23563, 23564, 23565, 23566, 23567, 23568, 30062, 30819, 30820, 30880, 17394, 17462, 4219, 4624, 9071,
-		25708, 23493, 2388, 32493, 0, 2857, 2858, 2417, 23531, 0, 352, 0, 8387, 8804, 8805, 8806, 8807, 8839, 8840, 8841,
-		20821, 20927, 20928, 20929, 20930, 10358, 788, 3549, 8387, 20959, 4998, 10273, 17394, 11495, 0, 8387, 6023, 0, 759, 2651,
-		2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2695, 2696, 2697, 2698, 2755, 30013, 30014, 30015, 4219, 4998, 4999,
-		5000, 5001, 5002, 5003, 22837, 22846, 22847, 22848, 31383, 788, 3549, 8387, 0, 20821, 20927, 22364, 22365, 22411, 22412, 10357,
-		11091, 11129, 11130, 11131, 11194, 11195, 11196, 11197, 23385, 23386, 23387, 26303, 788, 3549, 8387, 0, 759, 1407, 1408, 1409,
-		1410, 1411, 1412, 23467, 23531, 23545, 23546, 23559, 23560, 23561, 23562, 23563, 23564, 23565, 23566, 23567, 23568, 26335, 8393, 788,
-		3549, 8387, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 14009, 14010, 14011, 14012, 14013, 14053, 14084, 14085, 14086, 14087,
-		14088, 23467, 24824, 13479, 13535, 4219, 11495, 13249, 26335, 6023, 26302, 29856, 23435, 30819, 25720, 26335, 6023, 0, 11495, 12657,
-		25708, 25996, 8387, 9013, 19184, 30819, 25996, 759, 1776, 0, 20821, 20822, 20823, 20824, 20825, 19236, 19237, 0, 14009, 14010,
-		14011, 14012, 14013, 19236, 19435, 11495, 10273, 10288, 11766, 11800, 2474, 29067, 11766, 10273, 0, 9782, 10153, 10154, 10155, 10156,
-		32493, 32559, 32560, 32877, 32878, 33180, 33181, 30062, 30072, 30681, 30682, 30683, 30684, 30685, 30686, 30687, 30688, 30689, 0, 14009,
-		14010, 14011, 14012, 31382, 31479, 31480, 31481, 31482, 31483, 759, 788, 3549, 8387, 0, 23467, 23531, 23545, 23546, 23559, 23560,
-		24113, 24114, 24115, 24116, 24156, 24157, 32493, 32494, 788, 3549, 8387, 0, 23467, 23531, 23545, 23546, 24113, 24114, 24115, 24116,
-		24156, 24157, 20821, 11495, 11496, 2857, 3549, 3588, 3589, 3590, 3902, 3903, 3904, 3905, 11575, 3549, 13479, 2857, 3549, 23467,
-		23531, 0, 26302, 26711, 26804, 26805, 27755, 24641, 24655, 24656, 24657, 20821, 20927, 22364, 22365, 22411, 22412, 22413, 2474, 0,
-		32493, 32559, 32560, 32877, 32878, 33589, 33590, 33621, 33622, 24413, 24414, 24415, 24416, 24486, 20372, 20411, 19596, 31606, 6023, 6258,
-		9013, 6023, 0, 2857, 4154, 4155, 20821, 20927, 20959, 20960, 8804, 26302, 0, 31382, 31606, 31616, 31617, 31618, 30820, 9071,
-		24273, 0, 19, 4219, 4998, 4999, 19633, 19923, 13480, 11495, 11766, 12030, 23467, 6023, 7460, 7461, 7462, 7463, 7464, 7465,
-		7466, 7467, 7497, 7498, 7499, 7500, 7501, 0, 0, 2857, 4085, 4093, 4094, 31665, 32227, 32228, 32229, 32230, 6023, 6258,
-		6298, 6299, 6302, 6303, 6304, 0, 26302, 29306, 7728, 7729, 7730, 7731, 7732, 7733, 7734, 7735, 7736, 10357, 10358, 10404,
-		10405, 10602, 10603, 10604, 10605, 10606, 10607, 10608, 10609, 10610, 9281, 9282, 9283, 9284, 9285, 0, 0, 2857, 3911, 4001,
-		4002, 4003, 11495, 11766, 10273, 0, 14009, 14010, 14011, 14012, 10669, 10670, 10671, 10672, 10673, 2426, 29306, 29363, 29364, 29393,
-		29394, 29395, 29396, 29397, 29531, 29532, 29533, 29534, 29535, 29536, 29537, 29538, 29539, 29540, 29541, 29542, 29543, 29544, 29545, 29546,
-		29547, 29548, 29549, 29550, 29551, 29552, 11495, 11766, 12166, 12167, 12168, 12169, 12170, 12657, 12658, 13117, 13118, 13119, 13120, 13121,
-		13132, 13133, 13134, 13135, 13136, 19605, 19606, 19607, 19608, 20617, 20618, 20656, 20657, 20658, 13149, 13150, 13151, 13152, 13153, 13154,
-		13155, 13156, 13157, 13158, 13159, 13160, 13161, 13162, 13163, 13207, 13208, 13209, 13210, 13211, 13212, 13213, 13214, 13215, 13216, 13217,
-		26302, 26335, 9013, 14009, 16999, 11766, 11800, 2474, 26335, 6023, 13218, 13219, 30420, 30421, 30422, 30423, 30424, 14009, 14010, 14011,
-		14012, 14740, 14741, 14742, 14743, 14811, 14812, 14813, 14814, 14815, 14816, 9461, 9462, 759, 1776, 1852, 13692, 13995, 31819, 6023,
-		0, 23467, 24605, 24624, 24625, 16999, 17026, 17073, 17074, 17075, 17076, 17077, 10357, 11091, 14009, 15678, 0, 6023, 6801, 20821,
-		20927, 20959, 26302, 29306, 19435, 32493, 17394, 17396, 17397, 17398, 17399, 6023, 7460, 7461, 7462, 7463, 7464, 7465, 7466, 7467,
-		7693, 7694, 21698, 8387, 9013, 0, 26302, 29306, 29307, 759, 760, 31382, 31606, 31616, 26302, 29987, 759, 1776, 0, 30062,
-		30819, 30820, 30880, 17577, 18428, 18429, 18430, 18530, 26302, 29067, 31382, 31479, 18900, 9154, 9715, 9716, 9717, 18951, 18952, 18953,
-		18954, 18955, 13440, 17394, 17577, 31665, 17394, 19001, 19002, 19003, 19004, 19005, 19006, 19007, 19008, 19009, 19010, 19027, 19028, 19029,
-		19030, 19031, 19032, 19033, 19034, 19035, 19036, 19037, 19038, 19039, 19040, 19041, 19042, 19043, 19044, 19045, 19046, 19047, 19048, 19049,
-		19050, 19051, 19052, 19236, 19435, 0, 6023, 7460, 7737, 7738, 7739, 7740, 7741, 7774, 7775, 7776, 12752, 12753, 12754, 12755,
-		12756, 12757, 12758, 12759, 19596, 19597, 19598, 19599, 19600, 19601, 19602, 19603, 19604, 180, 0, 19, 1, 2, 3, 4,
-		5, 6, 0, 20821, 20927, 21698, 21699, 21700, 21701, 9071, 23468, 26302, 29306, 29307, 20821, 20927, 20959, 20960, 20961, 20962,
-		31479, 0, 26302, 26711, 28005, 28006, 28007, 28253, 28254, 28255, 28256, 21799, 21800, 21801, 21802, 23467, 25996, 26076, 26077, 26078,
-		26105, 26106, 26107, 26108, 26302, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343, 26344, 26345, 23467, 25996, 26076, 26077,
-		26078, 26105, 26106, 26107, 26108, 30062, 30072, 30420, 30421, 30422, 30423, 30424, 17394, 17396, 17397, 17398, 17399, 759, 2120, 6023,
-		0, 19633, 19634, 2417, 25708, 31665, 32309, 32310, 20924, 0, 17394, 17577, 18428, 18429, 18430, 18530, 18531, 18532, 18533, 18534,
-		18545, 18546, 26302, 29067, 11614, 13535, 13635, 23493, 2474, 26335, 30062, 30802, 0, 11495, 11766, 11867, 11868, 5097, 5170, 19184,
-		0, 0, 0, 759, 1776, 1777, 6023, 165, 759, 1407, 1408, 1409, 1410, 1411, 1412, 165, 9782, 9929, 9930, 10062,
-		10063, 10064, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 617, 618, 619, 620, 621, 622, 623, 624, 625, 626, 12339,
-		12340, 12341, 12363, 12364, 12365, 12366, 12367, 12368, 12369, 12370, 12390, 12391, 12392, 12393, 12394, 12395, 12396, 12397, 12398, 12399,
-		12400, 12401, 14009, 14010, 14011, 14012, 617, 618, 759, 795, 796, 925, 926, 927, 928, 929, 1059, 1076, 1077, 1119,
-		1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 8387,
-		9013, 11495, 9782, 9929, 4219, 4220, 2474, 29067, 19236, 19239, 19240, 9782, 9783, 9784, 9785, 30062, 30802, 20927, 32493, 0,
-		13479, 13692, 13995, 13996, 13997, 13998, 13999, 14000, 14001, 14002, 14003, 14004, 14005, 14006, 19240, 19245, 19237, 0, 26302, 26711,
-		26804, 26805, 27755, 27756, 27757, 27758, 27759, 27760, 27761, 27762, 6023, 7460, 7737, 7738, 7739, 7740, 24156, 24157, 12476, 12477,
-		12478, 12479, 12480, 12481, 12482, 12483, 30062, 11495, 11614, 11615, 11616, 0, 0, 8387, 9071, 25708, 23493, 32493, 8387, 9013,
-		0, 19633, 19923, 30062, 30819, 23468, 26302, 26303, 2388, 20924, 180, 0, 23467, 23531, 24273, 24274, 24413, 24414, 24415, 24416,
-		24493, 24494, 24495, 24496, 24497, 24498, 24499, 0, 0, 19633, 19923, 19924, 19925, 19926, 19927, 19928, 20075, 20076, 20077, 20078,
-		13479, 13480, 2474, 26335, 9013, 180, 11495, 19236, 13479, 13480, 2474, 26335, 9071, 29067, 19236, 19239, 20821, 23435, 30819, 23468,
-		23469, 6258, 26302, 26335, 4219, 26302, 26335, 6023, 9782, 10107, 10147, 10148, 10149, 617, 19633, 19907, 19908, 19909, 19910, 19911,
-		19912, 19913, 211, 14009, 14010, 15354, 1777, 4219, 11495, 19236, 19464, 30819, 0, 30062, 30802, 30816, 0, 6023, 6258, 26302,
-		26335, 4219, 26302, 26335, 6023, 0, 759, 2388, 17394, 11495, 11766, 10273, 617, 618, 639, 640, 30401, 32433, 0, 9782,
-		10153, 10154, 10155, 10156, 13479, 13692, 13865, 13903, 2417, 2418, 2419, 2651, 2654, 2827, 2828, 2829, 2830, 2831, 2832, 4220,
-		1776, 1852, 32493, 0, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 22304, 22305, 20617, 20618, 20656, 20657, 20658, 20659,
-		20675, 20676, 20677, 20678, 20683, 20684, 20685, 20686, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 3625, 3690, 3745, 9782, 10153,
-		10154, 0, 8387, 8804, 0, 19236, 19239, 19240, 759, 2388, 20821, 11495, 31382, 31383, 31384, 0, 2857, 4154, 17394, 17577,
-		18428, 18429, 18884, 18885, 18886, 18887, 18888, 18889, 18890, 18891, 18892, 18893, 18894, 18895, 18896, 18897, 18898, 18899, 19125, 19126,
-		19127, 19128, 19129, 19130, 19131, 19132, 19133, 0, 31665, 32227, 32265, 32266, 28005, 11766, 11767, 11782, 11783, 11784, 11785, 26806,
-		1776, 1852, 13692, 13995, 31819, 6023, 0, 20617, 20618, 20628, 20629, 20630, 20631, 19633, 19696, 19738, 11495, 19236, 6023, 8387,
-		0, 6023, 7460, 0, 17394, 17577, 18428, 18429, 18430, 18530, 18531, 18532, 18533, 18534, 18535, 18536, 18537, 18538, 18539, 18540,
-		18541, 18542, 18543, 18544, 14220, 6023, 8323, 8327, 8328, 8329, 8330, 8331, 8332, 8340, 8341, 12631, 10357, 11091, 11129, 11130,
-		11419, 11420, 11421, 11422, 11423, 11424, 11425, 11426, 11427, 11428, 11429, 11430, 11431, 11432, 11433, 11434, 11435, 12476, 19236, 19435,
-		0, 10273, 10274, 10275, 10276, 10277, 10278, 10279, 10280, 10281, 10282, 10283, 10284, 10285, 10286, 10287, 165, 20821, 20927, 20959,
-		4998, 19435, 20924, 23467, 15678, 15679, 15680, 15681, 15682, 15683, 16970, 16971, 4219, 4998, 5097, 5467, 5468, 5471, 5472, 11495,
-		11766, 10273, 0, 11495, 11696, 14010, 1727, 1740, 9071, 23468, 19236, 19435, 0, 19236, 26302, 26711, 26804, 27977, 0, 759,
-		2474, 2475, 2476, 2477, 2478, 2479, 2480, 2481, 2482, 2605, 19125, 19126, 22364, 22365, 22411, 19239, 0, 26302, 0, 10357,
-		10358, 2120, 6023, 13479, 8387, 0, 14009, 14010, 14011, 14012, 14013, 14136, 14199, 14200, 26302, 0, 759, 795, 796, 797,
-		798, 799, 0, 23467, 25260, 25261, 25281, 9782, 9783, 9784, 9785, 9786, 9787, 9788, 9812, 9813, 9814, 9815, 9816, 9817,
-		9818, 9819, 9820, 9821, 9822, 14009, 14010, 14011, 14012, 14013, 2857, 3230, 3231, 3232, 3233, 3234, 3235, 3236, 3237, 3238,
-		3239, 3240, 27089, 27090, 27091, 27092, 27093, 27094, 27095, 27096, 27097, 27098, 759, 1407, 1408, 1409, 1410, 1411, 1412, 1413,
-		1502, 1503, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 21053, 21341, 6023, 0, 20821, 20927, 21698, 21699, 21700, 21701, 21702,
-		21703, 21704, 21705, 21706, 21707, 21708, 21709, 21710, 21711, 21712, 21713, 21714, 21715, 21716, 21717, 10357, 10358, 10783, 10784, 10785,
-		10786, 1776, 20821, 20927, 20928, 1407, 8323, 0, 14009, 14010, 1407, 6258, 0, 17394, 19184, 19211, 15678, 9013, 23385, 23386,
-		30819, 23468, 759, 2474, 2475, 26335, 26336, 26337, 8743, 23467, 23468, 26302, 29306, 29307, 6023, 6258, 6298, 6299, 6302, 6303,
-		6304, 0, 26302, 26711, 28005, 28006, 28007, 28253, 28294, 28295, 28296, 28297, 28298, 28299, 31665, 31819, 9013, 20927, 8804, 0,
-		26302, 0, 759, 788, 3549, 8387, 0, 26302, 29306, 29307, 9782, 9929, 11766, 11894, 0, 26302, 26711, 26804, 26805, 27659,
-		27660, 27661, 27662, 27663, 27664, 27665, 27666, 27667, 27668, 21263, 21302, 21315, 21316, 21317, 21318, 10357, 10845, 8804, 0, 759,
-		2474, 2475, 26335, 26336, 26337, 8743, 29067, 11766, 10273, 0, 26302, 29306, 29307, 29308, 23531, 23545, 23546, 23547, 26302, 29306,
-		29307, 759, 760, 17394, 17577, 18354, 18391, 13479, 13692, 13693, 13694, 13695, 13696, 13757, 8388, 8389, 8390, 8391, 8392, 14013,
-		14014, 1407, 1408, 1409, 1410, 1411, 1412, 11495, 11614, 11615, 0, 2857, 3230, 0, 19633, 19696, 19738, 19787, 19788, 19789,
-		19790, 19791, 19792, 29161, 32493, 0, 6023, 6258, 6268, 6269, 6270, 6271, 6272, 6273, 13440, 8387, 8387, 19633, 0, 26302,
-		29856, 29953, 11495, 11766, 10273, 13249, 26711, 11091, 19464, 19574, 19575, 759, 760, 31382, 31383, 31384, 31385, 31386, 0, 23467,
-		23531, 23545, 23546, 23559, 23560, 23561, 23696, 23702, 23703, 23704, 23705, 23706, 23467, 24824, 13479, 31382, 31606, 11766, 10273, 0,
-		759, 760, 4219, 4220, 2329, 20568, 4219, 10357, 10358, 19236, 19435, 14009, 19464, 13479, 13495, 0, 2857, 3230, 0, 19236,
-		19596, 19597, 19598, 19599, 19605, 19606, 19607, 19608, 19609, 19610, 19611, 19612, 19613, 19614, 19615, 19616, 19617, 19618, 19619, 19620,
-		19621, 8387, 9154, 9155, 9156, 9157, 9158, 9159, 9160, 9161, 15464, 15524, 15525, 15526, 15527, 15528, 759, 1776, 1852, 13692,
-		13995, 31819, 6023, 0, 23467, 25720, 25864, 25865, 25866, 25867, 25868, 20617, 20618, 20656, 20657, 20658, 20821, 11495, 13249, 26335,
-		0, 26302, 29306, 23385, 19239, 10273, 0, 19236, 19435, 0, 17394, 17577, 17578, 17758, 17759, 17760, 17761, 17762, 17763, 17764,
-		31382, 31383, 31384, 31385, 31386, 31665, 32405, 180, 198, 25260, 25261, 25281, 25478, 25479, 25480, 25481, 180, 19236, 19435, 19436,
-		211, 20617, 20618, 20628, 9013, 32493, 211, 2857, 3549, 0, 11495, 12475, 0, 0, 165, 6023, 10273, 165, 20821, 20927,
-		21698, 0, 10357, 10845, 10846, 10847, 10848, 10849, 10850, 11495, 12657, 12658, 26302, 29306, 29363, 29364, 29372, 29377, 29378, 29379,
-		30062, 30072, 30401, 32433, 0, 19236, 759, 2651, 2654, 2655, 2656, 11495, 12657, 12658, 12782, 12783, 12784, 12785, 12786, 12787,
-		12788, 12789, 12790, 12791, 23467, 25996, 26055, 26056, 26057, 26058, 26059, 26335, 6023, 0, 759, 10357, 11091, 19236, 0, 20821,
-		20927, 22641, 22642, 22829, 22830, 22831, 22832, 22833, 759, 1776, 1852, 1853, 23467, 23531, 23545, 23546, 23559, 23560, 24017, 24018,
-		24019, 24020, 24021, 24022, 24023, 24024, 24025, 24026, 24027, 24028, 24029, 24030, 24031, 24032, 24033, 24034, 24059, 24060, 24061, 24062,
-		24063, 24068, 24069, 24070, 24071, 24072, 24073, 24074, 24075, 24076, 24077, 24078, 24079, 24080, 24081, 24082, 24083, 24084, 24085, 19236,
-		19464, 0, 759, 2388, 2405, 2406, 2407, 2408, 2409, 2410, 18430, 18431, 18464, 18465, 18466, 18467, 18468, 18469, 18470, 18471,
-		18472, 18473, 18474, 18475, 18487, 18488, 18489, 28253, 28254, 28255, 28256, 15321, 15322, 15323, 15324, 15325, 15326, 15327, 15328, 18626,
-		18627, 18628, 18629, 18630, 18631, 18632, 18633, 18634, 18635, 18636, 18637, 18638, 18639, 18640, 18641, 18642, 18643, 18644, 18645, 18646,
-		0, 26302, 29306, 29307, 26302, 26711, 28005, 28006, 28007, 28253, 28254, 28255, 28256, 15321, 15322, 15323, 15324, 15325, 15326, 15327,
-		15328, 18673, 18674, 18675, 18676, 18736, 18737, 18738, 18771, 18772, 18773, 18785, 18786, 18787, 18788, 18789, 18790, 18791, 18796, 18797,
-		18798, 18799, 18800, 14009, 14010, 14011, 14012, 0, 0, 759, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669,
-		2695, 2696, 2697, 2698, 2735, 2736, 2737, 2738, 2739, 2740, 2741, 2742, 2743, 2744, 2745, 23467, 23531, 23545, 23546, 24113,
-		24114, 24115, 24116, 23467, 25260, 25261, 25281, 24225, 29306, 29307, 19, 19236, 19435, 0, 9782, 10153, 10154, 10155, 0, 0,
-		10357, 10358, 10404, 10405, 10406, 2420, 761, 762, 20169, 20183, 20184, 20185, 20186, 26302, 26711, 26712, 26713, 26714, 19633, 20372,
-		20411, 20470, 20471, 20472, 20473, 20474, 20475, 20476, 211, 9782, 10153, 10154, 10155, 10156, 10157, 2120, 2121, 2122, 1407, 1408,
-		1409, 1410, 1411, 1412, 1413, 1510, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544,
-		1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 6023, 7460, 19239, 0, 26302, 0, 759, 2651, 2654, 2655,
-		2663, 2664, 2665, 2666, 2667, 2668, 2669, 2670, 10357, 10358, 10783, 10784, 10785, 10817, 10818, 10819, 10820, 10821, 3500, 3501,
-		3502, 3503, 3504, 3505, 3506, 3625, 3690, 3745, 3746, 3781, 3782, 3783, 3784, 3785, 3786, 3787, 3788, 3789, 3790, 3791,
-		3792, 3793, 8387, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 9175, 9304, 9305, 9306, 0, 20821, 20927, 0, 30062, 30819,
-		24605, 11766, 10273, 0, 759, 760, 14009, 14010, 15455, 15456, 15457, 15458, 15459, 15460, 15461, 15462, 15463, 19469, 19470, 759,
-		795, 796, 797, 827, 828, 829, 11495, 12475, 26302, 29306, 29307, 29308, 29309, 29310, 29311, 29312, 29313, 29314, 29315, 29316,
-		29317, 29318, 29319, 29320, 29321, 29322, 29323, 29324, 29325, 29326, 29327, 29328, 29329, 29330, 29331, 29332, 29333, 29334, 29335, 29336,
-		29337, 29338, 29339, 29340, 29341, 29342, 29343, 29344, 29345, 29346, 29347, 29348, 29349, 29350, 29351, 29352, 29353, 29354, 29355, 29356,
-		29357, 29358, 29359, 29360, 29361, 29362, 19471, 19472, 19473, 19474, 19475, 19476, 8493, 8536, 8537, 8538, 8539, 8540, 8541, 8542,
-		1462, 1463, 1464, 1465, 10443, 10444, 10445, 10446, 10447, 10448, 10449, 3550, 3551, 3552, 3561, 3562, 3563, 3564, 3568, 3569,
-		14015, 14016, 14017, 14018, 14019, 14020, 14021, 23467, 24605, 11696, 16999, 11614, 13480, 13481, 0, 26302, 29306, 29307, 29308, 25260,
-		25261, 25281, 25282, 31665, 31819, 31820, 32075, 32076, 32077, 32078, 32079, 20821, 20927, 20959, 20960, 20961, 20962, 31479, 6023, 0,
-		2857, 3230, 9782, 10107, 10108, 20927, 8617, 4072, 4073, 4074, 4075, 4076, 4077, 4078, 4079, 4080, 4081, 4082, 4083, 4084,
-		13696, 30062, 30802, 30803, 30814, 30815, 0, 19633, 20168, 20169, 20183, 20184, 20185, 10357, 10358, 10377, 10378, 23467, 25260, 25261,
-		25281, 165, 13479, 13535, 13536, 13537, 14246, 14247, 14248, 12700, 4998, 5097, 5409, 5410, 5411, 5412, 5413, 5414, 5415, 5416,
-		23467, 25260, 25261, 25281, 19633, 20372, 20411, 20412, 20413, 20414, 20415, 20422, 20423, 23467, 25260, 25261, 25281, 31665, 31666, 31688,
-		31689, 23469, 6258, 26302, 26335, 4219, 26302, 26335, 6023, 0, 759, 2417, 2418, 23467, 25260, 25261, 25281, 8804, 8902, 8903,
-		8904, 8905, 8906, 8907, 8908, 8958, 8959, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 21053, 21330, 21331, 21332, 21333, 21334,
-		10444, 10445, 10446, 10447, 10455, 10456, 6588, 6589, 6590, 6591, 21341, 21342, 21343, 12760, 12761, 12762, 14009, 32493, 0, 2857,
-		2858, 2926, 3124, 3125, 3126, 3127, 3128, 3129, 29307, 13479, 13535, 13635, 13636, 10357, 10845, 10963, 10976, 11091, 11129, 11130,
-		11495, 12475, 12476, 12477, 12478, 12479, 12480, 12481, 12482, 12483, 1413, 11495, 12657, 12658, 12776, 13535, 13635, 13636, 13637, 13638,
-		13639, 13653, 13654, 13655, 11782, 11783, 11784, 11785, 27659, 20896, 20897, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 15684, 759,
-		2417, 2418, 23467, 25260, 25261, 25281, 25282, 759, 2120, 6023, 0, 10357, 10358, 10404, 10405, 19633, 20372, 20927, 23253, 23254,
-		8804, 26302, 26335, 6023, 0, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 6305, 15749, 15750, 5626, 5627, 5628, 5629, 5630,
-		5631, 5632, 5633, 5634, 5635, 5636, 5637, 5638, 5639, 5640, 5641, 5642, 5643, 5644, 5645, 5646, 5647, 5648, 5649, 5650,
-		5651, 5652, 5653, 5654, 5655, 5656, 5657, 5658, 5659, 15823, 15834, 15835, 15836, 15837, 15838, 15839, 15840, 15841, 9176, 9177,
-		9178, 9179, 9180, 9181, 9182, 9183, 9184, 9185, 9186, 9187, 9188, 9189, 9190, 9191, 9192, 16200, 16258, 16259, 16260, 16261,
-		16262, 16263, 16264, 16265, 16266, 16267, 16268, 24627, 24628, 24629, 24630, 24631, 23467, 15941, 15942, 15943, 15944, 15945, 15946, 15947,
-		23467, 23531, 24566, 24567, 24568, 24569, 24570, 24571, 759, 2120, 2289, 2290, 12657, 25260, 25261, 25281, 25282, 25290, 25291, 25292,
-		25293, 25294, 23467, 16200, 16201, 16202, 16203, 10443, 10444, 10445, 10446, 10447, 10496, 10497, 21799, 21800, 21801, 21802, 21848, 21849,
-		21850, 21892, 21893, 21894, 21895, 21896, 21897, 21898, 21899, 11495, 13249, 13250, 759, 2329, 2330, 2331, 2332, 2333, 2334, 2335,
-		2336, 2337, 2338, 2339, 2340, 2341, 23467, 25260, 25261, 25281, 10516, 10517, 10518, 10519, 10520, 10521, 10522, 10523, 10524, 10525,
-		10526, 10527, 26346, 26347, 26348, 26349, 26350, 26351, 26352, 26353, 26354, 26355, 26356, 26357, 26358, 26359, 26360, 26361, 26362, 26363,
-		26364, 26365, 26366, 2426, 29306, 29363, 29364, 29393, 29394, 29395, 29396, 29397, 29553, 29554, 29555, 29570, 29571, 29572, 29573, 29574,
-		29575, 29576, 29856, 29913, 29914, 29915, 29916, 29917, 29918, 29919, 29920, 29921, 29922, 29923, 29924, 29925, 29926, 29927, 29928, 29929,
-		29930, 29931, 29932, 16444, 14010, 15627, 15628, 15629, 15630, 15631, 5467, 5468, 5471, 5472, 11767, 11782, 11783, 11784, 11785, 27755,
-		27784, 25261, 25281, 25282, 25290, 25295, 25296, 25297, 25298, 25299, 25300, 23467, 16916, 16917, 16918, 16919, 11495, 11766, 11917, 11918,
-		11919, 11920, 11921, 11922, 11923, 11924, 11925, 11926, 11927, 11928, 759, 760, 31382, 31606, 31616, 31617, 31618, 31758, 31759, 31760,
-		31761, 31762, 31763, 31764, 31765, 31766, 31767, 31768, 31769, 31770, 31771, 31772, 31773, 31774, 31775, 31776, 31777, 17394, 17462, 17501,
-		17502, 17503, 17504, 17505, 17506, 17531, 17532, 17533, 17534, 17535, 17536, 17537, 17538, 17539, 17540, 17541, 17542, 17543, 17544, 17545,
-		17546, 17547, 17548, 17549, 17550, 17551, 17552, 17553, 17554, 19534, 23531, 23545, 23546, 23559, 23560, 23986, 23987, 23988, 11495, 12475,
-		12476, 12477, 12478, 12479, 12480, 12481, 12482, 12483, 1413, 11495, 12657, 12658, 12776, 13535, 13635, 13636, 13637, 13638, 13639, 13640,
-		13650, 24273, 24274, 24275, 24276, 24277, 20821, 20927, 22641, 22642, 22829, 22830, 22831, 22832, 22833, 4219, 4998, 5097, 5104, 5105,
-		5151, 5152, 14010, 2474, 29067, 19236, 19239, 0, 33647, 0, 8387, 9154, 9715, 9726, 0, 0, 0, 33654, 0, 0,
-		33654, 33655, 0, 33654, 0, 0, 33654, 33655, 0, 33654, 33655, 0, 33654, 0, 0, 33654, 33655, 0, 33654, 0,
-		0, 33654, 33655, 0, 33654, 0, 0, 33654, 0, 0, 33654, 0, 0, 33654, 0, 0, 33654, 0, 0, 33654,
-		0, 0,
+		25390, 25391, 25392, 25393, 25394, 25395, 25396, 16486, 16487, 16488, 16489, 20617, 20618, 20628, 20629, 20630, 6023, 30086, 30096, 30705,
+		24605, 10273, 17394, 17462, 6023, 0, 6023, 23467, 17394, 0, 9782, 10107, 10108, 25260, 20168, 19435, 26302, 180, 20821, 23435,
+		23436, 23437, 9071, 180, 20821, 20927, 21799, 21800, 21801, 21802, 14009, 15678, 15679, 15680, 15681, 15682, 15683, 11495, 10273, 10273,
+		10274, 9013, 20927, 6023, 0, 759, 760, 23467, 25260, 25261, 25281, 25282, 25283, 25284, 25285, 25286, 25287, 23385, 13380, 759,
+		2120, 19366, 0, 6023, 6258, 0, 4219, 4998, 5097, 5170, 5171, 9154, 9715, 19236, 19239, 23467, 0, 32517, 0, 759,
+		1727, 1728, 1729, 1730, 11767, 13479, 13480, 2474, 26335, 9013, 0, 0, 4219, 4834, 4981, 4982, 24605, 11766, 10273, 0,
+		4219, 4998, 5097, 5170, 5171, 5172, 5173, 5174, 5175, 5176, 180, 30086, 30826, 17394, 0, 19236, 19239, 19240, 23467, 24641,
+		24655, 24656, 24657, 24658, 24659, 24660, 24661, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2695, 2696, 2697, 32517, 19633, 19696,
+		0, 14009, 17381, 617, 618, 14009, 14010, 15354, 15355, 15356, 15357, 15358, 15359, 15360, 15361, 15393, 15394, 15395, 15396, 15397,
+		15398, 15399, 15400, 15401, 15402, 15403, 15404, 15405, 15406, 15407, 15408, 15409, 15410, 15411, 15412, 15413, 15414, 15415, 15416, 15417,
+		15418, 15419, 15420, 15421, 15422, 15423, 0, 4219, 4624, 19633, 20372, 20411, 20545, 26335, 4219, 26302, 17394, 17396, 788, 3549,
+		8387, 0, 26302, 29306, 29307, 4219, 4998, 5097, 5170, 5171, 5172, 5173, 5467, 5468, 5469, 5470, 0, 13479, 13495, 13496,
+		13497, 13498, 23467, 23531, 24273, 24274, 24275, 24276, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 0, 14009, 15678, 15679, 15680,
+		15681, 15682, 15683, 15684, 759, 1713, 1714, 1715, 1716, 1717, 1718, 17193, 17194, 17195, 17196, 17197, 17198, 17199, 17200, 20821,
+		20927, 23147, 23148, 29937, 8387, 9071, 26302, 26711, 28005, 28006, 28007, 28253, 28294, 28295, 28296, 28297, 28298, 28299, 28300, 28301,
+		1713, 1714, 1715, 1716, 10273, 10274, 26302, 0, 13479, 13692, 13693, 13694, 13695, 13696, 11495, 12657, 25708, 25996, 8387, 9013,
+		0, 4219, 4624, 4625, 4626, 4627, 4628, 4629, 4630, 4631, 4632, 4633, 13479, 13692, 13795, 10288, 11766, 11767, 11495, 11766,
+		12030, 29306, 29307, 13479, 13495, 13496, 13497, 13498, 23467, 23531, 24273, 24274, 24275, 24276, 0, 0, 2857, 2858, 2926, 2927,
+		2942, 20821, 20927, 6023, 6258, 6588, 26302, 29067, 759, 1776, 23467, 19633, 20372, 20411, 20441, 20442, 20443, 20444, 23468, 759,
+		2120, 2121, 8387, 8488, 8489, 8490, 8491, 8492, 8493, 2474, 0, 26302, 26711, 28005, 28006, 28007, 26302, 29067, 29068, 29069,
+		4219, 4998, 4999, 5000, 5001, 5002, 5003, 5097, 5170, 5171, 5172, 5173, 5174, 5175, 5176, 5177, 759, 2474, 0, 26302,
+		26711, 28005, 28006, 28007, 26302, 29067, 29068, 29069, 20821, 20927, 22364, 22365, 22411, 22412, 9782, 10107, 10108, 22837, 22846, 22847,
+		22848, 22849, 0, 20821, 23385, 23386, 23387, 26335, 795, 796, 797, 798, 799, 26303, 788, 3549, 8387, 0, 759, 2474,
+		2475, 2476, 2477, 2478, 2479, 2480, 2481, 2482, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2670, 6023,
+		0, 8387, 8488, 8489, 8490, 8491, 8492, 14246, 14247, 14248, 12782, 12783, 12798, 12799, 12800, 12864, 12865, 12866, 12867, 12868,
+		12869, 12870, 23467, 23531, 23545, 23546, 23559, 23560, 24017, 24018, 17394, 17577, 18428, 18429, 18430, 18626, 18627, 18628, 18629, 18630,
+		18631, 2857, 3549, 3588, 3589, 3590, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 20822, 788, 3549, 8387, 0, 759, 1407,
+		1408, 1409, 1410, 1411, 1412, 11495, 11696, 11697, 19923, 19924, 8488, 8727, 8804, 26302, 26335, 6023, 0, 4219, 4998, 4999,
+		5000, 5001, 5002, 5003, 13440, 17394, 17577, 31689, 17394, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 6023, 7460, 7737,
+		7738, 7739, 7740, 7741, 7889, 7890, 7891, 7892, 8387, 8388, 8389, 8390, 8391, 8392, 14013, 14014, 1407, 1408, 1409, 1410,
+		1411, 1412, 10357, 11091, 11129, 11130, 13479, 13692, 13693, 13694, 13695, 13696, 13776, 19634, 19635, 19657, 30086, 30843, 30844, 30904,
+		14009, 14010, 14011, 14012, 14013, 14053, 14084, 14085, 14086, 14087, 14088, 14740, 14741, 14742, 15267, 15268, 19236, 19435, 0, 11495,
+		11614, 11615, 11616, 11617, 11618, 11619, 11620, 11621, 1776, 1777, 1778, 1779, 20821, 20927, 20959, 21047, 21048, 21049, 21050, 21051,
+		21052, 23467, 23531, 23545, 23546, 23559, 23560, 23561, 23562, 23563, 23564, 23565, 23566, 23567, 23568, 30086, 30843, 30844, 30904, 17394,
+		17462, 4219, 4624, 9071, 25708, 23493, 2388, 32517, 0, 2857, 2858, 2417, 23531, 0, 352, 0, 8387, 8804, 8805, 8806,
+		8807, 8839, 8840, 8841, 20821, 20927, 20928, 20929, 20930, 10358, 788, 3549, 8387, 20959, 4998, 10273, 17394, 11495, 0, 8387,
+		6023, 0, 759, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2695, 2696, 2697, 2698, 2755, 30037, 30038,
+		30039, 4219, 4998, 4999, 5000, 5001, 5002, 5003, 22837, 22846, 22847, 22848, 31407, 788, 3549, 8387, 0, 20821, 20927, 22364,
+		22365, 22411, 22412, 10357, 11091, 11129, 11130, 11131, 11194, 11195, 11196, 11197, 23385, 23386, 23387, 26303, 788, 3549, 8387, 0,
+		759, 1407, 1408, 1409, 1410, 1411, 1412, 23467, 23531, 23545, 23546, 23559, 23560, 23561, 23562, 23563, 23564, 23565, 23566, 23567,
+		23568, 26335, 8393, 788, 3549, 8387, 0, 759, 1407, 1408, 1409, 1410, 1411, 1412, 14009, 14010, 14011, 14012, 14013, 14053,
+		14084, 14085, 14086, 14087, 14088, 23467, 24824, 13479, 13535, 4219, 11495, 13249, 26335, 6023, 26302, 29856, 23435, 30843, 25720, 26335,
+		6023, 0, 11495, 12657, 25708, 25996, 8387, 9013, 19184, 30843, 25996, 759, 1776, 0, 20821, 20822, 20823, 20824, 20825, 19236,
+		19237, 0, 14009, 14010, 14011, 14012, 14013, 19236, 19435, 11495, 10273, 10288, 11766, 11800, 2474, 29067, 11766, 10273, 0, 9782,
+		10153, 10154, 10155, 10156, 32517, 32583, 32584, 32901, 32902, 33204, 33205, 30086, 30096, 30705, 30706, 30707, 30708, 30709, 30710, 30711,
+		30712, 30713, 0, 14009, 14010, 14011, 14012, 31406, 31503, 31504, 31505, 31506, 31507, 759, 788, 3549, 8387, 0, 23467, 23531,
+		23545, 23546, 23559, 23560, 24113, 24114, 24115, 24116, 24156, 24157, 32517, 32518, 788, 3549, 8387, 0, 23467, 23531, 23545, 23546,
+		24113, 24114, 24115, 24116, 24156, 24157, 20821, 11495, 11496, 2857, 3549, 3588, 3589, 3590, 3902, 3903, 3904, 3905, 11575, 3549,
+		13479, 2857, 3549, 23467, 23531, 0, 26302, 26711, 26804, 26805, 27755, 24641, 24655, 24656, 24657, 20821, 20927, 22364, 22365, 22411,
+		22412, 22413, 2474, 0, 32517, 32583, 32584, 32901, 32902, 33613, 33614, 33645, 33646, 24413, 24414, 24415, 24416, 24486, 20372, 20411,
+		19596, 31630, 6023, 6258, 9013, 6023, 0, 2857, 4154, 4155, 20821, 20927, 20959, 20960, 8804, 26302, 0, 31406, 31630, 31640,
+		31641, 31642, 30844, 9071, 24273, 0, 19, 4219, 4998, 4999, 19633, 19923, 13480, 11495, 11766, 12030, 23467, 6023, 7460, 7461,
+		7462, 7463, 7464, 7465, 7466, 7467, 7497, 7498, 7499, 7500, 7501, 0, 0, 2857, 4085, 4093, 4094, 31689, 32251, 32252,
+		32253, 32254, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 0, 26302, 29306, 7728, 7729, 7730, 7731, 7732, 7733, 7734, 7735,
+		7736, 10357, 10358, 10404, 10405, 10602, 10603, 10604, 10605, 10606, 10607, 10608, 10609, 10610, 9281, 9282, 9283, 9284, 9285, 0,
+		0, 2857, 3911, 4001, 4002, 4003, 11495, 11766, 10273, 0, 14009, 14010, 14011, 14012, 10669, 10670, 10671, 10672, 10673, 2426,
+		29306, 29363, 29364, 29393, 29394, 29395, 29396, 29397, 29531, 29532, 29533, 29534, 29535, 29536, 29537, 29538, 29539, 29540, 29541, 29542,
+		29543, 29544, 29545, 29546, 29547, 29548, 29549, 29550, 29551, 29552, 11495, 11766, 12166, 12167, 12168, 12169, 12170, 12657, 12658, 13117,
+		13118, 13119, 13120, 13121, 13132, 13133, 13134, 13135, 13136, 19605, 19606, 19607, 19608, 20617, 20618, 20656, 20657, 20658, 13149, 13150,
+		13151, 13152, 13153, 13154, 13155, 13156, 13157, 13158, 13159, 13160, 13161, 13162, 13163, 13207, 13208, 13209, 13210, 13211, 13212, 13213,
+		13214, 13215, 13216, 13217, 26302, 26335, 9013, 14009, 16999, 11766, 11800, 2474, 26335, 6023, 13218, 13219, 30444, 30445, 30446, 30447,
+		30448, 14009, 14010, 14011, 14012, 14740, 14741, 14742, 14743, 14811, 14812, 14813, 14814, 14815, 14816, 9461, 9462, 759, 1776, 1852,
+		13692, 13995, 31843, 6023, 0, 23467, 24605, 24624, 24625, 16999, 17026, 17073, 17074, 17075, 17076, 17077, 10357, 11091, 14009, 15678,
+		0, 6023, 6801, 20821, 20927, 20959, 26302, 29306, 19435, 32517, 17394, 17396, 17397, 17398, 17399, 6023, 7460, 7461, 7462, 7463,
+		7464, 7465, 7466, 7467, 7693, 7694, 21698, 8387, 9013, 0, 26302, 29306, 29307, 759, 760, 31406, 31630, 31640, 26302, 30011,
+		759, 1776, 0, 30086, 30843, 30844, 30904, 17577, 18428, 18429, 18430, 18530, 26302, 29067, 31406, 31503, 18900, 9154, 9715, 9716,
+		9717, 18951, 18952, 18953, 18954, 18955, 13440, 17394, 17577, 31689, 17394, 19001, 19002, 19003, 19004, 19005, 19006, 19007, 19008, 19009,
+		19010, 19027, 19028, 19029, 19030, 19031, 19032, 19033, 19034, 19035, 19036, 19037, 19038, 19039, 19040, 19041, 19042, 19043, 19044, 19045,
+		19046, 19047, 19048, 19049, 19050, 19051, 19052, 19236, 19435, 0, 6023, 7460, 7737, 7738, 7739, 7740, 7741, 7774, 7775, 7776,
+		12752, 12753, 12754, 12755, 12756, 12757, 12758, 12759, 19596, 19597, 19598, 19599, 19600, 19601, 19602, 19603, 19604, 180, 0, 19,
+		1, 2, 3, 4, 5, 6, 0, 20821, 20927, 21698, 21699, 21700, 21701, 9071, 23468, 26302, 29306, 29307, 20821, 20927,
+		20959, 20960, 20961, 20962, 31503, 0, 26302, 26711, 28005, 28006, 28007, 28253, 28254, 28255, 28256, 21799, 21800, 21801, 21802, 23467,
+		25996, 26076, 26077, 26078, 26105, 26106, 26107, 26108, 26302, 26335, 26336, 26337, 26338, 26339, 26340, 26341, 26342, 26343, 26344, 26345,
+		23467, 25996, 26076, 26077, 26078, 26105, 26106, 26107, 26108, 30086, 30096, 30444, 30445, 30446, 30447, 30448, 17394, 17396, 17397, 17398,
+		17399, 759, 2120, 6023, 0, 19633, 19634, 2417, 25708, 31689, 32333, 32334, 20924, 0, 17394, 17577, 18428, 18429, 18430, 18530,
+		18531, 18532, 18533, 18534, 18545, 18546, 26302, 29067, 11614, 13535, 13635, 23493, 2474, 26335, 30086, 30826, 0, 11495, 11766, 11867,
+		11868, 5097, 5170, 19184, 0, 0, 0, 759, 1776, 1777, 6023, 165, 759, 1407, 1408, 1409, 1410, 1411, 1412, 165,
+		9782, 9929, 9930, 10062, 10063, 10064, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 617, 618, 619, 620, 621, 622, 623,
+		624, 625, 626, 12339, 12340, 12341, 12363, 12364, 12365, 12366, 12367, 12368, 12369, 12370, 12390, 12391, 12392, 12393, 12394, 12395,
+		12396, 12397, 12398, 12399, 12400, 12401, 14009, 14010, 14011, 14012, 617, 618, 759, 795, 796, 925, 926, 927, 928, 929,
+		1059, 1076, 1077, 1119, 1120, 1121, 1122, 1123, 1124, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135,
+		1136, 1137, 1138, 8387, 9013, 11495, 9782, 9929, 4219, 4220, 2474, 29067, 19236, 19239, 19240, 9782, 9783, 9784, 9785, 30086,
+		30826, 20927, 32517, 0, 13479, 13692, 13995, 13996, 13997, 13998, 13999, 14000, 14001, 14002, 14003, 14004, 14005, 14006, 19240, 19245,
+		19237, 0, 26302, 26711, 26804, 26805, 27755, 27756, 27757, 27758, 27759, 27760, 27761, 27762, 6023, 7460, 7737, 7738, 7739, 7740,
+		24156, 24157, 12476, 12477, 12478, 12479, 12480, 12481, 12482, 12483, 30086, 11495, 11614, 11615, 11616, 0, 0, 8387, 9071, 25708,
+		23493, 32517, 8387, 9013, 0, 19633, 19923, 30086, 30843, 23468, 26302, 26303, 2388, 20924, 180, 0, 23467, 23531, 24273, 24274,
+		24413, 24414, 24415, 24416, 24493, 24494, 24495, 24496, 24497, 24498, 24499, 0, 0, 19633, 19923, 19924, 19925, 19926, 19927, 19928,
+		20075, 20076, 20077, 20078, 13479, 13480, 2474, 26335, 9013, 180, 11495, 19236, 13479, 13480, 2474, 26335, 9071, 29067, 19236, 19239,
+		20821, 23435, 30843, 23468, 23469, 6258, 26302, 26335, 4219, 26302, 26335, 6023, 9782, 10107, 10147, 10148, 10149, 617, 19633, 19907,
+		19908, 19909, 19910, 19911, 19912, 19913, 211, 14009, 14010, 15354, 1777, 4219, 11495, 19236, 19464, 30843, 0, 30086, 30826, 30840,
+		0, 6023, 6258, 26302, 26335, 4219, 26302, 26335, 6023, 0, 759, 2388, 17394, 11495, 11766, 10273, 617, 618, 639, 640,
+		30425, 32457, 0, 9782, 10153, 10154, 10155, 10156, 13479, 13692, 13865, 13903, 2417, 2418, 2419, 2651, 2654, 2827, 2828, 2829,
+		2830, 2831, 2832, 4220, 1776, 1852, 32517, 0, 20821, 20927, 21799, 21800, 21801, 21802, 21848, 21849, 22304, 22305, 20617, 20618,
+		20656, 20657, 20658, 20659, 20675, 20676, 20677, 20678, 20683, 20684, 20685, 20686, 2857, 3549, 3588, 3589, 3590, 3623, 3624, 3625,
+		3690, 3745, 9782, 10153, 10154, 0, 8387, 8804, 0, 19236, 19239, 19240, 759, 2388, 20821, 11495, 31406, 31407, 31408, 0,
+		2857, 4154, 17394, 17577, 18428, 18429, 18884, 18885, 18886, 18887, 18888, 18889, 18890, 18891, 18892, 18893, 18894, 18895, 18896, 18897,
+		18898, 18899, 19125, 19126, 19127, 19128, 19129, 19130, 19131, 19132, 19133, 0, 31689, 32251, 32289, 32290, 28005, 11766, 11767, 11782,
+		11783, 11784, 11785, 26806, 1776, 1852, 13692, 13995, 31843, 6023, 0, 20617, 20618, 20628, 20629, 20630, 20631, 19633, 19696, 19738,
+		11495, 19236, 6023, 8387, 0, 6023, 7460, 0, 17394, 17577, 18428, 18429, 18430, 18530, 18531, 18532, 18533, 18534, 18535, 18536,
+		18537, 18538, 18539, 18540, 18541, 18542, 18543, 18544, 14220, 6023, 8323, 8327, 8328, 8329, 8330, 8331, 8332, 8340, 8341, 12631,
+		10357, 11091, 11129, 11130, 11419, 11420, 11421, 11422, 11423, 11424, 11425, 11426, 11427, 11428, 11429, 11430, 11431, 11432, 11433, 11434,
+		11435, 12476, 19236, 19435, 0, 10273, 10274, 10275, 10276, 10277, 10278, 10279, 10280, 10281, 10282, 10283, 10284, 10285, 10286, 10287,
+		165, 20821, 20927, 20959, 4998, 19435, 20924, 23467, 15678, 15679, 15680, 15681, 15682, 15683, 16970, 16971, 4219, 4998, 5097, 5467,
+		5468, 5471, 5472, 11495, 11766, 10273, 0, 11495, 11696, 14010, 1727, 1740, 9071, 23468, 19236, 19435, 0, 19236, 26302, 26711,
+		26804, 27977, 0, 759, 2474, 2475, 2476, 2477, 2478, 2479, 2480, 2481, 2482, 2605, 19125, 19126, 22364, 22365, 22411, 19239,
+		0, 26302, 0, 10357, 10358, 2120, 6023, 13479, 8387, 0, 14009, 14010, 14011, 14012, 14013, 14136, 14199, 14200, 26302, 0,
+		759, 795, 796, 797, 798, 799, 0, 23467, 25260, 25261, 25281, 9782, 9783, 9784, 9785, 9786, 9787, 9788, 9812, 9813,
+		9814, 9815, 9816, 9817, 9818, 9819, 9820, 9821, 9822, 14009, 14010, 14011, 14012, 14013, 2857, 3230, 3231, 3232, 3233, 3234,
+		3235, 3236, 3237, 3238, 3239, 3240, 27089, 27090, 27091, 27092, 27093, 27094, 27095, 27096, 27097, 27098, 759, 1407, 1408, 1409,
+		1410, 1411, 1412, 1413, 1502, 1503, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 21053, 21341, 6023, 0, 20821, 20927, 21698,
+		21699, 21700, 21701, 21702, 21703, 21704, 21705, 21706, 21707, 21708, 21709, 21710, 21711, 21712, 21713, 21714, 21715, 21716, 21717, 10357,
+		10358, 10783, 10784, 10785, 10786, 1776, 20821, 20927, 20928, 1407, 8323, 0, 14009, 14010, 1407, 6258, 0, 17394, 19184, 19211,
+		15678, 9013, 23385, 23386, 30843, 23468, 759, 2474, 2475, 26335, 26336, 26337, 8743, 23467, 23468, 26302, 29306, 29307, 6023, 6258,
+		6298, 6299, 6302, 6303, 6304, 0, 26302, 26711, 28005, 28006, 28007, 28253, 28294, 28295, 28296, 28297, 28298, 28299, 31689, 31843,
+		9013, 20927, 8804, 0, 26302, 0, 759, 788, 3549, 8387, 0, 26302, 29306, 29307, 9782, 9929, 11766, 11894, 0, 26302,
+		26711, 26804, 26805, 27659, 27660, 27661, 27662, 27663, 27664, 27665, 27666, 27667, 27668, 21263, 21302, 21315, 21316, 21317, 21318, 10357,
+		10845, 8804, 0, 759, 2474, 2475, 26335, 26336, 26337, 8743, 29067, 11766, 10273, 0, 26302, 29306, 29307, 29308, 23531, 23545,
+		23546, 23547, 26302, 29306, 29307, 759, 760, 17394, 17577, 18354, 18391, 13479, 13692, 13693, 13694, 13695, 13696, 13757, 8388, 8389,
+		8390, 8391, 8392, 14013, 14014, 1407, 1408, 1409, 1410, 1411, 1412, 11495, 11614, 11615, 0, 2857, 3230, 0, 19633, 19696,
+		19738, 19787, 19788, 19789, 19790, 19791, 19792, 29161, 32517, 0, 6023, 6258, 6268, 6269, 6270, 6271, 6272, 6273, 13440, 8387,
+		8387, 19633, 0, 26302, 29856, 29977, 11495, 11766, 10273, 13249, 26711, 11091, 19464, 19574, 19575, 759, 760, 31406, 31407, 31408,
+		31409, 31410, 0, 23467, 23531, 23545, 23546, 23559, 23560, 23561, 23696, 23702, 23703, 23704, 23705, 23706, 23467, 24824, 13479, 31406,
+		31630, 11766, 10273, 0, 759, 760, 4219, 4220, 2329, 20568, 4219, 10357, 10358, 19236, 19435, 14009, 19464, 13479, 13495, 0,
+		2857, 3230, 0, 19236, 19596, 19597, 19598, 19599, 19605, 19606, 19607, 19608, 19609, 19610, 19611, 19612, 19613, 19614, 19615, 19616,
+		19617, 19618, 19619, 19620, 19621, 8387, 9154, 9155, 9156, 9157, 9158, 9159, 9160, 9161, 15464, 15524, 15525, 15526, 15527, 15528,
+		759, 1776, 1852, 13692, 13995, 31843, 6023, 0, 23467, 25720, 25864, 25865, 25866, 25867, 25868, 20617, 20618, 20656, 20657, 20658,
+		20821, 11495, 13249, 26335, 0, 26302, 29306, 23385, 19239, 10273, 0, 19236, 19435, 0, 17394, 17577, 17578, 17758, 17759, 17760,
+		17761, 17762, 17763, 17764, 31406, 31407, 31408, 31409, 31410, 31689, 32429, 180, 198, 25260, 25261, 25281, 25478, 25479, 25480, 25481,
+		180, 19236, 19435, 19436, 211, 20617, 20618, 20628, 9013, 32517, 211, 2857, 3549, 0, 11495, 12475, 0, 0, 165, 6023,
+		10273, 165, 20821, 20927, 21698, 0, 10357, 10845, 10846, 10847, 10848, 10849, 10850, 11495, 12657, 12658, 26302, 29306, 29363, 29364,
+		29372, 29377, 29378, 29379, 30086, 30096, 30425, 32457, 0, 19236, 759, 2651, 2654, 2655, 2656, 11495, 12657, 12658, 12782, 12783,
+		12784, 12785, 12786, 12787, 12788, 12789, 12790, 12791, 23467, 25996, 26055, 26056, 26057, 26058, 26059, 26335, 6023, 0, 759, 10357,
+		11091, 19236, 0, 20821, 20927, 22641, 22642, 22829, 22830, 22831, 22832, 22833, 759, 1776, 1852, 1853, 23467, 23531, 23545, 23546,
+		23559, 23560, 24017, 24018, 24019, 24020, 24021, 24022, 24023, 24024, 24025, 24026, 24027, 24028, 24029, 24030, 24031, 24032, 24033, 24034,
+		24059, 24060, 24061, 24062, 24063, 24068, 24069, 24070, 24071, 24072, 24073, 24074, 24075, 24076, 24077, 24078, 24079, 24080, 24081, 24082,
+		24083, 24084, 24085, 19236, 19464, 0, 759, 2388, 2405, 2406, 2407, 2408, 2409, 2410, 18430, 18431, 18464, 18465, 18466, 18467,
+		18468, 18469, 18470, 18471, 18472, 18473, 18474, 18475, 18487, 18488, 18489, 28253, 28254, 28255, 28256, 15321, 15322, 15323, 15324, 15325,
+		15326, 15327, 15328, 18626, 18627, 18628, 18629, 18630, 18631, 18632, 18633, 18634, 18635, 18636, 18637, 18638, 18639, 18640, 18641, 18642,
+		18643, 18644, 18645, 18646, 0, 26302, 29306, 29307, 26302, 26711, 28005, 28006, 28007, 28253, 28254, 28255, 28256, 15321, 15322, 15323,
+		15324, 15325, 15326, 15327, 15328, 18673, 18674, 18675, 18676, 18736, 18737, 18738, 18771, 18772, 18773, 18785, 18786, 18787, 18788, 18789,
+		18790, 18791, 18796, 18797, 18798, 18799, 18800, 14009, 14010, 14011, 14012, 0, 0, 759, 2651, 2654, 2655, 2663, 2664, 2665,
+		2666, 2667, 2668, 2669, 2695, 2696, 2697, 2698, 2735, 2736, 2737, 2738, 2739, 2740, 2741, 2742, 2743, 2744, 2745, 23467,
+		23531, 23545, 23546, 24113, 24114, 24115, 24116, 23467, 25260, 25261, 25281, 24225, 29306, 29307, 19, 19236, 19435, 0, 9782, 10153,
+		10154, 10155, 0, 0, 10357, 10358, 10404, 10405, 10406, 2420, 761, 762, 20169, 20183, 20184, 20185, 20186, 26302, 26711, 26712,
+		26713, 26714, 19633, 20372, 20411, 20470, 20471, 20472, 20473, 20474, 20475, 20476, 211, 9782, 10153, 10154, 10155, 10156, 10157, 2120,
+		2121, 2122, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1510, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540,
+		1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 6023, 7460, 19239, 0, 26302, 0,
+		759, 2651, 2654, 2655, 2663, 2664, 2665, 2666, 2667, 2668, 2669, 2670, 10357, 10358, 10783, 10784, 10785, 10817, 10818, 10819,
+		10820, 10821, 3500, 3501, 3502, 3503, 3504, 3505, 3506, 3625, 3690, 3745, 3746, 3781, 3782, 3783, 3784, 3785, 3786, 3787,
+		3788, 3789, 3790, 3791, 3792, 3793, 8387, 9154, 9155, 9156, 9157, 9158, 9173, 9174, 9175, 9304, 9305, 9306, 0, 20821,
+		20927, 0, 30086, 30843, 24605, 11766, 10273, 0, 759, 760, 14009, 14010, 15455, 15456, 15457, 15458, 15459, 15460, 15461, 15462,
+		15463, 19469, 19470, 759, 795, 796, 797, 827, 828, 829, 11495, 12475, 26302, 29306, 29307, 29308, 29309, 29310, 29311, 29312,
+		29313, 29314, 29315, 29316, 29317, 29318, 29319, 29320, 29321, 29322, 29323, 29324, 29325, 29326, 29327, 29328, 29329, 29330, 29331, 29332,
+		29333, 29334, 29335, 29336, 29337, 29338, 29339, 29340, 29341, 29342, 29343, 29344, 29345, 29346, 29347, 29348, 29349, 29350, 29351, 29352,
+		29353, 29354, 29355, 29356, 29357, 29358, 29359, 29360, 29361, 29362, 19471, 19472, 19473, 19474, 19475, 19476, 8493, 8536, 8537, 8538,
+		8539, 8540, 8541, 8542, 1462, 1463, 1464, 1465, 10443, 10444, 10445, 10446, 10447, 10448, 10449, 3550, 3551, 3552, 3561, 3562,
+		3563, 3564, 3568, 3569, 14015, 14016, 14017, 14018, 14019, 14020, 14021, 23467, 24605, 11696, 16999, 11614, 13480, 13481, 0, 26302,
+		29306, 29307, 29308, 25260, 25261, 25281, 25282, 31689, 31843, 31844, 32099, 32100, 32101, 32102, 32103, 20821, 20927, 20959, 20960, 20961,
+		20962, 31503, 6023, 0, 2857, 3230, 9782, 10107, 10108, 20927, 8617, 4072, 4073, 4074, 4075, 4076, 4077, 4078, 4079, 4080,
+		4081, 4082, 4083, 4084, 13696, 30086, 30826, 30827, 30838, 30839, 0, 19633, 20168, 20169, 20183, 20184, 20185, 10357, 10358, 10377,
+		10378, 23467, 25260, 25261, 25281, 165, 13479, 13535, 13536, 13537, 14246, 14247, 14248, 12700, 4998, 5097, 5409, 5410, 5411, 5412,
+		5413, 5414, 5415, 5416, 23467, 25260, 25261, 25281, 19633, 20372, 20411, 20412, 20413, 20414, 20415, 20422, 20423, 23467, 25260, 25261,
+		25281, 31689, 31690, 31712, 31713, 23469, 6258, 26302, 26335, 4219, 26302, 26335, 6023, 0, 759, 2417, 2418, 23467, 25260, 25261,
+		25281, 8804, 8902, 8903, 8904, 8905, 8906, 8907, 8908, 8958, 8959, 20959, 21047, 21048, 21049, 21050, 21051, 21052, 21053, 21330,
+		21331, 21332, 21333, 21334, 10444, 10445, 10446, 10447, 10455, 10456, 6588, 6589, 6590, 6591, 21341, 21342, 21343, 12760, 12761, 12762,
+		14009, 32517, 0, 2857, 2858, 2926, 3124, 3125, 3126, 3127, 3128, 3129, 29307, 13479, 13535, 13635, 13636, 10357, 10845, 10963,
+		10976, 11091, 11129, 11130, 11495, 12475, 12476, 12477, 12478, 12479, 12480, 12481, 12482, 12483, 1413, 11495, 12657, 12658, 12776, 13535,
+		13635, 13636, 13637, 13638, 13639, 13653, 13654, 13655, 11782, 11783, 11784, 11785, 27659, 20896, 20897, 14009, 15678, 15679, 15680, 15681,
+		15682, 15683, 15684, 759, 2417, 2418, 23467, 25260, 25261, 25281, 25282, 759, 2120, 6023, 0, 10357, 10358, 10404, 10405, 19633,
+		20372, 20927, 23253, 23254, 8804, 26302, 26335, 6023, 0, 6023, 6258, 6298, 6299, 6302, 6303, 6304, 6305, 15749, 15750, 5626,
+		5627, 5628, 5629, 5630, 5631, 5632, 5633, 5634, 5635, 5636, 5637, 5638, 5639, 5640, 5641, 5642, 5643, 5644, 5645, 5646,
+		5647, 5648, 5649, 5650, 5651, 5652, 5653, 5654, 5655, 5656, 5657, 5658, 5659, 15823, 15834, 15835, 15836, 15837, 15838, 15839,
+		15840, 15841, 9176, 9177, 9178, 9179, 9180, 9181, 9182, 9183, 9184, 9185, 9186, 9187, 9188, 9189, 9190, 9191, 9192, 16200,
+		16258, 16259, 16260, 16261, 16262, 16263, 16264, 16265, 16266, 16267, 16268, 24627, 24628, 24629, 24630, 24631, 23467, 15941, 15942, 15943,
+		15944, 15945, 15946, 15947, 23467, 23531, 24566, 24567, 24568, 24569, 24570, 24571, 759, 2120, 2289, 2290, 12657, 25260, 25261, 25281,
+		25282, 25290, 25291, 25292, 25293, 25294, 23467, 16200, 16201, 16202, 16203, 10443, 10444, 10445, 10446, 10447, 10496, 10497, 21799, 21800,
+		21801, 21802, 21848, 21849, 21850, 21892, 21893, 21894, 21895, 21896, 21897, 21898, 21899, 11495, 13249, 13250, 759, 2329, 2330, 2331,
+		2332, 2333, 2334, 2335, 2336, 2337, 2338, 2339, 2340, 2341, 23467, 25260, 25261, 25281, 10516, 10517, 10518, 10519, 10520, 10521,
+		10522, 10523, 10524, 10525, 10526, 10527, 26346, 26347, 26348, 26349, 26350, 26351, 26352, 26353, 26354, 26355, 26356, 26357, 26358, 26359,
+		26360, 26361, 26362, 26363, 26364, 26365, 26366, 2426, 29306, 29363, 29364, 29393, 29394, 29395, 29396, 29397, 29553, 29554, 29555, 29570,
+		29571, 29572, 29573, 29574, 29575, 29576, 29856, 29937, 29938, 29939, 29940, 29941, 29942, 29943, 29944, 29945, 29946, 29947, 29948, 29949,
+		29950, 29951, 29952, 29953, 29954, 29955, 29956, 16444, 14010, 15627, 15628, 15629, 15630, 15631, 5467, 5468, 5471, 5472, 11767, 11782,
+		11783, 11784, 11785, 27755, 27784, 25261, 25281, 25282, 25290, 25295, 25296, 25297, 25298, 25299, 25300, 23467, 16916, 16917, 16918, 16919,
+		11495, 11766, 11917, 11918, 11919, 11920, 11921, 11922, 11923, 11924, 11925, 11926, 11927, 11928, 759, 760, 31406, 31630, 31640, 31641,
+		31642, 31782, 31783, 31784, 31785, 31786, 31787, 31788, 31789, 31790, 31791, 31792, 31793, 31794, 31795, 31796, 31797, 31798, 31799, 31800,
+		31801, 17394, 17462, 17501, 17502, 17503, 17504, 17505, 17506, 17531, 17532, 17533, 17534, 17535, 17536, 17537, 17538, 17539, 17540, 17541,
+		17542, 17543, 17544, 17545, 17546, 17547, 17548, 17549, 17550, 17551, 17552, 17553, 17554, 19534, 23531, 23545, 23546, 23559, 23560, 23986,
+		23987, 23988, 11495, 12475, 12476, 12477, 12478, 12479, 12480, 12481, 12482, 12483, 1413, 11495, 12657, 12658, 12776, 13535, 13635, 13636,
+		13637, 13638, 13639, 13640, 13650, 24273, 24274, 24275, 24276, 24277, 20821, 20927, 22641, 22642, 22829, 22830, 22831, 22832, 22833, 4219,
+		4998, 5097, 5104, 5105, 5151, 5152, 14010, 2474, 29067, 19236, 19239, 0, 33671, 0, 8387, 9154, 9715, 9726, 0, 0,
+		0, 33678, 0, 0, 33678, 33679, 0, 33678, 0, 0, 33678, 33679, 0, 33678, 33679, 0, 33678, 0, 0, 33678,
+		33679, 0, 33678, 0, 0, 33678, 33679, 0, 33678, 0, 0, 33678, 0, 0, 33678, 0, 0, 33678, 0, 0,
+		33678, 0, 0, 33678, 0, 0,
 	},
 	outStart: []int32{
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
@@ -26026,381 +26165,382 @@ var builtinTrie = &trie{
 		3299, 3299, 3299, 3299, 3299, 3299, 3299, 3299, 3299, 3299, 3299, 3299, 3299, 3300, 3300, 3300, 3300, 3300, 3301, 3301,
 		3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3301, 3302, 3302, 3302,
 		3302, 3302, 3302, 3302, 3302, 3302, 3302, 3302, 3302, 3302, 3302, 3302, 3302, 3303, 3303, 3303, 3303, 3303, 3303, 3303,
-		3303, 3303, 3303, 3303, 3303, 3303, 3303, 3304, 3304, 3304, 3304, 3304, 3304, 3305, 3305, 3305, 3305, 3306, 3306, 3306,
-		3306, 3306, 3306, 3306, 3306, 3306, 3306, 3306, 3306, 3306, 3306, 3306, 3307, 3308, 3308, 3308, 3308, 3308, 3308, 3308,
-		3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309, 3309,
-		3309, 3309, 3309, 3310, 3310, 3310, 3310, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311, 3311,
-		3311, 3311, 3311, 3312, 3312, 3312, 3312, 3312, 3312, 3312, 3312, 3312, 3312, 3313, 3313, 3313, 3313, 3313, 3313, 3314,
-		3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314,
-		3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314, 3314,
-		3314, 3314, 3316, 3316, 3316, 3316, 3316, 3316, 3316, 3316, 3316, 3316, 3317, 3317, 3317, 3317, 3317, 3317, 3317, 3317,
-		3317, 3317, 3317, 3317, 3317, 3317, 3317, 3317, 3319, 3319, 3319, 3319, 3320, 3320, 3320, 3320, 3320, 3320, 3320, 3320,
-		3320, 3320, 3320, 3320, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321,
-		3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3322, 3322, 3322, 3322, 3322, 3322,
-		3322, 3322, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323, 3323,
-		3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324,
-		3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326,
-		3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326, 3326,
-		3326, 3326, 3326, 3326, 3326, 3326, 3326, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327,
-		3327, 3327, 3327, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3329, 3329, 3329, 3329,
-		3329, 3329, 3329, 3330, 3330, 3330, 3330, 3330, 3331, 3331, 3331, 3331, 3331, 3331, 3331, 3331, 3331, 3331, 3331, 3331,
-		3331, 3331, 3331, 3331, 3332, 3332, 3332, 3332, 3332, 3333, 3333, 3333, 3333, 3334, 3334, 3334, 3334, 3334, 3335, 3335,
-		3335, 3335, 3335, 3335, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336, 3336,
-		3337, 3337, 3337, 3337, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339, 3339,
-		3339, 3339, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3341, 3342, 3342,
-		3342, 3342, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3343, 3344, 3344, 3344,
-		3344, 3344, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345, 3345,
-		3345, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346,
-		3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3348, 3348, 3348, 3348, 3348, 3348, 3350,
-		3350, 3350, 3350, 3350, 3351, 3352, 3352, 3352, 3352, 3352, 3353, 3353, 3353, 3353, 3353, 3353, 3353, 3353, 3354, 3354,
-		3354, 3354, 3356, 3356, 3356, 3356, 3356, 3357, 3357, 3357, 3357, 3357, 3358, 3358, 3358, 3358, 3360, 3360, 3360, 3360,
-		3360, 3360, 3360, 3360, 3360, 3360, 3360, 3362, 3362, 3362, 3364, 3364, 3365, 3365, 3365, 3365, 3365, 3365, 3365, 3365,
-		3365, 3365, 3366, 3366, 3366, 3366, 3366, 3366, 3367, 3367, 3367, 3367, 3367, 3367, 3367, 3367, 3367, 3369, 3369, 3369,
-		3369, 3370, 3370, 3371, 3371, 3371, 3371, 3371, 3371, 3371, 3371, 3372, 3372, 3372, 3372, 3374, 3374, 3374, 3374, 3374,
-		3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374, 3374,
-		3375, 3375, 3375, 3375, 3375, 3376, 3376, 3376, 3376, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377,
-		3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3377, 3378, 3378, 3378,
-		3378, 3378, 3378, 3378, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3379,
-		3379, 3379, 3379, 3380, 3380, 3380, 3380, 3380, 3381, 3381, 3381, 3381, 3381, 3381, 3381, 3381, 3381, 3381, 3381, 3381,
-		3381, 3381, 3381, 3382, 3382, 3382, 3382, 3383, 3383, 3383, 3383, 3383, 3383, 3383, 3383, 3383, 3383, 3384, 3384, 3384,
-		3384, 3384, 3384, 3384, 3384, 3384, 3384, 3384, 3384, 3384, 3385, 3385, 3385, 3385, 3385, 3385, 3385, 3385, 3385, 3385,
-		3385, 3387, 3387, 3387, 3387, 3387, 3387, 3387, 3387, 3387, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388,
-		3388, 3388, 3388, 3388, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389,
-		3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389,
-		3389, 3389, 3389, 3389, 3389, 3389, 3389, 3391, 3391, 3391, 3391, 3391, 3391, 3391, 3391, 3391, 3391, 3391, 3392, 3392,
-		3392, 3392, 3392, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3393, 3394, 3394,
-		3395, 3395, 3395, 3395, 3395, 3395, 3397, 3397, 3397, 3397, 3397, 3397, 3397, 3397, 3397, 3397, 3398, 3398, 3398, 3398,
-		3398, 3398, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3400, 3402, 3402, 3403, 3403, 3403, 3404,
-		3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404,
-		3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404, 3404,
-		3404, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3406, 3406,
-		3407, 3408, 3408, 3409, 3409, 3409, 3409, 3409, 3409, 3409, 3409, 3409, 3409, 3410, 3410, 3410, 3410, 3410, 3410, 3410,
-		3410, 3410, 3410, 3410, 3410, 3410, 3410, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412,
-		3412, 3412, 3412, 3412, 3412, 3412, 3412, 3412, 3413, 3413, 3413, 3413, 3413, 3413, 3413, 3413, 3413, 3415, 3415, 3415,
-		3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3415, 3416, 3416, 3416, 3416, 3416,
-		3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3417, 3417, 3417, 3417, 3417, 3419, 3419, 3419, 3419, 3419,
-		3419, 3419, 3419, 3419, 3419, 3419, 3419, 3419, 3419, 3419, 3419, 3419, 3420, 3420, 3420, 3420, 3420, 3420, 3420, 3420,
-		3420, 3420, 3420, 3420, 3420, 3420, 3422, 3422, 3422, 3422, 3422, 3422, 3422, 3423, 3423, 3423, 3423, 3423, 3423, 3423,
-		3423, 3423, 3423, 3423, 3423, 3426, 3426, 3426, 3426, 3426, 3426, 3426, 3426, 3426, 3427, 3427, 3427, 3427, 3427, 3427,
-		3427, 3427, 3427, 3427, 3427, 3427, 3427, 3427, 3427, 3427, 3427, 3428, 3428, 3428, 3428, 3428, 3428, 3428, 3428, 3428,
-		3431, 3431, 3431, 3431, 3431, 3431, 3431, 3431, 3431, 3431, 3432, 3432, 3432, 3432, 3432, 3432, 3432, 3433, 3433, 3433,
-		3433, 3433, 3433, 3433, 3434, 3434, 3434, 3434, 3434, 3434, 3434, 3434, 3435, 3435, 3435, 3435, 3435, 3435, 3435, 3435,
-		3435, 3435, 3435, 3435, 3435, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437, 3437,
-		3437, 3437, 3437, 3437, 3437, 3437, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438,
-		3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438,
-		3438, 3438, 3438, 3440, 3440, 3440, 3440, 3440, 3440, 3440, 3440, 3440, 3441, 3441, 3441, 3441, 3441, 3442, 3442, 3442,
-		3442, 3442, 3443, 3443, 3443, 3443, 3443, 3444, 3444, 3444, 3444, 3444, 3444, 3444, 3444, 3444, 3446, 3446, 3446, 3446,
-		3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446, 3446,
-		3446, 3446, 3446, 3448, 3448, 3448, 3448, 3448, 3448, 3448, 3448, 3448, 3449, 3449, 3449, 3449, 3449, 3449, 3449, 3449,
-		3449, 3449, 3449, 3449, 3452, 3452, 3452, 3452, 3452, 3452, 3452, 3452, 3452, 3454, 3454, 3454, 3454, 3454, 3454, 3454,
-		3454, 3454, 3454, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455,
-		3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3455, 3456, 3456, 3456, 3456, 3457, 3457, 3457, 3457, 3457,
-		3457, 3457, 3457, 3457, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459, 3459,
-		3459, 3459, 3459, 3459, 3459, 3461, 3461, 3461, 3461, 3461, 3461, 3461, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462,
-		3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3462,
-		3462, 3462, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463,
-		3464, 3464, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465, 3465,
-		3465, 3465, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467,
-		3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467,
-		3467, 3467, 3470, 3470, 3470, 3470, 3470, 3471, 3471, 3471, 3471, 3471, 3471, 3471, 3471, 3472, 3472, 3472, 3472, 3472,
-		3472, 3472, 3472, 3472, 3472, 3475, 3475, 3475, 3475, 3475, 3475, 3476, 3476, 3476, 3476, 3476, 3476, 3476, 3476, 3478,
-		3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3478, 3479, 3479,
-		3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3481, 3481, 3481, 3481, 3481, 3481,
-		3481, 3481, 3481, 3481, 3481, 3481, 3482, 3482, 3482, 3482, 3482, 3482, 3482, 3482, 3482, 3482, 3484, 3484, 3485, 3485,
-		3485, 3485, 3485, 3485, 3485, 3485, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487,
-		3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487, 3487,
-		3487, 3487, 3487, 3487, 3487, 3487, 3488, 3490, 3490, 3490, 3490, 3490, 3490, 3490, 3490, 3490, 3490, 3490, 3490, 3490,
-		3490, 3490, 3490, 3490, 3490, 3490, 3491, 3491, 3491, 3491, 3491, 3491, 3491, 3492, 3492, 3492, 3493, 3493, 3493, 3494,
-		3494, 3494, 3494, 3494, 3494, 3494, 3494, 3494, 3495, 3495, 3495, 3495, 3495, 3495, 3496, 3496, 3496, 3496, 3496, 3496,
-		3496, 3496, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497, 3497,
-		3497, 3497, 3497, 3497, 3497, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498,
-		3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500,
-		3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500,
-		3500, 3500, 3500, 3500, 3500, 3500, 3500, 3500, 3502, 3502, 3502, 3502, 3502, 3502, 3502, 3503, 3503, 3503, 3505, 3505,
-		3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3505, 3506, 3506,
-		3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3508, 3508,
-		3508, 3508, 3508, 3509, 3509, 3509, 3509, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510,
-		3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3510, 3511,
+		3303, 3303, 3303, 3303, 3303, 3303, 3303, 3303, 3303, 3303, 3303, 3303, 3303, 3303, 3303, 3303, 3303, 3304, 3304, 3304,
+		3304, 3304, 3304, 3304, 3304, 3304, 3304, 3304, 3304, 3304, 3304, 3305, 3305, 3305, 3305, 3305, 3305, 3306, 3306, 3306,
+		3306, 3307, 3307, 3307, 3307, 3307, 3307, 3307, 3307, 3307, 3307, 3307, 3307, 3307, 3307, 3307, 3308, 3309, 3309, 3309,
+		3309, 3309, 3309, 3309, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310, 3310,
+		3310, 3310, 3310, 3310, 3310, 3310, 3310, 3311, 3311, 3311, 3311, 3312, 3312, 3312, 3312, 3312, 3312, 3312, 3312, 3312,
+		3312, 3312, 3312, 3312, 3312, 3312, 3312, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3313, 3314, 3314, 3314,
+		3314, 3314, 3314, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315,
+		3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315, 3315,
+		3315, 3315, 3315, 3315, 3315, 3315, 3317, 3317, 3317, 3317, 3317, 3317, 3317, 3317, 3317, 3317, 3318, 3318, 3318, 3318,
+		3318, 3318, 3318, 3318, 3318, 3318, 3318, 3318, 3318, 3318, 3318, 3318, 3320, 3320, 3320, 3320, 3321, 3321, 3321, 3321,
+		3321, 3321, 3321, 3321, 3321, 3321, 3321, 3321, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322,
+		3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3322, 3323, 3323,
+		3323, 3323, 3323, 3323, 3323, 3323, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324, 3324,
+		3324, 3324, 3324, 3324, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325,
+		3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3325, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327,
+		3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327,
+		3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3327, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3328, 3328,
+		3328, 3328, 3328, 3328, 3328, 3328, 3328, 3329, 3329, 3329, 3329, 3329, 3329, 3329, 3329, 3329, 3329, 3329, 3329, 3329,
+		3330, 3330, 3330, 3330, 3330, 3330, 3330, 3331, 3331, 3331, 3331, 3331, 3332, 3332, 3332, 3332, 3332, 3332, 3332, 3332,
+		3332, 3332, 3332, 3332, 3332, 3332, 3332, 3332, 3333, 3333, 3333, 3333, 3333, 3334, 3334, 3334, 3334, 3335, 3335, 3335,
+		3335, 3335, 3336, 3336, 3336, 3336, 3336, 3336, 3337, 3337, 3337, 3337, 3337, 3337, 3337, 3337, 3337, 3337, 3337, 3337,
+		3337, 3337, 3337, 3337, 3338, 3338, 3338, 3338, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3340, 3340,
+		3340, 3340, 3340, 3340, 3340, 3340, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342, 3342,
+		3342, 3342, 3343, 3343, 3343, 3343, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344, 3344,
+		3344, 3345, 3345, 3345, 3345, 3345, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346, 3346,
+		3346, 3346, 3346, 3346, 3346, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347, 3347,
+		3347, 3347, 3347, 3347, 3348, 3348, 3348, 3348, 3348, 3348, 3348, 3348, 3348, 3348, 3348, 3348, 3348, 3349, 3349, 3349,
+		3349, 3349, 3349, 3351, 3351, 3351, 3351, 3351, 3352, 3353, 3353, 3353, 3353, 3353, 3354, 3354, 3354, 3354, 3354, 3354,
+		3354, 3354, 3355, 3355, 3355, 3355, 3357, 3357, 3357, 3357, 3357, 3358, 3358, 3358, 3358, 3358, 3359, 3359, 3359, 3359,
+		3361, 3361, 3361, 3361, 3361, 3361, 3361, 3361, 3361, 3361, 3361, 3363, 3363, 3363, 3365, 3365, 3366, 3366, 3366, 3366,
+		3366, 3366, 3366, 3366, 3366, 3366, 3367, 3367, 3367, 3367, 3367, 3367, 3368, 3368, 3368, 3368, 3368, 3368, 3368, 3368,
+		3368, 3370, 3370, 3370, 3370, 3371, 3371, 3372, 3372, 3372, 3372, 3372, 3372, 3372, 3372, 3373, 3373, 3373, 3373, 3375,
+		3375, 3375, 3375, 3375, 3375, 3375, 3375, 3375, 3375, 3375, 3375, 3375, 3375, 3375, 3375, 3375, 3375, 3375, 3375, 3375,
+		3375, 3375, 3375, 3375, 3376, 3376, 3376, 3376, 3376, 3377, 3377, 3377, 3377, 3378, 3378, 3378, 3378, 3378, 3378, 3378,
+		3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378, 3378,
+		3378, 3379, 3379, 3379, 3379, 3379, 3379, 3379, 3380, 3380, 3380, 3380, 3380, 3380, 3380, 3380, 3380, 3380, 3380, 3380,
+		3380, 3380, 3380, 3380, 3380, 3380, 3380, 3381, 3381, 3381, 3381, 3381, 3382, 3382, 3382, 3382, 3382, 3382, 3382, 3382,
+		3382, 3382, 3382, 3382, 3382, 3382, 3382, 3383, 3383, 3383, 3383, 3384, 3384, 3384, 3384, 3384, 3384, 3384, 3384, 3384,
+		3384, 3385, 3385, 3385, 3385, 3385, 3385, 3385, 3385, 3385, 3385, 3385, 3385, 3385, 3386, 3386, 3386, 3386, 3386, 3386,
+		3386, 3386, 3386, 3386, 3386, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3388, 3389, 3389, 3389, 3389, 3389, 3389,
+		3389, 3389, 3389, 3389, 3389, 3389, 3389, 3389, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390,
+		3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390,
+		3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3390, 3392, 3392, 3392, 3392, 3392, 3392, 3392, 3392, 3392,
+		3392, 3392, 3393, 3393, 3393, 3393, 3393, 3394, 3394, 3394, 3394, 3394, 3394, 3394, 3394, 3394, 3394, 3394, 3394, 3394,
+		3394, 3394, 3395, 3395, 3396, 3396, 3396, 3396, 3396, 3396, 3398, 3398, 3398, 3398, 3398, 3398, 3398, 3398, 3398, 3398,
+		3399, 3399, 3399, 3399, 3399, 3399, 3401, 3401, 3401, 3401, 3401, 3401, 3401, 3401, 3401, 3401, 3401, 3401, 3403, 3403,
+		3404, 3404, 3404, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405,
+		3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405, 3405,
+		3405, 3405, 3405, 3405, 3405, 3406, 3406, 3406, 3406, 3406, 3406, 3406, 3406, 3406, 3406, 3406, 3406, 3406, 3406, 3406,
+		3406, 3406, 3407, 3407, 3408, 3409, 3409, 3410, 3410, 3410, 3410, 3410, 3410, 3410, 3410, 3410, 3410, 3411, 3411, 3411,
+		3411, 3411, 3411, 3411, 3411, 3411, 3411, 3411, 3411, 3411, 3411, 3413, 3413, 3413, 3413, 3413, 3413, 3413, 3413, 3413,
+		3413, 3413, 3413, 3413, 3413, 3413, 3413, 3413, 3413, 3413, 3413, 3413, 3414, 3414, 3414, 3414, 3414, 3414, 3414, 3414,
+		3414, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3416, 3417,
+		3417, 3417, 3417, 3417, 3417, 3417, 3417, 3417, 3417, 3417, 3417, 3417, 3417, 3417, 3418, 3418, 3418, 3418, 3418, 3420,
+		3420, 3420, 3420, 3420, 3420, 3420, 3420, 3420, 3420, 3420, 3420, 3420, 3420, 3420, 3420, 3420, 3421, 3421, 3421, 3421,
+		3421, 3421, 3421, 3421, 3421, 3421, 3421, 3421, 3421, 3421, 3423, 3423, 3423, 3423, 3423, 3423, 3423, 3424, 3424, 3424,
+		3424, 3424, 3424, 3424, 3424, 3424, 3424, 3424, 3424, 3427, 3427, 3427, 3427, 3427, 3427, 3427, 3427, 3427, 3428, 3428,
+		3428, 3428, 3428, 3428, 3428, 3428, 3428, 3428, 3428, 3428, 3428, 3428, 3428, 3428, 3428, 3429, 3429, 3429, 3429, 3429,
+		3429, 3429, 3429, 3429, 3432, 3432, 3432, 3432, 3432, 3432, 3432, 3432, 3432, 3432, 3433, 3433, 3433, 3433, 3433, 3433,
+		3433, 3434, 3434, 3434, 3434, 3434, 3434, 3434, 3435, 3435, 3435, 3435, 3435, 3435, 3435, 3435, 3436, 3436, 3436, 3436,
+		3436, 3436, 3436, 3436, 3436, 3436, 3436, 3436, 3436, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438,
+		3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3438, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439,
+		3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439, 3439,
+		3439, 3439, 3439, 3439, 3439, 3439, 3439, 3441, 3441, 3441, 3441, 3441, 3441, 3441, 3441, 3441, 3442, 3442, 3442, 3442,
+		3442, 3443, 3443, 3443, 3443, 3443, 3444, 3444, 3444, 3444, 3444, 3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445, 3445,
+		3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447, 3447,
+		3447, 3447, 3447, 3447, 3447, 3447, 3447, 3449, 3449, 3449, 3449, 3449, 3449, 3449, 3449, 3449, 3450, 3450, 3450, 3450,
+		3450, 3450, 3450, 3450, 3450, 3450, 3450, 3450, 3453, 3453, 3453, 3453, 3453, 3453, 3453, 3453, 3453, 3455, 3455, 3455,
+		3455, 3455, 3455, 3455, 3455, 3455, 3455, 3456, 3456, 3456, 3456, 3456, 3456, 3456, 3456, 3456, 3456, 3456, 3456, 3456,
+		3456, 3456, 3456, 3456, 3456, 3456, 3456, 3456, 3456, 3456, 3456, 3456, 3456, 3456, 3456, 3457, 3457, 3457, 3457, 3458,
+		3458, 3458, 3458, 3458, 3458, 3458, 3458, 3458, 3460, 3460, 3460, 3460, 3460, 3460, 3460, 3460, 3460, 3460, 3460, 3460,
+		3460, 3460, 3460, 3460, 3460, 3460, 3460, 3460, 3460, 3462, 3462, 3462, 3462, 3462, 3462, 3462, 3463, 3463, 3463, 3463,
+		3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463, 3463,
+		3463, 3463, 3463, 3463, 3463, 3463, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464, 3464,
+		3464, 3464, 3464, 3464, 3465, 3465, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466, 3466,
+		3466, 3466, 3466, 3466, 3466, 3466, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3467, 3468, 3468, 3468, 3468, 3468, 3468,
+		3468, 3468, 3468, 3468, 3468, 3468, 3468, 3468, 3468, 3468, 3468, 3468, 3468, 3468, 3468, 3468, 3468, 3468, 3468, 3468,
+		3468, 3468, 3468, 3468, 3468, 3468, 3471, 3471, 3471, 3471, 3471, 3472, 3472, 3472, 3472, 3472, 3472, 3472, 3472, 3473,
+		3473, 3473, 3473, 3473, 3473, 3473, 3473, 3473, 3473, 3476, 3476, 3476, 3476, 3476, 3476, 3477, 3477, 3477, 3477, 3477,
+		3477, 3477, 3477, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479, 3479,
+		3479, 3479, 3480, 3480, 3480, 3480, 3480, 3480, 3480, 3480, 3480, 3480, 3480, 3480, 3480, 3480, 3480, 3480, 3482, 3482,
+		3482, 3482, 3482, 3482, 3482, 3482, 3482, 3482, 3482, 3482, 3483, 3483, 3483, 3483, 3483, 3483, 3483, 3483, 3483, 3483,
+		3485, 3485, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3486, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488,
+		3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488,
+		3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3488, 3489, 3491, 3491, 3491, 3491, 3491, 3491, 3491, 3491, 3491,
+		3491, 3491, 3491, 3491, 3491, 3491, 3491, 3491, 3491, 3491, 3492, 3492, 3492, 3492, 3492, 3492, 3492, 3493, 3493, 3493,
+		3494, 3494, 3494, 3495, 3495, 3495, 3495, 3495, 3495, 3495, 3495, 3495, 3496, 3496, 3496, 3496, 3496, 3496, 3497, 3497,
+		3497, 3497, 3497, 3497, 3497, 3497, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498,
+		3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3498, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499,
+		3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3499, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501,
+		3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501,
+		3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3501, 3503, 3503, 3503, 3503, 3503, 3503, 3503, 3504,
+		3504, 3504, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506, 3506,
+		3506, 3506, 3507, 3507, 3507, 3507, 3507, 3507, 3507, 3507, 3507, 3507, 3507, 3507, 3507, 3507, 3507, 3507, 3507, 3507,
+		3507, 3507, 3509, 3509, 3509, 3509, 3509, 3510, 3510, 3510, 3510, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511,
 		3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511, 3511,
-		3511, 3511, 3511, 3511, 3513, 3513, 3513, 3513, 3513, 3513, 3513, 3513, 3513, 3513, 3513, 3514, 3515, 3515, 3515, 3515,
-		3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3516, 3518, 3518, 3518,
-		3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3518, 3519, 3519, 3519, 3519,
-		3519, 3519, 3519, 3519, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520,
-		3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520,
-		3520, 3520, 3520, 3520, 3520, 3521, 3521, 3521, 3521, 3522, 3523, 3523, 3523, 3523, 3523, 3524, 3524, 3524, 3524, 3524,
-		3524, 3524, 3524, 3524, 3524, 3524, 3524, 3524, 3524, 3524, 3524, 3524, 3524, 3524, 3525, 3525, 3525, 3525, 3525, 3525,
-		3525, 3525, 3525, 3525, 3525, 3525, 3525, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527,
-		3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527,
-		3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527,
-		3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3527, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528,
-		3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3530, 3530, 3530, 3530, 3530,
-		3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530,
-		3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530,
-		3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3530, 3531, 3531, 3531, 3531, 3531, 3531,
+		3511, 3511, 3511, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512,
+		3512, 3512, 3512, 3512, 3512, 3512, 3512, 3512, 3514, 3514, 3514, 3514, 3514, 3514, 3514, 3514, 3514, 3514, 3514, 3515,
+		3516, 3516, 3516, 3516, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517, 3517,
+		3517, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519, 3519,
+		3520, 3520, 3520, 3520, 3520, 3520, 3520, 3520, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521,
+		3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521,
+		3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3521, 3522, 3522, 3522, 3522, 3523, 3524, 3524, 3524, 3524, 3524, 3525,
+		3525, 3525, 3525, 3525, 3525, 3525, 3525, 3525, 3525, 3525, 3525, 3525, 3525, 3525, 3525, 3525, 3525, 3525, 3526, 3526,
+		3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3526, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528,
+		3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528,
+		3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528,
+		3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3528, 3529, 3529, 3529, 3529, 3529, 3529, 3529,
+		3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3529, 3531,
 		3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531,
-		3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3534, 3534, 3534, 3534, 3534,
-		3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3534, 3535, 3535, 3535,
-		3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3536,
-		3536, 3536, 3536, 3536, 3536, 3536, 3536, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537,
-		3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3538, 3538, 3538, 3538, 3538, 3538,
-		3538, 3538, 3538, 3538, 3538, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539,
-		3539, 3539, 3539, 3540, 3540, 3540, 3540, 3540, 3540, 3540, 3540, 3540, 3543, 3543, 3543, 3543, 3543, 3543, 3543, 3543,
-		3543, 3543, 3543, 3543, 3543, 3543, 3543, 3543, 3543, 3544, 3544, 3544, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545,
-		3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545, 3545,
-		3545, 3547, 3547, 3547, 3547, 3547, 3547, 3547, 3547, 3547, 3547, 3548, 3548, 3548, 3548, 3549, 3549, 3549, 3549, 3549,
-		3549, 3549, 3549, 3549, 3549, 3549, 3549, 3549, 3549, 3549, 3549, 3550, 3550, 3550, 3550, 3550, 3551, 3551, 3551, 3551,
-		3551, 3551, 3551, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552, 3552,
-		3552, 3552, 3552, 3552, 3552, 3553, 3553, 3553, 3554, 3554, 3554, 3554, 3555, 3555, 3555, 3555, 3556, 3556, 3556, 3556,
-		3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3556, 3557, 3557, 3557, 3557, 3557, 3557, 3557,
-		3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557,
-		3558, 3558, 3558, 3558, 3558, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559,
-		3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3559, 3560, 3560, 3560, 3560, 3560, 3560, 3560,
-		3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3561, 3561, 3561, 3561,
+		3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531,
+		3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3531, 3532, 3532,
+		3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532,
+		3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3532, 3533, 3533, 3533, 3533, 3533, 3533, 3533, 3535,
+		3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535, 3535,
+		3535, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536, 3536,
+		3536, 3536, 3536, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3537, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538,
+		3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3538, 3539, 3539,
+		3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3539, 3540, 3540, 3540, 3540, 3540, 3540, 3540, 3540, 3540, 3540, 3540,
+		3540, 3540, 3540, 3540, 3540, 3540, 3540, 3541, 3541, 3541, 3541, 3541, 3541, 3541, 3541, 3541, 3544, 3544, 3544, 3544,
+		3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3544, 3545, 3545, 3545, 3546, 3546, 3546, 3546,
+		3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546, 3546,
+		3546, 3546, 3546, 3546, 3546, 3548, 3548, 3548, 3548, 3548, 3548, 3548, 3548, 3548, 3548, 3549, 3549, 3549, 3549, 3550,
+		3550, 3550, 3550, 3550, 3550, 3550, 3550, 3550, 3550, 3550, 3550, 3550, 3550, 3550, 3550, 3551, 3551, 3551, 3551, 3551,
+		3552, 3552, 3552, 3552, 3552, 3552, 3552, 3553, 3553, 3553, 3553, 3553, 3553, 3553, 3553, 3553, 3553, 3553, 3553, 3553,
+		3553, 3553, 3553, 3553, 3553, 3553, 3553, 3553, 3553, 3554, 3554, 3554, 3555, 3555, 3555, 3555, 3556, 3556, 3556, 3556,
+		3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3557, 3558, 3558, 3558,
+		3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558, 3558,
+		3558, 3558, 3558, 3558, 3559, 3559, 3559, 3559, 3559, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560,
+		3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3560, 3561, 3561, 3561,
 		3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561,
-		3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3561, 3564,
-		3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564,
-		3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3564, 3565,
-		3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3568, 3568, 3568, 3568,
-		3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569, 3569,
-		3569, 3570, 3570, 3570, 3570, 3572, 3572, 3572, 3572, 3572, 3572, 3572, 3572, 3572, 3573, 3573, 3573, 3573, 3573, 3573,
-		3573, 3573, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574,
-		3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3574, 3576, 3576, 3576, 3576, 3577,
-		3577, 3577, 3577, 3577, 3577, 3577, 3577, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579,
-		3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579,
-		3579, 3579, 3579, 3579, 3579, 3579, 3579, 3579, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581,
-		3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581,
-		3581, 3581, 3581, 3581, 3581, 3581, 3581, 3581, 3582, 3582, 3585, 3585, 3585, 3585, 3585, 3585, 3585, 3585, 3585, 3585,
-		3585, 3585, 3585, 3585, 3585, 3585, 3585, 3585, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586,
-		3586, 3586, 3586, 3586, 3586, 3588, 3588, 3588, 3589, 3589, 3589, 3589, 3589, 3589, 3589, 3589, 3589, 3589, 3589, 3589,
-		3589, 3589, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3592, 3593, 3593, 3593, 3593, 3593, 3593,
-		3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3595, 3595, 3595,
-		3595, 3595, 3595, 3595, 3595, 3595, 3595, 3595, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596,
-		3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596,
-		3596, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597,
-		3597, 3597, 3597, 3597, 3597, 3597, 3599, 3599, 3599, 3599, 3599, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600,
-		3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3600, 3601, 3601,
-		3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603, 3603,
-		3603, 3603, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604,
-		3604, 3604, 3604, 3604, 3604, 3604, 3605, 3605, 3605, 3605, 3605, 3605, 3606, 3606, 3606, 3606, 3606, 3606, 3606, 3606,
-		3607, 3607, 3607, 3607, 3607, 3607, 3608, 3608, 3608, 3608, 3608, 3608, 3608, 3609, 3609, 3609, 3609, 3609, 3609, 3609,
-		3609, 3610, 3610, 3610, 3610, 3610, 3611, 3611, 3611, 3611, 3611, 3611, 3611, 3611, 3611, 3611, 3611, 3611, 3611, 3611,
-		3611, 3611, 3611, 3611, 3613, 3613, 3613, 3613, 3613, 3613, 3613, 3613, 3613, 3613, 3613, 3613, 3613, 3615, 3615, 3615,
-		3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3615, 3617, 3617, 3617,
-		3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3617, 3618, 3618, 3618, 3618, 3618, 3618,
-		3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3619, 3619, 3619, 3619, 3619, 3619, 3619, 3619, 3619, 3619,
-		3619, 3619, 3619, 3619, 3619, 3619, 3620, 3620, 3621, 3621, 3621, 3621, 3621, 3622, 3622, 3622, 3622, 3623, 3623, 3623,
-		3625, 3625, 3626, 3626, 3626, 3626, 3626, 3626, 3626, 3626, 3627, 3627, 3627, 3627, 3627, 3627, 3627, 3627, 3627, 3627,
-		3627, 3627, 3627, 3628, 3628, 3628, 3628, 3628, 3628, 3628, 3628, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630, 3630,
-		3630, 3630, 3630, 3630, 3630, 3630, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631,
-		3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3632, 3632, 3632, 3632, 3632, 3632, 3632,
-		3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3633,
-		3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635,
-		3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635, 3635,
-		3635, 3635, 3635, 3635, 3635, 3635, 3636, 3636, 3636, 3636, 3636, 3636, 3638, 3639, 3639, 3639, 3639, 3639, 3639, 3639,
-		3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3639, 3640, 3640, 3640, 3640,
-		3640, 3640, 3641, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642,
-		3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642,
-		3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3642, 3644, 3644, 3644, 3644, 3644, 3644, 3644, 3644, 3644, 3644,
-		3644, 3644, 3644, 3644, 3644, 3644, 3644, 3644, 3644, 3645, 3645, 3645, 3646, 3646, 3646, 3646, 3646, 3646, 3646, 3646,
-		3646, 3646, 3646, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648, 3648,
-		3648, 3649, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3652, 3653, 3653, 3653,
-		3653, 3653, 3653, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655, 3655,
-		3655, 3655, 3655, 3656, 3656, 3656, 3656, 3656, 3656, 3656, 3656, 3656, 3657, 3657, 3657, 3657, 3657, 3657, 3657, 3657,
-		3657, 3657, 3657, 3657, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3660, 3660, 3660,
-		3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3660, 3663, 3663, 3663,
-		3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663, 3663,
-		3663, 3663, 3663, 3663, 3663, 3663, 3663, 3664, 3664, 3667, 3667, 3667, 3667, 3668, 3668, 3668, 3668, 3668, 3668, 3668,
-		3668, 3668, 3668, 3668, 3668, 3668, 3668, 3668, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669,
-		3669, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671, 3671,
-		3671, 3671, 3671, 3671, 3671, 3671, 3671, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3673, 3673, 3673, 3673, 3673, 3673,
-		3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673,
-		3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3673,
-		3673, 3673, 3674,
+		3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562,
+		3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562, 3562,
+		3562, 3562, 3562, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565,
+		3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565, 3565,
+		3565, 3565, 3565, 3566, 3566, 3566, 3566, 3566, 3566, 3566, 3566, 3566, 3566, 3566, 3566, 3566, 3566, 3566, 3566, 3566,
+		3569, 3569, 3569, 3569, 3570, 3570, 3570, 3570, 3570, 3570, 3570, 3570, 3570, 3570, 3570, 3570, 3570, 3570, 3570, 3570,
+		3570, 3570, 3570, 3570, 3570, 3571, 3571, 3571, 3571, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3573, 3574, 3574,
+		3574, 3574, 3574, 3574, 3574, 3574, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575,
+		3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3575, 3577,
+		3577, 3577, 3577, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3578, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580,
+		3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580,
+		3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3580, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582,
+		3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582,
+		3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3582, 3583, 3583, 3586, 3586, 3586, 3586, 3586, 3586,
+		3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3586, 3587, 3587, 3587, 3587, 3587, 3587, 3587, 3587,
+		3587, 3587, 3587, 3587, 3587, 3587, 3587, 3587, 3587, 3589, 3589, 3589, 3590, 3590, 3590, 3590, 3590, 3590, 3590, 3590,
+		3590, 3590, 3590, 3590, 3590, 3590, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3593, 3594, 3594,
+		3594, 3594, 3594, 3594, 3594, 3594, 3594, 3594, 3594, 3594, 3594, 3594, 3594, 3594, 3594, 3594, 3594, 3594, 3594, 3594,
+		3594, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3596, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597,
+		3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597, 3597,
+		3597, 3597, 3597, 3597, 3597, 3598, 3598, 3598, 3598, 3598, 3598, 3598, 3598, 3598, 3598, 3598, 3598, 3598, 3598, 3598,
+		3598, 3598, 3598, 3598, 3598, 3598, 3598, 3598, 3598, 3598, 3600, 3600, 3600, 3600, 3600, 3601, 3601, 3601, 3601, 3601,
+		3601, 3601, 3601, 3601, 3601, 3601, 3601, 3601, 3601, 3601, 3601, 3601, 3601, 3601, 3601, 3601, 3601, 3601, 3601, 3601,
+		3601, 3601, 3602, 3602, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604, 3604,
+		3604, 3604, 3604, 3604, 3604, 3604, 3605, 3605, 3605, 3605, 3605, 3605, 3605, 3605, 3605, 3605, 3605, 3605, 3605, 3605,
+		3605, 3605, 3605, 3605, 3605, 3605, 3605, 3605, 3605, 3605, 3606, 3606, 3606, 3606, 3606, 3606, 3607, 3607, 3607, 3607,
+		3607, 3607, 3607, 3607, 3608, 3608, 3608, 3608, 3608, 3608, 3609, 3609, 3609, 3609, 3609, 3609, 3609, 3610, 3610, 3610,
+		3610, 3610, 3610, 3610, 3610, 3611, 3611, 3611, 3611, 3611, 3612, 3612, 3612, 3612, 3612, 3612, 3612, 3612, 3612, 3612,
+		3612, 3612, 3612, 3612, 3612, 3612, 3612, 3612, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614, 3614,
+		3614, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616, 3616,
+		3616, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3618, 3619, 3619,
+		3619, 3619, 3619, 3619, 3619, 3619, 3619, 3619, 3619, 3619, 3619, 3619, 3619, 3619, 3620, 3620, 3620, 3620, 3620, 3620,
+		3620, 3620, 3620, 3620, 3620, 3620, 3620, 3620, 3620, 3620, 3621, 3621, 3622, 3622, 3622, 3622, 3622, 3623, 3623, 3623,
+		3623, 3624, 3624, 3624, 3626, 3626, 3627, 3627, 3627, 3627, 3627, 3627, 3627, 3627, 3628, 3628, 3628, 3628, 3628, 3628,
+		3628, 3628, 3628, 3628, 3628, 3628, 3628, 3629, 3629, 3629, 3629, 3629, 3629, 3629, 3629, 3631, 3631, 3631, 3631, 3631,
+		3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3631, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632,
+		3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3632, 3633, 3633, 3633,
+		3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633, 3633,
+		3633, 3633, 3633, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3634, 3636, 3636, 3636, 3636, 3636, 3636, 3636,
+		3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636,
+		3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3636, 3637, 3637, 3637, 3637, 3637, 3637, 3639, 3640, 3640, 3640,
+		3640, 3640, 3640, 3640, 3640, 3640, 3640, 3640, 3640, 3640, 3640, 3640, 3640, 3640, 3640, 3640, 3640, 3640, 3640, 3640,
+		3641, 3641, 3641, 3641, 3641, 3641, 3642, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643,
+		3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643,
+		3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3643, 3645, 3645, 3645, 3645, 3645, 3645,
+		3645, 3645, 3645, 3645, 3645, 3645, 3645, 3645, 3645, 3645, 3645, 3645, 3645, 3646, 3646, 3646, 3647, 3647, 3647, 3647,
+		3647, 3647, 3647, 3647, 3647, 3647, 3647, 3649, 3649, 3649, 3649, 3649, 3649, 3649, 3649, 3649, 3649, 3649, 3649, 3649,
+		3649, 3649, 3649, 3649, 3649, 3650, 3653, 3653, 3653, 3653, 3653, 3653, 3653, 3653, 3653, 3653, 3653, 3653, 3653, 3653,
+		3653, 3654, 3654, 3654, 3654, 3654, 3654, 3656, 3656, 3656, 3656, 3656, 3656, 3656, 3656, 3656, 3656, 3656, 3656, 3656,
+		3656, 3656, 3656, 3656, 3656, 3656, 3656, 3657, 3657, 3657, 3657, 3657, 3657, 3657, 3657, 3657, 3658, 3658, 3658, 3658,
+		3658, 3658, 3658, 3658, 3658, 3658, 3658, 3658, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659, 3659,
+		3659, 3661, 3661, 3661, 3661, 3661, 3661, 3661, 3661, 3661, 3661, 3661, 3661, 3661, 3661, 3661, 3661, 3661, 3661, 3661,
+		3661, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664,
+		3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3664, 3665, 3665, 3668, 3668, 3668, 3668, 3669, 3669, 3669,
+		3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3669, 3670, 3670, 3670, 3670, 3670, 3670, 3670, 3670,
+		3670, 3670, 3670, 3670, 3670, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672,
+		3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3672, 3673, 3673, 3673, 3673, 3673, 3673, 3673, 3674, 3674,
+		3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674,
+		3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674, 3674,
+		3674, 3674, 3674, 3674, 3674, 3674, 3675,
 	},
 	outIDs: []int32{
-		1271, 280, 284, 283, 285, 2076, 2077, 2078, 279, 278, 281, 282, 315, 316, 308, 314, 309, 310, 311, 312,
+		1271, 280, 284, 283, 285, 2077, 2078, 2079, 279, 278, 281, 282, 315, 316, 308, 314, 309, 310, 311, 312,
 		313, 297, 294, 295, 296, 526, 55, 1704, 1545, 1714, 76, 73, 69, 75, 78, 71, 70, 77, 74, 72,
-		1714, 1547, 1714, 1548, 1045, 31, 1714, 15, 1078, 12, 1714, 1546, 170, 27, 1714, 840, 1893, 1254, 1169, 1273,
-		2000, 322, 460, 323, 1999, 473, 474, 1415, 769, 1415, 318, 151, 570, 1272, 1402, 321, 47, 51, 320, 877,
+		1714, 1547, 1714, 1548, 1045, 31, 1714, 15, 1078, 12, 1714, 1546, 170, 27, 1714, 840, 1894, 1254, 1169, 1273,
+		2001, 322, 460, 323, 2000, 473, 474, 1415, 769, 1415, 318, 151, 570, 1272, 1402, 321, 47, 51, 320, 877,
 		1397, 1549, 1529, 1530, 1283, 1403, 148, 1284, 1337, 1415, 149, 1415, 150, 1338, 151, 570, 663, 1756, 1398, 174,
-		663, 1399, 2039, 1415, 319, 151, 570, 82, 2029, 1511, 88, 22, 652, 1264, 1646, 1765, 1167, 85, 1133, 1130,
-		1168, 1455, 1478, 1157, 2034, 1400, 360, 659, 44, 841, 363, 1347, 987, 973, 2007, 659, 992, 1933, 983, 663,
-		976, 957, 660, 1003, 660, 555, 659, 972, 2006, 659, 842, 912, 894, 975, 661, 982, 2008, 663, 82, 162,
-		994, 843, 400, 885, 979, 660, 44, 1007, 844, 885, 1001, 660, 1959, 1496, 1699, 2079, 659, 568, 358, 44,
-		977, 660, 997, 660, 86, 441, 2006, 659, 442, 661, 303, 1274, 1347, 119, 732, 1013, 1372, 1275, 1169, 1000,
-		660, 1133, 1237, 1130, 1276, 1354, 1505, 2023, 1170, 200, 1245, 663, 1006, 659, 1005, 659, 1366, 571, 1402, 1401,
-		36, 2058, 479, 1677, 93, 1864, 376, 46, 45, 127, 1736, 1754, 1747, 44, 1761, 678, 1474, 1475, 1456, 119,
-		1761, 677, 733, 663, 1667, 119, 112, 1953, 66, 1816, 60, 1788, 414, 119, 681, 1267, 1266, 382, 2032, 381,
-		1164, 683, 204, 1550, 2032, 428, 954, 1402, 699, 1016, 1496, 725, 1403, 723, 905, 859, 896, 66, 60, 1852,
-		663, 346, 2059, 1862, 1854, 2037, 2038, 663, 1835, 1826, 1834, 1825, 1853, 663, 1827, 1855, 2038, 663, 1856, 663,
-		254, 1969, 1065, 1973, 1960, 1968, 1977, 1961, 639, 638, 427, 82, 1962, 1978, 1979, 645, 748, 82, 1173, 1247,
-		25, 587, 1535, 2001, 1352, 1403, 734, 1482, 1457, 1138, 67, 759, 1518, 2029, 85, 1225, 1079, 2034, 2000, 460,
-		2026, 1072, 1046, 1244, 52, 1380, 1402, 1389, 64, 66, 1784, 60, 67, 1843, 61, 85, 1080, 2035, 1507, 1508,
-		14, 1243, 1171, 1172, 97, 469, 1772, 1714, 12, 594, 1402, 1263, 1789, 1822, 1820, 1765, 1444, 82, 1423, 85,
-		1402, 85, 1174, 1765, 2038, 663, 1925, 2083, 1982, 1981, 170, 1, 1133, 2, 1130, 1081, 8, 1638, 1630, 722,
-		63, 67, 1861, 1551, 1714, 1134, 3, 663, 1082, 30, 11, 330, 184, 66, 1833, 60, 1839, 1813, 1812, 415,
-		2039, 1714, 1552, 1714, 1553, 1435, 1402, 67, 1840, 61, 29, 1554, 1073, 327, 85, 2048, 1631, 0, 1132, 4,
+		663, 1399, 2040, 1415, 319, 151, 570, 82, 2030, 1511, 88, 22, 652, 1264, 1646, 1765, 1167, 85, 1133, 1130,
+		1168, 1455, 1478, 1157, 2035, 1400, 360, 659, 44, 841, 363, 1347, 987, 973, 2008, 659, 992, 1934, 983, 663,
+		976, 957, 660, 1003, 660, 555, 659, 972, 2007, 659, 842, 912, 894, 975, 661, 982, 2009, 663, 82, 162,
+		994, 843, 400, 885, 979, 660, 44, 1007, 844, 885, 1001, 660, 1960, 1496, 1699, 2080, 659, 568, 358, 44,
+		977, 660, 997, 660, 86, 441, 2007, 659, 442, 661, 303, 1274, 1347, 119, 732, 1013, 1372, 1275, 1169, 1000,
+		660, 1133, 1237, 1130, 1276, 1354, 1505, 2024, 1170, 200, 1245, 663, 1006, 659, 1005, 659, 1366, 571, 1402, 1401,
+		36, 2059, 479, 1677, 93, 1865, 376, 46, 45, 127, 1736, 1754, 1747, 44, 1761, 678, 1474, 1475, 1456, 119,
+		1761, 677, 733, 663, 1667, 119, 112, 1954, 66, 1817, 60, 1789, 414, 119, 681, 1267, 1266, 382, 2033, 381,
+		1164, 683, 204, 1550, 2033, 428, 954, 1402, 699, 1016, 1496, 725, 1403, 723, 905, 859, 896, 66, 60, 1853,
+		663, 346, 2060, 1863, 1855, 2038, 2039, 663, 1836, 1827, 1835, 1826, 1854, 663, 1828, 1856, 2039, 663, 1857, 663,
+		254, 1970, 1065, 1974, 1961, 1969, 1978, 1962, 639, 638, 427, 82, 1963, 1979, 1980, 645, 748, 82, 1173, 1247,
+		25, 587, 1535, 2002, 1352, 1403, 734, 1482, 1457, 1138, 67, 759, 1518, 2030, 85, 1225, 1079, 2035, 2001, 460,
+		2027, 1072, 1046, 1244, 52, 1380, 1402, 1389, 64, 66, 1784, 60, 67, 1844, 61, 85, 1080, 2036, 1507, 1508,
+		14, 1243, 1171, 1172, 97, 469, 1772, 1714, 12, 594, 1402, 1263, 1790, 1823, 1821, 1765, 1444, 82, 1423, 85,
+		1402, 85, 1174, 1765, 2039, 663, 1926, 2084, 1983, 1982, 170, 1, 1133, 2, 1130, 1081, 8, 1638, 1630, 722,
+		63, 67, 1862, 1551, 1714, 1134, 3, 663, 1082, 30, 11, 330, 184, 66, 1834, 60, 1840, 1814, 1813, 415,
+		2040, 1714, 1552, 1714, 1553, 1435, 1402, 67, 1841, 61, 29, 1554, 1073, 327, 85, 2049, 1631, 0, 1132, 4,
 		1131, 1175, 1765, 816, 818, 955, 845, 814, 1422, 896, 817, 819, 815, 86, 1640, 1628, 664, 827, 825, 826,
-		824, 1790, 389, 40, 834, 833, 1277, 1415, 1415, 1865, 67, 1176, 1228, 783, 508, 449, 443, 2063, 1555, 1714,
-		2069, 127, 425, 157, 1415, 2043, 1761, 1458, 1492, 782, 1481, 1459, 83, 666, 1415, 85, 34, 1958, 112, 831,
-		830, 18, 210, 10, 114, 1950, 1949, 114, 489, 1761, 114, 1761, 118, 492, 2049, 663, 1757, 1761, 1493, 1135,
-		2044, 1084, 1085, 2043, 1761, 1460, 1458, 1086, 1148, 120, 1087, 1971, 637, 1971, 1791, 1990, 1984, 1983, 2002, 1998,
-		1995, 1985, 1999, 1997, 244, 245, 246, 247, 1888, 549, 114, 1088, 127, 578, 476, 392, 44, 591, 1747, 44,
-		801, 1719, 44, 800, 496, 128, 1089, 2046, 1666, 1090, 482, 129, 1091, 1761, 2034, 1714, 12, 1092, 595, 85,
-		1177, 1248, 1219, 1496, 1758, 2032, 81, 1714, 1556, 79, 411, 1707, 53, 1538, 1634, 2074, 510, 1557, 1812, 1629,
-		1824, 1635, 835, 32, 1932, 85, 187, 795, 127, 85, 1647, 83, 674, 1901, 1268, 120, 2064, 1866, 1496, 731,
-		735, 85, 33, 35, 2001, 341, 828, 85, 1714, 1093, 995, 660, 211, 217, 214, 219, 119, 218, 216, 215,
-		220, 1714, 82, 1558, 82, 1891, 44, 1402, 613, 51, 1402, 615, 48, 44, 85, 44, 619, 616, 436, 609,
-		142, 44, 617, 438, 85, 44, 618, 439, 1415, 85, 44, 437, 118, 1956, 66, 1783, 60, 2022, 1415, 1362,
-		607, 1412, 662, 1733, 337, 89, 1929, 1902, 299, 1415, 1362, 298, 607, 1412, 1903, 1935, 164, 902, 2054, 846,
-		885, 646, 509, 504, 128, 1993, 131, 718, 108, 109, 660, 1904, 357, 131, 67, 687, 2059, 688, 2059, 1402,
-		714, 1908, 1178, 2041, 1792, 1179, 1250, 1714, 1559, 822, 1366, 1279, 1403, 2083, 518, 740, 1402, 1280, 51, 1153,
-		1152, 1926, 127, 139, 1954, 112, 135, 136, 659, 985, 66, 1857, 60, 67, 1844, 61, 145, 142, 1896, 897,
-		763, 142, 847, 1061, 85, 538, 2027, 1060, 1068, 1044, 1037, 575, 1042, 1035, 1039, 85, 539, 1036, 97, 343,
+		824, 1791, 389, 40, 834, 833, 1277, 1415, 1415, 1866, 67, 1176, 1228, 783, 508, 449, 443, 2064, 1555, 1714,
+		2070, 127, 425, 157, 1415, 2044, 1761, 1458, 1492, 782, 1481, 1459, 83, 666, 1415, 85, 34, 1959, 112, 831,
+		830, 18, 210, 10, 114, 1951, 1950, 114, 489, 1761, 114, 1761, 118, 492, 2050, 663, 1757, 1761, 1493, 1135,
+		2045, 1084, 1085, 2044, 1761, 1460, 1458, 1086, 1148, 120, 1087, 1972, 637, 1972, 1792, 1991, 1985, 1984, 2003, 1999,
+		1996, 1986, 2000, 1998, 244, 245, 246, 247, 1889, 549, 114, 1088, 127, 578, 476, 392, 44, 591, 1747, 44,
+		801, 1719, 44, 800, 496, 128, 1089, 2047, 1666, 1090, 482, 129, 1091, 1761, 2035, 1714, 12, 1092, 595, 85,
+		1177, 1248, 1219, 1496, 1758, 2033, 81, 1714, 1556, 79, 411, 1707, 53, 1538, 1634, 2075, 510, 1557, 1813, 1629,
+		1825, 1635, 835, 32, 1933, 85, 187, 795, 127, 85, 1647, 83, 674, 1902, 1268, 120, 2065, 1867, 1496, 731,
+		735, 85, 33, 35, 2002, 341, 828, 85, 1714, 1093, 995, 660, 211, 217, 214, 219, 119, 218, 216, 215,
+		220, 1714, 82, 1558, 82, 1892, 44, 1402, 613, 51, 1402, 615, 48, 44, 85, 44, 619, 616, 436, 609,
+		142, 44, 617, 438, 85, 44, 618, 439, 1415, 85, 44, 437, 118, 1957, 66, 1783, 60, 2023, 1415, 1362,
+		607, 1412, 662, 1733, 337, 89, 1930, 1903, 299, 1415, 1362, 298, 607, 1412, 1904, 1936, 164, 902, 2055, 846,
+		885, 646, 509, 504, 128, 1994, 131, 718, 108, 109, 660, 1905, 357, 131, 67, 687, 2060, 688, 2060, 1402,
+		714, 1909, 1178, 2042, 1793, 1179, 1250, 1714, 1559, 822, 1366, 1279, 1403, 2084, 518, 740, 1402, 1280, 51, 1153,
+		1152, 1927, 127, 139, 1955, 112, 135, 136, 659, 985, 66, 1858, 60, 67, 1845, 61, 145, 142, 1897, 897,
+		763, 142, 847, 1061, 85, 538, 2028, 1060, 1068, 1044, 1037, 575, 1042, 1035, 1039, 85, 539, 1036, 97, 343,
 		1662, 79, 713, 717, 1496, 716, 123, 1668, 1497, 675, 1761, 103, 129, 495, 1648, 106, 104, 131, 236, 237,
 		239, 238, 240, 317, 11, 1083, 10, 1759, 10, 1496, 491, 657, 82, 656, 119, 1256, 1437, 1453, 1765, 1347,
-		1180, 1278, 1488, 420, 1474, 1363, 1400, 848, 650, 85, 1772, 2034, 1761, 423, 85, 1474, 422, 1066, 1043, 1265,
+		1180, 1278, 1488, 420, 1474, 1363, 1400, 848, 650, 85, 1772, 2035, 1761, 423, 85, 1474, 422, 1066, 1043, 1265,
 		1484, 1438, 1348, 1496, 126, 1347, 1094, 44, 589, 86, 1678, 794, 1698, 160, 400, 885, 82, 1702, 685, 1679,
-		1234, 123, 1695, 124, 85, 1181, 40, 448, 1693, 1040, 672, 1643, 337, 1448, 1420, 1449, 1403, 335, 2051, 724,
-		432, 1516, 2029, 85, 380, 378, 1496, 2035, 379, 377, 2034, 600, 1496, 1501, 711, 306, 1151, 1150, 1714, 1095,
-		663, 823, 81, 1402, 51, 1711, 2075, 1144, 461, 59, 82, 1400, 86, 956, 441, 2006, 659, 1282, 1281, 1274,
-		1347, 1017, 85, 1182, 1251, 663, 1760, 2039, 1387, 1815, 1793, 598, 1809, 2057, 401, 855, 142, 572, 1183, 85,
-		1229, 1184, 1141, 385, 412, 1537, 1890, 113, 1245, 663, 1185, 199, 1415, 1496, 196, 195, 730, 1232, 1232, 203,
+		1234, 123, 1695, 124, 85, 1181, 40, 448, 1693, 1040, 672, 1643, 337, 1448, 1420, 1449, 1403, 335, 2052, 724,
+		432, 1516, 2030, 85, 380, 378, 1496, 2036, 379, 377, 2035, 600, 1496, 1501, 711, 306, 1151, 1150, 1714, 1095,
+		663, 823, 81, 1402, 51, 1711, 2076, 1144, 461, 59, 82, 1400, 86, 956, 441, 2007, 659, 1282, 1281, 1274,
+		1347, 1017, 85, 1182, 1251, 663, 1760, 2040, 1387, 1816, 1794, 598, 1810, 2058, 401, 855, 142, 572, 1183, 85,
+		1229, 1184, 1141, 385, 412, 1537, 1891, 113, 1245, 663, 1185, 199, 1415, 1496, 196, 195, 730, 1232, 1232, 203,
 		85, 1229, 1186, 1249, 1402, 770, 51, 1096, 680, 345, 127, 1097, 331, 348, 1403, 900, 903, 40, 933, 44,
 		364, 949, 906, 920, 44, 46, 45, 923, 40, 44, 1729, 922, 886, 849, 921, 44, 46, 45, 924, 40,
 		40, 1415, 951, 85, 611, 44, 901, 1726, 40, 944, 933, 44, 1403, 850, 903, 569, 44, 912, 43, 46,
 		45, 945, 942, 40, 44, 390, 44, 44, 66, 60, 387, 40, 391, 933, 44, 40, 933, 44, 402, 1496,
-		127, 1755, 1747, 44, 1737, 887, 40, 937, 933, 44, 1403, 910, 40, 46, 45, 939, 40, 63, 66, 1860,
-		60, 67, 67, 1963, 1405, 1415, 1994, 684, 986, 1400, 1098, 67, 1038, 116, 484, 1905, 1496, 1073, 371, 1053,
-		1052, 2026, 368, 67, 62, 1851, 2036, 663, 1850, 1830, 1899, 61, 1846, 663, 1845, 2036, 663, 1829, 1848, 1847,
-		2055, 1828, 1849, 65, 2010, 1494, 1475, 1461, 2060, 706, 2059, 66, 1832, 60, 67, 1842, 61, 1677, 93, 9,
-		1230, 1169, 1496, 1242, 1187, 2023, 851, 1403, 82, 1188, 1495, 1906, 1099, 182, 179, 180, 181, 177, 178, 774,
-		829, 471, 1782, 2026, 369, 2037, 2038, 663, 1908, 2007, 659, 1933, 356, 1922, 1008, 957, 660, 1719, 44, 1735,
-		475, 2029, 2009, 93, 710, 904, 46, 82, 802, 1731, 45, 127, 530, 1009, 1930, 1920, 1160, 1424, 1447, 81,
-		85, 301, 1474, 421, 1474, 1907, 1925, 1794, 1795, 2024, 702, 1670, 93, 40, 43, 46, 45, 1521, 2017, 1532,
-		42, 2082, 2025, 2016, 597, 2073, 1496, 517, 1139, 1100, 1140, 1143, 1141, 386, 92, 1560, 1714, 95, 1673, 1649,
-		1670, 93, 1761, 1257, 656, 1395, 1347, 86, 1650, 133, 99, 100, 557, 2056, 558, 1688, 121, 97, 86, 771,
-		794, 1496, 325, 123, 2044, 1680, 86, 1681, 133, 1496, 334, 656, 500, 2080, 509, 1101, 1150, 29, 30, 1503,
-		2084, 2085, 2086, 2087, 277, 264, 265, 276, 273, 274, 275, 260, 269, 270, 271, 272, 261, 255, 256, 257,
-		266, 258, 259, 267, 263, 268, 262, 66, 1816, 60, 414, 1761, 1690, 1496, 726, 1351, 1415, 749, 1531, 1529,
-		1522, 1542, 1404, 1922, 661, 958, 1400, 82, 338, 891, 398, 892, 399, 661, 561, 1267, 1266, 55, 1706, 53,
-		56, 1018, 1071, 1893, 888, 1900, 529, 1894, 1895, 250, 234, 251, 252, 1886, 1867, 540, 2061, 1868, 1887, 2060,
-		1869, 505, 497, 1534, 2003, 405, 1691, 1496, 477, 1189, 1415, 719, 2018, 1142, 85, 1102, 1496, 1283, 1403, 1284,
+		127, 1755, 1747, 44, 1737, 887, 40, 937, 933, 44, 1403, 910, 40, 46, 45, 939, 40, 63, 66, 1861,
+		60, 67, 67, 1964, 1405, 1415, 1995, 684, 986, 1400, 1098, 67, 1038, 116, 484, 1906, 1496, 1073, 371, 1053,
+		1052, 2027, 368, 67, 62, 1852, 2037, 663, 1851, 1831, 1900, 61, 1847, 663, 1846, 2037, 663, 1830, 1849, 1848,
+		2056, 1829, 1850, 65, 2011, 1494, 1475, 1461, 2061, 706, 2060, 66, 1833, 60, 67, 1843, 61, 1677, 93, 9,
+		1230, 1169, 1496, 1242, 1187, 2024, 851, 1403, 82, 1188, 1495, 1907, 1099, 182, 179, 180, 181, 177, 178, 774,
+		829, 471, 1782, 2027, 369, 2038, 2039, 663, 1909, 2008, 659, 1934, 356, 1923, 1008, 957, 660, 1719, 44, 1735,
+		475, 2030, 2010, 93, 710, 904, 46, 82, 802, 1731, 45, 127, 530, 1009, 1931, 1921, 1160, 1424, 1447, 81,
+		85, 301, 1474, 421, 1474, 1908, 1926, 1795, 1796, 2025, 702, 1670, 93, 40, 43, 46, 45, 1521, 2018, 1532,
+		42, 2083, 2026, 2017, 597, 2074, 1496, 517, 1139, 1100, 1140, 1143, 1141, 386, 92, 1560, 1714, 95, 1673, 1649,
+		1670, 93, 1761, 1257, 656, 1395, 1347, 86, 1650, 133, 99, 100, 557, 2057, 558, 1688, 121, 97, 86, 771,
+		794, 1496, 325, 123, 2045, 1680, 86, 1681, 133, 1496, 334, 656, 500, 2081, 509, 1101, 1150, 29, 30, 1503,
+		2085, 2086, 2087, 2088, 277, 264, 265, 276, 273, 274, 275, 260, 269, 270, 271, 272, 261, 255, 256, 257,
+		266, 258, 259, 267, 263, 268, 262, 66, 1817, 60, 414, 1761, 1690, 1496, 726, 1351, 1415, 749, 1531, 1529,
+		1522, 1542, 1404, 1923, 661, 958, 1400, 82, 338, 891, 398, 892, 399, 661, 561, 1267, 1266, 55, 1706, 53,
+		56, 1018, 1071, 1894, 888, 1901, 529, 1895, 1896, 250, 234, 251, 252, 1887, 1868, 540, 2062, 1869, 1888, 2061,
+		1870, 505, 497, 1534, 2004, 405, 1691, 1496, 477, 1189, 1415, 719, 2019, 1142, 85, 1102, 1496, 1283, 1403, 1284,
 		480, 1539, 1541, 82, 1247, 1415, 165, 1496, 166, 1415, 571, 1402, 85, 1190, 1356, 1415, 158, 535, 1370, 1402,
-		988, 661, 959, 1415, 21, 2034, 2040, 663, 44, 588, 1478, 52, 383, 1496, 1133, 544, 1130, 1496, 2029, 1512,
-		212, 213, 183, 1474, 1462, 662, 586, 1403, 2036, 663, 2039, 1762, 1714, 1561, 952, 995, 660, 2006, 659, 1103,
-		1763, 2008, 663, 300, 603, 1285, 1415, 1191, 1415, 1379, 1286, 1359, 1403, 365, 1496, 1040, 370, 326, 1035, 1425,
+		988, 661, 959, 1415, 21, 2035, 2041, 663, 44, 588, 1478, 52, 383, 1496, 1133, 544, 1130, 1496, 2030, 1512,
+		212, 213, 183, 1474, 1462, 662, 586, 1403, 2037, 663, 2040, 1762, 1714, 1561, 952, 995, 660, 2007, 659, 1103,
+		1763, 2009, 663, 300, 603, 1285, 1415, 1191, 1415, 1379, 1286, 1359, 1403, 365, 1496, 1040, 370, 326, 1035, 1425,
 		635, 85, 82, 1162, 1056, 1076, 1104, 1765, 1075, 1287, 1393, 1761, 509, 85, 82, 1161, 406, 625, 1033, 1019,
-		2016, 2011, 409, 852, 897, 400, 885, 853, 1730, 192, 83, 193, 1734, 1415, 960, 996, 1870, 1890, 63, 66,
-		1776, 1786, 1860, 60, 1909, 1930, 1871, 1670, 93, 2081, 545, 1627, 808, 807, 2082, 140, 750, 1513, 1516, 2029,
-		2032, 433, 44, 44, 925, 692, 1165, 5, 8, 6, 10, 1562, 7, 690, 1872, 1888, 2029, 541, 689, 1935,
-		2062, 1873, 2051, 1796, 2052, 2054, 663, 1975, 1976, 693, 1636, 1714, 1714, 1155, 93, 707, 708, 1671, 1874, 120,
-		1672, 1875, 127, 1665, 1516, 2029, 207, 1564, 1550, 2032, 583, 1935, 1415, 772, 570, 1496, 82, 1682, 1702, 120,
+		2017, 2012, 409, 852, 897, 400, 885, 853, 1730, 192, 83, 193, 1734, 1415, 960, 996, 1871, 1891, 63, 66,
+		1776, 1786, 1861, 60, 1910, 1931, 1872, 1670, 93, 2082, 545, 1627, 808, 807, 2083, 140, 750, 1513, 1516, 2030,
+		2033, 433, 44, 44, 925, 692, 1165, 5, 8, 6, 10, 1562, 7, 690, 1873, 1889, 2030, 541, 689, 1936,
+		2063, 1874, 2052, 1797, 2053, 2055, 663, 1976, 1977, 693, 1636, 1714, 1714, 1155, 93, 707, 708, 1671, 1875, 120,
+		1672, 1876, 127, 1665, 1516, 2030, 207, 1564, 1550, 2033, 583, 1936, 1415, 772, 570, 1496, 82, 1682, 1702, 120,
 		67, 40, 919, 43, 46, 45, 939, 40, 854, 462, 1674, 1677, 93, 1651, 1765, 1192, 1246, 1415, 1224, 1711,
-		1439, 1402, 581, 51, 1670, 93, 552, 1671, 413, 855, 142, 1258, 659, 2042, 128, 1709, 404, 623, 1708, 85,
-		418, 2033, 2034, 1719, 44, 1716, 1735, 1764, 1147, 2037, 2038, 663, 446, 85, 81, 1020, 1034, 447, 40, 933,
-		44, 676, 938, 1876, 1888, 1892, 2066, 2063, 83, 168, 747, 659, 746, 1006, 659, 745, 659, 744, 1005, 659,
-		1403, 512, 961, 995, 660, 962, 659, 1288, 1347, 1348, 144, 895, 856, 921, 44, 857, 146, 142, 990, 2037,
-		2038, 663, 1004, 660, 890, 858, 920, 44, 1010, 1009, 981, 661, 1289, 974, 2006, 659, 963, 859, 896, 1290,
+		1439, 1402, 581, 51, 1670, 93, 552, 1671, 413, 855, 142, 1258, 659, 2043, 128, 1709, 404, 623, 1708, 85,
+		418, 2034, 2035, 1719, 44, 1716, 1735, 1764, 1147, 2038, 2039, 663, 446, 85, 81, 1020, 1034, 447, 40, 933,
+		44, 676, 938, 1877, 1889, 1893, 2067, 2064, 83, 168, 747, 659, 746, 1006, 659, 745, 659, 744, 1005, 659,
+		1403, 512, 961, 995, 660, 962, 659, 1288, 1347, 1348, 144, 895, 856, 921, 44, 857, 146, 142, 990, 2038,
+		2039, 663, 1004, 660, 890, 858, 920, 44, 1010, 1009, 981, 661, 1289, 974, 2007, 659, 963, 859, 896, 1290,
 		661, 884, 400, 885, 907, 1002, 660, 1291, 991, 837, 813, 1376, 980, 592, 1292, 860, 885, 1454, 903, 861,
-		40, 889, 933, 44, 862, 938, 978, 660, 998, 660, 1293, 1346, 585, 1646, 584, 1360, 918, 1935, 1496, 865,
-		897, 1415, 864, 897, 863, 885, 156, 171, 1986, 866, 1496, 6, 1714, 1252, 12, 519, 20, 84, 686, 2019,
-		1652, 1653, 54, 127, 1751, 2033, 1819, 46, 82, 1731, 127, 86, 606, 947, 40, 926, 45, 127, 1754, 1747,
-		44, 82, 40, 550, 1677, 93, 1676, 1654, 942, 40, 85, 1723, 1732, 1565, 1714, 1148, 120, 1863, 781, 556,
-		1797, 1817, 1714, 1566, 53, 1714, 1567, 53, 1568, 1629, 1569, 1714, 565, 403, 43, 46, 941, 45, 483, 1931,
-		1910, 38, 2069, 127, 1911, 127, 1912, 523, 524, 525, 67, 927, 41, 2083, 1426, 2010, 1450, 1714, 1451, 1766,
-		1798, 46, 45, 727, 95, 691, 40, 43, 950, 44, 1402, 43, 1523, 44, 1571, 1714, 2082, 943, 93, 361,
-		1672, 935, 42, 2082, 946, 43, 928, 44, 1570, 1636, 1714, 93, 1655, 1672, 1540, 43, 46, 1524, 45, 1815,
-		1799, 598, 1809, 1814, 1656, 1675, 1669, 93, 1725, 128, 1637, 1714, 67, 1572, 1714, 67, 1573, 1574, 1714, 1575,
-		1800, 335, 2051, 580, 1714, 1576, 1415, 1427, 1446, 1810, 1577, 1802, 1809, 1714, 53, 359, 82, 1193, 40, 936,
-		43, 929, 44, 46, 45, 493, 945, 942, 40, 764, 46, 45, 930, 933, 44, 949, 940, 42, 2082, 351,
-		1913, 129, 931, 41, 2083, 494, 579, 42, 2082, 932, 1714, 53, 1578, 2021, 1767, 1510, 1801, 1540, 43, 1536,
-		520, 1483, 407, 2023, 410, 1509, 1506, 654, 1015, 233, 230, 235, 248, 116, 1955, 1510, 1504, 1505, 2023, 408,
-		1794, 1063, 1496, 445, 643, 1972, 1939, 111, 112, 394, 119, 1194, 68, 1683, 101, 131, 1761, 1259, 1688, 1689,
-		1294, 1661, 119, 736, 1133, 1159, 1130, 86, 1660, 133, 2056, 1105, 1400, 1361, 1295, 138, 464, 1384, 1296, 1297,
+		40, 889, 933, 44, 862, 938, 978, 660, 998, 660, 1293, 1346, 585, 1646, 584, 1360, 918, 1936, 1496, 865,
+		897, 1415, 864, 897, 863, 885, 156, 171, 1987, 866, 1496, 6, 1714, 1252, 12, 519, 20, 84, 686, 2020,
+		1652, 1653, 54, 127, 1751, 2034, 1820, 46, 82, 1731, 127, 86, 606, 947, 40, 926, 45, 127, 1754, 1747,
+		44, 82, 40, 550, 1677, 93, 1676, 1654, 942, 40, 85, 1723, 1732, 1565, 1714, 1148, 120, 1864, 781, 556,
+		1798, 1818, 1714, 1566, 53, 1714, 1567, 53, 1568, 1629, 1569, 1714, 565, 403, 43, 46, 941, 45, 483, 1932,
+		1911, 38, 2070, 127, 1912, 127, 1913, 523, 524, 525, 67, 927, 41, 2084, 1426, 2011, 1450, 1714, 1451, 1766,
+		1799, 46, 45, 727, 95, 691, 40, 43, 950, 44, 1402, 43, 1523, 44, 1571, 1714, 2083, 943, 93, 361,
+		1672, 935, 42, 2083, 946, 43, 928, 44, 1570, 1636, 1714, 93, 1655, 1672, 1540, 43, 46, 1524, 45, 1816,
+		1800, 598, 1810, 1815, 1656, 1675, 1669, 93, 1725, 128, 1637, 1714, 67, 1572, 1714, 67, 1573, 1574, 1714, 1575,
+		1801, 335, 2052, 580, 1714, 1576, 1415, 1427, 1446, 1811, 1577, 1803, 1810, 1714, 53, 359, 82, 1193, 40, 936,
+		43, 929, 44, 46, 45, 493, 945, 942, 40, 764, 46, 45, 930, 933, 44, 949, 940, 42, 2083, 351,
+		1914, 129, 931, 41, 2084, 494, 579, 42, 2083, 932, 1714, 53, 1578, 2022, 1767, 1510, 1802, 1540, 43, 1536,
+		520, 1483, 407, 2024, 410, 1509, 1506, 654, 1015, 233, 230, 235, 248, 116, 1956, 1510, 1504, 1505, 2024, 408,
+		1795, 1063, 1496, 445, 643, 1973, 1940, 111, 112, 394, 119, 1194, 68, 1683, 101, 131, 1761, 1259, 1688, 1689,
+		1294, 1661, 119, 736, 1133, 1159, 1130, 86, 1660, 133, 2057, 1105, 1400, 1361, 1295, 138, 464, 1384, 1296, 1297,
 		1014, 1761, 127, 682, 426, 1011, 1298, 1415, 1701, 1761, 658, 1349, 1403, 1392, 1299, 1300, 761, 1106, 119, 742,
-		741, 1496, 1270, 1496, 1260, 68, 1269, 1496, 1385, 1486, 1474, 1463, 629, 137, 2070, 1479, 134, 1261, 1697, 1496,
-		1657, 1761, 670, 1266, 1898, 867, 155, 1365, 1301, 125, 1496, 82, 1391, 1700, 1761, 1374, 1415, 1382, 1302, 1403,
+		741, 1496, 1270, 1496, 1260, 68, 1269, 1496, 1385, 1486, 1474, 1463, 629, 137, 2071, 1479, 134, 1261, 1697, 1496,
+		1657, 1761, 670, 1266, 1899, 867, 155, 1365, 1301, 125, 1496, 82, 1391, 1700, 1761, 1374, 1415, 1382, 1302, 1403,
 		1369, 1303, 1304, 1402, 474, 1415, 1400, 1305, 1249, 1402, 770, 51, 1306, 738, 737, 119, 673, 671, 789, 1514,
-		1518, 2029, 28, 1714, 632, 1694, 1496, 1309, 793, 791, 792, 790, 1359, 1403, 1307, 1402, 1355, 1415, 1308, 1453,
-		1765, 1815, 598, 1809, 2034, 1714, 12, 595, 127, 331, 1263, 1436, 1765, 1820, 1137, 127, 777, 1021, 85, 1056,
-		649, 1393, 1761, 1032, 1022, 1971, 85, 640, 780, 509, 779, 85, 82, 1161, 648, 2020, 626, 1765, 1107, 2033,
+		1518, 2030, 28, 1714, 632, 1694, 1496, 1309, 793, 791, 792, 790, 1359, 1403, 1307, 1402, 1355, 1415, 1308, 1453,
+		1765, 1816, 598, 1810, 2035, 1714, 12, 595, 127, 331, 1263, 1436, 1765, 1821, 1137, 127, 777, 1021, 85, 1056,
+		649, 1393, 1761, 1032, 1022, 1972, 85, 640, 780, 509, 779, 85, 82, 1161, 648, 2021, 626, 1765, 1107, 2034,
 		39, 82, 1310, 141, 898, 913, 868, 1402, 1421, 1400, 1488, 52, 1381, 1373, 6, 668, 669, 1023, 1761, 700,
-		1377, 1496, 1246, 1415, 776, 625, 86, 794, 136, 2016, 1823, 869, 468, 119, 85, 1195, 1226, 1402, 50, 51,
-		122, 1496, 208, 2072, 1158, 1133, 302, 1400, 304, 1765, 1444, 653, 1765, 784, 785, 1156, 554, 553, 628, 455,
-		1818, 1817, 307, 209, 82, 82, 1579, 1714, 1710, 1580, 1897, 892, 885, 870, 909, 908, 2004, 1108, 1134, 44,
-		620, 434, 1041, 1057, 1074, 1496, 127, 1755, 1747, 44, 753, 2071, 778, 775, 673, 97, 528, 1785, 1989, 1996,
-		1987, 644, 1475, 1464, 2043, 1761, 1047, 1071, 430, 429, 1976, 97, 1717, 1970, 641, 472, 1109, 1149, 223, 224,
-		225, 226, 253, 241, 222, 227, 228, 229, 1809, 1811, 2052, 2054, 1517, 2029, 812, 811, 810, 809, 787, 786,
-		87, 788, 838, 63, 66, 1786, 1860, 60, 2034, 2050, 1581, 1714, 1675, 1669, 93, 1889, 169, 1991, 2055, 66,
-		1831, 60, 1838, 67, 1841, 61, 185, 2029, 11, 184, 2005, 1803, 2054, 19, 1487, 1474, 1465, 1228, 2074, 67,
-		1877, 293, 820, 821, 836, 142, 1403, 1415, 143, 152, 832, 804, 902, 2054, 871, 803, 806, 805, 839, 1719,
+		1377, 1496, 1246, 1415, 776, 625, 86, 794, 136, 2017, 1824, 869, 468, 119, 85, 1195, 1226, 1402, 50, 51,
+		122, 1496, 208, 2073, 1158, 1133, 302, 1400, 304, 1765, 1444, 653, 1765, 784, 785, 1156, 554, 553, 628, 455,
+		1819, 1818, 307, 209, 82, 82, 1579, 1714, 1710, 1580, 1898, 892, 885, 870, 909, 908, 2005, 1108, 1134, 44,
+		620, 434, 1041, 1057, 1074, 1496, 127, 1755, 1747, 44, 753, 2072, 778, 775, 673, 97, 528, 1785, 1990, 1997,
+		1988, 644, 1475, 1464, 2044, 1761, 1047, 1071, 430, 429, 1977, 97, 1717, 1971, 641, 472, 1109, 1149, 223, 224,
+		225, 226, 253, 241, 222, 227, 228, 229, 1810, 1812, 2053, 2055, 1517, 2030, 812, 811, 810, 809, 787, 786,
+		87, 788, 838, 63, 66, 1786, 1861, 60, 2035, 2051, 1581, 1714, 1675, 1669, 93, 1890, 169, 1992, 2056, 66,
+		1832, 60, 1839, 67, 1842, 61, 185, 2030, 11, 184, 2006, 1804, 2055, 19, 1487, 1474, 1465, 1228, 2075, 67,
+		1878, 293, 820, 821, 836, 142, 1403, 1415, 143, 152, 832, 804, 902, 2055, 871, 803, 806, 805, 839, 1719,
 		44, 1767, 435, 1720, 44, 1721, 44, 10, 354, 249, 231, 232, 243, 242, 52, 1407, 1406, 463, 1477, 86,
 		914, 897, 614, 44, 1730, 1767, 1718, 435, 83, 1734, 1402, 1255, 1169, 52, 1311, 796, 1646, 1312, 1356, 1415,
 		1313, 1370, 1402, 1692, 1496, 1396, 1703, 1314, 1337, 1415, 1408, 1415, 151, 570, 1409, 1315, 532, 1496, 533, 1196,
-		1646, 1878, 989, 659, 1316, 1347, 1496, 1684, 1679, 1434, 663, 1317, 1263, 1822, 1820, 1378, 1318, 48, 44, 332,
+		1646, 1879, 989, 659, 1316, 1347, 1496, 1684, 1679, 1434, 663, 1317, 1263, 1823, 1821, 1378, 1318, 48, 44, 332,
 		1011, 1243, 1197, 1319, 362, 1320, 1394, 1441, 86, 872, 914, 897, 1440, 1321, 352, 1403, 918, 46, 45, 873,
 		915, 964, 993, 661, 965, 543, 1322, 1403, 911, 859, 896, 51, 49, 44, 1353, 1639, 1253, 1442, 128, 1110,
-		127, 2045, 1402, 1428, 1441, 1952, 112, 1136, 127, 1146, 1582, 703, 1765, 1714, 704, 85, 1235, 1584, 82, 1111,
+		127, 2046, 1402, 1428, 1441, 1953, 112, 1136, 127, 1146, 1582, 703, 1765, 1714, 704, 85, 1235, 1584, 82, 1111,
 		1133, 344, 1477, 1642, 85, 85, 1112, 1160, 1711, 655, 654, 206, 663, 85, 202, 663, 85, 198, 205, 663,
 		85, 201, 560, 663, 85, 197, 559, 1439, 1402, 1496, 1714, 328, 12, 1714, 329, 12, 1712, 1714, 1445, 1402,
-		66, 1859, 60, 1836, 1415, 1446, 1810, 1802, 1809, 1714, 1583, 64, 1585, 1586, 1113, 1156, 1714, 1587, 333, 1646,
-		634, 623, 628, 624, 631, 2055, 1029, 128, 622, 596, 1030, 633, 83, 627, 114, 116, 486, 484, 1879, 1336,
-		1402, 1403, 536, 1346, 2029, 97, 350, 1403, 534, 1346, 768, 2052, 2054, 503, 53, 721, 1779, 886, 797, 849,
-		1938, 112, 1154, 2083, 290, 288, 1419, 1353, 289, 1402, 1323, 1394, 1418, 291, 49, 44, 1417, 1353, 636, 647,
-		40, 292, 44, 579, 42, 2082, 932, 481, 1402, 470, 122, 1496, 1496, 1496, 487, 114, 66, 1858, 60, 1447,
-		81, 85, 651, 86, 110, 1761, 1914, 131, 108, 1227, 1198, 1489, 1475, 1466, 1498, 1761, 1467, 1761, 1480, 1476,
-		1485, 2054, 1199, 1253, 2013, 2011, 2015, 2014, 2012, 1669, 93, 1671, 96, 1525, 1544, 1713, 1403, 1200, 326, 1035,
-		175, 176, 26, 1411, 1077, 663, 1410, 305, 2031, 712, 85, 513, 542, 663, 1133, 1202, 1130, 1239, 468, 119,
-		1238, 1231, 336, 1169, 191, 188, 1070, 1968, 1236, 663, 1222, 1219, 1496, 1207, 1452, 5, 82, 1203, 1169, 44,
-		590, 2034, 1114, 1169, 1476, 1468, 1133, 1233, 1130, 1204, 1226, 1714, 1205, 1064, 1223, 1206, 2028, 1048, 1049, 2054,
+		66, 1860, 60, 1837, 1415, 1446, 1811, 1803, 1810, 1714, 1583, 64, 1585, 1586, 1113, 1156, 1714, 1587, 333, 1646,
+		634, 623, 628, 624, 631, 2056, 1029, 128, 622, 596, 1030, 633, 83, 627, 114, 116, 486, 484, 1880, 1336,
+		1402, 1403, 536, 1346, 2030, 97, 350, 1403, 534, 1346, 768, 2053, 2055, 503, 53, 721, 1779, 886, 797, 849,
+		1939, 112, 1154, 2084, 290, 288, 1419, 1353, 289, 1402, 1323, 1394, 1418, 291, 49, 44, 1417, 1353, 636, 647,
+		40, 292, 44, 579, 42, 2083, 932, 481, 1402, 470, 122, 1496, 1496, 1496, 487, 114, 66, 1859, 60, 1447,
+		81, 85, 651, 86, 110, 1761, 1915, 131, 108, 1227, 1198, 1489, 1475, 1466, 1498, 1761, 1467, 1761, 1480, 1476,
+		1485, 2055, 1199, 1253, 2014, 2012, 2016, 2015, 2013, 1669, 93, 1671, 96, 1525, 1544, 1713, 1403, 1200, 326, 1035,
+		175, 176, 26, 1411, 1077, 663, 1410, 305, 2032, 712, 85, 513, 542, 663, 1133, 1202, 1130, 1239, 468, 119,
+		1238, 1231, 336, 1169, 191, 188, 1070, 1969, 1236, 663, 1222, 1219, 1496, 1207, 1452, 5, 82, 1203, 1169, 44,
+		590, 2035, 1114, 1169, 1476, 1468, 1133, 1233, 1130, 1204, 1226, 1714, 1205, 1064, 1223, 1206, 2029, 1048, 1049, 2055,
 		347, 1519, 1220, 189, 186, 1208, 1241, 1496, 612, 1251, 82, 374, 373, 375, 367, 1065, 372, 112, 397, 1520,
-		1714, 1588, 2035, 44, 610, 417, 609, 142, 1723, 1201, 1499, 2059, 1115, 2033, 444, 97, 527, 114, 1948, 1947,
-		1880, 1888, 1915, 135, 136, 2061, 1768, 102, 1881, 515, 514, 1116, 1500, 2047, 2067, 128, 154, 2049, 663, 85,
-		2048, 1496, 507, 667, 38, 40, 933, 44, 938, 1443, 1970, 642, 127, 1117, 1262, 454, 1803, 2054, 1149, 85,
-		119, 93, 287, 286, 1496, 13, 2033, 1769, 2034, 52, 1325, 1380, 120, 767, 2034, 762, 1761, 127, 765, 1349,
-		1403, 760, 761, 163, 1496, 52, 1025, 1761, 1118, 1031, 1415, 1324, 570, 1974, 1770, 1496, 52, 1761, 1964, 1402,
+		1714, 1588, 2036, 44, 610, 417, 609, 142, 1723, 1201, 1499, 2060, 1115, 2034, 444, 97, 527, 114, 1949, 1948,
+		1881, 1889, 1916, 135, 136, 2062, 1768, 102, 1882, 515, 514, 1116, 1500, 2048, 2068, 128, 154, 2050, 663, 85,
+		2049, 1496, 507, 667, 38, 40, 933, 44, 938, 1443, 1971, 642, 127, 1117, 1262, 454, 1804, 2055, 1149, 85,
+		119, 93, 287, 286, 1496, 13, 2034, 1769, 2035, 52, 1325, 1380, 120, 767, 2035, 762, 1761, 127, 765, 1349,
+		1403, 760, 761, 163, 1496, 52, 1025, 1761, 1118, 1031, 1415, 1324, 570, 1975, 1770, 1496, 52, 1761, 1965, 1402,
 		1326, 1388, 1761, 1714, 1119, 1155, 1667, 119, 766, 1761, 916, 1714, 1589, 663, 1590, 1591, 1592, 1593, 82, 1594,
 		582, 1771, 82, 1765, 1714, 701, 1595, 1596, 1597, 128, 1598, 1209, 1599, 1600, 1714, 15, 12, 1601, 17, 1496,
-		1024, 85, 2028, 1496, 1050, 1052, 574, 1051, 1059, 1055, 1058, 2026, 85, 537, 1054, 1496, 353, 1069, 1067, 1942,
-		111, 112, 1943, 85, 485, 395, 1944, 112, 488, 1927, 37, 893, 501, 1402, 44, 511, 571, 1402, 531, 608,
-		142, 563, 562, 659, 1945, 111, 112, 1944, 112, 91, 23, 10, 576, 580, 1714, 577, 660, 1633, 1644, 456,
-		605, 82, 1210, 1882, 2060, 516, 499, 2063, 1895, 44, 948, 934, 663, 2039, 1645, 1415, 599, 2030, 993, 661,
-		984, 663, 107, 1662, 105, 2065, 754, 755, 756, 119, 739, 98, 67, 147, 1883, 953, 663, 1663, 2061, 97,
-		521, 522, 443, 2063, 498, 333, 1646, 1496, 52, 1025, 1761, 1031, 1415, 52, 1761, 1327, 1400, 1496, 1685, 1699,
-		1607, 1714, 85, 1470, 2035, 1770, 1496, 1771, 82, 1400, 86, 452, 1347, 85, 1804, 1823, 1604, 1714, 1402, 51,
-		1328, 1761, 551, 1772, 2034, 85, 1488, 420, 1474, 1469, 1465, 1402, 1770, 1496, 86, 573, 1678, 794, 1714, 1621,
-		1563, 46, 45, 40, 1415, 743, 1711, 1243, 1211, 1714, 1605, 2055, 53, 1714, 1777, 1711, 1805, 1818, 1606, 1628,
-		1402, 1403, 895, 856, 921, 44, 773, 1402, 1403, 890, 874, 858, 920, 44, 715, 1926, 127, 85, 1515, 1517,
-		2029, 2026, 85, 366, 1496, 1415, 86, 876, 400, 885, 82, 1329, 1387, 875, 916, 1400, 972, 2006, 659, 697,
-		44, 1007, 698, 696, 844, 885, 1403, 905, 859, 896, 1330, 1385, 1400, 973, 2007, 659, 966, 985, 967, 1003,
-		660, 1429, 968, 1496, 2053, 665, 82, 1331, 1390, 66, 60, 53, 1787, 1778, 54, 1719, 44, 440, 1403, 604,
-		974, 2006, 659, 1608, 1714, 1527, 1542, 1539, 1526, 1541, 1528, 1543, 1609, 1714, 1916, 356, 1922, 2031, 1714, 1610,
-		2032, 194, 433, 2016, 2011, 1502, 409, 1715, 663, 1813, 1812, 1806, 1611, 1714, 1711, 1639, 1612, 1402, 1402, 1389,
-		1332, 52, 1381, 1333, 112, 546, 548, 1938, 112, 547, 656, 1212, 1437, 1453, 1765, 1334, 1347, 626, 1026, 1767,
+		1024, 85, 2029, 1496, 1050, 1052, 574, 1051, 1059, 1055, 1058, 2027, 85, 537, 1054, 1496, 353, 1069, 1067, 1943,
+		111, 112, 1944, 85, 485, 395, 1945, 112, 488, 1928, 37, 893, 501, 1402, 44, 511, 571, 1402, 531, 608,
+		142, 563, 562, 659, 1946, 111, 112, 1945, 112, 91, 23, 10, 576, 580, 1714, 577, 660, 1633, 1644, 456,
+		605, 82, 1210, 1883, 2061, 516, 499, 2064, 1896, 44, 948, 934, 663, 2040, 1645, 1415, 599, 2031, 993, 661,
+		984, 663, 107, 1662, 105, 2066, 754, 755, 756, 119, 739, 98, 67, 147, 1884, 953, 663, 1663, 2062, 97,
+		521, 522, 443, 2064, 498, 333, 1646, 1496, 52, 1025, 1761, 1031, 1415, 52, 1761, 1327, 1400, 1496, 1685, 1699,
+		1607, 1714, 85, 1470, 2036, 1770, 1496, 1771, 82, 1400, 86, 452, 1347, 85, 1805, 1824, 1604, 1714, 1402, 51,
+		1328, 1761, 551, 1772, 2035, 85, 1488, 420, 1474, 1469, 1465, 1402, 1770, 1496, 86, 573, 1678, 794, 1714, 1621,
+		1563, 46, 45, 40, 1415, 743, 1711, 1243, 1211, 1714, 1605, 2056, 53, 1714, 1777, 1711, 1806, 1819, 1606, 1628,
+		1402, 1403, 895, 856, 921, 44, 773, 1402, 1403, 890, 874, 858, 920, 44, 715, 1927, 127, 85, 1515, 1517,
+		2030, 2027, 85, 366, 1496, 1415, 86, 876, 400, 885, 82, 1329, 1387, 875, 916, 1400, 972, 2007, 659, 697,
+		44, 1007, 698, 696, 844, 885, 1403, 905, 859, 896, 1330, 1385, 1400, 973, 2008, 659, 966, 985, 967, 1003,
+		660, 1429, 968, 1496, 2054, 665, 82, 1331, 1390, 66, 60, 53, 1787, 1778, 54, 1719, 44, 440, 1403, 604,
+		974, 2007, 659, 1608, 1714, 1527, 1542, 1539, 1526, 1541, 1528, 1543, 1609, 1714, 1917, 356, 1923, 2032, 1714, 1610,
+		2033, 194, 433, 2017, 2012, 1502, 409, 1715, 663, 1814, 1813, 1807, 1611, 1714, 1711, 1639, 1612, 1402, 1402, 1389,
+		1332, 52, 1381, 1333, 112, 546, 548, 1939, 112, 547, 656, 1212, 1437, 1453, 1765, 1334, 1347, 626, 1026, 1767,
 		1479, 1471, 1475, 1415, 1362, 1412, 1727, 1728, 798, 142, 46, 45, 85, 1723, 799, 1732, 130, 132, 129, 131,
-		127, 393, 1884, 751, 112, 1941, 1943, 1940, 1946, 1937, 1936, 52, 396, 1496, 117, 1957, 1770, 1496, 118, 490,
-		1956, 81, 1120, 41, 2083, 1722, 42, 2082, 1923, 694, 1745, 127, 1740, 127, 1738, 2043, 1761, 1739, 1752, 1741,
-		2033, 1533, 94, 1761, 1750, 571, 1402, 342, 51, 424, 1724, 917, 96, 1544, 1402, 47, 51, 85, 451, 478,
-		752, 1748, 349, 1746, 1749, 1742, 1761, 1714, 1602, 1121, 2033, 467, 459, 457, 2034, 1122, 877, 1714, 1603, 1885,
-		1714, 1613, 1213, 1714, 1641, 57, 1753, 1743, 97, 127, 384, 1970, 641, 119, 324, 1653, 16, 2068, 127, 79,
-		757, 1510, 1917, 1921, 1951, 114, 758, 82, 567, 566, 127, 564, 621, 1027, 1664, 1658, 66, 1859, 60, 1062,
-		82, 419, 85, 1965, 90, 1368, 458, 1358, 1692, 1496, 1703, 1413, 81, 1364, 1686, 1761, 1414, 1357, 1375, 1415,
-		1696, 1496, 1335, 1403, 1992, 1350, 340, 1336, 1402, 85, 1221, 506, 1337, 1415, 1543, 86, 133, 465, 459, 1761,
-		1472, 1687, 85, 1214, 679, 1659, 1496, 2032, 115, 1166, 2033, 2032, 1164, 85, 190, 1491, 2035, 85, 1490, 2035,
-		1632, 1132, 24, 221, 1163, 53, 1787, 1415, 1416, 2030, 339, 1347, 159, 1367, 1348, 922, 878, 1012, 1009, 1724,
-		879, 917, 1371, 161, 400, 885, 880, 83, 602, 193, 1734, 996, 1386, 1403, 43, 720, 40, 1338, 167, 1415,
-		1339, 1340, 1341, 1342, 1373, 6, 728, 669, 1496, 969, 2006, 659, 153, 885, 881, 1430, 1431, 970, 660, 999,
-		660, 570, 431, 1383, 1343, 1250, 173, 1344, 166, 1415, 172, 1400, 982, 2008, 663, 82, 971, 162, 1966, 1516,
-		2029, 85, 378, 1496, 2035, 377, 2034, 2047, 2067, 128, 1773, 2053, 2054, 53, 1779, 1705, 1785, 1780, 709, 93,
-		882, 142, 663, 1123, 2039, 1934, 1924, 39, 86, 794, 1918, 1453, 1765, 1150, 1124, 1761, 1101, 1150, 1495, 1473,
-		66, 60, 1807, 630, 1028, 1614, 1714, 1402, 1432, 1442, 1744, 1402, 453, 1496, 85, 81, 1034, 601, 1928, 85,
-		1248, 1219, 1496, 1821, 58, 883, 870, 46, 45, 915, 899, 80, 1390, 31, 1714, 12, 355, 502, 1988, 466,
-		85, 593, 367, 1065, 705, 1125, 1137, 127, 777, 1215, 1240, 85, 509, 85, 1967, 639, 85, 1126, 1714, 416,
-		2055, 1133, 1216, 1237, 1130, 1974, 2038, 663, 2039, 1433, 1435, 1402, 1837, 1808, 1819, 1774, 81, 1217, 1120, 82,
-		1133, 1218, 1130, 1714, 1615, 86, 1640, 24, 1616, 1714, 1617, 1618, 1714, 1619, 1714, 1620, 1714, 1402, 1388, 52,
-		1380, 1345, 1145, 2043, 1761, 2033, 2034, 6, 1127, 10, 1714, 1621, 32, 1919, 1932, 40, 933, 44, 388, 1714,
-		1590, 1626, 1623, 1714, 663, 2039, 1622, 1645, 1402, 450, 47, 51, 1714, 1624, 1641, 1714, 1625, 55, 1781, 53,
-		695, 1924, 39, 1133, 1128, 1159, 1130, 85, 2034, 1775, 5, 1129, 1980, 729,
+		127, 393, 1885, 751, 112, 1942, 1944, 1941, 1947, 1938, 1937, 52, 396, 1496, 117, 1958, 1770, 1496, 118, 490,
+		1957, 81, 1120, 41, 2084, 1722, 42, 2083, 1924, 694, 1745, 127, 1740, 127, 1738, 2044, 1761, 1739, 1752, 1741,
+		2034, 1533, 94, 1761, 1750, 571, 1402, 342, 51, 424, 1724, 917, 96, 1544, 1402, 47, 51, 85, 451, 478,
+		752, 1748, 349, 1746, 1749, 1742, 1761, 1714, 1602, 1121, 2034, 467, 459, 457, 2035, 1122, 877, 1714, 1603, 1886,
+		1714, 1613, 1213, 1788, 1714, 1641, 57, 1753, 1743, 97, 127, 384, 1971, 641, 119, 324, 1653, 16, 2069, 127,
+		79, 757, 1510, 1918, 1922, 1952, 114, 758, 82, 567, 566, 127, 564, 621, 1027, 1664, 1658, 66, 1860, 60,
+		1062, 82, 419, 85, 1966, 90, 1368, 458, 1358, 1692, 1496, 1703, 1413, 81, 1364, 1686, 1761, 1414, 1357, 1375,
+		1415, 1696, 1496, 1335, 1403, 1993, 1350, 340, 1336, 1402, 85, 1221, 506, 1337, 1415, 1543, 86, 133, 465, 459,
+		1761, 1472, 1687, 85, 1214, 679, 1659, 1496, 2033, 115, 1166, 2034, 2033, 1164, 85, 190, 1491, 2036, 85, 1490,
+		2036, 1632, 1132, 24, 221, 1163, 53, 1787, 1415, 1416, 2031, 339, 1347, 159, 1367, 1348, 922, 878, 1012, 1009,
+		1724, 879, 917, 1371, 161, 400, 885, 880, 83, 602, 193, 1734, 996, 1386, 1403, 43, 720, 40, 1338, 167,
+		1415, 1339, 1340, 1341, 1342, 1373, 6, 728, 669, 1496, 969, 2007, 659, 153, 885, 881, 1430, 1431, 970, 660,
+		999, 660, 570, 431, 1383, 1343, 1250, 173, 1344, 166, 1415, 172, 1400, 982, 2009, 663, 82, 971, 162, 1967,
+		1516, 2030, 85, 378, 1496, 2036, 377, 2035, 2048, 2068, 128, 1773, 2054, 2055, 53, 1779, 1705, 1785, 1780, 709,
+		93, 882, 142, 663, 1123, 2040, 1935, 1925, 39, 86, 794, 1919, 1453, 1765, 1150, 1124, 1761, 1101, 1150, 1495,
+		1473, 66, 60, 1808, 630, 1028, 1614, 1714, 1402, 1432, 1442, 1744, 1402, 453, 1496, 85, 81, 1034, 601, 1929,
+		85, 1248, 1219, 1496, 1822, 58, 883, 870, 46, 45, 915, 899, 80, 1390, 31, 1714, 12, 355, 502, 1989,
+		466, 85, 593, 367, 1065, 705, 1125, 1137, 127, 777, 1215, 1240, 85, 509, 85, 1968, 639, 85, 1126, 1714,
+		416, 2056, 1133, 1216, 1237, 1130, 1975, 2039, 663, 2040, 1433, 1435, 1402, 1838, 1809, 1820, 1774, 81, 1217, 1120,
+		82, 1133, 1218, 1130, 1714, 1615, 86, 1640, 24, 1616, 1714, 1617, 1618, 1714, 1619, 1714, 1620, 1714, 1402, 1388,
+		52, 1380, 1345, 1145, 2044, 1761, 2034, 2035, 6, 1127, 10, 1714, 1621, 32, 1920, 1933, 40, 933, 44, 388,
+		1714, 1590, 1626, 1623, 1714, 663, 2040, 1622, 1645, 1402, 450, 47, 51, 1714, 1624, 1641, 1714, 1625, 55, 1781,
+		53, 695, 1925, 39, 1133, 1128, 1159, 1130, 85, 2035, 1775, 5, 1129, 1981, 729,
 	},
 }

@@ -372,6 +372,17 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 		e.extract(sc.text, sc.orig, sc.hits, sc.ascii, &fs, src)
 	}
 	e.noticeFacts(rec, &fs, src, want)
+	// Derived only where the words use it (the size-limit fixes).
+	if i, l := slotIndexOf(FactAttachmentBudget), fs.Get(FactLimit); l != "" && fs.v[i] == "" && want.has(slotFact0+slot(i)) {
+		if fs.v[i] = attachmentBudget(l); fs.v[i] != "" && src != nil {
+			src[i] = factSource{from: "limit (3/4: base64, RFC 2045 section 6.8)"}
+		}
+	}
+	if i := slotIndexOf(FactOrgText); want.has(slotFact0 + slot(i)) {
+		if fs.v[i] = organisationText(rec.diag, rec.in.Notice, rec.in.Recipient); fs.v[i] != "" && src != nil {
+			src[i] = factSource{from: "transport rule's text (organisationText)"}
+		}
+	}
 	return fs
 }
 

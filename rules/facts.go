@@ -68,12 +68,25 @@ const (
 	// attachment's type (a program, a script, a document with macros, an
 	// archive), not about malware found in it nor about the sender.
 	FactBlockedAttachment Fact = "blocked_attachment"
+
+	// FactAttachmentBudget is about three quarters of a size limit the
+	// server stated ("14 MB" for "19.5 MB"): what attachments may take
+	// before base64 encoding (RFC 2045 section 6.8) makes them the size of
+	// the limit. It is derived from FactLimit (attachmentBudget), never
+	// captured.
+	FactAttachmentBudget Fact = "attachment_budget"
+
+	// FactOrgText is the text an organisation's transport rule gave for
+	// refusing the message (Exchange's "Reject the message with the
+	// explanation"), as the NDR or the reply carries it: derived by
+	// organisationText, never captured.
+	FactOrgText Fact = "org_text"
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
-	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactBlockedAttachment}
+	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactBlockedAttachment, FactAttachmentBudget, FactOrgText}
 
 const numFacts = len(facts)
 

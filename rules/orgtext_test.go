@@ -1,0 +1,102 @@
+package rules
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ndrmilter/ndrmilter/dsn"
+)
+
+const transportRuleReply = "550 5.7.1 TRANSPORT.RULES.RejectMessage; the message was rejected by organization policy"
+
+// exchangeNotice is the part for the sender of an Exchange NDR, with para
+// under the recipient.
+func exchangeNotice(heading, para string) string {
+	return "Delivery has failed to these recipients or groups:\n\nOwen Hale (o.hale@corp.example)\n" + para +
+		"\n\n\n\n\n" + heading + ":\n\nGenerating server: EX01.corp.example\n\no.hale@corp.example\nRemote Server returned '" + transportRuleReply + "'\n"
+}
+
+func TestATransportRuleRejectionQuotesTheOrganisationsOwnText(t *testing.T) {
+	for name, tc := range map[string]struct {
+		diag, notice, want string
+	}{
+		"french text in the part for the sender": {transportRuleReply,
+			exchangeNotice("Informations de diagnostic pour les administrateurs", "Les fichiers ZIP protégés par mot de passe sont refusés.\nMerci d'envoyer un PDF."),
+			"Les fichiers ZIP protégés par mot de passe sont refusés. Merci d'envoyer un PDF."},
+		"japanese heading": {transportRuleReply, exchangeNotice("管理者向けの診断情報", "パスワード付きZIPファイルは受信できません。"), "パスワード付きZIPファイルは受信できません。"},
+		"the rule's own text in the reply": {"550 5.7.1 TRANSPORT.RULES.RejectMessage; Executable attachments are not accepted here, send a link", "",
+			"Executable attachments are not accepted here, send a link"},
+		"control characters go": {transportRuleReply, exchangeNotice("Diagnostic information for administrators", "No\x1b[31m macros\x00 please."), "No [31m macros please."},
+		"exchange's own sentence is no text of the organisation": {transportRuleReply,
+			exchangeNotice("Diagnostic information for administrators", "Your message wasn't delivered because of security policies. Microsoft Exchange will not try to redeliver this message for you."), ""},
+		"exchange online's own sentence": {transportRuleReply,
+			exchangeNotice("Diagnostic information for administrators", "A custom mail flow rule created by an admin at corp.example has blocked your message."), ""},
+		"no exchange layout": {transportRuleReply, "Delivery failed.\n\no.hale@corp.example\nSome words.\n", ""},
+		"no transport rule": {"550 5.7.1 Delivery not authorized, message refused",
+			exchangeNotice("Diagnostic information for administrators", "Please send PDF files only."), ""},
+	} {
+		if got := organisationText(tc.diag, tc.notice, "o.hale@corp.example"); got != tc.want {
+			t.Errorf("%s: %q, want %q", name, got, tc.want)
+		}
+	}
+	long := organisationText(transportRuleReply, exchangeNotice("Diagnostic information for administrators", strings.Repeat("Send PDF files only. ", 100)), "o.hale@corp.example")
+	if len(long) > maxOrgText+len("...") || !strings.HasSuffix(long, "...") {
+		t.Errorf("a long text is %d bytes (%q), want it cut at %d", len(long), long[max(0, len(long)-20):], maxOrgText)
+	}
+}
+
+func TestATransportRuleRejectionWithTheOrganisationsTextSaysToFollowIt(t *testing.T) {
+	e := builtin(t)
+	rc := dsn.Recipient{Address: "o.hale@corp.example", Action: "failed", Status: "5.7.1", Diagnostic: transportRuleReply}
+	with := &dsn.Report{Kind: dsn.KindBounce, Recipients: []dsn.Recipient{rc},
+		Notice: exchangeNotice("Diagnostic information for administrators", "Password-protected ZIP files are refused. Send unencrypted PDF files.")}
+	rd := e.Explain(with)[0]
+	if rd.Reason != ReasonPolicyViolation || !strings.Contains(rd.Explanation, `"Password-protected ZIP files are refused. Send unencrypted PDF files."`) ||
+		!strings.Contains(rd.Fix, "Follow the receiving organization's instruction") {
+		t.Errorf("reason %s, explanation %q, fix %q: want the organisation's text quoted and the fix to follow it", rd.Reason, rd.Explanation, rd.Fix)
+	}
+	without := &dsn.Report{Kind: dsn.KindBounce, Recipients: []dsn.Recipient{rc}}
+	rd = e.Explain(without)[0]
+	if rd.Reason != ReasonPolicyViolation || !strings.Contains(rd.Explanation, "breaks a rule of the receiving organization") || strings.Contains(rd.Fix, "quoted above") {
+		t.Errorf("reason %s, explanation %q, fix %q: want the general words", rd.Reason, rd.Explanation, rd.Fix)
+	}
+}
+
+// TestPrecedenceTransportRuleBeforePolicyText: doc.go principle 6, the more
+// specific phrase first: Exchange's transport rule marker decides before
+// policy-text's general "the message was rejected by organization policy",
+// with the same reason and words that can quote the organisation.
+func TestPrecedenceTransportRuleBeforePolicyText(t *testing.T) {
+	checkConflicts(t, []conflict{{name: "transport rule marker beats the general policy phrase",
+		in:     Input{Status: "5.7.1", Diagnostic: transportRuleReply, Command: "DATA"},
+		winner: "exchange-transport-rule-reject", reason: ReasonPolicyViolation,
+		loser: "policy-text", lost: ReasonPolicyViolation}})
+}
+
+func TestTheOrganisationsTextIsReadFromExchangeNDRsInTextAndHTML(t *testing.T) {
+	e := builtin(t)
+	for file, want := range map[string]string{
+		"transport-rule-text-01.eml": "Les fichiers ZIP protégés par mot de passe sont refusés",
+		"transport-rule-text-02.eml": "Nachrichten mit Makro-Dokumenten",
+		"transport-rule-text-04.eml": "Les fichiers ZIP protégés par mot de passe sont refusés",
+		"transport-rule-text-03.eml": "", // Exchange's own sentence only
+	} {
+		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := dsn.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rds := e.Explain(r)
+		if len(rds) != 1 {
+			t.Fatalf("%s: %d readings, want 1", file, len(rds))
+		}
+		got := rds[0].Facts.Get(FactOrgText)
+		if want == "" && got != "" || !strings.HasPrefix(got, want) || want != "" && !strings.Contains(rds[0].Explanation, want) {
+			t.Errorf("%s: org_text %q, explanation %q, want %q quoted", file, got, rds[0].Explanation, want)
+		}
+	}
+}
