@@ -41,7 +41,7 @@ func TestSeedCodes(t *testing.T) {
 		{"5.1.0", "ms-5.1.0", "userunknown", OwnerSender, true},
 		{"5.1.1", "ms-5.1.1", "userunknown", OwnerSender, true},
 		{"5.1.10", "ms-5.1.10", "userunknown", OwnerSender, true},
-		{"5.1.8", "ms-5.1.8", "rejected", OwnerSenderAdmin, true},
+		{"5.1.8", "rejected-status", "rejected", OwnerSenderAdmin, true}, // ms-5.1.8-bad-outbound-sender needs its words
 		{"5.1.90", "ms-5.1.90", "speeding", OwnerSenderAdmin, true},
 		{"5.2.121", "ms-5.2.121", "speeding", OwnerSender, true},
 		{"5.2.122", "ms-5.2.122", "speeding", OwnerSender, true},
@@ -64,7 +64,7 @@ func TestSeedCodes(t *testing.T) {
 		{"5.7.502", "ms-5.7.502", "rejected", OwnerSenderAdmin, true},
 		{"5.7.503", "ms-5.7.503", "rejected", OwnerSenderAdmin, true},
 		{"5.7.504", "ms-5.7.504", "userunknown", OwnerSender, true},
-		{"5.7.505", "ms-5.7.505", "suspend", OwnerRecipientAdmin, true},
+		{"5.7.505", "ms-5.7.505", "suspend", OwnerRecipient, true},
 		{"5.7.506", "ms-5.7.506", "blocked", OwnerSenderAdmin, true},
 		{"5.7.507", "ms-5.7.507", "blocked", OwnerRecipientAdmin, true},
 		{"5.7.508", "ms-5.7.508", "speeding", OwnerSenderAdmin, true},
@@ -154,7 +154,7 @@ func TestWordsChangeMeaning(t *testing.T) {
 		{Input{Action: "failed", Status: "5.1.1", Diagnostic: "procmail: Couldn't create \"/var/mail/bob\": No such user"},
 			"mailererror", OwnerRecipientAdmin, "lda-other-message", "5.1.1"},
 		{Input{Action: "failed", Status: "5.7.13", ReplyCode: "525", Diagnostic: "525 5.7.13 <al@example.com>: Recipient address rejected: account disabled"},
-			"suspend", OwnerRecipientAdmin, "x.7.13-account-disabled", "5.7.13"},
+			"suspend", OwnerRecipient, "x.7.13-account-disabled", "5.7.13"},
 		{Input{Action: "failed", ReplyCode: "554", Diagnostic: "554 5.7.1 Service unavailable; rejected at connection", Command: "CONN"},
 			"blocked", OwnerSenderAdmin, "blocked-at-connection", "5.7.1"},
 		// Generic code, specific words.
@@ -506,7 +506,7 @@ func TestLargeReceivers(t *testing.T) {
 		// depends on the stage).
 		{"550-5.1.1 The email account that you tried to reach does not exist. Please try double-checking the recipient's email address for typos", "userunknown", OwnerSender},
 		{"552-5.2.2 The email account that you tried to reach is over quota and inactive.", "mailboxfull", OwnerRecipient},
-		{"550-5.2.1 The email account that you tried to reach is disabled.", "suspend", OwnerRecipientAdmin},
+		{"550-5.2.1 The email account that you tried to reach is disabled.", "suspend", OwnerRecipient},
 		{"550-5.7.26 This mail has been blocked because the sender is unauthenticated. Gmail requires all senders to authenticate with either SPF or DKIM.", "authfailure", OwnerSenderAdmin},
 		{"550-5.7.25 [192.0.2.7] The IP address sending this message does not have a PTR record setup", "requireptr", OwnerSenderAdmin},
 		{"550-5.7.1 [192.0.2.7] The IP you're using to send mail is not authorized to send email directly to our servers. Please use the SMTP relay at your service provider instead.", "blocked", OwnerSenderAdmin},

@@ -35,7 +35,11 @@ func (e *Engine) forwarded(v *Classification, orig, final, remote, diag string, 
 		return
 	}
 	e.forwardIntro(v, t, &vals)
-	if senderSideOwner(v.Owner) {
+	// A disabled forward target (suspend, owned by the recipient in person
+	// since the outside gradings of issue 8) is the forwarding's failure
+	// too: the fix to stop writing to the address would be wrong for the
+	// address the sender wrote.
+	if senderSideOwner(v.Owner) || v.Reason == ReasonSuspend {
 		v.Owner = OwnerRecipientAdmin
 		v.Fix = t[textForwardedFix].render(&vals)
 	}

@@ -14,7 +14,7 @@ const ownServerClause = "your own organization's server"
 func TestRelayFixSpeaksOfTheRecipientsSideWhenTheirServerRefused(t *testing.T) {
 	e := builtin(t)
 	rd := explainFixture(t, e, "relay-denied-remote-01.eml")
-	if rd.Reason != ReasonNoRelaying || strings.Contains(rd.Fix, ownServerClause) || !strings.Contains(rd.Fix, "recipient's admin") {
+	if rd.Reason != ReasonNoRelaying || strings.Contains(rd.Fix, ownServerClause) || !strings.Contains(rd.Fix, "their email admin") {
 		t.Errorf("relay-denied-remote-01.eml: reason %s fix %q: want norelaying and the recipient's side only", rd.Reason, rd.Fix)
 	}
 	for _, in := range []Input{
