@@ -87,3 +87,21 @@ func TestBadOutboundSenderIsTheSendersBlockedAccount(t *testing.T) {
 		t.Errorf("domain not found: rule %s explanation %q fix %q; want the sender domain reading", v.Rule, v.Explanation, v.Fix)
 	}
 }
+
+// TestSendingServiceAndBlockedAccountFixturesNameTheSendersAdmin: the
+// family fixtures of a suppression list and of a bad outbound sender are
+// owned by the sender's admin, with the fixes above.
+func TestSendingServiceAndBlockedAccountFixturesNameTheSendersAdmin(t *testing.T) {
+	e := builtin(t)
+	for file, want := range map[string]string{
+		"ses-suppressed-01.eml":      "ask whoever runs your sending service account",
+		"ses-suppressed-02.eml":      "ask whoever runs your sending service account",
+		"bad-outbound-sender-01.eml": "Restricted entities",
+		"bad-outbound-sender-02.eml": "Restricted entities",
+	} {
+		rd := explainFixture(t, e, file)
+		if rd.Owner != OwnerSenderAdmin || !strings.Contains(rd.Fix, want) || strings.Contains(rd.Fix, "domain exists") {
+			t.Errorf("%s: owner %s fix %q; want the sender's admin and %q", file, rd.Owner, rd.Fix, want)
+		}
+	}
+}
