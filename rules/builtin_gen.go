@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "b7da66fe1259"
+const builtinDigest = "5d696af503de"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   889,
+			line:   893,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 894,
+			line: 898,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 909,
+			line: 913,
 			text: phraseMask{
 				{index: 2, bits: 57344},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 916,
+			line: 920,
 			text: phraseMask{
 				{index: 2, bits: 65536},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 923,
+			line: 927,
 			text: phraseMask{
 				{index: 2, bits: 393216},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 930,
+			line: 934,
 			text: phraseMask{
 				{index: 2, bits: 524288},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 937,
+			line: 941,
 			text: phraseMask{
 				{index: 2, bits: 15728640},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 944,
+			line: 948,
 			text: phraseMask{
 				{index: 2, bits: 50331648},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 951,
+			line: 955,
 			text: phraseMask{
 				{index: 2, bits: 67108864},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 958,
+			line: 962,
 			text: phraseMask{
 				{index: 2, bits: 134217728},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 965,
+			line: 969,
 			text: phraseMask{
 				{index: 2, bits: 268435456},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 972,
+			line: 976,
 			text: phraseMask{
 				{index: 2, bits: 1610612736},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 979,
+			line: 983,
 			text: phraseMask{
 				{index: 2, bits: 2147483648},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 986,
+			line: 990,
 			text: phraseMask{
 				{index: 2, bits: 12884901888},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 993,
+			line: 997,
 			text: phraseMask{
 				{index: 2, bits: 17179869184},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1000,
+			line: 1004,
 			text: phraseMask{
 				{index: 2, bits: 34359738368},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1007,
+			line: 1011,
 			text: phraseMask{
 				{index: 2, bits: 68719476736},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1014,
+			line: 1018,
 			text: phraseMask{
 				{index: 2, bits: 962072674304},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1022,
+			line: 1026,
 			text: phraseMask{
 				{index: 2, bits: 139637976727552},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1043,
+			line: 1047,
 			text: phraseMask{
 				{index: 2, bits: 422212465065984},
 			},
@@ -360,7 +360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1060,
+			line: 1064,
 			text: phraseMask{
 				{index: 2, bits: 35465847065542656},
 			},
@@ -412,7 +412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1078,
+			line: 1082,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -486,7 +486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1093,
+			line: 1097,
 			text: phraseMask{
 				{index: 2, bits: 18158513697557839872},
 			},
@@ -536,7 +536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1113,
+			line: 1117,
 			text: phraseMask{
 				{index: 3, bits: 3},
 			},
@@ -588,7 +588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1130,
+			line: 1134,
 			text: phraseMask{
 				{index: 3, bits: 3},
 			},
@@ -638,7 +638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1140,
+			line: 1144,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -708,7 +708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1157,
+			line: 1161,
 			text: phraseMask{
 				{index: 3, bits: 120},
 			},
@@ -758,7 +758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1172,
+			line: 1176,
 			text: phraseMask{
 				{index: 3, bits: 3968},
 			},
@@ -808,7 +808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1188,
+			line: 1192,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -858,7 +858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1202,
+			line: 1206,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -871,7 +871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1212,
+			line: 1216,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -884,7 +884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1218,
+			line: 1222,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -897,7 +897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1224,
+			line: 1228,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -910,7 +910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1230,
+			line: 1234,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -923,7 +923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1236,
+			line: 1240,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -936,7 +936,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1242,
+			line: 1246,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -949,7 +949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1248,
+			line: 1252,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -962,7 +962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1254,
+			line: 1258,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -975,7 +975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1260,
+			line: 1264,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -988,7 +988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1266,
+			line: 1270,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -1001,7 +1001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1272,
+			line: 1276,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -1070,7 +1070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1287,
+			line: 1291,
 			text: phraseMask{
 				{index: 3, bits: 3932160},
 			},
@@ -1083,7 +1083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1295,
+			line: 1299,
 			text: phraseMask{
 				{index: 3, bits: 4194304},
 			},
@@ -1096,7 +1096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1301,
+			line: 1305,
 			text: phraseMask{
 				{index: 3, bits: 8388608},
 			},
@@ -1109,7 +1109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1307,
+			line: 1311,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 			},
@@ -1122,7 +1122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1313,
+			line: 1317,
 			text: phraseMask{
 				{index: 3, bits: 100663296},
 			},
@@ -1135,7 +1135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1319,
+			line: 1323,
 			text: phraseMask{
 				{index: 3, bits: 402653184},
 			},
@@ -1148,7 +1148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1325,
+			line: 1329,
 			text: phraseMask{
 				{index: 3, bits: 536870912},
 			},
@@ -1161,7 +1161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1331,
+			line: 1335,
 			text: phraseMask{
 				{index: 3, bits: 1073741824},
 			},
@@ -1171,7 +1171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1340,
+			line: 1344,
 			text: phraseMask{
 				{index: 3, bits: 272730423296},
 			},
@@ -1181,7 +1181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1345,
+			line: 1349,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1191,7 +1191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1350,
+			line: 1354,
 			text: phraseMask{
 				{index: 3, bits: 1649267441664},
 			},
@@ -1201,7 +1201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1355,
+			line: 1359,
 			text: phraseMask{
 				{index: 3, bits: 6597069766656},
 			},
@@ -1211,7 +1211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1360,
+			line: 1364,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 			},
@@ -1221,7 +1221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1365,
+			line: 1369,
 			text: phraseMask{
 				{index: 3, bits: 123145302310912},
 			},
@@ -1231,7 +1231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1370,
+			line: 1374,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -1241,7 +1241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1375,
+			line: 1379,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1251,7 +1251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1380,
+			line: 1384,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -1261,7 +1261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1385,
+			line: 1389,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -1271,7 +1271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1390,
+			line: 1394,
 			text: phraseMask{
 				{index: 3, bits: 139611588448485376},
 			},
@@ -1281,7 +1281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1395,
+			line: 1399,
 			text: phraseMask{
 				{index: 3, bits: 2161727821137838080},
 			},
@@ -1291,7 +1291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1400,
+			line: 1404,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1301,7 +1301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1405,
+			line: 1409,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1314,7 +1314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1414,
+			line: 1418,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1327,7 +1327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1420,
+			line: 1424,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1340,7 +1340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1426,
+			line: 1430,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1353,7 +1353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1432,
+			line: 1436,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1366,7 +1366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1438,
+			line: 1442,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1379,7 +1379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1444,
+			line: 1448,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1392,7 +1392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1450,
+			line: 1454,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1405,7 +1405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1456,
+			line: 1460,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1418,7 +1418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1462,
+			line: 1466,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 			},
@@ -1431,7 +1431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1469,
+			line: 1473,
 			text: phraseMask{
 				{index: 4, bits: 3},
 			},
@@ -1444,7 +1444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1475,
+			line: 1479,
 			text: phraseMask{
 				{index: 4, bits: 4},
 			},
@@ -1457,7 +1457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1481,
+			line: 1485,
 			text: phraseMask{
 				{index: 4, bits: 8},
 			},
@@ -1470,7 +1470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1487,
+			line: 1491,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1483,7 +1483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1493,
+			line: 1497,
 			text: phraseMask{
 				{index: 4, bits: 32},
 			},
@@ -1496,7 +1496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1499,
+			line: 1503,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1509,7 +1509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1505,
+			line: 1509,
 			text: phraseMask{
 				{index: 4, bits: 384},
 			},
@@ -1522,7 +1522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1511,
+			line: 1515,
 			text: phraseMask{
 				{index: 4, bits: 7680},
 			},
@@ -1535,7 +1535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1517,
+			line: 1521,
 			text: phraseMask{
 				{index: 4, bits: 1040384},
 			},
@@ -1548,7 +1548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1523,
+			line: 1527,
 			text: phraseMask{
 				{index: 4, bits: 1048576},
 			},
@@ -1561,7 +1561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1529,
+			line: 1533,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1574,7 +1574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1536,
+			line: 1540,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1587,7 +1587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1542,
+			line: 1546,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1600,7 +1600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1548,
+			line: 1552,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1613,7 +1613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1554,
+			line: 1558,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1626,7 +1626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1560,
+			line: 1564,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1639,7 +1639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1566,
+			line: 1570,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1652,7 +1652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1572,
+			line: 1576,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1665,7 +1665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1578,
+			line: 1582,
 			text: phraseMask{
 				{index: 4, bits: 4194304},
 			},
@@ -1675,7 +1675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1585,
+			line: 1589,
 			text: phraseMask{
 				{index: 4, bits: 8388608},
 			},
@@ -1724,7 +1724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1594,
+			line: 1598,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -1734,7 +1734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1599,
+			line: 1603,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1744,7 +1744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1604,
+			line: 1608,
 			text: phraseMask{
 				{index: 4, bits: 402653184},
 			},
@@ -1754,7 +1754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1609,
+			line: 1613,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1764,7 +1764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1614,
+			line: 1618,
 			text: phraseMask{
 				{index: 4, bits: 1073741824},
 			},
@@ -1774,7 +1774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1626,
+			line: 1630,
 			text: phraseMask{
 				{index: 4, bits: 2147483648},
 			},
@@ -1784,7 +1784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1631,
+			line: 1635,
 			text: phraseMask{
 				{index: 4, bits: 30064771072},
 			},
@@ -1794,7 +1794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1636,
+			line: 1640,
 			text: phraseMask{
 				{index: 4, bits: 34359738368},
 			},
@@ -1804,7 +1804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1641,
+			line: 1645,
 			text: phraseMask{
 				{index: 4, bits: 68719476736},
 			},
@@ -1899,7 +1899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1658,
+			line: 1662,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1909,7 +1909,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1663,
+			line: 1667,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -1919,7 +1919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1671,
+			line: 1675,
 			text: phraseMask{
 				{index: 4, bits: 2199023255552},
 			},
@@ -1929,7 +1929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1676,
+			line: 1680,
 			text: phraseMask{
 				{index: 4, bits: 4398046511104},
 			},
@@ -1939,7 +1939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1683,
+			line: 1687,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1950,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1689,
+			line: 1693,
 			text: phraseMask{
 				{index: 4, bits: 527765581332480},
 			},
@@ -1960,7 +1960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1697,
+			line: 1701,
 			text: phraseMask{
 				{index: 4, bits: 3940649673949184},
 			},
@@ -2029,7 +2029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1717,
+			line: 1721,
 			text: phraseMask{
 				{index: 4, bits: 1148417904979476480},
 			},
@@ -2039,7 +2039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1724,
+			line: 1728,
 			text: phraseMask{
 				{index: 4, bits: 3458764513820540928},
 			},
@@ -2049,7 +2049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1735,
+			line: 1739,
 			text: phraseMask{
 				{index: 4, bits: 4611686018427387904},
 			},
@@ -2060,7 +2060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1742,
+			line: 1746,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -2071,7 +2071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1748,
+			line: 1752,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2082,7 +2082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1757,
+			line: 1761,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2092,7 +2092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1763,
+			line: 1767,
 			text: phraseMask{
 				{index: 5, bits: 1},
 			},
@@ -2103,7 +2103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1769,
+			line: 1773,
 			text: phraseMask{
 				{index: 5, bits: 2},
 			},
@@ -2114,7 +2114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1775,
+			line: 1779,
 			text: phraseMask{
 				{index: 5, bits: 12},
 			},
@@ -2125,7 +2125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1781,
+			line: 1785,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2136,7 +2136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1788,
+			line: 1792,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2188,7 +2188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1801,
+			line: 1805,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -2199,7 +2199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1808,
+			line: 1812,
 			text: phraseMask{
 				{index: 5, bits: 32},
 			},
@@ -2210,7 +2210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1814,
+			line: 1818,
 			text: phraseMask{
 				{index: 5, bits: 192},
 			},
@@ -2221,7 +2221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1821,
+			line: 1825,
 			text: phraseMask{
 				{index: 5, bits: 3840},
 			},
@@ -2232,7 +2232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1828,
+			line: 1832,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -2243,7 +2243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1834,
+			line: 1838,
 			text: phraseMask{
 				{index: 2, bits: 8589934592},
 			},
@@ -2254,7 +2254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1840,
+			line: 1844,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -2265,7 +2265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1846,
+			line: 1850,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -2276,7 +2276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1852,
+			line: 1856,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -2287,7 +2287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1858,
+			line: 1862,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -2298,7 +2298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1864,
+			line: 1868,
 			text: phraseMask{
 				{index: 5, bits: 131072},
 			},
@@ -2309,7 +2309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1870,
+			line: 1874,
 			text: phraseMask{
 				{index: 5, bits: 1835008},
 			},
@@ -2320,7 +2320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1876,
+			line: 1880,
 			text: phraseMask{
 				{index: 5, bits: 6291456},
 			},
@@ -2331,7 +2331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1882,
+			line: 1886,
 			text: phraseMask{
 				{index: 5, bits: 25165824},
 			},
@@ -2342,7 +2342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1888,
+			line: 1892,
 			text: phraseMask{
 				{index: 5, bits: 100663296},
 			},
@@ -2353,7 +2353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1894,
+			line: 1898,
 			text: phraseMask{
 				{index: 5, bits: 134217728},
 			},
@@ -2364,7 +2364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1900,
+			line: 1904,
 			text: phraseMask{
 				{index: 5, bits: 268435456},
 			},
@@ -2375,7 +2375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1906,
+			line: 1910,
 			text: phraseMask{
 				{index: 5, bits: 3758096384},
 			},
@@ -2386,7 +2386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1913,
+			line: 1917,
 			text: phraseMask{
 				{index: 5, bits: 4294967296},
 			},
@@ -2397,7 +2397,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1919,
+			line: 1923,
 			text: phraseMask{
 				{index: 5, bits: 8589934592},
 			},
@@ -2408,7 +2408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1925,
+			line: 1929,
 			text: phraseMask{
 				{index: 5, bits: 51539607552},
 			},
@@ -2419,7 +2419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1931,
+			line: 1935,
 			text: phraseMask{
 				{index: 5, bits: 206158430208},
 			},
@@ -2430,7 +2430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1937,
+			line: 1941,
 			text: phraseMask{
 				{index: 5, bits: 274877906944},
 			},
@@ -2441,7 +2441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1943,
+			line: 1947,
 			text: phraseMask{
 				{index: 5, bits: 549755813888},
 			},
@@ -2452,7 +2452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1949,
+			line: 1953,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -2463,7 +2463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1955,
+			line: 1959,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -2474,7 +2474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1961,
+			line: 1965,
 			text: phraseMask{
 				{index: 5, bits: 13194139533312},
 			},
@@ -2485,7 +2485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1967,
+			line: 1971,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2499,7 +2499,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1979,
+			line: 1983,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2513,7 +2513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 1986,
+			line: 1990,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2527,7 +2527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 1993,
+			line: 1997,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2541,7 +2541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2000,
+			line: 2004,
 			text: phraseMask{
 				{index: 5, bits: 144044819331678208},
 			},
@@ -2552,7 +2552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2011,
+			line: 2015,
 			text: phraseMask{
 				{index: 5, bits: 2161727821137838080},
 			},
@@ -2563,7 +2563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2025,
+			line: 2029,
 			text: phraseMask{
 				{index: 5, bits: 6917529027641081856},
 			},
@@ -2626,7 +2626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2036,
+			line: 2040,
 			text: phraseMask{
 				{index: 5, bits: 6917529027641081856},
 			},
@@ -2686,7 +2686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2046,
+			line: 2050,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 				{index: 6, bits: 7},
@@ -2698,7 +2698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2055,
+			line: 2059,
 			text: phraseMask{
 				{index: 6, bits: 248},
 			},
@@ -2709,7 +2709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2063,
+			line: 2067,
 			text: phraseMask{
 				{index: 6, bits: 768},
 			},
@@ -2720,7 +2720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2069,
+			line: 2073,
 			text: phraseMask{
 				{index: 6, bits: 15360},
 			},
@@ -2731,7 +2731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2076,
+			line: 2080,
 			text: phraseMask{
 				{index: 6, bits: 245760},
 			},
@@ -2742,7 +2742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2083,
+			line: 2087,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -2753,7 +2753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2089,
+			line: 2093,
 			text: phraseMask{
 				{index: 6, bits: 524288},
 			},
@@ -2764,7 +2764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2095,
+			line: 2099,
 			text: phraseMask{
 				{index: 6, bits: 7340032},
 			},
@@ -2775,7 +2775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2102,
+			line: 2106,
 			text: phraseMask{
 				{index: 6, bits: 1065353216},
 			},
@@ -2786,7 +2786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2111,
+			line: 2115,
 			text: phraseMask{
 				{index: 6, bits: 16106127360},
 			},
@@ -2797,7 +2797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2120,
+			line: 2124,
 			text: phraseMask{
 				{index: 6, bits: 51539607552},
 			},
@@ -2808,7 +2808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2126,
+			line: 2130,
 			text: phraseMask{
 				{index: 6, bits: 1030792151040},
 			},
@@ -2819,7 +2819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2134,
+			line: 2138,
 			text: phraseMask{
 				{index: 6, bits: 280375465082880},
 			},
@@ -2830,7 +2830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2143,
+			line: 2147,
 			text: phraseMask{
 				{index: 6, bits: 844424930131968},
 			},
@@ -2841,7 +2841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2149,
+			line: 2153,
 			text: phraseMask{
 				{index: 3, bits: 2},
 				{index: 6, bits: 142989288169013248},
@@ -2853,7 +2853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2158,
+			line: 2162,
 			text: phraseMask{
 				{index: 6, bits: 432345564227567616},
 			},
@@ -2864,7 +2864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2164,
+			line: 2168,
 			text: phraseMask{
 				{index: 6, bits: 17870283321406128128},
 				{index: 7, bits: 3},
@@ -2876,7 +2876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2173,
+			line: 2177,
 			text: phraseMask{
 				{index: 7, bits: 12},
 			},
@@ -2887,7 +2887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2179,
+			line: 2183,
 			text: phraseMask{
 				{index: 7, bits: 48},
 			},
@@ -2898,7 +2898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2186,
+			line: 2190,
 			text: phraseMask{
 				{index: 7, bits: 1048512},
 			},
@@ -2909,7 +2909,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2196,
+			line: 2200,
 			text: phraseMask{
 				{index: 7, bits: 1048576},
 			},
@@ -2920,7 +2920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2204,
+			line: 2208,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 			},
@@ -2931,7 +2931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2210,
+			line: 2214,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2951,7 +2951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2218,
+			line: 2222,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2973,7 +2973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2226,
+			line: 2230,
 			text: phraseMask{
 				{index: 7, bits: 16777216},
 			},
@@ -2984,7 +2984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2234,
+			line: 2238,
 			text: phraseMask{
 				{index: 7, bits: 100663296},
 			},
@@ -2999,7 +2999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2241,
+			line: 2245,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3061,7 +3061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2269,
+			line: 2273,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3075,7 +3075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2276,
+			line: 2280,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3089,7 +3089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2283,
+			line: 2287,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3103,7 +3103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2290,
+			line: 2294,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3117,7 +3117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2297,
+			line: 2301,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3131,7 +3131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2304,
+			line: 2308,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3145,7 +3145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2311,
+			line: 2315,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3159,7 +3159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2318,
+			line: 2322,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3173,7 +3173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2324,
+			line: 2328,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3188,7 +3188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2331,
+			line: 2335,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3202,7 +3202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2337,
+			line: 2341,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3217,7 +3217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2344,
+			line: 2348,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3231,7 +3231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2351,
+			line: 2355,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3245,7 +3245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2357,
+			line: 2361,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3258,7 +3258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2363,
+			line: 2367,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3272,7 +3272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2369,
+			line: 2373,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3286,7 +3286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2375,
+			line: 2379,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3300,7 +3300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2381,
+			line: 2385,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3314,7 +3314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2388,
+			line: 2392,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3328,7 +3328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2394,
+			line: 2398,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3342,7 +3342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2400,
+			line: 2404,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3356,7 +3356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2407,
+			line: 2411,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3370,7 +3370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2414,
+			line: 2418,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3384,7 +3384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2421,
+			line: 2425,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3398,7 +3398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2428,
+			line: 2432,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3412,7 +3412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2435,
+			line: 2439,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3425,7 +3425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2441,
+			line: 2445,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3438,7 +3438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2447,
+			line: 2451,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3452,7 +3452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2454,
+			line: 2458,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3465,7 +3465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2460,
+			line: 2464,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3479,7 +3479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2467,
+			line: 2471,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3493,7 +3493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2474,
+			line: 2478,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3507,7 +3507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2481,
+			line: 2485,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3521,7 +3521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2488,
+			line: 2492,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3535,7 +3535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2495,
+			line: 2499,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3549,7 +3549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2502,
+			line: 2506,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3563,7 +3563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2509,
+			line: 2513,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3577,7 +3577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2516,
+			line: 2520,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3591,7 +3591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2523,
+			line: 2527,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3605,7 +3605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2530,
+			line: 2534,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3619,7 +3619,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2537,
+			line: 2541,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3633,7 +3633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2544,
+			line: 2548,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3647,7 +3647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2551,
+			line: 2555,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3661,7 +3661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2558,
+			line: 2562,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3675,7 +3675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2565,
+			line: 2569,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3689,7 +3689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2572,
+			line: 2576,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3703,7 +3703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2579,
+			line: 2583,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3717,7 +3717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2585,
+			line: 2589,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3730,7 +3730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2591,
+			line: 2595,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3743,7 +3743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2597,
+			line: 2601,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3757,7 +3757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2604,
+			line: 2608,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3772,7 +3772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2611,
+			line: 2615,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3785,7 +3785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2617,
+			line: 2621,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3799,7 +3799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2624,
+			line: 2628,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3813,7 +3813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2631,
+			line: 2635,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3827,7 +3827,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2638,
+			line: 2642,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3841,7 +3841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2645,
+			line: 2649,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3855,7 +3855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2652,
+			line: 2656,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3868,7 +3868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2658,
+			line: 2662,
 			text: phraseMask{
 				{index: 8, bits: 234881024},
 			},
@@ -3879,7 +3879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2668,
+			line: 2672,
 			text: phraseMask{
 				{index: 8, bits: 805306368},
 			},
@@ -3890,7 +3890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2674,
+			line: 2678,
 			text: phraseMask{
 				{index: 8, bits: 7516192768},
 			},
@@ -3901,7 +3901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2680,
+			line: 2684,
 			text: phraseMask{
 				{index: 8, bits: 8589934592},
 			},
@@ -3912,7 +3912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2686,
+			line: 2690,
 			text: phraseMask{
 				{index: 8, bits: 257698037760},
 			},
@@ -3923,7 +3923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2693,
+			line: 2697,
 			text: phraseMask{
 				{index: 8, bits: 274877906944},
 			},
@@ -3934,7 +3934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2699,
+			line: 2703,
 			text: phraseMask{
 				{index: 8, bits: 1649267441664},
 			},
@@ -3945,7 +3945,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2705,
+			line: 2709,
 			text: phraseMask{
 				{index: 8, bits: 6597069766656},
 			},
@@ -3956,7 +3956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2711,
+			line: 2715,
 			text: phraseMask{
 				{index: 8, bits: 8796093022208},
 			},
@@ -3967,7 +3967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2717,
+			line: 2721,
 			text: phraseMask{
 				{index: 3, bits: 12288},
 				{index: 8, bits: 123145302310912},
@@ -3979,7 +3979,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2725,
+			line: 2729,
 			text: phraseMask{
 				{index: 3, bits: 2328},
 				{index: 8, bits: 422212465065984},
@@ -3991,7 +3991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2735,
+			line: 2739,
 			text: phraseMask{
 				{index: 8, bits: 3940649673949184},
 			},
@@ -4002,7 +4002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2742,
+			line: 2746,
 			text: phraseMask{
 				{index: 8, bits: 67553994410557440},
 			},
@@ -4013,7 +4013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2749,
+			line: 2753,
 			text: phraseMask{
 				{index: 8, bits: 216172782113783808},
 				{bits: 140737488355328},
@@ -4025,7 +4025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2756,
+			line: 2760,
 			text: phraseMask{
 				{index: 7, bits: 144115188075855872},
 				{index: 8, bits: 864691128455135232},
@@ -4037,7 +4037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2762,
+			line: 2766,
 			text: phraseMask{
 				{index: 8, bits: 1152921504606846976},
 			},
@@ -4048,7 +4048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2768,
+			line: 2772,
 			text: phraseMask{
 				{index: 8, bits: 2305843009213693952},
 			},
@@ -4059,7 +4059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2774,
+			line: 2778,
 			text: phraseMask{
 				{index: 8, bits: 4194304},
 			},
@@ -4070,7 +4070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2780,
+			line: 2784,
 			text: phraseMask{
 				{index: 8, bits: 13835058055282163712},
 			},
@@ -4081,7 +4081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2790,
+			line: 2794,
 			text: phraseMask{
 				{index: 9, bits: 7},
 			},
@@ -4092,7 +4092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2796,
+			line: 2800,
 			text: phraseMask{
 				{index: 9, bits: 8},
 			},
@@ -4103,7 +4103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2802,
+			line: 2806,
 			text: phraseMask{
 				{index: 9, bits: 48},
 			},
@@ -4114,7 +4114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2808,
+			line: 2812,
 			text: phraseMask{
 				{index: 9, bits: 192},
 			},
@@ -4125,7 +4125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2814,
+			line: 2818,
 			text: phraseMask{
 				{index: 9, bits: 768},
 			},
@@ -4136,7 +4136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2820,
+			line: 2824,
 			text: phraseMask{
 				{index: 9, bits: 1024},
 			},
@@ -4147,7 +4147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2826,
+			line: 2830,
 			text: phraseMask{
 				{index: 9, bits: 2048},
 			},
@@ -4158,7 +4158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2832,
+			line: 2836,
 			text: phraseMask{
 				{index: 9, bits: 61440},
 			},
@@ -4169,7 +4169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2839,
+			line: 2843,
 			text: phraseMask{
 				{index: 9, bits: 65536},
 			},
@@ -4180,7 +4180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2845,
+			line: 2849,
 			text: phraseMask{
 				{index: 9, bits: 131072},
 			},
@@ -4191,7 +4191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2856,
+			line: 2860,
 			text: phraseMask{
 				{index: 9, bits: 786432},
 			},
@@ -4236,7 +4236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2867,
+			line: 2871,
 			text: phraseMask{
 				{index: 9, bits: 1048576},
 			},
@@ -4247,7 +4247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2873,
+			line: 2877,
 			text: phraseMask{
 				{index: 9, bits: 2097152},
 			},
@@ -4258,7 +4258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2879,
+			line: 2883,
 			text: phraseMask{
 				{index: 9, bits: 4194304},
 			},
@@ -4269,7 +4269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2892,
+			line: 2896,
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
@@ -4338,7 +4338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2905,
+			line: 2909,
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
@@ -4404,7 +4404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2915,
+			line: 2919,
 			text: phraseMask{
 				{index: 9, bits: 50331648},
 			},
@@ -4415,7 +4415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2923,
+			line: 2927,
 			text: phraseMask{
 				{index: 9, bits: 67108864},
 			},
@@ -4426,7 +4426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2929,
+			line: 2933,
 			text: phraseMask{
 				{index: 9, bits: 402653184},
 			},
@@ -4437,7 +4437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2935,
+			line: 2939,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -4448,7 +4448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2941,
+			line: 2945,
 			text: phraseMask{
 				{index: 9, bits: 1073741824},
 			},
@@ -4459,7 +4459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2947,
+			line: 2951,
 			text: phraseMask{
 				{index: 9, bits: 2147549184},
 			},
@@ -4470,7 +4470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2959,
+			line: 2963,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4520,7 +4520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2972,
+			line: 2976,
 			text: phraseMask{
 				{index: 9, bits: 2061584302080},
 			},
@@ -4564,7 +4564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2984,
+			line: 2988,
 			text: phraseMask{
 				{index: 9, bits: 32985348833280},
 				{index: 6, bits: 9007199254740992},
@@ -4608,7 +4608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 2998,
+			line: 3002,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4682,7 +4682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3021,
+			line: 3025,
 			text: phraseMask{
 				{index: 9, bits: 1152921504606846976},
 			},
@@ -4732,7 +4732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3030,
+			line: 3034,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4791,7 +4791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3045,
+			line: 3049,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4848,7 +4848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3064,
+			line: 3068,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4903,7 +4903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3076,
+			line: 3080,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4944,7 +4944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3090,
+			line: 3094,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4993,7 +4993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3099,
+			line: 3103,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5042,7 +5042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3108,
+			line: 3112,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5091,7 +5091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3117,
+			line: 3121,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5140,7 +5140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3127,
+			line: 3131,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5182,7 +5182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3136,
+			line: 3140,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5231,7 +5231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3145,
+			line: 3149,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5280,7 +5280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3154,
+			line: 3158,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5329,7 +5329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3163,
+			line: 3167,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5378,7 +5378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3172,
+			line: 3176,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5427,7 +5427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3181,
+			line: 3185,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5476,7 +5476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3190,
+			line: 3194,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5525,7 +5525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3199,
+			line: 3203,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5574,7 +5574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3208,
+			line: 3212,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5623,7 +5623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3217,
+			line: 3221,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5672,7 +5672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3226,
+			line: 3230,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5728,7 +5728,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3235,
+			line: 3239,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5785,7 +5785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3244,
+			line: 3248,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5834,7 +5834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3253,
+			line: 3257,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5883,7 +5883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3264,
+			line: 3268,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5932,7 +5932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3273,
+			line: 3277,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5981,7 +5981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3282,
+			line: 3286,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6030,7 +6030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3293,
+			line: 3297,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6079,7 +6079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3303,
+			line: 3307,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6128,7 +6128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3312,
+			line: 3316,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6177,7 +6177,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3321,
+			line: 3325,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6226,7 +6226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3330,
+			line: 3334,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6282,7 +6282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3339,
+			line: 3343,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6331,7 +6331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3349,
+			line: 3353,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6380,7 +6380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3358,
+			line: 3362,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6429,7 +6429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3367,
+			line: 3371,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6486,7 +6486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3376,
+			line: 3380,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6542,7 +6542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3388,
+			line: 3392,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6584,7 +6584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3397,
+			line: 3401,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6626,7 +6626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3406,
+			line: 3410,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6692,7 +6692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3415,
+			line: 3419,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6734,7 +6734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3424,
+			line: 3428,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6783,7 +6783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3435,
+			line: 3439,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6819,7 +6819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3451,
+			line: 3455,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -6829,7 +6829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3458,
+			line: 3462,
 			text: phraseMask{
 				{index: 10, bits: 33554432},
 			},
@@ -6839,7 +6839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3463,
+			line: 3467,
 			text: phraseMask{
 				{index: 10, bits: 67108864},
 			},
@@ -6849,7 +6849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3468,
+			line: 3472,
 			text: phraseMask{
 				{index: 10, bits: 134217728},
 			},
@@ -6859,7 +6859,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3473,
+			line: 3477,
 			text: phraseMask{
 				{index: 10, bits: 8321499136},
 			},
@@ -6869,7 +6869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3480,
+			line: 3484,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -6882,7 +6882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3486,
+			line: 3490,
 			text: phraseMask{
 				{index: 10, bits: 17179869184},
 			},
@@ -6892,7 +6892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3491,
+			line: 3495,
 			text: phraseMask{
 				{index: 10, bits: 34359738368},
 			},
@@ -6902,7 +6902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3496,
+			line: 3500,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -6912,7 +6912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3509,
+			line: 3513,
 			text: phraseMask{
 				{index: 10, bits: 412316860416},
 			},
@@ -6963,7 +6963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3519,
+			line: 3523,
 			text: phraseMask{
 				{index: 10, bits: 549755813888},
 			},
@@ -6973,7 +6973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3527,
+			line: 3531,
 			text: phraseMask{
 				{index: 10, bits: 1099511627776},
 			},
@@ -6983,7 +6983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3532,
+			line: 3536,
 			text: phraseMask{
 				{index: 10, bits: 6597069766656},
 			},
@@ -6993,7 +6993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3537,
+			line: 3541,
 			text: phraseMask{
 				{index: 10, bits: 131941395333120},
 			},
@@ -7003,7 +7003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3543,
+			line: 3547,
 			text: phraseMask{
 				{index: 10, bits: 2111062325329920},
 			},
@@ -7013,7 +7013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3555,
+			line: 3559,
 			text: phraseMask{
 				{index: 10, bits: 15762598695796736},
 			},
@@ -7063,7 +7063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3564,
+			line: 3568,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -7073,7 +7073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3569,
+			line: 3573,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
@@ -7083,7 +7083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3574,
+			line: 3578,
 			text: phraseMask{
 				{index: 10, bits: 72057594037927936},
 			},
@@ -7093,7 +7093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3579,
+			line: 3583,
 			text: phraseMask{
 				{index: 10, bits: 432345564227567616},
 			},
@@ -7103,7 +7103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3584,
+			line: 3588,
 			text: phraseMask{
 				{index: 10, bits: 17870283321406128128},
 				{index: 11, bits: 3},
@@ -7114,7 +7114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3591,
+			line: 3595,
 			text: phraseMask{
 				{index: 11, bits: 252},
 			},
@@ -7124,7 +7124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3597,
+			line: 3601,
 			text: phraseMask{
 				{index: 11, bits: 256},
 			},
@@ -7134,7 +7134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3602,
+			line: 3606,
 			text: phraseMask{
 				{index: 11, bits: 3584},
 			},
@@ -7144,7 +7144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3609,
+			line: 3613,
 			text: phraseMask{
 				{index: 11, bits: 12288},
 			},
@@ -7154,7 +7154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3614,
+			line: 3618,
 			text: phraseMask{
 				{index: 11, bits: 16384},
 			},
@@ -7164,7 +7164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3619,
+			line: 3623,
 			text: phraseMask{
 				{index: 7, bits: 12582912},
 			},
@@ -7174,7 +7174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3624,
+			line: 3628,
 			text: phraseMask{
 				{index: 7, bits: 1048576},
 			},
@@ -7184,7 +7184,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3629,
+			line: 3633,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 			},
@@ -7194,7 +7194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3634,
+			line: 3638,
 			text: phraseMask{
 				{index: 11, bits: 32768},
 			},
@@ -7204,7 +7204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3639,
+			line: 3643,
 			text: phraseMask{
 				{index: 11, bits: 65536},
 			},
@@ -7214,7 +7214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3644,
+			line: 3648,
 			text: phraseMask{
 				{index: 11, bits: 131072},
 			},
@@ -7224,7 +7224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3649,
+			line: 3653,
 			text: phraseMask{
 				{index: 11, bits: 262144},
 			},
@@ -7234,7 +7234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3654,
+			line: 3658,
 			text: phraseMask{
 				{index: 11, bits: 524288},
 			},
@@ -7244,7 +7244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3659,
+			line: 3663,
 			text: phraseMask{
 				{index: 11, bits: 1048576},
 			},
@@ -7254,7 +7254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3664,
+			line: 3668,
 			text: phraseMask{
 				{index: 11, bits: 2097152},
 			},
@@ -7264,7 +7264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3669,
+			line: 3673,
 			text: phraseMask{
 				{index: 11, bits: 4194304},
 			},
@@ -7274,7 +7274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3674,
+			line: 3678,
 			text: phraseMask{
 				{index: 11, bits: 8388608},
 			},
@@ -7284,7 +7284,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3679,
+			line: 3683,
 			text: phraseMask{
 				{index: 11, bits: 50331648},
 			},
@@ -7294,7 +7294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3685,
+			line: 3689,
 			text: phraseMask{
 				{index: 11, bits: 67108864},
 			},
@@ -7304,7 +7304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3690,
+			line: 3694,
 			text: phraseMask{
 				{index: 11, bits: 134217728},
 			},
@@ -7314,7 +7314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3695,
+			line: 3699,
 			text: phraseMask{
 				{index: 11, bits: 68451041280},
 			},
@@ -7324,7 +7324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3702,
+			line: 3706,
 			text: phraseMask{
 				{index: 11, bits: 481036337152},
 			},
@@ -7334,7 +7334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3707,
+			line: 3711,
 			text: phraseMask{
 				{index: 11, bits: 549755813888},
 			},
@@ -7344,7 +7344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3712,
+			line: 3716,
 			text: phraseMask{
 				{index: 11, bits: 16492674416640},
 			},
@@ -7354,7 +7354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3718,
+			line: 3722,
 			text: phraseMask{
 				{index: 11, bits: 72040001851883520},
 			},
@@ -7364,7 +7364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3728,
+			line: 3732,
 			text: phraseMask{
 				{index: 11, bits: 216172782113783808},
 			},
@@ -7374,7 +7374,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3733,
+			line: 3737,
 			text: phraseMask{
 				{index: 11, bits: 288230376151711744},
 			},
@@ -7384,7 +7384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3738,
+			line: 3742,
 			text: phraseMask{
 				{index: 11, bits: 576460752303423488},
 			},
@@ -7394,7 +7394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3743,
+			line: 3747,
 			text: phraseMask{
 				{index: 11, bits: 1152921504606846976},
 			},
@@ -7404,7 +7404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3748,
+			line: 3752,
 			text: phraseMask{
 				{index: 11, bits: 6917529027641081856},
 			},
@@ -7414,7 +7414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3754,
+			line: 3758,
 			text: phraseMask{
 				{index: 11, bits: 9223372036854775808},
 			},
@@ -7424,7 +7424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3759,
+			line: 3763,
 			text: phraseMask{
 				{index: 12, bits: 1},
 			},
@@ -7434,7 +7434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3764,
+			line: 3768,
 			text: phraseMask{
 				{index: 12, bits: 6},
 			},
@@ -7444,7 +7444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3769,
+			line: 3773,
 			text: phraseMask{
 				{index: 12, bits: 8},
 			},
@@ -7454,7 +7454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3774,
+			line: 3778,
 			text: phraseMask{
 				{index: 12, bits: 16},
 			},
@@ -7464,7 +7464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3779,
+			line: 3783,
 			text: phraseMask{
 				{index: 12, bits: 32},
 			},
@@ -7474,7 +7474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3784,
+			line: 3788,
 			text: phraseMask{
 				{index: 12, bits: 192},
 			},
@@ -7524,7 +7524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3798,
+			line: 3802,
 			text: phraseMask{
 				{index: 12, bits: 67108608},
 			},
@@ -7574,7 +7574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3827,
+			line: 3831,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7630,7 +7630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3837,
+			line: 3841,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7747,7 +7747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3854,
+			line: 3858,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7800,7 +7800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3880,
+			line: 3884,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7809,7 +7809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3885,
+			line: 3889,
 			text: phraseMask{
 				{index: 12, bits: 536870912},
 			},
@@ -7819,7 +7819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3891,
+			line: 3895,
 			text: phraseMask{
 				{index: 12, bits: 33285996544},
 			},
@@ -7829,7 +7829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3905,
+			line: 3909,
 			text: phraseMask{
 				{index: 12, bits: 18446744039349813248},
 				{index: 13, bits: 255},
@@ -7843,7 +7843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3917,
+			line: 3921,
 			text: phraseMask{
 				{index: 13, bits: 18446744073709551360},
 				{index: 2, bits: 8623644672},
@@ -7862,7 +7862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3957,
+			line: 3961,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7872,7 +7872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3962,
+			line: 3966,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7881,7 +7881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3967,
+			line: 3971,
 			text: phraseMask{
 				{index: 14, bits: 18014398375264256},
 				{index: 7, bits: 35184372088832},
@@ -7895,7 +7895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 3981,
+			line: 3985,
 			text: phraseMask{
 				{index: 14, bits: 54043195528445952},
 				{index: 9, bits: 8},
@@ -7906,7 +7906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 3993,
+			line: 3997,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7917,7 +7917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 3998,
+			line: 4002,
 			text: phraseMask{
 				{index: 14, bits: 18374686479671623680},
 				{index: 9, bits: 268436992},
@@ -7934,7 +7934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4031,
+			line: 4035,
 			text: phraseMask{
 				{index: 15, bits: 71776119061217280},
 			},
@@ -7944,7 +7944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4043,
+			line: 4047,
 			text: phraseMask{
 				{index: 15, bits: 18374686479671623680},
 				{index: 9, bits: 1152886320234758144},
@@ -7961,7 +7961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4064,
+			line: 4068,
 			text: phraseMask{
 				{index: 16, bits: 2095104},
 			},
@@ -8002,7 +8002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4073,
+			line: 4077,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8017,7 +8017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4078,
+			line: 4082,
 			text: phraseMask{
 				{index: 16, bits: 2251799811588096},
 				{index: 5, bits: 2251799813685248},
@@ -8031,7 +8031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4091,
+			line: 4095,
 			text: phraseMask{
 				{index: 16, bits: 6755399441055744},
 			},
@@ -8045,7 +8045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4110,
+			line: 4114,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8074,7 +8074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4150,
+			line: 4154,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8103,7 +8103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4191,
+			line: 4195,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8121,7 +8121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4203,
+			line: 4207,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -8196,7 +8196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4264,
+			line: 4268,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8245,7 +8245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4276,
+			line: 4280,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8294,7 +8294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4287,
+			line: 4291,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8342,7 +8342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4296,
+			line: 4300,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8363,7 +8363,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4306,
+			line: 4310,
 			text: phraseMask{
 				{index: 18, bits: 1152921504875282432},
 			},
@@ -8373,7 +8373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4313,
+			line: 4317,
 			text: phraseMask{
 				{index: 21, bits: 8},
 			},
@@ -8387,7 +8387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4322,
+			line: 4326,
 			text: phraseMask{
 				{index: 17, bits: 256},
 				{index: 16, bits: 36028797018963968},
@@ -8398,7 +8398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4329,
+			line: 4333,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -8428,7 +8428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4335,
+			line: 4339,
 			text: phraseMask{
 				{index: 21, bits: 18428729675200069632},
 				{index: 22, bits: 511},
@@ -8465,7 +8465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4354,
+			line: 4358,
 			text: phraseMask{
 				{index: 8, bits: 4194304},
 				{index: 22, bits: 3584},
@@ -8486,7 +8486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4388,
+			line: 4392,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8562,7 +8562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4401,
+			line: 4405,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8643,7 +8643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4426,
+			line: 4430,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8742,7 +8742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4434,
+			line: 4438,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8764,7 +8764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4453,
+			line: 4457,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8800,7 +8800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4459,
+			line: 4463,
 			text: phraseMask{
 				{index: 22, bits: 30786325577728},
 			},
@@ -8810,7 +8810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4468,
+			line: 4472,
 			text: phraseMask{
 				{index: 22, bits: 35185177395200},
 			},
@@ -8827,7 +8827,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4483,
+			line: 4487,
 			text: phraseMask{
 				{index: 22, bits: 4096},
 			},
@@ -8897,7 +8897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4489,
+			line: 4493,
 			text: phraseMask{
 				{index: 20, bits: 2305843009213693952},
 				{index: 22, bits: 24576},
@@ -8972,7 +8972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4497,
+			line: 4501,
 			text: phraseMask{
 				{index: 22, bits: 3298534879232},
 				{index: 10, bits: 67108992},
@@ -8988,7 +8988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4505,
+			line: 4509,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8997,7 +8997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4510,
+			line: 4514,
 			text: phraseMask{
 				{index: 22, bits: 18446603336221196288},
 				{index: 23, bits: 16777215},
@@ -9012,7 +9012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4531,
+			line: 4535,
 			text: phraseMask{
 				{index: 23, bits: 520093696},
 			},
@@ -9029,7 +9029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4544,
+			line: 4548,
 			text: phraseMask{
 				{index: 23, bits: 274341036032},
 			},
@@ -9039,7 +9039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4552,
+			line: 4556,
 			text: phraseMask{
 				{index: 23, bits: 274877906944},
 			},
@@ -9052,7 +9052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4563,
+			line: 4567,
 			text: phraseMask{
 				{index: 23, bits: 562400197607424},
 				{index: 7, bits: 134217728},
@@ -9064,7 +9064,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4575,
+			line: 4579,
 			text: phraseMask{
 				{index: 23, bits: 18446181124293001216},
 				{index: 24, bits: 511},
@@ -9087,7 +9087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4640,
+			line: 4644,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9194,7 +9194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4653,
+			line: 4657,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9204,7 +9204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4658,
+			line: 4662,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709518848},
 				{index: 7, bits: 72057594037927936},
@@ -9230,7 +9230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4701,
+			line: 4705,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709518848},
 				{index: 7, bits: 72057594037927936},
@@ -9254,7 +9254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4715,
+			line: 4719,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9270,7 +9270,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4735,
+			line: 4739,
 			text: phraseMask{
 				{index: 19, bits: 8796093022208},
 			},
@@ -9280,7 +9280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4742,
+			line: 4746,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9314,7 +9314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4763,
+			line: 4767,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9323,7 +9323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4773,
+			line: 4777,
 			text: phraseMask{
 				{index: 26, bits: 16492674416640},
 			},
@@ -9333,7 +9333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4777,
+			line: 4781,
 			text: phraseMask{
 				{index: 24, bits: 18446744073709551104},
 				{index: 11, bits: 262144},
@@ -9355,7 +9355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4782,
+			line: 4786,
 			text: phraseMask{
 				{index: 2, bits: 562949953421312},
 				{index: 26, bits: 4486007441326080},
@@ -9378,7 +9378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4796,
+			line: 4800,
 			text: phraseMask{
 				{index: 26, bits: 18442240474082181120},
 				{index: 27, bits: 255},
@@ -9389,7 +9389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4806,
+			line: 4810,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9398,7 +9398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4811,
+			line: 4815,
 			text: phraseMask{
 				{index: 27, bits: 268435200},
 				{index: 12, bits: 33285996544},
@@ -9414,7 +9414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4829,
+			line: 4833,
 			text: phraseMask{
 				{index: 16, bits: 18437736874454810624},
 				{bits: 64513},
@@ -9438,7 +9438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4834,
+			line: 4838,
 			text: phraseMask{
 				{index: 27, bits: 281474708275200},
 				{index: 18, bits: 32},
@@ -9478,7 +9478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4860,
+			line: 4864,
 			text: phraseMask{
 				{index: 27, bits: 1152640029630136320},
 				{bits: 207165582859042816},
@@ -9489,7 +9489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 4870,
+			line: 4874,
 			text: phraseMask{
 				{index: 27, bits: 1152921504606846976},
 			},
@@ -9585,7 +9585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4892,
+			line: 4896,
 			text: phraseMask{
 				{index: 27, bits: 16140901064495857664},
 				{index: 28, bits: 70368744177663},
@@ -9601,7 +9601,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4922,
+			line: 4926,
 			text: phraseMask{
 				{index: 28, bits: 70368744177664},
 			},
@@ -9614,7 +9614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 4928,
+			line: 4932,
 			text: phraseMask{
 				{index: 28, bits: 18446603336221196288},
 				{index: 29, bits: 255},
@@ -9628,7 +9628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 4947,
+			line: 4951,
 			text: phraseMask{
 				{index: 29, bits: 256},
 			},
@@ -9641,7 +9641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4955,
+			line: 4959,
 			text: phraseMask{
 				{index: 29, bits: 68719476224},
 			},
@@ -9654,7 +9654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4971,
+			line: 4975,
 			text: phraseMask{
 				{index: 29, bits: 68719476736},
 			},
@@ -9667,7 +9667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 4977,
+			line: 4981,
 			text: phraseMask{
 				{index: 25, bits: 18446603336221196288},
 				{index: 1, bits: 144115532746981376},
@@ -9685,7 +9685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 4982,
+			line: 4986,
 			text: phraseMask{
 				{index: 26, bits: 33554432},
 				{index: 1, bits: 864691128455135232},
@@ -9696,7 +9696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 4988,
+			line: 4992,
 			text: phraseMask{
 				{index: 29, bits: 70231305224192},
 				{index: 12, bits: 536870912},
@@ -9707,7 +9707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 4995,
+			line: 4999,
 			text: phraseMask{
 				{index: 19, bits: 36027697507336192},
 				{index: 5, bits: 16384},
@@ -9720,7 +9720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5000,
+			line: 5004,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9809,7 +9809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5017,
+			line: 5021,
 			text: phraseMask{
 				{index: 7, bits: 51539607552},
 				{index: 29, bits: 18446673704965373952},
@@ -9829,7 +9829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5037,
+			line: 5041,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9842,7 +9842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5043,
+			line: 5047,
 			text: phraseMask{
 				{index: 30, bits: 65536},
 			},
@@ -9855,7 +9855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5050,
+			line: 5054,
 			text: phraseMask{
 				{index: 7, bits: 137438953472},
 				{index: 30, bits: 1099511496704},
@@ -9870,7 +9870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5065,
+			line: 5069,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9887,14 +9887,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5072,
+			line:    5076,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5077,
+			line: 5081,
 			text: phraseMask{
 				{index: 30, bits: 288229276640083968},
 				{index: 9, bits: 13835058055282163712},
@@ -9912,7 +9912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5092,
+			line: 5096,
 			text: phraseMask{
 				{index: 30, bits: 2017612633061982208},
 				{index: 23, bits: 16777216},
@@ -9931,7 +9931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5101,
+			line: 5105,
 			text: phraseMask{
 				{index: 30, bits: 16140901064495857664},
 				{index: 2, bits: 2199023255552},
@@ -9943,7 +9943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5110,
+			line: 5114,
 			text: phraseMask{
 				{index: 7, bits: 2304},
 				{index: 31, bits: 8372224},
@@ -9954,7 +9954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5127,
+			line: 5131,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9963,7 +9963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5133,
+			line: 5137,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -10012,7 +10012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5143,
+			line: 5147,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10067,7 +10067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5156,
+			line: 5160,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10076,7 +10076,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5162,
+			line: 5166,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10117,7 +10117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5171,
+			line: 5175,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10153,7 +10153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5178,
+			line: 5182,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10162,7 +10162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5186,
+			line: 5190,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10204,7 +10204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5196,
+			line: 5200,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10213,7 +10213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5202,
+			line: 5206,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10262,7 +10262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5212,
+			line: 5216,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10311,7 +10311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5222,
+			line: 5226,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10347,7 +10347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5229,
+			line: 5233,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10390,7 +10390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5239,
+			line: 5243,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10426,7 +10426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5246,
+			line: 5250,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10435,7 +10435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5252,
+			line: 5256,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10509,7 +10509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5267,
+			line: 5271,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -10545,7 +10545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5275,
+			line: 5279,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -10581,7 +10581,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5282,
+			line: 5286,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -10617,7 +10617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5289,
+			line: 5293,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -10666,7 +10666,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5301,
+			line: 5305,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -10715,7 +10715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5311,
+			line: 5315,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10764,7 +10764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5321,
+			line: 5325,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10813,7 +10813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5331,
+			line: 5335,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10862,7 +10862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5341,
+			line: 5345,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10911,7 +10911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5351,
+			line: 5355,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10960,7 +10960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5361,
+			line: 5365,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -11009,7 +11009,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5371,
+			line: 5375,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -11058,7 +11058,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5381,
+			line: 5385,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11107,7 +11107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5391,
+			line: 5395,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11156,7 +11156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5401,
+			line: 5405,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11205,7 +11205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5411,
+			line: 5415,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11254,7 +11254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5421,
+			line: 5425,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11303,7 +11303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5431,
+			line: 5435,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11339,7 +11339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5438,
+			line: 5442,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11376,7 +11376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5445,
+			line: 5449,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11425,7 +11425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5457,
+			line: 5461,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -11454,14 +11454,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5467,
+			line:    5471,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5474,
+			line: 5478,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -11590,7 +11590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5498,
+			line: 5502,
 			text: phraseMask{
 				{index: 31, bits: 125829120},
 				{index: 10, bits: 4194304},
@@ -11601,7 +11601,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5503,
+			line: 5507,
 			text: phraseMask{
 				{index: 31, bits: 134217728},
 			},
@@ -11611,7 +11611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5508,
+			line: 5512,
 			text: phraseMask{
 				{index: 31, bits: 8795824586752},
 			},
@@ -11621,7 +11621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5515,
+			line: 5519,
 			text: phraseMask{
 				{index: 31, bits: 61572651155456},
 			},
@@ -11631,7 +11631,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5520,
+			line: 5524,
 			text: phraseMask{
 				{index: 31, bits: 211106232532992},
 			},
@@ -11641,7 +11641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5525,
+			line: 5529,
 			text: phraseMask{
 				{index: 31, bits: 844424930131968},
 				{index: 26, bits: 1125899906842624},
@@ -11652,7 +11652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5536,
+			line: 5540,
 			text: phraseMask{
 				{index: 31, bits: 18445618173802708992},
 				{index: 1, bits: 1},
@@ -11672,7 +11672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5551,
+			line: 5555,
 			text: phraseMask{
 				{index: 32, bits: 8176},
 			},
@@ -11682,7 +11682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5557,
+			line: 5561,
 			text: phraseMask{
 				{index: 32, bits: 2088960},
 				{index: 2, bits: 67108864},
@@ -11694,7 +11694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5563,
+			line: 5567,
 			text: phraseMask{
 				{index: 2, bits: 2},
 				{index: 12, bits: 201326600},
@@ -11707,7 +11707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5571,
+			line: 5575,
 			text: phraseMask{
 				{index: 1, bits: 1266637395197952},
 			},
@@ -11717,7 +11717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5576,
+			line: 5580,
 			text: phraseMask{
 				{index: 32, bits: 16777216},
 			},
@@ -11727,7 +11727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5581,
+			line: 5585,
 			text: phraseMask{
 				{index: 32, bits: 234881024},
 			},
@@ -11737,7 +11737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5592,
+			line: 5596,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11796,7 +11796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5605,
+			line: 5609,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11852,7 +11852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5617,
+			line: 5621,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11901,7 +11901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5626,
+			line: 5630,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11950,7 +11950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5635,
+			line: 5639,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11999,7 +11999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5644,
+			line: 5648,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12110,7 +12110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5658,
+			line: 5662,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12146,7 +12146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5665,
+			line: 5669,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12235,7 +12235,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5676,
+			line: 5680,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12271,7 +12271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5683,
+			line: 5687,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12307,7 +12307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5690,
+			line: 5694,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12336,7 +12336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5697,
+			line: 5701,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12380,7 +12380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5705,
+			line: 5709,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12389,7 +12389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5711,
+			line: 5715,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12425,7 +12425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5719,
+			line: 5723,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -12439,7 +12439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5726,
+			line: 5730,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -12641,7 +12641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5750,
+			line: 5754,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12870,7 +12870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5780,
+			line:   5784,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12929,7 +12929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5790,
+			line: 5794,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12938,7 +12938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5795,
+			line: 5799,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12947,7 +12947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5800,
+			line: 5804,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -13002,7 +13002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5809,
+			line: 5813,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -13013,7 +13013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5817,
+			line: 5821,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -13022,14 +13022,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5822,
+			line:     5826,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5832,
+			line: 5836,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -13038,7 +13038,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5842,
+			line: 5846,
 			text: phraseMask{
 				{index: 32, bits: 268435456},
 			},
@@ -13048,7 +13048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5847,
+			line: 5851,
 			text: phraseMask{
 				{index: 32, bits: 3758096384},
 			},
@@ -13058,7 +13058,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5853,
+			line: 5857,
 			text: phraseMask{
 				{index: 32, bits: 30064771072},
 			},
@@ -13069,7 +13069,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5862,
+			line: 5866,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13083,7 +13083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5866,
+			line: 5870,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13099,7 +13099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5870,
+			line: 5874,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13110,7 +13110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5874,
+			line: 5878,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13124,7 +13124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5878,
+			line: 5882,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13135,7 +13135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5882,
+			line: 5886,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13195,7 +13195,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5890,
+			line: 5894,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13252,7 +13252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5898,
+			line: 5902,
 			text: phraseMask{
 				{index: 32, bits: 2061584302080},
 			},
@@ -13265,7 +13265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5905,
+			line: 5909,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13304,7 +13304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5914,
+			line: 5918,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13375,7 +13375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5923,
+			line: 5927,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -13463,7 +13463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 614,
+			line: 618,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -13478,7 +13478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 625,
+			line: 629,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -13489,7 +13489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 631,
+			line: 635,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -13500,7 +13500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 640,
+			line: 644,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -13513,7 +13513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 650,
+			line: 654,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -13525,7 +13525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 656,
+			line: 660,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -13537,7 +13537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 680,
+			line: 684,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -13554,7 +13554,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 691,
+			line: 695,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -13569,7 +13569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 700,
+			line: 704,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -13582,7 +13582,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 709,
+			line: 713,
 			text: phraseMask{
 				{bits: 17293822569102704640},
 				{index: 1, bits: 3},
@@ -13594,7 +13594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 730,
+			line: 734,
 			text: phraseMask{
 				{index: 1, bits: 32765},
 			},
@@ -13610,7 +13610,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 743,
+			line: 747,
 			text: phraseMask{
 				{index: 1, bits: 536838144},
 			},
@@ -13622,7 +13622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 750,
+			line: 754,
 			text: phraseMask{
 				{index: 1, bits: 8053063680},
 			},
@@ -13633,7 +13633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 757,
+			line: 761,
 			text: phraseMask{
 				{index: 1, bits: 17583596109824},
 			},
@@ -13646,7 +13646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 776,
+			line: 780,
 			text: phraseMask{
 				{index: 1, bits: 123145302310912},
 			},
@@ -13660,7 +13660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 793,
+			line: 797,
 			text: phraseMask{
 				{index: 1, bits: 35888059530608640},
 			},
@@ -13675,7 +13675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 820,
+			line: 824,
 			text: phraseMask{
 				{index: 1, bits: 108086391056891904},
 			},
@@ -13690,7 +13690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 830,
+			line: 834,
 			text: phraseMask{
 				{index: 1, bits: 8935141660703064064},
 			},
@@ -13704,7 +13704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 838,
+			line: 842,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 				{index: 2, bits: 8191},
@@ -13928,7 +13928,7 @@ var builtinSet = &ruleSet{
 			{literal: "DMARC aggregate report"},
 		},
 		34: {
-			{literal: "This is not a bounce but a DMARC aggregate report: a receiving mail service's summary of the mail it saw sent in your domain's name, with the results of its SPF, DKIM and DMARC checks. It is meant for your domain's email admin, who reads it with a DMARC report tool; nothing needs doing about it, and no message failed."},
+			{literal: "This is not a bounce but a DMARC aggregate report: a summary, for your domain's email admin, of how the mail claiming to come from your domain fared at one receiving mail service, with the results of its SPF, DKIM and DMARC checks. It can list messages that failed those checks and were rejected or quarantined there; your email admin should read it with a DMARC report viewer."},
 		},
 		35: {
 			{literal: "Your message to "},
