@@ -167,12 +167,16 @@ var courtesyOpenings = [...]string{
 	"感谢您的来信", "感谢您的邮件", "谢谢您的来信", "谢谢你的邮件", "谢谢您的邮件", "感謝您的來信", "感謝您的郵件",
 }
 
+// maxCourtesyLead is how far into a sentence a courtesy may open, in
+// bytes: after a salutation on the same line ("Hi, thanks for your email!").
+const maxCourtesyLead = 12
+
 // courtesy says whether a sentence opens with a courtesy (see
-// courtesyOpenings).
+// courtesyOpenings), a salutation aside.
 func courtesy(s string) bool {
 	l := strings.ToLower(s)
 	for _, o := range courtesyOpenings {
-		if strings.HasPrefix(l, o) {
+		if i := strings.Index(l, o); i >= 0 && i <= maxCourtesyLead {
 			return true
 		}
 	}

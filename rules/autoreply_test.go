@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -94,6 +95,9 @@ func TestAutoreplyQuoteSkipsCourtesyAndKeepsDateAndContact(t *testing.T) {
 		{"japanese ideographic sentences",
 			"メールありがとうございます。12月24日まで休暇をいただいております。急ぎのご用件は tanaka@example.jp までご連絡ください。",
 			[]string{"12月24日まで", "tanaka@example.jp"}, []string{"ありがとう"}},
+		{"courtesy after a salutation on the same line",
+			"Hi, thanks for your email! I'm travelling until July 2nd and will answer when I return.",
+			[]string{"until July 2nd"}, []string{"thanks"}},
 		{"english courtesy only in the middle",
 			"I am on parental leave. Thank you for your email. My colleague Ana (ana@example.org) handles my files until 1 March 2027.",
 			[]string{"I am on parental leave.", "ana@example.org", "1 March 2027"}, []string{"Thank you"}},
@@ -123,5 +127,29 @@ func TestAutoreplyQuoteSkipsCourtesyAndKeepsDateAndContact(t *testing.T) {
 func TestAutoreplyOfCourtesyOnlyQuotesNothing(t *testing.T) {
 	if q := autoreplyQuote("Merci pour votre message.\n\nCordialement,\nÉquipe"); q != "" {
 		t.Errorf("quote %q, want none", q)
+	}
+}
+
+// A whole out-of-office reply read from its message: the courtesy
+// paragraph is dropped, and the return date and the urgent contact, in
+// later paragraphs, are quoted in the explanation.
+func TestOutOfOfficeExplanationQuotesReturnDateAndUrgentContact(t *testing.T) {
+	e := builtin(t)
+	b, err := os.ReadFile("../internal/testdata/bounces/eml/vacation-quote-03.eml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := dsn.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := e.Explain(r)[0].Explanation
+	for _, h := range []string{"19 de enero de 2026", "+34 931 555 207", "j.puig@talleres-ferrer.example"} {
+		if !strings.Contains(got, h) {
+			t.Errorf("explanation %q lacks %q", got, h)
+		}
+	}
+	if strings.Contains(got, "Gracias") || strings.Contains(got, "Un saludo") {
+		t.Errorf("explanation %q quotes the courtesy or the sign-off", got)
 	}
 }
