@@ -25,6 +25,22 @@ func TestModerationHoldNamesTheListAndTheReasonNotTheNoticeSender(t *testing.T) 
 			"From: sympa@listes.example.fr\r\nSubject: Message forwarded to the moderator\r\n",
 			"Your message for list 'doc@listes.example.fr' has been forwarded to the moderator(s).\r\n",
 			"doc@listes.example.fr", ""},
+		{"sympa in french, the list named bare: the list at the robot's domain",
+			"From: SYMPA <sympa@listes.example.fr>\r\nSubject: =?UTF-8?Q?Message_transmis_aux_mod=C3=A9rateurs?=\r\nX-Loop: sympa@listes.example.fr\r\nAuto-Submitted: auto-replied\r\nContent-Transfer-Encoding: 8bit\r\n",
+			"Votre message pour la liste 'cours' a \xc3\xa9t\xc3\xa9 transmis aux mod\xc3\xa9rateurs.\r\n",
+			"cours@listes.example.fr", ""},
+		{"sympa in spanish, the list from X-Loop",
+			"From: listas-robot@listas.example.es\r\nSubject: =?UTF-8?Q?Mensaje_enviado_a_moderaci=C3=B3n?=\r\nX-Loop: coro@listas.example.es\r\nAuto-Submitted: auto-replied\r\nContent-Transfer-Encoding: 8bit\r\n",
+			"Su mensaje para la lista 'coro' ha sido reenviado a los moderadores.\r\n",
+			"coro@listas.example.es", ""},
+		{"sympa in italian, the robot's X-Loop is no list",
+			"From: Listmaster <listmaster@liste.example.it>\r\nSubject: Messaggio in moderazione\r\nX-Loop: sympa@liste.example.it\r\nAuto-Submitted: auto-replied\r\n",
+			"Il tuo messaggio per la lista 'soci' e' stato inoltrato ai moderatori.\r\n",
+			"", ""},
+		{"mailman 2 in french, the reason after its translated label",
+			"From: club-owner@listes.example.org\r\nSubject: =?UTF-8?Q?Votre_message_=C3=A0_club_est_en_attente_de_mod=C3=A9ration?=\r\nPrecedence: bulk\r\nX-BeenThere: club@listes.example.org\r\nContent-Transfer-Encoding: 8bit\r\n",
+			"Votre courriel destin\xc3\xa9 \xc3\xa0 'club' ayant pour objet\r\n\r\n    Sortie\r\n\r\nest retenu jusqu'\xc3\xa0 ce que le mod\xc3\xa9rateur de la liste puisse l'examiner pour approbation.\r\n\r\nLa raison de cette retenue :\r\n\r\n    Message body is too big: 61440 bytes with a limit of 40 KB\r\n\r\n",
+			"club@listes.example.org", "Message body is too big: 61440 bytes with a limit of 40 KB"},
 		{"a list not named: no recipient rather than the robot",
 			"From: LISTSERV@LISTS.EXAMPLE.EDU\r\nSubject: Your posting to NURSING\r\nReturn-Path: <>\r\n",
 			"Your message has been submitted to the moderator of the NURSING list for approval.\r\n",
@@ -53,6 +69,22 @@ func TestModerationHoldNamesTheListAndTheReasonNotTheNoticeSender(t *testing.T) 
 			if strings.Contains(rc.Address, "owner") || strings.Contains(strings.ToLower(rc.Address), "sympa@") {
 				t.Errorf("%s: the notice's sender %s named as the recipient", tc.name, rc.Address)
 			}
+		}
+	}
+}
+
+// A list manager's own mailboxes (Sympa's sympa@ and listmaster@, the
+// per-list -request, -owner, -bounces and -editor, Majordomo's owner-LIST)
+// are never the list that holds a post; the list's own address is.
+func TestListRobotAddressTellsRobotsFromLists(t *testing.T) {
+	for a, robot := range map[string]bool{
+		"sympa@listes.example.fr": true, "listmaster@listes.example.fr": true,
+		"doc-request@lists.example.org": true, "doc-owner@lists.example.org": true,
+		"doc-bounces+me=example.com@lists.example.org": true, "doc-editor@listes.example.fr": true,
+		"owner-doc@lists.example.org": true, "doc@lists.example.org": false, "requests@example.org": false,
+	} {
+		if got := listRobotAddress(a); got != robot {
+			t.Errorf("listRobotAddress(%s) = %v, want %v", a, got, robot)
 		}
 	}
 }

@@ -74,6 +74,27 @@ var heldPhrases = newPhraseList([]string{
 	"forwarded to the list owner for approval", "submitted to the moderator", "submitted to the list editor",
 	"pending moderator approval", "pending moderation", "pending approval", "requires moderator approval",
 	"must be approved by the moderator", "must be approved by a moderator",
+	// Sympa's message catalogue (po/sympa/*.po, the "moderating_message"
+	// report of mail_tt2/message_report.tt2, "Your message for list '%s'
+	// has been forwarded to the moderator(s)"), in the languages it ships:
+	// fr, de, es, it, pt, nl.
+	"transmis aux modérateurs", "transmis au modérateur", "transmis aux modérateur", "transmis au(x) modérateur",
+	"en attente de modération", "en attente de validation par le modérateur", "soumis à la modération",
+	"an die moderatoren weitergeleitet", "an den moderator weitergeleitet", "an den/die moderator",
+	"wartet auf die freigabe durch", "wartet auf freigabe durch", "wartet auf moderation",
+	"reenviado a los moderadores", "enviado a los moderadores", "remitido a los moderadores",
+	"reenviado al moderador", "pendiente de moderación", "pendiente de aprobación por el moderador",
+	"inoltrato ai moderatori", "inoltrato al moderatore", "in attesa di moderazione", "in attesa di approvazione",
+	"encaminhada aos moderadores", "encaminhada ao moderador", "aguardando moderação",
+	"doorgestuurd naar de moderator", "wacht op goedkeuring van de moderator",
+	// Mailman 2's postheld.txt in templates/fr, de, es and ja ("...est
+	// retenu jusqu'à ce que le modérateur de la liste puisse l'examiner",
+	// "wird zurückgehalten, bis der Listenmoderator", "está retenido hasta
+	// que el moderador de la lista", "モデレータの承認待ち"/"保留").
+	"retenu jusqu'à ce que le modérateur", "retenu jusqu'a ce que le modérateur",
+	"zurückgehalten, bis der listenmoderator", "bis der listenmoderator",
+	"retenido hasta que el moderador", "hasta que el moderador de la lista",
+	"承認待ち", "モデレータの承認", "司会者の承認", "保留されています",
 })
 
 // listRobotSenders are lower-case parts of the From of list managers:
@@ -83,7 +104,8 @@ var listRobotSenders = [...]string{"-owner@", "owner-", "-bounces", "-request@",
 
 // heldSubjects are lower-case subject words of moderation notices; they
 // count only in a message marked as sent by software (see automatic).
-var heldSubjects = [...]string{"moderat", "approval", "held", "awaits", "pending"}
+var heldSubjects = [...]string{"moderat", "approval", "held", "awaits", "pending",
+	"modérat", "modera", "freigabe", "zurückgehalten", "retenu", "retenido", "承認", "保留"}
 
 // readModerationHold reads a mailing list's notice that a post is held for
 // its moderator: an auto-reply of the list (the message was neither
@@ -127,7 +149,14 @@ const FormatListHeld = "list-held"
 // '%s' has been forwarded to the moderator(s)"), Google Groups ("Your
 // message to GROUP ... pending moderator approval").
 var heldListPrefixes = [...]string{"your mail to ", "your message to the group ", "your message to ",
-	"your message for list ", "your message for the list ", "your post to ", "your posting to "}
+	"your message for list ", "your message for the list ", "your post to ", "your posting to ",
+	// Sympa's catalogue and Mailman 2's postheld.txt translated (see
+	// heldPhrases): fr, de, es, it, pt, nl.
+	"votre message pour la liste ", "votre message à la liste ", "votre courriel destiné à ",
+	"votre message destiné à ", "ihre nachricht für die liste ", "ihre nachricht an die liste ",
+	"ihre mail an ", "ihre nachricht an ", "su mensaje para la lista ", "su mensaje a la lista ",
+	"su mensaje a ", "il tuo messaggio per la lista ", "il vostro messaggio per la lista ",
+	"sua mensagem para a lista ", "uw bericht voor de lijst ", "uw bericht aan de lijst "}
 
 // maxHoldReason bounds the reason a hold notice gives, in bytes.
 const maxHoldReason = 300
@@ -143,7 +172,11 @@ const maxHoldReason = 300
 // "Message has implicit destination", "The message is larger than the N KB
 // maximum size"...).
 var heldReasonLabels = [...]string{"the reason it is being held:", "the message is being held because:",
-	"is being held because:", "it is being held because:", "held for the following reason:", "reason for the hold:"}
+	"is being held because:", "it is being held because:", "held for the following reason:", "reason for the hold:",
+	// Mailman 2's postheld.txt in templates/fr, de, es.
+	"la raison de cette retenue :", "la raison de la retenue :", "raison de la retenue :",
+	"der grund für das zurückhalten:", "der grund für die zurückhaltung:", "grund für das zurückhalten:",
+	"la razón por la que está retenido:", "la razón de la retención:", "motivo de la retención:"}
 
 // holdingList returns the address of the list that holds a post, "" when
 // none is certain: the address the notice names after heldListPrefixes
@@ -151,7 +184,8 @@ var heldReasonLabels = [...]string{"the reason it is being held:", "the message 
 // address in the notice's header (RFC 2369 List-Post, Mailman's
 // X-BeenThere). Never the notice's From: that is the list's owner or
 // bounce robot, which did not hold the post.
-func (p *parser) holdingList(words []byte) string {
+func (p *parser) holdingList(words []byte) (list string) {
+	var bare string
 	for _, prefix := range heldListPrefixes {
 		i := bytes.Index(words, []byte(prefix))
 		if i < 0 {
@@ -166,17 +200,103 @@ func (p *parser) holdingList(words []byte) string {
 		if j := strings.IndexAny(rest, " \t\r\n"); j >= 0 {
 			rest = rest[:j]
 		}
-		if a := cleanAddress(strings.Trim(rest, "\"'.,:;")); plausibleAddress(a) {
+		name := strings.Trim(rest, "\"'.,:;")
+		if a := cleanAddress(name); plausibleAddress(a) && !listRobotAddress(a) {
 			return a
 		}
+		bare = name
 		break
 	}
-	for _, n := range [...]string{"List-Post", "X-BeenThere"} {
-		if a := firstAddress(strings.TrimPrefix(strings.TrimSpace(p.hdr.GetString(n)), "<mailto:")); plausibleAddress(a) {
+	defer func() {
+		if list == "" && bare != "" {
+			list = p.robotsList(bare)
+		}
+	}()
+	for _, n := range [...]string{"List-Post", "X-BeenThere", "X-Loop"} {
+		if a := firstAddress(strings.TrimPrefix(strings.TrimSpace(p.hdr.GetString(n)), "<mailto:")); plausibleAddress(a) && !listRobotAddress(a) {
 			return a
 		}
 	}
 	return ""
+}
+
+// robotsList returns the address of the list a hold notice names by its
+// bare name ("Votre message pour la liste 'doc'"), "" when it is not
+// certain: the name at the domain of the notice's From when that From is
+// the list's own robot (Mailman's and Sympa's NAME-owner, NAME-request,
+// NAME-bounces, NAME-editor), or Sympa's robot sympa@DOMAIN, whose lists
+// are all NAME@DOMAIN (Sympa's robot domain is its lists' host).
+func (p *parser) robotsList(name string) string {
+	name = strings.ToLower(name)
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !ascii.IsAlpha(c) && !ascii.IsDigit(c) && c != '-' && c != '_' && c != '.' {
+			return ""
+		}
+	}
+	if name == "" || len(name) > 64 {
+		return ""
+	}
+	from := strings.ToLower(firstAddress(message.DecodeWords(p.hdr.GetString("From"))))
+	at := strings.LastIndexByte(from, '@')
+	if at <= 0 {
+		return ""
+	}
+	local, domain := from[:at], from[at+1:]
+	ours := local == "sympa"
+	for _, s := range listRobotSuffixes {
+		ours = ours || local == name+s
+	}
+	if !ours {
+		return ""
+	}
+	if a := name + "@" + domain; plausibleAddress(a) {
+		return a
+	}
+	return ""
+}
+
+// listRobotLocals are lower-case local parts of a list manager's own
+// mailboxes, which hold no post: Sympa's robot (sympa@, whose X-Loop a
+// robot's notice carries) and listmaster@, Mailman's mailman@, Majordomo's
+// and LISTSERV's.
+var listRobotLocals = [...]string{"sympa", "listmaster", "mailman", "majordomo", "listserv", "postmaster", "mailer-daemon"}
+
+// listRobotSuffixes and listRobotPrefixes mark the per-list robot
+// addresses: Mailman's and Sympa's LIST-request, LIST-owner, LIST-bounces,
+// Sympa's LIST-editor, Majordomo's owner-LIST.
+var (
+	listRobotSuffixes = [...]string{"-request", "-owner", "-bounces", "-editor", "-admin"}
+	listRobotPrefixes = [...]string{"owner-", "sympa-"}
+)
+
+// listRobotAddress says whether an address is a list manager's robot or
+// administrative mailbox (see listRobotLocals), never the list that holds
+// a post.
+func listRobotAddress(a string) bool {
+	at := strings.LastIndexByte(a, '@')
+	if at < 0 {
+		return false
+	}
+	local := strings.ToLower(a[:at])
+	if i := strings.IndexByte(local, '+'); i >= 0 {
+		local = local[:i]
+	}
+	for _, l := range listRobotLocals {
+		if local == l {
+			return true
+		}
+	}
+	for _, s := range listRobotSuffixes {
+		if strings.HasSuffix(local, s) || strings.Contains(local, s+"+") {
+			return true
+		}
+	}
+	for _, pre := range listRobotPrefixes {
+		if strings.HasPrefix(local, pre) {
+			return true
+		}
+	}
+	return false
 }
 
 // holdReason returns the reason a hold notice gives (see heldReasonLabels):

@@ -14,41 +14,120 @@ import (
 // them (autoreplyQuote) rather than telling the reader to go and read the
 // reply.
 
-// maxAutoreplyQuote caps the quoted opening of an auto-reply, in bytes.
-const maxAutoreplyQuote = 300
+// maxAutoreplyQuote caps the quoted sentences of an auto-reply, in bytes:
+// room for what it is, the return date and the person to write to.
+const maxAutoreplyQuote = 400
 
-// maxQuotedSentences is how many sentences of an auto-reply are quoted:
-// the return date and the person to write to are often in the second or
-// third, after a "thank you for your message".
+// maxQuotedSentences is how many sentences of an auto-reply are quoted
+// when none of them carries a date, an address or a phone number.
 const maxQuotedSentences = 3
+
+// maxAutoreplyScan bounds the text of an auto-reply read for sentences,
+// in bytes: the return date and the contact are in its first paragraphs.
+const maxAutoreplyScan = 4096
 
 // maxGreeting is the longest line taken for a salutation ("Guten Tag,",
 // "Dear Sir or Madam,") and skipped.
 const maxGreeting = 60
 
-// autoreplyQuote returns the opening of an auto-reply's text (notice, the
-// reply's human-readable part, decoded): its first sentences (maxQuotedSentences) after
-// the salutation, one line, without control or bidirectional formatting
-// characters, without double quotes (it is shown between them), cut at a
-// word to maxAutoreplyQuote. "" when the text has no sentence of words.
+// autoreplyQuote returns what an auto-reply's text (notice, the reply's
+// human-readable part, decoded) says the reader needs, one line, without
+// control or bidirectional formatting characters, without double quotes
+// (it is shown between them), cut at a word to maxAutoreplyQuote; "" when
+// the text has no sentence of words. Its courtesy sentences ("Thank you
+// for your message") are skipped; the sentences that carry a date, an
+// e-mail address or a phone number (replyFact) are quoted, in their order,
+// with the first sentence that says what the reply is; without such
+// sentences, the first maxQuotedSentences of the text.
 func autoreplyQuote(notice string) string {
 	// Terminal drops the controls but line ends and the bidirectional
 	// formatting characters, and invalid UTF-8.
-	notice = textclean.Terminal(notice)
+	if len(notice) > maxAutoreplyScan {
+		notice = notice[:maxAutoreplyScan]
+	}
+	var kept []replySentence
+	for _, rs := range replySentences(textclean.Terminal(notice)) {
+		if !courtesy(rs.text) || replyFact(rs.text) {
+			kept = append(kept, rs)
+		}
+	}
+	chosen := make([]bool, len(kept))
+	size := 0
+	add := func(i int) {
+		if chosen[i] || (size > 0 && size+1+len(kept[i].text) > maxAutoreplyQuote) {
+			return
+		}
+		chosen[i] = true
+		size += 1 + len(kept[i].text)
+	}
+	for i, rs := range kept {
+		if replyFact(rs.text) {
+			add(i)
+		}
+	}
+	if size > 0 {
+		add(0)
+	} else {
+		for i := 0; i < len(kept) && i < maxQuotedSentences && kept[i].paragraph == kept[0].paragraph; i++ {
+			add(i)
+		}
+	}
 	var b strings.Builder
-	sentences := 0
-	started := false
-	for line := range strings.Lines(notice) {
-		t := strings.TrimSpace(line)
-		if t == "" {
-			if started && sentences > 0 {
-				break // the paragraph that holds the first sentence is done
-			}
+	for i, rs := range kept {
+		if !chosen[i] {
 			continue
 		}
-		if quotedLine(t) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(rs.text)
+	}
+	s := textclean.Line(strings.ReplaceAll(b.String(), `"`, "'"), 4*maxAutoreplyQuote)
+	if !hasWords(s) {
+		return ""
+	}
+	return cutAtWord(s, maxAutoreplyQuote)
+}
+
+// A replySentence is one sentence of an auto-reply's text and the number
+// of the paragraph it is in.
+type replySentence struct {
+	text      string
+	paragraph int
+}
+
+// replySentences returns the sentences of an auto-reply's text after its
+// salutation, up to its sign-off, its signature ("-- ", RFC 3676 section
+// 4.3) or the quoted original message; a paragraph's end ends a sentence.
+func replySentences(notice string) []replySentence {
+	var out []replySentence
+	var para strings.Builder
+	paragraph := 0
+	flush := func() {
+		rest := para.String()
+		para.Reset()
+		for rest != "" {
+			_, end := sentenceEnds(rest, 1)
+			if t := strings.TrimSpace(rest[:end]); t != "" {
+				out = append(out, replySentence{t, paragraph})
+			}
+			rest = strings.TrimLeft(rest[end:], " ")
+		}
+		paragraph++
+	}
+	started := false
+	for line := range strings.Lines(notice) {
+		if strings.TrimRight(line, "\r\n") == "-- " {
+			break
+		}
+		t := strings.TrimSpace(line)
+		if t == "" {
+			flush()
+			continue
+		}
+		if quotedLine(t) || signOff(t) {
 			if started {
-				break // the quoted original message starts
+				break
 			}
 			continue
 		}
@@ -56,21 +135,141 @@ func autoreplyQuote(notice string) string {
 			continue
 		}
 		started = true
-		if b.Len() > 0 {
-			b.WriteByte(' ')
+		if para.Len() > 0 {
+			para.WriteByte(' ')
 		}
-		n, end := sentenceEnds(t, maxQuotedSentences-sentences)
-		b.WriteString(t[:end])
-		sentences += n
-		if sentences >= maxQuotedSentences || b.Len() >= maxAutoreplyQuote {
-			break
+		para.WriteString(t)
+	}
+	flush()
+	return out
+}
+
+// courtesyOpenings are lower-case openings of the courtesy sentences that
+// begin auto-replies and say nothing the reader needs, in the languages
+// the product reads.
+var courtesyOpenings = [...]string{
+	"thank you for your message", "thank you for your email", "thank you for your e-mail", "thank you for your mail",
+	"thank you for contacting", "thank you for your enquiry", "thank you for your inquiry", "thanks for your message",
+	"thanks for your email", "thanks for your e-mail", "many thanks for your",
+	"gracias por su mensaje", "gracias por su correo", "gracias por tu mensaje", "gracias por tu correo",
+	"gracias por su e-mail", "gracias por su email", "gracias por escribir", "gracias por contactar",
+	"merci pour votre message", "merci pour votre courriel", "merci pour votre e-mail", "merci pour votre mail",
+	"merci de votre message", "merci de votre courriel", "merci pour votre email",
+	"vielen dank für ihre nachricht", "vielen dank für ihre e-mail", "vielen dank für ihre mail", "vielen dank für ihre email",
+	"danke für ihre nachricht", "danke für ihre e-mail", "danke für ihre mail", "herzlichen dank für ihre",
+	"grazie per il messaggio", "grazie per il suo messaggio", "grazie per il tuo messaggio", "grazie per la sua email",
+	"grazie per la sua e-mail", "grazie per la tua email", "grazie per la sua mail",
+	"obrigado pela sua mensagem", "obrigada pela sua mensagem", "obrigado pelo seu e-mail", "obrigado pelo seu email",
+	"obrigado pelo contato", "bedankt voor uw bericht", "bedankt voor je bericht", "bedankt voor uw e-mail",
+	"bedankt voor uw mail", "dank u voor uw bericht",
+	"メールありがとうございます", "ご連絡ありがとうございます", "ご連絡いただきありがとうございます",
+	"メールをいただきありがとうございます", "お問い合わせありがとうございます", "お問い合わせいただきありがとうございます",
+	"感谢您的来信", "感谢您的邮件", "谢谢您的来信", "谢谢你的邮件", "谢谢您的邮件", "感謝您的來信", "感謝您的郵件",
+}
+
+// maxCourtesyLead is how far into a sentence a courtesy may open, in
+// bytes: after a salutation on the same line ("Hi, thanks for your email!").
+const maxCourtesyLead = 12
+
+// courtesy says whether a sentence opens with a courtesy (see
+// courtesyOpenings), a salutation aside.
+func courtesy(s string) bool {
+	l := strings.ToLower(s)
+	for _, o := range courtesyOpenings {
+		if i := strings.Index(l, o); i >= 0 && i <= maxCourtesyLead {
+			return true
 		}
 	}
-	s := textclean.Line(strings.ReplaceAll(b.String(), `"`, "'"), 4*maxAutoreplyQuote)
-	if !hasWords(s) {
-		return ""
+	return false
+}
+
+// signOffs are lower-case closing words after which an auto-reply's text
+// is its writer's name and signature, no longer its message.
+var signOffs = [...]string{"best regards", "kind regards", "regards", "best wishes", "sincerely",
+	"mit freundlichen grüßen", "mit freundlichen grüssen", "freundliche grüße", "viele grüße", "beste grüße",
+	"cordialement", "bien cordialement", "salutations", "saludos", "atentamente", "un saludo",
+	"cordiali saluti", "distinti saluti", "atenciosamente", "met vriendelijke groet", "vriendelijke groeten"}
+
+// signOff says whether a line is a sign-off (see signOffs): short, and
+// nothing but those words and punctuation.
+func signOff(t string) bool {
+	if len(t) > 40 {
+		return false
 	}
-	return cutAtWord(s, maxAutoreplyQuote)
+	l := strings.ToLower(strings.TrimRight(t, " ,.!"))
+	for _, s := range signOffs {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
+
+// dateWords are lower-case names of months and weekdays in the languages
+// the product reads; a month counts only beside a digit ("mai", "mars",
+// "may" are words too), a weekday alone ("back on Monday").
+var (
+	monthWords = map[string]bool{
+		"january": true, "february": true, "march": true, "april": true, "may": true, "june": true, "july": true,
+		"august": true, "september": true, "october": true, "november": true, "december": true,
+		"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true, "sep": true,
+		"sept": true, "oct": true, "nov": true, "dec": true,
+		"januar": true, "februar": true, "märz": true, "mai": true, "juni": true, "juli": true, "oktober": true, "dezember": true,
+		"janvier": true, "février": true, "mars": true, "avril": true, "juin": true, "juillet": true, "août": true,
+		"septembre": true, "octobre": true, "novembre": true, "décembre": true, "janv": true, "févr": true,
+		"enero": true, "febrero": true, "marzo": true, "abril": true, "mayo": true, "junio": true, "julio": true,
+		"agosto": true, "septiembre": true, "octubre": true, "noviembre": true, "diciembre": true,
+		"gennaio": true, "febbraio": true, "aprile": true, "maggio": true, "giugno": true, "luglio": true,
+		"settembre": true, "ottobre": true, "dicembre": true,
+		"janeiro": true, "fevereiro": true, "março": true, "maio": true, "junho": true, "julho": true,
+		"setembro": true, "outubro": true, "dezembro": true,
+		"januari": true, "februari": true, "maart": true, "mei": true, "augustus": true,
+	}
+	weekdayWords = map[string]bool{
+		"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true,
+		"montag": true, "dienstag": true, "mittwoch": true, "donnerstag": true, "freitag": true, "samstag": true, "sonntag": true,
+		"lundi": true, "mardi": true, "mercredi": true, "jeudi": true, "vendredi": true, "samedi": true, "dimanche": true,
+		"lunes": true, "martes": true, "miércoles": true, "jueves": true, "viernes": true, "sábado": true, "domingo": true,
+		"lunedì": true, "martedì": true, "mercoledì": true, "giovedì": true, "venerdì": true, "sabato": true, "domenica": true,
+		"maandag": true, "dinsdag": true, "woensdag": true, "donderdag": true, "vrijdag": true, "zaterdag": true, "zondag": true,
+	}
+)
+
+// replyFact says whether a sentence carries what a reader of an auto-reply
+// acts on: a date (a month or weekday named, digits such as 11.12. or
+// 2026-12-07, 12月7日), an e-mail address, or a phone number (seven digits
+// or more, with their separators).
+func replyFact(s string) bool {
+	hasDigit := false
+	digits, prev := 0, rune(0)
+	for i, r := range s {
+		switch {
+		case unicode.IsDigit(r):
+			hasDigit = true
+			digits++
+		case r == '@' && i > 0 && strings.Contains(s[i:], "."):
+			return true
+		case (r == '月' || r == '日' || r == '年') && unicode.IsDigit(prev):
+			return true
+		case (r == '.' || r == '/' || r == '-') && unicode.IsDigit(prev) && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+			if next := strings.IndexFunc(s[i+1:], func(r rune) bool { return !unicode.IsDigit(r) }); next < 0 || next <= 4 {
+				return true
+			}
+		case r == ' ' || r == '(' || r == ')' || r == '+' || r == '-' || r == '/' || r == '.':
+		default:
+			digits = 0
+		}
+		if digits >= 7 {
+			return true
+		}
+		prev = r
+	}
+	for w := range strings.FieldsFuncSeq(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if weekdayWords[w] || (hasDigit && monthWords[w]) {
+			return true
+		}
+	}
+	return false
 }
 
 // quotedLine says whether a line of an auto-reply belongs to a quoted
@@ -97,18 +296,32 @@ func greeting(t string) bool {
 // sentenceEnds returns how many sentences (at most max) end in t and where
 // the last of them ends; len(t) when fewer than max end in it. A sentence
 // ends at ".", "!" or "?" followed by a space or the end of the line, unless
-// a digit comes before it ("bis 11. Dezember") or a word of one or two
-// letters does ("z. B.", "e.g.").
+// a digit comes before it ("bis 11. Dezember"), a word of one or two
+// letters does ("z. B.", "e.g."), or a full stop is followed by a word that
+// continues the sentence (continued); or at an ideographic full stop.
 func sentenceEnds(t string, max int) (n, end int) {
 	for i := 0; i < len(t); i++ {
 		c := t[i]
+		if c == 0xE3 || c == 0xEF {
+			// The ideographic full stop and the full-width marks end a
+			// sentence of Japanese or Chinese without a space after them.
+			for _, m := range [...]string{"。", "！", "？"} {
+				if strings.HasPrefix(t[i:], m) {
+					n++
+					if n == max {
+						return n, i + len(m)
+					}
+				}
+			}
+			continue
+		}
 		if c != '.' && c != '!' && c != '?' {
 			continue
 		}
 		if i+1 < len(t) && t[i+1] != ' ' {
 			continue
 		}
-		if c == '.' && abbreviation(t[:i]) {
+		if c == '.' && (abbreviation(t[:i]) || continued(t[i+1:])) {
 			continue
 		}
 		n++
@@ -117,6 +330,15 @@ func sentenceEnds(t string, max int) (n, end int) {
 		}
 	}
 	return n, len(t)
+}
+
+// continued says whether the text after a full stop goes on with the
+// same sentence: its next word starts with a digit or a lower-case letter
+// ("3 janv. 2027", "approx. two weeks").
+func continued(after string) bool {
+	after = strings.TrimLeft(after, " ")
+	r, _ := utf8.DecodeRuneInString(after)
+	return after != "" && (unicode.IsDigit(r) || unicode.IsLower(r))
 }
 
 // abbreviation says whether the text before a full stop ends in a number

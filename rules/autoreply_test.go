@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -72,5 +73,83 @@ func TestChallengeKeepsItsOwnWords(t *testing.T) {
 	got := e.Explain(r)[0]
 	if !strings.Contains(got.Explanation, "challenge") || got.Owner != OwnerSender {
 		t.Errorf("explanation %q, owner %s: want the challenge's words", got.Explanation, got.Owner)
+	}
+}
+
+// An auto-reply's courtesy sentence ("Gracias por su mensaje", "Vielen
+// Dank für Ihre Nachricht", "メールありがとうございます") is never all the
+// quote: the sentences that carry the return date, an address or a phone
+// number are quoted, in their order, even past the first paragraph, and
+// the filler between them is left out.
+func TestAutoreplyQuoteSkipsCourtesyAndKeepsDateAndContact(t *testing.T) {
+	tests := []struct {
+		name, notice string
+		has, hasNot  []string
+	}{
+		{"spanish date and urgent phone",
+			"Gracias por su mensaje.\n\nEstaré fuera de la oficina hasta el 15 de enero, con acceso limitado al correo. Lo leeré a mi regreso.\n\nPara asuntos urgentes, llame al +34 912 345 678 o escriba a soporte@empresa.example.\n\nSaludos\nLucía",
+			[]string{"hasta el 15 de enero", "+34 912 345 678", "soporte@empresa.example"}, []string{"Gracias", "Lo leeré", "Lucía"}},
+		{"german thanks then facts",
+			"Vielen Dank für Ihre Nachricht. Ich bin ab dem 3. August wieder erreichbar. Ihre E-Mail wird nicht weitergeleitet. Bitte wenden Sie sich an die Zentrale unter 089 1234 5678.",
+			[]string{"3. August", "089 1234 5678"}, []string{"Vielen Dank", "weitergeleitet"}},
+		{"japanese ideographic sentences",
+			"メールありがとうございます。12月24日まで休暇をいただいております。急ぎのご用件は tanaka@example.jp までご連絡ください。",
+			[]string{"12月24日まで", "tanaka@example.jp"}, []string{"ありがとう"}},
+		{"courtesy after a salutation on the same line",
+			"Hi, thanks for your email! I'm travelling until July 2nd and will answer when I return.",
+			[]string{"until July 2nd"}, []string{"thanks"}},
+		{"english courtesy only in the middle",
+			"I am on parental leave. Thank you for your email. My colleague Ana (ana@example.org) handles my files until 1 March 2027.",
+			[]string{"I am on parental leave.", "ana@example.org", "1 March 2027"}, []string{"Thank you"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := autoreplyQuote(tt.notice)
+			for _, h := range tt.has {
+				if !strings.Contains(q, h) {
+					t.Errorf("quote %q lacks %q", q, h)
+				}
+			}
+			for _, h := range tt.hasNot {
+				if strings.Contains(q, h) {
+					t.Errorf("quote %q holds %q", q, h)
+				}
+			}
+			if len(q) > maxAutoreplyQuote+len("...") {
+				t.Errorf("quote of %d bytes, want at most %d", len(q), maxAutoreplyQuote)
+			}
+		})
+	}
+}
+
+// A text of nothing but courtesy gives no quote rather than a quote that
+// says nothing.
+func TestAutoreplyOfCourtesyOnlyQuotesNothing(t *testing.T) {
+	if q := autoreplyQuote("Merci pour votre message.\n\nCordialement,\nÉquipe"); q != "" {
+		t.Errorf("quote %q, want none", q)
+	}
+}
+
+// A whole out-of-office reply read from its message: the courtesy
+// paragraph is dropped, and the return date and the urgent contact, in
+// later paragraphs, are quoted in the explanation.
+func TestOutOfOfficeExplanationQuotesReturnDateAndUrgentContact(t *testing.T) {
+	e := builtin(t)
+	b, err := os.ReadFile("../internal/testdata/bounces/eml/vacation-quote-03.eml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := dsn.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := e.Explain(r)[0].Explanation
+	for _, h := range []string{"19 de enero de 2026", "+34 931 555 207", "j.puig@talleres-ferrer.example"} {
+		if !strings.Contains(got, h) {
+			t.Errorf("explanation %q lacks %q", got, h)
+		}
+	}
+	if strings.Contains(got, "Gracias") || strings.Contains(got, "Un saludo") {
+		t.Errorf("explanation %q quotes the courtesy or the sign-off", got)
 	}
 }

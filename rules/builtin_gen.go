@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "764326992823"
+const builtinDigest = "c6b691aa35ff"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   906,
+			line:   910,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 911,
+			line: 915,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 926,
+			line: 930,
 			text: phraseMask{
 				{index: 2, bits: 57344},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 933,
+			line: 937,
 			text: phraseMask{
 				{index: 2, bits: 65536},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 940,
+			line: 944,
 			text: phraseMask{
 				{index: 2, bits: 393216},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 947,
+			line: 951,
 			text: phraseMask{
 				{index: 2, bits: 524288},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 954,
+			line: 958,
 			text: phraseMask{
 				{index: 2, bits: 15728640},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 961,
+			line: 965,
 			text: phraseMask{
 				{index: 2, bits: 50331648},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 968,
+			line: 972,
 			text: phraseMask{
 				{index: 2, bits: 67108864},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 975,
+			line: 979,
 			text: phraseMask{
 				{index: 2, bits: 134217728},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 982,
+			line: 986,
 			text: phraseMask{
 				{index: 2, bits: 268435456},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 989,
+			line: 993,
 			text: phraseMask{
 				{index: 2, bits: 1610612736},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 996,
+			line: 1000,
 			text: phraseMask{
 				{index: 2, bits: 2147483648},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1003,
+			line: 1007,
 			text: phraseMask{
 				{index: 2, bits: 12884901888},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1010,
+			line: 1014,
 			text: phraseMask{
 				{index: 2, bits: 17179869184},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1017,
+			line: 1021,
 			text: phraseMask{
 				{index: 2, bits: 34359738368},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1024,
+			line: 1028,
 			text: phraseMask{
 				{index: 2, bits: 68719476736},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1031,
+			line: 1035,
 			text: phraseMask{
 				{index: 2, bits: 962072674304},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1039,
+			line: 1043,
 			text: phraseMask{
 				{index: 2, bits: 139637976727552},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1060,
+			line: 1064,
 			text: phraseMask{
 				{index: 2, bits: 422212465065984},
 			},
@@ -360,7 +360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1077,
+			line: 1081,
 			text: phraseMask{
 				{index: 2, bits: 35465847065542656},
 			},
@@ -412,7 +412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1095,
+			line: 1099,
 			text: phraseMask{
 				{index: 2, bits: 252201579132747776},
 			},
@@ -486,7 +486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1110,
+			line: 1114,
 			text: phraseMask{
 				{index: 2, bits: 18158513697557839872},
 			},
@@ -536,7 +536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1130,
+			line: 1134,
 			text: phraseMask{
 				{index: 3, bits: 3},
 			},
@@ -588,7 +588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1147,
+			line: 1151,
 			text: phraseMask{
 				{index: 3, bits: 3},
 			},
@@ -638,7 +638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1157,
+			line: 1161,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -708,7 +708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1174,
+			line: 1178,
 			text: phraseMask{
 				{index: 3, bits: 120},
 			},
@@ -758,7 +758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1189,
+			line: 1193,
 			text: phraseMask{
 				{index: 3, bits: 3968},
 			},
@@ -808,7 +808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1205,
+			line: 1209,
 			text: phraseMask{
 				{index: 3, bits: 28672},
 			},
@@ -858,7 +858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1219,
+			line: 1223,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -871,7 +871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1229,
+			line: 1233,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -884,7 +884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1235,
+			line: 1239,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -897,7 +897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1241,
+			line: 1245,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -910,7 +910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1247,
+			line: 1251,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -923,7 +923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1253,
+			line: 1257,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -936,7 +936,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1259,
+			line: 1263,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -949,7 +949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1265,
+			line: 1269,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -962,7 +962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1271,
+			line: 1275,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -975,7 +975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1277,
+			line: 1281,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -988,7 +988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1283,
+			line: 1287,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -1001,7 +1001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1289,
+			line: 1293,
 			text: phraseMask{
 				{index: 3, bits: 229376},
 			},
@@ -1070,7 +1070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1304,
+			line: 1308,
 			text: phraseMask{
 				{index: 3, bits: 3932160},
 			},
@@ -1083,7 +1083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1312,
+			line: 1316,
 			text: phraseMask{
 				{index: 3, bits: 4194304},
 			},
@@ -1096,7 +1096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1318,
+			line: 1322,
 			text: phraseMask{
 				{index: 3, bits: 8388608},
 			},
@@ -1109,7 +1109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1324,
+			line: 1328,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 			},
@@ -1122,7 +1122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1330,
+			line: 1334,
 			text: phraseMask{
 				{index: 3, bits: 100663296},
 			},
@@ -1135,7 +1135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1336,
+			line: 1340,
 			text: phraseMask{
 				{index: 3, bits: 402653184},
 			},
@@ -1148,7 +1148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1342,
+			line: 1346,
 			text: phraseMask{
 				{index: 3, bits: 536870912},
 			},
@@ -1161,7 +1161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1348,
+			line: 1352,
 			text: phraseMask{
 				{index: 3, bits: 1073741824},
 			},
@@ -1171,7 +1171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1357,
+			line: 1361,
 			text: phraseMask{
 				{index: 3, bits: 272730423296},
 			},
@@ -1181,7 +1181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1362,
+			line: 1366,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1191,7 +1191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1367,
+			line: 1371,
 			text: phraseMask{
 				{index: 3, bits: 1649267441664},
 			},
@@ -1201,7 +1201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1372,
+			line: 1376,
 			text: phraseMask{
 				{index: 3, bits: 6597069766656},
 			},
@@ -1211,7 +1211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1377,
+			line: 1381,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 			},
@@ -1221,7 +1221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1382,
+			line: 1386,
 			text: phraseMask{
 				{index: 3, bits: 123145302310912},
 			},
@@ -1231,7 +1231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1387,
+			line: 1391,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -1241,7 +1241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1392,
+			line: 1396,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1251,7 +1251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1397,
+			line: 1401,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -1261,7 +1261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1402,
+			line: 1406,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -1271,7 +1271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1407,
+			line: 1411,
 			text: phraseMask{
 				{index: 3, bits: 139611588448485376},
 			},
@@ -1281,7 +1281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1412,
+			line: 1416,
 			text: phraseMask{
 				{index: 3, bits: 2161727821137838080},
 			},
@@ -1291,7 +1291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1417,
+			line: 1421,
 			text: phraseMask{
 				{index: 3, bits: 2305843009213693952},
 			},
@@ -1301,7 +1301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1422,
+			line: 1426,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1314,7 +1314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1431,
+			line: 1435,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1327,7 +1327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1437,
+			line: 1441,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1340,7 +1340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1443,
+			line: 1447,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1353,7 +1353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1449,
+			line: 1453,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1366,7 +1366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1455,
+			line: 1459,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1379,7 +1379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1461,
+			line: 1465,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1392,7 +1392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1467,
+			line: 1471,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1405,7 +1405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1473,
+			line: 1477,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 			},
@@ -1418,7 +1418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1479,
+			line: 1483,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 			},
@@ -1431,7 +1431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1486,
+			line: 1490,
 			text: phraseMask{
 				{index: 4, bits: 3},
 			},
@@ -1444,7 +1444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1492,
+			line: 1496,
 			text: phraseMask{
 				{index: 4, bits: 4},
 			},
@@ -1457,7 +1457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1498,
+			line: 1502,
 			text: phraseMask{
 				{index: 4, bits: 8},
 			},
@@ -1470,7 +1470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1504,
+			line: 1508,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1483,7 +1483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1510,
+			line: 1514,
 			text: phraseMask{
 				{index: 4, bits: 32},
 			},
@@ -1496,7 +1496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1516,
+			line: 1520,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1509,7 +1509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1522,
+			line: 1526,
 			text: phraseMask{
 				{index: 4, bits: 384},
 			},
@@ -1522,7 +1522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1528,
+			line: 1532,
 			text: phraseMask{
 				{index: 4, bits: 7680},
 			},
@@ -1535,7 +1535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1534,
+			line: 1538,
 			text: phraseMask{
 				{index: 4, bits: 1040384},
 			},
@@ -1548,7 +1548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1540,
+			line: 1544,
 			text: phraseMask{
 				{index: 4, bits: 1048576},
 			},
@@ -1561,7 +1561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1546,
+			line: 1550,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1574,7 +1574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1553,
+			line: 1557,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1587,7 +1587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1559,
+			line: 1563,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1600,7 +1600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1565,
+			line: 1569,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1613,7 +1613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1571,
+			line: 1575,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1626,7 +1626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1577,
+			line: 1581,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1639,7 +1639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1583,
+			line: 1587,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1652,7 +1652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1589,
+			line: 1593,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -1665,7 +1665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1595,
+			line: 1599,
 			text: phraseMask{
 				{index: 4, bits: 4194304},
 			},
@@ -1675,7 +1675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1602,
+			line: 1606,
 			text: phraseMask{
 				{index: 4, bits: 8388608},
 			},
@@ -1724,7 +1724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1611,
+			line: 1615,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -1734,7 +1734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1616,
+			line: 1620,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1744,7 +1744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1621,
+			line: 1625,
 			text: phraseMask{
 				{index: 4, bits: 402653184},
 			},
@@ -1754,7 +1754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1626,
+			line: 1630,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1764,7 +1764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1631,
+			line: 1635,
 			text: phraseMask{
 				{index: 4, bits: 1073741824},
 			},
@@ -1774,7 +1774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1643,
+			line: 1647,
 			text: phraseMask{
 				{index: 4, bits: 2147483648},
 			},
@@ -1784,7 +1784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1648,
+			line: 1652,
 			text: phraseMask{
 				{index: 4, bits: 30064771072},
 			},
@@ -1794,7 +1794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1653,
+			line: 1657,
 			text: phraseMask{
 				{index: 4, bits: 34359738368},
 			},
@@ -1804,7 +1804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1658,
+			line: 1662,
 			text: phraseMask{
 				{index: 4, bits: 68719476736},
 			},
@@ -1899,7 +1899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1675,
+			line: 1679,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1909,7 +1909,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1680,
+			line: 1684,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -1919,7 +1919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1688,
+			line: 1692,
 			text: phraseMask{
 				{index: 4, bits: 2199023255552},
 			},
@@ -1929,7 +1929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1693,
+			line: 1697,
 			text: phraseMask{
 				{index: 4, bits: 4398046511104},
 			},
@@ -1939,7 +1939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1700,
+			line: 1704,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1950,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1706,
+			line: 1710,
 			text: phraseMask{
 				{index: 4, bits: 527765581332480},
 			},
@@ -1960,7 +1960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1714,
+			line: 1718,
 			text: phraseMask{
 				{index: 4, bits: 3940649673949184},
 			},
@@ -2029,7 +2029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1734,
+			line: 1738,
 			text: phraseMask{
 				{index: 4, bits: 1148417904979476480},
 			},
@@ -2039,7 +2039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1741,
+			line: 1745,
 			text: phraseMask{
 				{index: 4, bits: 3458764513820540928},
 			},
@@ -2049,7 +2049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1752,
+			line: 1756,
 			text: phraseMask{
 				{index: 4, bits: 4611686018427387904},
 			},
@@ -2060,7 +2060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1759,
+			line: 1763,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -2071,7 +2071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1765,
+			line: 1769,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2082,7 +2082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1774,
+			line: 1778,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2092,7 +2092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1780,
+			line: 1784,
 			text: phraseMask{
 				{index: 5, bits: 1},
 			},
@@ -2103,7 +2103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1786,
+			line: 1790,
 			text: phraseMask{
 				{index: 5, bits: 2},
 			},
@@ -2114,7 +2114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1792,
+			line: 1796,
 			text: phraseMask{
 				{index: 5, bits: 12},
 			},
@@ -2125,7 +2125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1798,
+			line: 1802,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2136,7 +2136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1805,
+			line: 1809,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2188,7 +2188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1818,
+			line: 1822,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -2199,7 +2199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1825,
+			line: 1829,
 			text: phraseMask{
 				{index: 5, bits: 32},
 			},
@@ -2210,7 +2210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1831,
+			line: 1835,
 			text: phraseMask{
 				{index: 5, bits: 192},
 			},
@@ -2221,7 +2221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1838,
+			line: 1842,
 			text: phraseMask{
 				{index: 5, bits: 3840},
 			},
@@ -2232,7 +2232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1845,
+			line: 1849,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -2243,7 +2243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1851,
+			line: 1855,
 			text: phraseMask{
 				{index: 2, bits: 8589934592},
 			},
@@ -2254,7 +2254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1857,
+			line: 1861,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -2265,7 +2265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1863,
+			line: 1867,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -2276,7 +2276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1869,
+			line: 1873,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -2287,7 +2287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1875,
+			line: 1879,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -2298,7 +2298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1881,
+			line: 1885,
 			text: phraseMask{
 				{index: 5, bits: 131072},
 			},
@@ -2309,7 +2309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1887,
+			line: 1891,
 			text: phraseMask{
 				{index: 5, bits: 1835008},
 			},
@@ -2320,7 +2320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1893,
+			line: 1897,
 			text: phraseMask{
 				{index: 5, bits: 6291456},
 			},
@@ -2331,7 +2331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1899,
+			line: 1903,
 			text: phraseMask{
 				{index: 5, bits: 25165824},
 			},
@@ -2342,7 +2342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1905,
+			line: 1909,
 			text: phraseMask{
 				{index: 5, bits: 100663296},
 			},
@@ -2353,7 +2353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1911,
+			line: 1915,
 			text: phraseMask{
 				{index: 5, bits: 134217728},
 			},
@@ -2364,7 +2364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1917,
+			line: 1921,
 			text: phraseMask{
 				{index: 5, bits: 268435456},
 			},
@@ -2375,7 +2375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1923,
+			line: 1927,
 			text: phraseMask{
 				{index: 5, bits: 3758096384},
 			},
@@ -2386,7 +2386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1930,
+			line: 1934,
 			text: phraseMask{
 				{index: 5, bits: 4294967296},
 			},
@@ -2397,7 +2397,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1936,
+			line: 1940,
 			text: phraseMask{
 				{index: 5, bits: 8589934592},
 			},
@@ -2408,7 +2408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1942,
+			line: 1946,
 			text: phraseMask{
 				{index: 5, bits: 51539607552},
 			},
@@ -2419,7 +2419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1948,
+			line: 1952,
 			text: phraseMask{
 				{index: 5, bits: 206158430208},
 			},
@@ -2430,7 +2430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1954,
+			line: 1958,
 			text: phraseMask{
 				{index: 5, bits: 274877906944},
 			},
@@ -2441,7 +2441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1960,
+			line: 1964,
 			text: phraseMask{
 				{index: 5, bits: 549755813888},
 			},
@@ -2452,7 +2452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1966,
+			line: 1970,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -2463,7 +2463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1972,
+			line: 1976,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -2474,7 +2474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1978,
+			line: 1982,
 			text: phraseMask{
 				{index: 5, bits: 13194139533312},
 			},
@@ -2485,7 +2485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1984,
+			line: 1988,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2499,7 +2499,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 1996,
+			line: 2000,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2513,7 +2513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2003,
+			line: 2007,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2527,7 +2527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2010,
+			line: 2014,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2541,7 +2541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2017,
+			line: 2021,
 			text: phraseMask{
 				{index: 5, bits: 144044819331678208},
 			},
@@ -2552,7 +2552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2028,
+			line: 2032,
 			text: phraseMask{
 				{index: 5, bits: 2161727821137838080},
 			},
@@ -2563,7 +2563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2042,
+			line: 2046,
 			text: phraseMask{
 				{index: 5, bits: 6917529027641081856},
 			},
@@ -2626,7 +2626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2053,
+			line: 2057,
 			text: phraseMask{
 				{index: 5, bits: 6917529027641081856},
 			},
@@ -2686,7 +2686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2063,
+			line: 2067,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 				{index: 6, bits: 7},
@@ -2698,7 +2698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2072,
+			line: 2076,
 			text: phraseMask{
 				{index: 6, bits: 248},
 			},
@@ -2709,7 +2709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2080,
+			line: 2084,
 			text: phraseMask{
 				{index: 6, bits: 768},
 			},
@@ -2720,7 +2720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2086,
+			line: 2090,
 			text: phraseMask{
 				{index: 6, bits: 15360},
 			},
@@ -2731,7 +2731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2093,
+			line: 2097,
 			text: phraseMask{
 				{index: 6, bits: 245760},
 			},
@@ -2742,7 +2742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2100,
+			line: 2104,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -2753,7 +2753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2106,
+			line: 2110,
 			text: phraseMask{
 				{index: 6, bits: 524288},
 			},
@@ -2764,7 +2764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2112,
+			line: 2116,
 			text: phraseMask{
 				{index: 6, bits: 7340032},
 			},
@@ -2775,7 +2775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2119,
+			line: 2123,
 			text: phraseMask{
 				{index: 6, bits: 1065353216},
 			},
@@ -2786,7 +2786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2128,
+			line: 2132,
 			text: phraseMask{
 				{index: 6, bits: 16106127360},
 			},
@@ -2797,7 +2797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2137,
+			line: 2141,
 			text: phraseMask{
 				{index: 6, bits: 51539607552},
 			},
@@ -2808,7 +2808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2143,
+			line: 2147,
 			text: phraseMask{
 				{index: 6, bits: 1030792151040},
 			},
@@ -2819,7 +2819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2151,
+			line: 2155,
 			text: phraseMask{
 				{index: 6, bits: 280375465082880},
 			},
@@ -2830,7 +2830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2160,
+			line: 2164,
 			text: phraseMask{
 				{index: 6, bits: 844424930131968},
 			},
@@ -2841,7 +2841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2166,
+			line: 2170,
 			text: phraseMask{
 				{index: 3, bits: 2},
 				{index: 6, bits: 142989288169013248},
@@ -2853,7 +2853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2175,
+			line: 2179,
 			text: phraseMask{
 				{index: 6, bits: 432345564227567616},
 			},
@@ -2864,7 +2864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2181,
+			line: 2185,
 			text: phraseMask{
 				{index: 6, bits: 17870283321406128128},
 				{index: 7, bits: 3},
@@ -2876,7 +2876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2190,
+			line: 2194,
 			text: phraseMask{
 				{index: 7, bits: 12},
 			},
@@ -2887,7 +2887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2196,
+			line: 2200,
 			text: phraseMask{
 				{index: 7, bits: 48},
 			},
@@ -2898,7 +2898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2203,
+			line: 2207,
 			text: phraseMask{
 				{index: 7, bits: 1048512},
 			},
@@ -2909,7 +2909,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2213,
+			line: 2217,
 			text: phraseMask{
 				{index: 7, bits: 1048576},
 			},
@@ -2920,7 +2920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2221,
+			line: 2225,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 			},
@@ -2931,7 +2931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2227,
+			line: 2231,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2951,7 +2951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2235,
+			line: 2239,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2973,7 +2973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2243,
+			line: 2247,
 			text: phraseMask{
 				{index: 7, bits: 16777216},
 			},
@@ -2984,7 +2984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2251,
+			line: 2255,
 			text: phraseMask{
 				{index: 7, bits: 100663296},
 			},
@@ -2999,7 +2999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2258,
+			line: 2262,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3061,7 +3061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2286,
+			line: 2290,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3075,7 +3075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2293,
+			line: 2297,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3089,7 +3089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2300,
+			line: 2304,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3103,7 +3103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2307,
+			line: 2311,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3117,7 +3117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2314,
+			line: 2318,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3131,7 +3131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2321,
+			line: 2325,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3145,7 +3145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2328,
+			line: 2332,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3159,7 +3159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2335,
+			line: 2339,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3173,7 +3173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2341,
+			line: 2345,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3188,7 +3188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2348,
+			line: 2352,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3202,7 +3202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2354,
+			line: 2358,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3217,7 +3217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2361,
+			line: 2365,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3231,7 +3231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2368,
+			line: 2372,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3245,7 +3245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2374,
+			line: 2378,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3258,7 +3258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2380,
+			line: 2384,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3272,7 +3272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2386,
+			line: 2390,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3286,7 +3286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2392,
+			line: 2396,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3300,7 +3300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2398,
+			line: 2402,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3314,7 +3314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2405,
+			line: 2409,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3328,7 +3328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2411,
+			line: 2415,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3342,7 +3342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2417,
+			line: 2421,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3356,7 +3356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2424,
+			line: 2428,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3370,7 +3370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2431,
+			line: 2435,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3384,7 +3384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2438,
+			line: 2442,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3398,7 +3398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2445,
+			line: 2449,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3412,7 +3412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2452,
+			line: 2456,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3425,7 +3425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2458,
+			line: 2462,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3438,7 +3438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2464,
+			line: 2468,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3452,7 +3452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2471,
+			line: 2475,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3465,7 +3465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2477,
+			line: 2481,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3479,7 +3479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2484,
+			line: 2488,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3493,7 +3493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2491,
+			line: 2495,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3507,7 +3507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2498,
+			line: 2502,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3521,7 +3521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2505,
+			line: 2509,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3535,7 +3535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2512,
+			line: 2516,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3549,7 +3549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2519,
+			line: 2523,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3563,7 +3563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2526,
+			line: 2530,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3577,7 +3577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2533,
+			line: 2537,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3591,7 +3591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2540,
+			line: 2544,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3605,7 +3605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2547,
+			line: 2551,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3619,7 +3619,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2554,
+			line: 2558,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3633,7 +3633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2561,
+			line: 2565,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3647,7 +3647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2568,
+			line: 2572,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3661,7 +3661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2575,
+			line: 2579,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3675,7 +3675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2582,
+			line: 2586,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3689,7 +3689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2589,
+			line: 2593,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3703,7 +3703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2596,
+			line: 2600,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3717,7 +3717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2602,
+			line: 2606,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3730,7 +3730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2608,
+			line: 2612,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3743,7 +3743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2614,
+			line: 2618,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3757,7 +3757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2621,
+			line: 2625,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3772,7 +3772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2628,
+			line: 2632,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3785,7 +3785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2634,
+			line: 2638,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3799,7 +3799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2641,
+			line: 2645,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3813,7 +3813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2648,
+			line: 2652,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3827,7 +3827,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2655,
+			line: 2659,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3841,7 +3841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2662,
+			line: 2666,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3855,7 +3855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2669,
+			line: 2673,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3868,7 +3868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2675,
+			line: 2679,
 			text: phraseMask{
 				{index: 8, bits: 234881024},
 			},
@@ -3879,7 +3879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2685,
+			line: 2689,
 			text: phraseMask{
 				{index: 8, bits: 805306368},
 			},
@@ -3890,7 +3890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2691,
+			line: 2695,
 			text: phraseMask{
 				{index: 8, bits: 7516192768},
 			},
@@ -3901,7 +3901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2697,
+			line: 2701,
 			text: phraseMask{
 				{index: 8, bits: 8589934592},
 			},
@@ -3912,7 +3912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2703,
+			line: 2707,
 			text: phraseMask{
 				{index: 8, bits: 257698037760},
 			},
@@ -3923,7 +3923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2710,
+			line: 2714,
 			text: phraseMask{
 				{index: 8, bits: 274877906944},
 			},
@@ -3934,7 +3934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2716,
+			line: 2720,
 			text: phraseMask{
 				{index: 8, bits: 1649267441664},
 			},
@@ -3945,7 +3945,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2722,
+			line: 2726,
 			text: phraseMask{
 				{index: 8, bits: 6597069766656},
 			},
@@ -3956,7 +3956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2728,
+			line: 2732,
 			text: phraseMask{
 				{index: 8, bits: 8796093022208},
 			},
@@ -3967,7 +3967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2734,
+			line: 2738,
 			text: phraseMask{
 				{index: 3, bits: 12288},
 				{index: 8, bits: 123145302310912},
@@ -3979,7 +3979,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2742,
+			line: 2746,
 			text: phraseMask{
 				{index: 3, bits: 2328},
 				{index: 8, bits: 422212465065984},
@@ -3991,7 +3991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2752,
+			line: 2756,
 			text: phraseMask{
 				{index: 8, bits: 3940649673949184},
 			},
@@ -4002,7 +4002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2759,
+			line: 2763,
 			text: phraseMask{
 				{index: 8, bits: 67553994410557440},
 			},
@@ -4013,7 +4013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2766,
+			line: 2770,
 			text: phraseMask{
 				{index: 8, bits: 216172782113783808},
 				{bits: 140737488355328},
@@ -4025,7 +4025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2773,
+			line: 2777,
 			text: phraseMask{
 				{index: 7, bits: 144115188075855872},
 				{index: 8, bits: 864691128455135232},
@@ -4037,7 +4037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2779,
+			line: 2783,
 			text: phraseMask{
 				{index: 8, bits: 1152921504606846976},
 			},
@@ -4048,7 +4048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2785,
+			line: 2789,
 			text: phraseMask{
 				{index: 8, bits: 2305843009213693952},
 			},
@@ -4059,7 +4059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2791,
+			line: 2795,
 			text: phraseMask{
 				{index: 8, bits: 4194304},
 			},
@@ -4070,7 +4070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2797,
+			line: 2801,
 			text: phraseMask{
 				{index: 8, bits: 13835058055282163712},
 			},
@@ -4081,7 +4081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2807,
+			line: 2811,
 			text: phraseMask{
 				{index: 9, bits: 7},
 			},
@@ -4092,7 +4092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2813,
+			line: 2817,
 			text: phraseMask{
 				{index: 9, bits: 8},
 			},
@@ -4103,7 +4103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2819,
+			line: 2823,
 			text: phraseMask{
 				{index: 9, bits: 48},
 			},
@@ -4114,7 +4114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2825,
+			line: 2829,
 			text: phraseMask{
 				{index: 9, bits: 192},
 			},
@@ -4125,7 +4125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2831,
+			line: 2835,
 			text: phraseMask{
 				{index: 9, bits: 768},
 			},
@@ -4136,7 +4136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2837,
+			line: 2841,
 			text: phraseMask{
 				{index: 9, bits: 1024},
 			},
@@ -4147,7 +4147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2843,
+			line: 2847,
 			text: phraseMask{
 				{index: 9, bits: 2048},
 			},
@@ -4158,7 +4158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2849,
+			line: 2853,
 			text: phraseMask{
 				{index: 9, bits: 61440},
 			},
@@ -4169,7 +4169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2856,
+			line: 2860,
 			text: phraseMask{
 				{index: 9, bits: 65536},
 			},
@@ -4180,7 +4180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2862,
+			line: 2866,
 			text: phraseMask{
 				{index: 9, bits: 131072},
 			},
@@ -4191,7 +4191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2873,
+			line: 2877,
 			text: phraseMask{
 				{index: 9, bits: 786432},
 			},
@@ -4236,7 +4236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2884,
+			line: 2888,
 			text: phraseMask{
 				{index: 9, bits: 1048576},
 			},
@@ -4247,7 +4247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2890,
+			line: 2894,
 			text: phraseMask{
 				{index: 9, bits: 2097152},
 			},
@@ -4258,7 +4258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2896,
+			line: 2900,
 			text: phraseMask{
 				{index: 9, bits: 4194304},
 			},
@@ -4269,7 +4269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2909,
+			line: 2913,
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
@@ -4338,7 +4338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2922,
+			line: 2926,
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
@@ -4404,7 +4404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2932,
+			line: 2936,
 			text: phraseMask{
 				{index: 9, bits: 50331648},
 			},
@@ -4415,7 +4415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2940,
+			line: 2944,
 			text: phraseMask{
 				{index: 9, bits: 67108864},
 			},
@@ -4426,7 +4426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2946,
+			line: 2950,
 			text: phraseMask{
 				{index: 9, bits: 402653184},
 			},
@@ -4437,7 +4437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2952,
+			line: 2956,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -4448,7 +4448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2958,
+			line: 2962,
 			text: phraseMask{
 				{index: 9, bits: 1073741824},
 			},
@@ -4459,7 +4459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2964,
+			line: 2968,
 			text: phraseMask{
 				{index: 9, bits: 2147549184},
 			},
@@ -4470,7 +4470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2976,
+			line: 2980,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4520,7 +4520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2989,
+			line: 2993,
 			text: phraseMask{
 				{index: 9, bits: 2061584302080},
 			},
@@ -4564,7 +4564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3001,
+			line: 3005,
 			text: phraseMask{
 				{index: 9, bits: 32985348833280},
 				{index: 6, bits: 9007199254740992},
@@ -4608,7 +4608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3015,
+			line: 3019,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4682,7 +4682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3040,
+			line: 3044,
 			text: phraseMask{
 				{index: 9, bits: 1152921504606846976},
 			},
@@ -4732,7 +4732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3049,
+			line: 3053,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4791,7 +4791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3064,
+			line: 3068,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4848,7 +4848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3083,
+			line: 3087,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4903,7 +4903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3095,
+			line: 3099,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4944,7 +4944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3109,
+			line: 3113,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4993,7 +4993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3118,
+			line: 3122,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5042,7 +5042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3127,
+			line: 3131,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5091,7 +5091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3136,
+			line: 3140,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5140,7 +5140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3146,
+			line: 3150,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5182,7 +5182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3155,
+			line: 3159,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5231,7 +5231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3164,
+			line: 3168,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5280,7 +5280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3173,
+			line: 3177,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5329,7 +5329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3182,
+			line: 3186,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5378,7 +5378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3191,
+			line: 3195,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5427,7 +5427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3200,
+			line: 3204,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5476,7 +5476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3209,
+			line: 3213,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5525,7 +5525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3218,
+			line: 3222,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5574,7 +5574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3227,
+			line: 3231,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5623,7 +5623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3236,
+			line: 3240,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5672,7 +5672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3245,
+			line: 3249,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5728,7 +5728,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3254,
+			line: 3258,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5785,7 +5785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3263,
+			line: 3267,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5834,7 +5834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3272,
+			line: 3276,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5883,7 +5883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3283,
+			line: 3287,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5932,7 +5932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3292,
+			line: 3296,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5981,7 +5981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3301,
+			line: 3305,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6030,7 +6030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3312,
+			line: 3316,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6079,7 +6079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3324,
+			line: 3328,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6128,7 +6128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3333,
+			line: 3337,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6177,7 +6177,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3342,
+			line: 3346,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6226,7 +6226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3351,
+			line: 3355,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6282,7 +6282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3360,
+			line: 3364,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6331,7 +6331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3370,
+			line: 3374,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6380,7 +6380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3379,
+			line: 3383,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6429,7 +6429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3388,
+			line: 3392,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6486,7 +6486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3397,
+			line: 3401,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6542,7 +6542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3409,
+			line: 3413,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6584,7 +6584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3418,
+			line: 3422,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6626,7 +6626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3427,
+			line: 3431,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6692,7 +6692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3436,
+			line: 3440,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6734,7 +6734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3445,
+			line: 3449,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6783,7 +6783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3456,
+			line: 3460,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6819,7 +6819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3472,
+			line: 3476,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -6829,7 +6829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3479,
+			line: 3483,
 			text: phraseMask{
 				{index: 10, bits: 33554432},
 			},
@@ -6839,7 +6839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3484,
+			line: 3488,
 			text: phraseMask{
 				{index: 10, bits: 67108864},
 			},
@@ -6849,7 +6849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3489,
+			line: 3493,
 			text: phraseMask{
 				{index: 10, bits: 134217728},
 			},
@@ -6859,7 +6859,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3494,
+			line: 3498,
 			text: phraseMask{
 				{index: 10, bits: 8321499136},
 			},
@@ -6869,7 +6869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3501,
+			line: 3505,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -6882,7 +6882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3507,
+			line: 3511,
 			text: phraseMask{
 				{index: 10, bits: 17179869184},
 			},
@@ -6892,7 +6892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3512,
+			line: 3516,
 			text: phraseMask{
 				{index: 10, bits: 34359738368},
 			},
@@ -6902,7 +6902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3517,
+			line: 3521,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -6912,7 +6912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3530,
+			line: 3534,
 			text: phraseMask{
 				{index: 10, bits: 412316860416},
 			},
@@ -6963,7 +6963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3540,
+			line: 3544,
 			text: phraseMask{
 				{index: 10, bits: 549755813888},
 			},
@@ -6973,7 +6973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3548,
+			line: 3552,
 			text: phraseMask{
 				{index: 10, bits: 1099511627776},
 			},
@@ -6983,7 +6983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3553,
+			line: 3557,
 			text: phraseMask{
 				{index: 10, bits: 6597069766656},
 			},
@@ -6993,7 +6993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3558,
+			line: 3562,
 			text: phraseMask{
 				{index: 10, bits: 131941395333120},
 			},
@@ -7003,7 +7003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3564,
+			line: 3568,
 			text: phraseMask{
 				{index: 10, bits: 2111062325329920},
 			},
@@ -7013,7 +7013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3576,
+			line: 3580,
 			text: phraseMask{
 				{index: 10, bits: 15762598695796736},
 			},
@@ -7063,7 +7063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3585,
+			line: 3589,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -7073,7 +7073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3590,
+			line: 3594,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
@@ -7083,7 +7083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3595,
+			line: 3599,
 			text: phraseMask{
 				{index: 10, bits: 72057594037927936},
 			},
@@ -7093,7 +7093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3600,
+			line: 3604,
 			text: phraseMask{
 				{index: 10, bits: 432345564227567616},
 			},
@@ -7103,7 +7103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3605,
+			line: 3609,
 			text: phraseMask{
 				{index: 10, bits: 17870283321406128128},
 				{index: 11, bits: 3},
@@ -7114,7 +7114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3612,
+			line: 3616,
 			text: phraseMask{
 				{index: 11, bits: 252},
 			},
@@ -7124,7 +7124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3618,
+			line: 3622,
 			text: phraseMask{
 				{index: 11, bits: 256},
 			},
@@ -7134,7 +7134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3623,
+			line: 3627,
 			text: phraseMask{
 				{index: 11, bits: 3584},
 			},
@@ -7144,7 +7144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3630,
+			line: 3634,
 			text: phraseMask{
 				{index: 11, bits: 12288},
 			},
@@ -7154,7 +7154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3635,
+			line: 3639,
 			text: phraseMask{
 				{index: 11, bits: 16384},
 			},
@@ -7164,7 +7164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3640,
+			line: 3644,
 			text: phraseMask{
 				{index: 7, bits: 12582912},
 			},
@@ -7174,7 +7174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3645,
+			line: 3649,
 			text: phraseMask{
 				{index: 7, bits: 1048576},
 			},
@@ -7184,7 +7184,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3650,
+			line: 3654,
 			text: phraseMask{
 				{index: 7, bits: 2097152},
 			},
@@ -7194,7 +7194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3655,
+			line: 3659,
 			text: phraseMask{
 				{index: 11, bits: 32768},
 			},
@@ -7204,7 +7204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3660,
+			line: 3664,
 			text: phraseMask{
 				{index: 11, bits: 65536},
 			},
@@ -7214,7 +7214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3665,
+			line: 3669,
 			text: phraseMask{
 				{index: 11, bits: 131072},
 			},
@@ -7224,7 +7224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3670,
+			line: 3674,
 			text: phraseMask{
 				{index: 11, bits: 262144},
 			},
@@ -7234,7 +7234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3675,
+			line: 3679,
 			text: phraseMask{
 				{index: 11, bits: 524288},
 			},
@@ -7244,7 +7244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3680,
+			line: 3684,
 			text: phraseMask{
 				{index: 11, bits: 1048576},
 			},
@@ -7254,7 +7254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3685,
+			line: 3689,
 			text: phraseMask{
 				{index: 11, bits: 2097152},
 			},
@@ -7264,7 +7264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3690,
+			line: 3694,
 			text: phraseMask{
 				{index: 11, bits: 4194304},
 			},
@@ -7274,7 +7274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3695,
+			line: 3699,
 			text: phraseMask{
 				{index: 11, bits: 8388608},
 			},
@@ -7284,7 +7284,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3700,
+			line: 3704,
 			text: phraseMask{
 				{index: 11, bits: 50331648},
 			},
@@ -7294,7 +7294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3706,
+			line: 3710,
 			text: phraseMask{
 				{index: 11, bits: 67108864},
 			},
@@ -7304,7 +7304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3711,
+			line: 3715,
 			text: phraseMask{
 				{index: 11, bits: 134217728},
 			},
@@ -7314,7 +7314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3716,
+			line: 3720,
 			text: phraseMask{
 				{index: 11, bits: 68451041280},
 			},
@@ -7324,7 +7324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3723,
+			line: 3727,
 			text: phraseMask{
 				{index: 11, bits: 481036337152},
 			},
@@ -7334,7 +7334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3728,
+			line: 3732,
 			text: phraseMask{
 				{index: 11, bits: 549755813888},
 			},
@@ -7344,7 +7344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3733,
+			line: 3737,
 			text: phraseMask{
 				{index: 11, bits: 16492674416640},
 			},
@@ -7354,7 +7354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3739,
+			line: 3743,
 			text: phraseMask{
 				{index: 11, bits: 72040001851883520},
 			},
@@ -7364,7 +7364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3749,
+			line: 3753,
 			text: phraseMask{
 				{index: 11, bits: 216172782113783808},
 			},
@@ -7374,7 +7374,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3754,
+			line: 3758,
 			text: phraseMask{
 				{index: 11, bits: 288230376151711744},
 			},
@@ -7384,7 +7384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3759,
+			line: 3763,
 			text: phraseMask{
 				{index: 11, bits: 576460752303423488},
 			},
@@ -7394,7 +7394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3764,
+			line: 3768,
 			text: phraseMask{
 				{index: 11, bits: 1152921504606846976},
 			},
@@ -7404,7 +7404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3769,
+			line: 3773,
 			text: phraseMask{
 				{index: 11, bits: 6917529027641081856},
 			},
@@ -7414,7 +7414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3775,
+			line: 3779,
 			text: phraseMask{
 				{index: 11, bits: 9223372036854775808},
 			},
@@ -7424,7 +7424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3780,
+			line: 3784,
 			text: phraseMask{
 				{index: 12, bits: 1},
 			},
@@ -7434,7 +7434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3785,
+			line: 3789,
 			text: phraseMask{
 				{index: 12, bits: 6},
 			},
@@ -7444,7 +7444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3790,
+			line: 3794,
 			text: phraseMask{
 				{index: 12, bits: 8},
 			},
@@ -7454,7 +7454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3795,
+			line: 3799,
 			text: phraseMask{
 				{index: 12, bits: 16},
 			},
@@ -7464,7 +7464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3800,
+			line: 3804,
 			text: phraseMask{
 				{index: 12, bits: 32},
 			},
@@ -7474,7 +7474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3805,
+			line: 3809,
 			text: phraseMask{
 				{index: 12, bits: 192},
 			},
@@ -7524,7 +7524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3822,
+			line: 3826,
 			text: phraseMask{
 				{index: 12, bits: 67108608},
 			},
@@ -7574,7 +7574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3851,
+			line: 3855,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7630,7 +7630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3861,
+			line: 3865,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7747,7 +7747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3878,
+			line: 3882,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7800,7 +7800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3904,
+			line: 3908,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7809,7 +7809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3909,
+			line: 3913,
 			text: phraseMask{
 				{index: 12, bits: 536870912},
 			},
@@ -7819,7 +7819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3915,
+			line: 3919,
 			text: phraseMask{
 				{index: 12, bits: 33285996544},
 			},
@@ -7829,7 +7829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3929,
+			line: 3933,
 			text: phraseMask{
 				{index: 12, bits: 18446744039349813248},
 				{index: 13, bits: 255},
@@ -7843,7 +7843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3941,
+			line: 3945,
 			text: phraseMask{
 				{index: 13, bits: 18446744073709551360},
 				{index: 2, bits: 8623644672},
@@ -7862,7 +7862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3981,
+			line: 3985,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7872,7 +7872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3986,
+			line: 3990,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7881,7 +7881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3991,
+			line: 3995,
 			text: phraseMask{
 				{index: 14, bits: 18014398375264256},
 				{index: 7, bits: 35184372088832},
@@ -7895,7 +7895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4005,
+			line: 4009,
 			text: phraseMask{
 				{index: 14, bits: 54043195528445952},
 				{index: 9, bits: 8},
@@ -7906,7 +7906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4017,
+			line: 4021,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7917,7 +7917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4022,
+			line: 4026,
 			text: phraseMask{
 				{index: 14, bits: 18374686479671623680},
 				{index: 9, bits: 268436992},
@@ -7934,7 +7934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4055,
+			line: 4059,
 			text: phraseMask{
 				{index: 15, bits: 71776119061217280},
 			},
@@ -7944,7 +7944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4067,
+			line: 4071,
 			text: phraseMask{
 				{index: 15, bits: 18374686479671623680},
 				{index: 9, bits: 1152886320234758144},
@@ -7961,7 +7961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4088,
+			line: 4092,
 			text: phraseMask{
 				{index: 16, bits: 2095104},
 			},
@@ -8002,7 +8002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4097,
+			line: 4101,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8017,7 +8017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4102,
+			line: 4106,
 			text: phraseMask{
 				{index: 16, bits: 2251799811588096},
 				{index: 5, bits: 2251799813685248},
@@ -8031,7 +8031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4115,
+			line: 4119,
 			text: phraseMask{
 				{index: 16, bits: 6755399441055744},
 			},
@@ -8045,7 +8045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4134,
+			line: 4138,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8074,7 +8074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4174,
+			line: 4178,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8103,7 +8103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4215,
+			line: 4219,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8121,7 +8121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4227,
+			line: 4231,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -8196,7 +8196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4288,
+			line: 4292,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8245,7 +8245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4300,
+			line: 4304,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8294,7 +8294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4311,
+			line: 4315,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8342,7 +8342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4320,
+			line: 4324,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8363,7 +8363,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4330,
+			line: 4334,
 			text: phraseMask{
 				{index: 18, bits: 1152921504875282432},
 			},
@@ -8373,7 +8373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4337,
+			line: 4341,
 			text: phraseMask{
 				{index: 21, bits: 8},
 			},
@@ -8387,7 +8387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4346,
+			line: 4350,
 			text: phraseMask{
 				{index: 17, bits: 256},
 				{index: 16, bits: 36028797018963968},
@@ -8398,7 +8398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4353,
+			line: 4357,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -8428,7 +8428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4359,
+			line: 4363,
 			text: phraseMask{
 				{index: 21, bits: 18428729675200069632},
 				{index: 22, bits: 511},
@@ -8465,7 +8465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4378,
+			line: 4382,
 			text: phraseMask{
 				{index: 8, bits: 4194304},
 				{index: 22, bits: 3584},
@@ -8486,7 +8486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4412,
+			line: 4416,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8562,7 +8562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4425,
+			line: 4429,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8643,7 +8643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4450,
+			line: 4454,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8742,7 +8742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4458,
+			line: 4462,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8764,7 +8764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4477,
+			line: 4481,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8800,7 +8800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4483,
+			line: 4487,
 			text: phraseMask{
 				{index: 22, bits: 30786325577728},
 			},
@@ -8810,7 +8810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4492,
+			line: 4496,
 			text: phraseMask{
 				{index: 22, bits: 35185177395200},
 			},
@@ -8827,7 +8827,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4507,
+			line: 4511,
 			text: phraseMask{
 				{index: 22, bits: 4096},
 			},
@@ -8897,7 +8897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4513,
+			line: 4517,
 			text: phraseMask{
 				{index: 20, bits: 2305843009213693952},
 				{index: 22, bits: 24576},
@@ -8972,7 +8972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4521,
+			line: 4525,
 			text: phraseMask{
 				{index: 22, bits: 3298534879232},
 				{index: 10, bits: 67108992},
@@ -8988,7 +8988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4529,
+			line: 4533,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8997,7 +8997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4534,
+			line: 4538,
 			text: phraseMask{
 				{index: 22, bits: 18446603336221196288},
 				{index: 23, bits: 16777215},
@@ -9012,7 +9012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4555,
+			line: 4559,
 			text: phraseMask{
 				{index: 23, bits: 520093696},
 			},
@@ -9029,7 +9029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4568,
+			line: 4572,
 			text: phraseMask{
 				{index: 23, bits: 274341036032},
 			},
@@ -9039,7 +9039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4576,
+			line: 4580,
 			text: phraseMask{
 				{index: 23, bits: 274877906944},
 			},
@@ -9052,7 +9052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4587,
+			line: 4591,
 			text: phraseMask{
 				{index: 23, bits: 562400197607424},
 				{index: 7, bits: 134217728},
@@ -9064,7 +9064,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4599,
+			line: 4603,
 			text: phraseMask{
 				{index: 23, bits: 18446181124293001216},
 				{index: 24, bits: 511},
@@ -9087,7 +9087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 4664,
+			line: 4668,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9133,7 +9133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4683,
+			line: 4687,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9143,7 +9143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4688,
+			line: 4692,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709518848},
 				{index: 7, bits: 72057594037927936},
@@ -9169,7 +9169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4731,
+			line: 4735,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709518848},
 				{index: 7, bits: 72057594037927936},
@@ -9193,7 +9193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4745,
+			line: 4749,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9209,7 +9209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4765,
+			line: 4769,
 			text: phraseMask{
 				{index: 19, bits: 8796093022208},
 			},
@@ -9219,7 +9219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4772,
+			line: 4776,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9253,7 +9253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4793,
+			line: 4797,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9262,7 +9262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4803,
+			line: 4807,
 			text: phraseMask{
 				{index: 26, bits: 32985348833280},
 			},
@@ -9272,7 +9272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4807,
+			line: 4811,
 			text: phraseMask{
 				{index: 24, bits: 18446744073709551104},
 				{index: 11, bits: 262144},
@@ -9294,7 +9294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4812,
+			line: 4816,
 			text: phraseMask{
 				{index: 2, bits: 562949953421312},
 				{index: 26, bits: 8972014882652160},
@@ -9317,7 +9317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4826,
+			line: 4830,
 			text: phraseMask{
 				{index: 26, bits: 18437736874454810624},
 				{index: 27, bits: 511},
@@ -9328,7 +9328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4836,
+			line: 4840,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9337,7 +9337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4841,
+			line: 4845,
 			text: phraseMask{
 				{index: 27, bits: 536870400},
 				{index: 12, bits: 33285996544},
@@ -9353,7 +9353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4859,
+			line: 4863,
 			text: phraseMask{
 				{index: 16, bits: 18437736874454810624},
 				{bits: 64513},
@@ -9377,7 +9377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4864,
+			line: 4868,
 			text: phraseMask{
 				{index: 27, bits: 562949416550400},
 				{index: 18, bits: 32},
@@ -9417,7 +9417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4890,
+			line: 4894,
 			text: phraseMask{
 				{index: 27, bits: 2305280059260272640},
 				{bits: 207165582859042816},
@@ -9428,7 +9428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 4900,
+			line: 4904,
 			text: phraseMask{
 				{index: 27, bits: 2305843009213693952},
 			},
@@ -9524,7 +9524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4922,
+			line: 4926,
 			text: phraseMask{
 				{index: 27, bits: 13835058055282163712},
 				{index: 28, bits: 140737488355327},
@@ -9540,7 +9540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4952,
+			line: 4956,
 			text: phraseMask{
 				{index: 28, bits: 140737488355328},
 			},
@@ -9553,7 +9553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 4958,
+			line: 4962,
 			text: phraseMask{
 				{index: 28, bits: 18446462598732840960},
 				{index: 29, bits: 511},
@@ -9567,7 +9567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 4977,
+			line: 4981,
 			text: phraseMask{
 				{index: 29, bits: 512},
 			},
@@ -9580,7 +9580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4985,
+			line: 4989,
 			text: phraseMask{
 				{index: 29, bits: 137438952448},
 			},
@@ -9593,7 +9593,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5001,
+			line: 5005,
 			text: phraseMask{
 				{index: 29, bits: 137438953472},
 			},
@@ -9606,7 +9606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5007,
+			line: 5011,
 			text: phraseMask{
 				{index: 25, bits: 18446462598732840960},
 				{index: 1, bits: 144115532746981376},
@@ -9624,7 +9624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5012,
+			line: 5016,
 			text: phraseMask{
 				{index: 26, bits: 67108864},
 				{index: 1, bits: 864691128455135232},
@@ -9635,7 +9635,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5018,
+			line: 5022,
 			text: phraseMask{
 				{index: 29, bits: 140462610448384},
 				{index: 12, bits: 536870912},
@@ -9646,7 +9646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5025,
+			line: 5029,
 			text: phraseMask{
 				{index: 19, bits: 36027697507336192},
 				{index: 5, bits: 16384},
@@ -9659,7 +9659,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5030,
+			line: 5034,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9748,7 +9748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5047,
+			line: 5051,
 			text: phraseMask{
 				{index: 7, bits: 51539607552},
 				{index: 29, bits: 18446603336221196288},
@@ -9768,7 +9768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5067,
+			line: 5071,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9781,7 +9781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5073,
+			line: 5077,
 			text: phraseMask{
 				{index: 30, bits: 131072},
 			},
@@ -9794,7 +9794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5080,
+			line: 5084,
 			text: phraseMask{
 				{index: 7, bits: 137438953472},
 				{index: 30, bits: 2199022993408},
@@ -9809,7 +9809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5095,
+			line: 5099,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9826,14 +9826,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5102,
+			line:    5106,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5107,
+			line: 5111,
 			text: phraseMask{
 				{index: 30, bits: 576458553280167936},
 				{index: 9, bits: 13835058055282163712},
@@ -9851,7 +9851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5122,
+			line: 5126,
 			text: phraseMask{
 				{index: 30, bits: 4035225266123964416},
 				{index: 23, bits: 16777216},
@@ -9870,7 +9870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5131,
+			line: 5135,
 			text: phraseMask{
 				{index: 30, bits: 13835058055282163712},
 				{index: 2, bits: 2199023255552},
@@ -9882,7 +9882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5140,
+			line: 5144,
 			text: phraseMask{
 				{index: 7, bits: 2304},
 				{index: 31, bits: 16744448},
@@ -9893,7 +9893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5157,
+			line: 5161,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9902,7 +9902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5163,
+			line: 5167,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9951,7 +9951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5173,
+			line: 5177,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10006,7 +10006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5186,
+			line: 5190,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10015,7 +10015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5192,
+			line: 5196,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10056,7 +10056,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5201,
+			line: 5205,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10092,7 +10092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5208,
+			line: 5212,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10101,7 +10101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5216,
+			line: 5220,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10143,7 +10143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5226,
+			line: 5230,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10152,7 +10152,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5232,
+			line: 5236,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10201,7 +10201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5242,
+			line: 5246,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10250,7 +10250,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5252,
+			line: 5256,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10286,7 +10286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5259,
+			line: 5263,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10329,7 +10329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5269,
+			line: 5273,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10365,7 +10365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5276,
+			line: 5280,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10374,7 +10374,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5282,
+			line: 5286,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10448,7 +10448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5297,
+			line: 5301,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -10484,7 +10484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5305,
+			line: 5309,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -10520,7 +10520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5312,
+			line: 5316,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -10556,7 +10556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5319,
+			line: 5323,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -10605,7 +10605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5332,
+			line: 5336,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -10654,7 +10654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5342,
+			line: 5346,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10703,7 +10703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5352,
+			line: 5356,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10752,7 +10752,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5362,
+			line: 5366,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10801,7 +10801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5372,
+			line: 5376,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10850,7 +10850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5382,
+			line: 5386,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10899,7 +10899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5392,
+			line: 5396,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10948,7 +10948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5402,
+			line: 5406,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10997,7 +10997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5412,
+			line: 5416,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11046,7 +11046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5422,
+			line: 5426,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11095,7 +11095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5432,
+			line: 5436,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11144,7 +11144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5442,
+			line: 5446,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11193,7 +11193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5452,
+			line: 5456,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11242,7 +11242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5462,
+			line: 5466,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11278,7 +11278,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5469,
+			line: 5473,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11315,7 +11315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5476,
+			line: 5480,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11364,7 +11364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5488,
+			line: 5492,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -11393,14 +11393,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5498,
+			line:    5502,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5505,
+			line: 5509,
 			text: phraseMask{
 				{index: 19, bits: 18410715276690587648},
 				{index: 20, bits: 18446744073709551615},
@@ -11529,7 +11529,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5529,
+			line: 5533,
 			text: phraseMask{
 				{index: 31, bits: 251658240},
 				{index: 10, bits: 4194304},
@@ -11540,7 +11540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5534,
+			line: 5538,
 			text: phraseMask{
 				{index: 31, bits: 268435456},
 			},
@@ -11550,7 +11550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5539,
+			line: 5543,
 			text: phraseMask{
 				{index: 31, bits: 17591649173504},
 			},
@@ -11560,7 +11560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5546,
+			line: 5550,
 			text: phraseMask{
 				{index: 31, bits: 123145302310912},
 			},
@@ -11570,7 +11570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5551,
+			line: 5555,
 			text: phraseMask{
 				{index: 31, bits: 422212465065984},
 			},
@@ -11580,7 +11580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5556,
+			line: 5560,
 			text: phraseMask{
 				{index: 31, bits: 1688849860263936},
 				{index: 26, bits: 2251799813685248},
@@ -11591,7 +11591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5567,
+			line: 5571,
 			text: phraseMask{
 				{index: 31, bits: 18444492273895866368},
 				{index: 1, bits: 1},
@@ -11611,7 +11611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5582,
+			line: 5586,
 			text: phraseMask{
 				{index: 32, bits: 16352},
 			},
@@ -11621,7 +11621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5588,
+			line: 5592,
 			text: phraseMask{
 				{index: 32, bits: 4177920},
 				{index: 2, bits: 67108864},
@@ -11633,7 +11633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5594,
+			line: 5598,
 			text: phraseMask{
 				{index: 2, bits: 2},
 				{index: 12, bits: 201326600},
@@ -11646,7 +11646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5602,
+			line: 5606,
 			text: phraseMask{
 				{index: 1, bits: 1266637395197952},
 			},
@@ -11656,7 +11656,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5607,
+			line: 5611,
 			text: phraseMask{
 				{index: 32, bits: 33554432},
 			},
@@ -11666,7 +11666,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5612,
+			line: 5616,
 			text: phraseMask{
 				{index: 32, bits: 469762048},
 			},
@@ -11676,7 +11676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5623,
+			line: 5627,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11735,7 +11735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5636,
+			line: 5640,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11791,7 +11791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5648,
+			line: 5652,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11840,7 +11840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5657,
+			line: 5661,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11889,7 +11889,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5666,
+			line: 5670,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11938,7 +11938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5675,
+			line: 5679,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12049,7 +12049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5689,
+			line: 5693,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12085,7 +12085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5696,
+			line: 5700,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12174,7 +12174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5707,
+			line: 5711,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12210,7 +12210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5714,
+			line: 5718,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12246,7 +12246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5721,
+			line: 5725,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12275,7 +12275,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5728,
+			line: 5732,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12319,7 +12319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5736,
+			line: 5740,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12328,7 +12328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5742,
+			line: 5746,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12364,7 +12364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5750,
+			line: 5754,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -12378,7 +12378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5757,
+			line: 5761,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -12580,7 +12580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5781,
+			line: 5785,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12809,7 +12809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5811,
+			line:   5815,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12868,7 +12868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5821,
+			line: 5825,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12877,7 +12877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5826,
+			line: 5830,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12886,7 +12886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5831,
+			line: 5835,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12941,7 +12941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5840,
+			line: 5844,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12952,7 +12952,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5848,
+			line: 5852,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12961,14 +12961,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5853,
+			line:     5857,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5863,
+			line: 5867,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12977,7 +12977,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5873,
+			line: 5877,
 			text: phraseMask{
 				{index: 32, bits: 536870912},
 			},
@@ -12987,7 +12987,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5878,
+			line: 5882,
 			text: phraseMask{
 				{index: 32, bits: 7516192768},
 			},
@@ -12997,7 +12997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5884,
+			line: 5888,
 			text: phraseMask{
 				{index: 32, bits: 60129542144},
 			},
@@ -13008,7 +13008,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5893,
+			line: 5897,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13022,7 +13022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5897,
+			line: 5901,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13038,7 +13038,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5901,
+			line: 5905,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13049,7 +13049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5905,
+			line: 5909,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13063,7 +13063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5909,
+			line: 5913,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13074,7 +13074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5913,
+			line: 5917,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13134,7 +13134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5921,
+			line: 5925,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13191,7 +13191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5929,
+			line: 5933,
 			text: phraseMask{
 				{index: 32, bits: 4123168604160},
 			},
@@ -13204,7 +13204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5936,
+			line: 5940,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13243,7 +13243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5945,
+			line: 5949,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13314,7 +13314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5954,
+			line: 5958,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -13402,7 +13402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 631,
+			line: 635,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -13417,7 +13417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 642,
+			line: 646,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -13428,7 +13428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 648,
+			line: 652,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -13439,7 +13439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 657,
+			line: 661,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -13452,7 +13452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 667,
+			line: 671,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -13464,7 +13464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 673,
+			line: 677,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -13476,7 +13476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 697,
+			line: 701,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -13493,7 +13493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 708,
+			line: 712,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -13508,7 +13508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 717,
+			line: 721,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -13521,7 +13521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 726,
+			line: 730,
 			text: phraseMask{
 				{bits: 17293822569102704640},
 				{index: 1, bits: 3},
@@ -13533,7 +13533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 747,
+			line: 751,
 			text: phraseMask{
 				{index: 1, bits: 32765},
 			},
@@ -13549,7 +13549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 760,
+			line: 764,
 			text: phraseMask{
 				{index: 1, bits: 536838144},
 			},
@@ -13561,7 +13561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 767,
+			line: 771,
 			text: phraseMask{
 				{index: 1, bits: 8053063680},
 			},
@@ -13572,7 +13572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 774,
+			line: 778,
 			text: phraseMask{
 				{index: 1, bits: 17583596109824},
 			},
@@ -13585,7 +13585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 793,
+			line: 797,
 			text: phraseMask{
 				{index: 1, bits: 123145302310912},
 			},
@@ -13599,7 +13599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 810,
+			line: 814,
 			text: phraseMask{
 				{index: 1, bits: 35888059530608640},
 			},
@@ -13614,7 +13614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 837,
+			line: 841,
 			text: phraseMask{
 				{index: 1, bits: 108086391056891904},
 			},
@@ -13629,7 +13629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 847,
+			line: 851,
 			text: phraseMask{
 				{index: 1, bits: 8935141660703064064},
 			},
@@ -13643,7 +13643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 855,
+			line: 859,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 				{index: 2, bits: 8191},
@@ -13867,7 +13867,7 @@ var builtinSet = &ruleSet{
 			{literal: "DMARC aggregate report"},
 		},
 		34: {
-			{literal: "This is not a bounce but a DMARC aggregate report: a receiving mail service's summary of the mail it saw sent in your domain's name, with the results of its SPF, DKIM and DMARC checks. It is meant for your domain's email admin, who reads it with a DMARC report tool; nothing needs doing about it, and no message failed."},
+			{literal: "This is not a bounce but a DMARC aggregate report: a summary, for your domain's email admin, of how the mail claiming to come from your domain fared at one receiving mail service, with the results of its SPF, DKIM and DMARC checks. It can list messages that failed those checks and were rejected or quarantined there; your email admin should read it with a DMARC report viewer."},
 		},
 		35: {
 			{literal: "Your message to "},

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -59,5 +60,33 @@ func TestListHeldForANonMemberSaysToSubscribe(t *testing.T) {
 		if !strings.Contains(v.Fix, "subscribe to the list") || !strings.Contains(v.Fix, "do not send the message again") {
 			t.Errorf("%q: fix %q, want subscribe and do not resend", reason, v.Fix)
 		}
+	}
+}
+
+// Sympa's moderation notice in French, read from its message, is a list
+// hold, not an out-of-office reply: the list (named bare, at the robot's
+// domain) is the recipient, never the robot sympa@, and the explanation
+// says the message waits for the moderator and has not reached the list.
+func TestFrenchSympaHoldIsReadAsHeldForTheListNotAsVacation(t *testing.T) {
+	e := builtin(t)
+	b, err := os.ReadFile("../internal/testdata/bounces/eml/list-moderation-held-06.eml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := dsn.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := e.Explain(r)
+	if len(got) != 1 {
+		t.Fatalf("%d readings, want 1", len(got))
+	}
+	v := got[0]
+	if v.Reason != ReasonOnHold || v.Owner != OwnerGroupOwner {
+		t.Errorf("reason %s owner %s, want %s and %s", v.Reason, v.Owner, ReasonOnHold, OwnerGroupOwner)
+	}
+	if !strings.Contains(v.Explanation, "seminaires@listes.labo.example") || !strings.Contains(v.Explanation, "moderator") ||
+		!strings.Contains(v.Explanation, "not reached the list") || strings.Contains(v.Explanation, "sympa@") {
+		t.Errorf("explanation %q: want the list, held for its moderator, not yet on the list, and no robot", v.Explanation)
 	}
 }
