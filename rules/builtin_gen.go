@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "44a172e4c4ca"
+const builtinDigest = "006e71fb6c6a"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   912,
+			line:   935,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 917,
+			line: 940,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,11 +56,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 932,
+			line: 955,
 			text: phraseMask{
-				{index: 2, bits: 1835008},
+				{index: 2, bits: 3670016},
 			},
-			textIDs: []int32{146, 147, 148},
+			textIDs: []int32{147, 148, 149},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false},
 			},
@@ -70,11 +70,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 939,
+			line: 962,
 			text: phraseMask{
-				{index: 2, bits: 2097152},
+				{index: 2, bits: 4194304},
 			},
-			textIDs: []int32{149},
+			textIDs: []int32{150},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false},
 			},
@@ -84,11 +84,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 946,
+			line: 969,
 			text: phraseMask{
-				{index: 2, bits: 12582912},
+				{index: 2, bits: 25165824},
 			},
-			textIDs: []int32{150, 151},
+			textIDs: []int32{151, 152},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -98,11 +98,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 953,
+			line: 976,
 			text: phraseMask{
-				{index: 2, bits: 16777216},
+				{index: 2, bits: 33554432},
 			},
-			textIDs: []int32{152},
+			textIDs: []int32{153},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -112,11 +112,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 960,
+			line: 983,
 			text: phraseMask{
-				{index: 2, bits: 503316480},
+				{index: 2, bits: 1006632960},
 			},
-			textIDs: []int32{153, 154, 155, 156},
+			textIDs: []int32{154, 155, 156, 157},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false},
 			},
@@ -126,11 +126,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 967,
+			line: 990,
 			text: phraseMask{
-				{index: 2, bits: 1610612736},
+				{index: 2, bits: 3221225472},
 			},
-			textIDs: []int32{157, 158},
+			textIDs: []int32{158, 159},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -140,11 +140,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 974,
+			line: 997,
 			text: phraseMask{
-				{index: 2, bits: 2147483648},
+				{index: 2, bits: 4294967296},
 			},
-			textIDs: []int32{159},
+			textIDs: []int32{160},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -154,11 +154,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 981,
+			line: 1004,
 			text: phraseMask{
-				{index: 2, bits: 4294967296},
+				{index: 2, bits: 8589934592},
 			},
-			textIDs: []int32{160},
+			textIDs: []int32{161},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false},
 			},
@@ -168,11 +168,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 988,
+			line: 1011,
 			text: phraseMask{
-				{index: 2, bits: 8589934592},
+				{index: 2, bits: 17179869184},
 			},
-			textIDs: []int32{161},
+			textIDs: []int32{162},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false},
 			},
@@ -182,11 +182,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 995,
+			line: 1018,
 			text: phraseMask{
-				{index: 2, bits: 51539607552},
+				{index: 2, bits: 103079215104},
 			},
-			textIDs: []int32{162, 163},
+			textIDs: []int32{163, 164},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false},
 			},
@@ -196,11 +196,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1002,
+			line: 1025,
 			text: phraseMask{
-				{index: 2, bits: 68719476736},
+				{index: 2, bits: 137438953472},
 			},
-			textIDs: []int32{164},
+			textIDs: []int32{165},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -210,11 +210,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1009,
+			line: 1032,
 			text: phraseMask{
-				{index: 2, bits: 412316860416},
+				{index: 2, bits: 824633720832},
 			},
-			textIDs: []int32{165, 166},
+			textIDs: []int32{166, 167},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -224,11 +224,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1016,
+			line: 1039,
 			text: phraseMask{
-				{index: 2, bits: 549755813888},
+				{index: 2, bits: 1099511627776},
 			},
-			textIDs: []int32{167},
+			textIDs: []int32{168},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -238,11 +238,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1023,
+			line: 1046,
 			text: phraseMask{
-				{index: 2, bits: 1099511627776},
+				{index: 2, bits: 2199023255552},
 			},
-			textIDs: []int32{168},
+			textIDs: []int32{169},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false},
 			},
@@ -252,11 +252,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1030,
+			line: 1053,
 			text: phraseMask{
-				{index: 2, bits: 2199023255552},
+				{index: 2, bits: 4398046511104},
 			},
-			textIDs: []int32{169},
+			textIDs: []int32{170},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false},
 			},
@@ -266,11 +266,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1037,
+			line: 1060,
 			text: phraseMask{
-				{index: 2, bits: 30786325577728},
+				{index: 2, bits: 61572651155456},
 			},
-			textIDs: []int32{170, 171, 172},
+			textIDs: []int32{171, 172, 173},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false},
 			},
@@ -280,22 +280,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1045,
+			line: 1068,
 			text: phraseMask{
-				{index: 2, bits: 4468415255281664},
+				{index: 2, bits: 8936830510563328},
 			},
-			textIDs: []int32{173, 174, 175, 176, 177, 178, 179},
+			textIDs: []int32{174, 175, 176, 177, 178, 179, 180},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1066,
+			line: 1089,
 			text: phraseMask{
-				{index: 2, bits: 13510798882111488},
+				{index: 2, bits: 27021597764222976},
 			},
-			textIDs: []int32{180, 181},
+			textIDs: []int32{181, 182},
 			regexps: []*pattern{
 				{src: "\\bs31[45]0\\b", captures: false},
 			},
@@ -360,11 +360,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1083,
+			line: 1106,
 			text: phraseMask{
-				{index: 2, bits: 1134907106097364992},
+				{index: 2, bits: 2269814212194729984},
 			},
-			textIDs: []int32{182, 183, 184, 185, 186, 187},
+			textIDs: []int32{183, 184, 185, 186, 187, 188},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "onhold",
@@ -412,11 +412,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1101,
+			line: 1124,
 			text: phraseMask{
-				{index: 2, bits: 8070450532247928832},
+				{index: 2, bits: 16140901064495857664},
 			},
-			textIDs: []int32{188, 189, 190},
+			textIDs: []int32{189, 190, 191},
 			then: thenDef{
 				Reason: "blocked",
 				words: words{
@@ -486,12 +486,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1116,
+			line: 1139,
 			text: phraseMask{
-				{index: 2, bits: 9223372036854775808},
-				{index: 3, bits: 31},
+				{index: 3, bits: 63},
 			},
-			textIDs: []int32{191, 192, 193, 194, 195, 196},
+			textIDs: []int32{192, 193, 194, 195, 196, 197},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -537,11 +536,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1136,
+			line: 1159,
 			text: phraseMask{
-				{index: 3, bits: 96},
+				{index: 3, bits: 192},
 			},
-			textIDs: []int32{197, 198},
+			textIDs: []int32{198, 199},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "speeding",
@@ -589,11 +588,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1153,
+			line: 1176,
 			text: phraseMask{
-				{index: 3, bits: 96},
+				{index: 3, bits: 192},
 			},
-			textIDs: []int32{197, 198},
+			textIDs: []int32{198, 199},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -639,11 +638,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1163,
+			line: 1186,
 			text: phraseMask{
-				{index: 3, bits: 128},
+				{index: 3, bits: 256},
 			},
-			textIDs: []int32{199},
+			textIDs: []int32{200},
 			regexps: []*pattern{
 				{src: "(?:\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})(?: +[0-9]+)?\\] )?our system has detected that this message is likely unsolicited mail", captures: true},
 			},
@@ -709,11 +708,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1180,
+			line: 1203,
 			text: phraseMask{
-				{index: 3, bits: 3840},
+				{index: 3, bits: 7680},
 			},
-			textIDs: []int32{200, 201, 202, 203},
+			textIDs: []int32{201, 202, 203, 204},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -759,11 +758,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1195,
+			line: 1218,
 			text: phraseMask{
-				{index: 3, bits: 126976},
+				{index: 3, bits: 253952},
 			},
-			textIDs: []int32{204, 205, 206, 207, 208},
+			textIDs: []int32{205, 206, 207, 208, 209},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -809,11 +808,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1211,
+			line: 1234,
 			text: phraseMask{
-				{index: 3, bits: 917504},
+				{index: 3, bits: 1835008},
 			},
-			textIDs: []int32{209, 210, 211},
+			textIDs: []int32{210, 211, 212},
 			then: thenDef{
 				Reason: "policyviolation",
 				words: words{
@@ -859,11 +858,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1225,
+			line: 1248,
 			text: phraseMask{
-				{index: 3, bits: 7340032},
+				{index: 3, bits: 14680064},
 			},
-			textIDs: []int32{212, 213, 214},
+			textIDs: []int32{213, 214, 215},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](416|418)\\b", captures: false},
 			},
@@ -872,11 +871,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1235,
+			line: 1258,
 			text: phraseMask{
-				{index: 3, bits: 7340032},
+				{index: 3, bits: 14680064},
 			},
-			textIDs: []int32{212, 213, 214},
+			textIDs: []int32{213, 214, 215},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](417)\\b", captures: false},
 			},
@@ -885,11 +884,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1241,
+			line: 1264,
 			text: phraseMask{
-				{index: 3, bits: 7340032},
+				{index: 3, bits: 14680064},
 			},
-			textIDs: []int32{212, 213, 214},
+			textIDs: []int32{213, 214, 215},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](420|426)\\b", captures: false},
 			},
@@ -898,11 +897,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1247,
+			line: 1270,
 			text: phraseMask{
-				{index: 3, bits: 7340032},
+				{index: 3, bits: 14680064},
 			},
-			textIDs: []int32{212, 213, 214},
+			textIDs: []int32{213, 214, 215},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](401|517)\\b", captures: false},
 			},
@@ -911,11 +910,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1253,
+			line: 1276,
 			text: phraseMask{
-				{index: 3, bits: 7340032},
+				{index: 3, bits: 14680064},
 			},
-			textIDs: []int32{212, 213, 214},
+			textIDs: []int32{213, 214, 215},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](305|402)\\b", captures: false},
 			},
@@ -924,11 +923,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1259,
+			line: 1282,
 			text: phraseMask{
-				{index: 3, bits: 7340032},
+				{index: 3, bits: 14680064},
 			},
-			textIDs: []int32{212, 213, 214},
+			textIDs: []int32{213, 214, 215},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](403|405|415|421)\\b", captures: false},
 			},
@@ -937,11 +936,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1265,
+			line: 1288,
 			text: phraseMask{
-				{index: 3, bits: 7340032},
+				{index: 3, bits: 14680064},
 			},
-			textIDs: []int32{212, 213, 214},
+			textIDs: []int32{213, 214, 215},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](506)\\b", captures: false},
 			},
@@ -950,11 +949,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1271,
+			line: 1294,
 			text: phraseMask{
-				{index: 3, bits: 7340032},
+				{index: 3, bits: 14680064},
 			},
-			textIDs: []int32{212, 213, 214},
+			textIDs: []int32{213, 214, 215},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](514)\\b", captures: false},
 			},
@@ -963,11 +962,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1277,
+			line: 1300,
 			text: phraseMask{
-				{index: 3, bits: 7340032},
+				{index: 3, bits: 14680064},
 			},
-			textIDs: []int32{212, 213, 214},
+			textIDs: []int32{213, 214, 215},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](630)\\b", captures: false},
 			},
@@ -976,11 +975,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1283,
+			line: 1306,
 			text: phraseMask{
-				{index: 3, bits: 7340032},
+				{index: 3, bits: 14680064},
 			},
-			textIDs: []int32{212, 213, 214},
+			textIDs: []int32{213, 214, 215},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](505)\\b", captures: false},
 			},
@@ -989,11 +988,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1289,
+			line: 1312,
 			text: phraseMask{
-				{index: 3, bits: 7340032},
+				{index: 3, bits: 14680064},
 			},
-			textIDs: []int32{212, 213, 214},
+			textIDs: []int32{213, 214, 215},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](104)\\b", captures: false},
 			},
@@ -1002,11 +1001,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1295,
+			line: 1318,
 			text: phraseMask{
-				{index: 3, bits: 7340032},
+				{index: 3, bits: 14680064},
 			},
-			textIDs: []int32{212, 213, 214},
+			textIDs: []int32{213, 214, 215},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](101|102|103|510|999)\\b", captures: false},
 			},
@@ -1071,11 +1070,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1310,
+			line: 1333,
 			text: phraseMask{
-				{index: 3, bits: 125829120},
+				{index: 3, bits: 251658240},
 			},
-			textIDs: []int32{215, 216, 217, 218},
+			textIDs: []int32{216, 217, 218, 219},
 			regexps: []*pattern{
 				{src: "\\b(cxbl|cdrbl|ipbl0001|ipbl0010|ipbl0100|ipbl0011|ipbl0101|ipbl0110|ipbl0111|ipbl1000|ipbl1001|ipbl1010|ipbl1011|ipbl1100|ipbl1101|ipbl1110|ipbl1111|ipbl00001)\\b", captures: false},
 			},
@@ -1084,11 +1083,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1318,
+			line: 1341,
 			text: phraseMask{
-				{index: 3, bits: 134217728},
+				{index: 3, bits: 268435456},
 			},
-			textIDs: []int32{219},
+			textIDs: []int32{220},
 			regexps: []*pattern{
 				{src: "\\b(cxdns)\\b", captures: false},
 			},
@@ -1097,11 +1096,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1324,
+			line: 1347,
 			text: phraseMask{
-				{index: 3, bits: 268435456},
+				{index: 3, bits: 536870912},
 			},
-			textIDs: []int32{220},
+			textIDs: []int32{221},
 			regexps: []*pattern{
 				{src: "\\b(cxsndr)\\b", captures: false},
 			},
@@ -1110,11 +1109,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1330,
+			line: 1353,
 			text: phraseMask{
-				{index: 3, bits: 536870912},
+				{index: 3, bits: 1073741824},
 			},
-			textIDs: []int32{221},
+			textIDs: []int32{222},
 			regexps: []*pattern{
 				{src: "\\b(cxsmtp)\\b", captures: false},
 			},
@@ -1123,11 +1122,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1336,
+			line: 1359,
 			text: phraseMask{
-				{index: 3, bits: 3221225472},
+				{index: 3, bits: 6442450944},
 			},
-			textIDs: []int32{222, 223},
+			textIDs: []int32{223, 224},
 			regexps: []*pattern{
 				{src: "\\b(cxcnct|cxmxrt)\\b", captures: false},
 			},
@@ -1136,11 +1135,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1342,
+			line: 1365,
 			text: phraseMask{
-				{index: 3, bits: 12884901888},
+				{index: 3, bits: 25769803776},
 			},
-			textIDs: []int32{224, 225},
+			textIDs: []int32{225, 226},
 			regexps: []*pattern{
 				{src: "\\b(cxthrt|cxmj)\\b", captures: false},
 			},
@@ -1149,11 +1148,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1348,
+			line: 1371,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 34359738368},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{227},
 			regexps: []*pattern{
 				{src: "\\b(urlbl011|urlbl101|urlbl110|urlbl1001)\\b", captures: false},
 			},
@@ -1162,152 +1161,152 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1354,
+			line: 1377,
 			text: phraseMask{
-				{index: 3, bits: 34359738368},
+				{index: 3, bits: 68719476736},
 			},
-			textIDs: []int32{227},
+			textIDs: []int32{228},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1363,
+			line: 1386,
 			text: phraseMask{
-				{index: 3, bits: 8727373545472},
+				{index: 3, bits: 17454747090944},
 			},
-			textIDs: []int32{228, 229, 230, 231, 232, 233, 234},
+			textIDs: []int32{229, 230, 231, 232, 233, 234, 235},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1368,
+			line: 1391,
 			text: phraseMask{
-				{index: 3, bits: 8796093022208},
+				{index: 3, bits: 17592186044416},
 			},
-			textIDs: []int32{235},
+			textIDs: []int32{236},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1373,
+			line: 1396,
 			text: phraseMask{
-				{index: 3, bits: 52776558133248},
+				{index: 3, bits: 105553116266496},
 			},
-			textIDs: []int32{236, 237},
+			textIDs: []int32{237, 238},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1378,
+			line: 1401,
 			text: phraseMask{
-				{index: 3, bits: 211106232532992},
+				{index: 3, bits: 422212465065984},
 			},
-			textIDs: []int32{238, 239},
+			textIDs: []int32{239, 240},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1383,
+			line: 1406,
 			text: phraseMask{
-				{index: 3, bits: 281474976710656},
+				{index: 3, bits: 562949953421312},
 			},
-			textIDs: []int32{240},
+			textIDs: []int32{241},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1388,
+			line: 1411,
 			text: phraseMask{
-				{index: 3, bits: 3940649673949184},
+				{index: 3, bits: 7881299347898368},
 			},
-			textIDs: []int32{241, 242, 243},
+			textIDs: []int32{242, 243, 244},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1393,
+			line: 1416,
 			text: phraseMask{
-				{index: 3, bits: 13510798882111488},
+				{index: 3, bits: 27021597764222976},
 			},
-			textIDs: []int32{244, 245},
+			textIDs: []int32{245, 246},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1398,
+			line: 1421,
 			text: phraseMask{
-				{index: 3, bits: 18014398509481984},
+				{index: 3, bits: 36028797018963968},
 			},
-			textIDs: []int32{246},
+			textIDs: []int32{247},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1403,
+			line: 1426,
 			text: phraseMask{
-				{index: 3, bits: 36028797018963968},
+				{index: 3, bits: 72057594037927936},
 			},
-			textIDs: []int32{247},
+			textIDs: []int32{248},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1408,
+			line: 1431,
 			text: phraseMask{
-				{index: 3, bits: 72057594037927936},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{248},
+			textIDs: []int32{249},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1413,
+			line: 1436,
 			text: phraseMask{
-				{index: 3, bits: 4467570830351532032},
+				{index: 3, bits: 8935141660703064064},
 			},
-			textIDs: []int32{249, 250, 251, 252, 253},
+			textIDs: []int32{250, 251, 252, 253, 254},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1418,
+			line: 1441,
 			text: phraseMask{
-				{index: 3, bits: 13835058055282163712},
-				{index: 4, bits: 3},
+				{index: 3, bits: 9223372036854775808},
+				{index: 4, bits: 7},
 			},
-			textIDs: []int32{254, 255, 256, 257},
+			textIDs: []int32{255, 256, 257, 258},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1423,
+			line: 1446,
 			text: phraseMask{
-				{index: 4, bits: 4},
+				{index: 4, bits: 8},
 			},
-			textIDs: []int32{258},
+			textIDs: []int32{259},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1428,
+			line: 1451,
 			text: phraseMask{
-				{index: 4, bits: 8},
+				{index: 4, bits: 16},
 			},
-			textIDs: []int32{259},
+			textIDs: []int32{260},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1000|120[0-9]|1210|12[2-4][0-9]|1250)\\b", captures: false},
 			},
@@ -1316,11 +1315,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1437,
+			line: 1460,
 			text: phraseMask{
-				{index: 4, bits: 8},
+				{index: 4, bits: 16},
 			},
-			textIDs: []int32{259},
+			textIDs: []int32{260},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1010|10[2-7][0-9]|1080|1500|1520)\\b", captures: false},
 			},
@@ -1329,11 +1328,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1443,
+			line: 1466,
 			text: phraseMask{
-				{index: 4, bits: 8},
+				{index: 4, bits: 16},
 			},
-			textIDs: []int32{259},
+			textIDs: []int32{260},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1090)\\b", captures: false},
 			},
@@ -1342,11 +1341,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1449,
+			line: 1472,
 			text: phraseMask{
-				{index: 4, bits: 8},
+				{index: 4, bits: 16},
 			},
-			textIDs: []int32{259},
+			textIDs: []int32{260},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[0-4][0-9]|1150)\\b", captures: false},
 			},
@@ -1355,11 +1354,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1455,
+			line: 1478,
 			text: phraseMask{
-				{index: 4, bits: 8},
+				{index: 4, bits: 16},
 			},
-			textIDs: []int32{259},
+			textIDs: []int32{260},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[6-8][0-9]|1190|1560)\\b", captures: false},
 			},
@@ -1368,11 +1367,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1461,
+			line: 1484,
 			text: phraseMask{
-				{index: 4, bits: 8},
+				{index: 4, bits: 16},
 			},
-			textIDs: []int32{259},
+			textIDs: []int32{260},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1260)\\b", captures: false},
 			},
@@ -1381,11 +1380,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1467,
+			line: 1490,
 			text: phraseMask{
-				{index: 4, bits: 8},
+				{index: 4, bits: 16},
 			},
-			textIDs: []int32{259},
+			textIDs: []int32{260},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[0-3][0-9]|1340)\\b", captures: false},
 			},
@@ -1394,11 +1393,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1473,
+			line: 1496,
 			text: phraseMask{
-				{index: 4, bits: 8},
+				{index: 4, bits: 16},
 			},
-			textIDs: []int32{259},
+			textIDs: []int32{260},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[5-9][0-9]|14[0-8][0-9]|1490|1540|1550|1580)\\b", captures: false},
 			},
@@ -1407,11 +1406,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1479,
+			line: 1502,
 			text: phraseMask{
-				{index: 4, bits: 8},
+				{index: 4, bits: 16},
 			},
-			textIDs: []int32{259},
+			textIDs: []int32{260},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1530)\\b", captures: false},
 			},
@@ -1420,11 +1419,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1485,
+			line: 1508,
 			text: phraseMask{
-				{index: 4, bits: 16},
+				{index: 4, bits: 32},
 			},
-			textIDs: []int32{260},
+			textIDs: []int32{261},
 			regexps: []*pattern{
 				{src: "\\b(ib401)\\b", captures: false},
 			},
@@ -1433,11 +1432,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1492,
+			line: 1515,
 			text: phraseMask{
-				{index: 4, bits: 96},
+				{index: 4, bits: 192},
 			},
-			textIDs: []int32{261, 262},
+			textIDs: []int32{262, 263},
 			regexps: []*pattern{
 				{src: "\\b(ib501|ib502)\\b", captures: false},
 			},
@@ -1446,11 +1445,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1498,
+			line: 1521,
 			text: phraseMask{
-				{index: 4, bits: 128},
+				{index: 4, bits: 256},
 			},
-			textIDs: []int32{263},
+			textIDs: []int32{264},
 			regexps: []*pattern{
 				{src: "\\b(ib506)\\b", captures: false},
 			},
@@ -1459,11 +1458,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1504,
+			line: 1527,
 			text: phraseMask{
-				{index: 4, bits: 256},
+				{index: 4, bits: 512},
 			},
-			textIDs: []int32{264},
+			textIDs: []int32{265},
 			regexps: []*pattern{
 				{src: "\\b(ib508)\\b", captures: false},
 			},
@@ -1472,11 +1471,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1510,
+			line: 1533,
 			text: phraseMask{
-				{index: 4, bits: 512},
+				{index: 4, bits: 1024},
 			},
-			textIDs: []int32{265},
+			textIDs: []int32{266},
 			regexps: []*pattern{
 				{src: "\\b(ib108)\\b", captures: false},
 			},
@@ -1485,11 +1484,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1516,
+			line: 1539,
 			text: phraseMask{
-				{index: 4, bits: 1024},
+				{index: 4, bits: 2048},
 			},
-			textIDs: []int32{266},
+			textIDs: []int32{267},
 			regexps: []*pattern{
 				{src: "\\b(ib212)\\b", captures: false},
 			},
@@ -1498,11 +1497,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1522,
+			line: 1545,
 			text: phraseMask{
-				{index: 4, bits: 2048},
+				{index: 4, bits: 4096},
 			},
-			textIDs: []int32{267},
+			textIDs: []int32{268},
 			regexps: []*pattern{
 				{src: "\\b(ib705)\\b", captures: false},
 			},
@@ -1511,11 +1510,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1528,
+			line: 1551,
 			text: phraseMask{
-				{index: 4, bits: 12288},
+				{index: 4, bits: 24576},
 			},
-			textIDs: []int32{268, 269},
+			textIDs: []int32{269, 270},
 			regexps: []*pattern{
 				{src: "\\b(ib605|ib007)\\b", captures: false},
 			},
@@ -1524,11 +1523,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1534,
+			line: 1557,
 			text: phraseMask{
-				{index: 4, bits: 245760},
+				{index: 4, bits: 491520},
 			},
-			textIDs: []int32{270, 271, 272, 273},
+			textIDs: []int32{271, 272, 273, 274},
 			regexps: []*pattern{
 				{src: "\\b(ib101|ib504|ib510|ib607)\\b", captures: false},
 			},
@@ -1537,11 +1536,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1540,
+			line: 1563,
 			text: phraseMask{
-				{index: 4, bits: 33292288},
+				{index: 4, bits: 66584576},
 			},
-			textIDs: []int32{274, 275, 276, 277, 278, 279, 280},
+			textIDs: []int32{275, 276, 277, 278, 279, 280, 281},
 			regexps: []*pattern{
 				{src: "\\b(ib110|ib111|ib112|ib113|ib104|ib105|ib106)\\b", captures: false},
 			},
@@ -1550,11 +1549,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1546,
+			line: 1569,
 			text: phraseMask{
-				{index: 4, bits: 33554432},
+				{index: 4, bits: 67108864},
 			},
-			textIDs: []int32{281},
+			textIDs: []int32{282},
 			regexps: []*pattern{
 				{src: "\\b(ib103)\\b", captures: false},
 			},
@@ -1563,11 +1562,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1552,
+			line: 1575,
 			text: phraseMask{
-				{index: 4, bits: 67108864},
+				{index: 4, bits: 134217728},
 			},
-			textIDs: []int32{282},
+			textIDs: []int32{283},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(1|6)/", captures: false},
 			},
@@ -1576,11 +1575,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1559,
+			line: 1582,
 			text: phraseMask{
-				{index: 4, bits: 67108864},
+				{index: 4, bits: 134217728},
 			},
-			textIDs: []int32{282},
+			textIDs: []int32{283},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(2)/", captures: false},
 			},
@@ -1589,11 +1588,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1565,
+			line: 1588,
 			text: phraseMask{
-				{index: 4, bits: 67108864},
+				{index: 4, bits: 134217728},
 			},
-			textIDs: []int32{282},
+			textIDs: []int32{283},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(3)/", captures: false},
 			},
@@ -1602,11 +1601,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1571,
+			line: 1594,
 			text: phraseMask{
-				{index: 4, bits: 67108864},
+				{index: 4, bits: 134217728},
 			},
-			textIDs: []int32{282},
+			textIDs: []int32{283},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(4)/", captures: false},
 			},
@@ -1615,11 +1614,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1577,
+			line: 1600,
 			text: phraseMask{
-				{index: 4, bits: 67108864},
+				{index: 4, bits: 134217728},
 			},
-			textIDs: []int32{282},
+			textIDs: []int32{283},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(5)/", captures: false},
 			},
@@ -1628,11 +1627,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1583,
+			line: 1606,
 			text: phraseMask{
-				{index: 4, bits: 67108864},
+				{index: 4, bits: 134217728},
 			},
-			textIDs: []int32{282},
+			textIDs: []int32{283},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(7|9)/", captures: false},
 			},
@@ -1641,11 +1640,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1589,
+			line: 1612,
 			text: phraseMask{
-				{index: 4, bits: 67108864},
+				{index: 4, bits: 134217728},
 			},
-			textIDs: []int32{282},
+			textIDs: []int32{283},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(8)/", captures: false},
 			},
@@ -1654,11 +1653,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1595,
+			line: 1618,
 			text: phraseMask{
-				{index: 4, bits: 67108864},
+				{index: 4, bits: 134217728},
 			},
-			textIDs: []int32{282},
+			textIDs: []int32{283},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(10)/", captures: false},
 			},
@@ -1667,21 +1666,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1601,
+			line: 1624,
 			text: phraseMask{
-				{index: 4, bits: 134217728},
+				{index: 4, bits: 268435456},
 			},
-			textIDs: []int32{283},
+			textIDs: []int32{284},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1608,
+			line: 1631,
 			text: phraseMask{
-				{index: 4, bits: 268435456},
+				{index: 4, bits: 536870912},
 			},
-			textIDs: []int32{284},
+			textIDs: []int32{285},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -1726,91 +1725,91 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1617,
+			line: 1640,
 			text: phraseMask{
-				{index: 4, bits: 1610612736},
+				{index: 4, bits: 3221225472},
 			},
-			textIDs: []int32{285, 286},
+			textIDs: []int32{286, 287},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1622,
+			line: 1645,
 			text: phraseMask{
-				{index: 4, bits: 2147483648},
+				{index: 4, bits: 4294967296},
 			},
-			textIDs: []int32{287},
+			textIDs: []int32{288},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1627,
+			line: 1650,
 			text: phraseMask{
-				{index: 4, bits: 12884901888},
+				{index: 4, bits: 25769803776},
 			},
-			textIDs: []int32{288, 289},
+			textIDs: []int32{289, 290},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1632,
+			line: 1655,
 			text: phraseMask{
-				{index: 4, bits: 17179869184},
+				{index: 4, bits: 34359738368},
 			},
-			textIDs: []int32{290},
+			textIDs: []int32{291},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1637,
+			line: 1660,
 			text: phraseMask{
-				{index: 4, bits: 34359738368},
+				{index: 4, bits: 68719476736},
 			},
-			textIDs: []int32{291},
+			textIDs: []int32{292},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1649,
+			line: 1672,
 			text: phraseMask{
-				{index: 4, bits: 68719476736},
+				{index: 4, bits: 137438953472},
 			},
-			textIDs: []int32{292},
+			textIDs: []int32{293},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1654,
+			line: 1677,
 			text: phraseMask{
-				{index: 4, bits: 962072674304},
+				{index: 4, bits: 1924145348608},
 			},
-			textIDs: []int32{293, 294, 295},
+			textIDs: []int32{294, 295, 296},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1659,
+			line: 1682,
 			text: phraseMask{
-				{index: 4, bits: 1099511627776},
+				{index: 4, bits: 2199023255552},
 			},
-			textIDs: []int32{296},
+			textIDs: []int32{297},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1664,
+			line: 1687,
 			text: phraseMask{
-				{index: 4, bits: 2199023255552},
+				{index: 4, bits: 4398046511104},
 			},
-			textIDs: []int32{297},
+			textIDs: []int32{298},
 			then: thenDef{
 				Reason: "exceedlimit",
 				words: words{
@@ -1901,72 +1900,72 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1681,
+			line: 1704,
 			text: phraseMask{
-				{index: 4, bits: 4398046511104},
+				{index: 4, bits: 8796093022208},
 			},
-			textIDs: []int32{298},
+			textIDs: []int32{299},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1686,
+			line: 1709,
 			text: phraseMask{
-				{index: 4, bits: 61572651155456},
+				{index: 4, bits: 123145302310912},
 			},
-			textIDs: []int32{299, 300, 301},
+			textIDs: []int32{300, 301, 302},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1694,
+			line: 1717,
 			text: phraseMask{
-				{index: 4, bits: 70368744177664},
+				{index: 4, bits: 140737488355328},
 			},
-			textIDs: []int32{302},
+			textIDs: []int32{303},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1699,
+			line: 1722,
 			text: phraseMask{
-				{index: 4, bits: 140737488355328},
+				{index: 4, bits: 281474976710656},
 			},
-			textIDs: []int32{303},
+			textIDs: []int32{304},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1706,
+			line: 1729,
 			text: phraseMask{
-				{index: 4, bits: 281474976710656},
+				{index: 4, bits: 562949953421312},
 			},
-			textIDs: []int32{304},
-			all:     []int32{305},
+			textIDs: []int32{305},
+			all:     []int32{306},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1712,
+			line: 1735,
 			text: phraseMask{
-				{index: 4, bits: 16888498602639360},
+				{index: 4, bits: 33776997205278720},
 			},
-			textIDs: []int32{306, 307, 308, 309},
+			textIDs: []int32{307, 308, 309, 310},
 			then:    thenDef{Reason: "suppressed"},
 		},
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1720,
+			line: 1743,
 			text: phraseMask{
-				{index: 4, bits: 126100789566373888},
+				{index: 4, bits: 252201579132747776},
 			},
-			textIDs: []int32{310, 311, 312},
+			textIDs: []int32{311, 312, 313},
 			regexps: []*pattern{
 				{src: "\\b(sc|dy|ou)-00[1-4]\\b", captures: false},
 			},
@@ -2031,50 +2030,50 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1740,
+			line: 1763,
 			text: phraseMask{
-				{index: 4, bits: 18302628885633695744},
-				{index: 5, bits: 1},
+				{index: 4, bits: 18158513697557839872},
+				{index: 5, bits: 3},
 			},
-			textIDs: []int32{313, 314, 315, 316, 317, 318, 319, 320},
+			textIDs: []int32{314, 315, 316, 317, 318, 319, 320, 321},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1747,
+			line: 1770,
 			text: phraseMask{
-				{index: 5, bits: 6},
+				{index: 5, bits: 12},
 			},
-			textIDs: []int32{321, 322},
+			textIDs: []int32{322, 323},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1758,
+			line: 1781,
 			text: phraseMask{
-				{index: 5, bits: 8},
+				{index: 5, bits: 16},
 			},
-			textIDs: []int32{323},
+			textIDs: []int32{324},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1765,
+			line: 1788,
 			text: phraseMask{
-				{index: 5, bits: 16},
+				{index: 5, bits: 32},
 			},
-			textIDs: []int32{324},
+			textIDs: []int32{325},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1771,
+			line: 1794,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2085,7 +2084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1780,
+			line: 1803,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2095,40 +2094,40 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1786,
+			line: 1809,
 			text: phraseMask{
-				{index: 5, bits: 32},
+				{index: 5, bits: 64},
 			},
-			textIDs: []int32{325},
+			textIDs: []int32{326},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1792,
+			line: 1815,
 			text: phraseMask{
-				{index: 5, bits: 64},
+				{index: 5, bits: 128},
 			},
-			textIDs: []int32{326},
+			textIDs: []int32{327},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1798,
+			line: 1821,
 			text: phraseMask{
-				{index: 5, bits: 384},
+				{index: 5, bits: 768},
 			},
-			textIDs: []int32{327, 328},
+			textIDs: []int32{328, 329},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1804,
+			line: 1827,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2139,7 +2138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1811,
+			line: 1834,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2191,387 +2190,387 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1824,
+			line: 1847,
 			text: phraseMask{
-				{index: 5, bits: 512},
+				{index: 5, bits: 1024},
 			},
-			textIDs: []int32{329},
+			textIDs: []int32{330},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1831,
+			line: 1854,
 			text: phraseMask{
-				{index: 5, bits: 1024},
+				{index: 5, bits: 2048},
 			},
-			textIDs: []int32{330},
+			textIDs: []int32{331},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1837,
+			line: 1860,
 			text: phraseMask{
-				{index: 5, bits: 6144},
+				{index: 5, bits: 12288},
 			},
-			textIDs: []int32{331, 332},
+			textIDs: []int32{332, 333},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1844,
+			line: 1867,
 			text: phraseMask{
-				{index: 5, bits: 122880},
+				{index: 5, bits: 245760},
 			},
-			textIDs: []int32{333, 334, 335, 336},
+			textIDs: []int32{334, 335, 336, 337},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1851,
+			line: 1874,
 			text: phraseMask{
-				{index: 5, bits: 131072},
+				{index: 5, bits: 262144},
 			},
-			textIDs: []int32{337},
+			textIDs: []int32{338},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1857,
+			line: 1880,
 			text: phraseMask{
-				{index: 2, bits: 274877906944},
+				{index: 2, bits: 549755813888},
 			},
-			textIDs: []int32{166},
+			textIDs: []int32{167},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1863,
+			line: 1886,
 			text: phraseMask{
-				{index: 5, bits: 262144},
+				{index: 5, bits: 524288},
 			},
-			textIDs: []int32{338},
+			textIDs: []int32{339},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1869,
+			line: 1892,
 			text: phraseMask{
-				{index: 5, bits: 524288},
+				{index: 5, bits: 1048576},
 			},
-			textIDs: []int32{339},
+			textIDs: []int32{340},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1875,
+			line: 1898,
 			text: phraseMask{
-				{index: 5, bits: 1048576},
+				{index: 5, bits: 2097152},
 			},
-			textIDs: []int32{340},
+			textIDs: []int32{341},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1881,
+			line: 1904,
 			text: phraseMask{
-				{index: 5, bits: 2097152},
+				{index: 5, bits: 4194304},
 			},
-			textIDs: []int32{341},
+			textIDs: []int32{342},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1887,
+			line: 1910,
 			text: phraseMask{
-				{index: 5, bits: 4194304},
+				{index: 5, bits: 8388608},
 			},
-			textIDs: []int32{342},
+			textIDs: []int32{343},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1893,
+			line: 1916,
 			text: phraseMask{
-				{index: 5, bits: 58720256},
+				{index: 5, bits: 117440512},
 			},
-			textIDs: []int32{343, 344, 345},
+			textIDs: []int32{344, 345, 346},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1899,
+			line: 1922,
 			text: phraseMask{
-				{index: 5, bits: 201326592},
+				{index: 5, bits: 402653184},
 			},
-			textIDs: []int32{346, 347},
+			textIDs: []int32{347, 348},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1905,
+			line: 1928,
 			text: phraseMask{
-				{index: 5, bits: 805306368},
+				{index: 5, bits: 1610612736},
 			},
-			textIDs: []int32{348, 349},
+			textIDs: []int32{349, 350},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1911,
+			line: 1934,
 			text: phraseMask{
-				{index: 5, bits: 3221225472},
+				{index: 5, bits: 6442450944},
 			},
-			textIDs: []int32{350, 351},
+			textIDs: []int32{351, 352},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1917,
+			line: 1940,
 			text: phraseMask{
-				{index: 5, bits: 4294967296},
+				{index: 5, bits: 8589934592},
 			},
-			textIDs: []int32{352},
+			textIDs: []int32{353},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1923,
+			line: 1946,
 			text: phraseMask{
-				{index: 5, bits: 8589934592},
+				{index: 5, bits: 17179869184},
 			},
-			textIDs: []int32{353},
+			textIDs: []int32{354},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1929,
+			line: 1952,
 			text: phraseMask{
-				{index: 5, bits: 120259084288},
+				{index: 5, bits: 240518168576},
 			},
-			textIDs: []int32{354, 355, 356},
+			textIDs: []int32{355, 356, 357},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1936,
+			line: 1959,
 			text: phraseMask{
-				{index: 5, bits: 137438953472},
+				{index: 5, bits: 274877906944},
 			},
-			textIDs: []int32{357},
+			textIDs: []int32{358},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1942,
+			line: 1965,
 			text: phraseMask{
-				{index: 5, bits: 274877906944},
+				{index: 5, bits: 549755813888},
 			},
-			textIDs: []int32{358},
+			textIDs: []int32{359},
 			mta:     []string{".laposte.net", ".orange.fr", ".wanadoo.fr"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1948,
+			line: 1971,
 			text: phraseMask{
-				{index: 5, bits: 1649267441664},
+				{index: 5, bits: 3298534883328},
 			},
-			textIDs: []int32{359, 360},
+			textIDs: []int32{360, 361},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1954,
+			line: 1977,
 			text: phraseMask{
-				{index: 5, bits: 6597069766656},
+				{index: 5, bits: 13194139533312},
 			},
-			textIDs: []int32{361, 362},
+			textIDs: []int32{362, 363},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1960,
+			line: 1983,
 			text: phraseMask{
-				{index: 5, bits: 8796093022208},
+				{index: 5, bits: 17592186044416},
 			},
-			textIDs: []int32{363},
+			textIDs: []int32{364},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1966,
+			line: 1989,
 			text: phraseMask{
-				{index: 5, bits: 17592186044416},
+				{index: 5, bits: 35184372088832},
 			},
-			textIDs: []int32{364},
+			textIDs: []int32{365},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1972,
+			line: 1995,
 			text: phraseMask{
-				{index: 5, bits: 35184372088832},
+				{index: 5, bits: 70368744177664},
 			},
-			textIDs: []int32{365},
+			textIDs: []int32{366},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1978,
+			line: 2001,
 			text: phraseMask{
-				{index: 5, bits: 70368744177664},
+				{index: 5, bits: 140737488355328},
 			},
-			textIDs: []int32{366},
+			textIDs: []int32{367},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1984,
+			line: 2007,
 			text: phraseMask{
-				{index: 5, bits: 422212465065984},
+				{index: 5, bits: 844424930131968},
 			},
-			textIDs: []int32{367, 368},
+			textIDs: []int32{368, 369},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 1990,
+			line: 2013,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 5, bits: 562949953421312},
+				{index: 5, bits: 1125899906842624},
 			},
-			textIDs: []int32{369},
+			textIDs: []int32{370},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2002,
+			line: 2025,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 5, bits: 562949953421312},
+				{index: 5, bits: 1125899906842624},
 			},
-			textIDs: []int32{369},
+			textIDs: []int32{370},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2009,
+			line: 2032,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 5, bits: 1125899906842624},
+				{index: 5, bits: 2251799813685248},
 			},
-			textIDs: []int32{370},
+			textIDs: []int32{371},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2016,
+			line: 2039,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 5, bits: 1125899906842624},
+				{index: 5, bits: 2251799813685248},
 			},
-			textIDs: []int32{370},
+			textIDs: []int32{371},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2023,
+			line: 2046,
 			text: phraseMask{
-				{index: 5, bits: 4609434218613702656},
+				{index: 5, bits: 9218868437227405312},
 			},
-			textIDs: []int32{371, 372, 373, 374, 375, 376, 377, 378, 379, 380, 381},
+			textIDs: []int32{372, 373, 374, 375, 376, 377, 378, 379, 380, 381, 382},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2034,
+			line: 2057,
 			text: phraseMask{
-				{index: 5, bits: 13835058055282163712},
-				{index: 6, bits: 3},
+				{index: 5, bits: 9223372036854775808},
+				{index: 6, bits: 7},
 			},
-			textIDs: []int32{382, 383, 384, 385},
+			textIDs: []int32{383, 384, 385, 386},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2048,
+			line: 2071,
 			text: phraseMask{
-				{index: 6, bits: 12},
+				{index: 6, bits: 24},
 			},
-			textIDs: []int32{386, 387},
+			textIDs: []int32{387, 388},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
@@ -2630,11 +2629,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2059,
+			line: 2082,
 			text: phraseMask{
-				{index: 6, bits: 12},
+				{index: 6, bits: 24},
 			},
-			textIDs: []int32{386, 387},
+			textIDs: []int32{387, 388},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then: thenDef{
 				Reason: "blocked",
@@ -2690,250 +2689,251 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2069,
+			line: 2092,
 			text: phraseMask{
-				{index: 6, bits: 240},
+				{index: 6, bits: 480},
 			},
-			textIDs: []int32{388, 389, 390, 391},
+			textIDs: []int32{389, 390, 391, 392},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2078,
+			line: 2101,
 			text: phraseMask{
-				{index: 6, bits: 7936},
+				{index: 6, bits: 15872},
 			},
-			textIDs: []int32{392, 393, 394, 395, 396},
+			textIDs: []int32{393, 394, 395, 396, 397},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2086,
+			line: 2109,
 			text: phraseMask{
-				{index: 6, bits: 24576},
+				{index: 6, bits: 49152},
 			},
-			textIDs: []int32{397, 398},
+			textIDs: []int32{398, 399},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2092,
+			line: 2115,
 			text: phraseMask{
-				{index: 6, bits: 491520},
+				{index: 6, bits: 983040},
 			},
-			textIDs: []int32{399, 400, 401, 402},
+			textIDs: []int32{400, 401, 402, 403},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2099,
+			line: 2122,
 			text: phraseMask{
-				{index: 6, bits: 7864320},
+				{index: 6, bits: 15728640},
 			},
-			textIDs: []int32{403, 404, 405, 406},
+			textIDs: []int32{404, 405, 406, 407},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2106,
+			line: 2129,
 			text: phraseMask{
-				{index: 6, bits: 8388608},
+				{index: 6, bits: 16777216},
 			},
-			textIDs: []int32{407},
+			textIDs: []int32{408},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2112,
+			line: 2135,
 			text: phraseMask{
-				{index: 6, bits: 16777216},
+				{index: 6, bits: 33554432},
 			},
-			textIDs: []int32{408},
+			textIDs: []int32{409},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2118,
+			line: 2141,
 			text: phraseMask{
-				{index: 6, bits: 234881024},
+				{index: 6, bits: 469762048},
 			},
-			textIDs: []int32{409, 410, 411},
+			textIDs: []int32{410, 411, 412},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2125,
+			line: 2148,
 			text: phraseMask{
-				{index: 6, bits: 34091302912},
+				{index: 6, bits: 68182605824},
 			},
-			textIDs: []int32{412, 413, 414, 415, 416, 417, 418},
+			textIDs: []int32{413, 414, 415, 416, 417, 418, 419},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2134,
+			line: 2157,
 			text: phraseMask{
-				{index: 6, bits: 515396075520},
+				{index: 6, bits: 1030792151040},
 			},
-			textIDs: []int32{419, 420, 421, 422},
+			textIDs: []int32{420, 421, 422, 423},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2143,
+			line: 2166,
 			text: phraseMask{
-				{index: 6, bits: 1649267441664},
+				{index: 6, bits: 3298534883328},
 			},
-			textIDs: []int32{423, 424},
+			textIDs: []int32{424, 425},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2149,
+			line: 2172,
 			text: phraseMask{
-				{index: 6, bits: 32985348833280},
+				{index: 6, bits: 65970697666560},
 			},
-			textIDs: []int32{425, 426, 427, 428},
+			textIDs: []int32{426, 427, 428, 429},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2157,
+			line: 2180,
 			text: phraseMask{
-				{index: 6, bits: 8972014882652160},
+				{index: 6, bits: 17944029765304320},
 			},
-			textIDs: []int32{429, 430, 431, 432, 433, 434, 435, 436},
+			textIDs: []int32{430, 431, 432, 433, 434, 435, 436, 437},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2166,
+			line: 2189,
 			text: phraseMask{
-				{index: 6, bits: 27021597764222976},
+				{index: 6, bits: 54043195528445952},
 			},
-			textIDs: []int32{437, 438},
+			textIDs: []int32{438, 439},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2172,
+			line: 2195,
 			text: phraseMask{
-				{index: 3, bits: 64},
-				{index: 6, bits: 4575657221408423936},
+				{index: 3, bits: 128},
+				{index: 6, bits: 9151314442816847872},
 			},
-			textIDs: []int32{198, 439, 440, 441, 442, 443, 444, 445},
+			textIDs: []int32{199, 440, 441, 442, 443, 444, 445, 446},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2181,
+			line: 2204,
 			text: phraseMask{
-				{index: 6, bits: 13835058055282163712},
+				{index: 6, bits: 9223372036854775808},
+				{index: 7, bits: 1},
 			},
-			textIDs: []int32{446, 447},
+			textIDs: []int32{447, 448},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2187,
+			line: 2210,
 			text: phraseMask{
-				{index: 7, bits: 127},
+				{index: 7, bits: 254},
 			},
-			textIDs: []int32{448, 449, 450, 451, 452, 453, 454},
+			textIDs: []int32{449, 450, 451, 452, 453, 454, 455},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2196,
+			line: 2219,
 			text: phraseMask{
-				{index: 7, bits: 384},
+				{index: 7, bits: 768},
 			},
-			textIDs: []int32{455, 456},
+			textIDs: []int32{456, 457},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2202,
+			line: 2225,
 			text: phraseMask{
-				{index: 7, bits: 1536},
+				{index: 7, bits: 3072},
 			},
-			textIDs: []int32{457, 458},
+			textIDs: []int32{458, 459},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2209,
+			line: 2232,
 			text: phraseMask{
-				{index: 7, bits: 33552384},
+				{index: 7, bits: 67104768},
 			},
-			textIDs: []int32{459, 460, 461, 462, 463, 464, 465, 466, 467, 468, 469, 470, 471, 472},
+			textIDs: []int32{460, 461, 462, 463, 464, 465, 466, 467, 468, 469, 470, 471, 472, 473},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2219,
+			line: 2242,
 			text: phraseMask{
-				{index: 7, bits: 33554432},
+				{index: 7, bits: 67108864},
 			},
-			textIDs: []int32{473},
+			textIDs: []int32{474},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2227,
+			line: 2250,
 			text: phraseMask{
-				{index: 7, bits: 67108864},
+				{index: 7, bits: 134217728},
 			},
-			textIDs: []int32{474},
+			textIDs: []int32{475},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2233,
+			line: 2256,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2943,17 +2943,17 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 7, bits: 134217728},
-				{index: 2, bits: 1},
+				{index: 7, bits: 268435456},
+				{index: 2, bits: 2},
 			},
-			textIDs: []int32{475, 128},
+			textIDs: []int32{476, 129},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2241,
+			line: 2264,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2965,32 +2965,32 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 7, bits: 402653184},
-				{index: 2, bits: 1},
+				{index: 7, bits: 805306368},
+				{index: 2, bits: 2},
 			},
-			textIDs: []int32{476, 475, 128},
+			textIDs: []int32{477, 476, 129},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2249,
+			line: 2272,
 			text: phraseMask{
-				{index: 7, bits: 536870912},
+				{index: 7, bits: 1073741824},
 			},
-			textIDs: []int32{477},
+			textIDs: []int32{478},
 			mta:     []string{".messagelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2257,
+			line: 2280,
 			text: phraseMask{
-				{index: 7, bits: 3221225472},
+				{index: 7, bits: 6442450944},
 			},
-			textIDs: []int32{478, 479},
+			textIDs: []int32{479, 480},
 			regexps: []*pattern{
 				{src: "\\b542\\b", captures: false},
 				{src: "no such user", captures: false},
@@ -3001,14 +3001,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2264,
+			line: 2287,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
 			text: phraseMask{
-				{index: 7, bits: 4294967296},
+				{index: 7, bits: 8589934592},
 			},
-			textIDs: []int32{480},
+			textIDs: []int32{481},
 			then: thenDef{
 				Reason: "badreputation",
 				words: words{
@@ -3063,23 +3063,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2292,
+			line: 2315,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 7, bits: 8589934592},
-			},
-			textIDs: []int32{481},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "blocked"},
-		},
-		{
-			id:   "microsoft-5.5.4-blocked",
-			file: "rules.yaml (built-in)",
-			line: 2299,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 17179869184},
@@ -3089,25 +3075,25 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
-			id:   "microsoft-5.3.0-contenterror",
+			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2306,
+			line: 2322,
 			status: []statusPattern{
-				{class: 5, subject: 3},
+				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 34359738368},
 			},
 			textIDs: []int32{483},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "contenterror"},
+			then:    thenDef{Reason: "blocked"},
 		},
 		{
-			id:   "microsoft-5.4.11-contenterror",
+			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2313,
+			line: 2329,
 			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 11, detHi: 11},
+				{class: 5, subject: 3},
 			},
 			text: phraseMask{
 				{index: 7, bits: 68719476736},
@@ -3117,11 +3103,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-5.5.6-contenterror",
+			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2320,
+			line: 2336,
 			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 6, detHi: 6},
+				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
 			text: phraseMask{
 				{index: 7, bits: 137438953472},
@@ -3131,97 +3117,97 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-5.2.3-exceedlimit",
+			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2327,
+			line: 2343,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 3, detHi: 3},
+				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
 				{index: 7, bits: 274877906944},
 			},
 			textIDs: []int32{486},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "exceedlimit"},
+			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-4.4.1-expired",
+			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2334,
+			line: 2350,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 7, bits: 549755813888},
 			},
 			textIDs: []int32{487},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "expired"},
+			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
-			id:   "microsoft-5.4.300-expired",
+			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2341,
+			line: 2357,
 			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 300, detHi: 300},
-				{class: 5, subject: 4, detailLo: 316, detHi: 316},
+				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 7, bits: 1099511627776},
 			},
 			textIDs: []int32{488},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
-			id:   "microsoft-4.4.8-failedstarttls",
+			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2347,
+			line: 2364,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 8, detHi: 8},
-				{class: 5, subject: 4, detailLo: 8, detHi: 8},
+				{class: 5, subject: 4, detailLo: 300, detHi: 300},
+				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
 				{index: 7, bits: 2199023255552},
 			},
 			textIDs: []int32{489},
+			then:    thenDef{Reason: "expired"},
+		},
+		{
+			id:   "microsoft-4.4.8-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2370,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 8, detHi: 8},
+				{class: 5, subject: 4, detailLo: 8, detHi: 8},
+			},
+			text: phraseMask{
+				{index: 7, bits: 4398046511104},
+			},
+			textIDs: []int32{490},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2354,
+			line: 2377,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
 			},
 			text: phraseMask{
-				{index: 7, bits: 4398046511104},
+				{index: 7, bits: 8796093022208},
 			},
-			textIDs: []int32{490},
+			textIDs: []int32{491},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2360,
+			line: 2383,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
-			},
-			text: phraseMask{
-				{index: 7, bits: 8796093022208},
-			},
-			textIDs: []int32{491},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-5.7.51-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2367,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
 			text: phraseMask{
 				{index: 7, bits: 17592186044416},
@@ -3231,25 +3217,26 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.321-failedstarttls",
+			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2374,
+			line: 2390,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 321, detHi: 321},
-				{class: 5, subject: 7, detailLo: 321, detHi: 321},
+				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
 			text: phraseMask{
 				{index: 7, bits: 35184372088832},
 			},
 			textIDs: []int32{493},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.7.322-failedstarttls",
+			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2380,
+			line: 2397,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 322, detHi: 322},
+				{class: 4, subject: 7, detailLo: 321, detHi: 321},
+				{class: 5, subject: 7, detailLo: 321, detHi: 321},
 			},
 			text: phraseMask{
 				{index: 7, bits: 70368744177664},
@@ -3258,12 +3245,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.323-failedstarttls",
+			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2386,
+			line: 2403,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 323, detHi: 323},
-				{class: 5, subject: 7, detailLo: 323, detHi: 323},
+				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
 			text: phraseMask{
 				{index: 7, bits: 140737488355328},
@@ -3272,12 +3258,12 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.324-failedstarttls",
+			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2392,
+			line: 2409,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 324, detHi: 324},
-				{class: 5, subject: 7, detailLo: 324, detHi: 324},
+				{class: 4, subject: 7, detailLo: 323, detHi: 323},
+				{class: 5, subject: 7, detailLo: 323, detHi: 323},
 			},
 			text: phraseMask{
 				{index: 7, bits: 281474976710656},
@@ -3286,12 +3272,12 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.325-failedstarttls",
+			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2398,
+			line: 2415,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 325, detHi: 325},
-				{class: 5, subject: 7, detailLo: 325, detHi: 325},
+				{class: 4, subject: 7, detailLo: 324, detHi: 324},
+				{class: 5, subject: 7, detailLo: 324, detHi: 324},
 			},
 			text: phraseMask{
 				{index: 7, bits: 562949953421312},
@@ -3300,40 +3286,40 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
+			id:   "microsoft-4.7.325-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2421,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 325, detHi: 325},
+				{class: 5, subject: 7, detailLo: 325, detHi: 325},
+			},
+			text: phraseMask{
+				{index: 7, bits: 1125899906842624},
+			},
+			textIDs: []int32{498},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2404,
+			line: 2427,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 3377699720527872},
+				{index: 7, bits: 6755399441055744},
 			},
-			textIDs: []int32{498, 499},
+			textIDs: []int32{499, 500},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2411,
+			line: 2434,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
-			},
-			text: phraseMask{
-				{index: 7, bits: 4503599627370496},
-			},
-			textIDs: []int32{500},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "microsoft-4.4.316-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 2417,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 316, detHi: 316},
-				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
 				{index: 7, bits: 9007199254740992},
@@ -3342,53 +3328,53 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
-			id:   "microsoft-5.4.4-networkerror",
+			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2423,
+			line: 2440,
 			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 4, detHi: 4},
+				{class: 4, subject: 4, detailLo: 316, detHi: 316},
+				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
 				{index: 7, bits: 18014398509481984},
 			},
 			textIDs: []int32{502},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
-			id:   "microsoft-5.7.64-norelaying",
+			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2430,
+			line: 2446,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 64, detHi: 64},
+				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 36028797018963968},
 			},
 			textIDs: []int32{503},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "norelaying"},
+			then:    thenDef{Reason: "networkerror"},
 		},
 		{
-			id:   "microsoft-4.3.2-notaccept",
+			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2437,
+			line: 2453,
 			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 2, detHi: 2},
+				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
 			text: phraseMask{
 				{index: 7, bits: 72057594037927936},
 			},
 			textIDs: []int32{504},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "notaccept"},
+			then:    thenDef{Reason: "norelaying"},
 		},
 		{
-			id:   "microsoft-4.4.4-notaccept",
+			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2444,
+			line: 2460,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 4, detHi: 4},
+				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 7, bits: 144115188075855872},
@@ -3398,11 +3384,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
-			id:   "microsoft-5.3.2-notaccept",
+			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2451,
+			line: 2467,
 			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 2, detHi: 2},
+				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 7, bits: 288230376151711744},
@@ -3412,176 +3398,177 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
+			id:   "microsoft-5.3.2-notaccept",
+			file: "rules.yaml (built-in)",
+			line: 2474,
+			status: []statusPattern{
+				{class: 5, subject: 3, detailLo: 2, detHi: 2},
+			},
+			text: phraseMask{
+				{index: 7, bits: 576460752303423488},
+			},
+			textIDs: []int32{507},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "notaccept"},
+		},
+		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2458,
+			line: 2481,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
 			text: phraseMask{
-				{index: 7, bits: 1729382256910270464},
+				{index: 7, bits: 3458764513820540928},
 			},
-			textIDs: []int32{507, 508},
+			textIDs: []int32{508, 509},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2464,
+			line: 2487,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
 			text: phraseMask{
-				{index: 7, bits: 2305843009213693952},
+				{index: 7, bits: 4611686018427387904},
 			},
-			textIDs: []int32{509},
+			textIDs: []int32{510},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2470,
+			line: 2493,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 7, bits: 13835058055282163712},
+				{index: 7, bits: 9223372036854775808},
+				{index: 8, bits: 1},
 			},
-			textIDs: []int32{510, 511},
+			textIDs: []int32{511, 512},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2477,
+			line: 2500,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
 			text: phraseMask{
-				{index: 8, bits: 1},
+				{index: 8, bits: 2},
 			},
-			textIDs: []int32{512},
+			textIDs: []int32{513},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2483,
+			line: 2506,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 8, bits: 6},
+				{index: 8, bits: 12},
 			},
-			textIDs: []int32{513, 514},
+			textIDs: []int32{514, 515},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2490,
+			line: 2513,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-			},
-			text: phraseMask{
-				{index: 8, bits: 8},
-			},
-			textIDs: []int32{515},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "spamdetected"},
-		},
-		{
-			id:   "microsoft-4.3.2-speeding",
-			file: "rules.yaml (built-in)",
-			line: 2497,
-			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 8, bits: 16},
 			},
 			textIDs: []int32{516},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "speeding"},
+			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
-			id:   "microsoft-5.2.1-suspend",
+			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2504,
+			line: 2520,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 8, bits: 32},
 			},
 			textIDs: []int32{517},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "suspend"},
+			then:    thenDef{Reason: "speeding"},
 		},
 		{
-			id:   "microsoft-5.3.3-syntaxerror",
+			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2511,
+			line: 2527,
 			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 3, detHi: 3},
-			},
-			text: phraseMask{
-				{index: 7, bits: 65536},
-			},
-			textIDs: []int32{464},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "syntaxerror"},
-		},
-		{
-			id:   "microsoft-5.5.2-syntaxerror",
-			file: "rules.yaml (built-in)",
-			line: 2518,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 2, detHi: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 8, bits: 64},
 			},
 			textIDs: []int32{518},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "suspend"},
+		},
+		{
+			id:   "microsoft-5.3.3-syntaxerror",
+			file: "rules.yaml (built-in)",
+			line: 2534,
+			status: []statusPattern{
+				{class: 5, subject: 3, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{index: 7, bits: 131072},
+			},
+			textIDs: []int32{465},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "syntaxerror"},
+		},
+		{
+			id:   "microsoft-5.5.2-syntaxerror",
+			file: "rules.yaml (built-in)",
+			line: 2541,
+			status: []statusPattern{
+				{class: 5, subject: 5, detailLo: 2, detHi: 2},
+			},
+			text: phraseMask{
+				{index: 8, bits: 128},
+			},
+			textIDs: []int32{519},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2525,
+			line: 2548,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 8, bits: 384},
+				{index: 8, bits: 768},
 			},
-			textIDs: []int32{519, 520},
+			textIDs: []int32{520, 521},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2532,
+			line: 2555,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
-			},
-			text: phraseMask{
-				{index: 8, bits: 512},
-			},
-			textIDs: []int32{521},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-5.0.0-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 2539,
-			status: []statusPattern{
-				{class: 5},
 			},
 			text: phraseMask{
 				{index: 8, bits: 1024},
@@ -3591,11 +3578,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.1.4-systemerror",
+			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2546,
+			line: 2562,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5},
 			},
 			text: phraseMask{
 				{index: 8, bits: 2048},
@@ -3605,11 +3592,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.2.4-systemerror",
+			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2553,
+			line: 2569,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 8, bits: 4096},
@@ -3619,11 +3606,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.2.14-systemerror",
+			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2560,
+			line: 2576,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 14, detHi: 14},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 8, bits: 8192},
@@ -3633,11 +3620,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.3-systemerror",
+			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2567,
+			line: 2583,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 3, detHi: 3},
+				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
 			text: phraseMask{
 				{index: 8, bits: 16384},
@@ -3647,11 +3634,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.0-systemerror",
+			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2574,
+			line: 2590,
 			status: []statusPattern{
-				{class: 4, subject: 7},
+				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 8, bits: 32768},
@@ -3661,11 +3648,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.24-systemerror",
+			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2581,
+			line: 2597,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 24, detHi: 24},
+				{class: 4, subject: 7},
 			},
 			text: phraseMask{
 				{index: 8, bits: 65536},
@@ -3675,11 +3662,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.25-systemerror",
+			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2588,
+			line: 2604,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 25, detHi: 25},
+				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
 			text: phraseMask{
 				{index: 8, bits: 131072},
@@ -3689,11 +3676,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.28-systemerror",
+			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2595,
+			line: 2611,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 28, detHi: 28},
+				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
 			text: phraseMask{
 				{index: 8, bits: 262144},
@@ -3703,25 +3690,26 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.318-systemerror",
+			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2602,
+			line: 2618,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 318, detHi: 318},
-				{class: 5, subject: 4, detailLo: 318, detHi: 318},
+				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
 			text: phraseMask{
 				{index: 8, bits: 524288},
 			},
 			textIDs: []int32{531},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.500-systemerror",
+			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2608,
+			line: 2625,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 500, detHi: 500},
+				{class: 4, subject: 4, detailLo: 318, detHi: 318},
+				{class: 5, subject: 4, detailLo: 318, detHi: 318},
 			},
 			text: phraseMask{
 				{index: 8, bits: 1048576},
@@ -3730,11 +3718,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.700-systemerror",
+			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2614,
+			line: 2631,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 700, detHi: 700},
+				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
 			text: phraseMask{
 				{index: 8, bits: 2097152},
@@ -3743,23 +3731,36 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.3.1-systemfull",
+			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2620,
+			line: 2637,
 			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 1, detHi: 1},
+				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
 			text: phraseMask{
 				{index: 8, bits: 4194304},
 			},
 			textIDs: []int32{534},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.3.1-systemfull",
+			file: "rules.yaml (built-in)",
+			line: 2643,
+			status: []statusPattern{
+				{class: 4, subject: 3, detailLo: 1, detHi: 1},
+			},
+			text: phraseMask{
+				{index: 8, bits: 8388608},
+			},
+			textIDs: []int32{535},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2627,
+			line: 2650,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3774,36 +3775,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2634,
+			line: 2657,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
-			},
-			text: phraseMask{
-				{index: 8, bits: 8388608},
-			},
-			textIDs: []int32{535},
-			then:    thenDef{Reason: "toomanyconn"},
-		},
-		{
-			id:   "microsoft-5.1.3-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 2640,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 8, bits: 16777216},
 			},
 			textIDs: []int32{536},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "userunknown"},
+			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
-			id:   "microsoft-5.1.4-5-userunknown",
+			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2647,
+			line: 2663,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 5},
+				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 8, bits: 33554432},
@@ -3813,11 +3800,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
-			id:   "microsoft-5.1.6-userunknown",
+			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2654,
+			line: 2670,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 6, detHi: 6},
+				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
 			text: phraseMask{
 				{index: 8, bits: 67108864},
@@ -3827,11 +3814,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
-			id:   "microsoft-5.5.0-userunknown",
+			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2661,
+			line: 2677,
 			status: []statusPattern{
-				{class: 5, subject: 5},
+				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
 				{index: 8, bits: 134217728},
@@ -3841,11 +3828,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
-			id:   "microsoft-5.1.2-userunknown",
+			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2668,
+			line: 2684,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 2, detHi: 2},
+				{class: 5, subject: 5},
 			},
 			text: phraseMask{
 				{index: 8, bits: 268435456},
@@ -3855,350 +3842,363 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
-			id:   "microsoft-5.1.351-userunknown",
+			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2675,
+			line: 2691,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 351, detHi: 351},
+				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 8, bits: 536870912},
 			},
 			textIDs: []int32{541},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "microsoft-5.1.351-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 2698,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 351, detHi: 351},
+			},
+			text: phraseMask{
+				{index: 8, bits: 1073741824},
+			},
+			textIDs: []int32{542},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2681,
+			line: 2704,
 			text: phraseMask{
-				{index: 8, bits: 7516192768},
+				{index: 8, bits: 15032385536},
 			},
-			textIDs: []int32{542, 543, 544},
+			textIDs: []int32{543, 544, 545},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2691,
+			line: 2714,
 			text: phraseMask{
-				{index: 8, bits: 25769803776},
+				{index: 8, bits: 51539607552},
 			},
-			textIDs: []int32{545, 546},
+			textIDs: []int32{546, 547},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2697,
+			line: 2720,
 			text: phraseMask{
-				{index: 8, bits: 240518168576},
+				{index: 8, bits: 481036337152},
 			},
-			textIDs: []int32{547, 548, 549},
+			textIDs: []int32{548, 549, 550},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2703,
+			line: 2726,
 			text: phraseMask{
-				{index: 8, bits: 274877906944},
+				{index: 8, bits: 549755813888},
 			},
-			textIDs: []int32{550},
+			textIDs: []int32{551},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2709,
+			line: 2732,
 			text: phraseMask{
-				{index: 8, bits: 8246337208320},
+				{index: 8, bits: 16492674416640},
 			},
-			textIDs: []int32{551, 552, 553, 554},
+			textIDs: []int32{552, 553, 554, 555},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2716,
+			line: 2739,
 			text: phraseMask{
-				{index: 8, bits: 8796093022208},
+				{index: 8, bits: 17592186044416},
 			},
-			textIDs: []int32{555},
+			textIDs: []int32{556},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2722,
+			line: 2745,
 			text: phraseMask{
-				{index: 8, bits: 52776558133248},
+				{index: 8, bits: 105553116266496},
 			},
-			textIDs: []int32{556, 557},
+			textIDs: []int32{557, 558},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2728,
+			line: 2751,
 			text: phraseMask{
-				{index: 8, bits: 211106232532992},
+				{index: 8, bits: 422212465065984},
 			},
-			textIDs: []int32{558, 559},
+			textIDs: []int32{559, 560},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2734,
+			line: 2757,
 			text: phraseMask{
-				{index: 8, bits: 281474976710656},
+				{index: 8, bits: 562949953421312},
 			},
-			textIDs: []int32{560},
+			textIDs: []int32{561},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2740,
+			line: 2763,
 			text: phraseMask{
-				{index: 3, bits: 393216},
-				{index: 8, bits: 3940649673949184},
+				{index: 3, bits: 786432},
+				{index: 8, bits: 7881299347898368},
 			},
-			textIDs: []int32{209, 210, 561, 562, 563},
+			textIDs: []int32{210, 211, 562, 563, 564},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2748,
+			line: 2771,
 			text: phraseMask{
-				{index: 3, bits: 74496},
-				{index: 8, bits: 13510798882111488},
+				{index: 3, bits: 148992},
+				{index: 8, bits: 27021597764222976},
 			},
-			textIDs: []int32{205, 200, 201, 564, 565, 208},
+			textIDs: []int32{206, 201, 202, 565, 566, 209},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2758,
+			line: 2781,
 			text: phraseMask{
-				{index: 8, bits: 126100789566373888},
+				{index: 8, bits: 252201579132747776},
 			},
-			textIDs: []int32{566, 567, 568},
+			textIDs: []int32{567, 568, 569},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2765,
+			line: 2788,
 			text: phraseMask{
-				{index: 8, bits: 2161727821137838080},
+				{index: 8, bits: 4323455642275676160},
 			},
-			textIDs: []int32{569, 570, 571, 572},
+			textIDs: []int32{570, 571, 572, 573},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2772,
+			line: 2795,
 			text: phraseMask{
-				{index: 8, bits: 6917529027641081856},
+				{index: 8, bits: 13835058055282163712},
 				{bits: 140737488355328},
 			},
-			textIDs: []int32{573, 47, 574},
+			textIDs: []int32{574, 47, 575},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2779,
+			line: 2802,
 			text: phraseMask{
-				{index: 7, bits: 4611686018427387904},
-				{index: 8, bits: 9223372036854775808},
-				{index: 9, bits: 1},
+				{index: 7, bits: 9223372036854775808},
+				{index: 9, bits: 3},
 			},
-			textIDs: []int32{510, 575, 576},
+			textIDs: []int32{511, 576, 577},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2785,
+			line: 2808,
 			text: phraseMask{
-				{index: 9, bits: 2},
+				{index: 9, bits: 4},
 			},
-			textIDs: []int32{577},
+			textIDs: []int32{578},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2791,
+			line: 2814,
 			text: phraseMask{
-				{index: 9, bits: 4},
+				{index: 9, bits: 8},
 			},
-			textIDs: []int32{578},
+			textIDs: []int32{579},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2797,
+			line: 2820,
 			text: phraseMask{
-				{index: 8, bits: 134217728},
+				{index: 8, bits: 268435456},
 			},
-			textIDs: []int32{539},
+			textIDs: []int32{540},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2803,
+			line: 2826,
 			text: phraseMask{
-				{index: 9, bits: 24},
+				{index: 9, bits: 48},
 			},
-			textIDs: []int32{579, 580},
+			textIDs: []int32{580, 581},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2813,
+			line: 2836,
 			text: phraseMask{
-				{index: 9, bits: 224},
+				{index: 9, bits: 448},
 			},
-			textIDs: []int32{581, 582, 583},
+			textIDs: []int32{582, 583, 584},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2819,
+			line: 2842,
 			text: phraseMask{
-				{index: 9, bits: 256},
+				{index: 9, bits: 512},
 			},
-			textIDs: []int32{584},
+			textIDs: []int32{585},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2825,
+			line: 2848,
 			text: phraseMask{
-				{index: 9, bits: 1536},
+				{index: 9, bits: 3072},
 			},
-			textIDs: []int32{585, 586},
+			textIDs: []int32{586, 587},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2831,
+			line: 2854,
 			text: phraseMask{
-				{index: 9, bits: 6144},
+				{index: 9, bits: 12288},
 			},
-			textIDs: []int32{587, 588},
+			textIDs: []int32{588, 589},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2837,
+			line: 2860,
 			text: phraseMask{
-				{index: 9, bits: 24576},
+				{index: 9, bits: 49152},
 			},
-			textIDs: []int32{589, 590},
+			textIDs: []int32{590, 591},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2843,
+			line: 2866,
 			text: phraseMask{
-				{index: 9, bits: 32768},
+				{index: 9, bits: 65536},
 			},
-			textIDs: []int32{591},
+			textIDs: []int32{592},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2849,
+			line: 2872,
 			text: phraseMask{
-				{index: 9, bits: 65536},
+				{index: 9, bits: 131072},
 			},
-			textIDs: []int32{592},
+			textIDs: []int32{593},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2855,
+			line: 2878,
 			text: phraseMask{
-				{index: 9, bits: 1966080},
+				{index: 9, bits: 3932160},
 			},
-			textIDs: []int32{593, 594, 595, 596},
+			textIDs: []int32{594, 595, 596, 597},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2862,
+			line: 2885,
 			text: phraseMask{
-				{index: 9, bits: 2097152},
+				{index: 9, bits: 4194304},
 			},
-			textIDs: []int32{597},
+			textIDs: []int32{598},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2868,
+			line: 2891,
 			text: phraseMask{
-				{index: 9, bits: 4194304},
+				{index: 9, bits: 8388608},
 			},
-			textIDs: []int32{598},
+			textIDs: []int32{599},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2879,
+			line: 2902,
 			text: phraseMask{
-				{index: 9, bits: 25165824},
+				{index: 9, bits: 50331648},
 			},
-			textIDs: []int32{599, 600},
+			textIDs: []int32{600, 601},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "blocked",
@@ -4239,44 +4239,44 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2890,
+			line: 2913,
 			text: phraseMask{
-				{index: 9, bits: 33554432},
+				{index: 9, bits: 67108864},
 			},
-			textIDs: []int32{601},
+			textIDs: []int32{602},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2896,
+			line: 2919,
 			text: phraseMask{
-				{index: 9, bits: 67108864},
+				{index: 9, bits: 134217728},
 			},
-			textIDs: []int32{602},
+			textIDs: []int32{603},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2902,
+			line: 2925,
 			text: phraseMask{
-				{index: 9, bits: 134217728},
+				{index: 9, bits: 268435456},
 			},
-			textIDs: []int32{603},
+			textIDs: []int32{604},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2915,
+			line: 2938,
 			text: phraseMask{
-				{index: 9, bits: 268435456},
+				{index: 9, bits: 536870912},
 			},
-			textIDs: []int32{604},
+			textIDs: []int32{605},
 			mta:     []string{".yahoodns.net"},
 			action:  []smtpcode.Action{"failed"},
 			then: thenDef{
@@ -4341,11 +4341,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2928,
+			line: 2951,
 			text: phraseMask{
-				{index: 9, bits: 268435456},
+				{index: 9, bits: 536870912},
 			},
-			textIDs: []int32{604},
+			textIDs: []int32{605},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "rejected",
@@ -4407,73 +4407,73 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2938,
+			line: 2961,
 			text: phraseMask{
-				{index: 9, bits: 1610612736},
+				{index: 9, bits: 3221225472},
 			},
-			textIDs: []int32{605, 606},
+			textIDs: []int32{606, 607},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2946,
+			line: 2969,
 			text: phraseMask{
-				{index: 9, bits: 2147483648},
+				{index: 9, bits: 4294967296},
 			},
-			textIDs: []int32{607},
+			textIDs: []int32{608},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2952,
+			line: 2975,
 			text: phraseMask{
-				{index: 9, bits: 12884901888},
+				{index: 9, bits: 25769803776},
 			},
-			textIDs: []int32{608, 609},
+			textIDs: []int32{609, 610},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2958,
+			line: 2981,
 			text: phraseMask{
-				{index: 9, bits: 17179869184},
+				{index: 9, bits: 34359738368},
 			},
-			textIDs: []int32{610},
+			textIDs: []int32{611},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2964,
+			line: 2987,
 			text: phraseMask{
-				{index: 9, bits: 34359738368},
+				{index: 9, bits: 68719476736},
 			},
-			textIDs: []int32{611},
+			textIDs: []int32{612},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2970,
+			line: 2993,
 			text: phraseMask{
-				{index: 9, bits: 68721573888},
+				{index: 9, bits: 137443147776},
 			},
-			textIDs: []int32{612, 597},
+			textIDs: []int32{613, 598},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 2982,
+			line: 3005,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4481,9 +4481,9 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 9, bits: 4260607557632},
+				{index: 9, bits: 8521215115264},
 			},
-			textIDs: []int32{613, 614, 615, 616, 617},
+			textIDs: []int32{614, 615, 616, 617, 618},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4523,11 +4523,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 2995,
+			line: 3018,
 			text: phraseMask{
-				{index: 9, bits: 65970697666560},
+				{index: 9, bits: 131941395333120},
 			},
-			textIDs: []int32{618, 619, 620, 621},
+			textIDs: []int32{619, 620, 621, 622},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4567,12 +4567,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3007,
+			line: 3030,
 			text: phraseMask{
-				{index: 9, bits: 1055531162664960},
-				{index: 6, bits: 288230376151711744},
+				{index: 9, bits: 2111062325329920},
+				{index: 6, bits: 576460752303423488},
 			},
-			textIDs: []int32{622, 623, 442, 624, 625},
+			textIDs: []int32{623, 624, 443, 625, 626},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -4611,7 +4611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3021,
+			line: 3044,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4621,11 +4621,11 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 9, bits: 18445618173802708992},
-				{index: 5, bits: 262144},
-				{index: 10, bits: 1},
+				{index: 9, bits: 18444492273895866368},
+				{index: 5, bits: 524288},
+				{index: 10, bits: 3},
 			},
-			textIDs: []int32{626, 338, 627, 628, 629, 630, 631, 632, 633, 634, 635, 636, 637, 638, 639, 640},
+			textIDs: []int32{627, 339, 628, 629, 630, 631, 632, 633, 634, 635, 636, 637, 638, 639, 640, 641},
 			then: thenDef{
 				Reason: "norelaying",
 				words: words{
@@ -4686,11 +4686,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3044,
+			line: 3067,
 			text: phraseMask{
-				{index: 10, bits: 2},
+				{index: 10, bits: 4},
 			},
-			textIDs: []int32{641},
+			textIDs: []int32{642},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4736,7 +4736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3053,
+			line: 3076,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4746,9 +4746,9 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 10, bits: 2044},
+				{index: 10, bits: 4088},
 			},
-			textIDs: []int32{642, 643, 644, 645, 646, 647, 648, 649, 650},
+			textIDs: []int32{643, 644, 645, 646, 647, 648, 649, 650, 651},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -4794,7 +4794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3068,
+			line: 3091,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4802,9 +4802,9 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 10, bits: 2095104},
+				{index: 10, bits: 4190208},
 			},
-			textIDs: []int32{651, 652, 653, 654, 655, 656, 657, 658, 659, 660},
+			textIDs: []int32{652, 653, 654, 655, 656, 657, 658, 659, 660, 661},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -4851,16 +4851,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3087,
+			line: 3110,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
 			},
 			text: phraseMask{
-				{index: 7, bits: 33554432},
-				{index: 10, bits: 14680064},
+				{index: 7, bits: 67108864},
+				{index: 10, bits: 29360128},
 			},
-			textIDs: []int32{473, 661, 662, 663},
+			textIDs: []int32{474, 662, 663, 664},
 			then: thenDef{
 				Reason: "notaccept",
 				words: words{
@@ -4906,15 +4906,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3099,
+			line: 3122,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
 			},
 			text: phraseMask{
-				{index: 10, bits: 520093696},
+				{index: 10, bits: 1040187392},
 			},
-			textIDs: []int32{664, 665, 666, 667, 668},
+			textIDs: []int32{665, 666, 667, 668, 669},
 			then: thenDef{
 				Reason: "suspend",
 				words: words{
@@ -4947,7 +4947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3113,
+			line: 3136,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4996,7 +4996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3122,
+			line: 3145,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5045,7 +5045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3131,
+			line: 3154,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5094,7 +5094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3140,
+			line: 3163,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5143,7 +5143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3150,
+			line: 3173,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5185,7 +5185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3159,
+			line: 3182,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5234,7 +5234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3168,
+			line: 3191,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5283,7 +5283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3177,
+			line: 3200,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5332,7 +5332,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3186,
+			line: 3209,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5381,7 +5381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3195,
+			line: 3218,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5430,7 +5430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3204,
+			line: 3227,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5479,7 +5479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3213,
+			line: 3236,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5528,7 +5528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3222,
+			line: 3245,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5577,7 +5577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3231,
+			line: 3254,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5626,7 +5626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3240,
+			line: 3263,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5675,7 +5675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3249,
+			line: 3272,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5731,7 +5731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3258,
+			line: 3281,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5788,7 +5788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3267,
+			line: 3290,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5837,7 +5837,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3276,
+			line: 3299,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5886,7 +5886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3287,
+			line: 3310,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5935,7 +5935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3296,
+			line: 3319,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5984,7 +5984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3305,
+			line: 3328,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6033,7 +6033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3316,
+			line: 3339,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6082,7 +6082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3326,
+			line: 3349,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6131,7 +6131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3335,
+			line: 3358,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6180,7 +6180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3344,
+			line: 3367,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6229,7 +6229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3353,
+			line: 3376,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6285,7 +6285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3362,
+			line: 3385,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6334,7 +6334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3372,
+			line: 3395,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6383,7 +6383,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3381,
+			line: 3404,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6432,7 +6432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3390,
+			line: 3413,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6489,7 +6489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3399,
+			line: 3422,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6545,7 +6545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3411,
+			line: 3434,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6587,7 +6587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3420,
+			line: 3443,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6629,7 +6629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3429,
+			line: 3452,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6695,7 +6695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3438,
+			line: 3461,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6737,7 +6737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3447,
+			line: 3470,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6786,7 +6786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3458,
+			line: 3481,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6822,61 +6822,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3474,
+			line: 3497,
 			text: phraseMask{
-				{index: 10, bits: 536870912},
+				{index: 10, bits: 1073741824},
 			},
-			textIDs: []int32{669},
+			textIDs: []int32{670},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3481,
+			line: 3504,
 			text: phraseMask{
-				{index: 10, bits: 1073741824},
+				{index: 10, bits: 2147483648},
 			},
-			textIDs: []int32{670},
+			textIDs: []int32{671},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3486,
+			line: 3509,
 			text: phraseMask{
-				{index: 10, bits: 2147483648},
+				{index: 10, bits: 4294967296},
 			},
-			textIDs: []int32{671},
+			textIDs: []int32{672},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3491,
+			line: 3514,
 			text: phraseMask{
-				{index: 10, bits: 4294967296},
+				{index: 10, bits: 8589934592},
 			},
-			textIDs: []int32{672},
+			textIDs: []int32{673},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3496,
+			line: 3519,
 			text: phraseMask{
-				{index: 10, bits: 266287972352},
+				{index: 10, bits: 532575944704},
 			},
-			textIDs: []int32{673, 674, 675, 676, 677},
+			textIDs: []int32{674, 675, 676, 677, 678},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3503,
+			line: 3526,
 			text: phraseMask{
-				{index: 10, bits: 274877906944},
+				{index: 10, bits: 549755813888},
 			},
-			textIDs: []int32{678},
+			textIDs: []int32{679},
 			regexps: []*pattern{
 				{src: "non r.*pertori.*dans l'annuaire domino", captures: false},
 			},
@@ -6885,41 +6885,41 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3509,
+			line: 3532,
 			text: phraseMask{
-				{index: 10, bits: 549755813888},
+				{index: 10, bits: 1099511627776},
 			},
-			textIDs: []int32{679},
+			textIDs: []int32{680},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3514,
+			line: 3537,
 			text: phraseMask{
-				{index: 10, bits: 1099511627776},
+				{index: 10, bits: 2199023255552},
 			},
-			textIDs: []int32{680},
+			textIDs: []int32{681},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3519,
+			line: 3542,
 			text: phraseMask{
-				{index: 10, bits: 2199023255552},
+				{index: 10, bits: 4398046511104},
 			},
-			textIDs: []int32{681},
+			textIDs: []int32{682},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3532,
+			line: 3555,
 			text: phraseMask{
-				{index: 10, bits: 13194139533312},
+				{index: 10, bits: 26388279066624},
 			},
-			textIDs: []int32{682, 683},
+			textIDs: []int32{683, 684},
 			then: thenDef{
 				Reason:     "hostunknown",
 				HardBounce: &builtinFalse,
@@ -6966,61 +6966,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3542,
+			line: 3565,
 			text: phraseMask{
-				{index: 10, bits: 17592186044416},
+				{index: 10, bits: 35184372088832},
 			},
-			textIDs: []int32{684},
+			textIDs: []int32{685},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3550,
+			line: 3573,
 			text: phraseMask{
-				{index: 10, bits: 35184372088832},
+				{index: 10, bits: 70368744177664},
 			},
-			textIDs: []int32{685},
+			textIDs: []int32{686},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3555,
+			line: 3578,
 			text: phraseMask{
-				{index: 10, bits: 211106232532992},
+				{index: 10, bits: 422212465065984},
 			},
-			textIDs: []int32{686, 687},
+			textIDs: []int32{687, 688},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3560,
+			line: 3583,
 			text: phraseMask{
-				{index: 10, bits: 4222124650659840},
+				{index: 10, bits: 8444249301319680},
 			},
-			textIDs: []int32{688, 689, 690, 691},
+			textIDs: []int32{689, 690, 691, 692},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3566,
+			line: 3589,
 			text: phraseMask{
-				{index: 10, bits: 67553994410557440},
+				{index: 10, bits: 135107988821114880},
 			},
-			textIDs: []int32{692, 693, 694, 695},
+			textIDs: []int32{693, 694, 695, 696},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3578,
+			line: 3601,
 			text: phraseMask{
-				{index: 10, bits: 504403158265495552},
+				{index: 10, bits: 1008806316530991104},
 			},
-			textIDs: []int32{696, 697, 698},
+			textIDs: []int32{697, 698, 699},
 			then: thenDef{
 				Reason: "contenterror",
 				words: words{
@@ -7066,207 +7066,198 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3587,
+			line: 3610,
 			text: phraseMask{
-				{index: 10, bits: 576460752303423488},
+				{index: 10, bits: 1152921504606846976},
 			},
-			textIDs: []int32{699},
+			textIDs: []int32{700},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3592,
+			line: 3615,
 			text: phraseMask{
-				{index: 10, bits: 1152921504606846976},
+				{index: 10, bits: 2305843009213693952},
 			},
-			textIDs: []int32{700},
+			textIDs: []int32{701},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3597,
+			line: 3620,
 			text: phraseMask{
-				{index: 10, bits: 2305843009213693952},
+				{index: 10, bits: 4611686018427387904},
 			},
-			textIDs: []int32{701},
+			textIDs: []int32{702},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3602,
+			line: 3625,
 			text: phraseMask{
-				{index: 10, bits: 13835058055282163712},
+				{index: 10, bits: 9223372036854775808},
+				{index: 11, bits: 1},
 			},
-			textIDs: []int32{702, 703},
+			textIDs: []int32{703, 704},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3607,
+			line: 3630,
 			text: phraseMask{
-				{index: 11, bits: 127},
+				{index: 11, bits: 254},
 			},
-			textIDs: []int32{704, 705, 706, 707, 708, 709, 710},
+			textIDs: []int32{705, 706, 707, 708, 709, 710, 711},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3614,
+			line: 3637,
 			text: phraseMask{
-				{index: 11, bits: 8064},
+				{index: 11, bits: 16128},
 			},
-			textIDs: []int32{711, 712, 713, 714, 715, 716},
+			textIDs: []int32{712, 713, 714, 715, 716, 717},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3620,
+			line: 3643,
 			text: phraseMask{
-				{index: 11, bits: 8192},
+				{index: 11, bits: 16384},
 			},
-			textIDs: []int32{717},
+			textIDs: []int32{718},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3625,
+			line: 3648,
 			text: phraseMask{
-				{index: 11, bits: 114688},
+				{index: 11, bits: 229376},
 			},
-			textIDs: []int32{718, 719, 720},
+			textIDs: []int32{719, 720, 721},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3632,
+			line: 3655,
 			text: phraseMask{
-				{index: 11, bits: 393216},
+				{index: 11, bits: 786432},
 			},
-			textIDs: []int32{721, 722},
+			textIDs: []int32{722, 723},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3637,
+			line: 3660,
 			text: phraseMask{
-				{index: 11, bits: 524288},
+				{index: 11, bits: 1048576},
 			},
-			textIDs: []int32{723},
+			textIDs: []int32{724},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3642,
+			line: 3665,
 			text: phraseMask{
-				{index: 7, bits: 402653184},
+				{index: 7, bits: 805306368},
 			},
-			textIDs: []int32{476, 475},
+			textIDs: []int32{477, 476},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3647,
+			line: 3670,
 			text: phraseMask{
-				{index: 7, bits: 33554432},
+				{index: 7, bits: 67108864},
 			},
-			textIDs: []int32{473},
+			textIDs: []int32{474},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3652,
+			line: 3675,
 			text: phraseMask{
-				{index: 7, bits: 67108864},
+				{index: 7, bits: 134217728},
 			},
-			textIDs: []int32{474},
+			textIDs: []int32{475},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3657,
+			line: 3680,
 			text: phraseMask{
-				{index: 11, bits: 1048576},
+				{index: 11, bits: 2097152},
 			},
-			textIDs: []int32{724},
+			textIDs: []int32{725},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3662,
+			line: 3685,
 			text: phraseMask{
-				{index: 11, bits: 2097152},
+				{index: 11, bits: 4194304},
 			},
-			textIDs: []int32{725},
+			textIDs: []int32{726},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3667,
+			line: 3690,
 			text: phraseMask{
-				{index: 11, bits: 4194304},
+				{index: 11, bits: 8388608},
 			},
-			textIDs: []int32{726},
+			textIDs: []int32{727},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3672,
+			line: 3695,
 			text: phraseMask{
-				{index: 11, bits: 8388608},
+				{index: 11, bits: 16777216},
 			},
-			textIDs: []int32{727},
+			textIDs: []int32{728},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3677,
+			line: 3700,
 			text: phraseMask{
-				{index: 11, bits: 16777216},
+				{index: 11, bits: 33554432},
 			},
-			textIDs: []int32{728},
+			textIDs: []int32{729},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3682,
+			line: 3705,
 			text: phraseMask{
-				{index: 11, bits: 33554432},
+				{index: 11, bits: 67108864},
 			},
-			textIDs: []int32{729},
+			textIDs: []int32{730},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3687,
-			text: phraseMask{
-				{index: 11, bits: 67108864},
-			},
-			textIDs: []int32{730},
-			then:    thenDef{Reason: "hostunknown"},
-		},
-		{
-			id:   "lhost-messagingserver-hostunknown",
-			file: "rules.yaml (built-in)",
-			line: 3692,
+			line: 3710,
 			text: phraseMask{
 				{index: 11, bits: 134217728},
 			},
@@ -7274,213 +7265,223 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
-			id:   "lhost-notes-networkerror",
+			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3697,
+			line: 3715,
 			text: phraseMask{
 				{index: 11, bits: 268435456},
 			},
 			textIDs: []int32{732},
+			then:    thenDef{Reason: "hostunknown"},
+		},
+		{
+			id:   "lhost-notes-networkerror",
+			file: "rules.yaml (built-in)",
+			line: 3720,
+			text: phraseMask{
+				{index: 11, bits: 536870912},
+			},
+			textIDs: []int32{733},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3702,
+			line: 3725,
 			text: phraseMask{
-				{index: 11, bits: 1610612736},
+				{index: 11, bits: 3221225472},
 			},
-			textIDs: []int32{733, 734},
+			textIDs: []int32{734, 735},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3708,
+			line: 3731,
 			text: phraseMask{
-				{index: 11, bits: 2147483648},
+				{index: 11, bits: 4294967296},
 			},
-			textIDs: []int32{735},
+			textIDs: []int32{736},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3713,
+			line: 3736,
 			text: phraseMask{
-				{index: 11, bits: 4294967296},
+				{index: 11, bits: 8589934592},
 			},
-			textIDs: []int32{736},
+			textIDs: []int32{737},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3718,
+			line: 3741,
 			text: phraseMask{
-				{index: 11, bits: 2190433320960},
+				{index: 11, bits: 4380866641920},
 			},
-			textIDs: []int32{737, 738, 739, 740, 741, 742, 743, 744},
+			textIDs: []int32{738, 739, 740, 741, 742, 743, 744, 745},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3725,
+			line: 3748,
 			text: phraseMask{
-				{index: 11, bits: 15393162788864},
+				{index: 11, bits: 30786325577728},
 			},
-			textIDs: []int32{745, 746, 747},
+			textIDs: []int32{746, 747, 748},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3730,
+			line: 3753,
 			text: phraseMask{
-				{index: 11, bits: 17592186044416},
+				{index: 11, bits: 35184372088832},
 			},
-			textIDs: []int32{748},
+			textIDs: []int32{749},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3735,
+			line: 3758,
 			text: phraseMask{
-				{index: 11, bits: 527765581332480},
+				{index: 11, bits: 1055531162664960},
 			},
-			textIDs: []int32{749, 750, 751, 752},
+			textIDs: []int32{750, 751, 752, 753},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3741,
+			line: 3764,
 			text: phraseMask{
-				{index: 11, bits: 2305280059260272640},
+				{index: 11, bits: 4610560118520545280},
 			},
-			textIDs: []int32{753, 754, 755, 756, 757, 758, 759, 760, 761, 762, 763, 764},
+			textIDs: []int32{754, 755, 756, 757, 758, 759, 760, 761, 762, 763, 764, 765},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3751,
+			line: 3774,
 			text: phraseMask{
-				{index: 11, bits: 6917529027641081856},
+				{index: 11, bits: 13835058055282163712},
 			},
-			textIDs: []int32{765, 766},
+			textIDs: []int32{766, 767},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3756,
+			line: 3779,
 			text: phraseMask{
-				{index: 11, bits: 9223372036854775808},
+				{index: 12, bits: 1},
 			},
-			textIDs: []int32{767},
+			textIDs: []int32{768},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3761,
+			line: 3784,
 			text: phraseMask{
-				{index: 12, bits: 1},
+				{index: 12, bits: 2},
 			},
-			textIDs: []int32{768},
+			textIDs: []int32{769},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3766,
+			line: 3789,
 			text: phraseMask{
-				{index: 12, bits: 2},
+				{index: 12, bits: 4},
 			},
-			textIDs: []int32{769},
+			textIDs: []int32{770},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3771,
+			line: 3794,
 			text: phraseMask{
-				{index: 12, bits: 12},
+				{index: 12, bits: 24},
 			},
-			textIDs: []int32{770, 771},
+			textIDs: []int32{771, 772},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3777,
+			line: 3800,
 			text: phraseMask{
-				{index: 12, bits: 16},
+				{index: 12, bits: 32},
 			},
-			textIDs: []int32{772},
+			textIDs: []int32{773},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3782,
+			line: 3805,
 			text: phraseMask{
-				{index: 12, bits: 32},
+				{index: 12, bits: 64},
 			},
-			textIDs: []int32{773},
+			textIDs: []int32{774},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3787,
+			line: 3810,
 			text: phraseMask{
-				{index: 12, bits: 192},
+				{index: 12, bits: 384},
 			},
-			textIDs: []int32{774, 775},
+			textIDs: []int32{775, 776},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3792,
+			line: 3815,
 			text: phraseMask{
-				{index: 12, bits: 256},
+				{index: 12, bits: 512},
 			},
-			textIDs: []int32{776},
+			textIDs: []int32{777},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3797,
+			line: 3820,
 			text: phraseMask{
-				{index: 12, bits: 512},
+				{index: 12, bits: 1024},
 			},
-			textIDs: []int32{777},
+			textIDs: []int32{778},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3802,
+			line: 3825,
 			text: phraseMask{
-				{index: 12, bits: 1024},
+				{index: 12, bits: 2048},
 			},
-			textIDs: []int32{778},
+			textIDs: []int32{779},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3807,
+			line: 3830,
 			text: phraseMask{
-				{index: 12, bits: 6144},
+				{index: 12, bits: 12288},
 			},
-			textIDs: []int32{779, 780},
+			textIDs: []int32{780, 781},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -7526,11 +7527,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3821,
+			line: 3844,
 			text: phraseMask{
-				{index: 12, bits: 2147475456},
+				{index: 12, bits: 4294950912},
 			},
-			textIDs: []int32{781, 782, 783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798},
+			textIDs: []int32{782, 783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -7576,7 +7577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3850,
+			line: 3873,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7584,9 +7585,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4},
 			},
 			text: phraseMask{
-				{index: 1, bits: 120259084288},
+				{index: 1, bits: 240518168576},
 			},
-			textIDs: []int32{98, 99, 100},
+			textIDs: []int32{99, 100, 101},
 			then: thenDef{
 				Reason: "networkerror",
 				words: words{
@@ -7632,16 +7633,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3860,
+			line: 3883,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 2, bits: 40000},
-				{index: 12, bits: 6442450944},
-				{index: 7, bits: 9007199254740992},
+				{index: 2, bits: 80000},
+				{index: 12, bits: 12884901888},
+				{index: 7, bits: 18014398509481984},
 			},
-			textIDs: []int32{134, 143, 799, 501, 138, 800, 139, 140},
+			textIDs: []int32{135, 144, 800, 502, 139, 801, 140, 141},
 			then: thenDef{
 				Reason: "expired",
 				words: words{
@@ -7693,7 +7694,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[144],
 					},
 				},
-				byFact: [24]words{
+				byFact: [25]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -7749,14 +7750,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3877,
+			line: 3900,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 12, bits: 8589934592},
+				{index: 12, bits: 17179869184},
 			},
-			textIDs: []int32{801},
+			textIDs: []int32{802},
 			then: thenDef{
 				Reason: "userunknown",
 				words: words{
@@ -7802,7 +7803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3903,
+			line: 3926,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7811,60 +7812,60 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3908,
+			line: 3931,
 			text: phraseMask{
-				{index: 12, bits: 17179869184},
+				{index: 12, bits: 34359738368},
 			},
-			textIDs: []int32{802},
+			textIDs: []int32{803},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3914,
+			line: 3937,
 			text: phraseMask{
-				{index: 12, bits: 1065151889408},
+				{index: 12, bits: 2130303778816},
 			},
-			textIDs: []int32{803, 804, 805, 806, 807},
+			textIDs: []int32{804, 805, 806, 807, 808},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3928,
+			line: 3951,
 			text: phraseMask{
-				{index: 12, bits: 18446742974197923840},
-				{index: 13, bits: 8191},
+				{index: 12, bits: 18446741874686296064},
+				{index: 13, bits: 16383},
 			},
 			textIDs: []int32{
-				808, 809, 810, 811, 812, 813, 814, 815, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 827,
-				828, 829, 830, 831, 832, 833, 834, 835, 836, 837, 838, 839, 840, 841, 842, 843, 844,
+				809, 810, 811, 812, 813, 814, 815, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 827, 828,
+				829, 830, 831, 832, 833, 834, 835, 836, 837, 838, 839, 840, 841, 842, 843, 844, 845,
 			},
 			then: thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3940,
+			line: 3963,
 			text: phraseMask{
-				{index: 13, bits: 18446744073709543424},
-				{index: 2, bits: 275956629504},
-				{index: 14, bits: 4294967295},
-				{index: 11, bits: 2097152},
+				{index: 13, bits: 18446744073709535232},
+				{index: 2, bits: 551913259008},
+				{index: 14, bits: 8589934591},
+				{index: 11, bits: 4194304},
 			},
 			textIDs: []int32{
-				845, 846, 847, 848, 849, 850, 851, 150, 852, 853, 854, 855, 856, 857, 858, 859, 860, 861, 862, 863,
-				864, 865, 866, 867, 868, 869, 870, 871, 872, 146, 873, 874, 875, 147, 876, 877, 878, 879, 880, 881,
-				882, 883, 884, 166, 885, 158, 886, 887, 888, 889, 890, 891, 892, 893, 894, 895, 896, 897, 898, 899,
-				900, 901, 902, 903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 919,
-				920, 921, 922, 923, 924, 925, 926, 725, 927,
+				846, 847, 848, 849, 850, 851, 852, 151, 853, 854, 855, 856, 857, 858, 859, 860, 861, 862, 863, 864,
+				865, 866, 867, 868, 869, 870, 871, 872, 873, 147, 874, 875, 876, 148, 877, 878, 879, 880, 881, 882,
+				883, 884, 885, 167, 886, 159, 887, 888, 889, 890, 891, 892, 893, 894, 895, 896, 897, 898, 899, 900,
+				901, 902, 903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 919, 920,
+				921, 922, 923, 924, 925, 926, 927, 726, 928,
 			},
 			then: thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 3980,
+			line: 4003,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7874,7 +7875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 3985,
+			line: 4008,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7883,32 +7884,32 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 3990,
+			line: 4013,
 			text: phraseMask{
-				{index: 14, bits: 576460748008456192},
-				{index: 7, bits: 1125899906842624},
+				{index: 14, bits: 1152921496016912384},
+				{index: 7, bits: 2251799813685248},
 			},
 			textIDs: []int32{
-				928, 929, 930, 931, 932, 933, 934, 498, 935, 936, 937, 938, 939, 940, 941, 942, 943, 944, 945, 946,
-				947, 948, 949, 950, 951, 952, 953, 954,
+				929, 930, 931, 932, 933, 934, 935, 499, 936, 937, 938, 939, 940, 941, 942, 943, 944, 945, 946, 947,
+				948, 949, 950, 951, 952, 953, 954, 955,
 			},
 			then: thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4004,
+			line: 4027,
 			text: phraseMask{
-				{index: 14, bits: 1729382256910270464},
-				{index: 9, bits: 256},
+				{index: 14, bits: 3458764513820540928},
+				{index: 9, bits: 512},
 			},
-			textIDs: []int32{955, 584, 956},
+			textIDs: []int32{956, 585, 957},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4016,
+			line: 4039,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7919,44 +7920,44 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4021,
+			line: 4044,
 			text: phraseMask{
-				{index: 14, bits: 16140901064495857664},
-				{index: 15, bits: 9007199254740991},
-				{index: 9, bits: 8589983744},
-				{index: 5, bits: 35184372088832},
+				{index: 14, bits: 13835058055282163712},
+				{index: 15, bits: 18014398509481983},
+				{index: 9, bits: 17179967488},
+				{index: 5, bits: 70368744177664},
 			},
 			textIDs: []int32{
-				957, 958, 959, 960, 961, 962, 963, 964, 591, 965, 966, 967, 968, 590, 969, 970, 971, 972, 973, 609,
-				974, 975, 976, 977, 978, 365, 979, 980, 981, 982, 983, 984, 985, 986, 987, 988, 989, 990, 991, 992,
-				993, 994, 995, 996, 997, 998, 999, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012,
+				958, 959, 960, 961, 962, 963, 964, 965, 592, 966, 967, 968, 969, 591, 970, 971, 972, 973, 974, 610,
+				975, 976, 977, 978, 979, 366, 980, 981, 982, 983, 984, 985, 986, 987, 988, 989, 990, 991, 992, 993,
+				994, 995, 996, 997, 998, 999, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012, 1013,
 			},
 			then: thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4054,
+			line: 4077,
 			text: phraseMask{
-				{index: 15, bits: 2296835809958952960},
+				{index: 15, bits: 4593671619917905920},
 			},
-			textIDs: []int32{1013, 1014, 1015, 1016, 1017, 1018, 1019, 1020},
+			textIDs: []int32{1014, 1015, 1016, 1017, 1018, 1019, 1020, 1021},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4066,
+			line: 4089,
 			text: phraseMask{
-				{index: 15, bits: 16140901064495857664},
-				{index: 16, bits: 65535},
-				{index: 9, bits: 18445618173802708992},
-				{index: 5, bits: 262144},
-				{index: 10, bits: 1},
+				{index: 15, bits: 13835058055282163712},
+				{index: 16, bits: 131071},
+				{index: 9, bits: 18444492273895866368},
+				{index: 5, bits: 524288},
+				{index: 10, bits: 3},
 			},
 			textIDs: []int32{
-				1021, 1022, 1023, 1024, 1025, 634, 637, 1026, 1027, 1028, 338, 628, 638, 629, 627, 1029, 1030, 1031, 1032, 1033,
-				630, 631, 632, 633, 626, 639, 640, 636, 1034, 635, 1035, 1036, 1037, 1038, 1039,
+				1022, 1023, 1024, 1025, 1026, 635, 638, 1027, 1028, 1029, 339, 629, 639, 630, 628, 1030, 1031, 1032, 1033, 1034,
+				631, 632, 633, 634, 627, 640, 641, 637, 1035, 636, 1036, 1037, 1038, 1039, 1040,
 			},
 			command: []string{"MAIL", "RCPT", "DATA", ""},
 			then:    thenDef{Reason: "norelaying"},
@@ -7964,11 +7965,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4087,
+			line: 4110,
 			text: phraseMask{
-				{index: 16, bits: 67043328},
+				{index: 16, bits: 134086656},
 			},
-			textIDs: []int32{1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049},
+			textIDs: []int32{1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050},
 			then: thenDef{
 				Reason: "authfailure",
 				words: words{
@@ -8005,7 +8006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4096,
+			line: 4119,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8020,25 +8021,25 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4101,
+			line: 4124,
 			text: phraseMask{
-				{index: 16, bits: 72057593970819072},
-				{index: 5, bits: 72057594037927936},
+				{index: 16, bits: 144115187941638144},
+				{index: 5, bits: 144115188075855872},
 			},
 			textIDs: []int32{
-				1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069,
-				1070, 1071, 1072, 1073, 1074, 1075, 1076, 1077, 1078, 1079, 376,
+				1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070,
+				1071, 1072, 1073, 1074, 1075, 1076, 1077, 1078, 1079, 1080, 377,
 			},
 			then: thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4114,
+			line: 4137,
 			text: phraseMask{
-				{index: 16, bits: 216172782113783808},
+				{index: 16, bits: 432345564227567616},
 			},
-			textIDs: []int32{1080, 1081},
+			textIDs: []int32{1081, 1082},
 			regexps: []*pattern{
 				{src: "is not allowed to send mail\\..*_401", captures: false},
 				{src: "is not allowed to send from <.*per it's spf record", captures: false},
@@ -8048,116 +8049,115 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4133,
+			line: 4156,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 16, bits: 18158513697557839872},
+				{index: 16, bits: 17870283321406128128},
 				{bits: 64513},
 				{index: 17, bits: 18446744073709551615},
-				{index: 7, bits: 8589934592},
-				{index: 8, bits: 1125899906842624},
-				{index: 9, bits: 268435456},
-				{index: 18, bits: 1048575},
-				{index: 6, bits: 16},
+				{index: 7, bits: 17179869184},
+				{index: 8, bits: 2251799813685248},
+				{index: 9, bits: 536870912},
+				{index: 18, bits: 2097151},
+				{index: 6, bits: 32},
 			},
 			textIDs: []int32{
-				1082, 1083, 1084, 1085, 1086, 0, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 481, 1094, 1095, 1096, 1097, 1098, 1099,
-				1100, 1101, 1102, 1103, 1104, 1105, 562, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118,
-				1119, 1120, 1121, 1122, 1123, 1124, 604, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137,
-				1138, 1139, 11, 10, 12, 15, 1140, 1141, 1142, 13, 14, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151,
-				1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 388,
-				1171,
+				1083, 1084, 1085, 1086, 1087, 0, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 482, 1095, 1096, 1097, 1098, 1099, 1100,
+				1101, 1102, 1103, 1104, 1105, 1106, 563, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119,
+				1120, 1121, 1122, 1123, 1124, 1125, 605, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138,
+				1139, 1140, 11, 10, 12, 15, 1141, 1142, 1143, 13, 14, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152,
+				1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 389,
+				1172,
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4173,
+			line: 4196,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 18, bits: 18446744073708503040},
-				{index: 7, bits: 2305843009213693952},
-				{index: 5, bits: 4294967296},
-				{index: 2, bits: 9223372036854775808},
-				{index: 19, bits: 8796093022207},
-				{index: 3, bits: 4},
+				{index: 18, bits: 18446744073707454464},
+				{index: 7, bits: 4611686018427387904},
+				{index: 5, bits: 8589934592},
+				{index: 3, bits: 9},
+				{index: 19, bits: 17592186044415},
 			},
 			textIDs: []int32{
-				1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 509, 1185, 1186, 1187, 1188, 1189, 1190,
-				1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210,
-				1211, 352, 1212, 191, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 194, 1227,
-				1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247,
-				1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258,
+				1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 510, 1186, 1187, 1188, 1189, 1190, 1191,
+				1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211,
+				1212, 353, 1213, 192, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 195, 1228,
+				1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248,
+				1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259,
 			},
 			unless: phraseMask{
-				{index: 19, bits: 26388279066624},
-				{index: 17, bits: 2147483648},
+				{index: 19, bits: 52776558133248},
+				{index: 17, bits: 4294967296},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4214,
+			line: 4237,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 19, bits: 1152886320234758144},
-				{index: 5, bits: 524288},
-				{index: 7, bits: 33554432},
-				{index: 10, bits: 6291456},
+				{index: 19, bits: 2305772640469516288},
+				{index: 5, bits: 1048576},
+				{index: 7, bits: 67108864},
+				{index: 10, bits: 12582912},
 			},
-			textIDs: []int32{1261, 339, 1262, 1263, 1264, 1265, 1266, 1267, 473, 661, 662, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275},
+			textIDs: []int32{1262, 340, 1263, 1264, 1265, 1266, 1267, 1268, 474, 662, 663, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4226,
+			line: 4249,
 			text: phraseMask{
-				{index: 19, bits: 17293822569102704640},
+				{index: 19, bits: 16140901064495857664},
 				{index: 20, bits: 18446744073709551615},
-				{index: 7, bits: 4611686020574872064},
-				{index: 9, bits: 2097153},
-				{index: 12, bits: 8589934720},
-				{index: 5, bits: 422212490231808},
-				{index: 8, bits: 9223372036988993536},
-				{index: 11, bits: 6917529027641081856},
-				{index: 15, bits: 8192},
-				{index: 21, bits: 72057594037927935},
-				{index: 2, bits: 8796093022208},
+				{index: 7, bits: 9223372041149744128},
+				{index: 9, bits: 4194307},
+				{index: 12, bits: 17179869440},
+				{index: 5, bits: 844424980463616},
+				{index: 8, bits: 268435456},
+				{index: 11, bits: 13835058055282163712},
+				{index: 15, bits: 16384},
+				{index: 21, bits: 144115188075855871},
+				{index: 2, bits: 17592186044416},
 			},
 			textIDs: []int32{
-				1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 510, 1288, 1289, 576, 1290, 1291, 1292, 1293,
-				1294, 1295, 1296, 1297, 597, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 479, 1310, 1311,
-				1312, 1313, 1314, 1315, 1316, 801, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 367, 1325, 1326, 1327, 539, 1328,
-				1329, 1330, 765, 1331, 1332, 457, 1333, 1334, 1335, 973, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 344, 1343, 1344,
-				1345, 1346, 1347, 575, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 775, 1361, 1362,
-				1363, 1364, 1365, 1366, 1367, 1368, 343, 1369, 1370, 1371, 1372, 368, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380,
-				1381, 1382, 1383, 1384, 766, 1385, 1386, 1387, 1388, 1389, 1390, 171, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398,
-				1399,
+				1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 511, 1289, 1290, 577, 1291, 1292, 1293, 1294,
+				1295, 1296, 1297, 1298, 598, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 480, 1311, 1312,
+				1313, 1314, 1315, 1316, 1317, 802, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 368, 1326, 1327, 1328, 540, 1329,
+				1330, 1331, 766, 1332, 1333, 458, 1334, 1335, 1336, 974, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 345, 1344, 1345,
+				1346, 1347, 1348, 576, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 776, 1362, 1363,
+				1364, 1365, 1366, 1367, 1368, 1369, 344, 1370, 1371, 1372, 1373, 369, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381,
+				1382, 1383, 1384, 1385, 767, 1386, 1387, 1388, 1389, 1390, 1391, 172, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399,
+				1400,
 			},
 			unless: phraseMask{
-				{index: 16, bits: 18158513697557839872},
+				{index: 16, bits: 17870283321406128128},
 				{bits: 64513},
 				{index: 17, bits: 18446744073709551615},
-				{index: 7, bits: 8589934592},
-				{index: 8, bits: 1125899906842624},
-				{index: 9, bits: 268435456},
-				{index: 18, bits: 1048575},
-				{index: 6, bits: 16},
+				{index: 7, bits: 17179869184},
+				{index: 8, bits: 2251799813685248},
+				{index: 9, bits: 536870912},
+				{index: 18, bits: 2097151},
+				{index: 6, bits: 32},
 			},
 			command: []string{"MAIL"},
 			then: thenDef{
@@ -8200,7 +8200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4287,
+			line: 4310,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8249,7 +8249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4299,
+			line: 4322,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8298,7 +8298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4310,
+			line: 4333,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8346,7 +8346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4319,
+			line: 4342,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8358,32 +8358,32 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 2, bits: 8},
-				{index: 21, bits: 216172782113783808},
+				{index: 2, bits: 16},
+				{index: 21, bits: 432345564227567616},
 			},
-			textIDs: []int32{131, 1400, 1401},
+			textIDs: []int32{132, 1401, 1402},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4329,
+			line: 4352,
 			text: phraseMask{
-				{index: 18, bits: 8589934592},
-				{index: 19, bits: 2},
+				{index: 18, bits: 17179869184},
+				{index: 19, bits: 4},
 			},
-			textIDs: []int32{1185, 1217},
+			textIDs: []int32{1186, 1218},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4336,
+			line: 4359,
 			text: phraseMask{
-				{index: 21, bits: 256},
+				{index: 21, bits: 512},
 			},
-			textIDs: []int32{1352},
-			all:     []int32{1402},
+			textIDs: []int32{1353},
+			all:     []int32{1403},
 			regexps: []*pattern{
 				{src: "553 [^ @]+ does not exist", captures: false},
 			},
@@ -8392,40 +8392,40 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4345,
+			line: 4368,
 			text: phraseMask{
-				{index: 17, bits: 8192},
-				{index: 16, bits: 1152921504606846976},
+				{index: 17, bits: 16384},
+				{index: 16, bits: 2305843009213693952},
 			},
-			textIDs: []int32{1101, 1084},
+			textIDs: []int32{1102, 1085},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4352,
+			line: 4375,
 			text: phraseMask{
-				{index: 19, bits: 17293822569102704640},
+				{index: 19, bits: 16140901064495857664},
 				{index: 20, bits: 18446744073709551615},
-				{index: 7, bits: 4611686020574872064},
-				{index: 9, bits: 2097153},
-				{index: 12, bits: 8589934720},
-				{index: 5, bits: 422212490231808},
-				{index: 8, bits: 9223372036988993536},
-				{index: 11, bits: 6917529027641081856},
-				{index: 15, bits: 8192},
-				{index: 21, bits: 72057594037927935},
-				{index: 2, bits: 8796093022208},
+				{index: 7, bits: 9223372041149744128},
+				{index: 9, bits: 4194307},
+				{index: 12, bits: 17179869440},
+				{index: 5, bits: 844424980463616},
+				{index: 8, bits: 268435456},
+				{index: 11, bits: 13835058055282163712},
+				{index: 15, bits: 16384},
+				{index: 21, bits: 144115188075855871},
+				{index: 2, bits: 17592186044416},
 			},
 			textIDs: []int32{
-				1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 510, 1288, 1289, 576, 1290, 1291, 1292, 1293,
-				1294, 1295, 1296, 1297, 597, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 479, 1310, 1311,
-				1312, 1313, 1314, 1315, 1316, 801, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 367, 1325, 1326, 1327, 539, 1328,
-				1329, 1330, 765, 1331, 1332, 457, 1333, 1334, 1335, 973, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 344, 1343, 1344,
-				1345, 1346, 1347, 575, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 775, 1361, 1362,
-				1363, 1364, 1365, 1366, 1367, 1368, 343, 1369, 1370, 1371, 1372, 368, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380,
-				1381, 1382, 1383, 1384, 766, 1385, 1386, 1387, 1388, 1389, 1390, 171, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398,
-				1399,
+				1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 511, 1289, 1290, 577, 1291, 1292, 1293, 1294,
+				1295, 1296, 1297, 1298, 598, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 480, 1311, 1312,
+				1313, 1314, 1315, 1316, 1317, 802, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 368, 1326, 1327, 1328, 540, 1329,
+				1330, 1331, 766, 1332, 1333, 458, 1334, 1335, 1336, 974, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 345, 1344, 1345,
+				1346, 1347, 1348, 576, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 776, 1362, 1363,
+				1364, 1365, 1366, 1367, 1368, 1369, 344, 1370, 1371, 1372, 1373, 369, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381,
+				1382, 1383, 1384, 1385, 767, 1386, 1387, 1388, 1389, 1390, 1391, 172, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399,
+				1400,
 			},
 			command: []string{"RCPT"},
 			then:    thenDef{Reason: "userunknown"},
@@ -8433,12 +8433,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4358,
+			line: 4381,
 			text: phraseMask{
-				{index: 21, bits: 17870283321406128128},
-				{index: 22, bits: 16383},
+				{index: 21, bits: 17293822569102704640},
+				{index: 22, bits: 32767},
 			},
-			textIDs: []int32{1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421},
+			textIDs: []int32{1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422},
 			regexps: []*pattern{
 				{src: "<.*> not found", captures: false},
 				{src: "<.*>\\.\\.\\. blocked by", captures: false},
@@ -8470,28 +8470,28 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4377,
+			line: 4400,
 			text: phraseMask{
-				{index: 8, bits: 134217728},
-				{index: 22, bits: 114688},
+				{index: 8, bits: 268435456},
+				{index: 22, bits: 229376},
 			},
-			textIDs: []int32{539, 1422, 1423, 1424},
+			textIDs: []int32{540, 1423, 1424, 1425},
 			unless: phraseMask{
-				{index: 16, bits: 18158513697557839872},
+				{index: 16, bits: 17870283321406128128},
 				{bits: 64513},
 				{index: 17, bits: 18446744073709551615},
-				{index: 7, bits: 8589934592},
-				{index: 8, bits: 1125899906842624},
-				{index: 9, bits: 268435456},
-				{index: 18, bits: 1048575},
-				{index: 6, bits: 16},
+				{index: 7, bits: 17179869184},
+				{index: 8, bits: 2251799813685248},
+				{index: 9, bits: 536870912},
+				{index: 18, bits: 2097151},
+				{index: 6, bits: 32},
 			},
 			then: thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4411,
+			line: 4434,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8500,9 +8500,9 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 22, bits: 131072},
+				{index: 22, bits: 262144},
 			},
-			textIDs: []int32{1425},
+			textIDs: []int32{1426},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -8567,7 +8567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4424,
+			line: 4447,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8576,13 +8576,13 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 21, bits: 4},
-				{index: 22, bits: 786432},
+				{index: 21, bits: 8},
+				{index: 22, bits: 1572864},
 			},
-			textIDs: []int32{1346, 1426, 1427},
+			textIDs: []int32{1347, 1427, 1428},
 			unless: phraseMask{
-				{index: 22, bits: 70368743129088},
-				{index: 10, bits: 2147487744},
+				{index: 22, bits: 140737486258176},
+				{index: 10, bits: 4294975488},
 			},
 			then: thenDef{
 				Reason: "filtered",
@@ -8648,7 +8648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4449,
+			line: 4472,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8657,31 +8657,31 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 19, bits: 17293822569102704640},
+				{index: 19, bits: 16140901064495857664},
 				{index: 20, bits: 18446744073709551615},
-				{index: 7, bits: 4611686020574872064},
-				{index: 9, bits: 2097153},
-				{index: 12, bits: 8589934720},
-				{index: 5, bits: 422212490231808},
-				{index: 8, bits: 9223372036988993536},
-				{index: 11, bits: 6917529027641081856},
-				{index: 15, bits: 8192},
-				{index: 21, bits: 72057594037927935},
-				{index: 2, bits: 8796093022208},
+				{index: 7, bits: 9223372041149744128},
+				{index: 9, bits: 4194307},
+				{index: 12, bits: 17179869440},
+				{index: 5, bits: 844424980463616},
+				{index: 8, bits: 268435456},
+				{index: 11, bits: 13835058055282163712},
+				{index: 15, bits: 16384},
+				{index: 21, bits: 144115188075855871},
+				{index: 2, bits: 17592186044416},
 			},
 			textIDs: []int32{
-				1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 510, 1288, 1289, 576, 1290, 1291, 1292, 1293,
-				1294, 1295, 1296, 1297, 597, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 479, 1310, 1311,
-				1312, 1313, 1314, 1315, 1316, 801, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 367, 1325, 1326, 1327, 539, 1328,
-				1329, 1330, 765, 1331, 1332, 457, 1333, 1334, 1335, 973, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 344, 1343, 1344,
-				1345, 1346, 1347, 575, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 775, 1361, 1362,
-				1363, 1364, 1365, 1366, 1367, 1368, 343, 1369, 1370, 1371, 1372, 368, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380,
-				1381, 1382, 1383, 1384, 766, 1385, 1386, 1387, 1388, 1389, 1390, 171, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398,
-				1399,
+				1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 511, 1289, 1290, 577, 1291, 1292, 1293, 1294,
+				1295, 1296, 1297, 1298, 598, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 480, 1311, 1312,
+				1313, 1314, 1315, 1316, 1317, 802, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 368, 1326, 1327, 1328, 540, 1329,
+				1330, 1331, 766, 1332, 1333, 458, 1334, 1335, 1336, 974, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 345, 1344, 1345,
+				1346, 1347, 1348, 576, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 776, 1362, 1363,
+				1364, 1365, 1366, 1367, 1368, 1369, 344, 1370, 1371, 1372, 1373, 369, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381,
+				1382, 1383, 1384, 1385, 767, 1386, 1387, 1388, 1389, 1390, 1391, 172, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399,
+				1400,
 			},
 			unless: phraseMask{
-				{index: 22, bits: 70368743129088},
-				{index: 10, bits: 2147487744},
+				{index: 22, bits: 140737486258176},
+				{index: 10, bits: 4294975488},
 			},
 			then: thenDef{
 				Reason: "filtered",
@@ -8747,7 +8747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4457,
+			line: 4480,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8756,20 +8756,20 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 22, bits: 105553116135424},
-				{index: 10, bits: 2147487744},
-				{index: 21, bits: 4},
+				{index: 22, bits: 211106232270848},
+				{index: 10, bits: 4294975488},
+				{index: 21, bits: 8},
 			},
 			textIDs: []int32{
-				1428, 1427, 1454, 1429, 1430, 1431, 1432, 1426, 1433, 652, 1434, 1346, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442,
-				1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1425, 671,
+				1429, 1428, 1455, 1430, 1431, 1432, 1433, 1427, 1434, 653, 1435, 1347, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443,
+				1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1426, 672,
 			},
 			then: thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4476,
+			line: 4499,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8778,51 +8778,50 @@ var builtinSet = &ruleSet{
 				{class: 4, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 19, bits: 17293822569102704640},
+				{index: 19, bits: 16140901064495857664},
 				{index: 20, bits: 18446744073709551615},
-				{index: 7, bits: 4611686020574872064},
-				{index: 9, bits: 2097153},
-				{index: 12, bits: 8589934720},
-				{index: 5, bits: 422212490231808},
-				{index: 8, bits: 9223372036988993536},
-				{index: 11, bits: 6917529027641081856},
-				{index: 15, bits: 8192},
-				{index: 21, bits: 72057594037927935},
-				{index: 2, bits: 8796093022208},
+				{index: 7, bits: 9223372041149744128},
+				{index: 9, bits: 4194307},
+				{index: 12, bits: 17179869440},
+				{index: 5, bits: 844424980463616},
+				{index: 8, bits: 268435456},
+				{index: 11, bits: 13835058055282163712},
+				{index: 15, bits: 16384},
+				{index: 21, bits: 144115188075855871},
+				{index: 2, bits: 17592186044416},
 			},
 			textIDs: []int32{
-				1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 510, 1288, 1289, 576, 1290, 1291, 1292, 1293,
-				1294, 1295, 1296, 1297, 597, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 479, 1310, 1311,
-				1312, 1313, 1314, 1315, 1316, 801, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 367, 1325, 1326, 1327, 539, 1328,
-				1329, 1330, 765, 1331, 1332, 457, 1333, 1334, 1335, 973, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 344, 1343, 1344,
-				1345, 1346, 1347, 575, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 775, 1361, 1362,
-				1363, 1364, 1365, 1366, 1367, 1368, 343, 1369, 1370, 1371, 1372, 368, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380,
-				1381, 1382, 1383, 1384, 766, 1385, 1386, 1387, 1388, 1389, 1390, 171, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398,
-				1399,
+				1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 511, 1289, 1290, 577, 1291, 1292, 1293, 1294,
+				1295, 1296, 1297, 1298, 598, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 480, 1311, 1312,
+				1313, 1314, 1315, 1316, 1317, 802, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 368, 1326, 1327, 1328, 540, 1329,
+				1330, 1331, 766, 1332, 1333, 458, 1334, 1335, 1336, 974, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 345, 1344, 1345,
+				1346, 1347, 1348, 576, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 776, 1362, 1363,
+				1364, 1365, 1366, 1367, 1368, 1369, 344, 1370, 1371, 1372, 1373, 369, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381,
+				1382, 1383, 1384, 1385, 767, 1386, 1387, 1388, 1389, 1390, 1391, 172, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399,
+				1400,
 			},
 			then: thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4482,
+			line: 4505,
 			text: phraseMask{
-				{index: 22, bits: 985162418487296},
+				{index: 22, bits: 1970324836974592},
 			},
-			textIDs: []int32{1455, 1456, 1457},
+			textIDs: []int32{1456, 1457, 1458},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4491,
+			line: 4514,
 			text: phraseMask{
-				{index: 22, bits: 1125925676646400},
+				{index: 22, bits: 2251851353292800},
 			},
-			textIDs: []int32{1441, 1442, 1458},
+			textIDs: []int32{1442, 1443, 1459},
 			unless: phraseMask{
-				{index: 21, bits: 9223372036854775808},
-				{index: 22, bits: 2251799813685248},
+				{index: 22, bits: 4503599627370497},
 			},
 			regexps: []*pattern{
 				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
@@ -8832,11 +8831,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4506,
+			line: 4529,
 			text: phraseMask{
-				{index: 22, bits: 131072},
+				{index: 22, bits: 262144},
 			},
-			textIDs: []int32{1425},
+			textIDs: []int32{1426},
 			command: []string{"RCPT", "DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
@@ -8902,15 +8901,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4512,
+			line: 4535,
 			text: phraseMask{
-				{index: 21, bits: 4},
-				{index: 22, bits: 786432},
+				{index: 21, bits: 8},
+				{index: 22, bits: 1572864},
 			},
-			textIDs: []int32{1346, 1426, 1427},
+			textIDs: []int32{1347, 1427, 1428},
 			unless: phraseMask{
-				{index: 22, bits: 70368743129088},
-				{index: 10, bits: 2147487744},
+				{index: 22, bits: 140737486258176},
+				{index: 10, bits: 4294975488},
 			},
 			command: []string{"RCPT", "DATA", ""},
 			then: thenDef{
@@ -8977,15 +8976,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4520,
+			line: 4543,
 			text: phraseMask{
-				{index: 22, bits: 105553116135424},
-				{index: 10, bits: 2147487744},
-				{index: 21, bits: 4},
+				{index: 22, bits: 211106232270848},
+				{index: 10, bits: 4294975488},
+				{index: 21, bits: 8},
 			},
 			textIDs: []int32{
-				1428, 1427, 1454, 1429, 1430, 1431, 1432, 1426, 1433, 652, 1434, 1346, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442,
-				1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1425, 671,
+				1429, 1428, 1455, 1430, 1431, 1432, 1433, 1427, 1434, 653, 1435, 1347, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443,
+				1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1426, 672,
 			},
 			command: []string{"RCPT", "DATA", ""},
 			then:    thenDef{Reason: "filtered"},
@@ -8993,7 +8992,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4528,
+			line: 4551,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -9002,26 +9001,26 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4533,
+			line: 4556,
 			text: phraseMask{
-				{index: 22, bits: 18442240474082181120},
-				{index: 23, bits: 536870911},
+				{index: 22, bits: 18437736874454810624},
+				{index: 23, bits: 1073741823},
 			},
 			textIDs: []int32{
-				1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479,
-				1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499,
-				1500,
+				1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480,
+				1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500,
+				1501,
 			},
 			then: thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4554,
+			line: 4577,
 			text: phraseMask{
-				{index: 23, bits: 16642998272},
+				{index: 23, bits: 33285996544},
 			},
-			textIDs: []int32{1501, 1502, 1503, 1504, 1505},
+			textIDs: []int32{1502, 1503, 1504, 1505, 1506},
 			regexps: []*pattern{
 				{src: "domain.*mismatches client ip", captures: false},
 				{src: "dns lookup failure:.*try again later", captures: false},
@@ -9034,21 +9033,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4567,
+			line: 4590,
 			text: phraseMask{
-				{index: 23, bits: 8778913153024},
+				{index: 23, bits: 17557826306048},
 			},
-			textIDs: []int32{1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514},
+			textIDs: []int32{1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4575,
+			line: 4598,
 			text: phraseMask{
-				{index: 23, bits: 8796093022208},
+				{index: 23, bits: 17592186044416},
 			},
-			textIDs: []int32{1515},
+			textIDs: []int32{1516},
 			regexps: []*pattern{
 				{src: "multiple.*header", captures: false},
 			},
@@ -9057,34 +9056,34 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4586,
+			line: 4609,
 			text: phraseMask{
-				{index: 23, bits: 17996806323437568},
-				{index: 7, bits: 4294967296},
-				{index: 9, bits: 268435456},
+				{index: 23, bits: 35993612646875136},
+				{index: 7, bits: 8589934592},
+				{index: 9, bits: 536870912},
 			},
-			textIDs: []int32{1516, 480, 1517, 1518, 1519, 604, 1520, 1521, 1522, 1523, 1524, 1525},
+			textIDs: []int32{1517, 481, 1518, 1519, 1520, 605, 1521, 1522, 1523, 1524, 1525, 1526},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4598,
+			line: 4621,
 			text: phraseMask{
-				{index: 23, bits: 18428729692379938816},
-				{index: 24, bits: 16383},
-				{index: 10, bits: 576460752303423488},
+				{index: 23, bits: 18410715311050326016},
+				{index: 24, bits: 32767},
+				{index: 10, bits: 1152921504606846976},
 			},
 			textIDs: []int32{
-				1506, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544,
-				1545, 1546, 1547, 1548, 699, 1549,
+				1507, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545,
+				1546, 1547, 1548, 1549, 700, 1550,
 			},
 			unless: phraseMask{
-				{index: 24, bits: 18446744073709535232},
-				{index: 11, bits: 8388608},
-				{index: 9, bits: 4096},
-				{index: 22, bits: 985162426875904},
-				{index: 25, bits: 2251799813685247},
+				{index: 24, bits: 18446744073709518848},
+				{index: 11, bits: 16777216},
+				{index: 9, bits: 8192},
+				{index: 22, bits: 1970324853751808},
+				{index: 25, bits: 4503599627370495},
 				{bits: 16777216},
 			},
 			then: thenDef{Reason: "contenterror"},
@@ -9092,7 +9091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4663,
+			line: 4686,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9155,7 +9154,7 @@ var builtinSet = &ruleSet{
 						tr: &builtinSlots2[168],
 					},
 				},
-				byFact: [24]words{
+				byFact: [25]words{
 					13: {
 						summary: phrase{
 							en: "sender domain not found",
@@ -9199,7 +9198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4676,
+			line: 4699,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9209,26 +9208,25 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4681,
+			line: 4704,
 			text: phraseMask{
-				{index: 18, bits: 18446744073708503040},
-				{index: 7, bits: 2305843009213693952},
-				{index: 5, bits: 4294967296},
-				{index: 2, bits: 9223372036854775808},
-				{index: 19, bits: 8796093022207},
-				{index: 3, bits: 4},
-				{index: 25, bits: 2251799813685248},
+				{index: 18, bits: 18446744073707454464},
+				{index: 7, bits: 4611686018427387904},
+				{index: 5, bits: 8589934592},
+				{index: 3, bits: 9},
+				{index: 19, bits: 17592186044415},
+				{index: 25, bits: 4503599627370496},
 			},
 			textIDs: []int32{
-				1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 509, 1185, 1186, 1187, 1188, 1189, 1190,
-				1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210,
-				1211, 352, 1212, 191, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 194, 1227,
-				1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247,
-				1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1651,
+				1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 510, 1186, 1187, 1188, 1189, 1190, 1191,
+				1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211,
+				1212, 353, 1213, 192, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 195, 1228,
+				1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248,
+				1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1652,
 			},
 			unless: phraseMask{
-				{index: 19, bits: 26388279066624},
-				{index: 17, bits: 2147483648},
+				{index: 19, bits: 52776558133248},
+				{index: 17, bits: 4294967296},
 			},
 			command: []string{"MAIL"},
 			then:    thenDef{Reason: "rejected"},
@@ -9236,58 +9234,57 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4724,
+			line: 4747,
 			text: phraseMask{
-				{index: 18, bits: 18446744073708503040},
-				{index: 7, bits: 2305843009213693952},
-				{index: 5, bits: 4294967296},
-				{index: 2, bits: 9223372036854775808},
-				{index: 19, bits: 8796093022207},
-				{index: 3, bits: 4},
+				{index: 18, bits: 18446744073707454464},
+				{index: 7, bits: 4611686018427387904},
+				{index: 5, bits: 8589934592},
+				{index: 3, bits: 9},
+				{index: 19, bits: 17592186044415},
 			},
 			textIDs: []int32{
-				1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 509, 1185, 1186, 1187, 1188, 1189, 1190,
-				1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210,
-				1211, 352, 1212, 191, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 194, 1227,
-				1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247,
-				1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258,
+				1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 510, 1186, 1187, 1188, 1189, 1190, 1191,
+				1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211,
+				1212, 353, 1213, 192, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 195, 1228,
+				1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248,
+				1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259,
 			},
 			unless: phraseMask{
-				{index: 19, bits: 26388279066624},
-				{index: 17, bits: 2147483648},
+				{index: 19, bits: 52776558133248},
+				{index: 17, bits: 4294967296},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4738,
+			line: 4761,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
 			unless: phraseMask{
-				{index: 25, bits: 18442240474082181120},
-				{index: 1, bits: 4611697047903404032},
-				{index: 26, bits: 524287},
-				{index: 7, bits: 4503599627370496},
-				{index: 11, bits: 15384572854272},
+				{index: 25, bits: 18437736874454810624},
+				{index: 1, bits: 9223394095806808064},
+				{index: 26, bits: 1048575},
+				{index: 7, bits: 9007199254740992},
+				{index: 11, bits: 30769145708544},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4758,
+			line: 4781,
 			text: phraseMask{
-				{index: 19, bits: 281474976710656},
+				{index: 19, bits: 562949953421312},
 			},
-			textIDs: []int32{1264},
+			textIDs: []int32{1265},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4765,
+			line: 4788,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9299,30 +9296,29 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 2, bits: 15},
-				{index: 26, bits: 35184371564544},
-				{index: 5, bits: 1024},
-				{index: 21, bits: 144115188075855872},
-				{index: 10, bits: 30786325577728},
-				{index: 1, bits: 9223372036854775808},
+				{index: 2, bits: 31},
+				{index: 26, bits: 70368743129088},
+				{index: 5, bits: 2048},
+				{index: 21, bits: 288230376151711744},
+				{index: 10, bits: 61572651155456},
 			},
 			textIDs: []int32{
-				131, 1683, 1684, 330, 1685, 1686, 1687, 1688, 130, 1401, 1689, 1690, 1691, 1692, 684, 1693, 129, 1694, 1695, 1696,
-				1697, 128, 127, 1698, 1699, 1700, 1701, 1702, 1703, 1704, 1705, 1706, 682, 683, 1707, 1708,
+				132, 1684, 1685, 331, 1686, 1687, 1688, 1689, 131, 1402, 1690, 1691, 1692, 1693, 685, 1694, 130, 1695, 1696, 1697,
+				1698, 129, 128, 1699, 1700, 1701, 1702, 1703, 1704, 1705, 1706, 1707, 683, 684, 1708, 1709,
 			},
 			unless: phraseMask{
-				{index: 25, bits: 18442240474082181120},
-				{index: 1, bits: 4611697047903404032},
-				{index: 26, bits: 524287},
-				{index: 7, bits: 4503599627370496},
-				{index: 11, bits: 15384572854272},
+				{index: 25, bits: 18437736874454810624},
+				{index: 1, bits: 9223394095806808064},
+				{index: 26, bits: 1048575},
+				{index: 7, bits: 9007199254740992},
+				{index: 11, bits: 30769145708544},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4786,
+			line: 4809,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9331,44 +9327,44 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4796,
+			line: 4819,
 			text: phraseMask{
-				{index: 26, bits: 527765581332480},
+				{index: 26, bits: 1055531162664960},
 			},
-			textIDs: []int32{1709, 1710, 1711, 1712},
+			textIDs: []int32{1710, 1711, 1712, 1713},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4800,
+			line: 4823,
 			text: phraseMask{
-				{index: 24, bits: 18446744073709535232},
-				{index: 11, bits: 8388608},
-				{index: 9, bits: 4096},
-				{index: 22, bits: 985162426875904},
-				{index: 25, bits: 2251799813685247},
+				{index: 24, bits: 18446744073709518848},
+				{index: 11, bits: 16777216},
+				{index: 9, bits: 8192},
+				{index: 22, bits: 1970324853751808},
+				{index: 25, bits: 4503599627370495},
 				{bits: 16777216},
 			},
 			textIDs: []int32{
-				1550, 1551, 1552, 1553, 1554, 1555, 727, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568,
-				1569, 588, 1570, 1571, 1572, 1573, 1574, 1431, 1455, 1456, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584,
-				1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1457, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603,
-				1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1622, 1623,
-				1624, 1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 1635, 1636, 1637, 1638, 1639, 1640, 1641, 1642, 1643,
-				1644, 24, 1645, 1646, 1647, 1648, 1649, 1650,
+				1551, 1552, 1553, 1554, 1555, 1556, 728, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569,
+				1570, 589, 1571, 1572, 1573, 1574, 1575, 1432, 1456, 1457, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585,
+				1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1458, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604,
+				1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1622, 1623, 1624,
+				1625, 1626, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 1635, 1636, 1637, 1638, 1639, 1640, 1641, 1642, 1643, 1644,
+				1645, 24, 1646, 1647, 1648, 1649, 1650, 1651,
 			},
 			then: thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4805,
+			line: 4828,
 			text: phraseMask{
-				{index: 2, bits: 18014398509481984},
-				{index: 26, bits: 143552238122434560},
+				{index: 2, bits: 36028797018963968},
+				{index: 26, bits: 287104476244869120},
 			},
-			textIDs: []int32{182, 1713, 1714, 1715, 1716, 1717, 1718, 1719, 1720},
+			textIDs: []int32{183, 1714, 1715, 1716, 1717, 1718, 1719, 1720, 1721},
 			regexps: []*pattern{
 				{src: "greylisted.*please try again in", captures: false},
 				{src: "mail score \\(.*over", captures: false},
@@ -9386,18 +9382,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4819,
+			line: 4842,
 			text: phraseMask{
-				{index: 26, bits: 18302628885633695744},
-				{index: 27, bits: 8191},
+				{index: 26, bits: 18158513697557839872},
+				{index: 27, bits: 16383},
 			},
-			textIDs: []int32{1721, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735, 1736, 1737, 1738, 1739, 1740},
+			textIDs: []int32{1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735, 1736, 1737, 1738, 1739, 1740, 1741},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4829,
+			line: 4852,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9406,53 +9402,54 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4834,
+			line: 4857,
 			text: phraseMask{
-				{index: 27, bits: 8589926400},
-				{index: 12, bits: 1065151889408},
+				{index: 27, bits: 17179852800},
+				{index: 12, bits: 2130303778816},
 				{bits: 140737488355328},
-				{index: 9, bits: 1048576},
+				{index: 9, bits: 2097152},
 			},
 			textIDs: []int32{
-				1741, 805, 1742, 807, 803, 804, 1743, 1744, 1745, 1746, 47, 1747, 1748, 1749, 596, 1750, 1751, 1752, 806, 1753,
-				1754, 1755, 1756, 1757, 1758, 1759, 1760,
+				1742, 806, 1743, 808, 804, 805, 1744, 1745, 1746, 1747, 47, 1748, 1749, 1750, 597, 1751, 1752, 1753, 807, 1754,
+				1755, 1756, 1757, 1758, 1759, 1760, 1761,
 			},
 			then: thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4852,
+			line: 4875,
 			text: phraseMask{
-				{index: 16, bits: 18158513697557839872},
+				{index: 16, bits: 17870283321406128128},
 				{bits: 64513},
 				{index: 17, bits: 18446744073709551615},
-				{index: 7, bits: 8589934592},
-				{index: 8, bits: 1125899906842624},
-				{index: 9, bits: 268435456},
-				{index: 18, bits: 1048575},
-				{index: 6, bits: 16},
+				{index: 7, bits: 17179869184},
+				{index: 8, bits: 2251799813685248},
+				{index: 9, bits: 536870912},
+				{index: 18, bits: 2097151},
+				{index: 6, bits: 32},
 			},
 			textIDs: []int32{
-				1082, 1083, 1084, 1085, 1086, 0, 1087, 1088, 1089, 1090, 1091, 1092, 1093, 481, 1094, 1095, 1096, 1097, 1098, 1099,
-				1100, 1101, 1102, 1103, 1104, 1105, 562, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118,
-				1119, 1120, 1121, 1122, 1123, 1124, 604, 1125, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137,
-				1138, 1139, 11, 10, 12, 15, 1140, 1141, 1142, 13, 14, 1143, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151,
-				1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 388,
-				1171,
+				1083, 1084, 1085, 1086, 1087, 0, 1088, 1089, 1090, 1091, 1092, 1093, 1094, 482, 1095, 1096, 1097, 1098, 1099, 1100,
+				1101, 1102, 1103, 1104, 1105, 1106, 563, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119,
+				1120, 1121, 1122, 1123, 1124, 1125, 605, 1126, 1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138,
+				1139, 1140, 11, 10, 12, 15, 1141, 1142, 1143, 13, 14, 1144, 1145, 1146, 1147, 1148, 1149, 1150, 1151, 1152,
+				1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 389,
+				1172,
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4857,
+			line: 4880,
 			text: phraseMask{
-				{index: 27, bits: 9007190664806400},
-				{index: 18, bits: 1024},
+				{index: 1, bits: 128},
+				{index: 18, bits: 2048},
+				{index: 27, bits: 9007182074871808},
 			},
 			textIDs: []int32{
-				1761, 1162, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779,
+				71, 1163, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779,
 				1780,
 			},
 			regexps: []*pattern{
@@ -9486,7 +9483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4883,
+			line: 4906,
 			text: phraseMask{
 				{index: 27, bits: 18437736874454810624},
 				{bits: 207165582859042816},
@@ -9498,7 +9495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 4893,
+			line: 4916,
 			text: phraseMask{
 				{index: 28, bits: 2},
 			},
@@ -9594,13 +9591,13 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4915,
+			line: 4938,
 			text: phraseMask{
 				{index: 28, bits: 2251799813685244},
-				{index: 9, bits: 2},
+				{index: 9, bits: 4},
 			},
 			textIDs: []int32{
-				1794, 1795, 1796, 1797, 1798, 1799, 577, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812,
+				1794, 1795, 1796, 1797, 1798, 1799, 578, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812,
 				1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832,
 				1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840, 1841, 1842,
 			},
@@ -9609,7 +9606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4945,
+			line: 4968,
 			text: phraseMask{
 				{index: 28, bits: 2251799813685248},
 			},
@@ -9622,7 +9619,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 4951,
+			line: 4974,
 			text: phraseMask{
 				{index: 28, bits: 18442240474082181120},
 				{index: 29, bits: 8191},
@@ -9636,7 +9633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 4970,
+			line: 4993,
 			text: phraseMask{
 				{index: 29, bits: 8380416},
 				{bits: 1152921504606846976},
@@ -9648,7 +9645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 4982,
+			line: 5005,
 			text: phraseMask{
 				{index: 29, bits: 8388608},
 			},
@@ -9661,7 +9658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 4990,
+			line: 5013,
 			text: phraseMask{
 				{index: 29, bits: 2251799796908032},
 			},
@@ -9674,7 +9671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5006,
+			line: 5029,
 			text: phraseMask{
 				{index: 29, bits: 2251799813685248},
 			},
@@ -9687,61 +9684,60 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5012,
+			line: 5035,
 			text: phraseMask{
-				{index: 25, bits: 18442240474082181120},
-				{index: 1, bits: 4611697047903404032},
-				{index: 26, bits: 524287},
-				{index: 7, bits: 4503599627370496},
-				{index: 11, bits: 15384572854272},
+				{index: 25, bits: 18437736874454810624},
+				{index: 1, bits: 9223394095806808064},
+				{index: 26, bits: 1048575},
+				{index: 7, bits: 9007199254740992},
+				{index: 11, bits: 30769145708544},
 			},
 			textIDs: []int32{
-				1652, 1653, 1654, 1655, 105, 126, 1656, 1657, 1658, 1659, 1660, 1661, 1662, 99, 1663, 1664, 1665, 1666, 500, 1667,
-				1668, 107, 1669, 1670, 1671, 1672, 1673, 737, 738, 739, 740, 741, 746, 747, 742, 743, 744, 1674, 1675, 1676,
-				1677, 1678, 1679, 1680, 1681, 1682,
+				1653, 1654, 1655, 1656, 106, 127, 1657, 1658, 1659, 1660, 1661, 1662, 1663, 100, 1664, 1665, 1666, 1667, 501, 1668,
+				1669, 108, 1670, 1671, 1672, 1673, 1674, 738, 739, 740, 741, 742, 747, 748, 743, 744, 745, 1675, 1676, 1677,
+				1678, 1679, 1680, 1681, 1682, 1683,
 			},
 			then: thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5017,
+			line: 5040,
 			text: phraseMask{
-				{index: 26, bits: 1073741824},
-				{index: 2, bits: 1},
-				{index: 1, bits: 9223372036854775808},
+				{index: 26, bits: 2147483648},
+				{index: 2, bits: 3},
 			},
-			textIDs: []int32{1694, 128, 127},
+			textIDs: []int32{1695, 129, 128},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5023,
+			line: 5046,
 			text: phraseMask{
 				{index: 29, bits: 2301339409586323456},
-				{index: 12, bits: 17179869184},
+				{index: 12, bits: 34359738368},
 			},
-			textIDs: []int32{1908, 802, 1909, 1910, 1911, 1912, 1913, 1914, 1915, 1916},
+			textIDs: []int32{1908, 803, 1909, 1910, 1911, 1912, 1913, 1914, 1915, 1916},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5030,
+			line: 5053,
 			text: phraseMask{
-				{index: 19, bits: 1152886320234758144},
-				{index: 5, bits: 524288},
-				{index: 7, bits: 33554432},
-				{index: 10, bits: 6291456},
+				{index: 19, bits: 2305772640469516288},
+				{index: 5, bits: 1048576},
+				{index: 7, bits: 67108864},
+				{index: 10, bits: 12582912},
 			},
-			textIDs: []int32{1261, 339, 1262, 1263, 1264, 1265, 1266, 1267, 473, 661, 662, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275},
+			textIDs: []int32{1262, 340, 1263, 1264, 1265, 1266, 1267, 1268, 474, 662, 663, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5035,
+			line: 5058,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9785,7 +9781,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[173],
 					},
 				},
-				byFact: [24]words{
+				byFact: [25]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -9830,19 +9826,19 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5052,
+			line: 5075,
 			text: phraseMask{
-				{index: 7, bits: 1649267441664},
+				{index: 7, bits: 3298534883328},
 				{index: 29, bits: 16140901064495857664},
 				{index: 30, bits: 2147483647},
-				{index: 4, bits: 4398046511104},
-				{index: 11, bits: 2147483648},
-				{index: 1, bits: 2814749767106560},
+				{index: 4, bits: 8796093022208},
+				{index: 11, bits: 4294967296},
+				{index: 1, bits: 5629499534213120},
 				{bits: 4294967296},
 			},
 			textIDs: []int32{
-				487, 1917, 1918, 1919, 1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933, 1934, 1935,
-				488, 298, 735, 113, 115, 32, 1936, 1937, 1938, 1939, 1940, 1941, 1942, 1943, 1944, 1945, 1946, 1947, 1948, 1949,
+				488, 1917, 1918, 1919, 1920, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933, 1934, 1935,
+				489, 299, 736, 114, 116, 32, 1936, 1937, 1938, 1939, 1940, 1941, 1942, 1943, 1944, 1945, 1946, 1947, 1948, 1949,
 				1950,
 			},
 			then: thenDef{Reason: "expired"},
@@ -9850,7 +9846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5072,
+			line: 5095,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9863,7 +9859,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5078,
+			line: 5101,
 			text: phraseMask{
 				{index: 30, bits: 2147483648},
 			},
@@ -9876,14 +9872,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5085,
+			line: 5108,
 			text: phraseMask{
-				{index: 7, bits: 4398046511104},
+				{index: 7, bits: 8796093022208},
 				{index: 30, bits: 36028792723996672},
-				{index: 1, bits: 90071992547409920},
+				{index: 1, bits: 180143985094819840},
 			},
 			textIDs: []int32{
-				490, 1952, 1953, 1954, 1955, 118, 1956, 1957, 1958, 1959, 1960, 1961, 1962, 1963, 1964, 1965, 1966, 1967, 120, 1968,
+				491, 1952, 1953, 1954, 1955, 119, 1956, 1957, 1958, 1959, 1960, 1961, 1962, 1963, 1964, 1965, 1966, 1967, 121, 1968,
 				1969, 1970, 1971, 1972, 1973, 1974,
 			},
 			then: thenDef{Reason: "failedstarttls"},
@@ -9891,7 +9887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5100,
+			line: 5123,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9908,39 +9904,39 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5107,
+			line:    5130,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5112,
+			line: 5135,
 			text: phraseMask{
 				{index: 30, bits: 18410715276690587648},
-				{index: 10, bits: 24},
-				{index: 15, bits: 9223372036854775808},
-				{index: 12, bits: 8589934592},
+				{index: 10, bits: 48},
+				{index: 16, bits: 1},
+				{index: 12, bits: 17179869184},
 				{index: 31, bits: 511},
-				{index: 6, bits: 5101733952880640},
-				{index: 11, bits: 4294967296},
+				{index: 6, bits: 10203467905761280},
+				{index: 11, bits: 8589934592},
 			},
 			textIDs: []int32{
-				1975, 1976, 1977, 643, 1978, 1979, 1023, 801, 1980, 1981, 1982, 1983, 1984, 1985, 644, 1986, 1987, 1988, 1989, 1990,
-				436, 736, 429, 433, 1991, 1992,
+				1975, 1976, 1977, 644, 1978, 1979, 1024, 802, 1980, 1981, 1982, 1983, 1984, 1985, 645, 1986, 1987, 1988, 1989, 1990,
+				437, 737, 430, 434, 1991, 1992,
 			},
 			then: thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5127,
+			line: 5150,
 			text: phraseMask{
 				{index: 31, bits: 3584},
-				{index: 23, bits: 536870912},
-				{index: 22, bits: 4096},
+				{index: 23, bits: 1073741824},
+				{index: 22, bits: 8192},
 			},
-			textIDs: []int32{1993, 1994, 1995, 1501, 1420},
+			textIDs: []int32{1993, 1994, 1995, 1502, 1421},
 			regexps: []*pattern{
 				{src: "authentication failed; server.*said:", captures: false},
 				{src: "authentification invalide.*305", captures: false},
@@ -9953,29 +9949,29 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5136,
+			line: 5159,
 			text: phraseMask{
 				{index: 31, bits: 536866816},
-				{index: 2, bits: 70368744177664},
+				{index: 2, bits: 140737488355328},
 			},
-			textIDs: []int32{1996, 174, 1997, 1998, 1999, 2000, 2001, 2002, 2003, 2004, 2005, 2006, 2007, 2008, 2009, 2010, 2011, 2012},
+			textIDs: []int32{1996, 175, 1997, 1998, 1999, 2000, 2001, 2002, 2003, 2004, 2005, 2006, 2007, 2008, 2009, 2010, 2011, 2012},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5145,
+			line: 5168,
 			text: phraseMask{
-				{index: 7, bits: 73728},
+				{index: 7, bits: 147456},
 				{index: 31, bits: 274341036032},
 			},
-			textIDs: []int32{461, 2013, 2014, 464, 2015, 2016, 2017, 2018, 2019, 2020, 2021},
+			textIDs: []int32{462, 2013, 2014, 465, 2015, 2016, 2017, 2018, 2019, 2020, 2021},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5162,
+			line: 5185,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9984,7 +9980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5168,
+			line: 5191,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -10033,7 +10029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5178,
+			line: 5201,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10088,7 +10084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5191,
+			line: 5214,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10097,7 +10093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5197,
+			line: 5220,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10138,7 +10134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5206,
+			line: 5229,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10174,7 +10170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5213,
+			line: 5236,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10183,7 +10179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5221,
+			line: 5244,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10225,7 +10221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5231,
+			line: 5254,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10234,7 +10230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5237,
+			line: 5260,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10283,7 +10279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5247,
+			line: 5270,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10332,7 +10328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5257,
+			line: 5280,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10368,7 +10364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5264,
+			line: 5287,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10411,7 +10407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5274,
+			line: 5297,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10447,7 +10443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5281,
+			line: 5304,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10456,7 +10452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5287,
+			line: 5310,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10530,7 +10526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5302,
+			line: 5325,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -10566,7 +10562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5310,
+			line: 5333,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -10602,7 +10598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5317,
+			line: 5340,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -10638,7 +10634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5324,
+			line: 5347,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -10687,7 +10683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5336,
+			line: 5359,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -10736,7 +10732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5346,
+			line: 5369,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10785,7 +10781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5356,
+			line: 5379,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10834,7 +10830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5366,
+			line: 5389,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10883,7 +10879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5376,
+			line: 5399,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10932,7 +10928,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5386,
+			line: 5409,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10981,7 +10977,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5396,
+			line: 5419,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -11030,7 +11026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5406,
+			line: 5429,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -11079,7 +11075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5416,
+			line: 5439,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11128,7 +11124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5426,
+			line: 5449,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11177,7 +11173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5436,
+			line: 5459,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11226,7 +11222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5446,
+			line: 5469,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11275,7 +11271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5456,
+			line: 5479,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11324,7 +11320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5466,
+			line: 5489,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11360,7 +11356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5473,
+			line: 5496,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11397,7 +11393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5480,
+			line: 5503,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11446,7 +11442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5492,
+			line: 5515,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -11475,36 +11471,36 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5502,
+			line:    5525,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5509,
+			line: 5532,
 			text: phraseMask{
-				{index: 19, bits: 17293822569102704640},
+				{index: 19, bits: 16140901064495857664},
 				{index: 20, bits: 18446744073709551615},
-				{index: 7, bits: 4611686020574872064},
-				{index: 9, bits: 2097153},
-				{index: 12, bits: 8589934720},
-				{index: 5, bits: 422212490231808},
-				{index: 8, bits: 9223372036988993536},
-				{index: 11, bits: 6917529027641081856},
-				{index: 15, bits: 8192},
-				{index: 21, bits: 72057594037927935},
-				{index: 2, bits: 8796093022208},
+				{index: 7, bits: 9223372041149744128},
+				{index: 9, bits: 4194307},
+				{index: 12, bits: 17179869440},
+				{index: 5, bits: 844424980463616},
+				{index: 8, bits: 268435456},
+				{index: 11, bits: 13835058055282163712},
+				{index: 15, bits: 16384},
+				{index: 21, bits: 144115188075855871},
+				{index: 2, bits: 17592186044416},
 			},
 			textIDs: []int32{
-				1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 510, 1288, 1289, 576, 1290, 1291, 1292, 1293,
-				1294, 1295, 1296, 1297, 597, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 479, 1310, 1311,
-				1312, 1313, 1314, 1315, 1316, 801, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 367, 1325, 1326, 1327, 539, 1328,
-				1329, 1330, 765, 1331, 1332, 457, 1333, 1334, 1335, 973, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 344, 1343, 1344,
-				1345, 1346, 1347, 575, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 775, 1361, 1362,
-				1363, 1364, 1365, 1366, 1367, 1368, 343, 1369, 1370, 1371, 1372, 368, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380,
-				1381, 1382, 1383, 1384, 766, 1385, 1386, 1387, 1388, 1389, 1390, 171, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398,
-				1399,
+				1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 511, 1289, 1290, 577, 1291, 1292, 1293, 1294,
+				1295, 1296, 1297, 1298, 598, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 480, 1311, 1312,
+				1313, 1314, 1315, 1316, 1317, 802, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 368, 1326, 1327, 1328, 540, 1329,
+				1330, 1331, 766, 1332, 1333, 458, 1334, 1335, 1336, 974, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 345, 1344, 1345,
+				1346, 1347, 1348, 576, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 776, 1362, 1363,
+				1364, 1365, 1366, 1367, 1368, 1369, 344, 1370, 1371, 1372, 1373, 369, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381,
+				1382, 1383, 1384, 1385, 767, 1386, 1387, 1388, 1389, 1390, 1391, 172, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399,
+				1400,
 			},
 			command: []string{"DATA", ""},
 			then: thenDef{
@@ -11611,18 +11607,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5533,
+			line: 5556,
 			text: phraseMask{
 				{index: 31, bits: 4123168604160},
-				{index: 10, bits: 134217728},
+				{index: 10, bits: 268435456},
 			},
-			textIDs: []int32{2022, 2023, 2024, 667, 2025},
+			textIDs: []int32{2022, 2023, 2024, 668, 2025},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5538,
+			line: 5561,
 			text: phraseMask{
 				{index: 31, bits: 4398046511104},
 			},
@@ -11632,7 +11628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5543,
+			line: 5566,
 			text: phraseMask{
 				{index: 31, bits: 288221580058689536},
 			},
@@ -11642,7 +11638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5550,
+			line: 5573,
 			text: phraseMask{
 				{index: 31, bits: 2017612633061982208},
 			},
@@ -11652,7 +11648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5555,
+			line: 5578,
 			text: phraseMask{
 				{index: 31, bits: 6917529027641081856},
 			},
@@ -11662,19 +11658,19 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5560,
+			line: 5583,
 			text: phraseMask{
 				{index: 31, bits: 9223372036854775808},
 				{index: 32, bits: 1},
-				{index: 26, bits: 36028797018963968},
+				{index: 26, bits: 72057594037927936},
 			},
-			textIDs: []int32{2047, 2048, 1719},
+			textIDs: []int32{2047, 2048, 1720},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5571,
+			line: 5594,
 			text: phraseMask{
 				{index: 32, bits: 262142},
 				{index: 1, bits: 2},
@@ -11693,7 +11689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5586,
+			line: 5609,
 			text: phraseMask{
 				{index: 32, bits: 267911168},
 			},
@@ -11703,42 +11699,42 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5592,
+			line: 5615,
 			text: phraseMask{
 				{index: 32, bits: 68451041280},
-				{index: 2, bits: 2147483648},
-				{index: 8, bits: 128},
+				{index: 2, bits: 4294967296},
+				{index: 8, bits: 256},
 			},
-			textIDs: []int32{2076, 2077, 159, 519, 2078, 2079, 2080, 2081, 2082, 2083},
+			textIDs: []int32{2076, 2077, 160, 520, 2078, 2079, 2080, 2081, 2082, 2083},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5598,
+			line: 5621,
 			text: phraseMask{
-				{index: 2, bits: 64},
-				{index: 12, bits: 6442451200},
+				{index: 2, bits: 128},
+				{index: 12, bits: 12884902400},
 				{index: 32, bits: 481036337152},
-				{index: 7, bits: 9007199254740992},
+				{index: 7, bits: 18014398509481984},
 			},
-			textIDs: []int32{134, 800, 2084, 2085, 501, 776, 799, 2086},
+			textIDs: []int32{135, 801, 2084, 2085, 502, 777, 800, 2086},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5606,
+			line: 5629,
 			text: phraseMask{
-				{index: 1, bits: 40532396646334464},
+				{index: 1, bits: 81064793292668928},
 			},
-			textIDs: []int32{116, 119},
+			textIDs: []int32{117, 120},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5611,
+			line: 5634,
 			text: phraseMask{
 				{index: 32, bits: 549755813888},
 			},
@@ -11748,7 +11744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5616,
+			line: 5639,
 			text: phraseMask{
 				{index: 32, bits: 7696581394432},
 			},
@@ -11758,7 +11754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5627,
+			line: 5650,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11817,7 +11813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5640,
+			line: 5663,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11873,7 +11869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5652,
+			line: 5675,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11922,7 +11918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5661,
+			line: 5684,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11971,7 +11967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5670,
+			line: 5693,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -12020,7 +12016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5679,
+			line: 5702,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12075,7 +12071,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[243],
 					},
 				},
-				byFact: [24]words{
+				byFact: [25]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -12131,7 +12127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5693,
+			line: 5716,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12167,7 +12163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5700,
+			line: 5723,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12191,7 +12187,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[246],
 					},
 				},
-				byFact: [24]words{
+				byFact: [25]words{
 					11: {
 						owner: "recipient-admin",
 						summary: phrase{
@@ -12256,7 +12252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5711,
+			line: 5734,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12292,7 +12288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5718,
+			line: 5741,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12328,7 +12324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5725,
+			line: 5748,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12357,7 +12353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5732,
+			line: 5755,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12401,7 +12397,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5740,
+			line: 5763,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12410,7 +12406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5746,
+			line: 5769,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12446,7 +12442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5754,
+			line: 5777,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -12460,7 +12456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5761,
+			line: 5784,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -12662,7 +12658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5785,
+			line: 5808,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12891,7 +12887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5815,
+			line:   5838,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12950,7 +12946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5825,
+			line: 5848,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12959,7 +12955,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5830,
+			line: 5853,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12968,7 +12964,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5835,
+			line: 5858,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -13023,7 +13019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5844,
+			line: 5867,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -13034,7 +13030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5852,
+			line: 5875,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -13043,14 +13039,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5857,
+			line:     5880,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5867,
+			line: 5890,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -13059,7 +13055,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5877,
+			line: 5900,
 			text: phraseMask{
 				{index: 32, bits: 8796093022208},
 			},
@@ -13069,7 +13065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5882,
+			line: 5905,
 			text: phraseMask{
 				{index: 32, bits: 123145302310912},
 			},
@@ -13079,7 +13075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5888,
+			line: 5911,
 			text: phraseMask{
 				{index: 32, bits: 985162418487296},
 			},
@@ -13090,7 +13086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5897,
+			line: 5920,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13104,7 +13100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5901,
+			line: 5924,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13120,7 +13116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5905,
+			line: 5928,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13131,7 +13127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5909,
+			line: 5932,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13145,7 +13141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5913,
+			line: 5936,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13156,7 +13152,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5917,
+			line: 5940,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13216,7 +13212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5925,
+			line: 5948,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13273,7 +13269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5933,
+			line: 5956,
 			text: phraseMask{
 				{index: 32, bits: 67553994410557440},
 			},
@@ -13286,7 +13282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5940,
+			line: 5963,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13325,7 +13321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5949,
+			line: 5972,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13396,7 +13392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5958,
+			line: 5981,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -13484,7 +13480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 614,
+			line: 624,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -13499,7 +13495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 625,
+			line: 635,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -13510,7 +13506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 631,
+			line: 641,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -13521,7 +13517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 640,
+			line: 650,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -13534,7 +13530,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 650,
+			line: 660,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -13546,7 +13542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 656,
+			line: 666,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -13558,7 +13554,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 680,
+			line: 690,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -13575,7 +13571,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 691,
+			line: 701,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -13590,7 +13586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 700,
+			line: 710,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -13606,7 +13602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 713,
+			line: 723,
 			text: phraseMask{
 				{bits: 16140901064495857664},
 				{index: 1, bits: 7},
@@ -13618,7 +13614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 734,
+			line: 744,
 			text: phraseMask{
 				{index: 1, bits: 120},
 			},
@@ -13627,11 +13623,22 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "barracuda-recipient-outcome",
+			file: "rules.yaml (built-in)",
+			line: 763,
+			text: phraseMask{
+				{index: 1, bits: 128},
+			},
+			regexps: []*pattern{
+				{src: "\\([^\\s()]{1,200}@[^\\s()]{1,200}:(?P<recipient_filter>blocked)\\)", captures: true},
+			},
+		},
+		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 753,
+			line: 776,
 			text: phraseMask{
-				{index: 1, bits: 1048450},
+				{index: 1, bits: 2096898},
 			},
 			regexps: []*pattern{
 				{src: "\\b(?P<file>[a-z0-9_][^\\s\"'<>()\\\\/:*?|,;@]{0,100}\\.[a-z0-9]{2,5} \\(in [^\\s\"'<>()\\\\/:*?|,;@]{1,100}\\.(?:zip|rar|7z|tar|gz|tgz|arj|cab|iso)\\))", captures: true},
@@ -13645,9 +13652,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 766,
+			line: 789,
 			text: phraseMask{
-				{index: 1, bits: 17178820608},
+				{index: 1, bits: 34357641216},
 			},
 			regexps: []*pattern{
 				{src: "(?:contact|write to|e-?mail|mail to|mailto:|send (?:an? )?(?:e-?mail|message|request) to|reach)(?: us| our| the| your)?(?: postmaster| support| abuse| administrator| admin| team| helpdesk)?(?: at| by e-?mail at| via| on)?:? <?(?P<address>[a-z0-9._%+-]+@[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})", captures: true},
@@ -13657,9 +13664,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 773,
+			line: 796,
 			text: phraseMask{
-				{index: 1, bits: 257698037760},
+				{index: 1, bits: 515396075520},
 			},
 			regexps: []*pattern{
 				{src: "(?P<loop>mail forwarding loop|forwarding loop|routing loop|mail loop|message loop|loop detected|looping|loops back to myself|loop was found|too many hops|hop count exceeded|too many \"?received\"? headers|too many received)", captures: true},
@@ -13668,9 +13675,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 780,
+			line: 803,
 			text: phraseMask{
-				{index: 1, bits: 562675075514368},
+				{index: 1, bits: 1125350151028736},
 			},
 			regexps: []*pattern{
 				{src: "(?P<dns_tempfail>host not found, try again|temporary failure in name resolution|host lookup did not complete|host name lookup failure|name server timeout|servfail|dns lookup timed out|dns timeout|temporary dns (?:failure|error)|dns temporary failure)", captures: true},
@@ -13681,9 +13688,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 799,
+			line: 822,
 			text: phraseMask{
-				{index: 1, bits: 3940649673949184},
+				{index: 1, bits: 7881299347898368},
 			},
 			regexps: []*pattern{
 				{src: "(?:retry timeout exceeded|delivery temporarily suspended|retry time not reached for any host after a long failure period)[:;,]? (?:host [a-z0-9][a-z0-9.-]* \\[[0-9a-f.:]+\\]:? |connect to [a-z0-9][a-z0-9.-]*\\[[0-9a-f.:]+\\]:[0-9]+:? )?(?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete)", captures: true},
@@ -13695,9 +13702,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 816,
+			line: 839,
 			text: phraseMask{
-				{index: 1, bits: 1148417904979476480},
+				{index: 1, bits: 2296835809958952960},
 			},
 			regexps: []*pattern{
 				{src: "(?P<tls_required>must issue a starttls command first|encryption required for requested authentication mechanism|starttls is required to send mail|tls required for rcpt domain|must use starttls|requires? (?:a )?starttls|starttls (?:is )?required)", captures: true},
@@ -13710,12 +13717,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 843,
+			line: 866,
 			text: phraseMask{
-				{index: 1, bits: 3458764513820540928},
+				{index: 1, bits: 6917529027641081856},
 			},
 			unless: phraseMask{
-				{index: 1, bits: 4611703060857618432},
+				{index: 1, bits: 9223406121715236864},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_mx>no mx (?:records? )?(?:found|for|exists?)|no mx records?|no valid mx|could not find a mail exchanger|no mail exchanger|type=mx: host not found|mx lookup failed|does not have an mx|doesn't have an mx|has no mx)", captures: true},
@@ -13725,13 +13732,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 853,
+			line: 876,
 			text: phraseMask{
-				{index: 1, bits: 9223372036854775808},
-				{index: 2, bits: 15},
+				{index: 2, bits: 31},
 			},
 			unless: phraseMask{
-				{index: 1, bits: 4611703060857618432},
+				{index: 1, bits: 9223406121715236864},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_domain>nxdomain|domain name not found|domain not found|no such domain|domain does not exist)", captures: true},
@@ -13740,9 +13746,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 861,
+			line: 884,
 			text: phraseMask{
-				{index: 2, bits: 262128},
+				{index: 2, bits: 524256},
 			},
 			regexps: []*pattern{
 				{src: "(?P<conn_refused>connection refused|refused (?:the |our )?connection|actively refused|connection was refused)", captures: true},
@@ -14051,92 +14057,92 @@ var builtinSet = &ruleSet{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",
 		"mailspike", "invaluement", "abuseat", "surbl", "uribl", "backscatterer", "s5h.net", "0spam", "nordspam", "http://", "https://", "www.", "could not be delivered for", "could not send message for", "cannot send message for", "couldn't be delivered for", "after more than", "still undelivered after", "sitting in queue for", "not delivered within",
 		"size", "too big", "too large", "exceeds", "limit", "maximum", "max", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients", "rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar",
-		"block_encrypted", "attachment", "file type", "file extension", "executable", "banned", "filetype", "encrypted", "password", "unscannable", "scanned", "attach", "file", "n=", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm",
-		".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop", "too many hops",
-		"hop count", "too many received", "try again", "temporary failure in name resolution", "host lookup did not complete", "host name lookup failure", "name server timeout", "servfail", "dns lookup timed out", "dns timeout", "temporary dns failure", "dns temporary failure", "temporary dns error", "retry timeout exceeded", "delivery temporarily suspended", "retry time not reached", "starttls", "tls", "encryption required", "certificate",
-		"untrusted issuer", "mta-sts", "tlsa", "dane", "mx", "mail exchanger", "host not found, try again", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route",
-		"did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable",
-		"no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:",
-		"s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail",
-		"envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns",
-		"cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2",
-		"msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#",
-		"ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105",
-		"ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)",
-		"(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)",
-		"(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail",
-		"due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject",
-		"www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim",
-		"senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection", "must issue a starttls command first",
-		"starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message",
-		"blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer",
-		"rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation",
-		"optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user",
-		"has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system",
-		"dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available",
-		"service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable",
-		"invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed",
-		"account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed",
-		"dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;",
-		"not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients", "reached its daily limit",
-		"daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied",
-		"is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from", "moderator",
-		"rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori", "could not deliver for the last",
-		"dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters", "too many \"received\" headers",
-		"your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed",
-		"the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code",
-		"could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation",
-		"temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com",
-		"permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group", "not reachable",
-		"could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine",
-		"boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia",
-		"cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery",
-		"mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit",
-		"the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full",
-		"mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota",
-		"would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte",
-		"message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient",
-		"boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled",
-		"account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active",
-		"currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address",
-		"moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address",
-		"dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation",
-		"spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy",
-		"is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:",
-		"dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected",
-		"server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list",
-		"client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential",
-		"looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from",
-		"bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for",
-		"null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address",
-		"you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve",
-		"reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for", "5.1.0 address rejected",
-		"recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.", "address does not exist",
-		"address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable", "nessun utente simile in questo indirizzo",
-		"no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient", "recipient address rejected: unknown user",
-		"recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list", "this spectator does not exist",
-		"unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound", "addressee unknown",
-		"not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in", "no such local user",
-		"unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host", "recipient notfound",
-		"host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e", "unknown local",
-		"user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "due to extended inactivity new mail is not currently being accepted", "not found recipient account", "bounced address", "because the recipient is only accepting mail from specific email addresses", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient", "recipient has blocked",
-		"blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity", "due to extended inactivity new mail is not currently being accepted for this mailbox", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from", "mailbox owner",
-		"access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records", "ptr record",
-		"reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name", "fix reverse dns",
-		"generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation", "none/bad reputation",
-		"the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers", "invalid character",
-		"bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin", "blocked for abuse. see http://att.net/blocks",
-		"cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler", "message rejected as spam",
-		"message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email", "spam email not accepted",
-		"spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued", "we dont accept spam",
-		"your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content", "content filter",
-		"content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply", "maximum forwarding loop count exceeded",
-		"message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded", "mail forwarding loop",
-		"probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown", "not a known domain",
-		"domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as", "spam",
-		"this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume", "receiving mail too quickly",
-		"has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions", "maximum connection limit",
-		"per-domain connection limit", ":blocked)", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip",
+		"block_encrypted", "attachment", "file type", "file extension", "executable", "banned", "filetype", "encrypted", "password", "unscannable", "scanned", ":blocked)", "attach", "file", "n=", ".exe", ".scr", ".js", ".zip", ".docm",
+		".xlsm", ".iso", ".bat", ".vbs", ".jar", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "loop",
+		"too many hops", "hop count", "too many received", "try again", "temporary failure in name resolution", "host lookup did not complete", "host name lookup failure", "name server timeout", "servfail", "dns lookup timed out", "dns timeout", "temporary dns failure", "dns temporary failure", "temporary dns error", "retry timeout exceeded", "delivery temporarily suspended", "retry time not reached", "starttls", "tls", "encryption required",
+		"certificate", "untrusted issuer", "mta-sts", "tlsa", "dane", "mx", "mail exchanger", "host not found, try again", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable",
+		"no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota",
+		"service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:",
+		"> was automatically rejected:", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly",
+		"this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1",
+		"cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1",
+		"int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5",
+		"aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104",
+		"ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired",
+		"(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)",
+		"(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied",
+		"host/domain does not accept mail", "due to local policy", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine",
+		"rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf", "senders to authenticate their email with spf",
+		"senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired", "timeout - closing connection",
+		"must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space", "inbox is out of storage space and inactive", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed",
+		"illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail",
+		"peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain",
+		"smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.", "please turn on smtp authentication in your mail client", "542",
+		"no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size",
+		"message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first",
+		"service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted",
+		"requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed",
+		"open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable",
+		"spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim",
+		"because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "daily limit for message recipients",
+		"reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to",
+		"relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from",
+		"moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません", "pertori",
+		"could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998", "longer than 998 characters",
+		"too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:", "dns error: could not contact dns servers",
+		"delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs", "all routes to destination blocked",
+		"bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward",
+		"temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.",
+		"groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group", "not a member of the group",
+		"not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll",
+		"boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia",
+		"caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily",
+		"mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage",
+		"the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota",
+		"account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space",
+		"reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit",
+		"taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked",
+		"archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled",
+		"mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive",
+		"account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed",
+		"no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server",
+		"when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf",
+		"spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim",
+		"per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:",
+		"domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy",
+		"sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist",
+		"block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up",
+		"residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address",
+		"because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified",
+		"mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for",
+		"unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted",
+		"domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter", "senderfilterconfig list", "mailfrom domain is listed in spamhaus", "recursive cname records for",
+		"5.1.0 address rejected", "recipient address rejected", "does not accept mail (nullmx)", "host does not accept mail", "mail receiving disabled", "name server: .: host not found", "no mx record found for domain=", "no route for current request", "smtp protocol returned a permanent error", "not accepting mail", "accepts no mail", "does not receive mail", "no smtp service", "indicated no smtp service", "could not find a mail exchanger", "no mx records found for domain", "no mx record found for domain", "#5.1.1 bad address", "550 address invalid", "5.1.0 address rejected.",
+		"address does not exist", "address not present in directory", "address unknown", "can't accept user", "does not exist.", "destination addresses were unknown", "destination server rejected recipients", "email address does not exist", "email address could not be found", "invalid mailbox", "invalid mailbox path", "is not a known user", "is not a valid mailbox", "is not an active address at this host", "mailbox does not exist", "mailbox invalid", "mailbox is inactive", "mailbox is unavailable", "mailbox not present", "mailbox unavaiable",
+		"nessun utente simile in questo indirizzo", "no account by that name here", "no existe dicha persona", "no existe ese usuario", "no mail box available for this user", "no mailbox by that name is currently available", "no mailbox found", "no such address here", "no such mailbox", "no such person at this address", "no such recipient", "no thank you rejected: account unavailable", "no valid recipients, bye", "not a valid recipient", "not a valid user here", "not a local address", "not email addresses", "recipient address rejected. (in reply to rcpt to command)", "recipient address rejected: invalid user", "recipient address rejected: invalid-recipient",
+		"recipient address rejected: unknown user", "recipient address rejected: userunknown", "recipient does not exist", "recipient is not accepted", "recipient is not local", "recipient not exist", "recipient not ok", "recipient refuses to accept your mail", "recipient unknown", "resolver.adr.recipient notfound", "sorry, user unknown", "sorry, badrcptto", "sorry, your envelope recipient has been denied", "that domain or user isn't in my list of allowed rcpthosts", "the following recipients was undeliverable", "the user's email name is not found", "there is no one at this address", "this email address is wrong or no longer valid", "this recipient is in my badrecipientto list", "this recipient is not in my validrcptto list",
+		"this spectator does not exist", "unknown mailbox", "unknown recipient", "unknown user", "user missing home directory", "user not active", "user not exist", "user not found", "user not known", "utilisateur inconnu !", "vdeliver: invalid or unknown virtual user", "your envelope recipient is in my badrcptto list", "mailbox unavailable", "does not exist", "doesn't exist", "no mailbox", "unknown or illegal", "illegal user", "bad destination mailbox", "recipnotfound",
+		"addressee unknown", "not a valid user", "invalid user", "unknown local part", "unknown address", "not a valid mailbox", "mailbox unknown", "no account by that name", "this user doesn't have", "does not have an account", "unknown e-mail address", "no such address", "destinataire invalide", "user doesn't exist", "undeliverable address", "no such person", "invalid-recipient", "user invalid", "address not found", "not listed in",
+		"no such local user", "unknown local user", "mailbox name not allowed", "not our domain", "recipient is not known", "is not a valid", "badrcptto", "not in my validrcptto", "no such mail drop", "utilisateur inconnu", "no existe", "no one at this address", "user is unknown", "email name is not found", "your envelope recipient has been denied", "badrecipientto", "wrong or no longer valid", "no such email address", "no mailbox by that name", "not an active address at this host",
+		"recipient notfound", "host does not exist", "recipient address rejected: unknown domain name", "553", "> not found", ">... blocked by", "account", "adresse d au moins un destinataire invalide. invalid recipient.", "recipient", "mailbox", "in name directory", "existent user", "rcpt <", "rcpt (", "recipient address rejected: user", "recipient address rejected: user unknown in", "said: 550-5.1.1", "said: 550 5.1.1", "this user doesn't have a", "unknown e",
+		"unknown local", "user", "user (", "resolver.adr.recipnotfound", "resolver.adr.recipientnotfound", "resolver.adr.exrecipnotfound", "due to extended inactivity new mail is not currently being accepted", "not found recipient account", "bounced address", "because the recipient is only accepting mail from specific email addresses", "has restricted sms e-mail", "is not accepting any mail", "message filtered", "message rejected due to user rules", "refused due to recipient preferences", "this account is protected by", "user refuses to receive this mail", "user reject", "we failed to deliver mail because the following address recipient id refuse to receive mail", "you have been blocked by the recipient",
+		"recipient has blocked", "blocked by the recipient", "not accepting mail from", "does not accept mail from", "does not wish to receive", "rejected by recipient", "recipient refuses", "recipient preferences", "refuse to receive mail", "sms restriction", "only accepting mail from specific", "rejected due to the recipient", "rejected due to user rules", "restricted sms e-mail", "due to extended inactivity", "due to extended inactivity new mail is not currently being accepted for this mailbox", "message filtered. please see the faqs section on spam", "message filtered. refer to the troubleshooting page at", "sender domain listed at", "not accept mail from",
+		"mailbox owner", "access denied. ip name lookup failed", "all mail servers must have a ptr record with a valid reverse dns entry", "bad dns ptr resource record", "cannot find your hostname", "cannot resolve your address.", "client host rejected: cannot find your hostname", "fix reverse dns for", "ips with missing ptr records", "no ptr record found.", "please get a custom reverse dns name from your isp for your host", "ptr record setup", "reverse dns failed", "reverse dns required", "sender ip reverse lookup rejected", "the ip address sending this message does not have a ptr record setup", "the corresponding forward dns entry does not point to the sending ip", "this system will not accept messages from servers/devices with no reverse dns", "unresolvable relay host name", "we do not accept mail from hosts with dynamic ip or generic dns ptr-records",
+		"ptr record", "reverse dns", "reverse lookup", "rdns", "ip name lookup failed", "no reverse", "reverse hostname", "cannot resolve your address", "bad dns ptr", "mismatches client ip", "does not resolve to", "reverse-lookup", "no ptr", "ptr lookup", "not have a ptr", "reverse address", "unverifyable sending ip", "unverifiable sending ip", "cannot find your reverse", "client host name",
+		"fix reverse dns", "generic dns ptr", "domain", "dns lookup failure:", "reverse dns lookup for host", "server access", "service permits", "duplicate header", "this message is not rfc 5322 compliant", "https://support.google.com/mail/?p=rfcmessagenoncompliant", "multiple addresses in from", "addresses in from: header", "missing required header", "bare lf", "bare line feed", "missing a valid messageid", "multiple", "a poor email reputation score", "ip/domain reputation problems", "likely suspicious due to the very low reputation",
+		"none/bad reputation", "the sending mta's poor reputation", "low reputation", "poor reputation", "bad reputation", "sender score", "senderscore", "header size exceeds maximum permitted", "improper use of 8-bit data in message header", "message header size, or recipient list, exceeds policy limit", "message mime complexity exceeds the policy maximum", "routing loop detected -- too many received: headers", "this message contain invalid mime headers", "this message contain improperly-formatted binary content", "this message contain text that uses unnecessary base64 encoding", "8-bit data", "8bit data", "improper use of 8", "header too large", "too many headers",
+		"invalid character", "bad character", "mime error", "encoding error", "content error", "invalid mime", "mime complexity exceeds", "invalid mime headers", "improperly-formatted binary content", "unnecessary base64 encoding", "too many received: headers", "- spam", "//www.spamhaus.org/help/help_spam_16.htm", "//dsbl.org/help/help_spam_16.htm", "//mail.163.com/help/help_spam_16.htm", "554 5.7.0 reject, id=", "appears to be unsolicited", "block for spam", "blocked by policy: no spam please", "blocked by spamassassin",
+		"blocked for abuse. see http://att.net/blocks", "cannot be forwarded because it was detected as spam", "considered unsolicited bulk e-mail (spam) by our mail filters", "content filter rejection", "cyberoam anti spam engine has identified this email as a bulk email", "denied due to spam list", "high probability of spam", "is classified as spam and is rejected", "listed in work.drbl.imedia.ru", "the mail server detected your message as spam and has prevented delivery.", "mail appears to be unsolicited", "may consider spam", "message considered as spam or virus", "message contains spam or virus", "message content rejected", "message detected as spam", "message looks like spam", "message is being rejected as it seems to be a spam", "message refused by mailmarshal spamprofiler", "message refused by trustwave seg spamprofiler",
+		"message rejected as spam", "message rejected because of unacceptable content", "message rejected due to suspected spam content", "message rejected for policy reasons", "message was rejected for possible spam/virus content", "our email server thinks this email is spam", "our system has detected that this message is", "probable spam", "reject bulk.advertising", "rejected: spamassassin score", "rejected - bulk email", "rejecting banned content", "rejecting mail content", "related to content with spam-like characteristics", "sending address not accepted due to spam filter", "spam blocked", "spam check", "spam content matched", "spam detected", "spam email",
+		"spam email not accepted", "spam message rejected.", "spam not accepted", "spam refused", "spam rejection", "spam score", "spambouncer identified spam", "spamming not allowed", "too many spam complaints", "too much spam.", "the email message was detected as spam", "the message has been rejected by spam filtering engine", "the message was rejected due to classification as bulk mail", "the content of this message looked like spam", "this message appears to be spam", "this message has been identified as spam", "this message has been scored as spam with a probability", "this message was classified as spam", "this message was rejected by recurrent pattern detection system", "transaction failed spam message not queued",
+		"we dont accept spam", "your email appears similar to spam we have received before", "your email breaches local uribl policy", "your email had spam-like", "your email is considered spam", "your email is probably spam", "your email was detected as spam", "your message as spam and has prevented delivery", "your message has been temporarily blocked by our filter", "your message has been rejected because it appears to be spam", "your message has triggered a spam block", "your message may contain the spam contents", "your message failed several antispam checks", "junk mail", "bulk mail", "content rejected", "blacklisted url", "blocked url", "uri blocklist", "suspicious content",
+		"content filter", "content was rejected", "looks like spam", "message refused by content", "blacklisted uri", "recurrent pattern detection", "breaches local", "triggered a spam block", "rejected as bulk", "dt:spm", "suspicious due to the nature of the content", "temporarily blocked by our filter", "access denied", "could not connect and send the mail to", "dns records for the destination computer could not be found", "hop count exceeded - possible mail loop", "host is unreachable", "mail forwarding loop for", "malformed name server reply", "malformed or unexpected name server reply",
+		"maximum forwarding loop count exceeded", "message looping", "message probably in a routing loop", "no route to host", "unable to resolve route", "unrouteable mail domain", "network is unreachable", "network error", "dns error", "temporary lookup failure", "unable to resolve", "lost connection", "connection reset", "although i'm listed as a best-preference mx", "dns lookup failed", "routing loop", "mail loop", "loop detected", "looping", "hop count exceeded",
+		"mail forwarding loop", "probably in a routing loop", "maximum forwarding loop count", "forwarding loop", "domain is not reachable", "domain must exist", "host unknown", "host unreachable", "mail domain mentioned in email address is unknown", "name or service not known", "recipient domain must exist", "the account or domain may not exist", "unknown host", "unroutable address", "host not found", "name service error", "illegal host/domain", "invalid domain", "unknown domain", "domain unknown",
+		"not a known domain", "domain not exist", "unknown mail domain", "no route to domain", "domain is not valid", "account or domain may not exist", "no such host", "no mail host", "domain mentioned in email address is unknown", "unknown domain name", "- infected:", "virus found:", "infected with virus", "contains a virus", "mail score (", "mail rejete. mail rejected.", "our filters rate at and above", "rejected by", "rejected due to spam", "rule imposed as",
+		"spam", "this message scored", "mail sent from your ip address has been temporarily rate limited", "please try again slower", "receiving mail at a rate that prevents additional messages from being delivered", "rate limit", "rate-limit", "ratelimit", "too fast", "sending rate", "too many messages", "message rate", "exceeded the rate", "throttled", "throttling", "exceeded permitted limits", "receiving mail at a rate", "max emails per hour", "maximum sending rate exceeded", "deferred due to excessive volume",
+		"receiving mail too quickly", "has been temporarily rate limited", "all available ips are at maximum connection limit", "exceeds per-domain connection limit for", "too many connections", "too many connections from your host.", "too many concurrent smtp connections", "too many errors from your ip", "too many smtp sessions for this host", "trop de connexions,", "we have already made numerous attempts to deliver this message", "too many concurrent", "too many simultaneous", "connection limit", "too many sessions", "too many smtp sessions", "too many hosts", "many connections from your ip", "too many errors", "trop de connexions",
+		"maximum connection limit", "per-domain connection limit", "client host", "connections will not be accepted from", "dnsbl:rbl", "email blocked by", "host", "is blocked by earthlink", "is in an", "mail server at", "mail from", "message from", "messages from", "server ip", "sorry! your ip address", "the domain", "the email", "the ip", "veuillez essayer plus tard. service refused, please try later.", "your access ip",
 		"your sender's ip address is listed at", "it has a potentially executable attachment", "the message was rejected because it contains prohibited virus or spam content", "this form of attachment has been used by recent viruses or other malware", "virus detected", "virus phishing/malicious_url detected", "your message was infected with a virus", "harmful", "dangerous attachment", "banned attachment", "phishing", "potentially executable attachment", "used by recent viruses", "transport.rules.rejectmessage", "an illegal attachment on your message", "because the recipient is not accepting mail with", "by non-member to a members-only list", "closed mailing list", "denied by policy", "email not accepted for policy reasons",
 		"header are not accepted", "header error", "local policy violation", "message bounced due to organizational settings", "message given low priority", "message not accepted for policy reasons", "message rejected due to local policy", "messages with multiple addresses", "rejected for policy reasons", "protocol violation", "the email address used to send your message is not subscribed to this group", "the message was rejected by organization policy", "this message was blocked because its content presents a potential", "we do not accept messages containing images or other attachments", "you're using a mass mailer", "policy reasons", "rejected for policy", "policy rejection", "content presents", "blocked because its content",
 		"message not allowed", "not accepted for policy", "illegal attachment", "organizational settings", "organization policy", "mass mailer", "not accepting mail with", "without solving a captcha", "recipient is not accepting mail with", "not subscribed to this group", "content restrictions", "attachment type not allowed", "attachment not allowed", "attachments are not allowed", "file type not allowed", "file type is not allowed", "file extension not allowed", "prohibited attachment", "forbidden attachment", "blocked attachment",
@@ -14407,6 +14413,46 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[282],
 			},
 		},
+		byFact: [25]words{
+			24: {
+				owner: "recipient-admin",
+				summary: phrase{
+					en: "blocked by the recipient's filter",
+					tr: &builtinSlots1[120],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: ": the recipient organisation's Barracuda filter blocked it for this recipient and did not say why. Its reasons can be a policy of that organisation, the content, the sender's reputation or a block set for this recipient."},
+						},
+					},
+					uses: 3,
+					tr:   &builtinSlots2[283],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Ask the recipient by other means to have their email admin look the message up in their Barracuda message log: it shows why it was blocked, and the admin can allow your address or the message. Sending it again unchanged will most likely be blocked again."},
+						},
+					},
+					tr: &builtinSlots2[284],
+				},
+			},
+		},
 	},
 	{
 		Code: "960",
@@ -14414,7 +14460,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "invalid message format",
-				tr: &builtinSlots1[120],
+				tr: &builtinSlots1[121],
 			},
 			explanation: alts{
 				list: []text{
@@ -14437,7 +14483,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[283],
+				tr:   &builtinSlots2[285],
 			},
 			fix: alts{
 				list: []text{
@@ -14445,15 +14491,15 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Send the message again from another mail program, or without the unusual attachment or formatting. If it keeps failing, your email admin should check the program that produced it."},
 					},
 				},
-				tr: &builtinSlots2[284],
+				tr: &builtinSlots2[286],
 			},
 		},
-		byFact: [24]words{
+		byFact: [25]words{
 			10: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[121],
+					tr: &builtinSlots1[122],
 				},
 				explanation: alts{
 					list: []text{
@@ -14476,7 +14522,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[285],
+					tr:   &builtinSlots2[287],
 				},
 				fix: alts{
 					list: []text{
@@ -14484,7 +14530,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[286],
+					tr: &builtinSlots2[288],
 				},
 			},
 		},
@@ -14494,7 +14540,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "delivered",
-				tr: &builtinSlots1[122],
+				tr: &builtinSlots1[123],
 			},
 			explanation: alts{
 				list: []text{
@@ -14517,7 +14563,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[287],
+				tr:   &builtinSlots2[289],
 			},
 		},
 	},
@@ -14527,7 +14573,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large for the recipient",
-				tr: &builtinSlots1[123],
+				tr: &builtinSlots1[124],
 			},
 			explanation: alts{
 				list: []text{
@@ -14569,7 +14615,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[288],
+				tr:   &builtinSlots2[290],
 			},
 			fix: alts{
 				list: []text{
@@ -14608,7 +14654,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17179893760,
-				tr:   &builtinSlots2[289],
+				tr:   &builtinSlots2[291],
 			},
 		},
 	},
@@ -14618,7 +14664,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery timed out",
-				tr: &builtinSlots1[124],
+				tr: &builtinSlots1[125],
 			},
 			explanation: alts{
 				list: []text{
@@ -14745,7 +14791,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3178531,
-				tr:   &builtinSlots2[290],
+				tr:   &builtinSlots2[292],
 			},
 			fix: alts{
 				list: []text{
@@ -14761,14 +14807,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32768,
-				tr:   &builtinSlots2[291],
+				tr:   &builtinSlots2[293],
 			},
 		},
-		byFact: [24]words{
+		byFact: [25]words{
 			11: {
 				summary: phrase{
 					en: "delivery timed out (DNS not answering)",
-					tr: &builtinSlots1[125],
+					tr: &builtinSlots1[126],
 				},
 				explanation: alts{
 					list: []text{
@@ -14799,7 +14845,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1048593,
-					tr:   &builtinSlots2[292],
+					tr:   &builtinSlots2[294],
 				},
 				fix: alts{
 					list: []text{
@@ -14815,7 +14861,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[293],
+					tr:   &builtinSlots2[295],
 				},
 			},
 			14: {
@@ -14848,7 +14894,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1081345,
-					tr:   &builtinSlots2[294],
+					tr:   &builtinSlots2[296],
 				},
 				fix: alts{
 					list: []text{
@@ -14864,7 +14910,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[295],
+					tr:   &builtinSlots2[297],
 				},
 			},
 			15: {
@@ -14897,7 +14943,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1081345,
-					tr:   &builtinSlots2[296],
+					tr:   &builtinSlots2[298],
 				},
 				fix: alts{
 					list: []text{
@@ -14913,7 +14959,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[297],
+					tr:   &builtinSlots2[299],
 				},
 			},
 		},
@@ -14924,7 +14970,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "encryption (TLS) failed",
-				tr: &builtinSlots1[126],
+				tr: &builtinSlots1[127],
 			},
 			explanation: alts{
 				list: []text{
@@ -14940,7 +14986,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[298],
+				tr:   &builtinSlots2[300],
 			},
 			fix: alts{
 				list: []text{
@@ -14948,15 +14994,15 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. The admins of both servers should check their encryption settings (certificates, protocol versions, security policies)."},
 					},
 				},
-				tr: &builtinSlots2[299],
+				tr: &builtinSlots2[301],
 			},
 		},
-		byFact: [24]words{
+		byFact: [25]words{
 			17: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "receiving server requires encryption",
-					tr: &builtinSlots1[127],
+					tr: &builtinSlots1[128],
 				},
 				explanation: alts{
 					list: []text{
@@ -14979,7 +15025,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[300],
+					tr:   &builtinSlots2[302],
 				},
 				fix: alts{
 					list: []text{
@@ -14987,14 +15033,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
 						},
 					},
-					tr: &builtinSlots2[301],
+					tr: &builtinSlots2[303],
 				},
 			},
 			18: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server offers no encryption",
-					tr: &builtinSlots1[128],
+					tr: &builtinSlots1[129],
 				},
 				explanation: alts{
 					list: []text{
@@ -15017,7 +15063,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[302],
+					tr:   &builtinSlots2[304],
 				},
 				fix: alts{
 					list: []text{
@@ -15041,14 +15087,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32784,
-					tr:   &builtinSlots2[303],
+					tr:   &builtinSlots2[305],
 				},
 			},
 			19: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server could not start encryption",
-					tr: &builtinSlots1[129],
+					tr: &builtinSlots1[130],
 				},
 				explanation: alts{
 					list: []text{
@@ -15071,7 +15117,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[304],
+					tr:   &builtinSlots2[306],
 				},
 				fix: alts{
 					list: []text{
@@ -15087,14 +15133,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[305],
+					tr:   &builtinSlots2[307],
 				},
 			},
 			20: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server's certificate not accepted",
-					tr: &builtinSlots1[130],
+					tr: &builtinSlots1[131],
 				},
 				explanation: alts{
 					list: []text{
@@ -15117,7 +15163,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[306],
+					tr:   &builtinSlots2[308],
 				},
 				fix: alts{
 					list: []text{
@@ -15125,7 +15171,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Your email admin should relax the verification for that domain only if it is known to be safe."},
 						},
 					},
-					tr: &builtinSlots2[307],
+					tr: &builtinSlots2[309],
 				},
 			},
 		},
@@ -15135,7 +15181,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "complaint report",
-				tr: &builtinSlots1[131],
+				tr: &builtinSlots1[132],
 			},
 			explanation: alts{
 				list: []text{
@@ -15143,7 +15189,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "A recipient or their provider flagged the message."},
 					},
 				},
-				tr: &builtinSlots2[308],
+				tr: &builtinSlots2[310],
 			},
 			fix: alts{
 				list: []text{
@@ -15151,7 +15197,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Stop mailing the recipient who complained."},
 					},
 				},
-				tr: &builtinSlots2[309],
+				tr: &builtinSlots2[311],
 			},
 		},
 	},
@@ -15161,7 +15207,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "refused by recipient-side filter",
-				tr: &builtinSlots1[132],
+				tr: &builtinSlots1[133],
 			},
 			explanation: alts{
 				list: []text{
@@ -15203,7 +15249,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[310],
+				tr:   &builtinSlots2[312],
 			},
 			fix: alts{
 				list: []text{
@@ -15211,15 +15257,15 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, to allow your address, or their email admin to relax the restriction. Changing the message is unlikely to help."},
 					},
 				},
-				tr: &builtinSlots2[311],
+				tr: &builtinSlots2[313],
 			},
 		},
-		byFact: [24]words{
+		byFact: [25]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[133],
+					tr: &builtinSlots1[134],
 				},
 				explanation: alts{
 					list: []text{
@@ -15261,7 +15307,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[312],
+					tr:   &builtinSlots2[314],
 				},
 				fix: alts{
 					list: []text{
@@ -15275,7 +15321,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[313],
+					tr:   &builtinSlots2[315],
 				},
 			},
 		},
@@ -15287,7 +15333,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address has moved",
-				tr: &builtinSlots1[134],
+				tr: &builtinSlots1[135],
 			},
 			explanation: alts{
 				list: []text{
@@ -15310,7 +15356,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[314],
+				tr:   &builtinSlots2[316],
 			},
 			fix: alts{
 				list: []text{
@@ -15318,7 +15364,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[315],
+				tr: &builtinSlots2[317],
 			},
 		},
 	},
@@ -15329,7 +15375,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain does not exist",
-				tr: &builtinSlots1[135],
+				tr: &builtinSlots1[136],
 			},
 			explanation: alts{
 				list: []text{
@@ -15352,7 +15398,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[316],
+				tr:   &builtinSlots2[318],
 			},
 			fix: alts{
 				list: []text{
@@ -15369,14 +15415,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[317],
+				tr:   &builtinSlots2[319],
 			},
 		},
-		byFact: [24]words{
+		byFact: [25]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[136],
+					tr: &builtinSlots1[137],
 				},
 				explanation: alts{
 					list: []text{
@@ -15411,7 +15457,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[318],
+					tr:   &builtinSlots2[320],
 				},
 				fix: alts{
 					list: []text{
@@ -15428,7 +15474,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[319],
+					tr:   &builtinSlots2[321],
 				},
 			},
 		},
@@ -15439,7 +15485,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox full",
-				tr: &builtinSlots1[137],
+				tr: &builtinSlots1[138],
 			},
 			explanation: alts{
 				list: []text{
@@ -15462,7 +15508,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[320],
+				tr:   &builtinSlots2[322],
 			},
 			fix: alts{
 				list: []text{
@@ -15470,7 +15516,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: &builtinSlots2[321],
+				tr: &builtinSlots2[323],
 			},
 		},
 	},
@@ -15480,7 +15526,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery program failed",
-				tr: &builtinSlots1[138],
+				tr: &builtinSlots1[139],
 			},
 			explanation: alts{
 				list: []text{
@@ -15503,7 +15549,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[322],
+				tr:   &builtinSlots2[324],
 			},
 			fix: alts{
 				list: []text{
@@ -15511,7 +15557,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: &builtinSlots2[323],
+				tr: &builtinSlots2[325],
 			},
 		},
 	},
@@ -15521,7 +15567,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large",
-				tr: &builtinSlots1[139],
+				tr: &builtinSlots1[140],
 			},
 			explanation: alts{
 				list: []text{
@@ -15563,7 +15609,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[324],
+				tr:   &builtinSlots2[326],
 			},
 			fix: alts{
 				list: []text{
@@ -15602,7 +15648,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17179893760,
-				tr:   &builtinSlots2[325],
+				tr:   &builtinSlots2[327],
 			},
 		},
 	},
@@ -15612,7 +15658,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "network or DNS problem",
-				tr: &builtinSlots1[140],
+				tr: &builtinSlots1[141],
 			},
 			explanation: alts{
 				list: []text{
@@ -15635,7 +15681,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32769,
-				tr:   &builtinSlots2[326],
+				tr:   &builtinSlots2[328],
 			},
 			fix: alts{
 				list: []text{
@@ -15643,14 +15689,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Usually temporary: the sending server retries on its own. If the message failed for good, send it again later; if it keeps failing, tell the recipient by other means so that their admin checks their domain's settings and mail servers."},
 					},
 				},
-				tr: &builtinSlots2[327],
+				tr: &builtinSlots2[329],
 			},
 		},
-		byFact: [24]words{
+		byFact: [25]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[141],
+					tr: &builtinSlots1[142],
 				},
 				explanation: alts{
 					list: []text{
@@ -15673,7 +15719,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[328],
+					tr:   &builtinSlots2[330],
 				},
 				fix: alts{
 					list: []text{
@@ -15681,14 +15727,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[329],
+					tr: &builtinSlots2[331],
 				},
 			},
 			11: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "temporary DNS failure",
-					tr: &builtinSlots1[142],
+					tr: &builtinSlots1[143],
 				},
 				explanation: alts{
 					list: []text{
@@ -15723,7 +15769,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[330],
+					tr:   &builtinSlots2[332],
 				},
 				fix: alts{
 					list: []text{
@@ -15739,13 +15785,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[331],
+					tr:   &builtinSlots2[333],
 				},
 			},
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[143],
+					tr: &builtinSlots1[144],
 				},
 				explanation: alts{
 					list: []text{
@@ -15780,7 +15826,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[332],
+					tr:   &builtinSlots2[334],
 				},
 				fix: alts{
 					list: []text{
@@ -15797,14 +15843,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[333],
+					tr:   &builtinSlots2[335],
 				},
 			},
 			13: {
 				owner: "sender",
 				summary: phrase{
 					en: "domain not found",
-					tr: &builtinSlots1[144],
+					tr: &builtinSlots1[145],
 				},
 				explanation: alts{
 					list: []text{
@@ -15827,7 +15873,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 17,
-					tr:   &builtinSlots2[334],
+					tr:   &builtinSlots2[336],
 				},
 				fix: alts{
 					list: []text{
@@ -15844,13 +15890,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[335],
+					tr:   &builtinSlots2[337],
 				},
 			},
 			14: {
 				summary: phrase{
 					en: "receiving server refused the connection",
-					tr: &builtinSlots1[145],
+					tr: &builtinSlots1[146],
 				},
 				explanation: alts{
 					list: []text{
@@ -15873,7 +15919,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[336],
+					tr:   &builtinSlots2[338],
 				},
 				fix: alts{
 					list: []text{
@@ -15889,13 +15935,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[337],
+					tr:   &builtinSlots2[339],
 				},
 			},
 			15: {
 				summary: phrase{
 					en: "receiving server did not answer",
-					tr: &builtinSlots1[146],
+					tr: &builtinSlots1[147],
 				},
 				explanation: alts{
 					list: []text{
@@ -15918,7 +15964,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[338],
+					tr:   &builtinSlots2[340],
 				},
 				fix: alts{
 					list: []text{
@@ -15934,7 +15980,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[339],
+					tr:   &builtinSlots2[341],
 				},
 			},
 		},
@@ -15945,7 +15991,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "relaying denied",
-				tr: &builtinSlots1[147],
+				tr: &builtinSlots1[148],
 			},
 			explanation: alts{
 				list: []text{
@@ -15975,7 +16021,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   &builtinSlots2[340],
+				tr:   &builtinSlots2[342],
 			},
 			fix: alts{
 				list: []text{
@@ -15991,7 +16037,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 2048,
-				tr:   &builtinSlots2[341],
+				tr:   &builtinSlots2[343],
 			},
 		},
 	},
@@ -16002,7 +16048,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain accepts no mail",
-				tr: &builtinSlots1[148],
+				tr: &builtinSlots1[149],
 			},
 			explanation: alts{
 				list: []text{
@@ -16025,7 +16071,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[342],
+				tr:   &builtinSlots2[344],
 			},
 			fix: alts{
 				list: []text{
@@ -16042,14 +16088,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[343],
+				tr:   &builtinSlots2[345],
 			},
 		},
-		byFact: [24]words{
+		byFact: [25]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[149],
+					tr: &builtinSlots1[150],
 				},
 				explanation: alts{
 					list: []text{
@@ -16084,7 +16130,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[344],
+					tr:   &builtinSlots2[346],
 				},
 				fix: alts{
 					list: []text{
@@ -16101,7 +16147,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[345],
+					tr:   &builtinSlots2[347],
 				},
 			},
 		},
@@ -16112,7 +16158,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "message not standard",
-				tr: &builtinSlots1[150],
+				tr: &builtinSlots1[151],
 			},
 			explanation: alts{
 				list: []text{
@@ -16135,7 +16181,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[346],
+				tr:   &builtinSlots2[348],
 			},
 			fix: alts{
 				list: []text{
@@ -16150,7 +16196,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   &builtinSlots2[347],
+				tr:   &builtinSlots2[349],
 			},
 		},
 	},
@@ -16160,7 +16206,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "delivery on hold",
-				tr: &builtinSlots1[151],
+				tr: &builtinSlots1[152],
 			},
 			explanation: alts{
 				list: []text{
@@ -16202,7 +16248,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[348],
+				tr:   &builtinSlots2[350],
 			},
 			fix: alts{
 				list: []text{
@@ -16210,7 +16256,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: &builtinSlots2[349],
+				tr: &builtinSlots2[351],
 			},
 		},
 	},
@@ -16220,7 +16266,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "refused by policy",
-				tr: &builtinSlots1[152],
+				tr: &builtinSlots1[153],
 			},
 			explanation: alts{
 				list: []text{
@@ -16262,7 +16308,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[350],
+				tr:   &builtinSlots2[352],
 			},
 			fix: alts{
 				list: []text{
@@ -16284,77 +16330,11 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 655360,
-				tr:   &builtinSlots2[351],
+				tr:   &builtinSlots2[353],
 			},
 		},
 		stages: [5]words{
 			0: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused by policy",
-					tr: &builtinSlots1[153],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
-							{slot: 5, isSlot: true},
-							{literal: "\""},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
-						},
-					},
-					uses: 35,
-					tr:   &builtinSlots2[352],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
-							{
-								group: []textPart{
-									{literal: " (contact: "},
-									{slot: 19, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: ", and fix the cause."},
-						},
-					},
-					uses: 524288,
-					tr:   &builtinSlots2[353],
-				},
-			},
-			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
@@ -16420,11 +16400,77 @@ var builtinData1 = [...]reasonDef{
 					tr:   &builtinSlots2[355],
 				},
 			},
+			1: {
+				owner: "sender-admin",
+				summary: phrase{
+					en: "sending server refused by policy",
+					tr: &builtinSlots1[155],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
+							{slot: 5, isSlot: true},
+							{literal: "\""},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
+						},
+					},
+					uses: 35,
+					tr:   &builtinSlots2[356],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
+							{
+								group: []textPart{
+									{literal: " (contact: "},
+									{slot: 19, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: ", and fix the cause."},
+						},
+					},
+					uses: 524288,
+					tr:   &builtinSlots2[357],
+				},
+			},
 			2: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "recipient refused by policy",
-					tr: &builtinSlots1[155],
+					tr: &builtinSlots1[156],
 				},
 				explanation: alts{
 					list: []text{
@@ -16466,7 +16512,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[356],
+					tr:   &builtinSlots2[358],
 				},
 				fix: alts{
 					list: []text{
@@ -16483,16 +16529,16 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 524288,
-					tr:   &builtinSlots2[357],
+					tr:   &builtinSlots2[359],
 				},
 			},
 		},
-		byFact: [24]words{
+		byFact: [25]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[156],
+					tr: &builtinSlots1[157],
 				},
 				explanation: alts{
 					list: []text{
@@ -16534,7 +16580,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[358],
+					tr:   &builtinSlots2[360],
 				},
 				fix: alts{
 					list: []text{
@@ -16548,7 +16594,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[359],
+					tr:   &builtinSlots2[361],
 				},
 			},
 		},
@@ -16559,7 +16605,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sender address refused",
-				tr: &builtinSlots1[157],
+				tr: &builtinSlots1[158],
 			},
 			explanation: alts{
 				list: []text{
@@ -16601,7 +16647,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[360],
+				tr:   &builtinSlots2[362],
 			},
 			fix: alts{
 				list: []text{
@@ -16618,14 +16664,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 524288,
-				tr:   &builtinSlots2[361],
+				tr:   &builtinSlots2[363],
 			},
 		},
-		byFact: [24]words{
+		byFact: [25]words{
 			13: {
 				summary: phrase{
 					en: "sender domain not found",
-					tr: &builtinSlots1[158],
+					tr: &builtinSlots1[159],
 				},
 				explanation: alts{
 					list: []text{
@@ -16648,7 +16694,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[362],
+					tr:   &builtinSlots2[364],
 				},
 				fix: alts{
 					list: []text{
@@ -16656,7 +16702,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 						},
 					},
-					tr: &builtinSlots2[363],
+					tr: &builtinSlots2[365],
 				},
 			},
 		},
@@ -16667,7 +16713,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "no reverse DNS",
-				tr: &builtinSlots1[159],
+				tr: &builtinSlots1[160],
 			},
 			explanation: alts{
 				list: []text{
@@ -16698,7 +16744,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65539,
-				tr:   &builtinSlots2[364],
+				tr:   &builtinSlots2[366],
 			},
 			fix: alts{
 				list: []text{
@@ -16714,7 +16760,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65536,
-				tr:   &builtinSlots2[365],
+				tr:   &builtinSlots2[367],
 			},
 		},
 	},
@@ -16724,7 +16770,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "security requirement not met",
-				tr: &builtinSlots1[160],
+				tr: &builtinSlots1[161],
 			},
 			explanation: alts{
 				list: []text{
@@ -16766,7 +16812,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[366],
+				tr:   &builtinSlots2[368],
 			},
 			fix: alts{
 				list: []text{
@@ -16774,15 +16820,15 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
 					},
 				},
-				tr: &builtinSlots2[367],
+				tr: &builtinSlots2[369],
 			},
 		},
-		byFact: [24]words{
+		byFact: [25]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[161],
+					tr: &builtinSlots1[162],
 				},
 				explanation: alts{
 					list: []text{
@@ -16824,7 +16870,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[368],
+					tr:   &builtinSlots2[370],
 				},
 				fix: alts{
 					list: []text{
@@ -16838,7 +16884,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[369],
+					tr:   &builtinSlots2[371],
 				},
 			},
 		},
@@ -16849,7 +16895,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "judged as spam",
-				tr: &builtinSlots1[162],
+				tr: &builtinSlots1[163],
 			},
 			explanation: alts{
 				list: []text{
@@ -16872,7 +16918,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[370],
+				tr:   &builtinSlots2[372],
 			},
 			fix: alts{
 				list: []text{
@@ -16880,77 +16926,11 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Look at what may look like spam in the message (many links or link shorteners, an image with little text, a misleading subject, unexpected attachments) and send a plainer version. If it is ordinary mail, ask the recipient by other means to add your address to their safe senders."},
 					},
 				},
-				tr: &builtinSlots2[371],
+				tr: &builtinSlots2[373],
 			},
 		},
 		stages: [5]words{
 			0: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[163],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 12, isSlot: true},
-							{literal: "). This is about the sending server's reputation, not about your message."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
-						},
-					},
-					uses: 4099,
-					tr:   &builtinSlots2[372],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
-							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 13, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
-						},
-					},
-					uses: 8192,
-					tr:   &builtinSlots2[373],
-				},
-			},
-			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
@@ -17016,7 +16996,7 @@ var builtinData1 = [...]reasonDef{
 					tr:   &builtinSlots2[375],
 				},
 			},
-			2: {
+			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
@@ -17082,13 +17062,79 @@ var builtinData1 = [...]reasonDef{
 					tr:   &builtinSlots2[377],
 				},
 			},
+			2: {
+				owner: "sender-admin",
+				summary: phrase{
+					en: "sending server refused as a spam source",
+					tr: &builtinSlots1[166],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
+							{slot: 12, isSlot: true},
+							{literal: "). This is about the sending server's reputation, not about your message."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
+						},
+					},
+					uses: 4099,
+					tr:   &builtinSlots2[378],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
+							{
+								group: []textPart{
+									{literal: " ("},
+									{slot: 13, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
+						},
+					},
+					uses: 8192,
+					tr:   &builtinSlots2[379],
+				},
+			},
 		},
-		byFact: [24]words{
+		byFact: [25]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[166],
+					tr: &builtinSlots1[167],
 				},
 				explanation: alts{
 					list: []text{
@@ -17134,7 +17180,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 393219,
-					tr:   &builtinSlots2[378],
+					tr:   &builtinSlots2[380],
 				},
 				fix: alts{
 					list: []text{
@@ -17148,7 +17194,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[379],
+					tr:   &builtinSlots2[381],
 				},
 			},
 		},
@@ -17159,7 +17205,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending rate limit",
-				tr: &builtinSlots1[167],
+				tr: &builtinSlots1[168],
 			},
 			explanation: alts{
 				list: []text{
@@ -17182,7 +17228,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[380],
+				tr:   &builtinSlots2[382],
 			},
 			fix: alts{
 				list: []text{
@@ -17199,7 +17245,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[381],
+				tr:   &builtinSlots2[383],
 			},
 		},
 	},
@@ -17209,7 +17255,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "suppressed address",
-				tr: &builtinSlots1[168],
+				tr: &builtinSlots1[169],
 			},
 			explanation: alts{
 				list: []text{
@@ -17225,7 +17271,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[382],
+				tr:   &builtinSlots2[384],
 			},
 			fix: alts{
 				list: []text{
@@ -17233,7 +17279,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. Take it off the suppression list (in the sending service's settings) only if you know that it works again; otherwise remove it from your lists."},
 					},
 				},
-				tr: &builtinSlots2[383],
+				tr: &builtinSlots2[385],
 			},
 		},
 	},
@@ -17243,7 +17289,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "mailbox disabled",
-				tr: &builtinSlots1[169],
+				tr: &builtinSlots1[170],
 			},
 			explanation: alts{
 				list: []text{
@@ -17266,7 +17312,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[384],
+				tr:   &builtinSlots2[386],
 			},
 			fix: alts{
 				list: []text{
@@ -17274,7 +17320,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: &builtinSlots2[385],
+				tr: &builtinSlots2[387],
 			},
 		},
 	},
@@ -17284,7 +17330,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "mail protocol error",
-				tr: &builtinSlots1[170],
+				tr: &builtinSlots1[171],
 			},
 			explanation: alts{
 				list: []text{
@@ -17307,7 +17353,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[386],
+				tr:   &builtinSlots2[388],
 			},
 			fix: alts{
 				list: []text{
@@ -17315,7 +17361,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: &builtinSlots2[387],
+				tr: &builtinSlots2[389],
 			},
 		},
 	},
@@ -17325,7 +17371,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "error at the receiving system",
-				tr: &builtinSlots1[171],
+				tr: &builtinSlots1[172],
 			},
 			explanation: alts{
 				list: []text{
@@ -17367,7 +17413,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[388],
+				tr:   &builtinSlots2[390],
 			},
 			fix: alts{
 				list: []text{
@@ -17375,14 +17421,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: &builtinSlots2[389],
+				tr: &builtinSlots2[391],
 			},
 		},
-		byFact: [24]words{
+		byFact: [25]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[172],
+					tr: &builtinSlots1[173],
 				},
 				explanation: alts{
 					list: []text{
@@ -17405,7 +17451,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[390],
+					tr:   &builtinSlots2[392],
 				},
 				fix: alts{
 					list: []text{
@@ -17413,7 +17459,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[391],
+					tr: &builtinSlots2[393],
 				},
 			},
 		},
@@ -17424,7 +17470,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "receiving system out of storage",
-				tr: &builtinSlots1[173],
+				tr: &builtinSlots1[174],
 			},
 			explanation: alts{
 				list: []text{
@@ -17447,7 +17493,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[392],
+				tr:   &builtinSlots2[394],
 			},
 			fix: alts{
 				list: []text{
@@ -17455,7 +17501,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: &builtinSlots2[393],
+				tr: &builtinSlots2[395],
 			},
 		},
 	},
@@ -17465,7 +17511,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "too many connections",
-				tr: &builtinSlots1[174],
+				tr: &builtinSlots1[175],
 			},
 			explanation: alts{
 				list: []text{
@@ -17488,7 +17534,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[394],
+				tr:   &builtinSlots2[396],
 			},
 			fix: alts{
 				list: []text{
@@ -17496,15 +17542,15 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: &builtinSlots2[395],
+				tr: &builtinSlots2[397],
 			},
 		},
-		byFact: [24]words{
+		byFact: [25]words{
 			16: {
 				owner: "sender",
 				summary: phrase{
 					en: "too many recipients",
-					tr: &builtinSlots1[175],
+					tr: &builtinSlots1[176],
 				},
 				explanation: alts{
 					list: []text{
@@ -17546,7 +17592,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16387,
-					tr:   &builtinSlots2[396],
+					tr:   &builtinSlots2[398],
 				},
 				fix: alts{
 					list: []text{
@@ -17560,7 +17606,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[397],
+					tr:   &builtinSlots2[399],
 				},
 			},
 		},
@@ -17571,7 +17617,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "undetermined failure",
-				tr: &builtinSlots1[176],
+				tr: &builtinSlots1[177],
 			},
 			explanation: alts{
 				list: []text{
@@ -17606,7 +17652,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[398],
+				tr:   &builtinSlots2[400],
 			},
 			fix: alts{
 				list: []text{
@@ -17626,7 +17672,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[399],
+				tr:   &builtinSlots2[401],
 			},
 		},
 	},
@@ -17637,7 +17683,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address does not exist",
-				tr: &builtinSlots1[177],
+				tr: &builtinSlots1[178],
 			},
 			explanation: alts{
 				list: []text{
@@ -17660,7 +17706,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[400],
+				tr:   &builtinSlots2[402],
 			},
 			fix: alts{
 				list: []text{
@@ -17668,7 +17714,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[401],
+				tr: &builtinSlots2[403],
 			},
 		},
 	},
@@ -17677,7 +17723,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "auto-reply",
-				tr: &builtinSlots1[178],
+				tr: &builtinSlots1[179],
 			},
 			explanation: alts{
 				list: []text{
@@ -17685,7 +17731,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: &builtinSlots2[402],
+				tr: &builtinSlots2[404],
 			},
 		},
 	},
@@ -17695,7 +17741,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "malware detected",
-				tr: &builtinSlots1[179],
+				tr: &builtinSlots1[180],
 			},
 			explanation: alts{
 				list: []text{
@@ -17777,7 +17823,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 393219,
-				tr:   &builtinSlots2[403],
+				tr:   &builtinSlots2[405],
 			},
 			fix: alts{
 				list: []text{
@@ -17791,15 +17837,15 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 131072,
-				tr:   &builtinSlots2[404],
+				tr:   &builtinSlots2[406],
 			},
 		},
-		byFact: [24]words{
+		byFact: [25]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[180],
+					tr: &builtinSlots1[181],
 				},
 				explanation: alts{
 					list: []text{
@@ -17845,7 +17891,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 393219,
-					tr:   &builtinSlots2[405],
+					tr:   &builtinSlots2[407],
 				},
 				fix: alts{
 					list: []text{
@@ -17859,14 +17905,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[406],
+					tr:   &builtinSlots2[408],
 				},
 			},
 			21: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[181],
+					tr: &builtinSlots1[182],
 				},
 				explanation: alts{
 					list: []text{
@@ -17908,7 +17954,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[407],
+					tr:   &builtinSlots2[409],
 				},
 				fix: alts{
 					list: []text{
@@ -17922,7 +17968,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[408],
+					tr:   &builtinSlots2[410],
 				},
 			},
 		},
@@ -17931,18 +17977,18 @@ var builtinData1 = [...]reasonDef{
 
 // builtinSlots1 are the translations of the []string slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots1 [182][]string
+var builtinSlots1 [183][]string
 
 // builtinSlots2 are the translations of the [][]text slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots2 [409][][]text
+var builtinSlots2 [411][][]text
 
 // builtinTrie is the trie of the phrase automaton of builtinSet, as newTrie
 // builds it from builtinSet.phrases.
 var builtinTrie = &trie{
 	classes: [256]uint8{
-		32: 8, 33: 84, 34: 75, 35: 48, 38: 53, 39: 29, 40: 39, 41: 40, 44: 38, 45: 36, 46: 24, 47: 27, 48: 25, 49: 43, 50: 46, 51: 42, 52: 44, 53: 23, 54: 47, 55: 45,
-		56: 49, 57: 50, 58: 26, 59: 52, 60: 76, 61: 35, 62: 41, 63: 51, 64: 37, 91: 82, 93: 83, 95: 34, 97: 14, 98: 1, 99: 4, 100: 7, 101: 6, 102: 17, 103: 13, 104: 21,
+		32: 8, 33: 84, 34: 75, 35: 48, 38: 53, 39: 29, 40: 40, 41: 35, 44: 39, 45: 37, 46: 24, 47: 27, 48: 25, 49: 43, 50: 46, 51: 42, 52: 44, 53: 23, 54: 47, 55: 45,
+		56: 49, 57: 50, 58: 26, 59: 52, 60: 76, 61: 36, 62: 41, 63: 51, 64: 38, 91: 82, 93: 83, 95: 34, 97: 14, 98: 1, 99: 4, 100: 7, 101: 6, 102: 17, 103: 13, 104: 21,
 		105: 11, 106: 33, 107: 5, 108: 2, 109: 20, 110: 12, 111: 3, 112: 19, 113: 30, 114: 18, 115: 10, 116: 15, 117: 9, 118: 22, 119: 28, 120: 32, 121: 16, 122: 31, 124: 85, 129: 65,
 		130: 59, 131: 57, 135: 58, 136: 63, 138: 71, 139: 69, 147: 74, 155: 73, 161: 81, 163: 60, 164: 70, 166: 68, 169: 55, 170: 64, 171: 66, 172: 61, 174: 77, 175: 62, 179: 80, 185: 78,
 		188: 79, 190: 72, 195: 54, 227: 56, 232: 67,
@@ -19643,16 +19689,16 @@ var builtinTrie = &trie{
 		33820, 33821, 33822, 33823, 33824, 33825, 33826, 33827, 33828, 33829, 33830, 33831, 33832, 33833, 33834, 33835, 33836, 33837, 33837,
 	},
 	edgeClass: []uint8{
-		48, 39, 36, 24, 27, 25, 44, 23, 49, 26, 41, 14, 1, 4, 7, 6, 17, 13, 21, 11,
+		48, 40, 37, 24, 27, 25, 44, 23, 49, 26, 41, 14, 1, 4, 7, 6, 17, 13, 21, 11,
 		33, 5, 2, 20, 12, 3, 19, 30, 18, 10, 15, 9, 22, 28, 32, 16, 85, 56, 23, 24,
 		43, 24, 43, 8, 1, 14, 7, 8, 14, 7, 7, 18, 6, 10, 10, 25, 4, 7, 21, 18,
-		10, 25, 25, 43, 43, 23, 1, 4, 7, 25, 46, 23, 47, 40, 25, 46, 42, 4, 4, 40,
-		43, 43, 40, 25, 50, 49, 50, 14, 1, 43, 40, 4, 40, 14, 40, 47, 40, 25, 23, 50,
-		14, 23, 40, 47, 40, 25, 47, 1, 23, 40, 46, 25, 46, 45, 25, 40, 3, 12, 26, 1,
-		43, 40, 12, 16, 10, 26, 12, 18, 40, 12, 26, 15, 43, 40, 22, 9, 26, 1, 43, 40,
-		2, 15, 16, 26, 1, 43, 46, 42, 40, 40, 40, 18, 26, 1, 13, 1, 40, 6, 40, 15,
-		9, 14, 15, 6, 8, 43, 46, 23, 45, 49, 40, 40, 40, 40, 10, 19, 11, 4, 11, 3,
-		9, 10, 18, 6, 20, 3, 15, 6, 10, 6, 18, 22, 6, 18, 6, 18, 18, 3, 18, 40,
+		10, 25, 25, 43, 43, 23, 1, 4, 7, 25, 46, 23, 47, 35, 25, 46, 42, 4, 4, 35,
+		43, 43, 35, 25, 50, 49, 50, 14, 1, 43, 35, 4, 35, 14, 35, 47, 35, 25, 23, 50,
+		14, 23, 35, 47, 35, 25, 47, 1, 23, 35, 46, 25, 46, 45, 25, 35, 3, 12, 26, 1,
+		43, 35, 12, 16, 10, 26, 12, 18, 35, 12, 26, 15, 43, 35, 22, 9, 26, 1, 43, 35,
+		2, 15, 16, 26, 1, 43, 46, 42, 35, 35, 35, 18, 26, 1, 13, 1, 35, 6, 35, 15,
+		9, 14, 15, 6, 8, 43, 46, 23, 45, 49, 35, 35, 35, 35, 10, 19, 11, 4, 11, 3,
+		9, 10, 18, 6, 20, 3, 15, 6, 10, 6, 18, 22, 6, 18, 6, 18, 18, 3, 18, 35,
 		8, 11, 10, 12, 17, 6, 4, 15, 6, 7, 26, 19, 14, 20, 1, 7, 6, 11, 33, 10,
 		22, 32, 31, 14, 15, 3, 4, 20, 32, 6, 10, 3, 14, 10, 18, 4, 18, 1, 10, 2,
 		10, 20, 11, 19, 27, 19, 7, 20, 10, 28, 10, 1, 2, 24, 3, 18, 13, 27, 21, 6,
@@ -19668,30 +19714,30 @@ var builtinTrie = &trie{
 		8, 10, 6, 30, 9, 6, 12, 4, 6, 8, 3, 17, 8, 4, 3, 20, 20, 14, 12, 7,
 		10, 8, 4, 3, 20, 20, 14, 12, 7, 8, 19, 14, 18, 14, 20, 6, 15, 6, 18, 8,
 		12, 3, 15, 8, 11, 20, 19, 2, 6, 20, 6, 12, 15, 6, 7, 46, 25, 46, 42, 44,
-		8, 36, 26, 14, 8, 18, 6, 30, 9, 6, 10, 15, 6, 7, 8, 14, 4, 15, 11, 3,
+		8, 37, 26, 14, 8, 18, 6, 30, 9, 6, 10, 15, 6, 7, 8, 14, 4, 15, 11, 3,
 		12, 8, 12, 3, 15, 8, 15, 14, 5, 6, 12, 26, 8, 12, 3, 8, 10, 9, 4, 21,
 		8, 9, 10, 6, 18, 8, 21, 6, 18, 6, 8, 9, 10, 6, 18, 8, 9, 12, 5, 12,
 		3, 28, 12, 7, 7, 18, 6, 10, 10, 8, 11, 12, 22, 14, 2, 11, 7, 8, 15, 3,
 		3, 8, 20, 14, 9, 12, 16, 8, 18, 6, 4, 11, 19, 11, 6, 12, 15, 10, 4, 21,
 		8, 20, 14, 11, 2, 8, 7, 14, 15, 14, 8, 23, 24, 45, 24, 25, 8, 18, 6, 33,
-		6, 4, 15, 38, 8, 11, 7, 35, 36, 1, 1, 11, 15, 8, 7, 14, 15, 14, 11, 15,
+		6, 4, 15, 39, 8, 11, 7, 36, 37, 1, 1, 11, 15, 8, 7, 14, 15, 14, 11, 15,
 		8, 7, 14, 15, 14, 8, 1, 11, 9, 12, 22, 14, 2, 11, 7, 8, 20, 14, 11, 2,
 		1, 3, 32, 8, 19, 14, 15, 21, 12, 10, 5, 12, 3, 28, 12, 8, 9, 10, 6, 18,
 		26, 6, 18, 8, 20, 9, 11, 10, 10, 11, 12, 13, 8, 21, 3, 20, 6, 8, 7, 11,
-		18, 6, 4, 15, 3, 18, 16, 12, 5, 12, 3, 28, 12, 2, 3, 4, 5, 6, 7, 40,
+		18, 6, 4, 15, 3, 18, 16, 12, 5, 12, 3, 28, 12, 2, 3, 4, 5, 6, 7, 35,
 		8, 24, 26, 12, 28, 3, 15, 8, 17, 3, 9, 12, 7, 14, 10, 8, 14, 9, 15, 3,
 		20, 14, 15, 11, 4, 14, 2, 2, 16, 8, 18, 6, 33, 6, 4, 15, 6, 7, 26, 24,
 		24, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 16, 8, 9, 10, 6, 18, 8, 9, 12,
 		5, 12, 3, 28, 12, 8, 1, 4, 7, 17, 13, 2, 12, 19, 18, 10, 15, 9, 19, 3,
 		3, 18, 8, 6, 20, 14, 11, 2, 8, 18, 6, 19, 9, 15, 14, 15, 11, 3, 12, 8,
-		10, 4, 3, 18, 6, 9, 10, 6, 37, 14, 15, 4, 6, 3, 19, 10, 15, 10, 8, 20,
+		10, 4, 3, 18, 6, 9, 10, 6, 38, 14, 15, 4, 6, 3, 19, 10, 15, 10, 8, 20,
 		12, 6, 10, 10, 14, 13, 6, 10, 8, 3, 12, 2, 16, 8, 17, 18, 3, 20, 3, 8,
-		20, 14, 11, 2, 10, 8, 7, 17, 6, 12, 11, 6, 7, 8, 24, 39, 11, 10, 12, 8,
+		20, 14, 11, 2, 10, 8, 7, 17, 6, 12, 11, 6, 7, 8, 24, 40, 11, 10, 12, 8,
 		18, 6, 19, 2, 16, 8, 15, 3, 8, 20, 14, 11, 2, 8, 17, 18, 3, 20, 8, 4,
-		3, 20, 20, 14, 12, 7, 40, 6, 12, 7, 6, 18, 8, 1, 2, 14, 4, 5, 2, 11,
-		10, 15, 6, 7, 40, 8, 11, 19, 8, 12, 14, 20, 6, 8, 2, 3, 3, 5, 9, 19,
+		3, 20, 20, 14, 12, 7, 35, 6, 12, 7, 6, 18, 8, 1, 2, 14, 4, 5, 2, 11,
+		10, 15, 6, 7, 35, 8, 11, 19, 8, 12, 14, 20, 6, 8, 2, 3, 3, 5, 9, 19,
 		8, 17, 14, 11, 2, 6, 7, 18, 3, 20, 8, 11, 19, 8, 14, 7, 7, 18, 6, 10,
-		10, 9, 12, 15, 8, 36, 7, 6, 21, 11, 12, 3, 10, 15, 11, 3, 10, 14, 1, 2,
+		10, 9, 12, 15, 8, 37, 7, 6, 21, 11, 12, 3, 10, 15, 11, 3, 10, 14, 1, 2,
 		6, 7, 8, 15, 6, 20, 19, 3, 18, 14, 18, 2, 16, 8, 17, 3, 18, 8, 6, 32,
 		4, 6, 6, 7, 11, 12, 13, 8, 18, 6, 4, 6, 11, 22, 11, 12, 13, 8, 2, 11,
 		20, 11, 15, 10, 6, 10, 8, 12, 3, 15, 8, 6, 32, 11, 10, 15, 32, 19, 11, 18,
@@ -19746,10 +19792,10 @@ var builtinTrie = &trie{
 		18, 6, 4, 3, 18, 7, 8, 28, 11, 15, 21, 8, 14, 8, 22, 14, 2, 11, 7, 8,
 		18, 6, 22, 6, 18, 10, 6, 8, 7, 12, 10, 8, 6, 12, 15, 18, 16, 6, 3, 2,
 		6, 22, 14, 12, 15, 8, 20, 32, 8, 18, 6, 4, 3, 18, 7, 10, 8, 19, 3, 11,
-		12, 15, 8, 15, 3, 8, 12, 3, 12, 36, 6, 32, 11, 10, 15, 6, 12, 15, 8, 21,
+		12, 15, 8, 15, 3, 8, 12, 3, 12, 37, 6, 32, 11, 10, 15, 6, 12, 15, 8, 21,
 		3, 10, 15, 10, 9, 15, 6, 10, 8, 15, 3, 8, 7, 6, 10, 15, 11, 12, 14, 15,
 		11, 3, 12, 8, 1, 2, 3, 4, 5, 6, 7, 21, 3, 9, 13, 21, 8, 11, 29, 20,
-		8, 2, 11, 10, 15, 6, 7, 8, 14, 10, 8, 14, 8, 1, 6, 10, 15, 36, 19, 18,
+		8, 2, 11, 10, 15, 6, 7, 8, 14, 10, 8, 14, 8, 1, 6, 10, 15, 37, 19, 18,
 		6, 17, 6, 18, 6, 12, 4, 6, 8, 20, 32, 8, 13, 15, 14, 11, 20, 9, 15, 15,
 		6, 20, 19, 15, 8, 15, 3, 8, 10, 15, 14, 18, 15, 8, 15, 2, 10, 8, 17, 14,
 		11, 2, 6, 7, 2, 2, 6, 13, 14, 2, 8, 14, 15, 15, 14, 4, 21, 20, 6, 12,
@@ -19757,12 +19803,12 @@ var builtinTrie = &trie{
 		18, 8, 10, 18, 22, 8, 18, 6, 4, 3, 18, 7, 8, 11, 12, 7, 11, 4, 14, 15,
 		6, 7, 8, 12, 3, 8, 10, 20, 15, 19, 8, 10, 6, 18, 22, 11, 4, 6, 12, 9,
 		10, 9, 14, 2, 8, 18, 14, 15, 6, 8, 3, 17, 8, 20, 9, 14, 11, 2, 12, 10,
-		3, 2, 11, 4, 11, 15, 6, 7, 8, 20, 14, 11, 2, 2, 6, 36, 1, 18, 14, 4,
+		3, 2, 11, 4, 11, 15, 6, 7, 8, 20, 14, 11, 2, 2, 6, 37, 1, 18, 14, 4,
 		5, 6, 15, 10, 8, 12, 6, 10, 15, 6, 7, 8, 15, 3, 3, 8, 7, 6, 6, 19,
-		11, 36, 10, 19, 3, 3, 17, 11, 12, 13, 8, 19, 3, 2, 11, 4, 16, 8, 36, 8,
+		11, 37, 10, 19, 3, 3, 17, 11, 12, 13, 8, 19, 3, 2, 11, 4, 16, 8, 37, 8,
 		11, 12, 1, 3, 9, 12, 7, 8, 12, 3, 15, 8, 14, 2, 2, 3, 28, 6, 7, 19,
 		6, 2, 14, 18, 10, 8, 15, 3, 8, 1, 6, 8, 9, 12, 10, 3, 2, 11, 4, 11,
-		15, 6, 7, 11, 4, 14, 15, 11, 3, 12, 36, 10, 19, 6, 4, 11, 17, 11, 4, 8,
+		15, 6, 7, 11, 4, 14, 15, 11, 3, 12, 37, 10, 19, 6, 4, 11, 17, 11, 4, 8,
 		19, 14, 10, 10, 28, 3, 18, 7, 8, 18, 6, 30, 9, 11, 18, 6, 7, 4, 6, 21,
 		11, 22, 6, 7, 8, 18, 6, 4, 11, 19, 11, 6, 12, 15, 8, 12, 3, 15, 8, 20,
 		6, 20, 1, 6, 18, 8, 14, 15, 8, 18, 6, 2, 14, 16, 21, 6, 8, 11, 18, 6,
@@ -19826,9 +19872,9 @@ var builtinTrie = &trie{
 		1, 9, 16, 18, 11, 2, 8, 11, 12, 8, 20, 6, 10, 10, 14, 13, 6, 4, 5, 8,
 		34, 6, 2, 6, 17, 2, 32, 6, 4, 9, 15, 14, 1, 2, 6, 8, 17, 11, 2, 6,
 		10, 3, 18, 8, 10, 19, 14, 20, 11, 10, 15, 8, 14, 15, 6, 12, 4, 18, 16, 19,
-		15, 6, 7, 7, 8, 36, 14, 1, 17, 9, 8, 10, 6, 6, 8, 21, 15, 15, 19, 10,
+		15, 6, 7, 7, 8, 37, 14, 1, 17, 9, 8, 10, 6, 6, 8, 21, 15, 15, 19, 10,
 		26, 27, 27, 10, 9, 19, 19, 3, 18, 15, 24, 19, 18, 3, 3, 17, 19, 3, 11, 12,
-		15, 24, 4, 3, 20, 27, 7, 12, 10, 1, 2, 36, 2, 3, 3, 5, 9, 19, 15, 15,
+		15, 24, 4, 3, 20, 27, 7, 12, 10, 1, 2, 37, 2, 3, 3, 5, 9, 19, 15, 15,
 		14, 4, 21, 20, 6, 12, 15, 8, 15, 16, 19, 6, 6, 16, 4, 14, 9, 10, 6, 8,
 		11, 15, 10, 8, 4, 3, 12, 15, 6, 12, 15, 8, 19, 18, 6, 10, 6, 12, 15, 10,
 		8, 14, 8, 19, 3, 15, 6, 12, 15, 11, 14, 2, 8, 10, 6, 4, 9, 18, 11, 15,
@@ -19852,8 +19898,8 @@ var builtinTrie = &trie{
 		2, 2, 15, 31, 5, 8, 20, 14, 11, 2, 8, 20, 16, 8, 12, 14, 20, 6, 8, 28,
 		14, 10, 8, 18, 6, 33, 6, 4, 15, 6, 7, 3, 54, 12, 8, 6, 2, 10, 15, 14,
 		8, 2, 2, 6, 12, 3, 2, 6, 12, 3, 80, 12, 8, 6, 2, 10, 15, 54, 81, 8,
-		2, 2, 6, 12, 3, 2, 6, 12, 3, 8, 15, 12, 3, 12, 36, 20, 6, 20, 1, 6,
-		18, 8, 15, 3, 8, 14, 8, 20, 6, 20, 1, 6, 18, 10, 36, 3, 12, 2, 16, 8,
+		2, 2, 6, 12, 3, 2, 6, 12, 3, 8, 15, 12, 3, 12, 37, 20, 6, 20, 1, 6,
+		18, 8, 15, 3, 8, 14, 8, 20, 6, 20, 1, 6, 18, 10, 37, 3, 12, 2, 16, 8,
 		2, 11, 10, 15, 6, 10, 8, 19, 6, 18, 8, 11, 12, 7, 11, 22, 11, 7, 9, 14,
 		2, 8, 21, 6, 14, 7, 6, 18, 8, 10, 11, 31, 6, 14, 1, 7, 6, 2, 3, 9,
 		32, 16, 11, 12, 10, 32, 14, 8, 7, 19, 6, 8, 4, 3, 18, 18, 6, 11, 3, 8,
@@ -19877,17 +19923,17 @@ var builtinTrie = &trie{
 		6, 8, 20, 14, 11, 2, 8, 15, 3, 8, 9, 10, 6, 18, 6, 15, 12, 7, 8, 20,
 		6, 10, 10, 14, 13, 6, 8, 17, 3, 18, 14, 18, 15, 8, 15, 2, 10, 6, 2, 2,
 		14, 8, 7, 19, 11, 8, 19, 3, 10, 15, 14, 8, 19, 11, 6, 12, 14, 11, 6, 12,
-		14, 2, 18, 1, 2, 18, 15, 11, 17, 11, 4, 14, 15, 6, 8, 36, 22, 6, 18, 11,
+		14, 2, 18, 1, 2, 18, 15, 11, 17, 11, 4, 14, 15, 6, 8, 37, 22, 6, 18, 11,
 		17, 11, 16, 4, 14, 15, 11, 3, 12, 8, 17, 14, 11, 2, 6, 7, 8, 17, 14, 11,
 		2, 6, 7, 6, 21, 32, 19, 11, 18, 6, 7, 26, 8, 7, 6, 10, 15, 11, 12, 14,
 		15, 11, 3, 12, 8, 20, 14, 11, 2, 8, 10, 6, 18, 22, 6, 18, 29, 10, 8, 4,
 		6, 18, 15, 11, 17, 11, 4, 14, 15, 6, 8, 11, 10, 8, 6, 32, 19, 11, 18, 6,
-		7, 3, 10, 15, 36, 20, 11, 10, 20, 14, 15, 4, 21, 26, 8, 18, 6, 20, 3, 15,
+		7, 3, 10, 15, 37, 20, 11, 10, 20, 14, 15, 4, 21, 26, 8, 18, 6, 20, 3, 15,
 		6, 8, 4, 6, 18, 15, 11, 17, 11, 4, 14, 15, 6, 8, 20, 9, 10, 15, 8, 21,
 		14, 22, 6, 8, 14, 8, 4, 3, 20, 20, 3, 12, 8, 12, 14, 20, 6, 8, 3, 18,
 		8, 10, 9, 1, 33, 6, 4, 15, 8, 14, 2, 15, 6, 18, 12, 14, 15, 11, 22, 6,
 		8, 12, 14, 20, 6, 8, 20, 14, 15, 4, 21, 11, 12, 13, 8, 15, 21, 6, 8, 21,
-		3, 10, 15, 12, 14, 20, 6, 8, 39, 7, 14, 12, 6, 40, 11, 3, 6, 12, 15, 8,
+		3, 10, 15, 12, 14, 20, 6, 8, 40, 7, 14, 12, 6, 35, 11, 3, 6, 12, 15, 8,
 		1, 21, 28, 2, 3, 4, 5, 6, 7, 3, 10, 15, 8, 12, 18, 14, 20, 6, 6, 33,
 		6, 4, 15, 6, 7, 26, 8, 14, 4, 20, 28, 1, 9, 10, 8, 7, 6, 15, 6, 4,
 		15, 6, 8, 13, 9, 34, 6, 11, 1, 34, 25, 46, 44, 14, 12, 12, 3, 15, 8, 17,
@@ -19900,7 +19946,7 @@ var builtinTrie = &trie{
 		21, 8, 10, 15, 14, 15, 9, 10, 14, 11, 2, 6, 7, 26, 3, 15, 8, 11, 18, 20,
 		19, 2, 6, 20, 6, 12, 15, 6, 7, 6, 4, 3, 13, 12, 11, 31, 6, 7, 9, 15,
 		19, 9, 15, 26, 14, 18, 14, 20, 6, 15, 6, 18, 8, 12, 3, 15, 8, 11, 20, 19,
-		2, 6, 20, 6, 12, 15, 6, 7, 12, 18, 6, 4, 3, 13, 12, 11, 31, 6, 7, 36,
+		2, 6, 20, 6, 12, 15, 6, 7, 12, 18, 6, 4, 3, 13, 12, 11, 31, 6, 7, 37,
 		17, 12, 10, 15, 15, 43, 46, 42, 44, 11, 13, 18, 9, 18, 14, 15, 11, 3, 12, 8,
 		6, 11, 18, 18, 3, 18, 10, 8, 11, 12, 22, 14, 2, 11, 7, 8, 17, 3, 18, 8,
 		15, 21, 11, 10, 8, 4, 6, 18, 15, 11, 17, 11, 4, 14, 15, 6, 20, 8, 15, 21,
@@ -19917,8 +19963,8 @@ var builtinTrie = &trie{
 		11, 15, 21, 3, 9, 15, 8, 14, 8, 22, 14, 2, 11, 7, 8, 10, 6, 12, 7, 6,
 		18, 8, 7, 3, 20, 14, 11, 12, 11, 2, 2, 8, 12, 3, 15, 8, 1, 6, 8, 14,
 		4, 4, 6, 19, 15, 6, 7, 8, 17, 18, 3, 20, 11, 7, 6, 18, 6, 7, 8, 9,
-		12, 10, 3, 2, 11, 4, 11, 15, 6, 7, 8, 1, 9, 2, 5, 8, 6, 36, 20, 14,
-		11, 2, 8, 39, 10, 19, 14, 20, 40, 8, 1, 16, 8, 3, 9, 18, 8, 20, 14, 11,
+		12, 10, 3, 2, 11, 4, 11, 15, 6, 7, 8, 1, 9, 2, 5, 8, 6, 37, 20, 14,
+		11, 2, 8, 40, 10, 19, 14, 20, 35, 8, 1, 16, 8, 3, 9, 18, 8, 20, 14, 11,
 		2, 8, 17, 11, 2, 15, 6, 18, 10, 14, 6, 4, 11, 15, 12, 10, 8, 14, 8, 9,
 		22, 12, 11, 4, 3, 7, 6, 8, 4, 21, 14, 18, 14, 4, 15, 6, 18, 8, 11, 12,
 		8, 14, 8, 7, 11, 10, 14, 2, 2, 3, 28, 6, 7, 8, 21, 6, 14, 7, 6, 18,
@@ -19968,7 +20014,7 @@ var builtinTrie = &trie{
 		15, 8, 21, 14, 22, 6, 8, 14, 19, 11, 18, 6, 7, 14, 11, 2, 6, 7, 8, 26,
 		7, 9, 6, 8, 15, 3, 8, 10, 16, 10, 15, 6, 20, 8, 30, 9, 3, 15, 14, 8,
 		22, 11, 3, 2, 14, 15, 11, 3, 12, 8, 3, 22, 6, 18, 8, 30, 9, 3, 15, 14,
-		3, 15, 8, 14, 9, 15, 21, 3, 18, 11, 31, 6, 7, 38, 8, 20, 6, 10, 10, 14,
+		3, 15, 8, 14, 9, 15, 21, 3, 18, 11, 31, 6, 7, 39, 8, 20, 6, 10, 10, 14,
 		13, 6, 8, 18, 6, 17, 9, 10, 6, 7, 18, 3, 13, 18, 14, 20, 6, 15, 18, 16,
 		8, 15, 11, 20, 6, 3, 9, 15, 8, 6, 32, 4, 6, 6, 7, 6, 7, 6, 11, 3,
 		20, 19, 3, 18, 14, 18, 11, 2, 16, 8, 10, 9, 10, 19, 6, 12, 7, 6, 7, 20,
@@ -19978,7 +20024,7 @@ var builtinTrie = &trie{
 		11, 6, 12, 15, 8, 21, 14, 10, 8, 1, 6, 6, 12, 8, 7, 6, 2, 14, 16, 6,
 		7, 11, 6, 7, 8, 82, 14, 1, 7, 1, 3, 9, 12, 4, 6, 7, 6, 12, 16, 83,
 		4, 4, 6, 10, 10, 16, 8, 19, 10, 3, 2, 11, 4, 16, 6, 4, 9, 20, 14, 11,
-		2, 8, 22, 14, 2, 11, 7, 36, 14, 7, 7, 18, 6, 10, 10, 36, 17, 11, 2, 15,
+		2, 8, 22, 14, 2, 11, 7, 37, 14, 7, 7, 18, 6, 10, 10, 37, 17, 11, 2, 15,
 		6, 18, 9, 6, 8, 15, 3, 8, 10, 19, 14, 20, 8, 2, 11, 10, 15, 14, 10, 10,
 		6, 20, 6, 12, 15, 8, 7, 6, 8, 30, 9, 3, 15, 14, 15, 11, 12, 14, 15, 14,
 		11, 11, 18, 6, 8, 11, 12, 22, 14, 2, 11, 7, 6, 3, 12, 8, 14, 20, 10, 7,
@@ -19986,7 +20032,7 @@ var builtinTrie = &trie{
 		14, 11, 2, 1, 3, 32, 8, 14, 7, 7, 18, 6, 10, 10, 8, 14, 20, 1, 11, 13,
 		9, 3, 9, 10, 6, 6, 18, 20, 8, 15, 3, 8, 18, 6, 33, 6, 4, 15, 8, 14,
 		2, 2, 8, 20, 14, 11, 2, 10, 22, 6, 18, 8, 18, 6, 33, 6, 4, 15, 6, 7,
-		8, 18, 6, 4, 11, 19, 11, 6, 12, 15, 10, 14, 7, 10, 2, 36, 9, 9, 19, 19,
+		8, 18, 6, 4, 11, 19, 11, 6, 12, 15, 10, 14, 7, 10, 2, 37, 9, 9, 19, 19,
 		8, 12, 3, 15, 8, 14, 3, 18, 4, 12, 4, 6, 19, 15, 8, 3, 9, 18, 8, 18,
 		6, 30, 9, 6, 10, 15, 10, 8, 15, 3, 8, 4, 3, 12, 12, 6, 4, 15, 10, 28,
 		6, 18, 17, 17, 6, 18, 8, 15, 2, 10, 6, 10, 19, 3, 12, 7, 14, 4, 5, 1,
@@ -19994,16 +20040,16 @@ var builtinTrie = &trie{
 		2, 3, 28, 6, 7, 8, 14, 17, 15, 15, 14, 4, 21, 20, 6, 12, 15, 11, 2, 6,
 		8, 15, 16, 19, 6, 8, 30, 9, 3, 15, 14, 8, 6, 32, 4, 6, 6, 7, 6, 7,
 		8, 10, 17, 30, 9, 2, 2, 9, 3, 15, 14, 8, 6, 32, 4, 6, 6, 7, 6, 7,
-		19, 14, 4, 6, 8, 30, 9, 3, 15, 14, 11, 20, 8, 35, 4, 10, 22, 21, 6, 4,
-		5, 6, 11, 12, 7, 6, 18, 8, 11, 12, 22, 14, 2, 11, 7, 8, 36, 8, 6, 12,
+		19, 14, 4, 6, 8, 30, 9, 3, 15, 14, 11, 20, 8, 36, 4, 10, 22, 21, 6, 4,
+		5, 6, 11, 12, 7, 6, 18, 8, 11, 12, 22, 14, 2, 11, 7, 8, 37, 8, 6, 12,
 		22, 6, 2, 3, 19, 6, 8, 18, 6, 33, 6, 4, 15, 6, 7, 13, 12, 14, 15, 9,
 		18, 6, 14, 2, 11, 7, 14, 15, 11, 3, 12, 17, 14, 11, 2, 14, 18, 4, 8, 14,
 		4, 17, 19, 18, 10, 22, 9, 15, 21, 6, 12, 15, 11, 4, 14, 15, 11, 3, 12, 21,
 		6, 4, 5, 8, 17, 14, 11, 2, 6, 7, 14, 11, 2, 9, 18, 6, 3, 2, 11, 4,
 		16, 6, 33, 6, 4, 15, 6, 12, 7, 6, 18, 8, 11, 12, 22, 14, 2, 11, 7, 8,
-		36, 8, 6, 12, 22, 6, 2, 3, 19, 6, 8, 18, 6, 33, 6, 4, 15, 6, 7, 6,
-		18, 11, 17, 11, 4, 14, 15, 11, 3, 12, 10, 8, 36, 26, 1, 10, 4, 6, 2, 30,
-		18, 15, 21, 6, 4, 5, 8, 17, 14, 11, 2, 9, 18, 6, 8, 36, 8, 15, 18, 16,
+		37, 8, 6, 12, 22, 6, 2, 3, 19, 6, 8, 18, 6, 33, 6, 4, 15, 6, 7, 6,
+		18, 11, 17, 11, 4, 14, 15, 11, 3, 12, 10, 8, 37, 26, 1, 10, 4, 6, 2, 30,
+		18, 15, 21, 6, 4, 5, 8, 17, 14, 11, 2, 9, 18, 6, 8, 37, 8, 15, 18, 16,
 		8, 14, 13, 14, 11, 12, 8, 2, 14, 15, 6, 18, 18, 18, 3, 18, 26, 8, 4, 7,
 		3, 9, 2, 7, 8, 12, 3, 15, 8, 4, 3, 12, 15, 14, 4, 15, 8, 7, 12, 10,
 		8, 10, 6, 18, 22, 6, 18, 10, 12, 3, 10, 8, 10, 6, 18, 22, 6, 18, 8, 18,
@@ -20016,12 +20062,12 @@ var builtinTrie = &trie{
 		6, 18, 8, 4, 3, 9, 2, 7, 8, 12, 3, 15, 8, 1, 6, 8, 17, 3, 9, 12,
 		7, 6, 11, 20, 19, 3, 18, 14, 18, 16, 8, 17, 14, 11, 2, 9, 18, 6, 20, 6,
 		3, 9, 15, 19, 15, 43, 46, 42, 43, 46, 12, 18, 26, 2, 26, 14, 18, 15, 15, 18,
-		1, 2, 1, 2, 6, 4, 36, 11, 12, 22, 14, 2, 11, 7, 26, 8, 7, 6, 10, 15,
+		1, 2, 1, 2, 6, 4, 37, 11, 12, 22, 14, 2, 11, 7, 26, 8, 7, 6, 10, 15,
 		11, 12, 14, 15, 11, 3, 12, 8, 7, 3, 20, 14, 11, 12, 8, 18, 6, 15, 9, 18,
 		12, 6, 7, 8, 11, 12, 22, 14, 2, 11, 7, 8, 7, 12, 10, 10, 6, 4, 8, 18,
 		6, 4, 3, 18, 7, 10, 6, 20, 10, 8, 12, 12, 3, 15, 8, 14, 6, 21, 20, 19,
-		18, 28, 4, 4, 6, 19, 15, 8, 6, 20, 20, 14, 11, 2, 14, 11, 2, 8, 39, 17,
-		12, 9, 2, 2, 20, 32, 40, 18, 3, 20, 32, 11, 10, 15, 8, 24, 6, 46, 43, 43,
+		18, 28, 4, 4, 6, 19, 15, 8, 6, 20, 20, 14, 11, 2, 14, 11, 2, 8, 40, 17,
+		12, 9, 2, 2, 20, 32, 35, 18, 3, 20, 32, 11, 10, 15, 8, 24, 6, 46, 43, 43,
 		25, 14, 22, 6, 8, 14, 6, 19, 8, 12, 19, 15, 18, 8, 18, 6, 4, 3, 18, 7,
 		8, 14, 4, 4, 3, 9, 12, 15, 12, 3, 9, 13, 21, 8, 10, 19, 14, 4, 6, 6,
 		18, 20, 11, 10, 10, 11, 3, 12, 8, 15, 3, 8, 10, 6, 12, 7, 14, 6, 15, 4,
@@ -20039,7 +20085,7 @@ var builtinTrie = &trie{
 		14, 1, 2, 6, 14, 2, 11, 7, 22, 6, 18, 8, 30, 9, 3, 15, 14, 6, 11, 9,
 		12, 15, 11, 3, 12, 6, 7, 8, 11, 12, 8, 6, 20, 14, 11, 2, 8, 14, 7, 7,
 		18, 6, 10, 10, 8, 11, 10, 8, 9, 12, 5, 12, 3, 28, 12, 10, 10, 11, 12, 13,
-		8, 11, 12, 8, 10, 3, 9, 18, 4, 6, 36, 18, 3, 9, 15, 6, 7, 8, 14, 7,
+		8, 11, 12, 8, 10, 3, 9, 18, 4, 6, 37, 18, 3, 9, 15, 6, 7, 8, 14, 7,
 		7, 18, 6, 10, 10, 10, 15, 8, 6, 18, 32, 11, 10, 15, 6, 10, 3, 2, 22, 6,
 		14, 3, 20, 6, 8, 12, 3, 15, 8, 17, 3, 9, 12, 7, 15, 8, 6, 17, 32, 11,
 		10, 15, 3, 9, 12, 7, 17, 8, 10, 6, 12, 7, 6, 18, 8, 14, 7, 7, 18, 6,
@@ -20062,10 +20108,10 @@ var builtinTrie = &trie{
 		3, 20, 14, 11, 12, 19, 8, 14, 7, 7, 18, 6, 10, 10, 12, 18, 6, 10, 3, 2,
 		22, 14, 1, 2, 6, 8, 18, 17, 4, 24, 23, 42, 46, 43, 8, 7, 3, 20, 14, 11,
 		12, 2, 11, 4, 14, 15, 6, 8, 7, 21, 6, 14, 7, 6, 18, 8, 20, 6, 10, 10,
-		14, 13, 6, 36, 11, 7, 36, 12, 25, 25, 14, 20, 11, 4, 8, 27, 14, 11, 7, 7,
+		14, 13, 6, 37, 11, 7, 37, 12, 25, 25, 14, 20, 11, 4, 8, 27, 14, 11, 7, 7,
 		18, 6, 10, 10, 19, 31, 3, 20, 1, 11, 6, 7, 27, 10, 19, 14, 20, 8, 11, 19,
 		10, 8, 1, 2, 3, 4, 5, 6, 7, 55, 19, 14, 10, 10, 6, 20, 6, 12, 15, 8,
-		7, 6, 8, 30, 9, 3, 15, 14, 36, 14, 21, 11, 20, 12, 18, 10, 32, 20, 14, 11,
+		7, 6, 8, 30, 9, 3, 15, 14, 37, 14, 21, 11, 20, 12, 18, 10, 32, 20, 14, 11,
 		2, 4, 21, 8, 3, 17, 8, 15, 21, 6, 8, 17, 3, 2, 2, 3, 28, 11, 12, 13,
 		8, 18, 6, 4, 11, 19, 11, 6, 12, 15, 10, 8, 28, 14, 10, 8, 18, 6, 33, 6,
 		4, 15, 6, 7, 8, 1, 16, 8, 14, 8, 18, 6, 20, 3, 15, 6, 8, 20, 14, 11,
@@ -20086,20 +20132,20 @@ var builtinTrie = &trie{
 		12, 22, 14, 2, 11, 7, 6, 15, 16, 8, 6, 21, 12, 22, 6, 2, 3, 19, 6, 8,
 		10, 6, 12, 7, 6, 18, 10, 8, 12, 3, 15, 8, 14, 2, 2, 3, 28, 6, 7, 6,
 		2, 3, 27, 6, 21, 2, 3, 8, 14, 18, 13, 9, 20, 6, 12, 15, 8, 12, 3, 15,
-		8, 14, 2, 2, 3, 28, 6, 7, 4, 22, 3, 18, 7, 9, 6, 11, 7, 36, 28, 3,
+		8, 14, 2, 2, 3, 28, 6, 7, 4, 22, 3, 18, 7, 9, 6, 11, 7, 37, 28, 3,
 		18, 7, 8, 10, 16, 12, 15, 14, 32, 8, 11, 10, 8, 12, 3, 15, 8, 19, 6, 18,
 		20, 11, 15, 15, 6, 7, 12, 13, 8, 6, 18, 18, 3, 18, 12, 15, 6, 18, 6, 7,
 		8, 14, 12, 8, 6, 18, 18, 3, 18, 8, 28, 21, 11, 2, 6, 8, 1, 6, 11, 12,
 		13, 8, 19, 18, 3, 4, 6, 10, 10, 6, 7, 16, 19, 15, 6, 11, 7, 8, 14, 7,
 		17, 31, 18, 15, 4, 21, 11, 22, 6, 15, 14, 4, 21, 20, 6, 12, 15, 3, 4, 9,
 		20, 6, 12, 15, 11, 2, 6, 11, 19, 3, 12, 8, 18, 6, 30, 9, 11, 18, 6, 7,
-		6, 2, 3, 19, 6, 8, 1, 6, 17, 18, 10, 2, 3, 4, 5, 6, 7, 8, 36, 8,
+		6, 2, 3, 19, 6, 8, 1, 6, 17, 18, 10, 2, 3, 4, 5, 6, 7, 8, 37, 8,
 		19, 9, 3, 2, 11, 4, 16, 10, 6, 18, 8, 7, 6, 3, 20, 14, 11, 12, 8, 6,
 		12, 15, 18, 16, 12, 15, 18, 16, 32, 19, 11, 18, 6, 7, 18, 3, 20, 6, 33, 6,
-		4, 15, 6, 7, 8, 36, 8, 1, 2, 3, 4, 5, 8, 19, 3, 2, 11, 4, 16, 8,
+		4, 15, 6, 7, 8, 37, 8, 1, 2, 3, 4, 5, 8, 19, 3, 2, 11, 4, 16, 8,
 		17, 3, 18, 8, 6, 12, 22, 6, 2, 3, 19, 6, 8, 17, 18, 3, 20, 8, 14, 7,
 		7, 18, 6, 10, 10, 6, 12, 7, 6, 18, 18, 3, 18, 26, 8, 12, 30, 3, 8, 15,
-		22, 21, 11, 18, 7, 36, 19, 14, 18, 15, 16, 8, 7, 10, 12, 10, 14, 2, 11, 7,
+		22, 21, 11, 18, 7, 37, 19, 14, 18, 15, 16, 8, 7, 10, 12, 10, 14, 2, 11, 7,
 		8, 18, 6, 4, 11, 19, 11, 6, 12, 15, 10, 8, 17, 18, 3, 20, 9, 3, 15, 14,
 		8, 6, 32, 4, 6, 6, 7, 20, 15, 19, 8, 12, 10, 3, 8, 15, 7, 14, 15, 14,
 		8, 1, 6, 17, 3, 18, 6, 8, 13, 18, 6, 6, 15, 11, 12, 13, 8, 14, 4, 4,
@@ -20127,7 +20173,7 @@ var builtinTrie = &trie{
 		3, 17, 11, 20, 11, 15, 8, 3, 17, 8, 2, 11, 20, 11, 15, 8, 14, 15, 15, 14,
 		4, 21, 20, 6, 12, 15, 10, 24, 6, 10, 10, 14, 13, 6, 8, 21, 10, 6, 14, 7,
 		6, 18, 8, 10, 11, 31, 6, 8, 2, 11, 20, 11, 15, 11, 31, 6, 8, 2, 11, 20,
-		11, 15, 8, 3, 17, 6, 18, 36, 7, 3, 20, 14, 11, 12, 8, 4, 3, 12, 12, 6,
+		11, 15, 8, 3, 17, 6, 18, 37, 7, 3, 20, 14, 11, 12, 8, 4, 3, 12, 12, 6,
 		4, 15, 11, 3, 12, 8, 2, 11, 20, 11, 15, 8, 17, 3, 18, 9, 3, 15, 14, 11,
 		31, 6, 8, 2, 11, 20, 11, 15, 21, 6, 8, 20, 14, 11, 32, 2, 1, 3, 32, 8,
 		10, 11, 31, 6, 11, 20, 9, 20, 8, 10, 11, 31, 6, 4, 9, 15, 14, 1, 2, 6,
@@ -20137,7 +20183,7 @@ var builtinTrie = &trie{
 		10, 6, 18, 8, 4, 3, 7, 6, 6, 11, 4, 15, 6, 7, 8, 28, 3, 18, 7, 8,
 		3, 18, 8, 75, 76, 75, 18, 6, 7, 8, 14, 4, 4, 3, 9, 12, 15, 18, 6, 20,
 		6, 8, 1, 14, 7, 8, 11, 19, 8, 19, 18, 3, 17, 11, 2, 6, 14, 11, 20, 3,
-		18, 9, 11, 2, 6, 11, 10, 7, 8, 7, 20, 15, 20, 14, 18, 4, 15, 14, 36, 10,
+		18, 9, 11, 2, 6, 11, 10, 7, 8, 7, 20, 15, 20, 14, 18, 4, 15, 14, 37, 10,
 		15, 10, 8, 22, 14, 2, 11, 7, 14, 15, 11, 3, 12, 3, 8, 7, 6, 2, 11, 22,
 		6, 18, 8, 15, 3, 8, 7, 3, 20, 14, 11, 12, 12, 13, 8, 1, 3, 15, 21, 8,
 		10, 19, 17, 8, 14, 12, 7, 8, 7, 5, 11, 20, 8, 15, 3, 8, 19, 14, 10, 10,
@@ -20163,7 +20209,7 @@ var builtinTrie = &trie{
 		11, 6, 7, 8, 6, 20, 14, 11, 2, 8, 14, 7, 7, 18, 6, 10, 10, 8, 18, 6,
 		30, 9, 11, 18, 6, 7, 6, 11, 3, 18, 12, 6, 18, 11, 4, 8, 7, 12, 10, 8,
 		19, 15, 18, 22, 11, 12, 13, 8, 9, 19, 8, 3, 12, 8, 14, 28, 14, 16, 14, 6,
-		3, 16, 36, 2, 2, 11, 10, 15, 6, 7, 11, 10, 15, 6, 11, 7, 12, 13, 16, 36,
+		3, 16, 37, 2, 2, 11, 10, 15, 6, 7, 11, 10, 15, 6, 11, 7, 12, 13, 16, 37,
 		2, 2, 11, 10, 15, 6, 7, 11, 10, 15, 6, 11, 7, 12, 13, 9, 19, 10, 24, 13,
 		3, 3, 13, 2, 6, 24, 4, 3, 20, 14, 6, 11, 3, 15, 8, 7, 18, 10, 22, 6,
 		32, 4, 6, 7, 11, 7, 3, 8, 10, 9, 8, 4, 9, 3, 15, 14, 8, 12, 3, 8,
@@ -20185,9 +20231,9 @@ var builtinTrie = &trie{
 		12, 8, 4, 7, 3, 2, 2, 6, 4, 15, 6, 7, 8, 14, 17, 15, 6, 18, 6, 2,
 		11, 22, 6, 18, 6, 7, 8, 17, 3, 18, 14, 10, 10, 6, 7, 8, 22, 14, 2, 11,
 		7, 14, 15, 11, 3, 12, 6, 10, 15, 18, 11, 4, 15, 6, 7, 8, 10, 20, 10, 8,
-		6, 36, 20, 14, 11, 2, 9, 19, 19, 18, 6, 10, 10, 6, 7, 8, 10, 6, 12, 7,
+		6, 37, 20, 14, 11, 2, 9, 19, 19, 18, 6, 10, 10, 6, 7, 8, 10, 6, 12, 7,
 		11, 12, 13, 8, 15, 3, 8, 15, 21, 11, 10, 8, 14, 7, 7, 18, 6, 10, 10, 6,
-		8, 14, 1, 8, 19, 15, 18, 8, 18, 6, 4, 3, 18, 7, 38, 8, 3, 18, 8, 15,
+		8, 14, 1, 8, 19, 15, 18, 8, 18, 6, 4, 3, 18, 7, 39, 8, 3, 18, 8, 15,
 		21, 6, 8, 19, 15, 18, 8, 18, 6, 4, 3, 18, 7, 6, 6, 12, 8, 17, 14, 11,
 		2, 11, 12, 13, 8, 17, 3, 18, 8, 14, 8, 2, 3, 12, 13, 8, 15, 11, 20, 6,
 		14, 2, 7, 6, 18, 8, 10, 14, 6, 17, 20, 10, 15, 18, 6, 8, 12, 3, 15, 8,
@@ -20201,27 +20247,27 @@ var builtinTrie = &trie{
 		14, 7, 7, 18, 6, 10, 10, 3, 20, 20, 14, 12, 7, 8, 18, 6, 33, 6, 4, 15,
 		6, 7, 26, 14, 20, 6, 6, 33, 6, 4, 15, 6, 7, 6, 21, 2, 3, 8, 14, 18,
 		13, 9, 20, 6, 12, 15, 8, 11, 10, 8, 11, 12, 22, 14, 2, 11, 7, 7, 6, 10,
-		5, 37, 13, 21, 8, 19, 18, 3, 1, 14, 1, 11, 2, 11, 15, 16, 8, 3, 17, 8,
+		5, 38, 13, 21, 8, 19, 18, 3, 1, 14, 1, 11, 2, 11, 15, 16, 8, 3, 17, 8,
 		10, 19, 14, 20, 19, 10, 8, 4, 3, 9, 12, 15, 8, 6, 32, 4, 6, 6, 7, 6,
-		7, 8, 36, 8, 19, 3, 10, 10, 11, 1, 2, 6, 8, 20, 14, 11, 2, 8, 2, 3,
+		7, 8, 37, 8, 19, 3, 10, 10, 11, 1, 2, 6, 8, 20, 14, 11, 2, 8, 2, 3,
 		3, 19, 15, 8, 27, 6, 12, 10, 7, 11, 2, 12, 3, 18, 9, 3, 6, 10, 8, 12,
 		3, 15, 8, 14, 6, 4, 4, 6, 19, 15, 8, 20, 14, 11, 2, 32, 11, 10, 15, 10,
 		8, 9, 12, 18, 6, 14, 4, 21, 14, 1, 2, 6, 3, 3, 5, 9, 19, 8, 7, 11,
 		7, 8, 12, 3, 15, 8, 4, 3, 20, 19, 2, 6, 15, 6, 14, 6, 3, 20, 6, 8,
 		2, 3, 3, 5, 9, 19, 8, 17, 14, 11, 2, 9, 18, 6, 15, 28, 3, 18, 5, 8,
-		38, 12, 3, 15, 8, 14, 2, 2, 3, 28, 6, 7, 8, 12, 3, 15, 8, 14, 2, 2,
-		3, 28, 6, 7, 15, 8, 17, 18, 3, 9, 12, 7, 38, 8, 15, 18, 16, 8, 14, 13,
+		39, 12, 3, 15, 8, 14, 2, 2, 3, 28, 6, 7, 8, 12, 3, 15, 8, 14, 2, 2,
+		3, 28, 6, 7, 15, 8, 17, 18, 3, 9, 12, 7, 39, 8, 15, 18, 16, 8, 14, 13,
 		14, 11, 12, 6, 14, 4, 21, 14, 1, 2, 6, 18, 8, 7, 3, 20, 14, 11, 12, 8,
 		12, 14, 20, 6, 8, 12, 3, 15, 8, 17, 3, 9, 12, 7, 6, 33, 6, 4, 15, 6,
 		7, 12, 5, 18, 12, 3, 28, 12, 6, 14, 4, 21, 14, 1, 2, 6, 7, 3, 20, 14,
 		11, 12, 8, 7, 3, 6, 10, 8, 12, 3, 15, 8, 14, 4, 4, 6, 19, 15, 8, 20,
 		14, 11, 2, 7, 8, 15, 6, 12, 14, 12, 15, 8, 28, 21, 11, 4, 21, 8, 21, 14,
-		10, 8, 12, 3, 8, 20, 14, 11, 2, 36, 6, 12, 14, 1, 2, 6, 7, 8, 10, 9,
+		10, 8, 12, 3, 8, 20, 14, 11, 2, 37, 6, 12, 14, 1, 2, 6, 7, 8, 10, 9,
 		1, 10, 4, 18, 11, 19, 15, 11, 3, 12, 10, 14, 20, 6, 8, 11, 10, 8, 12, 3,
 		15, 8, 14, 9, 15, 21, 3, 18, 11, 31, 6, 7, 8, 28, 11, 15, 21, 8, 7, 16,
 		12, 14, 20, 11, 4, 8, 11, 19, 15, 19, 26, 10, 27, 27, 26, 27, 27, 10, 9, 19,
 		19, 3, 18, 15, 24, 13, 3, 3, 13, 2, 6, 24, 4, 3, 20, 27, 20, 14, 11, 2,
-		27, 51, 19, 35, 18, 17, 4, 20, 6, 10, 10, 14, 13, 6, 12, 3, 12, 4, 3, 20,
+		27, 51, 19, 36, 18, 17, 4, 20, 6, 10, 10, 14, 13, 6, 12, 3, 12, 4, 3, 20,
 		19, 2, 11, 14, 12, 15, 8, 24, 1, 2, 20, 12, 19, 10, 15, 14, 28, 20, 8, 14,
 		3, 28, 14, 16, 8, 3, 9, 12, 8, 22, 14, 4, 14, 15, 11, 3, 12, 12, 15, 11,
 		2, 9, 15, 8, 3, 17, 8, 15, 21, 6, 8, 3, 17, 17, 11, 4, 6, 11, 2, 2,
@@ -20233,8 +20279,8 @@ var builtinTrie = &trie{
 		10, 10, 14, 13, 6, 3, 10, 15, 27, 7, 3, 20, 14, 11, 12, 8, 12, 14, 20, 6,
 		8, 17, 3, 9, 12, 7, 10, 6, 18, 14, 2, 9, 6, 8, 11, 12, 8, 2, 7, 14,
 		19, 8, 14, 15, 15, 18, 11, 1, 9, 15, 6, 19, 18, 3, 19, 6, 18, 8, 2, 9,
-		10, 6, 8, 3, 17, 8, 49, 36, 1, 11, 15, 8, 7, 14, 15, 14, 8, 11, 12, 8,
-		20, 6, 10, 10, 14, 13, 6, 8, 21, 6, 14, 7, 6, 18, 16, 36, 17, 3, 18, 20,
+		10, 6, 8, 3, 17, 8, 49, 37, 1, 11, 15, 8, 7, 14, 15, 14, 8, 11, 12, 8,
+		20, 6, 10, 10, 14, 13, 6, 8, 21, 6, 14, 7, 6, 18, 16, 37, 17, 3, 18, 20,
 		14, 15, 15, 6, 7, 8, 1, 11, 12, 14, 18, 16, 8, 4, 3, 12, 15, 6, 12, 15,
 		8, 14, 1, 4, 7, 17, 10, 15, 22, 12, 15, 14, 20, 6, 8, 7, 11, 18, 6, 4,
 		15, 3, 18, 16, 21, 6, 8, 30, 9, 6, 9, 6, 8, 15, 3, 3, 8, 2, 3, 12,
@@ -20249,17 +20295,17 @@ var builtinTrie = &trie{
 		10, 19, 17, 8, 10, 6, 15, 15, 11, 12, 13, 10, 17, 17, 11, 4, 11, 6, 12, 15,
 		8, 7, 30, 10, 11, 10, 5, 8, 10, 19, 14, 4, 6, 9, 3, 15, 14, 15, 16, 3,
 		18, 14, 13, 6, 10, 15, 6, 20, 8, 18, 10, 6, 10, 3, 9, 18, 4, 6, 10, 15,
-		3, 18, 14, 13, 6, 36, 6, 19, 43, 46, 42, 44, 18, 12, 18, 14, 2, 8, 6, 18,
+		3, 18, 14, 13, 6, 37, 6, 19, 43, 46, 42, 44, 18, 12, 18, 14, 2, 8, 6, 18,
 		10, 18, 18, 3, 18, 8, 18, 6, 14, 7, 11, 12, 13, 8, 7, 14, 15, 14, 6, 10,
 		3, 9, 18, 4, 6, 10, 8, 14, 18, 6, 8, 15, 6, 20, 19, 3, 18, 14, 18, 11,
 		2, 16, 8, 9, 12, 14, 22, 14, 11, 2, 14, 1, 2, 6, 6, 16, 18, 22, 6, 18,
 		8, 6, 18, 18, 3, 18, 26, 8, 3, 19, 6, 18, 14, 15, 11, 3, 12, 8, 12, 3,
 		28, 8, 11, 12, 8, 19, 18, 3, 13, 18, 6, 10, 10, 10, 15, 6, 20, 8, 6, 18,
 		18, 3, 18, 9, 19, 15, 6, 7, 8, 10, 16, 10, 15, 6, 20, 8, 4, 14, 2, 2,
-		14, 2, 11, 9, 7, 8, 36, 27, 14, 4, 7, 17, 21, 11, 20, 3, 18, 10, 9, 32,
+		14, 2, 11, 9, 7, 8, 37, 27, 14, 4, 7, 17, 21, 11, 20, 3, 18, 10, 9, 32,
 		7, 18, 7, 18, 6, 10, 10, 13, 9, 20, 6, 12, 15, 10, 21, 3, 18, 14, 18, 14,
 		4, 15, 6, 18, 20, 20, 14, 12, 7, 6, 7, 6, 12, 15, 11, 14, 2, 10, 8, 17,
-		3, 18, 8, 18, 6, 2, 14, 16, 3, 20, 14, 11, 12, 8, 38, 12, 14, 20, 6, 8,
+		3, 18, 8, 18, 6, 2, 14, 16, 3, 20, 14, 11, 12, 8, 39, 12, 14, 20, 6, 8,
 		10, 6, 6, 8, 76, 9, 18, 2, 26, 11, 12, 14, 2, 8, 7, 6, 2, 11, 22, 6,
 		18, 16, 8, 9, 10, 6, 18, 11, 7, 6, 14, 2, 7, 6, 18, 3, 19, 8, 17, 3,
 		18, 8, 10, 6, 12, 7, 11, 12, 13, 8, 20, 14, 11, 2, 8, 3, 17, 8, 7, 3,
@@ -20334,7 +20380,7 @@ var builtinTrie = &trie{
 		7, 11, 14, 24, 18, 9, 12, 15, 19, 8, 6, 18, 18, 3, 18, 8, 14, 17, 15, 6,
 		18, 4, 13, 12, 3, 10, 28, 14, 5, 2, 8, 4, 7, 6, 19, 3, 15, 12, 17, 11,
 		13, 9, 18, 14, 15, 11, 3, 12, 8, 6, 18, 18, 3, 18, 8, 11, 19, 8, 18, 6,
-		19, 9, 15, 14, 15, 11, 3, 12, 8, 36, 8, 39, 18, 6, 33, 6, 4, 15, 40, 6,
+		19, 9, 15, 14, 15, 11, 3, 12, 8, 37, 8, 40, 18, 6, 33, 6, 4, 15, 35, 6,
 		2, 11, 22, 6, 18, 16, 8, 17, 14, 11, 2, 6, 7, 18, 18, 3, 18, 8, 11, 12,
 		8, 19, 18, 3, 4, 6, 10, 10, 11, 12, 13, 3, 2, 11, 4, 16, 8, 22, 11, 3,
 		2, 14, 15, 11, 3, 12, 6, 7, 8, 11, 12, 8, 22, 28, 11, 14, 8, 16, 3, 9,
@@ -20367,7 +20413,7 @@ var builtinTrie = &trie{
 		6, 32, 4, 6, 6, 7, 6, 7, 6, 4, 17, 33, 2, 6, 11, 22, 11, 12, 13, 8,
 		7, 11, 10, 14, 1, 2, 6, 7, 9, 10, 6, 7, 6, 15, 6, 24, 8, 20, 14, 11,
 		2, 8, 18, 6, 33, 6, 4, 15, 6, 7, 24, 14, 16, 8, 7, 6, 12, 11, 6, 7,
-		4, 6, 11, 16, 3, 18, 6, 8, 39, 12, 18, 7, 15, 11, 12, 13, 8, 7, 6, 12,
+		4, 6, 11, 16, 3, 18, 6, 8, 40, 12, 18, 7, 15, 11, 12, 13, 8, 7, 6, 12,
 		11, 6, 7, 8, 17, 18, 3, 20, 8, 16, 3, 9, 18, 8, 11, 19, 8, 14, 7, 7,
 		18, 6, 10, 10, 8, 21, 14, 10, 8, 1, 6, 6, 12, 8, 15, 6, 20, 19, 3, 18,
 		14, 18, 11, 2, 16, 8, 18, 14, 15, 6, 8, 2, 11, 20, 11, 15, 6, 7, 22, 6,
@@ -20376,7 +20422,7 @@ var builtinTrie = &trie{
 		6, 7, 8, 15, 21, 11, 10, 8, 20, 6, 10, 10, 14, 13, 6, 6, 30, 9, 11, 18,
 		6, 10, 8, 14, 9, 15, 21, 6, 12, 15, 11, 4, 14, 15, 11, 3, 12, 8, 28, 21,
 		6, 12, 8, 14, 15, 15, 6, 20, 19, 15, 11, 12, 13, 8, 15, 3, 8, 10, 6, 12,
-		7, 8, 15, 3, 8, 14, 8, 12, 3, 12, 36, 2, 3, 4, 14, 2, 8, 6, 36, 20,
+		7, 8, 15, 3, 8, 14, 8, 12, 3, 12, 37, 2, 3, 4, 14, 2, 8, 6, 37, 20,
 		14, 11, 2, 8, 14, 7, 7, 18, 6, 10, 10, 6, 20, 19, 3, 18, 14, 18, 11, 2,
 		16, 8, 18, 6, 33, 6, 4, 15, 6, 7, 8, 20, 6, 10, 10, 14, 13, 6, 31, 6,
 		8, 2, 11, 20, 11, 15, 8, 6, 32, 4, 6, 6, 7, 6, 7, 10, 15, 6, 20, 8,
@@ -20431,7 +20477,7 @@ var builtinTrie = &trie{
 		6, 6, 12, 7, 11, 12, 13, 8, 18, 14, 15, 6, 8, 6, 32, 4, 6, 6, 7, 6,
 		7, 8, 4, 12, 3, 12, 10, 11, 7, 6, 18, 8, 10, 19, 14, 20, 3, 15, 8, 1,
 		6, 19, 6, 8, 20, 14, 11, 2, 8, 6, 32, 4, 21, 14, 12, 13, 6, 18, 12, 7,
-		8, 28, 11, 15, 21, 3, 10, 15, 8, 15, 3, 10, 10, 14, 13, 6, 8, 36, 10, 1,
+		8, 28, 11, 15, 21, 3, 10, 15, 8, 15, 3, 10, 10, 14, 13, 6, 8, 37, 10, 1,
 		4, 7, 6, 17, 13, 21, 11, 2, 20, 12, 19, 18, 10, 15, 28, 3, 9, 12, 4, 6,
 		7, 8, 7, 9, 6, 8, 15, 3, 8, 4, 3, 3, 12, 15, 6, 12, 15, 8, 6, 32,
 		14, 20, 11, 12, 14, 15, 11, 3, 12, 8, 19, 3, 2, 11, 4, 16, 18, 13, 14, 12,
@@ -20441,7 +20487,7 @@ var builtinTrie = &trie{
 		11, 18, 9, 10, 12, 15, 8, 18, 6, 33, 6, 4, 15, 6, 7, 6, 15, 6, 4, 15,
 		6, 7, 8, 14, 10, 8, 10, 19, 14, 20, 12, 32, 7, 6, 7, 8, 6, 14, 18, 2,
 		16, 4, 19, 6, 6, 7, 6, 10, 7, 8, 23, 25, 8, 21, 3, 19, 10, 8, 20, 14,
-		32, 11, 20, 9, 20, 11, 18, 6, 7, 8, 38, 14, 17, 15, 6, 18, 8, 10, 11, 15,
+		32, 11, 20, 9, 20, 11, 18, 6, 7, 8, 39, 14, 17, 15, 6, 18, 8, 10, 11, 15,
 		15, 11, 12, 13, 8, 11, 12, 8, 30, 9, 6, 9, 6, 8, 17, 3, 18, 8, 4, 14,
 		3, 12, 12, 3, 15, 8, 4, 3, 12, 12, 6, 4, 15, 8, 15, 3, 8, 18, 6, 20,
 		3, 15, 6, 8, 10, 6, 18, 22, 6, 18, 12, 12, 6, 4, 15, 11, 3, 12, 8, 18,
@@ -20461,9 +20507,9 @@ var builtinTrie = &trie{
 		18, 11, 15, 16, 14, 6, 10, 8, 6, 2, 32, 4, 6, 6, 7, 6, 7, 8, 20, 14,
 		32, 11, 20, 9, 20, 8, 21, 3, 19, 8, 4, 3, 9, 12, 15, 11, 12, 6, 10, 8,
 		15, 3, 3, 8, 2, 3, 12, 13, 8, 17, 3, 18, 8, 15, 18, 14, 12, 10, 19, 3,
-		18, 15, 14, 7, 6, 18, 8, 10, 11, 31, 6, 8, 38, 6, 32, 4, 6, 6, 7, 10,
+		18, 15, 14, 7, 6, 18, 8, 10, 11, 31, 6, 8, 39, 6, 32, 4, 6, 6, 7, 10,
 		8, 2, 11, 20, 11, 15, 8, 3, 18, 8, 18, 6, 4, 11, 19, 11, 6, 12, 15, 8,
-		2, 11, 10, 15, 38, 8, 6, 32, 4, 6, 6, 7, 10, 8, 19, 3, 2, 11, 4, 16,
+		2, 11, 10, 15, 39, 8, 6, 32, 4, 6, 6, 7, 10, 8, 19, 3, 2, 11, 4, 16,
 		8, 2, 11, 20, 11, 15, 10, 8, 1, 2, 15, 6, 11, 12, 13, 8, 18, 6, 33, 6,
 		4, 15, 6, 7, 8, 14, 10, 8, 11, 15, 8, 10, 6, 6, 20, 10, 8, 15, 3, 8,
 		1, 6, 8, 14, 8, 10, 19, 14, 20, 14, 3, 18, 13, 6, 18, 8, 15, 21, 14, 12,
@@ -20503,10 +20549,10 @@ var builtinTrie = &trie{
 		13, 8, 14, 7, 7, 18, 6, 10, 10, 14, 15, 4, 21, 6, 10, 8, 4, 2, 11, 6,
 		12, 15, 8, 11, 19, 11, 12, 13, 8, 14, 18, 8, 22, 14, 2, 11, 7, 8, 14, 20,
 		7, 7, 18, 6, 10, 10, 8, 11, 12, 8, 15, 21, 6, 8, 17, 18, 3, 20, 26, 8,
-		21, 6, 14, 7, 6, 18, 6, 10, 10, 14, 13, 6, 36, 11, 11, 7, 26, 8, 21, 6,
+		21, 6, 14, 7, 6, 18, 6, 10, 10, 14, 13, 6, 37, 11, 11, 7, 26, 8, 21, 6,
 		14, 7, 6, 18, 7, 6, 30, 9, 11, 18, 6, 7, 8, 21, 6, 14, 7, 6, 18, 7,
 		22, 6, 18, 14, 15, 3, 18, 6, 7, 8, 19, 6, 18, 20, 14, 12, 6, 12, 15, 2,
-		16, 13, 36, 19, 15, 43, 46, 42, 43, 14, 36, 10, 15, 10, 8, 19, 3, 2, 11, 4,
+		16, 13, 37, 19, 15, 43, 46, 42, 43, 14, 37, 10, 15, 10, 8, 19, 3, 2, 11, 4,
 		16, 2, 10, 15, 11, 19, 2, 6, 8, 14, 7, 7, 9, 7, 18, 6, 10, 10, 6, 10,
 		8, 11, 12, 8, 17, 18, 3, 20, 26, 8, 21, 6, 14, 7, 6, 18, 8, 14, 18, 6,
 		8, 12, 3, 15, 8, 14, 4, 4, 6, 19, 15, 6, 7, 15, 21, 6, 12, 15, 11, 4,
@@ -20517,7 +20563,7 @@ var builtinTrie = &trie{
 		4, 14, 15, 6, 6, 8, 14, 9, 15, 21, 6, 12, 15, 11, 4, 14, 15, 6, 7, 10,
 		10, 9, 6, 8, 14, 8, 10, 15, 14, 18, 15, 15, 2, 10, 8, 4, 3, 20, 20, 14,
 		12, 7, 8, 17, 11, 18, 10, 15, 8, 18, 6, 4, 3, 18, 7, 10, 8, 17, 3, 18,
-		35, 14, 6, 3, 9, 32, 20, 6, 8, 3, 10, 18, 8, 10, 6, 18, 22, 11, 4, 6,
+		36, 14, 6, 3, 9, 32, 20, 6, 8, 3, 10, 18, 8, 10, 6, 18, 22, 11, 4, 6,
 		8, 12, 3, 15, 8, 5, 12, 3, 28, 12, 6, 18, 22, 6, 11, 18, 8, 26, 15, 11,
 		20, 6, 3, 9, 15, 8, 24, 26, 8, 21, 3, 10, 15, 8, 12, 3, 15, 8, 17, 3,
 		9, 12, 7, 4, 6, 8, 6, 18, 18, 3, 18, 10, 15, 10, 9, 12, 8, 9, 15, 6,
@@ -20545,7 +20591,7 @@ var builtinTrie = &trie{
 		8, 15, 3, 8, 12, 14, 20, 6, 10, 6, 18, 22, 6, 18, 8, 30, 9, 6, 18, 16,
 		8, 17, 18, 3, 9, 12, 7, 8, 17, 3, 18, 8, 7, 6, 3, 10, 15, 11, 12, 14,
 		15, 11, 3, 12, 20, 14, 11, 12, 6, 4, 3, 18, 7, 8, 10, 17, 3, 9, 12, 7,
-		8, 17, 3, 18, 8, 7, 3, 20, 14, 11, 12, 35, 8, 17, 3, 9, 12, 7, 8, 17,
+		8, 17, 3, 18, 8, 7, 3, 20, 14, 11, 12, 36, 8, 17, 3, 9, 12, 7, 8, 17,
 		3, 18, 8, 7, 3, 20, 14, 11, 12, 12, 6, 8, 14, 15, 8, 15, 21, 11, 10, 8,
 		14, 7, 7, 18, 6, 10, 10, 15, 18, 8, 18, 6, 4, 3, 18, 7, 8, 17, 3, 9,
 		12, 7, 24, 6, 3, 2, 10, 22, 14, 16, 11, 12, 13, 19, 3, 12, 10, 6, 8, 17,
@@ -20562,10 +20608,10 @@ var builtinTrie = &trie{
 		8, 15, 21, 11, 10, 8, 14, 7, 7, 18, 6, 10, 10, 6, 4, 11, 19, 11, 6, 12,
 		15, 10, 6, 18, 21, 14, 11, 12, 5, 8, 16, 3, 9, 8, 18, 6, 33, 6, 4, 15,
 		6, 7, 26, 8, 14, 4, 4, 3, 9, 12, 15, 8, 9, 12, 14, 22, 14, 11, 2, 14,
-		1, 2, 6, 18, 7, 36, 19, 14, 18, 15, 16, 8, 7, 10, 12, 10, 14, 2, 11, 7,
-		8, 18, 6, 3, 4, 11, 19, 11, 6, 12, 15, 10, 38, 8, 1, 16, 6, 9, 15, 6,
+		1, 2, 6, 18, 7, 37, 19, 14, 18, 15, 16, 8, 7, 10, 12, 10, 14, 2, 11, 7,
+		8, 18, 6, 3, 4, 11, 19, 11, 6, 12, 15, 10, 39, 8, 1, 16, 6, 9, 15, 6,
 		8, 15, 3, 8, 7, 18, 6, 10, 15, 11, 12, 14, 15, 11, 3, 12, 6, 20, 3, 15,
-		6, 8, 20, 32, 8, 36, 6, 18, 54, 55, 19, 6, 18, 15, 3, 18, 11, 54, 55, 8,
+		6, 8, 20, 32, 8, 37, 6, 18, 54, 55, 19, 6, 18, 15, 3, 18, 11, 54, 55, 8,
 		7, 14, 12, 10, 8, 2, 29, 14, 12, 12, 9, 14, 11, 18, 6, 8, 7, 3, 20, 11,
 		12, 3, 20, 6, 20, 1, 6, 18, 8, 19, 3, 10, 15, 11, 12, 13, 27, 1, 14, 7,
 		8, 18, 6, 19, 9, 15, 14, 15, 11, 3, 12, 7, 10, 19, 14, 20, 8, 14, 4, 7,
@@ -20584,7 +20630,7 @@ var builtinTrie = &trie{
 		13, 21, 8, 15, 21, 11, 10, 8, 20, 14, 4, 21, 11, 12, 6, 6, 12, 7, 8, 17,
 		15, 18, 3, 20, 3, 8, 14, 3, 4, 15, 11, 22, 6, 8, 14, 7, 7, 18, 6, 10,
 		10, 8, 14, 15, 8, 15, 21, 11, 10, 8, 21, 3, 10, 15, 19, 6, 12, 8, 18, 6,
-		2, 14, 16, 38, 8, 10, 3, 8, 13, 6, 15, 8, 2, 3, 10, 15, 15, 21, 6, 3,
+		2, 14, 16, 39, 8, 10, 3, 8, 13, 6, 15, 8, 2, 3, 10, 15, 15, 21, 6, 3,
 		12, 15, 11, 4, 14, 15, 6, 7, 8, 15, 3, 8, 10, 6, 12, 7, 8, 14, 12, 3,
 		12, 16, 20, 3, 9, 10, 8, 20, 14, 11, 2, 18, 11, 10, 31, 6, 7, 8, 15, 3,
 		8, 19, 3, 10, 15, 6, 7, 8, 15, 3, 8, 19, 10, 3, 10, 15, 6, 12, 7, 8,
@@ -20620,30 +20666,30 @@ var builtinTrie = &trie{
 		3, 28, 6, 7, 3, 15, 8, 14, 2, 2, 3, 28, 6, 7, 11, 3, 12, 14, 2, 8,
 		14, 18, 13, 9, 20, 6, 12, 15, 8, 12, 3, 15, 8, 19, 6, 18, 20, 11, 15, 15,
 		6, 7, 13, 14, 12, 11, 31, 14, 15, 11, 3, 12, 8, 14, 19, 3, 2, 11, 4, 16,
-		2, 8, 10, 6, 15, 15, 11, 12, 13, 10, 36, 5, 18, 15, 25, 25, 8, 6, 17, 10,
+		2, 8, 10, 6, 15, 15, 11, 12, 13, 10, 37, 5, 18, 15, 25, 25, 8, 6, 17, 10,
 		20, 14, 11, 2, 8, 10, 6, 18, 22, 6, 18, 8, 15, 21, 11, 12, 5, 10, 8, 15,
 		21, 11, 10, 8, 6, 20, 14, 11, 2, 8, 11, 10, 8, 10, 19, 14, 20, 11, 2, 15,
 		6, 18, 10, 8, 18, 14, 15, 6, 8, 14, 15, 8, 14, 12, 7, 8, 14, 1, 3, 22,
 		6, 16, 10, 15, 6, 20, 8, 21, 14, 10, 8, 7, 6, 15, 6, 4, 15, 6, 7, 8,
 		15, 21, 14, 15, 8, 15, 21, 11, 10, 8, 20, 6, 10, 10, 14, 13, 6, 8, 11, 10,
 		8, 3, 17, 8, 7, 10, 11, 10, 5, 15, 3, 18, 14, 13, 6, 8, 10, 19, 14, 4,
-		6, 6, 18, 8, 36, 30, 30, 15, 9, 3, 15, 14, 21, 6, 8, 14, 2, 2, 3, 28,
+		6, 6, 18, 8, 37, 30, 30, 15, 9, 3, 15, 14, 21, 6, 8, 14, 2, 2, 3, 28,
 		6, 7, 8, 30, 9, 3, 15, 14, 30, 9, 3, 15, 14, 9, 3, 15, 14, 14, 6, 17,
 		21, 11, 2, 3, 18, 10, 15, 9, 18, 10, 14, 15, 20, 6, 15, 6, 18, 8, 12, 3,
 		15, 8, 18, 6, 4, 3, 13, 12, 11, 31, 6, 7, 8, 3, 17, 8, 15, 21, 6, 11,
 		18, 8, 12, 6, 15, 28, 3, 18, 5, 8, 11, 10, 8, 3, 12, 8, 3, 9, 18, 8,
-		1, 2, 3, 4, 5, 8, 2, 11, 10, 15, 10, 28, 3, 18, 7, 8, 36, 19, 18, 3,
+		1, 2, 3, 4, 5, 8, 2, 11, 10, 15, 10, 28, 3, 18, 7, 8, 37, 19, 18, 3,
 		15, 6, 4, 15, 6, 7, 19, 18, 3, 15, 6, 4, 15, 6, 7, 14, 18, 5, 8, 10,
 		20, 15, 19, 8, 18, 6, 2, 14, 16, 8, 2, 11, 20, 11, 15, 8, 6, 32, 4, 6,
-		6, 7, 6, 7, 8, 17, 3, 18, 8, 4, 9, 10, 15, 3, 20, 6, 18, 8, 36, 20,
+		6, 7, 6, 7, 8, 17, 3, 18, 8, 4, 9, 10, 15, 3, 20, 6, 18, 8, 37, 20,
 		15, 7, 11, 10, 20, 14, 18, 4, 15, 29, 10, 8, 10, 19, 17, 19, 17, 8, 19, 3,
 		2, 11, 4, 16, 7, 3, 20, 14, 11, 12, 8, 4, 3, 12, 12, 6, 4, 15, 11, 3,
 		12, 8, 2, 11, 20, 11, 15, 14, 11, 12, 6, 12, 15, 8, 6, 18, 18, 3, 18, 8,
 		28, 21, 11, 2, 6, 8, 6, 32, 6, 4, 9, 15, 11, 12, 13, 8, 30, 20, 14, 11,
-		2, 36, 17, 3, 18, 28, 14, 18, 7, 10, 10, 11, 3, 12, 8, 7, 15, 6, 12, 11,
+		2, 37, 17, 3, 18, 28, 14, 18, 7, 10, 10, 11, 3, 12, 8, 7, 15, 6, 12, 11,
 		6, 7, 3, 8, 19, 3, 10, 15, 8, 20, 6, 10, 10, 14, 13, 6, 10, 8, 15, 3,
 		8, 15, 21, 6, 8, 13, 18, 3, 9, 19, 3, 18, 11, 14, 8, 14, 13, 6, 12, 15,
-		8, 1, 9, 10, 16, 38, 8, 19, 2, 6, 14, 10, 6, 8, 15, 18, 16, 8, 14, 13,
+		8, 1, 9, 10, 16, 39, 8, 19, 2, 6, 14, 10, 6, 8, 15, 18, 16, 8, 14, 13,
 		14, 11, 12, 24, 11, 10, 21, 11, 12, 13, 19, 6, 8, 15, 3, 8, 85, 27, 6, 14,
 		10, 6, 8, 14, 13, 11, 2, 15, 9, 9, 15, 21, 6, 12, 15, 11, 4, 14, 15, 6,
 		6, 15, 8, 14, 8, 4, 9, 10, 15, 3, 20, 8, 18, 6, 22, 6, 18, 10, 6, 8,
@@ -20657,15 +20703,15 @@ var builtinTrie = &trie{
 		15, 21, 6, 12, 15, 11, 4, 14, 15, 11, 3, 12, 8, 11, 12, 8, 16, 3, 9, 18,
 		8, 20, 14, 11, 2, 8, 4, 2, 11, 6, 12, 15, 10, 6, 8, 15, 21, 6, 8, 10,
 		20, 15, 19, 8, 10, 6, 18, 22, 6, 18, 8, 3, 17, 8, 16, 3, 9, 18, 8, 11,
-		10, 19, 2, 3, 10, 15, 36, 11, 19, 15, 43, 46, 42, 44, 23, 47, 45, 43, 46, 42,
+		10, 19, 2, 3, 10, 15, 37, 11, 19, 15, 43, 46, 42, 44, 23, 47, 45, 43, 46, 42,
 		4, 16, 8, 18, 22, 6, 14, 33, 10, 3, 12, 10, 6, 4, 15, 11, 3, 12, 11, 3,
 		2, 14, 15, 11, 3, 12, 18, 8, 18, 6, 19, 9, 15, 14, 15, 11, 3, 12, 15, 17,
 		11, 20, 10, 22, 14, 4, 21, 8, 7, 11, 22, 6, 10, 8, 6, 20, 19, 17, 14, 54,
 		6, 12, 13, 6, 18, 10, 8, 11, 10, 15, 8, 22, 3, 2, 2, 70, 12, 13, 6, 18,
 		10, 8, 11, 10, 15, 8, 22, 3, 2, 2, 10, 15, 8, 22, 3, 2, 2, 3, 2, 2,
 		12, 13, 8, 11, 18, 10, 8, 18, 6, 10, 15, 18, 11, 4, 15, 6, 7, 6, 10, 15,
-		18, 11, 4, 15, 6, 7, 14, 10, 15, 6, 18, 37, 8, 17, 18, 3, 20, 8, 12, 3,
-		12, 36, 20, 6, 20, 1, 6, 18, 10, 14, 5, 8, 22, 3, 2, 6, 12, 15, 11, 14,
+		18, 11, 4, 15, 6, 7, 14, 10, 15, 6, 18, 38, 8, 17, 18, 3, 20, 8, 12, 3,
+		12, 37, 20, 6, 20, 1, 6, 18, 10, 14, 5, 8, 22, 3, 2, 6, 12, 15, 11, 14,
 		2, 2, 16, 8, 6, 32, 6, 4, 9, 15, 14, 1, 2, 6, 8, 14, 15, 15, 14, 4,
 		21, 20, 6, 12, 15, 11, 3, 20, 14, 18, 16, 8, 15, 14, 18, 13, 6, 15, 8, 11,
 		19, 8, 14, 7, 7, 18, 6, 10, 10, 8, 18, 6, 10, 19, 3, 12, 7, 6, 7, 8,
@@ -20675,7 +20721,7 @@ var builtinTrie = &trie{
 		32, 11, 15, 6, 7, 11, 1, 11, 15, 6, 7, 8, 14, 17, 15, 15, 14, 4, 21, 20,
 		6, 12, 15, 8, 15, 16, 19, 6, 11, 2, 6, 8, 15, 16, 19, 6, 17, 19, 3, 11,
 		12, 15, 8, 24, 7, 16, 12, 14, 20, 11, 4, 8, 18, 6, 19, 9, 15, 14, 15, 11,
-		3, 12, 4, 3, 20, 27, 7, 12, 10, 1, 2, 36, 2, 3, 3, 5, 9, 19, 3, 4,
+		3, 12, 4, 3, 20, 27, 7, 12, 10, 1, 2, 37, 2, 3, 3, 5, 9, 19, 3, 4,
 		3, 2, 8, 6, 22, 18, 18, 3, 18, 11, 3, 2, 14, 15, 11, 3, 12, 1, 2, 18,
 		8, 2, 18, 3, 3, 5, 9, 19, 6, 4, 3, 18, 7, 8, 10, 6, 15, 9, 19, 18,
 		19, 3, 18, 15, 6, 7, 8, 18, 6, 10, 19, 3, 12, 10, 11, 1, 2, 6, 8, 14,
@@ -20683,18 +20729,18 @@ var builtinTrie = &trie{
 		8, 24, 17, 11, 2, 6, 8, 28, 18, 11, 15, 6, 8, 6, 18, 18, 3, 18, 6, 32,
 		19, 11, 18, 6, 7, 15, 14, 6, 9, 8, 7, 6, 10, 9, 22, 54, 6, 54, 19, 14,
 		10, 10, 6, 55, 19, 14, 10, 10, 54, 55, 32, 4, 6, 7, 6, 11, 7, 14, 7, 6,
-		7, 8, 39, 28, 20, 14, 11, 2, 1, 3, 32, 8, 17, 3, 18, 8, 9, 10, 6, 18,
-		8, 11, 10, 8, 17, 9, 2, 2, 40, 21, 11, 2, 6, 8, 28, 18, 11, 15, 11, 12,
+		7, 8, 40, 28, 20, 14, 11, 2, 1, 3, 32, 8, 17, 3, 18, 8, 9, 10, 6, 18,
+		8, 11, 10, 8, 17, 9, 2, 2, 35, 21, 11, 2, 6, 8, 28, 18, 11, 15, 11, 12,
 		13, 9, 19, 6, 18, 14, 15, 14, 6, 1, 6, 18, 10, 4, 21, 18, 11, 15, 15, 6,
 		12, 11, 3, 2, 14, 15, 11, 3, 12, 8, 17, 3, 18, 79, 1, 6, 18, 10, 4, 21,
 		18, 11, 15, 15, 6, 12, 8, 9, 54, 6, 1, 6, 18, 10, 4, 21, 18, 11, 15, 15,
 		6, 12, 79, 1, 6, 18, 10, 4, 21, 18, 11, 15, 15, 6, 12, 20, 8, 3, 22, 6,
 		18, 10, 4, 21, 18, 6, 7, 6, 12, 14, 1, 4, 7, 6, 17, 3, 9, 15, 6, 8,
-		36, 2, 2, 15, 11, 20, 11, 15, 21, 14, 15, 8, 19, 18, 6, 22, 6, 12, 15, 10,
+		37, 2, 2, 15, 11, 20, 11, 15, 21, 14, 15, 8, 19, 18, 6, 22, 6, 12, 15, 10,
 		8, 14, 7, 7, 11, 15, 11, 3, 12, 14, 2, 8, 20, 6, 10, 10, 14, 13, 6, 10,
 		8, 17, 18, 3, 20, 8, 1, 6, 11, 12, 13, 8, 7, 6, 2, 11, 22, 6, 18, 6,
-		7, 2, 11, 20, 11, 15, 11, 20, 11, 15, 2, 8, 18, 6, 33, 6, 4, 15, 19, 36,
-		15, 19, 15, 43, 46, 42, 43, 44, 8, 39, 76, 17, 11, 18, 10, 15, 12, 10, 14, 4,
+		7, 2, 11, 20, 11, 15, 11, 20, 11, 15, 2, 8, 18, 6, 33, 6, 4, 15, 19, 37,
+		15, 19, 15, 43, 46, 42, 43, 44, 8, 40, 76, 17, 11, 18, 10, 15, 12, 10, 14, 4,
 		17, 33, 2, 20, 19, 30, 10, 15, 22, 4, 21, 6, 7, 8, 7, 11, 11, 10, 5, 8,
 		30, 9, 3, 15, 14, 15, 10, 8, 7, 14, 11, 2, 16, 8, 2, 11, 20, 11, 15, 6,
 		11, 9, 11, 22, 11, 12, 13, 8, 20, 14, 11, 2, 8, 14, 15, 15, 8, 14, 8, 18,
@@ -20703,10 +20749,10 @@ var builtinTrie = &trie{
 		3, 20, 8, 1, 6, 11, 12, 13, 8, 7, 6, 2, 11, 22, 6, 18, 6, 7, 3, 3,
 		8, 30, 9, 11, 4, 5, 2, 16, 19, 11, 2, 12, 6, 12, 15, 8, 29, 10, 14, 7,
 		21, 11, 2, 12, 19, 18, 10, 15, 9, 7, 7, 18, 6, 10, 10, 8, 6, 18, 6, 33,
-		10, 6, 4, 15, 6, 7, 24, 26, 8, 39, 11, 12, 8, 18, 6, 19, 2, 16, 8, 15,
-		3, 8, 18, 4, 19, 15, 8, 15, 3, 8, 4, 3, 20, 20, 14, 12, 7, 40, 8, 14,
+		10, 6, 4, 15, 6, 7, 24, 26, 8, 40, 11, 12, 8, 18, 6, 19, 2, 16, 8, 15,
+		3, 8, 18, 4, 19, 15, 8, 15, 3, 8, 4, 3, 20, 20, 14, 12, 7, 35, 8, 14,
 		11, 9, 4, 4, 6, 10, 10, 8, 7, 6, 12, 11, 6, 7, 12, 22, 14, 2, 11, 7,
-		8, 36, 9, 10, 6, 18, 18, 6, 4, 11, 19, 11, 6, 12, 15, 12, 10, 5, 12, 3,
+		8, 37, 9, 10, 6, 18, 18, 6, 4, 11, 19, 11, 6, 12, 15, 12, 10, 5, 12, 3,
 		28, 12, 8, 7, 9, 3, 20, 14, 11, 12, 8, 12, 14, 20, 6, 10, 6, 18, 6, 18,
 		8, 9, 9, 12, 5, 12, 3, 28, 12, 8, 11, 12, 12, 5, 12, 3, 28, 12, 6, 18,
 		22, 6, 7, 8, 1, 16, 8, 18, 17, 4, 8, 46, 47, 25, 47, 10, 8, 11, 18, 12,
@@ -20720,7 +20766,7 @@ var builtinTrie = &trie{
 		5, 2, 4, 4, 6, 19, 15, 6, 11, 7, 12, 13, 8, 20, 14, 11, 2, 8, 28, 11,
 		15, 21, 12, 3, 28, 12, 3, 4, 14, 2, 11, 20, 11, 15, 3, 8, 15, 2, 3, 12,
 		13, 6, 18, 8, 3, 12, 8, 10, 6, 18, 22, 6, 18, 8, 17, 14, 6, 17, 3, 4,
-		4, 6, 19, 15, 6, 7, 24, 8, 39, 1, 14, 15, 22, 26, 8, 12, 3, 8, 15, 14,
+		4, 6, 19, 15, 6, 7, 24, 8, 40, 1, 14, 15, 22, 26, 8, 12, 3, 8, 15, 14,
 		13, 32, 11, 10, 15, 3, 9, 12, 7, 5, 3, 9, 12, 7, 18, 6, 17, 6, 18, 6,
 		12, 4, 6, 10, 6, 14, 17, 33, 4, 21, 6, 7, 8, 7, 11, 10, 5, 8, 30, 9,
 		3, 15, 14, 9, 10, 6, 10, 8, 15, 3, 8, 14, 4, 4, 6, 19, 15, 8, 16, 3,
@@ -20734,29 +20780,29 @@ var builtinTrie = &trie{
 		2, 11, 20, 11, 15, 3, 15, 17, 3, 9, 12, 7, 18, 18, 10, 6, 12, 15, 8, 19,
 		14, 15, 15, 6, 18, 12, 8, 7, 6, 15, 6, 4, 15, 11, 3, 12, 11, 22, 6, 8,
 		4, 12, 14, 20, 6, 8, 18, 6, 4, 3, 18, 7, 10, 8, 17, 3, 18, 9, 10, 6,
-		8, 7, 15, 3, 8, 18, 6, 4, 6, 11, 22, 6, 8, 20, 14, 11, 2, 8, 36, 4,
+		8, 7, 15, 3, 8, 18, 6, 4, 6, 11, 22, 6, 8, 20, 14, 11, 2, 8, 37, 4,
 		7, 15, 16, 8, 10, 6, 6, 8, 21, 15, 15, 19, 3, 12, 12, 6, 4, 15, 11, 3,
 		12, 9, 6, 8, 15, 3, 8, 18, 6, 4, 11, 19, 11, 6, 12, 15, 8, 19, 18, 6,
 		17, 6, 18, 6, 12, 4, 6, 10, 3, 8, 10, 15, 15, 14, 18, 15, 8, 15, 2, 10,
 		14, 2, 5, 3, 9, 18, 8, 4, 3, 12, 12, 6, 4, 15, 11, 3, 12, 6, 4, 15,
 		8, 6, 11, 1, 20, 10, 15, 9, 2, 5, 24, 14, 7, 22, 6, 18, 15, 11, 10, 11,
 		12, 13, 14, 11, 2, 8, 17, 18, 3, 20, 19, 14, 20, 20, 6, 18, 10, 26, 21, 6,
-		8, 10, 6, 12, 7, 6, 18, 7, 8, 26, 36, 14, 1, 7, 17, 8, 1, 20, 12, 9,
-		2, 5, 8, 6, 20, 14, 11, 2, 9, 2, 15, 11, 36, 1, 2, 14, 4, 5, 2, 11,
+		8, 10, 6, 12, 7, 6, 18, 7, 8, 26, 37, 14, 1, 7, 17, 8, 1, 20, 12, 9,
+		2, 5, 8, 6, 20, 14, 11, 2, 9, 2, 15, 11, 37, 1, 2, 14, 4, 5, 2, 11,
 		10, 15, 3, 8, 18, 7, 12, 10, 10, 8, 1, 9, 2, 5, 6, 16, 4, 14, 9, 10,
 		6, 8, 15, 21, 6, 8, 10, 6, 12, 7, 11, 12, 13, 8, 20, 15, 14, 8, 3, 18,
 		8, 15, 21, 6, 8, 10, 6, 12, 7, 6, 18, 8, 21, 14, 10, 8, 12, 3, 15, 8,
 		19, 14, 10, 10, 6, 7, 8, 22, 14, 2, 11, 7, 14, 15, 11, 3, 12, 8, 14, 21,
-		18, 8, 20, 3, 7, 6, 18, 14, 15, 3, 18, 6, 14, 7, 6, 18, 8, 36, 1, 14,
-		10, 6, 7, 8, 14, 1, 20, 12, 15, 11, 36, 10, 19, 3, 3, 17, 11, 12, 13, 8,
+		18, 8, 20, 3, 7, 6, 18, 14, 15, 3, 18, 6, 14, 7, 6, 18, 8, 37, 1, 14,
+		10, 6, 7, 8, 14, 1, 20, 12, 15, 11, 37, 10, 19, 3, 3, 17, 11, 12, 13, 8,
 		19, 3, 2, 11, 4, 16, 2, 3, 4, 5, 6, 7, 8, 10, 6, 12, 7, 6, 18, 10,
 		14, 12, 9, 14, 2, 2, 16, 8, 1, 2, 3, 4, 5, 6, 7, 8, 10, 6, 12, 7,
-		6, 18, 10, 1, 14, 10, 6, 7, 8, 14, 1, 20, 12, 15, 11, 36, 10, 19, 3, 3,
+		6, 18, 10, 1, 14, 10, 6, 7, 8, 14, 1, 20, 12, 15, 11, 37, 10, 19, 3, 3,
 		17, 11, 12, 13, 8, 19, 3, 2, 11, 4, 16, 2, 3, 4, 5, 6, 7, 8, 10, 6,
-		12, 7, 6, 18, 10, 8, 36, 8, 1, 2, 3, 4, 5, 8, 19, 3, 2, 11, 4, 16,
+		12, 7, 6, 18, 10, 8, 37, 8, 1, 2, 3, 4, 5, 8, 19, 3, 2, 11, 4, 16,
 		8, 17, 3, 18, 8, 21, 6, 14, 7, 6, 18, 8, 17, 18, 3, 20, 14, 12, 9, 14,
 		2, 2, 16, 8, 1, 2, 3, 4, 5, 6, 7, 8, 10, 6, 12, 7, 6, 18, 10, 8,
-		36, 8, 1, 2, 3, 4, 5, 8, 17, 3, 18, 8, 20, 14, 12, 9, 14, 2, 8, 1,
+		37, 8, 1, 2, 3, 4, 5, 8, 17, 3, 18, 8, 20, 14, 12, 9, 14, 2, 8, 1,
 		2, 3, 4, 5, 6, 4, 11, 19, 11, 6, 12, 15, 9, 6, 8, 15, 3, 8, 21, 2,
 		10, 15, 9, 14, 22, 11, 12, 13, 8, 14, 8, 7, 3, 20, 14, 11, 12, 8, 19, 18,
 		6, 10, 6, 12, 15, 8, 11, 12, 8, 15, 21, 6, 8, 10, 19, 14, 20, 21, 14, 9,
@@ -20768,7 +20814,7 @@ var builtinTrie = &trie{
 		18, 6, 12, 13, 8, 1, 20, 3, 14, 12, 12, 6, 7, 8, 4, 3, 12, 15, 6, 12,
 		15, 14, 11, 2, 8, 4, 3, 12, 15, 6, 12, 15, 19, 6, 12, 8, 19, 18, 3, 32,
 		16, 14, 15, 16, 6, 7, 8, 15, 3, 8, 4, 3, 12, 15, 6, 12, 15, 8, 28, 11,
-		15, 21, 8, 10, 19, 14, 20, 36, 2, 11, 5, 6, 8, 4, 21, 14, 18, 14, 4, 15,
+		15, 21, 8, 10, 19, 14, 20, 37, 2, 11, 5, 6, 8, 4, 21, 14, 18, 14, 4, 15,
 		6, 18, 11, 10, 15, 11, 4, 10, 8, 11, 14, 7, 12, 19, 18, 4, 4, 6, 10, 10,
 		8, 7, 11, 6, 12, 11, 6, 7, 10, 8, 7, 6, 12, 11, 6, 7, 6, 12, 11, 6,
 		7, 3, 15, 8, 14, 19, 2, 2, 3, 28, 6, 7, 6, 18, 20, 11, 15, 15, 6, 7,
@@ -20776,7 +20822,7 @@ var builtinTrie = &trie{
 		12, 6, 11, 12, 11, 6, 7, 8, 17, 3, 18, 10, 14, 2, 2, 3, 28, 6, 7, 14,
 		11, 2, 8, 15, 3, 3, 15, 8, 14, 2, 2, 3, 28, 6, 7, 3, 15, 6, 8, 4,
 		10, 6, 18, 15, 11, 17, 11, 4, 14, 15, 6, 8, 17, 14, 11, 2, 6, 7, 8, 20,
-		15, 14, 36, 10, 15, 10, 8, 22, 14, 2, 11, 7, 14, 15, 11, 3, 12, 6, 18, 22,
+		15, 14, 37, 10, 15, 10, 8, 22, 14, 2, 11, 7, 14, 15, 11, 3, 12, 6, 18, 22,
 		6, 18, 8, 11, 18, 10, 8, 20, 11, 10, 4, 3, 12, 17, 11, 13, 9, 18, 6, 7,
 		6, 15, 9, 18, 12, 6, 7, 8, 9, 12, 5, 12, 3, 28, 12, 8, 18, 6, 4, 11,
 		19, 11, 6, 12, 15, 8, 3, 18, 8, 20, 14, 11, 2, 1, 3, 32, 8, 9, 12, 14,
@@ -20784,10 +20830,10 @@ var builtinTrie = &trie{
 		6, 7, 8, 14, 20, 4, 15, 11, 3, 12, 8, 14, 12, 1, 3, 18, 15, 6, 7, 26,
 		8, 15, 18, 16, 8, 14, 13, 14, 11, 12, 8, 2, 14, 15, 6, 18, 3, 15, 8, 15,
 		14, 5, 6, 12, 26, 8, 20, 19, 22, 14, 11, 2, 1, 3, 32, 8, 9, 12, 14, 22,
-		14, 11, 2, 14, 1, 2, 6, 8, 39, 12, 3, 15, 8, 6, 12, 3, 9, 13, 21, 8,
-		17, 18, 6, 6, 8, 10, 19, 14, 4, 6, 40, 3, 2, 11, 4, 16, 8, 22, 11, 3,
-		2, 14, 15, 11, 3, 12, 8, 7, 6, 15, 6, 4, 15, 6, 7, 8, 39, 14, 10, 42,
-		44, 23, 40, 11, 18, 9, 10, 8, 7, 6, 15, 6, 4, 15, 6, 7, 14, 11, 2, 8,
+		14, 11, 2, 14, 1, 2, 6, 8, 40, 12, 3, 15, 8, 6, 12, 3, 9, 13, 21, 8,
+		17, 18, 6, 6, 8, 10, 19, 14, 4, 6, 35, 3, 2, 11, 4, 16, 8, 22, 11, 3,
+		2, 14, 15, 11, 3, 12, 8, 7, 6, 15, 6, 4, 15, 6, 7, 8, 40, 14, 10, 42,
+		44, 23, 35, 11, 18, 9, 10, 8, 7, 6, 15, 6, 4, 15, 6, 7, 14, 11, 2, 8,
 		14, 4, 15, 11, 3, 12, 8, 14, 1, 3, 18, 15, 6, 7, 26, 8, 6, 32, 4, 6,
 		6, 7, 6, 7, 8, 10, 15, 3, 18, 14, 13, 6, 8, 14, 2, 2, 3, 4, 14, 15,
 		11, 3, 12, 18, 6, 10, 8, 15, 2, 10, 11, 3, 19, 15, 7, 6, 12, 15, 11, 14,
@@ -20804,27 +20850,27 @@ var builtinTrie = &trie{
 		12, 18, 11, 4, 15, 7, 6, 3, 20, 14, 11, 12, 10, 15, 3, 11, 19, 14, 7, 7,
 		18, 6, 10, 10, 6, 10, 8, 3, 18, 8, 18, 6, 10, 15, 18, 11, 4, 15, 7, 3,
 		20, 14, 11, 12, 10, 15, 3, 4, 6, 18, 15, 11, 17, 11, 4, 14, 15, 6, 7, 8,
-		14, 10, 15, 15, 15, 14, 4, 21, 20, 6, 12, 15, 20, 10, 8, 6, 36, 20, 14, 11,
+		14, 10, 15, 15, 15, 14, 4, 21, 20, 6, 12, 15, 20, 10, 8, 6, 37, 20, 14, 11,
 		2, 3, 8, 10, 19, 6, 4, 11, 17, 11, 4, 8, 10, 6, 12, 7, 6, 18, 10, 18,
 		9, 16, 8, 15, 11, 20, 6, 8, 3, 12, 3, 15, 8, 18, 6, 14, 4, 21, 6, 7,
 		8, 17, 3, 18, 8, 14, 12, 16, 8, 21, 3, 10, 15, 8, 14, 17, 15, 6, 18, 8,
 		14, 8, 2, 3, 12, 13, 8, 17, 14, 11, 2, 9, 18, 6, 8, 19, 6, 18, 11, 3,
 		7, 9, 15, 8, 6, 32, 4, 6, 6, 7, 6, 7, 18, 12, 8, 6, 19, 14, 15, 21,
 		7, 8, 20, 14, 11, 2, 8, 12, 3, 15, 8, 14, 4, 4, 6, 19, 15, 6, 7, 8,
-		21, 6, 18, 6, 6, 18, 10, 6, 8, 36, 14, 7, 21, 2, 7, 7, 18, 6, 10, 10,
+		21, 6, 18, 6, 6, 18, 10, 6, 8, 37, 14, 7, 21, 2, 7, 7, 18, 6, 10, 10,
 		12, 10, 8, 17, 2, 18, 14, 11, 2, 6, 7, 3, 3, 5, 9, 19, 8, 17, 3, 18,
 		8, 21, 3, 10, 15, 6, 30, 9, 11, 18, 6, 7, 3, 10, 15, 12, 14, 20, 6, 3,
 		3, 5, 9, 19, 2, 3, 3, 5, 9, 19, 4, 8, 46, 23, 43, 46, 23, 49, 25, 42,
 		23, 8, 22, 11, 3, 2, 14, 15, 11, 3, 12, 26, 8, 18, 6, 4, 9, 18, 10, 11,
 		22, 6, 8, 4, 12, 14, 20, 6, 8, 18, 6, 4, 3, 18, 7, 10, 8, 17, 3, 18,
 		49, 46, 46, 42, 46, 46, 46, 46, 49, 46, 46, 42, 46, 46, 9, 15, 11, 12, 13, 8,
-		2, 3, 3, 19, 8, 7, 6, 15, 6, 4, 15, 6, 7, 8, 36, 36, 8, 15, 3, 3,
+		2, 3, 3, 19, 8, 7, 6, 15, 6, 4, 15, 6, 7, 8, 37, 37, 8, 15, 3, 3,
 		8, 20, 14, 12, 16, 8, 18, 6, 4, 6, 11, 22, 6, 7, 26, 8, 21, 6, 14, 7,
 		6, 18, 10, 2, 6, 8, 11, 20, 19, 3, 10, 6, 7, 8, 14, 20, 10, 14, 11, 2,
 		1, 3, 32, 8, 14, 4, 4, 6, 10, 10, 8, 17, 3, 18, 8, 42, 23, 14, 4, 6,
 		11, 20, 3, 19, 10, 15, 9, 16, 7, 20, 14, 18, 4, 8, 19, 3, 2, 11, 4, 16,
-		43, 44, 23, 25, 25, 21, 24, 12, 6, 15, 11, 7, 26, 8, 23, 23, 25, 8, 36, 23,
-		1, 24, 43, 24, 43, 2, 3, 4, 5, 6, 7, 23, 24, 43, 24, 43, 36, 14, 3, 25,
+		43, 44, 23, 25, 25, 21, 24, 12, 6, 15, 11, 7, 26, 8, 23, 23, 25, 8, 37, 23,
+		1, 24, 43, 24, 43, 2, 3, 4, 5, 6, 7, 23, 24, 43, 24, 43, 37, 14, 3, 25,
 		25, 12, 12, 6, 7, 18, 6, 7, 8, 14, 10, 4, 12, 18, 22, 9, 18, 11, 15, 16,
 		8, 14, 2, 6, 18, 15, 26, 7, 8, 6, 11, 21, 6, 2, 2, 3, 8, 17, 11, 18,
 		10, 15, 18, 8, 29, 17, 10, 14, 1, 7, 6, 17, 11, 12, 19, 18, 10, 9, 22, 28,
@@ -20843,9 +20889,9 @@ var builtinTrie = &trie{
 		1, 11, 12, 10, 9, 2, 14, 4, 5, 2, 11, 10, 15, 6, 7, 12, 8, 20, 16, 8,
 		1, 2, 14, 4, 5, 8, 2, 11, 10, 15, 3, 15, 8, 14, 2, 2, 3, 28, 6, 7,
 		19, 14, 20, 20, 6, 18, 12, 14, 9, 15, 21, 6, 12, 15, 11, 4, 14, 15, 6, 7,
-		3, 15, 8, 14, 19, 2, 2, 3, 28, 6, 7, 18, 6, 36, 14, 19, 19, 18, 3, 22,
-		6, 7, 3, 2, 11, 4, 16, 8, 17, 18, 14, 20, 6, 28, 3, 18, 5, 8, 39, 22,
-		10, 19, 17, 40, 8, 17, 14, 11, 2, 11, 3, 2, 14, 15, 11, 3, 12, 6, 33, 6,
+		3, 15, 8, 14, 19, 2, 2, 3, 28, 6, 7, 18, 6, 37, 14, 19, 19, 18, 3, 22,
+		6, 7, 3, 2, 11, 4, 16, 8, 17, 18, 14, 20, 6, 28, 3, 18, 5, 8, 40, 22,
+		10, 19, 17, 35, 8, 17, 14, 11, 2, 11, 3, 2, 14, 15, 11, 3, 12, 6, 33, 6,
 		4, 15, 6, 7, 4, 3, 18, 6, 12, 5, 12, 3, 28, 12, 6, 18, 11, 17, 11, 16,
 		4, 14, 15, 11, 3, 12, 8, 17, 14, 11, 2, 6, 7, 8, 17, 14, 11, 2, 6, 7,
 		14, 10, 8, 18, 6, 33, 6, 4, 15, 6, 7, 10, 8, 7, 30, 3, 20, 14, 11, 12,
@@ -20859,7 +20905,7 @@ var builtinTrie = &trie{
 		19, 15, 6, 7, 8, 7, 9, 6, 8, 15, 3, 8, 10, 19, 14, 20, 8, 17, 11, 2,
 		15, 6, 18, 19, 11, 20, 11, 15, 10, 8, 6, 32, 4, 6, 6, 7, 6, 7, 6, 10,
 		10, 14, 13, 6, 10, 8, 28, 11, 15, 21, 8, 15, 21, 6, 8, 10, 14, 20, 6, 8,
-		20, 6, 10, 10, 14, 13, 6, 36, 11, 7, 26, 9, 3, 15, 14, 8, 6, 32, 4, 6,
+		20, 6, 10, 10, 14, 13, 6, 37, 11, 7, 26, 9, 3, 15, 14, 8, 6, 32, 4, 6,
 		6, 7, 6, 7, 14, 15, 6, 21, 11, 10, 8, 17, 18, 3, 20, 8, 14, 8, 7, 11,
 		17, 17, 6, 18, 6, 12, 15, 8, 14, 7, 7, 18, 6, 10, 10, 8, 3, 18, 8, 14,
 		2, 11, 14, 10, 8, 9, 10, 11, 12, 13, 8, 15, 21, 6, 22, 6, 17, 11, 18, 8,
@@ -20871,7 +20917,7 @@ var builtinTrie = &trie{
 		18, 14, 15, 11, 3, 12, 8, 6, 18, 18, 3, 18, 11, 7, 8, 12, 3, 15, 8, 18,
 		6, 10, 19, 3, 12, 7, 18, 18, 3, 18, 19, 14, 11, 2, 4, 6, 8, 4, 12, 19,
 		18, 9, 9, 18, 18, 6, 12, 15, 2, 16, 8, 9, 12, 14, 22, 14, 11, 2, 14, 1,
-		2, 6, 3, 15, 8, 14, 4, 22, 15, 11, 22, 6, 14, 11, 2, 14, 1, 2, 6, 38,
+		2, 6, 3, 15, 8, 14, 4, 22, 15, 11, 22, 6, 14, 11, 2, 14, 1, 2, 6, 39,
 		8, 4, 2, 3, 10, 11, 12, 13, 8, 15, 18, 14, 12, 10, 20, 11, 10, 10, 11, 3,
 		12, 8, 4, 21, 14, 12, 12, 6, 2, 6, 18, 20, 11, 15, 10, 6, 17, 9, 10, 6,
 		7, 12, 14, 22, 14, 11, 2, 14, 1, 2, 6, 24, 8, 4, 2, 11, 6, 12, 15, 8,
@@ -20890,7 +20936,7 @@ var builtinTrie = &trie{
 		18, 11, 3, 2, 14, 15, 11, 3, 12, 6, 18, 22, 6, 18, 8, 3, 17, 8, 16, 3,
 		9, 18, 8, 11, 10, 19, 6, 12, 7, 24, 7, 12, 10, 24, 20, 12, 32, 2, 3, 3,
 		19, 1, 14, 4, 5, 3, 12, 6, 32, 11, 10, 15, 6, 12, 15, 7, 3, 20, 14, 11,
-		12, 18, 1, 18, 10, 16, 84, 38, 24, 8, 16, 3, 9, 18, 8, 11, 19, 8, 14, 7,
+		12, 18, 1, 18, 10, 16, 84, 39, 24, 8, 16, 3, 9, 18, 8, 11, 19, 8, 14, 7,
 		7, 18, 6, 10, 10, 8, 1, 11, 12, 15, 9, 16, 14, 7, 18, 4, 19, 15, 15, 3,
 		8, 4, 28, 3, 9, 2, 7, 12, 29, 15, 8, 17, 11, 12, 7, 8, 14, 8, 12, 20,
 		14, 11, 2, 8, 6, 32, 4, 21, 14, 12, 13, 6, 18, 8, 3, 18, 8, 11, 19, 8,
@@ -20910,7 +20956,7 @@ var builtinTrie = &trie{
 		15, 8, 2, 3, 3, 5, 10, 8, 10, 9, 10, 19, 11, 4, 11, 3, 9, 10, 2, 16,
 		8, 2, 11, 5, 6, 8, 10, 19, 14, 20, 20, 6, 18, 8, 14, 2, 15, 21, 3, 9,
 		13, 21, 8, 11, 29, 20, 8, 2, 11, 10, 15, 6, 7, 8, 14, 10, 8, 14, 8, 1,
-		6, 10, 15, 36, 19, 18, 6, 17, 6, 18, 6, 12, 4, 6, 8, 20, 32, 8, 3, 18,
+		6, 10, 15, 37, 19, 18, 6, 17, 6, 18, 6, 12, 4, 6, 8, 20, 32, 8, 3, 18,
 		8, 14, 8, 17, 3, 18, 8, 15, 21, 14, 15, 8, 21, 3, 10, 15, 14, 6, 17, 4,
 		20, 6, 8, 21, 14, 10, 8, 1, 6, 6, 12, 8, 9, 10, 6, 7, 8, 9, 19, 8,
 		1, 4, 21, 20, 18, 1, 4, 7, 6, 11, 20, 12, 18, 10, 2, 3, 4, 5, 6, 7,
@@ -20925,19 +20971,19 @@ var builtinTrie = &trie{
 		8, 11, 7, 6, 12, 15, 11, 17, 11, 6, 7, 8, 10, 19, 14, 20, 3, 19, 14, 9,
 		10, 11, 12, 13, 8, 12, 3, 15, 8, 14, 2, 2, 3, 28, 6, 7, 14, 15, 10, 4,
 		11, 17, 11, 6, 7, 8, 7, 3, 20, 14, 11, 12, 8, 11, 10, 8, 12, 3, 15, 8,
-		14, 2, 2, 3, 28, 6, 7, 8, 27, 26, 35, 39, 4, 17, 21, 18, 10, 22, 10, 6,
+		14, 2, 2, 3, 28, 6, 7, 8, 27, 26, 36, 40, 4, 17, 21, 18, 10, 22, 10, 6,
 		12, 7, 6, 18, 8, 19, 3, 2, 11, 4, 16, 8, 17, 18, 14, 20, 6, 28, 3, 18,
-		5, 40, 8, 7, 3, 20, 14, 11, 12, 8, 14, 9, 15, 21, 6, 12, 15, 11, 4, 14,
+		5, 35, 8, 7, 3, 20, 14, 11, 12, 8, 14, 9, 15, 21, 6, 12, 15, 11, 4, 14,
 		15, 11, 3, 12, 8, 17, 14, 11, 2, 21, 6, 4, 5, 8, 26, 17, 14, 11, 2, 6,
 		7, 8, 17, 14, 11, 2, 14, 11, 2, 9, 18, 6, 14, 18, 7, 8, 17, 14, 11, 2,
-		6, 4, 3, 18, 7, 6, 12, 7, 6, 18, 8, 11, 12, 22, 14, 2, 11, 7, 8, 36,
+		6, 4, 3, 18, 7, 6, 12, 7, 6, 18, 8, 11, 12, 22, 14, 2, 11, 7, 8, 37,
 		8, 6, 12, 22, 6, 2, 3, 19, 6, 8, 18, 6, 33, 6, 4, 15, 6, 7, 14, 2,
 		11, 7, 14, 15, 11, 3, 12, 7, 12, 10, 8, 7, 6, 8, 22, 3, 15, 18, 6, 8,
 		12, 3, 20, 8, 7, 6, 8, 7, 3, 20, 14, 11, 12, 6, 8, 17, 14, 11, 2, 17,
 		14, 11, 2, 2, 8, 21, 14, 12, 7, 10, 21, 14, 5, 6, 14, 11, 3, 18, 15, 15,
-		2, 10, 8, 36, 11, 20, 10, 8, 18, 6, 30, 9, 11, 18, 6, 7, 8, 15, 3, 8,
+		2, 10, 8, 37, 11, 20, 10, 8, 18, 6, 30, 9, 11, 18, 6, 7, 8, 15, 3, 8,
 		10, 6, 12, 7, 8, 20, 14, 11, 2, 14, 16, 8, 12, 3, 15, 8, 1, 6, 8, 18,
-		6, 19, 6, 14, 15, 6, 7, 12, 3, 15, 36, 10, 9, 19, 19, 3, 18, 15, 6, 7,
+		6, 19, 6, 14, 15, 6, 7, 12, 3, 15, 37, 10, 9, 19, 19, 3, 18, 15, 6, 7,
 		26, 8, 7, 6, 10, 15, 11, 12, 14, 15, 11, 3, 12, 8, 20, 14, 11, 2, 8, 10,
 		6, 18, 22, 6, 18, 8, 20, 9, 10, 15, 8, 10, 9, 19, 19, 3, 18, 15, 8, 15,
 		2, 10, 8, 15, 3, 8, 18, 6, 4, 6, 11, 22, 6, 8, 20, 14, 11, 2, 2, 2,
@@ -20951,7 +20997,7 @@ var builtinTrie = &trie{
 		15, 8, 14, 7, 7, 18, 6, 10, 10, 1, 19, 18, 10, 20, 11, 10, 15, 10, 11, 3,
 		12, 8, 30, 9, 3, 15, 14, 8, 6, 32, 4, 6, 6, 7, 6, 7, 15, 6, 18, 8,
 		17, 14, 11, 2, 6, 7, 8, 15, 3, 8, 14, 7, 9, 15, 21, 6, 12, 15, 11, 4,
-		14, 15, 6, 11, 10, 14, 1, 2, 6, 7, 19, 3, 18, 15, 8, 37, 10, 15, 15, 14,
+		14, 15, 6, 11, 10, 14, 1, 2, 6, 7, 19, 3, 18, 15, 8, 38, 10, 15, 15, 14,
 		18, 15, 15, 2, 10, 2, 10, 1, 2, 19, 6, 11, 4, 12, 15, 6, 7, 8, 1, 10,
 		3, 9, 12, 4, 6, 8, 14, 15, 15, 14, 4, 5, 10, 19, 14, 20, 8, 11, 19, 7,
 		6, 7, 4, 11, 3, 9, 10, 8, 4, 7, 3, 12, 15, 6, 12, 15, 9, 6, 8, 15,
@@ -20974,7 +21020,7 @@ var builtinTrie = &trie{
 		8, 6, 17, 18, 18, 3, 18, 14, 11, 2, 9, 18, 6, 18, 18, 3, 18, 8, 11, 28,
 		12, 8, 14, 9, 15, 3, 20, 14, 15, 11, 4, 8, 21, 3, 20, 6, 7, 11, 18, 8,
 		4, 18, 6, 14, 15, 11, 3, 12, 21, 11, 2, 6, 8, 6, 32, 6, 4, 9, 15, 11,
-		12, 13, 8, 30, 20, 14, 11, 2, 36, 17, 3, 18, 28, 14, 18, 7, 14, 11, 11, 2,
+		12, 13, 8, 30, 20, 14, 11, 2, 37, 17, 3, 18, 28, 14, 18, 7, 14, 11, 11, 2,
 		9, 18, 6, 8, 11, 12, 8, 2, 20, 12, 7, 14, 19, 8, 2, 3, 3, 5, 9, 19,
 		32, 8, 2, 3, 3, 5, 9, 19, 14, 20, 6, 8, 18, 6, 10, 3, 2, 9, 15, 11,
 		3, 12, 2, 6, 8, 28, 18, 11, 15, 6, 8, 6, 18, 18, 3, 18, 3, 4, 3, 14,
@@ -21040,11 +21086,11 @@ var builtinTrie = &trie{
 		7, 11, 12, 13, 8, 20, 15, 14, 29, 10, 8, 19, 3, 3, 18, 8, 18, 6, 19, 9,
 		15, 14, 15, 11, 3, 12, 17, 8, 18, 6, 4, 3, 18, 7, 8, 3, 17, 8, 15, 21,
 		6, 8, 10, 6, 12, 7, 11, 12, 13, 8, 7, 3, 20, 14, 11, 12, 10, 6, 18, 8,
-		29, 39, 16, 3, 9, 8, 14, 18, 6, 8, 15, 18, 16, 11, 12, 13, 8, 15, 3, 8,
+		29, 40, 16, 3, 9, 8, 14, 18, 6, 8, 15, 18, 16, 11, 12, 13, 8, 15, 3, 8,
 		18, 6, 14, 4, 21, 8, 11, 10, 8, 3, 22, 6, 18, 8, 30, 9, 3, 15, 14, 10,
 		8, 6, 10, 20, 14, 11, 2, 8, 12, 14, 20, 6, 8, 11, 10, 8, 12, 3, 15, 8,
 		17, 3, 9, 12, 7, 19, 14, 4, 6, 8, 21, 14, 10, 8, 1, 6, 6, 12, 8, 9,
-		10, 6, 7, 8, 9, 19, 10, 40, 8, 14, 4, 4, 3, 9, 12, 15, 8, 11, 10, 8,
+		10, 6, 7, 8, 9, 19, 10, 35, 8, 14, 4, 4, 3, 9, 12, 15, 8, 11, 10, 8,
 		7, 15, 11, 10, 14, 1, 2, 6, 7, 24, 6, 20, 19, 3, 18, 14, 18, 11, 2, 16,
 		8, 2, 3, 11, 20, 11, 15, 6, 7, 24, 22, 6, 18, 8, 30, 9, 3, 15, 14, 18,
 		8, 20, 14, 11, 2, 1, 3, 32, 8, 11, 10, 8, 17, 9, 2, 2, 6, 8, 11, 10,
@@ -21066,7 +21112,7 @@ var builtinTrie = &trie{
 		7, 3, 32, 8, 11, 10, 8, 7, 11, 10, 14, 1, 2, 6, 7, 10, 10, 14, 13, 6,
 		8, 14, 4, 21, 11, 10, 28, 19, 19, 6, 14, 18, 10, 8, 15, 3, 8, 1, 6, 8,
 		10, 19, 14, 20, 3, 12, 15, 14, 11, 12, 8, 11, 15, 20, 12, 19, 18, 3, 19, 6,
-		18, 2, 16, 36, 17, 3, 18, 20, 14, 15, 15, 6, 7, 8, 1, 11, 12, 14, 18, 16,
+		18, 2, 16, 37, 17, 3, 18, 20, 14, 15, 15, 6, 7, 8, 1, 11, 12, 14, 18, 16,
 		8, 4, 3, 12, 15, 6, 12, 15, 22, 14, 2, 11, 7, 8, 20, 11, 20, 6, 8, 21,
 		6, 14, 7, 6, 18, 10, 6, 32, 15, 8, 15, 21, 14, 15, 8, 9, 10, 6, 10, 8,
 		9, 12, 12, 6, 4, 6, 10, 10, 14, 18, 16, 8, 1, 14, 10, 6, 47, 44, 8, 6,
@@ -21087,7 +21133,7 @@ var builtinTrie = &trie{
 		19, 11, 6, 12, 15, 15, 3, 8, 2, 11, 10, 15, 3, 15, 8, 11, 12, 8, 20, 16,
 		8, 22, 14, 2, 11, 7, 18, 4, 19, 15, 15, 3, 8, 2, 11, 10, 15, 9, 15, 6,
 		8, 18, 6, 30, 9, 11, 18, 6, 10, 8, 6, 21, 15, 12, 4, 18, 16, 19, 15, 11,
-		3, 12, 8, 39, 15, 2, 10, 40, 11, 13, 21, 36, 10, 15, 18, 6, 12, 13, 15, 21,
+		3, 12, 8, 40, 15, 2, 10, 35, 11, 13, 21, 37, 10, 15, 18, 6, 12, 13, 15, 21,
 		8, 4, 11, 19, 21, 6, 18, 10, 2, 10, 8, 22, 6, 18, 10, 11, 3, 12, 8, 43,
 		24, 46, 8, 3, 18, 8, 13, 18, 6, 14, 15, 6, 18, 6, 19, 16, 18, 22, 6, 18,
 		8, 7, 3, 6, 10, 8, 12, 3, 15, 8, 14, 4, 4, 6, 19, 15, 8, 20, 14, 11,
@@ -21102,8 +21148,8 @@ var builtinTrie = &trie{
 		2, 9, 18, 6, 26, 8, 7, 20, 14, 11, 2, 16, 8, 20, 6, 10, 10, 14, 13, 6,
 		8, 30, 9, 3, 15, 14, 8, 6, 32, 4, 6, 6, 7, 6, 7, 14, 32, 11, 20, 9,
 		20, 8, 10, 6, 12, 7, 11, 12, 13, 8, 18, 14, 15, 6, 8, 6, 32, 4, 6, 6,
-		7, 6, 7, 20, 6, 8, 36, 7, 3, 3, 9, 15, 3, 9, 15, 8, 3, 9, 15, 9,
-		15, 8, 36, 28, 8, 4, 2, 3, 10, 11, 12, 13, 8, 4, 3, 12, 12, 6, 4, 15,
+		7, 6, 7, 20, 6, 8, 37, 7, 3, 3, 9, 15, 3, 9, 15, 8, 3, 9, 15, 9,
+		15, 8, 37, 28, 8, 4, 2, 3, 10, 11, 12, 13, 8, 4, 3, 12, 12, 6, 4, 15,
 		11, 3, 12, 14, 21, 11, 15, 11, 12, 13, 8, 17, 3, 18, 8, 11, 12, 19, 9, 15,
 		11, 2, 6, 8, 19, 6, 18, 17, 3, 18, 20, 11, 12, 13, 8, 10, 6, 14, 18, 4,
 		21, 8, 3, 12, 8, 2, 7, 14, 19, 8, 10, 6, 18, 22, 6, 18, 10, 8, 14, 21,
@@ -21111,11 +21157,11 @@ var builtinTrie = &trie{
 		7, 6, 3, 13, 3, 15, 11, 14, 15, 11, 3, 12, 8, 17, 14, 11, 2, 6, 7, 15,
 		8, 14, 22, 14, 11, 2, 14, 1, 2, 6, 6, 30, 9, 11, 18, 6, 7, 8, 1, 17,
 		9, 15, 8, 12, 3, 15, 8, 10, 9, 19, 19, 3, 18, 15, 6, 7, 3, 18, 8, 18,
-		4, 19, 15, 8, 7, 3, 20, 14, 11, 12, 8, 36, 18, 6, 4, 3, 18, 7, 11, 12,
+		4, 19, 15, 8, 7, 3, 20, 14, 11, 12, 8, 37, 18, 6, 4, 3, 18, 7, 11, 12,
 		22, 14, 2, 11, 7, 26, 8, 15, 21, 6, 8, 7, 3, 20, 14, 11, 12, 8, 17, 14,
 		11, 2, 6, 7, 8, 7, 14, 12, 6, 8, 22, 14, 2, 11, 7, 14, 15, 11, 3, 12,
 		8, 3, 10, 9, 1, 20, 11, 15, 8, 20, 6, 10, 10, 14, 13, 6, 10, 8, 15, 3,
-		8, 15, 21, 11, 10, 8, 6, 36, 20, 14, 11, 2, 8, 10, 16, 10, 15, 6, 20, 8,
+		8, 15, 21, 11, 10, 8, 6, 37, 20, 14, 11, 2, 8, 10, 16, 10, 15, 6, 20, 8,
 		21, 14, 10, 8, 1, 6, 6, 12, 8, 18, 6, 33, 6, 4, 15, 6, 7, 8, 1, 17,
 		2, 20, 11, 13, 14, 10, 15, 14, 3, 18, 13, 6, 12, 13, 8, 11, 12, 8, 15, 21,
 		6, 8, 30, 9, 6, 9, 6, 14, 9, 12, 16, 8, 75, 4, 6, 21, 11, 2, 20, 18,
@@ -21136,7 +21182,7 @@ var builtinTrie = &trie{
 		21, 11, 10, 8, 21, 3, 10, 15, 14, 20, 8, 10, 4, 3, 20, 19, 2, 14, 11, 12,
 		15, 10, 8, 17, 18, 3, 20, 8, 16, 3, 9, 18, 8, 11, 19, 12, 14, 18, 28, 9,
 		15, 21, 6, 12, 15, 11, 4, 14, 15, 6, 7, 8, 4, 3, 20, 20, 14, 12, 7, 10,
-		6, 4, 3, 13, 12, 11, 31, 6, 7, 8, 4, 3, 20, 20, 14, 12, 7, 10, 38, 8,
+		6, 4, 3, 13, 12, 11, 31, 6, 7, 8, 4, 3, 20, 20, 14, 12, 7, 10, 39, 8,
 		13, 3, 3, 7, 1, 16, 6, 14, 12, 15, 6, 7, 8, 20, 6, 10, 10, 14, 13, 6,
 		10, 8, 21, 14, 22, 6, 8, 1, 6, 6, 12, 8, 10, 6, 12, 15, 8, 17, 18, 3,
 		20, 8, 15, 21, 6, 8, 17, 3, 2, 2, 3, 28, 11, 12, 13, 8, 11, 19, 8, 14,
@@ -21147,10 +21193,10 @@ var builtinTrie = &trie{
 		7, 8, 7, 10, 12, 8, 17, 3, 18, 3, 18, 15, 24, 18, 9, 2, 6, 10, 24, 18,
 		6, 33, 6, 4, 15, 20, 6, 10, 10, 14, 13, 6, 13, 13, 6, 18, 6, 7, 8, 14,
 		8, 10, 19, 14, 20, 8, 1, 2, 3, 4, 5, 33, 19, 14, 12, 8, 7, 6, 8, 4,
-		3, 12, 12, 6, 32, 11, 3, 12, 10, 38, 8, 14, 13, 14, 11, 12, 8, 2, 14, 15,
-		6, 18, 38, 8, 4, 2, 3, 10, 11, 12, 13, 8, 4, 3, 12, 12, 6, 4, 15, 11,
+		3, 12, 12, 6, 32, 11, 3, 12, 10, 39, 8, 14, 13, 14, 11, 12, 8, 2, 14, 15,
+		6, 18, 39, 8, 4, 2, 3, 10, 11, 12, 13, 8, 4, 3, 12, 12, 6, 4, 15, 11,
 		3, 12, 24, 18, 12, 8, 3, 12, 8, 10, 20, 15, 19, 8, 14, 9, 15, 21, 6, 12,
-		15, 11, 4, 14, 15, 11, 3, 12, 19, 6, 35, 20, 32, 26, 8, 20, 14, 2, 17, 3,
+		15, 11, 4, 14, 15, 11, 3, 12, 19, 6, 36, 20, 32, 26, 8, 20, 14, 2, 17, 3,
 		18, 20, 6, 7, 8, 3, 18, 8, 9, 12, 6, 32, 19, 6, 4, 15, 6, 7, 8, 12,
 		14, 20, 6, 8, 10, 6, 18, 22, 6, 18, 8, 18, 6, 19, 2, 16, 4, 12, 18, 10,
 		15, 6, 19, 18, 3, 15, 6, 4, 15, 14, 1, 7, 11, 5, 12, 18, 10, 15, 9, 22,
@@ -21161,7 +21207,7 @@ var builtinTrie = &trie{
 		6, 10, 10, 14, 13, 6, 8, 14, 17, 15, 6, 18, 6, 15, 8, 2, 3, 4, 14, 2,
 		8, 11, 10, 10, 9, 6, 18, 8, 4, 6, 18, 15, 11, 17, 11, 4, 14, 15, 6, 3,
 		13, 11, 12, 8, 11, 12, 15, 3, 8, 2, 7, 14, 19, 8, 10, 6, 18, 22, 6, 18,
-		38, 8, 1, 14, 7, 8, 4, 18, 6, 7, 6, 12, 15, 11, 14, 2, 10, 18, 3, 4,
+		39, 8, 1, 14, 7, 8, 4, 18, 6, 7, 6, 12, 15, 11, 14, 2, 10, 18, 3, 4,
 		6, 10, 10, 8, 14, 4, 12, 8, 6, 20, 14, 11, 2, 8, 14, 15, 8, 15, 21, 11,
 		10, 8, 15, 11, 20, 6, 3, 20, 12, 20, 14, 12, 7, 12, 6, 4, 15, 11, 3, 12,
 		8, 14, 15, 8, 15, 21, 11, 10, 8, 15, 11, 20, 6, 6, 2, 10, 14, 16, 8, 17,
@@ -21172,7 +21218,7 @@ var builtinTrie = &trie{
 		28, 6, 7, 2, 3, 4, 5, 6, 2, 11, 22, 6, 18, 14, 1, 2, 6, 8, 14, 7,
 		7, 18, 6, 10, 10, 20, 19, 2, 6, 20, 6, 12, 15, 6, 7, 8, 4, 3, 20, 20,
 		14, 12, 7, 12, 3, 28, 12, 8, 14, 7, 6, 21, 2, 20, 3, 18, 10, 9, 7, 7,
-		18, 6, 10, 10, 3, 20, 14, 11, 12, 8, 12, 14, 20, 6, 36, 20, 14, 11, 2, 8,
+		18, 6, 10, 10, 3, 20, 14, 11, 12, 8, 12, 14, 20, 6, 37, 20, 14, 11, 2, 8,
 		14, 7, 7, 18, 6, 10, 10, 3, 10, 15, 3, 4, 14, 2, 8, 19, 9, 14, 18, 15,
 		10, 6, 18, 14, 11, 2, 8, 1, 6, 7, 3, 20, 14, 11, 12, 3, 32, 18, 18, 8,
 		11, 2, 2, 6, 13, 14, 2, 8, 14, 2, 11, 14, 10, 6, 4, 11, 19, 11, 6, 12,
@@ -21194,11 +21240,11 @@ var builtinTrie = &trie{
 		1, 2, 6, 8, 7, 18, 15, 21, 6, 8, 10, 20, 15, 19, 8, 18, 6, 2, 14, 16,
 		8, 14, 15, 8, 16, 3, 9, 18, 8, 10, 6, 18, 22, 11, 4, 6, 8, 19, 18, 3,
 		22, 11, 7, 6, 18, 8, 1, 16, 8, 18, 6, 4, 6, 12, 15, 8, 22, 11, 18, 9,
-		10, 6, 10, 8, 12, 39, 4, 7, 21, 11, 20, 12, 3, 18, 10, 15, 9, 3, 20, 19,
+		10, 6, 10, 8, 12, 40, 4, 7, 21, 11, 20, 12, 3, 18, 10, 15, 9, 3, 20, 19,
 		2, 14, 11, 12, 15, 10, 3, 6, 10, 8, 12, 12, 3, 15, 8, 6, 32, 11, 10, 15,
-		38, 8, 1, 9, 15, 8, 28, 11, 2, 2, 8, 7, 6, 2, 11, 22, 6, 18, 8, 15,
+		39, 8, 1, 9, 15, 8, 28, 11, 2, 2, 8, 7, 6, 2, 11, 22, 6, 18, 8, 15,
 		3, 29, 15, 8, 6, 32, 11, 10, 15, 14, 10, 8, 6, 20, 15, 32, 4, 6, 6, 7,
-		6, 7, 8, 30, 9, 3, 15, 14, 38, 8, 1, 3, 9, 12, 4, 11, 12, 13, 8, 20,
+		6, 7, 8, 30, 9, 3, 15, 14, 39, 8, 1, 3, 9, 12, 4, 11, 12, 13, 8, 20,
 		14, 11, 2, 3, 22, 6, 7, 3, 3, 8, 20, 14, 12, 16, 8, 20, 6, 10, 10, 14,
 		13, 6, 10, 8, 3, 12, 8, 15, 21, 6, 8, 10, 6, 18, 22, 6, 18, 12, 10, 22,
 		14, 2, 11, 7, 8, 3, 18, 15, 9, 22, 6, 18, 8, 30, 15, 9, 3, 15, 14, 21,
@@ -21213,13 +21259,13 @@ var builtinTrie = &trie{
 		7, 8, 11, 12, 8, 19, 9, 1, 2, 11, 4, 8, 12, 14, 20, 6, 8, 53, 8, 14,
 		7, 7, 18, 6, 10, 10, 8, 1, 3, 3, 5, 18, 22, 8, 7, 3, 20, 14, 11, 12,
 		8, 11, 10, 8, 7, 11, 10, 14, 1, 2, 6, 7, 6, 18, 8, 30, 9, 3, 15, 14,
-		24, 8, 39, 48, 23, 24, 43, 24, 43, 40, 6, 17, 33, 9, 10, 6, 10, 8, 15, 3,
+		24, 8, 40, 48, 23, 24, 43, 24, 43, 35, 6, 17, 33, 9, 10, 6, 10, 8, 15, 3,
 		8, 18, 6, 4, 6, 11, 22, 6, 8, 15, 21, 11, 10, 8, 20, 14, 11, 2, 6, 4,
 		15, 9, 10, 19, 6, 12, 7, 6, 7, 6, 20, 19, 3, 18, 14, 18, 11, 2, 16, 8,
 		10, 9, 10, 19, 6, 12, 7, 6, 7, 12, 5, 12, 3, 28, 12, 14, 20, 6, 8, 14,
 		12, 7, 8, 19, 14, 10, 10, 28, 3, 18, 7, 8, 12, 3, 15, 8, 14, 4, 4, 6,
 		19, 15, 6, 7, 11, 2, 11, 10, 14, 15, 6, 9, 18, 8, 11, 12, 4, 3, 12, 12,
-		9, 8, 84, 14, 7, 6, 11, 2, 11, 7, 36, 14, 7, 7, 18, 6, 10, 10, 36, 17,
+		9, 8, 84, 14, 7, 6, 11, 2, 11, 7, 37, 14, 7, 7, 18, 6, 10, 10, 37, 17,
 		11, 2, 15, 6, 18, 6, 2, 11, 22, 6, 18, 26, 20, 8, 11, 12, 22, 14, 2, 11,
 		7, 8, 3, 18, 8, 9, 12, 5, 12, 3, 28, 12, 8, 22, 11, 18, 15, 9, 14, 2,
 		8, 9, 10, 6, 18, 14, 11, 2, 26, 8, 14, 4, 4, 3, 9, 12, 15, 8, 11, 10,
@@ -21229,7 +21275,7 @@ var builtinTrie = &trie{
 		15, 21, 6, 8, 10, 6, 12, 7, 11, 12, 13, 8, 7, 11, 3, 20, 14, 11, 12, 19,
 		8, 14, 7, 7, 18, 6, 10, 10, 11, 2, 2, 6, 31, 8, 6, 10, 10, 14, 16, 6,
 		18, 8, 19, 2, 9, 10, 8, 15, 14, 18, 7, 24, 8, 10, 6, 18, 22, 11, 4, 6,
-		8, 18, 6, 17, 9, 10, 6, 7, 38, 8, 19, 2, 6, 14, 10, 6, 8, 15, 18, 16,
+		8, 18, 6, 17, 9, 10, 6, 7, 39, 8, 19, 2, 6, 14, 10, 6, 8, 15, 18, 16,
 		8, 2, 14, 15, 6, 18, 24, 3, 18, 2, 14, 15, 6, 11, 10, 3, 12, 9, 10, 8,
 		7, 17, 19, 6, 15, 6, 4, 15, 6, 7, 3, 9, 12, 7, 26, 21, 11, 10, 21, 11,
 		12, 13, 27, 20, 14, 2, 11, 4, 11, 3, 9, 10, 34, 9, 18, 2, 8, 7, 6, 15,
@@ -21245,7 +21291,7 @@ var builtinTrie = &trie{
 		6, 19, 15, 8, 20, 14, 6, 11, 2, 8, 17, 18, 3, 20, 8, 7, 21, 16, 12, 14,
 		20, 11, 4, 8, 11, 19, 10, 3, 10, 15, 10, 8, 28, 11, 15, 21, 8, 7, 16, 12,
 		14, 20, 11, 4, 8, 11, 19, 8, 3, 18, 8, 13, 6, 12, 6, 18, 11, 4, 8, 7,
-		12, 10, 8, 19, 15, 18, 36, 18, 6, 4, 3, 18, 7, 10, 10, 10, 14, 13, 6, 10,
+		12, 10, 8, 19, 15, 18, 37, 18, 6, 4, 3, 18, 7, 10, 10, 10, 14, 13, 6, 10,
 		8, 4, 3, 12, 15, 14, 11, 12, 11, 12, 13, 8, 11, 20, 14, 13, 6, 10, 8, 3,
 		18, 8, 3, 15, 21, 6, 18, 8, 14, 15, 15, 14, 4, 21, 20, 6, 12, 15, 10, 6,
 		2, 14, 16, 29, 15, 15, 8, 21, 14, 12, 7, 2, 6, 8, 20, 14, 11, 2, 8, 17,
@@ -21260,7 +21306,7 @@ var builtinTrie = &trie{
 		18, 6, 12, 29, 15, 8, 14, 1, 2, 6, 8, 15, 3, 8, 17, 11, 12, 7, 8, 15,
 		21, 6, 8, 18, 6, 4, 11, 19, 11, 6, 12, 15, 8, 7, 3, 20, 14, 11, 12, 6,
 		12, 8, 14, 15, 15, 6, 20, 19, 15, 11, 12, 13, 8, 15, 3, 8, 10, 6, 12, 7,
-		8, 15, 3, 8, 14, 8, 12, 3, 12, 36, 2, 3, 4, 14, 2, 8, 6, 36, 20, 14,
+		8, 15, 3, 8, 14, 8, 12, 3, 12, 37, 2, 3, 4, 14, 2, 8, 6, 37, 20, 14,
 		11, 2, 8, 14, 7, 7, 18, 6, 10, 10, 2, 15, 2, 8, 1, 5, 6, 8, 19, 6,
 		18, 20, 14, 12, 6, 12, 15, 2, 16, 8, 7, 6, 17, 6, 18, 18, 6, 7, 6, 6,
 		19, 8, 15, 18, 16, 11, 12, 13, 21, 3, 9, 15, 8, 14, 10, 8, 22, 14, 2, 11,
@@ -21271,7 +21317,7 @@ var builtinTrie = &trie{
 		2, 3, 28, 6, 7, 8, 10, 15, 3, 18, 14, 13, 6, 9, 3, 15, 14, 11, 3, 15,
 		6, 8, 15, 3, 12, 13, 8, 3, 18, 8, 12, 3, 8, 2, 3, 12, 13, 6, 18, 8,
 		22, 14, 2, 11, 7, 28, 24, 10, 19, 14, 20, 21, 14, 9, 10, 24, 3, 18, 13, 27,
-		30, 9, 6, 18, 16, 27, 1, 2, 51, 11, 19, 35, 36, 3, 7, 9, 13, 36, 18, 6,
+		30, 9, 6, 18, 16, 27, 1, 2, 51, 11, 19, 36, 37, 3, 7, 9, 13, 37, 18, 6,
 		17, 8, 21, 6, 14, 7, 6, 18, 8, 11, 10, 8, 15, 3, 3, 8, 2, 3, 12, 13,
 		12, 11, 32, 52, 14, 9, 15, 21, 8, 11, 10, 8, 12, 3, 8, 2, 3, 12, 13, 6,
 		18, 8, 10, 9, 19, 19, 3, 18, 15, 6, 7, 14, 3, 21, 3, 3, 8, 18, 6, 30,
@@ -21283,10 +21329,10 @@ var builtinTrie = &trie{
 		11, 10, 15, 2, 3, 28, 6, 7, 8, 15, 3, 8, 4, 19, 10, 3, 12, 12, 6, 4,
 		15, 3, 10, 15, 8, 15, 3, 8, 15, 21, 11, 10, 8, 20, 14, 11, 2, 11, 12, 13,
 		8, 2, 11, 10, 15, 6, 12, 7, 15, 21, 3, 18, 11, 31, 6, 7, 8, 15, 3, 8,
-		10, 6, 12, 7, 8, 20, 14, 11, 2, 38, 8, 14, 9, 15, 21, 6, 12, 15, 11, 4,
+		10, 6, 12, 7, 8, 20, 14, 11, 2, 39, 8, 14, 9, 15, 21, 6, 12, 15, 11, 4,
 		14, 15, 11, 3, 12, 8, 11, 10, 8, 18, 6, 30, 9, 11, 18, 6, 7, 6, 12, 7,
-		11, 12, 13, 8, 10, 15, 19, 14, 20, 3, 8, 27, 39, 3, 18, 8, 17, 18, 3, 20,
-		40, 8, 21, 14, 10, 8, 14, 8, 19, 3, 2, 11, 4, 16, 8, 15, 21, 14, 15, 8,
+		11, 12, 13, 8, 10, 15, 19, 14, 20, 3, 8, 27, 40, 3, 18, 8, 17, 18, 3, 20,
+		35, 8, 21, 14, 10, 8, 14, 8, 19, 3, 2, 11, 4, 16, 8, 15, 21, 14, 15, 8,
 		19, 18, 3, 21, 11, 1, 11, 15, 6, 7, 17, 18, 3, 20, 8, 14, 12, 8, 14, 7,
 		7, 18, 6, 10, 10, 8, 15, 21, 14, 15, 8, 21, 14, 10, 8, 1, 6, 6, 12, 8,
 		1, 2, 14, 4, 5, 2, 11, 10, 15, 6, 7, 3, 12, 29, 15, 8, 14, 9, 15, 21,
@@ -21295,7 +21341,7 @@ var builtinTrie = &trie{
 		12, 15, 32, 4, 6, 6, 7, 6, 7, 8, 15, 21, 6, 18, 6, 8, 9, 10, 11, 12,
 		13, 8, 14, 8, 20, 14, 10, 10, 8, 20, 14, 11, 2, 6, 18, 8, 14, 6, 21, 11,
 		20, 12, 10, 4, 4, 6, 10, 10, 8, 11, 15, 19, 3, 8, 10, 9, 1, 20, 11, 15,
-		8, 20, 6, 10, 10, 14, 13, 6, 10, 8, 15, 3, 8, 15, 21, 11, 10, 8, 6, 36,
+		8, 20, 6, 10, 10, 14, 13, 6, 10, 8, 15, 3, 8, 15, 21, 11, 10, 8, 6, 37,
 		20, 14, 11, 2, 8, 10, 16, 10, 15, 6, 20, 8, 21, 14, 10, 8, 1, 6, 6, 12,
 		8, 18, 6, 33, 6, 4, 15, 6, 7, 20, 12, 14, 11, 2, 8, 14, 1, 21, 11, 28,
 		7, 19, 7, 18, 6, 10, 10, 8, 21, 14, 10, 8, 1, 6, 6, 12, 8, 1, 2, 14,
@@ -21303,7 +21349,7 @@ var builtinTrie = &trie{
 		18, 8, 15, 3, 8, 10, 19, 14, 20, 8, 28, 6, 8, 21, 14, 22, 6, 8, 18, 6,
 		4, 6, 11, 22, 6, 7, 8, 1, 6, 17, 3, 18, 6, 18, 6, 14, 4, 21, 6, 10,
 		8, 2, 3, 4, 14, 2, 8, 9, 18, 11, 1, 2, 8, 19, 3, 2, 11, 4, 16, 14,
-		7, 8, 10, 19, 14, 20, 36, 2, 11, 5, 6, 10, 8, 4, 19, 3, 12, 10, 11, 7,
+		7, 8, 10, 19, 14, 20, 37, 2, 11, 5, 6, 10, 8, 4, 19, 3, 12, 10, 11, 7,
 		6, 18, 6, 7, 8, 10, 19, 14, 20, 18, 3, 1, 14, 1, 2, 16, 8, 10, 19, 14,
 		20, 14, 10, 8, 7, 6, 15, 6, 4, 15, 6, 7, 8, 14, 10, 8, 10, 19, 14, 20,
 		22, 6, 2, 3, 19, 6, 8, 18, 6, 4, 11, 19, 11, 6, 12, 15, 8, 21, 11, 14,
@@ -26419,190 +26465,190 @@ var builtinTrie = &trie{
 		3698, 3698, 3698, 3698, 3698, 3698, 3698, 3698, 3698, 3698, 3698, 3698, 3698, 3698, 3698, 3698, 3698, 3698, 3699,
 	},
 	outIDs: []int32{
-		1276, 285, 289, 288, 290, 2092, 2093, 2094, 284, 283, 286, 287, 320, 321, 313, 319, 314, 315, 316, 317,
-		318, 302, 299, 300, 301, 531, 55, 1709, 1550, 1719, 81, 78, 74, 80, 83, 76, 75, 82, 79, 77,
-		1719, 1552, 1719, 1553, 1050, 31, 1719, 15, 1083, 12, 1719, 1551, 175, 27, 1719, 845, 1909, 1259, 1174, 1278,
-		2016, 327, 465, 328, 2015, 478, 479, 1420, 774, 1420, 323, 156, 575, 1277, 1407, 326, 47, 51, 325, 882,
-		1402, 1554, 1534, 1535, 1288, 1408, 153, 1289, 1342, 1420, 154, 1420, 155, 1343, 156, 575, 668, 1761, 1403, 179,
-		668, 1404, 2055, 1420, 324, 156, 575, 87, 2045, 1516, 93, 22, 657, 1269, 1651, 1770, 1172, 90, 1138, 1135,
-		1173, 1460, 1483, 1162, 2050, 1405, 365, 664, 44, 846, 368, 1352, 992, 978, 2023, 664, 997, 1949, 988, 668,
-		981, 962, 665, 1008, 665, 560, 664, 977, 2022, 664, 847, 917, 899, 980, 666, 987, 2024, 668, 87, 167,
-		999, 848, 405, 890, 984, 665, 44, 1012, 849, 890, 1006, 665, 1975, 1501, 1704, 2095, 664, 573, 363, 44,
-		982, 665, 1002, 665, 91, 446, 2022, 664, 447, 666, 308, 1279, 1352, 124, 737, 1018, 1377, 1280, 1174, 1005,
-		665, 1138, 1242, 1135, 1281, 1359, 1510, 2039, 1175, 205, 1250, 668, 1011, 664, 1010, 664, 1371, 576, 1407, 1406,
-		36, 2074, 484, 1682, 98, 1880, 381, 46, 45, 132, 1741, 1759, 1752, 44, 1766, 683, 1479, 1480, 1461, 124,
-		1766, 682, 738, 668, 1672, 124, 117, 1969, 71, 1822, 61, 1794, 419, 124, 686, 1272, 1271, 387, 2048, 386,
-		1169, 688, 209, 1555, 2048, 68, 433, 959, 1407, 704, 1021, 1501, 730, 1408, 728, 910, 864, 901, 71, 61,
-		1858, 668, 351, 2075, 1868, 1860, 2053, 2054, 668, 1841, 1832, 1840, 1831, 1859, 668, 1833, 1861, 2054, 668, 1862,
-		668, 259, 1985, 1070, 1989, 1976, 1984, 1993, 1977, 644, 643, 432, 87, 1978, 1994, 1995, 650, 753, 87, 1178,
-		1252, 25, 592, 1540, 2017, 1357, 1408, 739, 1487, 1462, 1143, 72, 764, 1523, 2045, 90, 1230, 1084, 2050, 2016,
-		465, 2042, 1077, 1051, 1249, 52, 1385, 1407, 1394, 65, 71, 1789, 61, 72, 1849, 62, 90, 1085, 2051, 1512,
-		1513, 14, 1248, 1176, 1177, 102, 474, 1777, 1719, 12, 599, 1407, 1268, 1795, 1828, 1826, 1770, 1449, 87, 1428,
-		90, 1407, 90, 1179, 1770, 2054, 668, 1941, 2099, 1998, 1997, 175, 1, 1138, 2, 1135, 1086, 8, 1643, 1635,
-		727, 64, 72, 1867, 1556, 1719, 1139, 3, 60, 67, 668, 1087, 30, 11, 335, 189, 71, 1839, 61, 1845,
-		1819, 1818, 420, 2055, 1719, 1557, 1719, 1558, 1440, 1407, 72, 1846, 62, 29, 1559, 1078, 332, 90, 2064, 1636,
-		0, 1137, 4, 1136, 1180, 1770, 821, 823, 960, 850, 819, 1427, 901, 822, 824, 820, 91, 1645, 1633, 669,
-		832, 830, 831, 829, 1796, 394, 40, 839, 838, 1878, 70, 1282, 1420, 1420, 1881, 72, 1181, 1233, 788, 513,
-		454, 448, 2079, 1560, 1719, 1877, 70, 2085, 132, 430, 162, 1420, 2059, 1766, 1463, 1497, 787, 1486, 1464, 88,
-		671, 1420, 90, 34, 1974, 117, 836, 835, 18, 215, 10, 119, 1966, 1965, 119, 494, 1766, 119, 1766, 123,
-		497, 2065, 668, 1762, 1766, 1498, 1140, 2060, 1089, 1090, 2059, 1766, 1465, 1463, 1091, 1153, 125, 1092, 1987, 642,
-		1987, 1797, 2006, 2000, 1999, 2018, 2014, 2011, 2001, 2015, 2013, 249, 250, 251, 252, 1904, 554, 119, 1093, 132,
-		583, 481, 397, 44, 596, 1752, 44, 806, 1724, 44, 805, 501, 133, 1094, 2062, 1671, 1095, 487, 134, 1096,
-		1766, 2050, 1719, 12, 1097, 600, 90, 1182, 1253, 1224, 1501, 1763, 2048, 86, 1719, 1561, 84, 416, 1712, 53,
-		1543, 1639, 2090, 515, 1562, 1818, 1634, 1830, 1640, 840, 32, 1948, 1876, 70, 90, 192, 800, 132, 90, 1652,
-		88, 679, 1917, 1273, 125, 2080, 1882, 1501, 736, 740, 90, 33, 35, 2017, 346, 833, 90, 1719, 1098, 1000,
-		665, 216, 222, 219, 224, 124, 223, 221, 220, 225, 1719, 87, 1563, 87, 1907, 44, 1407, 618, 51, 1407,
-		620, 48, 44, 90, 44, 624, 621, 441, 614, 147, 44, 622, 443, 90, 44, 623, 444, 1420, 90, 44,
-		442, 123, 1972, 71, 1788, 61, 2038, 1420, 1367, 612, 1417, 667, 1738, 342, 94, 1945, 1918, 304, 1420, 1367,
-		303, 612, 1417, 1919, 1951, 169, 907, 2070, 851, 890, 651, 514, 509, 133, 2009, 136, 723, 113, 114, 665,
-		1920, 362, 136, 72, 692, 2075, 693, 2075, 1407, 719, 1924, 1183, 2057, 1798, 1184, 1255, 1719, 1564, 827, 1371,
-		1284, 1408, 2099, 523, 745, 1407, 1285, 51, 1158, 1157, 1942, 132, 144, 1970, 117, 140, 141, 664, 990, 71,
-		1863, 61, 72, 1850, 62, 150, 147, 1912, 902, 768, 147, 852, 1066, 90, 543, 2043, 1065, 1073, 1049, 1042,
-		580, 1047, 1040, 1044, 90, 544, 1041, 102, 348, 1667, 84, 718, 722, 1501, 721, 128, 1673, 1502, 680, 1766,
-		108, 134, 500, 1653, 111, 109, 136, 241, 242, 244, 243, 245, 322, 11, 1088, 10, 1764, 10, 1501, 496,
-		662, 87, 661, 124, 1261, 1442, 1458, 1770, 1352, 1185, 1283, 1493, 425, 1479, 1368, 1405, 853, 655, 90, 1777,
-		2050, 1766, 428, 90, 1479, 427, 1071, 1048, 1270, 1489, 1443, 1353, 1501, 131, 1352, 1099, 44, 594, 91, 1683,
-		799, 1703, 165, 405, 890, 87, 1707, 690, 1684, 1239, 128, 1700, 129, 90, 1186, 40, 453, 1698, 1045, 677,
-		1648, 342, 1453, 1425, 1454, 1408, 340, 2067, 729, 437, 1521, 2045, 90, 385, 383, 1501, 2051, 384, 382, 2050,
-		605, 1501, 1506, 716, 311, 1156, 1155, 1719, 1100, 668, 828, 86, 1407, 51, 1716, 2091, 1149, 466, 59, 87,
-		1405, 91, 961, 446, 2022, 664, 1287, 1286, 1279, 1352, 1022, 90, 1187, 1256, 668, 1765, 2055, 1392, 1821, 1799,
-		603, 1815, 2073, 406, 860, 147, 577, 1188, 90, 1234, 1189, 1146, 390, 417, 1542, 1906, 67, 1870, 71, 1869,
-		61, 1873, 1871, 72, 1872, 118, 1250, 668, 1190, 204, 1420, 1501, 201, 200, 735, 1237, 1237, 208, 90, 1234,
-		1191, 1254, 1407, 775, 51, 1101, 685, 350, 132, 1102, 336, 353, 1408, 905, 908, 40, 938, 44, 369, 954,
-		911, 925, 44, 46, 45, 928, 40, 44, 1734, 927, 891, 854, 926, 44, 46, 45, 929, 40, 40, 1420,
-		956, 90, 616, 44, 906, 1731, 40, 949, 938, 44, 1408, 855, 908, 574, 44, 917, 43, 46, 45, 950,
-		947, 40, 44, 395, 44, 44, 71, 61, 392, 40, 396, 938, 44, 40, 938, 44, 407, 1501, 132, 1760,
-		1752, 44, 1742, 892, 40, 942, 938, 44, 1408, 915, 40, 46, 45, 944, 40, 64, 71, 1866, 61, 72,
-		72, 1979, 1410, 1420, 2010, 689, 991, 1405, 1103, 72, 1043, 121, 489, 1921, 1501, 1078, 376, 1058, 1057, 2042,
-		373, 72, 63, 1857, 2052, 668, 1856, 1836, 1915, 62, 1852, 668, 1851, 2052, 668, 1835, 1854, 1853, 2071, 1834,
-		1855, 66, 2026, 1499, 1480, 1466, 2076, 711, 2075, 71, 1838, 61, 72, 1848, 62, 1682, 98, 9, 1235, 1174,
-		1501, 1247, 1192, 2039, 856, 1408, 87, 1193, 1500, 1922, 1104, 187, 184, 185, 186, 182, 183, 779, 834, 476,
-		1787, 2042, 374, 2053, 2054, 668, 1924, 2023, 664, 1949, 361, 1938, 1013, 962, 665, 1724, 44, 1740, 480, 2045,
-		2025, 98, 715, 909, 46, 87, 807, 1736, 45, 132, 535, 1014, 1946, 1936, 1165, 1429, 1452, 86, 90, 306,
-		1479, 426, 1479, 1923, 1941, 1800, 1801, 2040, 707, 1675, 98, 40, 43, 46, 45, 1526, 2033, 1537, 42, 2098,
-		2041, 2032, 602, 2089, 1501, 522, 1144, 1105, 1145, 1148, 1146, 391, 97, 1565, 1719, 100, 1678, 1654, 1675, 98,
-		1766, 1262, 661, 1400, 1352, 91, 1655, 138, 104, 105, 562, 2072, 563, 1693, 126, 102, 91, 776, 799, 1501,
-		330, 128, 2060, 1685, 91, 1686, 138, 1501, 339, 661, 505, 2096, 514, 1106, 1155, 29, 30, 1508, 2100, 2101,
-		2102, 2103, 282, 269, 270, 281, 278, 279, 280, 265, 274, 275, 276, 277, 266, 260, 261, 262, 271, 263,
-		264, 272, 268, 273, 267, 71, 1822, 61, 419, 1766, 1695, 1501, 731, 1356, 1420, 754, 1536, 1534, 1527, 1547,
-		1409, 1938, 666, 963, 1405, 87, 343, 896, 403, 897, 404, 666, 566, 1272, 1271, 55, 1711, 53, 56, 1023,
-		1076, 1909, 893, 1916, 534, 1910, 1911, 255, 239, 256, 257, 1902, 1883, 545, 2077, 1884, 1903, 2076, 1885, 510,
-		502, 1539, 2019, 410, 1696, 1501, 482, 1194, 1420, 724, 2034, 1147, 90, 1107, 1501, 1288, 1408, 1289, 485, 1544,
-		1546, 87, 1252, 1420, 170, 1501, 171, 1420, 576, 1407, 90, 1195, 1361, 1420, 163, 540, 1375, 1407, 993, 666,
-		964, 1420, 21, 2050, 2056, 668, 44, 593, 1483, 52, 388, 1501, 1138, 549, 1135, 1501, 2045, 1517, 217, 218,
-		188, 1479, 1467, 667, 591, 1408, 2052, 668, 2055, 1767, 1719, 1566, 957, 1000, 665, 2022, 664, 1108, 1768, 2024,
-		668, 305, 608, 1290, 1420, 1196, 1420, 1384, 1291, 1364, 1408, 370, 1501, 1045, 375, 331, 1040, 1430, 640, 90,
-		87, 1167, 1061, 1081, 1109, 1770, 1080, 1292, 1398, 1766, 514, 90, 87, 1166, 411, 630, 1038, 1024, 2032, 2027,
-		414, 857, 902, 405, 890, 858, 1735, 197, 88, 198, 1739, 1420, 965, 1001, 1886, 1906, 64, 71, 1781, 1791,
-		1866, 61, 1925, 1946, 1887, 1675, 98, 2097, 550, 1632, 813, 812, 2098, 145, 755, 1518, 1521, 2045, 2048, 438,
-		44, 44, 930, 697, 1170, 5, 8, 6, 10, 1567, 7, 695, 1888, 1904, 2045, 546, 694, 1951, 2078, 1889,
-		2067, 1802, 2068, 2070, 668, 1991, 1992, 698, 1641, 1719, 1719, 1160, 98, 712, 713, 1676, 1890, 125, 1677, 1891,
-		132, 1670, 1521, 2045, 212, 1569, 1555, 2048, 588, 1951, 1420, 777, 575, 1501, 87, 1687, 1707, 125, 72, 40,
-		924, 43, 46, 45, 944, 40, 859, 467, 1679, 1682, 98, 1656, 1770, 1197, 1251, 1420, 1229, 1716, 1444, 1407,
-		586, 51, 1675, 98, 557, 1676, 418, 860, 147, 1263, 664, 2058, 133, 1714, 409, 628, 1713, 90, 423, 2049,
-		2050, 1724, 44, 1721, 1740, 1769, 1152, 2053, 2054, 668, 451, 90, 86, 1025, 1039, 452, 40, 938, 44, 681,
-		943, 1892, 1904, 1908, 2082, 2079, 88, 173, 752, 664, 751, 1011, 664, 750, 664, 749, 1010, 664, 1408, 517,
-		966, 1000, 665, 967, 664, 1293, 1352, 1353, 149, 900, 861, 926, 44, 862, 151, 147, 995, 2053, 2054, 668,
-		1009, 665, 895, 863, 925, 44, 1015, 1014, 986, 666, 1294, 979, 2022, 664, 968, 864, 901, 1295, 666, 889,
-		405, 890, 912, 1007, 665, 1296, 996, 842, 818, 1381, 985, 597, 1297, 865, 890, 1459, 908, 866, 40, 894,
-		938, 44, 867, 943, 983, 665, 1003, 665, 1298, 1351, 590, 1651, 589, 1365, 923, 1951, 1501, 870, 902, 1420,
-		869, 902, 868, 890, 161, 176, 2002, 871, 1501, 6, 1719, 1257, 12, 524, 20, 89, 691, 2035, 1657, 1658,
-		54, 132, 1756, 2049, 1825, 46, 87, 1736, 132, 91, 611, 952, 40, 931, 45, 132, 1759, 1752, 44, 87,
-		40, 555, 1682, 98, 1681, 1659, 947, 40, 90, 1728, 1737, 1570, 1719, 1153, 125, 1879, 786, 561, 1803, 1823,
-		1719, 1571, 53, 1719, 1572, 53, 1573, 1634, 1574, 1719, 570, 408, 43, 46, 946, 45, 488, 1947, 1926, 38,
-		2085, 132, 1927, 132, 1928, 528, 529, 530, 72, 932, 41, 2099, 1431, 2026, 1455, 1719, 1456, 1771, 1804, 46,
-		45, 732, 100, 696, 40, 43, 955, 44, 1407, 43, 1528, 44, 1576, 1719, 2098, 948, 98, 366, 1677, 940,
-		42, 2098, 951, 43, 933, 44, 1575, 1641, 1719, 98, 1660, 1677, 1545, 43, 46, 1529, 45, 1821, 1805, 603,
-		1815, 1820, 1661, 1680, 1674, 98, 1730, 133, 1642, 1719, 72, 1577, 1719, 72, 1578, 1579, 1719, 1580, 1806, 340,
-		2067, 585, 1719, 1581, 1420, 1432, 1451, 1816, 1582, 1808, 1815, 1719, 53, 364, 87, 1198, 40, 941, 43, 934,
-		44, 46, 45, 498, 950, 947, 40, 769, 46, 45, 935, 938, 44, 954, 945, 42, 2098, 356, 1929, 134,
-		936, 41, 2099, 499, 584, 42, 2098, 937, 1719, 53, 1583, 2037, 1772, 1515, 1807, 1545, 43, 1541, 525, 1488,
-		412, 2039, 415, 1514, 1511, 659, 1020, 238, 235, 240, 253, 121, 1971, 1515, 1509, 1510, 2039, 413, 1800, 1068,
-		1501, 450, 648, 1988, 1955, 116, 117, 399, 124, 1199, 73, 1688, 106, 136, 1766, 1264, 1693, 1694, 1299, 1666,
-		124, 741, 1138, 1164, 1135, 91, 1665, 138, 2072, 1110, 1405, 1366, 1300, 143, 469, 1389, 1301, 1302, 1019, 1766,
-		132, 687, 431, 1016, 1303, 1420, 1706, 1766, 663, 1354, 1408, 1397, 1304, 1305, 766, 1111, 124, 747, 746, 1501,
-		1275, 1501, 1265, 73, 1274, 1501, 1390, 1491, 1479, 1468, 634, 142, 2086, 1484, 139, 1266, 1702, 1501, 1662, 1766,
-		675, 1271, 1914, 872, 160, 1370, 1306, 130, 1501, 87, 1396, 1705, 1766, 1379, 1420, 1387, 1307, 1408, 1374, 1308,
-		1309, 1407, 479, 1420, 1405, 1310, 1254, 1407, 775, 51, 1311, 743, 742, 124, 678, 676, 794, 1519, 1523, 2045,
-		28, 1719, 637, 1699, 1501, 1314, 798, 796, 797, 795, 1364, 1408, 1312, 1407, 1360, 1420, 1313, 1458, 1770, 1821,
-		603, 1815, 2050, 1719, 12, 600, 132, 336, 1268, 1441, 1770, 1826, 1142, 132, 782, 1026, 90, 1061, 654, 1398,
-		1766, 1037, 1027, 1987, 90, 645, 785, 514, 784, 90, 87, 1166, 653, 2036, 631, 1770, 1112, 2049, 39, 87,
-		1315, 146, 903, 918, 873, 1407, 1426, 1405, 1493, 52, 1386, 1378, 6, 673, 674, 1028, 1766, 705, 1382, 1501,
-		1251, 1420, 781, 630, 91, 799, 141, 2032, 1829, 874, 473, 124, 90, 1200, 1231, 1407, 50, 51, 127, 1501,
-		213, 2088, 1163, 1138, 307, 1405, 309, 1770, 1449, 658, 1770, 789, 790, 1161, 559, 558, 633, 460, 1824, 1823,
-		312, 214, 87, 87, 1584, 1719, 1715, 1585, 1913, 897, 890, 875, 914, 913, 2020, 1113, 1139, 68, 1874, 1875,
-		44, 625, 439, 1046, 1062, 1079, 1501, 132, 1760, 1752, 44, 758, 2087, 783, 780, 678, 102, 533, 1790, 2005,
-		2012, 2003, 649, 1480, 1469, 2059, 1766, 1052, 1076, 435, 434, 1992, 102, 1722, 1986, 646, 477, 1114, 1154, 228,
-		229, 230, 231, 258, 246, 227, 232, 233, 234, 1815, 1817, 2068, 2070, 1522, 2045, 817, 816, 815, 814, 792,
-		791, 92, 793, 843, 64, 71, 1791, 1866, 61, 2050, 2066, 1586, 1719, 1680, 1674, 98, 1905, 174, 2007, 2071,
-		71, 1837, 61, 1844, 72, 1847, 62, 190, 2045, 11, 189, 2021, 1809, 2070, 19, 1492, 1479, 1470, 1233, 2090,
-		72, 1893, 298, 825, 826, 841, 147, 1408, 1420, 148, 157, 837, 809, 907, 2070, 876, 808, 811, 810, 844,
-		1724, 44, 1772, 440, 1725, 44, 1726, 44, 10, 359, 254, 236, 237, 248, 247, 52, 1412, 1411, 468, 1482,
-		91, 919, 902, 619, 44, 1735, 1772, 1723, 440, 88, 1739, 1407, 1260, 1174, 52, 1316, 801, 1651, 1317, 1361,
-		1420, 1318, 1375, 1407, 1697, 1501, 1401, 1708, 1319, 1342, 1420, 1413, 1420, 156, 575, 1414, 1320, 537, 1501, 538,
-		1201, 1651, 1894, 994, 664, 1321, 1352, 1501, 1689, 1684, 1439, 668, 1322, 1268, 1828, 1826, 1383, 1323, 48, 44,
-		337, 1016, 1248, 1202, 1324, 367, 1325, 1399, 1446, 91, 877, 919, 902, 1445, 1326, 357, 1408, 923, 46, 45,
-		878, 920, 969, 998, 666, 970, 548, 1327, 1408, 916, 864, 901, 51, 49, 44, 1358, 1644, 1258, 1447, 133,
-		1115, 132, 2061, 1407, 1433, 1446, 1968, 117, 1141, 132, 1151, 1587, 708, 1770, 1719, 709, 90, 1240, 1589, 87,
-		1116, 1138, 349, 1482, 1647, 90, 90, 1117, 1165, 1716, 660, 659, 211, 668, 90, 207, 668, 90, 203, 210,
-		668, 90, 206, 565, 668, 90, 202, 564, 1444, 1407, 1501, 1719, 333, 12, 1719, 334, 12, 1717, 1719, 1450,
-		1407, 71, 1865, 61, 1842, 1420, 1451, 1816, 1808, 1815, 1719, 1588, 65, 1590, 1591, 1118, 1161, 1719, 1592, 338,
-		1651, 639, 628, 633, 629, 636, 2071, 1034, 133, 627, 601, 1035, 638, 88, 632, 119, 121, 491, 489, 1895,
-		1341, 1407, 1408, 541, 1351, 2045, 102, 355, 1408, 539, 1351, 773, 2068, 2070, 508, 53, 726, 1784, 891, 802,
-		854, 1954, 117, 1159, 2099, 295, 293, 1424, 1358, 294, 1407, 1328, 1399, 1423, 296, 49, 44, 1422, 1358, 641,
-		652, 40, 297, 44, 584, 42, 2098, 937, 486, 1407, 475, 127, 1501, 1501, 1501, 492, 119, 71, 1864, 61,
-		1452, 86, 90, 656, 91, 115, 1766, 1930, 136, 113, 1232, 1203, 1494, 1480, 1471, 1503, 1766, 1472, 1766, 1485,
-		1481, 1490, 2070, 1204, 1258, 2029, 2027, 2031, 2030, 2028, 1674, 98, 1676, 101, 1530, 1549, 1718, 1408, 1205, 331,
-		1040, 180, 181, 26, 1416, 1082, 668, 1415, 310, 70, 2047, 717, 90, 518, 547, 668, 1138, 1207, 1135, 1244,
-		473, 124, 1243, 1236, 341, 1174, 196, 193, 1075, 1984, 1241, 668, 1227, 1224, 1501, 1212, 1457, 5, 87, 1208,
-		1174, 44, 595, 2050, 1119, 1174, 1481, 1473, 1138, 1238, 1135, 1209, 1231, 1719, 1210, 1069, 1228, 1211, 2044, 1053,
-		1054, 2070, 352, 1524, 1225, 194, 191, 1213, 1246, 1501, 617, 1256, 87, 379, 378, 380, 372, 1070, 377, 117,
-		402, 1525, 1719, 1593, 2051, 44, 615, 422, 614, 147, 1728, 1206, 1504, 2075, 1120, 2049, 449, 102, 532, 119,
-		1964, 1963, 1896, 1904, 1931, 140, 141, 2077, 1773, 107, 1897, 520, 519, 1121, 1505, 2063, 2083, 133, 159, 2065,
-		668, 90, 2064, 1501, 512, 672, 38, 40, 938, 44, 943, 1448, 1986, 647, 132, 1122, 1267, 459, 1809, 2070,
-		1154, 90, 124, 98, 292, 291, 1501, 13, 2049, 1774, 2050, 52, 1330, 1385, 125, 772, 2050, 767, 1766, 132,
-		770, 1354, 1408, 765, 766, 168, 1501, 52, 1030, 1766, 1123, 1036, 1420, 1329, 575, 1990, 1775, 1501, 52, 1766,
-		1980, 1407, 1331, 1393, 1766, 1719, 1124, 1160, 1672, 124, 771, 1766, 921, 1719, 1594, 668, 1595, 1596, 1597, 1598,
-		87, 1599, 587, 1776, 87, 1770, 1719, 706, 1600, 1601, 1602, 133, 1603, 1214, 1604, 1605, 1719, 15, 12, 1606,
-		17, 1501, 1029, 90, 2044, 1501, 1055, 1057, 579, 1056, 1064, 1060, 1063, 2042, 90, 542, 1059, 1501, 358, 1074,
-		1072, 1958, 116, 117, 1959, 90, 490, 400, 1960, 117, 493, 1943, 37, 898, 506, 1407, 44, 516, 576, 1407,
-		536, 613, 147, 568, 567, 664, 1961, 116, 117, 1960, 117, 96, 23, 10, 581, 585, 1719, 582, 665, 1638,
-		1649, 461, 610, 87, 1215, 1898, 2076, 521, 504, 2079, 1911, 44, 953, 939, 668, 2055, 1650, 1420, 604, 2046,
-		998, 666, 989, 668, 112, 1667, 110, 2081, 759, 760, 761, 124, 744, 103, 72, 152, 1899, 958, 668, 1668,
-		2077, 102, 526, 527, 448, 2079, 503, 338, 1651, 1501, 52, 1030, 1766, 1036, 1420, 52, 1766, 1332, 1405, 1501,
-		1690, 1704, 1612, 1719, 90, 1475, 2051, 1775, 1501, 1776, 87, 1405, 91, 457, 1352, 90, 1810, 1829, 1609, 1719,
-		1407, 51, 1333, 1766, 556, 1777, 2050, 90, 1493, 425, 1479, 1474, 1470, 1407, 1775, 1501, 91, 578, 1683, 799,
-		1719, 1626, 1568, 46, 45, 40, 1420, 748, 1716, 1248, 1216, 1719, 1610, 2071, 53, 1719, 1782, 1716, 1811, 1824,
-		1611, 1633, 1407, 1408, 900, 861, 926, 44, 778, 1407, 1408, 895, 879, 863, 925, 44, 720, 1942, 132, 90,
-		1520, 1522, 2045, 2042, 90, 371, 1501, 1420, 91, 881, 405, 890, 87, 1334, 1392, 880, 921, 1405, 977, 2022,
-		664, 702, 44, 1012, 703, 701, 849, 890, 1408, 910, 864, 901, 1335, 1390, 1405, 978, 2023, 664, 971, 990,
-		972, 1008, 665, 1434, 973, 1501, 2069, 670, 87, 1336, 1395, 71, 61, 53, 1792, 1783, 54, 1724, 44, 445,
-		1408, 609, 979, 2022, 664, 1613, 1719, 1532, 1547, 1544, 1531, 1546, 1533, 1548, 1614, 1719, 1932, 361, 1938, 2047,
-		1719, 1615, 2048, 199, 438, 2032, 2027, 1507, 414, 1720, 668, 1819, 1818, 1812, 1616, 1719, 1716, 1644, 1617, 1407,
-		1407, 1394, 1337, 52, 1386, 1338, 117, 551, 553, 1954, 117, 552, 661, 1217, 1442, 1458, 1770, 1339, 1352, 631,
-		1031, 1772, 1484, 1476, 1480, 1420, 1367, 1417, 1732, 1733, 803, 147, 46, 45, 90, 1728, 804, 1737, 135, 137,
-		134, 136, 132, 398, 1900, 756, 117, 1957, 1959, 1956, 1962, 1953, 1952, 52, 401, 1501, 122, 1973, 1775, 1501,
-		123, 495, 1972, 86, 1125, 41, 2099, 1727, 42, 2098, 1939, 699, 1750, 132, 1745, 132, 1743, 2059, 1766, 1744,
-		1757, 1746, 2049, 1538, 99, 1766, 1755, 576, 1407, 347, 51, 429, 1729, 922, 101, 1549, 1407, 47, 51, 90,
-		456, 483, 757, 1753, 354, 1751, 1754, 1747, 1766, 1719, 1607, 1126, 2049, 472, 464, 462, 2050, 1127, 882, 1719,
-		1608, 1901, 1719, 1618, 1218, 1793, 1719, 1646, 57, 1758, 1748, 102, 132, 389, 1986, 646, 124, 329, 1658, 16,
-		2084, 132, 84, 762, 1515, 1933, 1937, 1967, 119, 763, 87, 572, 571, 132, 569, 626, 1032, 1669, 1663, 71,
-		1865, 61, 1067, 87, 424, 90, 1981, 95, 1373, 463, 1363, 1697, 1501, 1708, 1418, 86, 1369, 1691, 1766, 1419,
-		1362, 1380, 1420, 1701, 1501, 1340, 1408, 2008, 1355, 345, 1341, 1407, 90, 1226, 511, 1342, 1420, 1548, 91, 138,
-		470, 464, 1766, 1477, 1692, 90, 1219, 684, 1664, 1501, 69, 2048, 120, 1171, 2049, 2048, 1169, 90, 195, 1496,
-		2051, 90, 1495, 2051, 1637, 1137, 24, 226, 1168, 53, 1792, 1420, 1421, 2046, 344, 1352, 164, 1372, 1353, 927,
-		883, 1017, 1014, 1729, 884, 922, 1376, 166, 405, 890, 885, 88, 607, 198, 1739, 1001, 1391, 1408, 43, 725,
-		40, 1343, 172, 1420, 1344, 1345, 1346, 1347, 1378, 6, 733, 674, 1501, 974, 2022, 664, 158, 890, 886, 1435,
-		1436, 975, 665, 1004, 665, 575, 68, 436, 1388, 1348, 1255, 178, 1349, 171, 1420, 177, 1405, 987, 2024, 668,
-		87, 976, 167, 1982, 1521, 2045, 90, 383, 1501, 2051, 382, 2050, 2063, 2083, 133, 1778, 2069, 2070, 53, 1784,
-		1710, 1790, 1785, 714, 98, 887, 147, 668, 1128, 2055, 1950, 1940, 39, 91, 799, 1934, 1458, 1770, 1155, 1129,
-		1766, 1106, 1155, 1500, 1478, 71, 61, 1813, 635, 1033, 1619, 1719, 1407, 1437, 1447, 1749, 1407, 458, 1501, 90,
-		86, 1039, 606, 1944, 90, 1253, 1224, 1501, 1827, 58, 888, 875, 46, 45, 920, 904, 85, 1395, 31, 1719,
-		12, 360, 507, 2004, 471, 90, 598, 372, 1070, 710, 1130, 1142, 132, 782, 1220, 1245, 90, 514, 90, 1983,
-		644, 90, 1131, 1719, 421, 2071, 1138, 1221, 1242, 1135, 1990, 2054, 668, 2055, 1438, 1440, 1407, 1843, 1814, 1825,
-		1779, 86, 1222, 1125, 87, 1138, 1223, 1135, 1719, 1620, 91, 1645, 24, 1621, 1719, 1622, 1623, 1719, 1624, 1719,
-		1625, 1719, 1407, 1393, 52, 1385, 1350, 1150, 2059, 1766, 2049, 2050, 6, 1132, 10, 1719, 1626, 32, 1935, 1948,
-		40, 938, 44, 393, 1719, 1595, 1631, 1628, 1719, 668, 2055, 1627, 1650, 1407, 455, 47, 51, 1719, 1629, 1646,
-		1719, 1630, 55, 1786, 53, 700, 1940, 39, 1138, 1133, 1164, 1135, 90, 2050, 1780, 5, 1134, 1996, 734,
+		1277, 286, 290, 289, 291, 2092, 2093, 2094, 285, 284, 287, 288, 321, 322, 314, 320, 315, 316, 317, 318,
+		319, 303, 300, 301, 302, 532, 55, 1710, 1551, 1720, 82, 79, 75, 81, 84, 77, 76, 83, 80, 78,
+		1720, 1553, 1720, 1554, 1051, 31, 1720, 15, 1084, 12, 1720, 1552, 176, 27, 1720, 846, 1909, 1260, 1175, 1279,
+		2016, 328, 466, 329, 2015, 479, 480, 1421, 775, 1421, 324, 157, 576, 1278, 1408, 327, 47, 51, 326, 883,
+		1403, 1555, 1535, 1536, 1289, 1409, 154, 1290, 1343, 1421, 155, 1421, 156, 1344, 157, 576, 669, 71, 1404, 180,
+		669, 1405, 2055, 1421, 325, 157, 576, 88, 2045, 1517, 94, 22, 658, 1270, 1652, 1770, 1173, 91, 1139, 1136,
+		1174, 1461, 1484, 1163, 2050, 1406, 366, 665, 44, 847, 369, 1353, 993, 979, 2023, 665, 998, 1949, 989, 669,
+		982, 963, 666, 1009, 666, 561, 665, 978, 2022, 665, 848, 918, 900, 981, 667, 988, 2024, 669, 88, 168,
+		1000, 849, 406, 891, 985, 666, 44, 1013, 850, 891, 1007, 666, 1975, 1502, 1705, 2095, 665, 574, 364, 44,
+		983, 666, 1003, 666, 92, 447, 2022, 665, 448, 667, 309, 1280, 1353, 125, 738, 1019, 1378, 1281, 1175, 1006,
+		666, 1139, 1243, 1136, 1282, 1360, 1511, 2039, 1176, 206, 1251, 669, 1012, 665, 1011, 665, 1372, 577, 1408, 1407,
+		36, 2074, 485, 1683, 99, 1880, 382, 46, 45, 133, 1742, 1760, 1753, 44, 1766, 684, 1480, 1481, 1462, 125,
+		1766, 683, 739, 669, 1673, 125, 118, 1969, 72, 1822, 61, 1794, 420, 125, 687, 1273, 1272, 388, 2048, 387,
+		1170, 689, 210, 1556, 2048, 68, 434, 960, 1408, 705, 1022, 1502, 731, 1409, 729, 911, 865, 902, 72, 61,
+		1858, 669, 352, 2075, 1868, 1860, 2053, 2054, 669, 1841, 1832, 1840, 1831, 1859, 669, 1833, 1861, 2054, 669, 1862,
+		669, 260, 1985, 1071, 1989, 1976, 1984, 1993, 1977, 645, 644, 433, 88, 1978, 1994, 1995, 651, 754, 88, 1179,
+		1253, 25, 593, 1541, 2017, 1358, 1409, 740, 1488, 1463, 1144, 73, 765, 1524, 2045, 91, 1231, 1085, 2050, 2016,
+		466, 2042, 1078, 1052, 1250, 52, 1386, 1408, 1395, 65, 72, 1789, 61, 73, 1849, 62, 91, 1086, 2051, 1513,
+		1514, 14, 1249, 1177, 1178, 103, 475, 1777, 1720, 12, 600, 1408, 1269, 1795, 1828, 1826, 1770, 1450, 88, 1429,
+		91, 1408, 91, 1180, 1770, 2054, 669, 1941, 2099, 1998, 1997, 176, 1, 1139, 2, 1136, 1087, 8, 1644, 1636,
+		728, 64, 73, 1867, 1557, 1720, 1140, 3, 60, 67, 669, 1088, 30, 11, 336, 190, 72, 1839, 61, 1845,
+		1819, 1818, 421, 2055, 1720, 1558, 1720, 1559, 1441, 1408, 73, 1846, 62, 29, 1560, 1079, 333, 91, 2064, 1637,
+		0, 1138, 4, 1137, 1181, 1770, 822, 824, 961, 851, 820, 1428, 902, 823, 825, 821, 92, 1646, 1634, 670,
+		833, 831, 832, 830, 1796, 395, 40, 840, 839, 1878, 70, 1283, 1421, 1421, 1881, 73, 1182, 1234, 789, 514,
+		455, 449, 2079, 1561, 1720, 1877, 70, 2085, 133, 431, 163, 1421, 2059, 1766, 1464, 1498, 788, 1487, 1465, 89,
+		672, 1421, 91, 34, 1974, 118, 837, 836, 18, 216, 10, 120, 1966, 1965, 120, 495, 1766, 120, 1766, 124,
+		498, 2065, 669, 1762, 1766, 1499, 1141, 2060, 1090, 1091, 2059, 1766, 1466, 1464, 1092, 1154, 126, 1093, 1987, 643,
+		1987, 1797, 2006, 2000, 1999, 2018, 2014, 2011, 2001, 2015, 2013, 250, 251, 252, 253, 1904, 555, 120, 1094, 133,
+		584, 482, 398, 44, 597, 1753, 44, 807, 1725, 44, 806, 502, 134, 1095, 2062, 1672, 1096, 488, 135, 1097,
+		1766, 2050, 1720, 12, 1098, 601, 91, 1183, 1254, 1225, 1502, 1763, 2048, 87, 1720, 1562, 85, 417, 1713, 53,
+		1544, 1640, 2090, 516, 1563, 1818, 1635, 1830, 1641, 841, 32, 1948, 1876, 70, 91, 193, 801, 133, 91, 1653,
+		89, 680, 1917, 1274, 126, 2080, 1882, 1502, 737, 741, 91, 33, 35, 2017, 347, 834, 91, 1720, 1099, 1001,
+		666, 217, 223, 220, 225, 125, 224, 222, 221, 226, 1720, 88, 1564, 88, 1907, 44, 1408, 619, 51, 1408,
+		621, 48, 44, 91, 44, 625, 622, 442, 615, 148, 44, 623, 444, 91, 44, 624, 445, 1421, 91, 44,
+		443, 124, 1972, 72, 1788, 61, 2038, 1421, 1368, 613, 1418, 668, 1739, 343, 95, 1945, 1918, 305, 1421, 1368,
+		304, 613, 1418, 1919, 1951, 170, 908, 2070, 852, 891, 652, 515, 510, 134, 2009, 137, 724, 114, 115, 666,
+		1920, 363, 137, 73, 693, 2075, 694, 2075, 1408, 720, 1924, 1184, 2057, 1798, 1185, 1256, 1720, 1565, 828, 1372,
+		1285, 1409, 2099, 524, 746, 1408, 1286, 51, 1159, 1158, 1942, 133, 145, 1970, 118, 141, 142, 665, 991, 72,
+		1863, 61, 73, 1850, 62, 151, 148, 1912, 903, 769, 148, 853, 1067, 91, 544, 2043, 1066, 1074, 1050, 1043,
+		581, 1048, 1041, 1045, 91, 545, 1042, 103, 349, 1668, 85, 719, 723, 1502, 722, 129, 1674, 1503, 681, 1766,
+		109, 135, 501, 1654, 112, 110, 137, 242, 243, 245, 244, 246, 323, 11, 1089, 10, 1764, 10, 1502, 497,
+		663, 88, 662, 125, 1262, 1443, 1459, 1770, 1353, 1186, 1284, 1494, 426, 1480, 1369, 1406, 854, 656, 91, 1777,
+		2050, 1766, 429, 91, 1480, 428, 1072, 1049, 1271, 1490, 1444, 1354, 1502, 132, 1353, 1100, 44, 595, 92, 1684,
+		800, 1704, 166, 406, 891, 88, 1708, 691, 1685, 1240, 129, 1701, 130, 91, 1187, 40, 454, 1699, 1046, 678,
+		1649, 343, 1454, 1426, 1455, 1409, 341, 2067, 730, 438, 1522, 2045, 91, 386, 384, 1502, 2051, 385, 383, 2050,
+		606, 1502, 1507, 717, 312, 1157, 1156, 1720, 1101, 669, 829, 87, 1408, 51, 1717, 2091, 1150, 467, 59, 88,
+		1406, 92, 962, 447, 2022, 665, 1288, 1287, 1280, 1353, 1023, 91, 1188, 1257, 669, 1765, 2055, 1393, 1821, 1799,
+		604, 1815, 2073, 407, 861, 148, 578, 1189, 91, 1235, 1190, 1147, 391, 418, 1543, 1906, 67, 1870, 72, 1869,
+		61, 1873, 1871, 73, 1872, 119, 1251, 669, 1191, 205, 1421, 1502, 202, 201, 736, 1238, 1238, 209, 91, 1235,
+		1192, 1255, 1408, 776, 51, 1102, 686, 351, 133, 1103, 337, 354, 1409, 906, 909, 40, 939, 44, 370, 955,
+		912, 926, 44, 46, 45, 929, 40, 44, 1735, 928, 892, 855, 927, 44, 46, 45, 930, 40, 40, 1421,
+		957, 91, 617, 44, 907, 1732, 40, 950, 939, 44, 1409, 856, 909, 575, 44, 918, 43, 46, 45, 951,
+		948, 40, 44, 396, 44, 44, 72, 61, 393, 40, 397, 939, 44, 40, 939, 44, 408, 1502, 133, 1761,
+		1753, 44, 1743, 893, 40, 943, 939, 44, 1409, 916, 40, 46, 45, 945, 40, 64, 72, 1866, 61, 73,
+		73, 1979, 1411, 1421, 2010, 690, 992, 1406, 1104, 73, 1044, 122, 490, 1921, 1502, 1079, 377, 1059, 1058, 2042,
+		374, 73, 63, 1857, 2052, 669, 1856, 1836, 1915, 62, 1852, 669, 1851, 2052, 669, 1835, 1854, 1853, 2071, 1834,
+		1855, 66, 2026, 1500, 1481, 1467, 2076, 712, 2075, 72, 1838, 61, 73, 1848, 62, 1683, 99, 9, 1236, 1175,
+		1502, 1248, 1193, 2039, 857, 1409, 88, 1194, 1501, 1922, 1105, 188, 185, 186, 187, 183, 184, 780, 835, 477,
+		1787, 2042, 375, 2053, 2054, 669, 1924, 2023, 665, 1949, 362, 1938, 1014, 963, 666, 1725, 44, 1741, 481, 2045,
+		2025, 99, 716, 910, 46, 88, 808, 1737, 45, 133, 536, 1015, 1946, 1936, 1166, 1430, 1453, 87, 91, 307,
+		1480, 427, 1480, 1923, 1941, 1800, 1801, 2040, 708, 1676, 99, 40, 43, 46, 45, 1527, 2033, 1538, 42, 2098,
+		2041, 2032, 603, 2089, 1502, 523, 1145, 1106, 1146, 1149, 1147, 392, 98, 1566, 1720, 101, 1679, 1655, 1676, 99,
+		1766, 1263, 662, 1401, 1353, 92, 1656, 139, 105, 106, 563, 2072, 564, 1694, 127, 103, 92, 777, 800, 1502,
+		331, 129, 2060, 1686, 92, 1687, 139, 1502, 340, 662, 506, 2096, 515, 1107, 1156, 29, 30, 1509, 2100, 2101,
+		2102, 2103, 283, 270, 271, 282, 279, 280, 281, 266, 275, 276, 277, 278, 267, 261, 262, 263, 272, 264,
+		265, 273, 269, 274, 268, 72, 1822, 61, 420, 1766, 1696, 1502, 732, 1357, 1421, 755, 1537, 1535, 1528, 1548,
+		1410, 1938, 667, 964, 1406, 88, 344, 897, 404, 898, 405, 667, 567, 1273, 1272, 55, 1712, 53, 56, 1024,
+		1077, 1909, 894, 1916, 535, 1910, 1911, 256, 240, 257, 258, 1902, 1883, 546, 2077, 1884, 1903, 2076, 1885, 511,
+		503, 1540, 2019, 411, 1697, 1502, 483, 1195, 1421, 725, 2034, 1148, 91, 1108, 1502, 1289, 1409, 1290, 486, 1545,
+		1547, 88, 1253, 1421, 171, 1502, 172, 1421, 577, 1408, 91, 1196, 1362, 1421, 164, 541, 1376, 1408, 994, 667,
+		965, 1421, 21, 2050, 2056, 669, 44, 594, 1484, 52, 389, 1502, 1139, 550, 1136, 1502, 2045, 1518, 218, 219,
+		189, 1480, 1468, 668, 592, 1409, 2052, 669, 2055, 1767, 1720, 1567, 958, 1001, 666, 2022, 665, 1109, 1768, 2024,
+		669, 306, 609, 1291, 1421, 1197, 1421, 1385, 1292, 1365, 1409, 371, 1502, 1046, 376, 332, 1041, 1431, 641, 91,
+		88, 1168, 1062, 1082, 1110, 1770, 1081, 1293, 1399, 1766, 515, 91, 88, 1167, 412, 631, 1039, 1025, 2032, 2027,
+		415, 858, 903, 406, 891, 859, 1736, 198, 89, 199, 1740, 1421, 966, 1002, 1886, 1906, 64, 72, 1781, 1791,
+		1866, 61, 1925, 1946, 1887, 1676, 99, 2097, 551, 1633, 814, 813, 2098, 146, 756, 1519, 1522, 2045, 2048, 439,
+		44, 44, 931, 698, 1171, 5, 8, 6, 10, 1568, 7, 696, 1888, 1904, 2045, 547, 695, 1951, 2078, 1889,
+		2067, 1802, 2068, 2070, 669, 1991, 1992, 699, 1642, 1720, 1720, 1161, 99, 713, 714, 1677, 1890, 126, 1678, 1891,
+		133, 1671, 1522, 2045, 213, 1570, 1556, 2048, 589, 1951, 1421, 778, 576, 1502, 88, 1688, 1708, 126, 73, 40,
+		925, 43, 46, 45, 945, 40, 860, 468, 1680, 1683, 99, 1657, 1770, 1198, 1252, 1421, 1230, 1717, 1445, 1408,
+		587, 51, 1676, 99, 558, 1677, 419, 861, 148, 1264, 665, 2058, 134, 1715, 410, 629, 1714, 91, 424, 2049,
+		2050, 1725, 44, 1722, 1741, 1769, 1153, 2053, 2054, 669, 452, 91, 87, 1026, 1040, 453, 40, 939, 44, 682,
+		944, 1892, 1904, 1908, 2082, 2079, 89, 174, 753, 665, 752, 1012, 665, 751, 665, 750, 1011, 665, 1409, 518,
+		967, 1001, 666, 968, 665, 1294, 1353, 1354, 150, 901, 862, 927, 44, 863, 152, 148, 996, 2053, 2054, 669,
+		1010, 666, 896, 864, 926, 44, 1016, 1015, 987, 667, 1295, 980, 2022, 665, 969, 865, 902, 1296, 667, 890,
+		406, 891, 913, 1008, 666, 1297, 997, 843, 819, 1382, 986, 598, 1298, 866, 891, 1460, 909, 867, 40, 895,
+		939, 44, 868, 944, 984, 666, 1004, 666, 1299, 1352, 591, 1652, 590, 1366, 924, 1951, 1502, 871, 903, 1421,
+		870, 903, 869, 891, 162, 177, 2002, 872, 1502, 6, 1720, 1258, 12, 525, 20, 90, 692, 2035, 1658, 1659,
+		54, 133, 1757, 2049, 1825, 46, 88, 1737, 133, 92, 612, 953, 40, 932, 45, 133, 1760, 1753, 44, 88,
+		40, 556, 1683, 99, 1682, 1660, 948, 40, 91, 1729, 1738, 1571, 1720, 1154, 126, 1879, 787, 562, 1803, 1823,
+		1720, 1572, 53, 1720, 1573, 53, 1574, 1635, 1575, 1720, 571, 409, 43, 46, 947, 45, 489, 1947, 1926, 38,
+		2085, 133, 1927, 133, 1928, 529, 530, 531, 73, 933, 41, 2099, 1432, 2026, 1456, 1720, 1457, 1771, 1804, 46,
+		45, 733, 101, 697, 40, 43, 956, 44, 1408, 43, 1529, 44, 1577, 1720, 2098, 949, 99, 367, 1678, 941,
+		42, 2098, 952, 43, 934, 44, 1576, 1642, 1720, 99, 1661, 1678, 1546, 43, 46, 1530, 45, 1821, 1805, 604,
+		1815, 1820, 1662, 1681, 1675, 99, 1731, 134, 1643, 1720, 73, 1578, 1720, 73, 1579, 1580, 1720, 1581, 1806, 341,
+		2067, 586, 1720, 1582, 1421, 1433, 1452, 1816, 1583, 1808, 1815, 1720, 53, 365, 88, 1199, 40, 942, 43, 935,
+		44, 46, 45, 499, 951, 948, 40, 770, 46, 45, 936, 939, 44, 955, 946, 42, 2098, 357, 1929, 135,
+		937, 41, 2099, 500, 585, 42, 2098, 938, 1720, 53, 1584, 2037, 1772, 1516, 1807, 1546, 43, 1542, 526, 1489,
+		413, 2039, 416, 1515, 1512, 660, 1021, 239, 236, 241, 254, 122, 1971, 1516, 1510, 1511, 2039, 414, 1800, 1069,
+		1502, 451, 649, 1988, 1955, 117, 118, 400, 125, 1200, 74, 1689, 107, 137, 1766, 1265, 1694, 1695, 1300, 1667,
+		125, 742, 1139, 1165, 1136, 92, 1666, 139, 2072, 1111, 1406, 1367, 1301, 144, 470, 1390, 1302, 1303, 1020, 1766,
+		133, 688, 432, 1017, 1304, 1421, 1707, 1766, 664, 1355, 1409, 1398, 1305, 1306, 767, 1112, 125, 748, 747, 1502,
+		1276, 1502, 1266, 74, 1275, 1502, 1391, 1492, 1480, 1469, 635, 143, 2086, 1485, 140, 1267, 1703, 1502, 1663, 1766,
+		676, 1272, 1914, 873, 161, 1371, 1307, 131, 1502, 88, 1397, 1706, 1766, 1380, 1421, 1388, 1308, 1409, 1375, 1309,
+		1310, 1408, 480, 1421, 1406, 1311, 1255, 1408, 776, 51, 1312, 744, 743, 125, 679, 677, 795, 1520, 1524, 2045,
+		28, 1720, 638, 1700, 1502, 1315, 799, 797, 798, 796, 1365, 1409, 1313, 1408, 1361, 1421, 1314, 1459, 1770, 1821,
+		604, 1815, 2050, 1720, 12, 601, 133, 337, 1269, 1442, 1770, 1826, 1143, 133, 783, 1027, 91, 1062, 655, 1399,
+		1766, 1038, 1028, 1987, 91, 646, 786, 515, 785, 91, 88, 1167, 654, 2036, 632, 1770, 1113, 2049, 39, 88,
+		1316, 147, 904, 919, 874, 1408, 1427, 1406, 1494, 52, 1387, 1379, 6, 674, 675, 1029, 1766, 706, 1383, 1502,
+		1252, 1421, 782, 631, 92, 800, 142, 2032, 1829, 875, 474, 125, 91, 1201, 1232, 1408, 50, 51, 128, 1502,
+		214, 2088, 1164, 1139, 308, 1406, 310, 1770, 1450, 659, 1770, 790, 791, 1162, 560, 559, 634, 461, 1824, 1823,
+		313, 215, 88, 88, 1585, 1720, 1716, 1586, 1913, 898, 891, 876, 915, 914, 2020, 1114, 1140, 68, 1874, 1875,
+		44, 626, 440, 1047, 1063, 1080, 1502, 133, 1761, 1753, 44, 759, 2087, 784, 781, 679, 103, 534, 1790, 2005,
+		2012, 2003, 650, 1481, 1470, 2059, 1766, 1053, 1077, 436, 435, 1992, 103, 1723, 1986, 647, 478, 1115, 1155, 229,
+		230, 231, 232, 259, 247, 228, 233, 234, 235, 1815, 1817, 2068, 2070, 1523, 2045, 818, 817, 816, 815, 793,
+		792, 93, 794, 844, 64, 72, 1791, 1866, 61, 2050, 2066, 1587, 1720, 1681, 1675, 99, 1905, 175, 2007, 2071,
+		72, 1837, 61, 1844, 73, 1847, 62, 191, 2045, 11, 190, 2021, 1809, 2070, 19, 1493, 1480, 1471, 1234, 2090,
+		73, 1893, 299, 826, 827, 842, 148, 1409, 1421, 149, 158, 838, 810, 908, 2070, 877, 809, 812, 811, 845,
+		1725, 44, 1772, 441, 1726, 44, 1727, 44, 10, 360, 255, 237, 238, 249, 248, 52, 1413, 1412, 469, 1483,
+		92, 920, 903, 620, 44, 1736, 1772, 1724, 441, 89, 1740, 1408, 1261, 1175, 52, 1317, 802, 1652, 1318, 1362,
+		1421, 1319, 1376, 1408, 1698, 1502, 1402, 1709, 1320, 1343, 1421, 1414, 1421, 157, 576, 1415, 1321, 538, 1502, 539,
+		1202, 1652, 1894, 995, 665, 1322, 1353, 1502, 1690, 1685, 1440, 669, 1323, 1269, 1828, 1826, 1384, 1324, 48, 44,
+		338, 1017, 1249, 1203, 1325, 368, 1326, 1400, 1447, 92, 878, 920, 903, 1446, 1327, 358, 1409, 924, 46, 45,
+		879, 921, 970, 999, 667, 971, 549, 1328, 1409, 917, 865, 902, 51, 49, 44, 1359, 1645, 1259, 1448, 134,
+		1116, 133, 2061, 1408, 1434, 1447, 1968, 118, 1142, 133, 1152, 1588, 709, 1770, 1720, 710, 91, 1241, 1590, 88,
+		1117, 1139, 350, 1483, 1648, 91, 91, 1118, 1166, 1717, 661, 660, 212, 669, 91, 208, 669, 91, 204, 211,
+		669, 91, 207, 566, 669, 91, 203, 565, 1445, 1408, 1502, 1720, 334, 12, 1720, 335, 12, 1718, 1720, 1451,
+		1408, 72, 1865, 61, 1842, 1421, 1452, 1816, 1808, 1815, 1720, 1589, 65, 1591, 1592, 1119, 1162, 1720, 1593, 339,
+		1652, 640, 629, 634, 630, 637, 2071, 1035, 134, 628, 602, 1036, 639, 89, 633, 120, 122, 492, 490, 1895,
+		1342, 1408, 1409, 542, 1352, 2045, 103, 356, 1409, 540, 1352, 774, 2068, 2070, 509, 53, 727, 1784, 892, 803,
+		855, 1954, 118, 1160, 2099, 296, 294, 1425, 1359, 295, 1408, 1329, 1400, 1424, 297, 49, 44, 1423, 1359, 642,
+		653, 40, 298, 44, 585, 42, 2098, 938, 487, 1408, 476, 128, 1502, 1502, 1502, 493, 120, 72, 1864, 61,
+		1453, 87, 91, 657, 92, 116, 1766, 1930, 137, 114, 1233, 1204, 1495, 1481, 1472, 1504, 1766, 1473, 1766, 1486,
+		1482, 1491, 2070, 1205, 1259, 2029, 2027, 2031, 2030, 2028, 1675, 99, 1677, 102, 1531, 1550, 1719, 1409, 1206, 332,
+		1041, 181, 182, 26, 1417, 1083, 669, 1416, 311, 70, 2047, 718, 91, 519, 548, 669, 1139, 1208, 1136, 1245,
+		474, 125, 1244, 1237, 342, 1175, 197, 194, 1076, 1984, 1242, 669, 1228, 1225, 1502, 1213, 1458, 5, 88, 1209,
+		1175, 44, 596, 2050, 1120, 1175, 1482, 1474, 1139, 1239, 1136, 1210, 1232, 1720, 1211, 1070, 1229, 1212, 2044, 1054,
+		1055, 2070, 353, 1525, 1226, 195, 192, 1214, 1247, 1502, 618, 1257, 88, 380, 379, 381, 373, 1071, 378, 118,
+		403, 1526, 1720, 1594, 2051, 44, 616, 423, 615, 148, 1729, 1207, 1505, 2075, 1121, 2049, 450, 103, 533, 120,
+		1964, 1963, 1896, 1904, 1931, 141, 142, 2077, 1773, 108, 1897, 521, 520, 1122, 1506, 2063, 2083, 134, 160, 2065,
+		669, 91, 2064, 1502, 513, 673, 38, 40, 939, 44, 944, 1449, 1986, 648, 133, 1123, 1268, 460, 1809, 2070,
+		1155, 91, 125, 99, 293, 292, 1502, 13, 2049, 1774, 2050, 52, 1331, 1386, 126, 773, 2050, 768, 1766, 133,
+		771, 1355, 1409, 766, 767, 169, 1502, 52, 1031, 1766, 1124, 1037, 1421, 1330, 576, 1990, 1775, 1502, 52, 1766,
+		1980, 1408, 1332, 1394, 1766, 1720, 1125, 1161, 1673, 125, 772, 1766, 922, 1720, 1595, 669, 1596, 1597, 1598, 1599,
+		88, 1600, 588, 1776, 88, 1770, 1720, 707, 1601, 1602, 1603, 134, 1604, 1215, 1605, 1606, 1720, 15, 12, 1607,
+		17, 1502, 1030, 91, 2044, 1502, 1056, 1058, 580, 1057, 1065, 1061, 1064, 2042, 91, 543, 1060, 1502, 359, 1075,
+		1073, 1958, 117, 118, 1959, 91, 491, 401, 1960, 118, 494, 1943, 37, 899, 507, 1408, 44, 517, 577, 1408,
+		537, 614, 148, 569, 568, 665, 1961, 117, 118, 1960, 118, 97, 23, 10, 582, 586, 1720, 583, 666, 1639,
+		1650, 462, 611, 88, 1216, 1898, 2076, 522, 505, 2079, 1911, 44, 954, 940, 669, 2055, 1651, 1421, 605, 2046,
+		999, 667, 990, 669, 113, 1668, 111, 2081, 760, 761, 762, 125, 745, 104, 73, 153, 1899, 959, 669, 1669,
+		2077, 103, 527, 528, 449, 2079, 504, 339, 1652, 1502, 52, 1031, 1766, 1037, 1421, 52, 1766, 1333, 1406, 1502,
+		1691, 1705, 1613, 1720, 91, 1476, 2051, 1775, 1502, 1776, 88, 1406, 92, 458, 1353, 91, 1810, 1829, 1610, 1720,
+		1408, 51, 1334, 1766, 557, 1777, 2050, 91, 1494, 426, 1480, 1475, 1471, 1408, 1775, 1502, 92, 579, 1684, 800,
+		1720, 1627, 1569, 46, 45, 40, 1421, 749, 1717, 1249, 1217, 1720, 1611, 2071, 53, 1720, 1782, 1717, 1811, 1824,
+		1612, 1634, 1408, 1409, 901, 862, 927, 44, 779, 1408, 1409, 896, 880, 864, 926, 44, 721, 1942, 133, 91,
+		1521, 1523, 2045, 2042, 91, 372, 1502, 1421, 92, 882, 406, 891, 88, 1335, 1393, 881, 922, 1406, 978, 2022,
+		665, 703, 44, 1013, 704, 702, 850, 891, 1409, 911, 865, 902, 1336, 1391, 1406, 979, 2023, 665, 972, 991,
+		973, 1009, 666, 1435, 974, 1502, 2069, 671, 88, 1337, 1396, 72, 61, 53, 1792, 1783, 54, 1725, 44, 446,
+		1409, 610, 980, 2022, 665, 1614, 1720, 1533, 1548, 1545, 1532, 1547, 1534, 1549, 1615, 1720, 1932, 362, 1938, 2047,
+		1720, 1616, 2048, 200, 439, 2032, 2027, 1508, 415, 1721, 669, 1819, 1818, 1812, 1617, 1720, 1717, 1645, 1618, 1408,
+		1408, 1395, 1338, 52, 1387, 1339, 118, 552, 554, 1954, 118, 553, 662, 1218, 1443, 1459, 1770, 1340, 1353, 632,
+		1032, 1772, 1485, 1477, 1481, 1421, 1368, 1418, 1733, 1734, 804, 148, 46, 45, 91, 1729, 805, 1738, 136, 138,
+		135, 137, 133, 399, 1900, 757, 118, 1957, 1959, 1956, 1962, 1953, 1952, 52, 402, 1502, 123, 1973, 1775, 1502,
+		124, 496, 1972, 87, 1126, 41, 2099, 1728, 42, 2098, 1939, 700, 1751, 133, 1746, 133, 1744, 2059, 1766, 1745,
+		1758, 1747, 2049, 1539, 100, 1766, 1756, 577, 1408, 348, 51, 430, 1730, 923, 102, 1550, 1408, 47, 51, 91,
+		457, 484, 758, 1754, 355, 1752, 1755, 1748, 1766, 1720, 1608, 1127, 2049, 473, 465, 463, 2050, 1128, 883, 1720,
+		1609, 1901, 1720, 1619, 1219, 1793, 1720, 1647, 57, 1759, 1749, 103, 133, 390, 1986, 647, 125, 330, 1659, 16,
+		2084, 133, 85, 763, 1516, 1933, 1937, 1967, 120, 764, 88, 573, 572, 133, 570, 627, 1033, 1670, 1664, 72,
+		1865, 61, 1068, 88, 425, 91, 1981, 96, 1374, 464, 1364, 1698, 1502, 1709, 1419, 87, 1370, 1692, 1766, 1420,
+		1363, 1381, 1421, 1702, 1502, 1341, 1409, 2008, 1356, 346, 1342, 1408, 91, 1227, 512, 1343, 1421, 1549, 92, 139,
+		471, 465, 1766, 1478, 1693, 91, 1220, 685, 1665, 1502, 69, 2048, 121, 1172, 2049, 2048, 1170, 91, 196, 1497,
+		2051, 91, 1496, 2051, 1638, 1138, 24, 227, 1169, 53, 1792, 1421, 1422, 2046, 345, 1353, 165, 1373, 1354, 928,
+		884, 1018, 1015, 1730, 885, 923, 1377, 167, 406, 891, 886, 89, 608, 199, 1740, 1002, 1392, 1409, 43, 726,
+		40, 1344, 173, 1421, 1345, 1346, 1347, 1348, 1379, 6, 734, 675, 1502, 975, 2022, 665, 159, 891, 887, 1436,
+		1437, 976, 666, 1005, 666, 576, 68, 437, 1389, 1349, 1256, 179, 1350, 172, 1421, 178, 1406, 988, 2024, 669,
+		88, 977, 168, 1982, 1522, 2045, 91, 384, 1502, 2051, 383, 2050, 2063, 2083, 134, 1778, 2069, 2070, 53, 1784,
+		1711, 1790, 1785, 715, 99, 888, 148, 669, 1129, 2055, 1950, 1940, 39, 92, 800, 1934, 1459, 1770, 1156, 1130,
+		1766, 1107, 1156, 1501, 1479, 72, 61, 1813, 636, 1034, 1620, 1720, 1408, 1438, 1448, 1750, 1408, 459, 1502, 91,
+		87, 1040, 607, 1944, 91, 1254, 1225, 1502, 1827, 58, 889, 876, 46, 45, 921, 905, 86, 1396, 31, 1720,
+		12, 361, 508, 2004, 472, 91, 599, 373, 1071, 711, 1131, 1143, 133, 783, 1221, 1246, 91, 515, 91, 1983,
+		645, 91, 1132, 1720, 422, 2071, 1139, 1222, 1243, 1136, 1990, 2054, 669, 2055, 1439, 1441, 1408, 1843, 1814, 1825,
+		1779, 87, 1223, 1126, 88, 1139, 1224, 1136, 1720, 1621, 92, 1646, 24, 1622, 1720, 1623, 1624, 1720, 1625, 1720,
+		1626, 1720, 1408, 1394, 52, 1386, 1351, 1151, 2059, 1766, 2049, 2050, 6, 1133, 10, 1720, 1627, 32, 1935, 1948,
+		40, 939, 44, 394, 1720, 1596, 1632, 1629, 1720, 669, 2055, 1628, 1651, 1408, 456, 47, 51, 1720, 1630, 1647,
+		1720, 1631, 55, 1786, 53, 701, 1940, 39, 1139, 1134, 1165, 1136, 91, 2050, 1780, 5, 1135, 1996, 735,
 	},
 }
